@@ -1,0 +1,87 @@
+/**
+ * @file experiment.h
+ * The experiment: draw Q and K, form raw scores S = Q K^T and scaled scores
+ * S / sqrt(d_k) block by block, and reduce them to per-trial statistics
+ * without ever holding the n_q x n_k score matrix.
+ */
+#ifndef SDPA_VAR_EXPERIMENT_H
+#define SDPA_VAR_EXPERIMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sdpa_var/sampler.h"
+#include "sdpa_var/status.h"
+
+/** One experiment configuration (one d_k). Zero-initialise, then set. */
+typedef struct sv_config {
+    size_t d_k;        /**< dimension of each query and key vector, >= 1 */
+    size_t n_q;        /**< number of queries (rows of Q), >= 1 */
+    size_t n_k;        /**< number of keys (rows of K), >= 1 */
+    uint64_t trials;   /**< independent repetitions, >= 1 */
+    uint64_t seed;     /**< any value; same seed, same numbers */
+    sv_dist dist;      /**< distribution of the entries of Q and K */
+    unsigned ddof;     /**< delta degrees of freedom of the variance; < n_q n_k */
+    size_t block_rows; /**< query rows per score block; 0 picks one for the cache.
+                            Results are the same bits for every value. */
+    int threads;       /**< OpenMP threads; 0 uses OpenMP's default
+                            (OMP_NUM_THREADS, else all cores). Results are the
+                            same bits for every value. */
+} sv_config;
+
+/** Statistics of one trial. "raw" is S = Q K^T, "scaled" is S / sqrt(d_k). */
+typedef struct sv_trial_stats {
+    double raw_mean;          /**< mean of the n_q n_k raw scores */
+    double raw_var;           /**< their sample variance, M2 / (N - ddof) */
+    double scaled_mean;       /**< raw_mean / sqrt(d_k) */
+    double scaled_var;        /**< raw_var / d_k */
+    double raw_entropy;       /**< softmax entropy (nats) of a raw row, mean over the n_q rows */
+    double scaled_entropy;    /**< the same for scaled rows */
+    double raw_max_weight;    /**< max softmax weight of a row, mean over rows */
+    double scaled_max_weight; /**< the same for scaled rows */
+    double raw_jac_trace;     /**< 1 - sum_j p_j^2 of a row, mean over rows */
+    double scaled_jac_trace;  /**< the same for scaled rows */
+} sv_trial_stats;
+
+/**
+ * Checks a configuration before any work.
+ * @return SV_OK; SV_EINVAL if d_k, n_q, n_k or trials is 0, ddof >= n_q n_k,
+ *         dist is out of range or threads < 0; SV_ERANGE if n_q n_k,
+ *         (n_q + n_k) d_k or the bytes of the work arrays overflow size_t;
+ *         SV_ETOOBIG if d_k or n_k exceeds INT_MAX (CBLAS takes int sizes).
+ */
+sv_status sv_config_check(const sv_config *cfg);
+
+/**
+ * Bytes of memory sv_experiment_run allocates for @p cfg (Q, K, one score
+ * block per thread, per-row statistics), not counting the caller's
+ * per_trial array: about 8 ((n_q + n_k) d_k + threads block_rows n_k + 7 n_q)
+ * per thread running a trial. Lets a caller refuse a size that cannot fit.
+ * @return SV_OK and *bytes set; the errors of sv_config_check, *bytes untouched.
+ */
+sv_status sv_experiment_bytes(const sv_config *cfg, size_t *bytes);
+
+/**
+ * Runs cfg->trials trials and writes one sv_trial_stats per trial.
+ *
+ * Trial t draws row i of Q from the stream sv_rng_seed_row(seed, t,
+ * SV_MATRIX_Q, i) and row j of K from (seed, t, SV_MATRIX_K, j), each row
+ * d_k values of cfg->dist. Query rows are processed in blocks of block_rows:
+ * one cblas_dgemm gives the block's raw scores (block_rows x n_k,
+ * row-major), then each row yields its mean and M2 (two-pass,
+ * sv_moments_of) and its softmax statistics for raw and scaled logits
+ * (sv_softmax_row_stats with scale 1/sqrt(d_k)). Rows are merged in row
+ * order (Chan et al. 1979 for the moments), so results do not depend on
+ * block_rows or threads. OpenMP runs blocks in parallel for a large trial,
+ * and whole trials in parallel when trials are small.
+ *
+ * @param per_trial array of cfg->trials entries, written in trial order.
+ * @return SV_OK; the errors of sv_config_check; SV_ENOMEM if a work array
+ *         cannot be allocated. After an error per_trial may be partly written.
+ * Cost: per trial 2 n_q n_k d_k flops in dgemm, 2 n_q n_k exp, (n_q + n_k) d_k
+ *       draws; memory as sv_experiment_bytes.
+ * Thread safety: re-entrant (no global state besides OpenBLAS's thread count).
+ */
+sv_status sv_experiment_run(const sv_config *cfg, sv_trial_stats *per_trial);
+
+#endif

@@ -1,0 +1,46 @@
+/**
+ * @file moments.h
+ * Mean and sum of squared deviations of a sample, and their exact merge.
+ */
+#ifndef SDPA_VAR_MOMENTS_H
+#define SDPA_VAR_MOMENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Count, mean and M2 = sum (x - mean)^2 of a sample. */
+typedef struct sv_moments {
+    uint64_t n;  /**< number of values; 0 for the empty sample */
+    double mean; /**< arithmetic mean; 0 for the empty sample */
+    double m2;   /**< sum of squared deviations from the mean; >= 0 */
+} sv_moments;
+
+/**
+ * Moments of x[0 .. n-1] by the two-pass algorithm: the mean first, then
+ * the squared deviations from it, plus the usual correction
+ * - (sum (x - mean))^2 / n for the rounding error of the mean (Chan, Golub &
+ * LeVeque 1983, "Algorithms for computing the sample variance", eq. 1.7).
+ * Sums are in double. n = 0 gives {0, 0, 0}.
+ */
+void sv_moments_of(const double *x, size_t n, sv_moments *out);
+
+/**
+ * Merges sample @p b into @p acc as if both had been one sample:
+ * n = na + nb, d = mean_b - mean_a, mean = mean_a + d nb / n,
+ * M2 = M2_a + M2_b + d^2 na nb / n.
+ * Source: T. F. Chan, G. H. Golub and R. J. LeVeque, "Updating formulae and
+ * a pairwise algorithm for computing sample variances", Stanford
+ * STAN-CS-79-773 (1979), eq. 2.1. Floating point addition is not
+ * associative: merge in a fixed order to get the same bits every run.
+ */
+void sv_moments_merge(sv_moments *acc, const sv_moments *b);
+
+/**
+ * Sample variance M2 / (n - ddof): ddof 0 is numpy's var() default (the
+ * maximum-likelihood estimate under normality), ddof 1 is unbiased for
+ * uncorrelated values.
+ * @return NAN when n <= ddof (numpy warns and returns nan or inf).
+ */
+double sv_moments_variance(const sv_moments *m, unsigned ddof);
+
+#endif

@@ -1,0 +1,58 @@
+/**
+ * @file sampler.h
+ * Distributions of the entries of Q and K, each with mean 0 and variance 1:
+ * the assumption under which Var(q.k) = d_k (Vaswani et al. 2017, footnote 4).
+ */
+#ifndef SDPA_VAR_SAMPLER_H
+#define SDPA_VAR_SAMPLER_H
+
+#include <stddef.h>
+
+#include "sdpa_var/rng.h"
+#include "sdpa_var/status.h"
+
+/** Distribution of every entry of Q and K. */
+typedef enum sv_dist {
+    SV_DIST_NORMAL = 0,    /**< N(0, 1); fourth moment 3 */
+    SV_DIST_UNIFORM = 1,   /**< U(-sqrt 3, sqrt 3); fourth moment 9/5 */
+    SV_DIST_RADEMACHER = 2 /**< -1 or +1 with probability 1/2; fourth moment 1 */
+} sv_dist;
+
+/**
+ * Looks up a distribution by its CLI name ("normal", "uniform",
+ * "rademacher"; exact, case-sensitive).
+ *
+ * @return SV_OK and *dist set; SV_EINVAL for any other name or a NULL
+ *         argument, *dist untouched.
+ */
+sv_status sv_dist_from_name(const char *name, sv_dist *dist);
+
+/** Name of @p dist as accepted by sv_dist_from_name; "?" if out of range. */
+const char *sv_dist_name(sv_dist dist);
+
+/**
+ * Fourth moment E[x^4] of one entry (mean 0, variance 1, so this is also the
+ * kurtosis): normal 3, uniform 9/5 (a^4/5 with a = sqrt 3), rademacher 1.
+ * It sets the spread of the per-trial sample variance (see theory.h).
+ * @return NAN for a value out of range.
+ */
+double sv_dist_fourth_moment(sv_dist dist);
+
+/**
+ * Fills x[0 .. n-1] with independent draws from @p dist.
+ *
+ * Normal: Marsaglia's polar method (G. Marsaglia and T. A. Bray, "A
+ * convenient method for generating normal variables", SIAM Review 6 (1964);
+ * Knuth, TAOCP vol. 2, 3rd ed., section 3.4.1, Algorithm P): pairs of 53-bit
+ * uniforms in (-1, 1)^2 are accepted inside the unit disc, excluding its
+ * centre, so log(0) is never taken. Deviates come in pairs; for odd n the
+ * spare one is discarded rather than kept in hidden state. Uniform: one
+ * 53-bit double per entry, mapped to [-sqrt 3, sqrt 3). Rademacher: the top
+ * bit of one 32-bit output per entry.
+ *
+ * Cost: normal ~1.27 pairs of doubles (4/pi) per pair of deviates.
+ * Thread safety: touches only *rng and x.
+ */
+void sv_sample_fill(sv_rng *rng, sv_dist dist, double *x, size_t n);
+
+#endif

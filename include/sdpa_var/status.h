@@ -1,0 +1,32 @@
+/**
+ * @file status.h
+ * Error codes of the sdpa-var library: one X-macro table makes both the enum
+ * and the messages, so codes and messages cannot drift apart. Values are
+ * pinned: new codes are appended, never renumbered.
+ */
+#ifndef SDPA_VAR_STATUS_H
+#define SDPA_VAR_STATUS_H
+
+#define SV_STATUS_MAP(X)                                   \
+    X(OK, 0, "success")                                    \
+    X(EINVAL, 1, "invalid argument")                       \
+    X(ERANGE, 2, "size product overflows")                 \
+    X(ENOMEM, 3, "out of memory")                          \
+    X(ETOOBIG, 4, "size exceeds what the BLAS can index (2^31 - 1)")
+
+/** Result of every library function that can fail. */
+typedef enum sv_status {
+#define SV_STATUS_ENUM_(name, value, message) SV_##name = value,
+    SV_STATUS_MAP(SV_STATUS_ENUM_)
+#undef SV_STATUS_ENUM_
+} sv_status;
+
+/**
+ * Human-readable message for a status code.
+ *
+ * @return a static string such as "out of memory"; "unknown status" for a
+ *         value not in SV_STATUS_MAP. Never NULL. Thread-safe.
+ */
+const char *sv_status_str(sv_status status);
+
+#endif

@@ -1,0 +1,57 @@
+/**
+ * @file summary.h
+ * Reduction of per-trial statistics to what the CLI prints, theory beside.
+ */
+#ifndef SDPA_VAR_SUMMARY_H
+#define SDPA_VAR_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sdpa_var/experiment.h"
+#include "sdpa_var/status.h"
+#include "sdpa_var/theory.h"
+
+/** Spread of the per-trial sample variance across trials. */
+typedef struct sv_var_spread {
+    double sd;  /**< standard deviation across trials (ddof 1); NAN for one trial */
+    double q05; /**< 5 % quantile across trials */
+    double q50; /**< median */
+    double q95; /**< 95 % quantile */
+} sv_var_spread;
+
+/** What one configuration reports. */
+typedef struct sv_summary {
+    sv_trial_stats mean;   /**< every per-trial statistic, mean over trials */
+    sv_var_spread raw;     /**< spread of raw_var across trials */
+    sv_var_spread scaled;  /**< spread of scaled_var across trials */
+    sv_theory raw_theory;  /**< theory for raw scores (theory.h) */
+    sv_theory scaled_theory; /**< theory for scaled scores: raw / d_k */
+    double observed;       /**< the --observed value, or NAN */
+    double raw_var_cdf_observed; /**< fraction of trials with raw_var <= observed, or NAN */
+} sv_summary;
+
+/**
+ * Quantile of sorted values x[0 .. n-1] at probability p in [0, 1] by linear
+ * interpolation between order statistics: h = (n - 1) p,
+ * x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h]). This is
+ * Hyndman & Fan (1996) definition 7, numpy's default ('linear').
+ * @return NAN for n = 0.
+ */
+double sv_quantile_sorted(const double *x, size_t n, double p);
+
+/**
+ * Summarises cfg->trials per-trial results of sv_experiment_run(cfg, ...).
+ * Means are sums in trial order divided by the count; the standard deviation
+ * across trials is two-pass with ddof 1.
+ *
+ * @param observed a raw sample variance to locate in the distribution
+ *                 (e.g. 1.6), or NAN for none.
+ * @return SV_OK; SV_EINVAL for a configuration sv_config_check rejects;
+ *         SV_ENOMEM if the copy sorted for the quantiles cannot be
+ *         allocated (*out untouched after an error).
+ */
+sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_trial,
+                             double observed, sv_summary *out);
+
+#endif

@@ -1,0 +1,367 @@
+#!/usr/bin/python3
+"""Independent numpy reference for sdpa-var: score variance and softmax sharpness.
+
+    /usr/bin/python3 scripts/numpy_reference.py --dk 64 --n 1111
+    /usr/bin/python3 scripts/numpy_reference.py --dk 1:1024 --n 64 --trials 100
+    /usr/bin/python3 scripts/numpy_reference.py --dk 2 --n 2 --trials 100000 --per-trial
+
+The experiment (the same one build/sdpa-var runs, written again from the
+definitions so that the two can check each other):
+
+  * draw Q (n_q x d_k) and K (n_k x d_k) with iid entries of mean 0 and
+    variance 1: standard normal, U(-sqrt 3, sqrt 3) or Rademacher (+-1);
+  * raw scores S = Q K^T (n_q x n_k) and scaled scores S / sqrt(d_k)
+    (Vaswani et al. 2017, "Attention Is All You Need", eq. 1);
+  * per trial: the mean and the sample variance (ddof as in numpy's var) of
+    all N = n_q * n_k scores, and for every query row the softmax over the
+    n_k keys, from which the entropy in nats (-sum p log p), the largest
+    weight (max p) and the trace of the softmax Jacobian
+    diag(p) - p p^T, i.e. 1 - sum p_j^2; these three are averaged over the
+    n_q rows.
+
+Each d_k gets one summary row: every statistic is the mean over trials of its
+per-trial value, plus the spread across trials of the per-trial sample
+variance (SD with ddof 1, 5/50/95 % quantiles with numpy's default 'linear'
+method) and the closed-form theory (see `theory`).  With --per-trial the
+output is instead one row per trial per d_k.  The CSV columns, their order and
+the number format (%.17g, `nan`) are those of `sdpa-var --format csv`.
+
+What this is NOT: bit-compatible with the C tool.  It draws from numpy's own
+generator (PCG64 via np.random.default_rng), so the two agree only in
+distribution; tests/numpy/compare.py compares them within standard errors.
+It is also not economical: it materializes the whole n_q x n_k score matrix
+in float64 (the C tool streams blocks), which is fine for a reference of
+modest size.  Many small trials are batched as one (T, n_q, d) @ (T, d, n_k)
+product, chunked so that a chunk's arrays stay around 100 MB.
+
+Randomness: d_k value `dk` uses np.random.default_rng([seed, dk]), its own
+stream, so a row does not depend on which other d_k are in the list
+(`--dk 64` reproduces the d_k = 64 row of `--dk 1:1024`).
+
+Requires only numpy (tested with Debian's numpy 1.24 at /usr/bin/python3).
+"""
+
+import argparse
+import math
+import sys
+
+import numpy as np
+
+# E[x^4] of each unit-variance distribution, the only moment beyond the
+# second that the variance-of-the-sample-variance formula needs.
+FOURTH_MOMENT = {
+    "normal": 3.0,  # E z^4 of N(0, 1)
+    "uniform": 9.0 / 5.0,  # U(-a, a) has E x^4 = a^4 / 5; a = sqrt 3
+    "rademacher": 1.0,  # x^4 = 1 always
+}
+
+SUMMARY_COLUMNS = (
+    "dk,n_q,n_k,trials,seed,dist,ddof,"
+    "raw_mean,raw_var,raw_var_theory,raw_var_expected,raw_var_sd,raw_var_sd_theory,"
+    "raw_var_q05,raw_var_q50,raw_var_q95,"
+    "scaled_mean,scaled_var,scaled_var_theory,scaled_var_expected,scaled_var_sd,"
+    "scaled_var_sd_theory,scaled_var_q05,scaled_var_q50,scaled_var_q95,"
+    "raw_entropy,scaled_entropy,raw_max_weight,scaled_max_weight,"
+    "raw_jac_trace,scaled_jac_trace"
+).split(",")
+
+# The per-trial statistics, in the order of the per-trial CSV after
+# trial,dk,n_q,n_k.  `measure_chunk` returns them under these names.
+PER_TRIAL_STATS = (
+    "raw_mean,raw_var,scaled_mean,scaled_var,raw_entropy,scaled_entropy,"
+    "raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace"
+).split(",")
+PER_TRIAL_COLUMNS = ["trial", "dk", "n_q", "n_k"] + PER_TRIAL_STATS
+
+# Doubles per chunk, summed over the big arrays alive at once (Q, K, scores
+# and the softmax temporaries): 2^24 doubles = 128 MiB.
+CHUNK_BUDGET = 1 << 24
+
+
+# --------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------
+
+def positive_int(text):
+    """argparse type: an integer >= 1 (message in the C tool's style)."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a positive integer")
+    return value
+
+
+def nonnegative_int(text):
+    """argparse type: an integer >= 0."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a non-negative integer")
+    return value
+
+
+def finite_float(text):
+    """argparse type: a finite real number."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
+    return value
+
+
+def parse_dk(text):
+    """Parse --dk: a comma list `1,2,8` or a doubling range `A:B`.
+
+    `A:B` means A, 2A, 4A, ... up to and including the last value <= B
+    (so `1:1024` is the 11 powers of two and `3:20` is 3, 6, 12).
+    """
+    if ":" in text:
+        parts = text.split(":")
+        if len(parts) != 2:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a range A:B")
+        lo, hi = (positive_int(p) for p in parts)
+        if lo > hi:
+            raise argparse.ArgumentTypeError(f"'{text}': range start exceeds its end")
+        values = []
+        while lo <= hi:
+            values.append(lo)
+            lo *= 2
+        return values
+    return [positive_int(p) for p in text.split(",")]
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="numpy_reference.py",
+        description="numpy reference for sdpa-var: variance of QK^T and QK^T/sqrt(d_k) "
+        "scores and softmax sharpness; prints the same CSV as `sdpa-var --format csv`.",
+    )
+    parser.add_argument("--dk", type=parse_dk, required=True,
+                        help="key dimension(s): a list 1,2,8 or a doubling range A:B")
+    parser.add_argument("--n", type=positive_int,
+                        help="number of queries and of keys (sets both --nq and --nk)")
+    parser.add_argument("--nq", type=positive_int, help="number of queries n_q (rows of Q)")
+    parser.add_argument("--nk", type=positive_int, help="number of keys n_k (rows of K)")
+    parser.add_argument("--trials", type=positive_int, default=1,
+                        help="independent repetitions per d_k (default 1)")
+    parser.add_argument("--seed", type=nonnegative_int, default=1,
+                        help="seed for numpy's generator (default 1)")
+    parser.add_argument("--dist", choices=sorted(FOURTH_MOMENT), default="normal",
+                        help="distribution of the entries of Q and K (default normal)")
+    parser.add_argument("--ddof", type=nonnegative_int, default=0,
+                        help="delta degrees of freedom of the score variance, "
+                        "as in numpy's var (default 0)")
+    parser.add_argument("--observed", type=finite_float,
+                        help="add columns observed,raw_var_cdf_observed: the fraction "
+                        "of trials whose raw sample variance is <= this value")
+    parser.add_argument("--per-trial", action="store_true",
+                        help="print one row per trial instead of the summary")
+    # Accepted so that the reference can stand in for the C tool in pipelines
+    # written for it; CSV is the only format here.
+    parser.add_argument("--format", choices=["csv"], default="csv", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    args.nq = args.nq if args.nq is not None else args.n
+    args.nk = args.nk if args.nk is not None else args.n
+    if args.nq is None or args.nk is None:
+        parser.error("give --n, or both --nq and --nk")
+    if args.ddof >= args.nq * args.nk:
+        parser.error(f"--ddof: {args.ddof} must be less than n_q*n_k = {args.nq * args.nk}")
+    return args
+
+
+# --------------------------------------------------------------------------
+# Theory
+# --------------------------------------------------------------------------
+
+def theory(dk, nq, nk, ddof, m4):
+    """Closed-form moments of the per-trial sample variance of the raw scores.
+
+    Each score s_ij = q_i . k_j is a sum of d_k products of independent
+    mean-0, variance-1 variables, so E s = 0 and Var s = d_k: the
+    "population" variance is d_k (1 after dividing by sqrt d_k).
+
+    The sample variance s^2 = sum (s_ij - mean)^2 / (N - ddof) over the
+    N = n_q n_k scores of one trial is biased when ddof != 1, because the
+    scores' own mean is subtracted: scores in one row share q_i and in one
+    column share k_j, but any two distinct scores are still uncorrelated
+    (E[s_ij s_il] = sum_a E[q_ia^2] E[k_ja] E[k_la] = 0), so
+    E sum (s - mean)^2 = (N - 1) d_k exactly, and
+    E s^2 = d_k (N - 1) / (N - ddof).  For the 2 x 2, d_k = 2 puzzle that is
+    2 * 3/4 = 1.5, not 2.
+
+    The spread across trials, sqrt(Var sum (s - mean)^2) / (N - ddof), needs
+    fourth moments; the formula (V below) is the project's, see
+    docs/theory.md.  It depends on the distribution only through
+    m4 = E x^4, and it is checked against simulation by tests/numpy/compare.py.
+
+    Returns a dict with the *_theory and *_expected columns.
+    """
+    n = nq * nk
+    d = dk
+    v = d * (
+        n * (m4 * m4 + 2 * d - 3 + (nq + nk - 2) * (m4 - 1))
+        + (2 * d + 6)
+        + (3 * (m4 - 3) * (nq + nk) + (m4 - 3) ** 2) / n
+        - 2 * ((m4 - 1) ** 2 + (m4 - 1) * (nq + nk) + 2 * d - 2)
+    )
+    # V is a variance; with N = 1 and ddof = 0 it is exactly 0 (one score has
+    # sample variance 0) and rounding could make it a hair negative.
+    sd = math.sqrt(max(v, 0.0)) / (n - ddof)
+    expected_scaled = (n - 1) / (n - ddof)
+    return {
+        "raw_var_theory": float(dk),
+        "raw_var_expected": dk * expected_scaled,
+        "raw_var_sd_theory": sd,
+        "scaled_var_theory": 1.0,
+        "scaled_var_expected": expected_scaled,
+        "scaled_var_sd_theory": sd / dk,
+    }
+
+
+# --------------------------------------------------------------------------
+# Simulation
+# --------------------------------------------------------------------------
+
+def draw(rng, dist, shape):
+    """iid mean-0, variance-1 entries in float64."""
+    if dist == "normal":
+        return rng.standard_normal(shape)
+    if dist == "uniform":
+        a = math.sqrt(3.0)  # Var U(-a, a) = a^2 / 3 = 1
+        return rng.uniform(-a, a, shape)
+    if dist == "rademacher":
+        return rng.integers(0, 2, shape).astype(np.float64) * 2.0 - 1.0
+    raise ValueError(dist)
+
+
+def softmax_stats(scores):
+    """Row-softmax statistics of scores (T, n_q, n_k), averaged over rows.
+
+    Subtracting each row's maximum first keeps exp() from overflowing (the
+    largest exponent is then exp(0) = 1) without changing the softmax.  Then
+    with z = s - max s and Z = sum exp(z):
+      log p = z - log Z  (finite even where p underflows to 0, so
+                          p log p is 0 there, the right limit, not nan);
+      max p = exp(0) / Z = 1 / Z;
+      trace of the Jacobian diag(p) - p p^T = sum p - sum p^2 = 1 - sum p^2.
+    Returns (entropy, max_weight, jac_trace), each of shape (T,).
+    """
+    z = scores - scores.max(axis=2, keepdims=True)
+    e = np.exp(z)
+    total = e.sum(axis=2, keepdims=True)
+    p = e / total
+    log_p = z - np.log(total)
+    entropy = -(p * log_p).sum(axis=2).mean(axis=1)
+    max_weight = (1.0 / total[:, :, 0]).mean(axis=1)
+    jac_trace = (1.0 - (p * p).sum(axis=2)).mean(axis=1)
+    return entropy, max_weight, jac_trace
+
+
+def measure_chunk(rng, dist, dk, nq, nk, ddof, count):
+    """Run `count` trials at once; return {stat name: array of shape (count,)}."""
+    q = draw(rng, dist, (count, nq, dk))
+    k = draw(rng, dist, (count, nk, dk))
+    raw = q @ k.transpose(0, 2, 1)  # (count, n_q, n_k): S = Q K^T per trial
+    del q, k
+    out = {}
+    # The scaled scores are computed and measured on their own rather than
+    # derived from the raw statistics (var/d_k, ...), so that a slip in
+    # either path shows up as a disagreement with the C tool.
+    for prefix, scores in (("raw", raw), ("scaled", raw / math.sqrt(dk))):
+        out[prefix + "_mean"] = scores.mean(axis=(1, 2))
+        out[prefix + "_var"] = scores.var(axis=(1, 2), ddof=ddof)
+        entropy, max_weight, jac_trace = softmax_stats(scores)
+        out[prefix + "_entropy"] = entropy
+        out[prefix + "_max_weight"] = max_weight
+        out[prefix + "_jac_trace"] = jac_trace
+    return out
+
+
+def run_dk(args, dk):
+    """All trials for one d_k; returns {stat name: array of shape (trials,)}."""
+    rng = np.random.default_rng([args.seed, dk])
+    nq, nk = args.nq, args.nk
+    per_trial = nq * dk + nk * dk + 6 * nq * nk  # doubles alive per trial
+    chunk = max(1, CHUNK_BUDGET // per_trial)
+    parts = []
+    done = 0
+    while done < args.trials:
+        count = min(chunk, args.trials - done)
+        parts.append(measure_chunk(rng, args.dist, dk, nq, nk, args.ddof, count))
+        done += count
+    return {name: np.concatenate([p[name] for p in parts]) for name in PER_TRIAL_STATS}
+
+
+def summarize(args, dk, stats):
+    """One summary row (dict keyed by column name) from per-trial arrays."""
+    t = args.trials
+    row = {"dk": dk, "n_q": args.nq, "n_k": args.nk, "trials": t, "seed": args.seed,
+           "dist": args.dist, "ddof": args.ddof}
+    row.update(theory(dk, args.nq, args.nk, args.ddof, FOURTH_MOMENT[args.dist]))
+    for name in PER_TRIAL_STATS:
+        row[name] = stats[name].mean()
+    for prefix in ("raw", "scaled"):
+        v = stats[prefix + "_var"]
+        # SD across trials with ddof 1: undefined (nan) for a single trial.
+        row[prefix + "_var_sd"] = v.std(ddof=1) if t > 1 else math.nan
+        q05, q50, q95 = np.quantile(v, [0.05, 0.50, 0.95])  # 'linear' method
+        row[prefix + "_var_q05"] = q05
+        row[prefix + "_var_q50"] = q50
+        row[prefix + "_var_q95"] = q95
+    if args.observed is not None:
+        row["observed"] = args.observed
+        row["raw_var_cdf_observed"] = np.count_nonzero(stats["raw_var"] <= args.observed) / t
+    return row
+
+
+# --------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------
+
+def fmt(value):
+    """A CSV field as the C tool writes it: integers plain, reals %.17g, `nan`."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return "%.17g" % float(value)  # gives nan/inf for non-finite values
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    out = sys.stdout
+    if args.per_trial:
+        out.write(",".join(PER_TRIAL_COLUMNS) + "\n")
+        row_fmt = "%d,%d,%d,%d," + ",".join(["%.17g"] * len(PER_TRIAL_STATS)) + "\n"
+        for dk in args.dk:
+            stats = run_dk(args, dk)
+            columns = [stats[name].tolist() for name in PER_TRIAL_STATS]
+            out.writelines(row_fmt % ((i, dk, args.nq, args.nk) + values)
+                           for i, values in enumerate(zip(*columns)))
+    else:
+        columns = list(SUMMARY_COLUMNS)
+        if args.observed is not None:
+            columns += ["observed", "raw_var_cdf_observed"]
+        out.write(",".join(columns) + "\n")
+        for dk in args.dk:
+            row = summarize(args, dk, run_dk(args, dk))
+            out.write(",".join(fmt(row[c]) for c in columns) + "\n")
+            out.flush()
+    out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        # `... | head` closed the pipe: not an error worth a traceback.
+        sys.stderr.close()
+        sys.exit(1)

@@ -1,0 +1,99 @@
+# variance_vs_dk.gp: score variance against d_k, raw QK^T and scaled QK^T/sqrt(d_k).
+#
+# Usage (reads the summary CSV from standard input, writes a PNG):
+#   build/sdpa-var --dk 1:1024 --n 1111 --format csv | gnuplot scripts/variance_vs_dk.gp
+#   build/sdpa-var --dk 1:1024 --n 64 --trials 20 --format csv \
+#       | gnuplot -e "out='variance.png'" scripts/variance_vs_dk.gp
+# Options, each given as -e "name=value" BEFORE the script name:
+#   out='file.png'   output file (default variance_vs_dk.png in the current directory)
+#   term='qt'        any gnuplot terminal; qt, wxt or x11 open a window that stays
+#                    until it is closed (default pngcairo; 'png' for libgd)
+#   width=1000; height=700   size in pixels
+#
+# What it shows (log-log): the per-d_k mean over trials of the sample variance
+# of all n_q*n_k scores (points), against the theory Var(q.k) = d_k for raw
+# scores and 1 for scaled ones (lines).  Error bars are +-1 standard error of
+# the plotted mean, raw_var_sd_theory/sqrt(trials), from the closed form (so
+# they show what the spread should be, not what this run happened to get);
+# with n_q*n_k in the thousands they are smaller than the points.
+#
+# Columns are read by name (column("raw_var")), so the CSV may gain columns.
+
+# ---- terminal and output --------------------------------------------------
+if (!exists("term"))   term = "pngcairo"
+if (!exists("out"))    out = "variance_vs_dk.png"
+if (!exists("width"))  width = 1000
+if (!exists("height")) height = 700
+interactive = (term eq "qt" || term eq "wxt" || term eq "x11" || term eq "aqua" || term eq "windows")
+if (term eq "pngcairo") {
+    set terminal pngcairo size width,height enhanced font "DejaVu Sans,12" linewidth 1.5
+} else {
+    set terminal @term size width,height enhanced
+}
+if (!interactive) { set output out }
+
+# ---- read standard input once ------------------------------------------
+# gnuplot reads a data file again for every plot element and stats call, and
+# a pipe can be read only once; so copy stdin into the datablock $D first.
+# `load '< cmd'` runs cmd through the shell, which inherits our stdin, and
+# executes its output as gnuplot commands: a here-document defining $D.
+if (system("[ -t 0 ] && echo tty") eq "tty") {
+    exit error "variance_vs_dk.gp: pipe the summary CSV of sdpa-var --format csv into gnuplot"
+}
+load '< echo "\$D << EOD"; cat; echo EOD'
+set datafile separator comma
+set datafile columnheaders     # first line of $D holds the column names
+
+stats $D using (column("dk")) nooutput
+if (STATS_records < 1) {
+    exit error "variance_vs_dk.gp: no data rows on standard input"
+}
+dk_min = STATS_min
+dk_max = STATS_max
+# Labels from the first row (stats evaluates the expression, so it can assign).
+stats $D every ::0::0 using (nq = column("n_q"), nk = column("n_k"), \
+    trials = column("trials"), dist = strcol("dist"), 0) nooutput
+stats $D using (column("raw_var")) nooutput
+v_max = STATS_max
+stats $D using (column("scaled_var")) nooutput
+v_min = STATS_min
+
+# ---- axes -------------------------------------------------------------------
+per_dk = (trials == 1 ? "one trial" : sprintf("mean over %d trials", trials))
+set title sprintf("Score variance vs d_k\n{/*0.8 n_q = %d queries, n_k = %d keys, %s entries, %s per d_k}", \
+    nq, nk, dist, per_dk)
+set logscale xy 2
+set format x "%g"
+set format y "%g"
+set xtics 2
+set ytics 4
+set xlabel "key dimension d_k"
+set ylabel "sample variance of the scores"
+# Half an octave of margin so the end points are not on the frame.
+set xrange [dk_min / 1.4 : dk_max * 1.4]
+ylo = (v_min < 1 ? v_min : 1) / 2
+yhi = (v_max > dk_max ? v_max : dk_max) * 2
+set yrange [ylo : yhi]
+set grid xtics ytics lc rgb "#dddddd" lt 1
+set key top left box opaque spacing 1.3 width 1
+set border back
+
+# Error bar bounds for log axes: never below half the value (the lower bound
+# of y - SE can be <= 0 only for tiny n_q*n_k, where it would not draw).
+se(sdcol) = column(sdcol) / sqrt(column("trials"))
+lo(y, e) = (y - e > y / 2 ? y - e : y / 2)
+
+plot $D using (column("dk")):(column("raw_var_theory")) \
+        with lines lc rgb "#d62728" dt 2 title "theory, raw: Var(q·k) = d_k", \
+     $D using (column("dk")):(column("scaled_var_theory")) \
+        with lines lc rgb "#1f77b4" dt 2 title "theory, scaled: 1", \
+     $D using (column("dk")):(column("raw_var")) \
+           :(lo(column("raw_var"), se("raw_var_sd_theory"))) \
+           :(column("raw_var") + se("raw_var_sd_theory")) \
+        with yerrorbars pt 7 ps 1.3 lc rgb "#d62728" title "raw scores QK^T", \
+     $D using (column("dk")):(column("scaled_var")) \
+           :(lo(column("scaled_var"), se("scaled_var_sd_theory"))) \
+           :(column("scaled_var") + se("scaled_var_sd_theory")) \
+        with yerrorbars pt 5 ps 1.2 lc rgb "#1f77b4" title "scaled scores QK^T/√d_k"
+
+if (interactive) { pause mouse close }

@@ -1,0 +1,306 @@
+/* getopt_long is POSIX/GNU, not ISO C; ask for it explicitly since the
+ * build is C11 without extensions. */
+#define _GNU_SOURCE
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char sv_usage_text[] =
+    "Usage: sdpa-var [OPTION]...\n"
+    "Draw random queries Q (n_q x d_k) and keys K (n_k x d_k) with mean 0 and\n"
+    "variance 1, and compare the statistics of the raw scores QK^T and of the\n"
+    "scaled scores QK^T/sqrt(d_k) (Vaswani et al. 2017) with theory.\n"
+    "\n"
+    "Experiment:\n"
+    "  -d, --dk LIST        d_k values: '64', a comma list '1,2,8,64,512', or a\n"
+    "                       doubling range 'A:B' = A, 2A, 4A, ... <= B, e.g.\n"
+    "                       '1:1024'; items mix: '1:8,100'. One row per d_k.\n"
+    "                       Default 64.\n"
+    "  -n, --n N            number of tokens: n_q = n_k = N (default 1111)\n"
+    "      --nq N           number of queries n_q (overrides --n)\n"
+    "      --nk N           number of keys n_k (overrides --n)\n"
+    "  -t, --trials T       independent repetitions with fresh draws (default 1)\n"
+    "  -s, --seed S         unsigned 64-bit seed (default 42); same seed, same output\n"
+    "      --dist NAME      entries of Q and K: normal (default), uniform\n"
+    "                       (on [-sqrt 3, sqrt 3]) or rademacher (+-1)\n"
+    "      --ddof K         the variance divides by N - K, N = n_q*n_k scores\n"
+    "                       (default 0 as numpy's var; 1 for the unbiased one)\n"
+    "      --observed V     also report the fraction of trials whose raw sample\n"
+    "                       variance is <= V (e.g. 1.6 for the 2x2 puzzle)\n"
+    "\n"
+    "Output:\n"
+    "      --format F       table (default on a terminal) or csv (default otherwise)\n"
+    "      --per-trial      one row per trial instead of the summary\n"
+    "\n"
+    "Performance (results are the same bits for every value):\n"
+    "      --threads N      OpenMP threads (default: OMP_NUM_THREADS, else all cores)\n"
+    "      --block-rows N   query rows per score block (default: sized for the cache)\n"
+    "\n"
+    "  -h, --help           show this help and exit\n"
+    "  -V, --version        show the version and exit\n"
+    "\n"
+    "Examples:\n"
+    "  sdpa-var --dk 64 --n 1111                  raw variance ~64, scaled ~1\n"
+    "  sdpa-var --dk 2 --n 2 --trials 100000 --observed 1.6\n"
+    "                                             why numpy printed 1.6, not 2\n"
+    "  sdpa-var --dk 1:1024 --n 1111 | gnuplot scripts/variance_vs_dk.gp\n"
+    "\n"
+    "Exit status: 0 success, 1 runtime error (e.g. a failed write), 2 usage error.\n"
+    "CSV columns and the theory behind them: README.md and docs/theory.md.\n";
+
+enum {
+    OPT_NQ = 256,
+    OPT_NK,
+    OPT_DIST,
+    OPT_DDOF,
+    OPT_OBSERVED,
+    OPT_FORMAT,
+    OPT_PER_TRIAL,
+    OPT_THREADS,
+    OPT_BLOCK_ROWS
+};
+
+static const struct option long_options[] = {
+    {"dk", required_argument, NULL, 'd'},
+    {"n", required_argument, NULL, 'n'},
+    {"nq", required_argument, NULL, OPT_NQ},
+    {"nk", required_argument, NULL, OPT_NK},
+    {"trials", required_argument, NULL, 't'},
+    {"seed", required_argument, NULL, 's'},
+    {"dist", required_argument, NULL, OPT_DIST},
+    {"ddof", required_argument, NULL, OPT_DDOF},
+    {"observed", required_argument, NULL, OPT_OBSERVED},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"per-trial", no_argument, NULL, OPT_PER_TRIAL},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"block-rows", required_argument, NULL, OPT_BLOCK_ROWS},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Decimal digits only: strtoull alone would accept " 5", "+5" and wrap "-1"
+ * to 2^64 - 1. */
+static int parse_u64(const char *s, uint64_t *out, int *overflow)
+{
+    *overflow = 0;
+    if (*s < '0' || *s > '9')
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end != '\0')
+        return 0;
+    if (errno == ERANGE || v > UINT64_MAX) {
+        *overflow = 1;
+        return 0;
+    }
+    *out = (uint64_t)v;
+    return 1;
+}
+
+/* A positive integer that fits `max`; message in err otherwise. */
+static int parse_count(const char *opt, const char *s, uint64_t max, int allow_zero,
+                       uint64_t *out, char *err, size_t errlen)
+{
+    uint64_t v;
+    int overflow;
+    const char *what = allow_zero ? "a non-negative integer" : "a positive integer";
+    if (!parse_u64(s, &v, &overflow) || (v == 0 && !allow_zero)) {
+        if (overflow)
+            snprintf(err, errlen, "%s: '%s' is too large", opt, s);
+        else
+            snprintf(err, errlen, "%s: '%s' is not %s", opt, s, what);
+        return 0;
+    }
+    if (v > max) {
+        snprintf(err, errlen, "%s: '%s' is too large (at most %llu)", opt, s,
+                 (unsigned long long)max);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+static int parse_finite(const char *opt, const char *s, double *out, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || !isfinite(v) || errno == ERANGE) {
+        snprintf(err, errlen, "%s: '%s' is not a finite number", opt, s);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t errlen)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->base.trials = 1;
+    opt->base.seed = 42;
+    opt->base.dist = SV_DIST_NORMAL;
+    opt->dk[0] = 64;
+    opt->n_dk = 1;
+    opt->observed = NAN;
+    uint64_t n = 1111, nq = 0, nk = 0, v;
+
+    opterr = 0; /* we print our own one-line messages */
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":d:n:t:s:hV", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'd': {
+            sv_status st = sv_dklist_parse(optarg, opt->dk, &opt->n_dk);
+            if (st == SV_ERANGE) {
+                snprintf(err, errlen, "--dk: '%s' has a value that is too large", optarg);
+                return 0;
+            }
+            if (st != SV_OK) {
+                snprintf(err, errlen,
+                         "--dk: '%s' is not a list of positive integers or doubling ranges "
+                         "A:B with A <= B",
+                         optarg);
+                return 0;
+            }
+            break;
+        }
+        case 'n':
+            if (!parse_count("--n", optarg, SIZE_MAX, 0, &n, err, errlen))
+                return 0;
+            break;
+        case OPT_NQ:
+            if (!parse_count("--nq", optarg, SIZE_MAX, 0, &nq, err, errlen))
+                return 0;
+            break;
+        case OPT_NK:
+            if (!parse_count("--nk", optarg, SIZE_MAX, 0, &nk, err, errlen))
+                return 0;
+            break;
+        case 't':
+            if (!parse_count("--trials", optarg, UINT64_MAX, 0, &opt->base.trials, err, errlen))
+                return 0;
+            break;
+        case 's':
+            if (!parse_count("--seed", optarg, UINT64_MAX, 1, &opt->base.seed, err, errlen))
+                return 0;
+            break;
+        case OPT_DIST:
+            if (sv_dist_from_name(optarg, &opt->base.dist) != SV_OK) {
+                snprintf(err, errlen, "--dist: '%s' is not one of normal, uniform, rademacher",
+                         optarg);
+                return 0;
+            }
+            break;
+        case OPT_DDOF:
+            if (!parse_count("--ddof", optarg, UINT32_MAX, 1, &v, err, errlen))
+                return 0;
+            opt->base.ddof = (unsigned)v;
+            break;
+        case OPT_OBSERVED:
+            if (!parse_finite("--observed", optarg, &opt->observed, err, errlen))
+                return 0;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "table") == 0)
+                opt->format = SV_FORMAT_TABLE;
+            else if (strcmp(optarg, "csv") == 0)
+                opt->format = SV_FORMAT_CSV;
+            else {
+                snprintf(err, errlen, "--format: '%s' is not one of table, csv", optarg);
+                return 0;
+            }
+            break;
+        case OPT_PER_TRIAL:
+            opt->per_trial = 1;
+            break;
+        case OPT_THREADS:
+            if (!parse_count("--threads", optarg, 1024, 0, &v, err, errlen))
+                return 0;
+            opt->base.threads = (int)v;
+            break;
+        case OPT_BLOCK_ROWS:
+            if (!parse_count("--block-rows", optarg, SIZE_MAX, 0, &v, err, errlen))
+                return 0;
+            opt->base.block_rows = (size_t)v;
+            break;
+        case 'h':
+            opt->help = 1;
+            break;
+        case 'V':
+            opt->version = 1;
+            break;
+        case ':':
+            snprintf(err, errlen, "option '%s' requires an argument", argv[optind - 1]);
+            return 0;
+        default:
+            if (optopt)
+                snprintf(err, errlen, "unknown option '-%c'", optopt);
+            else
+                snprintf(err, errlen, "unknown option '%s'", argv[optind - 1]);
+            return 0;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+        return 0;
+    }
+    opt->base.n_q = (size_t)(nq ? nq : n);
+    opt->base.n_k = (size_t)(nk ? nk : n);
+    return 1;
+}
+
+sv_config sv_options_config(const sv_options *opt, size_t i)
+{
+    sv_config cfg = opt->base;
+    cfg.d_k = opt->dk[i];
+    return cfg;
+}
+
+/* Physical memory in bytes, or SIZE_MAX when the system does not say. */
+static size_t physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0 || (unsigned long)pages > SIZE_MAX / (unsigned long)page)
+        return SIZE_MAX;
+    return (size_t)pages * (size_t)page;
+}
+
+int sv_options_check_sizes(const sv_options *opt, char *err, size_t errlen)
+{
+    const sv_config *b = &opt->base;
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    const size_t mem = physical_memory();
+    /* The per-trial results of every d_k are kept until all are done, so
+     * that a failure never leaves half an output behind. */
+    double need_trials = (double)b->trials * (double)opt->n_dk * (double)sizeof(sv_trial_stats);
+    for (size_t i = 0; i < opt->n_dk; i++) {
+        sv_config cfg = sv_options_config(opt, i);
+        size_t bytes;
+        sv_status st = sv_experiment_bytes(&cfg, &bytes);
+        if (st == SV_EINVAL && (double)b->n_q * (double)b->n_k <= (double)b->ddof) {
+            snprintf(err, errlen, "--ddof: '%u' must be less than the number of scores n_q*n_k = %zu",
+                     b->ddof, b->n_q * b->n_k);
+            return 0;
+        }
+        if (st != SV_OK || (double)bytes + need_trials > (double)mem) {
+            double need = st == SV_OK ? (double)bytes + need_trials
+                                      : ((double)b->n_q + (double)b->n_k) * (double)cfg.d_k * 8.0;
+            snprintf(err, errlen,
+                     "sizes too large: d_k=%zu, n_q=%zu, n_k=%zu, trials=%llu need %.3g GiB of "
+                     "memory; this machine has %.3g GiB",
+                     cfg.d_k, b->n_q, b->n_k, (unsigned long long)b->trials, need / gib,
+                     (double)mem / gib);
+            return 0;
+        }
+    }
+    return 1;
+}

@@ -1,0 +1,213 @@
+#include "output.h"
+
+#include <math.h>
+
+/* CSV numbers: %.17g round-trips every double; nan and inf spelled the way
+ * numpy, pandas and gnuplot read them (printf may write "-nan"). */
+static void csv_num(FILE *f, double v)
+{
+    if (isnan(v))
+        fputs("nan", f);
+    else if (isinf(v))
+        fputs(v > 0 ? "inf" : "-inf", f);
+    else
+        fprintf(f, "%.17g", v);
+}
+
+static void csv_nums(FILE *f, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        fputc(',', f);
+        csv_num(f, v[i]);
+    }
+}
+
+static void write_csv_per_trial(FILE *f, const sv_result *res, size_t n)
+{
+    fputs("trial,dk,n_q,n_k,raw_mean,raw_var,scaled_mean,scaled_var,raw_entropy,"
+          "scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace\n",
+          f);
+    for (size_t i = 0; i < n; i++) {
+        const sv_config *c = &res[i].cfg;
+        for (uint64_t t = 0; t < c->trials; t++) {
+            const sv_trial_stats *s = &res[i].per_trial[t];
+            const double v[] = {s->raw_mean,          s->raw_var,       s->scaled_mean,
+                                s->scaled_var,        s->raw_entropy,   s->scaled_entropy,
+                                s->raw_max_weight,    s->scaled_max_weight, s->raw_jac_trace,
+                                s->scaled_jac_trace};
+            fprintf(f, "%llu,%zu,%zu,%zu", (unsigned long long)t, c->d_k, c->n_q, c->n_k);
+            csv_nums(f, v, sizeof v / sizeof v[0]);
+            fputc('\n', f);
+        }
+    }
+}
+
+void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
+{
+    if (opt->per_trial) {
+        write_csv_per_trial(f, res, n);
+        return;
+    }
+    const int obs = !isnan(opt->observed);
+    fputs("dk,n_q,n_k,trials,seed,dist,ddof,raw_mean,raw_var,raw_var_theory,raw_var_expected,"
+          "raw_var_sd,raw_var_sd_theory,raw_var_q05,raw_var_q50,raw_var_q95,scaled_mean,"
+          "scaled_var,scaled_var_theory,scaled_var_expected,scaled_var_sd,scaled_var_sd_theory,"
+          "scaled_var_q05,scaled_var_q50,scaled_var_q95,raw_entropy,scaled_entropy,"
+          "raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace",
+          f);
+    fputs(obs ? ",observed,raw_var_cdf_observed\n" : "\n", f);
+    for (size_t i = 0; i < n; i++) {
+        const sv_config *c = &res[i].cfg;
+        const sv_summary *s = &res[i].summary;
+        const sv_trial_stats *m = &s->mean;
+        const double v[] = {
+            m->raw_mean,           m->raw_var,           s->raw_theory.var,
+            s->raw_theory.var_expected, s->raw.sd,       s->raw_theory.var_sd,
+            s->raw.q05,            s->raw.q50,           s->raw.q95,
+            m->scaled_mean,        m->scaled_var,        s->scaled_theory.var,
+            s->scaled_theory.var_expected, s->scaled.sd, s->scaled_theory.var_sd,
+            s->scaled.q05,         s->scaled.q50,        s->scaled.q95,
+            m->raw_entropy,        m->scaled_entropy,    m->raw_max_weight,
+            m->scaled_max_weight,  m->raw_jac_trace,     m->scaled_jac_trace};
+        fprintf(f, "%zu,%zu,%zu,%llu,%llu,%s,%u", c->d_k, c->n_q, c->n_k,
+                (unsigned long long)c->trials, (unsigned long long)c->seed,
+                sv_dist_name(c->dist), c->ddof);
+        csv_nums(f, v, sizeof v / sizeof v[0]);
+        if (obs)
+            csv_nums(f, (const double[]){s->observed, s->raw_var_cdf_observed}, 2);
+        fputc('\n', f);
+    }
+}
+
+/* Table cell: 7 significant digits; '-' where the value is undefined or
+ * there is no theory. */
+static void cell(FILE *f, int width, double v)
+{
+    if (isnan(v))
+        fprintf(f, " %*s", width, "-");
+    else
+        fprintf(f, " %*.7g", width, v);
+}
+
+static void title(FILE *f, const sv_options *opt, const sv_config *c, int with_dk)
+{
+    fprintf(f, "sdpa-var %s: ", SV_VERSION_STRING);
+    if (with_dk)
+        fprintf(f, "d_k=%zu, ", c->d_k);
+    fprintf(f, "n_q=%zu, n_k=%zu, trials=%llu, seed=%llu, dist=%s, ddof=%u\n", c->n_q, c->n_k,
+            (unsigned long long)c->trials, (unsigned long long)c->seed, sv_dist_name(c->dist),
+            c->ddof);
+    (void)opt;
+}
+
+/* One d_k: statistics down, raw and scaled (measured, theory) across. */
+static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
+{
+    const sv_config *c = &r->cfg;
+    const sv_summary *s = &r->summary;
+    const sv_trial_stats *m = &s->mean;
+    const int w = 13;
+    const int many = c->trials > 1;
+    title(f, opt, c, 1);
+    fprintf(f, "\n%-26s %*s   %*s\n", "", w * 2 + 1, "raw  QK^T", w * 2 + 1,
+            "scaled  QK^T/sqrt(d_k)");
+    fprintf(f, "%-26s %*s %*s   %*s %*s\n", many ? "mean over trials of" : "statistic", w,
+            "measured", w, "theory", w, "measured", w, "theory");
+    struct {
+        const char *name;
+        double v[4];
+    } rows[] = {
+        {"score mean", {m->raw_mean, 0.0, m->scaled_mean, 0.0}},
+        {"score variance",
+         {m->raw_var, s->raw_theory.var_expected, m->scaled_var, s->scaled_theory.var_expected}},
+        {"  population variance", {NAN, s->raw_theory.var, NAN, s->scaled_theory.var}},
+        {"  sd across trials", {s->raw.sd, s->raw_theory.var_sd, s->scaled.sd, s->scaled_theory.var_sd}},
+        {"  5% quantile", {many ? s->raw.q05 : NAN, NAN, many ? s->scaled.q05 : NAN, NAN}},
+        {"  median", {many ? s->raw.q50 : NAN, NAN, many ? s->scaled.q50 : NAN, NAN}},
+        {"  95% quantile", {many ? s->raw.q95 : NAN, NAN, many ? s->scaled.q95 : NAN, NAN}},
+        {"softmax entropy (nats)", {m->raw_entropy, NAN, m->scaled_entropy, NAN}},
+        {"max softmax weight", {m->raw_max_weight, NAN, m->scaled_max_weight, NAN}},
+        {"softmax Jacobian trace", {m->raw_jac_trace, NAN, m->scaled_jac_trace, NAN}},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        fprintf(f, "%-26s", rows[i].name);
+        cell(f, w, rows[i].v[0]);
+        cell(f, w, rows[i].v[1]);
+        fputs("  ", f);
+        cell(f, w, rows[i].v[2]);
+        cell(f, w, rows[i].v[3]);
+        fputc('\n', f);
+    }
+    fprintf(f,
+            "\nScore variance theory is E[sample variance] = d_k (N-1)/(N-ddof) for N = %zu "
+            "scores;\nentropy ranges from 0 (one-hot) to ln n_k = %.4f (uniform); "
+            "Jacobian trace = 1 - sum p^2.\n",
+            c->n_q * c->n_k, log((double)c->n_k));
+    if (!isnan(s->observed))
+        fprintf(f, "Fraction of trials with raw sample variance <= %g: %.6g (of %llu trials)\n",
+                s->observed, s->raw_var_cdf_observed, (unsigned long long)c->trials);
+}
+
+/* Several d_k: one row each. */
+static void table_sweep(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
+{
+    const int w = 11;
+    title(f, opt, &res[0].cfg, 0);
+    fprintf(f, "\n%8s %*s %*s %*s %*s\n", "", w * 2 + 1, "raw variance", w * 2 + 1,
+            "scaled variance", w * 2 + 1, "entropy (nats)", w * 2 + 1, "max weight");
+    fprintf(f, "%8s %*s %*s %*s %*s %*s %*s %*s %*s", "d_k", w, "measured", w, "theory", w,
+            "measured", w, "theory", w, "raw", w, "scaled", w, "raw", w, "scaled");
+    const int obs = !isnan(opt->observed);
+    if (obs)
+        fprintf(f, " %*s", w, "P(raw<=obs)");
+    fputc('\n', f);
+    for (size_t i = 0; i < n; i++) {
+        const sv_summary *s = &res[i].summary;
+        fprintf(f, "%8zu", res[i].cfg.d_k);
+        cell(f, w, s->mean.raw_var);
+        cell(f, w, s->raw_theory.var_expected);
+        cell(f, w, s->mean.scaled_var);
+        cell(f, w, s->scaled_theory.var_expected);
+        cell(f, w, s->mean.raw_entropy);
+        cell(f, w, s->mean.scaled_entropy);
+        cell(f, w, s->mean.raw_max_weight);
+        cell(f, w, s->mean.scaled_max_weight);
+        if (obs)
+            cell(f, w, s->raw_var_cdf_observed);
+        fputc('\n', f);
+    }
+    fprintf(f, "\nTheory: E[sample variance] = d_k (N-1)/(N-ddof) raw, divided by d_k scaled; "
+               "entropy <= ln n_k = %.4f.\n",
+            log((double)res[0].cfg.n_k));
+}
+
+static void table_per_trial(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
+{
+    const int w = 12;
+    title(f, opt, &res[0].cfg, n == 1);
+    fprintf(f, "\n%8s %8s %*s %*s %*s %*s %*s %*s\n", "trial", "d_k", w, "raw var", w,
+            "scaled var", w, "raw H", w, "scaled H", w, "raw max w", w, "scaled max w");
+    for (size_t i = 0; i < n; i++) {
+        for (uint64_t t = 0; t < res[i].cfg.trials; t++) {
+            const sv_trial_stats *s = &res[i].per_trial[t];
+            fprintf(f, "%8llu %8zu", (unsigned long long)t, res[i].cfg.d_k);
+            cell(f, w, s->raw_var);
+            cell(f, w, s->scaled_var);
+            cell(f, w, s->raw_entropy);
+            cell(f, w, s->scaled_entropy);
+            cell(f, w, s->raw_max_weight);
+            cell(f, w, s->scaled_max_weight);
+            fputc('\n', f);
+        }
+    }
+}
+
+void sv_write_table(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
+{
+    if (opt->per_trial)
+        table_per_trial(f, opt, res, n);
+    else if (n == 1)
+        table_one(f, opt, &res[0]);
+    else
+        table_sweep(f, opt, res, n);
+}

@@ -1,0 +1,20 @@
+/* Writers for the summary and per-trial results: CSV (one header line,
+ * %.17g, round-trips) and an aligned table for terminals. */
+#ifndef SDPA_VAR_CLI_OUTPUT_H
+#define SDPA_VAR_CLI_OUTPUT_H
+
+#include <stdio.h>
+
+#include "options.h"
+
+/* Results of one --dk value. */
+typedef struct sv_result {
+    sv_config cfg;
+    sv_trial_stats *per_trial; /* cfg.trials entries */
+    sv_summary summary;
+} sv_result;
+
+void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n);
+void sv_write_table(FILE *f, const sv_options *opt, const sv_result *res, size_t n);
+
+#endif

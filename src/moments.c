@@ -1,0 +1,50 @@
+#include "sdpa_var/moments.h"
+
+#include <math.h>
+
+void sv_moments_of(const double *x, size_t n, sv_moments *out)
+{
+    if (n == 0) {
+        *out = (sv_moments){0u, 0.0, 0.0};
+        return;
+    }
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += x[i];
+    const double mean = sum / (double)n;
+    /* Second pass; c is the sum of deviations, which would be 0 in exact
+     * arithmetic: subtracting c^2/n corrects the rounding of the mean. */
+    double m2 = 0.0, c = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double dev = x[i] - mean;
+        m2 += dev * dev;
+        c += dev;
+    }
+    m2 -= c * c / (double)n;
+    out->n = n;
+    out->mean = mean;
+    out->m2 = m2 > 0.0 ? m2 : 0.0;
+}
+
+void sv_moments_merge(sv_moments *acc, const sv_moments *b)
+{
+    if (b->n == 0)
+        return;
+    if (acc->n == 0) {
+        *acc = *b;
+        return;
+    }
+    const double na = (double)acc->n, nb = (double)b->n;
+    const double n = na + nb;
+    const double delta = b->mean - acc->mean;
+    acc->mean += delta * (nb / n);
+    acc->m2 += b->m2 + delta * delta * (na * nb / n);
+    acc->n += b->n;
+}
+
+double sv_moments_variance(const sv_moments *m, unsigned ddof)
+{
+    if (m->n <= ddof)
+        return NAN;
+    return m->m2 / (double)(m->n - ddof);
+}
