@@ -19,19 +19,6 @@
 #
 # Columns are read by name (column("raw_var")), so the CSV may gain columns.
 
-# ---- terminal and output --------------------------------------------------
-if (!exists("term"))   term = "pngcairo"
-if (!exists("out"))    out = "variance_vs_dk.png"
-if (!exists("width"))  width = 1000
-if (!exists("height")) height = 700
-interactive = (term eq "qt" || term eq "wxt" || term eq "x11" || term eq "aqua" || term eq "windows")
-if (term eq "pngcairo") {
-    set terminal pngcairo size width,height enhanced font "DejaVu Sans,12" linewidth 1.5
-} else {
-    set terminal @term size width,height enhanced
-}
-if (!interactive) { set output out }
-
 # ---- read standard input once ------------------------------------------
 # gnuplot reads a data file again for every plot element and stats call, and
 # a pipe can be read only once; so copy stdin into the datablock $D first.
@@ -44,10 +31,19 @@ load '< echo "\$D << EOD"; cat; echo EOD'
 set datafile separator comma
 set datafile columnheaders     # first line of $D holds the column names
 
-stats $D using (column("dk")) nooutput
-if (STATS_records < 1) {
-    exit error "variance_vs_dk.gp: no data rows on standard input"
+# Fail with a clear message, not gnuplot's "No valid data points", when the
+# input is empty or is not the CSV this script expects.
+if (|$D| < 2) {
+    exit error "variance_vs_dk.gp: need the header and at least 1 data row of the summary CSV of sdpa-var --format csv on standard input"
 }
+header = "," . $D[1] . ","
+do for [c in "dk n_q n_k trials dist raw_var raw_var_theory raw_var_sd_theory scaled_var scaled_var_theory scaled_var_sd_theory"] {
+    if (strstrt(header, "," . c . ",") == 0) {
+        exit error sprintf("variance_vs_dk.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --format csv", c)
+    }
+}
+
+stats $D using (column("dk")) nooutput
 dk_min = STATS_min
 dk_max = STATS_max
 # Labels from the first row (stats evaluates the expression, so it can assign).
@@ -57,6 +53,21 @@ stats $D using (column("raw_var")) nooutput
 v_max = STATS_max
 stats $D using (column("scaled_var")) nooutput
 v_min = STATS_min
+
+# ---- terminal and output --------------------------------------------------
+# Only now that the input is known to be good, so that a failed run leaves
+# no empty output file behind.
+if (!exists("term"))   term = "pngcairo"
+if (!exists("out"))    out = "variance_vs_dk.png"
+if (!exists("width"))  width = 1000
+if (!exists("height")) height = 700
+interactive = (term eq "qt" || term eq "wxt" || term eq "x11" || term eq "aqua" || term eq "windows")
+if (term eq "pngcairo") {
+    set terminal pngcairo size width,height enhanced font "DejaVu Sans,12" linewidth 1.5
+} else {
+    set terminal @term size width,height enhanced
+}
+if (!interactive) { set output out }
 
 # ---- axes -------------------------------------------------------------------
 per_dk = (trials == 1 ? "one trial" : sprintf("mean over %d trials", trials))

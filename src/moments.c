@@ -13,7 +13,8 @@ void sv_moments_of(const double *x, size_t n, sv_moments *out)
         sum += x[i];
     const double mean = sum / (double)n;
     /* Second pass; c is the sum of deviations, which would be 0 in exact
-     * arithmetic: subtracting c^2/n corrects the rounding of the mean. */
+     * arithmetic: c/n is the rounding error of the first-pass mean, and
+     * subtracting c^2/n corrects M2 for it. */
     double m2 = 0.0, c = 0.0;
     for (size_t i = 0; i < n; i++) {
         const double dev = x[i] - mean;
@@ -22,7 +23,7 @@ void sv_moments_of(const double *x, size_t n, sv_moments *out)
     }
     m2 -= c * c / (double)n;
     out->n = n;
-    out->mean = mean;
+    out->mean = mean + c / (double)n;
     out->m2 = m2 > 0.0 ? m2 : 0.0;
 }
 

@@ -16,10 +16,12 @@ typedef struct sv_moments {
 } sv_moments;
 
 /**
- * Moments of x[0 .. n-1] by the two-pass algorithm: the mean first, then
- * the squared deviations from it, plus the usual correction
- * - (sum (x - mean))^2 / n for the rounding error of the mean (Chan, Golub &
- * LeVeque 1983, "Algorithms for computing the sample variance", eq. 1.7).
+ * Moments of x[0 .. n-1] by the corrected two-pass algorithm: the mean
+ * first, then the squared deviations from it, minus (sum (x - mean))^2 / n
+ * for the rounding error of the mean (Chan, Golub & LeVeque 1983,
+ * "Algorithms for computing the sample variance: analysis and
+ * recommendations", eq. 1.7); the mean itself is refined by the same sum of
+ * deviations / n.
  * Sums are in double. n = 0 gives {0, 0, 0}.
  */
 void sv_moments_of(const double *x, size_t n, sv_moments *out);

@@ -1,0 +1,148 @@
+# puzzle_histogram.gp: why a 2x2 experiment "gave variance 1.6" when theory says d_k = 2.
+#
+# Usage (reads the per-trial CSV from standard input, writes a PNG):
+#   build/sdpa-var --dk 2 --n 2 --trials 100000 --per-trial --format csv \
+#       | gnuplot scripts/puzzle_histogram.gp
+#   build/sdpa-var --dk 2 --n 2 --trials 100000 --per-trial --format csv \
+#       | gnuplot -e "out='puzzle.png'; observed=1.6" scripts/puzzle_histogram.gp
+# Options, each given as -e "name=value" BEFORE the script name:
+#   out='file.png'   output file (default puzzle_histogram.png in the current directory)
+#   term='qt'        any gnuplot terminal; qt, wxt or x11 open a window that stays
+#                    until it is closed (default pngcairo; 'png' for libgd)
+#   width=1000; height=650   size in pixels
+#   observed=1.6     the value seen in the question (default 1.6)
+#   expected=1.5     E[s^2], the expected sample variance.  Default: the theory
+#                    d_k (N-1)/N with N = n_q n_k, from the dk, n_q, n_k columns of
+#                    the first row, which is 1.5 for --dk 2 --n 2.  The per-trial
+#                    CSV does not say which --ddof made it and this default
+#                    assumes the tool's default --ddof 0; for --ddof K pass
+#                    expected = d_k (N-1)/(N-K), e.g. expected=2 for --ddof 1.
+#                    (Deliberately NOT the mean of the raw_var column: that is
+#                    this run's estimate, the line is the theory it estimates.)
+#   population=2     Var(q.k) = d_k, the variance of a single score (default:
+#                    d_k of the first row, 2 for --dk 2)
+#
+# What it shows: the density (histogram) of the per-trial sample variance
+# raw_var of the n_q n_k raw scores, across all trials of one d_k.  With only
+# N = 4 scores, s^2 is a very noisy estimate: it is biased low by (N-1)/N
+# because the scores' own mean is subtracted, its distribution is strongly
+# right-skewed (median well below the mean), and a value like 1.6 is typical.
+# The x axis stops at the 99th percentile of the trials; the bars are
+# normalised by ALL trials, so the area shown is 0.99.
+#
+# Columns are read by name (column("raw_var")), so the CSV may gain columns.
+
+# ---- read standard input once ------------------------------------------
+# gnuplot reads a data file again for every plot element and stats call, and
+# a pipe can be read only once; so copy stdin into the datablock $D first.
+# load '< cmd' runs cmd through the shell, which inherits our stdin, and
+# executes its output as gnuplot commands: a here-document defining $D.
+if (system("[ -t 0 ] && echo tty") eq "tty") {
+    exit error "puzzle_histogram.gp: pipe the per-trial CSV of sdpa-var --per-trial --format csv into gnuplot"
+}
+load '< echo "\$D << EOD"; cat; echo EOD'
+set datafile separator comma
+set datafile columnheaders     # first line of $D holds the column names
+
+# Fail with a clear message, not gnuplot's "No valid data points", when the
+# input is empty or is not the CSV this script expects.
+if (|$D| < 3) {
+    exit error "puzzle_histogram.gp: need the header and at least 2 data rows of the per-trial CSV of sdpa-var --per-trial --format csv on standard input"
+}
+header = "," . $D[1] . ","
+do for [c in "trial dk n_q n_k raw_var"] {
+    if (strstrt(header, "," . c . ",") == 0) {
+        exit error sprintf("puzzle_histogram.gp: the input has no column '%s'; pipe in the per-trial CSV of sdpa-var --per-trial --format csv", c)
+    }
+}
+
+stats $D using (column("dk")) nooutput
+if (STATS_min != STATS_max) {
+    exit error "puzzle_histogram.gp: the input mixes several d_k; run sdpa-var with a single --dk"
+}
+stats $D every ::0::0 using (dk = column("dk"), nq = column("n_q"), nk = column("n_k"), 0) nooutput
+n_scores = nq * nk
+if (!exists("observed"))   observed = 1.6
+if (!exists("expected"))   expected = dk * (n_scores - 1.0) / n_scores
+if (!exists("population")) population = dk
+
+stats $D using (column("raw_var")) nooutput
+trials = STATS_records
+median = STATS_median
+mean = STATS_mean
+stats $D using (column("raw_var") <= observed ? 1 : 0) nooutput
+frac_le_observed = STATS_mean
+
+# ---- terminal and output --------------------------------------------------
+# Only now that the input is known to be good, so that a failed run leaves
+# no empty output file behind.
+if (!exists("term"))   term = "pngcairo"
+if (!exists("out"))    out = "puzzle_histogram.png"
+if (!exists("width"))  width = 1000
+if (!exists("height")) height = 650
+interactive = (term eq "qt" || term eq "wxt" || term eq "x11" || term eq "aqua" || term eq "windows")
+if (term eq "pngcairo") {
+    set terminal pngcairo size width,height enhanced font "DejaVu Sans,12" linewidth 1.5
+} else {
+    set terminal @term size width,height enhanced
+}
+if (!interactive) { set output out }
+
+# ---- clip the long right tail at the 99th percentile ------------------------
+# `smooth cumulative` sorts by x and accumulates the y values, so row i of
+# $CDF is (x_(i), i): the first x whose count reaches 99 % of the trials is
+# the 99th percentile.  $CDF is gnuplot's own whitespace table without a
+# header, so read it with those settings.
+set table $CDF
+plot $D using (column("raw_var")):(1) smooth cumulative
+unset table
+set datafile separator whitespace
+set datafile nocolumnheaders
+stats $CDF using ($2 >= 0.99 * trials ? $1 : NaN) nooutput
+x_max = STATS_min
+set datafile separator comma
+set datafile columnheaders
+# Keep every reference line in view even if the tail is short.
+x_max = (x_max > 1.2 * population ? x_max : 1.2 * population)
+x_max = (x_max > 1.2 * observed ? x_max : 1.2 * observed)
+
+# ---- histogram ----------------------------------------------------------------
+n_bins = 100
+bin_w = x_max / n_bins
+bin(x) = bin_w * (floor(x / bin_w) + 0.5)
+# Each trial adds 1/(trials * bin_w), so the bars are a density.  Trials past
+# x_max go to one bin beyond the x range, out of sight, rather than piling
+# into the last bar.  (Not NaN: an undefined point splits the data into
+# pieces that `smooth frequency` would bin separately.)
+in_range(x) = (x < x_max ? bin(x) : x_max + 10 * bin_w)
+
+set title sprintf("Sample variance of the raw scores QK^T across %d trials\n{/*0.8 d_k = %d, n_q = %d queries, n_k = %d keys: N = %d scores per trial}", \
+    trials, dk, nq, nk, n_scores)
+set xlabel sprintf("raw\\_var: sample variance s^2 of the N = %d raw scores of one trial", n_scores)
+set ylabel "density (fraction of trials per unit of s^2)"
+set xrange [0 : x_max]
+set yrange [0 : *]
+set offsets 0, 0, graph 0.05, 0
+set grid ytics lc rgb "#dddddd" lt 1
+set border back
+set style fill solid 0.6 border lc rgb "#7f9fbf"
+set boxwidth bin_w
+set key top right box opaque spacing 1.3 width 1
+# Reference lines span the full height; keyentry gives them legend lines.
+set arrow 1 from observed,   graph 0 to observed,   graph 1 nohead front lw 2 lc rgb "#d62728"
+set arrow 2 from expected,   graph 0 to expected,   graph 1 nohead front lw 2 lc rgb "#2ca02c" dt 2
+set arrow 3 from population, graph 0 to population, graph 1 nohead front lw 2 lc rgb "#000000" dt 4
+set label 1 sprintf("in this run: median %.3f, mean %.3f\n%.0f%% of trials have s^2 ≤ %g\nx axis cut at the 99th percentile (%.3g)", \
+    median, mean, 100 * frac_le_observed, observed, x_max) \
+    at graph 0.97, graph 0.55 right front
+
+plot $D using (in_range(column("raw_var"))):(1.0 / (trials * bin_w)) \
+        smooth frequency with boxes lc rgb "#aec7e8" title "trials (histogram)", \
+     keyentry with lines lw 2 lc rgb "#d62728" \
+        title sprintf("observed in the question: %g", observed), \
+     keyentry with lines lw 2 lc rgb "#2ca02c" dt 2 \
+        title sprintf("expected E[s^2] = d_k(N-1)/N = %g", expected), \
+     keyentry with lines lw 2 lc rgb "#000000" dt 4 \
+        title sprintf("population Var(q·k) = d_k = %g", population)
+
+if (interactive) { pause mouse close }

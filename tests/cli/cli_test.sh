@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# CLI golden cases: every bad input gets exit status 2, nothing on stdout and
+# exactly one line on stderr naming the option and the value; --help,
+# --version, CSV headers, output formats, closed pipes and full disks; the
+# headline numbers and the 1.6 puzzle checked against theory within 5 SE.
+# Usage: tests/cli/cli_test.sh path/to/sdpa-var
+set -u
+BIN=${1:?usage: cli_test.sh path/to/sdpa-var}
+passed=0 failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*" >&2; }
+
+# usage_error EXPECTED_STDERR_LINE ARGS...: exit 2, empty stdout, that one line.
+usage_error() {
+    local want=$1; shift
+    "$BIN" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    local lines; lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$lines" -eq 1 ] &&
+        [ "$(cat "$tmp/err")" = "$want (try 'sdpa-var --help')" ]; then
+        ok
+    else
+        fail "sdpa-var $* -> rc=$rc stdout=$(wc -c <"$tmp/out")B stderr=$(cat "$tmp/err") (want: $want)"
+    fi
+}
+
+# column NAME FILE: values of a CSV column by header name (row 2 onward).
+column() {
+    awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+                          { print $c }' "$2"
+}
+
+# within GOT WANT SE K LABEL: |got - want| <= K * SE.
+within() {
+    if awk -v g="$1" -v w="$2" -v s="$3" -v k="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= k * s) }'; then
+        ok; printf 'ok %s: %s vs %s (SE %s)\n' "$5" "$1" "$2" "$3"
+    else
+        fail "$5: got $1, want $2 within $4 x $3"
+    fi
+}
+
+p='sdpa-var'
+# --- bad input: one line, exit 2, nothing on stdout ---------------------------
+usage_error "$p: --dk: 'abc' is not a list of positive integers or doubling ranges A:B with A <= B" --dk abc
+usage_error "$p: --dk: '0' is not a list of positive integers or doubling ranges A:B with A <= B" --dk 0
+usage_error "$p: --dk: '-1' is not a list of positive integers or doubling ranges A:B with A <= B" --dk -1
+usage_error "$p: --dk: '8:2' is not a list of positive integers or doubling ranges A:B with A <= B" --dk 8:2
+usage_error "$p: --dk: '1,,2' is not a list of positive integers or doubling ranges A:B with A <= B" --dk 1,,2
+usage_error "$p: --dk: '99999999999999999999999' has a value that is too large" --dk 99999999999999999999999
+usage_error "$p: --n: '0' is not a positive integer" --n 0
+usage_error "$p: --n: '-5' is not a positive integer" --n -5
+usage_error "$p: --n: 'abc' is not a positive integer" --n abc
+usage_error "$p: --n: '12x' is not a positive integer" --n 12x
+usage_error "$p: --n: '' is not a positive integer" --n ''
+usage_error "$p: --n: ' 7' is not a positive integer" --n ' 7'
+usage_error "$p: --n: '99999999999999999999999' is too large" --n 99999999999999999999999
+usage_error "$p: --nq: '0' is not a positive integer" --nq 0
+usage_error "$p: --nk: '1.5' is not a positive integer" --nk 1.5
+usage_error "$p: --trials: '0' is not a positive integer" --trials 0
+usage_error "$p: --trials: '-3' is not a positive integer" -t -3
+usage_error "$p: --seed: '-1' is not a non-negative integer" --seed -1
+usage_error "$p: --seed: '18446744073709551616' is too large" --seed 18446744073709551616
+usage_error "$p: --ddof: '-1' is not a non-negative integer" --ddof -1
+usage_error "$p: --ddof: '4' must be less than the number of scores n_q*n_k = 4" --ddof 4 --n 2 --dk 2
+usage_error "$p: --dist: 'cauchy' is not one of normal, uniform, rademacher" --dist cauchy
+usage_error "$p: --format: 'json' is not one of table, csv" --format json
+usage_error "$p: --observed: 'abc' is not a finite number" --observed abc
+usage_error "$p: --observed: 'nan' is not a finite number" --observed nan
+usage_error "$p: --observed: 'inf' is not a finite number" --observed inf
+usage_error "$p: --observed: '1.6x' is not a finite number" --observed 1.6x
+usage_error "$p: --threads: '0' is not a positive integer" --threads 0
+usage_error "$p: --threads: '5000' is too large (at most 1024)" --threads 5000
+usage_error "$p: --block-rows: 'x' is not a positive integer" --block-rows x
+usage_error "$p: unknown option '--bogus'" --bogus
+usage_error "$p: unknown option '-x'" -x
+usage_error "$p: option '--dk' requires an argument" --dk
+usage_error "$p: option '-n' requires an argument" -n
+usage_error "$p: unexpected argument 'foo'" --dk 4 foo
+# Sizes whose product overflows or cannot fit in memory.
+mem_gib=$(awk '/MemTotal/ { printf "%.3g", $2 / 1048576 }' /proc/meminfo)
+usage_error "$p: sizes too large: d_k=4294967296, n_q=4294967296, n_k=4294967296, trials=1 need 2.75e+11 GiB of memory; this machine has $mem_gib GiB" --dk 4294967296 --n 4294967296
+usage_error "$p: sizes too large: d_k=1000000, n_q=1000000, n_k=1000000, trials=1 need 1.49e+04 GiB of memory; this machine has $mem_gib GiB" --dk 1000000 --n 1000000
+usage_error "$p: sizes too large: d_k=1, n_q=4294967296, n_k=4294967296, trials=1 need 64 GiB of memory; this machine has $mem_gib GiB" --dk 1 --n 4294967296
+usage_error "$p: sizes too large: d_k=2, n_q=2, n_k=2, trials=18446744073709551615 need 1.37e+12 GiB of memory; this machine has $mem_gib GiB" --dk 2 --n 2 --trials 18446744073709551615
+
+# --- help and version -----------------------------------------------------------
+"$BIN" --help >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && grep -q '^Usage: sdpa-var \[OPTION\]' "$tmp/out" &&
+   grep -q -- '--observed V' "$tmp/out" && [ "$(awk 'length > 80' "$tmp/out" | wc -l)" -eq 0 ]; then ok; else fail "--help"; fi
+"$BIN" -h --bogus-later >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "-h with a bad option is still a usage error"
+[ "$("$BIN" --version)" = "sdpa-var $(sed -n 's/^project(sdpa_var VERSION \([0-9.]*\).*/\1/p' "$(dirname "$0")/../../CMakeLists.txt")" ] && ok || fail "--version"
+
+# --- output formats -------------------------------------------------------------
+want_header='dk,n_q,n_k,trials,seed,dist,ddof,raw_mean,raw_var,raw_var_theory,raw_var_expected,raw_var_sd,raw_var_sd_theory,raw_var_q05,raw_var_q50,raw_var_q95,scaled_mean,scaled_var,scaled_var_theory,scaled_var_expected,scaled_var_sd,scaled_var_sd_theory,scaled_var_q05,scaled_var_q50,scaled_var_q95,raw_entropy,scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace'
+"$BIN" --dk 1:1024 --n 64 >"$tmp/sweep.csv" 2>"$tmp/err"
+[ "$(head -1 "$tmp/sweep.csv")" = "$want_header" ] && ok || fail "CSV header"
+[ "$(wc -l <"$tmp/sweep.csv")" -eq 12 ] && [ "$(column dk "$tmp/sweep.csv" | tr '\n' ' ')" = "1 2 4 8 16 32 64 128 256 512 1024 " ] && ok || fail "--dk 1:1024 rows"
+[ ! -s "$tmp/err" ] && ok || fail "stderr not empty on success"
+# With one trial the SD across trials is undefined: nan in CSV, '-' in the table.
+[ "$(column raw_var_sd "$tmp/sweep.csv" | sort -u)" = "nan" ] && ok || fail "nan for an SD over one trial"
+"$BIN" --dk 2 --n 2 --trials 10 --observed 1.6 >"$tmp/obs.csv"
+[ "$(head -1 "$tmp/obs.csv")" = "$want_header,observed,raw_var_cdf_observed" ] && ok || fail "--observed header"
+"$BIN" --dk 2,3 --n 2 --trials 3 --per-trial >"$tmp/pt.csv"
+[ "$(head -1 "$tmp/pt.csv")" = "trial,dk,n_q,n_k,raw_mean,raw_var,scaled_mean,scaled_var,raw_entropy,scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace" ] &&
+    [ "$(wc -l <"$tmp/pt.csv")" -eq 7 ] && ok || fail "--per-trial header and rows"
+"$BIN" --dk 8 --n 16 --format table >"$tmp/table" 2>&1
+head -1 "$tmp/table" | grep -q '^sdpa-var [0-9.]*: d_k=8, n_q=16, n_k=16, trials=1, seed=42, dist=normal, ddof=0$' &&
+    grep -q '^  sd across trials  *- ' "$tmp/table" && ok || fail "--format table"
+"$BIN" --dk 8 --n 16 --format csv --format table | head -1 | grep -q '^sdpa-var' && ok || fail "last --format wins"
+# On a terminal the default is the table (script(1) gives the program a tty).
+if command -v script >/dev/null 2>&1; then
+    script -qec "$BIN --dk 8 --n 16" /dev/null </dev/null >"$tmp/tty" 2>&1
+    grep -q '^sdpa-var [0-9.]*: d_k=8' "$tmp/tty" && ok || fail "table on a terminal"
+fi
+
+# --- writes: closed pipe, full disk ------------------------------------------------
+"$BIN" --dk 2 --n 2 --trials 300000 --per-trial 2>"$tmp/err" | head -1 >/dev/null
+rc=${PIPESTATUS[0]}
+{ [ "$rc" -eq 0 ] || [ "$rc" -eq 141 ]; } && [ ! -s "$tmp/err" ] && ok || fail "closed pipe: rc=$rc $(cat "$tmp/err")"
+if [ -w /dev/full ]; then
+    "$BIN" --dk 4 --n 8 >/dev/full 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] && grep -q '^sdpa-var: error writing output: No space left on device$' "$tmp/err" && ok ||
+        fail "/dev/full: rc=$rc $(cat "$tmp/err")"
+fi
+
+# --- same seed, same bytes, whatever the threads and blocks -------------------------
+ref=$("$BIN" --dk 1:128 --nq 100 --nk 37 --trials 3 --seed 7 --threads 1 | md5sum)
+same=1
+for t in 1 2 3; do for b in 1 7 100; do
+    [ "$("$BIN" --dk 1:128 --nq 100 --nk 37 --trials 3 --seed 7 --threads $t --block-rows $b | md5sum)" = "$ref" ] || same=0
+done; done
+[ $same -eq 1 ] && ok || fail "bytes differ across --threads/--block-rows"
+[ "$("$BIN" --dk 1:128 --nq 100 --nk 37 --trials 3 --seed 8 | md5sum)" != "$ref" ] && ok || fail "seed has no effect"
+
+# --- the numbers: headline and the 1.6 puzzle, within 5 SE -------------------------
+"$BIN" --dk 64 --n 1111 >"$tmp/h.csv"
+within "$(column raw_var "$tmp/h.csv")" "$(column raw_var_expected "$tmp/h.csv")" "$(column raw_var_sd_theory "$tmp/h.csv")" 5 "headline raw variance ~ 64"
+within "$(column scaled_var "$tmp/h.csv")" 1 "$(column scaled_var_sd_theory "$tmp/h.csv")" 5 "headline scaled variance ~ 1"
+[ "$(column raw_var_theory "$tmp/h.csv")" = 64 ] && [ "$(column scaled_var_theory "$tmp/h.csv")" = 1 ] && ok || fail "population theory columns"
+
+"$BIN" --dk 2 --n 2 --trials 100000 --observed 1.6 >"$tmp/p.csv"
+[ "$(column raw_var_expected "$tmp/p.csv")" = 1.5 ] && ok || fail "E[s^2] for 2x2 @ 2x2 ddof 0 is 1.5"
+# Mean of 100000 per-trial variances: SE = sd / sqrt(T), sd = raw_var_sd_theory.
+se=$(awk -v s="$(column raw_var_sd_theory "$tmp/p.csv")" 'BEGIN { print s / sqrt(100000) }')
+within "$(column raw_var "$tmp/p.csv")" 1.5 "$se" 5 "1.6 puzzle: mean per-trial raw variance"
+awk -F, 'NR == 2 { exit !($14 < 1.6 && 1.6 < $16) }' "$tmp/p.csv" && ok || fail "1.6 inside the 5-95 % band"
+# P(s^2 <= 1.6) is a binomial proportion: SE = sqrt(p (1 - p) / T) <= 0.0016;
+# it must be far from both tails (measured ~0.71).
+cdf=$(column raw_var_cdf_observed "$tmp/p.csv")
+awk -v c="$cdf" 'BEGIN { exit !(c > 0.6 && c < 0.8) }' && ok || fail "P(s^2 <= 1.6) = $cdf"
+# Theory of the spread: sqrt(4.75) (docs/theory.md; Monte Carlo in test_theory).
+awk -v s="$(column raw_var_sd_theory "$tmp/p.csv")" 'BEGIN { d = s - sqrt(4.75); exit !(d < 1e-12 && d > -1e-12) }' && ok || fail "raw_var_sd_theory = sqrt(4.75)"
+
+printf '%d passed, %d failed\n' "$passed" "$failed"
+[ "$failed" -eq 0 ]

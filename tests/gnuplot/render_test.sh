@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# render_test.sh: render every gnuplot figure from the tool's real CSV output
+# and check that each one is a plausible PNG.
+#
+# Usage:
+#   tests/gnuplot/render_test.sh SDPA_VAR_BINARY SOURCE_DIR OUTDIR
+# e.g.
+#   tests/gnuplot/render_test.sh build/sdpa-var . build/test-figures
+#
+# For each of scripts/{variance_vs_dk,softmax_vs_dk,puzzle_histogram}.gp it runs
+#   "$BIN" ... --format csv | gnuplot -e "out='$OUTDIR/NAME.png'" "$SRC/scripts/NAME.gp"
+# (small configurations, a few seconds in all) and checks:
+#   * both sides of the pipe exit 0;
+#   * gnuplot wrote nothing to stderr: its warnings ("skipping data file with
+#     no valid points", an unknown column name, ...) still exit 0 and leave a
+#     PNG, often an empty frame, so stderr is the only place they show;
+#   * the file exists and starts with the 8-byte PNG signature;
+#   * the IHDR width and height are the size the script promises;
+#   * it is bigger than 5 KB (an empty frame with axes is around 3-4 KB; a
+#     real figure with text and data is tens of KB).
+# It also checks that variance_vs_dk.gp, given no `out`, writes its default
+# file name in the current directory.  The PNGs stay in OUTDIR for a person
+# to look at.  Exit status: 0 if every check passed, 1 otherwise, 2 on usage.
+set -euo pipefail
+
+if [ "$#" -ne 3 ]; then
+    echo "usage: $0 SDPA_VAR_BINARY SOURCE_DIR OUTDIR" >&2
+    exit 2
+fi
+BIN=$1
+SRC=$2
+OUTDIR=$3
+command -v gnuplot >/dev/null 2>&1 || { echo "render_test: gnuplot not found (Debian: gnuplot-nox)" >&2; exit 1; }
+[ -x "$BIN" ] || { echo "render_test: $BIN is not an executable" >&2; exit 1; }
+mkdir -p "$OUTDIR"
+OUTDIR=$(cd "$OUTDIR" && pwd)   # absolute: one check runs gnuplot from inside it
+SRC=$(cd "$SRC" && pwd)
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); printf '  ok    %s\n' "$1"; }
+fail() { failed=$((failed + 1)); printf '  FAIL  %s\n' "$1"; }
+
+# check_png FILE WIDTH HEIGHT: signature, IHDR size, file size.
+check_png() {
+    local file=$1 want_w=$2 want_h=$3 sig size w h
+    if [ ! -f "$file" ]; then
+        fail "$file exists"
+        return
+    fi
+    size=$(wc -c <"$file")
+    if [ "$size" -lt 24 ]; then
+        fail "$file is a PNG: only $size bytes"
+        return
+    fi
+    pass "$file exists"
+    # 89 50 4E 47 0D 0A 1A 0A: "\x89PNG\r\n\x1a\n".
+    sig=$(od -An -tx1 -N8 "$file" | tr -d ' \n')
+    if [ "$sig" = 89504e470d0a1a0a ]; then
+        pass "PNG signature"
+    else
+        fail "PNG signature (got $sig)"
+    fi
+    # The IHDR chunk comes first: length(4) "IHDR"(4) width(4) height(4),
+    # big-endian, so width is bytes 16-19 and height bytes 20-23.
+    read -r w h < <(od -An -tu1 -j16 -N8 "$file" |
+        awk '{ for (i = 1; i <= NF; i++) b[n++] = $i }
+             END { print b[0]*16777216 + b[1]*65536 + b[2]*256 + b[3],
+                         b[4]*16777216 + b[5]*65536 + b[6]*256 + b[7] }')
+    if [ "$w" = "$want_w" ] && [ "$h" = "$want_h" ]; then
+        pass "IHDR size ${w}x${h}"
+    else
+        fail "IHDR size ${w}x${h}, want ${want_w}x${want_h}"
+    fi
+    if [ "$size" -gt 5120 ]; then
+        pass "file size $size bytes > 5120"
+    else
+        fail "file size $size bytes > 5120"
+    fi
+}
+
+# render NAME WIDTH HEIGHT TOOL-ARGS...: one pipeline, then its checks.
+render() {
+    local name=$1 want_w=$2 want_h=$3
+    shift 3
+    local png="$OUTDIR/$name.png" err="$OUTDIR/$name.gnuplot.stderr"
+    local codes=(0 0)
+    rm -f "$png"
+    echo "$name: $BIN $* --format csv | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+    # The `||` keeps set -e from ending the test at the first failure, and
+    # PIPESTATUS, read first thing there, says which side failed.
+    "$BIN" "$@" --format csv |
+        gnuplot -e "out='$png'" "$SRC/scripts/$name.gp" 2>"$err" || codes=("${PIPESTATUS[@]}")
+    if [ "${codes[0]}" -eq 0 ] && [ "${codes[1]}" -eq 0 ]; then
+        pass "pipeline exit status 0"
+    else
+        fail "pipeline exit status: sdpa-var ${codes[0]}, gnuplot ${codes[1]}"
+    fi
+    if [ -s "$err" ]; then
+        fail "gnuplot stderr is empty; it holds:"
+        sed 's/^/        | /' "$err"
+    else
+        pass "gnuplot stderr is empty"
+    fi
+    check_png "$png" "$want_w" "$want_h"
+}
+
+# Sizes are each script's defaults (width, height at its top).
+render variance_vs_dk 1000 700 --dk 1:256 --n 64 --trials 2
+render softmax_vs_dk 1200 640 --dk 1:256 --n 64 --trials 2
+render puzzle_histogram 1000 650 --dk 2 --n 2 --trials 20000 --per-trial
+
+# The default output name, written to the current directory.
+echo "variance_vs_dk without out=: expect variance_vs_dk.png in the current directory"
+mkdir -p "$OUTDIR/default"
+rm -f "$OUTDIR/default/variance_vs_dk.png"
+codes=(0 0)
+"$BIN" --dk 1:8 --n 16 --format csv |
+    (cd "$OUTDIR/default" && gnuplot "$SRC/scripts/variance_vs_dk.gp") \
+        2>"$OUTDIR/default/gnuplot.stderr" || codes=("${PIPESTATUS[@]}")
+if [ "${codes[0]}" -eq 0 ] && [ "${codes[1]}" -eq 0 ] && [ ! -s "$OUTDIR/default/gnuplot.stderr" ]; then
+    pass "pipeline exit status 0, gnuplot stderr empty"
+else
+    fail "pipeline exit status: sdpa-var ${codes[0]}, gnuplot ${codes[1]}; gnuplot stderr:"
+    sed 's/^/        | /' "$OUTDIR/default/gnuplot.stderr"
+fi
+check_png "$OUTDIR/default/variance_vs_dk.png" 1000 700
+
+echo "render_test: figures in $OUTDIR"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,268 @@
+/* The experiment end to end: the numpy run of seed 001 (d_k = 111,
+ * n = 1111), same bits for every block size and thread count, agreement
+ * with a plain scalar path that holds the whole score matrix, stability at
+ * d_k = 65536, summaries, and every error the header promises. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "sdpa_var/sdpa_var.h"
+
+static sv_config config(size_t d, size_t nq, size_t nk, uint64_t trials)
+{
+    sv_config c = {.d_k = d, .n_q = nq, .n_k = nk, .trials = trials, .seed = 2021u,
+                   .dist = SV_DIST_NORMAL};
+    return c;
+}
+
+/* Seed 001's numpy answer: randn(1111, 111) @ randn(111, 1111) has variance
+ * ~111 and ~1 after dividing by sqrt(111). Tolerance: 5 theoretical SDs of
+ * the per-trial sample variance (sv_theory_raw), i.e. the spread one run has. */
+static void test_seed001_experiment(void)
+{
+    sv_config c = config(111, 1111, 1111, 2);
+    sv_trial_stats r[2];
+    CHECK(sv_experiment_run(&c, r) == SV_OK);
+    sv_theory t;
+    CHECK(sv_theory_raw(111, 1111, 1111, 0, SV_DIST_NORMAL, &t) == SV_OK);
+    for (int i = 0; i < 2; i++) {
+        CHECK_SE("seed 001 raw variance", r[i].raw_var, t.var_expected, t.var_sd, 5.0);
+        CHECK_SE("seed 001 scaled variance", r[i].scaled_var, t.var_expected / 111.0,
+                 t.var_sd / 111.0, 5.0);
+        /* Mean of N scores: SE sqrt(d / N) (uncorrelated scores). */
+        CHECK_SE("seed 001 raw mean", r[i].raw_mean, 0.0, sqrt(111.0 / (1111.0 * 1111.0)), 5.0);
+        /* Scaled attention is far from one-hot, raw attention close to it. */
+        CHECK(r[i].scaled_max_weight < 0.2 && r[i].raw_max_weight > 0.5);
+        CHECK(r[i].scaled_entropy > r[i].raw_entropy + 2.0);
+    }
+    CHECK(memcmp(&r[0], &r[1], sizeof r[0]) != 0); /* trials differ */
+}
+
+static void test_same_bits(void)
+{
+    /* n_q = 300 rows: tiles of 16.. rows, blocks that do and do not divide. */
+    const size_t blocks[] = {0, 1, 7, 64, 300};
+    const int threads[] = {1, 2, 3};
+    sv_trial_stats ref[3], got[3];
+    sv_config c = config(40, 300, 130, 3);
+    c.threads = 1;
+    CHECK(sv_experiment_run(&c, ref) == SV_OK);
+    int same = 1;
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
+        for (size_t t = 0; t < 3; t++) {
+            c.block_rows = blocks[b];
+            c.threads = threads[t];
+            CHECK(sv_experiment_run(&c, got) == SV_OK);
+            if (memcmp(ref, got, sizeof ref) != 0) {
+                same = 0;
+                fprintf(stderr, "bits differ: block_rows %zu threads %d\n", blocks[b], threads[t]);
+            }
+        }
+    CHECK(same);
+    /* Many small trials run whole per thread: the same bits too. */
+    sv_trial_stats a[500], b2[500];
+    sv_config s = config(3, 2, 5, 500);
+    s.threads = 1;
+    CHECK(sv_experiment_run(&s, a) == SV_OK);
+    s.threads = 3;
+    s.block_rows = 1;
+    CHECK(sv_experiment_run(&s, b2) == SV_OK);
+    CHECK(memcmp(a, b2, sizeof a) == 0);
+}
+
+/* A plain scalar path: the full score matrix from the same row streams,
+ * long double sums, textbook formulas. The engine must agree to 1e-12. */
+static void scalar_reference(const sv_config *c, uint64_t trial, sv_trial_stats *out)
+{
+    const size_t d = c->d_k, nq = c->n_q, nk = c->n_k;
+    double *q = malloc(nq * d * sizeof *q), *k = malloc(nk * d * sizeof *k);
+    double *s = malloc(nq * nk * sizeof *s), *p = malloc(nk * sizeof *p);
+    for (size_t i = 0; i < nq; i++) {
+        sv_rng r;
+        sv_rng_seed_row(&r, c->seed, trial, SV_MATRIX_Q, i);
+        sv_sample_fill(&r, c->dist, q + i * d, d);
+    }
+    for (size_t j = 0; j < nk; j++) {
+        sv_rng r;
+        sv_rng_seed_row(&r, c->seed, trial, SV_MATRIX_K, j);
+        sv_sample_fill(&r, c->dist, k + j * d, d);
+    }
+    long double sum = 0.0L;
+    for (size_t i = 0; i < nq; i++)
+        for (size_t j = 0; j < nk; j++) {
+            long double dot = 0.0L;
+            for (size_t l = 0; l < d; l++)
+                dot += (long double)q[i * d + l] * k[j * d + l];
+            s[i * nk + j] = (double)dot;
+            sum += s[i * nk + j];
+        }
+    const long double mean = sum / (nq * nk);
+    long double m2 = 0.0L;
+    for (size_t i = 0; i < nq * nk; i++)
+        m2 += (s[i] - mean) * (s[i] - mean);
+    out->raw_mean = (double)mean;
+    out->raw_var = (double)(m2 / (nq * nk - c->ddof));
+    out->scaled_var = out->raw_var / (double)d;
+    double acc[2][3] = {{0}};
+    for (size_t i = 0; i < nq; i++)
+        for (int which = 0; which < 2; which++) {
+            sv_softmax(s + i * nk, nk, which ? 1.0 / sqrt((double)d) : 1.0, p);
+            double h = 0.0, mx = 0.0, sq = 0.0;
+            for (size_t j = 0; j < nk; j++) {
+                h -= p[j] > 0.0 ? p[j] * log(p[j]) : 0.0;
+                mx = p[j] > mx ? p[j] : mx;
+                sq += p[j] * p[j];
+            }
+            acc[which][0] += h;
+            acc[which][1] += mx;
+            acc[which][2] += 1.0 - sq;
+        }
+    out->raw_entropy = acc[0][0] / nq;
+    out->raw_max_weight = acc[0][1] / nq;
+    out->raw_jac_trace = acc[0][2] / nq;
+    out->scaled_entropy = acc[1][0] / nq;
+    out->scaled_max_weight = acc[1][1] / nq;
+    out->scaled_jac_trace = acc[1][2] / nq;
+    free(q);
+    free(k);
+    free(s);
+    free(p);
+}
+
+static void test_against_scalar(sv_dist dist, size_t d, size_t nq, size_t nk, unsigned ddof)
+{
+    sv_config c = config(d, nq, nk, 2);
+    c.dist = dist;
+    c.ddof = ddof;
+    sv_trial_stats got[2], want;
+    CHECK(sv_experiment_run(&c, got) == SV_OK);
+    for (uint64_t t = 0; t < 2; t++) {
+        scalar_reference(&c, t, &want);
+        /* The mean is ~0: compare it on the scale of one score's sd. */
+        CHECK_CLOSE(got[t].raw_mean, want.raw_mean, 0.0, 1e-12 * sqrt((double)d));
+        CHECK_CLOSE(got[t].raw_var, want.raw_var, 1e-12, 0.0);
+        CHECK_CLOSE(got[t].scaled_var, want.scaled_var, 1e-12, 0.0);
+        CHECK_CLOSE(got[t].raw_entropy, want.raw_entropy, 1e-10, 1e-13);
+        CHECK_CLOSE(got[t].scaled_entropy, want.scaled_entropy, 1e-12, 0.0);
+        CHECK_CLOSE(got[t].raw_max_weight, want.raw_max_weight, 1e-12, 0.0);
+        CHECK_CLOSE(got[t].scaled_max_weight, want.scaled_max_weight, 1e-12, 0.0);
+        CHECK_CLOSE(got[t].raw_jac_trace, want.raw_jac_trace, 1e-10, 1e-13);
+        CHECK_CLOSE(got[t].scaled_jac_trace, want.scaled_jac_trace, 1e-12, 0.0);
+    }
+}
+
+static void test_large_dk(void)
+{
+    /* Raw scores with sd 256: a naive softmax would overflow exp. */
+    sv_config c = config(65536, 6, 9, 1);
+    sv_trial_stats r;
+    CHECK(sv_experiment_run(&c, &r) == SV_OK);
+    CHECK(isfinite(r.raw_entropy) && isfinite(r.raw_max_weight) && isfinite(r.raw_jac_trace));
+    CHECK(r.raw_max_weight > 0.99 && r.raw_entropy >= 0.0 && r.raw_entropy < 0.05);
+    CHECK(r.scaled_max_weight < 0.9);
+}
+
+static void test_summary(void)
+{
+    sv_config c = config(2, 2, 2, 5);
+    sv_trial_stats t[5];
+    memset(t, 0, sizeof t);
+    const double v[5] = {4.0, 1.0, 10.0, 2.0, 3.0};
+    for (int i = 0; i < 5; i++) {
+        t[i].raw_var = v[i];
+        t[i].scaled_var = v[i] / 2.0;
+        t[i].raw_entropy = i;
+    }
+    sv_summary s;
+    CHECK(sv_summary_compute(&c, t, 3.0, &s) == SV_OK);
+    CHECK(s.mean.raw_var == 4.0 && s.mean.raw_entropy == 2.0);
+    /* numpy: np.std([4, 1, 10, 2, 3], ddof=1) = sqrt(12.5) */
+    CHECK_CLOSE(s.raw.sd, sqrt(12.5), 1e-15, 0.0);
+    CHECK_CLOSE(s.scaled.sd, sqrt(12.5) / 2.0, 1e-15, 0.0);
+    CHECK_CLOSE(s.raw.q05, 1.2, 1e-15, 0.0);
+    CHECK(s.raw.q50 == 3.0);
+    CHECK_CLOSE(s.raw.q95, 8.8, 1e-15, 0.0);
+    CHECK(s.raw_var_cdf_observed == 0.6 && s.observed == 3.0);
+    CHECK(s.raw_theory.var_expected == 1.5 && s.scaled_theory.var_expected == 0.75);
+    CHECK(s.scaled_theory.var == 1.0);
+    CHECK(sv_summary_compute(&c, t, NAN, &s) == SV_OK && isnan(s.raw_var_cdf_observed));
+    c.trials = 1;
+    CHECK(sv_summary_compute(&c, t, NAN, &s) == SV_OK && isnan(s.raw.sd) && s.raw.q95 == 4.0);
+}
+
+static void test_errors(void)
+{
+    sv_trial_stats sentinel, r;
+    memset(&sentinel, 0x5a, sizeof sentinel);
+    r = sentinel;
+    sv_config c = config(4, 3, 3, 1);
+    size_t bytes = 123;
+    CHECK(sv_config_check(&c) == SV_OK);
+    CHECK(sv_experiment_bytes(&c, &bytes) == SV_OK && bytes >= (6 * 4 + 9) * sizeof(double));
+    const struct {
+        size_t d, nq, nk;
+        uint64_t trials;
+        unsigned ddof;
+        sv_status want;
+    } bad[] = {
+        {0, 3, 3, 1, 0, SV_EINVAL},
+        {4, 0, 3, 1, 0, SV_EINVAL},
+        {4, 3, 0, 1, 0, SV_EINVAL},
+        {4, 3, 3, 0, 0, SV_EINVAL},
+        {4, 3, 3, 1, 9, SV_EINVAL},             /* ddof >= N */
+        {4, SIZE_MAX / 2, 4, 1, 0, SV_ERANGE},  /* n_q n_k overflows */
+        {SIZE_MAX / 4, 2, 2, 1, 0, SV_ERANGE},  /* (n_q + n_k) d_k overflows */
+        {(size_t)1 << 31, 1, 1, 1, 0, SV_ETOOBIG},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sv_config b = config(bad[i].d, bad[i].nq, bad[i].nk, bad[i].trials);
+        b.ddof = bad[i].ddof;
+        size_t before = bytes;
+        CHECK(sv_config_check(&b) == bad[i].want);
+        CHECK(sv_experiment_bytes(&b, &bytes) == bad[i].want && bytes == before);
+        CHECK(sv_experiment_run(&b, &r) == bad[i].want);
+        CHECK(memcmp(&r, &sentinel, sizeof r) == 0);
+    }
+    c.dist = (sv_dist)5;
+    CHECK(sv_config_check(&c) == SV_EINVAL);
+    c.dist = SV_DIST_NORMAL;
+    c.threads = -1;
+    CHECK(sv_config_check(&c) == SV_EINVAL);
+    CHECK(sv_config_check(NULL) == SV_EINVAL);
+    c.threads = 0;
+    CHECK(sv_experiment_run(&c, NULL) == SV_EINVAL);
+    CHECK(strcmp(sv_status_str(SV_ENOMEM), "out of memory") == 0);
+    CHECK(strcmp(sv_status_str((sv_status)99), "unknown status") == 0);
+}
+
+static void test_dklist(void)
+{
+    size_t v[SV_DKLIST_MAX], n = 0;
+    CHECK(sv_dklist_parse("1,2,8,64,512", v, &n) == SV_OK && n == 5 && v[4] == 512);
+    CHECK(sv_dklist_parse("1:1024", v, &n) == SV_OK && n == 11 && v[0] == 1 && v[10] == 1024);
+    CHECK(sv_dklist_parse("3:24,100", v, &n) == SV_OK && n == 5 && v[3] == 24 && v[4] == 100);
+    CHECK(sv_dklist_parse("3:30", v, &n) == SV_OK && n == 4 && v[3] == 24);
+    CHECK(sv_dklist_parse("7:7", v, &n) == SV_OK && n == 1 && v[0] == 7);
+    CHECK(sv_dklist_parse("1:18446744073709551615", v, &n) == SV_OK && n == 64);
+    const char *bad[] = {"", "0", "-1", "+1", " 1", "1,", ",1", "1:", ":4", "8:2", "1x",
+                         "1,,2", "1.5", "abc", "1:2:4"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        n = 77;
+        CHECK(sv_dklist_parse(bad[i], v, &n) == SV_EINVAL && n == 77);
+    }
+    CHECK(sv_dklist_parse("18446744073709551616", v, &n) == SV_ERANGE && n == 77);
+}
+
+int main(void)
+{
+    test_seed001_experiment();
+    test_same_bits();
+    test_against_scalar(SV_DIST_NORMAL, 64, 70, 50, 0);
+    test_against_scalar(SV_DIST_UNIFORM, 5, 33, 17, 1);
+    test_against_scalar(SV_DIST_RADEMACHER, 300, 20, 40, 0);
+    test_large_dk();
+    test_summary();
+    test_errors();
+    test_dklist();
+    return CHECK_DONE();
+}

@@ -1,0 +1,102 @@
+/* Softmax statistics: the two worked examples of the notes (seed 003),
+ * known to 1e-12 from a 60-digit decimal computation, and properties. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "sdpa_var/softmax.h"
+
+/* Reference values: Python's decimal module at 60 digits,
+ * p = exp(s - max) / sum, H = -sum p ln p (docs/theory.md). */
+static void test_examples(void)
+{
+    /* d_k = 64 without scaling: std ~ 8, "[-20, 3, 25, -15]". */
+    const double a[4] = {-20, 3, 25, -15};
+    const double pa[4] = {2.86251857975090310242e-20, 2.78946809209081134588e-10,
+                          9.99999999721053134394e-01, 4.24835425410652411683e-18};
+    /* After dividing by sqrt(d_k): "[-2.5, 0.4, 3.1, -1.9]". */
+    const double b[4] = {-2.5, 0.4, 3.1, -1.9};
+    const double pb[4] = {3.43144201692842203133e-03, 6.23635260424720352934e-02,
+                          9.27952536929104287999e-01, 6.25249501149520436893e-03};
+    double p[4];
+    sv_softmax(a, 4, 1.0, p);
+    for (int j = 0; j < 4; j++)
+        CHECK_CLOSE(p[j], pa[j], 1e-12, 1e-300);
+    sv_softmax(b, 4, 1.0, p);
+    for (int j = 0; j < 4; j++)
+        CHECK_CLOSE(p[j], pb[j], 1e-12, 0.0);
+
+    sv_softmax_stats raw, sc;
+    sv_softmax_row_stats(a, 4, 1.0, &raw, &sc);
+    /* Relative 1e-12 even though the row is one-hot to 3e-10: the log1p form
+     * keeps the digits that ln Z - sum p t would cancel. */
+    CHECK_CLOSE(raw.entropy, 6.41577678734705508684e-09, 1e-12, 0.0);
+    CHECK_CLOSE(raw.max_weight, 9.99999999721053134394e-01, 1e-12, 0.0);
+    CHECK_CLOSE(raw.jac_trace, 5.57893626816498594093e-10, 1e-12, 0.0);
+    CHECK(sc.entropy == raw.entropy && sc.max_weight == raw.max_weight &&
+          sc.jac_trace == raw.jac_trace);
+
+    sv_softmax_row_stats(b, 4, 1.0, &raw, &sc);
+    CHECK_CLOSE(raw.entropy, 2.93634763721398572844e-01, 1e-12, 0.0);
+    CHECK_CLOSE(raw.max_weight, 9.27952536929104287999e-01, 1e-12, 0.0);
+    CHECK_CLOSE(raw.jac_trace, 1.34964011338204847856e-01, 1e-12, 0.0);
+}
+
+/* Entropy against a direct -sum p ln p from the weights. */
+static double direct_entropy(const double *s, size_t n, double c)
+{
+    double *p = malloc(n * sizeof *p), h = 0.0;
+    sv_softmax(s, n, c, p);
+    for (size_t j = 0; j < n; j++)
+        h -= p[j] > 0.0 ? p[j] * log(p[j]) : 0.0;
+    free(p);
+    return h;
+}
+
+static void test_properties(void)
+{
+    double s[50], shifted[50], cs[50];
+    for (int j = 0; j < 50; j++) {
+        s[j] = sin(1.7 * j) * 3.0 + 0.01 * j;
+        shifted[j] = s[j] + 1000.0;
+        cs[j] = 0.25 * s[j];
+    }
+    sv_softmax_stats r1, s1, r2, s2, r3, s3;
+    sv_softmax_row_stats(s, 50, 0.25, &r1, &s1);
+    /* A constant added to a row changes nothing (the max is subtracted). */
+    sv_softmax_row_stats(shifted, 50, 0.25, &r2, &s2);
+    CHECK_CLOSE(r2.entropy, r1.entropy, 1e-12, 0.0);
+    CHECK_CLOSE(s2.entropy, s1.entropy, 1e-12, 0.0);
+    CHECK_CLOSE(s2.max_weight, s1.max_weight, 1e-12, 0.0);
+    /* The scaled slot with c equals the raw slot of c * s. */
+    sv_softmax_row_stats(cs, 50, 1.0, &r3, &s3);
+    CHECK_CLOSE(s1.entropy, r3.entropy, 1e-13, 0.0);
+    CHECK_CLOSE(s1.max_weight, r3.max_weight, 1e-13, 0.0);
+    CHECK_CLOSE(s1.jac_trace, r3.jac_trace, 1e-13, 0.0);
+    /* Against the textbook definitions. */
+    CHECK_CLOSE(r1.entropy, direct_entropy(s, 50, 1.0), 1e-12, 0.0);
+    CHECK_CLOSE(s1.entropy, direct_entropy(s, 50, 0.25), 1e-12, 0.0);
+
+    /* Uniform row: H = ln n, max weight 1/n, trace 1 - 1/n; ties at the max
+     * are handled. */
+    const double u[8] = {3, 3, 3, 3, 3, 3, 3, 3};
+    sv_softmax_row_stats(u, 8, 0.5, &r1, &s1);
+    CHECK_CLOSE(r1.entropy, log(8.0), 1e-15, 0.0);
+    CHECK_CLOSE(r1.max_weight, 0.125, 1e-15, 0.0);
+    CHECK_CLOSE(r1.jac_trace, 0.875, 1e-15, 0.0);
+    /* One key: always weight 1, entropy 0. */
+    sv_softmax_row_stats(u, 1, 0.5, &r1, &s1);
+    CHECK(r1.entropy == 0.0 && r1.max_weight == 1.0 && r1.jac_trace == 0.0);
+
+    /* Raw scores at d_k = 65536 have std 256: no overflow, finite output. */
+    const double big[3] = {700.0, -900.0, 1000.0}; /* scaled: 2.7, -3.5, 3.9 */
+    sv_softmax_row_stats(big, 3, 1.0 / 256.0, &r1, &s1);
+    CHECK(isfinite(r1.entropy) && isfinite(s1.entropy) && r1.max_weight == 1.0);
+    CHECK(r1.entropy >= 0.0 && s1.entropy > 0.0 && s1.max_weight < 1.0);
+}
+
+int main(void)
+{
+    test_examples();
+    test_properties();
+    return CHECK_DONE();
+}

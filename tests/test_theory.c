@@ -1,0 +1,172 @@
+/* Theory of the sample variance of scores: exact enumeration for rademacher
+ * entries, the unsimplified moment expressions, and Monte Carlo through the
+ * engine for normal and uniform entries. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "sdpa_var/sdpa_var.h"
+
+/* Every sign pattern of Q (nq x d) and K (nk x d) is equally likely, so the
+ * mean and variance of s^2 over all 2^((nq + nk) d) patterns are exact. */
+static void enumerate(size_t d, size_t nq, size_t nk, unsigned ddof, double *mean, double *var)
+{
+    const size_t bits = (nq + nk) * d, N = nq * nk;
+    double sum = 0.0, sum2 = 0.0;
+    for (uint64_t pat = 0; pat < ((uint64_t)1 << bits); pat++) {
+        double x[64], s[64];
+        for (size_t b = 0; b < bits; b++)
+            x[b] = (pat >> b) & 1u ? 1.0 : -1.0;
+        const double *q = x, *k = x + nq * d;
+        double m = 0.0;
+        for (size_t i = 0; i < nq; i++)
+            for (size_t j = 0; j < nk; j++) {
+                double dot = 0.0;
+                for (size_t l = 0; l < d; l++)
+                    dot += q[i * d + l] * k[j * d + l];
+                s[i * nk + j] = dot;
+                m += dot;
+            }
+        m /= (double)N;
+        double m2 = 0.0;
+        for (size_t i = 0; i < N; i++)
+            m2 += (s[i] - m) * (s[i] - m);
+        const double s2 = m2 / (double)(N - ddof);
+        sum += s2;
+        sum2 += s2 * s2;
+    }
+    const double count = (double)((uint64_t)1 << bits);
+    *mean = sum / count;
+    *var = sum2 / count - *mean * *mean;
+}
+
+static void test_exact_rademacher(void)
+{
+    const struct {
+        size_t d, nq, nk;
+        unsigned ddof;
+    } cases[] = {{2, 2, 2, 0}, {2, 2, 2, 1}, {3, 2, 1, 0}, {2, 1, 3, 1}, {1, 3, 3, 0}, {4, 2, 2, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        double mean, var;
+        enumerate(cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof, &mean, &var);
+        sv_theory t;
+        CHECK(sv_theory_raw(cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof,
+                            SV_DIST_RADEMACHER, &t) == SV_OK);
+        printf("rademacher d=%zu n_q=%zu n_k=%zu ddof=%u: E[s2] %.15g (theory %.15g), "
+               "Var(s2) %.15g (theory %.15g)\n",
+               cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof, mean, t.var_expected, var,
+               t.var_sd * t.var_sd);
+        CHECK_CLOSE(t.var_expected, mean, 1e-12, 0.0);
+        CHECK_CLOSE(t.var_sd * t.var_sd, var, 1e-12, 1e-14);
+        CHECK(t.var == (double)cases[c].d);
+    }
+}
+
+/* The unsimplified expectations (docs/theory.md, section 4) in long double:
+ * E[A^2], E[B^2], E[AB] minus the squared means. Checks the algebra of the
+ * simplified V used by sv_theory_raw. */
+static long double var_s2_unsimplified(long double d, long double nq, long double nk,
+                                       long double m4, unsigned ddof)
+{
+    const long double N = nq * nk;
+    const long double ea2 = N * (d * m4 * m4 + 3 * d * (d - 1)) +
+                            N * (nk - 1 + nq - 1) * (d * m4 + d * (d - 1)) +
+                            N * (nq - 1) * (nk - 1) * d * d;
+    const long double u4 = nq * m4 + 3 * nq * (nq - 1), v4 = nk * m4 + 3 * nk * (nk - 1);
+    const long double eb2 = d * u4 * v4 + 3 * d * (d - 1) * N * N;
+    const long double aq = m4 + nq - 1, ak = m4 + nk - 1;
+    const long double eab = N * (d * aq * ak + d * (d - 1) * (N + 2));
+    const long double ea = N * d, eb = N * d;
+    const long double v = (ea2 - ea * ea) + (eb2 - eb * eb) / (N * N) - 2 * (eab - ea * eb) / N;
+    return v / ((N - ddof) * (N - ddof));
+}
+
+static void test_algebra(void)
+{
+    const sv_dist dists[3] = {SV_DIST_NORMAL, SV_DIST_UNIFORM, SV_DIST_RADEMACHER};
+    const size_t shapes[][3] = {{1, 1, 1}, {2, 2, 2}, {7, 3, 11}, {64, 50, 40}, {3, 1, 100}};
+    for (int di = 0; di < 3; di++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (unsigned ddof = 0; ddof < 2; ddof++) {
+                if (shapes[s][1] * shapes[s][2] <= ddof)
+                    continue;
+                sv_theory t;
+                CHECK(sv_theory_raw(shapes[s][0], shapes[s][1], shapes[s][2], ddof, dists[di],
+                                    &t) == SV_OK);
+                const long double want =
+                    var_s2_unsimplified(shapes[s][0], shapes[s][1], shapes[s][2],
+                                        sv_dist_fourth_moment(dists[di]), ddof);
+                CHECK_CLOSE(t.var_sd * t.var_sd, (double)want, 1e-12, 1e-15);
+            }
+}
+
+static void test_known_values_and_errors(void)
+{
+    sv_theory t = {0, 0, 0};
+    /* The 1.6 puzzle: 2x2 @ 2x2 normal, numpy's var (ddof 0). */
+    CHECK(sv_theory_raw(2, 2, 2, 0, SV_DIST_NORMAL, &t) == SV_OK);
+    CHECK(t.var == 2.0 && t.var_expected == 1.5);
+    CHECK_CLOSE(t.var_sd, sqrt(4.75), 1e-15, 0.0);
+    /* One score and ddof 0: the sample variance is always 0. */
+    CHECK(sv_theory_raw(5, 1, 1, 0, SV_DIST_NORMAL, &t) == SV_OK);
+    CHECK(t.var_expected == 0.0 && fabs(t.var_sd) < 1e-7);
+    /* At n = 65536 the simplified form loses nothing; the unsimplified one
+     * needs long double (its N^2 d^2 terms cancel). */
+    CHECK(sv_theory_raw(128, 65536, 65536, 0, SV_DIST_NORMAL, &t) == SV_OK);
+    CHECK_CLOSE(t.var_sd * t.var_sd, (double)var_s2_unsimplified(128, 65536, 65536, 3, 0), 1e-9,
+                0.0);
+
+    sv_theory u = t;
+    CHECK(sv_theory_raw(2, 2, 2, 4, SV_DIST_NORMAL, &u) == SV_EINVAL);
+    CHECK(sv_theory_raw(0, 2, 2, 0, SV_DIST_NORMAL, &u) == SV_EINVAL);
+    CHECK(sv_theory_raw(2, 0, 2, 0, SV_DIST_NORMAL, &u) == SV_EINVAL);
+    CHECK(sv_theory_raw(2, 2, 2, 0, (sv_dist)7, &u) == SV_EINVAL);
+    CHECK(u.var == t.var && u.var_expected == t.var_expected && u.var_sd == t.var_sd);
+}
+
+/* Monte Carlo through the engine. For T trials of s^2 with mean mu and
+ * variance v: the mean of s^2 has SE sqrt(v / T); the sample variance of
+ * s^2 has SE sqrt((mu4 - v^2) / T) to leading order, mu4 its fourth central
+ * moment, estimated from the same trials. 5 SE each. */
+static void test_monte_carlo(sv_dist dist, size_t d, size_t nq, size_t nk, unsigned ddof,
+                             uint64_t trials)
+{
+    sv_config cfg = {.d_k = d, .n_q = nq, .n_k = nk, .trials = trials, .seed = 99u,
+                     .dist = dist, .ddof = ddof};
+    sv_trial_stats *r = malloc(trials * sizeof *r);
+    CHECK(sv_experiment_run(&cfg, r) == SV_OK);
+    double mean = 0.0;
+    for (uint64_t t = 0; t < trials; t++)
+        mean += r[t].raw_var;
+    mean /= (double)trials;
+    double m2 = 0.0, m4 = 0.0;
+    for (uint64_t t = 0; t < trials; t++) {
+        const double dev = r[t].raw_var - mean;
+        m2 += dev * dev;
+        m4 += dev * dev * dev * dev;
+    }
+    const double v = m2 / (double)(trials - 1), mu4 = m4 / (double)trials;
+    sv_theory th;
+    CHECK(sv_theory_raw(d, nq, nk, ddof, dist, &th) == SV_OK);
+    char label[128];
+    snprintf(label, sizeof label, "%s d=%zu %zux%zu ddof %u: mean of s2", sv_dist_name(dist), d,
+             nq, nk, ddof);
+    CHECK_SE(label, mean, th.var_expected, th.var_sd / sqrt((double)trials), 5.0);
+    snprintf(label, sizeof label, "%s d=%zu %zux%zu ddof %u: variance of s2",
+             sv_dist_name(dist), d, nq, nk, ddof);
+    CHECK_SE(label, v, th.var_sd * th.var_sd, sqrt((mu4 - v * v) / (double)trials), 5.0);
+    free(r);
+}
+
+int main(void)
+{
+    test_exact_rademacher();
+    test_algebra();
+    test_known_values_and_errors();
+    test_monte_carlo(SV_DIST_NORMAL, 2, 2, 2, 0, 400000);
+    test_monte_carlo(SV_DIST_UNIFORM, 2, 2, 2, 0, 400000);
+    test_monte_carlo(SV_DIST_NORMAL, 5, 3, 4, 1, 200000);
+    test_monte_carlo(SV_DIST_UNIFORM, 16, 8, 8, 0, 50000);
+    test_monte_carlo(SV_DIST_RADEMACHER, 8, 6, 5, 1, 100000);
+    return CHECK_DONE();
+}
