@@ -116,24 +116,27 @@ def finite_float(text):
 
 
 def parse_dk(text):
-    """Parse --dk: a comma list `1,2,8` or a doubling range `A:B`.
+    """Parse --dk: a comma list whose items are integers or doubling ranges.
 
     `A:B` means A, 2A, 4A, ... up to and including the last value <= B
-    (so `1:1024` is the 11 powers of two and `3:20` is 3, 6, 12).
+    (so `1:1024` is the 11 powers of two and `3:20` is 3, 6, 12); items mix,
+    as in the C tool: `1:8,100` is 1, 2, 4, 8, 100.
     """
-    if ":" in text:
-        parts = text.split(":")
+    values = []
+    for item in text.split(","):
+        if ":" not in item:
+            values.append(positive_int(item))
+            continue
+        parts = item.split(":")
         if len(parts) != 2:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a range A:B")
+            raise argparse.ArgumentTypeError(f"'{item}' is not a range A:B")
         lo, hi = (positive_int(p) for p in parts)
         if lo > hi:
-            raise argparse.ArgumentTypeError(f"'{text}': range start exceeds its end")
-        values = []
+            raise argparse.ArgumentTypeError(f"'{item}': range start exceeds its end")
         while lo <= hi:
             values.append(lo)
             lo *= 2
-        return values
-    return [positive_int(p) for p in text.split(",")]
+    return values
 
 
 def parse_args(argv):
@@ -142,16 +145,21 @@ def parse_args(argv):
         description="numpy reference for sdpa-var: variance of QK^T and QK^T/sqrt(d_k) "
         "scores and softmax sharpness; prints the same CSV as `sdpa-var --format csv`.",
     )
-    parser.add_argument("--dk", type=parse_dk, required=True,
-                        help="key dimension(s): a list 1,2,8 or a doubling range A:B")
-    parser.add_argument("--n", type=positive_int,
-                        help="number of queries and of keys (sets both --nq and --nk)")
-    parser.add_argument("--nq", type=positive_int, help="number of queries n_q (rows of Q)")
-    parser.add_argument("--nk", type=positive_int, help="number of keys n_k (rows of K)")
-    parser.add_argument("--trials", type=positive_int, default=1,
+    # Option names, short forms and defaults follow `sdpa-var --help`.
+    parser.add_argument("-d", "--dk", type=parse_dk, default=[64],
+                        help="key dimension(s): 64, a list 1,2,8, a doubling range "
+                        "A:B, or a mix such as 1:8,100 (default 64)")
+    parser.add_argument("-n", "--n", type=positive_int, default=1111,
+                        help="number of queries and of keys (default 1111)")
+    parser.add_argument("--nq", type=positive_int,
+                        help="number of queries n_q, rows of Q (overrides --n)")
+    parser.add_argument("--nk", type=positive_int,
+                        help="number of keys n_k, rows of K (overrides --n)")
+    parser.add_argument("-t", "--trials", type=positive_int, default=1,
                         help="independent repetitions per d_k (default 1)")
-    parser.add_argument("--seed", type=nonnegative_int, default=1,
-                        help="seed for numpy's generator (default 1)")
+    parser.add_argument("-s", "--seed", type=nonnegative_int, default=42,
+                        help="seed for numpy's generator (default 42; the C tool's "
+                        "generator differs, so equal seeds do not give equal draws)")
     parser.add_argument("--dist", choices=sorted(FOURTH_MOMENT), default="normal",
                         help="distribution of the entries of Q and K (default normal)")
     parser.add_argument("--ddof", type=nonnegative_int, default=0,
@@ -169,8 +177,6 @@ def parse_args(argv):
 
     args.nq = args.nq if args.nq is not None else args.n
     args.nk = args.nk if args.nk is not None else args.n
-    if args.nq is None or args.nk is None:
-        parser.error("give --n, or both --nq and --nk")
     if args.ddof >= args.nq * args.nk:
         parser.error(f"--ddof: {args.ddof} must be less than n_q*n_k = {args.nq * args.nk}")
     return args
@@ -197,9 +203,11 @@ def theory(dk, nq, nk, ddof, m4):
     2 * 3/4 = 1.5, not 2.
 
     The spread across trials, sqrt(Var sum (s - mean)^2) / (N - ddof), needs
-    fourth moments; the formula (V below) is the project's, see
-    docs/theory.md.  It depends on the distribution only through
-    m4 = E x^4, and it is checked against simulation by tests/numpy/compare.py.
+    fourth moments of the scores, including the covariances between squared
+    scores that share a query or a key.  V below is the closed form the C
+    tool implements (the project's theory notes derive it), transcribed
+    independently; it depends on the distribution only through m4 = E x^4.
+    tests/numpy/compare.py checks it against the simulated spread.
 
     Returns a dict with the *_theory and *_expected columns.
     """

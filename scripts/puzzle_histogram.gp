@@ -8,7 +8,9 @@
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default puzzle_histogram.png in the current directory)
 #   term='qt'        any gnuplot terminal; qt, wxt or x11 open a window that stays
-#                    until it is closed (default pngcairo; 'png' for libgd)
+#                    until it is closed (needs a gnuplot with that terminal, e.g.
+#                    Debian's gnuplot-qt: gnuplot-nox has file terminals only);
+#                    other terminals write to out (default pngcairo; 'png' is libgd)
 #   width=1000; height=650   size in pixels
 #   observed=1.6     the value seen in the question (default 1.6)
 #   expected=1.5     E[s^2], the expected sample variance.  Default: the theory
@@ -27,8 +29,9 @@
 # N = 4 scores, s^2 is a very noisy estimate: it is biased low by (N-1)/N
 # because the scores' own mean is subtracted, its distribution is strongly
 # right-skewed (median well below the mean), and a value like 1.6 is typical.
-# The x axis stops at the 99th percentile of the trials; the bars are
-# normalised by ALL trials, so the area shown is 0.99.
+# The x axis stops at the 99th percentile of the trials (or just past the
+# largest reference line, if that is further); the bars are normalised by ALL
+# trials, so the area shown is about 0.99.
 #
 # Columns are read by name (column("raw_var")), so the CSV may gain columns.
 
@@ -63,7 +66,8 @@ if (STATS_min != STATS_max) {
 stats $D every ::0::0 using (dk = column("dk"), nq = column("n_q"), nk = column("n_k"), 0) nooutput
 n_scores = nq * nk
 if (!exists("observed"))   observed = 1.6
-if (!exists("expected"))   expected = dk * (n_scores - 1.0) / n_scores
+expected_given = exists("expected")
+if (!expected_given)       expected = dk * (n_scores - 1.0) / n_scores
 if (!exists("population")) population = dk
 
 stats $D using (column("raw_var")) nooutput
@@ -99,12 +103,14 @@ unset table
 set datafile separator whitespace
 set datafile nocolumnheaders
 stats $CDF using ($2 >= 0.99 * trials ? $1 : NaN) nooutput
-x_max = STATS_min
+p99 = STATS_min
 set datafile separator comma
 set datafile columnheaders
 # Keep every reference line in view even if the tail is short.
+x_max = p99
 x_max = (x_max > 1.2 * population ? x_max : 1.2 * population)
 x_max = (x_max > 1.2 * observed ? x_max : 1.2 * observed)
+x_max = (x_max > 1.2 * expected ? x_max : 1.2 * expected)
 
 # ---- histogram ----------------------------------------------------------------
 n_bins = 100
@@ -132,16 +138,19 @@ set key top right box opaque spacing 1.3 width 1
 set arrow 1 from observed,   graph 0 to observed,   graph 1 nohead front lw 2 lc rgb "#d62728"
 set arrow 2 from expected,   graph 0 to expected,   graph 1 nohead front lw 2 lc rgb "#2ca02c" dt 2
 set arrow 3 from population, graph 0 to population, graph 1 nohead front lw 2 lc rgb "#000000" dt 4
-set label 1 sprintf("in this run: median %.3f, mean %.3f\n%.0f%% of trials have s^2 ≤ %g\nx axis cut at the 99th percentile (%.3g)", \
-    median, mean, 100 * frac_le_observed, observed, x_max) \
+set label 1 sprintf("in this run: median %.3f, mean %.3f\n%.0f%% of trials have s^2 ≤ %g\n99th percentile %.3g%s", \
+    median, mean, 100 * frac_le_observed, observed, p99, \
+    x_max == p99 ? ": the x axis ends there" : "") \
     at graph 0.97, graph 0.55 right front
+expected_title = expected_given ? sprintf("expected E[s^2] = %g", expected) \
+    : sprintf("expected E[s^2] = d_k(N-1)/N = %g", expected)
 
 plot $D using (in_range(column("raw_var"))):(1.0 / (trials * bin_w)) \
         smooth frequency with boxes lc rgb "#aec7e8" title "trials (histogram)", \
      keyentry with lines lw 2 lc rgb "#d62728" \
         title sprintf("observed in the question: %g", observed), \
      keyentry with lines lw 2 lc rgb "#2ca02c" dt 2 \
-        title sprintf("expected E[s^2] = d_k(N-1)/N = %g", expected), \
+        title expected_title, \
      keyentry with lines lw 2 lc rgb "#000000" dt 4 \
         title sprintf("population Var(q·k) = d_k = %g", population)
 

@@ -7,7 +7,9 @@
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default softmax_vs_dk.png in the current directory)
 #   term='qt'        any gnuplot terminal; qt, wxt or x11 open a window that stays
-#                    until it is closed (default pngcairo; 'png' for libgd)
+#                    until it is closed (needs a gnuplot with that terminal, e.g.
+#                    Debian's gnuplot-qt: gnuplot-nox has file terminals only);
+#                    other terminals write to out (default pngcairo; 'png' is libgd)
 #   width=1200; height=640   size in pixels
 #
 # What it shows, against d_k on a log axis, for the softmax of each query row
@@ -17,7 +19,7 @@
 #   right: the largest weight max p, between 1/n_k (uniform) and 1 (one-hot).
 # Raw scores QK^T have variance d_k, so as d_k grows the softmax saturates
 # (entropy -> 0, max weight -> 1) and its gradients vanish; scaled scores
-# QK^T/sqrt(d_k) keep variance 1 and the same sharpness at every d_k.
+# QK^T/sqrt(d_k) keep variance 1 and about the same sharpness at every d_k.
 #
 # Columns are read by name (column("raw_entropy")), so the CSV may gain columns.
 
@@ -94,7 +96,8 @@ set lmargin at screen 0.07
 set rmargin at screen 0.47
 set key at screen 0.30, key_y center center vertical maxrows 2 spacing 1.2 Left reverse samplen 2
 set ylabel "softmax entropy per query (nats)"
-set yrange [-0.04 * ceiling : ceiling * 1.08]  # the 0 line clear of the frame
+e_top = (ceiling > 0 ? ceiling : 1)     # ln n_k is 0 when n_k = 1
+set yrange [-0.04 * e_top : e_top * 1.08]  # the 0 line clear of the frame
 plot ceiling with lines lc rgb "#555555" dt 2 \
         title "uniform attention: ln n_k", \
      0 with lines lc rgb "#555555" dt 3 title "one-hot attention: 0", \

@@ -7,15 +7,19 @@
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default variance_vs_dk.png in the current directory)
 #   term='qt'        any gnuplot terminal; qt, wxt or x11 open a window that stays
-#                    until it is closed (default pngcairo; 'png' for libgd)
+#                    until it is closed (needs a gnuplot with that terminal, e.g.
+#                    Debian's gnuplot-qt: gnuplot-nox has file terminals only);
+#                    other terminals write to out (default pngcairo; 'png' is libgd)
 #   width=1000; height=700   size in pixels
 #
 # What it shows (log-log): the per-d_k mean over trials of the sample variance
 # of all n_q*n_k scores (points), against the theory Var(q.k) = d_k for raw
 # scores and 1 for scaled ones (lines).  Error bars are +-1 standard error of
 # the plotted mean, raw_var_sd_theory/sqrt(trials), from the closed form (so
-# they show what the spread should be, not what this run happened to get);
-# with n_q*n_k in the thousands they are smaller than the points.
+# they show what the spread should be, not what this run happened to get).
+# They are visible only at small d_k, where a dot product is a sum of few
+# heavy-tailed terms and scores sharing a query or key move together; they
+# shrink with d_k, n_q, n_k and trials.
 #
 # Columns are read by name (column("raw_var")), so the CSV may gain columns.
 
@@ -82,7 +86,7 @@ set xlabel "key dimension d_k"
 set ylabel "sample variance of the scores"
 # Half an octave of margin so the end points are not on the frame.
 set xrange [dk_min / 1.4 : dk_max * 1.4]
-ylo = (v_min < 1 ? v_min : 1) / 2
+ylo = (v_min < 1 && v_min > 0 ? v_min : 1) / 2   # v_min is 0 only when N = 1
 yhi = (v_max > dk_max ? v_max : dk_max) * 2
 set yrange [ylo : yhi]
 set grid xtics ytics lc rgb "#dddddd" lt 1

@@ -10,49 +10,56 @@
 #include "sdpa_var/moments.h"
 #include "sdpa_var/softmax.h"
 
-/* Per-row results, merged in row order after the blocks are done. */
-enum {
-    ROW_MEAN,
-    ROW_M2,
-    ROW_RAW_H,
-    ROW_SC_H,
-    ROW_RAW_MAXW,
-    ROW_SC_MAXW,
-    ROW_RAW_JT,
-    ROW_SC_JT,
-    ROW_FIELDS
-};
-
-/* The score product is always computed in tiles of the same shape
- * (tile x n_k x d_k, the last tile zero-padded, Q rows copied to an aligned
- * buffer): OpenBLAS picks kernels and edge cases by shape and alignment, so
- * a fixed shape is what makes each score the same bits whatever the block
- * size or thread count. The tile depends on the configuration only: about
- * 4 MiB of scores, at least 16 rows for dgemm to run at full speed. */
-#define SV_TILE_BYTES ((size_t)4 << 20)
-#define SV_TILE_MIN_ROWS 16u
-#define SV_TILE_MAX_ROWS 256u
+/*
+ * Layout of one trial. Keys are processed in blocks of kb rows (outer loop,
+ * in key order); within a key block, query rows in tiles of tm rows (inner
+ * loop, split across threads). Each tile's rows are drawn from their own
+ * streams into an aligned, zero-padded buffer, and one cblas_dgemm of the
+ * fixed shape tm x kb x d_k gives its scores. Each (row, key block) yields
+ * two-pass moments and partial softmax sums, merged into the row's running
+ * state in key order; rows are merged into the trial in row order.
+ *
+ * Why this shape:
+ * - memory is O(kb d_k + threads tm (kb + d_k) + n_q): K is never held
+ *   whole and Q never at all, so n = 65 536 runs in a few tens of MiB;
+ *   query rows are redrawn once per key block (n_k / kb times), cheap next
+ *   to the product;
+ * - every dgemm call has the same shape and aligned operands, and OpenBLAS
+ *   picks kernels and edge cases by shape and alignment: each score is the
+ *   same bits whatever the thread count or --block-rows; tm and kb depend
+ *   on the configuration only.
+ */
+#define SV_TILE_ROWS 64u    /* tm: query rows per dgemm */
+#define SV_KEY_BLOCK 8192u  /* kb: keys per block (scores tile: 4 MiB) */
 #define SV_ALIGN 64u
+#define SV_TINY_TILE 512u   /* tm kb d_k below which plain loops beat dgemm */
 
 /* Trials whose score matrix has fewer entries than this run whole, one per
  * thread, instead of splitting one trial's tiles across threads. */
 #define SV_SMALL_TRIAL_SCORES ((size_t)1 << 16)
 
-typedef struct workspace {
-    double *q;      /* n_q x d_k, row-major */
-    double *k;      /* n_k x d_k, row-major */
-    double *qtile;  /* inner_threads x tile x d_k: one aligned Q tile per thread */
-    double *scores; /* inner_threads x tile x n_k: one score tile per thread */
-    double *rows;   /* n_q x ROW_FIELDS */
-} workspace;
+/* Running state of one query row across key blocks. */
+typedef struct row_state {
+    sv_moments mo;
+    sv_softmax_acc sm;
+} row_state;
 
 typedef struct plan {
     int threads;        /* OpenMP threads in all */
     int trial_parallel; /* whole trials per thread, else tiles per thread */
     int inner_threads;  /* threads sharing one trial */
-    size_t tile;        /* query rows per dgemm; a function of the config only */
+    size_t tm;          /* query rows per dgemm (config only) */
+    size_t kb;          /* keys per block (config only) */
     size_t block_tiles; /* tiles per work item handed to a thread */
+    int tiny;           /* tile product small enough for plain loops */
 } plan;
+
+typedef struct workspace {
+    double *k;      /* kb x d_k: the current key block, row-major */
+    double *qtile;  /* inner_threads x tm x d_k */
+    double *scores; /* inner_threads x tm x kb */
+    row_state *rows; /* n_q */
+} workspace;
 
 /* a * b into *out, or 0 on overflow. */
 static int mul_ok(size_t a, size_t b, size_t *out)
@@ -79,11 +86,11 @@ sv_status sv_config_check(const sv_config *cfg)
     size_t n, rows, elems;
     if (!mul_ok(cfg->n_q, cfg->n_k, &n) || !add_ok(cfg->n_q, cfg->n_k, &rows) ||
         !mul_ok(rows, cfg->d_k, &elems) || !mul_ok(elems, sizeof(double), &elems) ||
-        !mul_ok(cfg->n_q, ROW_FIELDS * sizeof(double), &rows))
+        !mul_ok(cfg->n_q, sizeof(row_state), &rows))
         return SV_ERANGE;
     if (n <= cfg->ddof)
         return SV_EINVAL;
-    if (cfg->d_k > INT_MAX || cfg->n_k > INT_MAX)
+    if (cfg->d_k > INT_MAX)
         return SV_ETOOBIG;
     return SV_OK;
 }
@@ -98,30 +105,22 @@ static plan make_plan(const sv_config *cfg)
     p.trial_parallel = p.threads > 1 && cfg->trials > 1 &&
                        (scores < SV_SMALL_TRIAL_SCORES || cfg->trials >= (uint64_t)p.threads * 4u);
     p.inner_threads = p.trial_parallel ? 1 : p.threads;
-
-    size_t tile = SV_TILE_BYTES / sizeof(double) / cfg->n_k;
-    tile -= tile % SV_TILE_MIN_ROWS;
-    if (tile < SV_TILE_MIN_ROWS)
-        tile = SV_TILE_MIN_ROWS;
-    if (tile > SV_TILE_MAX_ROWS)
-        tile = SV_TILE_MAX_ROWS;
-    if (tile > cfg->n_q)
-        tile = cfg->n_q;
-    p.tile = tile;
-    p.block_tiles = cfg->block_rows > 0 ? (cfg->block_rows + tile - 1) / tile : 1u;
+    p.tm = cfg->n_q < SV_TILE_ROWS ? cfg->n_q : SV_TILE_ROWS;
+    p.kb = cfg->n_k < SV_KEY_BLOCK ? cfg->n_k : SV_KEY_BLOCK;
+    p.block_tiles = cfg->block_rows > 0 ? (cfg->block_rows + p.tm - 1) / p.tm : 1u;
+    p.tiny = p.tm * p.kb * cfg->d_k <= SV_TINY_TILE;
     return p;
 }
 
-/* Bytes of one workspace (Q, K, per-thread tiles, per-row results). */
+/* Bytes of one workspace. */
 static int workspace_bytes(const sv_config *cfg, const plan *p, size_t *bytes)
 {
-    size_t qk, tiles, rows, total;
-    if (!mul_ok(cfg->n_q + cfg->n_k, cfg->d_k, &qk) ||
-        !mul_ok(p->tile, cfg->n_k + cfg->d_k, &tiles) ||
-        !mul_ok(tiles, (size_t)p->inner_threads, &tiles) ||
-        !mul_ok(cfg->n_q, ROW_FIELDS, &rows) || !add_ok(qk, tiles, &total) ||
-        !add_ok(total, rows, &total) || !mul_ok(total, sizeof(double), &total) ||
-        !add_ok(total, 5u * SV_ALIGN, bytes))
+    size_t kblock, tiles, rows, total;
+    if (!mul_ok(p->kb, cfg->d_k, &kblock) || !mul_ok(p->tm, p->kb + cfg->d_k, &tiles) ||
+        !mul_ok(tiles, (size_t)p->inner_threads, &tiles) || !add_ok(kblock, tiles, &total) ||
+        !mul_ok(total, sizeof(double), &total) ||
+        !mul_ok(cfg->n_q, sizeof(row_state), &rows) || !add_ok(total, rows, &total) ||
+        !add_ok(total, 4u * SV_ALIGN, bytes))
         return 0;
     return 1;
 }
@@ -142,7 +141,6 @@ sv_status sv_experiment_bytes(const sv_config *cfg, size_t *bytes)
 
 static void workspace_free(workspace *ws)
 {
-    free(ws->q);
     free(ws->k);
     free(ws->qtile);
     free(ws->scores);
@@ -150,31 +148,83 @@ static void workspace_free(workspace *ws)
     *ws = (workspace){0};
 }
 
-/* n doubles aligned to SV_ALIGN bytes (aligned_alloc wants a multiple). */
-static double *alloc_doubles(size_t n)
+/* n elements of `size` bytes aligned to SV_ALIGN (aligned_alloc wants a
+ * multiple of the alignment). Overflow was ruled out by workspace_bytes. */
+static void *alloc_aligned(size_t n, size_t size)
 {
-    size_t bytes = n * sizeof(double);
+    size_t bytes = n * size;
     bytes += (SV_ALIGN - bytes % SV_ALIGN) % SV_ALIGN;
     return aligned_alloc(SV_ALIGN, bytes ? bytes : SV_ALIGN);
 }
 
 static int workspace_alloc(workspace *ws, const sv_config *cfg, const plan *p)
 {
-    const size_t d = cfg->d_k, per = (size_t)p->inner_threads * p->tile;
-    ws->q = alloc_doubles(cfg->n_q * d);
-    ws->k = alloc_doubles(cfg->n_k * d);
-    ws->qtile = alloc_doubles(per * d);
-    ws->scores = alloc_doubles(per * cfg->n_k);
-    ws->rows = alloc_doubles(cfg->n_q * ROW_FIELDS);
-    if (!ws->q || !ws->k || !ws->qtile || !ws->scores || !ws->rows) {
+    const size_t per = (size_t)p->inner_threads * p->tm;
+    ws->k = alloc_aligned(p->kb * cfg->d_k, sizeof(double));
+    ws->qtile = alloc_aligned(per * cfg->d_k, sizeof(double));
+    ws->scores = alloc_aligned(per * p->kb, sizeof(double));
+    ws->rows = alloc_aligned(cfg->n_q, sizeof(row_state));
+    if (!ws->k || !ws->qtile || !ws->scores || !ws->rows) {
         workspace_free(ws);
         return 0;
     }
     return 1;
 }
 
-/* Neumaier's compensated sum: the mean over rows keeps its last digits even
- * when n_q is large. */
+/* Rows [row0, row0 + m) of one matrix of one trial into x (m x d_k), then
+ * zeros up to `rows` rows. */
+static void draw_rows(const sv_config *cfg, uint64_t trial, sv_matrix which, size_t row0,
+                      size_t m, size_t rows, double *x)
+{
+    const size_t d = cfg->d_k;
+    for (size_t i = 0; i < m; i++) {
+        sv_rng rng;
+        sv_rng_seed_row(&rng, cfg->seed, trial, which, row0 + i);
+        sv_sample_fill(&rng, cfg->dist, x + i * d, d);
+    }
+    memset(x + m * d, 0, (rows - m) * d * sizeof(double));
+}
+
+/* One tile: query rows [i0, i0 + m) against key block [j0, j0 + nk). */
+static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws, uint64_t trial,
+                       size_t i0, size_t m, size_t j0, size_t nk, double *qtile, double *scores)
+{
+    const size_t d = cfg->d_k, tm = p->tm, kb = p->kb;
+    const double scale = 1.0 / sqrt((double)d);
+    draw_rows(cfg, trial, SV_MATRIX_Q, i0, m, tm, qtile);
+    /* scores (tm x kb) = Qtile (tm x d_k) * Kblock^T (d_k x kb); a short
+     * last key block is zero-padded, so the shape never changes. */
+    if (p->tiny) {
+        /* A call into the BLAS costs more than a product this small. */
+        for (size_t i = 0; i < tm; i++)
+            for (size_t j = 0; j < kb; j++) {
+                double dot = 0.0;
+                for (size_t l = 0; l < d; l++)
+                    dot += qtile[i * d + l] * ws->k[j * d + l];
+                scores[i * kb + j] = dot;
+            }
+    } else {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tm, (int)kb, (int)d, 1.0,
+                    qtile, (int)d, ws->k, (int)d, 0.0, scores, (int)kb);
+    }
+    for (size_t r = 0; r < m; r++) {
+        const double *s = scores + r * kb;
+        row_state *row = &ws->rows[i0 + r];
+        sv_moments mo;
+        sv_softmax_acc sm;
+        sv_moments_of(s, nk, &mo);
+        sv_softmax_acc_row(s, nk, scale, &sm);
+        if (j0 == 0) {
+            row->mo = mo;
+            row->sm = sm;
+        } else {
+            sv_moments_merge(&row->mo, &mo);
+            sv_softmax_acc_merge(&row->sm, &sm, scale);
+        }
+    }
+}
+
+/* Neumaier's compensated sum: means over many rows keep their last digits. */
 typedef struct ksum {
     double s, c;
 } ksum;
@@ -186,94 +236,90 @@ static void ksum_add(ksum *k, double x)
     k->s = t;
 }
 
-static double ksum_value(const ksum *k)
+static double ksum_mean(const ksum *k, size_t n)
 {
-    return k->s + k->c;
+    return (k->s + k->c) / (double)n;
 }
 
-/* Scores of query rows [i0, i0 + m) against all keys, reduced to per-row
- * statistics in ws->rows. qtile and scores are this thread's buffers. */
-static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws, size_t i0,
-                       size_t m, double *qtile, double *scores)
+/* Row j of the key block starting at key j0 (bk real keys; zeros after). */
+static void draw_key_row(const sv_config *cfg, uint64_t trial, const workspace *ws,
+                         size_t j0, size_t bk, size_t j)
 {
-    const size_t d = cfg->d_k, nk = cfg->n_k, tile = p->tile;
-    const double scale = 1.0 / sqrt((double)d);
-    memcpy(qtile, ws->q + i0 * d, m * d * sizeof(double));
-    memset(qtile + m * d, 0, (tile - m) * d * sizeof(double));
-    /* scores (tile x n_k) = Qtile (tile x d_k) * K^T (d_k x n_k) */
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tile, (int)nk, (int)d, 1.0, qtile,
-                (int)d, ws->k, (int)d, 0.0, scores, (int)nk);
-    for (size_t r = 0; r < m; r++) {
-        const double *s = scores + r * nk;
-        double *row = ws->rows + (i0 + r) * ROW_FIELDS;
-        sv_moments mo;
-        sv_softmax_stats raw, sc;
-        sv_moments_of(s, nk, &mo);
-        sv_softmax_row_stats(s, nk, scale, &raw, &sc);
-        row[ROW_MEAN] = mo.mean;
-        row[ROW_M2] = mo.m2;
-        row[ROW_RAW_H] = raw.entropy;
-        row[ROW_SC_H] = sc.entropy;
-        row[ROW_RAW_MAXW] = raw.max_weight;
-        row[ROW_SC_MAXW] = sc.max_weight;
-        row[ROW_RAW_JT] = raw.jac_trace;
-        row[ROW_SC_JT] = sc.jac_trace;
-    }
+    if (j < bk)
+        draw_rows(cfg, trial, SV_MATRIX_K, j0 + j, 1, 1, ws->k + j * cfg->d_k);
+    else
+        memset(ws->k + j * cfg->d_k, 0, cfg->d_k * sizeof(double));
+}
+
+/* Work item b: its tiles of query rows against the key block at j0. */
+static void run_item(const sv_config *cfg, const plan *p, uint64_t trial, const workspace *ws,
+                     size_t b, size_t j0, size_t bk, double *qtile, double *scores)
+{
+    const size_t tm = p->tm, rows_per_item = tm * p->block_tiles;
+    const size_t end = (b + 1) * rows_per_item < cfg->n_q ? (b + 1) * rows_per_item : cfg->n_q;
+    for (size_t i0 = b * rows_per_item; i0 < end; i0 += tm)
+        score_tile(cfg, p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, qtile, scores);
 }
 
 static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const workspace *ws,
                       sv_trial_stats *out)
 {
-    const size_t d = cfg->d_k, nq = cfg->n_q, nk = cfg->n_k, tile = p->tile;
-    const double scale = 1.0 / sqrt((double)d);
-    const size_t rows_per_item = tile * p->block_tiles;
-    const size_t nitems = (nq + rows_per_item - 1) / rows_per_item;
+    const size_t d = cfg->d_k, nq = cfg->n_q, nk = cfg->n_k, tm = p->tm, kb = p->kb;
+    const size_t nitems = (nq + tm * p->block_tiles - 1) / (tm * p->block_tiles);
 
-#pragma omp parallel num_threads(p->inner_threads) if (p->inner_threads > 1)
-    {
-        /* Every row its own stream: the draws do not depend on who fills it. */
+    if (p->inner_threads == 1) {
+        /* No OpenMP constructs at all: this runs inside the trial-parallel
+         * region, where even an if(0) region would cost a team per trial. */
+        for (size_t j0 = 0; j0 < nk; j0 += kb) {
+            const size_t bk = nk - j0 < kb ? nk - j0 : kb;
+            for (size_t j = 0; j < kb; j++)
+                draw_key_row(cfg, trial, ws, j0, bk, j);
+            for (size_t b = 0; b < nitems; b++)
+                run_item(cfg, p, trial, ws, b, j0, bk, ws->qtile, ws->scores);
+        }
+    } else {
+#pragma omp parallel num_threads(p->inner_threads)
+        {
+            const size_t me = (size_t)omp_get_thread_num();
+            double *qtile = ws->qtile + me * tm * d;
+            double *scores = ws->scores + me * tm * kb;
+            for (size_t j0 = 0; j0 < nk; j0 += kb) {
+                const size_t bk = nk - j0 < kb ? nk - j0 : kb;
+                /* Every row its own stream: who draws it does not matter. */
 #pragma omp for schedule(static)
-        for (size_t i = 0; i < nq + nk; i++) {
-            sv_rng rng;
-            const int is_q = i < nq;
-            const size_t row = is_q ? i : i - nq;
-            sv_rng_seed_row(&rng, cfg->seed, trial, is_q ? SV_MATRIX_Q : SV_MATRIX_K, row);
-            sv_sample_fill(&rng, cfg->dist, (is_q ? ws->q : ws->k) + row * d, d);
-        }
-
-        const size_t me = (size_t)omp_get_thread_num();
-        double *qtile = ws->qtile + me * tile * d;
-        double *scores = ws->scores + me * tile * nk;
+                for (size_t j = 0; j < kb; j++)
+                    draw_key_row(cfg, trial, ws, j0, bk, j);
 #pragma omp for schedule(dynamic, 1)
-        for (size_t b = 0; b < nitems; b++) {
-            const size_t end = (b + 1) * rows_per_item < nq ? (b + 1) * rows_per_item : nq;
-            for (size_t i0 = b * rows_per_item; i0 < end; i0 += tile)
-                score_tile(cfg, p, ws, i0, end - i0 < tile ? end - i0 : tile, qtile, scores);
+                for (size_t b = 0; b < nitems; b++)
+                    run_item(cfg, p, trial, ws, b, j0, bk, qtile, scores);
+            }
         }
     }
 
-    /* Merge rows in row order: the same bits for any block size or thread
-     * count (Chan et al. 1979 for the moments). */
+    /* Rows in row order: the same bits for any thread count. */
+    const double scale = 1.0 / sqrt((double)d);
     sv_moments acc = {0u, 0.0, 0.0};
-    ksum sums[ROW_FIELDS] = {{0.0, 0.0}};
+    ksum h[2] = {{0, 0}, {0, 0}}, mw[2] = {{0, 0}, {0, 0}}, jt[2] = {{0, 0}, {0, 0}};
     for (size_t i = 0; i < nq; i++) {
-        const double *row = ws->rows + i * ROW_FIELDS;
-        const sv_moments mo = {nk, row[ROW_MEAN], row[ROW_M2]};
-        sv_moments_merge(&acc, &mo);
-        for (int f = ROW_RAW_H; f < ROW_FIELDS; f++)
-            ksum_add(&sums[f], row[f]);
+        sv_softmax_stats st[2];
+        sv_moments_merge(&acc, &ws->rows[i].mo);
+        sv_softmax_acc_stats(&ws->rows[i].sm, scale, &st[0], &st[1]);
+        for (int c = 0; c < 2; c++) {
+            ksum_add(&h[c], st[c].entropy);
+            ksum_add(&mw[c], st[c].max_weight);
+            ksum_add(&jt[c], st[c].jac_trace);
+        }
     }
-    const double inv_nq = 1.0 / (double)nq;
     out->raw_mean = acc.mean;
     out->raw_var = sv_moments_variance(&acc, cfg->ddof);
     out->scaled_mean = acc.mean * scale;
     out->scaled_var = out->raw_var / (double)d;
-    out->raw_entropy = ksum_value(&sums[ROW_RAW_H]) * inv_nq;
-    out->scaled_entropy = ksum_value(&sums[ROW_SC_H]) * inv_nq;
-    out->raw_max_weight = ksum_value(&sums[ROW_RAW_MAXW]) * inv_nq;
-    out->scaled_max_weight = ksum_value(&sums[ROW_SC_MAXW]) * inv_nq;
-    out->raw_jac_trace = ksum_value(&sums[ROW_RAW_JT]) * inv_nq;
-    out->scaled_jac_trace = ksum_value(&sums[ROW_SC_JT]) * inv_nq;
+    out->raw_entropy = ksum_mean(&h[0], nq);
+    out->scaled_entropy = ksum_mean(&h[1], nq);
+    out->raw_max_weight = ksum_mean(&mw[0], nq);
+    out->scaled_max_weight = ksum_mean(&mw[1], nq);
+    out->raw_jac_trace = ksum_mean(&jt[0], nq);
+    out->scaled_jac_trace = ksum_mean(&jt[1], nq);
 }
 
 sv_status sv_experiment_run(const sv_config *cfg, sv_trial_stats *per_trial)
@@ -302,8 +348,7 @@ sv_status sv_experiment_run(const sv_config *cfg, sv_trial_stats *per_trial)
 #pragma omp parallel num_threads(p.threads)
     {
         workspace ws = {0};
-        const int ok = workspace_alloc(&ws, cfg, &p);
-        if (!ok) {
+        if (!workspace_alloc(&ws, cfg, &p)) {
 #pragma omp atomic write
             failed = 1;
         }
@@ -312,7 +357,7 @@ sv_status sv_experiment_run(const sv_config *cfg, sv_trial_stats *per_trial)
 #pragma omp atomic read
         stop = failed;
         if (!stop) {
-#pragma omp for schedule(dynamic, 16)
+#pragma omp for schedule(dynamic, 256)
             for (uint64_t t = 0; t < cfg->trials; t++)
                 run_trial(cfg, &p, t, &ws, &per_trial[t]);
         }

@@ -9,6 +9,7 @@ void sv_moments_of(const double *x, size_t n, sv_moments *out)
         return;
     }
     double sum = 0.0;
+#pragma omp simd reduction(+ : sum)
     for (size_t i = 0; i < n; i++)
         sum += x[i];
     const double mean = sum / (double)n;
@@ -16,6 +17,7 @@ void sv_moments_of(const double *x, size_t n, sv_moments *out)
      * arithmetic: c/n is the rounding error of the first-pass mean, and
      * subtracting c^2/n corrects M2 for it. */
     double m2 = 0.0, c = 0.0;
+#pragma omp simd reduction(+ : m2, c)
     for (size_t i = 0; i < n; i++) {
         const double dev = x[i] - mean;
         m2 += dev * dev;

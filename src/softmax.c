@@ -1,6 +1,9 @@
 #include "sdpa_var/softmax.h"
 
 #include <math.h>
+#include <stdint.h>
+
+#include "vexp.h"
 
 /* Index of the first largest element. */
 static size_t argmax(const double *s, size_t n)
@@ -23,48 +26,86 @@ void sv_softmax(const double *s, size_t n, double scale, double *p)
         p[j] /= z;
 }
 
-/* Sums over every element but the first max (whose e is exactly 1):
- * r = sum e, w = sum e t, q = sum e^2, with e = exp(c t), t = s - max. */
-typedef struct tail_sums {
-    double r, w, q;
-} tail_sums;
+/* Chunk of a row handled at once: scratch on the stack, no allocation. */
+#define SV_CHUNK 256
 
-static void finish(const tail_sums *a, double c, sv_softmax_stats *out)
+/* Sums of one chunk of a row; the element at `skip` (an index into this
+ * chunk, or SIZE_MAX) is the row's first max and is left out. */
+static void accumulate(const double *s, size_t len, size_t skip, double m, double c,
+                       sv_softmax_acc *a)
 {
-    const double z = 1.0 + a->r;
-    /* Near one-hot rows have r -> 0: log1p and the form
-     * 1 - sum p^2 = (Z^2 - sum e^2) / Z^2 = (2r + r^2 - q) / Z^2 keep every
-     * digit, where ln Z and 1 - q/Z^2 would cancel to nothing. */
-    out->entropy = log1p(a->r) - c * (a->w / z);
-    out->max_weight = 1.0 / z;
-    out->jac_trace = (2.0 * a->r + (a->r * a->r - a->q)) / (z * z);
+    double t[SV_CHUNK], ct[SV_CHUNK], e0[SV_CHUNK], e1[SV_CHUNK];
+    for (size_t i = 0; i < len; i++) {
+        t[i] = s[i] - m;
+        ct[i] = c * t[i];
+    }
+    sv_vexp(t, e0, len);
+    sv_vexp(ct, e1, len);
+    if (skip < len)
+        e0[skip] = e1[skip] = 0.0;
+    double r0 = 0.0, w0 = 0.0, q0 = 0.0, r1 = 0.0, w1 = 0.0, q1 = 0.0;
+#pragma omp simd reduction(+ : r0, w0, q0, r1, w1, q1)
+    for (size_t i = 0; i < len; i++) {
+        r0 += e0[i];
+        w0 += e0[i] * t[i];
+        q0 += e0[i] * e0[i];
+        r1 += e1[i];
+        w1 += e1[i] * t[i];
+        q1 += e1[i] * e1[i];
+    }
+    a->r[0] += r0;
+    a->w[0] += w0;
+    a->q[0] += q0;
+    a->r[1] += r1;
+    a->w[1] += w1;
+    a->q[1] += q1;
 }
 
-static void accumulate(const double *s, size_t lo, size_t hi, double m, double c,
-                       tail_sums *raw, tail_sums *sc)
+void sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax_acc *out)
 {
-    for (size_t j = lo; j < hi; j++) {
-        const double t = s[j] - m;
-        const double e1 = exp(t);
-        const double e2 = exp(c * t);
-        raw->r += e1;
-        raw->w += e1 * t;
-        raw->q += e1 * e1;
-        sc->r += e2;
-        sc->w += e2 * t;
-        sc->q += e2 * e2;
+    const size_t k = argmax(s, n);
+    *out = (sv_softmax_acc){.max = s[k]};
+    /* The max's e is exactly 1 and is kept out of r and q, so that nearly
+     * one-hot rows keep every digit of Z - 1. */
+    for (size_t j0 = 0; j0 < n; j0 += SV_CHUNK) {
+        const size_t len = n - j0 < SV_CHUNK ? n - j0 : SV_CHUNK;
+        accumulate(s + j0, len, k - j0, s[k], scale, out);
+    }
+}
+
+void sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, double scale)
+{
+    const int b_wins = b->max > acc->max;
+    const sv_softmax_acc *hi = b_wins ? b : acc, *lo = b_wins ? acc : b;
+    const double dm = lo->max - hi->max; /* <= 0 */
+    sv_softmax_acc out = {.max = hi->max};
+    for (int i = 0; i < 2; i++) {
+        const double f = exp((i ? scale : 1.0) * dm);
+        out.r[i] = hi->r[i] + (1.0 + lo->r[i]) * f;
+        out.w[i] = hi->w[i] + f * (lo->w[i] + dm * (1.0 + lo->r[i]));
+        out.q[i] = hi->q[i] + f * f * (1.0 + lo->q[i]);
+    }
+    *acc = out;
+}
+
+void sv_softmax_acc_stats(const sv_softmax_acc *acc, double scale, sv_softmax_stats *raw,
+                          sv_softmax_stats *scaled)
+{
+    for (int i = 0; i < 2; i++) {
+        const double c = i ? scale : 1.0, r = acc->r[i], z = 1.0 + r;
+        sv_softmax_stats *out = i ? scaled : raw;
+        /* log1p and (Z^2 - sum e^2) / Z^2 = (2r + r^2 - q) / Z^2: ln Z and
+         * 1 - q / Z^2 would cancel to nothing for nearly one-hot rows. */
+        out->entropy = log1p(r) - c * (acc->w[i] / z);
+        out->max_weight = 1.0 / z;
+        out->jac_trace = (2.0 * r + (r * r - acc->q[i])) / (z * z);
     }
 }
 
 void sv_softmax_row_stats(const double *s, size_t n, double scale, sv_softmax_stats *raw,
                           sv_softmax_stats *scaled)
 {
-    const size_t k = argmax(s, n);
-    const double m = s[k];
-    tail_sums a = {0.0, 0.0, 0.0}, b = {0.0, 0.0, 0.0};
-    /* One pass for both temperatures, skipping the max. */
-    accumulate(s, 0, k, m, scale, &a, &b);
-    accumulate(s, k + 1, n, m, scale, &a, &b);
-    finish(&a, 1.0, raw);
-    finish(&b, scale, scaled);
+    sv_softmax_acc acc;
+    sv_softmax_acc_row(s, n, scale, &acc);
+    sv_softmax_acc_stats(&acc, scale, raw, scaled);
 }

@@ -162,6 +162,12 @@ static void test_large_dk(void)
     CHECK(r.scaled_max_weight < 0.9);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static void test_summary(void)
 {
     sv_config c = config(2, 2, 2, 5);
@@ -188,6 +194,23 @@ static void test_summary(void)
     CHECK(sv_summary_compute(&c, t, NAN, &s) == SV_OK && isnan(s.raw_var_cdf_observed));
     c.trials = 1;
     CHECK(sv_summary_compute(&c, t, NAN, &s) == SV_OK && isnan(s.raw.sd) && s.raw.q95 == 4.0);
+
+    /* Quantiles by selection against a full sort, with many ties. */
+    enum { T = 1001 };
+    static sv_trial_stats many[T];
+    static double sorted[T];
+    for (int i = 0; i < T; i++) {
+        many[i].raw_var = (double)((i * 7919) % 97) / 8.0;
+        many[i].scaled_var = many[i].raw_var;
+        sorted[i] = many[i].raw_var;
+    }
+    qsort(sorted, T, sizeof sorted[0], cmp_double);
+    c.trials = T;
+    CHECK(sv_summary_compute(&c, many, NAN, &s) == SV_OK);
+    CHECK(s.raw.q05 == sv_quantile_sorted(sorted, T, 0.05));
+    CHECK(s.raw.q50 == sv_quantile_sorted(sorted, T, 0.50));
+    CHECK(s.raw.q95 == sv_quantile_sorted(sorted, T, 0.95));
+    CHECK(s.scaled.q95 == s.raw.q95);
 }
 
 static void test_errors(void)

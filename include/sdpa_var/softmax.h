@@ -43,6 +43,47 @@ void sv_softmax_row_stats(const double *s, size_t n, double scale, sv_softmax_st
                           sv_softmax_stats *scaled);
 
 /**
+ * Partial softmax sums of one row over a block of keys, for the raw logits
+ * (index 0, c = 1) and the scaled ones (index 1, c = scale), relative to the
+ * block's max m: with t_j = s_j - m, e_j = exp(c t_j), and sums over every
+ * key of the block but the first max (whose e is exactly 1),
+ *   r = sum e_j,  w = sum e_j t_j,  q = sum e_j^2.
+ * Blocks of the same row merge exactly (up to rounding) with
+ * sv_softmax_acc_merge, so a row of n_k keys can be streamed in blocks,
+ * as in the online softmax of Milakov & Gimelshein, "Online normalizer
+ * calculation for softmax" (2018).
+ */
+typedef struct sv_softmax_acc {
+    double max;  /**< m, max of the raw logits seen */
+    double r[2]; /**< Z - 1 in the frame of m, raw and scaled */
+    double w[2]; /**< sum e t, t in raw units */
+    double q[2]; /**< sum e^2 */
+} sv_softmax_acc;
+
+/**
+ * Partial sums of the logits s[0 .. n-1] (n >= 1, finite) into *out, for
+ * c = 1 and c = @p scale > 0.
+ * Cost: 2n exp. Thread safety: reads s, writes *out only.
+ */
+void sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax_acc *out);
+
+/**
+ * Merges the partial sums @p b of later keys into @p acc. With M the larger
+ * and m' the smaller of the two maxes (ties keep acc's, the first max),
+ * f = exp(c (m' - M)), and the sums of the block whose max is m' moved into
+ * M's frame: r += (1 + r') f, w += f (w' + (m' - M)(1 + r')),
+ * q += f^2 (1 + q'). Merge blocks in key order for reproducible bits.
+ */
+void sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, double scale);
+
+/**
+ * Entropy, max weight and Jacobian trace from merged partial sums (the
+ * formulas of sv_softmax_row_stats): raw into *raw, scaled into *scaled.
+ */
+void sv_softmax_acc_stats(const sv_softmax_acc *acc, double scale, sv_softmax_stats *raw,
+                          sv_softmax_stats *scaled);
+
+/**
  * Softmax weights p_j = exp(c s_j) / sum_i exp(c s_i) of one row, computed
  * as exp(c (s_j - max s)) / Z so no exp overflows.
  *

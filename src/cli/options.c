@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -291,14 +292,24 @@ int sv_options_check_sizes(const sv_options *opt, char *err, size_t errlen)
                      b->ddof, b->n_q * b->n_k);
             return 0;
         }
-        if (st != SV_OK || (double)bytes + need_trials > (double)mem) {
-            double need = st == SV_OK ? (double)bytes + need_trials
-                                      : ((double)b->n_q + (double)b->n_k) * (double)cfg.d_k * 8.0;
+        if (st == SV_ETOOBIG) {
+            snprintf(err, errlen, "--dk: '%zu' is too large (at most %d: CBLAS takes int sizes)",
+                     cfg.d_k, INT_MAX);
+            return 0;
+        }
+        if (st != SV_OK) {
+            snprintf(err, errlen,
+                     "sizes too large: n_q*n_k = %zu*%zu scores with d_k=%zu overflow 64-bit "
+                     "sizes",
+                     b->n_q, b->n_k, cfg.d_k);
+            return 0;
+        }
+        if ((double)bytes + need_trials > (double)mem) {
             snprintf(err, errlen,
                      "sizes too large: d_k=%zu, n_q=%zu, n_k=%zu, trials=%llu need %.3g GiB of "
                      "memory; this machine has %.3g GiB",
-                     cfg.d_k, b->n_q, b->n_k, (unsigned long long)b->trials, need / gib,
-                     (double)mem / gib);
+                     cfg.d_k, b->n_q, b->n_k, (unsigned long long)b->trials,
+                     ((double)bytes + need_trials) / gib, (double)mem / gib);
             return 0;
         }
     }

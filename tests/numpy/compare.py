@@ -110,6 +110,10 @@ CONFIGS = [
            "non-square, uniform entries, unbiased variance"),
     Config("d", "--dk 8 --n 4 --trials 5000 --dist rademacher",
            "Rademacher entries (m4 = 1), small N"),
+    # In (c) ddof 1 moves E[s^2] by only 1/256 = 0.4 %, far below what 2000
+    # trials resolve; here it moves it from 1.5 to 2, so ignoring --ddof fails.
+    Config("e", "--dk 2 --n 2 --trials 20000 --ddof 1",
+           "the puzzle with ddof 1: E[s^2] = d_k = 2"),
 ]
 
 
