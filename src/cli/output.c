@@ -1,6 +1,7 @@
 #include "output.h"
 
 #include <math.h>
+#include <string.h>
 
 /* CSV numbers: %.17g round-trips every double; nan and inf spelled the way
  * numpy, pandas and gnuplot read them (printf may write "-nan"). */
@@ -79,22 +80,29 @@ void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n
     }
 }
 
-/* Table cell: 7 significant digits; '-' where the value is undefined or
- * there is no theory. */
+/* Table cell: up to 7 significant digits, fewer if that is what fits the
+ * width; '-' where the value is undefined or there is no theory. */
 static void cell(FILE *f, int width, double v)
 {
-    if (isnan(v))
+    char buf[64];
+    if (isnan(v)) {
         fprintf(f, " %*s", width, "-");
-    else
-        fprintf(f, " %*.7g", width, v);
+        return;
+    }
+    for (int prec = 7; prec >= 1; prec--) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if ((int)strlen(buf) <= width)
+            break;
+    }
+    fprintf(f, " %*s", width, buf);
 }
 
 static void title(FILE *f, const sv_options *opt, const sv_config *c, int with_dk)
 {
-    fprintf(f, "sdpa-var %s: ", SV_VERSION_STRING);
+    fprintf(f, "sdpa-var %s ", SV_VERSION_STRING);
     if (with_dk)
-        fprintf(f, "d_k=%zu, ", c->d_k);
-    fprintf(f, "n_q=%zu, n_k=%zu, trials=%llu, seed=%llu, dist=%s, ddof=%u\n", c->n_q, c->n_k,
+        fprintf(f, " d_k=%zu", c->d_k);
+    fprintf(f, " n_q=%zu n_k=%zu trials=%llu seed=%llu dist=%s ddof=%u\n", c->n_q, c->n_k,
             (unsigned long long)c->trials, (unsigned long long)c->seed, sv_dist_name(c->dist),
             c->ddof);
     (void)opt;
@@ -106,31 +114,34 @@ static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
     const sv_config *c = &r->cfg;
     const sv_summary *s = &r->summary;
     const sv_trial_stats *m = &s->mean;
-    const int w = 13;
+    const int w = 12; /* 24 + 4 (1 + 12) + 2 = 78 columns */
     const int many = c->trials > 1;
     title(f, opt, c, 1);
-    fprintf(f, "\n%-26s %*s   %*s\n", "", w * 2 + 1, "raw  QK^T", w * 2 + 1,
-            "scaled  QK^T/sqrt(d_k)");
-    fprintf(f, "%-26s %*s %*s   %*s %*s\n", many ? "mean over trials of" : "statistic", w,
+    fprintf(f, "\n%-24s %*s  %*s\n", "", w * 2 + 1, "raw QK^T", w * 2 + 1,
+            "scaled QK^T/sqrt(d_k)");
+    fprintf(f, "%-24s %*s %*s  %*s %*s\n", many ? "mean over trials of" : "statistic", w,
             "measured", w, "theory", w, "measured", w, "theory");
     struct {
         const char *name;
         double v[4];
+        int quantile;
     } rows[] = {
-        {"score mean", {m->raw_mean, 0.0, m->scaled_mean, 0.0}},
+        {"score mean", {m->raw_mean, 0.0, m->scaled_mean, 0.0}, 0},
         {"score variance",
-         {m->raw_var, s->raw_theory.var_expected, m->scaled_var, s->scaled_theory.var_expected}},
-        {"  population variance", {NAN, s->raw_theory.var, NAN, s->scaled_theory.var}},
-        {"  sd across trials", {s->raw.sd, s->raw_theory.var_sd, s->scaled.sd, s->scaled_theory.var_sd}},
-        {"  5% quantile", {many ? s->raw.q05 : NAN, NAN, many ? s->scaled.q05 : NAN, NAN}},
-        {"  median", {many ? s->raw.q50 : NAN, NAN, many ? s->scaled.q50 : NAN, NAN}},
-        {"  95% quantile", {many ? s->raw.q95 : NAN, NAN, many ? s->scaled.q95 : NAN, NAN}},
-        {"softmax entropy (nats)", {m->raw_entropy, NAN, m->scaled_entropy, NAN}},
-        {"max softmax weight", {m->raw_max_weight, NAN, m->scaled_max_weight, NAN}},
-        {"softmax Jacobian trace", {m->raw_jac_trace, NAN, m->scaled_jac_trace, NAN}},
+         {m->raw_var, s->raw_theory.var_expected, m->scaled_var, s->scaled_theory.var_expected}, 0},
+        {"  population variance", {NAN, s->raw_theory.var, NAN, s->scaled_theory.var}, 0},
+        {"  sd across trials", {s->raw.sd, s->raw_theory.var_sd, s->scaled.sd, s->scaled_theory.var_sd}, 0},
+        {"  5% quantile", {s->raw.q05, NAN, s->scaled.q05, NAN}, 1},
+        {"  median", {s->raw.q50, NAN, s->scaled.q50, NAN}, 1},
+        {"  95% quantile", {s->raw.q95, NAN, s->scaled.q95, NAN}, 1},
+        {"softmax entropy (nats)", {m->raw_entropy, NAN, m->scaled_entropy, NAN}, 0},
+        {"max softmax weight", {m->raw_max_weight, NAN, m->scaled_max_weight, NAN}, 0},
+        {"softmax Jacobian trace", {m->raw_jac_trace, NAN, m->scaled_jac_trace, NAN}, 0},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        fprintf(f, "%-26s", rows[i].name);
+        if (!many && rows[i].quantile)
+            continue; /* one trial has no spread to show */
+        fprintf(f, "%-24s", rows[i].name);
         cell(f, w, rows[i].v[0]);
         cell(f, w, rows[i].v[1]);
         fputs("  ", f);
@@ -139,31 +150,30 @@ static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
         fputc('\n', f);
     }
     fprintf(f,
-            "\nScore variance theory is E[sample variance] = d_k (N-1)/(N-ddof) for N = %zu "
-            "scores;\nentropy ranges from 0 (one-hot) to ln n_k = %.4f (uniform); "
-            "Jacobian trace = 1 - sum p^2.\n",
+            "\nVariance theory: E[s^2] = d_k (N-1)/(N-ddof) for N = n_q n_k = %zu scores.\n"
+            "Entropy: 0 (one-hot) to ln n_k = %.4f (uniform). Jacobian trace: 1 - sum p^2.\n",
             c->n_q * c->n_k, log((double)c->n_k));
     if (!isnan(s->observed))
-        fprintf(f, "Fraction of trials with raw sample variance <= %g: %.6g (of %llu trials)\n",
-                s->observed, s->raw_var_cdf_observed, (unsigned long long)c->trials);
+        fprintf(f, "Trials with raw sample variance <= %g: %.6g (of %llu)\n", s->observed,
+                s->raw_var_cdf_observed, (unsigned long long)c->trials);
 }
 
 /* Several d_k: one row each. */
 static void table_sweep(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
 {
-    const int w = 11;
+    const int w = 8; /* 6 + 8 (1 + 8) = 78 columns, 87 with --observed */
     title(f, opt, &res[0].cfg, 0);
-    fprintf(f, "\n%8s %*s %*s %*s %*s\n", "", w * 2 + 1, "raw variance", w * 2 + 1,
-            "scaled variance", w * 2 + 1, "entropy (nats)", w * 2 + 1, "max weight");
-    fprintf(f, "%8s %*s %*s %*s %*s %*s %*s %*s %*s", "d_k", w, "measured", w, "theory", w,
+    fprintf(f, "\n%6s %*s %*s %*s %*s\n", "", w * 2 + 1, "raw variance", w * 2 + 1,
+            "scaled var.", w * 2 + 1, "entropy (nats)", w * 2 + 1, "max weight");
+    fprintf(f, "%6s %*s %*s %*s %*s %*s %*s %*s %*s", "d_k", w, "measured", w, "theory", w,
             "measured", w, "theory", w, "raw", w, "scaled", w, "raw", w, "scaled");
     const int obs = !isnan(opt->observed);
     if (obs)
-        fprintf(f, " %*s", w, "P(raw<=obs)");
+        fprintf(f, " %*s", w, "P(<=obs)");
     fputc('\n', f);
     for (size_t i = 0; i < n; i++) {
         const sv_summary *s = &res[i].summary;
-        fprintf(f, "%8zu", res[i].cfg.d_k);
+        fprintf(f, "%6zu", res[i].cfg.d_k);
         cell(f, w, s->mean.raw_var);
         cell(f, w, s->raw_theory.var_expected);
         cell(f, w, s->mean.scaled_var);
@@ -176,21 +186,24 @@ static void table_sweep(FILE *f, const sv_options *opt, const sv_result *res, si
             cell(f, w, s->raw_var_cdf_observed);
         fputc('\n', f);
     }
-    fprintf(f, "\nTheory: E[sample variance] = d_k (N-1)/(N-ddof) raw, divided by d_k scaled; "
-               "entropy <= ln n_k = %.4f.\n",
+    fprintf(f, "\nTheory: E[sample variance] = d_k (N-1)/(N-ddof) for N = n_q n_k scores "
+               "(raw),\ndivided by d_k (scaled). Entropy <= ln n_k = %.4f.\n",
             log((double)res[0].cfg.n_k));
+    if (obs)
+        fprintf(f, "P(<=obs): fraction of trials with raw sample variance <= %g.\n",
+                opt->observed);
 }
 
 static void table_per_trial(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
 {
-    const int w = 12;
+    const int w = 10; /* 6 + 1 + 6 + 6 (1 + 10) = 79 columns */
     title(f, opt, &res[0].cfg, n == 1);
-    fprintf(f, "\n%8s %8s %*s %*s %*s %*s %*s %*s\n", "trial", "d_k", w, "raw var", w,
-            "scaled var", w, "raw H", w, "scaled H", w, "raw max w", w, "scaled max w");
+    fprintf(f, "\n%6s %6s %*s %*s %*s %*s %*s %*s\n", "trial", "d_k", w, "raw var", w,
+            "scaled var", w, "raw H", w, "scaled H", w, "raw max p", w, "scaled max");
     for (size_t i = 0; i < n; i++) {
         for (uint64_t t = 0; t < res[i].cfg.trials; t++) {
             const sv_trial_stats *s = &res[i].per_trial[t];
-            fprintf(f, "%8llu %8zu", (unsigned long long)t, res[i].cfg.d_k);
+            fprintf(f, "%6llu %6zu", (unsigned long long)t, res[i].cfg.d_k);
             cell(f, w, s->raw_var);
             cell(f, w, s->scaled_var);
             cell(f, w, s->raw_entropy);
