@@ -29,8 +29,8 @@
  *   same bits whatever the thread count or --block-rows; tm and kb depend
  *   on the configuration only.
  */
-#define SV_TILE_ROWS 64u    /* tm: query rows per dgemm */
-#define SV_KEY_BLOCK 8192u  /* kb: keys per block (scores tile: 4 MiB) */
+#define SV_TILE_ROWS 256u   /* tm: query rows per dgemm */
+#define SV_KEY_BLOCK 4096u  /* kb: keys per block (scores tile: 8 MiB) */
 #define SV_ALIGN 64u
 #define SV_TINY_TILE 512u   /* tm kb d_k below which plain loops beat dgemm */
 
@@ -212,8 +212,7 @@ static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws,
         row_state *row = &ws->rows[i0 + r];
         sv_moments mo;
         sv_softmax_acc sm;
-        sv_moments_of(s, nk, &mo);
-        sv_softmax_acc_row(s, nk, scale, &sm);
+        sv_softmax_acc_row_moments(s, nk, scale, &sm, &mo);
         if (j0 == 0) {
             row->mo = mo;
             row->sm = sm;

@@ -26,16 +26,32 @@ void sv_softmax(const double *s, size_t n, double scale, double *p)
         p[j] /= z;
 }
 
+/* The row loops are compiled for AVX-512, AVX2 and plain x86-64, and the
+ * loader picks one for the CPU (GCC function multiversioning). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define SV_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SV_VECTOR_CLONES
+#endif
+
 /* Chunk of a row handled at once: scratch on the stack, no allocation. */
 #define SV_CHUNK 256
 
 /* Sums of one chunk of a row; the element at `skip` (an index into this
- * chunk, or SIZE_MAX) is the row's first max and is left out. */
-static void accumulate(const double *s, size_t len, size_t skip, double m, double c,
-                       sv_softmax_acc *a)
+ * chunk, or anything >= len) is the row's first max and is left out. With
+ * mo_acc non-NULL also accumulates sum (x - mean)^2 and sum (x - mean) into
+ * mo_acc[0] and mo_acc[1], in the same pass. */
+SV_VECTOR_CLONES
+static void accumulate(const double *s, size_t len, size_t skip, double m, double c, double mean,
+                       sv_softmax_acc *a, double *mo_acc)
 {
     double t[SV_CHUNK], ct[SV_CHUNK], e0[SV_CHUNK], e1[SV_CHUNK];
+    double m2 = 0.0, dsum = 0.0;
+#pragma omp simd reduction(+ : m2, dsum)
     for (size_t i = 0; i < len; i++) {
+        const double dev = s[i] - mean;
+        m2 += dev * dev;
+        dsum += dev;
         t[i] = s[i] - m;
         ct[i] = c * t[i];
     }
@@ -59,18 +75,58 @@ static void accumulate(const double *s, size_t len, size_t skip, double m, doubl
     a->r[1] += r1;
     a->w[1] += w1;
     a->q[1] += q1;
+    if (mo_acc) {
+        mo_acc[0] += m2;
+        mo_acc[1] += dsum;
+    }
+}
+
+/* Pass 1 of a row: its max and its sum. */
+SV_VECTOR_CLONES
+static void max_and_sum(const double *s, size_t n, double *max, double *sum)
+{
+    double m = s[0], t = 0.0;
+#pragma omp simd reduction(max : m) reduction(+ : t)
+    for (size_t j = 0; j < n; j++) {
+        m = s[j] > m ? s[j] : m;
+        t += s[j];
+    }
+    *max = m;
+    *sum = t;
+}
+
+void sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_softmax_acc *out,
+                                sv_moments *mo)
+{
+    /* Pass 1: the max (for the softmax) and the sum (for the mean). */
+    double m, sum;
+    max_and_sum(s, n, &m, &sum);
+    size_t k = 0;
+    while (s[k] != m)
+        k++;
+    const double mean = sum / (double)n;
+    *out = (sv_softmax_acc){.max = m};
+    /* Pass 2, chunk by chunk: exps and squared deviations. The max's e is
+     * exactly 1 and is kept out of r and q, so that nearly one-hot rows keep
+     * every digit of Z - 1. */
+    double mo_acc[2] = {0.0, 0.0};
+    for (size_t j0 = 0; j0 < n; j0 += SV_CHUNK) {
+        const size_t len = n - j0 < SV_CHUNK ? n - j0 : SV_CHUNK;
+        accumulate(s + j0, len, k - j0, m, scale, mean, out, mo ? mo_acc : NULL);
+    }
+    if (mo) {
+        /* mo_acc[1] / n is the rounding error of the mean: the corrected
+         * two-pass algorithm of sv_moments_of. */
+        const double m2 = mo_acc[0] - mo_acc[1] * mo_acc[1] / (double)n;
+        mo->n = n;
+        mo->mean = mean + mo_acc[1] / (double)n;
+        mo->m2 = m2 > 0.0 ? m2 : 0.0;
+    }
 }
 
 void sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax_acc *out)
 {
-    const size_t k = argmax(s, n);
-    *out = (sv_softmax_acc){.max = s[k]};
-    /* The max's e is exactly 1 and is kept out of r and q, so that nearly
-     * one-hot rows keep every digit of Z - 1. */
-    for (size_t j0 = 0; j0 < n; j0 += SV_CHUNK) {
-        const size_t len = n - j0 < SV_CHUNK ? n - j0 : SV_CHUNK;
-        accumulate(s + j0, len, k - j0, s[k], scale, out);
-    }
+    sv_softmax_acc_row_moments(s, n, scale, out, NULL);
 }
 
 void sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, double scale)

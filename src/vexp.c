@@ -5,6 +5,10 @@
 void sv_vexp(const double *x, double *y, size_t n)
 {
 #if defined(SV_HAVE_VEXP_AVX2)
+    if (__builtin_cpu_supports("avx512f")) {
+        sv_vexp_avx512(x, y, n);
+        return;
+    }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         sv_vexp_avx2(x, y, n);
         return;

@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "sdpa_var/moments.h"
+
 /** What the softmax of one row of logits looks like. */
 typedef struct sv_softmax_stats {
     double entropy;    /**< H = -sum p_j ln p_j, in nats; 0 (one-hot) .. ln n (uniform) */
@@ -66,6 +68,15 @@ typedef struct sv_softmax_acc {
  * Cost: 2n exp. Thread safety: reads s, writes *out only.
  */
 void sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax_acc *out);
+
+/**
+ * sv_softmax_acc_row plus, from the same two passes over s, the moments of
+ * s (as sv_moments_of: corrected two-pass mean and M2) into *mo, which may
+ * be NULL. The engine's per-row kernel: pass 1 finds the max and the sum,
+ * pass 2 the exps and the squared deviations.
+ */
+void sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_softmax_acc *out,
+                                sv_moments *mo);
 
 /**
  * Merges the partial sums @p b of later keys into @p acc. With M the larger

@@ -1,0 +1,53 @@
+/* The limit for sdpa-var's speed: the same score products, blocked the same
+ * way (key blocks of KB keys, query tiles of TM rows, one single-threaded
+ * cblas_dgemm per tile, OpenMP across tiles), with nothing else: no random
+ * numbers, no softmax, no moments. scripts/bench.sh compares sdpa-var's
+ * wall time with this program's.
+ *
+ *   dgemm_limit D_K N_Q N_K TRIALS [TM KB]
+ * prints the seconds the products took and their GFLOP/s. */
+#include <cblas.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    if (argc < 5) {
+        fprintf(stderr, "usage: dgemm_limit D_K N_Q N_K TRIALS [TM KB]\n");
+        return 2;
+    }
+    const long d = atol(argv[1]), nq = atol(argv[2]), nk = atol(argv[3]), trials = atol(argv[4]);
+    long tm = argc > 5 ? atol(argv[5]) : 256, kb = argc > 6 ? atol(argv[6]) : 4096;
+    if (tm > nq)
+        tm = nq;
+    if (kb > nk)
+        kb = nk;
+    openblas_set_num_threads(1);
+    double *k = calloc((size_t)kb * d, sizeof(double));
+    for (long i = 0; i < kb * d; i++)
+        k[i] = (double)(i % 7) - 3.0;
+    const long tiles = (nq + tm - 1) / tm, blocks = (nk + kb - 1) / kb;
+    const double t0 = omp_get_wtime();
+#pragma omp parallel
+    {
+        double *q = calloc((size_t)tm * d, sizeof(double));
+        double *s = malloc((size_t)tm * kb * sizeof(double));
+        for (long i = 0; i < tm * d; i++)
+            q[i] = (double)(i % 5) - 2.0;
+        for (long t = 0; t < trials; t++)
+            for (long b = 0; b < blocks; b++) {
+#pragma omp for schedule(dynamic, 1)
+                for (long i = 0; i < tiles; i++)
+                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tm, (int)kb, (int)d,
+                                1.0, q, (int)d, k, (int)d, 0.0, s, (int)kb);
+            }
+        free(q);
+        free(s);
+    }
+    const double sec = omp_get_wtime() - t0;
+    const double flops = 2.0 * (double)tiles * tm * (double)blocks * kb * d * trials;
+    printf("%.6f s %.1f GFLOP/s\n", sec, flops / sec / 1e9);
+    free(k);
+    return 0;
+}
