@@ -4,21 +4,21 @@
  * numbers, no softmax, no moments. scripts/bench.sh compares sdpa-var's
  * wall time with this program's.
  *
- *   dgemm_limit D_K N_Q N_K TRIALS [TM KB]
- * prints the seconds the products took and their GFLOP/s. */
+ *   dgemm_limit D_K_LIST N_Q N_K TRIALS [TM KB]
+ * D_K_LIST is a comma list (a sweep runs each d_k in turn). Prints the
+ * seconds all products took, their GFLOP/s and OpenBLAS's kernel name.
+ * TM and KB default to sdpa-var's (src/experiment.c). */
 #include <cblas.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-int main(int argc, char **argv)
+char *openblas_get_corename(void);
+
+/* Seconds for `trials` trials of one d_k; adds the flops to *flops. */
+static double run(long d, long nq, long nk, long trials, long tm, long kb, double *flops)
 {
-    if (argc < 5) {
-        fprintf(stderr, "usage: dgemm_limit D_K N_Q N_K TRIALS [TM KB]\n");
-        return 2;
-    }
-    const long d = atol(argv[1]), nq = atol(argv[2]), nk = atol(argv[3]), trials = atol(argv[4]);
-    long tm = argc > 5 ? atol(argv[5]) : 256, kb = argc > 6 ? atol(argv[6]) : 4096;
     if (tm > nq)
         tm = nq;
     if (kb > nk)
@@ -46,8 +46,22 @@ int main(int argc, char **argv)
         free(s);
     }
     const double sec = omp_get_wtime() - t0;
-    const double flops = 2.0 * (double)tiles * tm * (double)blocks * kb * d * trials;
-    printf("%.6f s %.1f GFLOP/s\n", sec, flops / sec / 1e9);
     free(k);
+    *flops += 2.0 * (double)tiles * tm * (double)blocks * kb * d * trials;
+    return sec;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 5) {
+        fprintf(stderr, "usage: dgemm_limit D_K_LIST N_Q N_K TRIALS [TM KB]\n");
+        return 2;
+    }
+    const long nq = atol(argv[2]), nk = atol(argv[3]), trials = atol(argv[4]);
+    const long tm = argc > 5 ? atol(argv[5]) : 256, kb = argc > 6 ? atol(argv[6]) : 4096;
+    double sec = 0.0, flops = 0.0;
+    for (char *item = strtok(argv[1], ","); item; item = strtok(NULL, ","))
+        sec += run(atol(item), nq, nk, trials, tm, kb, &flops);
+    printf("%.6f s %.1f GFLOP/s %s\n", sec, flops / sec / 1e9, openblas_get_corename());
     return 0;
 }

@@ -44,6 +44,12 @@ typedef struct row_state {
     sv_softmax_acc sm;
 } row_state;
 
+/* Work done so far, for the progress callback: units are tiles (one query
+ * tile against one key block). */
+typedef struct progress {
+    uint64_t done, total;
+} progress;
+
 typedef struct plan {
     int threads;        /* OpenMP threads in all */
     int trial_parallel; /* whole trials per thread, else tiles per thread */
@@ -52,6 +58,7 @@ typedef struct plan {
     size_t kb;          /* keys per block (config only) */
     size_t block_tiles; /* tiles per work item handed to a thread */
     int tiny;           /* tile product small enough for plain loops */
+    progress *prog;     /* shared counter; NULL without a callback */
 } plan;
 
 typedef struct workspace {
@@ -109,6 +116,7 @@ static plan make_plan(const sv_config *cfg)
     p.kb = cfg->n_k < SV_KEY_BLOCK ? cfg->n_k : SV_KEY_BLOCK;
     p.block_tiles = cfg->block_rows > 0 ? (cfg->block_rows + p.tm - 1) / p.tm : 1u;
     p.tiny = p.tm * p.kb * cfg->d_k <= SV_TINY_TILE;
+    p.prog = NULL;
     return p;
 }
 
@@ -250,14 +258,29 @@ static void draw_key_row(const sv_config *cfg, uint64_t trial, const workspace *
         memset(ws->k + j * cfg->d_k, 0, cfg->d_k * sizeof(double));
 }
 
+/* Counts `units` finished tiles; thread 0 reports the total so far. */
+static void report(const sv_config *cfg, const plan *p, uint64_t units)
+{
+    if (!p->prog)
+        return;
+    uint64_t done;
+#pragma omp atomic capture
+    done = p->prog->done += units;
+    if (omp_get_thread_num() == 0)
+        cfg->progress(cfg->progress_ctx, done, p->prog->total);
+}
+
 /* Work item b: its tiles of query rows against the key block at j0. */
 static void run_item(const sv_config *cfg, const plan *p, uint64_t trial, const workspace *ws,
                      size_t b, size_t j0, size_t bk, double *qtile, double *scores)
 {
     const size_t tm = p->tm, rows_per_item = tm * p->block_tiles;
     const size_t end = (b + 1) * rows_per_item < cfg->n_q ? (b + 1) * rows_per_item : cfg->n_q;
-    for (size_t i0 = b * rows_per_item; i0 < end; i0 += tm)
+    uint64_t units = 0;
+    for (size_t i0 = b * rows_per_item; i0 < end; i0 += tm, units++)
         score_tile(cfg, p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, qtile, scores);
+    if (p->inner_threads > 1)
+        report(cfg, p, units);
 }
 
 static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const workspace *ws,
@@ -328,7 +351,13 @@ sv_status sv_experiment_run(const sv_config *cfg, sv_trial_stats *per_trial)
         return st;
     if (!per_trial)
         return SV_EINVAL;
-    const plan p = make_plan(cfg);
+    plan p = make_plan(cfg);
+    progress prog = {0u, 0u};
+    if (cfg->progress) {
+        const uint64_t tiles = (cfg->n_q + p.tm - 1) / p.tm, blocks = (cfg->n_k + p.kb - 1) / p.kb;
+        prog.total = tiles * blocks * cfg->trials;
+        p.prog = &prog;
+    }
     /* We parallelise ourselves; OpenBLAS threads inside ours would
      * oversubscribe the cores. */
     openblas_set_num_threads(1);
@@ -337,8 +366,11 @@ sv_status sv_experiment_run(const sv_config *cfg, sv_trial_stats *per_trial)
         workspace ws = {0};
         if (!workspace_alloc(&ws, cfg, &p))
             return SV_ENOMEM;
-        for (uint64_t t = 0; t < cfg->trials; t++)
+        for (uint64_t t = 0; t < cfg->trials; t++) {
             run_trial(cfg, &p, t, &ws, &per_trial[t]);
+            if (p.inner_threads == 1)
+                report(cfg, &p, prog.total / cfg->trials);
+        }
         workspace_free(&ws);
         return SV_OK;
     }
@@ -357,8 +389,12 @@ sv_status sv_experiment_run(const sv_config *cfg, sv_trial_stats *per_trial)
         stop = failed;
         if (!stop) {
 #pragma omp for schedule(dynamic, 256)
-            for (uint64_t t = 0; t < cfg->trials; t++)
+            for (uint64_t t = 0; t < cfg->trials; t++) {
                 run_trial(cfg, &p, t, &ws, &per_trial[t]);
+                /* Per trial would be too often for a million tiny ones. */
+                if ((t & 255u) == 255u || t + 1 == cfg->trials)
+                    report(cfg, &p, (prog.total / cfg->trials) * ((t & 255u) + 1u));
+            }
         }
         workspace_free(&ws);
     }

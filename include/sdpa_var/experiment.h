@@ -13,6 +13,14 @@
 #include "sdpa_var/sampler.h"
 #include "sdpa_var/status.h"
 
+/**
+ * Progress callback: @p done of @p total units of work (score tiles) are
+ * finished. Called from one thread only (OpenMP thread 0), after that
+ * thread finishes a unit, so it never runs concurrently with itself; it
+ * should return quickly. The library itself never prints.
+ */
+typedef void (*sv_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
 /** One experiment configuration (one d_k). Zero-initialise, then set. */
 typedef struct sv_config {
     size_t d_k;        /**< dimension of each query and key vector, >= 1 */
@@ -27,6 +35,8 @@ typedef struct sv_config {
     int threads;       /**< OpenMP threads; 0 uses OpenMP's default
                             (OMP_NUM_THREADS, else all cores). Results are the
                             same bits for every value. */
+    sv_progress_fn progress; /**< NULL, or called as work completes */
+    void *progress_ctx;      /**< passed to progress */
 } sv_config;
 
 /** Statistics of one trial. "raw" is S = Q K^T, "scaled" is S / sqrt(d_k). */

@@ -6,12 +6,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "options.h"
 #include "output.h"
 
 static const char prog[] = "sdpa-var";
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The progress line: on stderr, only when it is a terminal, only once the
+ * run has taken a second, at most four times a second, erased at the end. */
+typedef struct progress_line {
+    double start, config_start, last;
+    size_t index, count, d_k;
+    int shown;
+} progress_line;
+
+static void show_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    progress_line *pl = ctx;
+    const double t = now();
+    if (t - pl->start < 1.0 || t - pl->last < 0.25 || done == 0)
+        return;
+    pl->last = t;
+    pl->shown = 1;
+    const double frac = (double)done / (double)total;
+    const double left = (t - pl->config_start) * (1.0 - frac) / frac;
+    fprintf(stderr, "\r%s: d_k=%zu (%zu of %zu): %3.0f%%, about %.0f s left \033[K", prog, pl->d_k,
+            pl->index + 1, pl->count, 100.0 * frac, left);
+    fflush(stderr);
+}
 
 static void free_results(sv_result *res, size_t n)
 {
@@ -37,8 +68,17 @@ int main(int argc, char **argv)
     } else {
         sv_result *res = calloc(opt.n_dk, sizeof *res);
         sv_status st = res ? SV_OK : SV_ENOMEM;
+        progress_line pl = {.start = now(), .count = opt.n_dk};
+        const int progress = !opt.quiet && isatty(STDERR_FILENO);
         for (size_t i = 0; st == SV_OK && i < opt.n_dk; i++) {
             res[i].cfg = sv_options_config(&opt, i);
+            if (progress) {
+                pl.index = i;
+                pl.d_k = res[i].cfg.d_k;
+                pl.config_start = now();
+                res[i].cfg.progress = show_progress;
+                res[i].cfg.progress_ctx = &pl;
+            }
             res[i].per_trial = calloc((size_t)res[i].cfg.trials, sizeof(sv_trial_stats));
             if (!res[i].per_trial)
                 st = SV_ENOMEM;
@@ -48,6 +88,8 @@ int main(int argc, char **argv)
                 st = sv_summary_compute(&res[i].cfg, res[i].per_trial, opt.observed,
                                         &res[i].summary);
         }
+        if (pl.shown)
+            fputs("\r\033[K", stderr); /* erase the progress line */
         if (st != SV_OK) {
             fprintf(stderr, "%s: %s\n", prog, sv_status_str(st));
             free_results(res, opt.n_dk);

@@ -39,6 +39,8 @@ const char sv_usage_text[] =
     "Output:\n"
     "      --format F       table (default on a terminal) or csv (default otherwise)\n"
     "      --per-trial      one row per trial instead of the summary\n"
+    "  -q, --quiet          no progress line (shown on stderr when it is a terminal\n"
+    "                       and a run takes more than a second)\n"
     "\n"
     "Performance (results are the same bits for every value):\n"
     "      --threads N      OpenMP threads (default: OMP_NUM_THREADS, else all cores)\n"
@@ -82,6 +84,7 @@ static const struct option long_options[] = {
     {"per-trial", no_argument, NULL, OPT_PER_TRIAL},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"block-rows", required_argument, NULL, OPT_BLOCK_ROWS},
+    {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -157,7 +160,7 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
     opterr = 0; /* we print our own one-line messages */
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":d:n:t:s:hV", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":d:n:t:s:qhV", long_options, NULL)) != -1) {
         switch (c) {
         case 'd': {
             sv_status st = sv_dklist_parse(optarg, opt->dk, &opt->n_dk);
@@ -232,6 +235,9 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
             if (!parse_count("--block-rows", optarg, SIZE_MAX, 0, &v, err, errlen))
                 return 0;
             opt->base.block_rows = (size_t)v;
+            break;
+        case 'q':
+            opt->quiet = 1;
             break;
         case 'h':
             opt->help = 1;

@@ -18,6 +18,7 @@ typedef struct sv_options {
     size_t n_dk;
     sv_format format;
     int per_trial;
+    int quiet;                   /* no progress line */
     double observed;             /* NAN without --observed */
     int help, version;
 } sv_options;

@@ -118,6 +118,18 @@ if command -v script >/dev/null 2>&1; then
     grep -q '^sdpa-var [0-9.]*  d_k=8' "$tmp/tty" && ok || fail "table on a terminal"
 fi
 
+# --- progress line: on a terminal only, after a second, never with --quiet ---------
+if command -v script >/dev/null 2>&1; then
+    long="--dk 128 --n 20000"   # ~2 s in Release
+    script -qec "$BIN $long >/dev/null" /dev/null </dev/null >"$tmp/tty" 2>&1
+    grep -q 'd_k=128 (1 of 1): .*%, about [0-9]* s left' "$tmp/tty" && ok || fail "progress line on a terminal"
+    script -qec "$BIN $long --quiet >/dev/null" /dev/null </dev/null >"$tmp/tty" 2>&1
+    [ ! -s "$tmp/tty" ] && ok || fail "--quiet still printed: $(od -c "$tmp/tty" | head -2)"
+    # stderr not a terminal: nothing, even with stdout on one.
+    script -qec "$BIN $long --format csv 2>$tmp/err.txt | tail -c 0" /dev/null </dev/null >/dev/null 2>&1
+    [ ! -s "$tmp/err.txt" ] && ok || fail "progress written to a non-terminal stderr"
+fi
+
 # --- writes: closed pipe, full disk ------------------------------------------------
 "$BIN" --dk 2 --n 2 --trials 300000 --per-trial 2>"$tmp/err" | head -1 >/dev/null
 rc=${PIPESTATUS[0]}

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Benchmark: sdpa-var against numpy (scripts/numpy_reference.py computing the
+# same statistics) and against the limit (bench/dgemm_limit.c: the bare
+# cblas_dgemm products of the same shapes, blocked the same way), side by side
+# in one run. Writes docs/performance.md and docs/figures/performance_scaling.png.
+#
+#   scripts/bench.sh                  # 5 runs per measurement (median)
+#   SV_BENCH_RUNS=3 scripts/bench.sh  # quicker, noisier
+#
+# Wall time is the median of the runs; peak RSS (GNU time's %M) the largest.
+# Performance claims live here and in docs/performance.md, never in tests.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+sv_ensure_packages "${SV_BUILD_PACKAGES[@]}" "${SV_TEST_PACKAGES[@]}" time
+sv_build release
+cmake --build "$SV_ROOT/build" --target dgemm_limit >&2
+
+cd "$SV_ROOT"
+RUNS=${SV_BENCH_RUNS:-5}
+BIN=build/sdpa-var
+LIMIT=build/dgemm_limit
+PY=/usr/bin/python3
+OUT=docs/performance.md
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# measure NAME CMD...: runs CMD $RUNS times (stdout discarded); sets
+# MED (median seconds) and RSS (largest peak RSS, MiB).
+measure() {
+    local name=$1; shift
+    : >"$tmp/$name.times"
+    local i
+    for ((i = 0; i < RUNS; i++)); do
+        /usr/bin/time -f '%e %M' -o "$tmp/one" "$@" >/dev/null
+        cat "$tmp/one" >>"$tmp/$name.times"
+    done
+    MED=$(sort -n -k1,1 "$tmp/$name.times" | awk '{ t[NR] = $1 } END { print (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2 }')
+    RSS=$(awk '$2 > m { m = $2 } END { printf "%.1f", m / 1024 }' "$tmp/$name.times")
+}
+
+# limit_seconds ARGS...: median over $RUNS of dgemm_limit's own timer (the
+# products alone, without process start-up).
+limit_seconds() {
+    local i
+    for ((i = 0; i < RUNS; i++)); do "$LIMIT" "$@" | awk '{ print $1 }'; done |
+        sort -n | awk '{ t[NR] = $1 } END { print (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2 }'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == "" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
+
+mem_gib=$(awk '/MemTotal/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)
+rows=()
+# config LABEL "SDPA ARGS" "LIMIT ARGS" [NUMPY_SKIP_REASON]
+config() {
+    local label=$1 args=$2 largs=$3 skip=${4:-}
+    printf 'bench: %s\n' "$label" >&2
+    # shellcheck disable=SC2086
+    measure sv "$BIN" $args
+    local sv_t=$MED sv_rss=$RSS np_t=- np_rss=- np_note=
+    if [ -z "$skip" ]; then
+        # numpy as a user would run it: OpenBLAS's own threads, no core
+        # override (see the env skill: OPENBLAS_CORETYPE slows numpy).
+        # shellcheck disable=SC2086
+        measure np env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PY" scripts/numpy_reference.py $args
+        np_t=$MED np_rss=$RSS
+    else
+        np_note=$skip
+    fi
+    # shellcheck disable=SC2086
+    local lim_t; lim_t=$(limit_seconds $largs)
+    rows+=("| \`$label\` | $sv_t | $sv_rss | $np_t | $np_rss | $lim_t | $(ratio "$sv_t" "$np_t") | $(ratio "$sv_t" "$lim_t") |${np_note:+ $np_note}")
+    RES_SV=$sv_t RES_NP=$np_t RES_LIM=$lim_t RES_RSS=$sv_rss
+}
+
+sweep_dk=1,2,4,8,16,32,64,128,256,512,1024
+config "--dk 64 --n 1111" "--dk 64 --n 1111" "64 1111 1111 1"
+head_sv=$RES_SV
+config "--dk 128 --n 8192" "--dk 128 --n 8192" "128 8192 8192 1"
+big_sv=$RES_SV big_np=$RES_NP big_lim=$RES_LIM
+config "--dk 2 --n 2 --trials 1000000" "--dk 2 --n 2 --trials 1000000" "2 2 2 1000000"
+tiny_sv=$RES_SV tiny_np=$RES_NP
+config "--dk 1:1024 --n 2048 --trials 4" "--dk 1:1024 --n 2048 --trials 4" "$sweep_dk 2048 2048 4"
+config "--dk 128 --n 65536" "--dk 128 --n 65536" "128 65536 65536 1" \
+    "numpy skipped: its 65536 x 65536 score matrix alone is 32 GiB; this machine has $mem_gib GiB"
+huge_sv=$RES_SV huge_lim=$RES_LIM huge_rss=$RES_RSS
+
+# --- scaling: time vs n (d_k = 128) and vs d_k (n = 2048), sdpa-var and limit --
+printf 'bench: scaling\n' >&2
+scal=docs/performance_scaling.csv
+echo "axis,n,dk,sdpa_var_s,limit_s" >"$scal"
+RUNS_SAVE=$RUNS
+RUNS=3
+for n in 1024 2048 4096 8192 16384 32768; do
+    measure sc "$BIN" --dk 128 --n "$n"
+    echo "n,$n,128,$MED,$(limit_seconds 128 "$n" "$n" 1)" >>"$scal"
+done
+for d in 16 32 64 128 256 512 1024; do
+    measure sc "$BIN" --dk "$d" --n 2048
+    echo "dk,2048,$d,$MED,$(limit_seconds "$d" 2048 2048 1)" >>"$scal"
+done
+RUNS=$RUNS_SAVE
+gnuplot -e "out='docs/figures/performance_scaling.png'" scripts/performance_scaling.gp <"$scal"
+
+# --- targets ----------------------------------------------------------------------
+verdict() { awk -v x="$1" -v lim="$2" -v op="$3" 'BEGIN { ok = (op == "<=") ? x <= lim : x >= lim; print ok ? "met" : "**not met**" }'; }
+t1=$(ratio "$big_sv" "$big_lim"); t2=$(ratio "$big_np" "$big_sv")
+t3=$(ratio "$huge_sv" "$huge_lim"); t4=$(ratio "$tiny_np" "$tiny_sv")
+
+blas_core=$("$LIMIT" 8 8 8 1 | awk '{ print $NF }')
+numpy_v=$("$PY" -c 'import numpy; print(numpy.__version__)')
+{
+cat <<EOF
+# Performance
+
+Measured by \`scripts/bench.sh\` (median of $RUNS runs per measurement; peak RSS
+from GNU time). Regenerate with that command; every number below comes from it.
+
+## Machine
+
+- CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores online, $mem_gib GiB memory
+- OS: $(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)
+- Compiler: $(gcc --version | head -1)
+- BLAS: OpenBLAS $(dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null || echo '?') (pthread build, kernel $blas_core), one thread per call inside our OpenMP threads
+- numpy $numpy_v on /usr/bin/python3 with the same OpenBLAS
+- Date: $(date -u +%Y-%m-%d)
+
+## Results
+
+Times in seconds (whole process for sdpa-var and numpy; the products alone for the
+limit), peak RSS in MiB.
+
+| configuration | sdpa-var s | sdpa-var MiB | numpy s | numpy MiB | limit s | sdpa-var / numpy | sdpa-var / limit |
+|---|---|---|---|---|---|---|---|
+EOF
+printf '%s\n' "${rows[@]}"
+cat <<EOF
+
+- *numpy* is \`scripts/numpy_reference.py\` with the same arguments: it draws Q and K,
+  forms \`Q @ K.T\`, takes \`var\`, and computes the softmax entropy, max weight and
+  Jacobian trace, raw and scaled, as sdpa-var does. Many small trials run as one
+  batched \`(T,2,2) @ (T,2,2)\` product, in chunks.
+- The *limit* is \`bench/dgemm_limit\`. It runs the bare \`cblas_dgemm\` calls of the
+  same shapes with the same blocking (query tiles of 256 rows, key blocks of 4096
+  keys, OpenMP across tiles) and nothing else. For 2×2 trials, sdpa-var does not
+  call the BLAS at all, because a call costs more than a product that small. The
+  limit column there is the cost of a million such calls, so it is no bound.
+
+## Targets
+
+| target | measured | verdict |
+|---|---|---|
+| \`--dk 128 --n 8192\` within 1.5× of the limit | ${t1}× | $(verdict "$t1" 1.5 "<=") |
+| \`--dk 128 --n 8192\` at least 20× faster than numpy | ${t2}× | $(verdict "$t2" 20 ">=") |
+| \`--dk 128 --n 65536\` peak RSS ≤ 64 MiB | $huge_rss MiB | $(verdict "$huge_rss" 64 "<=") |
+| \`--dk 128 --n 65536\` within 1.5× of the limit | ${t3}× | $(verdict "$t3" 1.5 "<=") |
+| \`--dk 2 --n 2 --trials 1000000\` at least 5× faster than batched numpy | ${t4}× | $(verdict "$t4" 5 ">=") |
+| headline command under 50 ms | $head_sv s | $(verdict "$head_sv" 0.05 "<=") |
+
+## Scaling
+
+Time against n (with d_k = 128) and against d_k (with n = 2048), on log-log axes.
+The raw data are in \`docs/performance_scaling.csv\`. Work per trial is
+O(n_q·n_k·d_k): the dgemm flops plus 2·n_q·n_k exps. So time grows like n² at
+fixed d_k, and it is close to flat in d_k until the product outweighs the
+exps (about d_k ≈ 64 here).
+
+![time vs n and d_k](figures/performance_scaling.png)
+EOF
+cat docs/performance_notes.md
+} >"$OUT"
+printf 'bench: wrote %s\n' "$OUT" >&2
