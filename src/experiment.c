@@ -33,6 +33,7 @@
 #define SV_KEY_BLOCK 4096u  /* kb: keys per block (scores tile: 8 MiB) */
 #define SV_ALIGN 64u
 #define SV_TINY_TILE 512u   /* tm kb d_k below which plain loops beat dgemm */
+#define SV_TRIAL_GROUP 64u  /* tiny trials run together */
 
 /* Trials whose score matrix has fewer entries than this run whole, one per
  * thread, instead of splitting one trial's tiles across threads. */
@@ -58,14 +59,17 @@ typedef struct plan {
     size_t kb;          /* keys per block (config only) */
     size_t block_tiles; /* tiles per work item handed to a thread */
     int tiny;           /* tile product small enough for plain loops */
+    size_t group;       /* trials run together by one thread (tiny ones) */
     progress *prog;     /* shared counter; NULL without a callback */
 } plan;
 
 typedef struct workspace {
-    double *k;      /* kb x d_k: the current key block, row-major */
-    double *qtile;  /* inner_threads x tm x d_k */
-    double *scores; /* inner_threads x tm x kb */
-    row_state *rows; /* n_q */
+    double *k;           /* kb x d_k: the current key block, row-major */
+    double *qtile;       /* inner_threads x tm x d_k */
+    double *scores;      /* inner_threads x tm x kb, or group x n_q x n_k */
+    row_state *rows;     /* n_q, or group x n_q */
+    sv_softmax_acc *acc; /* per-tile scratch: inner_threads x tm, or group x n_q */
+    sv_moments *mo;      /* the same for the moments */
 } workspace;
 
 /* a * b into *out, or 0 on overflow. */
@@ -116,19 +120,43 @@ static plan make_plan(const sv_config *cfg)
     p.kb = cfg->n_k < SV_KEY_BLOCK ? cfg->n_k : SV_KEY_BLOCK;
     p.block_tiles = cfg->block_rows > 0 ? (cfg->block_rows + p.tm - 1) / p.tm : 1u;
     p.tiny = p.tm * p.kb * cfg->d_k <= SV_TINY_TILE;
+    /* A tiny trial is one tile and one key block (tm kb <= SV_TINY_TILE):
+     * several of them share one pass of the row kernel. */
+    p.group = p.tiny && p.inner_threads == 1 ? SV_TRIAL_GROUP : 1u;
     p.prog = NULL;
     return p;
+}
+
+/* Element counts of the workspace arrays (tiny trials make group > 1 only
+ * when n_q <= tm and n_k <= kb, so nothing here can overflow then). */
+typedef struct ws_sizes {
+    size_t k, qtile, scores, rows, tiles;
+} ws_sizes;
+
+static int workspace_sizes(const sv_config *cfg, const plan *p, ws_sizes *z)
+{
+    const size_t per = (size_t)p->inner_threads * p->tm;
+    size_t rows;
+    if (!mul_ok(p->kb, cfg->d_k, &z->k) || !mul_ok(per, cfg->d_k, &z->qtile) ||
+        !mul_ok(per, p->kb, &z->scores) || !mul_ok(cfg->n_q, p->group, &rows))
+        return 0;
+    z->rows = rows;
+    z->tiles = per > rows ? per : rows;
+    if (p->group > 1 && z->scores < p->group * cfg->n_q * cfg->n_k)
+        z->scores = p->group * cfg->n_q * cfg->n_k;
+    return 1;
 }
 
 /* Bytes of one workspace. */
 static int workspace_bytes(const sv_config *cfg, const plan *p, size_t *bytes)
 {
-    size_t kblock, tiles, rows, total;
-    if (!mul_ok(p->kb, cfg->d_k, &kblock) || !mul_ok(p->tm, p->kb + cfg->d_k, &tiles) ||
-        !mul_ok(tiles, (size_t)p->inner_threads, &tiles) || !add_ok(kblock, tiles, &total) ||
-        !mul_ok(total, sizeof(double), &total) ||
-        !mul_ok(cfg->n_q, sizeof(row_state), &rows) || !add_ok(total, rows, &total) ||
-        !add_ok(total, 4u * SV_ALIGN, bytes))
+    ws_sizes z;
+    size_t doubles, rows, tiles, total;
+    if (!workspace_sizes(cfg, p, &z) || !add_ok(z.k, z.qtile, &doubles) ||
+        !add_ok(doubles, z.scores, &doubles) || !mul_ok(doubles, sizeof(double), &total) ||
+        !mul_ok(z.rows, sizeof(row_state), &rows) || !add_ok(total, rows, &total) ||
+        !mul_ok(z.tiles, sizeof(sv_softmax_acc) + sizeof(sv_moments), &tiles) ||
+        !add_ok(total, tiles, &total) || !add_ok(total, 6u * SV_ALIGN, bytes))
         return 0;
     return 1;
 }
@@ -153,6 +181,8 @@ static void workspace_free(workspace *ws)
     free(ws->qtile);
     free(ws->scores);
     free(ws->rows);
+    free(ws->acc);
+    free(ws->mo);
     *ws = (workspace){0};
 }
 
@@ -167,12 +197,16 @@ static void *alloc_aligned(size_t n, size_t size)
 
 static int workspace_alloc(workspace *ws, const sv_config *cfg, const plan *p)
 {
-    const size_t per = (size_t)p->inner_threads * p->tm;
-    ws->k = alloc_aligned(p->kb * cfg->d_k, sizeof(double));
-    ws->qtile = alloc_aligned(per * cfg->d_k, sizeof(double));
-    ws->scores = alloc_aligned(per * p->kb, sizeof(double));
-    ws->rows = alloc_aligned(cfg->n_q, sizeof(row_state));
-    if (!ws->k || !ws->qtile || !ws->scores || !ws->rows) {
+    ws_sizes z;
+    if (!workspace_sizes(cfg, p, &z))
+        return 0;
+    ws->k = alloc_aligned(z.k, sizeof(double));
+    ws->qtile = alloc_aligned(z.qtile, sizeof(double));
+    ws->scores = alloc_aligned(z.scores, sizeof(double));
+    ws->rows = alloc_aligned(z.rows, sizeof(row_state));
+    ws->acc = alloc_aligned(z.tiles, sizeof(sv_softmax_acc));
+    ws->mo = alloc_aligned(z.tiles, sizeof(sv_moments));
+    if (!ws->k || !ws->qtile || !ws->scores || !ws->rows || !ws->acc || !ws->mo) {
         workspace_free(ws);
         return 0;
     }
@@ -193,40 +227,45 @@ static void draw_rows(const sv_config *cfg, uint64_t trial, sv_matrix which, siz
     memset(x + m * d, 0, (rows - m) * d * sizeof(double));
 }
 
-/* One tile: query rows [i0, i0 + m) against key block [j0, j0 + nk). */
-static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws, uint64_t trial,
-                       size_t i0, size_t m, size_t j0, size_t nk, double *qtile, double *scores)
+/* scores (tm x kb) = qtile (tm x d_k) * k^T (d_k x kb). */
+static void tile_product(const sv_config *cfg, const plan *p, const double *qtile,
+                         const double *k, double *scores)
 {
     const size_t d = cfg->d_k, tm = p->tm, kb = p->kb;
-    const double scale = 1.0 / sqrt((double)d);
-    draw_rows(cfg, trial, SV_MATRIX_Q, i0, m, tm, qtile);
-    /* scores (tm x kb) = Qtile (tm x d_k) * Kblock^T (d_k x kb); a short
-     * last key block is zero-padded, so the shape never changes. */
     if (p->tiny) {
         /* A call into the BLAS costs more than a product this small. */
         for (size_t i = 0; i < tm; i++)
             for (size_t j = 0; j < kb; j++) {
                 double dot = 0.0;
                 for (size_t l = 0; l < d; l++)
-                    dot += qtile[i * d + l] * ws->k[j * d + l];
+                    dot += qtile[i * d + l] * k[j * d + l];
                 scores[i * kb + j] = dot;
             }
     } else {
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tm, (int)kb, (int)d, 1.0,
-                    qtile, (int)d, ws->k, (int)d, 0.0, scores, (int)kb);
+                    qtile, (int)d, k, (int)d, 0.0, scores, (int)kb);
     }
+}
+
+/* One tile: query rows [i0, i0 + m) against key block [j0, j0 + nk).
+ * qtile, scores, acc and mo are this thread's scratch. */
+static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws, uint64_t trial,
+                       size_t i0, size_t m, size_t j0, size_t nk, double *qtile, double *scores,
+                       sv_softmax_acc *acc, sv_moments *mo)
+{
+    const double scale = 1.0 / sqrt((double)cfg->d_k);
+    draw_rows(cfg, trial, SV_MATRIX_Q, i0, m, p->tm, qtile);
+    /* A short last key block is zero-padded: the shape never changes. */
+    tile_product(cfg, p, qtile, ws->k, scores);
+    sv_softmax_acc_rows(scores, m, nk, p->kb, scale, acc, mo);
     for (size_t r = 0; r < m; r++) {
-        const double *s = scores + r * kb;
         row_state *row = &ws->rows[i0 + r];
-        sv_moments mo;
-        sv_softmax_acc sm;
-        sv_softmax_acc_row_moments(s, nk, scale, &sm, &mo);
         if (j0 == 0) {
-            row->mo = mo;
-            row->sm = sm;
+            row->mo = mo[r];
+            row->sm = acc[r];
         } else {
-            sv_moments_merge(&row->mo, &mo);
-            sv_softmax_acc_merge(&row->sm, &sm, scale);
+            sv_moments_merge(&row->mo, &mo[r]);
+            sv_softmax_acc_merge(&row->sm, &acc[r], scale);
         }
     }
 }
@@ -272,60 +311,34 @@ static void report(const sv_config *cfg, const plan *p, uint64_t units)
 
 /* Work item b: its tiles of query rows against the key block at j0. */
 static void run_item(const sv_config *cfg, const plan *p, uint64_t trial, const workspace *ws,
-                     size_t b, size_t j0, size_t bk, double *qtile, double *scores)
+                     size_t b, size_t j0, size_t bk, size_t me)
 {
+    double *qtile = ws->qtile + me * p->tm * cfg->d_k;
+    double *scores = ws->scores + me * p->tm * p->kb;
+    sv_softmax_acc *acc = ws->acc + me * p->tm;
+    sv_moments *mo = ws->mo + me * p->tm;
     const size_t tm = p->tm, rows_per_item = tm * p->block_tiles;
     const size_t end = (b + 1) * rows_per_item < cfg->n_q ? (b + 1) * rows_per_item : cfg->n_q;
     uint64_t units = 0;
     for (size_t i0 = b * rows_per_item; i0 < end; i0 += tm, units++)
-        score_tile(cfg, p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, qtile, scores);
+        score_tile(cfg, p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, qtile, scores,
+                   acc, mo);
     if (p->inner_threads > 1)
         report(cfg, p, units);
 }
 
-static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const workspace *ws,
-                      sv_trial_stats *out)
+/* Rows merged in row order into one trial's statistics: the same bits for
+ * any thread count or block size. */
+static void finish_trial(const sv_config *cfg, const row_state *rows, sv_trial_stats *out)
 {
-    const size_t d = cfg->d_k, nq = cfg->n_q, nk = cfg->n_k, tm = p->tm, kb = p->kb;
-    const size_t nitems = (nq + tm * p->block_tiles - 1) / (tm * p->block_tiles);
-
-    if (p->inner_threads == 1) {
-        /* No OpenMP constructs at all: this runs inside the trial-parallel
-         * region, where even an if(0) region would cost a team per trial. */
-        for (size_t j0 = 0; j0 < nk; j0 += kb) {
-            const size_t bk = nk - j0 < kb ? nk - j0 : kb;
-            for (size_t j = 0; j < kb; j++)
-                draw_key_row(cfg, trial, ws, j0, bk, j);
-            for (size_t b = 0; b < nitems; b++)
-                run_item(cfg, p, trial, ws, b, j0, bk, ws->qtile, ws->scores);
-        }
-    } else {
-#pragma omp parallel num_threads(p->inner_threads)
-        {
-            const size_t me = (size_t)omp_get_thread_num();
-            double *qtile = ws->qtile + me * tm * d;
-            double *scores = ws->scores + me * tm * kb;
-            for (size_t j0 = 0; j0 < nk; j0 += kb) {
-                const size_t bk = nk - j0 < kb ? nk - j0 : kb;
-                /* Every row its own stream: who draws it does not matter. */
-#pragma omp for schedule(static)
-                for (size_t j = 0; j < kb; j++)
-                    draw_key_row(cfg, trial, ws, j0, bk, j);
-#pragma omp for schedule(dynamic, 1)
-                for (size_t b = 0; b < nitems; b++)
-                    run_item(cfg, p, trial, ws, b, j0, bk, qtile, scores);
-            }
-        }
-    }
-
-    /* Rows in row order: the same bits for any thread count. */
+    const size_t d = cfg->d_k, nq = cfg->n_q;
     const double scale = 1.0 / sqrt((double)d);
     sv_moments acc = {0u, 0.0, 0.0};
     ksum h[2] = {{0, 0}, {0, 0}}, mw[2] = {{0, 0}, {0, 0}}, jt[2] = {{0, 0}, {0, 0}};
     for (size_t i = 0; i < nq; i++) {
         sv_softmax_stats st[2];
-        sv_moments_merge(&acc, &ws->rows[i].mo);
-        sv_softmax_acc_stats(&ws->rows[i].sm, scale, &st[0], &st[1]);
+        sv_moments_merge(&acc, &rows[i].mo);
+        sv_softmax_acc_stats(&rows[i].sm, scale, &st[0], &st[1]);
         for (int c = 0; c < 2; c++) {
             ksum_add(&h[c], st[c].entropy);
             ksum_add(&mw[c], st[c].max_weight);
@@ -342,6 +355,78 @@ static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const
     out->scaled_max_weight = ksum_mean(&mw[1], nq);
     out->raw_jac_trace = ksum_mean(&jt[0], nq);
     out->scaled_jac_trace = ksum_mean(&jt[1], nq);
+}
+
+
+static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const workspace *ws,
+                      sv_trial_stats *out)
+{
+    const size_t nq = cfg->n_q, nk = cfg->n_k, tm = p->tm, kb = p->kb;
+    const size_t nitems = (nq + tm * p->block_tiles - 1) / (tm * p->block_tiles);
+
+    if (p->inner_threads == 1) {
+        /* No OpenMP constructs at all: this runs inside the trial-parallel
+         * region, where even an if(0) region would cost a team per trial. */
+        for (size_t j0 = 0; j0 < nk; j0 += kb) {
+            const size_t bk = nk - j0 < kb ? nk - j0 : kb;
+            for (size_t j = 0; j < kb; j++)
+                draw_key_row(cfg, trial, ws, j0, bk, j);
+            for (size_t b = 0; b < nitems; b++)
+                run_item(cfg, p, trial, ws, b, j0, bk, 0);
+        }
+    } else {
+#pragma omp parallel num_threads(p->inner_threads)
+        {
+            const size_t me = (size_t)omp_get_thread_num();
+            for (size_t j0 = 0; j0 < nk; j0 += kb) {
+                const size_t bk = nk - j0 < kb ? nk - j0 : kb;
+                /* Every row its own stream: who draws it does not matter. */
+#pragma omp for schedule(static)
+                for (size_t j = 0; j < kb; j++)
+                    draw_key_row(cfg, trial, ws, j0, bk, j);
+#pragma omp for schedule(dynamic, 1)
+                for (size_t b = 0; b < nitems; b++)
+                    run_item(cfg, p, trial, ws, b, j0, bk, me);
+            }
+        }
+    }
+
+    finish_trial(cfg, ws->rows, out);
+}
+
+/* Tiny trials [t0, t0 + cnt), cnt <= group, one tile and one key block each:
+ * their rows go through the row kernel together, and each row gets the
+ * same bits it would get alone (sv_softmax_acc_rows). */
+static void run_trial_group(const sv_config *cfg, const plan *p, uint64_t t0, size_t cnt,
+                            const workspace *ws, sv_trial_stats *out)
+{
+    const size_t nq = cfg->n_q, nk = cfg->n_k, n = nq * nk;
+    const double scale = 1.0 / sqrt((double)cfg->d_k);
+    for (size_t g = 0; g < cnt; g++) {
+        draw_rows(cfg, t0 + g, SV_MATRIX_Q, 0, nq, nq, ws->qtile);
+        draw_rows(cfg, t0 + g, SV_MATRIX_K, 0, nk, nk, ws->k);
+        tile_product(cfg, p, ws->qtile, ws->k, ws->scores + g * n);
+    }
+    sv_softmax_acc_rows(ws->scores, cnt * nq, nk, nk, scale, ws->acc, ws->mo);
+    for (size_t g = 0; g < cnt; g++) {
+        for (size_t i = 0; i < nq; i++) {
+            ws->rows[g * nq + i].mo = ws->mo[g * nq + i];
+            ws->rows[g * nq + i].sm = ws->acc[g * nq + i];
+        }
+        finish_trial(cfg, ws->rows + g * nq, &out[g]);
+    }
+}
+
+/* Trials [t0, t0 + cnt): grouped if tiny, else one by one. */
+static void run_trials(const sv_config *cfg, const plan *p, uint64_t t0, size_t cnt,
+                       const workspace *ws, sv_trial_stats *out)
+{
+    if (p->group > 1) {
+        run_trial_group(cfg, p, t0, cnt, ws, out);
+    } else {
+        for (size_t g = 0; g < cnt; g++)
+            run_trial(cfg, p, t0 + g, ws, &out[g]);
+    }
 }
 
 sv_status sv_experiment_run(const sv_config *cfg, sv_trial_stats *per_trial)
@@ -366,10 +451,11 @@ sv_status sv_experiment_run(const sv_config *cfg, sv_trial_stats *per_trial)
         workspace ws = {0};
         if (!workspace_alloc(&ws, cfg, &p))
             return SV_ENOMEM;
-        for (uint64_t t = 0; t < cfg->trials; t++) {
-            run_trial(cfg, &p, t, &ws, &per_trial[t]);
+        for (uint64_t t = 0; t < cfg->trials; t += p.group) {
+            const size_t cnt = cfg->trials - t < p.group ? (size_t)(cfg->trials - t) : p.group;
+            run_trials(cfg, &p, t, cnt, &ws, &per_trial[t]);
             if (p.inner_threads == 1)
-                report(cfg, &p, prog.total / cfg->trials);
+                report(cfg, &p, (prog.total / cfg->trials) * cnt);
         }
         workspace_free(&ws);
         return SV_OK;
@@ -388,12 +474,13 @@ sv_status sv_experiment_run(const sv_config *cfg, sv_trial_stats *per_trial)
 #pragma omp atomic read
         stop = failed;
         if (!stop) {
-#pragma omp for schedule(dynamic, 256)
-            for (uint64_t t = 0; t < cfg->trials; t++) {
-                run_trial(cfg, &p, t, &ws, &per_trial[t]);
-                /* Per trial would be too often for a million tiny ones. */
-                if ((t & 255u) == 255u || t + 1 == cfg->trials)
-                    report(cfg, &p, (prog.total / cfg->trials) * ((t & 255u) + 1u));
+            const uint64_t groups = (cfg->trials + p.group - 1) / p.group;
+#pragma omp for schedule(dynamic, 4)
+            for (uint64_t g = 0; g < groups; g++) {
+                const uint64_t t = g * p.group;
+                const size_t cnt = cfg->trials - t < p.group ? (size_t)(cfg->trials - t) : p.group;
+                run_trials(cfg, &p, t, cnt, &ws, &per_trial[t]);
+                report(cfg, &p, (prog.total / cfg->trials) * cnt);
             }
         }
         workspace_free(&ws);

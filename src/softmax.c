@@ -124,6 +124,77 @@ void sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_soft
     }
 }
 
+/* Rows shorter than this are packed several to a chunk, so that one vector
+ * exp call serves many of them (a 2-key row alone would waste a call). */
+#define SV_SHORT_ROW 32u
+
+/* Rows [0, cnt) of length n <= SV_SHORT_ROW, leading dimension ld, packed
+ * into one chunk: the same sums as sv_softmax_acc_row_moments. */
+static void short_rows(const double *s, size_t cnt, size_t n, size_t ld, double c,
+                       sv_softmax_acc *acc, sv_moments *mo)
+{
+    double t[SV_CHUNK], ct[SV_CHUNK], e0[SV_CHUNK], e1[SV_CHUNK];
+    size_t kmax[SV_CHUNK / 2];
+    double mean[SV_CHUNK / 2];
+    for (size_t r = 0; r < cnt; r++) {
+        const double *x = s + r * ld;
+        size_t k = 0;
+        double sum = x[0];
+        for (size_t j = 1; j < n; j++) {
+            k = x[j] > x[k] ? j : k;
+            sum += x[j];
+        }
+        kmax[r] = k;
+        mean[r] = sum / (double)n;
+        for (size_t j = 0; j < n; j++) {
+            t[r * n + j] = x[j] - x[k];
+            ct[r * n + j] = c * t[r * n + j];
+        }
+    }
+    sv_vexp(t, e0, cnt * n);
+    sv_vexp(ct, e1, cnt * n);
+    for (size_t r = 0; r < cnt; r++) {
+        const double *x = s + r * ld;
+        const size_t o = r * n;
+        e0[o + kmax[r]] = e1[o + kmax[r]] = 0.0;
+        sv_softmax_acc a = {.max = x[kmax[r]]};
+        double m2 = 0.0, dsum = 0.0;
+        for (size_t j = 0; j < n; j++) {
+            const double dev = x[j] - mean[r];
+            m2 += dev * dev;
+            dsum += dev;
+            a.r[0] += e0[o + j];
+            a.w[0] += e0[o + j] * t[o + j];
+            a.q[0] += e0[o + j] * e0[o + j];
+            a.r[1] += e1[o + j];
+            a.w[1] += e1[o + j] * t[o + j];
+            a.q[1] += e1[o + j] * e1[o + j];
+        }
+        acc[r] = a;
+        if (mo) {
+            const double v = m2 - dsum * dsum / (double)n;
+            mo[r].n = n;
+            mo[r].mean = mean[r] + dsum / (double)n;
+            mo[r].m2 = v > 0.0 ? v : 0.0;
+        }
+    }
+}
+
+void sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld, double scale,
+                         sv_softmax_acc *acc, sv_moments *mo)
+{
+    if (n > SV_SHORT_ROW) {
+        for (size_t r = 0; r < rows; r++)
+            sv_softmax_acc_row_moments(s + r * ld, n, scale, &acc[r], mo ? &mo[r] : NULL);
+        return;
+    }
+    const size_t per = SV_CHUNK / n;
+    for (size_t r0 = 0; r0 < rows; r0 += per) {
+        const size_t cnt = rows - r0 < per ? rows - r0 : per;
+        short_rows(s + r0 * ld, cnt, n, ld, scale, acc + r0, mo ? mo + r0 : NULL);
+    }
+}
+
 void sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax_acc *out)
 {
     sv_softmax_acc_row_moments(s, n, scale, out, NULL);

@@ -2,7 +2,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 double sv_quantile_sorted(const double *x, size_t n, double p)
 {
@@ -51,12 +50,13 @@ static void select_kth(double *x, size_t n, size_t k)
     }
 }
 
-/* Quantile p of x[0 .. n-1] (reordered in place), as sv_quantile_sorted. */
-static double quantile_select(double *x, size_t n, double p)
+/* Quantile p of x[lo .. n-1] (reordered in place), as sv_quantile_sorted of
+ * all of x[0 .. n-1], given that x[0 .. lo-1] are no larger than the rest. */
+static double quantile_select(double *x, size_t lo, size_t n, double p)
 {
     const double h = (double)(n - 1) * p;
     const size_t i = (size_t)floor(h);
-    select_kth(x, n, i);
+    select_kth(x + lo, n - lo, i - lo);
     if (i + 1 >= n)
         return x[i];
     double next = x[i + 1]; /* the smallest of the elements after x[i] */
@@ -65,37 +65,38 @@ static double quantile_select(double *x, size_t n, double p)
     return x[i] + (h - floor(h)) * (next - x[i]);
 }
 
-/* Mean over trials of the statistic at byte offset `off` of sv_trial_stats. */
-static double field(const sv_trial_stats *t, size_t off)
+/* Quantile p of x[0 .. n-1] when its two order statistics lie in
+ * x[0 .. hi-1] and nothing there is larger than x[hi ..]. */
+static double quantile_select_below(double *x, size_t hi, size_t n, double p)
 {
-    double v;
-    memcpy(&v, (const char *)t + off, sizeof v);
-    return v;
+    const double h = (double)(n - 1) * p;
+    const size_t i = (size_t)floor(h);
+    if (i + 1 >= hi)
+        return quantile_select(x, 0, n, p);
+    select_kth(x, hi, i);
+    double next = x[i + 1];
+    for (size_t j = i + 2; j < hi; j++)
+        next = x[j] < next ? x[j] : next;
+    return x[i] + (h - floor(h)) * (next - x[i]);
 }
 
-static double mean_of(const sv_trial_stats *t, size_t n, size_t off)
+/* Spread of n values x (reordered in place): SD (two-pass, ddof 1) and the
+ * 5/50/95 % quantiles, the median first so that the others search only
+ * the part they are in. */
+static void spread_of(double *x, size_t n, sv_var_spread *out)
 {
-    double s = 0.0;
+    double sum = 0.0, m2 = 0.0;
     for (size_t i = 0; i < n; i++)
-        s += field(&t[i], off);
-    return s / (double)n;
-}
-
-/* Spread of one statistic across trials; `sorted` is scratch of n doubles, left reordered. */
-static void spread_of(const sv_trial_stats *t, size_t n, size_t off, double *sorted,
-                      sv_var_spread *out)
-{
-    const double mean = mean_of(t, n, off);
-    double m2 = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        const double dev = field(&t[i], off) - mean;
-        m2 += dev * dev;
-        sorted[i] = field(&t[i], off);
-    }
+        sum += x[i];
+    const double mean = sum / (double)n;
+    for (size_t i = 0; i < n; i++)
+        m2 += (x[i] - mean) * (x[i] - mean);
     out->sd = n > 1 ? sqrt(m2 / (double)(n - 1)) : NAN;
-    out->q05 = quantile_select(sorted, n, 0.05);
-    out->q50 = quantile_select(sorted, n, 0.50);
-    out->q95 = quantile_select(sorted, n, 0.95);
+    out->q50 = quantile_select(x, 0, n, 0.50);
+    /* Now nothing before the median's index is larger than what follows. */
+    const size_t mid = (size_t)floor((double)(n - 1) * 0.50);
+    out->q95 = quantile_select(x, mid, n, 0.95);
+    out->q05 = quantile_select_below(x, mid + 1, n, 0.05);
 }
 
 sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_trial,
@@ -111,25 +112,42 @@ sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_tri
     st = sv_theory_raw(cfg->d_k, cfg->n_q, cfg->n_k, cfg->ddof, cfg->dist, &s.raw_theory);
     if (st != SV_OK)
         return st;
-    double *sorted = malloc(n * sizeof *sorted);
-    if (!sorted)
+    double *raw = malloc(n * sizeof *raw), *scaled = malloc(n * sizeof *scaled);
+    if (!raw || !scaled) {
+        free(raw);
+        free(scaled);
         return SV_ENOMEM;
-
-#define SV_MEAN_(name) s.mean.name = mean_of(per_trial, n, offsetof(sv_trial_stats, name));
-    SV_MEAN_(raw_mean)
-    SV_MEAN_(raw_var)
-    SV_MEAN_(scaled_mean)
-    SV_MEAN_(scaled_var)
-    SV_MEAN_(raw_entropy)
-    SV_MEAN_(scaled_entropy)
-    SV_MEAN_(raw_max_weight)
-    SV_MEAN_(scaled_max_weight)
-    SV_MEAN_(raw_jac_trace)
-    SV_MEAN_(scaled_jac_trace)
-#undef SV_MEAN_
-    spread_of(per_trial, n, offsetof(sv_trial_stats, raw_var), sorted, &s.raw);
-    spread_of(per_trial, n, offsetof(sv_trial_stats, scaled_var), sorted, &s.scaled);
-    free(sorted);
+    }
+    /* Means: sums in trial order, one pass over the trials. */
+    double sum[10] = {0};
+    for (size_t i = 0; i < n; i++) {
+        const sv_trial_stats *t = &per_trial[i];
+        sum[0] += t->raw_mean;
+        sum[1] += t->raw_var;
+        sum[2] += t->scaled_mean;
+        sum[3] += t->scaled_var;
+        sum[4] += t->raw_entropy;
+        sum[5] += t->scaled_entropy;
+        sum[6] += t->raw_max_weight;
+        sum[7] += t->scaled_max_weight;
+        sum[8] += t->raw_jac_trace;
+        sum[9] += t->scaled_jac_trace;
+        raw[i] = t->raw_var;
+        scaled[i] = t->scaled_var;
+    }
+    const double dn = (double)n;
+    s.mean = (sv_trial_stats){sum[0] / dn, sum[1] / dn, sum[2] / dn, sum[3] / dn, sum[4] / dn,
+                              sum[5] / dn, sum[6] / dn, sum[7] / dn, sum[8] / dn, sum[9] / dn};
+    /* The two spreads are independent: one thread each. */
+#pragma omp parallel sections num_threads(2) if (n > 100000)
+    {
+#pragma omp section
+        spread_of(raw, n, &s.raw);
+#pragma omp section
+        spread_of(scaled, n, &s.scaled);
+    }
+    free(raw);
+    free(scaled);
 
     /* Scaled scores are raw / sqrt(d_k): variances divide by d_k. */
     const double d = (double)cfg->d_k;

@@ -211,6 +211,21 @@ static void test_summary(void)
     CHECK(s.raw.q50 == sv_quantile_sorted(sorted, T, 0.50));
     CHECK(s.raw.q95 == sv_quantile_sorted(sorted, T, 0.95));
     CHECK(s.scaled.q95 == s.raw.q95);
+    /* Every small n, where the median's index sits next to the others. */
+    int all_same = 1;
+    for (int len = 1; len <= 60; len++) {
+        for (int i = 0; i < len; i++) {
+            many[i].raw_var = many[i].scaled_var = (double)((i * 37 + len) % 11);
+            sorted[i] = many[i].raw_var;
+        }
+        qsort(sorted, (size_t)len, sizeof sorted[0], cmp_double);
+        c.trials = (uint64_t)len;
+        CHECK(sv_summary_compute(&c, many, NAN, &s) == SV_OK);
+        all_same &= s.raw.q05 == sv_quantile_sorted(sorted, (size_t)len, 0.05) &&
+                    s.raw.q50 == sv_quantile_sorted(sorted, (size_t)len, 0.50) &&
+                    s.raw.q95 == sv_quantile_sorted(sorted, (size_t)len, 0.95);
+    }
+    CHECK(all_same);
 }
 
 static void test_errors(void)

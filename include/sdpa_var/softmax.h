@@ -79,6 +79,17 @@ void sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_soft
                                 sv_moments *mo);
 
 /**
+ * sv_softmax_acc_row_moments for each of @p rows rows of n keys, row r at
+ * s + r ld (rows x n, row-major with leading dimension ld >= n), into
+ * acc[r] and, if mo is not NULL, mo[r]. Rows of at most 32 keys are packed
+ * several to one vector exp call, which is what makes tiny trials cheap;
+ * their sums are plain sequential sums, longer rows use vector reductions,
+ * so the last bits depend on n (never on how rows are grouped into calls).
+ */
+void sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld, double scale,
+                         sv_softmax_acc *acc, sv_moments *mo);
+
+/**
  * Merges the partial sums @p b of later keys into @p acc. With M the larger
  * and m' the smaller of the two maxes (ties keep acc's, the first max),
  * f = exp(c (m' - M)), and the sums of the block whose max is m' moved into
