@@ -219,9 +219,10 @@ static void draw_rows(const sv_config *cfg, uint64_t trial, sv_matrix which, siz
                       size_t m, size_t rows, double *x)
 {
     const size_t d = cfg->d_k;
+    const uint64_t key = sv_rng_matrix_key(cfg->seed, trial, which);
     for (size_t i = 0; i < m; i++) {
         sv_rng rng;
-        sv_rng_seed_row(&rng, cfg->seed, trial, which, row0 + i);
+        sv_rng_seed_keyed(&rng, key, row0 + i);
         sv_sample_fill(&rng, cfg->dist, x + i * d, d);
     }
     memset(x + m * d, 0, (rows - m) * d * sizeof(double));

@@ -32,13 +32,22 @@ static uint64_t splitmix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-void sv_rng_seed_row(sv_rng *rng, uint64_t seed, uint64_t trial, sv_matrix matrix, uint64_t row)
+uint64_t sv_rng_matrix_key(uint64_t seed, uint64_t trial, sv_matrix matrix)
 {
     uint64_t h = splitmix64(seed);
     h = splitmix64(h ^ trial);
-    h = splitmix64(h ^ (uint64_t)matrix);
-    h = splitmix64(h ^ row);
+    return splitmix64(h ^ (uint64_t)matrix);
+}
+
+void sv_rng_seed_keyed(sv_rng *rng, uint64_t key, uint64_t row)
+{
+    const uint64_t h = splitmix64(key ^ row);
     sv_rng_seed(rng, h, splitmix64(h ^ 0x5851f42d4c957f2dULL));
+}
+
+void sv_rng_seed_row(sv_rng *rng, uint64_t seed, uint64_t trial, sv_matrix matrix, uint64_t row)
+{
+    sv_rng_seed_keyed(rng, sv_rng_matrix_key(seed, trial, matrix), row);
 }
 
 uint32_t sv_rng_bounded(sv_rng *rng, uint32_t bound)

@@ -166,8 +166,31 @@ static void test_stream_independence(void)
     CHECK_SE("correlation of Q row 0 and K row 0", sxy / N, 0.0, 1.0 / sqrt((double)N), 5.0);
 }
 
+/* The ziggurat's tail (|x| > R = 3.4426, its own code path) and the far
+ * tail: counts against 2 (1 - Phi(t)), a binomial with SE sqrt(n p (1 - p)). */
+static void test_normal_tails(void)
+{
+    enum { N = 1 << 22 };
+    double *x = malloc(N * sizeof *x);
+    sv_rng rng;
+    sv_rng_seed(&rng, 11u, 12u);
+    sv_sample_fill(&rng, SV_DIST_NORMAL, x, N);
+    const double cuts[3] = {1.0, 3.442619855899, 4.0};
+    for (int c = 0; c < 3; c++) {
+        size_t beyond = 0;
+        for (size_t i = 0; i < N; i++)
+            beyond += fabs(x[i]) > cuts[c];
+        const double p = erfc(cuts[c] / sqrt(2.0));
+        char label[64];
+        snprintf(label, sizeof label, "normal P(|x| > %.4g) x n", cuts[c]);
+        CHECK_SE(label, (double)beyond, p * N, sqrt(N * p * (1.0 - p)), 5.0);
+    }
+    free(x);
+}
+
 int main(void)
 {
+    test_normal_tails();
     test_moments(SV_DIST_NORMAL);
     test_moments(SV_DIST_UNIFORM);
     test_moments(SV_DIST_RADEMACHER);

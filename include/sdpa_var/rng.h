@@ -52,6 +52,17 @@ void sv_rng_seed(sv_rng *rng, uint64_t initstate, uint64_t initseq);
  */
 void sv_rng_seed_row(sv_rng *rng, uint64_t seed, uint64_t trial, sv_matrix matrix, uint64_t row);
 
+/**
+ * The first three rounds of sv_rng_seed_row, shared by every row of one
+ * matrix of one trial: sv_rng_seed_keyed(rng, sv_rng_matrix_key(seed,
+ * trial, matrix), row) seeds exactly what sv_rng_seed_row(rng, seed,
+ * trial, matrix, row) does, with one hash round per row instead of four.
+ */
+uint64_t sv_rng_matrix_key(uint64_t seed, uint64_t trial, sv_matrix matrix);
+
+/** Seeds @p rng with the stream of @p row under a key from sv_rng_matrix_key. */
+void sv_rng_seed_keyed(sv_rng *rng, uint64_t key, uint64_t row);
+
 /** Next 32-bit output; advances the state by one step. */
 uint32_t sv_rng_next(sv_rng *rng);
 
