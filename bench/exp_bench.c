@@ -1,7 +1,8 @@
 /* Which vectorized exp for the softmax? Times and worst errors (in ulp,
  * against expl) of glibc's scalar exp, glibc's libmvec (AVX2, AVX-512) and
  * SLEEF's 1.0-ulp functions (AVX2, AVX-512) on logits in [-60, 0].
- * Build (this machine has AVX-512): cc -O2 -mavx2 -mfma -mavx512f exp_bench.c -lsleef -lmvec -lm */
+ * Built by scripts/bench.sh (target exp_bench; needs libsleef-dev and a CPU
+ * with AVX-512). */
 #include <float.h>
 #include <immintrin.h>
 #include <sleef.h>
