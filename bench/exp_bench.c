@@ -3,6 +3,7 @@
  * SLEEF's 1.0-ulp functions (AVX2, AVX-512) on logits in [-60, 0].
  * Built by scripts/bench.sh (target exp_bench; needs libsleef-dev and a CPU
  * with AVX-512). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime in strict C11 */
 #include <float.h>
 #include <immintrin.h>
 #include <sleef.h>

@@ -8,7 +8,9 @@ if (exists("term")) { set terminal term } else { set terminal pngcairo size 1100
 load '< echo "\$D << EOD"; cat; echo EOD'
 set datafile separator comma
 set multiplot layout 1,2 title "sdpa-var against the bare-dgemm limit (same blocking)"
-set logscale xy 2
+set logscale x 2
+set logscale y 10
+set format y "%g"
 set grid
 set key top left
 set ylabel "seconds"

@@ -30,7 +30,8 @@ typedef struct sv_config {
     uint64_t seed;     /**< any value; same seed, same numbers */
     sv_dist dist;      /**< distribution of the entries of Q and K */
     unsigned ddof;     /**< delta degrees of freedom of the variance; < n_q n_k */
-    size_t block_rows; /**< query rows per score block; 0 picks one for the cache.
+    size_t block_rows; /**< query rows per work item handed to a thread (rounded
+                            up to whole tiles of 256); 0 means one tile.
                             Results are the same bits for every value. */
     int threads;       /**< OpenMP threads; 0 uses OpenMP's default
                             (OMP_NUM_THREADS, else all cores). Results are the
@@ -63,10 +64,14 @@ typedef struct sv_trial_stats {
 sv_status sv_config_check(const sv_config *cfg);
 
 /**
- * Bytes of memory sv_experiment_run allocates for @p cfg (Q, K, one score
- * block per thread, per-row statistics), not counting the caller's
- * per_trial array: about 8 ((n_q + n_k) d_k + threads block_rows n_k + 7 n_q)
- * per thread running a trial. Lets a caller refuse a size that cannot fit.
+ * Bytes of memory sv_experiment_run allocates for @p cfg, not counting the
+ * caller's per_trial array. Per worker (one per thread when whole trials run
+ * in parallel, else one shared): a key block of min(n_k, 4096) x d_k
+ * doubles, per thread a query tile of min(n_q, 256) x d_k and a score tile
+ * of min(n_q, 256) x min(n_k, 4096) doubles, and 80 bytes per query row
+ * (times 64 for tiny trials, which run 64 at a time). Neither Q nor K is
+ * ever held whole: --dk 128 --n 65536 needs about 30 MiB. Lets a caller
+ * refuse a size that cannot fit.
  * @return SV_OK and *bytes set; the errors of sv_config_check, *bytes untouched.
  */
 sv_status sv_experiment_bytes(const sv_config *cfg, size_t *bytes);
@@ -76,21 +81,25 @@ sv_status sv_experiment_bytes(const sv_config *cfg, size_t *bytes);
  *
  * Trial t draws row i of Q from the stream sv_rng_seed_row(seed, t,
  * SV_MATRIX_Q, i) and row j of K from (seed, t, SV_MATRIX_K, j), each row
- * d_k values of cfg->dist. Query rows are processed in blocks of block_rows:
- * one cblas_dgemm gives the block's raw scores (block_rows x n_k,
- * row-major), then each row yields its mean and M2 (two-pass,
- * sv_moments_of) and its softmax statistics for raw and scaled logits
- * (sv_softmax_row_stats with scale 1/sqrt(d_k)). Rows are merged in row
- * order (Chan et al. 1979 for the moments), so results do not depend on
- * block_rows or threads. OpenMP runs blocks in parallel for a large trial,
- * and whole trials in parallel when trials are small.
+ * d_k values of cfg->dist. Keys are taken in blocks of 4096 (outer loop, in
+ * key order) and query rows in tiles of 256 (inner loop, across threads);
+ * each tile's raw scores S = Q K^T come from one cblas_dgemm of a fixed
+ * shape (plain loops when the tile product has at most 512 multiply-adds).
+ * Each (row, key block) yields two-pass moments and partial softmax sums
+ * (sv_softmax_acc_rows, scaled logits S / sqrt(d_k)); they are merged into
+ * the row in key order (Chan et al. 1979; online softmax), and rows into
+ * the trial in row order. So results are the same bits for any
+ * block_rows or threads. The n_q x n_k score matrix is never held.
  *
  * @param per_trial array of cfg->trials entries, written in trial order.
  * @return SV_OK; the errors of sv_config_check; SV_ENOMEM if a work array
  *         cannot be allocated. After an error per_trial may be partly written.
- * Cost: per trial 2 n_q n_k d_k flops in dgemm, 2 n_q n_k exp, (n_q + n_k) d_k
- *       draws; memory as sv_experiment_bytes.
- * Thread safety: re-entrant (no global state besides OpenBLAS's thread count).
+ * Cost: per trial 2 n_q n_k d_k flops in dgemm, 2 n_q n_k exp,
+ *       (n_q ceil(n_k / 4096) + n_k) d_k normal draws; memory as
+ *       sv_experiment_bytes.
+ * Thread safety: re-entrant, except that it sets OpenBLAS to one thread per
+ * call (openblas_set_num_threads(1), a process-wide setting) because it
+ * runs its own OpenMP threads.
  */
 sv_status sv_experiment_run(const sv_config *cfg, sv_trial_stats *per_trial);
 

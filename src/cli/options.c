@@ -44,7 +44,7 @@ const char sv_usage_text[] =
     "\n"
     "Performance (results are the same bits for every value):\n"
     "      --threads N      OpenMP threads (default: OMP_NUM_THREADS, else all cores)\n"
-    "      --block-rows N   query rows per score block (default: sized for the cache)\n"
+    "      --block-rows N   query rows per work item of a thread (default 256)\n"
     "\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
