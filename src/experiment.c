@@ -39,11 +39,6 @@
  * thread, instead of splitting one trial's tiles across threads. */
 #define SV_SMALL_TRIAL_SCORES ((size_t)1 << 16)
 
-/* Running state of one query row across key blocks. */
-typedef struct row_state {
-    sv_moments mo;
-    sv_softmax_acc sm;
-} row_state;
 
 /* Work done so far, for the progress callback: units are tiles (one query
  * tile against one key block). */
@@ -67,10 +62,15 @@ typedef struct workspace {
     double *k;           /* kb x d_k: the current key block, row-major */
     double *qtile;       /* inner_threads x tm x d_k */
     double *scores;      /* inner_threads x tm x kb, or group x n_q x n_k */
-    row_state *rows;     /* n_q, or group x n_q */
-    sv_softmax_acc *acc; /* per-tile scratch: inner_threads x tm, or group x n_q */
+    sv_moments *row_mo;  /* running moments of each query row: n_q, or group x n_q */
+    sv_softmax_acc *row_sm; /* running softmax sums of each query row, the same */
+    sv_softmax_acc *acc; /* per-tile scratch: inner_threads x tm */
     sv_moments *mo;      /* the same for the moments */
+    sv_softmax_stats *st; /* 2 x stats rows: raw then scaled statistics */
 } workspace;
+
+/* Rows whose softmax statistics are computed at once when a trial ends. */
+#define SV_STATS_ROWS 128u
 
 /* a * b into *out, or 0 on overflow. */
 static int mul_ok(size_t a, size_t b, size_t *out)
@@ -97,7 +97,7 @@ sv_status sv_config_check(const sv_config *cfg)
     size_t n, rows, elems;
     if (!mul_ok(cfg->n_q, cfg->n_k, &n) || !add_ok(cfg->n_q, cfg->n_k, &rows) ||
         !mul_ok(rows, cfg->d_k, &elems) || !mul_ok(elems, sizeof(double), &elems) ||
-        !mul_ok(cfg->n_q, sizeof(row_state), &rows))
+        !mul_ok(cfg->n_q, sizeof(sv_moments) + sizeof(sv_softmax_acc), &rows))
         return SV_ERANGE;
     if (n <= cfg->ddof)
         return SV_EINVAL;
@@ -130,7 +130,7 @@ static plan make_plan(const sv_config *cfg)
 /* Element counts of the workspace arrays (tiny trials make group > 1 only
  * when n_q <= tm and n_k <= kb, so nothing here can overflow then). */
 typedef struct ws_sizes {
-    size_t k, qtile, scores, rows, tiles;
+    size_t k, qtile, scores, rows, tiles, stats;
 } ws_sizes;
 
 static int workspace_sizes(const sv_config *cfg, const plan *p, ws_sizes *z)
@@ -141,7 +141,8 @@ static int workspace_sizes(const sv_config *cfg, const plan *p, ws_sizes *z)
         !mul_ok(per, p->kb, &z->scores) || !mul_ok(cfg->n_q, p->group, &rows))
         return 0;
     z->rows = rows;
-    z->tiles = per > rows ? per : rows;
+    z->tiles = per;
+    z->stats = p->group > 1 ? rows : SV_STATS_ROWS;
     if (p->group > 1 && z->scores < p->group * cfg->n_q * cfg->n_k)
         z->scores = p->group * cfg->n_q * cfg->n_k;
     return 1;
@@ -154,9 +155,11 @@ static int workspace_bytes(const sv_config *cfg, const plan *p, size_t *bytes)
     size_t doubles, rows, tiles, total;
     if (!workspace_sizes(cfg, p, &z) || !add_ok(z.k, z.qtile, &doubles) ||
         !add_ok(doubles, z.scores, &doubles) || !mul_ok(doubles, sizeof(double), &total) ||
-        !mul_ok(z.rows, sizeof(row_state), &rows) || !add_ok(total, rows, &total) ||
+        !mul_ok(z.rows, sizeof(sv_moments) + sizeof(sv_softmax_acc), &rows) ||
+        !add_ok(total, rows, &total) ||
         !mul_ok(z.tiles, sizeof(sv_softmax_acc) + sizeof(sv_moments), &tiles) ||
-        !add_ok(total, tiles, &total) || !add_ok(total, 6u * SV_ALIGN, bytes))
+        !add_ok(total, tiles, &total) || !mul_ok(z.stats, 2 * sizeof(sv_softmax_stats), &tiles) ||
+        !add_ok(total, tiles, &total) || !add_ok(total, 8u * SV_ALIGN, bytes))
         return 0;
     return 1;
 }
@@ -180,9 +183,11 @@ static void workspace_free(workspace *ws)
     free(ws->k);
     free(ws->qtile);
     free(ws->scores);
-    free(ws->rows);
+    free(ws->row_mo);
+    free(ws->row_sm);
     free(ws->acc);
     free(ws->mo);
+    free(ws->st);
     *ws = (workspace){0};
 }
 
@@ -203,10 +208,13 @@ static int workspace_alloc(workspace *ws, const sv_config *cfg, const plan *p)
     ws->k = alloc_aligned(z.k, sizeof(double));
     ws->qtile = alloc_aligned(z.qtile, sizeof(double));
     ws->scores = alloc_aligned(z.scores, sizeof(double));
-    ws->rows = alloc_aligned(z.rows, sizeof(row_state));
+    ws->row_mo = alloc_aligned(z.rows, sizeof(sv_moments));
+    ws->row_sm = alloc_aligned(z.rows, sizeof(sv_softmax_acc));
     ws->acc = alloc_aligned(z.tiles, sizeof(sv_softmax_acc));
     ws->mo = alloc_aligned(z.tiles, sizeof(sv_moments));
-    if (!ws->k || !ws->qtile || !ws->scores || !ws->rows || !ws->acc || !ws->mo) {
+    ws->st = alloc_aligned(2 * z.stats, sizeof(sv_softmax_stats));
+    if (!ws->k || !ws->qtile || !ws->scores || !ws->row_mo || !ws->row_sm || !ws->acc ||
+        !ws->mo || !ws->st) {
         workspace_free(ws);
         return 0;
     }
@@ -260,13 +268,12 @@ static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws,
     tile_product(cfg, p, qtile, ws->k, scores);
     sv_softmax_acc_rows(scores, m, nk, p->kb, scale, acc, mo);
     for (size_t r = 0; r < m; r++) {
-        row_state *row = &ws->rows[i0 + r];
         if (j0 == 0) {
-            row->mo = mo[r];
-            row->sm = acc[r];
+            ws->row_mo[i0 + r] = mo[r];
+            ws->row_sm[i0 + r] = acc[r];
         } else {
-            sv_moments_merge(&row->mo, &mo[r]);
-            sv_softmax_acc_merge(&row->sm, &acc[r], scale);
+            sv_moments_merge(&ws->row_mo[i0 + r], &mo[r]);
+            sv_softmax_acc_merge(&ws->row_sm[i0 + r], &acc[r], scale);
         }
     }
 }
@@ -328,36 +335,43 @@ static void run_item(const sv_config *cfg, const plan *p, uint64_t trial, const 
         report(cfg, p, units);
 }
 
-/* Rows merged in row order into one trial's statistics: the same bits for
+/* A trial's statistics, built from its rows in row order: the same bits for
  * any thread count or block size. */
-static void finish_trial(const sv_config *cfg, const row_state *rows, sv_trial_stats *out)
+typedef struct trial_acc {
+    sv_moments mo;
+    ksum h[2], mw[2], jt[2];
+} trial_acc;
+
+/* Adds rows with moments mo[i] and softmax statistics raw[i], sc[i]. */
+static void trial_add(trial_acc *t, const sv_moments *mo, const sv_softmax_stats *raw,
+                      const sv_softmax_stats *sc, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sv_moments_merge(&t->mo, &mo[i]);
+        const sv_softmax_stats *st[2] = {&raw[i], &sc[i]};
+        for (int c = 0; c < 2; c++) {
+            ksum_add(&t->h[c], st[c]->entropy);
+            ksum_add(&t->mw[c], st[c]->max_weight);
+            ksum_add(&t->jt[c], st[c]->jac_trace);
+        }
+    }
+}
+
+static void trial_finish(const sv_config *cfg, const trial_acc *t, sv_trial_stats *out)
 {
     const size_t d = cfg->d_k, nq = cfg->n_q;
     const double scale = 1.0 / sqrt((double)d);
-    sv_moments acc = {0u, 0.0, 0.0};
-    ksum h[2] = {{0, 0}, {0, 0}}, mw[2] = {{0, 0}, {0, 0}}, jt[2] = {{0, 0}, {0, 0}};
-    for (size_t i = 0; i < nq; i++) {
-        sv_softmax_stats st[2];
-        sv_moments_merge(&acc, &rows[i].mo);
-        sv_softmax_acc_stats(&rows[i].sm, scale, &st[0], &st[1]);
-        for (int c = 0; c < 2; c++) {
-            ksum_add(&h[c], st[c].entropy);
-            ksum_add(&mw[c], st[c].max_weight);
-            ksum_add(&jt[c], st[c].jac_trace);
-        }
-    }
-    out->raw_mean = acc.mean;
-    out->raw_var = sv_moments_variance(&acc, cfg->ddof);
-    out->scaled_mean = acc.mean * scale;
+    out->raw_mean = t->mo.mean;
+    out->raw_var = sv_moments_variance(&t->mo, cfg->ddof);
+    out->scaled_mean = t->mo.mean * scale;
     out->scaled_var = out->raw_var / (double)d;
-    out->raw_entropy = ksum_mean(&h[0], nq);
-    out->scaled_entropy = ksum_mean(&h[1], nq);
-    out->raw_max_weight = ksum_mean(&mw[0], nq);
-    out->scaled_max_weight = ksum_mean(&mw[1], nq);
-    out->raw_jac_trace = ksum_mean(&jt[0], nq);
-    out->scaled_jac_trace = ksum_mean(&jt[1], nq);
+    out->raw_entropy = ksum_mean(&t->h[0], nq);
+    out->scaled_entropy = ksum_mean(&t->h[1], nq);
+    out->raw_max_weight = ksum_mean(&t->mw[0], nq);
+    out->scaled_max_weight = ksum_mean(&t->mw[1], nq);
+    out->raw_jac_trace = ksum_mean(&t->jt[0], nq);
+    out->scaled_jac_trace = ksum_mean(&t->jt[1], nq);
 }
-
 
 static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const workspace *ws,
                       sv_trial_stats *out)
@@ -392,7 +406,16 @@ static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const
         }
     }
 
-    finish_trial(cfg, ws->rows, out);
+    /* The softmax statistics of SV_STATS_ROWS rows at a time, then the
+     * rows in order. */
+    const double scale = 1.0 / sqrt((double)cfg->d_k);
+    trial_acc t = {0};
+    for (size_t i0 = 0; i0 < nq; i0 += SV_STATS_ROWS) {
+        const size_t cnt = nq - i0 < SV_STATS_ROWS ? nq - i0 : SV_STATS_ROWS;
+        sv_softmax_acc_stats_rows(ws->row_sm + i0, cnt, scale, ws->st, ws->st + cnt);
+        trial_add(&t, ws->row_mo + i0, ws->st, ws->st + cnt, cnt);
+    }
+    trial_finish(cfg, &t, out);
 }
 
 /* Tiny trials [t0, t0 + cnt), cnt <= group, one tile and one key block each:
@@ -408,13 +431,13 @@ static void run_trial_group(const sv_config *cfg, const plan *p, uint64_t t0, si
         draw_rows(cfg, t0 + g, SV_MATRIX_K, 0, nk, nk, ws->k);
         tile_product(cfg, p, ws->qtile, ws->k, ws->scores + g * n);
     }
-    sv_softmax_acc_rows(ws->scores, cnt * nq, nk, nk, scale, ws->acc, ws->mo);
+    const size_t rows = cnt * nq;
+    sv_softmax_acc_rows(ws->scores, rows, nk, nk, scale, ws->row_sm, ws->row_mo);
+    sv_softmax_acc_stats_rows(ws->row_sm, rows, scale, ws->st, ws->st + rows);
     for (size_t g = 0; g < cnt; g++) {
-        for (size_t i = 0; i < nq; i++) {
-            ws->rows[g * nq + i].mo = ws->mo[g * nq + i];
-            ws->rows[g * nq + i].sm = ws->acc[g * nq + i];
-        }
-        finish_trial(cfg, ws->rows + g * nq, &out[g]);
+        trial_acc t = {0};
+        trial_add(&t, ws->row_mo + g * nq, ws->st + g * nq, ws->st + rows + g * nq, nq);
+        trial_finish(cfg, &t, &out[g]);
     }
 }
 

@@ -215,18 +215,38 @@ void sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, double s
     *acc = out;
 }
 
+void sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale,
+                               sv_softmax_stats *raw, sv_softmax_stats *scaled)
+{
+    enum { CH = 128 };
+    double r[2 * CH], lz[2 * CH];
+    for (size_t i0 = 0; i0 < n; i0 += CH) {
+        const size_t cnt = n - i0 < CH ? n - i0 : CH;
+        for (size_t i = 0; i < cnt; i++) {
+            r[2 * i] = acc[i0 + i].r[0];
+            r[2 * i + 1] = acc[i0 + i].r[1];
+        }
+        /* ln Z = log1p(r): for nearly one-hot rows ln(1 + r) would lose
+         * the digits of r. */
+        sv_vlog1p(r, lz, 2 * cnt);
+        for (size_t i = 0; i < cnt; i++)
+            for (int k = 0; k < 2; k++) {
+                const sv_softmax_acc *a = &acc[i0 + i];
+                const double c = k ? scale : 1.0, rk = a->r[k], z = 1.0 + rk;
+                sv_softmax_stats *out = k ? &scaled[i0 + i] : &raw[i0 + i];
+                out->entropy = lz[2 * i + k] - c * (a->w[k] / z);
+                out->max_weight = 1.0 / z;
+                /* (Z^2 - sum e^2) / Z^2 = (2r + r^2 - q) / Z^2: 1 - q / Z^2
+                 * would cancel to nothing for nearly one-hot rows. */
+                out->jac_trace = (2.0 * rk + (rk * rk - a->q[k])) / (z * z);
+            }
+    }
+}
+
 void sv_softmax_acc_stats(const sv_softmax_acc *acc, double scale, sv_softmax_stats *raw,
                           sv_softmax_stats *scaled)
 {
-    for (int i = 0; i < 2; i++) {
-        const double c = i ? scale : 1.0, r = acc->r[i], z = 1.0 + r;
-        sv_softmax_stats *out = i ? scaled : raw;
-        /* log1p and (Z^2 - sum e^2) / Z^2 = (2r + r^2 - q) / Z^2: ln Z and
-         * 1 - q / Z^2 would cancel to nothing for nearly one-hot rows. */
-        out->entropy = log1p(r) - c * (acc->w[i] / z);
-        out->max_weight = 1.0 / z;
-        out->jac_trace = (2.0 * r + (r * r - acc->q[i])) / (z * z);
-    }
+    sv_softmax_acc_stats_rows(acc, 1, scale, raw, scaled);
 }
 
 void sv_softmax_row_stats(const double *s, size_t n, double scale, sv_softmax_stats *raw,

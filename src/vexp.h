@@ -1,4 +1,4 @@
-/* Internal: exp over arrays, vectorized where the CPU allows. */
+/* Internal: exp and log1p over arrays, vectorized where the CPU allows. */
 #ifndef SDPA_VAR_VEXP_H
 #define SDPA_VAR_VEXP_H
 
@@ -14,8 +14,15 @@
  * units may differ in the last bits of the softmax statistics. */
 void sv_vexp(const double *x, double *y, size_t n);
 
+/* y[i] = log1p(x[i]) for i < n, chosen the same way (libmvec's
+ * _ZGVeN8v_log1p / _ZGVdN4v_log1p, else libm): the softmax entropy's
+ * ln Z = log1p(Z - 1), four per 2 x 2 trial. */
+void sv_vlog1p(const double *x, double *y, size_t n);
+
 /* The kernels (built with -mavx2 -mfma and -mavx512f respectively). */
 void sv_vexp_avx2(const double *x, double *y, size_t n);
 void sv_vexp_avx512(const double *x, double *y, size_t n);
+void sv_vlog1p_avx2(const double *x, double *y, size_t n);
+void sv_vlog1p_avx512(const double *x, double *y, size_t n);
 
 #endif

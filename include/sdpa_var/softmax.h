@@ -106,6 +106,15 @@ void sv_softmax_acc_stats(const sv_softmax_acc *acc, double scale, sv_softmax_st
                           sv_softmax_stats *scaled);
 
 /**
+ * sv_softmax_acc_stats for n rows at once: acc[0 .. n-1] into raw[i] and
+ * scaled[i]. The logs are taken by a vector log1p (libmvec) when the CPU
+ * has one, which is why a row's bits are the same whether it is done alone
+ * or with others.
+ */
+void sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale,
+                               sv_softmax_stats *raw, sv_softmax_stats *scaled);
+
+/**
  * Softmax weights p_j = exp(c s_j) / sum_i exp(c s_i) of one row, computed
  * as exp(c (s_j - max s)) / Z so no exp overflows.
  *
