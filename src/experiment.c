@@ -89,10 +89,30 @@ static int add_ok(size_t a, size_t b, size_t *out)
     return 1;
 }
 
+double sv_config_scale(const sv_config *cfg)
+{
+    return cfg->scale > 0.0 ? cfg->scale : sqrt((double)cfg->d_k);
+}
+
+double sv_config_scale2(const sv_config *cfg)
+{
+    /* d_k itself, not sqrt(d_k)^2, which can be off by an ulp. */
+    return cfg->scale > 0.0 ? cfg->scale * cfg->scale : (double)cfg->d_k;
+}
+
+/* q_std / k_std, with 0 standing for 1. */
+static double std_of(double s)
+{
+    return s > 0.0 ? s : 1.0;
+}
+
 sv_status sv_config_check(const sv_config *cfg)
 {
     if (!cfg || cfg->d_k == 0 || cfg->n_q == 0 || cfg->n_k == 0 || cfg->trials == 0 ||
-        cfg->threads < 0 || isnan(sv_dist_fourth_moment(cfg->dist)))
+        cfg->threads < 0 || isnan(sv_dist_fourth_moment(cfg->dist, cfg->nu)) ||
+        !(cfg->scale >= 0.0) || !isfinite(cfg->scale) || !(cfg->q_std >= 0.0) ||
+        !isfinite(cfg->q_std) || !(cfg->k_std >= 0.0) || !isfinite(cfg->k_std) ||
+        !isfinite(cfg->q_mean) || !isfinite(cfg->k_mean))
         return SV_EINVAL;
     size_t n, rows, elems;
     if (!mul_ok(cfg->n_q, cfg->n_k, &n) || !add_ok(cfg->n_q, cfg->n_k, &rows) ||
@@ -228,10 +248,15 @@ static void draw_rows(const sv_config *cfg, uint64_t trial, sv_matrix which, siz
 {
     const size_t d = cfg->d_k;
     const uint64_t key = sv_rng_matrix_key(cfg->seed, trial, which);
+    const double mu = which == SV_MATRIX_Q ? cfg->q_mean : cfg->k_mean;
+    const double sd = std_of(which == SV_MATRIX_Q ? cfg->q_std : cfg->k_std);
     for (size_t i = 0; i < m; i++) {
         sv_rng rng;
         sv_rng_seed_keyed(&rng, key, row0 + i);
-        sv_sample_fill(&rng, cfg->dist, x + i * d, d);
+        sv_sample_fill(&rng, cfg->dist, cfg->nu, x + i * d, d);
+        if (mu != 0.0 || sd != 1.0)
+            for (size_t l = 0; l < d; l++)
+                x[i * d + l] = mu + sd * x[i * d + l];
     }
     memset(x + m * d, 0, (rows - m) * d * sizeof(double));
 }
@@ -262,7 +287,7 @@ static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws,
                        size_t i0, size_t m, size_t j0, size_t nk, double *qtile, double *scores,
                        sv_softmax_acc *acc, sv_moments *mo)
 {
-    const double scale = 1.0 / sqrt((double)cfg->d_k);
+    const double scale = 1.0 / sv_config_scale(cfg);
     draw_rows(cfg, trial, SV_MATRIX_Q, i0, m, p->tm, qtile);
     /* A short last key block is zero-padded: the shape never changes. */
     tile_product(cfg, p, qtile, ws->k, scores);
@@ -339,12 +364,19 @@ static void run_item(const sv_config *cfg, const plan *p, uint64_t trial, const 
  * any thread count or block size. */
 typedef struct trial_acc {
     sv_moments mo;
-    ksum h[2], mw[2], jt[2];
+    ksum h[2], mw[2], jt[2], jf[2], ek[2];
+    double hmin[2], hmax[2], maxabs;
 } trial_acc;
 
-/* Adds rows with moments mo[i] and softmax statistics raw[i], sc[i]. */
-static void trial_add(trial_acc *t, const sv_moments *mo, const sv_softmax_stats *raw,
-                      const sv_softmax_stats *sc, size_t n)
+static void trial_init(trial_acc *t)
+{
+    *t = (trial_acc){.hmin = {INFINITY, INFINITY}, .hmax = {-INFINITY, -INFINITY}};
+}
+
+/* Adds rows with moments mo[i], softmax sums sm[i] and statistics raw[i],
+ * sc[i]. */
+static void trial_add(trial_acc *t, const sv_moments *mo, const sv_softmax_acc *sm,
+                      const sv_softmax_stats *raw, const sv_softmax_stats *sc, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         sv_moments_merge(&t->mo, &mo[i]);
@@ -353,24 +385,43 @@ static void trial_add(trial_acc *t, const sv_moments *mo, const sv_softmax_stats
             ksum_add(&t->h[c], st[c]->entropy);
             ksum_add(&t->mw[c], st[c]->max_weight);
             ksum_add(&t->jt[c], st[c]->jac_trace);
+            ksum_add(&t->jf[c], st[c]->jac_frob);
+            ksum_add(&t->ek[c], exp(st[c]->entropy));
+            t->hmin[c] = fmin(t->hmin[c], st[c]->entropy);
+            t->hmax[c] = fmax(t->hmax[c], st[c]->entropy);
         }
+        t->maxabs = fmax(t->maxabs, fmax(fabs(sm[i].max), fabs(sm[i].min)));
     }
 }
 
 static void trial_finish(const sv_config *cfg, const trial_acc *t, sv_trial_stats *out)
 {
-    const size_t d = cfg->d_k, nq = cfg->n_q;
-    const double scale = 1.0 / sqrt((double)d);
+    const size_t nq = cfg->n_q;
+    const double c = sv_config_scale(cfg);
     out->raw_mean = t->mo.mean;
     out->raw_var = sv_moments_variance(&t->mo, cfg->ddof);
-    out->scaled_mean = t->mo.mean * scale;
-    out->scaled_var = out->raw_var / (double)d;
+    out->scaled_mean = t->mo.mean / c;
+    out->scaled_var = out->raw_var / sv_config_scale2(cfg);
     out->raw_entropy = ksum_mean(&t->h[0], nq);
     out->scaled_entropy = ksum_mean(&t->h[1], nq);
     out->raw_max_weight = ksum_mean(&t->mw[0], nq);
     out->scaled_max_weight = ksum_mean(&t->mw[1], nq);
     out->raw_jac_trace = ksum_mean(&t->jt[0], nq);
     out->scaled_jac_trace = ksum_mean(&t->jt[1], nq);
+    /* Known mean: sum (S - mu)^2 = M2 + N (mean - mu)^2. */
+    const double mu = (double)cfg->d_k * cfg->q_mean * cfg->k_mean, n = (double)t->mo.n;
+    out->raw_var_known_mean = (t->mo.m2 + n * (t->mo.mean - mu) * (t->mo.mean - mu)) / n;
+    out->raw_var_ddof0 = sv_moments_variance(&t->mo, 0);
+    out->raw_var_ddof1 = sv_moments_variance(&t->mo, 1);
+    out->raw_jac_frob = ksum_mean(&t->jf[0], nq);
+    out->scaled_jac_frob = ksum_mean(&t->jf[1], nq);
+    out->raw_eff_keys = ksum_mean(&t->ek[0], nq);
+    out->scaled_eff_keys = ksum_mean(&t->ek[1], nq);
+    out->raw_entropy_min = t->hmin[0];
+    out->raw_entropy_max = t->hmax[0];
+    out->scaled_entropy_min = t->hmin[1];
+    out->scaled_entropy_max = t->hmax[1];
+    out->raw_max_abs_logit = t->maxabs;
 }
 
 static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const workspace *ws,
@@ -408,12 +459,13 @@ static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const
 
     /* The softmax statistics of SV_STATS_ROWS rows at a time, then the
      * rows in order. */
-    const double scale = 1.0 / sqrt((double)cfg->d_k);
-    trial_acc t = {0};
+    const double scale = 1.0 / sv_config_scale(cfg);
+    trial_acc t;
+    trial_init(&t);
     for (size_t i0 = 0; i0 < nq; i0 += SV_STATS_ROWS) {
         const size_t cnt = nq - i0 < SV_STATS_ROWS ? nq - i0 : SV_STATS_ROWS;
         sv_softmax_acc_stats_rows(ws->row_sm + i0, cnt, scale, ws->st, ws->st + cnt);
-        trial_add(&t, ws->row_mo + i0, ws->st, ws->st + cnt, cnt);
+        trial_add(&t, ws->row_mo + i0, ws->row_sm + i0, ws->st, ws->st + cnt, cnt);
     }
     trial_finish(cfg, &t, out);
 }
@@ -425,7 +477,7 @@ static void run_trial_group(const sv_config *cfg, const plan *p, uint64_t t0, si
                             const workspace *ws, sv_trial_stats *out)
 {
     const size_t nq = cfg->n_q, nk = cfg->n_k, n = nq * nk;
-    const double scale = 1.0 / sqrt((double)cfg->d_k);
+    const double scale = 1.0 / sv_config_scale(cfg);
     for (size_t g = 0; g < cnt; g++) {
         draw_rows(cfg, t0 + g, SV_MATRIX_Q, 0, nq, nq, ws->qtile);
         draw_rows(cfg, t0 + g, SV_MATRIX_K, 0, nk, nk, ws->k);
@@ -435,8 +487,10 @@ static void run_trial_group(const sv_config *cfg, const plan *p, uint64_t t0, si
     sv_softmax_acc_rows(ws->scores, rows, nk, nk, scale, ws->row_sm, ws->row_mo);
     sv_softmax_acc_stats_rows(ws->row_sm, rows, scale, ws->st, ws->st + rows);
     for (size_t g = 0; g < cnt; g++) {
-        trial_acc t = {0};
-        trial_add(&t, ws->row_mo + g * nq, ws->st + g * nq, ws->st + rows + g * nq, nq);
+        trial_acc t;
+        trial_init(&t);
+        trial_add(&t, ws->row_mo + g * nq, ws->row_sm + g * nq, ws->st + g * nq,
+                  ws->st + rows + g * nq, nq);
         trial_finish(cfg, &t, &out[g]);
     }
 }

@@ -5,7 +5,7 @@
 
 #include "ziggurat_table.h"
 
-static const char *const dist_names[] = {"normal", "uniform", "rademacher"};
+static const char *const dist_names[] = {"normal", "uniform", "rademacher", "t"};
 #define SV_NDIST (sizeof dist_names / sizeof dist_names[0])
 
 sv_status sv_dist_from_name(const char *name, sv_dist *dist)
@@ -26,7 +26,7 @@ const char *sv_dist_name(sv_dist dist)
     return (unsigned)dist < SV_NDIST ? dist_names[dist] : "?";
 }
 
-double sv_dist_fourth_moment(sv_dist dist)
+double sv_dist_fourth_moment(sv_dist dist, double nu)
 {
     switch (dist) {
     case SV_DIST_NORMAL:
@@ -35,6 +35,8 @@ double sv_dist_fourth_moment(sv_dist dist)
         return 9.0 / 5.0;
     case SV_DIST_RADEMACHER:
         return 1.0;
+    case SV_DIST_STUDENT_T:
+        return nu > 4.0 && isfinite(nu) ? 3.0 * (nu - 2.0) / (nu - 4.0) : NAN;
     }
     return NAN;
 }
@@ -86,7 +88,24 @@ static double normal(sv_rng *rng)
     }
 }
 
-void sv_sample_fill(sv_rng *rng, sv_dist dist, double *x, size_t n)
+/* Gamma(a, 1) for a >= 1: Marsaglia & Tsang (2000), squeeze and exact test. */
+static double gamma_ge1(sv_rng *rng, double a)
+{
+    const double d = a - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        const double z = normal(rng);
+        double v = 1.0 + c * z;
+        if (v <= 0.0)
+            continue;
+        v = v * v * v;
+        const double u = open01(rng);
+        if (u < 1.0 - 0.0331 * (z * z) * (z * z) ||
+            log(u) < 0.5 * z * z + d * (1.0 - v + log(v)))
+            return d * v;
+    }
+}
+
+void sv_sample_fill(sv_rng *rng, sv_dist dist, double nu, double *x, size_t n)
 {
     switch (dist) {
     case SV_DIST_NORMAL:
@@ -102,6 +121,14 @@ void sv_sample_fill(sv_rng *rng, sv_dist dist, double *x, size_t n)
     case SV_DIST_RADEMACHER:
         for (size_t i = 0; i < n; i++)
             x[i] = (sv_rng_next(rng) >> 31) ? 1.0 : -1.0;
+        break;
+    case SV_DIST_STUDENT_T:
+        /* t = z / sqrt(chi2 / nu), chi2 = 2 g; times sqrt((nu - 2) / nu)
+         * for variance 1. */
+        for (size_t i = 0; i < n; i++) {
+            const double z = normal(rng);
+            x[i] = z * sqrt((nu - 2.0) / (2.0 * gamma_ge1(rng, 0.5 * nu)));
+        }
         break;
     }
 }

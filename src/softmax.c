@@ -59,39 +59,46 @@ static void accumulate(const double *s, size_t len, size_t skip, double m, doubl
     sv_vexp(ct, e1, len);
     if (skip < len)
         e0[skip] = e1[skip] = 0.0;
-    double r0 = 0.0, w0 = 0.0, q0 = 0.0, r1 = 0.0, w1 = 0.0, q1 = 0.0;
-#pragma omp simd reduction(+ : r0, w0, q0, r1, w1, q1)
+    double r0 = 0.0, w0 = 0.0, q0 = 0.0, u0 = 0.0, r1 = 0.0, w1 = 0.0, q1 = 0.0, u1 = 0.0;
+#pragma omp simd reduction(+ : r0, w0, q0, u0, r1, w1, q1, u1)
     for (size_t i = 0; i < len; i++) {
+        const double sq0 = e0[i] * e0[i], sq1 = e1[i] * e1[i];
         r0 += e0[i];
         w0 += e0[i] * t[i];
-        q0 += e0[i] * e0[i];
+        q0 += sq0;
+        u0 += sq0 * e0[i];
         r1 += e1[i];
         w1 += e1[i] * t[i];
-        q1 += e1[i] * e1[i];
+        q1 += sq1;
+        u1 += sq1 * e1[i];
     }
     a->r[0] += r0;
     a->w[0] += w0;
     a->q[0] += q0;
+    a->u[0] += u0;
     a->r[1] += r1;
     a->w[1] += w1;
     a->q[1] += q1;
+    a->u[1] += u1;
     if (mo_acc) {
         mo_acc[0] += m2;
         mo_acc[1] += dsum;
     }
 }
 
-/* Pass 1 of a row: its max and its sum. */
+/* Pass 1 of a row: its max, min and sum. */
 SV_VECTOR_CLONES
-static void max_and_sum(const double *s, size_t n, double *max, double *sum)
+static void max_and_sum(const double *s, size_t n, double *max, double *min, double *sum)
 {
-    double m = s[0], t = 0.0;
-#pragma omp simd reduction(max : m) reduction(+ : t)
+    double m = s[0], lo = s[0], t = 0.0;
+#pragma omp simd reduction(max : m) reduction(min : lo) reduction(+ : t)
     for (size_t j = 0; j < n; j++) {
         m = s[j] > m ? s[j] : m;
+        lo = s[j] < lo ? s[j] : lo;
         t += s[j];
     }
     *max = m;
+    *min = lo;
     *sum = t;
 }
 
@@ -99,13 +106,13 @@ void sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_soft
                                 sv_moments *mo)
 {
     /* Pass 1: the max (for the softmax) and the sum (for the mean). */
-    double m, sum;
-    max_and_sum(s, n, &m, &sum);
+    double m, lo, sum;
+    max_and_sum(s, n, &m, &lo, &sum);
     size_t k = 0;
     while (s[k] != m)
         k++;
     const double mean = sum / (double)n;
-    *out = (sv_softmax_acc){.max = m};
+    *out = (sv_softmax_acc){.max = m, .min = lo};
     /* Pass 2, chunk by chunk: exps and squared deviations. The max's e is
      * exactly 1 and is kept out of r and q, so that nearly one-hot rows keep
      * every digit of Z - 1. */
@@ -134,17 +141,19 @@ static void short_rows(const double *s, size_t cnt, size_t n, size_t ld, double 
                        sv_softmax_acc *acc, sv_moments *mo)
 {
     double t[SV_CHUNK], ct[SV_CHUNK], e0[SV_CHUNK], e1[SV_CHUNK];
-    size_t kmax[SV_CHUNK / 2];
+    size_t kmax[SV_CHUNK / 2], kmin[SV_CHUNK / 2];
     double mean[SV_CHUNK / 2];
     for (size_t r = 0; r < cnt; r++) {
         const double *x = s + r * ld;
-        size_t k = 0;
+        size_t k = 0, kl = 0;
         double sum = x[0];
         for (size_t j = 1; j < n; j++) {
             k = x[j] > x[k] ? j : k;
+            kl = x[j] < x[kl] ? j : kl;
             sum += x[j];
         }
         kmax[r] = k;
+        kmin[r] = kl;
         mean[r] = sum / (double)n;
         for (size_t j = 0; j < n; j++) {
             t[r * n + j] = x[j] - x[k];
@@ -157,18 +166,21 @@ static void short_rows(const double *s, size_t cnt, size_t n, size_t ld, double 
         const double *x = s + r * ld;
         const size_t o = r * n;
         e0[o + kmax[r]] = e1[o + kmax[r]] = 0.0;
-        sv_softmax_acc a = {.max = x[kmax[r]]};
+        sv_softmax_acc a = {.max = x[kmax[r]], .min = x[kmin[r]]};
         double m2 = 0.0, dsum = 0.0;
         for (size_t j = 0; j < n; j++) {
             const double dev = x[j] - mean[r];
+            const double sq0 = e0[o + j] * e0[o + j], sq1 = e1[o + j] * e1[o + j];
             m2 += dev * dev;
             dsum += dev;
             a.r[0] += e0[o + j];
             a.w[0] += e0[o + j] * t[o + j];
-            a.q[0] += e0[o + j] * e0[o + j];
+            a.q[0] += sq0;
+            a.u[0] += sq0 * e0[o + j];
             a.r[1] += e1[o + j];
             a.w[1] += e1[o + j] * t[o + j];
-            a.q[1] += e1[o + j] * e1[o + j];
+            a.q[1] += sq1;
+            a.u[1] += sq1 * e1[o + j];
         }
         acc[r] = a;
         if (mo) {
@@ -205,12 +217,13 @@ void sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, double s
     const int b_wins = b->max > acc->max;
     const sv_softmax_acc *hi = b_wins ? b : acc, *lo = b_wins ? acc : b;
     const double dm = lo->max - hi->max; /* <= 0 */
-    sv_softmax_acc out = {.max = hi->max};
+    sv_softmax_acc out = {.max = hi->max, .min = acc->min < b->min ? acc->min : b->min};
     for (int i = 0; i < 2; i++) {
         const double f = exp((i ? scale : 1.0) * dm);
         out.r[i] = hi->r[i] + (1.0 + lo->r[i]) * f;
         out.w[i] = hi->w[i] + f * (lo->w[i] + dm * (1.0 + lo->r[i]));
         out.q[i] = hi->q[i] + f * f * (1.0 + lo->q[i]);
+        out.u[i] = hi->u[i] + f * f * f * (1.0 + lo->u[i]);
     }
     *acc = out;
 }
@@ -239,6 +252,9 @@ void sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale
                 /* (Z^2 - sum e^2) / Z^2 = (2r + r^2 - q) / Z^2: 1 - q / Z^2
                  * would cancel to nothing for nearly one-hot rows. */
                 out->jac_trace = (2.0 * rk + (rk * rk - a->q[k])) / (z * z);
+                const double z2 = z * z, qq = a->q[k] / z2, uu = a->u[k] / (z2 * z);
+                const double f2 = rk * rk / (z2 * z2) + qq * (1.0 + 2.0 / z2 + qq) - 2.0 * uu;
+                out->jac_frob = sqrt(f2 > 0.0 ? f2 : 0.0);
             }
     }
 }

@@ -1,7 +1,12 @@
 #include "sdpa_var/summary.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+static_assert(sizeof(sv_trial_stats) == SV_TRIAL_FIELDS * sizeof(double),
+              "sv_trial_stats holds SV_TRIAL_FIELDS doubles and nothing else");
 
 double sv_quantile_sorted(const double *x, size_t n, double p)
 {
@@ -109,7 +114,7 @@ sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_tri
         return SV_EINVAL;
     const size_t n = (size_t)cfg->trials;
     sv_summary s;
-    st = sv_theory_raw(cfg->d_k, cfg->n_q, cfg->n_k, cfg->ddof, cfg->dist, &s.raw_theory);
+    st = sv_theory_config(cfg, &s.raw_theory);
     if (st != SV_OK)
         return st;
     double *raw = malloc(n * sizeof *raw), *scaled = malloc(n * sizeof *scaled);
@@ -118,26 +123,35 @@ sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_tri
         free(scaled);
         return SV_ENOMEM;
     }
-    /* Means: sums in trial order, one pass over the trials. */
-    double sum[10] = {0};
+    /* One pass over the trials: sums in trial order for the means, min and
+     * max where the statistic is an extreme. sv_trial_stats is
+     * SV_TRIAL_FIELDS doubles, read as an array through memcpy. */
+    enum { F = SV_TRIAL_FIELDS };
+    double sum[F] = {0}, v[F];
+    const size_t hmin[2] = {offsetof(sv_trial_stats, raw_entropy_min) / sizeof(double),
+                            offsetof(sv_trial_stats, scaled_entropy_min) / sizeof(double)};
+    const size_t hmax[2] = {offsetof(sv_trial_stats, raw_entropy_max) / sizeof(double),
+                            offsetof(sv_trial_stats, scaled_entropy_max) / sizeof(double)};
+    const size_t amax = offsetof(sv_trial_stats, raw_max_abs_logit) / sizeof(double);
     for (size_t i = 0; i < n; i++) {
-        const sv_trial_stats *t = &per_trial[i];
-        sum[0] += t->raw_mean;
-        sum[1] += t->raw_var;
-        sum[2] += t->scaled_mean;
-        sum[3] += t->scaled_var;
-        sum[4] += t->raw_entropy;
-        sum[5] += t->scaled_entropy;
-        sum[6] += t->raw_max_weight;
-        sum[7] += t->scaled_max_weight;
-        sum[8] += t->raw_jac_trace;
-        sum[9] += t->scaled_jac_trace;
-        raw[i] = t->raw_var;
-        scaled[i] = t->scaled_var;
+        memcpy(v, &per_trial[i], sizeof v);
+        for (size_t f = 0; f < F; f++) {
+            if (i == 0)
+                sum[f] = v[f];
+            else if (f == hmin[0] || f == hmin[1])
+                sum[f] = fmin(sum[f], v[f]);
+            else if (f == hmax[0] || f == hmax[1] || f == amax)
+                sum[f] = fmax(sum[f], v[f]);
+            else
+                sum[f] += v[f];
+        }
+        raw[i] = per_trial[i].raw_var;
+        scaled[i] = per_trial[i].scaled_var;
     }
-    const double dn = (double)n;
-    s.mean = (sv_trial_stats){sum[0] / dn, sum[1] / dn, sum[2] / dn, sum[3] / dn, sum[4] / dn,
-                              sum[5] / dn, sum[6] / dn, sum[7] / dn, sum[8] / dn, sum[9] / dn};
+    for (size_t f = 0; f < F; f++)
+        if (f != hmin[0] && f != hmin[1] && f != hmax[0] && f != hmax[1] && f != amax)
+            sum[f] /= (double)n;
+    memcpy(&s.mean, sum, sizeof sum);
     /* The two spreads are independent: one thread each. */
 #pragma omp parallel sections num_threads(2) if (n > 100000)
     {
@@ -149,11 +163,16 @@ sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_tri
     free(raw);
     free(scaled);
 
-    /* Scaled scores are raw / sqrt(d_k): variances divide by d_k. */
-    const double d = (double)cfg->d_k;
-    s.scaled_theory.var = s.raw_theory.var / d;
-    s.scaled_theory.var_expected = s.raw_theory.var_expected / d;
-    s.scaled_theory.var_sd = s.raw_theory.var_sd / d;
+    /* Scaled logits are S / c: means divide by c, variances by c^2. */
+    const double c = sv_config_scale(cfg), c2 = sv_config_scale2(cfg);
+    s.scale = c;
+    s.scaled_theory = s.raw_theory;
+    s.scaled_theory.mean /= c;
+    s.scaled_theory.var /= c2;
+    s.scaled_theory.var_expected /= c2;
+    s.scaled_theory.var_sd /= c2;
+    s.scaled_theory.entropy_approx =
+        log((double)cfg->n_k) - (log((double)cfg->n_k) - s.raw_theory.entropy_approx) / c2;
 
     s.observed = observed;
     s.raw_var_cdf_observed = NAN;

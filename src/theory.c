@@ -2,10 +2,12 @@
 
 #include <math.h>
 
-sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_dist dist,
-                        sv_theory *out)
+#include "sdpa_var/experiment.h"
+
+/* Unit-variance, zero-mean entries with fourth moment m4. */
+static sv_status theory_unit(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, double m4,
+                             sv_theory *out)
 {
-    const double m4 = sv_dist_fourth_moment(dist);
     if (d_k == 0 || n_q == 0 || n_k == 0 || isnan(m4))
         return SV_EINVAL;
     /* Sizes as doubles: N up to 2^53 is exact, beyond that the relative
@@ -24,5 +26,41 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
     out->var = d;
     out->var_expected = d * (N - 1.0) / dof;
     out->var_sd = sqrt(v > 0.0 ? v : 0.0) / dof;
+    out->mean = 0.0;
+    out->entropy_approx = log(nk) - d / 2.0;
+    return SV_OK;
+}
+
+sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_dist dist,
+                        sv_theory *out)
+{
+    if (dist == SV_DIST_STUDENT_T)
+        return SV_EINVAL; /* needs nu: sv_theory_config */
+    return theory_unit(d_k, n_q, n_k, ddof, sv_dist_fourth_moment(dist, 0.0), out);
+}
+
+sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
+{
+    sv_status st = sv_config_check(cfg);
+    if (st != SV_OK)
+        return st;
+    sv_theory t;
+    st = theory_unit(cfg->d_k, cfg->n_q, cfg->n_k, cfg->ddof,
+                     sv_dist_fourth_moment(cfg->dist, cfg->nu), &t);
+    if (st != SV_OK)
+        return st;
+    const double d = (double)cfg->d_k, nq = (double)cfg->n_q, nk = (double)cfg->n_k;
+    const double N = nq * nk, dof = N - (double)cfg->ddof;
+    const double mq = cfg->q_mean, mk = cfg->k_mean;
+    const double sq = cfg->q_std > 0.0 ? cfg->q_std : 1.0, sk = cfg->k_std > 0.0 ? cfg->k_std : 1.0;
+    const double vq = sq * sq, vk = sk * sk;
+    /* docs/theory.md, section 9. */
+    t.mean = d * mq * mk;
+    t.var = d * ((vq + mq * mq) * (vk + mk * mk) - mq * mq * mk * mk);
+    t.var_expected =
+        ((N - 1.0) * t.var - (nk - 1.0) * d * vq * mk * mk - (nq - 1.0) * d * vk * mq * mq) / dof;
+    t.var_sd = mq == 0.0 && mk == 0.0 ? vq * vk * t.var_sd : NAN;
+    t.entropy_approx = log(nk) - d * (vq + mq * mq) * vk / 2.0;
+    *out = t;
     return SV_OK;
 }

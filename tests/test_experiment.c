@@ -61,6 +61,9 @@ static void test_same_bits(void)
     CHECK(same);
     /* Many small trials run whole per thread: the same bits too. */
     sv_trial_stats a[500], b2[500];
+    /* Different garbage in each, so a field never written cannot match. */
+    memset(a, 0xab, sizeof a);
+    memset(b2, 0xcd, sizeof b2);
     sv_config s = config(3, 2, 5, 500);
     s.threads = 1;
     CHECK(sv_experiment_run(&s, a) == SV_OK);
@@ -80,12 +83,12 @@ static void scalar_reference(const sv_config *c, uint64_t trial, sv_trial_stats 
     for (size_t i = 0; i < nq; i++) {
         sv_rng r;
         sv_rng_seed_row(&r, c->seed, trial, SV_MATRIX_Q, i);
-        sv_sample_fill(&r, c->dist, q + i * d, d);
+        sv_sample_fill(&r, c->dist, c->nu, q + i * d, d);
     }
     for (size_t j = 0; j < nk; j++) {
         sv_rng r;
         sv_rng_seed_row(&r, c->seed, trial, SV_MATRIX_K, j);
-        sv_sample_fill(&r, c->dist, k + j * d, d);
+        sv_sample_fill(&r, c->dist, c->nu, k + j * d, d);
     }
     long double sum = 0.0L;
     for (size_t i = 0; i < nq; i++)

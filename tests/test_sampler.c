@@ -4,7 +4,8 @@
  * Tolerances: the average of x^k over n iid draws has standard error
  * sqrt((E[x^2k] - E[x^k]^2) / n), computed from the distribution's own
  * moments (normal: 1, 3, 15, 105 for k = 2, 4, 6, 8; uniform on
- * [-sqrt 3, sqrt 3]: 3^k / (2k + 1); rademacher: all even moments 1). With
+ * [-sqrt 3, sqrt 3]: 3^k / (2k + 1); rademacher: all even moments 1; t with
+ * nu = 10 scaled to variance 1: 1, 4, 40, 1120). With
  * mean 0 and variance 1, E[x^3] is the skewness and E[x^4] - 3 the excess
  * kurtosis. 5 SE: a two-sided miss has probability 6e-7 for a correct
  * sampler; the seed is fixed, so the outcome is too. */
@@ -16,9 +17,17 @@
 #define N_DRAWS 1000000u
 #define N_KS 100000u
 
+static double nu_t = 10.0; /* the t tested: E[x^8] is finite for nu > 8 */
+
 static double even_moment(sv_dist d, int k) /* E[x^k], k even */
 {
     switch (d) {
+    case SV_DIST_STUDENT_T: { /* scaled t: (k-1)!! prod_{j<k/2} (nu-2)/(nu-2-2j) */
+        double m = 1.0;
+        for (int j = 1; j < k / 2 + 1; j++)
+            m *= (2.0 * j - 1.0) * (nu_t - 2.0) / (nu_t - 2.0 * j);
+        return m;
+    }
     case SV_DIST_NORMAL: { /* (k - 1)!! */
         double m = 1.0;
         for (int j = k - 1; j > 1; j -= 2)
@@ -43,7 +52,7 @@ static void test_moments(sv_dist dist)
     double *x = malloc(N_DRAWS * sizeof *x);
     sv_rng rng;
     sv_rng_seed(&rng, 2024u, (uint64_t)dist);
-    sv_sample_fill(&rng, dist, x, N_DRAWS);
+    sv_sample_fill(&rng, dist, nu_t, x, N_DRAWS);
     double sum[5] = {0};
     for (size_t i = 0; i < N_DRAWS; i++) {
         double p = 1.0;
@@ -64,7 +73,7 @@ static void test_moments(sv_dist dist)
         else
             CHECK_SE(label, sum[k] / N_DRAWS, want, se, 5.0);
     }
-    CHECK_CLOSE(sv_dist_fourth_moment(dist), moment(dist, 4), 1e-15, 0.0);
+    CHECK_CLOSE(sv_dist_fourth_moment(dist, nu_t), moment(dist, 4), 1e-15, 0.0);
     free(x);
 }
 
@@ -96,7 +105,7 @@ static void test_ks(sv_dist dist)
     double *x = malloc(N_KS * sizeof *x);
     sv_rng rng;
     sv_rng_seed(&rng, 7u, 11u);
-    sv_sample_fill(&rng, dist, x, N_KS);
+    sv_sample_fill(&rng, dist, 0.0, x, N_KS);
     qsort(x, N_KS, sizeof *x, cmp);
     double dmax = 0.0;
     for (size_t i = 0; i < N_KS; i++) {
@@ -121,16 +130,16 @@ static void test_fill_details(void)
     sv_rng r1, r2;
     sv_rng_seed(&r1, 1u, 2u);
     r2 = r1;
-    sv_sample_fill(&r1, SV_DIST_NORMAL, a, 5);
-    sv_sample_fill(&r2, SV_DIST_NORMAL, b, 4);
+    sv_sample_fill(&r1, SV_DIST_NORMAL, 0.0, a, 5);
+    sv_sample_fill(&r2, SV_DIST_NORMAL, 0.0, b, 4);
     CHECK(a[0] == b[0] && a[3] == b[3]);
     double c[1000];
-    sv_sample_fill(&r1, SV_DIST_RADEMACHER, c, 1000);
+    sv_sample_fill(&r1, SV_DIST_RADEMACHER, 0.0, c, 1000);
     int pm1 = 1;
     for (int i = 0; i < 1000; i++)
         pm1 &= c[i] == 1.0 || c[i] == -1.0;
     CHECK(pm1);
-    sv_sample_fill(&r1, SV_DIST_UNIFORM, c, 1000);
+    sv_sample_fill(&r1, SV_DIST_UNIFORM, 0.0, c, 1000);
     int inside = 1;
     for (int i = 0; i < 1000; i++)
         inside &= fabs(c[i]) <= sqrt(3.0);
@@ -140,7 +149,7 @@ static void test_fill_details(void)
     CHECK(sv_dist_from_name("uniform", &d) == SV_OK && d == SV_DIST_UNIFORM);
     CHECK(sv_dist_from_name("Normal", &d) == SV_EINVAL && d == SV_DIST_UNIFORM);
     CHECK(sv_dist_from_name(NULL, &d) == SV_EINVAL);
-    CHECK(isnan(sv_dist_fourth_moment((sv_dist)9)));
+    CHECK(isnan(sv_dist_fourth_moment((sv_dist)9, 0.0)));
 }
 
 /* Neighbouring row streams must look independent: the sample correlation
@@ -151,15 +160,15 @@ static void test_stream_independence(void)
     static double x[N], y[N];
     sv_rng r;
     sv_rng_seed_row(&r, 42u, 0u, SV_MATRIX_Q, 0u);
-    sv_sample_fill(&r, SV_DIST_NORMAL, x, N);
+    sv_sample_fill(&r, SV_DIST_NORMAL, 0.0, x, N);
     sv_rng_seed_row(&r, 42u, 0u, SV_MATRIX_Q, 1u);
-    sv_sample_fill(&r, SV_DIST_NORMAL, y, N);
+    sv_sample_fill(&r, SV_DIST_NORMAL, 0.0, y, N);
     double sxy = 0.0;
     for (int i = 0; i < N; i++)
         sxy += x[i] * y[i];
     CHECK_SE("correlation of rows 0 and 1", sxy / N, 0.0, 1.0 / sqrt((double)N), 5.0);
     sv_rng_seed_row(&r, 42u, 0u, SV_MATRIX_K, 0u);
-    sv_sample_fill(&r, SV_DIST_NORMAL, y, N);
+    sv_sample_fill(&r, SV_DIST_NORMAL, 0.0, y, N);
     sxy = 0.0;
     for (int i = 0; i < N; i++)
         sxy += x[i] * y[i];
@@ -174,7 +183,7 @@ static void test_normal_tails(void)
     double *x = malloc(N * sizeof *x);
     sv_rng rng;
     sv_rng_seed(&rng, 11u, 12u);
-    sv_sample_fill(&rng, SV_DIST_NORMAL, x, N);
+    sv_sample_fill(&rng, SV_DIST_NORMAL, 0.0, x, N);
     const double cuts[3] = {1.0, 3.442619855899, 4.0};
     for (int c = 0; c < 3; c++) {
         size_t beyond = 0;
@@ -194,6 +203,9 @@ int main(void)
     test_moments(SV_DIST_NORMAL);
     test_moments(SV_DIST_UNIFORM);
     test_moments(SV_DIST_RADEMACHER);
+    test_moments(SV_DIST_STUDENT_T); /* nu = 10: fourth moment 4 */
+    CHECK(isnan(sv_dist_fourth_moment(SV_DIST_STUDENT_T, 4.0)));
+    CHECK(sv_dist_fourth_moment(SV_DIST_STUDENT_T, 6.0) == 6.0);
     test_ks(SV_DIST_NORMAL);
     test_ks(SV_DIST_UNIFORM);
     test_fill_details();

@@ -28,7 +28,16 @@ typedef struct sv_config {
     size_t n_k;        /**< number of keys (rows of K), >= 1 */
     uint64_t trials;   /**< independent repetitions, >= 1 */
     uint64_t seed;     /**< any value; same seed, same numbers */
-    sv_dist dist;      /**< distribution of the entries of Q and K */
+    sv_dist dist;      /**< distribution of the entries of Q and K (before
+                            q_mean, q_std, k_mean, k_std) */
+    double nu;         /**< degrees of freedom when dist is SV_DIST_STUDENT_T, > 4 */
+    double scale;      /**< the "scaled" logits are S / scale; 0 means sqrt(d_k)
+                            (Vaswani et al. 2017), 1 means none, d_k the muP
+                            choice; > 0 */
+    double q_mean;     /**< entries of Q are q_mean + q_std x, x of dist */
+    double q_std;      /**< > 0; 0 is taken as 1, so a zeroed config is unit */
+    double k_mean;     /**< entries of K are k_mean + k_std x */
+    double k_std;      /**< as q_std */
     unsigned ddof;     /**< delta degrees of freedom of the variance; < n_q n_k */
     size_t block_rows; /**< query rows per work item handed to a thread (rounded
                             up to whole tiles of 256); 0 means one tile.
@@ -40,24 +49,50 @@ typedef struct sv_config {
     void *progress_ctx;      /**< passed to progress */
 } sv_config;
 
-/** Statistics of one trial. "raw" is S = Q K^T, "scaled" is S / sqrt(d_k). */
+/**
+ * The divisor of the scaled logits for @p cfg: cfg->scale, or sqrt(d_k)
+ * when it is 0.
+ */
+double sv_config_scale(const sv_config *cfg);
+
+/** The square of sv_config_scale: exactly d_k by default. */
+double sv_config_scale2(const sv_config *cfg);
+
+/** Statistics of one trial. "raw" is S = Q K^T, "scaled" is S / scale. */
 typedef struct sv_trial_stats {
     double raw_mean;          /**< mean of the n_q n_k raw scores */
     double raw_var;           /**< their sample variance, M2 / (N - ddof) */
-    double scaled_mean;       /**< raw_mean / sqrt(d_k) */
-    double scaled_var;        /**< raw_var / d_k */
+    double scaled_mean;       /**< raw_mean / scale */
+    double scaled_var;        /**< raw_var / scale^2 */
     double raw_entropy;       /**< softmax entropy (nats) of a raw row, mean over the n_q rows */
     double scaled_entropy;    /**< the same for scaled rows */
     double raw_max_weight;    /**< max softmax weight of a row, mean over rows */
     double scaled_max_weight; /**< the same for scaled rows */
     double raw_jac_trace;     /**< 1 - sum_j p_j^2 of a row, mean over rows */
     double scaled_jac_trace;  /**< the same for scaled rows */
+    double raw_var_known_mean; /**< sum (S - E[S])^2 / N with the known mean
+                                    E[S] = d_k q_mean k_mean */
+    double raw_var_ddof0;     /**< M2 / N, whatever cfg->ddof is */
+    double raw_var_ddof1;     /**< M2 / (N - 1); NAN for N = 1 */
+    double raw_jac_frob;      /**< Frobenius norm of the softmax Jacobian, mean over rows */
+    double scaled_jac_frob;   /**< the same for scaled rows */
+    double raw_eff_keys;      /**< exp(entropy): effective number of keys, mean over rows */
+    double scaled_eff_keys;   /**< the same for scaled rows */
+    double raw_entropy_min;   /**< smallest row entropy (nats) */
+    double raw_entropy_max;   /**< largest row entropy */
+    double scaled_entropy_min; /**< the same for scaled rows */
+    double scaled_entropy_max;
+    double raw_max_abs_logit; /**< max |S_ij| over the trial; scaled: divide by scale */
 } sv_trial_stats;
+
+/** Number of doubles in sv_trial_stats (it holds nothing else). */
+#define SV_TRIAL_FIELDS 22
 
 /**
  * Checks a configuration before any work.
  * @return SV_OK; SV_EINVAL if d_k, n_q, n_k or trials is 0, ddof >= n_q n_k,
- *         dist is out of range or threads < 0; SV_ERANGE if n_q n_k,
+ *         dist is out of range (or a t with nu <= 4), threads < 0, scale,
+ *         q_std or k_std negative or not finite, or a mean not finite; SV_ERANGE if n_q n_k,
  *         (n_q + n_k) d_k or the bytes of the work arrays overflow size_t;
  *         SV_ETOOBIG if d_k or n_k exceeds INT_MAX (CBLAS takes int sizes).
  */

@@ -15,12 +15,15 @@
 typedef enum sv_dist {
     SV_DIST_NORMAL = 0,    /**< N(0, 1); fourth moment 3 */
     SV_DIST_UNIFORM = 1,   /**< U(-sqrt 3, sqrt 3); fourth moment 9/5 */
-    SV_DIST_RADEMACHER = 2 /**< -1 or +1 with probability 1/2; fourth moment 1 */
+    SV_DIST_RADEMACHER = 2, /**< -1 or +1 with probability 1/2; fourth moment 1 */
+    SV_DIST_STUDENT_T = 3   /**< Student's t with nu degrees of freedom, times
+                                 sqrt((nu - 2) / nu) for variance 1; heavy tails:
+                                 fourth moment 3 (nu - 2) / (nu - 4), nu > 4 */
 } sv_dist;
 
 /**
  * Looks up a distribution by its CLI name ("normal", "uniform",
- * "rademacher"; exact, case-sensitive).
+ * "rademacher", "t"; exact, case-sensitive).
  *
  * @return SV_OK and *dist set; SV_EINVAL for any other name or a NULL
  *         argument, *dist untouched.
@@ -32,11 +35,13 @@ const char *sv_dist_name(sv_dist dist);
 
 /**
  * Fourth moment E[x^4] of one entry (mean 0, variance 1, so this is also the
- * kurtosis): normal 3, uniform 9/5 (a^4/5 with a = sqrt 3), rademacher 1.
- * It sets the spread of the per-trial sample variance (see theory.h).
- * @return NAN for a value out of range.
+ * kurtosis): normal 3, uniform 9/5 (a^4/5 with a = sqrt 3), rademacher 1,
+ * Student's t 3 (nu - 2) / (nu - 4) (infinite for nu <= 4). It sets the
+ * spread of the per-trial sample variance (see theory.h).
+ * @param nu degrees of freedom, used by SV_DIST_STUDENT_T only.
+ * @return NAN for a dist out of range or a t with nu <= 4 (or not finite).
  */
-double sv_dist_fourth_moment(sv_dist dist);
+double sv_dist_fourth_moment(sv_dist dist, double nu);
 
 /**
  * Fills x[0 .. n-1] with independent draws from @p dist.
@@ -51,10 +56,14 @@ double sv_dist_fourth_moment(sv_dist dist);
  * in 50-digit arithmetic by scripts/gen_ziggurat.py. No hidden state: each
  * value is drawn whole. Uniform: one 53-bit double per entry, mapped to
  * [-sqrt 3, sqrt 3). Rademacher: the top bit of one 32-bit output per entry.
+ * Student's t (nu > 2 degrees of freedom, @p nu; ignored by the others):
+ * z sqrt((nu - 2) / (2 g)) with z normal and g ~ Gamma(nu / 2) by
+ * Marsaglia & Tsang, "A Simple Method for Generating Gamma Variables",
+ * ACM TOMS 26(3), 2000 (nu / 2 >= 1, so their main case applies).
  *
  * Cost: normal ~2.05 PCG32 outputs per value on average.
  * Thread safety: touches only *rng and x.
  */
-void sv_sample_fill(sv_rng *rng, sv_dist dist, double *x, size_t n);
+void sv_sample_fill(sv_rng *rng, sv_dist dist, double nu, double *x, size_t n);
 
 #endif

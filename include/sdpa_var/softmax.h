@@ -15,6 +15,7 @@ typedef struct sv_softmax_stats {
     double entropy;    /**< H = -sum p_j ln p_j, in nats; 0 (one-hot) .. ln n (uniform) */
     double max_weight; /**< max_j p_j; 1/n (uniform) .. 1 (one-hot) */
     double jac_trace;  /**< trace of J = diag(p) - p p^T: sum p_j (1 - p_j) = 1 - sum p_j^2 */
+    double jac_frob;   /**< Frobenius norm of J: sqrt(sum p^2 - 2 sum p^3 + (sum p^2)^2) */
 } sv_softmax_stats;
 
 /**
@@ -27,7 +28,11 @@ typedef struct sv_softmax_stats {
  * the first max (whose e is exactly 1):
  *   p_j = e_j / Z,   max weight = 1 / Z,
  *   H = ln(1 + r) - (c / Z) sum e_j (s_j - m)   (log1p; no per-element log),
- *   1 - sum p_j^2 = (2r + r^2 - sum_{j != max} e_j^2) / Z^2.
+ *   1 - sum p_j^2 = (2r + r^2 - sum_{j != max} e_j^2) / Z^2,
+ *   ||J||_F^2 = r^2 / Z^4 + Q (1 + 2 / Z^2 + Q) - 2 U, with
+ *   Q = sum_{j != max} p_j^2 = q / Z^2 and U = sum_{j != max} p_j^3 = u / Z^3
+ *   (from sum_i p_i^2 (1 - p_i)^2 + sum_{i != j} p_i^2 p_j^2; every term is
+ *   non-negative, since Q >= 2U when no p_j but the max exceeds 1/2).
  * These forms keep full relative precision for nearly one-hot rows (entropy
  * 6.4e-9 nats for logits [-20, 3, 25, -15]), where ln Z and 1 - sum p^2
  * computed directly would cancel.
@@ -49,7 +54,7 @@ void sv_softmax_row_stats(const double *s, size_t n, double scale, sv_softmax_st
  * (index 0, c = 1) and the scaled ones (index 1, c = scale), relative to the
  * block's max m: with t_j = s_j - m, e_j = exp(c t_j), and sums over every
  * key of the block but the first max (whose e is exactly 1),
- *   r = sum e_j,  w = sum e_j t_j,  q = sum e_j^2.
+ *   r = sum e_j,  w = sum e_j t_j,  q = sum e_j^2,  u = sum e_j^3.
  * Blocks of the same row merge exactly (up to rounding) with
  * sv_softmax_acc_merge, so a row of n_k keys can be streamed in blocks,
  * as in the online softmax of Milakov & Gimelshein, "Online normalizer
@@ -57,9 +62,11 @@ void sv_softmax_row_stats(const double *s, size_t n, double scale, sv_softmax_st
  */
 typedef struct sv_softmax_acc {
     double max;  /**< m, max of the raw logits seen */
+    double min;  /**< min of the raw logits seen (for max |logit|) */
     double r[2]; /**< Z - 1 in the frame of m, raw and scaled */
     double w[2]; /**< sum e t, t in raw units */
     double q[2]; /**< sum e^2 */
+    double u[2]; /**< sum e^3 */
 } sv_softmax_acc;
 
 /**
@@ -94,7 +101,8 @@ void sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld, doub
  * and m' the smaller of the two maxes (ties keep acc's, the first max),
  * f = exp(c (m' - M)), and the sums of the block whose max is m' moved into
  * M's frame: r += (1 + r') f, w += f (w' + (m' - M)(1 + r')),
- * q += f^2 (1 + q'). Merge blocks in key order for reproducible bits.
+ * q += f^2 (1 + q'), u += f^3 (1 + u'). Merge blocks in key order for
+ * reproducible bits.
  */
 void sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, double scale);
 

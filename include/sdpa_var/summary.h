@@ -22,11 +22,14 @@ typedef struct sv_var_spread {
 
 /** What one configuration reports. */
 typedef struct sv_summary {
-    sv_trial_stats mean;   /**< every per-trial statistic, mean over trials */
+    sv_trial_stats mean;   /**< every per-trial statistic, mean over trials, but
+                                the entropy min (max) and max |logit|: the
+                                min (max) over all trials */
     sv_var_spread raw;     /**< spread of raw_var across trials */
     sv_var_spread scaled;  /**< spread of scaled_var across trials */
     sv_theory raw_theory;  /**< theory for raw scores (theory.h) */
-    sv_theory scaled_theory; /**< theory for scaled scores: raw / d_k */
+    sv_theory scaled_theory; /**< theory for scaled scores S / c: variances / c^2 */
+    double scale;          /**< c, the divisor of the scaled logits */
     double observed;       /**< the --observed value, or NAN */
     double raw_var_cdf_observed; /**< fraction of trials with raw_var <= observed, or NAN */
 } sv_summary;

@@ -15,7 +15,12 @@
 typedef struct sv_theory {
     double var;          /**< population variance of one score: d_k (raw) */
     double var_expected; /**< E[s^2], the mean of the per-trial sample variance */
-    double var_sd;       /**< standard deviation of the per-trial sample variance */
+    double var_sd;       /**< standard deviation of the per-trial sample variance,
+                              NAN where no closed form is given (nonzero means) */
+    double mean;         /**< E[S] of one score */
+    double entropy_approx; /**< ln n_k - sigma^2 / 2, sigma^2 the variance of a
+                              row's logits: an approximation for unsaturated
+                              rows only (docs/theory.md, section 9) */
 } sv_theory;
 
 /**
@@ -43,5 +48,28 @@ typedef struct sv_theory {
  */
 sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_dist dist,
                         sv_theory *out);
+
+/**
+ * sv_theory_raw generalised to a whole configuration: entries of Q with
+ * mean mu_q and standard deviation sigma_q (cfg->q_mean, cfg->q_std), of K
+ * with mu_k and sigma_k, and dist's fourth moment (including Student's t).
+ * With d = d_k and N = n_q n_k (docs/theory.md, section 9):
+ *
+ *   mean         = d mu_q mu_k
+ *   var          = d [(sigma_q^2 + mu_q^2)(sigma_k^2 + mu_k^2) - mu_q^2 mu_k^2]
+ *                  (seed 001: Var(XY) = (s_x^2 + m_x^2)(s_y^2 + m_y^2) - m_x^2 m_y^2)
+ *   var_expected = [(N - 1) var - (n_k - 1) d sigma_q^2 mu_k^2
+ *                   - (n_q - 1) d sigma_k^2 mu_q^2] / (N - ddof)
+ *                  (scores sharing a query row are correlated through mu_k,
+ *                  sharing a key row through mu_q)
+ *   var_sd       = (sigma_q sigma_k)^2 times sv_theory_raw's var_sd when
+ *                  both means are 0; NAN otherwise
+ *   entropy_approx = ln n_k - d (sigma_q^2 + mu_q^2) sigma_k^2 / 2.
+ * The scaled logits S / c divide mean by c, the variances by c^2.
+ *
+ * @return SV_OK; the errors of sv_config_check (*out untouched).
+ */
+struct sv_config;
+sv_status sv_theory_config(const struct sv_config *cfg, sv_theory *out);
 
 #endif

@@ -66,12 +66,14 @@ int main(int argc, char **argv)
         else
             printf("%s %s\n", prog, SV_VERSION_STRING);
     } else {
-        sv_result *res = calloc(opt.n_dk, sizeof *res);
+        const size_t count = sv_options_count(&opt);
+        sv_result *res = calloc(count, sizeof *res);
         sv_status st = res ? SV_OK : SV_ENOMEM;
-        progress_line pl = {.start = now(), .count = opt.n_dk};
+        progress_line pl = {.start = now(), .count = count};
         const int progress = !opt.quiet && isatty(STDERR_FILENO);
-        for (size_t i = 0; st == SV_OK && i < opt.n_dk; i++) {
+        for (size_t i = 0; st == SV_OK && i < count; i++) {
             res[i].cfg = sv_options_config(&opt, i);
+            res[i].scale_name = sv_options_scale(&opt, i)->name;
             if (progress) {
                 pl.index = i;
                 pl.d_k = res[i].cfg.d_k;
@@ -92,16 +94,16 @@ int main(int argc, char **argv)
             fputs("\r\033[K", stderr); /* erase the progress line */
         if (st != SV_OK) {
             fprintf(stderr, "%s: %s\n", prog, sv_status_str(st));
-            free_results(res, opt.n_dk);
+            free_results(res, count);
             return SV_EXIT_RUNTIME;
         }
         int table = opt.format == SV_FORMAT_TABLE ||
                     (opt.format == SV_FORMAT_AUTO && isatty(STDOUT_FILENO));
         if (table)
-            sv_write_table(stdout, &opt, res, opt.n_dk);
+            sv_write_table(stdout, &opt, res, count);
         else
-            sv_write_csv(stdout, &opt, res, opt.n_dk);
-        free_results(res, opt.n_dk);
+            sv_write_csv(stdout, &opt, res, count);
+        free_results(res, count);
     }
     /* A full disk or a closed file shows only here. */
     if (fflush(stdout) != 0 || ferror(stdout)) {

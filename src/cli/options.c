@@ -30,11 +30,19 @@ const char sv_usage_text[] =
     "  -t, --trials T       independent repetitions with fresh draws (default 1)\n"
     "  -s, --seed S         unsigned 64-bit seed (default 42); same seed, same output\n"
     "      --dist NAME      entries of Q and K: normal (default), uniform\n"
-    "                       (on [-sqrt 3, sqrt 3]) or rademacher (+-1)\n"
+    "                       (on [-sqrt 3, sqrt 3]), rademacher (+-1) or t\n"
+    "                       (Student's t, heavy tails, scaled to variance 1)\n"
     "      --ddof K         the variance divides by N - K, N = n_q*n_k scores\n"
     "                       (default 0 as numpy's var; 1 for the unbiased one)\n"
     "      --observed V     also report the fraction of trials whose raw sample\n"
     "                       variance is <= V (e.g. 1.6 for the 2x2 puzzle)\n"
+    "      --scale LIST     what the \"scaled\" columns divide QK^T by: sqrt\n"
+    "                       (sqrt(d_k), the default), dk (d_k, as muP), none (1)\n"
+    "                       or a positive number (a temperature); a comma list\n"
+    "                       runs each, e.g. 'sqrt,dk,none'\n"
+    "      --nu NU          degrees of freedom for --dist t (> 4; default 6)\n"
+    "      --q-mean M, --q-std S, --k-mean M, --k-std S\n"
+    "                       entries of Q (K) are M + S x, x of --dist (default 0, 1)\n"
     "\n"
     "Output:\n"
     "      --format F       table (default on a terminal) or csv (default otherwise)\n"
@@ -67,7 +75,13 @@ enum {
     OPT_FORMAT,
     OPT_PER_TRIAL,
     OPT_THREADS,
-    OPT_BLOCK_ROWS
+    OPT_BLOCK_ROWS,
+    OPT_SCALE,
+    OPT_NU,
+    OPT_Q_MEAN,
+    OPT_Q_STD,
+    OPT_K_MEAN,
+    OPT_K_STD
 };
 
 static const struct option long_options[] = {
@@ -84,6 +98,12 @@ static const struct option long_options[] = {
     {"per-trial", no_argument, NULL, OPT_PER_TRIAL},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"block-rows", required_argument, NULL, OPT_BLOCK_ROWS},
+    {"scale", required_argument, NULL, OPT_SCALE},
+    {"nu", required_argument, NULL, OPT_NU},
+    {"q-mean", required_argument, NULL, OPT_Q_MEAN},
+    {"q-std", required_argument, NULL, OPT_Q_STD},
+    {"k-mean", required_argument, NULL, OPT_K_MEAN},
+    {"k-std", required_argument, NULL, OPT_K_STD},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -146,6 +166,59 @@ static int parse_finite(const char *opt, const char *s, double *out, char *err, 
     return 1;
 }
 
+static int parse_positive(const char *opt, const char *s, double *out, char *err, size_t errlen)
+{
+    if (!parse_finite(opt, s, out, err, errlen))
+        return 0;
+    if (!(*out > 0.0)) {
+        snprintf(err, errlen, "%s: '%s' is not a positive number", opt, s);
+        return 0;
+    }
+    return 1;
+}
+
+/* --scale: a comma list of sqrt, dk, none or positive numbers. */
+static int parse_scales(const char *s, sv_options *opt, char *err, size_t errlen)
+{
+    size_t n = 0;
+    const char *p = s;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        const size_t len = end ? (size_t)(end - p) : strlen(p);
+        sv_scale_choice c = {SV_SCALE_VALUE, 0.0, ""};
+        if (len == 0 || len >= sizeof c.name || n == SV_SCALES_MAX) {
+            snprintf(err, errlen, "--scale: '%s' is not a list of sqrt, dk, none or positive numbers",
+                     s);
+            return 0;
+        }
+        memcpy(c.name, p, len);
+        c.name[len] = '\0';
+        if (strcmp(c.name, "sqrt") == 0)
+            c.kind = SV_SCALE_SQRT;
+        else if (strcmp(c.name, "dk") == 0)
+            c.kind = SV_SCALE_DK;
+        else if (strcmp(c.name, "none") == 0)
+            c.kind = SV_SCALE_NONE;
+        else {
+            char *e;
+            errno = 0;
+            c.value = strtod(c.name, &e);
+            if (e == c.name || *e != '\0' || errno == ERANGE || !isfinite(c.value) ||
+                !(c.value > 0.0)) {
+                snprintf(err, errlen,
+                         "--scale: '%s' is not a list of sqrt, dk, none or positive numbers", s);
+                return 0;
+            }
+        }
+        opt->scale[n++] = c;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    opt->n_scale = n;
+    return 1;
+}
+
 int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t errlen)
 {
     memset(opt, 0, sizeof *opt);
@@ -155,6 +228,9 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
     opt->dk[0] = 64;
     opt->n_dk = 1;
     opt->observed = NAN;
+    opt->scale[0] = (sv_scale_choice){SV_SCALE_SQRT, 0.0, "sqrt"};
+    opt->n_scale = 1;
+    opt->base.nu = 6.0;
     uint64_t n = 1111, nq = 0, nk = 0, v;
 
     opterr = 0; /* we print our own one-line messages */
@@ -199,7 +275,7 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
             break;
         case OPT_DIST:
             if (sv_dist_from_name(optarg, &opt->base.dist) != SV_OK) {
-                snprintf(err, errlen, "--dist: '%s' is not one of normal, uniform, rademacher",
+                snprintf(err, errlen, "--dist: '%s' is not one of normal, uniform, rademacher, t",
                          optarg);
                 return 0;
             }
@@ -222,6 +298,35 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
                 snprintf(err, errlen, "--format: '%s' is not one of table, csv", optarg);
                 return 0;
             }
+            break;
+        case OPT_SCALE:
+            if (!parse_scales(optarg, opt, err, errlen))
+                return 0;
+            break;
+        case OPT_NU:
+            if (!parse_finite("--nu", optarg, &opt->base.nu, err, errlen))
+                return 0;
+            if (!(opt->base.nu > 4.0)) {
+                snprintf(err, errlen, "--nu: '%s' must be more than 4 (a finite fourth moment)",
+                         optarg);
+                return 0;
+            }
+            break;
+        case OPT_Q_MEAN:
+            if (!parse_finite("--q-mean", optarg, &opt->base.q_mean, err, errlen))
+                return 0;
+            break;
+        case OPT_K_MEAN:
+            if (!parse_finite("--k-mean", optarg, &opt->base.k_mean, err, errlen))
+                return 0;
+            break;
+        case OPT_Q_STD:
+            if (!parse_positive("--q-std", optarg, &opt->base.q_std, err, errlen))
+                return 0;
+            break;
+        case OPT_K_STD:
+            if (!parse_positive("--k-std", optarg, &opt->base.k_std, err, errlen))
+                return 0;
             break;
         case OPT_PER_TRIAL:
             opt->per_trial = 1;
@@ -265,10 +370,25 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
     return 1;
 }
 
+size_t sv_options_count(const sv_options *opt)
+{
+    return opt->n_scale * opt->n_dk;
+}
+
+const sv_scale_choice *sv_options_scale(const sv_options *opt, size_t i)
+{
+    return &opt->scale[i / opt->n_dk];
+}
+
 sv_config sv_options_config(const sv_options *opt, size_t i)
 {
     sv_config cfg = opt->base;
-    cfg.d_k = opt->dk[i];
+    cfg.d_k = opt->dk[i % opt->n_dk];
+    const sv_scale_choice *c = sv_options_scale(opt, i);
+    cfg.scale = c->kind == SV_SCALE_SQRT   ? 0.0
+                : c->kind == SV_SCALE_DK   ? (double)cfg.d_k
+                : c->kind == SV_SCALE_NONE ? 1.0
+                                           : c->value;
     return cfg;
 }
 
@@ -288,8 +408,9 @@ int sv_options_check_sizes(const sv_options *opt, char *err, size_t errlen)
     const size_t mem = physical_memory();
     /* The per-trial results of every d_k are kept until all are done, so
      * that a failure never leaves half an output behind. */
-    double need_trials = (double)b->trials * (double)opt->n_dk * (double)sizeof(sv_trial_stats);
-    for (size_t i = 0; i < opt->n_dk; i++) {
+    double need_trials =
+        (double)b->trials * (double)sv_options_count(opt) * (double)sizeof(sv_trial_stats);
+    for (size_t i = 0; i < sv_options_count(opt); i++) {
         sv_config cfg = sv_options_config(opt, i);
         size_t bytes;
         sv_status st = sv_experiment_bytes(&cfg, &bytes);

@@ -26,16 +26,26 @@ static void csv_nums(FILE *f, const double *v, size_t n)
 static void write_csv_per_trial(FILE *f, const sv_result *res, size_t n)
 {
     fputs("trial,dk,n_q,n_k,raw_mean,raw_var,scaled_mean,scaled_var,raw_entropy,"
-          "scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace\n",
+          "scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace,"
+          "raw_var_known_mean,raw_var_ddof0,raw_var_ddof1,raw_jac_frob,scaled_jac_frob,"
+          "raw_eff_keys,scaled_eff_keys,raw_entropy_min,raw_entropy_max,scaled_entropy_min,"
+          "scaled_entropy_max,raw_max_abs_logit\n",
           f);
     for (size_t i = 0; i < n; i++) {
         const sv_config *c = &res[i].cfg;
         for (uint64_t t = 0; t < c->trials; t++) {
             const sv_trial_stats *s = &res[i].per_trial[t];
-            const double v[] = {s->raw_mean,          s->raw_var,       s->scaled_mean,
-                                s->scaled_var,        s->raw_entropy,   s->scaled_entropy,
-                                s->raw_max_weight,    s->scaled_max_weight, s->raw_jac_trace,
-                                s->scaled_jac_trace};
+            const double v[] = {s->raw_mean,           s->raw_var,
+                                s->scaled_mean,        s->scaled_var,
+                                s->raw_entropy,        s->scaled_entropy,
+                                s->raw_max_weight,     s->scaled_max_weight,
+                                s->raw_jac_trace,      s->scaled_jac_trace,
+                                s->raw_var_known_mean, s->raw_var_ddof0,
+                                s->raw_var_ddof1,      s->raw_jac_frob,
+                                s->scaled_jac_frob,    s->raw_eff_keys,
+                                s->scaled_eff_keys,    s->raw_entropy_min,
+                                s->raw_entropy_max,    s->scaled_entropy_min,
+                                s->scaled_entropy_max, s->raw_max_abs_logit};
             fprintf(f, "%llu,%zu,%zu,%zu", (unsigned long long)t, c->d_k, c->n_q, c->n_k);
             csv_nums(f, v, sizeof v / sizeof v[0]);
             fputc('\n', f);
@@ -54,7 +64,13 @@ void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n
           "raw_var_sd,raw_var_sd_theory,raw_var_q05,raw_var_q50,raw_var_q95,scaled_mean,"
           "scaled_var,scaled_var_theory,scaled_var_expected,scaled_var_sd,scaled_var_sd_theory,"
           "scaled_var_q05,scaled_var_q50,scaled_var_q95,raw_entropy,scaled_entropy,"
-          "raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace",
+          "raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace,"
+          /* Beyond the first issue's columns: the experiments of the notes. */
+          "scale,scale_divisor,nu,q_mean,q_std,k_mean,k_std,raw_mean_theory,"
+          "raw_var_known_mean,raw_var_ddof0,raw_var_ddof1,raw_jac_frob,scaled_jac_frob,"
+          "raw_eff_keys,scaled_eff_keys,raw_entropy_min,raw_entropy_max,scaled_entropy_min,"
+          "scaled_entropy_max,raw_entropy_approx,scaled_entropy_approx,raw_max_abs_logit,"
+          "scaled_max_abs_logit,raw_fp16_headroom,scaled_fp16_headroom",
           f);
     fputs(obs ? ",observed,raw_var_cdf_observed\n" : "\n", f);
     for (size_t i = 0; i < n; i++) {
@@ -74,6 +90,34 @@ void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n
                 (unsigned long long)c->trials, (unsigned long long)c->seed,
                 sv_dist_name(c->dist), c->ddof);
         csv_nums(f, v, sizeof v / sizeof v[0]);
+        fprintf(f, ",%s", res[i].scale_name);
+        const double fp16_max = 65504.0; /* largest finite IEEE binary16 */
+        const double maxabs = m->raw_max_abs_logit;
+        const double w[] = {s->scale,
+                            c->dist == SV_DIST_STUDENT_T ? c->nu : NAN,
+                            c->q_mean,
+                            c->q_std > 0.0 ? c->q_std : 1.0,
+                            c->k_mean,
+                            c->k_std > 0.0 ? c->k_std : 1.0,
+                            s->raw_theory.mean,
+                            m->raw_var_known_mean,
+                            m->raw_var_ddof0,
+                            m->raw_var_ddof1,
+                            m->raw_jac_frob,
+                            m->scaled_jac_frob,
+                            m->raw_eff_keys,
+                            m->scaled_eff_keys,
+                            m->raw_entropy_min,
+                            m->raw_entropy_max,
+                            m->scaled_entropy_min,
+                            m->scaled_entropy_max,
+                            s->raw_theory.entropy_approx,
+                            s->scaled_theory.entropy_approx,
+                            maxabs,
+                            maxabs / s->scale,
+                            fp16_max / maxabs,
+                            fp16_max / (maxabs / s->scale)};
+        csv_nums(f, w, sizeof w / sizeof w[0]);
         if (obs)
             csv_nums(f, (const double[]){s->observed, s->raw_var_cdf_observed}, 2);
         fputc('\n', f);

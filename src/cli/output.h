@@ -12,6 +12,7 @@ typedef struct sv_result {
     sv_config cfg;
     sv_trial_stats *per_trial; /* cfg.trials entries */
     sv_summary summary;
+    const char *scale_name; /* the --scale choice as written */
 } sv_result;
 
 void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n);
