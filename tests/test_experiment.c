@@ -154,6 +154,28 @@ static void test_against_scalar(sv_dist dist, size_t d, size_t nq, size_t nk, un
     }
 }
 
+/* --scale: none leaves the scaled columns equal to the raw ones; d_k
+ * divides the variance by d_k^2 and pushes attention toward uniform. */
+static void test_scales(void)
+{
+    sv_config c = config(64, 40, 300, 2);
+    sv_trial_stats r[2];
+    c.scale = 1.0;
+    CHECK(sv_experiment_run(&c, r) == SV_OK);
+    CHECK(r[0].scaled_var == r[0].raw_var && r[0].scaled_entropy == r[0].raw_entropy &&
+          r[0].scaled_jac_frob == r[0].raw_jac_frob && r[1].scaled_max_weight == r[1].raw_max_weight);
+    c.scale = 64.0;
+    CHECK(sv_experiment_run(&c, r) == SV_OK);
+    CHECK_CLOSE(r[0].scaled_var, r[0].raw_var / 4096.0, 1e-15, 0.0);
+    /* Logit variance 1/64: H ~ ln n_k - 1/128 (docs/theory.md section 9). */
+    CHECK_CLOSE(r[0].scaled_entropy, log(300.0) - 1.0 / 128.0, 2e-3, 0.0);
+    CHECK(r[0].scaled_eff_keys > 0.99 * 300.0 && r[0].scaled_max_weight < 2.0 / 300.0);
+    /* Known mean, ddof 0 and ddof 1 from the same M2. */
+    CHECK_CLOSE(r[0].raw_var_ddof1 * (12000.0 - 1.0), r[0].raw_var_ddof0 * 12000.0, 1e-14, 0.0);
+    CHECK(r[0].raw_entropy_min <= r[0].raw_entropy && r[0].raw_entropy <= r[0].raw_entropy_max);
+    CHECK(r[0].raw_max_abs_logit > 3.0 * 8.0); /* max of 12000 |N(0, 64)|: ~4 sd */
+}
+
 static void test_large_dk(void)
 {
     /* Raw scores with sd 256: a naive softmax would overflow exp. */
@@ -307,6 +329,7 @@ int main(void)
     /* Rows of 3 keys: the packed short-row kernel. */
     test_against_scalar(SV_DIST_NORMAL, 7, 9, 3, 1);
     test_large_dk();
+    test_scales();
     test_summary();
     test_errors();
     test_dklist();

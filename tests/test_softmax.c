@@ -32,6 +32,8 @@ static void test_examples(void)
     CHECK_CLOSE(raw.entropy, 6.41577678734705508684e-09, 1e-12, 0.0);
     CHECK_CLOSE(raw.max_weight, 9.99999999721053134394e-01, 1e-12, 0.0);
     CHECK_CLOSE(raw.jac_trace, 5.57893626816498594093e-10, 1e-12, 0.0);
+    /* ||diag(p) - p p^T||_F, 60-digit decimal (scripts in docs/theory.md). */
+    CHECK_CLOSE(raw.jac_frob, 5.57893620401029485763e-10, 1e-12, 0.0);
     CHECK(sc.entropy == raw.entropy && sc.max_weight == raw.max_weight &&
           sc.jac_trace == raw.jac_trace);
 
@@ -39,6 +41,7 @@ static void test_examples(void)
     CHECK_CLOSE(raw.entropy, 2.93634763721398572844e-01, 1e-12, 0.0);
     CHECK_CLOSE(raw.max_weight, 9.27952536929104287999e-01, 1e-12, 0.0);
     CHECK_CLOSE(raw.jac_trace, 1.34964011338204847856e-01, 1e-12, 0.0);
+    CHECK_CLOSE(raw.jac_frob, 1.21347934164689100212e-01, 1e-12, 0.0);
 }
 
 /* Entropy against a direct -sum p ln p from the weights. */
@@ -50,6 +53,20 @@ static double direct_entropy(const double *s, size_t n, double c)
         h -= p[j] > 0.0 ? p[j] * log(p[j]) : 0.0;
     free(p);
     return h;
+}
+
+/* ||diag(p) - p p^T||_F straight from the weights. */
+static double direct_frob(const double *s, size_t n, double c)
+{
+    double *p = malloc(n * sizeof *p), f2 = 0.0;
+    sv_softmax(s, n, c, p);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            const double v = (i == j ? p[i] : 0.0) - p[i] * p[j];
+            f2 += v * v;
+        }
+    free(p);
+    return sqrt(f2);
 }
 
 static void test_properties(void)
@@ -75,6 +92,26 @@ static void test_properties(void)
     /* Against the textbook definitions. */
     CHECK_CLOSE(r1.entropy, direct_entropy(s, 50, 1.0), 1e-12, 0.0);
     CHECK_CLOSE(s1.entropy, direct_entropy(s, 50, 0.25), 1e-12, 0.0);
+    CHECK_CLOSE(r1.jac_frob, direct_frob(s, 50, 1.0), 1e-12, 0.0);
+    CHECK_CLOSE(s1.jac_frob, direct_frob(s, 50, 0.25), 1e-12, 0.0);
+
+    /* A row streamed in three blocks, merged in key order, gives the whole
+     * row's statistics (every sum of sv_softmax_acc, including e^3). */
+    sv_softmax_acc whole, part, acc;
+    sv_softmax_acc_row(s, 50, 0.25, &whole);
+    sv_softmax_acc_row(s, 17, 0.25, &acc);
+    sv_softmax_acc_row(s + 17, 20, 0.25, &part);
+    sv_softmax_acc_merge(&acc, &part, 0.25);
+    sv_softmax_acc_row(s + 37, 13, 0.25, &part);
+    sv_softmax_acc_merge(&acc, &part, 0.25);
+    sv_softmax_acc_stats(&whole, 0.25, &r1, &s1);
+    sv_softmax_acc_stats(&acc, 0.25, &r2, &s2);
+    CHECK(acc.max == whole.max && acc.min == whole.min);
+    CHECK_CLOSE(r2.entropy, r1.entropy, 1e-13, 0.0);
+    CHECK_CLOSE(s2.entropy, s1.entropy, 1e-13, 0.0);
+    CHECK_CLOSE(r2.jac_trace, r1.jac_trace, 1e-13, 0.0);
+    CHECK_CLOSE(s2.jac_frob, s1.jac_frob, 1e-13, 0.0);
+    CHECK_CLOSE(r2.jac_frob, r1.jac_frob, 1e-13, 0.0);
 
     /* Uniform row: H = ln n, max weight 1/n, trace 1 - 1/n; ties at the max
      * are handled. */

@@ -8,15 +8,20 @@
 #include "sdpa_var/sdpa_var.h"
 
 /* Every sign pattern of Q (nq x d) and K (nk x d) is equally likely, so the
- * mean and variance of s^2 over all 2^((nq + nk) d) patterns are exact. */
-static void enumerate(size_t d, size_t nq, size_t nk, unsigned ddof, double *mean, double *var)
+ * mean and variance of s^2 over all 2^((nq + nk) d) patterns are exact.
+ * Entries are mq + sq x for Q and mk + sk x for K, x = +-1; *ss gets the
+ * exact E[S_11^2] - E[S_11]^2 (the population variance of one score). */
+static void enumerate_shifted(size_t d, size_t nq, size_t nk, unsigned ddof, double mq, double sq,
+                              double mk, double sk, double *mean, double *var, double *ss)
 {
     const size_t bits = (nq + nk) * d, N = nq * nk;
-    double sum = 0.0, sum2 = 0.0;
+    double sum = 0.0, sum2 = 0.0, s1 = 0.0, s11 = 0.0;
     for (uint64_t pat = 0; pat < ((uint64_t)1 << bits); pat++) {
         double x[64], s[64];
-        for (size_t b = 0; b < bits; b++)
-            x[b] = (pat >> b) & 1u ? 1.0 : -1.0;
+        for (size_t b = 0; b < bits; b++) {
+            const double sign = (pat >> b) & 1u ? 1.0 : -1.0;
+            x[b] = b < nq * d ? mq + sq * sign : mk + sk * sign;
+        }
         const double *q = x, *k = x + nq * d;
         double m = 0.0;
         for (size_t i = 0; i < nq; i++)
@@ -34,10 +39,54 @@ static void enumerate(size_t d, size_t nq, size_t nk, unsigned ddof, double *mea
         const double s2 = m2 / (double)(N - ddof);
         sum += s2;
         sum2 += s2 * s2;
+        s1 += s[0];
+        s11 += s[0] * s[0];
     }
     const double count = (double)((uint64_t)1 << bits);
     *mean = sum / count;
     *var = sum2 / count - *mean * *mean;
+    *ss = s11 / count - (s1 / count) * (s1 / count);
+}
+
+static void enumerate(size_t d, size_t nq, size_t nk, unsigned ddof, double *mean, double *var)
+{
+    double ss;
+    enumerate_shifted(d, nq, nk, ddof, 0.0, 1.0, 0.0, 1.0, mean, var, &ss);
+}
+
+/* Nonzero means correlate the scores of a row: E[s^2] and the population
+ * variance against sv_theory_config, exactly (shifted rademacher entries). */
+static void test_exact_shifted(void)
+{
+    const struct {
+        size_t d, nq, nk;
+        unsigned ddof;
+        double mq, sq, mk, sk;
+    } cases[] = {{2, 2, 2, 0, 0.5, 1.0, -1.0, 1.0}, {2, 2, 3, 1, 1.5, 0.5, 0.25, 2.0},
+                 {3, 1, 3, 0, 0.0, 2.0, 1.0, 1.0}, {1, 3, 3, 0, -0.5, 1.0, 0.0, 0.5},
+                 {3, 2, 2, 0, 0.0, 1.5, 0.0, 0.5}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        double mean, var, ss;
+        enumerate_shifted(cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof, cases[c].mq,
+                          cases[c].sq, cases[c].mk, cases[c].sk, &mean, &var, &ss);
+        sv_config cfg = {.d_k = cases[c].d, .n_q = cases[c].nq, .n_k = cases[c].nk,
+                         .trials = 1, .dist = SV_DIST_RADEMACHER, .ddof = cases[c].ddof,
+                         .q_mean = cases[c].mq, .q_std = cases[c].sq, .k_mean = cases[c].mk,
+                         .k_std = cases[c].sk};
+        sv_theory t;
+        CHECK(sv_theory_config(&cfg, &t) == SV_OK);
+        printf("shifted d=%zu %zux%zu means %g,%g: E[s2] %.15g (theory %.15g), Var(S) %.15g "
+               "(theory %.15g)\n",
+               cases[c].d, cases[c].nq, cases[c].nk, cases[c].mq, cases[c].mk, mean,
+               t.var_expected, ss, t.var);
+        CHECK_CLOSE(t.var_expected, mean, 1e-12, 1e-14);
+        CHECK_CLOSE(t.var, ss, 1e-12, 1e-14);
+        CHECK(t.mean == (double)cases[c].d * cases[c].mq * cases[c].mk);
+        if (cases[c].mq == 0.0 && cases[c].mk == 0.0)
+            CHECK_CLOSE(t.var_sd * t.var_sd, var, 1e-12, 1e-14); /* scaled SD theory */
+        else
+            CHECK(isnan(t.var_sd));
+    }
 }
 
 static void test_exact_rademacher(void)
@@ -131,8 +180,9 @@ static void test_known_values_and_errors(void)
 static void test_monte_carlo(sv_dist dist, size_t d, size_t nq, size_t nk, unsigned ddof,
                              uint64_t trials)
 {
+    /* t with nu = 20: the SE below needs E[s^8], i.e. 16th moments. */
     sv_config cfg = {.d_k = d, .n_q = nq, .n_k = nk, .trials = trials, .seed = 99u,
-                     .dist = dist, .ddof = ddof};
+                     .dist = dist, .nu = 20.0, .ddof = ddof};
     sv_trial_stats *r = malloc(trials * sizeof *r);
     CHECK(sv_experiment_run(&cfg, r) == SV_OK);
     double mean = 0.0;
@@ -147,7 +197,7 @@ static void test_monte_carlo(sv_dist dist, size_t d, size_t nq, size_t nk, unsig
     }
     const double v = m2 / (double)(trials - 1), mu4 = m4 / (double)trials;
     sv_theory th;
-    CHECK(sv_theory_raw(d, nq, nk, ddof, dist, &th) == SV_OK);
+    CHECK(sv_theory_config(&cfg, &th) == SV_OK);
     char label[128];
     snprintf(label, sizeof label, "%s d=%zu %zux%zu ddof %u: mean of s2", sv_dist_name(dist), d,
              nq, nk, ddof);
@@ -168,5 +218,7 @@ int main(void)
     test_monte_carlo(SV_DIST_NORMAL, 5, 3, 4, 1, 200000);
     test_monte_carlo(SV_DIST_UNIFORM, 16, 8, 8, 0, 50000);
     test_monte_carlo(SV_DIST_RADEMACHER, 8, 6, 5, 1, 100000);
+    test_monte_carlo(SV_DIST_STUDENT_T, 3, 3, 3, 0, 300000); /* m4 = 3.375 */
+    test_exact_shifted();
     return CHECK_DONE();
 }
