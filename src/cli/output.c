@@ -146,9 +146,15 @@ static void title(FILE *f, const sv_options *opt, const sv_config *c, int with_d
     fprintf(f, "sdpa-var %s ", SV_VERSION_STRING);
     if (with_dk)
         fprintf(f, " d_k=%zu", c->d_k);
-    fprintf(f, " n_q=%zu n_k=%zu trials=%llu seed=%llu dist=%s ddof=%u\n", c->n_q, c->n_k,
-            (unsigned long long)c->trials, (unsigned long long)c->seed, sv_dist_name(c->dist),
-            c->ddof);
+    fprintf(f, " n_q=%zu n_k=%zu trials=%llu seed=%llu dist=%s", c->n_q, c->n_k,
+            (unsigned long long)c->trials, (unsigned long long)c->seed, sv_dist_name(c->dist));
+    if (c->dist == SV_DIST_STUDENT_T)
+        fprintf(f, " nu=%g", c->nu);
+    fprintf(f, " ddof=%u", c->ddof);
+    if (c->q_mean != 0.0 || c->q_std > 0.0 || c->k_mean != 0.0 || c->k_std > 0.0)
+        fprintf(f, "\n  Q entries %g + %g x, K entries %g + %g x", c->q_mean,
+                c->q_std > 0.0 ? c->q_std : 1.0, c->k_mean, c->k_std > 0.0 ? c->k_std : 1.0);
+    fputc('\n', f);
     (void)opt;
 }
 
@@ -160,9 +166,18 @@ static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
     const sv_trial_stats *m = &s->mean;
     const int w = 12; /* 24 + 4 (1 + 12) + 2 = 78 columns */
     const int many = c->trials > 1;
+    const double c2 = s->scale * s->scale;
+    /* E[s^2] for ddof 0 and 1 from the configured ddof's. */
+    const double nn = (double)c->n_q * (double)c->n_k;
+    const double e0 = s->raw_theory.var_expected * (nn - c->ddof) / nn;
+    const double e1 = nn > 1.0 ? s->raw_theory.var_expected * (nn - c->ddof) / (nn - 1.0) : NAN;
     title(f, opt, c, 1);
-    fprintf(f, "\n%-24s %*s  %*s\n", "", w * 2 + 1, "raw QK^T", w * 2 + 1,
-            "scaled QK^T/sqrt(d_k)");
+    char scaled_head[64];
+    if (c->scale == 0.0)
+        snprintf(scaled_head, sizeof scaled_head, "scaled QK^T/sqrt(d_k)");
+    else
+        snprintf(scaled_head, sizeof scaled_head, "scaled QK^T/%.6g", s->scale);
+    fprintf(f, "\n%-24s %*s  %*s\n", "", w * 2 + 1, "raw QK^T", w * 2 + 1, scaled_head);
     fprintf(f, "%-24s %*s %*s  %*s %*s\n", many ? "mean over trials of" : "statistic", w,
             "measured", w, "theory", w, "measured", w, "theory");
     struct {
@@ -170,7 +185,7 @@ static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
         double v[4];
         int quantile;
     } rows[] = {
-        {"score mean", {m->raw_mean, 0.0, m->scaled_mean, 0.0}, 0},
+        {"score mean", {m->raw_mean, s->raw_theory.mean, m->scaled_mean, s->scaled_theory.mean}, 0},
         {"score variance",
          {m->raw_var, s->raw_theory.var_expected, m->scaled_var, s->scaled_theory.var_expected}, 0},
         {"  population variance", {NAN, s->raw_theory.var, NAN, s->scaled_theory.var}, 0},
@@ -178,9 +193,19 @@ static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
         {"  5% quantile", {s->raw.q05, NAN, s->scaled.q05, NAN}, 1},
         {"  median", {s->raw.q50, NAN, s->scaled.q50, NAN}, 1},
         {"  95% quantile", {s->raw.q95, NAN, s->scaled.q95, NAN}, 1},
-        {"softmax entropy (nats)", {m->raw_entropy, NAN, m->scaled_entropy, NAN}, 0},
+        {"  known-mean variance", {m->raw_var_known_mean, s->raw_theory.var,
+                                   m->raw_var_known_mean / c2, s->scaled_theory.var}, 0},
+        {"  with ddof 0", {m->raw_var_ddof0, e0, m->raw_var_ddof0 / c2, e0 / c2}, 0},
+        {"  with ddof 1", {m->raw_var_ddof1, e1, m->raw_var_ddof1 / c2, e1 / c2}, 0},
+        {"softmax entropy (nats)", {m->raw_entropy, s->raw_theory.entropy_approx,
+                                    m->scaled_entropy, s->scaled_theory.entropy_approx}, 0},
+        {"  min over rows", {m->raw_entropy_min, NAN, m->scaled_entropy_min, NAN}, 0},
+        {"  max over rows", {m->raw_entropy_max, NAN, m->scaled_entropy_max, NAN}, 0},
+        {"  effective keys e^H", {m->raw_eff_keys, NAN, m->scaled_eff_keys, NAN}, 0},
         {"max softmax weight", {m->raw_max_weight, NAN, m->scaled_max_weight, NAN}, 0},
-        {"softmax Jacobian trace", {m->raw_jac_trace, NAN, m->scaled_jac_trace, NAN}, 0},
+        {"Jacobian trace", {m->raw_jac_trace, NAN, m->scaled_jac_trace, NAN}, 0},
+        {"Jacobian Frobenius norm", {m->raw_jac_frob, NAN, m->scaled_jac_frob, NAN}, 0},
+        {"max |logit|", {m->raw_max_abs_logit, NAN, m->raw_max_abs_logit / s->scale, NAN}, 0},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         if (!many && rows[i].quantile)
@@ -195,7 +220,8 @@ static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
     }
     fprintf(f,
             "\nVariance theory: E[s^2] = d_k (N-1)/(N-ddof) for N = n_q n_k = %zu scores.\n"
-            "Entropy: 0 (one-hot) to ln n_k = %.4f (uniform). Jacobian trace: 1 - sum p^2.\n",
+            "Entropy: 0 (one-hot) to ln n_k = %.4f (uniform); its theory column is\n"
+            "ln n_k - sigma^2/2, valid only while the softmax is far from one-hot.\n",
             c->n_q * c->n_k, log((double)c->n_k));
     if (!isnan(s->observed))
         fprintf(f, "Trials with raw sample variance <= %g: %.6g (of %llu)\n", s->observed,
