@@ -67,6 +67,8 @@ typedef struct workspace {
     sv_softmax_acc *acc; /* per-tile scratch: inner_threads x tm */
     sv_moments *mo;      /* the same for the moments */
     sv_softmax_stats *st; /* 2 x stats rows: raw then scaled statistics */
+    double *planted;     /* S_ii of each query row with a planted key (as row_mo) */
+    double *scratch;     /* inner_threads x d_k: a planted key's query row */
 } workspace;
 
 /* Rows whose softmax statistics are computed at once when a trial ends. */
@@ -112,7 +114,8 @@ sv_status sv_config_check(const sv_config *cfg)
         cfg->threads < 0 || isnan(sv_dist_fourth_moment(cfg->dist, cfg->nu)) ||
         !(cfg->scale >= 0.0) || !isfinite(cfg->scale) || !(cfg->q_std >= 0.0) ||
         !isfinite(cfg->q_std) || !(cfg->k_std >= 0.0) || !isfinite(cfg->k_std) ||
-        !isfinite(cfg->q_mean) || !isfinite(cfg->k_mean))
+        !isfinite(cfg->q_mean) || !isfinite(cfg->k_mean) || !(cfg->qk_scale >= 0.0) ||
+        !isfinite(cfg->qk_scale) || !(cfg->plant >= -1.0 && cfg->plant <= 1.0))
         return SV_EINVAL;
     size_t n, rows, elems;
     if (!mul_ok(cfg->n_q, cfg->n_k, &n) || !add_ok(cfg->n_q, cfg->n_k, &rows) ||
@@ -178,7 +181,10 @@ static int workspace_bytes(const sv_config *cfg, const plan *p, size_t *bytes)
         !mul_ok(z.rows, sizeof(sv_moments) + sizeof(sv_softmax_acc), &rows) ||
         !add_ok(total, rows, &total) ||
         !mul_ok(z.tiles, sizeof(sv_softmax_acc) + sizeof(sv_moments), &tiles) ||
-        !add_ok(total, tiles, &total) || !mul_ok(z.stats, 2 * sizeof(sv_softmax_stats), &tiles) ||
+        !add_ok(total, tiles, &total) || !mul_ok(z.rows, sizeof(double), &rows) ||
+        !add_ok(total, rows, &total) || !mul_ok(z.qtile, sizeof(double), &rows) ||
+        !add_ok(total, rows, &total) || /* scratch: no larger than qtile */
+        !mul_ok(z.stats, 2 * sizeof(sv_softmax_stats), &tiles) ||
         !add_ok(total, tiles, &total) || !add_ok(total, 8u * SV_ALIGN, bytes))
         return 0;
     return 1;
@@ -208,6 +214,8 @@ static void workspace_free(workspace *ws)
     free(ws->acc);
     free(ws->mo);
     free(ws->st);
+    free(ws->planted);
+    free(ws->scratch);
     *ws = (workspace){0};
 }
 
@@ -233,30 +241,59 @@ static int workspace_alloc(workspace *ws, const sv_config *cfg, const plan *p)
     ws->acc = alloc_aligned(z.tiles, sizeof(sv_softmax_acc));
     ws->mo = alloc_aligned(z.tiles, sizeof(sv_moments));
     ws->st = alloc_aligned(2 * z.stats, sizeof(sv_softmax_stats));
+    ws->planted = alloc_aligned(z.rows, sizeof(double));
+    ws->scratch = alloc_aligned((size_t)p->inner_threads * cfg->d_k, sizeof(double));
     if (!ws->k || !ws->qtile || !ws->scores || !ws->row_mo || !ws->row_sm || !ws->acc ||
-        !ws->mo || !ws->st) {
+        !ws->mo || !ws->st || !ws->planted || !ws->scratch) {
         workspace_free(ws);
         return 0;
     }
     return 1;
 }
 
+/* One row of Q or K before QK-norm: dist, then mean + std x. */
+static void base_row(const sv_config *cfg, uint64_t key, sv_matrix which, size_t row, double *x)
+{
+    const size_t d = cfg->d_k;
+    const double mu = which == SV_MATRIX_Q ? cfg->q_mean : cfg->k_mean;
+    const double sd = std_of(which == SV_MATRIX_Q ? cfg->q_std : cfg->k_std);
+    sv_rng rng;
+    sv_rng_seed_keyed(&rng, key, row);
+    sv_sample_fill(&rng, cfg->dist, cfg->nu, x, d);
+    if (mu != 0.0 || sd != 1.0)
+        for (size_t l = 0; l < d; l++)
+            x[l] = mu + sd * x[l];
+}
+
 /* Rows [row0, row0 + m) of one matrix of one trial into x (m x d_k), then
- * zeros up to `rows` rows. */
+ * zeros up to `rows` rows. A planted key row also draws its query row,
+ * into scratch (d_k doubles). */
 static void draw_rows(const sv_config *cfg, uint64_t trial, sv_matrix which, size_t row0,
-                      size_t m, size_t rows, double *x)
+                      size_t m, size_t rows, double *x, double *scratch)
 {
     const size_t d = cfg->d_k;
     const uint64_t key = sv_rng_matrix_key(cfg->seed, trial, which);
-    const double mu = which == SV_MATRIX_Q ? cfg->q_mean : cfg->k_mean;
-    const double sd = std_of(which == SV_MATRIX_Q ? cfg->q_std : cfg->k_std);
+    const uint64_t qkey = sv_rng_matrix_key(cfg->seed, trial, SV_MATRIX_Q);
+    const size_t planted = cfg->n_q < cfg->n_k ? cfg->n_q : cfg->n_k;
+    const double rho = cfg->plant, rest = sqrt(1.0 - rho * rho);
+    const double radius = cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)d);
     for (size_t i = 0; i < m; i++) {
-        sv_rng rng;
-        sv_rng_seed_keyed(&rng, key, row0 + i);
-        sv_sample_fill(&rng, cfg->dist, cfg->nu, x + i * d, d);
-        if (mu != 0.0 || sd != 1.0)
+        double *row = x + i * d;
+        base_row(cfg, key, which, row0 + i, row);
+        if (which == SV_MATRIX_K && rho != 0.0 && row0 + i < planted) {
+            /* k_j = rho q_j + sqrt(1 - rho^2) z_j */
+            base_row(cfg, qkey, SV_MATRIX_Q, row0 + i, scratch);
             for (size_t l = 0; l < d; l++)
-                x[i * d + l] = mu + sd * x[i * d + l];
+                row[l] = rho * scratch[l] + rest * row[l];
+        }
+        if (cfg->qk_norm) {
+            double ss = 0.0;
+            for (size_t l = 0; l < d; l++)
+                ss += row[l] * row[l];
+            const double f = ss > 0.0 ? radius / sqrt(ss) : 0.0;
+            for (size_t l = 0; l < d; l++)
+                row[l] *= f;
+        }
     }
     memset(x + m * d, 0, (rows - m) * d * sizeof(double));
 }
@@ -288,10 +325,15 @@ static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws,
                        sv_softmax_acc *acc, sv_moments *mo)
 {
     const double scale = 1.0 / sv_config_scale(cfg);
-    draw_rows(cfg, trial, SV_MATRIX_Q, i0, m, p->tm, qtile);
+    draw_rows(cfg, trial, SV_MATRIX_Q, i0, m, p->tm, qtile, NULL);
     /* A short last key block is zero-padded: the shape never changes. */
     tile_product(cfg, p, qtile, ws->k, scores);
     sv_softmax_acc_rows(scores, m, nk, p->kb, scale, acc, mo);
+    /* A planted key j = i lies in this key block: keep S_ii. */
+    if (cfg->plant != 0.0)
+        for (size_t r = 0; r < m; r++)
+            if (i0 + r >= j0 && i0 + r < j0 + nk)
+                ws->planted[i0 + r] = scores[r * p->kb + (i0 + r - j0)];
     for (size_t r = 0; r < m; r++) {
         if (j0 == 0) {
             ws->row_mo[i0 + r] = mo[r];
@@ -322,10 +364,11 @@ static double ksum_mean(const ksum *k, size_t n)
 
 /* Row j of the key block starting at key j0 (bk real keys; zeros after). */
 static void draw_key_row(const sv_config *cfg, uint64_t trial, const workspace *ws,
-                         size_t j0, size_t bk, size_t j)
+                         size_t j0, size_t bk, size_t j, size_t me)
 {
     if (j < bk)
-        draw_rows(cfg, trial, SV_MATRIX_K, j0 + j, 1, 1, ws->k + j * cfg->d_k);
+        draw_rows(cfg, trial, SV_MATRIX_K, j0 + j, 1, 1, ws->k + j * cfg->d_k,
+                  ws->scratch + me * cfg->d_k);
     else
         memset(ws->k + j * cfg->d_k, 0, cfg->d_k * sizeof(double));
 }
@@ -364,8 +407,9 @@ static void run_item(const sv_config *cfg, const plan *p, uint64_t trial, const 
  * any thread count or block size. */
 typedef struct trial_acc {
     sv_moments mo;
-    ksum h[2], mw[2], jt[2], jf[2], ek[2];
+    ksum h[2], mw[2], jt[2], jf[2], ek[2], pl_logit, pl_w[2];
     double hmin[2], hmax[2], maxabs;
+    size_t n_planted;
 } trial_acc;
 
 static void trial_init(trial_acc *t)
@@ -373,12 +417,23 @@ static void trial_init(trial_acc *t)
     *t = (trial_acc){.hmin = {INFINITY, INFINITY}, .hmax = {-INFINITY, -INFINITY}};
 }
 
-/* Adds rows with moments mo[i], softmax sums sm[i] and statistics raw[i],
- * sc[i]. */
-static void trial_add(trial_acc *t, const sv_moments *mo, const sv_softmax_acc *sm,
-                      const sv_softmax_stats *raw, const sv_softmax_stats *sc, size_t n)
+/* Adds rows row0 .. row0 + n - 1 with moments mo[i], softmax sums sm[i],
+ * statistics raw[i], sc[i] and planted logits planted[i]. */
+static void trial_add(const sv_config *cfg, trial_acc *t, size_t row0, const sv_moments *mo,
+                      const sv_softmax_acc *sm, const sv_softmax_stats *raw,
+                      const sv_softmax_stats *sc, const double *planted, size_t n)
 {
+    const size_t n_planted = cfg->plant == 0.0 ? 0 : cfg->n_q < cfg->n_k ? cfg->n_q : cfg->n_k;
+    const double inv_c = 1.0 / sv_config_scale(cfg);
     for (size_t i = 0; i < n; i++) {
+        if (row0 + i < n_planted) {
+            /* p = exp(c (S_ii - max)) / Z, Z = 1 + r. */
+            const double t0 = planted[i] - sm[i].max;
+            ksum_add(&t->pl_logit, planted[i]);
+            ksum_add(&t->pl_w[0], exp(t0) / (1.0 + sm[i].r[0]));
+            ksum_add(&t->pl_w[1], exp(inv_c * t0) / (1.0 + sm[i].r[1]));
+            t->n_planted++;
+        }
         sv_moments_merge(&t->mo, &mo[i]);
         const sv_softmax_stats *st[2] = {&raw[i], &sc[i]};
         for (int c = 0; c < 2; c++) {
@@ -422,6 +477,9 @@ static void trial_finish(const sv_config *cfg, const trial_acc *t, sv_trial_stat
     out->scaled_entropy_min = t->hmin[1];
     out->scaled_entropy_max = t->hmax[1];
     out->raw_max_abs_logit = t->maxabs;
+    out->raw_planted_logit = t->n_planted ? ksum_mean(&t->pl_logit, t->n_planted) : NAN;
+    out->raw_planted_weight = t->n_planted ? ksum_mean(&t->pl_w[0], t->n_planted) : NAN;
+    out->scaled_planted_weight = t->n_planted ? ksum_mean(&t->pl_w[1], t->n_planted) : NAN;
 }
 
 static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const workspace *ws,
@@ -436,7 +494,7 @@ static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const
         for (size_t j0 = 0; j0 < nk; j0 += kb) {
             const size_t bk = nk - j0 < kb ? nk - j0 : kb;
             for (size_t j = 0; j < kb; j++)
-                draw_key_row(cfg, trial, ws, j0, bk, j);
+                draw_key_row(cfg, trial, ws, j0, bk, j, 0);
             for (size_t b = 0; b < nitems; b++)
                 run_item(cfg, p, trial, ws, b, j0, bk, 0);
         }
@@ -449,7 +507,7 @@ static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const
                 /* Every row its own stream: who draws it does not matter. */
 #pragma omp for schedule(static)
                 for (size_t j = 0; j < kb; j++)
-                    draw_key_row(cfg, trial, ws, j0, bk, j);
+                    draw_key_row(cfg, trial, ws, j0, bk, j, me);
 #pragma omp for schedule(dynamic, 1)
                 for (size_t b = 0; b < nitems; b++)
                     run_item(cfg, p, trial, ws, b, j0, bk, me);
@@ -465,7 +523,8 @@ static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const
     for (size_t i0 = 0; i0 < nq; i0 += SV_STATS_ROWS) {
         const size_t cnt = nq - i0 < SV_STATS_ROWS ? nq - i0 : SV_STATS_ROWS;
         sv_softmax_acc_stats_rows(ws->row_sm + i0, cnt, scale, ws->st, ws->st + cnt);
-        trial_add(&t, ws->row_mo + i0, ws->row_sm + i0, ws->st, ws->st + cnt, cnt);
+        trial_add(cfg, &t, i0, ws->row_mo + i0, ws->row_sm + i0, ws->st, ws->st + cnt,
+                  ws->planted + i0, cnt);
     }
     trial_finish(cfg, &t, out);
 }
@@ -479,9 +538,11 @@ static void run_trial_group(const sv_config *cfg, const plan *p, uint64_t t0, si
     const size_t nq = cfg->n_q, nk = cfg->n_k, n = nq * nk;
     const double scale = 1.0 / sv_config_scale(cfg);
     for (size_t g = 0; g < cnt; g++) {
-        draw_rows(cfg, t0 + g, SV_MATRIX_Q, 0, nq, nq, ws->qtile);
-        draw_rows(cfg, t0 + g, SV_MATRIX_K, 0, nk, nk, ws->k);
+        draw_rows(cfg, t0 + g, SV_MATRIX_Q, 0, nq, nq, ws->qtile, NULL);
+        draw_rows(cfg, t0 + g, SV_MATRIX_K, 0, nk, nk, ws->k, ws->scratch);
         tile_product(cfg, p, ws->qtile, ws->k, ws->scores + g * n);
+        for (size_t i = 0; cfg->plant != 0.0 && i < nq && i < nk; i++)
+            ws->planted[g * nq + i] = ws->scores[g * n + i * nk + i];
     }
     const size_t rows = cnt * nq;
     sv_softmax_acc_rows(ws->scores, rows, nk, nk, scale, ws->row_sm, ws->row_mo);
@@ -489,8 +550,8 @@ static void run_trial_group(const sv_config *cfg, const plan *p, uint64_t t0, si
     for (size_t g = 0; g < cnt; g++) {
         trial_acc t;
         trial_init(&t);
-        trial_add(&t, ws->row_mo + g * nq, ws->row_sm + g * nq, ws->st + g * nq,
-                  ws->st + rows + g * nq, nq);
+        trial_add(cfg, &t, 0, ws->row_mo + g * nq, ws->row_sm + g * nq, ws->st + g * nq,
+                  ws->st + rows + g * nq, ws->planted + g * nq, nq);
         trial_finish(cfg, &t, &out[g]);
     }
 }

@@ -61,6 +61,22 @@ sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
         ((N - 1.0) * t.var - (nk - 1.0) * d * vq * mk * mk - (nq - 1.0) * d * vk * mq * mq) / dof;
     t.var_sd = mq == 0.0 && mk == 0.0 ? vq * vk * t.var_sd : NAN;
     t.entropy_approx = log(nk) - d * (vq + mq * mq) * vk / 2.0;
+    t.planted_logit = NAN;
+    if (cfg->qk_norm) {
+        const double r = cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt(d);
+        const double zero_mean = mq == 0.0 && mk == 0.0;
+        t.mean = zero_mean ? 0.0 : NAN;
+        t.var = zero_mean ? r * r * r * r / d : NAN;
+        t.var_expected = t.var * (N - 1.0) / dof;
+        t.var_sd = NAN;
+        t.entropy_approx = log(nk) - t.var / 2.0;
+    }
+    if (cfg->plant != 0.0) {
+        t.planted_logit = cfg->qk_norm ? cfg->plant * (cfg->qk_scale > 0.0 ? cfg->qk_scale * cfg->qk_scale : d)
+                                       : cfg->plant * d * (vq + mq * mq);
+        t.var_expected = NAN;
+        t.var_sd = NAN;
+    }
     *out = t;
     return SV_OK;
 }

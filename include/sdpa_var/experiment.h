@@ -38,6 +38,15 @@ typedef struct sv_config {
     double q_std;      /**< > 0; 0 is taken as 1, so a zeroed config is unit */
     double k_mean;     /**< entries of K are k_mean + k_std x */
     double k_std;      /**< as q_std */
+    int qk_norm;       /**< nonzero: every row of Q and K is rescaled to L2 norm
+                            qk_scale before the product (QK-norm, as in
+                            Dehghani et al. 2023, ViT-22B) */
+    double qk_scale;   /**< that norm; 0 means sqrt(d_k), the norm a unit-variance
+                            row has on average */
+    double plant;      /**< rho in [-1, 1]: key j < min(n_q, n_k) is
+                            rho q_j + sqrt(1 - rho^2) z_j, z_j its own draw, so
+                            each query has one related key, as in trained
+                            models; 0 plants nothing */
     unsigned ddof;     /**< delta degrees of freedom of the variance; < n_q n_k */
     size_t block_rows; /**< query rows per work item handed to a thread (rounded
                             up to whole tiles of 256); 0 means one tile.
@@ -83,16 +92,20 @@ typedef struct sv_trial_stats {
     double scaled_entropy_min; /**< the same for scaled rows */
     double scaled_entropy_max;
     double raw_max_abs_logit; /**< max |S_ij| over the trial; scaled: divide by scale */
+    double raw_planted_logit;  /**< with plant: S_ii, mean over planted rows; else NAN */
+    double raw_planted_weight; /**< softmax weight of the planted key, raw logits */
+    double scaled_planted_weight; /**< the same for scaled logits */
 } sv_trial_stats;
 
 /** Number of doubles in sv_trial_stats (it holds nothing else). */
-#define SV_TRIAL_FIELDS 22
+#define SV_TRIAL_FIELDS 25
 
 /**
  * Checks a configuration before any work.
  * @return SV_OK; SV_EINVAL if d_k, n_q, n_k or trials is 0, ddof >= n_q n_k,
  *         dist is out of range (or a t with nu <= 4), threads < 0, scale,
- *         q_std or k_std negative or not finite, or a mean not finite; SV_ERANGE if n_q n_k,
+ *         q_std, k_std or qk_scale negative or not finite, a mean not
+ *         finite, or plant outside [-1, 1]; SV_ERANGE if n_q n_k,
  *         (n_q + n_k) d_k or the bytes of the work arrays overflow size_t;
  *         SV_ETOOBIG if d_k or n_k exceeds INT_MAX (CBLAS takes int sizes).
  */

@@ -21,6 +21,7 @@ typedef struct sv_theory {
     double entropy_approx; /**< ln n_k - sigma^2 / 2, sigma^2 the variance of a
                               row's logits: an approximation for unsaturated
                               rows only (docs/theory.md, section 9) */
+    double planted_logit;  /**< E[S_ii] of a planted pair: rho E|q|^2; NAN without plant */
 } sv_theory;
 
 /**
@@ -65,6 +66,11 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
  *   var_sd       = (sigma_q sigma_k)^2 times sv_theory_raw's var_sd when
  *                  both means are 0; NAN otherwise
  *   entropy_approx = ln n_k - d (sigma_q^2 + mu_q^2) sigma_k^2 / 2.
+ * With QK-norm (rows rescaled to norm R; zero means): var = R^4 / d, since
+ * E[q_l^2] = R^2 / d by symmetry; E[s^2] as above; no var_sd (NAN).
+ * With a planted key (rho != 0): planted_logit = rho d (sigma_q^2 + mu_q^2)
+ * (rho R^2 with QK-norm); var_expected and var_sd are NAN, since the
+ * planted scores have their own mean.
  * The scaled logits S / c divide mean by c, the variances by c^2.
  *
  * @return SV_OK; the errors of sv_config_check (*out untouched).

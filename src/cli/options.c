@@ -43,6 +43,10 @@ const char sv_usage_text[] =
     "      --nu NU          degrees of freedom for --dist t (> 4; default 6)\n"
     "      --q-mean M, --q-std S, --k-mean M, --k-std S\n"
     "                       entries of Q (K) are M + S x, x of --dist (default 0, 1)\n"
+    "      --qk-norm        rescale each row of Q and K to norm sqrt(d_k) (QK-norm)\n"
+    "      --qk-scale R     the same with norm R (implies --qk-norm)\n"
+    "      --plant RHO      key j = RHO q_j + sqrt(1 - RHO^2) z for j < n_q: each\n"
+    "                       query has one related key (-1 <= RHO <= 1)\n"
     "\n"
     "Output:\n"
     "      --format F       table (default on a terminal) or csv (default otherwise)\n"
@@ -81,7 +85,10 @@ enum {
     OPT_Q_MEAN,
     OPT_Q_STD,
     OPT_K_MEAN,
-    OPT_K_STD
+    OPT_K_STD,
+    OPT_QK_NORM,
+    OPT_QK_SCALE,
+    OPT_PLANT
 };
 
 static const struct option long_options[] = {
@@ -104,6 +111,9 @@ static const struct option long_options[] = {
     {"q-std", required_argument, NULL, OPT_Q_STD},
     {"k-mean", required_argument, NULL, OPT_K_MEAN},
     {"k-std", required_argument, NULL, OPT_K_STD},
+    {"qk-norm", no_argument, NULL, OPT_QK_NORM},
+    {"qk-scale", required_argument, NULL, OPT_QK_SCALE},
+    {"plant", required_argument, NULL, OPT_PLANT},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -327,6 +337,22 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
         case OPT_K_STD:
             if (!parse_positive("--k-std", optarg, &opt->base.k_std, err, errlen))
                 return 0;
+            break;
+        case OPT_QK_NORM:
+            opt->base.qk_norm = 1;
+            break;
+        case OPT_QK_SCALE:
+            if (!parse_positive("--qk-scale", optarg, &opt->base.qk_scale, err, errlen))
+                return 0;
+            opt->base.qk_norm = 1;
+            break;
+        case OPT_PLANT:
+            if (!parse_finite("--plant", optarg, &opt->base.plant, err, errlen))
+                return 0;
+            if (!(fabs(opt->base.plant) <= 1.0)) {
+                snprintf(err, errlen, "--plant: '%s' is not between -1 and 1", optarg);
+                return 0;
+            }
             break;
         case OPT_PER_TRIAL:
             opt->per_trial = 1;

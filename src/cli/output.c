@@ -29,7 +29,8 @@ static void write_csv_per_trial(FILE *f, const sv_result *res, size_t n)
           "scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace,"
           "raw_var_known_mean,raw_var_ddof0,raw_var_ddof1,raw_jac_frob,scaled_jac_frob,"
           "raw_eff_keys,scaled_eff_keys,raw_entropy_min,raw_entropy_max,scaled_entropy_min,"
-          "scaled_entropy_max,raw_max_abs_logit\n",
+          "scaled_entropy_max,raw_max_abs_logit,raw_planted_logit,raw_planted_weight,"
+          "scaled_planted_weight\n",
           f);
     for (size_t i = 0; i < n; i++) {
         const sv_config *c = &res[i].cfg;
@@ -45,7 +46,9 @@ static void write_csv_per_trial(FILE *f, const sv_result *res, size_t n)
                                 s->scaled_jac_frob,    s->raw_eff_keys,
                                 s->scaled_eff_keys,    s->raw_entropy_min,
                                 s->raw_entropy_max,    s->scaled_entropy_min,
-                                s->scaled_entropy_max, s->raw_max_abs_logit};
+                                s->scaled_entropy_max, s->raw_max_abs_logit,
+                                s->raw_planted_logit,  s->raw_planted_weight,
+                                s->scaled_planted_weight};
             fprintf(f, "%llu,%zu,%zu,%zu", (unsigned long long)t, c->d_k, c->n_q, c->n_k);
             csv_nums(f, v, sizeof v / sizeof v[0]);
             fputc('\n', f);
@@ -70,7 +73,9 @@ void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n
           "raw_var_known_mean,raw_var_ddof0,raw_var_ddof1,raw_jac_frob,scaled_jac_frob,"
           "raw_eff_keys,scaled_eff_keys,raw_entropy_min,raw_entropy_max,scaled_entropy_min,"
           "scaled_entropy_max,raw_entropy_approx,scaled_entropy_approx,raw_max_abs_logit,"
-          "scaled_max_abs_logit,raw_fp16_headroom,scaled_fp16_headroom",
+          "scaled_max_abs_logit,raw_fp16_headroom,scaled_fp16_headroom,qk_norm_radius,plant,"
+          "raw_planted_logit,raw_planted_logit_theory,scaled_planted_logit,"
+          "scaled_planted_logit_theory,raw_planted_weight,scaled_planted_weight",
           f);
     fputs(obs ? ",observed,raw_var_cdf_observed\n" : "\n", f);
     for (size_t i = 0; i < n; i++) {
@@ -116,7 +121,15 @@ void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n
                             maxabs,
                             maxabs / s->scale,
                             fp16_max / maxabs,
-                            fp16_max / (maxabs / s->scale)};
+                            fp16_max / (maxabs / s->scale),
+                            s->qk_radius,
+                            c->plant,
+                            m->raw_planted_logit,
+                            s->raw_theory.planted_logit,
+                            m->raw_planted_logit / s->scale,
+                            s->scaled_theory.planted_logit,
+                            m->raw_planted_weight,
+                            m->scaled_planted_weight};
         csv_nums(f, w, sizeof w / sizeof w[0]);
         if (obs)
             csv_nums(f, (const double[]){s->observed, s->raw_var_cdf_observed}, 2);
