@@ -68,7 +68,11 @@ typedef struct workspace {
     sv_moments *mo;      /* the same for the moments */
     sv_softmax_stats *st; /* 2 x stats rows: raw then scaled statistics */
     double *planted;     /* S_ii of each query row with a planted key (as row_mo) */
-    double *scratch;     /* inner_threads x d_k: a planted key's query row */
+    double *scratch;     /* inner_threads x max(d_k, d_model): a planted key's
+                            query row, or a token's embedding */
+    double *wq, *wk;     /* d_model x d_k projections of the current trial */
+    sv_moments *q_mo;    /* moments of each row of Q (as row_mo) */
+    sv_moments *k_mo;    /* moments of each row of K: n_k, or group x n_k */
 } workspace;
 
 /* Rows whose softmax statistics are computed at once when a trial ends. */
@@ -89,6 +93,19 @@ static int add_ok(size_t a, size_t b, size_t *out)
         return 0;
     *out = a + b;
     return 1;
+}
+
+double sv_init_variance(sv_init init, size_t d_model, size_t d_k)
+{
+    switch (init) {
+    case SV_INIT_XAVIER:
+        return 2.0 / ((double)d_model + (double)d_k);
+    case SV_INIT_LECUN:
+        return 1.0 / (double)d_model;
+    case SV_INIT_NORMAL:
+        return 1.0;
+    }
+    return NAN;
 }
 
 double sv_config_scale(const sv_config *cfg)
@@ -117,6 +134,17 @@ sv_status sv_config_check(const sv_config *cfg)
         !isfinite(cfg->q_mean) || !isfinite(cfg->k_mean) || !(cfg->qk_scale >= 0.0) ||
         !isfinite(cfg->qk_scale) || !(cfg->plant >= -1.0 && cfg->plant <= 1.0))
         return SV_EINVAL;
+    /* Projections: their own token draws, so no shifted entries or planted
+     * keys on top (the theory covers each alone). */
+    if (cfg->d_model > 0 &&
+        (isnan(sv_init_variance(cfg->init, cfg->d_model, cfg->d_k)) || cfg->plant != 0.0 ||
+         cfg->q_mean != 0.0 || cfg->k_mean != 0.0 || cfg->q_std > 0.0 || cfg->k_std > 0.0))
+        return SV_EINVAL;
+    if (cfg->cross && cfg->d_model == 0)
+        return SV_EINVAL;
+    size_t wsz;
+    if (!mul_ok(cfg->d_model, cfg->d_k, &wsz) || !mul_ok(wsz, 2 * sizeof(double), &wsz))
+        return SV_ERANGE;
     size_t n, rows, elems;
     if (!mul_ok(cfg->n_q, cfg->n_k, &n) || !add_ok(cfg->n_q, cfg->n_k, &rows) ||
         !mul_ok(rows, cfg->d_k, &elems) || !mul_ok(elems, sizeof(double), &elems) ||
@@ -148,6 +176,12 @@ static plan make_plan(const sv_config *cfg)
     p.group = p.tiny && p.inner_threads == 1 ? SV_TRIAL_GROUP : 1u;
     p.prog = NULL;
     return p;
+}
+
+/* Doubles of per-thread scratch: a query row (plant) or an embedding. */
+static size_t scratch_len(const sv_config *cfg)
+{
+    return cfg->d_model > cfg->d_k ? cfg->d_model : cfg->d_k;
 }
 
 /* Element counts of the workspace arrays (tiny trials make group > 1 only
@@ -182,8 +216,12 @@ static int workspace_bytes(const sv_config *cfg, const plan *p, size_t *bytes)
         !add_ok(total, rows, &total) ||
         !mul_ok(z.tiles, sizeof(sv_softmax_acc) + sizeof(sv_moments), &tiles) ||
         !add_ok(total, tiles, &total) || !mul_ok(z.rows, sizeof(double), &rows) ||
-        !add_ok(total, rows, &total) || !mul_ok(z.qtile, sizeof(double), &rows) ||
-        !add_ok(total, rows, &total) || /* scratch: no larger than qtile */
+        !add_ok(total, rows, &total) ||
+        !mul_ok((size_t)p->inner_threads * scratch_len(cfg), sizeof(double), &rows) ||
+        !add_ok(total, rows, &total) || !mul_ok(cfg->d_model * cfg->d_k, 2 * sizeof(double), &rows) ||
+        !add_ok(total, rows, &total) || !mul_ok(z.rows, sizeof(sv_moments), &rows) ||
+        !add_ok(total, rows, &total) || !mul_ok(cfg->n_k * p->group, sizeof(sv_moments), &rows) ||
+        !add_ok(total, rows, &total) ||
         !mul_ok(z.stats, 2 * sizeof(sv_softmax_stats), &tiles) ||
         !add_ok(total, tiles, &total) || !add_ok(total, 8u * SV_ALIGN, bytes))
         return 0;
@@ -216,6 +254,10 @@ static void workspace_free(workspace *ws)
     free(ws->st);
     free(ws->planted);
     free(ws->scratch);
+    free(ws->wq);
+    free(ws->wk);
+    free(ws->q_mo);
+    free(ws->k_mo);
     *ws = (workspace){0};
 }
 
@@ -242,13 +284,54 @@ static int workspace_alloc(workspace *ws, const sv_config *cfg, const plan *p)
     ws->mo = alloc_aligned(z.tiles, sizeof(sv_moments));
     ws->st = alloc_aligned(2 * z.stats, sizeof(sv_softmax_stats));
     ws->planted = alloc_aligned(z.rows, sizeof(double));
-    ws->scratch = alloc_aligned((size_t)p->inner_threads * cfg->d_k, sizeof(double));
+    ws->scratch = alloc_aligned((size_t)p->inner_threads * scratch_len(cfg), sizeof(double));
+    ws->wq = alloc_aligned(cfg->d_model * cfg->d_k + 1, sizeof(double));
+    ws->wk = alloc_aligned(cfg->d_model * cfg->d_k + 1, sizeof(double));
+    ws->q_mo = alloc_aligned(z.rows, sizeof(sv_moments));
+    ws->k_mo = alloc_aligned(cfg->n_k * p->group, sizeof(sv_moments));
     if (!ws->k || !ws->qtile || !ws->scores || !ws->row_mo || !ws->row_sm || !ws->acc ||
-        !ws->mo || !ws->st || !ws->planted || !ws->scratch) {
+        !ws->mo || !ws->st || !ws->planted || !ws->scratch || !ws->wq || !ws->wk || !ws->q_mo ||
+        !ws->k_mo) {
         workspace_free(ws);
         return 0;
     }
     return 1;
+}
+
+/* W_Q and W_K of one trial: row r of each from its own stream. */
+static void draw_weights(const sv_config *cfg, uint64_t trial, const workspace *ws)
+{
+    const size_t d = cfg->d_k;
+    const double sd = sqrt(sv_init_variance(cfg->init, cfg->d_model, d));
+    for (int w = 0; w < 2; w++) {
+        double *m = w ? ws->wk : ws->wq;
+        const uint64_t key = sv_rng_matrix_key(cfg->seed, trial, w ? SV_MATRIX_WK : SV_MATRIX_WQ);
+        for (size_t r = 0; r < cfg->d_model; r++) {
+            sv_rng rng;
+            sv_rng_seed_keyed(&rng, key, r);
+            sv_sample_fill(&rng, SV_DIST_NORMAL, 0.0, m + r * d, d);
+            for (size_t l = 0; l < d; l++)
+                m[r * d + l] *= sd;
+        }
+    }
+}
+
+/* Row `row` of Q = X W_Q or K = X W_K (X' W_K with cross): the token's
+ * embedding (d_model values of dist) into scratch, then times W. */
+static void projected_row(const sv_config *cfg, const workspace *ws, uint64_t trial,
+                          sv_matrix which, size_t row, double *x, double *scratch)
+{
+    const size_t d = cfg->d_k, dm = cfg->d_model;
+    const sv_matrix tokens = which == SV_MATRIX_K && cfg->cross ? SV_MATRIX_XK : SV_MATRIX_X;
+    sv_rng rng;
+    sv_rng_seed_keyed(&rng, sv_rng_matrix_key(cfg->seed, trial, tokens), row);
+    sv_sample_fill(&rng, cfg->dist, cfg->nu, scratch, dm);
+    const double *w = which == SV_MATRIX_Q ? ws->wq : ws->wk;
+    for (size_t l = 0; l < d; l++)
+        x[l] = 0.0;
+    for (size_t r = 0; r < dm; r++)
+        for (size_t l = 0; l < d; l++)
+            x[l] += scratch[r] * w[r * d + l];
 }
 
 /* One row of Q or K before QK-norm: dist, then mean + std x. */
@@ -268,8 +351,8 @@ static void base_row(const sv_config *cfg, uint64_t key, sv_matrix which, size_t
 /* Rows [row0, row0 + m) of one matrix of one trial into x (m x d_k), then
  * zeros up to `rows` rows. A planted key row also draws its query row,
  * into scratch (d_k doubles). */
-static void draw_rows(const sv_config *cfg, uint64_t trial, sv_matrix which, size_t row0,
-                      size_t m, size_t rows, double *x, double *scratch)
+static void draw_rows(const sv_config *cfg, const workspace *ws, uint64_t trial, sv_matrix which,
+                      size_t row0, size_t m, size_t rows, double *x, double *scratch)
 {
     const size_t d = cfg->d_k;
     const uint64_t key = sv_rng_matrix_key(cfg->seed, trial, which);
@@ -279,7 +362,10 @@ static void draw_rows(const sv_config *cfg, uint64_t trial, sv_matrix which, siz
     const double radius = cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)d);
     for (size_t i = 0; i < m; i++) {
         double *row = x + i * d;
-        base_row(cfg, key, which, row0 + i, row);
+        if (cfg->d_model > 0)
+            projected_row(cfg, ws, trial, which, row0 + i, row, scratch);
+        else
+            base_row(cfg, key, which, row0 + i, row);
         if (which == SV_MATRIX_K && rho != 0.0 && row0 + i < planted) {
             /* k_j = rho q_j + sqrt(1 - rho^2) z_j */
             base_row(cfg, qkey, SV_MATRIX_Q, row0 + i, scratch);
@@ -318,19 +404,29 @@ static void tile_product(const sv_config *cfg, const plan *p, const double *qtil
     }
 }
 
+/* Whether key i is related to query i: planted, or the same token. */
+static int has_diag(const sv_config *cfg)
+{
+    return cfg->plant != 0.0 || (cfg->d_model > 0 && !cfg->cross);
+}
+
 /* One tile: query rows [i0, i0 + m) against key block [j0, j0 + nk).
  * qtile, scores, acc and mo are this thread's scratch. */
 static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws, uint64_t trial,
                        size_t i0, size_t m, size_t j0, size_t nk, double *qtile, double *scores,
-                       sv_softmax_acc *acc, sv_moments *mo)
+                       sv_softmax_acc *acc, sv_moments *mo, double *scratch)
 {
     const double scale = 1.0 / sv_config_scale(cfg);
-    draw_rows(cfg, trial, SV_MATRIX_Q, i0, m, p->tm, qtile, NULL);
+    draw_rows(cfg, ws, trial, SV_MATRIX_Q, i0, m, p->tm, qtile, scratch);
+    if (j0 == 0)
+        for (size_t r = 0; r < m; r++)
+            sv_moments_of(qtile + r * cfg->d_k, cfg->d_k, &ws->q_mo[i0 + r]);
     /* A short last key block is zero-padded: the shape never changes. */
     tile_product(cfg, p, qtile, ws->k, scores);
     sv_softmax_acc_rows(scores, m, nk, p->kb, scale, acc, mo);
-    /* A planted key j = i lies in this key block: keep S_ii. */
-    if (cfg->plant != 0.0)
+    /* Key j = i shares something with query i and lies in this block:
+     * keep S_ii. */
+    if (has_diag(cfg))
         for (size_t r = 0; r < m; r++)
             if (i0 + r >= j0 && i0 + r < j0 + nk)
                 ws->planted[i0 + r] = scores[r * p->kb + (i0 + r - j0)];
@@ -366,9 +462,11 @@ static double ksum_mean(const ksum *k, size_t n)
 static void draw_key_row(const sv_config *cfg, uint64_t trial, const workspace *ws,
                          size_t j0, size_t bk, size_t j, size_t me)
 {
-    if (j < bk)
-        draw_rows(cfg, trial, SV_MATRIX_K, j0 + j, 1, 1, ws->k + j * cfg->d_k,
-                  ws->scratch + me * cfg->d_k);
+    if (j < bk) {
+        double *row = ws->k + j * cfg->d_k;
+        draw_rows(cfg, ws, trial, SV_MATRIX_K, j0 + j, 1, 1, row, ws->scratch + me * scratch_len(cfg));
+        sv_moments_of(row, cfg->d_k, &ws->k_mo[j0 + j]);
+    }
     else
         memset(ws->k + j * cfg->d_k, 0, cfg->d_k * sizeof(double));
 }
@@ -393,12 +491,13 @@ static void run_item(const sv_config *cfg, const plan *p, uint64_t trial, const 
     double *scores = ws->scores + me * p->tm * p->kb;
     sv_softmax_acc *acc = ws->acc + me * p->tm;
     sv_moments *mo = ws->mo + me * p->tm;
+    double *scratch = ws->scratch + me * scratch_len(cfg);
     const size_t tm = p->tm, rows_per_item = tm * p->block_tiles;
     const size_t end = (b + 1) * rows_per_item < cfg->n_q ? (b + 1) * rows_per_item : cfg->n_q;
     uint64_t units = 0;
     for (size_t i0 = b * rows_per_item; i0 < end; i0 += tm, units++)
         score_tile(cfg, p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, qtile, scores,
-                   acc, mo);
+                   acc, mo, scratch);
     if (p->inner_threads > 1)
         report(cfg, p, units);
 }
@@ -406,7 +505,7 @@ static void run_item(const sv_config *cfg, const plan *p, uint64_t trial, const 
 /* A trial's statistics, built from its rows in row order: the same bits for
  * any thread count or block size. */
 typedef struct trial_acc {
-    sv_moments mo;
+    sv_moments mo, q, k; /* the scores; the entries of Q and of K */
     ksum h[2], mw[2], jt[2], jf[2], ek[2], pl_logit, pl_w[2];
     double hmin[2], hmax[2], maxabs;
     size_t n_planted;
@@ -423,7 +522,7 @@ static void trial_add(const sv_config *cfg, trial_acc *t, size_t row0, const sv_
                       const sv_softmax_acc *sm, const sv_softmax_stats *raw,
                       const sv_softmax_stats *sc, const double *planted, size_t n)
 {
-    const size_t n_planted = cfg->plant == 0.0 ? 0 : cfg->n_q < cfg->n_k ? cfg->n_q : cfg->n_k;
+    const size_t n_planted = !has_diag(cfg) ? 0 : cfg->n_q < cfg->n_k ? cfg->n_q : cfg->n_k;
     const double inv_c = 1.0 / sv_config_scale(cfg);
     for (size_t i = 0; i < n; i++) {
         if (row0 + i < n_planted) {
@@ -447,6 +546,16 @@ static void trial_add(const sv_config *cfg, trial_acc *t, size_t row0, const sv_
         }
         t->maxabs = fmax(t->maxabs, fmax(fabs(sm[i].max), fabs(sm[i].min)));
     }
+}
+
+/* The entries of Q and K, row moments merged in row order. */
+static void trial_add_entries(trial_acc *t, const sv_moments *q, size_t nq, const sv_moments *k,
+                              size_t nk)
+{
+    for (size_t i = 0; i < nq; i++)
+        sv_moments_merge(&t->q, &q[i]);
+    for (size_t j = 0; j < nk; j++)
+        sv_moments_merge(&t->k, &k[j]);
 }
 
 static void trial_finish(const sv_config *cfg, const trial_acc *t, sv_trial_stats *out)
@@ -477,9 +586,11 @@ static void trial_finish(const sv_config *cfg, const trial_acc *t, sv_trial_stat
     out->scaled_entropy_min = t->hmin[1];
     out->scaled_entropy_max = t->hmax[1];
     out->raw_max_abs_logit = t->maxabs;
-    out->raw_planted_logit = t->n_planted ? ksum_mean(&t->pl_logit, t->n_planted) : NAN;
-    out->raw_planted_weight = t->n_planted ? ksum_mean(&t->pl_w[0], t->n_planted) : NAN;
-    out->scaled_planted_weight = t->n_planted ? ksum_mean(&t->pl_w[1], t->n_planted) : NAN;
+    out->raw_diag_logit = t->n_planted ? ksum_mean(&t->pl_logit, t->n_planted) : NAN;
+    out->raw_diag_weight = t->n_planted ? ksum_mean(&t->pl_w[0], t->n_planted) : NAN;
+    out->scaled_diag_weight = t->n_planted ? ksum_mean(&t->pl_w[1], t->n_planted) : NAN;
+    out->q_var = sv_moments_variance(&t->q, 0);
+    out->k_var = sv_moments_variance(&t->k, 0);
 }
 
 static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const workspace *ws,
@@ -488,6 +599,8 @@ static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const
     const size_t nq = cfg->n_q, nk = cfg->n_k, tm = p->tm, kb = p->kb;
     const size_t nitems = (nq + tm * p->block_tiles - 1) / (tm * p->block_tiles);
 
+    if (cfg->d_model > 0)
+        draw_weights(cfg, trial, ws);
     if (p->inner_threads == 1) {
         /* No OpenMP constructs at all: this runs inside the trial-parallel
          * region, where even an if(0) region would cost a team per trial. */
@@ -526,6 +639,7 @@ static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const
         trial_add(cfg, &t, i0, ws->row_mo + i0, ws->row_sm + i0, ws->st, ws->st + cnt,
                   ws->planted + i0, cnt);
     }
+    trial_add_entries(&t, ws->q_mo, nq, ws->k_mo, nk);
     trial_finish(cfg, &t, out);
 }
 
@@ -537,11 +651,18 @@ static void run_trial_group(const sv_config *cfg, const plan *p, uint64_t t0, si
 {
     const size_t nq = cfg->n_q, nk = cfg->n_k, n = nq * nk;
     const double scale = 1.0 / sv_config_scale(cfg);
+    const size_t d = cfg->d_k;
     for (size_t g = 0; g < cnt; g++) {
-        draw_rows(cfg, t0 + g, SV_MATRIX_Q, 0, nq, nq, ws->qtile, NULL);
-        draw_rows(cfg, t0 + g, SV_MATRIX_K, 0, nk, nk, ws->k, ws->scratch);
+        if (cfg->d_model > 0)
+            draw_weights(cfg, t0 + g, ws);
+        draw_rows(cfg, ws, t0 + g, SV_MATRIX_Q, 0, nq, nq, ws->qtile, ws->scratch);
+        draw_rows(cfg, ws, t0 + g, SV_MATRIX_K, 0, nk, nk, ws->k, ws->scratch);
+        for (size_t i = 0; i < nq; i++)
+            sv_moments_of(ws->qtile + i * d, d, &ws->q_mo[g * nq + i]);
+        for (size_t j = 0; j < nk; j++)
+            sv_moments_of(ws->k + j * d, d, &ws->k_mo[g * nk + j]);
         tile_product(cfg, p, ws->qtile, ws->k, ws->scores + g * n);
-        for (size_t i = 0; cfg->plant != 0.0 && i < nq && i < nk; i++)
+        for (size_t i = 0; has_diag(cfg) && i < nq && i < nk; i++)
             ws->planted[g * nq + i] = ws->scores[g * n + i * nk + i];
     }
     const size_t rows = cnt * nq;
@@ -552,6 +673,7 @@ static void run_trial_group(const sv_config *cfg, const plan *p, uint64_t t0, si
         trial_init(&t);
         trial_add(cfg, &t, 0, ws->row_mo + g * nq, ws->row_sm + g * nq, ws->st + g * nq,
                   ws->st + rows + g * nq, ws->planted + g * nq, nq);
+        trial_add_entries(&t, ws->q_mo + g * nq, nq, ws->k_mo + g * nk, nk);
         trial_finish(cfg, &t, &out[g]);
     }
 }

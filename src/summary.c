@@ -171,7 +171,7 @@ sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_tri
     s.scaled_theory.var /= c2;
     s.scaled_theory.var_expected /= c2;
     s.scaled_theory.var_sd /= c2;
-    s.scaled_theory.planted_logit /= c;
+    s.scaled_theory.diag_logit /= c;
     s.qk_radius = cfg->qk_norm ? (cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)cfg->d_k)) : NAN;
     s.scaled_theory.entropy_approx =
         log((double)cfg->n_k) - (log((double)cfg->n_k) - s.raw_theory.entropy_approx) / c2;

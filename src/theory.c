@@ -61,7 +61,7 @@ sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
         ((N - 1.0) * t.var - (nk - 1.0) * d * vq * mk * mk - (nq - 1.0) * d * vk * mq * mq) / dof;
     t.var_sd = mq == 0.0 && mk == 0.0 ? vq * vk * t.var_sd : NAN;
     t.entropy_approx = log(nk) - d * (vq + mq * mq) * vk / 2.0;
-    t.planted_logit = NAN;
+    t.diag_logit = NAN;
     if (cfg->qk_norm) {
         const double r = cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt(d);
         const double zero_mean = mq == 0.0 && mk == 0.0;
@@ -71,8 +71,39 @@ sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
         t.var_sd = NAN;
         t.entropy_approx = log(nk) - t.var / 2.0;
     }
+    t.q_var = vq;
+    t.k_var = vk;
+    if (cfg->d_model > 0) {
+        const double D = (double)cfg->d_model;
+        const double w = sv_init_variance(cfg->init, cfg->d_model, cfg->d_k);
+        const double m4 = sv_dist_fourth_moment(cfg->dist, cfg->nu);
+        t.q_var = t.k_var = D * w;
+        t.mean = 0.0;
+        t.var = d * t.q_var * t.k_var;
+        t.var_sd = NAN;
+        t.entropy_approx = log(nk) - t.var / 2.0;
+        if (cfg->cross) {
+            t.var_expected = t.var * (N - 1.0) / dof;
+        } else if (cfg->n_q == cfg->n_k) {
+            const double n = nq;
+            t.var_expected = w * w *
+                             ((N - 1.0) * D * D * d + 2.0 * (n - 1.0) * D * d +
+                              (m4 - 3.0) * (n - 1.0 / n) * D * d) /
+                             dof;
+            t.diag_logit = 0.0;
+        } else {
+            t.var_expected = NAN;
+            t.diag_logit = 0.0;
+        }
+    }
+    if (cfg->qk_norm) {
+        const double r = cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt(d);
+        t.q_var = t.k_var = r * r / d;
+        if (cfg->d_model > 0) /* normalised projections: no closed form here */
+            t.var = t.var_expected = t.entropy_approx = NAN;
+    }
     if (cfg->plant != 0.0) {
-        t.planted_logit = cfg->qk_norm ? cfg->plant * (cfg->qk_scale > 0.0 ? cfg->qk_scale * cfg->qk_scale : d)
+        t.diag_logit = cfg->qk_norm ? cfg->plant * (cfg->qk_scale > 0.0 ? cfg->qk_scale * cfg->qk_scale : d)
                                        : cfg->plant * d * (vq + mq * mq);
         t.var_expected = NAN;
         t.var_sd = NAN;

@@ -249,17 +249,53 @@ static void test_qk_norm_and_plant(void)
                       .dist = SV_DIST_NORMAL, .plant = 0.6, .q_std = 1.5};
     CHECK(sv_experiment_run(&cfg, r) == SV_OK);
     CHECK(sv_theory_config(&cfg, &th) == SV_OK);
-    CHECK_CLOSE(th.planted_logit, 0.6 * 32.0 * 2.25, 1e-15, 0.0);
+    CHECK_CLOSE(th.diag_logit, 0.6 * 32.0 * 2.25, 1e-15, 0.0);
     CHECK(isnan(th.var_expected));
-    mean_se(r, T, offsetof(sv_trial_stats, raw_planted_logit), &mean, &se);
-    CHECK_SE("plant 0.6, q_std 1.5, d = 32: planted logit", mean, th.planted_logit, se, 5.0);
+    mean_se(r, T, offsetof(sv_trial_stats, raw_diag_logit), &mean, &se);
+    CHECK_SE("plant 0.6, q_std 1.5, d = 32: planted logit", mean, th.diag_logit, se, 5.0);
     /* Under QK-norm the planted logit is rho R^2 on average only approximately
      * (the norms are fixed, the angle is not): checked in the CLI figures. */
-    CHECK(r[0].raw_planted_weight > r[0].scaled_planted_weight);
+    CHECK(r[0].raw_diag_weight > r[0].scaled_diag_weight);
+}
+
+/* Projections: E[s^2] for self-attention has the diagonal's tr(W_Q W_K^T)
+ * and the (i, j), (j, i) pairs in it, and the (m4 - 3) term for
+ * non-normal tokens; cross-attention has none of these. Small D, d_k and n
+ * make every term visible; each trial draws its own W, so trials are
+ * independent and the SE of the mean is the SD across trials / sqrt(T). */
+static void test_projections(sv_dist dist, int cross, sv_init init)
+{
+    enum { T = 200000 };
+    static sv_trial_stats r[T];
+    sv_config cfg = {.d_k = 2, .n_q = 3, .n_k = 3, .trials = T, .seed = 8u, .dist = dist,
+                     .d_model = 3, .init = init, .cross = cross};
+    sv_theory th;
+    double mean, se;
+    CHECK(sv_experiment_run(&cfg, r) == SV_OK);
+    CHECK(sv_theory_config(&cfg, &th) == SV_OK);
+    char label[96];
+    snprintf(label, sizeof label, "%s %s, init %d: mean of s2", cross ? "cross" : "self",
+             sv_dist_name(dist), (int)init);
+    mean_se(r, T, offsetof(sv_trial_stats, raw_var), &mean, &se);
+    CHECK_SE(label, mean, th.var_expected, se, 5.0);
+    snprintf(label, sizeof label, "%s %s: variance of Q's entries", cross ? "cross" : "self",
+             sv_dist_name(dist));
+    mean_se(r, T, offsetof(sv_trial_stats, q_var), &mean, &se);
+    /* M = n_q d_k = 6 entries, uncorrelated on average over W, mean 0: the
+     * ddof-0 sample variance expects (M - 1) / M of D w. */
+    CHECK(th.q_var == 3.0 * sv_init_variance(init, 3, 2));
+    CHECK_SE(label, mean, th.q_var * 5.0 / 6.0, se, 5.0);
+    if (!cross) {
+        mean_se(r, T, offsetof(sv_trial_stats, raw_diag_logit), &mean, &se);
+        CHECK_SE("self: mean diagonal score (theory 0)", mean, 0.0, se, 5.0);
+    }
 }
 
 int main(void)
 {
+    test_projections(SV_DIST_NORMAL, 0, SV_INIT_XAVIER);
+    test_projections(SV_DIST_RADEMACHER, 0, SV_INIT_NORMAL);
+    test_projections(SV_DIST_UNIFORM, 1, SV_INIT_LECUN);
     test_qk_norm_and_plant();
     test_exact_rademacher();
     test_algebra();

@@ -21,6 +21,16 @@
  */
 typedef void (*sv_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
+/** Initialisation of W_Q and W_K (entries normal with mean 0). */
+typedef enum sv_init {
+    SV_INIT_XAVIER = 0, /**< variance 2 / (d_model + d_k): Glorot & Bengio 2010, normal */
+    SV_INIT_LECUN = 1,  /**< variance 1 / d_model: LeCun et al. 1998 */
+    SV_INIT_NORMAL = 2  /**< variance 1 */
+} sv_init;
+
+/** Variance of one entry of W under @p init; NAN for a value out of range. */
+double sv_init_variance(sv_init init, size_t d_model, size_t d_k);
+
 /** One experiment configuration (one d_k). Zero-initialise, then set. */
 typedef struct sv_config {
     size_t d_k;        /**< dimension of each query and key vector, >= 1 */
@@ -43,6 +53,12 @@ typedef struct sv_config {
                             Dehghani et al. 2023, ViT-22B) */
     double qk_scale;   /**< that norm; 0 means sqrt(d_k), the norm a unit-variance
                             row has on average */
+    size_t d_model;    /**< > 0: Q = X W_Q and K = X W_K (or X' W_K with cross):
+                            X is n x d_model with entries of dist (unit
+                            variance), W_Q and W_K d_model x d_k drawn with
+                            init per trial; 0: Q and K drawn directly */
+    sv_init init;      /**< initialisation of W_Q and W_K */
+    int cross;         /**< with d_model: keys from their own tokens X' */
     double plant;      /**< rho in [-1, 1]: key j < min(n_q, n_k) is
                             rho q_j + sqrt(1 - rho^2) z_j, z_j its own draw, so
                             each query has one related key, as in trained
@@ -92,13 +108,17 @@ typedef struct sv_trial_stats {
     double scaled_entropy_min; /**< the same for scaled rows */
     double scaled_entropy_max;
     double raw_max_abs_logit; /**< max |S_ij| over the trial; scaled: divide by scale */
-    double raw_planted_logit;  /**< with plant: S_ii, mean over planted rows; else NAN */
-    double raw_planted_weight; /**< softmax weight of the planted key, raw logits */
-    double scaled_planted_weight; /**< the same for scaled logits */
+    double raw_diag_logit;  /**< S_ii, mean over i < min(n_q, n_k), for pairs that
+                                 share something: the planted key (plant) or the
+                                 same token (d_model without cross); else NAN */
+    double raw_diag_weight; /**< softmax weight of key i in row i, raw logits */
+    double scaled_diag_weight; /**< the same for scaled logits */
+    double q_var;             /**< sample variance (ddof 0) of the n_q d_k entries of Q */
+    double k_var;             /**< the same for K */
 } sv_trial_stats;
 
 /** Number of doubles in sv_trial_stats (it holds nothing else). */
-#define SV_TRIAL_FIELDS 25
+#define SV_TRIAL_FIELDS 27
 
 /**
  * Checks a configuration before any work.

@@ -24,8 +24,12 @@ typedef struct sv_rng {
 
 /** Matrices that draw random rows; part of each row's stream key. */
 typedef enum sv_matrix {
-    SV_MATRIX_Q = 0, /**< queries, n_q x d_k */
-    SV_MATRIX_K = 1  /**< keys, n_k x d_k */
+    SV_MATRIX_Q = 0,  /**< queries, n_q x d_k */
+    SV_MATRIX_K = 1,  /**< keys, n_k x d_k */
+    SV_MATRIX_X = 2,  /**< token embeddings, n x d_model (queries; keys too in self-attention) */
+    SV_MATRIX_XK = 3, /**< the keys' token embeddings in cross-attention */
+    SV_MATRIX_WQ = 4, /**< query projection W_Q, d_model x d_k */
+    SV_MATRIX_WK = 5  /**< key projection W_K, d_model x d_k */
 } sv_matrix;
 
 /**

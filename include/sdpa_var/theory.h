@@ -21,7 +21,11 @@ typedef struct sv_theory {
     double entropy_approx; /**< ln n_k - sigma^2 / 2, sigma^2 the variance of a
                               row's logits: an approximation for unsaturated
                               rows only (docs/theory.md, section 9) */
-    double planted_logit;  /**< E[S_ii] of a planted pair: rho E|q|^2; NAN without plant */
+    double diag_logit;  /**< E[S_ii] of a related pair: rho E|q|^2 when planted,
+                             0 for self-attention through independent W_Q, W_K;
+                             NAN when no pair is related */
+    double q_var;        /**< variance of one entry of Q */
+    double k_var;        /**< variance of one entry of K */
 } sv_theory;
 
 /**
@@ -68,9 +72,18 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
  *   entropy_approx = ln n_k - d (sigma_q^2 + mu_q^2) sigma_k^2 / 2.
  * With QK-norm (rows rescaled to norm R; zero means): var = R^4 / d, since
  * E[q_l^2] = R^2 / d by symmetry; E[s^2] as above; no var_sd (NAN).
- * With a planted key (rho != 0): planted_logit = rho d (sigma_q^2 + mu_q^2)
+ * With a planted key (rho != 0): diag_logit = rho d (sigma_q^2 + mu_q^2)
  * (rho R^2 with QK-norm); var_expected and var_sd are NAN, since the
  * planted scores have their own mean.
+ * With projections (d_model = D, W entries of variance w): q_var = k_var =
+ * D w; var = d_k q_var k_var (off the diagonal); cross-attention
+ * var_expected = var (N - 1) / (N - ddof) (given W the scores are
+ * uncorrelated); self-attention (n_q = n_k = n, shared tokens)
+ * var_expected = w^2 [(N - 1) D^2 d_k + 2 (n - 1) D d_k
+ *                     + (m4 - 3)(n - 1/n) D d_k] / (N - ddof),
+ * from the diagonal's mean tr(W_Q W_K^T) and the pairs (i, j), (j, i)
+ * (docs/theory.md, section 9); var_sd NAN (the shared W correlates every
+ * score of a trial).
  * The scaled logits S / c divide mean by c, the variances by c^2.
  *
  * @return SV_OK; the errors of sv_config_check (*out untouched).

@@ -47,6 +47,11 @@ const char sv_usage_text[] =
     "      --qk-scale R     the same with norm R (implies --qk-norm)\n"
     "      --plant RHO      key j = RHO q_j + sqrt(1 - RHO^2) z for j < n_q: each\n"
     "                       query has one related key (-1 <= RHO <= 1)\n"
+    "      --d-model D      project: Q = X W_Q, K = X W_K, X tokens (n x D, entries\n"
+    "                       of --dist), W drawn per trial with --init\n"
+    "      --init NAME      xavier (default; variance 2/(D + d_k)), lecun (1/D)\n"
+    "                       or normal (1)\n"
+    "      --cross          with --d-model: keys from their own tokens X'\n"
     "\n"
     "Output:\n"
     "      --format F       table (default on a terminal) or csv (default otherwise)\n"
@@ -88,7 +93,10 @@ enum {
     OPT_K_STD,
     OPT_QK_NORM,
     OPT_QK_SCALE,
-    OPT_PLANT
+    OPT_PLANT,
+    OPT_D_MODEL,
+    OPT_INIT,
+    OPT_CROSS
 };
 
 static const struct option long_options[] = {
@@ -114,6 +122,9 @@ static const struct option long_options[] = {
     {"qk-norm", no_argument, NULL, OPT_QK_NORM},
     {"qk-scale", required_argument, NULL, OPT_QK_SCALE},
     {"plant", required_argument, NULL, OPT_PLANT},
+    {"d-model", required_argument, NULL, OPT_D_MODEL},
+    {"init", required_argument, NULL, OPT_INIT},
+    {"cross", no_argument, NULL, OPT_CROSS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -354,6 +365,26 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
                 return 0;
             }
             break;
+        case OPT_D_MODEL:
+            if (!parse_count("--d-model", optarg, INT_MAX, 0, &v, err, errlen))
+                return 0;
+            opt->base.d_model = (size_t)v;
+            break;
+        case OPT_INIT:
+            if (strcmp(optarg, "xavier") == 0)
+                opt->base.init = SV_INIT_XAVIER;
+            else if (strcmp(optarg, "lecun") == 0)
+                opt->base.init = SV_INIT_LECUN;
+            else if (strcmp(optarg, "normal") == 0)
+                opt->base.init = SV_INIT_NORMAL;
+            else {
+                snprintf(err, errlen, "--init: '%s' is not one of xavier, lecun, normal", optarg);
+                return 0;
+            }
+            break;
+        case OPT_CROSS:
+            opt->base.cross = 1;
+            break;
         case OPT_PER_TRIAL:
             opt->per_trial = 1;
             break;
@@ -389,6 +420,18 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
     }
     if (optind < argc) {
         snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+        return 0;
+    }
+    const sv_config *b = &opt->base;
+    if (b->cross && b->d_model == 0) {
+        snprintf(err, errlen, "--cross needs --d-model");
+        return 0;
+    }
+    if (b->d_model > 0 && (b->plant != 0.0 || b->q_mean != 0.0 || b->k_mean != 0.0 ||
+                           b->q_std > 0.0 || b->k_std > 0.0)) {
+        snprintf(err, errlen,
+                 "--d-model draws tokens and projections: it does not combine with --plant, "
+                 "--q-mean, --q-std, --k-mean, --k-std");
         return 0;
     }
     opt->base.n_q = (size_t)(nq ? nq : n);

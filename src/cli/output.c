@@ -29,8 +29,8 @@ static void write_csv_per_trial(FILE *f, const sv_result *res, size_t n)
           "scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace,"
           "raw_var_known_mean,raw_var_ddof0,raw_var_ddof1,raw_jac_frob,scaled_jac_frob,"
           "raw_eff_keys,scaled_eff_keys,raw_entropy_min,raw_entropy_max,scaled_entropy_min,"
-          "scaled_entropy_max,raw_max_abs_logit,raw_planted_logit,raw_planted_weight,"
-          "scaled_planted_weight\n",
+          "scaled_entropy_max,raw_max_abs_logit,raw_diag_logit,raw_diag_weight,"
+          "scaled_diag_weight,q_var,k_var\n",
           f);
     for (size_t i = 0; i < n; i++) {
         const sv_config *c = &res[i].cfg;
@@ -47,8 +47,9 @@ static void write_csv_per_trial(FILE *f, const sv_result *res, size_t n)
                                 s->scaled_eff_keys,    s->raw_entropy_min,
                                 s->raw_entropy_max,    s->scaled_entropy_min,
                                 s->scaled_entropy_max, s->raw_max_abs_logit,
-                                s->raw_planted_logit,  s->raw_planted_weight,
-                                s->scaled_planted_weight};
+                                s->raw_diag_logit,  s->raw_diag_weight,
+                                s->scaled_diag_weight, s->q_var,
+                                s->k_var};
             fprintf(f, "%llu,%zu,%zu,%zu", (unsigned long long)t, c->d_k, c->n_q, c->n_k);
             csv_nums(f, v, sizeof v / sizeof v[0]);
             fputc('\n', f);
@@ -74,8 +75,9 @@ void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n
           "raw_eff_keys,scaled_eff_keys,raw_entropy_min,raw_entropy_max,scaled_entropy_min,"
           "scaled_entropy_max,raw_entropy_approx,scaled_entropy_approx,raw_max_abs_logit,"
           "scaled_max_abs_logit,raw_fp16_headroom,scaled_fp16_headroom,qk_norm_radius,plant,"
-          "raw_planted_logit,raw_planted_logit_theory,scaled_planted_logit,"
-          "scaled_planted_logit_theory,raw_planted_weight,scaled_planted_weight",
+          "raw_diag_logit,raw_diag_logit_theory,scaled_diag_logit,"
+          "scaled_diag_logit_theory,raw_diag_weight,scaled_diag_weight,d_model,init,cross,"
+          "q_var,q_var_theory,k_var,k_var_theory",
           f);
     fputs(obs ? ",observed,raw_var_cdf_observed\n" : "\n", f);
     for (size_t i = 0; i < n; i++) {
@@ -124,13 +126,20 @@ void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n
                             fp16_max / (maxabs / s->scale),
                             s->qk_radius,
                             c->plant,
-                            m->raw_planted_logit,
-                            s->raw_theory.planted_logit,
-                            m->raw_planted_logit / s->scale,
-                            s->scaled_theory.planted_logit,
-                            m->raw_planted_weight,
-                            m->scaled_planted_weight};
+                            m->raw_diag_logit,
+                            s->raw_theory.diag_logit,
+                            m->raw_diag_logit / s->scale,
+                            s->scaled_theory.diag_logit,
+                            m->raw_diag_weight,
+                            m->scaled_diag_weight};
         csv_nums(f, w, sizeof w / sizeof w[0]);
+        static const char *const inits[] = {"xavier", "lecun", "normal"};
+        if (c->d_model > 0)
+            fprintf(f, ",%zu,%s,%d", c->d_model, inits[c->init], c->cross);
+        else
+            fputs(",0,none,0", f);
+        const double e[] = {m->q_var, s->raw_theory.q_var, m->k_var, s->raw_theory.k_var};
+        csv_nums(f, e, sizeof e / sizeof e[0]);
         if (obs)
             csv_nums(f, (const double[]){s->observed, s->raw_var_cdf_observed}, 2);
         fputc('\n', f);

@@ -78,6 +78,10 @@ usage_error "$p: --k-std: '-1' is not a positive number" --k-std -1
 usage_error "$p: --q-mean: 'inf' is not a finite number" --q-mean inf
 usage_error "$p: --plant: '1.5' is not between -1 and 1" --plant 1.5
 usage_error "$p: --qk-scale: '0' is not a positive number" --qk-scale 0
+usage_error "$p: --cross needs --d-model" --cross
+usage_error "$p: --init: 'he' is not one of xavier, lecun, normal" --init he
+usage_error "$p: --d-model: '0' is not a positive integer" --d-model 0
+usage_error "$p: --d-model draws tokens and projections: it does not combine with --plant, --q-mean, --q-std, --k-mean, --k-std" --d-model 8 --plant 0.5
 usage_error "$p: --format: 'json' is not one of table, csv" --format json
 usage_error "$p: --observed: 'abc' is not a finite number" --observed abc
 usage_error "$p: --observed: 'nan' is not a finite number" --observed nan
