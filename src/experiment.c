@@ -142,6 +142,8 @@ sv_status sv_config_check(const sv_config *cfg)
         return SV_EINVAL;
     if (cfg->cross && cfg->d_model == 0)
         return SV_EINVAL;
+    if (cfg->causal && cfg->n_q != cfg->n_k)
+        return SV_EINVAL;
     size_t wsz;
     if (!mul_ok(cfg->d_model, cfg->d_k, &wsz) || !mul_ok(wsz, 2 * sizeof(double), &wsz))
         return SV_ERANGE;
@@ -150,6 +152,8 @@ sv_status sv_config_check(const sv_config *cfg)
         !mul_ok(rows, cfg->d_k, &elems) || !mul_ok(elems, sizeof(double), &elems) ||
         !mul_ok(cfg->n_q, sizeof(sv_moments) + sizeof(sv_softmax_acc), &rows))
         return SV_ERANGE;
+    if (cfg->causal)
+        n = n / cfg->n_q * (cfg->n_q + 1) / 2; /* visible scores: n (n + 1) / 2 */
     if (n <= cfg->ddof)
         return SV_EINVAL;
     if (cfg->d_k > INT_MAX)
@@ -164,7 +168,7 @@ static plan make_plan(const sv_config *cfg)
     if (p.threads < 1)
         p.threads = 1;
     const size_t scores = cfg->n_q * cfg->n_k; /* checked by sv_config_check */
-    p.trial_parallel = p.threads > 1 && cfg->trials > 1 &&
+    p.trial_parallel = p.threads > 1 && cfg->trials > 1 && !cfg->row_sums &&
                        (scores < SV_SMALL_TRIAL_SCORES || cfg->trials >= (uint64_t)p.threads * 4u);
     p.inner_threads = p.trial_parallel ? 1 : p.threads;
     p.tm = cfg->n_q < SV_TILE_ROWS ? cfg->n_q : SV_TILE_ROWS;
@@ -173,7 +177,7 @@ static plan make_plan(const sv_config *cfg)
     p.tiny = p.tm * p.kb * cfg->d_k <= SV_TINY_TILE;
     /* A tiny trial is one tile and one key block (tm kb <= SV_TINY_TILE):
      * several of them share one pass of the row kernel. */
-    p.group = p.tiny && p.inner_threads == 1 ? SV_TRIAL_GROUP : 1u;
+    p.group = p.tiny && p.inner_threads == 1 && !cfg->row_sums ? SV_TRIAL_GROUP : 1u;
     p.prog = NULL;
     return p;
 }
@@ -417,13 +421,24 @@ static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws,
                        sv_softmax_acc *acc, sv_moments *mo, double *scratch)
 {
     const double scale = 1.0 / sv_config_scale(cfg);
+    if (cfg->causal && i0 + m <= j0)
+        return; /* every row of the tile comes before every key of the block */
     draw_rows(cfg, ws, trial, SV_MATRIX_Q, i0, m, p->tm, qtile, scratch);
     if (j0 == 0)
         for (size_t r = 0; r < m; r++)
             sv_moments_of(qtile + r * cfg->d_k, cfg->d_k, &ws->q_mo[i0 + r]);
     /* A short last key block is zero-padded: the shape never changes. */
     tile_product(cfg, p, qtile, ws->k, scores);
-    sv_softmax_acc_rows(scores, m, nk, p->kb, scale, acc, mo);
+    size_t seen[SV_TILE_ROWS]; /* keys of this block row r sees */
+    for (size_t r = 0; r < m; r++)
+        seen[r] = !cfg->causal ? nk : i0 + r < j0 ? 0 : i0 + r - j0 + 1 < nk ? i0 + r - j0 + 1 : nk;
+    if (!cfg->causal) {
+        sv_softmax_acc_rows(scores, m, nk, p->kb, scale, acc, mo);
+    } else {
+        for (size_t r = 0; r < m; r++)
+            if (seen[r] > 0)
+                sv_softmax_acc_rows(scores + r * p->kb, 1, seen[r], p->kb, scale, &acc[r], &mo[r]);
+    }
     /* Key j = i shares something with query i and lies in this block:
      * keep S_ii. */
     if (has_diag(cfg))
@@ -431,6 +446,8 @@ static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws,
             if (i0 + r >= j0 && i0 + r < j0 + nk)
                 ws->planted[i0 + r] = scores[r * p->kb + (i0 + r - j0)];
     for (size_t r = 0; r < m; r++) {
+        if (seen[r] == 0)
+            continue;
         if (j0 == 0) {
             ws->row_mo[i0 + r] = mo[r];
             ws->row_sm[i0 + r] = acc[r];
@@ -638,6 +655,13 @@ static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const
         sv_softmax_acc_stats_rows(ws->row_sm + i0, cnt, scale, ws->st, ws->st + cnt);
         trial_add(cfg, &t, i0, ws->row_mo + i0, ws->row_sm + i0, ws->st, ws->st + cnt,
                   ws->planted + i0, cnt);
+        for (size_t i = 0; cfg->row_sums && i < cnt; i++) {
+            double *rs = cfg->row_sums + (i0 + i) * SV_ROW_FIELDS;
+            rs[0] += ws->st[i].entropy;
+            rs[1] += ws->st[cnt + i].entropy;
+            rs[2] += ws->st[i].max_weight;
+            rs[3] += ws->st[cnt + i].max_weight;
+        }
     }
     trial_add_entries(&t, ws->q_mo, nq, ws->k_mo, nk);
     trial_finish(cfg, &t, out);
@@ -666,7 +690,13 @@ static void run_trial_group(const sv_config *cfg, const plan *p, uint64_t t0, si
             ws->planted[g * nq + i] = ws->scores[g * n + i * nk + i];
     }
     const size_t rows = cnt * nq;
-    sv_softmax_acc_rows(ws->scores, rows, nk, nk, scale, ws->row_sm, ws->row_mo);
+    if (!cfg->causal) {
+        sv_softmax_acc_rows(ws->scores, rows, nk, nk, scale, ws->row_sm, ws->row_mo);
+    } else {
+        for (size_t r = 0; r < rows; r++) /* row i of a trial sees keys 0 .. i */
+            sv_softmax_acc_rows(ws->scores + r * nk, 1, r % nq + 1, nk, scale, &ws->row_sm[r],
+                                &ws->row_mo[r]);
+    }
     sv_softmax_acc_stats_rows(ws->row_sm, rows, scale, ws->st, ws->st + rows);
     for (size_t g = 0; g < cnt; g++) {
         trial_acc t;

@@ -50,17 +50,25 @@ sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
     if (st != SV_OK)
         return st;
     const double d = (double)cfg->d_k, nq = (double)cfg->n_q, nk = (double)cfg->n_k;
-    const double N = nq * nk, dof = N - (double)cfg->ddof;
+    /* Visible scores, and the ordered pairs of them that share a query row
+     * (pq N) or a key column (pk N): n_k - 1 and n_q - 1 for the full grid;
+     * with the causal mask row i has i + 1 scores, column j has n - j. */
+    const int causal = cfg->causal;
+    const double N = causal ? nq * (nq + 1.0) / 2.0 : nq * nk, dof = N - (double)cfg->ddof;
+    const double pq = causal ? (nq - 1.0) * nq * (nq + 1.0) / 3.0 / N : nk - 1.0;
+    const double pk = causal ? pq : nq - 1.0;
+    /* Mean over rows of ln(keys seen): ln n_k, or ln(n!) / n when masked. */
+    const double ln_keys = causal ? lgamma(nq + 1.0) / nq : log(nk);
     const double mq = cfg->q_mean, mk = cfg->k_mean;
     const double sq = cfg->q_std > 0.0 ? cfg->q_std : 1.0, sk = cfg->k_std > 0.0 ? cfg->k_std : 1.0;
     const double vq = sq * sq, vk = sk * sk;
     /* docs/theory.md, section 9. */
     t.mean = d * mq * mk;
     t.var = d * ((vq + mq * mq) * (vk + mk * mk) - mq * mq * mk * mk);
-    t.var_expected =
-        ((N - 1.0) * t.var - (nk - 1.0) * d * vq * mk * mk - (nq - 1.0) * d * vk * mq * mq) / dof;
-    t.var_sd = mq == 0.0 && mk == 0.0 ? vq * vk * t.var_sd : NAN;
-    t.entropy_approx = log(nk) - d * (vq + mq * mq) * vk / 2.0;
+    t.var_expected = ((N - 1.0) * t.var - pq * d * vq * mk * mk - pk * d * vk * mq * mq) / dof;
+    /* The spread of s^2 is derived for the full grid only. */
+    t.var_sd = mq == 0.0 && mk == 0.0 && !causal ? vq * vk * t.var_sd : NAN;
+    t.entropy_approx = ln_keys - d * (vq + mq * mq) * vk / 2.0;
     t.diag_logit = NAN;
     if (cfg->qk_norm) {
         const double r = cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt(d);
@@ -69,7 +77,7 @@ sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
         t.var = zero_mean ? r * r * r * r / d : NAN;
         t.var_expected = t.var * (N - 1.0) / dof;
         t.var_sd = NAN;
-        t.entropy_approx = log(nk) - t.var / 2.0;
+        t.entropy_approx = ln_keys - t.var / 2.0;
     }
     t.q_var = vq;
     t.k_var = vk;
@@ -81,8 +89,11 @@ sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
         t.mean = 0.0;
         t.var = d * t.q_var * t.k_var;
         t.var_sd = NAN;
-        t.entropy_approx = log(nk) - t.var / 2.0;
-        if (cfg->cross) {
+        t.entropy_approx = ln_keys - t.var / 2.0;
+        if (causal) {
+            t.var_expected = NAN; /* derived for the full grid only */
+            t.diag_logit = cfg->cross ? NAN : 0.0;
+        } else if (cfg->cross) {
             t.var_expected = t.var * (N - 1.0) / dof;
         } else if (cfg->n_q == cfg->n_k) {
             const double n = nq;

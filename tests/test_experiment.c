@@ -176,6 +176,38 @@ static void test_scales(void)
     CHECK(r[0].raw_max_abs_logit > 3.0 * 8.0); /* max of 12000 |N(0, 64)|: ~4 sd */
 }
 
+/* The causal mask: row i sees i + 1 keys, so row 0 has entropy 0 and
+ * every row's entropy is at most ln(i + 1); per-row sums add up. Rows and
+ * key blocks (5000 keys: two blocks) split the mask unevenly. */
+static void test_causal(void)
+{
+    sv_config c = config(8, 5000, 5000, 2);
+    c.causal = 1;
+    c.dist = SV_DIST_RADEMACHER;
+    double *rows = calloc(5000 * SV_ROW_FIELDS, sizeof *rows);
+    sv_trial_stats r[2];
+    c.row_sums = rows;
+    CHECK(sv_experiment_run(&c, r) == SV_OK);
+    CHECK(rows[0] == 0.0 && rows[1] == 0.0 && rows[2] == 2.0 && rows[3] == 2.0);
+    int bounded = 1;
+    double mean_h = 0.0;
+    for (size_t i = 0; i < 5000; i++) {
+        bounded &= rows[i * SV_ROW_FIELDS] / 2.0 <= log((double)i + 1.0) + 1e-12;
+        bounded &= rows[i * SV_ROW_FIELDS + 1] / 2.0 <= log((double)i + 1.0) + 1e-12;
+        mean_h += rows[i * SV_ROW_FIELDS] / 2.0;
+    }
+    CHECK(bounded);
+    CHECK_CLOSE(mean_h / 5000.0, (r[0].raw_entropy + r[1].raw_entropy) / 2.0, 1e-12, 0.0);
+    /* Same bits with other threads and blocks. */
+    sv_trial_stats r2[2];
+    c.row_sums = NULL;
+    c.threads = 1;
+    c.block_rows = 700;
+    CHECK(sv_experiment_run(&c, r2) == SV_OK);
+    CHECK(memcmp(r, r2, sizeof r) == 0);
+    free(rows);
+}
+
 static void test_large_dk(void)
 {
     /* Raw scores with sd 256: a naive softmax would overflow exp. */
@@ -330,6 +362,7 @@ int main(void)
     test_against_scalar(SV_DIST_NORMAL, 7, 9, 3, 1);
     test_large_dk();
     test_scales();
+    test_causal();
     test_summary();
     test_errors();
     test_dklist();

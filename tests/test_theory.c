@@ -14,9 +14,10 @@
  * Entries are mq + sq x for Q and mk + sk x for K, x = +-1; *ss gets the
  * exact E[S_11^2] - E[S_11]^2 (the population variance of one score). */
 static void enumerate_shifted(size_t d, size_t nq, size_t nk, unsigned ddof, double mq, double sq,
-                              double mk, double sk, double *mean, double *var, double *ss)
+                              double mk, double sk, int causal, double *mean, double *var,
+                              double *ss)
 {
-    const size_t bits = (nq + nk) * d, N = nq * nk;
+    const size_t bits = (nq + nk) * d;
     double sum = 0.0, sum2 = 0.0, s1 = 0.0, s11 = 0.0;
     for (uint64_t pat = 0; pat < ((uint64_t)1 << bits); pat++) {
         double x[64], s[64];
@@ -26,19 +27,20 @@ static void enumerate_shifted(size_t d, size_t nq, size_t nk, unsigned ddof, dou
         }
         const double *q = x, *k = x + nq * d;
         double m = 0.0;
+        size_t seen = 0; /* visible scores, packed into s */
         for (size_t i = 0; i < nq; i++)
-            for (size_t j = 0; j < nk; j++) {
+            for (size_t j = 0; j < nk && (!causal || j <= i); j++) {
                 double dot = 0.0;
                 for (size_t l = 0; l < d; l++)
                     dot += q[i * d + l] * k[j * d + l];
-                s[i * nk + j] = dot;
+                s[seen++] = dot;
                 m += dot;
             }
-        m /= (double)N;
+        m /= (double)seen;
         double m2 = 0.0;
-        for (size_t i = 0; i < N; i++)
+        for (size_t i = 0; i < seen; i++)
             m2 += (s[i] - m) * (s[i] - m);
-        const double s2 = m2 / (double)(N - ddof);
+        const double s2 = m2 / (double)(seen - ddof);
         sum += s2;
         sum2 += s2 * s2;
         s1 += s[0];
@@ -53,7 +55,7 @@ static void enumerate_shifted(size_t d, size_t nq, size_t nk, unsigned ddof, dou
 static void enumerate(size_t d, size_t nq, size_t nk, unsigned ddof, double *mean, double *var)
 {
     double ss;
-    enumerate_shifted(d, nq, nk, ddof, 0.0, 1.0, 0.0, 1.0, mean, var, &ss);
+    enumerate_shifted(d, nq, nk, ddof, 0.0, 1.0, 0.0, 1.0, 0, mean, var, &ss);
 }
 
 /* Nonzero means correlate the scores of a row: E[s^2] and the population
@@ -70,7 +72,7 @@ static void test_exact_shifted(void)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         double mean, var, ss;
         enumerate_shifted(cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof, cases[c].mq,
-                          cases[c].sq, cases[c].mk, cases[c].sk, &mean, &var, &ss);
+                          cases[c].sq, cases[c].mk, cases[c].sk, 0, &mean, &var, &ss);
         sv_config cfg = {.d_k = cases[c].d, .n_q = cases[c].nq, .n_k = cases[c].nk,
                          .trials = 1, .dist = SV_DIST_RADEMACHER, .ddof = cases[c].ddof,
                          .q_mean = cases[c].mq, .q_std = cases[c].sq, .k_mean = cases[c].mk,
@@ -225,6 +227,31 @@ static void mean_se(const sv_trial_stats *r, size_t T, size_t off, double *mean,
     *se = sqrt((s2 / (double)T - *mean * *mean) / (double)(T - 1));
 }
 
+/* The causal mask: E[s^2] over the n (n + 1) / 2 visible scores, with the
+ * pairs sharing a row or column counted for the triangle, exactly. */
+static void test_exact_causal(void)
+{
+    const struct {
+        size_t d, n;
+        unsigned ddof;
+        double mq, mk;
+    } cases[] = {{2, 3, 0, 0.0, 0.0}, {2, 3, 1, 0.5, -1.0}, {1, 4, 0, 1.0, 0.5}, {3, 2, 0, -0.5, 2.0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        double mean, var, ss;
+        enumerate_shifted(cases[c].d, cases[c].n, cases[c].n, cases[c].ddof, cases[c].mq, 1.0,
+                          cases[c].mk, 1.0, 1, &mean, &var, &ss);
+        sv_config cfg = {.d_k = cases[c].d, .n_q = cases[c].n, .n_k = cases[c].n, .trials = 1,
+                         .dist = SV_DIST_RADEMACHER, .ddof = cases[c].ddof,
+                         .q_mean = cases[c].mq, .k_mean = cases[c].mk, .causal = 1};
+        sv_theory t;
+        CHECK(sv_theory_config(&cfg, &t) == SV_OK);
+        printf("causal d=%zu n=%zu means %g,%g: E[s2] %.15g (theory %.15g)\n", cases[c].d,
+               cases[c].n, cases[c].mq, cases[c].mk, mean, t.var_expected);
+        CHECK_CLOSE(t.var_expected, mean, 1e-12, 1e-14);
+        CHECK(isnan(t.var_sd));
+    }
+}
+
 /* QK-norm: Var(S) = R^4 / d for rows of norm R (section 9), and |S| <= R^2;
  * a planted key: E[S_ii] = rho E|q|^2, under either. */
 static void test_qk_norm_and_plant(void)
@@ -297,6 +324,7 @@ int main(void)
     test_projections(SV_DIST_RADEMACHER, 0, SV_INIT_NORMAL);
     test_projections(SV_DIST_UNIFORM, 1, SV_INIT_LECUN);
     test_qk_norm_and_plant();
+    test_exact_causal();
     test_exact_rademacher();
     test_algebra();
     test_known_values_and_errors();

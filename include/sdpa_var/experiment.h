@@ -59,6 +59,13 @@ typedef struct sv_config {
                             init per trial; 0: Q and K drawn directly */
     sv_init init;      /**< initialisation of W_Q and W_K */
     int cross;         /**< with d_model: keys from their own tokens X' */
+    int causal;        /**< nonzero: query i sees keys 0 .. i only (decoder
+                            attention); needs n_q = n_k; the statistics are
+                            over the n (n + 1) / 2 visible scores */
+    double *row_sums;  /**< NULL, or n_q x SV_ROW_FIELDS doubles to which each
+                            trial adds, row by row in trial order: raw and
+                            scaled entropy, raw and scaled max weight. Trials
+                            then run one after another. */
     double plant;      /**< rho in [-1, 1]: key j < min(n_q, n_k) is
                             rho q_j + sqrt(1 - rho^2) z_j, z_j its own draw, so
                             each query has one related key, as in trained
@@ -117,6 +124,9 @@ typedef struct sv_trial_stats {
     double k_var;             /**< the same for K */
 } sv_trial_stats;
 
+/** Per-row sums in sv_config.row_sums, in this order. */
+#define SV_ROW_FIELDS 4
+
 /** Number of doubles in sv_trial_stats (it holds nothing else). */
 #define SV_TRIAL_FIELDS 27
 
@@ -125,7 +135,8 @@ typedef struct sv_trial_stats {
  * @return SV_OK; SV_EINVAL if d_k, n_q, n_k or trials is 0, ddof >= n_q n_k,
  *         dist is out of range (or a t with nu <= 4), threads < 0, scale,
  *         q_std, k_std or qk_scale negative or not finite, a mean not
- *         finite, or plant outside [-1, 1]; SV_ERANGE if n_q n_k,
+ *         finite, plant outside [-1, 1], causal with n_q != n_k, or
+ *         projections combined with plant or shifted entries; SV_ERANGE if n_q n_k,
  *         (n_q + n_k) d_k or the bytes of the work arrays overflow size_t;
  *         SV_ETOOBIG if d_k or n_k exceeds INT_MAX (CBLAS takes int sizes).
  */

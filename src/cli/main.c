@@ -46,8 +46,10 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total)
 
 static void free_results(sv_result *res, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         free(res[i].per_trial);
+        free(res[i].row_sums);
+    }
     free(res);
 }
 
@@ -84,6 +86,12 @@ int main(int argc, char **argv)
             res[i].per_trial = calloc((size_t)res[i].cfg.trials, sizeof(sv_trial_stats));
             if (!res[i].per_trial)
                 st = SV_ENOMEM;
+            if (opt.per_row) {
+                res[i].row_sums = calloc(res[i].cfg.n_q * SV_ROW_FIELDS, sizeof(double));
+                res[i].cfg.row_sums = res[i].row_sums;
+                if (!res[i].row_sums)
+                    st = SV_ENOMEM;
+            }
             if (st == SV_OK)
                 st = sv_experiment_run(&res[i].cfg, res[i].per_trial);
             if (st == SV_OK)

@@ -52,10 +52,13 @@ const char sv_usage_text[] =
     "      --init NAME      xavier (default; variance 2/(D + d_k)), lecun (1/D)\n"
     "                       or normal (1)\n"
     "      --cross          with --d-model: keys from their own tokens X'\n"
+    "      --causal         query i sees keys 0..i only (decoder mask; n_q = n_k)\n"
     "\n"
     "Output:\n"
     "      --format F       table (default on a terminal) or csv (default otherwise)\n"
     "      --per-trial      one row per trial instead of the summary\n"
+    "      --per-row        one row per query position (mean over trials): entropy\n"
+    "                       and max weight against the ln(keys seen) bound\n"
     "  -q, --quiet          no progress line (shown on stderr when it is a terminal\n"
     "                       and a run takes more than a second)\n"
     "\n"
@@ -96,7 +99,9 @@ enum {
     OPT_PLANT,
     OPT_D_MODEL,
     OPT_INIT,
-    OPT_CROSS
+    OPT_CROSS,
+    OPT_CAUSAL,
+    OPT_PER_ROW
 };
 
 static const struct option long_options[] = {
@@ -125,6 +130,8 @@ static const struct option long_options[] = {
     {"d-model", required_argument, NULL, OPT_D_MODEL},
     {"init", required_argument, NULL, OPT_INIT},
     {"cross", no_argument, NULL, OPT_CROSS},
+    {"causal", no_argument, NULL, OPT_CAUSAL},
+    {"per-row", no_argument, NULL, OPT_PER_ROW},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -385,6 +392,12 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
         case OPT_CROSS:
             opt->base.cross = 1;
             break;
+        case OPT_CAUSAL:
+            opt->base.causal = 1;
+            break;
+        case OPT_PER_ROW:
+            opt->per_row = 1;
+            break;
         case OPT_PER_TRIAL:
             opt->per_trial = 1;
             break;
@@ -423,6 +436,16 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
         return 0;
     }
     const sv_config *b = &opt->base;
+    opt->base.n_q = (size_t)(nq ? nq : n);
+    opt->base.n_k = (size_t)(nk ? nk : n);
+    if (b->causal && b->n_q != b->n_k) {
+        snprintf(err, errlen, "--causal needs n_q = n_k (got n_q=%zu, n_k=%zu)", b->n_q, b->n_k);
+        return 0;
+    }
+    if (opt->per_row && opt->per_trial) {
+        snprintf(err, errlen, "--per-row and --per-trial cannot be combined");
+        return 0;
+    }
     if (b->cross && b->d_model == 0) {
         snprintf(err, errlen, "--cross needs --d-model");
         return 0;
@@ -434,8 +457,6 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
                  "--q-mean, --q-std, --k-mean, --k-std");
         return 0;
     }
-    opt->base.n_q = (size_t)(nq ? nq : n);
-    opt->base.n_k = (size_t)(nk ? nk : n);
     return 1;
 }
 

@@ -31,6 +31,7 @@ typedef struct sv_options {
     size_t n_scale;
     sv_format format;
     int per_trial;
+    int per_row;                 /* one row per query position instead */
     int quiet;                   /* no progress line */
     double observed;             /* NAN without --observed */
     int help, version;

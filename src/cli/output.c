@@ -57,8 +57,31 @@ static void write_csv_per_trial(FILE *f, const sv_result *res, size_t n)
     }
 }
 
+/* --per-row: one line per query position, means over trials. */
+static void write_csv_per_row(FILE *f, const sv_result *res, size_t n)
+{
+    fputs("dk,scale,row,keys_seen,raw_entropy,scaled_entropy,entropy_bound,raw_max_weight,"
+          "scaled_max_weight\n",
+          f);
+    for (size_t i = 0; i < n; i++) {
+        const sv_config *c = &res[i].cfg;
+        for (size_t r = 0; r < c->n_q; r++) {
+            const double *s = res[i].row_sums + r * SV_ROW_FIELDS, t = (double)c->trials;
+            const size_t seen = c->causal ? r + 1 : c->n_k;
+            fprintf(f, "%zu,%s,%zu,%zu", c->d_k, res[i].scale_name, r, seen);
+            const double v[] = {s[0] / t, s[1] / t, log((double)seen), s[2] / t, s[3] / t};
+            csv_nums(f, v, sizeof v / sizeof v[0]);
+            fputc('\n', f);
+        }
+    }
+}
+
 void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
 {
+    if (opt->per_row) {
+        write_csv_per_row(f, res, n);
+        return;
+    }
     if (opt->per_trial) {
         write_csv_per_trial(f, res, n);
         return;
@@ -309,7 +332,9 @@ static void table_per_trial(FILE *f, const sv_options *opt, const sv_result *res
 
 void sv_write_table(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
 {
-    if (opt->per_trial)
+    if (opt->per_row) /* a column per statistic reads fine as CSV */
+        write_csv_per_row(f, res, n);
+    else if (opt->per_trial)
         table_per_trial(f, opt, res, n);
     else if (n == 1)
         table_one(f, opt, &res[0]);

@@ -13,6 +13,7 @@ typedef struct sv_result {
     sv_trial_stats *per_trial; /* cfg.trials entries */
     sv_summary summary;
     const char *scale_name; /* the --scale choice as written */
+    double *row_sums;       /* with --per-row: n_q x SV_ROW_FIELDS sums over trials */
 } sv_result;
 
 void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n);

@@ -79,6 +79,8 @@ usage_error "$p: --q-mean: 'inf' is not a finite number" --q-mean inf
 usage_error "$p: --plant: '1.5' is not between -1 and 1" --plant 1.5
 usage_error "$p: --qk-scale: '0' is not a positive number" --qk-scale 0
 usage_error "$p: --cross needs --d-model" --cross
+usage_error "$p: --causal needs n_q = n_k (got n_q=4, n_k=5)" --causal --nq 4 --nk 5
+usage_error "$p: --per-row and --per-trial cannot be combined" --per-row --per-trial
 usage_error "$p: --init: 'he' is not one of xavier, lecun, normal" --init he
 usage_error "$p: --d-model: '0' is not a positive integer" --d-model 0
 usage_error "$p: --d-model draws tokens and projections: it does not combine with --plant, --q-mean, --q-std, --k-mean, --k-std" --d-model 8 --plant 0.5
@@ -133,6 +135,11 @@ if command -v script >/dev/null 2>&1; then
     script -qec "$BIN --dk 8 --n 16" /dev/null </dev/null >"$tmp/tty" 2>&1
     grep -q '^sdpa-var [0-9.]*  d_k=8' "$tmp/tty" && ok || fail "table on a terminal"
 fi
+
+"$BIN" --dk 4,8 --n 6 --trials 3 --causal --per-row >"$tmp/rows.csv"
+[ "$(head -1 "$tmp/rows.csv")" = "dk,scale,row,keys_seen,raw_entropy,scaled_entropy,entropy_bound,raw_max_weight,scaled_max_weight" ] &&
+    [ "$(wc -l <"$tmp/rows.csv")" -eq 13 ] && [ "$(sed -n 2p "$tmp/rows.csv")" = "4,sqrt,0,1,0,0,0,1,1" ] &&
+    ok || fail "--per-row with --causal"
 
 # --- progress line: on a terminal only, after a second, never with --quiet ---------
 if command -v script >/dev/null 2>&1; then
