@@ -144,6 +144,11 @@ sv_status sv_config_check(const sv_config *cfg)
         return SV_EINVAL;
     if (cfg->causal && cfg->n_q != cfg->n_k)
         return SV_EINVAL;
+    if (cfg->hist_bins > 0 &&
+        (!(cfg->hist_lo < cfg->hist_hi) || !isfinite(cfg->hist_lo) || !isfinite(cfg->hist_hi) ||
+         !cfg->hist_raw || !cfg->hist_scaled ||
+         (cfg->hist_w_raw && (!cfg->hist_w_scaled || cfg->n_k > SV_KEY_BLOCK))))
+        return SV_EINVAL;
     size_t wsz;
     if (!mul_ok(cfg->d_model, cfg->d_k, &wsz) || !mul_ok(wsz, 2 * sizeof(double), &wsz))
         return SV_ERANGE;
@@ -408,6 +413,38 @@ static void tile_product(const sv_config *cfg, const plan *p, const double *qtil
     }
 }
 
+/* Adds one row's visible scores (and, if asked, their softmax weights from
+ * the row's complete sums acc) to the histograms. Counts are integers, so
+ * the totals do not depend on the order threads add them in. */
+static void hist_row(const sv_config *cfg, const double *s, size_t len, const sv_softmax_acc *acc)
+{
+    const size_t b = cfg->hist_bins;
+    const double lo = cfg->hist_lo, width = (cfg->hist_hi - cfg->hist_lo) / (double)b;
+    const double c = 1.0 / sv_config_scale(cfg);
+    for (size_t j = 0; j < len; j++) {
+        const double v[2] = {s[j], s[j] * c};
+        uint64_t *h[2] = {cfg->hist_raw, cfg->hist_scaled};
+        for (int k = 0; k < 2; k++) {
+            const double x = (v[k] - lo) / width;
+            if (x >= 0.0 && x < (double)b) {
+#pragma omp atomic update
+                h[k][(size_t)x]++;
+            }
+        }
+        if (cfg->hist_w_raw) {
+            const double t = s[j] - acc->max;
+            const double p[2] = {exp(t) / (1.0 + acc->r[0]), exp(c * t) / (1.0 + acc->r[1])};
+            uint64_t *w[2] = {cfg->hist_w_raw, cfg->hist_w_scaled};
+            for (int k = 0; k < 2; k++) {
+                size_t i = (size_t)(p[k] * (double)b);
+                i = i < b ? i : b - 1;
+#pragma omp atomic update
+                w[k][i]++;
+            }
+        }
+    }
+}
+
 /* Whether key i is related to query i: planted, or the same token. */
 static int has_diag(const sv_config *cfg)
 {
@@ -439,6 +476,10 @@ static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws,
             if (seen[r] > 0)
                 sv_softmax_acc_rows(scores + r * p->kb, 1, seen[r], p->kb, scale, &acc[r], &mo[r]);
     }
+    if (cfg->hist_bins > 0)
+        for (size_t r = 0; r < m; r++)
+            if (seen[r] > 0)
+                hist_row(cfg, scores + r * p->kb, seen[r], &acc[r]);
     /* Key j = i shares something with query i and lies in this block:
      * keep S_ii. */
     if (has_diag(cfg))
@@ -698,6 +739,8 @@ static void run_trial_group(const sv_config *cfg, const plan *p, uint64_t t0, si
                                 &ws->row_mo[r]);
     }
     sv_softmax_acc_stats_rows(ws->row_sm, rows, scale, ws->st, ws->st + rows);
+    for (size_t r = 0; cfg->hist_bins > 0 && r < rows; r++)
+        hist_row(cfg, ws->scores + r * nk, cfg->causal ? r % nq + 1 : nk, &ws->row_sm[r]);
     for (size_t g = 0; g < cnt; g++) {
         trial_acc t;
         trial_init(&t);

@@ -62,6 +62,16 @@ typedef struct sv_config {
     int causal;        /**< nonzero: query i sees keys 0 .. i only (decoder
                             attention); needs n_q = n_k; the statistics are
                             over the n (n + 1) / 2 visible scores */
+    size_t hist_bins;  /**< > 0: count scores into hist_bins equal bins on
+                            [hist_lo, hist_hi) (values outside are not
+                            counted), raw S into hist_raw and S / scale into
+                            hist_scaled (arrays of hist_bins counts, added to,
+                            not cleared); and, if hist_w_raw is not NULL,
+                            softmax weights into hist_bins bins on [0, 1]
+                            (weight 1 in the last), which needs
+                            n_k <= 4096 (one key block) */
+    double hist_lo, hist_hi;
+    uint64_t *hist_raw, *hist_scaled, *hist_w_raw, *hist_w_scaled;
     double *row_sums;  /**< NULL, or n_q x SV_ROW_FIELDS doubles to which each
                             trial adds, row by row in trial order: raw and
                             scaled entropy, raw and scaled max weight. Trials
@@ -135,7 +145,9 @@ typedef struct sv_trial_stats {
  * @return SV_OK; SV_EINVAL if d_k, n_q, n_k or trials is 0, ddof >= n_q n_k,
  *         dist is out of range (or a t with nu <= 4), threads < 0, scale,
  *         q_std, k_std or qk_scale negative or not finite, a mean not
- *         finite, plant outside [-1, 1], causal with n_q != n_k, or
+ *         finite, plant outside [-1, 1], causal with n_q != n_k, a
+ *         histogram with hist_lo >= hist_hi, NULL arrays or weight bins
+ *         with n_k > 4096, or
  *         projections combined with plant or shifted entries; SV_ERANGE if n_q n_k,
  *         (n_q + n_k) d_k or the bytes of the work arrays overflow size_t;
  *         SV_ETOOBIG if d_k or n_k exceeds INT_MAX (CBLAS takes int sizes).

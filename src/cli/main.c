@@ -49,6 +49,7 @@ static void free_results(sv_result *res, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(res[i].per_trial);
         free(res[i].row_sums);
+        free(res[i].hist);
     }
     free(res);
 }
@@ -86,6 +87,24 @@ int main(int argc, char **argv)
             res[i].per_trial = calloc((size_t)res[i].cfg.trials, sizeof(sv_trial_stats));
             if (!res[i].per_trial)
                 st = SV_ENOMEM;
+            if (opt.histogram) {
+                const size_t b = opt.histogram;
+                res[i].hist = calloc(4 * b, sizeof(uint64_t));
+                if (!res[i].hist)
+                    st = SV_ENOMEM;
+                else {
+                    sv_config *c = &res[i].cfg;
+                    c->hist_bins = b;
+                    sv_histogram_range(c, &c->hist_lo, &c->hist_hi);
+                    /* Weights go where the printer reads: the first 2 b. */
+                    c->hist_raw = res[i].hist + (opt.weight_histogram ? 2 * b : 0);
+                    c->hist_scaled = res[i].hist + (opt.weight_histogram ? 3 * b : b);
+                    if (opt.weight_histogram) {
+                        c->hist_w_raw = res[i].hist;
+                        c->hist_w_scaled = res[i].hist + b;
+                    }
+                }
+            }
             if (opt.per_row) {
                 res[i].row_sums = calloc(res[i].cfg.n_q * SV_ROW_FIELDS, sizeof(double));
                 res[i].cfg.row_sums = res[i].row_sums;

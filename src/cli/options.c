@@ -59,6 +59,10 @@ const char sv_usage_text[] =
     "      --per-trial      one row per trial instead of the summary\n"
     "      --per-row        one row per query position (mean over trials): entropy\n"
     "                       and max weight against the ln(keys seen) bound\n"
+    "      --histogram BINS histogram of the raw and scaled scores instead: BINS\n"
+    "                       bins on +-6 sd of the raw scores (one --dk, one --scale)\n"
+    "      --weight-histogram  with --histogram: of the softmax weights on [0, 1]\n"
+    "                       instead (n_k <= 4096)\n"
     "  -q, --quiet          no progress line (shown on stderr when it is a terminal\n"
     "                       and a run takes more than a second)\n"
     "\n"
@@ -101,7 +105,9 @@ enum {
     OPT_INIT,
     OPT_CROSS,
     OPT_CAUSAL,
-    OPT_PER_ROW
+    OPT_PER_ROW,
+    OPT_HISTOGRAM,
+    OPT_WEIGHT_HISTOGRAM
 };
 
 static const struct option long_options[] = {
@@ -132,6 +138,8 @@ static const struct option long_options[] = {
     {"cross", no_argument, NULL, OPT_CROSS},
     {"causal", no_argument, NULL, OPT_CAUSAL},
     {"per-row", no_argument, NULL, OPT_PER_ROW},
+    {"histogram", required_argument, NULL, OPT_HISTOGRAM},
+    {"weight-histogram", no_argument, NULL, OPT_WEIGHT_HISTOGRAM},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -398,6 +406,14 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
         case OPT_PER_ROW:
             opt->per_row = 1;
             break;
+        case OPT_HISTOGRAM:
+            if (!parse_count("--histogram", optarg, 100000, 0, &v, err, errlen))
+                return 0;
+            opt->histogram = (size_t)v;
+            break;
+        case OPT_WEIGHT_HISTOGRAM:
+            opt->weight_histogram = 1;
+            break;
         case OPT_PER_TRIAL:
             opt->per_trial = 1;
             break;
@@ -442,8 +458,20 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
         snprintf(err, errlen, "--causal needs n_q = n_k (got n_q=%zu, n_k=%zu)", b->n_q, b->n_k);
         return 0;
     }
-    if (opt->per_row && opt->per_trial) {
-        snprintf(err, errlen, "--per-row and --per-trial cannot be combined");
+    if (opt->per_row + opt->per_trial + (opt->histogram > 0) > 1) {
+        snprintf(err, errlen, "--per-row, --per-trial and --histogram cannot be combined");
+        return 0;
+    }
+    if (opt->weight_histogram && !opt->histogram) {
+        snprintf(err, errlen, "--weight-histogram needs --histogram BINS");
+        return 0;
+    }
+    if (opt->histogram && opt->n_dk * opt->n_scale != 1) {
+        snprintf(err, errlen, "--histogram takes one --dk and one --scale");
+        return 0;
+    }
+    if (opt->weight_histogram && b->n_k > 4096) {
+        snprintf(err, errlen, "--weight-histogram needs n_k <= 4096 (got %zu)", b->n_k);
         return 0;
     }
     if (b->cross && b->d_model == 0) {

@@ -32,6 +32,8 @@ typedef struct sv_options {
     sv_format format;
     int per_trial;
     int per_row;                 /* one row per query position instead */
+    size_t histogram;            /* --histogram BINS, else 0 */
+    int weight_histogram;        /* --weight-histogram: softmax weights instead */
     int quiet;                   /* no progress line */
     double observed;             /* NAN without --observed */
     int help, version;

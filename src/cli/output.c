@@ -57,6 +57,33 @@ static void write_csv_per_trial(FILE *f, const sv_result *res, size_t n)
     }
 }
 
+void sv_histogram_range(const sv_config *cfg, double *lo, double *hi)
+{
+    sv_theory t;
+    double sd = sqrt((double)cfg->d_k);
+    if (sv_theory_config(cfg, &t) == SV_OK && t.var > 0.0 && isfinite(t.var))
+        sd = sqrt(t.var);
+    *lo = -6.0 * sd;
+    *hi = 6.0 * sd;
+}
+
+/* --histogram: one line per bin, raw and scaled counts. */
+static void write_csv_histogram(FILE *f, const sv_options *opt, const sv_result *r)
+{
+    const size_t b = opt->histogram;
+    double lo = 0.0, hi = 1.0;
+    if (!opt->weight_histogram)
+        sv_histogram_range(&r->cfg, &lo, &hi);
+    fputs("bin_lo,bin_hi,raw_count,scaled_count\n", f);
+    for (size_t i = 0; i < b; i++) {
+        csv_num(f, lo + (hi - lo) * (double)i / (double)b);
+        fputc(',', f);
+        csv_num(f, lo + (hi - lo) * (double)(i + 1) / (double)b);
+        fprintf(f, ",%llu,%llu\n", (unsigned long long)r->hist[i],
+                (unsigned long long)r->hist[b + i]);
+    }
+}
+
 /* --per-row: one line per query position, means over trials. */
 static void write_csv_per_row(FILE *f, const sv_result *res, size_t n)
 {
@@ -78,6 +105,10 @@ static void write_csv_per_row(FILE *f, const sv_result *res, size_t n)
 
 void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
 {
+    if (opt->histogram) {
+        write_csv_histogram(f, opt, &res[0]);
+        return;
+    }
     if (opt->per_row) {
         write_csv_per_row(f, res, n);
         return;
@@ -332,7 +363,9 @@ static void table_per_trial(FILE *f, const sv_options *opt, const sv_result *res
 
 void sv_write_table(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
 {
-    if (opt->per_row) /* a column per statistic reads fine as CSV */
+    if (opt->histogram) /* columns of counts read fine as CSV */
+        write_csv_histogram(f, opt, &res[0]);
+    else if (opt->per_row) /* a column per statistic reads fine as CSV */
         write_csv_per_row(f, res, n);
     else if (opt->per_trial)
         table_per_trial(f, opt, res, n);

@@ -14,7 +14,12 @@ typedef struct sv_result {
     sv_summary summary;
     const char *scale_name; /* the --scale choice as written */
     double *row_sums;       /* with --per-row: n_q x SV_ROW_FIELDS sums over trials */
+    uint64_t *hist;         /* with --histogram: raw then scaled counts, bins each */
 } sv_result;
+
+/* Bin edges of the score histogram of one configuration: +-6 sd of the raw
+ * scores by theory (sqrt(d_k) where there is none). */
+void sv_histogram_range(const sv_config *cfg, double *lo, double *hi);
 
 void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n);
 void sv_write_table(FILE *f, const sv_options *opt, const sv_result *res, size_t n);

@@ -80,7 +80,11 @@ usage_error "$p: --plant: '1.5' is not between -1 and 1" --plant 1.5
 usage_error "$p: --qk-scale: '0' is not a positive number" --qk-scale 0
 usage_error "$p: --cross needs --d-model" --cross
 usage_error "$p: --causal needs n_q = n_k (got n_q=4, n_k=5)" --causal --nq 4 --nk 5
-usage_error "$p: --per-row and --per-trial cannot be combined" --per-row --per-trial
+usage_error "$p: --per-row, --per-trial and --histogram cannot be combined" --per-row --per-trial
+usage_error "$p: --histogram takes one --dk and one --scale" --histogram 10 --dk 2,4
+usage_error "$p: --weight-histogram needs --histogram BINS" --weight-histogram
+usage_error "$p: --weight-histogram needs n_k <= 4096 (got 5000)" --histogram 5 --weight-histogram --n 5000
+usage_error "$p: --histogram: '0' is not a positive integer" --histogram 0
 usage_error "$p: --init: 'he' is not one of xavier, lecun, normal" --init he
 usage_error "$p: --d-model: '0' is not a positive integer" --d-model 0
 usage_error "$p: --d-model draws tokens and projections: it does not combine with --plant, --q-mean, --q-std, --k-mean, --k-std" --d-model 8 --plant 0.5
@@ -140,6 +144,16 @@ fi
 [ "$(head -1 "$tmp/rows.csv")" = "dk,scale,row,keys_seen,raw_entropy,scaled_entropy,entropy_bound,raw_max_weight,scaled_max_weight" ] &&
     [ "$(wc -l <"$tmp/rows.csv")" -eq 13 ] && [ "$(sed -n 2p "$tmp/rows.csv")" = "4,sqrt,0,1,0,0,0,1,1" ] &&
     ok || fail "--per-row with --causal"
+
+# Histograms: every score in range is counted once, raw and scaled, the same
+# counts for any thread count; every weight once.
+h1=$("$BIN" --dk 16 --nq 50 --nk 70 --trials 3 --histogram 40 --threads 1)
+h3=$("$BIN" --dk 16 --nq 50 --nk 70 --trials 3 --histogram 40 --threads 3 --block-rows 1)
+[ "$h1" = "$h3" ] && [ "$(echo "$h1" | head -1)" = "bin_lo,bin_hi,raw_count,scaled_count" ] &&
+    [ "$(echo "$h1" | awk -F, 'NR > 1 { r += $3; s += $4 } END { print r, s }')" = "10500 10500" ] &&
+    ok || fail "--histogram counts"
+[ "$("$BIN" --dk 16 --n 30 --trials 2 --histogram 7 --weight-histogram --causal |
+     awk -F, 'NR > 1 { r += $3; s += $4 } END { print r, s }')" = "930 930" ] && ok || fail "--weight-histogram counts"
 
 # --- progress line: on a terminal only, after a second, never with --quiet ---------
 if command -v script >/dev/null 2>&1; then
