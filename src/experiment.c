@@ -73,6 +73,10 @@ typedef struct workspace {
     double *wq, *wk;     /* d_model x d_k projections of the current trial */
     sv_moments *q_mo;    /* moments of each row of Q (as row_mo) */
     sv_moments *k_mo;    /* moments of each row of K: n_k, or group x n_k */
+    double *v;           /* values: kb x d_v, the current key block's rows of V */
+    double *e;           /* values: inner_threads x 2 x tm x kb exps (raw, scaled) */
+    double *o_part;      /* values: inner_threads x 2 x tm x d_v partial outputs */
+    double *o;           /* values: n_q x 2 x d_v running outputs, in each row's max frame */
 } workspace;
 
 /* Rows whose softmax statistics are computed at once when a trial ends. */
@@ -182,15 +186,35 @@ static plan make_plan(const sv_config *cfg)
     p.tiny = p.tm * p.kb * cfg->d_k <= SV_TINY_TILE;
     /* A tiny trial is one tile and one key block (tm kb <= SV_TINY_TILE):
      * several of them share one pass of the row kernel. */
-    p.group = p.tiny && p.inner_threads == 1 && !cfg->row_sums ? SV_TRIAL_GROUP : 1u;
+    p.group = p.tiny && p.inner_threads == 1 && !cfg->row_sums && !cfg->values ? SV_TRIAL_GROUP : 1u;
     p.prog = NULL;
     return p;
+}
+
+/* Columns of V. */
+static size_t value_cols(const sv_config *cfg)
+{
+    return cfg->d_v > 0 ? cfg->d_v : cfg->d_k;
 }
 
 /* Doubles of per-thread scratch: a query row (plant) or an embedding. */
 static size_t scratch_len(const sv_config *cfg)
 {
     return cfg->d_model > cfg->d_k ? cfg->d_model : cfg->d_k;
+}
+
+/* Bytes of the --values arrays: V block, exps, partial and running outputs. */
+static int values_bytes(const sv_config *cfg, const plan *p, size_t *bytes)
+{
+    if (!cfg->values) {
+        *bytes = 0;
+        return 1;
+    }
+    const size_t dv = value_cols(cfg), it = (size_t)p->inner_threads;
+    size_t a, b, c, d, t;
+    return mul_ok(p->kb, dv, &a) && mul_ok(it * 2 * p->tm, p->kb, &b) &&
+           mul_ok(it * 2 * p->tm, dv, &c) && mul_ok(cfg->n_q, 2 * dv, &d) && add_ok(a, b, &t) &&
+           add_ok(t, c, &t) && add_ok(t, d, &t) && mul_ok(t, sizeof(double), bytes);
 }
 
 /* Element counts of the workspace arrays (tiny trials make group > 1 only
@@ -230,6 +254,7 @@ static int workspace_bytes(const sv_config *cfg, const plan *p, size_t *bytes)
         !add_ok(total, rows, &total) || !mul_ok(cfg->d_model * cfg->d_k, 2 * sizeof(double), &rows) ||
         !add_ok(total, rows, &total) || !mul_ok(z.rows, sizeof(sv_moments), &rows) ||
         !add_ok(total, rows, &total) || !mul_ok(cfg->n_k * p->group, sizeof(sv_moments), &rows) ||
+        !add_ok(total, rows, &total) || !values_bytes(cfg, p, &rows) ||
         !add_ok(total, rows, &total) ||
         !mul_ok(z.stats, 2 * sizeof(sv_softmax_stats), &tiles) ||
         !add_ok(total, tiles, &total) || !add_ok(total, 8u * SV_ALIGN, bytes))
@@ -267,6 +292,10 @@ static void workspace_free(workspace *ws)
     free(ws->wk);
     free(ws->q_mo);
     free(ws->k_mo);
+    free(ws->v);
+    free(ws->e);
+    free(ws->o_part);
+    free(ws->o);
     *ws = (workspace){0};
 }
 
@@ -298,9 +327,14 @@ static int workspace_alloc(workspace *ws, const sv_config *cfg, const plan *p)
     ws->wk = alloc_aligned(cfg->d_model * cfg->d_k + 1, sizeof(double));
     ws->q_mo = alloc_aligned(z.rows, sizeof(sv_moments));
     ws->k_mo = alloc_aligned(cfg->n_k * p->group, sizeof(sv_moments));
+    const size_t dv = value_cols(cfg), it = (size_t)p->inner_threads;
+    ws->v = alloc_aligned(cfg->values ? p->kb * dv : 1, sizeof(double));
+    ws->e = alloc_aligned(cfg->values ? it * 2 * p->tm * p->kb : 1, sizeof(double));
+    ws->o_part = alloc_aligned(cfg->values ? it * 2 * p->tm * dv : 1, sizeof(double));
+    ws->o = alloc_aligned(cfg->values ? cfg->n_q * 2 * dv : 1, sizeof(double));
     if (!ws->k || !ws->qtile || !ws->scores || !ws->row_mo || !ws->row_sm || !ws->acc ||
         !ws->mo || !ws->st || !ws->planted || !ws->scratch || !ws->wq || !ws->wk || !ws->q_mo ||
-        !ws->k_mo) {
+        !ws->k_mo || !ws->v || !ws->e || !ws->o_part || !ws->o) {
         workspace_free(ws);
         return 0;
     }
@@ -445,6 +479,48 @@ static void hist_row(const sv_config *cfg, const double *s, size_t len, const sv
     }
 }
 
+/* --values: the tile's unnormalised outputs sum_j e_j v_j in this block's
+ * max frame (one dgemm each for raw and scaled exps), merged into each
+ * row's running output in the frame of the larger max, before the row's
+ * softmax sums are merged (they still hold the old max). */
+static void tile_outputs(const sv_config *cfg, const plan *p, const workspace *ws, size_t i0,
+                         size_t m, size_t j0, const double *scores, const sv_softmax_acc *acc,
+                         const size_t *seen, size_t me)
+{
+    const size_t tm = p->tm, kb = p->kb, dv = value_cols(cfg);
+    const double c = 1.0 / sv_config_scale(cfg);
+    double *e = ws->e + me * 2 * tm * kb, *op = ws->o_part + me * 2 * tm * dv;
+    for (size_t r = 0; r < tm; r++)
+        for (size_t j = 0; j < kb; j++) {
+            const int vis = r < m && j < seen[r];
+            const double t = vis ? scores[r * kb + j] - acc[r].max : 0.0;
+            e[r * kb + j] = vis ? exp(t) : 0.0;
+            e[tm * kb + r * kb + j] = vis ? exp(c * t) : 0.0;
+        }
+    for (int k = 0; k < 2; k++)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)tm, (int)dv, (int)kb, 1.0,
+                    e + k * tm * kb, (int)kb, ws->v, (int)dv, 0.0, op + k * tm * dv, (int)dv);
+    for (size_t r = 0; r < m; r++) {
+        if (seen[r] == 0)
+            continue;
+        double *o = ws->o + (i0 + r) * 2 * dv;
+        const double m_old = ws->row_sm[i0 + r].max, m_new = acc[r].max;
+        for (int k = 0; k < 2; k++) {
+            const double ck = k ? c : 1.0;
+            const double *part = op + k * tm * dv + r * dv;
+            if (j0 == 0) {
+                for (size_t l = 0; l < dv; l++)
+                    o[k * dv + l] = part[l];
+            } else {
+                const double top = m_new > m_old ? m_new : m_old;
+                const double fa = exp(ck * (m_old - top)), fb = exp(ck * (m_new - top));
+                for (size_t l = 0; l < dv; l++)
+                    o[k * dv + l] = o[k * dv + l] * fa + part[l] * fb;
+            }
+        }
+    }
+}
+
 /* Whether key i is related to query i: planted, or the same token. */
 static int has_diag(const sv_config *cfg)
 {
@@ -455,7 +531,7 @@ static int has_diag(const sv_config *cfg)
  * qtile, scores, acc and mo are this thread's scratch. */
 static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws, uint64_t trial,
                        size_t i0, size_t m, size_t j0, size_t nk, double *qtile, double *scores,
-                       sv_softmax_acc *acc, sv_moments *mo, double *scratch)
+                       sv_softmax_acc *acc, sv_moments *mo, double *scratch, size_t me)
 {
     const double scale = 1.0 / sv_config_scale(cfg);
     if (cfg->causal && i0 + m <= j0)
@@ -486,6 +562,8 @@ static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws,
         for (size_t r = 0; r < m; r++)
             if (i0 + r >= j0 && i0 + r < j0 + nk)
                 ws->planted[i0 + r] = scores[r * p->kb + (i0 + r - j0)];
+    if (cfg->values)
+        tile_outputs(cfg, p, ws, i0, m, j0, scores, acc, seen, me);
     for (size_t r = 0; r < m; r++) {
         if (seen[r] == 0)
             continue;
@@ -524,9 +602,19 @@ static void draw_key_row(const sv_config *cfg, uint64_t trial, const workspace *
         double *row = ws->k + j * cfg->d_k;
         draw_rows(cfg, ws, trial, SV_MATRIX_K, j0 + j, 1, 1, row, ws->scratch + me * scratch_len(cfg));
         sv_moments_of(row, cfg->d_k, &ws->k_mo[j0 + j]);
-    }
-    else
+    } else {
         memset(ws->k + j * cfg->d_k, 0, cfg->d_k * sizeof(double));
+    }
+    if (cfg->values) {
+        const size_t dv = value_cols(cfg);
+        if (j < bk) {
+            sv_rng rng;
+            sv_rng_seed_keyed(&rng, sv_rng_matrix_key(cfg->seed, trial, SV_MATRIX_V), j0 + j);
+            sv_sample_fill(&rng, cfg->dist, cfg->nu, ws->v + j * dv, dv);
+        } else {
+            memset(ws->v + j * dv, 0, dv * sizeof(double));
+        }
+    }
 }
 
 /* Counts `units` finished tiles; thread 0 reports the total so far. */
@@ -555,7 +643,7 @@ static void run_item(const sv_config *cfg, const plan *p, uint64_t trial, const 
     uint64_t units = 0;
     for (size_t i0 = b * rows_per_item; i0 < end; i0 += tm, units++)
         score_tile(cfg, p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, qtile, scores,
-                   acc, mo, scratch);
+                   acc, mo, scratch, me);
     if (p->inner_threads > 1)
         report(cfg, p, units);
 }
@@ -564,7 +652,8 @@ static void run_item(const sv_config *cfg, const plan *p, uint64_t trial, const 
  * any thread count or block size. */
 typedef struct trial_acc {
     sv_moments mo, q, k; /* the scores; the entries of Q and of K */
-    ksum h[2], mw[2], jt[2], jf[2], ek[2], pl_logit, pl_w[2];
+    ksum h[2], mw[2], jt[2], jf[2], ek[2], pl_logit, pl_w[2], p2[2];
+    sv_moments out[2]; /* entries of O, raw and scaled */
     double hmin[2], hmax[2], maxabs;
     size_t n_planted;
 } trial_acc;
@@ -597,6 +686,7 @@ static void trial_add(const sv_config *cfg, trial_acc *t, size_t row0, const sv_
             ksum_add(&t->h[c], st[c]->entropy);
             ksum_add(&t->mw[c], st[c]->max_weight);
             ksum_add(&t->jt[c], st[c]->jac_trace);
+            ksum_add(&t->p2[c], 1.0 - st[c]->jac_trace);
             ksum_add(&t->jf[c], st[c]->jac_frob);
             ksum_add(&t->ek[c], exp(st[c]->entropy));
             t->hmin[c] = fmin(t->hmin[c], st[c]->entropy);
@@ -649,6 +739,20 @@ static void trial_finish(const sv_config *cfg, const trial_acc *t, sv_trial_stat
     out->scaled_diag_weight = t->n_planted ? ksum_mean(&t->pl_w[1], t->n_planted) : NAN;
     out->q_var = sv_moments_variance(&t->q, 0);
     out->k_var = sv_moments_variance(&t->k, 0);
+    /* Mean of O^2 (V has mean 0, so this is the known-mean variance): given
+     * the weights, E[O_il^2] = sum_j p_ij^2 exactly. The sample variance
+     * would also remove the spread of the rows' means, which is not small
+     * when rows share their top keys (d_k = 1). */
+    for (int k = 0; k < 2; k++) {
+        const double nn = (double)t->out[k].n, om = t->out[k].mean;
+        const double v = cfg->values && nn > 0 ? (t->out[k].m2 + nn * om * om) / nn : NAN;
+        if (k)
+            out->scaled_out_var = v;
+        else
+            out->raw_out_var = v;
+    }
+    out->raw_sum_p2 = ksum_mean(&t->p2[0], nq);
+    out->scaled_sum_p2 = ksum_mean(&t->p2[1], nq);
 }
 
 static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const workspace *ws,
@@ -696,6 +800,19 @@ static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const
         sv_softmax_acc_stats_rows(ws->row_sm + i0, cnt, scale, ws->st, ws->st + cnt);
         trial_add(cfg, &t, i0, ws->row_mo + i0, ws->row_sm + i0, ws->st, ws->st + cnt,
                   ws->planted + i0, cnt);
+        for (size_t i = 0; cfg->values && i < cnt; i++) {
+            /* O_i = o_i / Z_i; its entries' moments, rows in order. */
+            const size_t dv = value_cols(cfg);
+            double *o = ws->o + (i0 + i) * 2 * dv;
+            for (int k = 0; k < 2; k++) {
+                const double z = 1.0 + ws->row_sm[i0 + i].r[k];
+                for (size_t l = 0; l < dv; l++)
+                    o[k * dv + l] /= z;
+                sv_moments om;
+                sv_moments_of(o + k * dv, dv, &om);
+                sv_moments_merge(&t.out[k], &om);
+            }
+        }
         for (size_t i = 0; cfg->row_sums && i < cnt; i++) {
             double *rs = cfg->row_sums + (i0 + i) * SV_ROW_FIELDS;
             rs[0] += ws->st[i].entropy;

@@ -208,6 +208,76 @@ static void test_causal(void)
     free(rows);
 }
 
+/* --values: O = softmax(S) V streamed over two key blocks against the
+ * whole-row softmax and a plain product; the mean of O^2 to 1e-12. */
+static void test_values(void)
+{
+    sv_config c = config(4, 30, 5000, 1);
+    c.values = 1;
+    c.d_v = 3;
+    c.causal = 0;
+    sv_trial_stats r;
+    CHECK(sv_experiment_run(&c, &r) == SV_OK);
+    const size_t d = 4, nq = 30, nk = 5000, dv = 3;
+    double *q = malloc(nq * d * sizeof *q), *k = malloc(nk * d * sizeof *k);
+    double *v = malloc(nk * dv * sizeof *v), *s = malloc(nk * sizeof *s), *p = malloc(nk * sizeof *p);
+    for (size_t i = 0; i < nq; i++) {
+        sv_rng g;
+        sv_rng_seed_row(&g, c.seed, 0, SV_MATRIX_Q, i);
+        sv_sample_fill(&g, c.dist, 0.0, q + i * d, d);
+    }
+    for (size_t j = 0; j < nk; j++) {
+        sv_rng g;
+        sv_rng_seed_row(&g, c.seed, 0, SV_MATRIX_K, j);
+        sv_sample_fill(&g, c.dist, 0.0, k + j * d, d);
+        sv_rng_seed_row(&g, c.seed, 0, SV_MATRIX_V, j);
+        sv_sample_fill(&g, c.dist, 0.0, v + j * dv, dv);
+    }
+    long double sum2[2] = {0.0L, 0.0L};
+    for (size_t i = 0; i < nq; i++) {
+        for (size_t j = 0; j < nk; j++) {
+            long double dot = 0.0L;
+            for (size_t l = 0; l < d; l++)
+                dot += (long double)q[i * d + l] * k[j * d + l];
+            s[j] = (double)dot;
+        }
+        for (int w = 0; w < 2; w++) {
+            sv_softmax(s, nk, w ? 0.5 : 1.0, p); /* 1 / sqrt(4) */
+            for (size_t l = 0; l < dv; l++) {
+                long double o = 0.0L;
+                for (size_t j = 0; j < nk; j++)
+                    o += (long double)p[j] * v[j * dv + l];
+                sum2[w] += o * o;
+            }
+        }
+    }
+    CHECK_CLOSE(r.raw_out_var, (double)(sum2[0] / (nq * dv)), 1e-12, 0.0);
+    CHECK_CLOSE(r.scaled_out_var, (double)(sum2[1] / (nq * dv)), 1e-12, 0.0);
+    free(q);
+    free(k);
+    free(v);
+    free(s);
+    free(p);
+
+    /* E[O^2] = E[sum p^2]: over independent trials, within 5 SE of the
+     * per-trial differences (same trial, so the difference is far less
+     * noisy than either). */
+    enum { T = 400 };
+    static sv_trial_stats rs[T];
+    sv_config e = config(8, 20, 40, T);
+    e.values = 1;
+    CHECK(sv_experiment_run(&e, rs) == SV_OK);
+    double sd = 0.0, sd2 = 0.0;
+    for (int t = 0; t < T; t++) {
+        const double x = rs[t].scaled_out_var - rs[t].scaled_sum_p2;
+        sd += x;
+        sd2 += x * x;
+    }
+    const double mean = sd / T, se = sqrt((sd2 / T - mean * mean) / (T - 1));
+    CHECK_SE("E[O^2] - E[sum p^2], scaled", mean, 0.0, se, 5.0);
+    CHECK(se < 0.1 * rs[0].scaled_sum_p2); /* the test can see a 10 % error */
+}
+
 static void test_large_dk(void)
 {
     /* Raw scores with sd 256: a naive softmax would overflow exp. */
@@ -363,6 +433,7 @@ int main(void)
     test_large_dk();
     test_scales();
     test_causal();
+    test_values();
     test_summary();
     test_errors();
     test_dklist();

@@ -62,6 +62,10 @@ typedef struct sv_config {
     int causal;        /**< nonzero: query i sees keys 0 .. i only (decoder
                             attention); needs n_q = n_k; the statistics are
                             over the n (n + 1) / 2 visible scores */
+    int values;        /**< nonzero: also draw V (n_k x d_v, entries of dist) and
+                            form the attention output O = softmax(S) V, raw and
+                            scaled, streamed over key blocks like the softmax */
+    size_t d_v;        /**< columns of V; 0 means d_k */
     size_t hist_bins;  /**< > 0: count scores into hist_bins equal bins on
                             [hist_lo, hist_hi) (values outside are not
                             counted), raw S into hist_raw and S / scale into
@@ -132,13 +136,20 @@ typedef struct sv_trial_stats {
     double scaled_diag_weight; /**< the same for scaled logits */
     double q_var;             /**< sample variance (ddof 0) of the n_q d_k entries of Q */
     double k_var;             /**< the same for K */
+    double raw_out_var;       /**< with values: mean of the squares of the n_q d_v
+                                   entries of O = softmax(S) V (their variance
+                                   about the known mean 0); else NAN */
+    double scaled_out_var;    /**< the same with softmax(S / scale) */
+    double raw_sum_p2;        /**< sum_j p_j^2 of a row, mean over rows = 1 - jac trace:
+                                   what Var(O) should be, V having variance 1 */
+    double scaled_sum_p2;     /**< the same for scaled rows */
 } sv_trial_stats;
 
 /** Per-row sums in sv_config.row_sums, in this order. */
 #define SV_ROW_FIELDS 4
 
 /** Number of doubles in sv_trial_stats (it holds nothing else). */
-#define SV_TRIAL_FIELDS 27
+#define SV_TRIAL_FIELDS 31
 
 /**
  * Checks a configuration before any work.

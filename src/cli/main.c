@@ -65,7 +65,10 @@ int main(int argc, char **argv)
     }
     if (opt.help || opt.version) {
         if (opt.help)
+        {
             fputs(sv_usage_text, stdout);
+            fputs(sv_usage_text2, stdout);
+        }
         else
             printf("%s %s\n", prog, SV_VERSION_STRING);
     } else {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Split in two: ISO C guarantees string literals of 4095 characters only. */
 const char sv_usage_text[] =
     "Usage: sdpa-var [OPTION]...\n"
     "Draw random queries Q (n_q x d_k) and keys K (n_k x d_k) with mean 0 and\n"
@@ -53,7 +54,11 @@ const char sv_usage_text[] =
     "                       or normal (1)\n"
     "      --cross          with --d-model: keys from their own tokens X'\n"
     "      --causal         query i sees keys 0..i only (decoder mask; n_q = n_k)\n"
-    "\n"
+    "      --values         also draw V (n_k x d_v) and report the variance of the\n"
+    "                       attention output softmax(S) V, raw and scaled\n"
+    "      --dv N           columns of V (default d_k; implies --values)\n"
+    "\n";
+const char sv_usage_text2[] =
     "Output:\n"
     "      --format F       table (default on a terminal) or csv (default otherwise)\n"
     "      --per-trial      one row per trial instead of the summary\n"
@@ -107,6 +112,8 @@ enum {
     OPT_CAUSAL,
     OPT_PER_ROW,
     OPT_HISTOGRAM,
+    OPT_VALUES,
+    OPT_DV,
     OPT_WEIGHT_HISTOGRAM
 };
 
@@ -139,6 +146,8 @@ static const struct option long_options[] = {
     {"causal", no_argument, NULL, OPT_CAUSAL},
     {"per-row", no_argument, NULL, OPT_PER_ROW},
     {"histogram", required_argument, NULL, OPT_HISTOGRAM},
+    {"values", no_argument, NULL, OPT_VALUES},
+    {"dv", required_argument, NULL, OPT_DV},
     {"weight-histogram", no_argument, NULL, OPT_WEIGHT_HISTOGRAM},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -405,6 +414,15 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
             break;
         case OPT_PER_ROW:
             opt->per_row = 1;
+            break;
+        case OPT_VALUES:
+            opt->base.values = 1;
+            break;
+        case OPT_DV:
+            if (!parse_count("--dv", optarg, INT_MAX, 0, &v, err, errlen))
+                return 0;
+            opt->base.d_v = (size_t)v;
+            opt->base.values = 1;
             break;
         case OPT_HISTOGRAM:
             if (!parse_count("--histogram", optarg, 100000, 0, &v, err, errlen))

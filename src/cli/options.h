@@ -56,6 +56,6 @@ const sv_scale_choice *sv_options_scale(const sv_options *opt, size_t i);
  * a message in err when they cannot run. */
 int sv_options_check_sizes(const sv_options *opt, char *err, size_t errlen);
 
-extern const char sv_usage_text[];
+extern const char sv_usage_text[], sv_usage_text2[];
 
 #endif

@@ -30,7 +30,8 @@ static void write_csv_per_trial(FILE *f, const sv_result *res, size_t n)
           "raw_var_known_mean,raw_var_ddof0,raw_var_ddof1,raw_jac_frob,scaled_jac_frob,"
           "raw_eff_keys,scaled_eff_keys,raw_entropy_min,raw_entropy_max,scaled_entropy_min,"
           "scaled_entropy_max,raw_max_abs_logit,raw_diag_logit,raw_diag_weight,"
-          "scaled_diag_weight,q_var,k_var\n",
+          "scaled_diag_weight,q_var,k_var,raw_out_var,scaled_out_var,raw_sum_p2,"
+          "scaled_sum_p2\n",
           f);
     for (size_t i = 0; i < n; i++) {
         const sv_config *c = &res[i].cfg;
@@ -49,7 +50,9 @@ static void write_csv_per_trial(FILE *f, const sv_result *res, size_t n)
                                 s->scaled_entropy_max, s->raw_max_abs_logit,
                                 s->raw_diag_logit,  s->raw_diag_weight,
                                 s->scaled_diag_weight, s->q_var,
-                                s->k_var};
+                                s->k_var,              s->raw_out_var,
+                                s->scaled_out_var,     s->raw_sum_p2,
+                                s->scaled_sum_p2};
             fprintf(f, "%llu,%zu,%zu,%zu", (unsigned long long)t, c->d_k, c->n_q, c->n_k);
             csv_nums(f, v, sizeof v / sizeof v[0]);
             fputc('\n', f);
@@ -131,7 +134,8 @@ void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n
           "scaled_max_abs_logit,raw_fp16_headroom,scaled_fp16_headroom,qk_norm_radius,plant,"
           "raw_diag_logit,raw_diag_logit_theory,scaled_diag_logit,"
           "scaled_diag_logit_theory,raw_diag_weight,scaled_diag_weight,d_model,init,cross,"
-          "q_var,q_var_theory,k_var,k_var_theory",
+          "q_var,q_var_theory,k_var,k_var_theory,d_v,raw_out_var,raw_out_var_theory,"
+          "scaled_out_var,scaled_out_var_theory",
           f);
     fputs(obs ? ",observed,raw_var_cdf_observed\n" : "\n", f);
     for (size_t i = 0; i < n; i++) {
@@ -192,7 +196,17 @@ void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n
             fprintf(f, ",%zu,%s,%d", c->d_model, inits[c->init], c->cross);
         else
             fputs(",0,none,0", f);
-        const double e[] = {m->q_var, s->raw_theory.q_var, m->k_var, s->raw_theory.k_var};
+        /* Var(O) given the weights is sum p^2 (V has variance 1): its
+         * theory column is the measured mean of sum p^2 = 1 - Jacobian trace. */
+        const double e[] = {m->q_var,
+                            s->raw_theory.q_var,
+                            m->k_var,
+                            s->raw_theory.k_var,
+                            c->values ? (double)(c->d_v ? c->d_v : c->d_k) : NAN,
+                            m->raw_out_var,
+                            c->values ? m->raw_sum_p2 : NAN,
+                            m->scaled_out_var,
+                            c->values ? m->scaled_sum_p2 : NAN};
         csv_nums(f, e, sizeof e / sizeof e[0]);
         if (obs)
             csv_nums(f, (const double[]){s->observed, s->raw_var_cdf_observed}, 2);

@@ -85,6 +85,7 @@ usage_error "$p: --histogram takes one --dk and one --scale" --histogram 10 --dk
 usage_error "$p: --weight-histogram needs --histogram BINS" --weight-histogram
 usage_error "$p: --weight-histogram needs n_k <= 4096 (got 5000)" --histogram 5 --weight-histogram --n 5000
 usage_error "$p: --histogram: '0' is not a positive integer" --histogram 0
+usage_error "$p: --dv: '0' is not a positive integer" --dv 0
 usage_error "$p: --init: 'he' is not one of xavier, lecun, normal" --init he
 usage_error "$p: --d-model: '0' is not a positive integer" --d-model 0
 usage_error "$p: --d-model draws tokens and projections: it does not combine with --plant, --q-mean, --q-std, --k-mean, --k-std" --d-model 8 --plant 0.5
