@@ -7,8 +7,13 @@
 # e.g.
 #   tests/gnuplot/render_test.sh build/sdpa-var . build/test-figures
 #
-# For each of scripts/{variance_vs_dk,softmax_vs_dk,puzzle_histogram}.gp it runs
+# For each of scripts/{variance_vs_dk,softmax_vs_dk,puzzle_histogram,
+# scale_choices,gradient_signal,entropy_approx}.gp it runs
 #   "$BIN" ... --format csv | gnuplot -e "out='$OUTDIR/NAME.png'" "$SRC/scripts/NAME.gp"
+# and for scripts/fourth_moment.gp, which reads several runs concatenated
+# (one per --dist, each with its own header line),
+#   for d in normal uniform rademacher t; do "$BIN" ... --dist $d --format csv; done |
+#       gnuplot -e "out='$OUTDIR/fourth_moment.png'" "$SRC/scripts/fourth_moment.gp"
 # (small configurations, a few seconds in all) and checks:
 #   * both sides of the pipe exit 0;
 #   * gnuplot wrote nothing to stderr: its warnings ("skipping data file with
@@ -19,8 +24,10 @@
 #   * it is bigger than 5 KB (an empty frame with axes is around 3-4 KB; a
 #     real figure with text and data is tens of KB).
 # It also checks that variance_vs_dk.gp, given no `out`, writes its default
-# file name in the current directory.  The PNGs stay in OUTDIR for a person
-# to look at.  Exit status: 0 if every check passed, 1 otherwise, 2 on usage.
+# file name in the current directory, and that fourth_moment.gp refuses
+# concatenated CSVs whose header lines differ.  The PNGs stay in OUTDIR for
+# a person to look at.  Exit status: 0 if every check passed, 1 otherwise,
+# 2 on usage.
 set -euo pipefail
 
 if [ "$#" -ne 3 ]; then
@@ -79,17 +86,36 @@ check_png() {
     fi
 }
 
-# render NAME WIDTH HEIGHT TOOL-ARGS...: one pipeline, then its checks.
-render() {
-    local name=$1 want_w=$2 want_h=$3
-    shift 3
+# run_tool ARGS...: one sdpa-var run, CSV on stdout.
+run_tool() {
+    "$BIN" "$@" --format csv
+}
+
+# run_dists ARGS...: one run per --dist, concatenated (each with its header),
+# as fourth_moment.gp reads them; fails with the first run that fails.
+run_dists() {
+    local d
+    for d in normal uniform rademacher t; do
+        "$BIN" "$@" --dist "$d" --format csv || return
+    done
+}
+
+# render_from PRODUCER NAME WIDTH HEIGHT TOOL-ARGS...: one pipeline
+# "PRODUCER TOOL-ARGS | gnuplot", then its checks.
+render_from() {
+    local producer=$1 name=$2 want_w=$3 want_h=$4
+    shift 4
     local png="$OUTDIR/$name.png" err="$OUTDIR/$name.gnuplot.stderr"
     local codes=(0 0)
     rm -f "$png"
-    echo "$name: $BIN $* --format csv | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+    if [ "$producer" = run_dists ]; then
+        echo "$name: for d in normal uniform rademacher t; do $BIN $* --dist \$d --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+    else
+        echo "$name: $BIN $* --format csv | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+    fi
     # The `||` keeps set -e from ending the test at the first failure, and
     # PIPESTATUS, read first thing there, says which side failed.
-    "$BIN" "$@" --format csv |
+    "$producer" "$@" |
         gnuplot -e "out='$png'" "$SRC/scripts/$name.gp" 2>"$err" || codes=("${PIPESTATUS[@]}")
     if [ "${codes[0]}" -eq 0 ] && [ "${codes[1]}" -eq 0 ]; then
         pass "pipeline exit status 0"
@@ -105,10 +131,38 @@ render() {
     check_png "$png" "$want_w" "$want_h"
 }
 
+# render NAME WIDTH HEIGHT TOOL-ARGS...: one sdpa-var run into one script.
+render() {
+    render_from run_tool "$@"
+}
+
 # Sizes are each script's defaults (width, height at its top).
 render variance_vs_dk 1000 700 --dk 1:256 --n 64 --trials 2
 render softmax_vs_dk 1200 640 --dk 1:256 --n 64 --trials 2
 render puzzle_histogram 1000 650 --dk 2 --n 2 --trials 20000 --per-trial
+render scale_choices 1200 640 --dk 1:64 --n 32 --scale sqrt,dk,none
+render gradient_signal 1200 640 --dk 1:256 --n 64 --trials 2
+render entropy_approx 1000 700 --dk 16 --n 64 --trials 2 --scale 16,8,4,2,1
+render_from run_dists fourth_moment 1000 700 --dk 1:16 --n 4 --trials 200
+
+# fourth_moment.gp drops repeated headers only if they are the same line:
+# runs with different columns (one with --observed) must stop it with an
+# error on stderr and no PNG.
+echo "fourth_moment with different headers: expect an error and no PNG"
+rm -f "$OUTDIR/mixed_headers.png"
+codes=(0 0)
+{ "$BIN" --dk 1:4 --n 4 --trials 20 --format csv &&
+    "$BIN" --dk 1:4 --n 4 --trials 20 --observed 3 --format csv; } |
+    gnuplot -e "out='$OUTDIR/mixed_headers.png'" "$SRC/scripts/fourth_moment.gp" \
+        2>"$OUTDIR/mixed_headers.stderr" || codes=("${PIPESTATUS[@]}")
+if [ "${codes[0]}" -eq 0 ] && [ "${codes[1]}" -ne 0 ] &&
+    grep -q "different headers" "$OUTDIR/mixed_headers.stderr" &&
+    [ ! -e "$OUTDIR/mixed_headers.png" ]; then
+    pass "gnuplot fails with 'different headers' and writes no PNG"
+else
+    fail "gnuplot exit ${codes[1]} (want non-zero), PNG $( [ -e "$OUTDIR/mixed_headers.png" ] && echo written || echo absent); stderr:"
+    sed 's/^/        | /' "$OUTDIR/mixed_headers.stderr"
+fi
 
 # The default output name, written to the current directory.
 echo "variance_vs_dk without out=: expect variance_vs_dk.png in the current directory"
