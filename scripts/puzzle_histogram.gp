@@ -50,12 +50,12 @@ set datafile columnheaders     # first line of $D holds the column names
 # Fail with a clear message, not gnuplot's "No valid data points", when the
 # input is empty or is not the CSV this script expects.
 if (|$D| < 3) {
-    exit error "puzzle_histogram.gp: need the header and at least 2 data rows of the per-trial CSV of sdpa-var --per-trial --format csv on standard input"
+    exit error "puzzle_histogram.gp: need a header and 2+ rows of sdpa-var --per-trial CSV on stdin"
 }
 header = "," . $D[1] . ","
 do for [c in "trial dk n_q n_k raw_var"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("puzzle_histogram.gp: the input has no column '%s'; pipe in the per-trial CSV of sdpa-var --per-trial --format csv", c)
+        exit error sprintf("puzzle_histogram.gp: no column '%s'; pipe in sdpa-var --per-trial CSV", c)
     }
 }
 

@@ -248,6 +248,15 @@ static void title(FILE *f, const sv_options *opt, const sv_config *c, int with_d
     (void)opt;
 }
 
+/* The entropy approximation ln n_k - sigma^2/2 where it means something:
+ * sigma^2 = ln n_k - approx <= 2 (docs/experiments.md shows where it
+ * breaks); '-' otherwise. */
+static double approx_or_nan(const sv_theory *t, const sv_config *c)
+{
+    const double sigma2 = 2.0 * (log((double)c->n_k) - t->entropy_approx);
+    return sigma2 <= 2.0 ? t->entropy_approx : NAN;
+}
+
 /* One d_k: statistics down, raw and scaled (measured, theory) across. */
 static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
 {
@@ -287,8 +296,8 @@ static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
                                    m->raw_var_known_mean / c2, s->scaled_theory.var}, 0},
         {"  with ddof 0", {m->raw_var_ddof0, e0, m->raw_var_ddof0 / c2, e0 / c2}, 0},
         {"  with ddof 1", {m->raw_var_ddof1, e1, m->raw_var_ddof1 / c2, e1 / c2}, 0},
-        {"softmax entropy (nats)", {m->raw_entropy, s->raw_theory.entropy_approx,
-                                    m->scaled_entropy, s->scaled_theory.entropy_approx}, 0},
+        {"softmax entropy (nats)", {m->raw_entropy, approx_or_nan(&s->raw_theory, c),
+                                    m->scaled_entropy, approx_or_nan(&s->scaled_theory, c)}, 0},
         {"  min over rows", {m->raw_entropy_min, NAN, m->scaled_entropy_min, NAN}, 0},
         {"  max over rows", {m->raw_entropy_max, NAN, m->scaled_entropy_max, NAN}, 0},
         {"  effective keys e^H", {m->raw_eff_keys, NAN, m->scaled_eff_keys, NAN}, 0},
@@ -308,11 +317,18 @@ static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
         cell(f, w, rows[i].v[3]);
         fputc('\n', f);
     }
+    const int plain = c->q_mean == 0.0 && c->k_mean == 0.0 && !c->causal && c->d_model == 0 &&
+                      c->plant == 0.0 && !c->qk_norm;
+    if (plain)
+        fprintf(f, "\nVariance theory: E[s^2] = d_k (N-1)/(N-ddof) for N = n_q n_k = %zu scores.\n",
+                c->n_q * c->n_k);
+    else
+        fprintf(f, "\nVariance theory for these options: docs/theory.md, section 9.\n");
     fprintf(f,
-            "\nVariance theory: E[s^2] = d_k (N-1)/(N-ddof) for N = n_q n_k = %zu scores.\n"
             "Entropy: 0 (one-hot) to ln n_k = %.4f (uniform); its theory column is\n"
-            "ln n_k - sigma^2/2, valid only while the softmax is far from one-hot.\n",
-            c->n_q * c->n_k, log((double)c->n_k));
+            "ln n_k - sigma^2/2, shown while the logit variance sigma^2 <= 2 (an\n"
+            "approximation for a softmax far from one-hot).\n",
+            log((double)c->n_k));
     if (!isnan(s->observed))
         fprintf(f, "Trials with raw sample variance <= %g: %.6g (of %llu)\n", s->observed,
                 s->raw_var_cdf_observed, (unsigned long long)c->trials);
