@@ -62,7 +62,7 @@ sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
     const double mq = cfg->q_mean, mk = cfg->k_mean;
     const double sq = cfg->q_std > 0.0 ? cfg->q_std : 1.0, sk = cfg->k_std > 0.0 ? cfg->k_std : 1.0;
     const double vq = sq * sq, vk = sk * sk;
-    /* docs/theory.md, section 9. */
+    /* docs/theory.md, section 8. */
     t.mean = d * mq * mk;
     t.var = d * ((vq + mq * mq) * (vk + mk * mk) - mq * mq * mk * mk);
     t.var_expected = ((N - 1.0) * t.var - pq * d * vq * mk * mk - pk * d * vk * mq * mq) / dof;

@@ -167,7 +167,7 @@ static void test_scales(void)
     c.scale = 64.0;
     CHECK(sv_experiment_run(&c, r) == SV_OK);
     CHECK_CLOSE(r[0].scaled_var, r[0].raw_var / 4096.0, 1e-15, 0.0);
-    /* Logit variance 1/64: H ~ ln n_k - 1/128 (docs/theory.md section 9). */
+    /* Logit variance 1/64: H ~ ln n_k - 1/128 (docs/theory.md section 8). */
     CHECK_CLOSE(r[0].scaled_entropy, log(300.0) - 1.0 / 128.0, 2e-3, 0.0);
     CHECK(r[0].scaled_eff_keys > 0.99 * 300.0 && r[0].scaled_max_weight < 2.0 / 300.0);
     /* Known mean, ddof 0 and ddof 1 from the same M2. */

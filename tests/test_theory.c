@@ -252,7 +252,7 @@ static void test_exact_causal(void)
     }
 }
 
-/* QK-norm: Var(S) = R^4 / d for rows of norm R (section 9), and |S| <= R^2;
+/* QK-norm: Var(S) = R^4 / d for rows of norm R (section 8), and |S| <= R^2;
  * a planted key: E[S_ii] = rho E|q|^2, under either. */
 static void test_qk_norm_and_plant(void)
 {

@@ -20,7 +20,7 @@ typedef struct sv_theory {
     double mean;         /**< E[S] of one score */
     double entropy_approx; /**< ln n_k - sigma^2 / 2, sigma^2 the variance of a
                               row's logits: an approximation for unsaturated
-                              rows only (docs/theory.md, section 9) */
+                              rows only (docs/theory.md, section 8) */
     double diag_logit;  /**< E[S_ii] of a related pair: rho E|q|^2 when planted,
                              0 for self-attention through independent W_Q, W_K;
                              NAN when no pair is related */
@@ -58,7 +58,7 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
  * sv_theory_raw generalised to a whole configuration: entries of Q with
  * mean mu_q and standard deviation sigma_q (cfg->q_mean, cfg->q_std), of K
  * with mu_k and sigma_k, and dist's fourth moment (including Student's t).
- * With d = d_k and N = n_q n_k (docs/theory.md, section 9):
+ * With d = d_k and N = n_q n_k (docs/theory.md, section 8):
  *
  *   mean         = d mu_q mu_k
  *   var          = d [(sigma_q^2 + mu_q^2)(sigma_k^2 + mu_k^2) - mu_q^2 mu_k^2]
@@ -82,7 +82,7 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
  * var_expected = w^2 [(N - 1) D^2 d_k + 2 (n - 1) D d_k
  *                     + (m4 - 3)(n - 1/n) D d_k] / (N - ddof),
  * from the diagonal's mean tr(W_Q W_K^T) and the pairs (i, j), (j, i)
- * (docs/theory.md, section 9); var_sd NAN (the shared W correlates every
+ * (docs/theory.md, section 8); var_sd NAN (the shared W correlates every
  * score of a trial).
  * The scaled logits S / c divide mean by c, the variances by c^2.
  *

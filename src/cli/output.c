@@ -323,7 +323,7 @@ static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
         fprintf(f, "\nVariance theory: E[s^2] = d_k (N-1)/(N-ddof) for N = n_q n_k = %zu scores.\n",
                 c->n_q * c->n_k);
     else
-        fprintf(f, "\nVariance theory for these options: docs/theory.md, section 9.\n");
+        fprintf(f, "\nVariance theory for these options: docs/theory.md, section 8.\n");
     fprintf(f,
             "Entropy: 0 (one-hot) to ln n_k = %.4f (uniform); its theory column is\n"
             "ln n_k - sigma^2/2, shown while the logit variance sigma^2 <= 2 (an\n"
