@@ -197,6 +197,17 @@ static size_t value_cols(const sv_config *cfg)
     return cfg->d_v > 0 ? cfg->d_v : cfg->d_k;
 }
 
+/* Moments of one row of Q or K, for q_var and k_var: measured where they
+ * are not simply the configured variance (projections, QK-norm); an empty
+ * sample elsewhere, so tiny trials do not pay for it. */
+static void entry_moments(const sv_config *cfg, const double *row, sv_moments *out)
+{
+    if (cfg->d_model > 0 || cfg->qk_norm)
+        sv_moments_of(row, cfg->d_k, out);
+    else
+        *out = (sv_moments){0u, 0.0, 0.0};
+}
+
 /* Doubles of per-thread scratch: a query row (plant) or an embedding. */
 static size_t scratch_len(const sv_config *cfg)
 {
@@ -539,7 +550,7 @@ static void score_tile(const sv_config *cfg, const plan *p, const workspace *ws,
     draw_rows(cfg, ws, trial, SV_MATRIX_Q, i0, m, p->tm, qtile, scratch);
     if (j0 == 0)
         for (size_t r = 0; r < m; r++)
-            sv_moments_of(qtile + r * cfg->d_k, cfg->d_k, &ws->q_mo[i0 + r]);
+            entry_moments(cfg, qtile + r * cfg->d_k, &ws->q_mo[i0 + r]);
     /* A short last key block is zero-padded: the shape never changes. */
     tile_product(cfg, p, qtile, ws->k, scores);
     size_t seen[SV_TILE_ROWS]; /* keys of this block row r sees */
@@ -601,7 +612,7 @@ static void draw_key_row(const sv_config *cfg, uint64_t trial, const workspace *
     if (j < bk) {
         double *row = ws->k + j * cfg->d_k;
         draw_rows(cfg, ws, trial, SV_MATRIX_K, j0 + j, 1, 1, row, ws->scratch + me * scratch_len(cfg));
-        sv_moments_of(row, cfg->d_k, &ws->k_mo[j0 + j]);
+        entry_moments(cfg, row, &ws->k_mo[j0 + j]);
     } else {
         memset(ws->k + j * cfg->d_k, 0, cfg->d_k * sizeof(double));
     }
@@ -688,7 +699,7 @@ static void trial_add(const sv_config *cfg, trial_acc *t, size_t row0, const sv_
             ksum_add(&t->jt[c], st[c]->jac_trace);
             ksum_add(&t->p2[c], 1.0 - st[c]->jac_trace);
             ksum_add(&t->jf[c], st[c]->jac_frob);
-            ksum_add(&t->ek[c], exp(st[c]->entropy));
+            ksum_add(&t->ek[c], st[c]->eff_keys);
             t->hmin[c] = fmin(t->hmin[c], st[c]->entropy);
             t->hmax[c] = fmax(t->hmax[c], st[c]->entropy);
         }
@@ -840,9 +851,9 @@ static void run_trial_group(const sv_config *cfg, const plan *p, uint64_t t0, si
         draw_rows(cfg, ws, t0 + g, SV_MATRIX_Q, 0, nq, nq, ws->qtile, ws->scratch);
         draw_rows(cfg, ws, t0 + g, SV_MATRIX_K, 0, nk, nk, ws->k, ws->scratch);
         for (size_t i = 0; i < nq; i++)
-            sv_moments_of(ws->qtile + i * d, d, &ws->q_mo[g * nq + i]);
+            entry_moments(cfg, ws->qtile + i * d, &ws->q_mo[g * nq + i]);
         for (size_t j = 0; j < nk; j++)
-            sv_moments_of(ws->k + j * d, d, &ws->k_mo[g * nk + j]);
+            entry_moments(cfg, ws->k + j * d, &ws->k_mo[g * nk + j]);
         tile_product(cfg, p, ws->qtile, ws->k, ws->scores + g * n);
         for (size_t i = 0; has_diag(cfg) && i < nq && i < nk; i++)
             ws->planted[g * nq + i] = ws->scores[g * n + i * nk + i];
@@ -904,7 +915,7 @@ sv_status sv_experiment_run(const sv_config *cfg, sv_trial_stats *per_trial)
             return SV_ENOMEM;
         for (uint64_t t = 0; t < cfg->trials; t += p.group) {
             const size_t cnt = cfg->trials - t < p.group ? (size_t)(cfg->trials - t) : p.group;
-            run_trials(cfg, &p, t, cnt, &ws, &per_trial[t]);
+            run_trials(cfg, &p, cfg->first_trial + t, cnt, &ws, &per_trial[t]);
             if (p.inner_threads == 1)
                 report(cfg, &p, (prog.total / cfg->trials) * cnt);
         }
@@ -930,7 +941,7 @@ sv_status sv_experiment_run(const sv_config *cfg, sv_trial_stats *per_trial)
             for (uint64_t g = 0; g < groups; g++) {
                 const uint64_t t = g * p.group;
                 const size_t cnt = cfg->trials - t < p.group ? (size_t)(cfg->trials - t) : p.group;
-                run_trials(cfg, &p, t, cnt, &ws, &per_trial[t]);
+                run_trials(cfg, &p, cfg->first_trial + t, cnt, &ws, &per_trial[t]);
                 report(cfg, &p, (prog.total / cfg->trials) * cnt);
             }
         }

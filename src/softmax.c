@@ -242,6 +242,7 @@ void sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale
         /* ln Z = log1p(r): for nearly one-hot rows ln(1 + r) would lose
          * the digits of r. */
         sv_vlog1p(r, lz, 2 * cnt);
+        double h[2 * CH], eh[2 * CH];
         for (size_t i = 0; i < cnt; i++)
             for (int k = 0; k < 2; k++) {
                 const sv_softmax_acc *a = &acc[i0 + i];
@@ -255,7 +256,13 @@ void sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale
                 const double z2 = z * z, qq = a->q[k] / z2, uu = a->u[k] / (z2 * z);
                 const double f2 = rk * rk / (z2 * z2) + qq * (1.0 + 2.0 / z2 + qq) - 2.0 * uu;
                 out->jac_frob = sqrt(f2 > 0.0 ? f2 : 0.0);
+                h[2 * i + k] = out->entropy;
             }
+        sv_vexp(h, eh, 2 * cnt);
+        for (size_t i = 0; i < cnt; i++) {
+            raw[i0 + i].eff_keys = eh[2 * i];
+            scaled[i0 + i].eff_keys = eh[2 * i + 1];
+        }
     }
 }
 

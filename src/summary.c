@@ -104,55 +104,81 @@ static void spread_of(double *x, size_t n, sv_var_spread *out)
     out->q05 = quantile_select_below(x, mid + 1, n, 0.05);
 }
 
-sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_trial,
-                             double observed, sv_summary *out)
+/* Field indices of the statistics that are extremes, not means. */
+#define SV_F(name) (offsetof(sv_trial_stats, name) / sizeof(double))
+
+sv_status sv_summary_begin(const sv_config *cfg, sv_summary_acc *acc)
 {
     sv_status st = sv_config_check(cfg);
     if (st != SV_OK)
         return st;
-    if (!per_trial || !out || cfg->trials > SIZE_MAX / sizeof(double))
+    if (!acc || cfg->trials > SIZE_MAX / sizeof(double))
         return SV_EINVAL;
     const size_t n = (size_t)cfg->trials;
-    sv_summary s;
-    st = sv_theory_config(cfg, &s.raw_theory);
-    if (st != SV_OK)
-        return st;
-    double *raw = malloc(n * sizeof *raw), *scaled = malloc(n * sizeof *scaled);
-    if (!raw || !scaled) {
-        free(raw);
-        free(scaled);
+    *acc = (sv_summary_acc){.cfg = *cfg,
+                            .lo = {INFINITY, INFINITY},
+                            .hi = {-INFINITY, -INFINITY, -INFINITY}};
+    acc->raw_var = malloc(n * sizeof(double));
+    acc->scaled_var = malloc(n * sizeof(double));
+    if (!acc->raw_var || !acc->scaled_var) {
+        free(acc->raw_var);
+        free(acc->scaled_var);
         return SV_ENOMEM;
     }
-    /* One pass over the trials: sums in trial order for the means, min and
-     * max where the statistic is an extreme. sv_trial_stats is
-     * SV_TRIAL_FIELDS doubles, read as an array through memcpy. */
-    enum { F = SV_TRIAL_FIELDS };
-    double sum[F] = {0}, v[F];
-    const size_t hmin[2] = {offsetof(sv_trial_stats, raw_entropy_min) / sizeof(double),
-                            offsetof(sv_trial_stats, scaled_entropy_min) / sizeof(double)};
-    const size_t hmax[2] = {offsetof(sv_trial_stats, raw_entropy_max) / sizeof(double),
-                            offsetof(sv_trial_stats, scaled_entropy_max) / sizeof(double)};
-    const size_t amax = offsetof(sv_trial_stats, raw_max_abs_logit) / sizeof(double);
-    for (size_t i = 0; i < n; i++) {
-        memcpy(v, &per_trial[i], sizeof v);
-        for (size_t f = 0; f < F; f++) {
-            if (i == 0)
-                sum[f] = v[f];
-            else if (f == hmin[0] || f == hmin[1])
-                sum[f] = fmin(sum[f], v[f]);
-            else if (f == hmax[0] || f == hmax[1] || f == amax)
-                sum[f] = fmax(sum[f], v[f]);
-            else
-                sum[f] += v[f];
-        }
-        raw[i] = per_trial[i].raw_var;
-        scaled[i] = per_trial[i].scaled_var;
+    return SV_OK;
+}
+
+void sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t count)
+{
+    /* sv_trial_stats is SV_TRIAL_FIELDS doubles, read as an array through
+     * memcpy; sums in trial order. */
+    double v[SV_TRIAL_FIELDS];
+    for (size_t i = 0; i < count; i++) {
+        memcpy(v, &t[i], sizeof v);
+        for (size_t f = 0; f < SV_TRIAL_FIELDS; f++)
+            acc->sum[f] += v[f];
+        acc->lo[0] = fmin(acc->lo[0], v[SV_F(raw_entropy_min)]);
+        acc->lo[1] = fmin(acc->lo[1], v[SV_F(scaled_entropy_min)]);
+        acc->hi[0] = fmax(acc->hi[0], v[SV_F(raw_entropy_max)]);
+        acc->hi[1] = fmax(acc->hi[1], v[SV_F(scaled_entropy_max)]);
+        acc->hi[2] = fmax(acc->hi[2], v[SV_F(raw_max_abs_logit)]);
+        acc->raw_var[acc->n] = t[i].raw_var;
+        acc->scaled_var[acc->n] = t[i].scaled_var;
+        acc->n++;
     }
-    for (size_t f = 0; f < F; f++)
-        if (f != hmin[0] && f != hmin[1] && f != hmax[0] && f != hmax[1] && f != amax)
-            sum[f] /= (double)n;
-    memcpy(&s.mean, sum, sizeof sum);
+}
+
+sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out)
+{
+    const sv_config *cfg = &acc->cfg;
+    const size_t n = (size_t)acc->n;
+    sv_summary s;
+    sv_status st = n == cfg->trials ? sv_theory_config(cfg, &s.raw_theory) : SV_EINVAL;
+    if (st != SV_OK || !out) {
+        free(acc->raw_var);
+        free(acc->scaled_var);
+        return st != SV_OK ? st : SV_EINVAL;
+    }
+    double mean[SV_TRIAL_FIELDS];
+    for (size_t f = 0; f < SV_TRIAL_FIELDS; f++)
+        mean[f] = acc->sum[f] / (double)n;
+    mean[SV_F(raw_entropy_min)] = acc->lo[0];
+    mean[SV_F(scaled_entropy_min)] = acc->lo[1];
+    mean[SV_F(raw_entropy_max)] = acc->hi[0];
+    mean[SV_F(scaled_entropy_max)] = acc->hi[1];
+    mean[SV_F(raw_max_abs_logit)] = acc->hi[2];
+    memcpy(&s.mean, mean, sizeof mean);
+    /* P(raw_var <= observed), before the quantiles reorder the values. */
+    s.observed = observed;
+    s.raw_var_cdf_observed = NAN;
+    if (!isnan(observed)) {
+        size_t below = 0;
+        for (size_t i = 0; i < n; i++)
+            below += acc->raw_var[i] <= observed;
+        s.raw_var_cdf_observed = (double)below / (double)n;
+    }
     /* The two spreads are independent: one thread each. */
+    double *raw = acc->raw_var, *scaled = acc->scaled_var;
 #pragma omp parallel sections num_threads(2) if (n > 100000)
     {
 #pragma omp section
@@ -160,8 +186,8 @@ sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_tri
 #pragma omp section
         spread_of(scaled, n, &s.scaled);
     }
-    free(raw);
-    free(scaled);
+    free(acc->raw_var);
+    free(acc->scaled_var);
 
     /* Scaled logits are S / c: means divide by c, variances by c^2. */
     const double c = sv_config_scale(cfg), c2 = sv_config_scale2(cfg);
@@ -173,17 +199,24 @@ sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_tri
     s.scaled_theory.var_sd /= c2;
     s.scaled_theory.diag_logit /= c;
     s.qk_radius = cfg->qk_norm ? (cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)cfg->d_k)) : NAN;
-    s.scaled_theory.entropy_approx =
-        log((double)cfg->n_k) - (log((double)cfg->n_k) - s.raw_theory.entropy_approx) / c2;
+    /* ln(keys seen) - sigma^2 / 2, with sigma^2 / c^2 for the scaled rows. */
+    const double nq = (double)cfg->n_q;
+    const double ln_keys = cfg->causal ? lgamma(nq + 1.0) / nq : log((double)cfg->n_k);
+    s.scaled_theory.entropy_approx = ln_keys - (ln_keys - s.raw_theory.entropy_approx) / c2;
 
-    s.observed = observed;
-    s.raw_var_cdf_observed = NAN;
-    if (!isnan(observed)) {
-        size_t below = 0;
-        for (size_t i = 0; i < n; i++)
-            below += per_trial[i].raw_var <= observed;
-        s.raw_var_cdf_observed = (double)below / (double)n;
-    }
     *out = s;
     return SV_OK;
+}
+
+sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_trial,
+                             double observed, sv_summary *out)
+{
+    if (!per_trial || !out)
+        return SV_EINVAL;
+    sv_summary_acc acc;
+    sv_status st = sv_summary_begin(cfg, &acc);
+    if (st != SV_OK)
+        return st;
+    sv_summary_add(&acc, per_trial, (size_t)cfg->trials);
+    return sv_summary_end(&acc, observed, out);
 }

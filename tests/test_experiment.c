@@ -278,6 +278,36 @@ static void test_values(void)
     CHECK(se < 0.1 * rs[0].scaled_sum_p2); /* the test can see a 10 % error */
 }
 
+/* Trials in chunks (first_trial) give the same bits as one run, and a
+ * summary built chunk by chunk equals the one-shot summary. */
+static void test_chunks(void)
+{
+    enum { T = 1000 };
+    static sv_trial_stats all[T], part[T];
+    sv_config c = config(3, 4, 5, T);
+    CHECK(sv_experiment_run(&c, all) == SV_OK);
+    const uint64_t cuts[] = {0, 1, 100, 577, T};
+    for (size_t k = 0; k + 1 < sizeof cuts / sizeof cuts[0]; k++) {
+        sv_config p = c;
+        p.first_trial = cuts[k];
+        p.trials = cuts[k + 1] - cuts[k];
+        CHECK(sv_experiment_run(&p, part + cuts[k]) == SV_OK);
+    }
+    CHECK(memcmp(all, part, sizeof all) == 0);
+    sv_summary one, chunked;
+    CHECK(sv_summary_compute(&c, all, 1.0, &one) == SV_OK);
+    sv_summary_acc acc;
+    CHECK(sv_summary_begin(&c, &acc) == SV_OK);
+    sv_summary_add(&acc, all, 10);
+    sv_summary_add(&acc, all + 10, T - 10);
+    CHECK(sv_summary_end(&acc, 1.0, &chunked) == SV_OK);
+    CHECK(memcmp(&one, &chunked, sizeof one) == 0);
+    /* Too few trials added: an error, and the arrays are freed (ASan). */
+    CHECK(sv_summary_begin(&c, &acc) == SV_OK);
+    sv_summary_add(&acc, all, 5);
+    CHECK(sv_summary_end(&acc, NAN, &chunked) == SV_EINVAL);
+}
+
 static void test_large_dk(void)
 {
     /* Raw scores with sd 256: a naive softmax would overflow exp. */
@@ -434,6 +464,7 @@ int main(void)
     test_scales();
     test_causal();
     test_values();
+    test_chunks();
     test_summary();
     test_errors();
     test_dklist();

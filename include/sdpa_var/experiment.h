@@ -37,6 +37,9 @@ typedef struct sv_config {
     size_t n_q;        /**< number of queries (rows of Q), >= 1 */
     size_t n_k;        /**< number of keys (rows of K), >= 1 */
     uint64_t trials;   /**< independent repetitions, >= 1 */
+    uint64_t first_trial; /**< number of the first trial (its streams): a run
+                            of trials in chunks [0, a), [a, b), ... gives
+                            the same numbers as one run of them all */
     uint64_t seed;     /**< any value; same seed, same numbers */
     sv_dist dist;      /**< distribution of the entries of Q and K (before
                             q_mean, q_std, k_mean, k_std) */
@@ -134,7 +137,9 @@ typedef struct sv_trial_stats {
                                  same token (d_model without cross); else NAN */
     double raw_diag_weight; /**< softmax weight of key i in row i, raw logits */
     double scaled_diag_weight; /**< the same for scaled logits */
-    double q_var;             /**< sample variance (ddof 0) of the n_q d_k entries of Q */
+    double q_var;             /**< sample variance (ddof 0) of the n_q d_k entries of Q,
+                                   measured with d_model or qk_norm; else NAN
+                                   (the configured q_std^2 holds) */
     double k_var;             /**< the same for K */
     double raw_out_var;       /**< with values: mean of the squares of the n_q d_v
                                    entries of O = softmax(S) V (their variance
@@ -181,7 +186,8 @@ sv_status sv_experiment_bytes(const sv_config *cfg, size_t *bytes);
 /**
  * Runs cfg->trials trials and writes one sv_trial_stats per trial.
  *
- * Trial t draws row i of Q from the stream sv_rng_seed_row(seed, t,
+ * per_trial[t] is trial first_trial + t, which draws row i of Q from the
+ * stream sv_rng_seed_row(seed, first_trial + t,
  * SV_MATRIX_Q, i) and row j of K from (seed, t, SV_MATRIX_K, j), each row
  * d_k values of cfg->dist. Keys are taken in blocks of 4096 (outer loop, in
  * key order) and query rows in tiles of 256 (inner loop, across threads);

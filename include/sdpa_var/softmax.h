@@ -16,6 +16,7 @@ typedef struct sv_softmax_stats {
     double max_weight; /**< max_j p_j; 1/n (uniform) .. 1 (one-hot) */
     double jac_trace;  /**< trace of J = diag(p) - p p^T: sum p_j (1 - p_j) = 1 - sum p_j^2 */
     double jac_frob;   /**< Frobenius norm of J: sqrt(sum p^2 - 2 sum p^3 + (sum p^2)^2) */
+    double eff_keys;   /**< exp(entropy): the effective number of keys attended */
 } sv_softmax_stats;
 
 /**

@@ -45,6 +45,37 @@ typedef struct sv_summary {
 double sv_quantile_sorted(const double *x, size_t n, double p);
 
 /**
+ * A summary being built from chunks of trials: sv_summary_begin, then
+ * sv_summary_add for the trials in order (any chunk sizes), then
+ * sv_summary_end. Memory: two doubles per trial (for the quantiles), so a
+ * caller need not keep every sv_trial_stats.
+ */
+typedef struct sv_summary_acc {
+    sv_config cfg;
+    uint64_t n;                         /**< trials added so far */
+    double sum[SV_TRIAL_FIELDS];        /**< sums in trial order */
+    double lo[2], hi[3];                /**< entropy min (raw, scaled); entropy max, max |logit| */
+    double *raw_var, *scaled_var;       /**< cfg->trials each */
+} sv_summary_acc;
+
+/**
+ * Starts a summary of cfg->trials trials.
+ * @return SV_OK; the errors of sv_config_check; SV_ENOMEM (nothing to free
+ *         then).
+ */
+sv_status sv_summary_begin(const sv_config *cfg, sv_summary_acc *acc);
+
+/** Adds the next @p count trials, in trial order (count <= trials left). */
+void sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t count);
+
+/**
+ * Finishes (after all cfg->trials were added) into *out and frees acc's
+ * arrays; @p observed as in sv_summary_compute.
+ * @return SV_OK; SV_EINVAL if fewer trials were added (acc freed anyway).
+ */
+sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out);
+
+/**
  * Summarises cfg->trials per-trial results of sv_experiment_run(cfg, ...).
  * Means are sums in trial order divided by the count; the standard deviation
  * across trials is two-pass with ddof 1.

@@ -3,6 +3,7 @@
  * write, so that an error never leaves half an output behind. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ static double now(void)
 typedef struct progress_line {
     double start, config_start, last;
     size_t index, count, d_k;
+    uint64_t t0, chunk, trials; /* the trials of the current engine call */
     int shown;
 } progress_line;
 
@@ -37,7 +39,8 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total)
         return;
     pl->last = t;
     pl->shown = 1;
-    const double frac = (double)done / (double)total;
+    const double frac =
+        ((double)pl->t0 + (double)pl->chunk * (double)done / (double)total) / (double)pl->trials;
     const double left = (t - pl->config_start) * (1.0 - frac) / frac;
     fprintf(stderr, "\r%s: d_k=%zu (%zu of %zu): %3.0f%%, about %.0f s left \033[K", prog, pl->d_k,
             pl->index + 1, pl->count, 100.0 * frac, left);
@@ -52,6 +55,43 @@ static void free_results(sv_result *res, size_t n)
         free(res[i].hist);
     }
     free(res);
+}
+
+/* Trials per engine call when only the summary is printed: the summary
+ * keeps two doubles per trial, not every statistic. */
+#define SV_TRIAL_CHUNK ((uint64_t)1 << 16)
+
+/* Runs one configuration: all trials kept for --per-trial, otherwise in
+ * chunks folded into the summary (same numbers: the streams are numbered
+ * by trial). */
+static sv_status run_config(sv_result *r, const sv_options *opt, progress_line *pl)
+{
+    const uint64_t trials = r->cfg.trials;
+    const uint64_t chunk = opt->per_trial ? trials : trials < SV_TRIAL_CHUNK ? trials : SV_TRIAL_CHUNK;
+    r->per_trial = calloc((size_t)chunk, sizeof(sv_trial_stats));
+    if (!r->per_trial)
+        return SV_ENOMEM;
+    sv_summary_acc acc;
+    sv_status st = sv_summary_begin(&r->cfg, &acc);
+    if (st != SV_OK)
+        return st;
+    sv_config c = r->cfg;
+    for (uint64_t t0 = 0; st == SV_OK && t0 < trials; t0 += chunk) {
+        c.first_trial = t0;
+        c.trials = trials - t0 < chunk ? trials - t0 : chunk;
+        pl->t0 = t0;
+        pl->chunk = c.trials;
+        pl->trials = trials;
+        st = sv_experiment_run(&c, r->per_trial);
+        if (st == SV_OK)
+            sv_summary_add(&acc, r->per_trial, (size_t)c.trials);
+    }
+    if (st != SV_OK) {
+        acc.n = 0;
+        sv_summary_end(&acc, NAN, NULL); /* frees */
+        return st;
+    }
+    return sv_summary_end(&acc, opt->observed, &r->summary);
 }
 
 int main(int argc, char **argv)
@@ -87,9 +127,6 @@ int main(int argc, char **argv)
                 res[i].cfg.progress = show_progress;
                 res[i].cfg.progress_ctx = &pl;
             }
-            res[i].per_trial = calloc((size_t)res[i].cfg.trials, sizeof(sv_trial_stats));
-            if (!res[i].per_trial)
-                st = SV_ENOMEM;
             if (opt.histogram) {
                 const size_t b = opt.histogram;
                 res[i].hist = calloc(4 * b, sizeof(uint64_t));
@@ -115,10 +152,7 @@ int main(int argc, char **argv)
                     st = SV_ENOMEM;
             }
             if (st == SV_OK)
-                st = sv_experiment_run(&res[i].cfg, res[i].per_trial);
-            if (st == SV_OK)
-                st = sv_summary_compute(&res[i].cfg, res[i].per_trial, opt.observed,
-                                        &res[i].summary);
+                st = run_config(&res[i], &opt, &pl);
         }
         if (pl.shown)
             fputs("\r\033[K", stderr); /* erase the progress line */

@@ -542,10 +542,11 @@ int sv_options_check_sizes(const sv_options *opt, char *err, size_t errlen)
     const sv_config *b = &opt->base;
     const double gib = 1024.0 * 1024.0 * 1024.0;
     const size_t mem = physical_memory();
-    /* The per-trial results of every d_k are kept until all are done, so
-     * that a failure never leaves half an output behind. */
-    double need_trials =
-        (double)b->trials * (double)sv_options_count(opt) * (double)sizeof(sv_trial_stats);
+    /* Results are kept until all are done, so that a failure never leaves
+     * half an output behind: every statistic of every trial with
+     * --per-trial, else two doubles per trial (for the quantiles). */
+    double need_trials = (double)b->trials * (double)sv_options_count(opt) *
+                         (opt->per_trial ? (double)sizeof(sv_trial_stats) : 2.0 * sizeof(double));
     for (size_t i = 0; i < sv_options_count(opt); i++) {
         sv_config cfg = sv_options_config(opt, i);
         size_t bytes;
