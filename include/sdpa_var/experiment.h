@@ -175,7 +175,7 @@ sv_status sv_config_check(const sv_config *cfg);
  * caller's per_trial array. Per worker (one per thread when whole trials run
  * in parallel, else one shared): a key block of min(n_k, 4096) x d_k
  * doubles, per thread a query tile of min(n_q, 256) x d_k and a score tile
- * of min(n_q, 256) x min(n_k, 4096) doubles, and 80 bytes per query row
+ * of min(n_q, 256) x min(n_k, 4096) doubles, and 136 bytes per query row
  * (times 64 for tiny trials, which run 64 at a time). Neither Q nor K is
  * ever held whole: --dk 128 --n 65536 needs about 30 MiB. Lets a caller
  * refuse a size that cannot fit.
