@@ -249,12 +249,12 @@ static void title(FILE *f, const sv_options *opt, const sv_config *c, int with_d
 }
 
 /* The entropy approximation ln n_k - sigma^2/2 where it means something:
- * sigma^2 = ln n_k - approx <= 2 (docs/experiments.md shows where it
- * breaks); '-' otherwise. */
+ * many keys (n_k >= 16) and logits of variance sigma^2 <= 1 (within ~5 %
+ * there; docs/experiments.md shows where it breaks); '-' otherwise. */
 static double approx_or_nan(const sv_theory *t, const sv_config *c)
 {
     const double sigma2 = 2.0 * (log((double)c->n_k) - t->entropy_approx);
-    return sigma2 <= 2.0 ? t->entropy_approx : NAN;
+    return c->n_k >= 16 && sigma2 <= 1.0 + 1e-9 ? t->entropy_approx : NAN;
 }
 
 /* One d_k: statistics down, raw and scaled (measured, theory) across. */
@@ -326,8 +326,8 @@ static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
         fprintf(f, "\nVariance theory for these options: docs/theory.md, section 8.\n");
     fprintf(f,
             "Entropy: 0 (one-hot) to ln n_k = %.4f (uniform); its theory column is\n"
-            "ln n_k - sigma^2/2, shown while the logit variance sigma^2 <= 2 (an\n"
-            "approximation for a softmax far from one-hot).\n",
+            "ln n_k - sigma^2/2, an approximation shown while the logit variance\n"
+            "sigma^2 <= 1 and n_k >= 16 (a softmax far from one-hot).\n",
             log((double)c->n_k));
     if (!isnan(s->observed))
         fprintf(f, "Trials with raw sample variance <= %g: %.6g (of %llu)\n", s->observed,
