@@ -8,12 +8,16 @@
 #   tests/gnuplot/render_test.sh build/sdpa-var . build/test-figures
 #
 # For each of scripts/{variance_vs_dk,softmax_vs_dk,puzzle_histogram,
-# scale_choices,gradient_signal,entropy_approx}.gp it runs
+# scale_choices,gradient_signal,entropy_approx,causal_rows,score_histogram,
+# output_variance,planted_key}.gp it runs
 #   "$BIN" ... --format csv | gnuplot -e "out='$OUTDIR/NAME.png'" "$SRC/scripts/NAME.gp"
-# and for scripts/fourth_moment.gp, which reads several runs concatenated
-# (one per --dist, each with its own header line),
+# and for scripts/fourth_moment.gp and scripts/projection_init.gp, which read
+# several runs concatenated (one per --dist or per --init, each with its own
+# header line),
 #   for d in normal uniform rademacher t; do "$BIN" ... --dist $d --format csv; done |
 #       gnuplot -e "out='$OUTDIR/fourth_moment.png'" "$SRC/scripts/fourth_moment.gp"
+#   for i in xavier lecun normal; do "$BIN" ... --init $i --format csv; done |
+#       gnuplot -e "out='$OUTDIR/projection_init.png'" "$SRC/scripts/projection_init.gp"
 # (small configurations, a few seconds in all) and checks:
 #   * both sides of the pipe exit 0;
 #   * gnuplot wrote nothing to stderr: its warnings ("skipping data file with
@@ -24,8 +28,10 @@
 #   * it is bigger than 5 KB (an empty frame with axes is around 3-4 KB; a
 #     real figure with text and data is tens of KB).
 # It also checks that variance_vs_dk.gp, given no `out`, writes its default
-# file name in the current directory, and that fourth_moment.gp refuses
-# concatenated CSVs whose header lines differ.  The PNGs stay in OUTDIR for
+# file name in the current directory, that fourth_moment.gp refuses
+# concatenated CSVs whose header lines differ, and that score_histogram.gp
+# and projection_init.gp refuse input that is not theirs (a weight
+# histogram; runs without --d-model).  The PNGs stay in OUTDIR for
 # a person to look at.  Exit status: 0 if every check passed, 1 otherwise,
 # 2 on usage.
 set -euo pipefail
@@ -100,6 +106,15 @@ run_dists() {
     done
 }
 
+# run_inits ARGS...: one run per --init, concatenated (each with its header),
+# as projection_init.gp reads them; fails with the first run that fails.
+run_inits() {
+    local i
+    for i in xavier lecun normal; do
+        "$BIN" "$@" --init "$i" --format csv || return
+    done
+}
+
 # render_from PRODUCER NAME WIDTH HEIGHT TOOL-ARGS...: one pipeline
 # "PRODUCER TOOL-ARGS | gnuplot", then its checks.
 render_from() {
@@ -110,6 +125,8 @@ render_from() {
     rm -f "$png"
     if [ "$producer" = run_dists ]; then
         echo "$name: for d in normal uniform rademacher t; do $BIN $* --dist \$d --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+    elif [ "$producer" = run_inits ]; then
+        echo "$name: for i in xavier lecun normal; do $BIN $* --init \$i --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     else
         echo "$name: $BIN $* --format csv | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     fi
@@ -144,6 +161,11 @@ render scale_choices 1200 640 --dk 1:64 --n 32 --scale sqrt,dk,none
 render gradient_signal 1200 640 --dk 1:256 --n 64 --trials 2
 render entropy_approx 1000 700 --dk 16 --n 64 --trials 2 --scale 16,8,4,2,1
 render_from run_dists fourth_moment 1000 700 --dk 1:16 --n 4 --trials 200
+render_from run_inits projection_init 1000 700 --dk 4:32 --n 16 --d-model 32
+render causal_rows 1200 640 --dk 16 --n 64 --trials 2 --causal --per-row
+render score_histogram 1000 700 --dk 16 --n 64 --trials 2 --histogram 120
+render output_variance 1000 700 --dk 1:64 --n 32 --trials 2 --values
+render planted_key 1200 640 --dk 4:64 --n 32 --trials 2 --plant 0.5 --scale sqrt,dk
 
 # fourth_moment.gp drops repeated headers only if they are the same line:
 # runs with different columns (one with --observed) must stop it with an
@@ -163,6 +185,28 @@ else
     fail "gnuplot exit ${codes[1]} (want non-zero), PNG $( [ -e "$OUTDIR/mixed_headers.png" ] && echo written || echo absent); stderr:"
     sed 's/^/        | /' "$OUTDIR/mixed_headers.stderr"
 fi
+
+# refuse NAME WHAT MESSAGE TOOL-ARGS...: NAME.gp given the CSV of one run
+# that is not its input must exit non-zero with MESSAGE on stderr and write
+# no PNG.
+refuse() {
+    local name=$1 what=$2 msg=$3
+    shift 3
+    local png="$OUTDIR/refuse_$name.png" err="$OUTDIR/refuse_$name.stderr"
+    local codes=(0 0)
+    echo "$name given $what: expect an error and no PNG"
+    rm -f "$png"
+    "$BIN" "$@" --format csv |
+        gnuplot -e "out='$png'" "$SRC/scripts/$name.gp" 2>"$err" || codes=("${PIPESTATUS[@]}")
+    if [ "${codes[0]}" -eq 0 ] && [ "${codes[1]}" -ne 0 ] && grep -q "$msg" "$err" && [ ! -e "$png" ]; then
+        pass "gnuplot fails with '$msg' and writes no PNG"
+    else
+        fail "gnuplot exit ${codes[1]} (want non-zero), PNG $( [ -e "$png" ] && echo written || echo absent); stderr:"
+        sed 's/^/        | /' "$err"
+    fi
+}
+refuse score_histogram "a --weight-histogram" "weight-histogram" --dk 16 --n 16 --histogram 10 --weight-histogram
+refuse projection_init "a run without --d-model" "not from --d-model" --dk 4:8 --n 8
 
 # The default output name, written to the current directory.
 echo "variance_vs_dk without out=: expect variance_vs_dk.png in the current directory"
