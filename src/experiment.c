@@ -471,10 +471,9 @@ static void hist_row(const sv_config *cfg, const double *s, size_t len, const sv
         uint64_t *h[2] = {cfg->hist_raw, cfg->hist_scaled};
         for (int k = 0; k < 2; k++) {
             const double x = (v[k] - lo) / width;
-            if (x >= 0.0 && x < (double)b) {
+            const size_t i = x >= 0.0 && x < (double)b ? (size_t)x : b; /* b: outside */
 #pragma omp atomic update
-                h[k][(size_t)x]++;
-            }
+            h[k][i]++;
         }
         if (cfg->hist_w_raw) {
             const double t = s[j] - acc->max;

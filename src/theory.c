@@ -118,6 +118,24 @@ sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
                                        : cfg->plant * d * (vq + mq * mq);
         t.var_expected = NAN;
         t.var_sd = NAN;
+        t.entropy_approx = NAN; /* the planted logit dominates its row */
+        /* Population variance of all scores: a mixture of the n_p planted
+         * ones (mean rho d, variance rho^2 d (m4 - 1) + (1 - rho^2) d) and
+         * the rest (mean 0, variance d); for unit, zero-mean entries only. */
+        if (!cfg->qk_norm && mq == 0.0 && mk == 0.0 && vq == 1.0 && vk == 1.0) {
+            const double rho = cfg->plant, m4 = sv_dist_fourth_moment(cfg->dist, cfg->nu);
+            const double np = nq < nk ? nq : nk, f = np / N, mu = rho * d;
+            const double vp = rho * rho * d * (m4 - 1.0) + (1.0 - rho * rho) * d;
+            t.var = (1.0 - f) * d + f * vp + f * (1.0 - f) * mu * mu;
+            /* Scores are uncorrelated but for the pairs (i, j), (j, i) of
+             * planted rows, Cov = rho^2 d; the means differ by row type. */
+            const double vbar = (1.0 - f) * d + f * vp;
+            t.var_expected = ((N - 1.0) * vbar + N * f * (1.0 - f) * mu * mu -
+                              np * (np - 1.0) * rho * rho * d / N) /
+                             dof;
+        } else {
+            t.var = NAN;
+        }
     }
     *out = t;
     return SV_OK;

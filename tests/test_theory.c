@@ -277,12 +277,23 @@ static void test_qk_norm_and_plant(void)
     CHECK(sv_experiment_run(&cfg, r) == SV_OK);
     CHECK(sv_theory_config(&cfg, &th) == SV_OK);
     CHECK_CLOSE(th.diag_logit, 0.6 * 32.0 * 2.25, 1e-15, 0.0);
-    CHECK(isnan(th.var_expected));
+    CHECK(isnan(th.var_expected)); /* q_std 1.5: no closed form */
     mean_se(r, T, offsetof(sv_trial_stats, raw_diag_logit), &mean, &se);
     CHECK_SE("plant 0.6, q_std 1.5, d = 32: planted logit", mean, th.diag_logit, se, 5.0);
     /* Under QK-norm the planted logit is rho R^2 on average only approximately
      * (the norms are fixed, the angle is not): checked in the CLI figures. */
     CHECK(r[0].raw_diag_weight > r[0].scaled_diag_weight);
+
+    /* Unit entries: E[s^2] of the mixture, with the (i, j), (j, i) pairs.
+     * Small n and large d_k make every term visible. */
+    cfg = (sv_config){.d_k = 12, .n_q = 4, .n_k = 5, .trials = T, .seed = 7u,
+                      .dist = SV_DIST_UNIFORM, .plant = 0.8};
+    static sv_trial_stats r2[4 * T];
+    cfg.trials = 4 * T;
+    CHECK(sv_experiment_run(&cfg, r2) == SV_OK);
+    CHECK(sv_theory_config(&cfg, &th) == SV_OK);
+    mean_se(r2, 4 * T, offsetof(sv_trial_stats, raw_var), &mean, &se);
+    CHECK_SE("plant 0.8, uniform, d = 12, 4x5: mean of s2", mean, th.var_expected, se, 5.0);
 }
 
 /* Projections: E[s^2] for self-attention has the diagonal's tr(W_Q W_K^T)

@@ -70,10 +70,11 @@ typedef struct sv_config {
                             scaled, streamed over key blocks like the softmax */
     size_t d_v;        /**< columns of V; 0 means d_k */
     size_t hist_bins;  /**< > 0: count scores into hist_bins equal bins on
-                            [hist_lo, hist_hi) (values outside are not
-                            counted), raw S into hist_raw and S / scale into
-                            hist_scaled (arrays of hist_bins counts, added to,
-                            not cleared); and, if hist_w_raw is not NULL,
+                            [hist_lo, hist_hi), raw S into hist_raw and
+                            S / scale into hist_scaled (arrays of
+                            hist_bins + 1 counts, added to, not cleared; the
+                            last counts the values outside the range); and,
+                            if hist_w_raw is not NULL,
                             softmax weights into hist_bins bins on [0, 1]
                             (weight 1 in the last), which needs
                             n_k <= 4096 (one key block) */

@@ -129,19 +129,20 @@ int main(int argc, char **argv)
             }
             if (opt.histogram) {
                 const size_t b = opt.histogram;
-                res[i].hist = calloc(4 * b, sizeof(uint64_t));
+                res[i].hist = calloc(4 * (b + 1), sizeof(uint64_t));
                 if (!res[i].hist)
                     st = SV_ENOMEM;
                 else {
                     sv_config *c = &res[i].cfg;
                     c->hist_bins = b;
                     sv_histogram_range(c, &c->hist_lo, &c->hist_hi);
-                    /* Weights go where the printer reads: the first 2 b. */
-                    c->hist_raw = res[i].hist + (opt.weight_histogram ? 2 * b : 0);
-                    c->hist_scaled = res[i].hist + (opt.weight_histogram ? 3 * b : b);
+                    /* What is printed goes first: raw then scaled, b + 1 each
+                     * (scores: the last counts those outside the range). */
+                    c->hist_raw = res[i].hist + (opt.weight_histogram ? 2 * (b + 1) : 0);
+                    c->hist_scaled = res[i].hist + (opt.weight_histogram ? 3 * (b + 1) : b + 1);
                     if (opt.weight_histogram) {
                         c->hist_w_raw = res[i].hist;
-                        c->hist_w_scaled = res[i].hist + b;
+                        c->hist_w_scaled = res[i].hist + b + 1;
                     }
                 }
             }
@@ -163,6 +164,15 @@ int main(int argc, char **argv)
         }
         int table = opt.format == SV_FORMAT_TABLE ||
                     (opt.format == SV_FORMAT_AUTO && isatty(STDOUT_FILENO));
+        if (opt.histogram && !opt.weight_histogram) {
+            /* Scores beyond +-6 sd are not in any bin: say how many. */
+            const uint64_t *h = res[0].hist;
+            const size_t b = opt.histogram;
+            if (h[b] || h[2 * b + 1])
+                fprintf(stderr, "%s: --histogram: %llu raw and %llu scaled scores fell outside "
+                                "the bins (beyond 6 sd)\n",
+                        prog, (unsigned long long)h[b], (unsigned long long)h[2 * b + 1]);
+        }
         if (table)
             sv_write_table(stdout, &opt, res, count);
         else

@@ -83,7 +83,7 @@ static void write_csv_histogram(FILE *f, const sv_options *opt, const sv_result 
         fputc(',', f);
         csv_num(f, lo + (hi - lo) * (double)(i + 1) / (double)b);
         fprintf(f, ",%llu,%llu\n", (unsigned long long)r->hist[i],
-                (unsigned long long)r->hist[b + i]);
+                (unsigned long long)r->hist[b + 1 + i]);
     }
 }
 
