@@ -410,7 +410,7 @@ static void draw_rows(const sv_config *cfg, const workspace *ws, uint64_t trial,
 {
     const size_t d = cfg->d_k;
     const uint64_t key = sv_rng_matrix_key(cfg->seed, trial, which);
-    const uint64_t qkey = sv_rng_matrix_key(cfg->seed, trial, SV_MATRIX_Q);
+    const uint64_t qkey = cfg->plant != 0.0 ? sv_rng_matrix_key(cfg->seed, trial, SV_MATRIX_Q) : 0;
     const size_t planted = cfg->n_q < cfg->n_k ? cfg->n_q : cfg->n_k;
     const double rho = cfg->plant, rest = sqrt(1.0 - rho * rho);
     const double radius = cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)d);
@@ -666,11 +666,26 @@ typedef struct trial_acc {
     sv_moments out[2]; /* entries of O, raw and scaled */
     double hmin[2], hmax[2], maxabs;
     size_t n_planted;
+    int plain; /* few rows: plain sums are as exact, and cheaper */
 } trial_acc;
 
-static void trial_init(trial_acc *t)
+/* Rows up to which a trial's means over rows are plain sums: the rounding
+ * of a dozen additions is far below what any statistic here resolves. */
+#define SV_PLAIN_ROWS 16u
+
+static void acc_add(const trial_acc *t, ksum *k, double x)
 {
-    *t = (trial_acc){.hmin = {INFINITY, INFINITY}, .hmax = {-INFINITY, -INFINITY}};
+    if (t->plain)
+        k->s += x;
+    else
+        ksum_add(k, x);
+}
+
+static void trial_init(trial_acc *t, const sv_config *cfg)
+{
+    *t = (trial_acc){.hmin = {INFINITY, INFINITY},
+                     .hmax = {-INFINITY, -INFINITY},
+                     .plain = cfg->n_q <= SV_PLAIN_ROWS};
 }
 
 /* Adds rows row0 .. row0 + n - 1 with moments mo[i], softmax sums sm[i],
@@ -685,20 +700,20 @@ static void trial_add(const sv_config *cfg, trial_acc *t, size_t row0, const sv_
         if (row0 + i < n_planted) {
             /* p = exp(c (S_ii - max)) / Z, Z = 1 + r. */
             const double t0 = planted[i] - sm[i].max;
-            ksum_add(&t->pl_logit, planted[i]);
-            ksum_add(&t->pl_w[0], exp(t0) / (1.0 + sm[i].r[0]));
-            ksum_add(&t->pl_w[1], exp(inv_c * t0) / (1.0 + sm[i].r[1]));
+            acc_add(t, &t->pl_logit, planted[i]);
+            acc_add(t, &t->pl_w[0], exp(t0) / (1.0 + sm[i].r[0]));
+            acc_add(t, &t->pl_w[1], exp(inv_c * t0) / (1.0 + sm[i].r[1]));
             t->n_planted++;
         }
         sv_moments_merge(&t->mo, &mo[i]);
         const sv_softmax_stats *st[2] = {&raw[i], &sc[i]};
         for (int c = 0; c < 2; c++) {
-            ksum_add(&t->h[c], st[c]->entropy);
-            ksum_add(&t->mw[c], st[c]->max_weight);
-            ksum_add(&t->jt[c], st[c]->jac_trace);
-            ksum_add(&t->p2[c], 1.0 - st[c]->jac_trace);
-            ksum_add(&t->jf[c], st[c]->jac_frob);
-            ksum_add(&t->ek[c], st[c]->eff_keys);
+            acc_add(t, &t->h[c], st[c]->entropy);
+            acc_add(t, &t->mw[c], st[c]->max_weight);
+            acc_add(t, &t->jt[c], st[c]->jac_trace);
+            acc_add(t, &t->p2[c], 1.0 - st[c]->jac_trace);
+            acc_add(t, &t->jf[c], st[c]->jac_frob);
+            acc_add(t, &t->ek[c], st[c]->eff_keys);
             t->hmin[c] = fmin(t->hmin[c], st[c]->entropy);
             t->hmax[c] = fmax(t->hmax[c], st[c]->entropy);
         }
@@ -804,7 +819,7 @@ static void run_trial(const sv_config *cfg, const plan *p, uint64_t trial, const
      * rows in order. */
     const double scale = 1.0 / sv_config_scale(cfg);
     trial_acc t;
-    trial_init(&t);
+    trial_init(&t, cfg);
     for (size_t i0 = 0; i0 < nq; i0 += SV_STATS_ROWS) {
         const size_t cnt = nq - i0 < SV_STATS_ROWS ? nq - i0 : SV_STATS_ROWS;
         sv_softmax_acc_stats_rows(ws->row_sm + i0, cnt, scale, ws->st, ws->st + cnt);
@@ -870,7 +885,7 @@ static void run_trial_group(const sv_config *cfg, const plan *p, uint64_t t0, si
         hist_row(cfg, ws->scores + r * nk, cfg->causal ? r % nq + 1 : nk, &ws->row_sm[r]);
     for (size_t g = 0; g < cnt; g++) {
         trial_acc t;
-        trial_init(&t);
+        trial_init(&t, cfg);
         trial_add(cfg, &t, 0, ws->row_mo + g * nq, ws->row_sm + g * nq, ws->st + g * nq,
                   ws->st + rows + g * nq, ws->planted + g * nq, nq);
         trial_add_entries(&t, ws->q_mo + g * nq, nq, ws->k_mo + g * nk, nk);
