@@ -18,6 +18,8 @@
 #       gnuplot -e "out='$OUTDIR/fourth_moment.png'" "$SRC/scripts/fourth_moment.gp"
 #   for i in xavier lecun normal; do "$BIN" ... --init $i --format csv; done |
 #       gnuplot -e "out='$OUTDIR/projection_init.png'" "$SRC/scripts/projection_init.gp"
+# and likewise for scripts/input_moments.gp (one run per --k-mean) and
+# scripts/qk_norm.gp (one run without and one with --qk-norm)
 # (small configurations, a few seconds in all) and checks:
 #   * both sides of the pipe exit 0;
 #   * gnuplot wrote nothing to stderr: its warnings ("skipping data file with
@@ -115,6 +117,21 @@ run_inits() {
     done
 }
 
+# run_kmeans ARGS...: one run per --k-mean, concatenated (each with its
+# header), as input_moments.gp reads them; fails with the first run that fails.
+run_kmeans() {
+    local m
+    for m in 0 1 2; do
+        "$BIN" "$@" --k-mean "$m" --format csv || return
+    done
+}
+
+# run_qknorm ARGS...: one run without and one with --qk-norm, concatenated,
+# as qk_norm.gp reads them; fails with the first run that fails.
+run_qknorm() {
+    "$BIN" "$@" --format csv && "$BIN" "$@" --qk-norm --format csv
+}
+
 # render_from PRODUCER NAME WIDTH HEIGHT TOOL-ARGS...: one pipeline
 # "PRODUCER TOOL-ARGS | gnuplot", then its checks.
 render_from() {
@@ -127,6 +144,10 @@ render_from() {
         echo "$name: for d in normal uniform rademacher t; do $BIN $* --dist \$d --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     elif [ "$producer" = run_inits ]; then
         echo "$name: for i in xavier lecun normal; do $BIN $* --init \$i --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+    elif [ "$producer" = run_kmeans ]; then
+        echo "$name: for m in 0 1 2; do $BIN $* --k-mean \$m --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+    elif [ "$producer" = run_qknorm ]; then
+        echo "$name: for f in '' --qk-norm; do $BIN $* \$f --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     else
         echo "$name: $BIN $* --format csv | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     fi
@@ -166,6 +187,8 @@ render causal_rows 1200 640 --dk 16 --n 64 --trials 2 --causal --per-row
 render score_histogram 1000 700 --dk 16 --n 64 --trials 2 --histogram 120
 render output_variance 1000 700 --dk 1:64 --n 32 --trials 2 --values
 render planted_key 1200 640 --dk 4:64 --n 32 --trials 2 --plant 0.5 --scale sqrt,dk
+render_from run_kmeans input_moments 1200 640 --dk 4 --n 8 --trials 50 --q-mean 1
+render_from run_qknorm qk_norm 1500 620 --dk 4:64 --n 32 --trials 4
 
 # fourth_moment.gp drops repeated headers only if they are the same line:
 # runs with different columns (one with --observed) must stop it with an
