@@ -246,15 +246,16 @@ void sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale
         for (size_t i = 0; i < cnt; i++)
             for (int k = 0; k < 2; k++) {
                 const sv_softmax_acc *a = &acc[i0 + i];
-                const double c = k ? scale : 1.0, rk = a->r[k], z = 1.0 + rk;
+                const double c = k ? scale : 1.0, rk = a->r[k], iz = 1.0 / (1.0 + rk);
+                const double iz2 = iz * iz; /* 1 / Z^2: one division per row */
                 sv_softmax_stats *out = k ? &scaled[i0 + i] : &raw[i0 + i];
-                out->entropy = lz[2 * i + k] - c * (a->w[k] / z);
-                out->max_weight = 1.0 / z;
+                out->entropy = lz[2 * i + k] - c * (a->w[k] * iz);
+                out->max_weight = iz;
                 /* (Z^2 - sum e^2) / Z^2 = (2r + r^2 - q) / Z^2: 1 - q / Z^2
                  * would cancel to nothing for nearly one-hot rows. */
-                out->jac_trace = (2.0 * rk + (rk * rk - a->q[k])) / (z * z);
-                const double z2 = z * z, qq = a->q[k] / z2, uu = a->u[k] / (z2 * z);
-                const double f2 = rk * rk / (z2 * z2) + qq * (1.0 + 2.0 / z2 + qq) - 2.0 * uu;
+                out->jac_trace = (2.0 * rk + (rk * rk - a->q[k])) * iz2;
+                const double qq = a->q[k] * iz2, uu = a->u[k] * iz2 * iz;
+                const double f2 = rk * rk * (iz2 * iz2) + qq * (1.0 + 2.0 * iz2 + qq) - 2.0 * uu;
                 out->jac_frob = sqrt(f2 > 0.0 ? f2 : 0.0);
                 h[2 * i + k] = out->entropy;
             }
