@@ -63,7 +63,7 @@ const char sv_usage_text2[] =
     "      --format F       table (default on a terminal) or csv (default otherwise)\n"
     "      --per-trial      one row per trial instead of the summary\n"
     "      --per-row        one row per query position (mean over trials): entropy\n"
-    "                       and max weight against the ln(keys seen) bound\n"
+    "                       and max weight against the ln(keys seen) bound (CSV)\n"
     "      --histogram BINS histogram of the raw and scaled scores instead: BINS\n"
     "                       bins on +-6 sd of the raw scores (one --dk, one --scale;\n"
     "                       CSV always, like --per-row)\n"
