@@ -29,16 +29,15 @@
  *   same bits whatever the thread count or --block-rows; tm and kb depend
  *   on the configuration only.
  */
-#define SV_TILE_ROWS 256u   /* tm: query rows per dgemm */
-#define SV_KEY_BLOCK 4096u  /* kb: keys per block (scores tile: 8 MiB) */
+#define SV_TILE_ROWS 256u  /* tm: query rows per dgemm */
+#define SV_KEY_BLOCK 4096u /* kb: keys per block (scores tile: 8 MiB) */
 #define SV_ALIGN 64u
-#define SV_TINY_TILE 512u   /* tm kb d_k below which plain loops beat dgemm */
-#define SV_TRIAL_GROUP 64u  /* tiny trials run together */
+#define SV_TINY_TILE 512u  /* tm kb d_k below which plain loops beat dgemm */
+#define SV_TRIAL_GROUP 64u /* tiny trials run together */
 
 /* Trials whose score matrix has fewer entries than this run whole, one per
  * thread, instead of splitting one trial's tiles across threads. */
 #define SV_SMALL_TRIAL_SCORES ((size_t)1 << 16)
-
 
 /* Work done so far, for the progress callback: units are tiles (one query
  * tile against one key block). */
@@ -59,24 +58,24 @@ typedef struct plan {
 } plan;
 
 typedef struct workspace {
-    double *k;           /* kb x d_k: the current key block, row-major */
-    double *qtile;       /* inner_threads x tm x d_k */
-    double *scores;      /* inner_threads x tm x kb, or group x n_q x n_k */
-    sv_moments *row_mo;  /* running moments of each query row: n_q, or group x n_q */
+    double *k;              /* kb x d_k: the current key block, row-major */
+    double *qtile;          /* inner_threads x tm x d_k */
+    double *scores;         /* inner_threads x tm x kb, or group x n_q x n_k */
+    sv_moments *row_mo;     /* running moments of each query row: n_q, or group x n_q */
     sv_softmax_acc *row_sm; /* running softmax sums of each query row, the same */
-    sv_softmax_acc *acc; /* per-tile scratch: inner_threads x tm */
-    sv_moments *mo;      /* the same for the moments */
-    sv_softmax_stats *st; /* 2 x stats rows: raw then scaled statistics */
-    double *planted;     /* S_ii of each query row with a planted key (as row_mo) */
-    double *scratch;     /* inner_threads x max(d_k, d_model): a planted key's
-                            query row, or a token's embedding */
-    double *wq, *wk;     /* d_model x d_k projections of the current trial */
-    sv_moments *q_mo;    /* moments of each row of Q (as row_mo) */
-    sv_moments *k_mo;    /* moments of each row of K: n_k, or group x n_k */
-    double *v;           /* values: kb x d_v, the current key block's rows of V */
-    double *e;           /* values: inner_threads x 2 x tm x kb exps (raw, scaled) */
-    double *o_part;      /* values: inner_threads x 2 x tm x d_v partial outputs */
-    double *o;           /* values: n_q x 2 x d_v running outputs, in each row's max frame */
+    sv_softmax_acc *acc;    /* per-tile scratch: inner_threads x tm */
+    sv_moments *mo;         /* the same for the moments */
+    sv_softmax_stats *st;   /* 2 x stats rows: raw then scaled statistics */
+    double *planted;        /* S_ii of each query row with a planted key (as row_mo) */
+    double *scratch;        /* inner_threads x max(d_k, d_model): a planted key's
+                               query row, or a token's embedding */
+    double *wq, *wk;        /* d_model x d_k projections of the current trial */
+    sv_moments *q_mo;       /* moments of each row of Q (as row_mo) */
+    sv_moments *k_mo;       /* moments of each row of K: n_k, or group x n_k */
+    double *v;              /* values: kb x d_v, the current key block's rows of V */
+    double *e;              /* values: inner_threads x 2 x tm x kb exps (raw, scaled) */
+    double *o_part;         /* values: inner_threads x 2 x tm x d_v partial outputs */
+    double *o;              /* values: n_q x 2 x d_v running outputs, in each row's max frame */
 } workspace;
 
 /* Rows whose softmax statistics are computed at once when a trial ends. */
@@ -186,7 +185,8 @@ static plan make_plan(const sv_config *cfg)
     p.tiny = p.tm * p.kb * cfg->d_k <= SV_TINY_TILE;
     /* A tiny trial is one tile and one key block (tm kb <= SV_TINY_TILE):
      * several of them share one pass of the row kernel. */
-    p.group = p.tiny && p.inner_threads == 1 && !cfg->row_sums && !cfg->values ? SV_TRIAL_GROUP : 1u;
+    p.group =
+        p.tiny && p.inner_threads == 1 && !cfg->row_sums && !cfg->values ? SV_TRIAL_GROUP : 1u;
     p.prog = NULL;
     return p;
 }
@@ -262,12 +262,12 @@ static int workspace_bytes(const sv_config *cfg, const plan *p, size_t *bytes)
         !add_ok(total, tiles, &total) || !mul_ok(z.rows, sizeof(double), &rows) ||
         !add_ok(total, rows, &total) ||
         !mul_ok((size_t)p->inner_threads * scratch_len(cfg), sizeof(double), &rows) ||
-        !add_ok(total, rows, &total) || !mul_ok(cfg->d_model * cfg->d_k, 2 * sizeof(double), &rows) ||
+        !add_ok(total, rows, &total) ||
+        !mul_ok(cfg->d_model * cfg->d_k, 2 * sizeof(double), &rows) ||
         !add_ok(total, rows, &total) || !mul_ok(z.rows, sizeof(sv_moments), &rows) ||
         !add_ok(total, rows, &total) || !mul_ok(cfg->n_k * p->group, sizeof(sv_moments), &rows) ||
         !add_ok(total, rows, &total) || !values_bytes(cfg, p, &rows) ||
-        !add_ok(total, rows, &total) ||
-        !mul_ok(z.stats, 2 * sizeof(sv_softmax_stats), &tiles) ||
+        !add_ok(total, rows, &total) || !mul_ok(z.stats, 2 * sizeof(sv_softmax_stats), &tiles) ||
         !add_ok(total, tiles, &total) || !add_ok(total, 8u * SV_ALIGN, bytes))
         return 0;
     return 1;
@@ -343,9 +343,9 @@ static int workspace_alloc(workspace *ws, const sv_config *cfg, const plan *p)
     ws->e = alloc_aligned(cfg->values ? it * 2 * p->tm * p->kb : 1, sizeof(double));
     ws->o_part = alloc_aligned(cfg->values ? it * 2 * p->tm * dv : 1, sizeof(double));
     ws->o = alloc_aligned(cfg->values ? cfg->n_q * 2 * dv : 1, sizeof(double));
-    if (!ws->k || !ws->qtile || !ws->scores || !ws->row_mo || !ws->row_sm || !ws->acc ||
-        !ws->mo || !ws->st || !ws->planted || !ws->scratch || !ws->wq || !ws->wk || !ws->q_mo ||
-        !ws->k_mo || !ws->v || !ws->e || !ws->o_part || !ws->o) {
+    if (!ws->k || !ws->qtile || !ws->scores || !ws->row_mo || !ws->row_sm || !ws->acc || !ws->mo ||
+        !ws->st || !ws->planted || !ws->scratch || !ws->wq || !ws->wk || !ws->q_mo || !ws->k_mo ||
+        !ws->v || !ws->e || !ws->o_part || !ws->o) {
         workspace_free(ws);
         return 0;
     }
@@ -439,8 +439,8 @@ static void draw_rows(const sv_config *cfg, const workspace *ws, uint64_t trial,
 }
 
 /* scores (tm x kb) = qtile (tm x d_k) * k^T (d_k x kb). */
-static void tile_product(const sv_config *cfg, const plan *p, const double *qtile,
-                         const double *k, double *scores)
+static void tile_product(const sv_config *cfg, const plan *p, const double *qtile, const double *k,
+                         double *scores)
 {
     const size_t d = cfg->d_k, tm = p->tm, kb = p->kb;
     if (p->tiny) {
@@ -453,8 +453,8 @@ static void tile_product(const sv_config *cfg, const plan *p, const double *qtil
                 scores[i * kb + j] = dot;
             }
     } else {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tm, (int)kb, (int)d, 1.0,
-                    qtile, (int)d, k, (int)d, 0.0, scores, (int)kb);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tm, (int)kb, (int)d, 1.0, qtile,
+                    (int)d, k, (int)d, 0.0, scores, (int)kb);
     }
 }
 
@@ -605,12 +605,13 @@ static double ksum_mean(const ksum *k, size_t n)
 }
 
 /* Row j of the key block starting at key j0 (bk real keys; zeros after). */
-static void draw_key_row(const sv_config *cfg, uint64_t trial, const workspace *ws,
-                         size_t j0, size_t bk, size_t j, size_t me)
+static void draw_key_row(const sv_config *cfg, uint64_t trial, const workspace *ws, size_t j0,
+                         size_t bk, size_t j, size_t me)
 {
     if (j < bk) {
         double *row = ws->k + j * cfg->d_k;
-        draw_rows(cfg, ws, trial, SV_MATRIX_K, j0 + j, 1, 1, row, ws->scratch + me * scratch_len(cfg));
+        draw_rows(cfg, ws, trial, SV_MATRIX_K, j0 + j, 1, 1, row,
+                  ws->scratch + me * scratch_len(cfg));
         entry_moments(cfg, row, &ws->k_mo[j0 + j]);
     } else {
         memset(ws->k + j * cfg->d_k, 0, cfg->d_k * sizeof(double));
@@ -652,8 +653,8 @@ static void run_item(const sv_config *cfg, const plan *p, uint64_t trial, const 
     const size_t end = (b + 1) * rows_per_item < cfg->n_q ? (b + 1) * rows_per_item : cfg->n_q;
     uint64_t units = 0;
     for (size_t i0 = b * rows_per_item; i0 < end; i0 += tm, units++)
-        score_tile(cfg, p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, qtile, scores,
-                   acc, mo, scratch, me);
+        score_tile(cfg, p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, qtile, scores, acc,
+                   mo, scratch, me);
     if (p->inner_threads > 1)
         report(cfg, p, units);
 }

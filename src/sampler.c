@@ -99,8 +99,7 @@ static double gamma_ge1(sv_rng *rng, double a)
             continue;
         v = v * v * v;
         const double u = open01(rng);
-        if (u < 1.0 - 0.0331 * (z * z) * (z * z) ||
-            log(u) < 0.5 * z * z + d * (1.0 - v + log(v)))
+        if (u < 1.0 - 0.0331 * (z * z) * (z * z) || log(u) < 0.5 * z * z + d * (1.0 - v + log(v)))
             return d * v;
     }
 }

@@ -3,8 +3,8 @@
 const char *sv_status_str(sv_status status)
 {
     switch (status) {
-#define SV_STATUS_CASE_(name, value, message) \
-    case SV_##name:                           \
+#define SV_STATUS_CASE_(name, value, message)                                                      \
+    case SV_##name:                                                                                \
         return message;
         SV_STATUS_MAP(SV_STATUS_CASE_)
 #undef SV_STATUS_CASE_

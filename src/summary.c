@@ -115,9 +115,8 @@ sv_status sv_summary_begin(const sv_config *cfg, sv_summary_acc *acc)
     if (!acc || cfg->trials > SIZE_MAX / sizeof(double))
         return SV_EINVAL;
     const size_t n = (size_t)cfg->trials;
-    *acc = (sv_summary_acc){.cfg = *cfg,
-                            .lo = {INFINITY, INFINITY},
-                            .hi = {-INFINITY, -INFINITY, -INFINITY}};
+    *acc = (sv_summary_acc){
+        .cfg = *cfg, .lo = {INFINITY, INFINITY}, .hi = {-INFINITY, -INFINITY, -INFINITY}};
     acc->raw_var = malloc(n * sizeof(double));
     acc->scaled_var = malloc(n * sizeof(double));
     if (!acc->raw_var || !acc->scaled_var) {
@@ -198,7 +197,8 @@ sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out)
     s.scaled_theory.var_expected /= c2;
     s.scaled_theory.var_sd /= c2;
     s.scaled_theory.diag_logit /= c;
-    s.qk_radius = cfg->qk_norm ? (cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)cfg->d_k)) : NAN;
+    s.qk_radius =
+        cfg->qk_norm ? (cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)cfg->d_k)) : NAN;
     /* ln(keys seen) - sigma^2 / 2, with sigma^2 / c^2 for the scaled rows. */
     const double nq = (double)cfg->n_q;
     const double ln_keys = cfg->causal ? lgamma(nq + 1.0) / nq : log((double)cfg->n_k);
@@ -208,8 +208,8 @@ sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out)
     return SV_OK;
 }
 
-sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_trial,
-                             double observed, sv_summary *out)
+sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_trial, double observed,
+                             sv_summary *out)
 {
     if (!per_trial || !out)
         return SV_EINVAL;

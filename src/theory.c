@@ -114,8 +114,9 @@ sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
             t.var = t.var_expected = t.entropy_approx = NAN;
     }
     if (cfg->plant != 0.0) {
-        t.diag_logit = cfg->qk_norm ? cfg->plant * (cfg->qk_scale > 0.0 ? cfg->qk_scale * cfg->qk_scale : d)
-                                       : cfg->plant * d * (vq + mq * mq);
+        t.diag_logit = cfg->qk_norm
+                           ? cfg->plant * (cfg->qk_scale > 0.0 ? cfg->qk_scale * cfg->qk_scale : d)
+                           : cfg->plant * d * (vq + mq * mq);
         t.var_expected = NAN;
         t.var_sd = NAN;
         t.entropy_approx = NAN; /* the planted logit dominates its row */

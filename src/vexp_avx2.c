@@ -10,18 +10,18 @@ __m256d _ZGVdN4v_exp(__m256d x);
 __m256d _ZGVdN4v_log1p(__m256d x);
 
 /* y = f(x) over n elements, the last group zero-padded. */
-#define SV_KERNEL_AVX2(name, f)                                        \
-    void name(const double *x, double *y, size_t n)                    \
-    {                                                                  \
-        size_t i = 0;                                                  \
-        for (; i + 4 <= n; i += 4)                                     \
-            _mm256_storeu_pd(y + i, f(_mm256_loadu_pd(x + i)));        \
-        if (i < n) {                                                   \
-            double in[4] = {0.0, 0.0, 0.0, 0.0}, out[4];               \
-            memcpy(in, x + i, (n - i) * sizeof(double));               \
-            _mm256_storeu_pd(out, f(_mm256_loadu_pd(in)));             \
-            memcpy(y + i, out, (n - i) * sizeof(double));              \
-        }                                                              \
+#define SV_KERNEL_AVX2(name, f)                                                                    \
+    void name(const double *x, double *y, size_t n)                                                \
+    {                                                                                              \
+        size_t i = 0;                                                                              \
+        for (; i + 4 <= n; i += 4)                                                                 \
+            _mm256_storeu_pd(y + i, f(_mm256_loadu_pd(x + i)));                                    \
+        if (i < n) {                                                                               \
+            double in[4] = {0.0, 0.0, 0.0, 0.0}, out[4];                                           \
+            memcpy(in, x + i, (n - i) * sizeof(double));                                           \
+            _mm256_storeu_pd(out, f(_mm256_loadu_pd(in)));                                         \
+            memcpy(y + i, out, (n - i) * sizeof(double));                                          \
+        }                                                                                          \
     }
 
 SV_KERNEL_AVX2(sv_vexp_avx2, _ZGVdN4v_exp)

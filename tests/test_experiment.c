@@ -10,8 +10,8 @@
 
 static sv_config config(size_t d, size_t nq, size_t nk, uint64_t trials)
 {
-    sv_config c = {.d_k = d, .n_q = nq, .n_k = nk, .trials = trials, .seed = 2021u,
-                   .dist = SV_DIST_NORMAL};
+    sv_config c = {
+        .d_k = d, .n_q = nq, .n_k = nk, .trials = trials, .seed = 2021u, .dist = SV_DIST_NORMAL};
     return c;
 }
 
@@ -163,7 +163,8 @@ static void test_scales(void)
     c.scale = 1.0;
     CHECK(sv_experiment_run(&c, r) == SV_OK);
     CHECK(r[0].scaled_var == r[0].raw_var && r[0].scaled_entropy == r[0].raw_entropy &&
-          r[0].scaled_jac_frob == r[0].raw_jac_frob && r[1].scaled_max_weight == r[1].raw_max_weight);
+          r[0].scaled_jac_frob == r[0].raw_jac_frob &&
+          r[1].scaled_max_weight == r[1].raw_max_weight);
     c.scale = 64.0;
     CHECK(sv_experiment_run(&c, r) == SV_OK);
     CHECK_CLOSE(r[0].scaled_var, r[0].raw_var / 4096.0, 1e-15, 0.0);
@@ -220,7 +221,8 @@ static void test_values(void)
     CHECK(sv_experiment_run(&c, &r) == SV_OK);
     const size_t d = 4, nq = 30, nk = 5000, dv = 3;
     double *q = malloc(nq * d * sizeof *q), *k = malloc(nk * d * sizeof *k);
-    double *v = malloc(nk * dv * sizeof *v), *s = malloc(nk * sizeof *s), *p = malloc(nk * sizeof *p);
+    double *v = malloc(nk * dv * sizeof *v), *s = malloc(nk * sizeof *s),
+           *p = malloc(nk * sizeof *p);
     for (size_t i = 0; i < nq; i++) {
         sv_rng g;
         sv_rng_seed_row(&g, c.seed, 0, SV_MATRIX_Q, i);
@@ -404,9 +406,9 @@ static void test_errors(void)
         {4, 0, 3, 1, 0, SV_EINVAL},
         {4, 3, 0, 1, 0, SV_EINVAL},
         {4, 3, 3, 0, 0, SV_EINVAL},
-        {4, 3, 3, 1, 9, SV_EINVAL},             /* ddof >= N */
-        {4, SIZE_MAX / 2, 4, 1, 0, SV_ERANGE},  /* n_q n_k overflows */
-        {SIZE_MAX / 4, 2, 2, 1, 0, SV_ERANGE},  /* (n_q + n_k) d_k overflows */
+        {4, 3, 3, 1, 9, SV_EINVAL},            /* ddof >= N */
+        {4, SIZE_MAX / 2, 4, 1, 0, SV_ERANGE}, /* n_q n_k overflows */
+        {SIZE_MAX / 4, 2, 2, 1, 0, SV_ERANGE}, /* (n_q + n_k) d_k overflows */
         {(size_t)1 << 31, 1, 1, 1, 0, SV_ETOOBIG},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -439,8 +441,8 @@ static void test_dklist(void)
     CHECK(sv_dklist_parse("3:30", v, &n) == SV_OK && n == 4 && v[3] == 24);
     CHECK(sv_dklist_parse("7:7", v, &n) == SV_OK && n == 1 && v[0] == 7);
     CHECK(sv_dklist_parse("1:18446744073709551615", v, &n) == SV_OK && n == 64);
-    const char *bad[] = {"", "0", "-1", "+1", " 1", "1,", ",1", "1:", ":4", "8:2", "1x",
-                         "1,,2", "1.5", "abc", "1:2:4"};
+    const char *bad[] = {"",   "0",   "-1", "+1",   " 1",  "1,",  ",1",   "1:",
+                         ":4", "8:2", "1x", "1,,2", "1.5", "abc", "1:2:4"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         n = 77;
         CHECK(sv_dklist_parse(bad[i], v, &n) == SV_EINVAL && n == 77);

@@ -115,8 +115,8 @@ static void test_ks(sv_dist dist)
     }
     const double t = sqrt((double)N_KS) * dmax;
     const double p = ks_pvalue(t);
-    printf("KS %s: n = %u, D = %.5g, sqrt(n) D = %.4f, p = %.4g\n", sv_dist_name(dist), N_KS,
-           dmax, t, p);
+    printf("KS %s: n = %u, D = %.5g, sqrt(n) D = %.4f, p = %.4g\n", sv_dist_name(dist), N_KS, dmax,
+           t, p);
     /* Reject only below p = 1e-6 (t > 2.69): a sampler with variance 1.05
      * instead of 1 already gives t ~ 4 at this n. */
     CHECK(p > 1e-6);

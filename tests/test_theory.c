@@ -66,23 +66,31 @@ static void test_exact_shifted(void)
         size_t d, nq, nk;
         unsigned ddof;
         double mq, sq, mk, sk;
-    } cases[] = {{2, 2, 2, 0, 0.5, 1.0, -1.0, 1.0}, {2, 2, 3, 1, 1.5, 0.5, 0.25, 2.0},
-                 {3, 1, 3, 0, 0.0, 2.0, 1.0, 1.0}, {1, 3, 3, 0, -0.5, 1.0, 0.0, 0.5},
+    } cases[] = {{2, 2, 2, 0, 0.5, 1.0, -1.0, 1.0},
+                 {2, 2, 3, 1, 1.5, 0.5, 0.25, 2.0},
+                 {3, 1, 3, 0, 0.0, 2.0, 1.0, 1.0},
+                 {1, 3, 3, 0, -0.5, 1.0, 0.0, 0.5},
                  {3, 2, 2, 0, 0.0, 1.5, 0.0, 0.5}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         double mean, var, ss;
         enumerate_shifted(cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof, cases[c].mq,
                           cases[c].sq, cases[c].mk, cases[c].sk, 0, &mean, &var, &ss);
-        sv_config cfg = {.d_k = cases[c].d, .n_q = cases[c].nq, .n_k = cases[c].nk,
-                         .trials = 1, .dist = SV_DIST_RADEMACHER, .ddof = cases[c].ddof,
-                         .q_mean = cases[c].mq, .q_std = cases[c].sq, .k_mean = cases[c].mk,
+        sv_config cfg = {.d_k = cases[c].d,
+                         .n_q = cases[c].nq,
+                         .n_k = cases[c].nk,
+                         .trials = 1,
+                         .dist = SV_DIST_RADEMACHER,
+                         .ddof = cases[c].ddof,
+                         .q_mean = cases[c].mq,
+                         .q_std = cases[c].sq,
+                         .k_mean = cases[c].mk,
                          .k_std = cases[c].sk};
         sv_theory t;
         CHECK(sv_theory_config(&cfg, &t) == SV_OK);
         printf("shifted d=%zu %zux%zu means %g,%g: E[s2] %.15g (theory %.15g), Var(S) %.15g "
                "(theory %.15g)\n",
-               cases[c].d, cases[c].nq, cases[c].nk, cases[c].mq, cases[c].mk, mean,
-               t.var_expected, ss, t.var);
+               cases[c].d, cases[c].nq, cases[c].nk, cases[c].mq, cases[c].mk, mean, t.var_expected,
+               ss, t.var);
         CHECK_CLOSE(t.var_expected, mean, 1e-12, 1e-14);
         CHECK_CLOSE(t.var, ss, 1e-12, 1e-14);
         CHECK(t.mean == (double)cases[c].d * cases[c].mq * cases[c].mk);
@@ -98,13 +106,14 @@ static void test_exact_rademacher(void)
     const struct {
         size_t d, nq, nk;
         unsigned ddof;
-    } cases[] = {{2, 2, 2, 0}, {2, 2, 2, 1}, {3, 2, 1, 0}, {2, 1, 3, 1}, {1, 3, 3, 0}, {4, 2, 2, 0}};
+    } cases[] = {{2, 2, 2, 0}, {2, 2, 2, 1}, {3, 2, 1, 0},
+                 {2, 1, 3, 1}, {1, 3, 3, 0}, {4, 2, 2, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         double mean, var;
         enumerate(cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof, &mean, &var);
         sv_theory t;
-        CHECK(sv_theory_raw(cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof,
-                            SV_DIST_RADEMACHER, &t) == SV_OK);
+        CHECK(sv_theory_raw(cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof, SV_DIST_RADEMACHER,
+                            &t) == SV_OK);
         printf("rademacher d=%zu n_q=%zu n_k=%zu ddof=%u: E[s2] %.15g (theory %.15g), "
                "Var(s2) %.15g (theory %.15g)\n",
                cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof, mean, t.var_expected, var,
@@ -185,8 +194,14 @@ static void test_monte_carlo(sv_dist dist, size_t d, size_t nq, size_t nk, unsig
                              uint64_t trials)
 {
     /* t with nu = 20: the SE below needs E[s^8], i.e. 16th moments. */
-    sv_config cfg = {.d_k = d, .n_q = nq, .n_k = nk, .trials = trials, .seed = 99u,
-                     .dist = dist, .nu = 20.0, .ddof = ddof};
+    sv_config cfg = {.d_k = d,
+                     .n_q = nq,
+                     .n_k = nk,
+                     .trials = trials,
+                     .seed = 99u,
+                     .dist = dist,
+                     .nu = 20.0,
+                     .ddof = ddof};
     sv_trial_stats *r = malloc(trials * sizeof *r);
     CHECK(sv_experiment_run(&cfg, r) == SV_OK);
     double mean = 0.0;
@@ -203,11 +218,11 @@ static void test_monte_carlo(sv_dist dist, size_t d, size_t nq, size_t nk, unsig
     sv_theory th;
     CHECK(sv_theory_config(&cfg, &th) == SV_OK);
     char label[128];
-    snprintf(label, sizeof label, "%s d=%zu %zux%zu ddof %u: mean of s2", sv_dist_name(dist), d,
-             nq, nk, ddof);
+    snprintf(label, sizeof label, "%s d=%zu %zux%zu ddof %u: mean of s2", sv_dist_name(dist), d, nq,
+             nk, ddof);
     CHECK_SE(label, mean, th.var_expected, th.var_sd / sqrt((double)trials), 5.0);
-    snprintf(label, sizeof label, "%s d=%zu %zux%zu ddof %u: variance of s2",
-             sv_dist_name(dist), d, nq, nk, ddof);
+    snprintf(label, sizeof label, "%s d=%zu %zux%zu ddof %u: variance of s2", sv_dist_name(dist), d,
+             nq, nk, ddof);
     CHECK_SE(label, v, th.var_sd * th.var_sd, sqrt((mu4 - v * v) / (double)trials), 5.0);
     free(r);
 }
@@ -235,14 +250,21 @@ static void test_exact_causal(void)
         size_t d, n;
         unsigned ddof;
         double mq, mk;
-    } cases[] = {{2, 3, 0, 0.0, 0.0}, {2, 3, 1, 0.5, -1.0}, {1, 4, 0, 1.0, 0.5}, {3, 2, 0, -0.5, 2.0}};
+    } cases[] = {
+        {2, 3, 0, 0.0, 0.0}, {2, 3, 1, 0.5, -1.0}, {1, 4, 0, 1.0, 0.5}, {3, 2, 0, -0.5, 2.0}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         double mean, var, ss;
         enumerate_shifted(cases[c].d, cases[c].n, cases[c].n, cases[c].ddof, cases[c].mq, 1.0,
                           cases[c].mk, 1.0, 1, &mean, &var, &ss);
-        sv_config cfg = {.d_k = cases[c].d, .n_q = cases[c].n, .n_k = cases[c].n, .trials = 1,
-                         .dist = SV_DIST_RADEMACHER, .ddof = cases[c].ddof,
-                         .q_mean = cases[c].mq, .k_mean = cases[c].mk, .causal = 1};
+        sv_config cfg = {.d_k = cases[c].d,
+                         .n_q = cases[c].n,
+                         .n_k = cases[c].n,
+                         .trials = 1,
+                         .dist = SV_DIST_RADEMACHER,
+                         .ddof = cases[c].ddof,
+                         .q_mean = cases[c].mq,
+                         .k_mean = cases[c].mk,
+                         .causal = 1};
         sv_theory t;
         CHECK(sv_theory_config(&cfg, &t) == SV_OK);
         printf("causal d=%zu n=%zu means %g,%g: E[s2] %.15g (theory %.15g)\n", cases[c].d,
@@ -258,8 +280,14 @@ static void test_qk_norm_and_plant(void)
 {
     enum { T = 400 };
     static sv_trial_stats r[T];
-    sv_config cfg = {.d_k = 16, .n_q = 24, .n_k = 30, .trials = T, .seed = 5u,
-                     .dist = SV_DIST_UNIFORM, .qk_norm = 1, .qk_scale = 3.0};
+    sv_config cfg = {.d_k = 16,
+                     .n_q = 24,
+                     .n_k = 30,
+                     .trials = T,
+                     .seed = 5u,
+                     .dist = SV_DIST_UNIFORM,
+                     .qk_norm = 1,
+                     .qk_scale = 3.0};
     sv_theory th;
     double mean, se;
     CHECK(sv_experiment_run(&cfg, r) == SV_OK);
@@ -272,8 +300,14 @@ static void test_qk_norm_and_plant(void)
         maxabs = fmax(maxabs, r[t].raw_max_abs_logit);
     CHECK(maxabs <= 9.0 * (1.0 + 1e-12));
 
-    cfg = (sv_config){.d_k = 32, .n_q = 20, .n_k = 50, .trials = T, .seed = 6u,
-                      .dist = SV_DIST_NORMAL, .plant = 0.6, .q_std = 1.5};
+    cfg = (sv_config){.d_k = 32,
+                      .n_q = 20,
+                      .n_k = 50,
+                      .trials = T,
+                      .seed = 6u,
+                      .dist = SV_DIST_NORMAL,
+                      .plant = 0.6,
+                      .q_std = 1.5};
     CHECK(sv_experiment_run(&cfg, r) == SV_OK);
     CHECK(sv_theory_config(&cfg, &th) == SV_OK);
     CHECK_CLOSE(th.diag_logit, 0.6 * 32.0 * 2.25, 1e-15, 0.0);
@@ -286,8 +320,13 @@ static void test_qk_norm_and_plant(void)
 
     /* Unit entries: E[s^2] of the mixture, with the (i, j), (j, i) pairs.
      * Small n and large d_k make every term visible. */
-    cfg = (sv_config){.d_k = 12, .n_q = 4, .n_k = 5, .trials = T, .seed = 7u,
-                      .dist = SV_DIST_UNIFORM, .plant = 0.8};
+    cfg = (sv_config){.d_k = 12,
+                      .n_q = 4,
+                      .n_k = 5,
+                      .trials = T,
+                      .seed = 7u,
+                      .dist = SV_DIST_UNIFORM,
+                      .plant = 0.8};
     static sv_trial_stats r2[4 * T];
     cfg.trials = 4 * T;
     CHECK(sv_experiment_run(&cfg, r2) == SV_OK);
@@ -305,8 +344,15 @@ static void test_projections(sv_dist dist, int cross, sv_init init)
 {
     enum { T = 200000 };
     static sv_trial_stats r[T];
-    sv_config cfg = {.d_k = 2, .n_q = 3, .n_k = 3, .trials = T, .seed = 8u, .dist = dist,
-                     .d_model = 3, .init = init, .cross = cross};
+    sv_config cfg = {.d_k = 2,
+                     .n_q = 3,
+                     .n_k = 3,
+                     .trials = T,
+                     .seed = 8u,
+                     .dist = dist,
+                     .d_model = 3,
+                     .init = init,
+                     .cross = cross};
     sv_theory th;
     double mean, se;
     CHECK(sv_experiment_run(&cfg, r) == SV_OK);

@@ -67,7 +67,9 @@ static void free_results(sv_result *res, size_t n)
 static sv_status run_config(sv_result *r, const sv_options *opt, progress_line *pl)
 {
     const uint64_t trials = r->cfg.trials;
-    const uint64_t chunk = opt->per_trial ? trials : trials < SV_TRIAL_CHUNK ? trials : SV_TRIAL_CHUNK;
+    const uint64_t chunk = opt->per_trial            ? trials
+                           : trials < SV_TRIAL_CHUNK ? trials
+                                                     : SV_TRIAL_CHUNK;
     r->per_trial = calloc((size_t)chunk, sizeof(sv_trial_stats));
     if (!r->per_trial)
         return SV_ENOMEM;
@@ -104,12 +106,10 @@ int main(int argc, char **argv)
         return SV_EXIT_USAGE;
     }
     if (opt.help || opt.version) {
-        if (opt.help)
-        {
+        if (opt.help) {
             fputs(sv_usage_text, stdout);
             fputs(sv_usage_text2, stdout);
-        }
-        else
+        } else
             printf("%s %s\n", prog, SV_VERSION_STRING);
     } else {
         const size_t count = sv_options_count(&opt);
@@ -169,8 +169,9 @@ int main(int argc, char **argv)
             const uint64_t *h = res[0].hist;
             const size_t b = opt.histogram;
             if (h[b] || h[2 * b + 1])
-                fprintf(stderr, "%s: --histogram: %llu raw and %llu scaled scores fell outside "
-                                "the bins (beyond 6 sd)\n",
+                fprintf(stderr,
+                        "%s: --histogram: %llu raw and %llu scaled scores fell outside "
+                        "the bins (beyond 6 sd)\n",
                         prog, (unsigned long long)h[b], (unsigned long long)h[2 * b + 1]);
         }
         if (table)

@@ -177,8 +177,8 @@ static int parse_u64(const char *s, uint64_t *out, int *overflow)
 }
 
 /* A positive integer that fits `max`; message in err otherwise. */
-static int parse_count(const char *opt, const char *s, uint64_t max, int allow_zero,
-                       uint64_t *out, char *err, size_t errlen)
+static int parse_count(const char *opt, const char *s, uint64_t max, int allow_zero, uint64_t *out,
+                       char *err, size_t errlen)
 {
     uint64_t v;
     int overflow;
@@ -233,8 +233,8 @@ static int parse_scales(const char *s, sv_options *opt, char *err, size_t errlen
         const size_t len = end ? (size_t)(end - p) : strlen(p);
         sv_scale_choice c = {SV_SCALE_VALUE, 0.0, ""};
         if (len == 0 || len >= sizeof c.name || n == SV_SCALES_MAX) {
-            snprintf(err, errlen, "--scale: '%s' is not a list of sqrt, dk, none or positive numbers",
-                     s);
+            snprintf(err, errlen,
+                     "--scale: '%s' is not a list of sqrt, dk, none or positive numbers", s);
             return 0;
         }
         memcpy(c.name, p, len);
@@ -553,8 +553,9 @@ int sv_options_check_sizes(const sv_options *opt, char *err, size_t errlen)
         size_t bytes;
         sv_status st = sv_experiment_bytes(&cfg, &bytes);
         if (st == SV_EINVAL && (double)b->n_q * (double)b->n_k <= (double)b->ddof) {
-            snprintf(err, errlen, "--ddof: '%u' must be less than the number of scores n_q*n_k = %zu",
-                     b->ddof, b->n_q * b->n_k);
+            snprintf(err, errlen,
+                     "--ddof: '%u' must be less than the number of scores n_q*n_k = %zu", b->ddof,
+                     b->n_q * b->n_k);
             return 0;
         }
         if (st == SV_ETOOBIG) {

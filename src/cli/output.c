@@ -37,21 +37,36 @@ static void write_csv_per_trial(FILE *f, const sv_result *res, size_t n)
         const sv_config *c = &res[i].cfg;
         for (uint64_t t = 0; t < c->trials; t++) {
             const sv_trial_stats *s = &res[i].per_trial[t];
-            const double v[] = {s->raw_mean,           s->raw_var,
-                                s->scaled_mean,        s->scaled_var,
-                                s->raw_entropy,        s->scaled_entropy,
-                                s->raw_max_weight,     s->scaled_max_weight,
-                                s->raw_jac_trace,      s->scaled_jac_trace,
-                                s->raw_var_known_mean, s->raw_var_ddof0,
-                                s->raw_var_ddof1,      s->raw_jac_frob,
-                                s->scaled_jac_frob,    s->raw_eff_keys,
-                                s->scaled_eff_keys,    s->raw_entropy_min,
-                                s->raw_entropy_max,    s->scaled_entropy_min,
-                                s->scaled_entropy_max, s->raw_max_abs_logit,
-                                s->raw_diag_logit,  s->raw_diag_weight,
-                                s->scaled_diag_weight, s->q_var,
-                                s->k_var,              s->raw_out_var,
-                                s->scaled_out_var,     s->raw_sum_p2,
+            const double v[] = {s->raw_mean,
+                                s->raw_var,
+                                s->scaled_mean,
+                                s->scaled_var,
+                                s->raw_entropy,
+                                s->scaled_entropy,
+                                s->raw_max_weight,
+                                s->scaled_max_weight,
+                                s->raw_jac_trace,
+                                s->scaled_jac_trace,
+                                s->raw_var_known_mean,
+                                s->raw_var_ddof0,
+                                s->raw_var_ddof1,
+                                s->raw_jac_frob,
+                                s->scaled_jac_frob,
+                                s->raw_eff_keys,
+                                s->scaled_eff_keys,
+                                s->raw_entropy_min,
+                                s->raw_entropy_max,
+                                s->scaled_entropy_min,
+                                s->scaled_entropy_max,
+                                s->raw_max_abs_logit,
+                                s->raw_diag_logit,
+                                s->raw_diag_weight,
+                                s->scaled_diag_weight,
+                                s->q_var,
+                                s->k_var,
+                                s->raw_out_var,
+                                s->scaled_out_var,
+                                s->raw_sum_p2,
                                 s->scaled_sum_p2};
             fprintf(f, "%llu,%zu,%zu,%zu", (unsigned long long)t, c->d_k, c->n_q, c->n_k);
             csv_nums(f, v, sizeof v / sizeof v[0]);
@@ -142,18 +157,33 @@ void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n
         const sv_config *c = &res[i].cfg;
         const sv_summary *s = &res[i].summary;
         const sv_trial_stats *m = &s->mean;
-        const double v[] = {
-            m->raw_mean,           m->raw_var,           s->raw_theory.var,
-            s->raw_theory.var_expected, s->raw.sd,       s->raw_theory.var_sd,
-            s->raw.q05,            s->raw.q50,           s->raw.q95,
-            m->scaled_mean,        m->scaled_var,        s->scaled_theory.var,
-            s->scaled_theory.var_expected, s->scaled.sd, s->scaled_theory.var_sd,
-            s->scaled.q05,         s->scaled.q50,        s->scaled.q95,
-            m->raw_entropy,        m->scaled_entropy,    m->raw_max_weight,
-            m->scaled_max_weight,  m->raw_jac_trace,     m->scaled_jac_trace};
+        const double v[] = {m->raw_mean,
+                            m->raw_var,
+                            s->raw_theory.var,
+                            s->raw_theory.var_expected,
+                            s->raw.sd,
+                            s->raw_theory.var_sd,
+                            s->raw.q05,
+                            s->raw.q50,
+                            s->raw.q95,
+                            m->scaled_mean,
+                            m->scaled_var,
+                            s->scaled_theory.var,
+                            s->scaled_theory.var_expected,
+                            s->scaled.sd,
+                            s->scaled_theory.var_sd,
+                            s->scaled.q05,
+                            s->scaled.q50,
+                            s->scaled.q95,
+                            m->raw_entropy,
+                            m->scaled_entropy,
+                            m->raw_max_weight,
+                            m->scaled_max_weight,
+                            m->raw_jac_trace,
+                            m->scaled_jac_trace};
         fprintf(f, "%zu,%zu,%zu,%llu,%llu,%s,%u", c->d_k, c->n_q, c->n_k,
-                (unsigned long long)c->trials, (unsigned long long)c->seed,
-                sv_dist_name(c->dist), c->ddof);
+                (unsigned long long)c->trials, (unsigned long long)c->seed, sv_dist_name(c->dist),
+                c->ddof);
         csv_nums(f, v, sizeof v / sizeof v[0]);
         fprintf(f, ",%s", res[i].scale_name);
         const double fp16_max = 65504.0; /* largest finite IEEE binary16 */
@@ -286,18 +316,25 @@ static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
     } rows[] = {
         {"score mean", {m->raw_mean, s->raw_theory.mean, m->scaled_mean, s->scaled_theory.mean}, 0},
         {"score variance",
-         {m->raw_var, s->raw_theory.var_expected, m->scaled_var, s->scaled_theory.var_expected}, 0},
+         {m->raw_var, s->raw_theory.var_expected, m->scaled_var, s->scaled_theory.var_expected},
+         0},
         {"  population variance", {NAN, s->raw_theory.var, NAN, s->scaled_theory.var}, 0},
-        {"  sd across trials", {s->raw.sd, s->raw_theory.var_sd, s->scaled.sd, s->scaled_theory.var_sd}, 0},
+        {"  sd across trials",
+         {s->raw.sd, s->raw_theory.var_sd, s->scaled.sd, s->scaled_theory.var_sd},
+         0},
         {"  5% quantile", {s->raw.q05, NAN, s->scaled.q05, NAN}, 1},
         {"  median", {s->raw.q50, NAN, s->scaled.q50, NAN}, 1},
         {"  95% quantile", {s->raw.q95, NAN, s->scaled.q95, NAN}, 1},
-        {"  known-mean variance", {m->raw_var_known_mean, s->raw_theory.var,
-                                   m->raw_var_known_mean / c2, s->scaled_theory.var}, 0},
+        {"  known-mean variance",
+         {m->raw_var_known_mean, s->raw_theory.var, m->raw_var_known_mean / c2,
+          s->scaled_theory.var},
+         0},
         {"  with ddof 0", {m->raw_var_ddof0, e0, m->raw_var_ddof0 / c2, e0 / c2}, 0},
         {"  with ddof 1", {m->raw_var_ddof1, e1, m->raw_var_ddof1 / c2, e1 / c2}, 0},
-        {"softmax entropy (nats)", {m->raw_entropy, approx_or_nan(&s->raw_theory, c),
-                                    m->scaled_entropy, approx_or_nan(&s->scaled_theory, c)}, 0},
+        {"softmax entropy (nats)",
+         {m->raw_entropy, approx_or_nan(&s->raw_theory, c), m->scaled_entropy,
+          approx_or_nan(&s->scaled_theory, c)},
+         0},
         {"  min over rows", {m->raw_entropy_min, NAN, m->scaled_entropy_min, NAN}, 0},
         {"  max over rows", {m->raw_entropy_max, NAN, m->scaled_entropy_max, NAN}, 0},
         {"  effective keys e^H", {m->raw_eff_keys, NAN, m->scaled_eff_keys, NAN}, 0},
@@ -339,8 +376,8 @@ static void table_sweep(FILE *f, const sv_options *opt, const sv_result *res, si
 {
     const int w = 8; /* 6 + 8 (1 + 8) = 78 columns, 87 with --observed */
     title(f, opt, &res[0].cfg, 0);
-    fprintf(f, "\n%6s %*s %*s %*s %*s\n", "", w * 2 + 1, "raw variance", w * 2 + 1,
-            "scaled var.", w * 2 + 1, "entropy (nats)", w * 2 + 1, "max weight");
+    fprintf(f, "\n%6s %*s %*s %*s %*s\n", "", w * 2 + 1, "raw variance", w * 2 + 1, "scaled var.",
+            w * 2 + 1, "entropy (nats)", w * 2 + 1, "max weight");
     fprintf(f, "%6s %*s %*s %*s %*s %*s %*s %*s %*s", "d_k", w, "measured", w, "theory", w,
             "measured", w, "theory", w, "raw", w, "scaled", w, "raw", w, "scaled");
     const int obs = !isnan(opt->observed);
@@ -362,20 +399,20 @@ static void table_sweep(FILE *f, const sv_options *opt, const sv_result *res, si
             cell(f, w, s->raw_var_cdf_observed);
         fputc('\n', f);
     }
-    fprintf(f, "\nTheory: E[sample variance] = d_k (N-1)/(N-ddof) for N = n_q n_k scores "
-               "(raw),\ndivided by d_k (scaled). Entropy <= ln n_k = %.4f.\n",
+    fprintf(f,
+            "\nTheory: E[sample variance] = d_k (N-1)/(N-ddof) for N = n_q n_k scores "
+            "(raw),\ndivided by d_k (scaled). Entropy <= ln n_k = %.4f.\n",
             log((double)res[0].cfg.n_k));
     if (obs)
-        fprintf(f, "P(<=obs): fraction of trials with raw sample variance <= %g.\n",
-                opt->observed);
+        fprintf(f, "P(<=obs): fraction of trials with raw sample variance <= %g.\n", opt->observed);
 }
 
 static void table_per_trial(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
 {
     const int w = 10; /* 6 + 1 + 6 + 6 (1 + 10) = 79 columns */
     title(f, opt, &res[0].cfg, n == 1);
-    fprintf(f, "\n%6s %6s %*s %*s %*s %*s %*s %*s\n", "trial", "d_k", w, "raw var", w,
-            "scaled var", w, "raw H", w, "scaled H", w, "raw max p", w, "scaled max");
+    fprintf(f, "\n%6s %6s %*s %*s %*s %*s %*s %*s\n", "trial", "d_k", w, "raw var", w, "scaled var",
+            w, "raw H", w, "scaled H", w, "raw max p", w, "scaled max");
     for (size_t i = 0; i < n; i++) {
         for (uint64_t t = 0; t < res[i].cfg.trials; t++) {
             const sv_trial_stats *s = &res[i].per_trial[t];
