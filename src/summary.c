@@ -127,24 +127,80 @@ sv_status sv_summary_begin(const sv_config *cfg, sv_summary_acc *acc)
     return SV_OK;
 }
 
-void sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t count)
+/* Adds trials t[0 .. count-1] to the block sum `part` (trial order) and
+ * their extremes to lo/hi. */
+static void add_trials(const sv_trial_stats *t, size_t count, double *part, double *lo,
+                       double *hi)
 {
-    /* sv_trial_stats is SV_TRIAL_FIELDS doubles, read as an array through
-     * memcpy; sums in trial order. */
     double v[SV_TRIAL_FIELDS];
     for (size_t i = 0; i < count; i++) {
         memcpy(v, &t[i], sizeof v);
         for (size_t f = 0; f < SV_TRIAL_FIELDS; f++)
-            acc->sum[f] += v[f];
-        acc->lo[0] = fmin(acc->lo[0], v[SV_F(raw_entropy_min)]);
-        acc->lo[1] = fmin(acc->lo[1], v[SV_F(scaled_entropy_min)]);
-        acc->hi[0] = fmax(acc->hi[0], v[SV_F(raw_entropy_max)]);
-        acc->hi[1] = fmax(acc->hi[1], v[SV_F(scaled_entropy_max)]);
-        acc->hi[2] = fmax(acc->hi[2], v[SV_F(raw_max_abs_logit)]);
-        acc->raw_var[acc->n] = t[i].raw_var;
-        acc->scaled_var[acc->n] = t[i].scaled_var;
-        acc->n++;
+            part[f] += v[f];
+        lo[0] = fmin(lo[0], v[SV_F(raw_entropy_min)]);
+        lo[1] = fmin(lo[1], v[SV_F(scaled_entropy_min)]);
+        hi[0] = fmax(hi[0], v[SV_F(raw_entropy_max)]);
+        hi[1] = fmax(hi[1], v[SV_F(scaled_entropy_max)]);
+        hi[2] = fmax(hi[2], v[SV_F(raw_max_abs_logit)]);
     }
+}
+
+/* Folds a finished block into the running sums. */
+static void fold_block(sv_summary_acc *acc, double *part)
+{
+    for (size_t f = 0; f < SV_TRIAL_FIELDS; f++) {
+        acc->sum[f] += part[f];
+        part[f] = 0.0;
+    }
+}
+
+void sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t count)
+{
+    const size_t B = SV_SUMMARY_BLOCK;
+    for (size_t i = 0; i < count; i++) {
+        acc->raw_var[acc->n + i] = t[i].raw_var;
+        acc->scaled_var[acc->n + i] = t[i].scaled_var;
+    }
+    /* Finish the block in progress, trial by trial. */
+    size_t i = 0;
+    const size_t head = (size_t)((B - acc->n % B) % B);
+    if (head > 0) {
+        const size_t m = head < count ? head : count;
+        add_trials(t, m, acc->part, acc->lo, acc->hi);
+        i = m;
+        if (m == head)
+            fold_block(acc, acc->part);
+    }
+    /* Whole blocks in parallel, each summed in trial order, folded in
+     * block order. */
+    const size_t nblocks = (count - i) / B;
+    if (nblocks > 0) {
+        double *sums = calloc(nblocks * SV_TRIAL_FIELDS, sizeof(double));
+        double lo[2] = {acc->lo[0], acc->lo[1]}, hi[3] = {acc->hi[0], acc->hi[1], acc->hi[2]};
+        if (!sums) { /* no memory for the partials: the same sums, one thread */
+            for (size_t b = 0; b < nblocks; b++) {
+                add_trials(t + i + b * B, B, acc->part, lo, hi);
+                fold_block(acc, acc->part);
+            }
+        } else {
+#pragma omp parallel for schedule(static) reduction(min : lo[:2]) reduction(max : hi[:3]) \
+    if (nblocks > 8)
+            for (size_t b = 0; b < nblocks; b++)
+                add_trials(t + i + b * B, B, sums + b * SV_TRIAL_FIELDS, lo, hi);
+            for (size_t b = 0; b < nblocks; b++)
+                fold_block(acc, sums + b * SV_TRIAL_FIELDS);
+            free(sums);
+        }
+        acc->lo[0] = lo[0];
+        acc->lo[1] = lo[1];
+        acc->hi[0] = hi[0];
+        acc->hi[1] = hi[1];
+        acc->hi[2] = hi[2];
+        i += nblocks * B;
+    }
+    /* The start of the next block. */
+    add_trials(t + i, count - i, acc->part, acc->lo, acc->hi);
+    acc->n += count;
 }
 
 sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out)
@@ -159,6 +215,7 @@ sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out)
         return st != SV_OK ? st : SV_EINVAL;
     }
     double mean[SV_TRIAL_FIELDS];
+    fold_block(acc, acc->part); /* the last, partial block */
     for (size_t f = 0; f < SV_TRIAL_FIELDS; f++)
         mean[f] = acc->sum[f] / (double)n;
     mean[SV_F(raw_entropy_min)] = acc->lo[0];

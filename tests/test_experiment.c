@@ -304,6 +304,18 @@ static void test_chunks(void)
     sv_summary_add(&acc, all + 10, T - 10);
     CHECK(sv_summary_end(&acc, 1.0, &chunked) == SV_OK);
     CHECK(memcmp(&one, &chunked, sizeof one) == 0);
+    /* Many blocks (summed in parallel), added in uneven chunks. */
+    enum { U = 5 * SV_SUMMARY_BLOCK + 123 };
+    static sv_trial_stats many[U];
+    sv_config u = config(2, 2, 3, U);
+    CHECK(sv_experiment_run(&u, many) == SV_OK);
+    CHECK(sv_summary_compute(&u, many, 1.5, &one) == SV_OK);
+    const size_t cuts2[] = {0, 1, SV_SUMMARY_BLOCK - 1, SV_SUMMARY_BLOCK + 7, 3 * SV_SUMMARY_BLOCK, U};
+    CHECK(sv_summary_begin(&u, &acc) == SV_OK);
+    for (size_t k = 0; k + 1 < sizeof cuts2 / sizeof cuts2[0]; k++)
+        sv_summary_add(&acc, many + cuts2[k], cuts2[k + 1] - cuts2[k]);
+    CHECK(sv_summary_end(&acc, 1.5, &chunked) == SV_OK);
+    CHECK(memcmp(&one, &chunked, sizeof one) == 0);
     /* Too few trials added: an error, and the arrays are freed (ASan). */
     CHECK(sv_summary_begin(&c, &acc) == SV_OK);
     sv_summary_add(&acc, all, 5);

@@ -48,12 +48,18 @@ double sv_quantile_sorted(const double *x, size_t n, double p);
  * A summary being built from chunks of trials: sv_summary_begin, then
  * sv_summary_add for the trials in order (any chunk sizes), then
  * sv_summary_end. Memory: two doubles per trial (for the quantiles), so a
- * caller need not keep every sv_trial_stats.
+ * caller need not keep every sv_trial_stats. Sums are taken over blocks of
+ * SV_SUMMARY_BLOCK trials numbered from trial 0 (in parallel), and the
+ * blocks added in order: the same bits for any chunking.
  */
+/** Trials per block of the summary's sums (see sv_summary_acc). */
+#define SV_SUMMARY_BLOCK 4096u
+
 typedef struct sv_summary_acc {
     sv_config cfg;
     uint64_t n;                         /**< trials added so far */
-    double sum[SV_TRIAL_FIELDS];        /**< sums in trial order */
+    double sum[SV_TRIAL_FIELDS];        /**< sums of the finished blocks, in block order */
+    double part[SV_TRIAL_FIELDS];       /**< sum of the block in progress, in trial order */
     double lo[2], hi[3];                /**< entropy min (raw, scaled); entropy max, max |logit| */
     double *raw_var, *scaled_var;       /**< cfg->trials each */
 } sv_summary_acc;
