@@ -129,8 +129,7 @@ sv_status sv_summary_begin(const sv_config *cfg, sv_summary_acc *acc)
 
 /* Adds trials t[0 .. count-1] to the block sum `part` (trial order) and
  * their extremes to lo/hi. */
-static void add_trials(const sv_trial_stats *t, size_t count, double *part, double *lo,
-                       double *hi)
+static void add_trials(const sv_trial_stats *t, size_t count, double *part, double *lo, double *hi)
 {
     double v[SV_TRIAL_FIELDS];
     for (size_t i = 0; i < count; i++) {
@@ -183,8 +182,9 @@ void sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t count)
                 fold_block(acc, acc->part);
             }
         } else {
-#pragma omp parallel for schedule(static) reduction(min : lo[:2]) reduction(max : hi[:3]) \
-    if (nblocks > 8)
+#pragma omp parallel for schedule(static) reduction(min                                            \
+                                                    : lo[:2]) reduction(max                        \
+                                                                        : hi[:3]) if (nblocks > 8)
             for (size_t b = 0; b < nblocks; b++)
                 add_trials(t + i + b * B, B, sums + b * SV_TRIAL_FIELDS, lo, hi);
             for (size_t b = 0; b < nblocks; b++)
