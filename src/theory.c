@@ -78,6 +78,20 @@ sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
         t.var_expected = t.var * (N - 1.0) / dof;
         t.var_sd = NAN;
         t.entropy_approx = ln_keys - t.var / 2.0;
+        if (zero_mean && cfg->dist == SV_DIST_NORMAL && !causal) {
+            /* Normal rows rescaled to norm r are uniform on the sphere
+             * (section 8.4): with c the cosine of two of them, E c^2 = 1/d,
+             * E c^4 = 3/(d(d+2)); given its query row a score has the
+             * fixed second moment r^4/d, so only identical scores covary
+             * in A, and Cov(A, B) = Var(A) as in section 4. */
+            const double r4 = r * r * r * r, r8 = r4 * r4, c4 = 3.0 / (d * (d + 2.0));
+            const double va = N * r8 * (c4 - 1.0 / (d * d));
+            const double eu4 = r4 * nq * (nq + 2.0 * (nq - 1.0) / d);
+            const double ev4 = r4 * nk * (nk + 2.0 * (nk - 1.0) / d);
+            const double vb = eu4 * ev4 * c4 - N * N * r8 / (d * d);
+            const double v = va * (1.0 - 2.0 / N) + vb / (N * N);
+            t.var_sd = sqrt(v > 0.0 ? v : 0.0) / dof;
+        }
     }
     t.q_var = vq;
     t.k_var = vk;

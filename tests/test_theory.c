@@ -292,13 +292,48 @@ static void test_qk_norm_and_plant(void)
     double mean, se;
     CHECK(sv_experiment_run(&cfg, r) == SV_OK);
     CHECK(sv_theory_config(&cfg, &th) == SV_OK);
-    CHECK(th.var == 81.0 / 16.0 && isnan(th.var_sd));
+    CHECK(th.var == 81.0 / 16.0 && isnan(th.var_sd)); /* uniform rows: not on a sphere */
     mean_se(r, T, offsetof(sv_trial_stats, raw_var), &mean, &se);
     CHECK_SE("qk-norm R = 3, d = 16: mean of s2", mean, th.var_expected, se, 5.0);
     double maxabs = 0.0;
     for (size_t t = 0; t < T; t++)
         maxabs = fmax(maxabs, r[t].raw_max_abs_logit);
     CHECK(maxabs <= 9.0 * (1.0 + 1e-12));
+
+    /* Normal rows under QK-norm are uniform on the sphere: the spread of s^2
+     * has a closed form (section 8.4). Variance of s^2 over trials within
+     * 5 SE (SE from the fourth central moment of s^2, as in
+     * test_monte_carlo). Small d and n make every term count. */
+    enum { T2 = 200000 };
+    static sv_trial_stats rq[T2];
+    const size_t shapes[][3] = {{3, 2, 3}, {8, 5, 4}, {2, 6, 6}};
+    for (size_t s = 0; s < 3; s++) {
+        cfg = (sv_config){.d_k = shapes[s][0],
+                          .n_q = shapes[s][1],
+                          .n_k = shapes[s][2],
+                          .trials = T2,
+                          .seed = 11u,
+                          .dist = SV_DIST_NORMAL,
+                          .qk_norm = 1,
+                          .qk_scale = 1.7};
+        CHECK(sv_experiment_run(&cfg, rq) == SV_OK);
+        CHECK(sv_theory_config(&cfg, &th) == SV_OK);
+        double m = 0.0, m2 = 0.0, m4 = 0.0;
+        for (size_t t = 0; t < T2; t++)
+            m += rq[t].raw_var;
+        m /= T2;
+        for (size_t t = 0; t < T2; t++) {
+            const double dev = rq[t].raw_var - m;
+            m2 += dev * dev;
+            m4 += dev * dev * dev * dev;
+        }
+        const double v = m2 / (T2 - 1), mu4 = m4 / T2;
+        char label[96];
+        snprintf(label, sizeof label, "qk-norm normal d=%zu %zux%zu: variance of s2", shapes[s][0],
+                 shapes[s][1], shapes[s][2]);
+        CHECK_SE(label, v, th.var_sd * th.var_sd, sqrt((mu4 - v * v) / T2), 5.0);
+        CHECK_SE("  and its mean", m, th.var_expected, sqrt(v / T2), 5.0);
+    }
 
     cfg = (sv_config){.d_k = 32,
                       .n_q = 20,

@@ -71,7 +71,9 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
  *                  both means are 0; NAN otherwise
  *   entropy_approx = ln n_k - d (sigma_q^2 + mu_q^2) sigma_k^2 / 2.
  * With QK-norm (rows rescaled to norm R; zero means): var = R^4 / d, since
- * E[q_l^2] = R^2 / d by symmetry; E[s^2] as above; no var_sd (NAN).
+ * E[q_l^2] = R^2 / d by symmetry; E[s^2] as above; var_sd in closed form
+ * for normal entries (rows uniform on the sphere, section 8.4), NAN for
+ * other laws.
  * With a planted key (rho != 0): diag_logit = rho d (sigma_q^2 + mu_q^2)
  * (rho R^2 with QK-norm); var_expected and var_sd are NAN, since the
  * planted scores have their own mean.
