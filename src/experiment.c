@@ -372,13 +372,12 @@ static void draw_weights(const sv_config *cfg, uint64_t trial, const workspace *
 
 /* Row `row` of Q = X W_Q or K = X W_K (X' W_K with cross): the token's
  * embedding (d_model values of dist) into scratch, then times W. */
-static void projected_row(const sv_config *cfg, const workspace *ws, uint64_t trial,
+static void projected_row(const sv_config *cfg, const workspace *ws, uint64_t token_key,
                           sv_matrix which, size_t row, double *x, double *scratch)
 {
     const size_t d = cfg->d_k, dm = cfg->d_model;
-    const sv_matrix tokens = which == SV_MATRIX_K && cfg->cross ? SV_MATRIX_XK : SV_MATRIX_X;
     sv_rng rng;
-    sv_rng_seed_keyed(&rng, sv_rng_matrix_key(cfg->seed, trial, tokens), row);
+    sv_rng_seed_keyed(&rng, token_key, row);
     sv_sample_fill(&rng, cfg->dist, cfg->nu, scratch, dm);
     const double *w = which == SV_MATRIX_Q ? ws->wq : ws->wk;
     for (size_t l = 0; l < d; l++)
@@ -409,7 +408,12 @@ static void draw_rows(const sv_config *cfg, const workspace *ws, uint64_t trial,
                       size_t row0, size_t m, size_t rows, double *x, double *scratch)
 {
     const size_t d = cfg->d_k;
-    const uint64_t key = sv_rng_matrix_key(cfg->seed, trial, which);
+    /* The rows' stream key, hashed once per call: Q's or K's own, or with
+     * projections the tokens' (X, or X' for cross-attention keys). */
+    const sv_matrix src = cfg->d_model == 0                    ? which
+                          : which == SV_MATRIX_K && cfg->cross ? SV_MATRIX_XK
+                                                               : SV_MATRIX_X;
+    const uint64_t key = sv_rng_matrix_key(cfg->seed, trial, src);
     const uint64_t qkey = cfg->plant != 0.0 ? sv_rng_matrix_key(cfg->seed, trial, SV_MATRIX_Q) : 0;
     const size_t planted = cfg->n_q < cfg->n_k ? cfg->n_q : cfg->n_k;
     const double rho = cfg->plant, rest = sqrt(1.0 - rho * rho);
@@ -417,7 +421,7 @@ static void draw_rows(const sv_config *cfg, const workspace *ws, uint64_t trial,
     for (size_t i = 0; i < m; i++) {
         double *row = x + i * d;
         if (cfg->d_model > 0)
-            projected_row(cfg, ws, trial, which, row0 + i, row, scratch);
+            projected_row(cfg, ws, key, which, row0 + i, row, scratch);
         else
             base_row(cfg, key, which, row0 + i, row);
         if (which == SV_MATRIX_K && rho != 0.0 && row0 + i < planted) {

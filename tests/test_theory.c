@@ -190,6 +190,25 @@ static void test_known_values_and_errors(void)
  * variance v: the mean of s^2 has SE sqrt(v / T); the sample variance of
  * s^2 has SE sqrt((mu4 - v^2) / T) to leading order, mu4 its fourth central
  * moment, estimated from the same trials. 5 SE each. */
+/* Mean and variance (ddof 1) of the per-trial raw_var over T trials, and
+ * the SE of that variance, sqrt((mu4 - v^2) / T) to leading order with mu4
+ * the fourth central moment of s^2, estimated from the same trials. */
+static void s2_spread(const sv_trial_stats *r, size_t T, double *mean, double *v, double *se_v)
+{
+    double m = 0.0, m2 = 0.0, m4 = 0.0;
+    for (size_t t = 0; t < T; t++)
+        m += r[t].raw_var;
+    m /= (double)T;
+    for (size_t t = 0; t < T; t++) {
+        const double dev = r[t].raw_var - m;
+        m2 += dev * dev;
+        m4 += dev * dev * dev * dev;
+    }
+    *mean = m;
+    *v = m2 / (double)(T - 1);
+    *se_v = sqrt((m4 / (double)T - *v * *v) / (double)T);
+}
+
 static void test_monte_carlo(sv_dist dist, size_t d, size_t nq, size_t nk, unsigned ddof,
                              uint64_t trials)
 {
@@ -204,17 +223,8 @@ static void test_monte_carlo(sv_dist dist, size_t d, size_t nq, size_t nk, unsig
                      .ddof = ddof};
     sv_trial_stats *r = malloc(trials * sizeof *r);
     CHECK(sv_experiment_run(&cfg, r) == SV_OK);
-    double mean = 0.0;
-    for (uint64_t t = 0; t < trials; t++)
-        mean += r[t].raw_var;
-    mean /= (double)trials;
-    double m2 = 0.0, m4 = 0.0;
-    for (uint64_t t = 0; t < trials; t++) {
-        const double dev = r[t].raw_var - mean;
-        m2 += dev * dev;
-        m4 += dev * dev * dev * dev;
-    }
-    const double v = m2 / (double)(trials - 1), mu4 = m4 / (double)trials;
+    double mean, v, se_v;
+    s2_spread(r, trials, &mean, &v, &se_v);
     sv_theory th;
     CHECK(sv_theory_config(&cfg, &th) == SV_OK);
     char label[128];
@@ -223,7 +233,7 @@ static void test_monte_carlo(sv_dist dist, size_t d, size_t nq, size_t nk, unsig
     CHECK_SE(label, mean, th.var_expected, th.var_sd / sqrt((double)trials), 5.0);
     snprintf(label, sizeof label, "%s d=%zu %zux%zu ddof %u: variance of s2", sv_dist_name(dist), d,
              nq, nk, ddof);
-    CHECK_SE(label, v, th.var_sd * th.var_sd, sqrt((mu4 - v * v) / (double)trials), 5.0);
+    CHECK_SE(label, v, th.var_sd * th.var_sd, se_v, 5.0);
     free(r);
 }
 
@@ -318,20 +328,12 @@ static void test_qk_norm_and_plant(void)
                           .qk_scale = 1.7};
         CHECK(sv_experiment_run(&cfg, rq) == SV_OK);
         CHECK(sv_theory_config(&cfg, &th) == SV_OK);
-        double m = 0.0, m2 = 0.0, m4 = 0.0;
-        for (size_t t = 0; t < T2; t++)
-            m += rq[t].raw_var;
-        m /= T2;
-        for (size_t t = 0; t < T2; t++) {
-            const double dev = rq[t].raw_var - m;
-            m2 += dev * dev;
-            m4 += dev * dev * dev * dev;
-        }
-        const double v = m2 / (T2 - 1), mu4 = m4 / T2;
+        double m, v, se_v;
+        s2_spread(rq, T2, &m, &v, &se_v);
         char label[96];
         snprintf(label, sizeof label, "qk-norm normal d=%zu %zux%zu: variance of s2", shapes[s][0],
                  shapes[s][1], shapes[s][2]);
-        CHECK_SE(label, v, th.var_sd * th.var_sd, sqrt((mu4 - v * v) / T2), 5.0);
+        CHECK_SE(label, v, th.var_sd * th.var_sd, se_v, 5.0);
         CHECK_SE("  and its mean", m, th.var_expected, sqrt(v / T2), 5.0);
     }
 
