@@ -47,7 +47,7 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total)
     fflush(stderr);
 }
 
-static void free_results(sv_result *res, size_t n)
+static void free_results(cli_result *res, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(res[i].per_trial);
@@ -59,17 +59,17 @@ static void free_results(sv_result *res, size_t n)
 
 /* Trials per engine call when only the summary is printed: the summary
  * keeps two doubles per trial, not every statistic. */
-#define SV_TRIAL_CHUNK ((uint64_t)1 << 16)
+#define CLI_TRIAL_CHUNK ((uint64_t)1 << 16)
 
 /* Runs one configuration: all trials kept for --per-trial, otherwise in
  * chunks folded into the summary (same numbers: the streams are numbered
  * by trial). */
-static sv_status run_config(sv_result *r, const sv_options *opt, progress_line *pl)
+static sv_status run_config(cli_result *r, const cli_options *opt, progress_line *pl)
 {
     const uint64_t trials = r->cfg.trials;
     const uint64_t chunk = opt->per_trial            ? trials
-                           : trials < SV_TRIAL_CHUNK ? trials
-                                                     : SV_TRIAL_CHUNK;
+                           : trials < CLI_TRIAL_CHUNK ? trials
+                                                     : CLI_TRIAL_CHUNK;
     r->per_trial = calloc((size_t)chunk, sizeof(sv_trial_stats));
     if (!r->per_trial)
         return SV_ENOMEM;
@@ -98,28 +98,28 @@ static sv_status run_config(sv_result *r, const sv_options *opt, progress_line *
 
 int main(int argc, char **argv)
 {
-    sv_options opt;
+    cli_options opt;
     char err[512];
-    if (!sv_options_parse(argc, argv, &opt, err, sizeof err) ||
-        (!opt.help && !opt.version && !sv_options_check_sizes(&opt, err, sizeof err))) {
+    if (!cli_options_parse(argc, argv, &opt, err, sizeof err) ||
+        (!opt.help && !opt.version && !cli_options_check_sizes(&opt, err, sizeof err))) {
         fprintf(stderr, "%s: %s (try '%s --help')\n", prog, err, prog);
-        return SV_EXIT_USAGE;
+        return CLI_EXIT_USAGE;
     }
     if (opt.help || opt.version) {
         if (opt.help) {
-            fputs(sv_usage_text, stdout);
-            fputs(sv_usage_text2, stdout);
+            fputs(cli_usage_text, stdout);
+            fputs(cli_usage_text2, stdout);
         } else
             printf("%s %s\n", prog, SV_VERSION_STRING);
     } else {
-        const size_t count = sv_options_count(&opt);
-        sv_result *res = calloc(count, sizeof *res);
+        const size_t count = cli_options_count(&opt);
+        cli_result *res = calloc(count, sizeof *res);
         sv_status st = res ? SV_OK : SV_ENOMEM;
         progress_line pl = {.start = now(), .count = count};
         const int progress = !opt.quiet && isatty(STDERR_FILENO);
         for (size_t i = 0; st == SV_OK && i < count; i++) {
-            res[i].cfg = sv_options_config(&opt, i);
-            res[i].scale_name = sv_options_scale(&opt, i)->name;
+            res[i].cfg = cli_options_config(&opt, i);
+            res[i].scale_name = cli_options_scale(&opt, i)->name;
             if (progress) {
                 pl.index = i;
                 pl.d_k = res[i].cfg.d_k;
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
                 else {
                     sv_config *c = &res[i].cfg;
                     c->hist_bins = b;
-                    sv_histogram_range(c, &c->hist_lo, &c->hist_hi);
+                    cli_histogram_range(c, &c->hist_lo, &c->hist_hi);
                     /* What is printed goes first: raw then scaled, b + 1 each
                      * (scores: the last counts those outside the range). */
                     c->hist_raw = res[i].hist + (opt.weight_histogram ? 2 * (b + 1) : 0);
@@ -160,10 +160,10 @@ int main(int argc, char **argv)
         if (st != SV_OK) {
             fprintf(stderr, "%s: %s\n", prog, sv_status_str(st));
             free_results(res, count);
-            return SV_EXIT_RUNTIME;
+            return CLI_EXIT_RUNTIME;
         }
-        int table = opt.format == SV_FORMAT_TABLE ||
-                    (opt.format == SV_FORMAT_AUTO && isatty(STDOUT_FILENO));
+        int table = opt.format == CLI_FORMAT_TABLE ||
+                    (opt.format == CLI_FORMAT_AUTO && isatty(STDOUT_FILENO));
         if (opt.histogram && !opt.weight_histogram) {
             /* Scores beyond +-6 sd are not in any bin: say how many. */
             const uint64_t *h = res[0].hist;
@@ -175,15 +175,15 @@ int main(int argc, char **argv)
                         prog, (unsigned long long)h[b], (unsigned long long)h[2 * b + 1]);
         }
         if (table)
-            sv_write_table(stdout, &opt, res, count);
+            cli_write_table(stdout, &opt, res, count);
         else
-            sv_write_csv(stdout, &opt, res, count);
+            cli_write_csv(stdout, &opt, res, count);
         free_results(res, count);
     }
     /* A full disk or a closed file shows only here. */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "%s: error writing output: %s\n", prog, strerror(errno));
-        return SV_EXIT_RUNTIME;
+        return CLI_EXIT_RUNTIME;
     }
-    return SV_EXIT_OK;
+    return CLI_EXIT_OK;
 }

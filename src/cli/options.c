@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 /* Split in two: ISO C guarantees string literals of 4095 characters only. */
-const char sv_usage_text[] =
+const char cli_usage_text[] =
     "Usage: sdpa-var [OPTION]...\n"
     "Draw random queries Q (n_q x d_k) and keys K (n_k x d_k) with mean 0 and\n"
     "variance 1, and compare the statistics of the raw scores QK^T and of the\n"
@@ -58,7 +58,7 @@ const char sv_usage_text[] =
     "                       attention output softmax(S) V, raw and scaled\n"
     "      --dv N           columns of V (default d_k; implies --values)\n"
     "\n";
-const char sv_usage_text2[] =
+const char cli_usage_text2[] =
     "Output:\n"
     "      --format F       table (default on a terminal) or csv (default otherwise)\n"
     "      --per-trial      one row per trial instead of the summary\n"
@@ -224,15 +224,15 @@ static int parse_positive(const char *opt, const char *s, double *out, char *err
 }
 
 /* --scale: a comma list of sqrt, dk, none or positive numbers. */
-static int parse_scales(const char *s, sv_options *opt, char *err, size_t errlen)
+static int parse_scales(const char *s, cli_options *opt, char *err, size_t errlen)
 {
     size_t n = 0;
     const char *p = s;
     for (;;) {
         const char *end = strchr(p, ',');
         const size_t len = end ? (size_t)(end - p) : strlen(p);
-        sv_scale_choice c = {SV_SCALE_VALUE, 0.0, ""};
-        if (len == 0 || len >= sizeof c.name || n == SV_SCALES_MAX) {
+        cli_scale_choice c = {CLI_SCALE_VALUE, 0.0, ""};
+        if (len == 0 || len >= sizeof c.name || n == CLI_SCALES_MAX) {
             snprintf(err, errlen,
                      "--scale: '%s' is not a list of sqrt, dk, none or positive numbers", s);
             return 0;
@@ -240,11 +240,11 @@ static int parse_scales(const char *s, sv_options *opt, char *err, size_t errlen
         memcpy(c.name, p, len);
         c.name[len] = '\0';
         if (strcmp(c.name, "sqrt") == 0)
-            c.kind = SV_SCALE_SQRT;
+            c.kind = CLI_SCALE_SQRT;
         else if (strcmp(c.name, "dk") == 0)
-            c.kind = SV_SCALE_DK;
+            c.kind = CLI_SCALE_DK;
         else if (strcmp(c.name, "none") == 0)
-            c.kind = SV_SCALE_NONE;
+            c.kind = CLI_SCALE_NONE;
         else {
             char *e;
             errno = 0;
@@ -265,7 +265,7 @@ static int parse_scales(const char *s, sv_options *opt, char *err, size_t errlen
     return 1;
 }
 
-int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t errlen)
+int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t errlen)
 {
     memset(opt, 0, sizeof *opt);
     opt->base.trials = 1;
@@ -274,7 +274,7 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
     opt->dk[0] = 64;
     opt->n_dk = 1;
     opt->observed = NAN;
-    opt->scale[0] = (sv_scale_choice){SV_SCALE_SQRT, 0.0, "sqrt"};
+    opt->scale[0] = (cli_scale_choice){CLI_SCALE_SQRT, 0.0, "sqrt"};
     opt->n_scale = 1;
     opt->base.nu = 6.0;
     uint64_t n = 1111, nq = 0, nk = 0, v;
@@ -337,9 +337,9 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
             break;
         case OPT_FORMAT:
             if (strcmp(optarg, "table") == 0)
-                opt->format = SV_FORMAT_TABLE;
+                opt->format = CLI_FORMAT_TABLE;
             else if (strcmp(optarg, "csv") == 0)
-                opt->format = SV_FORMAT_CSV;
+                opt->format = CLI_FORMAT_CSV;
             else {
                 snprintf(err, errlen, "--format: '%s' is not one of table, csv", optarg);
                 return 0;
@@ -507,24 +507,24 @@ int sv_options_parse(int argc, char **argv, sv_options *opt, char *err, size_t e
     return 1;
 }
 
-size_t sv_options_count(const sv_options *opt)
+size_t cli_options_count(const cli_options *opt)
 {
     return opt->n_scale * opt->n_dk;
 }
 
-const sv_scale_choice *sv_options_scale(const sv_options *opt, size_t i)
+const cli_scale_choice *cli_options_scale(const cli_options *opt, size_t i)
 {
     return &opt->scale[i / opt->n_dk];
 }
 
-sv_config sv_options_config(const sv_options *opt, size_t i)
+sv_config cli_options_config(const cli_options *opt, size_t i)
 {
     sv_config cfg = opt->base;
     cfg.d_k = opt->dk[i % opt->n_dk];
-    const sv_scale_choice *c = sv_options_scale(opt, i);
-    cfg.scale = c->kind == SV_SCALE_SQRT   ? 0.0
-                : c->kind == SV_SCALE_DK   ? (double)cfg.d_k
-                : c->kind == SV_SCALE_NONE ? 1.0
+    const cli_scale_choice *c = cli_options_scale(opt, i);
+    cfg.scale = c->kind == CLI_SCALE_SQRT   ? 0.0
+                : c->kind == CLI_SCALE_DK   ? (double)cfg.d_k
+                : c->kind == CLI_SCALE_NONE ? 1.0
                                            : c->value;
     return cfg;
 }
@@ -538,7 +538,7 @@ static size_t physical_memory(void)
     return (size_t)pages * (size_t)page;
 }
 
-int sv_options_check_sizes(const sv_options *opt, char *err, size_t errlen)
+int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
 {
     const sv_config *b = &opt->base;
     const double gib = 1024.0 * 1024.0 * 1024.0;
@@ -546,10 +546,10 @@ int sv_options_check_sizes(const sv_options *opt, char *err, size_t errlen)
     /* Results are kept until all are done, so that a failure never leaves
      * half an output behind: every statistic of every trial with
      * --per-trial, else two doubles per trial (for the quantiles). */
-    double need_trials = (double)b->trials * (double)sv_options_count(opt) *
+    double need_trials = (double)b->trials * (double)cli_options_count(opt) *
                          (opt->per_trial ? (double)sizeof(sv_trial_stats) : 2.0 * sizeof(double));
-    for (size_t i = 0; i < sv_options_count(opt); i++) {
-        sv_config cfg = sv_options_config(opt, i);
+    for (size_t i = 0; i < cli_options_count(opt); i++) {
+        sv_config cfg = cli_options_config(opt, i);
         size_t bytes;
         sv_status st = sv_experiment_bytes(&cfg, &bytes);
         if (st == SV_EINVAL && (double)b->n_q * (double)b->n_k <= (double)b->ddof) {

@@ -23,7 +23,7 @@ static void csv_nums(FILE *f, const double *v, size_t n)
     }
 }
 
-static void write_csv_per_trial(FILE *f, const sv_result *res, size_t n)
+static void write_csv_per_trial(FILE *f, const cli_result *res, size_t n)
 {
     fputs("trial,dk,n_q,n_k,raw_mean,raw_var,scaled_mean,scaled_var,raw_entropy,"
           "scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace,"
@@ -75,7 +75,7 @@ static void write_csv_per_trial(FILE *f, const sv_result *res, size_t n)
     }
 }
 
-void sv_histogram_range(const sv_config *cfg, double *lo, double *hi)
+void cli_histogram_range(const sv_config *cfg, double *lo, double *hi)
 {
     sv_theory t;
     double sd = sqrt((double)cfg->d_k);
@@ -86,12 +86,12 @@ void sv_histogram_range(const sv_config *cfg, double *lo, double *hi)
 }
 
 /* --histogram: one line per bin, raw and scaled counts. */
-static void write_csv_histogram(FILE *f, const sv_options *opt, const sv_result *r)
+static void write_csv_histogram(FILE *f, const cli_options *opt, const cli_result *r)
 {
     const size_t b = opt->histogram;
     double lo = 0.0, hi = 1.0;
     if (!opt->weight_histogram)
-        sv_histogram_range(&r->cfg, &lo, &hi);
+        cli_histogram_range(&r->cfg, &lo, &hi);
     fputs("bin_lo,bin_hi,raw_count,scaled_count\n", f);
     for (size_t i = 0; i < b; i++) {
         csv_num(f, lo + (hi - lo) * (double)i / (double)b);
@@ -103,7 +103,7 @@ static void write_csv_histogram(FILE *f, const sv_options *opt, const sv_result 
 }
 
 /* --per-row: one line per query position, means over trials. */
-static void write_csv_per_row(FILE *f, const sv_result *res, size_t n)
+static void write_csv_per_row(FILE *f, const cli_result *res, size_t n)
 {
     fputs("dk,scale,row,keys_seen,raw_entropy,scaled_entropy,entropy_bound,raw_max_weight,"
           "scaled_max_weight\n",
@@ -121,7 +121,7 @@ static void write_csv_per_row(FILE *f, const sv_result *res, size_t n)
     }
 }
 
-void sv_write_csv(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
+void cli_write_csv(FILE *f, const cli_options *opt, const cli_result *res, size_t n)
 {
     if (opt->histogram) {
         write_csv_histogram(f, opt, &res[0]);
@@ -261,7 +261,7 @@ static void cell(FILE *f, int width, double v)
     fprintf(f, " %*s", width, buf);
 }
 
-static void title(FILE *f, const sv_options *opt, const sv_config *c, int with_dk)
+static void title(FILE *f, const cli_options *opt, const sv_config *c, int with_dk)
 {
     fprintf(f, "sdpa-var %s ", SV_VERSION_STRING);
     if (with_dk)
@@ -288,7 +288,7 @@ static double approx_or_nan(const sv_theory *t, const sv_config *c)
 }
 
 /* One d_k: statistics down, raw and scaled (measured, theory) across. */
-static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
+static void table_one(FILE *f, const cli_options *opt, const cli_result *r)
 {
     const sv_config *c = &r->cfg;
     const sv_summary *s = &r->summary;
@@ -372,7 +372,7 @@ static void table_one(FILE *f, const sv_options *opt, const sv_result *r)
 }
 
 /* Several d_k: one row each. */
-static void table_sweep(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
+static void table_sweep(FILE *f, const cli_options *opt, const cli_result *res, size_t n)
 {
     const int w = 8; /* 6 + 8 (1 + 8) = 78 columns, 87 with --observed */
     title(f, opt, &res[0].cfg, 0);
@@ -407,7 +407,7 @@ static void table_sweep(FILE *f, const sv_options *opt, const sv_result *res, si
         fprintf(f, "P(<=obs): fraction of trials with raw sample variance <= %g.\n", opt->observed);
 }
 
-static void table_per_trial(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
+static void table_per_trial(FILE *f, const cli_options *opt, const cli_result *res, size_t n)
 {
     const int w = 10; /* 6 + 1 + 6 + 6 (1 + 10) = 79 columns */
     title(f, opt, &res[0].cfg, n == 1);
@@ -428,7 +428,7 @@ static void table_per_trial(FILE *f, const sv_options *opt, const sv_result *res
     }
 }
 
-void sv_write_table(FILE *f, const sv_options *opt, const sv_result *res, size_t n)
+void cli_write_table(FILE *f, const cli_options *opt, const cli_result *res, size_t n)
 {
     if (opt->histogram) /* columns of counts read fine as CSV */
         write_csv_histogram(f, opt, &res[0]);
