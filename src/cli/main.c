@@ -15,6 +15,14 @@
 
 static const char prog[] = "sdpa-var";
 
+/* --version in GNU coreutils' form, with MIT in place of the GPL; the
+ * copyright line is LICENSE's (tests/install/metadata_test.sh checks). */
+static const char version_text[] =
+    "Copyright (c) 2026 the sdpa-var authors\n"
+    "License MIT: <https://opensource.org/licenses/MIT>.\n"
+    "This is free software: you are free to change and redistribute it.\n"
+    "There is NO WARRANTY, to the extent permitted by law.\n";
+
 static double now(void)
 {
     struct timespec ts;
@@ -67,9 +75,9 @@ static void free_results(cli_result *res, size_t n)
 static sv_status run_config(cli_result *r, const cli_options *opt, progress_line *pl)
 {
     const uint64_t trials = r->cfg.trials;
-    const uint64_t chunk = opt->per_trial            ? trials
+    const uint64_t chunk = opt->per_trial             ? trials
                            : trials < CLI_TRIAL_CHUNK ? trials
-                                                     : CLI_TRIAL_CHUNK;
+                                                      : CLI_TRIAL_CHUNK;
     r->per_trial = calloc((size_t)chunk, sizeof(sv_trial_stats));
     if (!r->per_trial)
         return SV_ENOMEM;
@@ -110,7 +118,7 @@ int main(int argc, char **argv)
             fputs(cli_usage_text, stdout);
             fputs(cli_usage_text2, stdout);
         } else
-            printf("%s %s\n", prog, SV_VERSION_STRING);
+            printf("%s %s\n%s", prog, SV_VERSION_STRING, version_text);
     } else {
         const size_t count = cli_options_count(&opt);
         cli_result *res = calloc(count, sizeof *res);

@@ -115,7 +115,13 @@ usage_error "$p: sizes too large: d_k=1, n_q=100000000000, n_k=1, trials=1 need 
 if [ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && grep -q '^Usage: sdpa-var \[OPTION\]' "$tmp/out" &&
    grep -q -- '--observed V' "$tmp/out" && [ "$(awk 'length > 80' "$tmp/out" | wc -l)" -eq 0 ]; then ok; else fail "--help"; fi
 "$BIN" -h --bogus-later >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "-h with a bad option is still a usage error"
-[ "$("$BIN" --version)" = "sdpa-var $(sed -n 's/^project(sdpa_var VERSION \([0-9.]*\).*/\1/p' "$(dirname "$0")/../../CMakeLists.txt")" ] && ok || fail "--version"
+# GNU coreutils' form: name and version, copyright, licence, warranty.
+want_version="sdpa-var $(sed -n 's/^project(sdpa_var VERSION \([0-9.]*\).*/\1/p' "$(dirname "$0")/../../CMakeLists.txt")
+Copyright (c) 2026 the sdpa-var authors
+License MIT: <https://opensource.org/licenses/MIT>.
+This is free software: you are free to change and redistribute it.
+There is NO WARRANTY, to the extent permitted by law."
+[ "$("$BIN" --version)" = "$want_version" ] && ok || fail "--version"
 
 # --- output formats -------------------------------------------------------------
 want_header='dk,n_q,n_k,trials,seed,dist,ddof,raw_mean,raw_var,raw_var_theory,raw_var_expected,raw_var_sd,raw_var_sd_theory,raw_var_q05,raw_var_q50,raw_var_q95,scaled_mean,scaled_var,scaled_var_theory,scaled_var_expected,scaled_var_sd,scaled_var_sd_theory,scaled_var_q05,scaled_var_q50,scaled_var_q95,raw_entropy,scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace'
