@@ -8,11 +8,12 @@
 SV_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Packages the build needs. gcc, cmake and git are assumed (they fetched us).
-SV_BUILD_PACKAGES=(make libopenblas-dev)
+# scdoc builds the man page.
+SV_BUILD_PACKAGES=(make libopenblas-dev scdoc)
 # Packages only the test suite needs: numpy as the independent reference,
 # gnuplot to render the figures from our CSV, dpkg-dev (dpkg-shlibdeps) for
-# CPack's .deb.
-SV_TEST_PACKAGES=(python3 python3-numpy gnuplot-nox dpkg-dev)
+# CPack's .deb, man-db (man -l) and bash-completion to try what it installs.
+SV_TEST_PACKAGES=(python3 python3-numpy gnuplot-nox dpkg-dev man-db bash-completion)
 
 sv_missing_packages() {
     local p

@@ -46,5 +46,42 @@ for f in usr/share/sdpa-var/variance_vs_dk.gp usr/share/doc/sdpa-var/LICENSE \
     [ -f "$root/$f" ] || fail "not in the package: $f"
 done
 
+# The man page, as man shows it.
+page=$root/usr/share/man/man1/sdpa-var.1.gz
+if [ ! -f "$page" ]; then
+    fail "no usr/share/man/man1/sdpa-var.1.gz in the package"
+elif ! command -v man >/dev/null; then
+    fail "man not found: apt-get install man-db"
+else
+    MANPAGER=cat MANWIDTH=80 man -l "$page" >"$WORK/man.txt" 2>"$WORK/man.err" ||
+        fail "man -l sdpa-var.1.gz exits $?: $(cat "$WORK/man.err")"
+    for section in NAME SYNOPSIS DESCRIPTION OPTIONS OUTPUT 'EXIT STATUS' ENVIRONMENT \
+                   FILES EXAMPLES 'SEE ALSO'; do
+        grep -qx "$section" "$WORK/man.txt" || fail "the man page has no $section section"
+    done
+    grep -qE '^ +sdpa-var - ' "$WORK/man.txt" || fail "the man page's NAME is not 'sdpa-var - ...'"
+    grep -qE '^ +-d, --dk LIST$' "$WORK/man.txt" ||
+        fail "the man page's OPTIONS do not show --dk"
+    grep -q "sdpa-var $VERSION" "$WORK/man.txt" || fail "the man page's footer lacks 'sdpa-var $VERSION'"
+    [ ! -s "$WORK/man.err" ] || fail "man -l warns: $(head -3 "$WORK/man.err")"
+fi
+
+# The bash completion, sourced as bash-completion would, then asked as bash
+# asks it: COMP_WORDS and COMP_CWORD in, COMPREPLY out.
+comp=$root/usr/share/bash-completion/completions/sdpa-var
+complete_words() {
+    bash -c 'source "$0" || exit 1; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=()
+             _sdpa_var; printf "%s\n" "${COMPREPLY[@]}"' "$comp" sdpa-var "$@"
+}
+if [ ! -f "$comp" ]; then
+    fail "no usr/share/bash-completion/completions/sdpa-var in the package"
+else
+    [ "$(complete_words --di)" = "--dist" ] || fail "completing '--di' gives '$(complete_words --di)'"
+    got=$(complete_words --dist '' | tr '\n' ' ')
+    [ "$got" = "normal uniform rademacher t " ] || fail "completing '--dist ' gives '$got'"
+    bash -c 'source "$0" && complete -p sdpa-var' "$comp" >/dev/null 2>&1 ||
+        fail "sourcing the completion does not register it for sdpa-var"
+fi
+
 [ "$failed" -eq 0 ] && echo "install.deb: passed"
 exit $((failed > 0))
