@@ -128,45 +128,100 @@ static double std_of(double s)
     return s > 0.0 ? s : 1.0;
 }
 
-sv_status sv_config_check(const sv_config *cfg)
+/* Each rule names the struct field it blames, so that a caller (the CLI)
+ * can name its own option for it; the order of the rules is the order in
+ * which sv_config_check_field reports them. */
+#define SV_FAIL(name, status)                                                                      \
+    do {                                                                                           \
+        if (field)                                                                                 \
+            *field = name;                                                                         \
+        return status;                                                                             \
+    } while (0)
+
+static int finite_nonneg(double v)
 {
-    if (!cfg || cfg->d_k == 0 || cfg->n_q == 0 || cfg->n_k == 0 || cfg->trials == 0 ||
-        cfg->threads < 0 || isnan(sv_dist_fourth_moment(cfg->dist, cfg->nu)) ||
-        !(cfg->scale >= 0.0) || !isfinite(cfg->scale) || !(cfg->q_std >= 0.0) ||
-        !isfinite(cfg->q_std) || !(cfg->k_std >= 0.0) || !isfinite(cfg->k_std) ||
-        !isfinite(cfg->q_mean) || !isfinite(cfg->k_mean) || !(cfg->qk_scale >= 0.0) ||
-        !isfinite(cfg->qk_scale) || !(cfg->plant >= -1.0 && cfg->plant <= 1.0))
-        return SV_EINVAL;
+    return v >= 0.0 && isfinite(v);
+}
+
+sv_status sv_config_check_field(const sv_config *cfg, const char **field)
+{
+    if (!cfg)
+        SV_FAIL("cfg", SV_EINVAL);
+    if (cfg->d_k == 0)
+        SV_FAIL("d_k", SV_EINVAL);
+    if (cfg->n_q == 0)
+        SV_FAIL("n_q", SV_EINVAL);
+    if (cfg->n_k == 0)
+        SV_FAIL("n_k", SV_EINVAL);
+    if (cfg->trials == 0)
+        SV_FAIL("trials", SV_EINVAL);
+    if (cfg->threads < 0)
+        SV_FAIL("threads", SV_EINVAL);
+    if (isnan(sv_dist_fourth_moment(cfg->dist, cfg->nu)))
+        SV_FAIL(cfg->dist == SV_DIST_STUDENT_T ? "nu" : "dist", SV_EINVAL);
+    if (!finite_nonneg(cfg->scale))
+        SV_FAIL("scale", SV_EINVAL);
+    if (!finite_nonneg(cfg->q_std))
+        SV_FAIL("q_std", SV_EINVAL);
+    if (!finite_nonneg(cfg->k_std))
+        SV_FAIL("k_std", SV_EINVAL);
+    if (!isfinite(cfg->q_mean))
+        SV_FAIL("q_mean", SV_EINVAL);
+    if (!isfinite(cfg->k_mean))
+        SV_FAIL("k_mean", SV_EINVAL);
+    if (!finite_nonneg(cfg->qk_scale))
+        SV_FAIL("qk_scale", SV_EINVAL);
+    if (!(cfg->plant >= -1.0 && cfg->plant <= 1.0))
+        SV_FAIL("plant", SV_EINVAL);
     /* Projections: their own token draws, so no shifted entries or planted
      * keys on top (the theory covers each alone). */
-    if (cfg->d_model > 0 &&
-        (isnan(sv_init_variance(cfg->init, cfg->d_model, cfg->d_k)) || cfg->plant != 0.0 ||
-         cfg->q_mean != 0.0 || cfg->k_mean != 0.0 || cfg->q_std > 0.0 || cfg->k_std > 0.0))
-        return SV_EINVAL;
+    if (cfg->d_model > 0) {
+        if (isnan(sv_init_variance(cfg->init, cfg->d_model, cfg->d_k)))
+            SV_FAIL("init", SV_EINVAL);
+        if (cfg->plant != 0.0)
+            SV_FAIL("plant", SV_EINVAL);
+        if (cfg->q_mean != 0.0)
+            SV_FAIL("q_mean", SV_EINVAL);
+        if (cfg->k_mean != 0.0)
+            SV_FAIL("k_mean", SV_EINVAL);
+        if (cfg->q_std > 0.0)
+            SV_FAIL("q_std", SV_EINVAL);
+        if (cfg->k_std > 0.0)
+            SV_FAIL("k_std", SV_EINVAL);
+    }
     if (cfg->cross && cfg->d_model == 0)
-        return SV_EINVAL;
+        SV_FAIL("cross", SV_EINVAL);
     if (cfg->causal && cfg->n_q != cfg->n_k)
-        return SV_EINVAL;
+        SV_FAIL("causal", SV_EINVAL);
     if (cfg->hist_bins > 0 &&
         (!(cfg->hist_lo < cfg->hist_hi) || !isfinite(cfg->hist_lo) || !isfinite(cfg->hist_hi) ||
          !cfg->hist_raw || !cfg->hist_scaled ||
          (cfg->hist_w_raw && (!cfg->hist_w_scaled || cfg->n_k > SV_KEY_BLOCK))))
-        return SV_EINVAL;
+        SV_FAIL("hist_bins", SV_EINVAL);
     size_t wsz;
     if (!mul_ok(cfg->d_model, cfg->d_k, &wsz) || !mul_ok(wsz, 2 * sizeof(double), &wsz))
-        return SV_ERANGE;
+        SV_FAIL("d_model", SV_ERANGE);
     size_t n, rows, elems;
     if (!mul_ok(cfg->n_q, cfg->n_k, &n) || !add_ok(cfg->n_q, cfg->n_k, &rows) ||
         !mul_ok(rows, cfg->d_k, &elems) || !mul_ok(elems, sizeof(double), &elems) ||
         !mul_ok(cfg->n_q, sizeof(sv_moments) + sizeof(sv_softmax_acc), &rows))
-        return SV_ERANGE;
+        SV_FAIL("n_q", SV_ERANGE);
     if (cfg->causal)
         n = n / cfg->n_q * (cfg->n_q + 1) / 2; /* visible scores: n (n + 1) / 2 */
     if (n <= cfg->ddof)
-        return SV_EINVAL;
+        SV_FAIL("ddof", SV_EINVAL);
     if (cfg->d_k > INT_MAX)
-        return SV_ETOOBIG;
+        SV_FAIL("d_k", SV_ETOOBIG);
+    if (field)
+        *field = NULL;
     return SV_OK;
+}
+
+#undef SV_FAIL
+
+sv_status sv_config_check(const sv_config *cfg)
+{
+    return sv_config_check_field(cfg, NULL);
 }
 
 static plan make_plan(const sv_config *cfg)

@@ -413,21 +413,25 @@ static void test_errors(void)
         uint64_t trials;
         unsigned ddof;
         sv_status want;
+        const char *field; /* what sv_config_check_field blames */
     } bad[] = {
-        {0, 3, 3, 1, 0, SV_EINVAL},
-        {4, 0, 3, 1, 0, SV_EINVAL},
-        {4, 3, 0, 1, 0, SV_EINVAL},
-        {4, 3, 3, 0, 0, SV_EINVAL},
-        {4, 3, 3, 1, 9, SV_EINVAL},            /* ddof >= N */
-        {4, SIZE_MAX / 2, 4, 1, 0, SV_ERANGE}, /* n_q n_k overflows */
-        {SIZE_MAX / 4, 2, 2, 1, 0, SV_ERANGE}, /* (n_q + n_k) d_k overflows */
-        {(size_t)1 << 31, 1, 1, 1, 0, SV_ETOOBIG},
+        {0, 3, 3, 1, 0, SV_EINVAL, "d_k"},
+        {4, 0, 3, 1, 0, SV_EINVAL, "n_q"},
+        {4, 3, 0, 1, 0, SV_EINVAL, "n_k"},
+        {4, 3, 3, 0, 0, SV_EINVAL, "trials"},
+        {4, 3, 3, 1, 9, SV_EINVAL, "ddof"},           /* ddof >= N */
+        {4, SIZE_MAX / 2, 4, 1, 0, SV_ERANGE, "n_q"}, /* n_q n_k overflows */
+        {SIZE_MAX / 4, 2, 2, 1, 0, SV_ERANGE, "n_q"}, /* (n_q + n_k) d_k overflows */
+        {(size_t)1 << 31, 1, 1, 1, 0, SV_ETOOBIG, "d_k"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sv_config b = config(bad[i].d, bad[i].nq, bad[i].nk, bad[i].trials);
         b.ddof = bad[i].ddof;
         size_t before = bytes;
         CHECK(sv_config_check(&b) == bad[i].want);
+        const char *field = NULL;
+        CHECK(sv_config_check_field(&b, &field) == bad[i].want && field &&
+              strcmp(field, bad[i].field) == 0);
         CHECK(sv_experiment_bytes(&b, &bytes) == bad[i].want && bytes == before);
         CHECK(sv_experiment_run(&b, &r) == bad[i].want);
         CHECK(memcmp(&r, &sentinel, sizeof r) == 0);
@@ -438,6 +442,26 @@ static void test_errors(void)
     c.threads = -1;
     CHECK(sv_config_check(&c) == SV_EINVAL);
     CHECK(sv_config_check(NULL) == SV_EINVAL);
+    /* A rule on two fields blames the option that asks for it. */
+    const char *field = "unset";
+    c.threads = 0;
+    CHECK(sv_config_check_field(&c, &field) == SV_OK && field == NULL);
+    c.causal = 1;
+    c.ddof = 7; /* n = 3 causal: 6 visible scores, not 9 */
+    CHECK(sv_config_check_field(&c, &field) == SV_EINVAL && strcmp(field, "ddof") == 0);
+    c.ddof = 0;
+    c.n_k = 4;
+    CHECK(sv_config_check_field(&c, &field) == SV_EINVAL && strcmp(field, "causal") == 0);
+    c.causal = 0;
+    c.n_k = 3;
+    c.dist = SV_DIST_STUDENT_T;
+    c.nu = 4.0;
+    CHECK(sv_config_check_field(&c, &field) == SV_EINVAL && strcmp(field, "nu") == 0);
+    c.dist = SV_DIST_NORMAL;
+    c.cross = 1;
+    CHECK(sv_config_check_field(&c, &field) == SV_EINVAL && strcmp(field, "cross") == 0);
+    c.cross = 0;
+    CHECK(sv_config_check_field(NULL, &field) == SV_EINVAL && strcmp(field, "cfg") == 0);
     c.threads = 0;
     CHECK(sv_experiment_run(&c, NULL) == SV_EINVAL);
     CHECK(strcmp(sv_status_str(SV_ENOMEM), "out of memory") == 0);

@@ -172,6 +172,24 @@ typedef struct sv_trial_stats {
 sv_status sv_config_check(const sv_config *cfg);
 
 /**
+ * sv_config_check, and which field failed.
+ *
+ * Same rules, same order, same status as sv_config_check; in addition
+ * *field (when @p field is not NULL) is set to the name of the sv_config
+ * member a rule blames, spelled as in the struct ("d_k", "ddof", "q_mean",
+ * "causal", ...), so that a caller can name its own option for it. A rule
+ * on several fields blames the one that enables it: "causal" for
+ * n_q != n_k, "cross" without d_model, "plant" (or "q_mean", ...) with
+ * d_model, "nu" for a Student t with nu <= 4, "hist_bins" for any histogram
+ * setting, "n_q" when n_q n_k or (n_q + n_k) d_k bytes overflow, "d_model"
+ * when the d_model x d_k weights overflow; "cfg" when @p cfg is NULL.
+ *
+ * @return the status of sv_config_check; *field is a static string on an
+ *         error, NULL on SV_OK. Thread-safe.
+ */
+sv_status sv_config_check_field(const sv_config *cfg, const char **field);
+
+/**
  * Bytes of memory sv_experiment_run allocates for @p cfg, not counting the
  * caller's per_trial array. Per worker (one per thread when whole trials run
  * in parallel, else one shared): a key block of min(n_k, 4096) x d_k
