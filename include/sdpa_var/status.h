@@ -7,12 +7,14 @@
 #ifndef SDPA_VAR_STATUS_H
 #define SDPA_VAR_STATUS_H
 
-#define SV_STATUS_MAP(X)                                   \
-    X(OK, 0, "success")                                    \
-    X(EINVAL, 1, "invalid argument")                       \
-    X(ERANGE, 2, "size product overflows")                 \
-    X(ENOMEM, 3, "out of memory")                          \
-    X(ETOOBIG, 4, "size exceeds what the BLAS can index (2^31 - 1)")
+#define SV_STATUS_MAP(X)                                                                           \
+    X(OK, 0, "success")                                                                            \
+    X(EINVAL, 1, "invalid argument")                                                               \
+    X(ERANGE, 2, "size product overflows")                                                         \
+    X(ENOMEM, 3, "out of memory")                                                                  \
+    X(ETOOBIG, 4, "size exceeds what the BLAS can index (2^31 - 1)")                               \
+    X(EFORMAT, 5, "array layout or data type not supported")                                       \
+    X(EMISMATCH, 6, "data does not match the experiment's shape or trials")
 
 /** Result of every library function that can fail. */
 typedef enum sv_status {

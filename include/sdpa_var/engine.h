@@ -1,0 +1,167 @@
+/**
+ * @file engine.h
+ * The engine: rows from a source (source.h) -> score tiles S = Q K^T
+ * (one dgemm per tile) -> a fused pass over each row (moments, online
+ * softmax, optional taps) -> per-trial statistics. The n_q x n_k score
+ * matrix is never held. What runs where: src/plan.c (sizes, every check),
+ * src/tile.c (tile product and --values outputs), src/rowpass.c (the row
+ * pass), src/trial.c (rows into a trial), src/engine.c (threads, trials).
+ */
+#ifndef SDPA_VAR_ENGINE_H
+#define SDPA_VAR_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sdpa_var/source.h"
+#include "sdpa_var/spec.h"
+#include "sdpa_var/status.h"
+
+/**
+ * Progress callback: @p done of @p total units of work (score tiles) are
+ * finished. Called from one thread only (OpenMP thread 0), after that
+ * thread finishes a unit, so it never runs concurrently with itself; it
+ * should return quickly. The library itself never prints.
+ */
+typedef void (*sv_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+/** How to run: none of it changes a single bit of the results. */
+typedef struct sv_exec {
+    int threads;             /**< OpenMP threads; 0 uses OpenMP's default
+                                  (OMP_NUM_THREADS, else all cores); >= 0 */
+    size_t block_rows;       /**< query rows per work item handed to a thread
+                                  (rounded up to whole tiles of 256); 0 means
+                                  one tile */
+    sv_progress_fn progress; /**< NULL, or called as work completes */
+    void *progress_ctx;      /**< passed to progress */
+} sv_exec;
+
+/** Per-row sums in sv_taps.row_sums, in this order. */
+#define SV_ROW_FIELDS 4
+
+/**
+ * Optional outputs beside the per-trial statistics, owned by the caller and
+ * added to (never cleared) by the engine. Zero-initialised: no taps.
+ */
+typedef struct sv_taps {
+    size_t hist_bins; /**< > 0: count scores into hist_bins equal bins on
+                           [hist_lo, hist_hi): raw S into hist_raw, S / scale
+                           into hist_scaled (hist_bins + 1 counts each, the
+                           last for values outside the range); and, if
+                           hist_w_raw is not NULL, softmax weights into
+                           hist_bins bins on [0, 1] (weight 1 in the last) of
+                           hist_w_raw and hist_w_scaled (hist_bins + 1 counts
+                           each, the last unused), which needs n_k <= 4096 */
+    double hist_lo, hist_hi;
+    uint64_t *hist_raw, *hist_scaled, *hist_w_raw, *hist_w_scaled;
+    double *row_sums; /**< NULL, or n_q x SV_ROW_FIELDS doubles to which each
+                           trial adds, row by row in trial order: raw and
+                           scaled entropy, raw and scaled max weight. Trials
+                           then run one after another. */
+} sv_taps;
+
+/**
+ * Checks taps against @p spec.
+ * @return SV_OK; SV_EINVAL for a histogram with hist_lo >= hist_hi or not
+ *         finite, NULL arrays, weight bins with n_k > 4096 or without
+ *         hist_w_scaled.
+ */
+sv_status sv_taps_check(const sv_taps *taps, const sv_spec *spec);
+
+/** Statistics of one trial. "raw" is S = Q K^T, "scaled" is S / scale. */
+typedef struct sv_trial_stats {
+    double raw_mean;           /**< mean of the n_q n_k raw scores */
+    double raw_var;            /**< their sample variance, M2 / (N - ddof) */
+    double scaled_mean;        /**< raw_mean / scale */
+    double scaled_var;         /**< raw_var / scale^2 */
+    double raw_entropy;        /**< softmax entropy (nats) of a raw row, mean over the n_q rows */
+    double scaled_entropy;     /**< the same for scaled rows */
+    double raw_max_weight;     /**< max softmax weight of a row, mean over rows */
+    double scaled_max_weight;  /**< the same for scaled rows */
+    double raw_jac_trace;      /**< 1 - sum_j p_j^2 of a row, mean over rows */
+    double scaled_jac_trace;   /**< the same for scaled rows */
+    double raw_var_known_mean; /**< sum (S - E[S])^2 / N with the known mean
+                                    E[S] = d_k q_mean k_mean */
+    double raw_var_ddof0;      /**< M2 / N, whatever the spec's ddof is */
+    double raw_var_ddof1;      /**< M2 / (N - 1); NAN for N = 1 */
+    double raw_jac_frob;       /**< Frobenius norm of the softmax Jacobian, mean over rows */
+    double scaled_jac_frob;    /**< the same for scaled rows */
+    double raw_eff_keys;       /**< exp(entropy): effective number of keys, mean over rows */
+    double scaled_eff_keys;    /**< the same for scaled rows */
+    double raw_entropy_min;    /**< smallest row entropy (nats) */
+    double raw_entropy_max;    /**< largest row entropy */
+    double scaled_entropy_min; /**< the same for scaled rows */
+    double scaled_entropy_max;
+    double raw_max_abs_logit;  /**< max |S_ij| over the trial; scaled: divide by scale */
+    double raw_diag_logit;     /**< S_ii, mean over i < min(n_q, n_k), for pairs that
+                                    share something (the source's related_diag:
+                                    planted key, or the same token with d_model
+                                    without cross); else NAN */
+    double raw_diag_weight;    /**< softmax weight of key i in row i, raw logits */
+    double scaled_diag_weight; /**< the same for scaled logits */
+    double q_var;              /**< sample variance (ddof 0) of the n_q d_k entries of Q,
+                                    measured when the source says so (draws with
+                                    d_model or qk_norm; caller arrays); else NAN
+                                    (the configured q_std^2 holds) */
+    double k_var;              /**< the same for K */
+    double raw_out_var;        /**< with values: mean of the squares of the n_q d_v
+                                    entries of O = softmax(S) V (their variance
+                                    about the known mean 0); else NAN */
+    double scaled_out_var;     /**< the same with softmax(S / scale) */
+    double raw_sum_p2;         /**< sum_j p_j^2 of a row, mean over rows = 1 - jac trace:
+                                    what Var(O) should be, V having variance 1 */
+    double scaled_sum_p2;      /**< the same for scaled rows */
+} sv_trial_stats;
+
+/** Number of doubles in sv_trial_stats (it holds nothing else). */
+#define SV_TRIAL_FIELDS 31
+
+/**
+ * Bytes of memory sv_engine_run allocates for trials of @p spec, not
+ * counting the caller's output array. Per worker (one per thread when whole
+ * trials run in parallel, else one shared): a key block of
+ * min(n_k, 4096) x d_k doubles, per thread a query tile of min(n_q, 256) x
+ * d_k and a score tile of min(n_q, 256) x min(n_k, 4096) doubles, and 136
+ * bytes per query row (times 64 for tiny trials, which run 64 at a time),
+ * plus the source's per-trial state and scratch. Neither Q nor K is ever
+ * held whole: d_k 128, n 65536 needs about 30 MiB.
+ * @return SV_OK and *bytes set; the errors of sv_spec_check and
+ *         sv_taps_check (taps may be NULL); SV_EINVAL for a negative
+ *         thread count or NULL spec, src, exec or bytes; SV_ERANGE if the
+ *         total overflows size_t. *bytes untouched after an error.
+ */
+sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
+                          const sv_taps *taps, uint64_t count, size_t *bytes);
+
+/**
+ * Runs trials first .. first + count - 1 of @p spec on rows from @p src and
+ * writes one sv_trial_stats per trial: out[t] is trial first + t.
+ *
+ * Keys are taken in blocks of 4096 (outer loop, in key order) and query
+ * rows in tiles of 256 (inner loop, across threads); each tile's raw
+ * scores S = Q K^T come from one cblas_dgemm of a fixed shape (plain loops
+ * when the tile product has at most 512 multiply-adds). Each (row, key
+ * block) yields two-pass moments and partial softmax sums
+ * (sv_softmax_acc_rows with the multiplier 1 / scale); they are merged
+ * into the row in key order (Chan et al. 1979; online softmax), and rows
+ * into the trial in row order. So results are the same bits for any
+ * block_rows or threads, and trials [0, a) then [a, n) give the bits of
+ * [0, n).
+ *
+ * @param taps NULL or optional outputs (added to).
+ * @param out  array of count entries, written in trial order.
+ * @return SV_OK; the errors of sv_engine_bytes and src->check; SV_EINVAL
+ *         for count 0 or first + count > spec->trials; SV_ENOMEM if a work
+ *         array cannot be allocated. After an error out and the taps may
+ *         be partly written.
+ * Cost: per trial 2 n_q n_k d_k flops in dgemm, 2 n_q n_k exp, and the
+ *       source's rows: Q's rows once per key block (ceil(n_k / 4096)
+ *       times), K's once.
+ * Thread safety: re-entrant, except that it sets OpenBLAS to one thread
+ * (openblas_set_num_threads(1), a process-wide setting) because it runs
+ * its own OpenMP threads.
+ */
+sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
+                        const sv_taps *taps, uint64_t first, uint64_t count, sv_trial_stats *out);
+
+#endif

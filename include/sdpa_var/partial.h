@@ -1,0 +1,82 @@
+/**
+ * @file partial.h
+ * What a range of trials leaves behind, mergeable: two runs of trials
+ * [a, b) and [b, c) merged give the bits of one run of [a, c), so shards
+ * (threads, processes, MPI ranks, state files) can be combined exactly.
+ *
+ * Sums over trials are kept per block of SV_SUMMARY_BLOCK trials aligned on
+ * the absolute trial number (block k holds trials k B .. k B + B - 1), each
+ * summed in trial order from 0; a summary adds the block sums in block
+ * order. A range that starts inside a block keeps that block's trials one
+ * by one (at most B - 1 of them) until a merge brings the block's start:
+ * then they are summed in order like any other. Extremes are minima and
+ * maxima (order-free); the quantiles need every trial's raw_var and
+ * scaled_var, which are kept. A partial owns all its arrays (no pointers
+ * into a spec or a caller), so it can be written out and read back.
+ */
+#ifndef SDPA_VAR_PARTIAL_H
+#define SDPA_VAR_PARTIAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sdpa_var/engine.h"
+#include "sdpa_var/status.h"
+
+/** Trials per block of the sums (see partial.h). */
+#define SV_SUMMARY_BLOCK 4096u
+
+/** Trials [first, first + n) reduced; zero-initialised or from sv_partial_init. */
+typedef struct sv_partial {
+    uint64_t first;               /**< number of the first trial */
+    uint64_t n;                   /**< trials added so far */
+    uint64_t cap;                 /**< trials the arrays hold room for */
+    sv_trial_stats *head;         /**< the trials of [first, next multiple of
+                                       SV_SUMMARY_BLOCK) when first is not a
+                                       multiple: kept whole, in trial order */
+    size_t n_blocks;              /**< blocks started at or after the first block start */
+    double *block_sum;            /**< n_blocks x SV_TRIAL_FIELDS: sum of each block's
+                                       trials in trial order; the last may be in progress */
+    double lo[2];                 /**< min raw, scaled entropy_min over the trials */
+    double hi[3];                 /**< max raw, scaled entropy_max; max raw_max_abs_logit */
+    double *raw_var, *scaled_var; /**< n values each, trial order */
+} sv_partial;
+
+/**
+ * An empty partial for trials starting at @p first, with room for
+ * @p cap of them (sv_partial_add grows it as needed).
+ * @return SV_OK; SV_EINVAL for NULL; SV_ERANGE if first + cap overflows;
+ *         SV_ENOMEM (*p zeroed, nothing to free).
+ */
+sv_status sv_partial_init(sv_partial *p, uint64_t first, uint64_t cap);
+
+/**
+ * Appends trials first + n .. first + n + count - 1, their statistics
+ * t[0 .. count - 1] in trial order. Whole blocks are summed in parallel
+ * (each in trial order) when there are more than 8.
+ * @return SV_OK; SV_ERANGE if the trial numbers overflow; SV_ENOMEM if the
+ *         arrays cannot grow (*p unchanged then).
+ */
+sv_status sv_partial_add(sv_partial *p, const sv_trial_stats *t, size_t count);
+
+/**
+ * Merges @p b, which must start where @p a ends (b->first == a->first +
+ * a->n), into @p a: the result is bit for bit what adding b's trials to
+ * a would have given. b is left as it was (free it yourself).
+ * @return SV_OK; SV_EMISMATCH if b does not start where a ends; SV_ERANGE,
+ *         SV_ENOMEM (*a unchanged then).
+ */
+sv_status sv_partial_merge(sv_partial *a, const sv_partial *b);
+
+/**
+ * Means over the trials: every field of sv_trial_stats summed (blocks in
+ * order, a head first as a block of its own) and divided by n, except the
+ * entropy minima and maxima and max |logit|, which are the extremes over
+ * all trials. NAN fields for n = 0.
+ */
+void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean);
+
+/** Frees the arrays of @p p and zeroes it (NULL or zeroed: no-op). */
+void sv_partial_free(sv_partial *p);
+
+#endif

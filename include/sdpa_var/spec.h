@@ -1,0 +1,143 @@
+/**
+ * @file spec.h
+ * The experiment as plain values: what is drawn (d_k, n_q, n_k, dist,
+ * means, QK-norm, projections, plant, values), what is measured (scale,
+ * causal mask, ddof) and how many trials from which seed. No execution
+ * options (engine.h: sv_exec), no output buffers (engine.h: sv_taps), no
+ * pointers: a spec can be copied, compared, hashed and written to a file.
+ */
+#ifndef SDPA_VAR_SPEC_H
+#define SDPA_VAR_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sdpa_var/sampler.h"
+#include "sdpa_var/status.h"
+
+/** Initialisation of W_Q and W_K (entries normal with mean 0). */
+typedef enum sv_init {
+    SV_INIT_XAVIER = 0, /**< variance 2 / (d_model + d_k): Glorot & Bengio 2010, normal */
+    SV_INIT_LECUN = 1,  /**< variance 1 / d_model: LeCun et al. 1998 */
+    SV_INIT_NORMAL = 2  /**< variance 1 */
+} sv_init;
+
+/** Variance of one entry of W under @p init; NAN for a value out of range. */
+double sv_init_variance(sv_init init, size_t d_model, size_t d_k);
+
+/**
+ * One experiment (one d_k). Zero-initialise, set what differs from the
+ * defaults, then call sv_spec_resolve, which replaces every "0 means
+ * default" below by its value, once. The engine reads a resolved spec and
+ * never writes to it.
+ */
+typedef struct sv_spec {
+    size_t d_k;      /**< dimension of each query and key vector, >= 1 */
+    size_t n_q;      /**< number of queries (rows of Q), >= 1 */
+    size_t n_k;      /**< number of keys (rows of K), >= 1 */
+    uint64_t trials; /**< independent repetitions, >= 1 */
+    uint64_t seed;   /**< any value; same seed, same numbers */
+    sv_dist dist;    /**< distribution of the entries of Q and K (before
+                          q_mean, q_std, k_mean, k_std) */
+    double nu;       /**< degrees of freedom when dist is SV_DIST_STUDENT_T, > 4 */
+    double scale;    /**< DIVISOR c of the scaled logits S / c: 0 resolves to
+                          sqrt(d_k) (Vaswani et al. 2017); 1 is none, d_k the
+                          muP choice; > 0 once resolved. (softmax.h's
+                          functions take the multiplier 1 / c.) */
+    double scale2;   /**< c^2, the divisor of the scaled variances: 0
+                          resolves to d_k exactly when scale was 0 (not
+                          sqrt(d_k)^2, which can be an ulp off), else to
+                          scale^2 */
+    double q_mean;   /**< entries of Q are q_mean + q_std x, x of dist */
+    double q_std;    /**< > 0; 0 resolves to 1 */
+    double k_mean;   /**< entries of K are k_mean + k_std x */
+    double k_std;    /**< as q_std */
+    int qk_norm;     /**< nonzero: every row of Q and K is rescaled to L2 norm
+                          qk_scale before the product (QK-norm, as in
+                          Dehghani et al. 2023, ViT-22B) */
+    double qk_scale; /**< that norm; with qk_norm, 0 resolves to sqrt(d_k),
+                          the norm a unit-variance row has on average */
+    size_t d_model;  /**< > 0: Q = X W_Q and K = X W_K (or X' W_K with cross):
+                          X is n x d_model with entries of dist (unit
+                          variance), W_Q and W_K d_model x d_k drawn with
+                          init per trial; 0: Q and K drawn directly */
+    sv_init init;    /**< initialisation of W_Q and W_K */
+    int cross;       /**< with d_model: keys from their own tokens X' */
+    int causal;      /**< nonzero: query i sees keys 0 .. i only (decoder
+                          attention); needs n_q = n_k; the statistics are
+                          over the n (n + 1) / 2 visible scores */
+    int values;      /**< nonzero: also V (n_k x d_v, entries of dist) and the
+                          attention output O = softmax(S) V, raw and scaled */
+    size_t d_v;      /**< columns of V; with values, 0 resolves to d_k */
+    double plant;    /**< rho in [-1, 1]: key j < min(n_q, n_k) is
+                          rho q_j + sqrt(1 - rho^2) z_j, z_j its own draw, so
+                          each query has one related key, as in trained
+                          models; 0 plants nothing */
+    unsigned ddof;   /**< delta degrees of freedom of the variance; < the
+                          number of scores */
+} sv_spec;
+
+/**
+ * Resolves every default of @p spec in place (the only place they are
+ * resolved): q_std and k_std 0 -> 1; scale 0 -> sqrt(d_k) with scale2 d_k;
+ * scale2 0 -> scale^2; with qk_norm, qk_scale 0 -> sqrt(d_k); with values,
+ * d_v 0 -> d_k. Idempotent. Then checks it (sv_spec_check).
+ * @return the result of sv_spec_check; SV_EINVAL for NULL. After an error
+ *         the spec may be partly resolved.
+ */
+sv_status sv_spec_resolve(sv_spec *spec);
+
+/**
+ * Checks a resolved spec, every rule and every size in one place.
+ * @return SV_OK;
+ *   SV_EINVAL if d_k, n_q, n_k or trials is 0; dist out of range or a t
+ *     with nu <= 4; scale, scale2, q_std or k_std not positive and finite
+ *     (an unresolved spec); qk_norm with qk_scale not positive and finite;
+ *     a mean not finite; plant outside [-1, 1]; causal with n_q != n_k;
+ *     cross without d_model; d_model with an init out of range, plant, a
+ *     mean or a std other than 1; values with d_v 0; ddof >= the number of
+ *     scores (n_q n_k, or n (n + 1) / 2 with causal);
+ *   SV_ERANGE if n_q n_k, (n_q + n_k) d_k, n_k d_v or d_model d_k overflow,
+ *     in elements or in bytes;
+ *   SV_ETOOBIG if d_k, d_v or d_model exceeds INT_MAX: the engine hands
+ *     them to CBLAS, which takes int (n_q and n_k reach it in tiles of at
+ *     most 256 and 4096 rows, so any size_t is fine for them).
+ * Thread safety: reads spec only.
+ */
+sv_status sv_spec_check(const sv_spec *spec);
+
+/**
+ * sv_spec_check, and which field failed: the same rules in the same order,
+ * and *field (when @p field is not NULL) set to the name of the member a
+ * rule blames, spelled as in the struct ("d_k", "ddof", "q_mean",
+ * "causal", ...), so a caller can name its own option for it. A rule on
+ * several fields blames the one that enables it: "causal" for n_q != n_k,
+ * "cross" without d_model, "plant" (or "q_mean", ...) with d_model, "nu"
+ * for a Student t with nu <= 4, "n_q" when n_q n_k or (n_q + n_k) d_k
+ * bytes overflow, "d_model" when the weights overflow; "spec" for NULL.
+ * @return the status of sv_spec_check; *field a static string on an
+ *         error, NULL on SV_OK. Thread-safe.
+ */
+sv_status sv_spec_check_field(const sv_spec *spec, const char **field);
+
+/**
+ * A 64-bit digest of every field of @p spec (fields one by one, doubles by
+ * their bits, so padding never enters): equal specs hash equal, which is
+ * what names shards and state files. Not cryptographic. Resolve first:
+ * a spec with defaults left at 0 hashes differently from its resolved form.
+ */
+uint64_t sv_spec_hash(const sv_spec *spec);
+
+/** The divisor c of the scaled logits: spec->scale (resolved). */
+double sv_spec_scale(const sv_spec *spec);
+
+/** c^2: spec->scale2 (resolved; exactly d_k for the default). */
+double sv_spec_scale2(const sv_spec *spec);
+
+/**
+ * Number of scores a trial measures: n_q n_k, or n (n + 1) / 2 with causal.
+ * @return SV_OK; SV_ERANGE on overflow (*n untouched).
+ */
+sv_status sv_spec_scores(const sv_spec *spec, size_t *n);
+
+#endif

@@ -1,0 +1,263 @@
+/* The engine's driver: workspaces, threads and trials. A trial runs key
+ * block by key block (rows from the source, tiles through the row pass,
+ * rowpass.c), then its rows are reduced in order (trial.c). Tiny trials
+ * run 64 at a time through one call of the row kernel; whole trials run
+ * one per thread when there are enough of them. */
+#include <cblas.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+static void workspace_free(workspace *ws)
+{
+    void *arrays[] = {ws->k,    ws->qtile, ws->scores,  ws->row_mo,  ws->row_sm, ws->acc,
+                      ws->mo,   ws->st,    ws->planted, ws->scratch, ws->state,  ws->q_mo,
+                      ws->k_mo, ws->v,     ws->e,       ws->o_part,  ws->o};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        free(arrays[i]);
+    *ws = (workspace){0};
+}
+
+/* n elements of `size` bytes aligned to SV_ALIGN (aligned_alloc wants a
+ * multiple of the alignment). plan_make checked n size + SV_ALIGN. */
+static void *alloc_aligned(size_t n, size_t size)
+{
+    size_t bytes = n * size;
+    bytes += (SV_ALIGN - bytes % SV_ALIGN) % SV_ALIGN;
+    return aligned_alloc(SV_ALIGN, bytes ? bytes : SV_ALIGN);
+}
+
+static int workspace_alloc(workspace *ws, const ws_sizes *z)
+{
+    ws->k = alloc_aligned(z->k, sizeof(double));
+    ws->qtile = alloc_aligned(z->qtile, sizeof(double));
+    ws->scores = alloc_aligned(z->scores, sizeof(double));
+    ws->row_mo = alloc_aligned(z->rows, sizeof(sv_moments));
+    ws->row_sm = alloc_aligned(z->rows, sizeof(sv_softmax_acc));
+    ws->acc = alloc_aligned(z->tiles, sizeof(sv_softmax_acc));
+    ws->mo = alloc_aligned(z->tiles, sizeof(sv_moments));
+    ws->st = alloc_aligned(2 * z->stats, sizeof(sv_softmax_stats));
+    ws->planted = alloc_aligned(z->rows, sizeof(double));
+    ws->scratch = alloc_aligned(z->scratch, sizeof(double));
+    ws->state = alloc_aligned(z->state, sizeof(double));
+    ws->q_mo = alloc_aligned(z->rows, sizeof(sv_moments));
+    ws->k_mo = alloc_aligned(z->k_rows, sizeof(sv_moments));
+    ws->v = alloc_aligned(z->v, sizeof(double));
+    ws->e = alloc_aligned(z->e, sizeof(double));
+    ws->o_part = alloc_aligned(z->o_part, sizeof(double));
+    ws->o = alloc_aligned(z->o, sizeof(double));
+    if (!ws->k || !ws->qtile || !ws->scores || !ws->row_mo || !ws->row_sm || !ws->acc || !ws->mo ||
+        !ws->st || !ws->planted || !ws->scratch || !ws->state || !ws->q_mo || !ws->k_mo || !ws->v ||
+        !ws->e || !ws->o_part || !ws->o) {
+        workspace_free(ws);
+        return 0;
+    }
+    return 1;
+}
+
+/* Row j of the key block starting at key j0 (bk real keys; zeros after),
+ * and with values the same row of V. */
+static void key_row(const plan *p, uint64_t trial, const workspace *ws, size_t j0, size_t bk,
+                    size_t j, size_t me)
+{
+    const size_t d = p->spec->d_k, dv = p->dv;
+    double *scratch = ws->scratch + me * p->src->scratch_len;
+    if (j < bk) {
+        double *row = ws->k + j * d;
+        p->src->rows(p->src, ws->state, trial, SV_MATRIX_K, j0 + j, 1, row, d, scratch);
+        rowpass_entries(p, row, &ws->k_mo[j0 + j]);
+        if (dv > 0)
+            p->src->rows(p->src, ws->state, trial, SV_MATRIX_V, j0 + j, 1, ws->v + j * dv, dv,
+                         scratch);
+    } else {
+        memset(ws->k + j * d, 0, d * sizeof(double));
+        if (dv > 0)
+            memset(ws->v + j * dv, 0, dv * sizeof(double));
+    }
+}
+
+/* Counts `units` finished tiles; thread 0 reports the total so far. */
+static void report(const plan *p, uint64_t units)
+{
+    if (!p->prog)
+        return;
+    uint64_t done;
+#pragma omp atomic capture
+    done = p->prog->done += units;
+    if (omp_get_thread_num() == 0)
+        p->exec->progress(p->exec->progress_ctx, done, p->prog->total);
+}
+
+/* Work item b: its tiles of query rows against the key block at j0. */
+static void run_item(const plan *p, uint64_t trial, const workspace *ws, size_t b, size_t j0,
+                     size_t bk, size_t me)
+{
+    const size_t nq = p->spec->n_q, tm = p->tm, rows_per_item = tm * p->block_tiles;
+    /* b < nitems, so b rows_per_item < n_q; the end is clamped without
+     * forming (b + 1) rows_per_item, which could wrap */
+    const size_t start = b * rows_per_item;
+    const size_t end = nq - start < rows_per_item ? nq : start + rows_per_item;
+    uint64_t units = 0;
+    for (size_t i0 = start; i0 < end; i0 += tm, units++)
+        rowpass_tile(p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, me);
+    if (p->inner_threads > 1)
+        report(p, units);
+}
+
+static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out)
+{
+    const size_t nq = p->spec->n_q, nk = p->spec->n_k, kb = p->kb;
+    const size_t per_item = p->tm * p->block_tiles; /* <= n_q + tm - 1: derive() */
+    const size_t nitems = (nq - 1) / per_item + 1;
+    if (p->src->trial_len > 0)
+        p->src->begin_trial(p->src, trial, ws->state);
+    if (p->inner_threads == 1) {
+        /* No OpenMP constructs at all: this runs inside the trial-parallel
+         * region, where even an if(0) region would cost a team per trial. */
+        for (size_t j0 = 0; j0 < nk; j0 += kb) {
+            const size_t bk = nk - j0 < kb ? nk - j0 : kb;
+            for (size_t j = 0; j < kb; j++)
+                key_row(p, trial, ws, j0, bk, j, 0);
+            for (size_t b = 0; b < nitems; b++)
+                run_item(p, trial, ws, b, j0, bk, 0);
+        }
+    } else {
+#pragma omp parallel num_threads(p->inner_threads)
+        {
+            const size_t me = (size_t)omp_get_thread_num();
+            for (size_t j0 = 0; j0 < nk; j0 += kb) {
+                const size_t bk = nk - j0 < kb ? nk - j0 : kb;
+                /* Every row its own stream: who fetches it does not matter. */
+#pragma omp for schedule(static)
+                for (size_t j = 0; j < kb; j++)
+                    key_row(p, trial, ws, j0, bk, j, me);
+#pragma omp for schedule(dynamic, 1)
+                for (size_t b = 0; b < nitems; b++)
+                    run_item(p, trial, ws, b, j0, bk, me);
+            }
+        }
+    }
+    trial_reduce(p, ws, out);
+}
+
+/* Tiny trials [t0, t0 + cnt), cnt <= group, one tile and one key block each:
+ * their rows go through the row kernel together, and each row gets the
+ * same bits it would get alone (sv_softmax_acc_rows). */
+static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const workspace *ws,
+                            sv_trial_stats *out)
+{
+    const size_t nq = p->spec->n_q, nk = p->spec->n_k, n = nq * nk, d = p->spec->d_k;
+    for (size_t g = 0; g < cnt; g++) {
+        if (p->src->trial_len > 0)
+            p->src->begin_trial(p->src, t0 + g, ws->state);
+        p->src->rows(p->src, ws->state, t0 + g, SV_MATRIX_Q, 0, nq, ws->qtile, d, ws->scratch);
+        p->src->rows(p->src, ws->state, t0 + g, SV_MATRIX_K, 0, nk, ws->k, d, ws->scratch);
+        for (size_t i = 0; i < nq; i++)
+            rowpass_entries(p, ws->qtile + i * d, &ws->q_mo[g * nq + i]);
+        for (size_t j = 0; j < nk; j++)
+            rowpass_entries(p, ws->k + j * d, &ws->k_mo[g * nk + j]);
+        tile_product(p, ws->qtile, ws->k, ws->scores + g * n);
+        for (size_t i = 0; p->src->related_diag && i < nq && i < nk; i++)
+            ws->planted[g * nq + i] = ws->scores[g * n + i * nk + i];
+    }
+    const size_t rows = cnt * nq;
+    if (!p->spec->causal) {
+        sv_softmax_acc_rows(ws->scores, rows, nk, nk, p->inv_scale, ws->row_sm, ws->row_mo);
+    } else {
+        for (size_t r = 0; r < rows; r++) /* row i of a trial sees keys 0 .. i */
+            sv_softmax_acc_rows(ws->scores + r * nk, 1, r % nq + 1, nk, p->inv_scale,
+                                &ws->row_sm[r], &ws->row_mo[r]);
+    }
+    sv_softmax_acc_stats_rows(ws->row_sm, rows, p->inv_scale, ws->st, ws->st + rows);
+    for (size_t r = 0; p->taps.hist_bins > 0 && r < rows; r++)
+        rowpass_hist(p, ws->scores + r * nk, p->spec->causal ? r % nq + 1 : nk, &ws->row_sm[r]);
+    for (size_t g = 0; g < cnt; g++)
+        trial_stats(p, ws->row_mo + g * nq, ws->row_sm + g * nq, ws->st + g * nq,
+                    ws->st + rows + g * nq, ws->planted + g * nq, ws->q_mo + g * nq,
+                    ws->k_mo + g * nk, &out[g]);
+}
+
+/* Trials [t0, t0 + cnt): grouped if tiny, else one by one. */
+static void run_trials(const plan *p, uint64_t t0, size_t cnt, const workspace *ws,
+                       sv_trial_stats *out)
+{
+    if (p->group > 1) {
+        run_trial_group(p, t0, cnt, ws, out);
+    } else {
+        for (size_t g = 0; g < cnt; g++)
+            run_trial(p, t0 + g, ws, &out[g]);
+    }
+}
+
+/* Trials one group after another, sharing one workspace across threads. */
+static sv_status run_serial(const plan *p, const ws_sizes *z, uint64_t first, sv_trial_stats *out)
+{
+    workspace ws = {0};
+    if (!workspace_alloc(&ws, z))
+        return SV_ENOMEM;
+    const uint64_t per_trial = p->prog ? p->prog->total / p->count : 0;
+    for (uint64_t t = 0; t < p->count; t += p->group) {
+        const size_t cnt = p->count - t < p->group ? (size_t)(p->count - t) : p->group;
+        run_trials(p, first + t, cnt, &ws, &out[t]);
+        if (p->inner_threads == 1)
+            report(p, per_trial * cnt);
+    }
+    workspace_free(&ws);
+    return SV_OK;
+}
+
+/* Whole trials (or groups of tiny ones) per thread, a workspace each. */
+static sv_status run_parallel(const plan *p, const ws_sizes *z, uint64_t first, sv_trial_stats *out)
+{
+    int failed = 0;
+    const uint64_t per_trial = p->prog ? p->prog->total / p->count : 0;
+#pragma omp parallel num_threads(p->threads)
+    {
+        workspace ws = {0};
+        if (!workspace_alloc(&ws, z)) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp barrier
+        int stop;
+#pragma omp atomic read
+        stop = failed;
+        if (!stop) {
+            const uint64_t groups = (p->count - 1) / p->group + 1;
+#pragma omp for schedule(dynamic, 4)
+            for (uint64_t g = 0; g < groups; g++) {
+                const uint64_t t = g * p->group;
+                const size_t cnt = p->count - t < p->group ? (size_t)(p->count - t) : p->group;
+                run_trials(p, first + t, cnt, &ws, &out[t]);
+                report(p, per_trial * cnt);
+            }
+        }
+        workspace_free(&ws);
+    }
+    return failed ? SV_ENOMEM : SV_OK;
+}
+
+sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
+                        const sv_taps *taps, uint64_t first, uint64_t count, sv_trial_stats *out)
+{
+    plan p;
+    ws_sizes z;
+    size_t bytes;
+    sv_status st = plan_make(&p, spec, src, exec, taps, first, count, &z, &bytes);
+    if (st != SV_OK)
+        return st;
+    if (!out)
+        return SV_EINVAL;
+    progress prog = {0u, 0u};
+    if (exec->progress) {
+        const uint64_t tiles = (spec->n_q - 1) / p.tm + 1, blocks = (spec->n_k - 1) / p.kb + 1;
+        prog.total = tiles * blocks * count;
+        p.prog = &prog;
+    }
+    /* We parallelise ourselves; OpenBLAS threads inside ours would
+     * oversubscribe the cores. */
+    openblas_set_num_threads(1);
+    return p.trial_parallel ? run_parallel(&p, &z, first, out) : run_serial(&p, &z, first, out);
+}

@@ -1,0 +1,142 @@
+/* The plan of a run: every check of the spec, options, taps and source,
+ * and every size the engine allocates, derived and overflow-checked in one
+ * place. engine.c allocates exactly these sizes and trusts nothing else. */
+#include <limits.h>
+#include <omp.h>
+
+#include "plan.h"
+#include "sizes.h"
+
+static sv_status check_inputs(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
+                              const sv_taps *taps, uint64_t first, uint64_t count)
+{
+    if (!spec || !src || !exec || !src->rows || !src->check || exec->threads < 0 || count == 0 ||
+        first > spec->trials || count > spec->trials - first)
+        return SV_EINVAL;
+    sv_status st = sv_spec_check(spec);
+    if (st == SV_OK)
+        st = sv_taps_check(taps, spec);
+    if (st == SV_OK)
+        st = src->check(src, spec, first, count);
+    if (st == SV_OK && src->trial_len > 0 && !src->begin_trial)
+        st = SV_EINVAL;
+    return st;
+}
+
+/* Threads, tiles and grouping: depend on the spec and the options, never
+ * on the data. */
+static void derive(plan *p, uint64_t count)
+{
+    const sv_spec *s = p->spec;
+    const int want = p->exec->threads > 0 ? p->exec->threads : omp_get_max_threads();
+    p->threads = want < 1 ? 1 : want;
+    const size_t scores = s->n_q * s->n_k; /* checked by sv_spec_check */
+    p->count = count;
+    p->trial_parallel = p->threads > 1 && count > 1 && !p->taps.row_sums &&
+                        (scores < SV_SMALL_TRIAL_SCORES || count >= (uint64_t)p->threads * 4u);
+    p->inner_threads = p->trial_parallel ? 1 : p->threads;
+    p->tm = s->n_q < SV_TILE_ROWS ? s->n_q : SV_TILE_ROWS;
+    p->kb = s->n_k < SV_KEY_BLOCK ? s->n_k : SV_KEY_BLOCK;
+    p->dv = s->values ? s->d_v : 0;
+    const size_t br = p->exec->block_rows;
+    /* (br - 1) / tm + 1 rather than (br + tm - 1) / tm: no wrap near SIZE_MAX */
+    p->block_tiles = br > 0 ? (br - 1) / p->tm + 1 : 1u;
+    /* More tiles than the trial has is the same work item: clamp, so that
+     * tm block_tiles <= n_q + tm - 1 never wraps. */
+    const size_t all_tiles = (s->n_q - 1) / p->tm + 1;
+    if (p->block_tiles > all_tiles)
+        p->block_tiles = all_tiles;
+    /* tm kb d_k can overflow only when it is far above SV_TINY_TILE */
+    p->tiny = p->tm * p->kb <= SV_TINY_TILE && p->tm * p->kb * s->d_k <= SV_TINY_TILE;
+    /* A tiny trial is one tile and one key block (tm kb <= SV_TINY_TILE):
+     * several of them share one pass of the row kernel. */
+    p->group =
+        p->tiny && p->inner_threads == 1 && !p->taps.row_sums && !s->values ? SV_TRIAL_GROUP : 1u;
+    p->inv_scale = 1.0 / s->scale;
+    p->prog = NULL;
+}
+
+/* Element counts of one workspace (tiny trials make group > 1 only when
+ * n_q <= tm and n_k <= kb, so group n_q n_k is small then). */
+static int sizes_of(const plan *p, ws_sizes *z)
+{
+    const sv_spec *s = p->spec;
+    const size_t it = (size_t)p->inner_threads, per = it * p->tm, dv = p->dv;
+    size_t two_tm;
+    if (!mul_ok(p->kb, s->d_k, &z->k) || !mul_ok(per, s->d_k, &z->qtile) ||
+        !mul_ok(per, p->kb, &z->scores) || !mul_ok(s->n_q, p->group, &z->rows) ||
+        !mul_ok(s->n_k, p->group, &z->k_rows) || !mul_ok(it, p->src->scratch_len, &z->scratch) ||
+        !mul_ok(2 * p->tm, it, &two_tm) || !mul_ok(two_tm, p->kb, &z->e) ||
+        !mul_ok(two_tm, dv, &z->o_part) || !mul_ok(s->n_q, 2 * dv, &z->o) ||
+        !mul_ok(p->kb, dv, &z->v))
+        return 0;
+    z->tiles = per;
+    z->state = p->src->trial_len;
+    z->stats = p->group > 1 ? z->rows : SV_STATS_ROWS;
+    if (p->group > 1 && z->scores < p->group * s->n_q * s->n_k)
+        z->scores = p->group * s->n_q * s->n_k;
+    return 1;
+}
+
+/* Bytes of one workspace: the sum of (count, element size) pairs, each
+ * rounded up to SV_ALIGN as engine.c allocates them. */
+static int bytes_of(const ws_sizes *z, size_t *bytes)
+{
+    const size_t items[][2] = {{z->k, sizeof(double)},
+                               {z->qtile, sizeof(double)},
+                               {z->scores, sizeof(double)},
+                               {z->rows, sizeof(sv_moments)},
+                               {z->rows, sizeof(sv_softmax_acc)},
+                               {z->tiles, sizeof(sv_softmax_acc)},
+                               {z->tiles, sizeof(sv_moments)},
+                               {2 * z->stats, sizeof(sv_softmax_stats)},
+                               {z->rows, sizeof(double)},
+                               {z->scratch, sizeof(double)},
+                               {z->state, sizeof(double)},
+                               {z->rows, sizeof(sv_moments)},
+                               {z->k_rows, sizeof(sv_moments)},
+                               {z->v, sizeof(double)},
+                               {z->e, sizeof(double)},
+                               {z->o_part, sizeof(double)},
+                               {z->o, sizeof(double)}};
+    size_t total = 0, one;
+    for (size_t i = 0; i < sizeof items / sizeof items[0]; i++)
+        if (!mul_ok(items[i][0], items[i][1], &one) || !add_ok(one, SV_ALIGN, &one) ||
+            !add_ok(total, one, &total))
+            return 0;
+    *bytes = total;
+    return 1;
+}
+
+sv_status plan_make(plan *p, const sv_spec *spec, const sv_source *src, const sv_exec *exec,
+                    const sv_taps *taps, uint64_t first, uint64_t count, ws_sizes *z, size_t *bytes)
+{
+    sv_status st = check_inputs(spec, src, exec, taps, first, count);
+    if (st != SV_OK)
+        return st;
+    *p = (plan){.spec = spec, .src = src, .exec = exec};
+    if (taps)
+        p->taps = *taps;
+    derive(p, count);
+    size_t one;
+    if (!sizes_of(p, z) || !bytes_of(z, &one) ||
+        !mul_ok(one, p->trial_parallel ? (size_t)p->threads : 1u, bytes))
+        return SV_ERANGE;
+    /* Tile sizes reach CBLAS as int: tm <= 256, kb <= 4096; d_k and d_v
+     * were checked against INT_MAX by sv_spec_check. */
+    return SV_OK;
+}
+
+sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
+                          const sv_taps *taps, uint64_t count, size_t *bytes)
+{
+    if (!bytes || !spec)
+        return SV_EINVAL;
+    plan p;
+    ws_sizes z;
+    size_t b;
+    sv_status st = plan_make(&p, spec, src, exec, taps, 0, count, &z, &b);
+    if (st == SV_OK)
+        *bytes = b;
+    return st;
+}

@@ -1,0 +1,126 @@
+/* The engine's private plan and workspace, shared by plan.c (sizes and
+ * checks), tile.c (tile product, --values outputs), rowpass.c (the fused
+ * pass over each row of a tile), trial.c (rows into a trial) and engine.c
+ * (threads and trials). Not installed: nothing outside src/ sees it.
+ *
+ * Layout of one trial. Keys are processed in blocks of kb rows (outer loop,
+ * in key order); within a key block, query rows in tiles of tm rows (inner
+ * loop, split across threads). Each tile's rows come from the source into
+ * an aligned, zero-padded buffer, and one cblas_dgemm of the fixed shape
+ * tm x kb x d_k gives its scores. Each (row, key block) yields two-pass
+ * moments and partial softmax sums, merged into the row's running state in
+ * key order; rows are merged into the trial in row order.
+ *
+ * Why this shape:
+ * - memory is O(kb d_k + threads tm (kb + d_k) + n_q): K is never held
+ *   whole and Q never at all, so n = 65 536 runs in a few tens of MiB;
+ *   query rows are fetched again once per key block (n_k / kb times),
+ *   cheap next to the product;
+ * - every dgemm call has the same shape and aligned operands, and OpenBLAS
+ *   picks kernels and edge cases by shape and alignment: each score is the
+ *   same bits whatever the thread count or block rows; tm and kb depend
+ *   on the spec only. */
+#ifndef SDPA_VAR_PLAN_H
+#define SDPA_VAR_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sdpa_var/engine.h"
+#include "sdpa_var/moments.h"
+#include "sdpa_var/softmax.h"
+
+#define SV_TILE_ROWS 256u  /* tm: query rows per dgemm */
+#define SV_KEY_BLOCK 4096u /* kb: keys per block (scores tile: 8 MiB) */
+#define SV_ALIGN 64u
+#define SV_TINY_TILE 512u  /* tm kb d_k below which plain loops beat dgemm */
+#define SV_TRIAL_GROUP 64u /* tiny trials run together */
+#define SV_STATS_ROWS 128u /* rows whose softmax statistics are taken at once */
+
+/* Trials whose score matrix has fewer entries than this run whole, one per
+ * thread, instead of splitting one trial's tiles across threads. */
+#define SV_SMALL_TRIAL_SCORES ((size_t)1 << 16)
+
+/* Work done so far, for the progress callback: units are tiles (one query
+ * tile against one key block). */
+typedef struct progress {
+    uint64_t done, total;
+} progress;
+
+/* Everything one run reads: the caller's spec, source, options and taps,
+ * and the sizes derived from them once (plan_make), checked. */
+typedef struct plan {
+    const sv_spec *spec;
+    const sv_source *src;
+    const sv_exec *exec;
+    sv_taps taps;       /* a copy; zeroed when the caller passed none */
+    uint64_t count;     /* trials in this run */
+    int threads;        /* OpenMP threads in all */
+    int trial_parallel; /* whole trials per thread, else tiles per thread */
+    int inner_threads;  /* threads sharing one trial */
+    size_t tm;          /* query rows per dgemm (spec only) */
+    size_t kb;          /* keys per block (spec only) */
+    size_t dv;          /* columns of V; 0 without values */
+    size_t block_tiles; /* tiles per work item handed to a thread */
+    int tiny;           /* tile product small enough for plain loops */
+    size_t group;       /* trials run together by one thread (tiny ones) */
+    double inv_scale;   /* 1 / scale: softmax.h's multiplier */
+    progress *prog;     /* shared counter; NULL without a callback */
+} plan;
+
+/* Element counts of a workspace's arrays, all checked for overflow. */
+typedef struct ws_sizes {
+    size_t k, qtile, scores, rows, tiles, stats, k_rows, scratch, state, v, e, o_part, o;
+} ws_sizes;
+
+typedef struct workspace {
+    double *k;              /* kb x d_k: the current key block, row-major */
+    double *qtile;          /* inner_threads x tm x d_k */
+    double *scores;         /* inner_threads x tm x kb, or group x n_q x n_k */
+    sv_moments *row_mo;     /* running moments of each query row: n_q, or group x n_q */
+    sv_softmax_acc *row_sm; /* running softmax sums of each query row, the same */
+    sv_softmax_acc *acc;    /* per-tile scratch: inner_threads x tm */
+    sv_moments *mo;         /* the same for the moments */
+    sv_softmax_stats *st;   /* 2 x stats rows: raw then scaled statistics */
+    double *planted;        /* S_ii of each query row with a related key (as row_mo) */
+    double *scratch;        /* inner_threads x the source's scratch_len */
+    double *state;          /* the source's per-trial state (trial_len) */
+    sv_moments *q_mo;       /* moments of each row of Q (as row_mo) */
+    sv_moments *k_mo;       /* moments of each row of K: n_k, or group x n_k */
+    double *v;              /* values: kb x d_v, the current key block's rows of V */
+    double *e;              /* values: inner_threads x 2 x tm x kb exps (raw, scaled) */
+    double *o_part;         /* values: inner_threads x 2 x tm x d_v partial outputs */
+    double *o;              /* values: n_q x 2 x d_v running outputs, in each row's max frame */
+} workspace;
+
+/* plan.c: checks spec, source, options and taps, and derives the plan and
+ * the workspace's sizes; every size product is overflow-checked here. */
+sv_status plan_make(plan *p, const sv_spec *spec, const sv_source *src, const sv_exec *exec,
+                    const sv_taps *taps, uint64_t first, uint64_t count, ws_sizes *z,
+                    size_t *bytes);
+
+/* tile.c: scores (tm x kb) = qtile (tm x d_k) k^T; and the --values
+ * outputs of one tile, merged into the rows' running outputs. */
+void tile_product(const plan *p, const double *qtile, const double *k, double *scores);
+void tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
+                  const double *scores, const sv_softmax_acc *acc, const size_t *seen, size_t me);
+
+/* rowpass.c: one tile (query rows [i0, i0 + m) against the key block at
+ * j0 with bk keys) through the row pass, merged into the rows' state. */
+void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
+                  size_t j0, size_t bk, size_t me);
+/* Adds one row's visible scores (and weights) to the histogram taps. */
+void rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_acc *acc);
+/* Moments of one row of Q or K when the source asks for them; empty else. */
+void rowpass_entries(const plan *p, const double *row, sv_moments *out);
+
+/* trial.c: the statistics of a trial from its rows' state (moments,
+ * softmax sums, planted logits, entries), rows merged in row order. Used by
+ * the one-trial path (trial_reduce: all n_q rows of ws) and the grouped
+ * path (trial_stats: rows whose statistics are already in st). */
+void trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out);
+void trial_stats(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
+                 const sv_softmax_stats *raw, const sv_softmax_stats *sc, const double *planted,
+                 const sv_moments *q_mo, const sv_moments *k_mo, sv_trial_stats *out);
+
+#endif

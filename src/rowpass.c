@@ -1,0 +1,121 @@
+/* The row pass: one tile of query rows against one key block, each row's
+ * visible scores reduced in one fused pass (moments and online-softmax
+ * sums, sv_softmax_acc_rows), optionally counted into the histogram taps,
+ * and merged into the row's running state in key order. */
+#include <math.h>
+#include <string.h>
+
+#include "plan.h"
+
+void rowpass_entries(const plan *p, const double *row, sv_moments *out)
+{
+    /* Measured where they are not simply the configured variance
+     * (projections, QK-norm, caller arrays); an empty sample elsewhere, so
+     * tiny trials do not pay for it. */
+    if (p->src->measure_entries)
+        sv_moments_of(row, p->spec->d_k, out);
+    else
+        *out = (sv_moments){0u, 0.0, 0.0};
+}
+
+/* Counts are integers, so the totals do not depend on the order threads
+ * add them in. */
+void rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_acc *acc)
+{
+    const sv_taps *t = &p->taps;
+    const size_t b = t->hist_bins;
+    const double lo = t->hist_lo, width = (t->hist_hi - t->hist_lo) / (double)b;
+    const double c = p->inv_scale;
+    for (size_t j = 0; j < len; j++) {
+        const double v[2] = {s[j], s[j] * c};
+        uint64_t *h[2] = {t->hist_raw, t->hist_scaled};
+        for (int k = 0; k < 2; k++) {
+            const double x = (v[k] - lo) / width;
+            const size_t i = x >= 0.0 && x < (double)b ? (size_t)x : b; /* b: outside */
+#pragma omp atomic update
+            h[k][i]++;
+        }
+        if (t->hist_w_raw) {
+            const double d = s[j] - acc->max;
+            const double w[2] = {exp(d) / (1.0 + acc->r[0]), exp(c * d) / (1.0 + acc->r[1])};
+            uint64_t *hw[2] = {t->hist_w_raw, t->hist_w_scaled};
+            for (int k = 0; k < 2; k++) {
+                size_t i = (size_t)(w[k] * (double)b);
+                i = i < b ? i : b - 1;
+#pragma omp atomic update
+                hw[k][i]++;
+            }
+        }
+    }
+}
+
+/* The tile's query rows from the source, zero-padded to tm rows (the
+ * product's shape never changes); their entries' moments on the first key
+ * block. */
+static void tile_rows(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
+                      size_t j0, double *qtile, size_t me)
+{
+    const size_t d = p->spec->d_k;
+    p->src->rows(p->src, ws->state, trial, SV_MATRIX_Q, i0, m, qtile, d,
+                 ws->scratch + me * p->src->scratch_len);
+    memset(qtile + m * d, 0, (p->tm - m) * d * sizeof(double));
+    if (j0 == 0)
+        for (size_t r = 0; r < m; r++)
+            rowpass_entries(p, qtile + r * d, &ws->q_mo[i0 + r]);
+}
+
+/* Merges the tile's per-row results into the rows' running state. */
+static void merge_rows(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
+                       const size_t *seen, const sv_softmax_acc *acc, const sv_moments *mo)
+{
+    for (size_t r = 0; r < m; r++) {
+        if (seen[r] == 0)
+            continue;
+        if (j0 == 0) {
+            ws->row_mo[i0 + r] = mo[r];
+            ws->row_sm[i0 + r] = acc[r];
+        } else {
+            sv_moments_merge(&ws->row_mo[i0 + r], &mo[r]);
+            sv_softmax_acc_merge(&ws->row_sm[i0 + r], &acc[r], p->inv_scale);
+        }
+    }
+}
+
+void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
+                  size_t j0, size_t bk, size_t me)
+{
+    const int causal = p->spec->causal;
+    const size_t kb = p->kb;
+    if (causal && i0 + m <= j0)
+        return; /* every row of the tile comes before every key of the block */
+    double *qtile = ws->qtile + me * p->tm * p->spec->d_k;
+    double *scores = ws->scores + me * p->tm * kb;
+    sv_softmax_acc *acc = ws->acc + me * p->tm;
+    sv_moments *mo = ws->mo + me * p->tm;
+    tile_rows(p, ws, trial, i0, m, j0, qtile, me);
+    /* A short last key block is zero-padded: the shape never changes. */
+    tile_product(p, qtile, ws->k, scores);
+    size_t seen[SV_TILE_ROWS]; /* keys of this block row r sees */
+    for (size_t r = 0; r < m; r++)
+        seen[r] = !causal ? bk : i0 + r < j0 ? 0 : i0 + r - j0 + 1 < bk ? i0 + r - j0 + 1 : bk;
+    if (!causal) {
+        sv_softmax_acc_rows(scores, m, bk, kb, p->inv_scale, acc, mo);
+    } else {
+        for (size_t r = 0; r < m; r++)
+            if (seen[r] > 0)
+                sv_softmax_acc_rows(scores + r * kb, 1, seen[r], kb, p->inv_scale, &acc[r], &mo[r]);
+    }
+    if (p->taps.hist_bins > 0)
+        for (size_t r = 0; r < m; r++)
+            if (seen[r] > 0)
+                rowpass_hist(p, scores + r * kb, seen[r], &acc[r]);
+    /* Key j = i shares something with query i and lies in this block:
+     * keep S_ii. */
+    if (p->src->related_diag)
+        for (size_t r = 0; r < m; r++)
+            if (i0 + r >= j0 && i0 + r < j0 + bk)
+                ws->planted[i0 + r] = scores[r * kb + (i0 + r - j0)];
+    if (p->dv > 0)
+        tile_outputs(p, ws, i0, m, j0, scores, acc, seen, me);
+    merge_rows(p, ws, i0, m, j0, seen, acc, mo);
+}

@@ -1,0 +1,144 @@
+/* The random source: the rows of Q, K and V of a spec's experiment, each
+ * from its own PCG stream (seed, trial, matrix, row), so the numbers never
+ * depend on who draws a row or when. */
+#include <math.h>
+#include <stddef.h>
+
+#include "sdpa_var/source.h"
+
+/* W_Q and W_K of one trial into state (d_model x d_k each, W_Q first):
+ * row r of each from its own stream. */
+static void draw_weights(const sv_source *src, uint64_t trial, double *state)
+{
+    const sv_spec *s = src->impl;
+    const size_t d = s->d_k;
+    const double sd = sqrt(sv_init_variance(s->init, s->d_model, d));
+    for (int w = 0; w < 2; w++) {
+        double *m = state + (w ? s->d_model * d : 0);
+        const uint64_t key = sv_rng_matrix_key(s->seed, trial, w ? SV_MATRIX_WK : SV_MATRIX_WQ);
+        for (size_t r = 0; r < s->d_model; r++) {
+            sv_rng rng;
+            sv_rng_seed_keyed(&rng, key, r);
+            sv_sample_fill(&rng, SV_DIST_NORMAL, 0.0, m + r * d, d);
+            for (size_t l = 0; l < d; l++)
+                m[r * d + l] *= sd;
+        }
+    }
+}
+
+/* Row `row` of Q = X W_Q or K = X W_K (X' W_K with cross): the token's
+ * embedding (d_model values of dist) into scratch, then times W. */
+static void projected_row(const sv_spec *s, const double *state, uint64_t token_key,
+                          sv_matrix which, size_t row, double *x, double *scratch)
+{
+    const size_t d = s->d_k, dm = s->d_model;
+    sv_rng rng;
+    sv_rng_seed_keyed(&rng, token_key, row);
+    sv_sample_fill(&rng, s->dist, s->nu, scratch, dm);
+    const double *w = state + (which == SV_MATRIX_Q ? 0 : dm * d);
+    for (size_t l = 0; l < d; l++)
+        x[l] = 0.0;
+    for (size_t r = 0; r < dm; r++)
+        for (size_t l = 0; l < d; l++)
+            x[l] += scratch[r] * w[r * d + l];
+}
+
+/* One row of Q or K before QK-norm: dist, then mean + std x. */
+static void base_row(const sv_spec *s, uint64_t key, sv_matrix which, size_t row, double *x)
+{
+    const size_t d = s->d_k;
+    const double mu = which == SV_MATRIX_Q ? s->q_mean : s->k_mean;
+    const double sd = which == SV_MATRIX_Q ? s->q_std : s->k_std;
+    sv_rng rng;
+    sv_rng_seed_keyed(&rng, key, row);
+    sv_sample_fill(&rng, s->dist, s->nu, x, d);
+    if (mu != 0.0 || sd != 1.0)
+        for (size_t l = 0; l < d; l++)
+            x[l] = mu + sd * x[l];
+}
+
+/* Rescales a row of d values to L2 norm r (a zero row stays zero). */
+static void qk_normalise(double *row, size_t d, double r)
+{
+    double ss = 0.0;
+    for (size_t l = 0; l < d; l++)
+        ss += row[l] * row[l];
+    const double f = ss > 0.0 ? r / sqrt(ss) : 0.0;
+    for (size_t l = 0; l < d; l++)
+        row[l] *= f;
+}
+
+/* Rows [row0, row0 + m) of Q or K. A planted key row also draws its query
+ * row, into scratch (d_k doubles). */
+static void qk_rows(const sv_spec *s, const double *state, uint64_t trial, sv_matrix which,
+                    size_t row0, size_t m, double *x, size_t ld, double *scratch)
+{
+    const size_t d = s->d_k;
+    /* The rows' stream key, hashed once per call: Q's or K's own, or with
+     * projections the tokens' (X, or X' for cross-attention keys). */
+    const sv_matrix from = s->d_model == 0                    ? which
+                           : which == SV_MATRIX_K && s->cross ? SV_MATRIX_XK
+                                                              : SV_MATRIX_X;
+    const uint64_t key = sv_rng_matrix_key(s->seed, trial, from);
+    const uint64_t qkey = s->plant != 0.0 ? sv_rng_matrix_key(s->seed, trial, SV_MATRIX_Q) : 0;
+    const size_t planted = s->n_q < s->n_k ? s->n_q : s->n_k;
+    const double rho = s->plant, rest = sqrt(1.0 - rho * rho);
+    for (size_t i = 0; i < m; i++) {
+        double *row = x + i * ld;
+        if (s->d_model > 0)
+            projected_row(s, state, key, which, row0 + i, row, scratch);
+        else
+            base_row(s, key, which, row0 + i, row);
+        if (which == SV_MATRIX_K && rho != 0.0 && row0 + i < planted) {
+            /* k_j = rho q_j + sqrt(1 - rho^2) z_j */
+            base_row(s, qkey, SV_MATRIX_Q, row0 + i, scratch);
+            for (size_t l = 0; l < d; l++)
+                row[l] = rho * scratch[l] + rest * row[l];
+        }
+        if (s->qk_norm)
+            qk_normalise(row, d, s->qk_scale);
+    }
+}
+
+static void draw_rows(const sv_source *src, const double *state, uint64_t trial, sv_matrix which,
+                      size_t row0, size_t m, double *x, size_t ld, double *scratch)
+{
+    const sv_spec *s = src->impl;
+    if (which != SV_MATRIX_V) {
+        qk_rows(s, state, trial, which, row0, m, x, ld, scratch);
+        return;
+    }
+    const uint64_t key = sv_rng_matrix_key(s->seed, trial, SV_MATRIX_V);
+    for (size_t j = 0; j < m; j++) {
+        sv_rng rng;
+        sv_rng_seed_keyed(&rng, key, row0 + j);
+        sv_sample_fill(&rng, s->dist, s->nu, x + j * ld, s->d_v);
+    }
+}
+
+static sv_status draw_check(const sv_source *src, const sv_spec *spec, uint64_t first,
+                            uint64_t count)
+{
+    (void)first;
+    (void)count;
+    /* The rows are the spec's own draws: the engine must run that spec. */
+    return sv_spec_hash(src->impl) == sv_spec_hash(spec) ? SV_OK : SV_EMISMATCH;
+}
+
+sv_status sv_source_draw(const sv_spec *spec, sv_source *src)
+{
+    if (!spec || !src)
+        return SV_EINVAL;
+    *src = (sv_source){
+        .impl = spec,
+        /* overflow: sv_spec_check bounds d_model d_k 2 sizeof(double) */
+        .trial_len = 2 * spec->d_model * spec->d_k,
+        .scratch_len = spec->d_model > spec->d_k ? spec->d_model : spec->d_k,
+        .related_diag = spec->plant != 0.0 || (spec->d_model > 0 && !spec->cross),
+        .measure_entries = spec->d_model > 0 || spec->qk_norm,
+        .check = draw_check,
+        .begin_trial = spec->d_model > 0 ? draw_weights : NULL,
+        .rows = draw_rows,
+    };
+    return SV_OK;
+}

@@ -1,0 +1,214 @@
+#include "sdpa_var/spec.h"
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "sdpa_var/engine.h"
+#include "sizes.h"
+
+double sv_init_variance(sv_init init, size_t d_model, size_t d_k)
+{
+    switch (init) {
+    case SV_INIT_XAVIER:
+        return 2.0 / ((double)d_model + (double)d_k);
+    case SV_INIT_LECUN:
+        return 1.0 / (double)d_model;
+    case SV_INIT_NORMAL:
+        return 1.0;
+    }
+    return NAN;
+}
+
+sv_status sv_spec_resolve(sv_spec *spec)
+{
+    if (!spec)
+        return SV_EINVAL;
+    if (spec->q_std == 0.0)
+        spec->q_std = 1.0;
+    if (spec->k_std == 0.0)
+        spec->k_std = 1.0;
+    if (spec->scale == 0.0) {
+        spec->scale = sqrt((double)spec->d_k);
+        /* d_k itself, not sqrt(d_k)^2, which can be off by an ulp. */
+        spec->scale2 = (double)spec->d_k;
+    } else if (spec->scale2 == 0.0) {
+        spec->scale2 = spec->scale * spec->scale;
+    }
+    if (spec->qk_norm && spec->qk_scale == 0.0)
+        spec->qk_scale = sqrt((double)spec->d_k);
+    if (spec->values && spec->d_v == 0)
+        spec->d_v = spec->d_k;
+    return sv_spec_check(spec);
+}
+
+static int positive_finite(double x)
+{
+    return x > 0.0 && isfinite(x);
+}
+
+/* The rules between values, in the order sv_spec_check_field reports
+ * them: the name of the first field that breaks one, or NULL. */
+static const char *values_rule(const sv_spec *s)
+{
+    const struct {
+        int bad;
+        const char *field;
+    } rules[] = {
+        {s->d_k == 0, "d_k"},
+        {s->n_q == 0, "n_q"},
+        {s->n_k == 0, "n_k"},
+        {s->trials == 0, "trials"},
+        {isnan(sv_dist_fourth_moment(s->dist, s->nu)),
+         s->dist == SV_DIST_STUDENT_T ? "nu" : "dist"},
+        {!positive_finite(s->scale) || !positive_finite(s->scale2), "scale"},
+        {!positive_finite(s->q_std), "q_std"},
+        {!positive_finite(s->k_std), "k_std"},
+        {!isfinite(s->q_mean), "q_mean"},
+        {!isfinite(s->k_mean), "k_mean"},
+        {s->qk_norm && !positive_finite(s->qk_scale), "qk_scale"},
+        {!(s->plant >= -1.0 && s->plant <= 1.0), "plant"},
+        /* Projections: their own token draws, so no shifted entries or
+         * planted keys on top (the theory covers each alone). */
+        {s->d_model > 0 && isnan(sv_init_variance(s->init, s->d_model, s->d_k)), "init"},
+        {s->d_model > 0 && s->plant != 0.0, "plant"},
+        {s->d_model > 0 && s->q_mean != 0.0, "q_mean"},
+        {s->d_model > 0 && s->k_mean != 0.0, "k_mean"},
+        {s->d_model > 0 && s->q_std != 1.0, "q_std"},
+        {s->d_model > 0 && s->k_std != 1.0, "k_std"},
+        {s->cross && s->d_model == 0, "cross"},
+        {s->causal && s->n_q != s->n_k, "causal"},
+        {s->values && s->d_v == 0, "d_v"},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (rules[i].bad)
+            return rules[i].field;
+    return NULL;
+}
+
+sv_status sv_spec_scores(const sv_spec *spec, size_t *n)
+{
+    size_t all;
+    if (!mul_ok(spec->n_q, spec->n_k, &all))
+        return SV_ERANGE;
+    /* causal: the visible scores n (n + 1) / 2, without forming n (n + 1) */
+    *n = spec->causal ? (spec->n_q % 2 == 0 ? spec->n_q / 2 * (spec->n_q + 1)
+                                            : (spec->n_q + 1) / 2 * spec->n_q)
+                      : all;
+    return SV_OK;
+}
+
+#define SV_FAIL(name, status)                                                                      \
+    do {                                                                                           \
+        if (field)                                                                                 \
+            *field = name;                                                                         \
+        return status;                                                                             \
+    } while (0)
+
+sv_status sv_spec_check_field(const sv_spec *spec, const char **field)
+{
+    if (!spec)
+        SV_FAIL("spec", SV_EINVAL);
+    const char *bad = values_rule(spec);
+    if (bad)
+        SV_FAIL(bad, SV_EINVAL);
+    /* Every size the engine forms from the spec alone, in elements and in
+     * bytes (plan.c checks the ones that depend on threads and tiles). */
+    size_t n, rows, elems, v;
+    if (!mul_ok(spec->d_model, spec->d_k, &elems) || !mul_ok(elems, 2 * sizeof(double), &elems))
+        SV_FAIL("d_model", SV_ERANGE);
+    if (sv_spec_scores(spec, &n) != SV_OK || !add_ok(spec->n_q, spec->n_k, &rows) ||
+        !mul_ok(rows, spec->d_k, &elems) || !mul_ok(elems, sizeof(double), &elems))
+        SV_FAIL("n_q", SV_ERANGE);
+    if (!mul_ok(spec->n_k, spec->d_v, &v) || !mul_ok(v, sizeof(double), &v) ||
+        !mul_ok(spec->n_q, 2 * spec->d_v, &v) || !mul_ok(v, sizeof(double), &v))
+        SV_FAIL("d_v", SV_ERANGE);
+    if (n <= spec->ddof)
+        SV_FAIL("ddof", SV_EINVAL);
+    if (spec->d_k > INT_MAX)
+        SV_FAIL("d_k", SV_ETOOBIG);
+    if (spec->d_v > INT_MAX)
+        SV_FAIL("d_v", SV_ETOOBIG);
+    if (spec->d_model > INT_MAX)
+        SV_FAIL("d_model", SV_ETOOBIG);
+    if (field)
+        *field = NULL;
+    return SV_OK;
+}
+
+#undef SV_FAIL
+
+sv_status sv_spec_check(const sv_spec *spec)
+{
+    return sv_spec_check_field(spec, NULL);
+}
+
+/* FNV-1a over 64-bit words (Fowler, Noll & Vo): simple, and enough to tell
+ * specs apart; the words are the fields, never the struct's bytes. */
+static uint64_t hash_word(uint64_t h, uint64_t x)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (x >> (8 * i)) & 0xffu;
+        h *= 0x100000001b3u;
+    }
+    return h;
+}
+
+static uint64_t bits_of(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+uint64_t sv_spec_hash(const sv_spec *s)
+{
+    const uint64_t words[] = {s->d_k,
+                              s->n_q,
+                              s->n_k,
+                              s->trials,
+                              s->seed,
+                              (uint64_t)s->dist,
+                              bits_of(s->nu),
+                              bits_of(s->scale),
+                              bits_of(s->scale2),
+                              bits_of(s->q_mean),
+                              bits_of(s->q_std),
+                              bits_of(s->k_mean),
+                              bits_of(s->k_std),
+                              (uint64_t)s->qk_norm,
+                              bits_of(s->qk_scale),
+                              s->d_model,
+                              (uint64_t)s->init,
+                              (uint64_t)s->cross,
+                              (uint64_t)s->causal,
+                              (uint64_t)s->values,
+                              s->d_v,
+                              bits_of(s->plant),
+                              s->ddof};
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        h = hash_word(h, words[i]);
+    return h;
+}
+
+double sv_spec_scale(const sv_spec *spec)
+{
+    return spec->scale;
+}
+
+double sv_spec_scale2(const sv_spec *spec)
+{
+    return spec->scale2;
+}
+
+sv_status sv_taps_check(const sv_taps *t, const sv_spec *spec)
+{
+    if (!t || t->hist_bins == 0)
+        return SV_OK;
+    if (!(t->hist_lo < t->hist_hi) || !isfinite(t->hist_lo) || !isfinite(t->hist_hi) ||
+        !t->hist_raw || !t->hist_scaled ||
+        (t->hist_w_raw && (!t->hist_w_scaled || spec->n_k > 4096u)))
+        return SV_EINVAL;
+    return SV_OK;
+}
