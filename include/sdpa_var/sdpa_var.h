@@ -8,11 +8,14 @@
 #define SDPA_VAR_H
 
 #include "sdpa_var/dklist.h"
+#include "sdpa_var/engine.h"
 #include "sdpa_var/experiment.h"
 #include "sdpa_var/moments.h"
 #include "sdpa_var/rng.h"
 #include "sdpa_var/sampler.h"
 #include "sdpa_var/softmax.h"
+#include "sdpa_var/source.h"
+#include "sdpa_var/spec.h"
 #include "sdpa_var/status.h"
 #include "sdpa_var/summary.h"
 #include "sdpa_var/theory.h"
