@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static_assert(sizeof(sv_trial_stats) == SV_TRIAL_FIELDS * sizeof(double),
-              "sv_trial_stats holds SV_TRIAL_FIELDS doubles and nothing else");
-
 double sv_quantile_sorted(const double *x, size_t n, double p)
 {
     if (n == 0)
@@ -104,9 +101,6 @@ static void spread_of(double *x, size_t n, sv_var_spread *out)
     out->q05 = quantile_select_below(x, mid + 1, n, 0.05);
 }
 
-/* Field indices of the statistics that are extremes, not means. */
-#define SV_F(name) (offsetof(sv_trial_stats, name) / sizeof(double))
-
 sv_status sv_summary_begin(const sv_config *cfg, sv_summary_acc *acc)
 {
     sv_status st = sv_config_check(cfg);
@@ -114,127 +108,58 @@ sv_status sv_summary_begin(const sv_config *cfg, sv_summary_acc *acc)
         return st;
     if (!acc || cfg->trials > SIZE_MAX / sizeof(double))
         return SV_EINVAL;
-    const size_t n = (size_t)cfg->trials;
-    *acc = (sv_summary_acc){
-        .cfg = *cfg, .lo = {INFINITY, INFINITY}, .hi = {-INFINITY, -INFINITY, -INFINITY}};
-    acc->raw_var = malloc(n * sizeof(double));
-    acc->scaled_var = malloc(n * sizeof(double));
-    if (!acc->raw_var || !acc->scaled_var) {
-        free(acc->raw_var);
-        free(acc->scaled_var);
-        return SV_ENOMEM;
-    }
-    return SV_OK;
+    acc->cfg = *cfg;
+    return sv_partial_init(&acc->trials, 0, cfg->trials);
 }
 
-/* Adds trials t[0 .. count-1] to the block sum `part` (trial order) and
- * their extremes to lo/hi. */
-static void add_trials(const sv_trial_stats *t, size_t count, double *part, double *lo, double *hi)
+sv_status sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t count)
 {
-    double v[SV_TRIAL_FIELDS];
-    for (size_t i = 0; i < count; i++) {
-        memcpy(v, &t[i], sizeof v);
-        for (size_t f = 0; f < SV_TRIAL_FIELDS; f++)
-            part[f] += v[f];
-        lo[0] = fmin(lo[0], v[SV_F(raw_entropy_min)]);
-        lo[1] = fmin(lo[1], v[SV_F(scaled_entropy_min)]);
-        hi[0] = fmax(hi[0], v[SV_F(raw_entropy_max)]);
-        hi[1] = fmax(hi[1], v[SV_F(scaled_entropy_max)]);
-        hi[2] = fmax(hi[2], v[SV_F(raw_max_abs_logit)]);
-    }
+    if (!acc || count > acc->cfg.trials - acc->trials.n)
+        return SV_EINVAL;
+    return sv_partial_add(&acc->trials, t, count);
 }
 
-/* Folds a finished block into the running sums. */
-static void fold_block(sv_summary_acc *acc, double *part)
+/* The theory beside the scaled scores S / c: means divide by c, variances
+ * by c^2; the entropy's ln(keys seen) - sigma^2 / 2 with sigma^2 / c^2. */
+static void scaled_theory(const sv_config *cfg, sv_summary *s)
 {
-    for (size_t f = 0; f < SV_TRIAL_FIELDS; f++) {
-        acc->sum[f] += part[f];
-        part[f] = 0.0;
-    }
+    const double c = sv_config_scale(cfg), c2 = sv_config_scale2(cfg);
+    s->scale = c;
+    s->scaled_theory = s->raw_theory;
+    s->scaled_theory.mean /= c;
+    s->scaled_theory.var /= c2;
+    s->scaled_theory.var_expected /= c2;
+    s->scaled_theory.var_sd /= c2;
+    s->scaled_theory.diag_logit /= c;
+    s->qk_radius =
+        cfg->qk_norm ? (cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)cfg->d_k)) : NAN;
+    const double nq = (double)cfg->n_q;
+    const double ln_keys = cfg->causal ? lgamma(nq + 1.0) / nq : log((double)cfg->n_k);
+    s->scaled_theory.entropy_approx = ln_keys - (ln_keys - s->raw_theory.entropy_approx) / c2;
 }
 
-void sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t count)
+sv_status sv_summary_from_partial(const sv_config *cfg, sv_partial *part, double observed,
+                                  sv_summary *out)
 {
-    const size_t B = SV_SUMMARY_BLOCK;
-    for (size_t i = 0; i < count; i++) {
-        acc->raw_var[acc->n + i] = t[i].raw_var;
-        acc->scaled_var[acc->n + i] = t[i].scaled_var;
-    }
-    /* Finish the block in progress, trial by trial. */
-    size_t i = 0;
-    const size_t head = (size_t)((B - acc->n % B) % B);
-    if (head > 0) {
-        const size_t m = head < count ? head : count;
-        add_trials(t, m, acc->part, acc->lo, acc->hi);
-        i = m;
-        if (m == head)
-            fold_block(acc, acc->part);
-    }
-    /* Whole blocks in parallel, each summed in trial order, folded in
-     * block order. */
-    const size_t nblocks = (count - i) / B;
-    if (nblocks > 0) {
-        double *sums = calloc(nblocks * SV_TRIAL_FIELDS, sizeof(double));
-        double lo[2] = {acc->lo[0], acc->lo[1]}, hi[3] = {acc->hi[0], acc->hi[1], acc->hi[2]};
-        if (!sums) { /* no memory for the partials: the same sums, one thread */
-            for (size_t b = 0; b < nblocks; b++) {
-                add_trials(t + i + b * B, B, acc->part, lo, hi);
-                fold_block(acc, acc->part);
-            }
-        } else {
-#pragma omp parallel for schedule(static) reduction(min                                            \
-                                                    : lo[:2]) reduction(max                        \
-                                                                        : hi[:3]) if (nblocks > 8)
-            for (size_t b = 0; b < nblocks; b++)
-                add_trials(t + i + b * B, B, sums + b * SV_TRIAL_FIELDS, lo, hi);
-            for (size_t b = 0; b < nblocks; b++)
-                fold_block(acc, sums + b * SV_TRIAL_FIELDS);
-            free(sums);
-        }
-        acc->lo[0] = lo[0];
-        acc->lo[1] = lo[1];
-        acc->hi[0] = hi[0];
-        acc->hi[1] = hi[1];
-        acc->hi[2] = hi[2];
-        i += nblocks * B;
-    }
-    /* The start of the next block. */
-    add_trials(t + i, count - i, acc->part, acc->lo, acc->hi);
-    acc->n += count;
-}
-
-sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out)
-{
-    const sv_config *cfg = &acc->cfg;
-    const size_t n = (size_t)acc->n;
+    if (!cfg || !part || !out || part->first != 0 || part->n != cfg->trials || part->n == 0)
+        return SV_EINVAL;
+    const size_t n = (size_t)part->n;
     sv_summary s;
-    sv_status st = n == cfg->trials ? sv_theory_config(cfg, &s.raw_theory) : SV_EINVAL;
-    if (st != SV_OK || !out) {
-        free(acc->raw_var);
-        free(acc->scaled_var);
-        return st != SV_OK ? st : SV_EINVAL;
-    }
-    double mean[SV_TRIAL_FIELDS];
-    fold_block(acc, acc->part); /* the last, partial block */
-    for (size_t f = 0; f < SV_TRIAL_FIELDS; f++)
-        mean[f] = acc->sum[f] / (double)n;
-    mean[SV_F(raw_entropy_min)] = acc->lo[0];
-    mean[SV_F(scaled_entropy_min)] = acc->lo[1];
-    mean[SV_F(raw_entropy_max)] = acc->hi[0];
-    mean[SV_F(scaled_entropy_max)] = acc->hi[1];
-    mean[SV_F(raw_max_abs_logit)] = acc->hi[2];
-    memcpy(&s.mean, mean, sizeof mean);
+    sv_status st = sv_theory_config(cfg, &s.raw_theory);
+    if (st != SV_OK)
+        return st;
+    sv_partial_mean(part, &s.mean);
     /* P(raw_var <= observed), before the quantiles reorder the values. */
     s.observed = observed;
     s.raw_var_cdf_observed = NAN;
     if (!isnan(observed)) {
         size_t below = 0;
         for (size_t i = 0; i < n; i++)
-            below += acc->raw_var[i] <= observed;
+            below += part->raw_var[i] <= observed;
         s.raw_var_cdf_observed = (double)below / (double)n;
     }
     /* The two spreads are independent: one thread each. */
-    double *raw = acc->raw_var, *scaled = acc->scaled_var;
+    double *raw = part->raw_var, *scaled = part->scaled_var;
 #pragma omp parallel sections num_threads(2) if (n > 100000)
     {
 #pragma omp section
@@ -242,27 +167,17 @@ sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out)
 #pragma omp section
         spread_of(scaled, n, &s.scaled);
     }
-    free(acc->raw_var);
-    free(acc->scaled_var);
-
-    /* Scaled logits are S / c: means divide by c, variances by c^2. */
-    const double c = sv_config_scale(cfg), c2 = sv_config_scale2(cfg);
-    s.scale = c;
-    s.scaled_theory = s.raw_theory;
-    s.scaled_theory.mean /= c;
-    s.scaled_theory.var /= c2;
-    s.scaled_theory.var_expected /= c2;
-    s.scaled_theory.var_sd /= c2;
-    s.scaled_theory.diag_logit /= c;
-    s.qk_radius =
-        cfg->qk_norm ? (cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)cfg->d_k)) : NAN;
-    /* ln(keys seen) - sigma^2 / 2, with sigma^2 / c^2 for the scaled rows. */
-    const double nq = (double)cfg->n_q;
-    const double ln_keys = cfg->causal ? lgamma(nq + 1.0) / nq : log((double)cfg->n_k);
-    s.scaled_theory.entropy_approx = ln_keys - (ln_keys - s.raw_theory.entropy_approx) / c2;
-
+    scaled_theory(cfg, &s);
     *out = s;
     return SV_OK;
+}
+
+sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out)
+{
+    sv_status st =
+        out ? sv_summary_from_partial(&acc->cfg, &acc->trials, observed, out) : SV_EINVAL;
+    sv_partial_free(&acc->trials);
+    return st;
 }
 
 sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_trial, double observed,
@@ -274,6 +189,10 @@ sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_tri
     sv_status st = sv_summary_begin(cfg, &acc);
     if (st != SV_OK)
         return st;
-    sv_summary_add(&acc, per_trial, (size_t)cfg->trials);
+    st = sv_summary_add(&acc, per_trial, (size_t)cfg->trials);
+    if (st != SV_OK) {
+        sv_summary_end(&acc, observed, NULL);
+        return st;
+    }
     return sv_summary_end(&acc, observed, out);
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "sdpa_var/experiment.h"
+#include "sdpa_var/partial.h"
 #include "sdpa_var/status.h"
 #include "sdpa_var/theory.h"
 
@@ -22,16 +23,16 @@ typedef struct sv_var_spread {
 
 /** What one configuration reports. */
 typedef struct sv_summary {
-    sv_trial_stats mean;   /**< every per-trial statistic, mean over trials, but
-                                the entropy min (max) and max |logit|: the
-                                min (max) over all trials */
-    sv_var_spread raw;     /**< spread of raw_var across trials */
-    sv_var_spread scaled;  /**< spread of scaled_var across trials */
-    sv_theory raw_theory;  /**< theory for raw scores (theory.h) */
-    sv_theory scaled_theory; /**< theory for scaled scores S / c: variances / c^2 */
-    double scale;          /**< c, the divisor of the scaled logits */
-    double qk_radius;      /**< the row norm under QK-norm, else NAN */
-    double observed;       /**< the --observed value, or NAN */
+    sv_trial_stats mean;         /**< every per-trial statistic, mean over trials, but
+                                      the entropy min (max) and max |logit|: the
+                                      min (max) over all trials */
+    sv_var_spread raw;           /**< spread of raw_var across trials */
+    sv_var_spread scaled;        /**< spread of scaled_var across trials */
+    sv_theory raw_theory;        /**< theory for raw scores (theory.h) */
+    sv_theory scaled_theory;     /**< theory for scaled scores S / c: variances / c^2 */
+    double scale;                /**< c, the divisor of the scaled logits */
+    double qk_radius;            /**< the row norm under QK-norm, else NAN */
+    double observed;             /**< the --observed value, or NAN */
     double raw_var_cdf_observed; /**< fraction of trials with raw_var <= observed, or NAN */
 } sv_summary;
 
@@ -48,20 +49,14 @@ double sv_quantile_sorted(const double *x, size_t n, double p);
  * A summary being built from chunks of trials: sv_summary_begin, then
  * sv_summary_add for the trials in order (any chunk sizes), then
  * sv_summary_end. Memory: two doubles per trial (for the quantiles), so a
- * caller need not keep every sv_trial_stats. Sums are taken over blocks of
- * SV_SUMMARY_BLOCK trials numbered from trial 0 (in parallel), and the
- * blocks added in order: the same bits for any chunking.
+ * caller need not keep every sv_trial_stats. The trials go into an
+ * sv_partial (partial.h): sums over blocks of SV_SUMMARY_BLOCK trials
+ * numbered from trial 0, added in block order, so the same bits for any
+ * chunking, and a partial merged from shards gives the same summary.
  */
-/** Trials per block of the summary's sums (see sv_summary_acc). */
-#define SV_SUMMARY_BLOCK 4096u
-
 typedef struct sv_summary_acc {
-    sv_config cfg;
-    uint64_t n;                         /**< trials added so far */
-    double sum[SV_TRIAL_FIELDS];        /**< sums of the finished blocks, in block order */
-    double part[SV_TRIAL_FIELDS];       /**< sum of the block in progress, in trial order */
-    double lo[2], hi[3];                /**< entropy min (raw, scaled); entropy max, max |logit| */
-    double *raw_var, *scaled_var;       /**< cfg->trials each */
+    sv_config cfg;     /**< a copy of the configuration (trials: all of them) */
+    sv_partial trials; /**< the trials added so far, from trial 0 */
 } sv_summary_acc;
 
 /**
@@ -71,15 +66,34 @@ typedef struct sv_summary_acc {
  */
 sv_status sv_summary_begin(const sv_config *cfg, sv_summary_acc *acc);
 
-/** Adds the next @p count trials, in trial order (count <= trials left). */
-void sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t count);
+/**
+ * Adds the next @p count trials, t[0 .. count - 1], in trial order.
+ * @return SV_OK; SV_EINVAL if count exceeds the trials left (cfg->trials
+ *         minus those added): nothing is added then; SV_ENOMEM.
+ */
+sv_status sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t count);
 
 /**
- * Finishes (after all cfg->trials were added) into *out and frees acc's
- * arrays; @p observed as in sv_summary_compute.
- * @return SV_OK; SV_EINVAL if fewer trials were added (acc freed anyway).
+ * Finishes into *out and frees acc's arrays: means from the partial
+ * (sv_partial_mean), spreads and quantiles of raw_var and scaled_var,
+ * theory beside; @p observed as in sv_summary_compute.
+ * @return SV_OK; SV_EINVAL if fewer than cfg->trials trials were added or
+ *         out is NULL (acc freed anyway: a caller that gives up on a
+ *         summary passes out NULL to free it); the errors of
+ *         sv_theory_config.
  */
 sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out);
+
+/**
+ * A summary of the trials in @p part (which must hold trials
+ * 0 .. cfg->trials - 1, e.g. merged from shards with sv_partial_merge):
+ * what sv_summary_end gives after adding the same trials. Reorders
+ * part's raw_var and scaled_var (for the quantiles); frees nothing.
+ * @return SV_OK; SV_EINVAL if part does not hold exactly those trials;
+ *         the errors of sv_theory_config.
+ */
+sv_status sv_summary_from_partial(const sv_config *cfg, sv_partial *part, double observed,
+                                  sv_summary *out);
 
 /**
  * Summarises cfg->trials per-trial results of sv_experiment_run(cfg, ...).
@@ -92,7 +106,7 @@ sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out);
  *         SV_ENOMEM if the copy sorted for the quantiles cannot be
  *         allocated (*out untouched after an error).
  */
-sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_trial,
-                             double observed, sv_summary *out);
+sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_trial, double observed,
+                             sv_summary *out);
 
 #endif

@@ -97,7 +97,6 @@ static sv_status run_config(cli_result *r, const cli_options *opt, progress_line
             sv_summary_add(&acc, r->per_trial, (size_t)c.trials);
     }
     if (st != SV_OK) {
-        acc.n = 0;
         sv_summary_end(&acc, NAN, NULL); /* frees */
         return st;
     }

@@ -1,0 +1,220 @@
+/* Partial results of a range of trials, mergeable bit for bit: sums per
+ * block of SV_SUMMARY_BLOCK trials aligned on the absolute trial number,
+ * each in trial order from 0, so that where a range was cut never shows
+ * (partial.h). */
+#include "sdpa_var/partial.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sizes.h"
+
+static_assert(sizeof(sv_trial_stats) == SV_TRIAL_FIELDS * sizeof(double),
+              "sv_trial_stats holds SV_TRIAL_FIELDS doubles and nothing else");
+
+#define B ((uint64_t)SV_SUMMARY_BLOCK)
+#define F SV_TRIAL_FIELDS
+
+/* Field indices of the statistics that are extremes, not means. */
+#define SV_F(name) (offsetof(sv_trial_stats, name) / sizeof(double))
+
+/* Trials before the first block boundary at or after p->first. */
+static uint64_t head_cap(const sv_partial *p)
+{
+    return p->first % B ? B - p->first % B : 0;
+}
+
+/* Blocks touched by the first n trials past the head. */
+static size_t blocks_for(const sv_partial *p, uint64_t n)
+{
+    const uint64_t h = head_cap(p);
+    return n > h ? (size_t)((n - h - 1) / B + 1) : 0;
+}
+
+/* Room for cap trials in every array; *p unchanged on failure. */
+static sv_status reserve(sv_partial *p, uint64_t cap)
+{
+    if (cap <= p->cap)
+        return SV_OK;
+    size_t bytes, sums;
+    if (cap > SIZE_MAX || !mul_ok((size_t)cap, sizeof(double), &bytes) ||
+        !mul_ok(blocks_for(p, cap), F * sizeof(double), &sums))
+        return SV_ERANGE;
+    double *rv = realloc(p->raw_var, bytes ? bytes : 1);
+    if (rv)
+        p->raw_var = rv;
+    double *sv = realloc(p->scaled_var, bytes ? bytes : 1);
+    if (sv)
+        p->scaled_var = sv;
+    double *bs = realloc(p->block_sum, sums ? sums : 1);
+    if (bs)
+        p->block_sum = bs;
+    if (!p->head && head_cap(p) > 0)
+        p->head = malloc((size_t)head_cap(p) * sizeof(sv_trial_stats));
+    if (!rv || !sv || !bs || (head_cap(p) > 0 && !p->head))
+        return SV_ENOMEM; /* grown arrays are kept: still valid, just larger */
+    p->cap = cap;
+    return SV_OK;
+}
+
+sv_status sv_partial_init(sv_partial *p, uint64_t first, uint64_t cap)
+{
+    if (!p)
+        return SV_EINVAL;
+    *p = (sv_partial){
+        .first = first, .lo = {INFINITY, INFINITY}, .hi = {-INFINITY, -INFINITY, -INFINITY}};
+    if (first > UINT64_MAX - cap)
+        return SV_ERANGE;
+    sv_status st = reserve(p, cap > 0 ? cap : 1);
+    if (st != SV_OK)
+        sv_partial_free(p);
+    return st;
+}
+
+/* Adds trials t[0 .. count-1] to the sum `sum` (trial order) and their
+ * extremes to lo/hi. */
+static void add_trials(const sv_trial_stats *t, size_t count, double *sum, double *lo, double *hi)
+{
+    double v[F];
+    for (size_t i = 0; i < count; i++) {
+        memcpy(v, &t[i], sizeof v);
+        for (size_t f = 0; f < F; f++)
+            sum[f] += v[f];
+        lo[0] = fmin(lo[0], v[SV_F(raw_entropy_min)]);
+        lo[1] = fmin(lo[1], v[SV_F(scaled_entropy_min)]);
+        hi[0] = fmax(hi[0], v[SV_F(raw_entropy_max)]);
+        hi[1] = fmax(hi[1], v[SV_F(scaled_entropy_max)]);
+        hi[2] = fmax(hi[2], v[SV_F(raw_max_abs_logit)]);
+    }
+}
+
+/* Whole blocks, each summed in trial order into its own slot, in parallel
+ * when there are more than 8. */
+static void add_blocks(sv_partial *p, const sv_trial_stats *t, size_t nblocks, double *sums)
+{
+    double lo[2] = {p->lo[0], p->lo[1]}, hi[3] = {p->hi[0], p->hi[1], p->hi[2]};
+    memset(sums, 0, nblocks * F * sizeof(double));
+#pragma omp parallel for schedule(static) reduction(min                                            \
+                                                    : lo[:2]) reduction(max                        \
+                                                                        : hi[:3]) if (nblocks > 8)
+    for (size_t b = 0; b < nblocks; b++)
+        add_trials(t + b * B, B, sums + b * F, lo, hi);
+    memcpy(p->lo, lo, sizeof lo);
+    memcpy(p->hi, hi, sizeof hi);
+}
+
+/* The sums of count more trials (room reserved): the head first, then the
+ * block in progress, whole blocks, the start of the next. */
+static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count)
+{
+    const uint64_t h = head_cap(p);
+    size_t i = 0;
+    if (p->n < h) {
+        const size_t m = h - p->n < count ? (size_t)(h - p->n) : count;
+        memcpy(p->head + p->n, t, m * sizeof *t);
+        double unused[F] = {0};
+        add_trials(t, m, unused, p->lo, p->hi); /* extremes only */
+        i = m;
+    }
+    uint64_t n = p->n + i;
+    if (i < count && (n - h) % B != 0) { /* finish the block in progress */
+        const size_t left = (size_t)(B - (n - h) % B);
+        const size_t m = left < count - i ? left : count - i;
+        add_trials(t + i, m, p->block_sum + (p->n_blocks - 1) * F, p->lo, p->hi);
+        i += m;
+        n += m;
+    }
+    const size_t whole = (count - i) / B;
+    if (whole > 0) {
+        add_blocks(p, t + i, whole, p->block_sum + p->n_blocks * F);
+        p->n_blocks += whole;
+        i += whole * B;
+    }
+    if (i < count) { /* the start of the next block */
+        double *s = p->block_sum + p->n_blocks * F;
+        memset(s, 0, F * sizeof(double));
+        add_trials(t + i, count - i, s, p->lo, p->hi);
+        p->n_blocks++;
+    }
+    p->n += count;
+}
+
+sv_status sv_partial_add(sv_partial *p, const sv_trial_stats *t, size_t count)
+{
+    if (!p || (count > 0 && !t))
+        return SV_EINVAL;
+    if (count > UINT64_MAX - p->first - p->n)
+        return SV_ERANGE;
+    sv_status st = reserve(p, p->n + count);
+    if (st != SV_OK)
+        return st;
+    for (size_t i = 0; i < count; i++) {
+        p->raw_var[p->n + i] = t[i].raw_var;
+        p->scaled_var[p->n + i] = t[i].scaled_var;
+    }
+    sum_trials(p, t, count);
+    return SV_OK;
+}
+
+sv_status sv_partial_merge(sv_partial *a, const sv_partial *b)
+{
+    if (!a || !b)
+        return SV_EINVAL;
+    if (a->first > UINT64_MAX - a->n || b->first != a->first + a->n)
+        return SV_EMISMATCH;
+    if (b->n > UINT64_MAX - b->first)
+        return SV_ERANGE;
+    sv_status st = reserve(a, a->n + b->n);
+    if (st != SV_OK)
+        return st;
+    memcpy(a->raw_var + a->n, b->raw_var, (size_t)b->n * sizeof(double));
+    memcpy(a->scaled_var + a->n, b->scaled_var, (size_t)b->n * sizeof(double));
+    /* b's head continues a's last block, trial by trial; b's blocks then
+     * start on a boundary, as a's would have. */
+    const uint64_t bh = head_cap(b) < b->n ? head_cap(b) : b->n;
+    sum_trials(a, b->head, (size_t)bh);
+    memcpy(a->block_sum + a->n_blocks * F, b->block_sum, b->n_blocks * F * sizeof(double));
+    a->n_blocks += b->n_blocks;
+    a->n += b->n - bh;
+    a->lo[0] = fmin(a->lo[0], b->lo[0]);
+    a->lo[1] = fmin(a->lo[1], b->lo[1]);
+    for (int k = 0; k < 3; k++)
+        a->hi[k] = fmax(a->hi[k], b->hi[k]);
+    return SV_OK;
+}
+
+void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean)
+{
+    double sum[F] = {0}, m[F];
+    const uint64_t h = head_cap(p) < p->n ? head_cap(p) : p->n;
+    if (h > 0) {                                     /* a head is a block of its own, first */
+        double lo[2] = {0}, hi[3] = {0}, s[F] = {0}; /* extremes unused */
+        add_trials(p->head, (size_t)h, s, lo, hi);
+        for (size_t f = 0; f < F; f++)
+            sum[f] += s[f];
+    }
+    for (size_t b = 0; b < p->n_blocks; b++)
+        for (size_t f = 0; f < F; f++)
+            sum[f] += p->block_sum[b * F + f];
+    for (size_t f = 0; f < F; f++)
+        m[f] = sum[f] / (double)p->n;
+    m[SV_F(raw_entropy_min)] = p->n ? p->lo[0] : NAN;
+    m[SV_F(scaled_entropy_min)] = p->n ? p->lo[1] : NAN;
+    m[SV_F(raw_entropy_max)] = p->n ? p->hi[0] : NAN;
+    m[SV_F(scaled_entropy_max)] = p->n ? p->hi[1] : NAN;
+    m[SV_F(raw_max_abs_logit)] = p->n ? p->hi[2] : NAN;
+    memcpy(mean, m, sizeof m);
+}
+
+void sv_partial_free(sv_partial *p)
+{
+    if (!p)
+        return;
+    free(p->head);
+    free(p->block_sum);
+    free(p->raw_var);
+    free(p->scaled_var);
+    *p = (sv_partial){0};
+}

@@ -1,0 +1,166 @@
+/* Partial results (partial.h): trials [0, a) and [a, n) run separately and
+ * merged give one run's bits, for cuts on and off the block boundaries;
+ * the summary of a merged partial equals the summary of one run; merges
+ * out of order are refused. Also the spec's defaults, hash and checks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "sdpa_var/sdpa_var.h"
+
+/* Tiny trials (d_k 3, n 4): 9000 of them cross two block boundaries of
+ * SV_SUMMARY_BLOCK = 4096 in well under a second. */
+#define N_TRIALS 9000u
+
+static sv_spec spec_of(uint64_t trials)
+{
+    sv_spec s = {.d_k = 3, .n_q = 4, .n_k = 4, .trials = trials, .seed = 7u, .values = 1};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    return s;
+}
+
+/* Trials [first, first + count) of the spec through the engine, threads 2. */
+static void run(const sv_spec *s, uint64_t first, uint64_t count, sv_trial_stats *out)
+{
+    sv_source src;
+    const sv_exec exec = {.threads = 2};
+    CHECK(sv_source_draw(s, &src) == SV_OK);
+    CHECK(sv_engine_run(s, &src, &exec, NULL, first, count, out) == SV_OK);
+}
+
+static sv_partial partial_of(const sv_trial_stats *t, uint64_t first, uint64_t count)
+{
+    sv_partial p;
+    CHECK(sv_partial_init(&p, first, count / 3) == SV_OK); /* grows */
+    /* in uneven chunks: where a chunk ends must not show either */
+    for (uint64_t i = 0; i < count;) {
+        const uint64_t m = count - i < 1000u ? count - i : 1000u;
+        CHECK(sv_partial_add(&p, t + i, (size_t)m) == SV_OK);
+        i += m;
+    }
+    return p;
+}
+
+static int same_bits(const sv_partial *a, const sv_partial *b)
+{
+    sv_trial_stats ma, mb;
+    sv_partial_mean(a, &ma);
+    sv_partial_mean(b, &mb);
+    return a->first == b->first && a->n == b->n && memcmp(&ma, &mb, sizeof ma) == 0 &&
+           memcmp(a->raw_var, b->raw_var, (size_t)a->n * sizeof(double)) == 0 &&
+           memcmp(a->scaled_var, b->scaled_var, (size_t)a->n * sizeof(double)) == 0;
+}
+
+static void test_merge(void)
+{
+    const sv_spec s = spec_of(N_TRIALS);
+    sv_trial_stats *all = malloc(N_TRIALS * sizeof *all), *cut = malloc(N_TRIALS * sizeof *cut);
+    run(&s, 0, N_TRIALS, all);
+    sv_partial one = partial_of(all, 0, N_TRIALS);
+    const uint64_t cuts[] = {1, 100, 4095, 4096, 4097, 5000, 8192, 8999};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        const uint64_t a = cuts[c];
+        /* two engine runs, as two shards would do */
+        run(&s, 0, a, cut);
+        run(&s, a, N_TRIALS - a, cut + a);
+        CHECK(memcmp(cut, all, N_TRIALS * sizeof *all) == 0);
+        sv_partial pa = partial_of(cut, 0, a), pb = partial_of(cut + a, a, N_TRIALS - a);
+        CHECK(sv_partial_merge(&pb, &pa) == SV_EMISMATCH); /* b must follow a */
+        CHECK(sv_partial_merge(&pa, &pb) == SV_OK);
+        CHECK(same_bits(&pa, &one));
+        if (!same_bits(&pa, &one))
+            fprintf(stderr, "cut at %llu differs\n", (unsigned long long)a);
+        sv_partial_free(&pa);
+        sv_partial_free(&pb);
+    }
+    /* three shards, the middle one inside a block: its trials are kept one
+     * by one until the merge brings the block's start */
+    sv_partial p1 = partial_of(all, 0, 4000), p2 = partial_of(all + 4000, 4000, 50),
+               p3 = partial_of(all + 4050, 4050, N_TRIALS - 4050);
+    CHECK(sv_partial_merge(&p2, &p3) == SV_OK); /* (p2 p3) first, then p1 before it */
+    CHECK(sv_partial_merge(&p1, &p2) == SV_OK);
+    CHECK(same_bits(&p1, &one));
+    sv_partial_free(&p1);
+    sv_partial_free(&p2);
+    sv_partial_free(&p3);
+    sv_partial_free(&one);
+    free(all);
+    free(cut);
+}
+
+/* The summary of a merged partial is the summary of one run. */
+static void test_summary_from_partial(void)
+{
+    const uint64_t n = 5000;
+    const sv_config cfg = {.d_k = 3, .n_q = 4, .n_k = 4, .trials = n, .seed = 7u, .values = 1};
+    sv_trial_stats *t = malloc(n * sizeof *t);
+    CHECK(sv_experiment_run(&cfg, t) == SV_OK);
+    sv_summary want, got;
+    CHECK(sv_summary_compute(&cfg, t, 0.5, &want) == SV_OK);
+    sv_partial a = partial_of(t, 0, 4321), b = partial_of(t + 4321, 4321, n - 4321);
+    CHECK(sv_partial_merge(&a, &b) == SV_OK);
+    CHECK(sv_summary_from_partial(&cfg, &a, 0.5, &got) == SV_OK);
+    CHECK(memcmp(&got.mean, &want.mean, sizeof got.mean) == 0);
+    CHECK(memcmp(&got.raw, &want.raw, sizeof got.raw) == 0);
+    CHECK(got.raw_var_cdf_observed == want.raw_var_cdf_observed);
+    CHECK(sv_summary_from_partial(&cfg, &b, 0.5, &got) == SV_EINVAL); /* not from trial 0 */
+    sv_summary_acc acc;
+    CHECK(sv_summary_begin(&cfg, &acc) == SV_OK);
+    CHECK(sv_summary_add(&acc, t, (size_t)n) == SV_OK);
+    CHECK(sv_summary_add(&acc, t, 1) == SV_EINVAL); /* more than the trials left */
+    CHECK(sv_summary_end(&acc, 0.5, &got) == SV_OK);
+    CHECK(memcmp(&got.mean, &want.mean, sizeof got.mean) == 0);
+    sv_partial_free(&a);
+    sv_partial_free(&b);
+    free(t);
+}
+
+static void test_spec(void)
+{
+    sv_spec s = {.d_k = 64, .n_q = 5, .n_k = 6, .trials = 1, .qk_norm = 1, .values = 1};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK(s.q_std == 1.0 && s.k_std == 1.0 && s.scale == 8.0 && s.scale2 == 64.0);
+    CHECK(s.qk_scale == 8.0 && s.d_v == 64);
+    const uint64_t h = sv_spec_hash(&s);
+    sv_spec again = s;
+    CHECK(sv_spec_resolve(&again) == SV_OK && sv_spec_hash(&again) == h); /* idempotent */
+    again.seed = 1;
+    CHECK(sv_spec_hash(&again) != h);
+    /* d_k = 3: scale2 is 3 exactly, not sqrt(3)^2 */
+    sv_spec t = {.d_k = 3, .n_q = 2, .n_k = 2, .trials = 1};
+    CHECK(sv_spec_resolve(&t) == SV_OK && t.scale2 == 3.0);
+    const char *field = NULL;
+    sv_spec bad = s;
+    bad.d_v = (size_t)INT32_MAX + 1u;
+    CHECK(sv_spec_check_field(&bad, &field) == SV_ETOOBIG && strcmp(field, "d_v") == 0);
+    bad = s;
+    bad.q_std = 0.0; /* unresolved */
+    CHECK(sv_spec_check_field(&bad, &field) == SV_EINVAL && strcmp(field, "q_std") == 0);
+    bad = s;
+    bad.causal = 1;
+    CHECK(sv_spec_check_field(&bad, &field) == SV_EINVAL && strcmp(field, "causal") == 0);
+    bad = s;
+    bad.n_q = SIZE_MAX / 2;
+    CHECK(sv_spec_check_field(&bad, &field) == SV_ERANGE && strcmp(field, "n_q") == 0);
+    CHECK(sv_spec_check_field(&s, &field) == SV_OK && field == NULL);
+    /* the engine refuses trials past the spec's and a source for another spec */
+    sv_source src;
+    sv_trial_stats out;
+    const sv_exec exec = {0};
+    CHECK(sv_source_draw(&s, &src) == SV_OK);
+    CHECK(sv_engine_run(&s, &src, &exec, NULL, 1, 1, &out) == SV_EINVAL);
+    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 0, &out) == SV_EINVAL);
+    CHECK(sv_engine_run(&t, &src, &exec, NULL, 0, 1, &out) == SV_EMISMATCH);
+    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &out) == SV_OK);
+    CHECK(strcmp(sv_status_str(SV_EMISMATCH), "data does not match the experiment's shape or "
+                                              "trials") == 0);
+    CHECK(SV_EFORMAT == 5 && SV_EMISMATCH == 6 && SV_ETOOBIG == 4); /* pinned */
+}
+
+int main(void)
+{
+    test_merge();
+    test_summary_from_partial();
+    test_spec();
+    return CHECK_DONE();
+}
