@@ -13,7 +13,7 @@ int main(void)
     int codes = 0;
 #define COUNT_(name, value, message)                                                               \
     codes++;                                                                                       \
-    CHECK(strcmp(sv_status_str(SV_##name), message) == 0);                                        \
+    CHECK(strcmp(sv_status_str(SV_##name), message) == 0);                                         \
     CHECK((int)SV_##name == codes - 1); /* dense from 0: appended in order */
     SV_STATUS_MAP(COUNT_)
 #undef COUNT_
