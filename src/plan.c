@@ -66,7 +66,7 @@ static int sizes_of(const plan *p, ws_sizes *z)
     if (!mul_ok(p->kb, s->d_k, &z->k) || !mul_ok(per, s->d_k, &z->qtile) ||
         !mul_ok(per, p->kb, &z->scores) || !mul_ok(s->n_q, p->group, &z->rows) ||
         !mul_ok(s->n_k, p->group, &z->k_rows) || !mul_ok(it, p->src->scratch_len, &z->scratch) ||
-        !mul_ok(2 * p->tm, it, &two_tm) || !mul_ok(two_tm, p->kb, &z->e) ||
+        !mul_ok(2 * p->tm, it, &two_tm) || !mul_ok(two_tm, dv ? p->kb : 0, &z->e) ||
         !mul_ok(two_tm, dv, &z->o_part) || !mul_ok(s->n_q, 2 * dv, &z->o) ||
         !mul_ok(p->kb, dv, &z->v))
         return 0;

@@ -2,6 +2,7 @@
  * build is C11 without extensions. */
 #define _GNU_SOURCE
 #include "options.h"
+#include "run.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -60,7 +61,9 @@ const char cli_usage_text[] =
     "\n";
 const char cli_usage_text2[] =
     "Output:\n"
-    "      --format F       table (default on a terminal) or csv (default otherwise)\n"
+    "      --format F       table (default on a terminal), csv (default otherwise),\n"
+    "                       json (one document) or jsonl (one object a line)\n"
+    "      --no-header      CSV without its header line (to append runs to a file)\n"
     "      --per-trial      one row per trial instead of the summary\n"
     "      --per-row        one row per query position (mean over trials): entropy\n"
     "                       and max weight against the ln(keys seen) bound (CSV)\n"
@@ -115,7 +118,8 @@ enum {
     OPT_HISTOGRAM,
     OPT_VALUES,
     OPT_DV,
-    OPT_WEIGHT_HISTOGRAM
+    OPT_WEIGHT_HISTOGRAM,
+    OPT_NO_HEADER
 };
 
 static const struct option long_options[] = {
@@ -150,6 +154,7 @@ static const struct option long_options[] = {
     {"values", no_argument, NULL, OPT_VALUES},
     {"dv", required_argument, NULL, OPT_DV},
     {"weight-histogram", no_argument, NULL, OPT_WEIGHT_HISTOGRAM},
+    {"no-header", no_argument, NULL, OPT_NO_HEADER},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -340,8 +345,13 @@ int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t
                 opt->format = CLI_FORMAT_TABLE;
             else if (strcmp(optarg, "csv") == 0)
                 opt->format = CLI_FORMAT_CSV;
+            else if (strcmp(optarg, "json") == 0)
+                opt->format = CLI_FORMAT_JSON;
+            else if (strcmp(optarg, "jsonl") == 0)
+                opt->format = CLI_FORMAT_JSONL;
             else {
-                snprintf(err, errlen, "--format: '%s' is not one of table, csv", optarg);
+                snprintf(err, errlen, "--format: '%s' is not one of table, csv, json, jsonl",
+                         optarg);
                 return 0;
             }
             break;
@@ -436,6 +446,9 @@ int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t
         case OPT_PER_TRIAL:
             opt->per_trial = 1;
             break;
+        case OPT_NO_HEADER:
+            opt->no_header = 1;
+            break;
         case OPT_THREADS:
             if (!parse_count("--threads", optarg, 1024, 0, &v, err, errlen))
                 return 0;
@@ -479,6 +492,13 @@ int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t
     }
     if (opt->per_row + opt->per_trial + (opt->histogram > 0) > 1) {
         snprintf(err, errlen, "--per-row, --per-trial and --histogram cannot be combined");
+        return 0;
+    }
+    if (opt->no_header && opt->format != CLI_FORMAT_AUTO && opt->format != CLI_FORMAT_CSV) {
+        snprintf(err, errlen, "--no-header applies to CSV only, not to --format %s",
+                 opt->format == CLI_FORMAT_TABLE  ? "table"
+                 : opt->format == CLI_FORMAT_JSON ? "json"
+                                                  : "jsonl");
         return 0;
     }
     if (opt->weight_histogram && !opt->histogram) {
@@ -525,7 +545,7 @@ sv_config cli_options_config(const cli_options *opt, size_t i)
     cfg.scale = c->kind == CLI_SCALE_SQRT   ? 0.0
                 : c->kind == CLI_SCALE_DK   ? (double)cfg.d_k
                 : c->kind == CLI_SCALE_NONE ? 1.0
-                                            : c->value;
+                                           : c->value;
     return cfg;
 }
 
@@ -543,11 +563,6 @@ int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
     const sv_config *b = &opt->base;
     const double gib = 1024.0 * 1024.0 * 1024.0;
     const size_t mem = physical_memory();
-    /* Results are kept until all are done, so that a failure never leaves
-     * half an output behind: every statistic of every trial with
-     * --per-trial, else two doubles per trial (for the quantiles). */
-    double need_trials = (double)b->trials * (double)cli_options_count(opt) *
-                         (opt->per_trial ? (double)sizeof(sv_trial_stats) : 2.0 * sizeof(double));
     for (size_t i = 0; i < cli_options_count(opt); i++) {
         sv_config cfg = cli_options_config(opt, i);
         size_t bytes;
@@ -563,15 +578,6 @@ int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
                      cfg.d_k, INT_MAX);
             return 0;
         }
-        if (st == SV_EOVERFLOW) {
-            sv_spec spec;
-            sv_config_spec(&cfg, &spec);
-            snprintf(err, errlen,
-                     "values too large: scores could reach %.3g (means, stds, --qk-scale, "
-                     "--scale); at most %.3g",
-                     sv_spec_score_bound(&spec), SV_SCORE_MAX);
-            return 0;
-        }
         if (st != SV_OK) {
             snprintf(err, errlen,
                      "sizes too large: n_q*n_k = %zu*%zu scores with d_k=%zu overflow 64-bit "
@@ -579,12 +585,15 @@ int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
                      b->n_q, b->n_k, cfg.d_k);
             return 0;
         }
-        if ((double)bytes + need_trials > (double)mem) {
+        /* What the run of this configuration takes (run.c): rows are
+         * written before the next configuration starts. */
+        const double need = CLI_RUN_BASE_BYTES + cli_run_bytes(opt, &cfg, bytes);
+        if (need > (double)mem) {
             snprintf(err, errlen,
                      "sizes too large: d_k=%zu, n_q=%zu, n_k=%zu, trials=%llu need %.3g GiB of "
                      "memory; this machine has %.3g GiB",
                      cfg.d_k, b->n_q, b->n_k, (unsigned long long)b->trials,
-                     ((double)bytes + need_trials) / gib, (double)mem / gib);
+                     need / gib, (double)mem / gib);
             return 0;
         }
     }

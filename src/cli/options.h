@@ -10,7 +10,13 @@
 /* Exit statuses, as users of a command-line tool expect them. */
 enum cli_exit { CLI_EXIT_OK = 0, CLI_EXIT_RUNTIME = 1, CLI_EXIT_USAGE = 2 };
 
-typedef enum cli_format { CLI_FORMAT_AUTO, CLI_FORMAT_TABLE, CLI_FORMAT_CSV } cli_format;
+typedef enum cli_format {
+    CLI_FORMAT_AUTO,
+    CLI_FORMAT_TABLE,
+    CLI_FORMAT_CSV,
+    CLI_FORMAT_JSON, /* one document */
+    CLI_FORMAT_JSONL /* JSON Lines: the config, then one row a line */
+} cli_format;
 
 /* One --scale choice: the divisor of the "scaled" logits. */
 typedef enum cli_scale_kind { CLI_SCALE_SQRT, CLI_SCALE_DK, CLI_SCALE_NONE, CLI_SCALE_VALUE } cli_scale_kind;
@@ -31,6 +37,7 @@ typedef struct cli_options {
     size_t n_scale;
     cli_format format;
     int per_trial;
+    int no_header;               /* --no-header: CSV without its header line */
     int per_row;                 /* one row per query position instead */
     size_t histogram;            /* --histogram BINS, else 0 */
     int weight_histogram;        /* --weight-histogram: softmax weights instead */

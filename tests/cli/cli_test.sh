@@ -89,7 +89,8 @@ usage_error "$p: --dv: '0' is not a positive integer" --dv 0
 usage_error "$p: --init: 'he' is not one of xavier, lecun, normal" --init he
 usage_error "$p: --d-model: '0' is not a positive integer" --d-model 0
 usage_error "$p: --d-model draws tokens and projections: it does not combine with --plant, --q-mean, --q-std, --k-mean, --k-std" --d-model 8 --plant 0.5
-usage_error "$p: --format: 'json' is not one of table, csv" --format json
+usage_error "$p: --format: 'xml' is not one of table, csv, json, jsonl" --format xml
+usage_error "$p: --no-header applies to CSV only, not to --format table" --no-header --format table
 usage_error "$p: --observed: 'abc' is not a finite number" --observed abc
 usage_error "$p: --observed: 'nan' is not a finite number" --observed nan
 usage_error "$p: --observed: 'inf' is not a finite number" --observed inf

@@ -1,0 +1,123 @@
+/**
+ * @file columns.h
+ * The output columns of sdpa-var: one table of descriptors (name, unit,
+ * type, when the value must be defined, a doc line, a getter) from which
+ * every writer takes its header, its rows and its verdict on undefined
+ * values, and from which docs/columns.md is generated. A writer never
+ * names a statistic itself, so the CSV, the JSON and the table cannot
+ * drift apart, and the Python package can read the same table.
+ */
+#ifndef SDPA_VAR_COLUMNS_H
+#define SDPA_VAR_COLUMNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sdpa_var/experiment.h"
+#include "sdpa_var/summary.h"
+
+/** The kinds of output rows. Values pinned: appended, never renumbered. */
+typedef enum sv_output_kind {
+    SV_OUTPUT_SUMMARY = 0,   /**< one row per configuration: means over trials, theory */
+    SV_OUTPUT_PER_TRIAL = 1, /**< one row per trial of each configuration */
+    SV_OUTPUT_PER_ROW = 2,   /**< one row per query position, means over trials */
+    SV_OUTPUT_HISTOGRAM = 3  /**< one row per bin of the score (or weight) histogram */
+} sv_output_kind;
+
+/** Number of sv_output_kind values. */
+#define SV_OUTPUT_KINDS 4
+
+/** What a value is: a double, an exact count or a word. */
+typedef enum sv_value_type {
+    SV_VALUE_REAL = 0,  /**< a double; NAN where undefined */
+    SV_VALUE_COUNT = 1, /**< an unsigned integer, never undefined */
+    SV_VALUE_TEXT = 2   /**< a word such as "normal" or "sqrt", never NULL */
+} sv_value_type;
+
+/** One value of one row; the member named by the column's type is set. */
+typedef struct sv_value {
+    double real;
+    uint64_t count;
+    const char *text;
+} sv_value;
+
+/**
+ * When a column's value must be defined (not NAN). After a configuration,
+ * a NAN in a column whose condition holds is not a true answer but a
+ * failure (sv_column_required). Values pinned.
+ */
+typedef enum sv_column_need {
+    SV_NEED_NONE = 0,      /**< may be NAN (a theory without closed form here) */
+    SV_NEED_ALWAYS = 1,    /**< always defined */
+    SV_NEED_SCORES2 = 2,   /**< defined when N = n_q n_k > 1 (ddof 1 needs two scores) */
+    SV_NEED_TRIALS2 = 3,   /**< defined when trials > 1 (a spread across trials) */
+    SV_NEED_STUDENT_T = 4, /**< defined when dist is Student's t */
+    SV_NEED_DIAG = 5,      /**< defined when query i and key i are related: plant != 0,
+                                or d_model > 0 without cross */
+    SV_NEED_QK_VAR = 6,    /**< defined when Q and K are measured: d_model > 0 or qk_norm */
+    SV_NEED_QK_NORM = 7,   /**< defined with qk_norm */
+    SV_NEED_VALUES = 8,    /**< defined with values */
+    SV_NEED_OBSERVED = 9   /**< defined when an observed variance was given */
+} sv_column_need;
+
+/**
+ * Everything a column's getter may read for one row. Set the members the
+ * row's kind uses (see sv_column.get), leave the others zero.
+ */
+typedef struct sv_row_view {
+    const sv_config *cfg;        /**< the configuration: every kind */
+    const char *scale_name;      /**< the scale choice as written ("sqrt", "dk",
+                                      "none", "0.125"); NULL reads as "sqrt" for
+                                      cfg->scale 0, else "custom" */
+    const sv_trial_stats *stats; /**< summary: &summary->mean; per-trial: the trial */
+    const sv_summary *summary;   /**< summary rows only */
+    uint64_t trial;              /**< per-trial: the trial's number */
+    size_t row;                  /**< per-row: the query position */
+    const double *row_sums;      /**< per-row: that row's SV_ROW_FIELDS sums over
+                                      cfg->trials trials (sv_config.row_sums) */
+    double bin_lo, bin_hi;       /**< histogram: the bin's edges */
+    uint64_t bin_count[2];       /**< histogram: raw and scaled counts */
+} sv_row_view;
+
+/** One output column. */
+typedef struct sv_column {
+    const char *name; /**< CSV header, JSON key: [a-z0-9_]+, never renamed */
+    const char *unit; /**< e.g. "score", "score^2", "nats", "1" (a ratio), "" for none */
+    const char *doc;  /**< one line for docs/columns.md */
+    sv_value_type type;
+    sv_column_need need;                     /**< when the value must be defined */
+    int only_observed;                       /**< nonzero: the column exists only when an observed
+                                                  variance was given (summary->observed not NAN) */
+    sv_value (*get)(const sv_row_view *row); /**< the value of this column in @p row */
+} sv_column;
+
+/** Number of columns of @p kind, including the only_observed ones; 0 for a bad kind. */
+size_t sv_columns_count(sv_output_kind kind);
+
+/**
+ * The @p i-th column of @p kind, in output order (0 <= i < sv_columns_count).
+ * The order only grows at the end (scripts read by position too).
+ * @return a static descriptor; NULL when kind or i is out of range.
+ */
+const sv_column *sv_columns_get(sv_output_kind kind, size_t i);
+
+/** "summary", "per_trial", "per_row", "histogram"; NULL for a bad kind. */
+const char *sv_output_kind_name(sv_output_kind kind);
+
+/**
+ * Whether @p col's value must be defined (not NAN) in a row of @p cfg, by
+ * col->need. With @p observed nonzero, an observed variance was given.
+ * A REAL value that is NAN where this returns 1 is a failure of the run,
+ * not an answer. Thread-safe, pure.
+ */
+int sv_column_required(const sv_column *col, const sv_config *cfg, int observed);
+
+/**
+ * The first column of @p kind whose value in @p row is NAN although
+ * sv_column_required says it must be defined, or NULL when there is none.
+ * @p observed as in sv_column_required.
+ */
+const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_view *row,
+                                            int observed);
+
+#endif

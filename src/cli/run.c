@@ -1,0 +1,307 @@
+/* The run loop: each configuration is run in chunks of trials, checked,
+ * and its rows handed to the sink before the next configuration starts.
+ * Everything the user can get wrong was validated before the first byte;
+ * what can still fail here (memory, a nan that is no true answer) stops
+ * the run with one line on stderr and exit status 1, after the rows of
+ * the configurations before it. */
+#define _POSIX_C_SOURCE 200809L
+#include "run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sink.h"
+
+static const char prog[] = "sdpa-var";
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The progress line: on stderr, only when it is a terminal, only once the
+ * run has taken a second, at most four times a second, erased before any
+ * row is written and at the end. */
+typedef struct progress_line {
+    double start, config_start, last;
+    size_t index, count, d_k;
+    uint64_t t0, chunk, trials; /* the trials of the current engine call */
+    int shown;
+} progress_line;
+
+static void show_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    progress_line *pl = ctx;
+    const double t = now();
+    if (t - pl->start < 1.0 || t - pl->last < 0.25 || done == 0)
+        return;
+    pl->last = t;
+    pl->shown = 1;
+    const double frac =
+        ((double)pl->t0 + (double)pl->chunk * (double)done / (double)total) / (double)pl->trials;
+    const double left = (t - pl->config_start) * (1.0 - frac) / frac;
+    fprintf(stderr, "\r%s: d_k=%zu (%zu of %zu): %3.0f%%, about %.0f s left \033[K", prog, pl->d_k,
+            pl->index + 1, pl->count, 100.0 * frac, left);
+    fflush(stderr);
+}
+
+static void erase_progress(progress_line *pl)
+{
+    if (pl->shown)
+        fputs("\r\033[K", stderr);
+    pl->shown = 0;
+}
+
+/* Trials per engine call: the per-trial statistics of one chunk are all
+ * that is held (the summary keeps two doubles per trial). */
+#define CLI_TRIAL_CHUNK ((uint64_t)1 << 16)
+
+static uint64_t chunk_of(uint64_t trials)
+{
+    return trials < CLI_TRIAL_CHUNK ? trials : CLI_TRIAL_CHUNK;
+}
+
+double cli_run_bytes(const cli_options *opt, const sv_config *cfg, size_t engine_bytes)
+{
+    double b = (double)engine_bytes;
+    b += (double)chunk_of(cfg->trials) * (double)sizeof(sv_trial_stats);
+    b += 2.0 * sizeof(double) * (double)cfg->trials; /* sv_summary_acc */
+    if (opt->per_row)
+        b += (double)cfg->n_q * SV_ROW_FIELDS * sizeof(double);
+    b += 4.0 * ((double)opt->histogram + 1.0) * sizeof(uint64_t);
+    return b;
+}
+
+/* One configuration while it runs. */
+typedef struct config_run {
+    sv_config cfg;
+    const char *scale_name;
+    sv_trial_stats *chunk;
+    double *row_sums;
+    uint64_t *hist;
+    sv_summary summary;
+} config_run;
+
+static void free_run(config_run *r)
+{
+    free(r->chunk);
+    free(r->row_sums);
+    free(r->hist);
+    r->chunk = NULL;
+    r->row_sums = NULL;
+    r->hist = NULL;
+}
+
+/* A nan where the column table says the value must be defined is no true
+ * answer (an overflow, a bug): say which and where, and stop. */
+static int undefined(const cli_sink *s, const sv_row_view *v, const char *where)
+{
+    const sv_column *c = sv_columns_first_undefined(s->kind, v, s->observed);
+    if (!c)
+        return 0;
+    fprintf(stderr, "%s: %s is nan at d_k=%zu scale=%s dist=%s%s, which is not a true answer\n",
+            prog, c->name, v->cfg->d_k, v->scale_name, sv_dist_name(v->cfg->dist), where);
+    return 1;
+}
+
+/* Bin edges of the score histogram: +-6 sd of the raw scores by theory
+ * (sqrt(d_k) where there is none). */
+static void histogram_range(const sv_config *cfg, double *lo, double *hi)
+{
+    sv_theory t;
+    double sd = sqrt((double)cfg->d_k);
+    if (sv_theory_config(cfg, &t) == SV_OK && t.var > 0.0 && isfinite(t.var))
+        sd = sqrt(t.var);
+    *lo = -6.0 * sd;
+    *hi = 6.0 * sd;
+}
+
+static int alloc_taps(config_run *r, const cli_options *opt)
+{
+    sv_config *c = &r->cfg;
+    if (opt->histogram) {
+        const size_t b = opt->histogram;
+        r->hist = calloc(4 * (b + 1), sizeof(uint64_t));
+        if (!r->hist)
+            return 0;
+        c->hist_bins = b;
+        histogram_range(c, &c->hist_lo, &c->hist_hi);
+        /* What is printed goes first: raw then scaled, b + 1 each
+         * (scores: the last counts those outside the range). */
+        c->hist_raw = r->hist + (opt->weight_histogram ? 2 * (b + 1) : 0);
+        c->hist_scaled = r->hist + (opt->weight_histogram ? 3 * (b + 1) : b + 1);
+        if (opt->weight_histogram) {
+            c->hist_w_raw = r->hist;
+            c->hist_w_scaled = r->hist + b + 1;
+        }
+    }
+    if (opt->per_row) {
+        r->row_sums = calloc(c->n_q * SV_ROW_FIELDS, sizeof(double));
+        c->row_sums = r->row_sums;
+        if (!r->row_sums)
+            return 0;
+    }
+    r->chunk = calloc((size_t)chunk_of(c->trials), sizeof(sv_trial_stats));
+    return r->chunk != NULL;
+}
+
+/* Writes one chunk of per-trial rows, after checking all of them. */
+static int write_trials(cli_sink *s, const config_run *r, const sv_config *c, progress_line *pl)
+{
+    char where[48];
+    sv_row_view v = {.cfg = &r->cfg, .scale_name = r->scale_name};
+    for (int pass = 0; pass < 2; pass++)
+        for (uint64_t t = 0; t < c->trials; t++) {
+            v.stats = &r->chunk[t];
+            v.trial = c->first_trial + t;
+            snprintf(where, sizeof where, " trial=%llu", (unsigned long long)v.trial);
+            if (pass == 0 && undefined(s, &v, where))
+                return 0;
+            if (pass == 1) {
+                erase_progress(pl);
+                cli_sink_row(s, &v);
+            }
+        }
+    return 1;
+}
+
+/* Runs the trials of one configuration in chunks, folding each into the
+ * summary (same numbers as one call: the streams are numbered by trial). */
+static int run_trials(config_run *r, cli_sink *s, const cli_options *opt, progress_line *pl)
+{
+    const uint64_t trials = r->cfg.trials, chunk = chunk_of(trials);
+    sv_summary_acc acc;
+    sv_status st = sv_summary_begin(&r->cfg, &acc);
+    if (st != SV_OK) { /* nothing to free */
+        fprintf(stderr, "%s: d_k=%zu: %s\n", prog, r->cfg.d_k, sv_status_str(st));
+        return 0;
+    }
+    sv_config c = r->cfg;
+    int ok = 1;
+    for (uint64_t t0 = 0; st == SV_OK && ok && t0 < trials; t0 += chunk) {
+        c.first_trial = t0;
+        c.trials = trials - t0 < chunk ? trials - t0 : chunk;
+        pl->t0 = t0;
+        pl->chunk = c.trials;
+        pl->trials = trials;
+        st = sv_experiment_run(&c, r->chunk);
+        if (st == SV_OK)
+            st = sv_summary_add(&acc, r->chunk, (size_t)c.trials);
+        if (st == SV_OK && s->kind == SV_OUTPUT_PER_TRIAL)
+            ok = write_trials(s, r, &c, pl);
+    }
+    if (st != SV_OK || !ok)
+        sv_summary_end(&acc, NAN, NULL); /* frees */
+    else
+        st = sv_summary_end(&acc, opt->observed, &r->summary);
+    if (st != SV_OK)
+        fprintf(stderr, "%s: d_k=%zu: %s\n", prog, r->cfg.d_k, sv_status_str(st));
+    return st == SV_OK && ok;
+}
+
+/* The rows a finished configuration writes (per-trial rows went out with
+ * their chunks), each checked before any is written. */
+static int write_config(cli_sink *s, const config_run *r, const cli_options *opt, progress_line *pl)
+{
+    sv_row_view v = {.cfg = &r->cfg, .scale_name = r->scale_name};
+    switch (s->kind) {
+    case SV_OUTPUT_SUMMARY:
+        v.stats = &r->summary.mean;
+        v.summary = &r->summary;
+        if (undefined(s, &v, ""))
+            return 0;
+        erase_progress(pl);
+        cli_sink_row(s, &v);
+        return 1;
+    case SV_OUTPUT_PER_ROW:
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t i = 0; i < r->cfg.n_q; i++) {
+                v.row = i;
+                v.row_sums = r->row_sums + i * SV_ROW_FIELDS;
+                if (pass == 0 && undefined(s, &v, " (per row)"))
+                    return 0;
+                if (pass == 1) {
+                    erase_progress(pl);
+                    cli_sink_row(s, &v);
+                }
+            }
+        return 1;
+    case SV_OUTPUT_HISTOGRAM: {
+        const size_t b = opt->histogram;
+        const uint64_t *h = r->hist;
+        const double lo = opt->weight_histogram ? 0.0 : r->cfg.hist_lo;
+        const double hi = opt->weight_histogram ? 1.0 : r->cfg.hist_hi;
+        erase_progress(pl);
+        if (!opt->weight_histogram && (h[b] || h[2 * b + 1]))
+            fprintf(stderr,
+                    "%s: --histogram: %llu raw and %llu scaled scores fell outside "
+                    "the bins (beyond 6 sd)\n",
+                    prog, (unsigned long long)h[b], (unsigned long long)h[2 * b + 1]);
+        for (size_t i = 0; i < b; i++) {
+            v.bin_lo = lo + (hi - lo) * (double)i / (double)b;
+            v.bin_hi = lo + (hi - lo) * (double)(i + 1) / (double)b;
+            v.bin_count[0] = h[i];
+            v.bin_count[1] = h[b + 1 + i];
+            cli_sink_row(s, &v);
+        }
+        return 1;
+    }
+    default:
+        return 1;
+    }
+}
+
+int cli_run(const cli_options *opt, cli_format format)
+{
+    const size_t count = cli_options_count(opt);
+    cli_sink sink;
+    if (!cli_sink_begin(&sink, stdout, opt, format, count)) {
+        fprintf(stderr, "%s: %s\n", prog, sv_status_str(SV_ENOMEM));
+        return CLI_EXIT_RUNTIME;
+    }
+    progress_line pl = {.start = now(), .count = count};
+    const int progress = !opt->quiet && isatty(STDERR_FILENO);
+    int ok = 1;
+    for (size_t i = 0; ok && i < count; i++) {
+        config_run r = {.cfg = cli_options_config(opt, i),
+                        .scale_name = cli_options_scale(opt, i)->name};
+        if (progress) {
+            pl.index = i;
+            pl.d_k = r.cfg.d_k;
+            pl.config_start = now();
+            r.cfg.progress = show_progress;
+            r.cfg.progress_ctx = &pl;
+        }
+        if (!alloc_taps(&r, opt)) {
+            fprintf(stderr, "%s: d_k=%zu: %s\n", prog, r.cfg.d_k, sv_status_str(SV_ENOMEM));
+            ok = 0;
+        } else
+            ok = run_trials(&r, &sink, opt, &pl) && write_config(&sink, &r, opt, &pl);
+        free_run(&r);
+    }
+    erase_progress(&pl);
+    if (ok)
+        cli_sink_end(&sink);
+    else
+        free(sink.entries);
+    return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
+}
+
+double cli_run_estimate(const cli_options *opt)
+{
+    double most = 0.0;
+    for (size_t i = 0; i < cli_options_count(opt); i++) {
+        const sv_config cfg = cli_options_config(opt, i);
+        size_t bytes = 0;
+        if (sv_experiment_bytes(&cfg, &bytes) != SV_OK)
+            return NAN;
+        const double b = cli_run_bytes(opt, &cfg, bytes);
+        most = b > most ? b : most;
+    }
+    return CLI_RUN_BASE_BYTES + most;
+}

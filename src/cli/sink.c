@@ -1,0 +1,71 @@
+/* Dispatch from the run loop to the format's writer. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "sink.h"
+
+sv_output_kind cli_output_kind(const cli_options *opt)
+{
+    return opt->histogram   ? SV_OUTPUT_HISTOGRAM
+           : opt->per_row   ? SV_OUTPUT_PER_ROW
+           : opt->per_trial ? SV_OUTPUT_PER_TRIAL
+                            : SV_OUTPUT_SUMMARY;
+}
+
+int cli_sink_has(const cli_sink *s, const sv_column *c)
+{
+    return !c->only_observed || s->observed;
+}
+
+int cli_sink_begin(cli_sink *s, FILE *f, const cli_options *opt, cli_format format, size_t count)
+{
+    *s = (cli_sink){.f = f,
+                    .opt = opt,
+                    .kind = cli_output_kind(opt),
+                    .format = format,
+                    .observed = !isnan(opt->observed),
+                    .count = count};
+    switch (format) {
+    case CLI_FORMAT_TABLE:
+        if (s->kind == SV_OUTPUT_SUMMARY) {
+            s->entries = calloc(count, sizeof *s->entries);
+            if (!s->entries)
+                return 0;
+        }
+        cli_table_begin(s);
+        return 1;
+    case CLI_FORMAT_JSON:
+    case CLI_FORMAT_JSONL:
+        return cli_json_begin(s);
+    default:
+        cli_csv_header(s);
+        return 1;
+    }
+}
+
+void cli_sink_row(cli_sink *s, const sv_row_view *row)
+{
+    switch (s->format) {
+    case CLI_FORMAT_TABLE:
+        cli_table_row(s, row);
+        break;
+    case CLI_FORMAT_JSON:
+    case CLI_FORMAT_JSONL:
+        cli_json_row(s, row);
+        break;
+    default:
+        cli_csv_row(s, row);
+        break;
+    }
+    s->rows++;
+}
+
+void cli_sink_end(cli_sink *s)
+{
+    if (s->format == CLI_FORMAT_TABLE)
+        cli_table_end(s);
+    else if (s->format == CLI_FORMAT_JSON || s->format == CLI_FORMAT_JSONL)
+        cli_json_end(s);
+    free(s->entries);
+    s->entries = NULL;
+}

@@ -1,0 +1,350 @@
+/* The output columns: one descriptor per column (columns.h), and for each
+ * kind of output the order in which they are written. Writers and the
+ * column reference (docs/columns.md) are generated from these arrays. */
+#include "sdpa_var/columns.h"
+
+#include <math.h>
+
+static sv_value real(double v)
+{
+    return (sv_value){.real = v};
+}
+static sv_value count(uint64_t v)
+{
+    return (sv_value){.count = v};
+}
+static sv_value text(const char *v)
+{
+    return (sv_value){.text = v};
+}
+
+/* --- getters ------------------------------------------------------------ */
+
+/* One getter per field of sv_trial_stats: the trial's value, or in a
+ * summary row the mean (the min/max for the extremes) over trials. */
+#define TRIAL_GETTER_(f)                                                                           \
+    static sv_value get_##f(const sv_row_view *r)                                                  \
+    {                                                                                              \
+        return real(r->stats->f);                                                                  \
+    }
+TRIAL_GETTER_(raw_mean)
+TRIAL_GETTER_(raw_var)
+TRIAL_GETTER_(scaled_mean)
+TRIAL_GETTER_(scaled_var)
+TRIAL_GETTER_(raw_entropy)
+TRIAL_GETTER_(scaled_entropy)
+TRIAL_GETTER_(raw_max_weight)
+TRIAL_GETTER_(scaled_max_weight)
+TRIAL_GETTER_(raw_jac_trace)
+TRIAL_GETTER_(scaled_jac_trace)
+TRIAL_GETTER_(raw_var_known_mean)
+TRIAL_GETTER_(raw_var_ddof0)
+TRIAL_GETTER_(raw_var_ddof1)
+TRIAL_GETTER_(raw_jac_frob)
+TRIAL_GETTER_(scaled_jac_frob)
+TRIAL_GETTER_(raw_eff_keys)
+TRIAL_GETTER_(scaled_eff_keys)
+TRIAL_GETTER_(raw_entropy_min)
+TRIAL_GETTER_(raw_entropy_max)
+TRIAL_GETTER_(scaled_entropy_min)
+TRIAL_GETTER_(scaled_entropy_max)
+TRIAL_GETTER_(raw_max_abs_logit)
+TRIAL_GETTER_(raw_diag_logit)
+TRIAL_GETTER_(raw_diag_weight)
+TRIAL_GETTER_(scaled_diag_weight)
+TRIAL_GETTER_(q_var)
+TRIAL_GETTER_(k_var)
+TRIAL_GETTER_(raw_out_var)
+TRIAL_GETTER_(scaled_out_var)
+TRIAL_GETTER_(raw_sum_p2)
+TRIAL_GETTER_(scaled_sum_p2)
+#undef TRIAL_GETTER_
+
+/* Summary-only fields: theory and spreads across trials. */
+#define SUMMARY_GETTER_(name, expr)                                                                \
+    static sv_value get_##name(const sv_row_view *r)                                               \
+    {                                                                                              \
+        return real(r->summary->expr);                                                             \
+    }
+SUMMARY_GETTER_(raw_var_theory, raw_theory.var)
+SUMMARY_GETTER_(raw_var_expected, raw_theory.var_expected)
+SUMMARY_GETTER_(raw_var_sd, raw.sd)
+SUMMARY_GETTER_(raw_var_sd_theory, raw_theory.var_sd)
+SUMMARY_GETTER_(raw_var_q05, raw.q05)
+SUMMARY_GETTER_(raw_var_q50, raw.q50)
+SUMMARY_GETTER_(raw_var_q95, raw.q95)
+SUMMARY_GETTER_(scaled_var_theory, scaled_theory.var)
+SUMMARY_GETTER_(scaled_var_expected, scaled_theory.var_expected)
+SUMMARY_GETTER_(scaled_var_sd, scaled.sd)
+SUMMARY_GETTER_(scaled_var_sd_theory, scaled_theory.var_sd)
+SUMMARY_GETTER_(scaled_var_q05, scaled.q05)
+SUMMARY_GETTER_(scaled_var_q50, scaled.q50)
+SUMMARY_GETTER_(scaled_var_q95, scaled.q95)
+SUMMARY_GETTER_(raw_mean_theory, raw_theory.mean)
+SUMMARY_GETTER_(raw_entropy_approx, raw_theory.entropy_approx)
+SUMMARY_GETTER_(scaled_entropy_approx, scaled_theory.entropy_approx)
+SUMMARY_GETTER_(qk_norm_radius, qk_radius)
+SUMMARY_GETTER_(raw_diag_logit_theory, raw_theory.diag_logit)
+SUMMARY_GETTER_(scaled_diag_logit_theory, scaled_theory.diag_logit)
+SUMMARY_GETTER_(q_var_theory, raw_theory.q_var)
+SUMMARY_GETTER_(k_var_theory, raw_theory.k_var)
+SUMMARY_GETTER_(observed, observed)
+SUMMARY_GETTER_(raw_var_cdf_observed, raw_var_cdf_observed)
+#undef SUMMARY_GETTER_
+
+/* The configuration. */
+static sv_value get_dk(const sv_row_view *r)
+{
+    return count(r->cfg->d_k);
+}
+static sv_value get_n_q(const sv_row_view *r)
+{
+    return count(r->cfg->n_q);
+}
+static sv_value get_n_k(const sv_row_view *r)
+{
+    return count(r->cfg->n_k);
+}
+static sv_value get_trials(const sv_row_view *r)
+{
+    return count(r->cfg->trials);
+}
+static sv_value get_seed(const sv_row_view *r)
+{
+    return count(r->cfg->seed);
+}
+static sv_value get_dist(const sv_row_view *r)
+{
+    return text(sv_dist_name(r->cfg->dist));
+}
+static sv_value get_ddof(const sv_row_view *r)
+{
+    return count(r->cfg->ddof);
+}
+static sv_value get_scale(const sv_row_view *r)
+{
+    if (r->scale_name)
+        return text(r->scale_name);
+    return text(r->cfg->scale == 0.0 ? "sqrt" : "custom");
+}
+static sv_value get_scale_divisor(const sv_row_view *r)
+{
+    return real(sv_config_scale(r->cfg));
+}
+static sv_value get_nu(const sv_row_view *r)
+{
+    return real(r->cfg->dist == SV_DIST_STUDENT_T ? r->cfg->nu : NAN);
+}
+static sv_value get_q_mean(const sv_row_view *r)
+{
+    return real(r->cfg->q_mean);
+}
+static sv_value get_k_mean(const sv_row_view *r)
+{
+    return real(r->cfg->k_mean);
+}
+/* sv_config: a standard deviation of 0 is taken as 1. */
+static sv_value get_q_std(const sv_row_view *r)
+{
+    return real(r->cfg->q_std > 0.0 ? r->cfg->q_std : 1.0);
+}
+static sv_value get_k_std(const sv_row_view *r)
+{
+    return real(r->cfg->k_std > 0.0 ? r->cfg->k_std : 1.0);
+}
+static sv_value get_plant(const sv_row_view *r)
+{
+    return real(r->cfg->plant);
+}
+static sv_value get_d_model(const sv_row_view *r)
+{
+    return count(r->cfg->d_model > 0 ? r->cfg->d_model : 0);
+}
+static sv_value get_init(const sv_row_view *r)
+{
+    static const char *const names[] = {"xavier", "lecun", "normal"};
+    const unsigned i = (unsigned)r->cfg->init;
+    return text(r->cfg->d_model == 0 ? "none" : i < 3 ? names[i] : "unknown");
+}
+static sv_value get_cross(const sv_row_view *r)
+{
+    return count(r->cfg->d_model > 0 && r->cfg->cross ? 1 : 0);
+}
+static sv_value get_d_v(const sv_row_view *r)
+{
+    const sv_config *c = r->cfg;
+    return real(c->values ? (double)(c->d_v ? c->d_v : c->d_k) : NAN);
+}
+static sv_value get_causal(const sv_row_view *r)
+{
+    return count(r->cfg->causal ? 1 : 0);
+}
+static sv_value get_qk_norm(const sv_row_view *r)
+{
+    return count(r->cfg->qk_norm ? 1 : 0);
+}
+static sv_value get_values(const sv_row_view *r)
+{
+    return count(r->cfg->values ? 1 : 0);
+}
+
+/* Derived from the per-trial statistics. */
+static const double fp16_max = 65504.0; /* largest finite IEEE binary16 */
+static sv_value get_scaled_max_abs_logit(const sv_row_view *r)
+{
+    return real(r->stats->raw_max_abs_logit / sv_config_scale(r->cfg));
+}
+static sv_value get_raw_fp16_headroom(const sv_row_view *r)
+{
+    return real(fp16_max / r->stats->raw_max_abs_logit);
+}
+static sv_value get_scaled_fp16_headroom(const sv_row_view *r)
+{
+    return real(fp16_max / (r->stats->raw_max_abs_logit / sv_config_scale(r->cfg)));
+}
+static sv_value get_scaled_diag_logit(const sv_row_view *r)
+{
+    return real(r->stats->raw_diag_logit / sv_config_scale(r->cfg));
+}
+/* Var(O) given the weights is sum p^2 (V has variance 1): the theory of
+ * the output variance is the measured mean of sum p^2 = 1 - Jacobian trace. */
+static sv_value get_raw_out_var_theory(const sv_row_view *r)
+{
+    return real(r->cfg->values ? r->stats->raw_sum_p2 : NAN);
+}
+static sv_value get_scaled_out_var_theory(const sv_row_view *r)
+{
+    return real(r->cfg->values ? r->stats->scaled_sum_p2 : NAN);
+}
+static sv_value get_trial(const sv_row_view *r)
+{
+    return count(r->trial);
+}
+
+/* Per row: the query position's sums over trials, divided by the trials. */
+static size_t keys_seen(const sv_row_view *r)
+{
+    return r->cfg->causal ? r->row + 1 : r->cfg->n_k;
+}
+static double row_mean(const sv_row_view *r, int k)
+{
+    return r->row_sums[k] / (double)r->cfg->trials;
+}
+static sv_value get_row(const sv_row_view *r)
+{
+    return count(r->row);
+}
+static sv_value get_keys_seen(const sv_row_view *r)
+{
+    return count(keys_seen(r));
+}
+static sv_value get_row_raw_entropy(const sv_row_view *r)
+{
+    return real(row_mean(r, 0));
+}
+static sv_value get_row_scaled_entropy(const sv_row_view *r)
+{
+    return real(row_mean(r, 1));
+}
+static sv_value get_entropy_bound(const sv_row_view *r)
+{
+    return real(log((double)keys_seen(r)));
+}
+static sv_value get_row_raw_max_weight(const sv_row_view *r)
+{
+    return real(row_mean(r, 2));
+}
+static sv_value get_row_scaled_max_weight(const sv_row_view *r)
+{
+    return real(row_mean(r, 3));
+}
+
+/* Histogram bins. */
+static sv_value get_bin_lo(const sv_row_view *r)
+{
+    return real(r->bin_lo);
+}
+static sv_value get_bin_hi(const sv_row_view *r)
+{
+    return real(r->bin_hi);
+}
+static sv_value get_raw_count(const sv_row_view *r)
+{
+    return count(r->bin_count[0]);
+}
+static sv_value get_scaled_count(const sv_row_view *r)
+{
+    return count(r->bin_count[1]);
+}
+
+#include "columns_table.h"
+
+/* --- lookup --------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    const col_id *ids;
+    size_t n;
+} kinds[SV_OUTPUT_KINDS] = {
+    {"summary", summary_ids, sizeof summary_ids / sizeof summary_ids[0]},
+    {"per_trial", per_trial_ids, sizeof per_trial_ids / sizeof per_trial_ids[0]},
+    {"per_row", per_row_ids, sizeof per_row_ids / sizeof per_row_ids[0]},
+    {"histogram", histogram_ids, sizeof histogram_ids / sizeof histogram_ids[0]},
+};
+
+size_t sv_columns_count(sv_output_kind kind)
+{
+    return (unsigned)kind < SV_OUTPUT_KINDS ? kinds[kind].n : 0;
+}
+
+const sv_column *sv_columns_get(sv_output_kind kind, size_t i)
+{
+    if ((unsigned)kind >= SV_OUTPUT_KINDS || i >= kinds[kind].n)
+        return NULL;
+    return &columns[kinds[kind].ids[i]];
+}
+
+const char *sv_output_kind_name(sv_output_kind kind)
+{
+    return (unsigned)kind < SV_OUTPUT_KINDS ? kinds[kind].name : NULL;
+}
+
+int sv_column_required(const sv_column *col, const sv_config *cfg, int observed)
+{
+    switch (col->need) {
+    case SV_NEED_NONE:
+        return 0;
+    case SV_NEED_ALWAYS:
+        return 1;
+    case SV_NEED_SCORES2:
+        return (double)cfg->n_q * (double)cfg->n_k > 1.0;
+    case SV_NEED_TRIALS2:
+        return cfg->trials > 1;
+    case SV_NEED_STUDENT_T:
+        return cfg->dist == SV_DIST_STUDENT_T;
+    case SV_NEED_DIAG:
+        return cfg->plant != 0.0 || (cfg->d_model > 0 && !cfg->cross);
+    case SV_NEED_QK_VAR:
+        return cfg->d_model > 0 || cfg->qk_norm;
+    case SV_NEED_QK_NORM:
+        return cfg->qk_norm != 0;
+    case SV_NEED_VALUES:
+        return cfg->values != 0;
+    case SV_NEED_OBSERVED:
+        return observed;
+    }
+    return 0;
+}
+
+const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_view *row,
+                                            int observed)
+{
+    for (size_t i = 0; i < sv_columns_count(kind); i++) {
+        const sv_column *c = sv_columns_get(kind, i);
+        if (c->type != SV_VALUE_REAL || (c->only_observed && !observed))
+            continue;
+        if (sv_column_required(c, row->cfg, observed) && isnan(c->get(row).real))
+            return c;
+    }
+    return NULL;
+}
