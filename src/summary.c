@@ -119,23 +119,14 @@ sv_status sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t co
     return sv_partial_add(&acc->trials, t, count);
 }
 
-/* The theory beside the scaled scores S / c: means divide by c, variances
- * by c^2; the entropy's ln(keys seen) - sigma^2 / 2 with sigma^2 / c^2. */
+/* The theory beside the scaled scores S / c (sv_theory_scale). */
 static void scaled_theory(const sv_config *cfg, sv_summary *s)
 {
-    const double c = sv_config_scale(cfg), c2 = sv_config_scale2(cfg);
-    s->scale = c;
+    s->scale = sv_config_scale(cfg);
     s->scaled_theory = s->raw_theory;
-    s->scaled_theory.mean /= c;
-    s->scaled_theory.var /= c2;
-    s->scaled_theory.var_expected /= c2;
-    s->scaled_theory.var_sd /= c2;
-    s->scaled_theory.diag_logit /= c;
+    sv_theory_scale(cfg, &s->scaled_theory);
     s->qk_radius =
         cfg->qk_norm ? (cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)cfg->d_k)) : NAN;
-    const double nq = (double)cfg->n_q;
-    const double ln_keys = cfg->causal ? lgamma(nq + 1.0) / nq : log((double)cfg->n_k);
-    s->scaled_theory.entropy_approx = ln_keys - (ln_keys - s->raw_theory.entropy_approx) / c2;
 }
 
 sv_status sv_summary_from_partial(const sv_config *cfg, sv_partial *part, double observed,
@@ -145,6 +136,7 @@ sv_status sv_summary_from_partial(const sv_config *cfg, sv_partial *part, double
         return SV_EINVAL;
     const size_t n = (size_t)part->n;
     sv_summary s;
+    memset(&s, 0, sizeof s); /* padding too: summaries compare with memcmp */
     sv_status st = sv_theory_config(cfg, &s.raw_theory);
     if (st != SV_OK)
         return st;

@@ -1,8 +1,38 @@
 #include "sdpa_var/theory.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "sdpa_var/experiment.h"
+#include "sdpa_var/spec.h"
+
+/* The entropy approximation where it holds (docs/theory.md 8.7): many keys
+ * and a logit variance of at most 1; elsewhere it misleads (it even goes
+ * below 0), so it is NAN for every writer alike. */
+static double approx_rule(double nk, double ln_keys, double logit_var)
+{
+    return nk >= 16.0 && logit_var <= 1.0 + 1e-9 ? ln_keys - logit_var / 2.0 : NAN;
+}
+
+/* E of the ddof-0 sample variance of M uncorrelated entries whose own
+ * variances average vbar and whose means spread by `between` (the
+ * population variance of the entries' means). */
+static double entry_var(double vbar, double between, double m)
+{
+    return vbar * (m - 1.0) / m + between;
+}
+
+/* sqrt(Var(M2)) for the full grid, unit zero-mean entries with fourth
+ * moment m4 (docs/theory.md, section 4): Var(A) + Var(B)/N^2 -
+ * 2 Cov(A,B)/N, each already divided by N d and with the N^2 d^2 terms
+ * cancelled by hand, so nothing large cancels even at n = 65536. */
+static double m2_sd_full(double d, double nq, double nk, double m4)
+{
+    const double N = nq * nk, a = m4 - 1.0, b = m4 - 3.0, r = nq + nk;
+    const double v = d * (N * (m4 * m4 + 2.0 * d - 3.0 + (r - 2.0) * a) + (2.0 * d + 6.0) +
+                          (3.0 * b * r + b * b) / N - 2.0 * (a * a + a * r + 2.0 * d - 2.0));
+    return sqrt(v > 0.0 ? v : 0.0);
+}
 
 /* Unit-variance, zero-mean entries with fourth moment m4. */
 static sv_status theory_unit(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, double m4,
@@ -17,17 +47,18 @@ static sv_status theory_unit(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, 
     if (N <= (double)ddof)
         return SV_EINVAL;
     const double dof = N - (double)ddof;
-    const double a = m4 - 1.0, b = m4 - 3.0, r = nq + nk;
-    /* docs/theory.md, section 4: Var(A) + Var(B)/N^2 - 2 Cov(A,B)/N, each
-     * already divided by N d and with the N^2 d^2 terms cancelled by hand,
-     * so nothing large cancels here even at n = 65536. */
-    const double v = d * (N * (m4 * m4 + 2.0 * d - 3.0 + (r - 2.0) * a) + (2.0 * d + 6.0) +
-                          (3.0 * b * r + b * b) / N - 2.0 * (a * a + a * r + 2.0 * d - 2.0));
     out->var = d;
     out->var_expected = d * (N - 1.0) / dof;
-    out->var_sd = sqrt(v > 0.0 ? v : 0.0) / dof;
+    out->var_ddof0 = d * (N - 1.0) / N;
+    out->var_ddof1 = N > 1.0 ? d : NAN;
+    out->var_sd = m2_sd_full(d, nq, nk, m4) / dof;
     out->mean = 0.0;
-    out->entropy_approx = log(nk) - d / 2.0;
+    out->logit_var = d;
+    out->entropy_approx = approx_rule(nk, log(nk), d);
+    out->diag_logit = NAN;
+    out->q_var = entry_var(1.0, 0.0, nq * d);
+    out->k_var = entry_var(1.0, 0.0, nk * d);
+    out->var_sd_heavy_tail = 0;
     return SV_OK;
 }
 
@@ -39,119 +70,374 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
     return theory_unit(d_k, n_q, n_k, ddof, sv_dist_fourth_moment(dist, 0.0), out);
 }
 
+/* The visible scores of one trial and the counts the theory needs. The
+ * 0/1 mask M (n_q x n_k) has row counts r_i and column counts c_j. */
+typedef struct grid {
+    double d, nq, nk, N; /* d_k, n_q, n_k, visible scores */
+    double nd;           /* visible related pairs (i, i), i < min(n_q, n_k) */
+    double pt;           /* ordered pairs (i, j), (j, i), i != j, of related rows, both visible */
+    double sr2, sc2;     /* sum of r_i^2, sum of c_j^2 */
+    double trg2;         /* ||M M^T||_F^2 = sum over row pairs of shared columns, squared */
+    double ln_keys;      /* mean over rows of ln(keys seen) */
+} grid;
+
+static int has_related(const sv_spec *cfg)
+{
+    return cfg->plant != 0.0 || (cfg->d_model > 0 && !cfg->cross);
+}
+
+static void grid_of(const sv_spec *cfg, grid *g)
+{
+    const double nq = (double)cfg->n_q, nk = (double)cfg->n_k;
+    g->d = (double)cfg->d_k;
+    g->nq = nq;
+    g->nk = nk;
+    if (cfg->causal) { /* n_q = n_k = n; r_i = i + 1, c_j = n - j */
+        const double n = nq;
+        g->N = n * (n + 1.0) / 2.0;
+        g->sr2 = g->sc2 = n * (n + 1.0) * (2.0 * n + 1.0) / 6.0;
+        /* sum over i, i' of (min(i, i') + 1)^2 */
+        g->trg2 = n * (n + 1.0) * (n * n + n + 1.0) / 6.0;
+        g->ln_keys = lgamma(n + 1.0) / n;
+        g->nd = has_related(cfg) ? n : 0.0;
+        g->pt = 0.0; /* (i, j) and (j, i) are both visible only for i = j */
+    } else {
+        const double np = nq < nk ? nq : nk;
+        g->N = nq * nk;
+        g->sr2 = nq * nk * nk;
+        g->sc2 = nk * nq * nq;
+        g->trg2 = g->N * g->N;
+        g->ln_keys = log(nk);
+        g->nd = has_related(cfg) ? np : 0.0;
+        g->pt = has_related(cfg) ? np * (np - 1.0) : 0.0;
+    }
+}
+
+/* Var(M2) for unit zero-mean entries under any mask (docs/theory.md 8.3):
+ * Var(A) (1 - 2/N) + Var(B) / N^2, A = sum S^2, B = (sum S)^2. */
+static double m2_var_mask(const grid *g, double m4)
+{
+    const double d = g->d, N = g->N, b = m4 - 3.0;
+    const double va =
+        d * (N * (m4 * m4 + 2.0 * d - 3.0) + (g->sr2 + g->sc2 - 2.0 * N) * (m4 - 1.0));
+    const double vb =
+        2.0 * d * d * N * N + d * (6.0 * g->trg2 + 3.0 * b * g->sc2 + b * (3.0 * g->sr2 + b * N));
+    return va * (1.0 - 2.0 / N) + vb / (N * N);
+}
+
+/* E[cos] of two normal vectors of R^d whose coordinates have correlation
+ * rho: rho (2/d) [Gamma((d+1)/2) / Gamma(d/2)]^2 2F1(1/2, 1/2; d/2 + 1; rho^2)
+ * (docs/theory.md 8.5); (2/pi) asin rho at d = 1; +-1 at |rho| = 1. */
+static double normal_cos_mean(double rho, double d)
+{
+    if (rho >= 1.0 || rho <= -1.0)
+        return rho > 0.0 ? 1.0 : -1.0;
+    if (d == 1.0)
+        return 0.63661977236758134 * asin(rho); /* 2/pi */
+    const double x = rho * rho, c = d / 2.0 + 1.0;
+    double term = 1.0, sum = 1.0;
+    /* Terms fall like x^k k^-c with c >= 2: 10^5 of them leave < 1e-14
+     * even at rho^2 = 0.9999. */
+    for (double k = 0.0; k < 1e5; k++) {
+        term *= (k + 0.5) * (k + 0.5) / ((c + k) * (k + 1.0)) * x;
+        sum += term;
+        if (term < 1e-17 * sum)
+            break;
+    }
+    const double g = exp(lgamma((d + 1.0) / 2.0) - lgamma(d / 2.0));
+    return rho * (2.0 / d) * g * g * sum;
+}
+
+static double std_or_one(double s)
+{
+    return s > 0.0 ? s : 1.0;
+}
+
+static double qk_radius(const sv_spec *cfg)
+{
+    return cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)cfg->d_k);
+}
+
+/* Mean of the planted score S_ii without QK-norm: k_i = rho q_i + r z_i. */
+static double plant_diag(const sv_spec *cfg)
+{
+    const double rho = cfg->plant, r = sqrt(1.0 - rho * rho), mq = cfg->q_mean;
+    const double vq = std_or_one(cfg->q_std) * std_or_one(cfg->q_std);
+    return (double)cfg->d_k * (rho * (vq + mq * mq) + r * mq * cfg->k_mean);
+}
+
+/* Mean of the planted score under QK-norm: R^2 E[cos], normal entries with
+ * zero means only (else NAN); any law when k = +-q. */
+static double plant_diag_qk(const sv_spec *cfg)
+{
+    const double rho = cfg->plant, R = qk_radius(cfg);
+    if (rho == 1.0 || rho == -1.0)
+        return rho * R * R;
+    if (cfg->q_mean != 0.0 || cfg->k_mean != 0.0 || cfg->dist != SV_DIST_NORMAL)
+        return NAN;
+    /* k = rho q + r z with q, z of standard deviations sq, sk: its
+     * correlation with q is rho sq / sqrt(rho^2 sq^2 + r^2 sk^2). */
+    const double sq = std_or_one(cfg->q_std), sk = std_or_one(cfg->k_std);
+    const double re = rho * sq / sqrt(rho * rho * sq * sq + (1.0 - rho * rho) * sk * sk);
+    return R * R * normal_cos_mean(re, (double)cfg->d_k);
+}
+
+/* What each case of sv_theory_config derives: the mean and known-mean
+ * variance of the visible scores, E[M2] (M2 = sum (S - mean of trial)^2),
+ * sqrt(Var(M2)), the mean planted or shared-token score, a row's logit
+ * variance. NAN: not derived. */
+typedef struct part {
+    double mean, var, m2, m2_sd, diag, logit_var;
+} part;
+
+/* Shifted and scaled iid entries, any mask (docs/theory.md 8.1, 8.3). */
+static void theory_shifted(const sv_spec *cfg, const grid *g, double m4, part *p)
+{
+    const double d = g->d, N = g->N, mq = cfg->q_mean, mk = cfg->k_mean;
+    const double vq = std_or_one(cfg->q_std) * std_or_one(cfg->q_std);
+    const double vk = std_or_one(cfg->k_std) * std_or_one(cfg->k_std);
+    p->mean = d * mq * mk;
+    p->var = d * ((vq + mq * mq) * (vk + mk * mk) - mq * mq * mk * mk);
+    /* Scores sharing a row covary by d vq mk^2, sharing a column by
+     * d vk mq^2; (sr2 - N) and (sc2 - N) ordered pairs of each. */
+    p->m2 = (N - 1.0) * p->var - (g->sr2 - N) / N * d * vq * mk * mk -
+            (g->sc2 - N) / N * d * vk * mq * mq;
+    p->m2_sd = NAN;
+    if (mq == 0.0 && mk == 0.0) {
+        const double v =
+            cfg->causal ? sqrt(fmax(m2_var_mask(g, m4), 0.0)) : m2_sd_full(d, g->nq, g->nk, m4);
+        p->m2_sd = vq * vk * v;
+    }
+    p->diag = NAN;
+    p->logit_var = d * (vq + mq * mq) * vk;
+}
+
+/* A planted key k_i = rho q_i + r z_i, r = sqrt(1 - rho^2), no QK-norm
+ * (docs/theory.md 8.5). Per coordinate: q of mean mq, variance vq; z of mk,
+ * vk; the planted key of mp = rho mq + r mk, vp = rho^2 vq + r^2 vk. */
+static void theory_plant(const sv_spec *cfg, const grid *g, double m4, part *p)
+{
+    const double d = g->d, N = g->N, rho = cfg->plant, r2 = 1.0 - rho * rho, r = sqrt(r2);
+    const double mq = cfg->q_mean, mk = cfg->k_mean;
+    const double vq = std_or_one(cfg->q_std) * std_or_one(cfg->q_std);
+    const double vk = std_or_one(cfg->k_std) * std_or_one(cfg->k_std);
+    const double mp = rho * mq + r * mk, vp = rho * rho * vq + r2 * vk;
+    const double eq2 = vq + mq * mq, eq4 = mq * mq * mq * mq + 6.0 * mq * mq * vq + m4 * vq * vq;
+    /* S_ii = sum_l q_l (rho q_l + r z_l): Var per coordinate is
+     * rho^2 Var(q^2) + r^2 Var(q z) + 2 rho r Cov(q^2, q z), with
+     * Cov(q^2, q z) = mk (E q^3 - E q^2 mq) = 2 mq vq mk (symmetric laws). */
+    const double md = plant_diag(cfg);
+    const double vd = d * (rho * rho * (eq4 - eq2 * eq2) +
+                           r2 * ((vq + mq * mq) * (vk + mk * mk) - mq * mq * mk * mk) +
+                           4.0 * rho * r * mq * vq * mk);
+    const double mo_p = d * mq * mp, vo_p = d * (eq2 * (vp + mp * mp) - mq * mq * mp * mp);
+    const double mo_u = d * mq * mk, vo_u = d * (eq2 * (vk + mk * mk) - mq * mq * mk * mk);
+    /* Visible scores: nd planted, n_op off the diagonal in a planted key's
+     * column, n_ou in the other columns. */
+    const double n_op = cfg->causal ? g->nq * (g->nq - 1.0) / 2.0 : g->nd * (g->nq - 1.0);
+    const double n_ou = N - g->nd - n_op;
+    p->mean = (g->nd * md + n_op * mo_p + n_ou * mo_u) / N;
+    const double sumvar = g->nd * vd + n_op * vo_p + n_ou * vo_u;
+    const double between = g->nd * (md - p->mean) * (md - p->mean) +
+                           n_op * (mo_p - p->mean) * (mo_p - p->mean) +
+                           n_ou * (mo_u - p->mean) * (mo_u - p->mean);
+    p->var = (sumvar + between) / N;
+    /* E[M2] = sum Var + sum (E S - mean)^2 - Var(T) / N, T = sum S. With
+     * zero means the only covariance is rho^2 d vq^2 between S_ij and S_ji
+     * of two planted rows; with nonzero means rows and columns covary in
+     * ways not derived here. */
+    p->m2 = mq == 0.0 && mk == 0.0
+                ? sumvar + between - (sumvar + g->pt * rho * rho * d * vq * vq) / N
+                : NAN;
+    p->m2_sd = NAN;
+    p->diag = md;
+    p->logit_var = NAN; /* the planted logit dominates its row */
+}
+
+/* QK-norm without projections (docs/theory.md 8.4). */
+static void theory_qk(const sv_spec *cfg, const grid *g, double m4, part *p)
+{
+    const double d = g->d, N = g->N, R = qk_radius(cfg);
+    (void)m4;
+    p->mean = p->var = p->m2 = p->m2_sd = p->logit_var = NAN;
+    p->diag = cfg->plant != 0.0 ? plant_diag_qk(cfg) : NAN;
+    if (cfg->q_mean != 0.0 || cfg->k_mean != 0.0)
+        return; /* the rescaled rows' moments have no closed form */
+    if (cfg->plant != 0.0) {
+        p->mean = g->nd * p->diag / N; /* off the diagonal: mean 0 */
+        return;
+    }
+    /* Sign-symmetric entries: uncorrelated scores of second moment R^4/d. */
+    p->mean = 0.0;
+    p->var = R * R * R * R / d;
+    p->m2 = (N - 1.0) * p->var;
+    p->logit_var = p->var;
+    if (cfg->dist == SV_DIST_RADEMACHER) {
+        /* Rows of +-sigma have the fixed norm sigma sqrt(d): QK-norm just
+         * multiplies by R / (sigma sqrt(d)), so scores are R^2/d times
+         * unit rademacher ones (m4 = 1). */
+        const double s = R * R / d;
+        p->m2_sd =
+            s * s *
+            (cfg->causal ? sqrt(fmax(m2_var_mask(g, 1.0), 0.0)) : m2_sd_full(d, g->nq, g->nk, 1.0));
+    } else if (cfg->dist == SV_DIST_NORMAL && !cfg->causal) {
+        /* Normal rows rescaled to norm R are uniform on the sphere: with c
+         * the cosine of two of them, E c^2 = 1/d, E c^4 = 3/(d(d+2)); given
+         * its query row a score has the fixed second moment R^4/d, so only
+         * identical scores covary in A, and Cov(A, B) = Var(A). */
+        const double nq = g->nq, nk = g->nk;
+        const double r4 = R * R * R * R, r8 = r4 * r4, c4 = 3.0 / (d * (d + 2.0));
+        const double va = N * r8 * (c4 - 1.0 / (d * d));
+        const double eu4 = r4 * nq * (nq + 2.0 * (nq - 1.0) / d);
+        const double ev4 = r4 * nk * (nk + 2.0 * (nk - 1.0) / d);
+        const double vb = eu4 * ev4 * c4 - N * N * r8 / (d * d);
+        p->m2_sd = sqrt(fmax(va * (1.0 - 2.0 / N) + vb / (N * N), 0.0));
+    }
+}
+
+/* Projections Q = X W_Q, K = X W_K (X' W_K with cross), A = W_Q W_K^T
+ * (docs/theory.md 8.6). Off the diagonal E S^2 = E||A||_F^2 = D^2 d w^2;
+ * a shared token's score x A x^T adds (m4 - 1) D d w^2; two shared-token
+ * scores covary by E tr(A)^2 = D d w^2, S_ij and S_ji by E tr(A^2) = D d w^2. */
+static void theory_projected(const sv_spec *cfg, const grid *g, double m4, part *p)
+{
+    const double D = (double)cfg->d_model, d = g->d, N = g->N;
+    const double w = sv_init_variance(cfg->init, cfg->d_model, cfg->d_k);
+    const double a = D * D * d * w * w, b = D * d * w * w;
+    p->mean = 0.0; /* flipping x_i flips its scores */
+    p->diag = has_related(cfg) ? 0.0 : NAN;
+    p->m2_sd = NAN; /* every score of a trial shares W */
+    p->var = p->m2 = p->logit_var = NAN;
+    if (cfg->qk_norm)
+        return; /* normalised projections: no closed form here */
+    const double sum2 = N * a + g->nd * (m4 - 1.0) * b;
+    p->var = sum2 / N;
+    p->m2 = sum2 - (sum2 + (g->pt + g->nd * (g->nd - 1.0)) * b) / N;
+    p->logit_var = a;
+}
+
+/* q_var, k_var: E of the ddof-0 sample variance of Q's n_q d_k (K's n_k
+ * d_k) entries of one trial. Entries are uncorrelated (sign symmetry, or
+ * independence), so it is vbar (M - 1)/M plus the spread of their means. */
+static void entry_vars(const sv_spec *cfg, const grid *g, sv_theory *t)
+{
+    const double mq_n = g->nq * g->d, mk_n = g->nk * g->d, mq = cfg->q_mean, mk = cfg->k_mean;
+    if (cfg->d_model > 0 || cfg->qk_norm) {
+        const double v = cfg->qk_norm ? qk_radius(cfg) * qk_radius(cfg) / g->d
+                                      : (double)cfg->d_model *
+                                            sv_init_variance(cfg->init, cfg->d_model, cfg->d_k);
+        /* QK-norm of shifted rows: no closed form. */
+        const int q_ok = !cfg->qk_norm || mq == 0.0;
+        const int k_ok = !cfg->qk_norm || (mk == 0.0 && (cfg->plant == 0.0 || mq == 0.0));
+        t->q_var = q_ok ? entry_var(v, 0.0, mq_n) : NAN;
+        t->k_var = k_ok ? entry_var(v, 0.0, mk_n) : NAN;
+        return;
+    }
+    const double vq = std_or_one(cfg->q_std) * std_or_one(cfg->q_std);
+    const double vk = std_or_one(cfg->k_std) * std_or_one(cfg->k_std);
+    t->q_var = entry_var(vq, 0.0, mq_n);
+    t->k_var = entry_var(vk, 0.0, mk_n);
+    if (cfg->plant != 0.0) { /* rows of two kinds: planted and not */
+        const double rho = cfg->plant, r2 = 1.0 - rho * rho;
+        const double mp = rho * mq + sqrt(r2) * mk, vp = rho * rho * vq + r2 * vk;
+        const double f = (g->nq < g->nk ? g->nq : g->nk) / g->nk;
+        t->k_var = entry_var(f * vp + (1.0 - f) * vk, f * (1.0 - f) * (mp - mk) * (mp - mk), mk_n);
+    }
+}
+
+static void theory_part(const sv_spec *cfg, const grid *g, part *p)
+{
+    const double m4 = sv_dist_fourth_moment(cfg->dist, cfg->nu);
+    if (cfg->d_model > 0)
+        theory_projected(cfg, g, m4, p);
+    else if (cfg->qk_norm)
+        theory_qk(cfg, g, m4, p);
+    else if (cfg->plant != 0.0)
+        theory_plant(cfg, g, m4, p);
+    else
+        theory_shifted(cfg, g, m4, p);
+}
+
 sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
 {
-    sv_status st = sv_config_check(cfg);
+    sv_spec spec;
+    const sv_status st = sv_config_spec(cfg, &spec);
     if (st != SV_OK)
         return st;
+    grid g;
+    grid_of(&spec, &g);
+    part p;
+    theory_part(&spec, &g, &p);
+    const double N = g.N, dof = N - (double)spec.ddof;
     sv_theory t;
-    st = theory_unit(cfg->d_k, cfg->n_q, cfg->n_k, cfg->ddof,
-                     sv_dist_fourth_moment(cfg->dist, cfg->nu), &t);
+    memset(&t, 0, sizeof t); /* padding too: results compare with memcmp */
+    t.mean = p.mean;
+    t.var = p.var;
+    t.var_expected = p.m2 / dof;
+    t.var_ddof0 = p.m2 / N;
+    t.var_ddof1 = N > 1.0 ? p.m2 / (N - 1.0) : NAN;
+    t.var_sd = p.m2_sd / dof;
+    t.logit_var = p.logit_var;
+    t.entropy_approx = approx_rule(g.nk, g.ln_keys, p.logit_var);
+    t.diag_logit = p.diag;
+    entry_vars(&spec, &g, &t);
+    /* The sample SD of s^2 needs E[s^8] for a standard error. */
+    t.var_sd_heavy_tail = spec.dist == SV_DIST_STUDENT_T && spec.nu <= 8.0;
+    *out = t;
+    return SV_OK;
+}
+
+double sv_theory_mean(const sv_spec *spec)
+{
+    if (sv_spec_check(spec) != SV_OK)
+        return NAN;
+    grid g;
+    grid_of(spec, &g);
+    part p;
+    theory_part(spec, &g, &p);
+    return p.mean;
+}
+
+double sv_theory_entropy_approx(const sv_config *cfg, double logit_var)
+{
+    sv_spec spec;
+    (void)sv_config_spec(cfg, &spec); /* the sizes only; written in any case */
+    grid g;
+    grid_of(&spec, &g);
+    return approx_rule(g.nk, g.ln_keys, logit_var);
+}
+
+void sv_theory_scale(const sv_config *cfg, sv_theory *t)
+{
+    const double c = sv_config_scale(cfg), c2 = sv_config_scale2(cfg);
+    t->mean /= c;
+    t->diag_logit /= c;
+    t->var /= c2;
+    t->var_expected /= c2;
+    t->var_ddof0 /= c2;
+    t->var_ddof1 /= c2;
+    t->var_sd /= c2;
+    t->logit_var /= c2;
+    t->entropy_approx = sv_theory_entropy_approx(cfg, t->logit_var);
+}
+
+sv_status sv_theory_histogram_range(const sv_config *cfg, double *lo, double *hi)
+{
+    sv_theory t;
+    const sv_status st = sv_theory_config(cfg, &t);
     if (st != SV_OK)
         return st;
-    const double d = (double)cfg->d_k, nq = (double)cfg->n_q, nk = (double)cfg->n_k;
-    /* Visible scores, and the ordered pairs of them that share a query row
-     * (pq N) or a key column (pk N): n_k - 1 and n_q - 1 for the full grid;
-     * with the causal mask row i has i + 1 scores, column j has n - j. */
-    const int causal = cfg->causal;
-    const double N = causal ? nq * (nq + 1.0) / 2.0 : nq * nk, dof = N - (double)cfg->ddof;
-    const double pq = causal ? (nq - 1.0) * nq * (nq + 1.0) / 3.0 / N : nk - 1.0;
-    const double pk = causal ? pq : nq - 1.0;
-    /* Mean over rows of ln(keys seen): ln n_k, or ln(n!) / n when masked. */
-    const double ln_keys = causal ? lgamma(nq + 1.0) / nq : log(nk);
-    const double mq = cfg->q_mean, mk = cfg->k_mean;
-    const double sq = cfg->q_std > 0.0 ? cfg->q_std : 1.0, sk = cfg->k_std > 0.0 ? cfg->k_std : 1.0;
-    const double vq = sq * sq, vk = sk * sk;
-    /* docs/theory.md, section 8. */
-    t.mean = d * mq * mk;
-    t.var = d * ((vq + mq * mq) * (vk + mk * mk) - mq * mq * mk * mk);
-    t.var_expected = ((N - 1.0) * t.var - pq * d * vq * mk * mk - pk * d * vk * mq * mq) / dof;
-    /* The spread of s^2 is derived for the full grid only. */
-    t.var_sd = mq == 0.0 && mk == 0.0 && !causal ? vq * vk * t.var_sd : NAN;
-    t.entropy_approx = ln_keys - d * (vq + mq * mq) * vk / 2.0;
-    t.diag_logit = NAN;
-    if (cfg->qk_norm) {
-        const double r = cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt(d);
-        const double zero_mean = mq == 0.0 && mk == 0.0;
-        t.mean = zero_mean ? 0.0 : NAN;
-        t.var = zero_mean ? r * r * r * r / d : NAN;
-        t.var_expected = t.var * (N - 1.0) / dof;
-        t.var_sd = NAN;
-        t.entropy_approx = ln_keys - t.var / 2.0;
-        if (zero_mean && cfg->dist == SV_DIST_NORMAL && !causal) {
-            /* Normal rows rescaled to norm r are uniform on the sphere
-             * (section 8.4): with c the cosine of two of them, E c^2 = 1/d,
-             * E c^4 = 3/(d(d+2)); given its query row a score has the
-             * fixed second moment r^4/d, so only identical scores covary
-             * in A, and Cov(A, B) = Var(A) as in section 4. */
-            const double r4 = r * r * r * r, r8 = r4 * r4, c4 = 3.0 / (d * (d + 2.0));
-            const double va = N * r8 * (c4 - 1.0 / (d * d));
-            const double eu4 = r4 * nq * (nq + 2.0 * (nq - 1.0) / d);
-            const double ev4 = r4 * nk * (nk + 2.0 * (nk - 1.0) / d);
-            const double vb = eu4 * ev4 * c4 - N * N * r8 / (d * d);
-            const double v = va * (1.0 - 2.0 / N) + vb / (N * N);
-            t.var_sd = sqrt(v > 0.0 ? v : 0.0) / dof;
-        }
+    double m = t.mean, sd = sqrt(t.var);
+    if (!isfinite(m) || !(sd > 0.0) || !isfinite(sd)) {
+        /* |S| <= R^2 under QK-norm; else the unit-entry N(0, d_k). */
+        const double R = cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)cfg->d_k);
+        const double r2 = cfg->qk_norm ? R * R : NAN;
+        m = 0.0;
+        sd = cfg->qk_norm ? r2 / 6.0 : sqrt((double)cfg->d_k);
     }
-    t.q_var = vq;
-    t.k_var = vk;
-    if (cfg->d_model > 0) {
-        const double D = (double)cfg->d_model;
-        const double w = sv_init_variance(cfg->init, cfg->d_model, cfg->d_k);
-        const double m4 = sv_dist_fourth_moment(cfg->dist, cfg->nu);
-        t.q_var = t.k_var = D * w;
-        t.mean = 0.0;
-        t.var = d * t.q_var * t.k_var;
-        t.var_sd = NAN;
-        t.entropy_approx = ln_keys - t.var / 2.0;
-        if (causal) {
-            t.var_expected = NAN; /* derived for the full grid only */
-            t.diag_logit = cfg->cross ? NAN : 0.0;
-        } else if (cfg->cross) {
-            t.var_expected = t.var * (N - 1.0) / dof;
-        } else if (cfg->n_q == cfg->n_k) {
-            const double n = nq;
-            t.var_expected = w * w *
-                             ((N - 1.0) * D * D * d + 2.0 * (n - 1.0) * D * d +
-                              (m4 - 3.0) * (n - 1.0 / n) * D * d) /
-                             dof;
-            t.diag_logit = 0.0;
-        } else {
-            t.var_expected = NAN;
-            t.diag_logit = 0.0;
-        }
-    }
-    if (cfg->qk_norm) {
-        const double r = cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt(d);
-        t.q_var = t.k_var = r * r / d;
-        if (cfg->d_model > 0) /* normalised projections: no closed form here */
-            t.var = t.var_expected = t.entropy_approx = NAN;
-    }
-    if (cfg->plant != 0.0) {
-        t.diag_logit = cfg->qk_norm
-                           ? cfg->plant * (cfg->qk_scale > 0.0 ? cfg->qk_scale * cfg->qk_scale : d)
-                           : cfg->plant * d * (vq + mq * mq);
-        t.var_expected = NAN;
-        t.var_sd = NAN;
-        t.entropy_approx = NAN; /* the planted logit dominates its row */
-        /* Population variance of all scores: a mixture of the n_p planted
-         * ones (mean rho d, variance rho^2 d (m4 - 1) + (1 - rho^2) d) and
-         * the rest (mean 0, variance d); for unit, zero-mean entries only. */
-        if (!cfg->qk_norm && mq == 0.0 && mk == 0.0 && vq == 1.0 && vk == 1.0) {
-            const double rho = cfg->plant, m4 = sv_dist_fourth_moment(cfg->dist, cfg->nu);
-            const double np = nq < nk ? nq : nk, f = np / N, mu = rho * d;
-            const double vp = rho * rho * d * (m4 - 1.0) + (1.0 - rho * rho) * d;
-            t.var = (1.0 - f) * d + f * vp + f * (1.0 - f) * mu * mu;
-            /* Scores are uncorrelated but for the pairs (i, j), (j, i) of
-             * planted rows, Cov = rho^2 d; the means differ by row type. */
-            const double vbar = (1.0 - f) * d + f * vp;
-            t.var_expected = ((N - 1.0) * vbar + N * f * (1.0 - f) * mu * mu -
-                              np * (np - 1.0) * rho * rho * d / N) /
-                             dof;
-        } else {
-            t.var = NAN;
-        }
-    }
-    *out = t;
+    const double c = sv_config_scale(cfg);
+    const double l0 = m - 6.0 * sd, h0 = m + 6.0 * sd, l1 = l0 / c, h1 = h0 / c;
+    *lo = l0 < l1 ? l0 : l1;
+    *hi = h0 > h1 ? h0 : h1;
     return SV_OK;
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "plan.h"
+#include "sdpa_var/theory.h"
 
 /* Neumaier's compensated sum: means over many rows keep their last digits. */
 typedef struct ksum {
@@ -122,8 +123,9 @@ static void trial_finish(const plan *p, const trial_acc *t, sv_trial_stats *out)
     out->scaled_max_weight = ksum_mean(&t->mw[1], nq);
     out->raw_jac_trace = ksum_mean(&t->jt[0], nq);
     out->scaled_jac_trace = ksum_mean(&t->jt[1], nq);
-    /* Known mean: sum (S - mu)^2 = M2 + N (mean - mu)^2. */
-    const double mu = (double)s->d_k * s->q_mean * s->k_mean, n = (double)t->mo.n;
+    /* Known mean: sum (S - mu)^2 = M2 + N (mean - mu)^2, mu the theory's
+     * E[S] over the visible scores (planted ones included); NAN if none. */
+    const double mu = sv_theory_mean(s), n = (double)t->mo.n;
     out->raw_var_known_mean = (t->mo.m2 + n * (t->mo.mean - mu) * (t->mo.mean - mu)) / n;
     out->raw_var_ddof0 = sv_moments_variance(&t->mo, 0);
     out->raw_var_ddof1 = sv_moments_variance(&t->mo, 1);

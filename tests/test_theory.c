@@ -280,7 +280,11 @@ static void test_exact_causal(void)
         printf("causal d=%zu n=%zu means %g,%g: E[s2] %.15g (theory %.15g)\n", cases[c].d,
                cases[c].n, cases[c].mq, cases[c].mk, mean, t.var_expected);
         CHECK_CLOSE(t.var_expected, mean, 1e-12, 1e-14);
-        CHECK(isnan(t.var_sd));
+        /* The spread of s^2 over the triangle, zero means (section 8.3). */
+        if (cases[c].mq == 0.0 && cases[c].mk == 0.0)
+            CHECK_CLOSE(t.var_sd * t.var_sd, var, 1e-12, 1e-14);
+        else
+            CHECK(isnan(t.var_sd));
     }
 }
 
@@ -348,7 +352,9 @@ static void test_qk_norm_and_plant(void)
     CHECK(sv_experiment_run(&cfg, r) == SV_OK);
     CHECK(sv_theory_config(&cfg, &th) == SV_OK);
     CHECK_CLOSE(th.diag_logit, 0.6 * 32.0 * 2.25, 1e-15, 0.0);
-    CHECK(isnan(th.var_expected)); /* q_std 1.5: no closed form */
+    CHECK(isfinite(th.var_expected)); /* zero means: any q_std (section 8.5) */
+    mean_se(r, T, offsetof(sv_trial_stats, raw_var), &mean, &se);
+    CHECK_SE("plant 0.6, q_std 1.5, d = 32: mean of s2", mean, th.var_expected, se, 5.0);
     mean_se(r, T, offsetof(sv_trial_stats, raw_diag_logit), &mean, &se);
     CHECK_SE("plant 0.6, q_std 1.5, d = 32: planted logit", mean, th.diag_logit, se, 5.0);
     /* Under QK-norm the planted logit is rho R^2 on average only approximately
@@ -404,8 +410,8 @@ static void test_projections(sv_dist dist, int cross, sv_init init)
     mean_se(r, T, offsetof(sv_trial_stats, q_var), &mean, &se);
     /* M = n_q d_k = 6 entries, uncorrelated on average over W, mean 0: the
      * ddof-0 sample variance expects (M - 1) / M of D w. */
-    CHECK(th.q_var == 3.0 * sv_init_variance(init, 3, 2));
-    CHECK_SE(label, mean, th.q_var * 5.0 / 6.0, se, 5.0);
+    CHECK_CLOSE(th.q_var, 3.0 * sv_init_variance(init, 3, 2) * 5.0 / 6.0, 1e-15, 0.0);
+    CHECK_SE(label, mean, th.q_var, se, 5.0);
     if (!cross) {
         mean_se(r, T, offsetof(sv_trial_stats, raw_diag_logit), &mean, &se);
         CHECK_SE("self: mean diagonal score (theory 0)", mean, 0.0, se, 5.0);

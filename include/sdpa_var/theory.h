@@ -11,21 +11,42 @@
 #include "sdpa_var/sampler.h"
 #include "sdpa_var/status.h"
 
-/** Theory for the variance of one trial's n_q x n_k scores. */
+/**
+ * Theory for one trial's visible scores (n_q n_k of them, n (n + 1) / 2
+ * under the causal mask). Every field is the expectation of exactly what
+ * the engine measures in one trial (sv_trial_stats), so a column of
+ * measurements averaged over trials converges to it; NAN where no closed
+ * form is derived (docs/theory.md, section 10 lists each case and why).
+ */
 typedef struct sv_theory {
-    double var;          /**< population variance of one score: d_k (raw) */
-    double var_expected; /**< E[s^2], the mean of the per-trial sample variance */
-    double var_sd;       /**< standard deviation of the per-trial sample variance,
-                              NAN where no closed form is given (nonzero means) */
-    double mean;         /**< E[S] of one score */
-    double entropy_approx; /**< ln n_k - sigma^2 / 2, sigma^2 the variance of a
-                              row's logits: an approximation for unsaturated
-                              rows only (docs/theory.md, section 8) */
-    double diag_logit;  /**< E[S_ii] of a related pair: rho E|q|^2 when planted,
-                             0 for self-attention through independent W_Q, W_K;
-                             NAN when no pair is related */
-    double q_var;        /**< variance of one entry of Q */
-    double k_var;        /**< variance of one entry of K */
+    double var;          /**< E of the known-mean variance sum (S - mean)^2 / N
+                              (raw_var_known_mean): the population variance of
+                              the visible scores taken together, a mixture when
+                              related pairs (plant, self-attention) differ */
+    double var_expected; /**< E[s^2] = E[M2] / (N - ddof), the mean of the
+                              per-trial sample variance at the configured ddof */
+    double var_ddof0;    /**< E[M2] / N: the expected sample variance with ddof 0 */
+    double var_ddof1;    /**< E[M2] / (N - 1); NAN for N = 1 */
+    double var_sd;       /**< standard deviation of the per-trial sample variance
+                              at the configured ddof; NAN where not derived */
+    double mean;         /**< E of the mean of the visible scores of a trial */
+    double logit_var;    /**< variance of a row's logits, the sigma^2 of
+                              entropy_approx (NAN where not derived) */
+    double entropy_approx; /**< ln(keys seen) - sigma^2 / 2 where that
+                              approximation holds (n_k >= 16 and sigma^2 <= 1,
+                              docs/theory.md 8.7), else NAN: see
+                              sv_theory_entropy_approx */
+    double diag_logit;  /**< E[S_ii] of a related pair (mean over i of the
+                             planted or shared-token score); NAN when no pair
+                             is related */
+    double q_var;        /**< E of the ddof-0 sample variance of the n_q d_k
+                              entries of Q in one trial (what q_var measures) */
+    double k_var;        /**< the same for the n_k d_k entries of K */
+    int var_sd_heavy_tail; /**< nonzero for Student t with nu <= 8: var_sd is the
+                              exact population value, but the entries have no
+                              finite eighth moment, so the across-trial sample
+                              SD of s^2 has infinite variance and no standard
+                              error: it converges slowly and erratically */
 } sv_theory;
 
 /**
@@ -92,5 +113,48 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
  */
 struct sv_config;
 sv_status sv_theory_config(const struct sv_config *cfg, sv_theory *out);
+
+/**
+ * The expected mean of one trial's visible scores for @p spec (sv_spec.h;
+ * what sv_theory_config's `mean` gives for the same fields), without the
+ * rest of the theory: cheap enough to call per trial, where the engine
+ * centres raw_var_known_mean on it.
+ * @return that mean; NAN if it has no closed form (QK-norm with nonzero
+ *         means; QK-norm with a planted key and non-normal entries) or if
+ *         sv_spec_check rejects @p spec.
+ */
+struct sv_spec;
+double sv_theory_mean(const struct sv_spec *spec);
+
+/**
+ * Turns the theory of raw scores S into that of the scaled logits S / c,
+ * c = sv_config_scale(cfg), in place: means and diag_logit divided by c,
+ * variances (var, var_expected, var_ddof0, var_ddof1, var_sd, logit_var)
+ * by c^2, entropy_approx recomputed from the scaled logit_var. q_var and
+ * k_var are those of Q and K and stay.
+ */
+void sv_theory_scale(const struct sv_config *cfg, sv_theory *t);
+
+/**
+ * The softmax entropy approximation ln(keys seen) - sigma^2 / 2 for logits
+ * of row variance @p logit_var (nats; keys seen is ln n_k, or ln(n!) / n
+ * averaged over the rows of a causal mask). Taylor expansion of ln Z and
+ * sum p x for small sigma^2 (docs/theory.md 8.7); it holds within ~5 %
+ * only for n_k >= 16 and sigma^2 <= 1 (docs/experiments.md), and below 0
+ * it would be a negative entropy, so outside that range it is NAN. Every
+ * writer prints this value as is.
+ */
+double sv_theory_entropy_approx(const struct sv_config *cfg, double logit_var);
+
+/**
+ * Range [*lo, *hi) of the score histogram (--histogram): 6 standard
+ * deviations either side of the mean, for the raw scores and for the
+ * scaled ones (S / c), joined, so both are binned on the same range.
+ * Mean and variance are sv_theory_config's mean and var (planted scores
+ * included); where those have no closed form, QK-norm's bound |S| <= R^2
+ * gives the range, else mean 0 and variance d_k.
+ * @return SV_OK; the errors of sv_config_check (outputs untouched).
+ */
+sv_status sv_theory_histogram_range(const struct sv_config *cfg, double *lo, double *hi);
 
 #endif

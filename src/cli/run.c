@@ -109,18 +109,6 @@ static int undefined(const cli_sink *s, const sv_row_view *v, const char *where)
     return 1;
 }
 
-/* Bin edges of the score histogram: +-6 sd of the raw scores by theory
- * (sqrt(d_k) where there is none). */
-static void histogram_range(const sv_config *cfg, double *lo, double *hi)
-{
-    sv_theory t;
-    double sd = sqrt((double)cfg->d_k);
-    if (sv_theory_config(cfg, &t) == SV_OK && t.var > 0.0 && isfinite(t.var))
-        sd = sqrt(t.var);
-    *lo = -6.0 * sd;
-    *hi = 6.0 * sd;
-}
-
 static int alloc_taps(config_run *r, const cli_options *opt)
 {
     sv_config *c = &r->cfg;
@@ -129,8 +117,9 @@ static int alloc_taps(config_run *r, const cli_options *opt)
         r->hist = calloc(4 * (b + 1), sizeof(uint64_t));
         if (!r->hist)
             return 0;
-        c->hist_bins = b;
-        histogram_range(c, &c->hist_lo, &c->hist_hi);
+        if (sv_theory_histogram_range(c, &c->hist_lo, &c->hist_hi) != SV_OK)
+            return 0;
+        c->hist_bins = b; /* after: the range checks c without bins */
         /* What is printed goes first: raw then scaled, b + 1 each
          * (scores: the last counts those outside the range). */
         c->hist_raw = r->hist + (opt->weight_histogram ? 2 * (b + 1) : 0);

@@ -41,15 +41,6 @@ static void title(FILE *f, const cli_options *opt, const sv_config *c, int with_
     (void)opt;
 }
 
-/* The entropy approximation ln n_k - sigma^2/2 where it means something:
- * many keys (n_k >= 16) and logits of variance sigma^2 <= 1 (within ~5 %
- * there; docs/experiments.md shows where it breaks); '-' otherwise. */
-static double approx_or_nan(const sv_theory *t, const sv_config *c)
-{
-    const double sigma2 = 2.0 * (log((double)c->n_k) - t->entropy_approx);
-    return c->n_k >= 16 && sigma2 <= 1.0 + 1e-9 ? t->entropy_approx : NAN;
-}
-
 /* One d_k: statistics down, raw and scaled (measured, theory) across. */
 static void table_one(FILE *f, const cli_options *opt, const cli_table_entry *r)
 {
@@ -59,10 +50,6 @@ static void table_one(FILE *f, const cli_options *opt, const cli_table_entry *r)
     const int w = 12; /* 24 + 4 (1 + 12) + 2 = 78 columns */
     const int many = c->trials > 1;
     const double c2 = s->scale * s->scale;
-    /* E[s^2] for ddof 0 and 1 from the configured ddof's. */
-    const double nn = (double)c->n_q * (double)c->n_k;
-    const double e0 = s->raw_theory.var_expected * (nn - c->ddof) / nn;
-    const double e1 = nn > 1.0 ? s->raw_theory.var_expected * (nn - c->ddof) / (nn - 1.0) : NAN;
     title(f, opt, c, 1);
     char scaled_head[64];
     if (c->scale == 0.0)
@@ -92,11 +79,17 @@ static void table_one(FILE *f, const cli_options *opt, const cli_table_entry *r)
          {m->raw_var_known_mean, s->raw_theory.var, m->raw_var_known_mean / c2,
           s->scaled_theory.var},
          0},
-        {"  with ddof 0", {m->raw_var_ddof0, e0, m->raw_var_ddof0 / c2, e0 / c2}, 0},
-        {"  with ddof 1", {m->raw_var_ddof1, e1, m->raw_var_ddof1 / c2, e1 / c2}, 0},
+        {"  with ddof 0",
+         {m->raw_var_ddof0, s->raw_theory.var_ddof0, m->raw_var_ddof0 / c2,
+          s->scaled_theory.var_ddof0},
+         0},
+        {"  with ddof 1",
+         {m->raw_var_ddof1, s->raw_theory.var_ddof1, m->raw_var_ddof1 / c2,
+          s->scaled_theory.var_ddof1},
+         0},
         {"softmax entropy (nats)",
-         {m->raw_entropy, approx_or_nan(&s->raw_theory, c), m->scaled_entropy,
-          approx_or_nan(&s->scaled_theory, c)},
+         {m->raw_entropy, s->raw_theory.entropy_approx, m->scaled_entropy,
+          s->scaled_theory.entropy_approx},
          0},
         {"  min over rows", {m->raw_entropy_min, NAN, m->scaled_entropy_min, NAN}, 0},
         {"  max over rows", {m->raw_entropy_max, NAN, m->scaled_entropy_max, NAN}, 0},
@@ -129,6 +122,9 @@ static void table_one(FILE *f, const cli_options *opt, const cli_table_entry *r)
             "ln n_k - sigma^2/2, an approximation shown while the logit variance\n"
             "sigma^2 <= 1 and n_k >= 16 (a softmax far from one-hot).\n",
             log((double)c->n_k));
+    if (s->raw_theory.var_sd_heavy_tail)
+        fprintf(f, "Student t with nu <= 8: the sd theory is exact, but the entries lack an\n"
+                   "8th moment, so the measured sd has no standard error and converges slowly.\n");
     if (!isnan(s->observed))
         fprintf(f, "Trials with raw sample variance <= %g: %.6g (of %llu)\n", s->observed,
                 s->raw_var_cdf_observed, (unsigned long long)c->trials);
