@@ -103,7 +103,9 @@ static void test_plant_exact(void)
         c.k_std = cases[i].sk;
         sv_theory t;
         CHECK(sv_theory_config(&c, &t) == SV_OK);
-        CHECK_CLOSE(sv_theory_mean(&c), t.mean, 0.0, 0.0);
+        sv_spec spec;
+        CHECK(sv_config_spec(&c, &spec) == SV_OK);
+        CHECK_CLOSE(sv_theory_mean(&spec), t.mean, 0.0, 0.0);
         const exact e = enumerate(&c, t.mean);
         printf("plant %g causal %d: mean %.15g (%.15g) known %.15g (%.15g) diag %.15g (%.15g) "
                "s2 %.15g (%.15g)\n",

@@ -78,36 +78,38 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
 /**
  * sv_theory_raw generalised to a whole configuration: entries of Q with
  * mean mu_q and standard deviation sigma_q (cfg->q_mean, cfg->q_std), of K
- * with mu_k and sigma_k, and dist's fourth moment (including Student's t).
- * With d = d_k and N = n_q n_k (docs/theory.md, section 8):
+ * with mu_k and sigma_k, dist's fourth moment m4 (Student's t included),
+ * the causal mask, QK-norm, a planted key, projections. With d = d_k and
+ * N the visible scores, every variance comes from
  *
- *   mean         = d mu_q mu_k
- *   var          = d [(sigma_q^2 + mu_q^2)(sigma_k^2 + mu_k^2) - mu_q^2 mu_k^2]
- *                  (seed 001: Var(XY) = (s_x^2 + m_x^2)(s_y^2 + m_y^2) - m_x^2 m_y^2)
- *   var_expected = [(N - 1) var - (n_k - 1) d sigma_q^2 mu_k^2
- *                   - (n_q - 1) d sigma_k^2 mu_q^2] / (N - ddof)
- *                  (scores sharing a query row are correlated through mu_k,
- *                  sharing a key row through mu_q)
- *   var_sd       = (sigma_q sigma_k)^2 times sv_theory_raw's var_sd when
- *                  both means are 0; NAN otherwise
- *   entropy_approx = ln n_k - d (sigma_q^2 + mu_q^2) sigma_k^2 / 2.
- * With QK-norm (rows rescaled to norm R; zero means): var = R^4 / d, since
- * E[q_l^2] = R^2 / d by symmetry; E[s^2] as above; var_sd in closed form
- * for normal entries (rows uniform on the sphere, section 8.4), NAN for
- * other laws.
- * With a planted key (rho != 0): diag_logit = rho d (sigma_q^2 + mu_q^2)
- * (rho R^2 with QK-norm); var_expected and var_sd are NAN, since the
- * planted scores have their own mean.
- * With projections (d_model = D, W entries of variance w): q_var = k_var =
- * D w; var = d_k q_var k_var (off the diagonal); cross-attention
- * var_expected = var (N - 1) / (N - ddof) (given W the scores are
- * uncorrelated); self-attention (n_q = n_k = n, shared tokens)
- * var_expected = w^2 [(N - 1) D^2 d_k + 2 (n - 1) D d_k
- *                     + (m4 - 3)(n - 1/n) D d_k] / (N - ddof),
- * from the diagonal's mean tr(W_Q W_K^T) and the pairs (i, j), (j, i)
- * (docs/theory.md, section 8); var_sd NAN (the shared W correlates every
- * score of a trial).
- * The scaled logits S / c divide mean by c, the variances by c^2.
+ *   E[M2] = sum_a Var(S_a) + sum_a (E S_a - mean)^2 - Var(sum_a S_a) / N,
+ *
+ * M2 the sum of squared deviations from the trial's mean, so
+ * var_expected = E[M2] / (N - ddof), var_ddof0 = E[M2] / N, var_ddof1 =
+ * E[M2] / (N - 1), and var = (sum_a Var(S_a) + sum_a (E S_a - mean)^2) / N.
+ * Per option (docs/theory.md, section 8; the table of section 10 says for
+ * each column and option which formula holds or why none does):
+ *   shifted entries: mean = d mu_q mu_k, Var(S) = d [(sigma_q^2 + mu_q^2)
+ *     (sigma_k^2 + mu_k^2) - mu_q^2 mu_k^2], covariances d sigma_q^2 mu_k^2
+ *     along a row and d sigma_k^2 mu_q^2 along a column (8.1);
+ *   causal: the same over the n (n + 1) / 2 visible scores, and var_sd for
+ *     zero means from the mask's row, column and overlap counts (8.3);
+ *   QK-norm (norm R, zero means): Var(S) = R^4 / d, uncorrelated scores;
+ *     var_sd for normal entries (full grid) and rademacher ones (8.4);
+ *   plant rho: diag_logit = d (rho (sigma_q^2 + mu_q^2) + sqrt(1 - rho^2)
+ *     mu_q mu_k); under QK-norm R^2 E[cos] = R^2 rho (2/d)
+ *     [Gamma((d+1)/2) / Gamma(d/2)]^2 2F1(1/2, 1/2; d/2 + 1; rho^2) for
+ *     normal entries; the mean and var count the planted scores;
+ *     var_expected for zero means (8.5);
+ *   projections (d_model = D, W entries of variance w): q_var = k_var = D w
+ *     (M - 1) / M; off-diagonal E S^2 = D^2 d w^2, a shared token's score
+ *     (m4 - 1) D d w^2 more, shared-token scores covary by D d w^2, and so
+ *     do S_ij, S_ji (8.6).
+ * q_var and k_var are the expectations of the measured ddof-0 sample
+ * variance of the M = n_q d (n_k d) entries. entropy_approx follows
+ * sv_theory_entropy_approx. var_sd_heavy_tail flags t with nu <= 8.
+ * Thread safety: pure. Cost: O(1), but O(terms) of a 2F1 series (at most
+ * 10^5) with QK-norm and a planted key.
  *
  * @return SV_OK; the errors of sv_config_check (*out untouched).
  */
