@@ -7,7 +7,7 @@
  *   dgemm_limit D_K_LIST N_Q N_K TRIALS [TM KB]
  * D_K_LIST is a comma list (a sweep runs each d_k in turn). Prints the
  * seconds all products took, their GFLOP/s and OpenBLAS's kernel name.
- * TM and KB default to sdpa-var's (src/experiment.c). */
+ * TM and KB default to sdpa-var's (src/plan.h). */
 #include <cblas.h>
 #include <omp.h>
 #include <stdio.h>

@@ -8,12 +8,42 @@
 SV_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Packages the build needs. gcc, cmake and git are assumed (they fetched us).
-# scdoc builds the man page.
-SV_BUILD_PACKAGES=(make libopenblas-dev scdoc libcjson-dev)
-# Packages only the test suite needs: numpy as the independent reference,
-# gnuplot to render the figures from our CSV, dpkg-dev (dpkg-shlibdeps) for
-# CPack's .deb, man-db (man -l) and bash-completion to try what it installs.
-SV_TEST_PACKAGES=(python3 python3-numpy gnuplot-nox dpkg-dev man-db bash-completion time jq)
+# One package per line, so lists from several changes merge cleanly.
+SV_BUILD_PACKAGES=(
+    make
+    libopenblas-dev
+    scdoc            # the man page sdpa-var(1)
+    libcjson-dev     # JSON output
+)
+# Packages only the test suite needs. Test tools are looked up when the tests
+# run (tests/require.sh), not when build/ is configured, so installing them
+# after scripts/run.sh configured build/ is enough.
+SV_TEST_PACKAGES=(
+    python3
+    python3-numpy    # the independent reference (tests/numpy)
+    python3-torch    # PyTorch's attention as a second peer
+    gnuplot-nox      # renders the figures from our CSV
+    jq               # checks the JSON output
+    dpkg-dev         # dpkg-shlibdeps for CPack's .deb
+    man-db           # man -l on the built man page
+    bash-completion  # tries the completion it installs
+    time             # /usr/bin/time -f %M: peak memory of a run
+    clang            # libFuzzer harnesses (tests/fuzz); the runtime: sv_clang_rt_package
+    clang-tidy       # static analysis (.clang-tidy)
+    clang-format     # style check (.clang-format)
+    cppcheck         # static analysis
+    valgrind         # memcheck over CLI cases (tests/valgrind)
+    gcovr            # line and branch coverage (scripts/coverage.sh)
+)
+
+# libFuzzer and the sanitizer runtimes ship in libclang-rt-N-dev, N the major
+# version of the distribution's clang: 14 on Debian 12, 18 on Ubuntu 24.04.
+# Call after clang is installed.
+sv_clang_rt_package() {
+    local v
+    v=$(clang -dumpversion 2>/dev/null) || return 1
+    printf 'libclang-rt-%s-dev\n' "${v%%.*}"
+}
 
 sv_missing_packages() {
     local p

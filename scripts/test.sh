@@ -7,6 +7,7 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 sv_ensure_packages "${SV_BUILD_PACKAGES[@]}" "${SV_TEST_PACKAGES[@]}"
+sv_ensure_packages "$(sv_clang_rt_package)"
 cd "$SV_ROOT"
 for preset in release asan; do
     printf '\n== %s: build and test ==\n' "$preset"

@@ -4,6 +4,7 @@
  * run 64 at a time through one call of the row kernel; whole trials run
  * one per thread when there are enough of them. */
 #include <cblas.h>
+#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,34 @@ static sv_status run_parallel(const plan *p, const ws_sizes *z, uint64_t first, 
     return failed ? SV_ENOMEM : SV_OK;
 }
 
+/* Whether every statistic that is a number for any spec is one: never
+ * NaN (inf is a true answer that overflowed). sv_spec_check's bound rules
+ * a NaN out for the random draws; a caller's arrays are not bounded. */
+static int trial_is_number(const plan *p, const sv_trial_stats *t)
+{
+    const double must[] = {
+        t->raw_mean,          t->raw_var,          t->scaled_mean,        t->scaled_var,
+        t->raw_entropy,       t->scaled_entropy,   t->raw_max_weight,     t->scaled_max_weight,
+        t->raw_jac_trace,     t->scaled_jac_trace, t->raw_var_known_mean, t->raw_var_ddof0,
+        t->raw_jac_frob,      t->scaled_jac_frob,  t->raw_eff_keys,       t->scaled_eff_keys,
+        t->raw_entropy_min,   t->raw_entropy_max,  t->scaled_entropy_min, t->scaled_entropy_max,
+        t->raw_max_abs_logit, t->raw_sum_p2,       t->scaled_sum_p2};
+    for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
+        if (isnan(must[i]))
+            return 0;
+    return p->dv == 0 || (!isnan(t->raw_out_var) && !isnan(t->scaled_out_var));
+}
+
+static sv_status run_checked(const plan *p, const ws_sizes *z, uint64_t first, sv_trial_stats *out)
+{
+    const sv_status st =
+        p->trial_parallel ? run_parallel(p, z, first, out) : run_serial(p, z, first, out);
+    for (uint64_t t = 0; st == SV_OK && t < p->count; t++)
+        if (!trial_is_number(p, &out[t]))
+            return SV_EOVERFLOW;
+    return st;
+}
+
 sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
                         const sv_taps *taps, uint64_t first, uint64_t count, sv_trial_stats *out)
 {
@@ -259,5 +288,5 @@ sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec
     /* We parallelise ourselves; OpenBLAS threads inside ours would
      * oversubscribe the cores. */
     openblas_set_num_threads(1);
-    return p.trial_parallel ? run_parallel(&p, &z, first, out) : run_serial(&p, &z, first, out);
+    return run_checked(&p, &z, first, out);
 }

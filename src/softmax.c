@@ -1,5 +1,6 @@
 #include "sdpa_var/softmax.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -136,13 +137,16 @@ void sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_soft
 #define SV_SHORT_ROW 32u
 
 /* Rows [0, cnt) of length n <= SV_SHORT_ROW, leading dimension ld, packed
- * into one chunk: the same sums as sv_softmax_acc_row_moments. */
+ * into one chunk: the same sums as sv_softmax_acc_row_moments. The chunk
+ * invariant is cnt n <= SV_CHUNK, so with n = 1 there are SV_CHUNK rows:
+ * the per-row arrays hold SV_CHUNK entries, not SV_CHUNK / 2. */
 static void short_rows(const double *s, size_t cnt, size_t n, size_t ld, double c,
                        sv_softmax_acc *acc, sv_moments *mo)
 {
+    assert(n >= 1 && cnt * n <= SV_CHUNK);
     double t[SV_CHUNK], ct[SV_CHUNK], e0[SV_CHUNK], e1[SV_CHUNK];
-    size_t kmax[SV_CHUNK / 2], kmin[SV_CHUNK / 2];
-    double mean[SV_CHUNK / 2];
+    size_t kmax[SV_CHUNK], kmin[SV_CHUNK];
+    double mean[SV_CHUNK];
     for (size_t r = 0; r < cnt; r++) {
         const double *x = s + r * ld;
         size_t k = 0, kl = 0;

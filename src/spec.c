@@ -98,6 +98,61 @@ sv_status sv_spec_scores(const sv_spec *spec, size_t *n)
     return SV_OK;
 }
 
+/* The largest |x| one draw of dist can give. Normal: the ziggurat's tail
+ * returns R - ln(u) / R with u >= 2^-54 and R = 3.4426, so |x| < 14.32.
+ * Uniform: sqrt 3. Student t: z sqrt((nu - 2) / (2 g)), g = d v the
+ * Marsaglia-Tsang gamma draw; a small v passes the exact test only while
+ * ln u >= -37.4, and a grid search over nu in (4, 200] and the accepted
+ * (z, v) finds |x| <= 1.2e7 (above nu = 200, v >= 1/8 and |x| < 45);
+ * 1e9 leaves a margin of 80. */
+static double dist_max_abs(sv_dist dist)
+{
+    switch (dist) {
+    case SV_DIST_NORMAL:
+        return 14.4;
+    case SV_DIST_UNIFORM:
+        return sqrt(3.0);
+    case SV_DIST_RADEMACHER:
+        return 1.0;
+    case SV_DIST_STUDENT_T:
+        return 1e9;
+    }
+    return NAN;
+}
+
+/* The bound of sv_spec_score_bound, and the field whose term is largest. */
+static double score_bound(const sv_spec *s, const char **blame)
+{
+    const double x = dist_max_abs(s->dist), d = (double)s->d_k;
+    const double terms[4] = {fabs(s->q_mean), s->q_std * x, fabs(s->k_mean), s->k_std * x};
+    static const char *const names[4] = {"q_mean", "q_std", "k_mean", "k_std"};
+    size_t top = 0;
+    for (size_t i = 1; i < 4; i++)
+        top = terms[i] > terms[top] ? i : top;
+    double a = terms[0] + terms[1] + terms[2] + terms[3];
+    *blame = d * a * a > SV_SCORE_MAX && d * terms[top] * terms[top] <= SV_SCORE_MAX / 4.0
+                 ? "d_k"
+                 : names[top];
+    if (s->d_model > 0) { /* |W| <= 14.4: normal with variance <= 1 */
+        a = 2.0 * 14.4 * (double)s->d_model * x;
+        *blame = "d_model";
+    }
+    double b = d * a * a;
+    if (s->qk_norm && s->qk_scale * s->qk_scale > b) {
+        b = s->qk_scale * s->qk_scale;
+        *blame = "qk_scale";
+    }
+    if (b <= SV_SCORE_MAX && b / s->scale > SV_SCORE_MAX)
+        *blame = "scale";
+    return fmax(b, b / s->scale);
+}
+
+double sv_spec_score_bound(const sv_spec *spec)
+{
+    const char *blame;
+    return spec ? score_bound(spec, &blame) : NAN;
+}
+
 #define SV_FAIL(name, status)                                                                      \
     do {                                                                                           \
         if (field)                                                                                 \
@@ -131,6 +186,9 @@ sv_status sv_spec_check_field(const sv_spec *spec, const char **field)
         SV_FAIL("d_v", SV_ETOOBIG);
     if (spec->d_model > INT_MAX)
         SV_FAIL("d_model", SV_ETOOBIG);
+    const char *blame;
+    if (!(score_bound(spec, &blame) <= SV_SCORE_MAX))
+        SV_FAIL(blame, SV_EOVERFLOW);
     if (field)
         *field = NULL;
     return SV_OK;

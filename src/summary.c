@@ -108,7 +108,14 @@ sv_status sv_summary_begin(const sv_config *cfg, sv_summary_acc *acc)
         return st;
     if (!acc || cfg->trials > SIZE_MAX / sizeof(double))
         return SV_EINVAL;
+    /* The experiment's values only: the caller's taps and callback are
+     * not the summary's to keep. */
     acc->cfg = *cfg;
+    acc->cfg.hist_bins = 0;
+    acc->cfg.hist_raw = acc->cfg.hist_scaled = acc->cfg.hist_w_raw = acc->cfg.hist_w_scaled = NULL;
+    acc->cfg.row_sums = NULL;
+    acc->cfg.progress = NULL;
+    acc->cfg.progress_ctx = NULL;
     return sv_partial_init(&acc->trials, 0, cfg->trials);
 }
 

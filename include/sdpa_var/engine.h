@@ -152,8 +152,12 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  * @param out  array of count entries, written in trial order.
  * @return SV_OK; the errors of sv_engine_bytes and src->check; SV_EINVAL
  *         for count 0 or first + count > spec->trials; SV_ENOMEM if a work
- *         array cannot be allocated. After an error out and the taps may
- *         be partly written.
+ *         array cannot be allocated; SV_EOVERFLOW if a statistic that is a
+ *         number for any spec (mean, variance, entropy, max weight,
+ *         Jacobian, max |logit|, with values the output's) came out NaN:
+ *         sv_spec_check's bound rules that out for the random draws, not
+ *         for a caller's arrays. After an error out and the taps may be
+ *         partly written.
  * Cost: per trial 2 n_q n_k d_k flops in dgemm, 2 n_q n_k exp, and the
  *       source's rows: Q's rows once per key block (ceil(n_k / 4096)
  *       times), K's once.

@@ -88,6 +88,36 @@ typedef struct sv_spec {
 sv_status sv_spec_resolve(sv_spec *spec);
 
 /**
+ * Largest bound on |score| a spec may have: sv_spec_check returns
+ * SV_EOVERFLOW when sv_spec_score_bound exceeds it.
+ *
+ * Why 1e60: with |S_ij| <= B every intermediate stays finite for any
+ * N = n_q n_k < 2^64 scores and any trial count below 2^64: the sum of the
+ * scores (N B < 1e80), of their squared deviations (N (2B)^2 < 1e141), the
+ * softmax sums (e_j <= 1, |t_j| = |S_ij - max| <= 2B), the known-mean
+ * variance, and the summary's spread of per-trial variances over trials
+ * (T (2 B^2)^2 < 1e261), with room for a theory value's fourth moments
+ * (B^4 = 1e240). DBL_MAX is 1.8e308.
+ */
+#define SV_SCORE_MAX 1e60
+
+/**
+ * An upper bound on |S_ij| and on |S_ij / scale| for a resolved @p spec,
+ * and on the squared norm of a row of Q or K before QK-norm, from the
+ * largest |x| one draw of spec->dist can give (X = 14.4 normal, sqrt 3
+ * uniform, 1 Rademacher, 1e9 Student t; derivation in spec.c):
+ *   A_q = |q_mean| + q_std X,  A_k = |k_mean| + k_std X
+ *   (with projections A_q = A_k = 14.4 d_model X: |W| <= 14.4, Var W <= 1),
+ *   B = d_k (A_q + A_k)^2 (a planted key's entries are at most A_q + A_k),
+ *   with QK-norm the larger of B and qk_scale^2 (|q.k| <= |q||k|); and the
+ *   larger of that and that / scale.
+ * The bound holds for the random draws (sv_source_draw); a caller's arrays
+ * are not bounded by it (the engine reports a NaN instead).
+ * @return the bound (+inf if it overflows); NAN for NULL.
+ */
+double sv_spec_score_bound(const sv_spec *spec);
+
+/**
  * Checks a resolved spec, every rule and every size in one place.
  * @return SV_OK;
  *   SV_EINVAL if d_k, n_q, n_k or trials is 0; dist out of range or a t
@@ -101,7 +131,12 @@ sv_status sv_spec_resolve(sv_spec *spec);
  *     in elements or in bytes;
  *   SV_ETOOBIG if d_k, d_v or d_model exceeds INT_MAX: the engine hands
  *     them to CBLAS, which takes int (n_q and n_k reach it in tiles of at
- *     most 256 and 4096 rows, so any size_t is fine for them).
+ *     most 256 and 4096 rows, so any size_t is fine for them);
+ *   SV_EOVERFLOW if sv_spec_score_bound exceeds SV_SCORE_MAX: means,
+ *     standard deviations, qk_scale or a small scale so large that scores
+ *     or their squared sums could overflow (blames the largest term:
+ *     "q_mean", "q_std", "k_mean", "k_std", "qk_scale", "scale", "d_k" or
+ *     "d_model").
  * Thread safety: reads spec only.
  */
 sv_status sv_spec_check(const sv_spec *spec);

@@ -55,7 +55,9 @@ double sv_quantile_sorted(const double *x, size_t n, double p);
  * chunking, and a partial merged from shards gives the same summary.
  */
 typedef struct sv_summary_acc {
-    sv_config cfg;     /**< a copy of the configuration (trials: all of them) */
+    sv_config cfg;     /**< a copy of the configuration (trials: all of them), without
+                            its taps and progress callback: no pointers into the
+                            caller's buffers */
     sv_partial trials; /**< the trials added so far, from trial 0 */
 } sv_summary_acc;
 

@@ -545,7 +545,7 @@ sv_config cli_options_config(const cli_options *opt, size_t i)
     cfg.scale = c->kind == CLI_SCALE_SQRT   ? 0.0
                 : c->kind == CLI_SCALE_DK   ? (double)cfg.d_k
                 : c->kind == CLI_SCALE_NONE ? 1.0
-                                           : c->value;
+                                            : c->value;
     return cfg;
 }
 
@@ -576,6 +576,15 @@ int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
         if (st == SV_ETOOBIG) {
             snprintf(err, errlen, "--dk: '%zu' is too large (at most %d: CBLAS takes int sizes)",
                      cfg.d_k, INT_MAX);
+            return 0;
+        }
+        if (st == SV_EOVERFLOW) {
+            sv_spec spec;
+            sv_config_spec(&cfg, &spec);
+            snprintf(err, errlen,
+                     "values too large: scores could reach %.3g (means, stds, --qk-scale, "
+                     "--scale); at most %.3g",
+                     sv_spec_score_bound(&spec), SV_SCORE_MAX);
             return 0;
         }
         if (st != SV_OK) {

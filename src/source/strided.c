@@ -1,0 +1,84 @@
+/* The strided source: rows of Q, K and V read from caller arrays of any
+ * layout numpy or torch hands over (float64 or float32, byte strides of
+ * any sign), widened to double. The engine cannot tell it from draws. */
+#include <string.h>
+
+#include "sdpa_var/source.h"
+
+/* The array of matrix `which`. */
+static const sv_array *array_of(const sv_strided *a, sv_matrix which)
+{
+    return which == SV_MATRIX_Q ? &a->q : which == SV_MATRIX_K ? &a->k : &a->v;
+}
+
+/* Whether array a serves rows x cols per trial for trials [first, first +
+ * count). */
+static int shape_ok(const sv_array *a, size_t rows, size_t cols, uint64_t first, uint64_t count)
+{
+    if (a->shape[1] != rows || a->shape[2] != cols)
+        return 0;
+    if (a->ndim == 2)
+        return first == 0 && count == 1;
+    return first <= a->shape[0] && count <= a->shape[0] - first;
+}
+
+static int format_ok(const sv_array *a)
+{
+    return a->data && (a->ndim == 2 || a->ndim == 3) &&
+           (a->dtype == SV_DTYPE_FLOAT64 || a->dtype == SV_DTYPE_FLOAT32);
+}
+
+static sv_status strided_check(const sv_source *src, const sv_spec *spec, uint64_t first,
+                               uint64_t count)
+{
+    const sv_strided *a = src->impl;
+    if (!format_ok(&a->q) || !format_ok(&a->k) || (spec->values && !format_ok(&a->v)))
+        return SV_EFORMAT;
+    /* The draw fields would describe rows the arrays do not hold. */
+    if (spec->plant != 0.0 || spec->qk_norm || spec->d_model > 0)
+        return SV_EMISMATCH;
+    if (!shape_ok(&a->q, spec->n_q, spec->d_k, first, count) ||
+        !shape_ok(&a->k, spec->n_k, spec->d_k, first, count) ||
+        (spec->values && !shape_ok(&a->v, spec->n_k, spec->d_v, first, count)))
+        return SV_EMISMATCH;
+    return SV_OK;
+}
+
+static void strided_rows(const sv_source *src, const double *state, uint64_t trial, sv_matrix which,
+                         size_t row0, size_t m, double *x, size_t ld, double *scratch)
+{
+    (void)state;
+    (void)scratch;
+    const sv_array *a = array_of(src->impl, which);
+    const size_t cols = a->shape[2];
+    const unsigned char *base = a->data;
+    if (a->ndim == 3)
+        base += (ptrdiff_t)trial * a->strides[0];
+    for (size_t i = 0; i < m; i++) {
+        const unsigned char *row = base + (ptrdiff_t)(row0 + i) * a->strides[1];
+        double *out = x + i * ld;
+        /* memcpy: an element need not be aligned in a caller's buffer */
+        if (a->dtype == SV_DTYPE_FLOAT64) {
+            for (size_t l = 0; l < cols; l++)
+                memcpy(&out[l], row + (ptrdiff_t)l * a->strides[2], sizeof(double));
+        } else {
+            for (size_t l = 0; l < cols; l++) {
+                float f;
+                memcpy(&f, row + (ptrdiff_t)l * a->strides[2], sizeof f);
+                out[l] = (double)f; /* exact */
+            }
+        }
+    }
+}
+
+sv_status sv_source_strided(const sv_strided *arrays, sv_source *src)
+{
+    if (!arrays || !src)
+        return SV_EINVAL;
+    if (!format_ok(&arrays->q) || !format_ok(&arrays->k) ||
+        (arrays->v.data && !format_ok(&arrays->v)))
+        return SV_EFORMAT;
+    *src = (sv_source){
+        .impl = arrays, .measure_entries = 1, .check = strided_check, .rows = strided_rows};
+    return SV_OK;
+}

@@ -1,0 +1,132 @@
+/* The column table: names unique per kind, every column documented, the
+ * summary's first columns where scripts read them, and the verdict on
+ * undefined values (sv_columns_first_undefined). */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "sdpa_var/columns.h"
+
+static void test_table(void)
+{
+    for (int k = 0; k < SV_OUTPUT_KINDS; k++) {
+        const size_t n = sv_columns_count((sv_output_kind)k);
+        CHECK(n > 0 && sv_output_kind_name((sv_output_kind)k) != NULL);
+        for (size_t i = 0; i < n; i++) {
+            const sv_column *c = sv_columns_get((sv_output_kind)k, i);
+            CHECK(c && c->name && c->name[0] && c->doc && c->doc[0] && c->unit && c->get);
+            CHECK(strspn(c->name, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(c->name));
+            for (size_t j = 0; j < i; j++)
+                CHECK(strcmp(c->name, sv_columns_get((sv_output_kind)k, j)->name) != 0);
+        }
+        CHECK(sv_columns_get((sv_output_kind)k, n) == NULL);
+    }
+    CHECK(sv_columns_count((sv_output_kind)SV_OUTPUT_KINDS) == 0);
+    CHECK(sv_columns_get((sv_output_kind)SV_OUTPUT_KINDS, 0) == NULL);
+    /* Scripts read the first 31 summary columns by position (README). */
+    static const char *const first[] = {"dk",
+                                        "n_q",
+                                        "n_k",
+                                        "trials",
+                                        "seed",
+                                        "dist",
+                                        "ddof",
+                                        "raw_mean",
+                                        "raw_var",
+                                        "raw_var_theory",
+                                        "raw_var_expected",
+                                        "raw_var_sd",
+                                        "raw_var_sd_theory",
+                                        "raw_var_q05",
+                                        "raw_var_q50",
+                                        "raw_var_q95",
+                                        "scaled_mean",
+                                        "scaled_var",
+                                        "scaled_var_theory",
+                                        "scaled_var_expected",
+                                        "scaled_var_sd",
+                                        "scaled_var_sd_theory",
+                                        "scaled_var_q05",
+                                        "scaled_var_q50",
+                                        "scaled_var_q95",
+                                        "raw_entropy",
+                                        "scaled_entropy",
+                                        "raw_max_weight",
+                                        "scaled_max_weight",
+                                        "raw_jac_trace",
+                                        "scaled_jac_trace"};
+    for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
+        CHECK(strcmp(sv_columns_get(SV_OUTPUT_SUMMARY, i)->name, first[i]) == 0);
+}
+
+/* A nan is a failure where the column must be defined, an answer where
+ * it need not be. */
+static void test_undefined(void)
+{
+    sv_config cfg = {.d_k = 4, .n_q = 1, .n_k = 1, .trials = 1};
+    sv_trial_stats t;
+    memset(&t, 0, sizeof t);
+    t.raw_var_ddof1 = NAN; /* N = 1: no ddof-1 variance */
+    t.raw_diag_logit = t.raw_diag_weight = t.scaled_diag_weight = NAN;
+    t.q_var = t.k_var = t.raw_out_var = t.scaled_out_var = NAN;
+    sv_row_view v = {.cfg = &cfg, .stats = &t};
+    CHECK(sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0) == NULL);
+    cfg.n_q = cfg.n_k = 2; /* now N = 4: raw_var_ddof1 must be a number */
+    const sv_column *c = sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0);
+    CHECK(c && strcmp(c->name, "raw_var_ddof1") == 0);
+    t.raw_var_ddof1 = 1.0;
+    cfg.values = 1;
+    c = sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0);
+    CHECK(c && strcmp(c->name, "raw_out_var") == 0);
+    cfg.values = 0;
+    t.raw_entropy = NAN;
+    c = sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0);
+    CHECK(c && strcmp(c->name, "raw_entropy") == 0);
+    /* Summary: theory columns may be nan; the spread needs two trials. */
+    t.raw_entropy = 0.0;
+    sv_summary s;
+    memset(&s, 0, sizeof s);
+    s.mean = t;
+    s.raw_theory.var_expected = s.raw_theory.var_sd = NAN;
+    s.raw.sd = s.scaled.sd = NAN;
+    s.observed = s.raw_var_cdf_observed = s.qk_radius = NAN;
+    sv_row_view w = {.cfg = &cfg, .stats = &s.mean, .summary = &s};
+    c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 0);
+    CHECK(c == NULL);
+    cfg.trials = 2;
+    c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 0);
+    CHECK(c && strcmp(c->name, "raw_var_sd") == 0);
+    cfg.trials = 1;
+    c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 1);
+    CHECK(c && strcmp(c->name, "observed") == 0);
+    cfg.qk_norm = 1;
+    c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 0);
+    CHECK(c && strcmp(c->name, "qk_norm_radius") == 0);
+}
+
+/* Getters: configuration words and per-row means. */
+static void test_getters(void)
+{
+    sv_config cfg = {.d_k = 9, .n_q = 3, .n_k = 3, .trials = 4, .causal = 1};
+    const double sums[SV_ROW_FIELDS] = {2.0, 4.0, 1.0, 3.0};
+    sv_row_view v = {.cfg = &cfg, .row = 1, .row_sums = sums};
+    const sv_column *c = sv_columns_get(SV_OUTPUT_PER_ROW, 1);
+    CHECK(strcmp(c->name, "scale") == 0 && strcmp(c->get(&v).text, "sqrt") == 0);
+    for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_PER_ROW); i++) {
+        c = sv_columns_get(SV_OUTPUT_PER_ROW, i);
+        if (strcmp(c->name, "keys_seen") == 0)
+            CHECK(c->get(&v).count == 2); /* causal: row 1 sees keys 0, 1 */
+        if (strcmp(c->name, "scaled_entropy") == 0)
+            CHECK_CLOSE(c->get(&v).real, 1.0, 0.0, 0.0);
+        if (strcmp(c->name, "entropy_bound") == 0)
+            CHECK_CLOSE(c->get(&v).real, log(2.0), 1e-15, 0.0);
+    }
+}
+
+int main(void)
+{
+    test_table();
+    test_undefined();
+    test_getters();
+    return CHECK_DONE();
+}

@@ -1,0 +1,223 @@
+/* Regression tests for the crashes and silent NaNs of issue 9 section 1:
+ * each failed (UBSan, a crash, or a wrong status) before its fix. Run
+ * under the asan preset to see the memory errors themselves. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "sdpa_var/sdpa_var.h"
+
+static sv_config config(size_t d, size_t nq, size_t nk, uint64_t trials)
+{
+    sv_config c = {
+        .d_k = d, .n_q = nq, .n_k = nk, .trials = trials, .seed = 9u, .dist = SV_DIST_NORMAL};
+    return c;
+}
+
+/* Packed short rows: rows x n around the 256-double chunk. With n = 1, 256
+ * rows share one chunk; the per-row arrays held 128 (UBSan: index 128 out
+ * of bounds in short_rows). Every row must match the same row alone. */
+static void test_short_rows(void)
+{
+    const size_t rows[] = {1, 2, 127, 128, 129, 255, 256, 257, 300, 513};
+    const size_t lens[] = {1, 2, 3, 7, 31, 32};
+    enum { MAXR = 513, MAXN = 32 };
+    static double s[MAXR * MAXN];
+    static sv_softmax_acc acc[MAXR];
+    static sv_moments mo[MAXR];
+    sv_rng g;
+    sv_rng_seed(&g, 1u, 2u);
+    sv_sample_fill(&g, SV_DIST_NORMAL, 0.0, s, MAXR * MAXN);
+    int same = 1;
+    for (size_t a = 0; a < sizeof rows / sizeof rows[0]; a++)
+        for (size_t b = 0; b < sizeof lens / sizeof lens[0]; b++) {
+            const size_t m = rows[a], n = lens[b];
+            sv_softmax_acc_rows(s, m, n, MAXN, 0.5, acc, mo);
+            for (size_t r = 0; r < m; r++) {
+                sv_softmax_acc one;
+                sv_moments om;
+                sv_softmax_acc_rows(s + r * MAXN, 1, n, MAXN, 0.5, &one, &om);
+                /* Grouping rows into calls never changes a row's bits. */
+                if (memcmp(&one, &acc[r], sizeof one) != 0 || memcmp(&om, &mo[r], sizeof om)) {
+                    same = 0;
+                    fprintf(stderr, "short rows: %zu x %zu, row %zu differs\n", m, n, r);
+                }
+            }
+        }
+    CHECK(same);
+}
+
+/* --block-rows near SIZE_MAX: block_rows + tm - 1 wrapped (division by
+ * zero, or no rows processed and a NaN). Rows beyond n_q mean all rows in
+ * one work item: the same bits as every other block size. */
+static void test_block_rows(void)
+{
+    const size_t blocks[] = {SIZE_MAX, SIZE_MAX - 615, SIZE_MAX / 2 + 1, 1111, 1112, 100000};
+    sv_config c = config(4, 1111, 1111, 1);
+    sv_trial_stats want, got;
+    CHECK(sv_experiment_run(&c, &want) == SV_OK);
+    CHECK(!isnan(want.raw_var));
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+        memset(&got, 0x5a, sizeof got);
+        c.block_rows = blocks[i];
+        for (int t = 1; t <= 2; t++) {
+            c.threads = t;
+            CHECK(sv_experiment_run(&c, &got) == SV_OK);
+            CHECK(memcmp(&got, &want, sizeof got) == 0);
+        }
+    }
+}
+
+/* The library checks sizes itself, whatever the CLI does first: check,
+ * bytes and run agree, and the run fails cleanly (it segfaulted with
+ * d_v = 2^53; a d_v above INT_MAX reached cblas cut to an int). */
+static void test_sizes(void)
+{
+    const struct {
+        size_t d, nq, nk, dv;
+        int values;
+        sv_status want;
+    } bad[] = {
+        {2, 256, 4096, (size_t)1 << 53, 1, SV_ERANGE}, /* n_k d_v bytes overflow */
+        {2, 256, 4096, (size_t)INT_MAX + 1, 1, SV_ETOOBIG},
+        /* d_v fits an int, but n_q x 2 d_v running outputs overflow. */
+        {1, (size_t)1 << 40, 1, INT_MAX, 1, SV_ERANGE},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sv_config c = config(bad[i].d, bad[i].nq, bad[i].nk, 1);
+        c.values = bad[i].values;
+        c.d_v = bad[i].dv;
+        c.threads = 1;
+        size_t bytes = 7;
+        sv_trial_stats r;
+        CHECK(sv_config_check(&c) == bad[i].want);
+        CHECK(sv_experiment_bytes(&c, &bytes) == bad[i].want && bytes == 7);
+        CHECK(sv_experiment_run(&c, &r) == bad[i].want);
+    }
+    /* INT_MAX columns of V are allowed where the work arrays fit. */
+    sv_config ok = config(2, 3, 4, 1);
+    ok.values = 1;
+    ok.d_v = INT_MAX;
+    CHECK(sv_config_check(&ok) == SV_OK);
+}
+
+/* sv_spec_score_bound of cfg's resolved spec (written even on an error). */
+static double bound_of(const sv_config *c)
+{
+    sv_spec s;
+    sv_config_spec(c, &s);
+    return sv_spec_score_bound(&s);
+}
+
+/* Values whose scores would overflow printed nan with exit 0: now
+ * SV_EOVERFLOW from the check, and values at the edge of the bound run to
+ * numbers (never NaN). */
+static void test_overflow_bound(void)
+{
+    sv_config c = config(4, 3, 3, 1);
+    /* Normal draws are at most 14.4: B = 4 (14.4 + 14.4)^2. */
+    CHECK_CLOSE(bound_of(&c), 4.0 * 28.8 * 28.8, 1e-15, 0.0);
+    CHECK(sv_config_check(&c) == SV_OK);
+    struct {
+        double q_mean, q_std, k_std, qk_scale, scale;
+        int qk_norm;
+        const char *blame;
+    } const bad[] = {
+        {1e308, 0, 0, 0, 0, 0, "q_mean"},   /* --q-mean 1e308 */
+        {0, 0, 0, 1e308, 0, 1, "qk_scale"}, /* --qk-norm --qk-scale 1e308 */
+        {0, 1e300, 0, 0, 0, 0, "q_std"},    {0, 0, 1e31, 0, 0, 0, "k_std"},
+        {0, 0, 0, 0, 1e-100, 0, "scale"}, /* scaled scores S / scale overflow */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sv_config b = c;
+        b.q_mean = bad[i].q_mean;
+        b.q_std = bad[i].q_std;
+        b.k_std = bad[i].k_std;
+        b.qk_scale = bad[i].qk_scale;
+        b.scale = bad[i].scale;
+        b.qk_norm = bad[i].qk_norm;
+        sv_trial_stats r;
+        size_t bytes;
+        const char *field = NULL;
+        CHECK(sv_config_check_field(&b, &field) == SV_EOVERFLOW);
+        CHECK(field && strcmp(field, bad[i].blame) == 0);
+        CHECK(sv_experiment_bytes(&b, &bytes) == SV_EOVERFLOW);
+        CHECK(sv_experiment_run(&b, &r) == SV_EOVERFLOW);
+    }
+    /* A scale whose square underflows to 0 is no scale at all. */
+    c.scale = 1e-300;
+    CHECK(sv_config_check(&c) == SV_EINVAL);
+    c.scale = 0.0;
+    CHECK(strcmp(sv_status_str(SV_EOVERFLOW), "value too large: scores would overflow") == 0);
+    /* Just inside the bound: scores near 1e60, every statistic a number. */
+    struct {
+        size_t d;
+        double q_mean, k_mean, qk_scale;
+        int qk_norm;
+        sv_dist dist;
+    } const edge[] = {
+        {1, 4.9e29, 4.9e29, 0, 0, SV_DIST_NORMAL},
+        {64, 0, 0, 9.9e29, 1, SV_DIST_NORMAL},
+        {2, -3e29, 3e29, 0, 0, SV_DIST_UNIFORM},
+        {1, 4e29, 0, 0, 0, SV_DIST_STUDENT_T},
+    };
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+        sv_config e = config(edge[i].d, 300, 300, 2);
+        e.q_mean = edge[i].q_mean;
+        e.k_mean = edge[i].k_mean;
+        e.qk_scale = edge[i].qk_scale;
+        e.qk_norm = edge[i].qk_norm;
+        e.dist = edge[i].dist;
+        e.nu = 5.0;
+        e.values = 1;
+        sv_trial_stats r[2];
+        CHECK(bound_of(&e) <= SV_SCORE_MAX);
+        CHECK(sv_experiment_run(&e, r) == SV_OK);
+        for (int t = 0; t < 2; t++)
+            CHECK(isfinite(r[t].raw_var) && isfinite(r[t].raw_var_known_mean) &&
+                  isfinite(r[t].raw_entropy) && isfinite(r[t].scaled_entropy) &&
+                  isfinite(r[t].raw_jac_frob) && isfinite(r[t].raw_out_var));
+    }
+}
+
+/* Caller arrays are not bounded by the spec: scores of 1e400 overflow to
+ * inf, the softmax's inf - inf is NaN, and the engine says so instead of
+ * returning SV_OK with a NaN. */
+static void test_nan_reported(void)
+{
+    double q[3 * 2], k[3 * 2];
+    for (size_t i = 0; i < 6; i++) {
+        q[i] = 1e200 * (i % 2 ? 1.0 : -1.0);
+        k[i] = 1e200;
+    }
+    const sv_array a = {.dtype = SV_DTYPE_FLOAT64,
+                        .ndim = 2,
+                        .shape = {1, 3, 2},
+                        .strides = {0, 2 * sizeof(double), sizeof(double)}};
+    sv_strided arr = {.q = a, .k = a};
+    arr.q.data = q;
+    arr.k.data = k;
+    sv_spec spec = {.d_k = 2, .n_q = 3, .n_k = 3, .trials = 1};
+    CHECK(sv_spec_resolve(&spec) == SV_OK);
+    sv_source src;
+    CHECK(sv_source_strided(&arr, &src) == SV_OK);
+    const sv_exec exec = {.threads = 1};
+    sv_trial_stats r;
+    CHECK(sv_engine_run(&spec, &src, &exec, NULL, 0, 1, &r) == SV_EOVERFLOW);
+    /* The same arrays at a sane size are fine. */
+    for (size_t i = 0; i < 6; i++)
+        q[i] = k[i] = 1.0 + (double)i;
+    CHECK(sv_engine_run(&spec, &src, &exec, NULL, 0, 1, &r) == SV_OK);
+}
+
+int main(void)
+{
+    test_short_rows();
+    test_block_rows();
+    test_sizes();
+    test_overflow_bound();
+    test_nan_reported();
+    return CHECK_DONE();
+}

@@ -1,0 +1,147 @@
+/* Sources (source.h): the engine gives the same bits whatever hands it the
+ * rows (the draw source's rows copied into arrays and read back through
+ * the strided source, in float64 and through a transposed layout), and the
+ * strided source refuses what it cannot serve with the promised status. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "sdpa_var/sdpa_var.h"
+
+#define T 3u
+#define NQ 300u /* two query tiles */
+#define NK 70u
+#define D 9u
+#define DV 4u
+
+/* Every row of Q, K, V of trials 0 .. T-1 from the draw source: q and v
+ * row-major (T x rows x cols), k stored transposed (T x D x NK). */
+static void fill(const sv_source *draw, double *q, double *kt, double *v)
+{
+    double row[D > DV ? D : DV], scratch[D];
+    for (uint64_t t = 0; t < T; t++) {
+        draw->rows(draw, NULL, t, SV_MATRIX_Q, 0, NQ, q + t * NQ * D, D, scratch);
+        draw->rows(draw, NULL, t, SV_MATRIX_V, 0, NK, v + t * NK * DV, DV, scratch);
+        for (size_t j = 0; j < NK; j++) {
+            draw->rows(draw, NULL, t, SV_MATRIX_K, j, 1, row, D, scratch);
+            for (size_t l = 0; l < D; l++)
+                kt[t * D * NK + l * NK + j] = row[l];
+        }
+    }
+}
+
+static sv_array array3(const double *data, size_t rows, size_t cols, ptrdiff_t s0, ptrdiff_t s1,
+                       ptrdiff_t s2)
+{
+    return (sv_array){.data = data,
+                      .dtype = SV_DTYPE_FLOAT64,
+                      .ndim = 3,
+                      .shape = {T, rows, cols},
+                      .strides = {s0, s1, s2}};
+}
+
+static void test_same_bits(void)
+{
+    sv_spec s = {.d_k = D,
+                 .n_q = NQ,
+                 .n_k = NK,
+                 .trials = T,
+                 .seed = 99u,
+                 .values = 1,
+                 .d_v = DV,
+                 .causal = 0,
+                 .ddof = 1};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    sv_source draw, strided;
+    CHECK(sv_source_draw(&s, &draw) == SV_OK);
+    double *q = malloc(T * NQ * D * sizeof *q), *kt = malloc(T * D * NK * sizeof *kt),
+           *v = malloc(T * NK * DV * sizeof *v);
+    fill(&draw, q, kt, v);
+    const ptrdiff_t e = sizeof(double);
+    const sv_strided arr = {.q = array3(q, NQ, D, NQ * D * e, D * e, e),
+                            .k = array3(kt, NK, D, D * NK * e, e, NK * e), /* a transposed view */
+                            .v = array3(v, NK, DV, NK * DV * e, DV * e, e)};
+    CHECK(sv_source_strided(&arr, &strided) == SV_OK);
+    sv_trial_stats a[T], b[T];
+    const sv_exec exec = {.threads = 2, .block_rows = 100};
+    CHECK(sv_engine_run(&s, &draw, &exec, NULL, 0, T, a) == SV_OK);
+    CHECK(sv_engine_run(&s, &strided, &exec, NULL, 0, T, b) == SV_OK);
+    for (size_t t = 0; t < T; t++) {
+        /* the strided source measures the entries; plain draws do not */
+        CHECK(isnan(a[t].q_var) && !isnan(b[t].q_var) && !isnan(b[t].k_var));
+        a[t].q_var = b[t].q_var;
+        a[t].k_var = b[t].k_var;
+        CHECK(memcmp(&a[t], &b[t], sizeof a[t]) == 0);
+    }
+    /* refusals: shape, trial range, draw fields, layout */
+    sv_spec other = s;
+    other.n_k = NK + 1;
+    CHECK(sv_spec_resolve(&other) == SV_OK);
+    CHECK(sv_engine_run(&other, &strided, &exec, NULL, 0, 1, b) == SV_EMISMATCH);
+    other = s;
+    other.trials = T + 1;
+    CHECK(sv_engine_run(&other, &strided, &exec, NULL, 1, T, b) == SV_EMISMATCH);
+    other = s;
+    other.plant = 0.5;
+    CHECK(sv_engine_run(&other, &strided, &exec, NULL, 0, 1, b) == SV_EMISMATCH);
+    CHECK(sv_engine_run(&s, &strided, NULL, NULL, 0, 1, b) == SV_EINVAL);
+    sv_strided bad = arr;
+    bad.q.ndim = 4;
+    CHECK(sv_source_strided(&bad, &strided) == SV_EFORMAT);
+    bad = arr;
+    bad.k.dtype = (sv_dtype)7;
+    CHECK(sv_source_strided(&bad, &strided) == SV_EFORMAT);
+    bad = arr;
+    bad.q.data = NULL;
+    CHECK(sv_source_strided(&bad, &strided) == SV_EFORMAT);
+    CHECK(sv_source_strided(NULL, &strided) == SV_EINVAL);
+    free(q);
+    free(kt);
+    free(v);
+}
+
+/* float32 rows are widened exactly: the same numbers as float64 arrays
+ * holding the same (float-representable) values. */
+static void test_float32(void)
+{
+    enum { N = 5, DK = 3 };
+    float q32[N][DK], k32[N][DK];
+    double q64[N][DK], k64[N][DK];
+    for (int i = 0; i < N; i++)
+        for (int l = 0; l < DK; l++) {
+            q32[i][l] = (float)(0.25 * (i - l) + 0.125);
+            k32[i][l] = (float)(0.5 * (l + 1) - 0.375 * i);
+            q64[i][l] = q32[i][l];
+            k64[i][l] = k32[i][l];
+        }
+    sv_spec s = {.d_k = DK, .n_q = N, .n_k = N, .trials = 1};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    const sv_array a32 = {.data = q32,
+                          .dtype = SV_DTYPE_FLOAT32,
+                          .ndim = 2,
+                          .shape = {0, N, DK},
+                          .strides = {0, DK * 4, 4}};
+    sv_strided f = {.q = a32, .k = a32}, g = {0};
+    f.k.data = k32;
+    g.q = (sv_array){.data = q64, .ndim = 2, .shape = {0, N, DK}, .strides = {0, DK * 8, 8}};
+    g.k = g.q;
+    g.k.data = k64;
+    sv_source sf, sg;
+    CHECK(sv_source_strided(&f, &sf) == SV_OK && sv_source_strided(&g, &sg) == SV_OK);
+    sv_trial_stats a, b;
+    const sv_exec exec = {.threads = 1};
+    CHECK(sv_engine_run(&s, &sf, &exec, NULL, 0, 1, &a) == SV_OK);
+    CHECK(sv_engine_run(&s, &sg, &exec, NULL, 0, 1, &b) == SV_OK);
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+    /* a 2-D array is one trial */
+    s.trials = 2;
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK(sv_engine_run(&s, &sf, &exec, NULL, 1, 1, &a) == SV_EMISMATCH);
+}
+
+int main(void)
+{
+    test_same_bits();
+    test_float32();
+    return CHECK_DONE();
+}
