@@ -9,8 +9,8 @@ _sdpa_var() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=
     local opts='--dk --n --nq --nk --trials --seed --dist --nu --ddof --observed
         --scale --q-mean --q-std --k-mean --k-std --qk-norm --qk-scale --plant
-        --d-model --init --cross --causal --values --dv --format --per-trial
-        --per-row --histogram --weight-histogram --quiet --threads
+        --d-model --init --cross --causal --values --dv --format --no-header
+        --per-trial --per-row --histogram --weight-histogram --quiet --threads
         --block-rows --help --version'
     [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
     # --dist=t: bash splits the word at '=' (COMP_WORDBREAKS) into "--dist",
@@ -26,7 +26,7 @@ _sdpa_var() {
         --dist) values='normal uniform rademacher t' ;;
         --init) values='xavier lecun normal' ;;
         --scale) values='sqrt dk none' ;;
-        --format) values='table csv' ;;
+        --format) values='table csv json jsonl' ;;
         # Numbers: nothing to offer, and no file names either.
         -d | --dk | -n | --n | --nq | --nk | -t | --trials | -s | --seed | --nu | \
             --ddof | --observed | --q-mean | --q-std | --k-mean | --k-std | \
