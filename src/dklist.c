@@ -43,13 +43,14 @@ sv_status sv_dklist_parse(const char *text, size_t out[SV_DKLIST_MAX], size_t *c
             if (a > b)
                 return SV_EINVAL;
         }
+        /* A, 2A, 4A, ... while <= B, then B itself if doubling missed it. */
         for (size_t v = a;;) {
             if (n == SV_DKLIST_MAX)
-                return SV_EINVAL;
+                return SV_ETOOBIG;
             tmp[n++] = v;
-            if (!range || v > b / 2u)
+            if (v == b)
                 break;
-            v *= 2u;
+            v = v > b / 2u ? b : 2u * v;
         }
         if (*p == '\0')
             break;

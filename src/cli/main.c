@@ -32,8 +32,7 @@ int main(int argc, char **argv)
     }
     if (opt.help || opt.version) {
         if (opt.help) {
-            fputs(cli_usage_text, stdout);
-            fputs(cli_usage_text2, stdout);
+            cli_options_usage(stdout);
         } else
             printf("%s %s\n%s", prog, SV_VERSION_STRING, version_text);
     } else {

@@ -1,9 +1,12 @@
-/* Command-line options of sdpa-var: parsed and validated here, before the
- * engine runs. */
+/* Command-line options of sdpa-var: parsed (options.c, from the table in
+ * option_table.h) and validated in one pass (validate.c), before the engine
+ * runs. */
 #ifndef SDPA_VAR_CLI_OPTIONS_H
 #define SDPA_VAR_CLI_OPTIONS_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "sdpa_var/sdpa_var.h"
 
@@ -19,38 +22,85 @@ typedef enum cli_format {
 } cli_format;
 
 /* One --scale choice: the divisor of the "scaled" logits. */
-typedef enum cli_scale_kind { CLI_SCALE_SQRT, CLI_SCALE_DK, CLI_SCALE_NONE, CLI_SCALE_VALUE } cli_scale_kind;
+typedef enum cli_scale_kind {
+    CLI_SCALE_SQRT,
+    CLI_SCALE_DK,
+    CLI_SCALE_NONE,
+    CLI_SCALE_VALUE
+} cli_scale_kind;
 
-#define CLI_SCALES_MAX 16
+/* Limits, stated in --help and in the messages that enforce them. */
+#define CLI_SCALES_MAX 16               /* items of --scale */
+#define CLI_NAMES_MAX 8                 /* items of --dist and of --init */
+#define CLI_ITEM_MAX 31                 /* characters of one --scale, --dist or --init item */
+#define CLI_THREADS_MAX 1024            /* --threads and OMP_NUM_THREADS */
+#define CLI_BLOCK_ROWS_MAX 1073741824.0 /* --block-rows: 2^30 */
+#define CLI_CONFIGS_MAX 4096            /* configurations of one run */
+#define CLI_SIZE_MAX ((double)SIZE_MAX)
+#define CLI_U64_MAX ((double)UINT64_MAX)
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
+
+#include "option_table.h"
+
+/* Option ids, in the table's order: CLI_OPT_DK, CLI_OPT_N, ... */
+typedef enum cli_option_id {
+#define CLI_OPTION_ENUM_(id, ...) CLI_OPT_##id,
+    CLI_OPTION_TABLE(CLI_OPTION_ENUM_)
+#undef CLI_OPTION_ENUM_
+        CLI_OPT_COUNT
+} cli_option_id;
+
+typedef enum cli_arg_kind {
+    CLI_ARG_FLAG,
+    CLI_ARG_COUNT,
+    CLI_ARG_REAL,
+    CLI_ARG_ABOVE,
+    CLI_ARG_LIST
+} cli_arg_kind;
 
 typedef struct cli_scale_choice {
     cli_scale_kind kind;
-    double value;   /* for CLI_SCALE_VALUE */
-    char name[32];  /* as written: sqrt, dk, none or the number */
+    double value;                /* for CLI_SCALE_VALUE */
+    char name[CLI_ITEM_MAX + 1]; /* as written: sqrt, dk, none or the number */
 } cli_scale_choice;
 
 typedef struct cli_options {
-    sv_config base;              /* everything but d_k and scale */
-    size_t dk[SV_DKLIST_MAX];    /* the --dk values, in the order given */
+    /* Resolved by cli_options_parse from what was given. */
+    sv_config base;           /* everything but d_k, scale, dist and init */
+    size_t dk[SV_DKLIST_MAX]; /* the --dk values, in the order given */
     size_t n_dk;
     cli_scale_choice scale[CLI_SCALES_MAX]; /* the --scale values */
     size_t n_scale;
+    sv_dist dist[CLI_NAMES_MAX]; /* the --dist values */
+    size_t n_dist;
+    sv_init init[CLI_NAMES_MAX]; /* the --init values */
+    size_t n_init;
     cli_format format;
     int per_trial;
-    int no_header;               /* --no-header: CSV without its header line */
-    int per_row;                 /* one row per query position instead */
-    size_t histogram;            /* --histogram BINS, else 0 */
-    int weight_histogram;        /* --weight-histogram: softmax weights instead */
-    int quiet;                   /* no progress line */
-    double observed;             /* NAN without --observed */
+    int no_header;        /* --no-header: CSV without its header line */
+    int per_row;          /* one row per query position instead */
+    size_t histogram;     /* --histogram BINS, else 0 */
+    int weight_histogram; /* --weight-histogram: softmax weights instead */
+    int quiet;            /* no progress line */
+    double observed;      /* NAN without --observed */
     int help, version;
+    /* As given, by option id. */
+    unsigned char given[CLI_OPT_COUNT]; /* on the command line */
+    const char *arg[CLI_OPT_COUNT];     /* its value as written (the last one) */
+    uint64_t count[CLI_OPT_COUNT];      /* CLI_ARG_COUNT values (or the default) */
+    double real[CLI_OPT_COUNT];         /* CLI_ARG_REAL and _ABOVE values */
 } cli_options;
 
-/* Parses argv into *opt. On a usage error writes one line (without the
- * program name or newline) to err and returns 0. */
+/* Parses argv into *opt and validates it: the option table's syntax and
+ * ranges, the rules of what applies with what, OMP_NUM_THREADS, then the
+ * library's sv_config_check_field on every configuration. On a usage
+ * error writes one printable line (without the program name or newline) to
+ * err and returns 0. Reads only argv and the environment; re-entrant. */
 int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t errlen);
 
-/* Configurations to run: every --scale with every --dk, scale outer. */
+/* Configurations to run: every --scale x --dist x --init x --dk, scale
+ * outermost, then dist, then init, d_k innermost. */
 size_t cli_options_count(const cli_options *opt);
 
 /* The i-th configuration (0 <= i < cli_options_count). */
@@ -59,10 +109,54 @@ sv_config cli_options_config(const cli_options *opt, size_t i);
 /* The --scale choice of the i-th configuration. */
 const cli_scale_choice *cli_options_scale(const cli_options *opt, size_t i);
 
-/* Checks sizes against each other and against this machine's memory; 0 and
- * a message in err when they cannot run. */
+/* The --dist and --init names of the i-th configuration, as
+ * sv_dist_name / accepted by --init ("xavier", "lecun", "normal"). */
+const char *cli_options_dist_name(const cli_options *opt, size_t i);
+const char *cli_options_init_name(const cli_options *opt, size_t i);
+
+/* Checks the memory the run needs against this machine's; 0 and a message
+ * in err when it cannot run. */
 int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen);
 
-extern const char cli_usage_text[], cli_usage_text2[];
+/* Writes --help, its option list generated from the option table. */
+void cli_options_usage(FILE *f);
+
+/* Copies s into dst (dstlen > 4) as one printable line: bytes outside
+ * 0x20..0x7e as \n, \t, \r, \\ or \xHH, and a value longer than 60
+ * characters cut there and ended with "...". Returns dst. */
+char *cli_quote(char *dst, size_t dstlen, const char *s);
+
+/* Used by validate.c: the table's rows, and resolving given values into
+ * opt->base and friends. */
+typedef struct cli_option_def {
+    const char *name; /* long name, without "--" */
+    char short_name;
+    const char *metavar;
+    cli_arg_kind kind;
+    double lo, hi;
+    const char *def;   /* default as text, or NULL */
+    const char *field; /* sv_config member, or NULL */
+    int section;
+    const char *help;
+} cli_option_def;
+
+extern const cli_option_def cli_option_defs[CLI_OPT_COUNT];
+
+int cli_options_validate(cli_options *opt, char *err, size_t errlen);
+
+/* The value of option id as written on the command line (else its
+ * default), quoted with cli_quote into buf. */
+const char *cli_options_echo(const cli_options *opt, cli_option_id id, char *buf, size_t len);
+
+/* Writes "fmt ..." into err; returns 0, for `return cli_fail(...)`. */
+int cli_fail(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Parses one count or number by the table's rules (plain decimal). */
+int cli_parse_count(const char *what, const char *s, double lo, double hi, uint64_t *out, char *err,
+                    size_t errlen);
 
 #endif

@@ -6,42 +6,7 @@
 # Usage: tests/cli/cli_test.sh path/to/sdpa-var
 set -u
 BIN=${1:?usage: cli_test.sh path/to/sdpa-var}
-passed=0 failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*" >&2; }
-
-# usage_error EXPECTED_STDERR_LINE ARGS...: exit 2, empty stdout, that one line
-# (matched as a bash pattern: a * stands for a number that depends on the machine).
-usage_error() {
-    local want=$1; shift
-    "$BIN" "$@" >"$tmp/out" 2>"$tmp/err"
-    local rc=$?
-    local lines; lines=$(wc -l <"$tmp/err")
-    if [ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$lines" -eq 1 ] &&
-        [[ "$(cat "$tmp/err")" == $want" (try 'sdpa-var --help')" ]]; then
-        ok
-    else
-        fail "sdpa-var $* -> rc=$rc stdout=$(wc -c <"$tmp/out")B stderr=$(cat "$tmp/err") (want: $want)"
-    fi
-}
-
-# column NAME FILE: values of a CSV column by header name (row 2 onward).
-column() {
-    awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
-                          { print $c }' "$2"
-}
-
-# within GOT WANT SE K LABEL: |got - want| <= K * SE.
-within() {
-    if awk -v g="$1" -v w="$2" -v s="$3" -v k="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= k * s) }'; then
-        ok; printf 'ok %s: %s vs %s (SE %s)\n' "$5" "$1" "$2" "$3"
-    else
-        fail "$5: got $1, want $2 within $4 x $3"
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 p='sdpa-var'
 # --- bad input: one line, exit 2, nothing on stdout ---------------------------
@@ -57,40 +22,40 @@ usage_error "$p: --n: 'abc' is not a positive integer" --n abc
 usage_error "$p: --n: '12x' is not a positive integer" --n 12x
 usage_error "$p: --n: '' is not a positive integer" --n ''
 usage_error "$p: --n: ' 7' is not a positive integer" --n ' 7'
-usage_error "$p: --n: '99999999999999999999999' is too large" --n 99999999999999999999999
+usage_error "$p: --n: '99999999999999999999999' is too large (at most 18446744073709551615)" --n 99999999999999999999999
 usage_error "$p: --nq: '0' is not a positive integer" --nq 0
 usage_error "$p: --nk: '1.5' is not a positive integer" --nk 1.5
 usage_error "$p: --trials: '0' is not a positive integer" --trials 0
 usage_error "$p: --trials: '-3' is not a positive integer" -t -3
 usage_error "$p: --seed: '-1' is not a non-negative integer" --seed -1
-usage_error "$p: --seed: '18446744073709551616' is too large" --seed 18446744073709551616
+usage_error "$p: --seed: '18446744073709551616' is too large (at most 18446744073709551615)" --seed 18446744073709551616
 usage_error "$p: --ddof: '-1' is not a non-negative integer" --ddof -1
 usage_error "$p: --ddof: '4' must be less than the number of scores n_q*n_k = 4" --ddof 4 --n 2 --dk 2
-usage_error "$p: --dist: 'cauchy' is not one of normal, uniform, rademacher, t" --dist cauchy
+usage_error "$p: --dist: 'cauchy' is not a list of normal, uniform, rademacher, t" --dist cauchy
 usage_error "$p: --scale: 'sqrt,' is not a list of sqrt, dk, none or positive numbers" --scale sqrt,
 usage_error "$p: --scale: '0' is not a list of sqrt, dk, none or positive numbers" --scale 0
 usage_error "$p: --scale: '-2' is not a list of sqrt, dk, none or positive numbers" --scale -2
 usage_error "$p: --scale: 'log' is not a list of sqrt, dk, none or positive numbers" --scale log
-usage_error "$p: --nu: '4' must be more than 4 (a finite fourth moment)" --dist t --nu 4
+usage_error "$p: --nu: '4' is not more than 4" --dist t --nu 4
 usage_error "$p: --nu: 'x' is not a finite number" --nu x
 usage_error "$p: --q-std: '0' is not a positive number" --q-std 0
 usage_error "$p: --k-std: '-1' is not a positive number" --k-std -1
 usage_error "$p: --q-mean: 'inf' is not a finite number" --q-mean inf
 usage_error "$p: --plant: '1.5' is not between -1 and 1" --plant 1.5
 usage_error "$p: --qk-scale: '0' is not a positive number" --qk-scale 0
-usage_error "$p: --cross needs --d-model" --cross
+usage_error "$p: --cross needs --d-model (keys from their own tokens)" --cross
 usage_error "$p: --causal needs n_q = n_k (got n_q=4, n_k=5)" --causal --nq 4 --nk 5
-usage_error "$p: --per-row, --per-trial and --histogram cannot be combined" --per-row --per-trial
-usage_error "$p: --histogram takes one --dk and one --scale" --histogram 10 --dk 2,4
-usage_error "$p: --weight-histogram needs --histogram BINS" --weight-histogram
+usage_error "$p: --per-trial does not apply with --per-row (one kind of output)" --per-row --per-trial
+usage_error "$p: --histogram takes one configuration (got 2 from --dk, --scale, --dist, --init)" --histogram 10 --dk 2,4
+usage_error "$p: --weight-histogram needs --histogram (it changes what is binned)" --weight-histogram
 usage_error "$p: --weight-histogram needs n_k <= 4096 (got 5000)" --histogram 5 --weight-histogram --n 5000
 usage_error "$p: --histogram: '0' is not a positive integer" --histogram 0
 usage_error "$p: --dv: '0' is not a positive integer" --dv 0
-usage_error "$p: --init: 'he' is not one of xavier, lecun, normal" --init he
+usage_error "$p: --init: 'he' is not a list of xavier, lecun, normal" --init he
 usage_error "$p: --d-model: '0' is not a positive integer" --d-model 0
-usage_error "$p: --d-model draws tokens and projections: it does not combine with --plant, --q-mean, --q-std, --k-mean, --k-std" --d-model 8 --plant 0.5
+usage_error "$p: --plant does not apply with --d-model (projections draw their own tokens)" --d-model 8 --plant 0.5
 usage_error "$p: --format: 'xml' is not one of table, csv, json, jsonl" --format xml
-usage_error "$p: --no-header applies to CSV only, not to --format table" --no-header --format table
+usage_error "$p: --no-header does not apply with --format table (CSV only)" --no-header --format table
 usage_error "$p: --observed: 'abc' is not a finite number" --observed abc
 usage_error "$p: --observed: 'nan' is not a finite number" --observed nan
 usage_error "$p: --observed: 'inf' is not a finite number" --observed inf

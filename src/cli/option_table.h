@@ -1,0 +1,112 @@
+/* The command-line options of sdpa-var, one line each: the parser, --help
+ * and the check of what applies with what are all read from this table.
+ *
+ * X(ID, long name, short name (0: none), metavar (NULL: a flag), kind,
+ *   lo, hi, default (text, parsed like a value; NULL: none), library field
+ *   (the sv_config member sv_config_check_field names for it; NULL: none),
+ *   section, help text ("\n" between lines; the range and the default are
+ *   appended from lo, hi and the default))
+ *
+ * Kinds: CLI_ARG_FLAG; CLI_ARG_COUNT (plain decimal integer in [lo, hi]);
+ * CLI_ARG_REAL (plain decimal number in [lo, hi]); CLI_ARG_ABOVE (more
+ * than lo); CLI_ARG_LIST (parsed by cli_parse_<id>, lo and hi unused).
+ * Sections: 0 experiment, 1 output, 2 performance, 3 help.
+ * To add an option: a line here, and its use in cli_options_resolve. */
+#ifndef SDPA_VAR_CLI_OPTION_TABLE_H
+#define SDPA_VAR_CLI_OPTION_TABLE_H
+
+#define CLI_INF (1.0 / 0.0)
+
+#define CLI_OPTION_TABLE(X)                                                                        \
+    X(DK, "dk", 'd', "LIST", CLI_ARG_LIST, 0, 0, "64", "d_k", 0,                                   \
+      "d_k values: '64', a comma list '1,2,8,64,512', or a\n"                                      \
+      "doubling range 'A:B' = A, 2A, 4A, ... and B itself, e.g.\n"                                 \
+      "'1:1000' = 1, 2, ..., 512, 1000; items mix: '1:8,100'.\n"                                   \
+      "At most " CLI_STR(SV_DKLIST_MAX) " values")                                                 \
+    X(N, "n", 'n', "N", CLI_ARG_COUNT, 1, CLI_SIZE_MAX, "1111", "n_q", 0,                          \
+      "number of tokens: n_q = n_k = N")                                                           \
+    X(NQ, "nq", 0, "N", CLI_ARG_COUNT, 1, CLI_SIZE_MAX, NULL, "n_q", 0,                            \
+      "number of queries n_q (default N)")                                                         \
+    X(NK, "nk", 0, "N", CLI_ARG_COUNT, 1, CLI_SIZE_MAX, NULL, "n_k", 0,                            \
+      "number of keys n_k (default N)")                                                            \
+    X(TRIALS, "trials", 't', "T", CLI_ARG_COUNT, 1, CLI_U64_MAX, "1", "trials", 0,                 \
+      "independent repetitions with fresh draws")                                                  \
+    X(SEED, "seed", 's', "S", CLI_ARG_COUNT, 0, CLI_U64_MAX, "42", "seed", 0,                      \
+      "unsigned 64-bit seed; same seed, same output")                                              \
+    X(DIST, "dist", 0, "LIST", CLI_ARG_LIST, 0, 0, "normal", "dist", 0,                            \
+      "entries of Q and K: normal, uniform (on [-sqrt 3,\n"                                        \
+      "sqrt 3]), rademacher (+-1) or t (Student's t, heavy\n"                                      \
+      "tails, scaled to variance 1); a comma list runs each,\n"                                    \
+      "at most " CLI_STR(CLI_NAMES_MAX) " names")                                                  \
+    X(DDOF, "ddof", 0, "K", CLI_ARG_COUNT, 0, 4294967295.0, "0", "ddof", 0,                        \
+      "the variance divides by N - K, N = n_q*n_k scores\n"                                        \
+      "(n(n+1)/2 with --causal); 0 as numpy's var, 1 unbiased")                                    \
+    X(OBSERVED, "observed", 0, "V", CLI_ARG_REAL, -CLI_INF, CLI_INF, NULL, NULL, 0,                \
+      "also report the fraction of trials whose raw sample\n"                                      \
+      "variance is <= V (e.g. 1.6 for the 2x2 puzzle)")                                            \
+    X(SCALE, "scale", 0, "LIST", CLI_ARG_LIST, 0, 0, "sqrt", "scale", 0,                           \
+      "what the \"scaled\" columns divide QK^T by: sqrt\n"                                         \
+      "(sqrt(d_k)), dk (d_k, as muP), none (1) or a positive\n"                                    \
+      "number (a temperature); a comma list runs each, e.g.\n"                                     \
+      "'sqrt,dk,none'; at most " CLI_STR(CLI_SCALES_MAX) " items of at most " CLI_STR(             \
+          CLI_ITEM_MAX) " characters")                                                             \
+    X(NU, "nu", 0, "NU", CLI_ARG_ABOVE, 4, CLI_INF, "6", "nu", 0,                                  \
+      "degrees of freedom of --dist t (a finite fourth moment)")                                   \
+    X(Q_MEAN, "q-mean", 0, "M", CLI_ARG_REAL, -CLI_INF, CLI_INF, "0", "q_mean", 0,                 \
+      "entries of Q are M + S x, x of --dist")                                                     \
+    X(Q_STD, "q-std", 0, "S", CLI_ARG_ABOVE, 0, CLI_INF, "1", "q_std", 0, "S of Q's entries")      \
+    X(K_MEAN, "k-mean", 0, "M", CLI_ARG_REAL, -CLI_INF, CLI_INF, "0", "k_mean", 0,                 \
+      "entries of K are M + S x, x of --dist")                                                     \
+    X(K_STD, "k-std", 0, "S", CLI_ARG_ABOVE, 0, CLI_INF, "1", "k_std", 0, "S of K's entries")      \
+    X(QK_NORM, "qk-norm", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "qk_norm", 0,                         \
+      "rescale each row of Q and K to norm sqrt(d_k) (QK-norm)")                                   \
+    X(QK_SCALE, "qk-scale", 0, "R", CLI_ARG_ABOVE, 0, CLI_INF, NULL, "qk_scale", 0,                \
+      "the same with norm R (implies --qk-norm)")                                                  \
+    X(PLANT, "plant", 0, "RHO", CLI_ARG_REAL, -1, 1, "0", "plant", 0,                              \
+      "key j = RHO q_j + sqrt(1 - RHO^2) z for j < n_q: each\n"                                    \
+      "query has one related key")                                                                 \
+    X(D_MODEL, "d-model", 0, "D", CLI_ARG_COUNT, 1, 2147483647.0, NULL, "d_model", 0,              \
+      "project: Q = X W_Q, K = X W_K, X tokens (n x D, entries\n"                                  \
+      "of --dist), W drawn per trial with --init")                                                 \
+    X(INIT, "init", 0, "LIST", CLI_ARG_LIST, 0, 0, "xavier", "init", 0,                            \
+      "with --d-model: xavier (variance 2/(D + d_k)), lecun\n"                                     \
+      "(1/D) or normal (1); a comma list runs each, at most " CLI_STR(CLI_NAMES_MAX))              \
+    X(CROSS, "cross", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "cross", 0,                               \
+      "with --d-model: keys from their own tokens X'")                                             \
+    X(CAUSAL, "causal", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "causal", 0,                            \
+      "query i sees keys 0..i only (decoder mask; n_q = n_k)")                                     \
+    X(VALUES, "values", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "values", 0,                            \
+      "also draw V (n_k x d_v) and report the variance of the\n"                                   \
+      "attention output softmax(S) V, raw and scaled")                                             \
+    X(DV, "dv", 0, "N", CLI_ARG_COUNT, 1, 2147483647.0, NULL, "d_v", 0,                            \
+      "columns of V (default d_k; implies --values)")                                              \
+    X(FORMAT, "format", 0, "F", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                                 \
+      "table (default on a terminal), csv (default otherwise),\n"                                  \
+      "json (one document) or jsonl (one object a line)")                                          \
+    X(NO_HEADER, "no-header", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                          \
+      "CSV without its header line (to append runs to a file)")                                    \
+    X(PER_TRIAL, "per-trial", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                          \
+      "one row per trial instead of the summary")                                                  \
+    X(PER_ROW, "per-row", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                              \
+      "one row per query position (mean over trials): entropy\n"                                   \
+      "and max weight against the ln(keys seen) bound (CSV)")                                      \
+    X(HISTOGRAM, "histogram", 0, "BINS", CLI_ARG_COUNT, 1, 100000, NULL, "hist_bins", 1,           \
+      "histogram of the raw and scaled scores instead: BINS\n"                                     \
+      "bins on +-6 sd of the raw scores (one configuration;\n"                                     \
+      "CSV always, like --per-row)")                                                               \
+    X(WEIGHT_HISTOGRAM, "weight-histogram", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,            \
+      "with --histogram: of the softmax weights on [0, 1]\n"                                       \
+      "instead (n_k <= 4096)")                                                                     \
+    X(QUIET, "quiet", 'q', NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                                \
+      "no progress line (shown on stderr when it is a terminal\n"                                  \
+      "and a run takes more than a second)")                                                       \
+    X(THREADS, "threads", 0, "N", CLI_ARG_COUNT, 1, CLI_THREADS_MAX, NULL, "threads", 2,           \
+      "OpenMP threads (default: OMP_NUM_THREADS, else all cores)")                                 \
+    X(BLOCK_ROWS, "block-rows", 0, "N", CLI_ARG_COUNT, 1, CLI_BLOCK_ROWS_MAX, "256", "block_rows", \
+      2,                                                                                           \
+      "query rows per work item of a thread (a value >= n_q\n"                                     \
+      "means all rows in one item)")                                                               \
+    X(HELP, "help", 'h', NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 3, "show this help and exit")       \
+    X(VERSION, "version", 'V', NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 3, "show the version and exit")
+
+#endif

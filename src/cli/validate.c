@@ -1,0 +1,363 @@
+/* One validation pass over parsed options: what applies with what (a
+ * table), OMP_NUM_THREADS, then the library's own check of every
+ * configuration, its failure mapped back to the option that set the field.
+ * The library's rules are not repeated here. */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "run.h"
+
+/* Rules of what applies with what. A rule on option `opt` (as given)
+ * fires when, for CLI_RULE_NEEDS, `other` is off or `cond` is false, and
+ * for CLI_RULE_EXCLUDES, `other` is on and `cond` (if any) is true. `other`
+ * counts as on when given or implied (--qk-scale implies --qk-norm, --dv
+ * --values). The message: "--opt needs --other[ value]" or "--opt does not
+ * apply with --other[ value]" and the reason. tests/cli/rules_test.sh runs
+ * every line. */
+typedef enum { CLI_RULE_NEEDS, CLI_RULE_EXCLUDES } cli_rule_kind;
+
+typedef struct cli_rule {
+    cli_option_id opt;
+    cli_rule_kind kind;
+    cli_option_id other;
+    int (*cond)(const cli_options *o); /* NULL: always */
+    const char *value;                 /* shown after --other, or NULL */
+    const char *why;
+} cli_rule;
+
+static int any_t(const cli_options *o)
+{
+    for (size_t i = 0; i < o->n_dist; i++)
+        if (o->dist[i] == SV_DIST_STUDENT_T)
+            return 1;
+    return 0;
+}
+
+static int is_table(const cli_options *o)
+{
+    return o->format == CLI_FORMAT_TABLE;
+}
+
+static int q_centred(const cli_options *o)
+{
+    return o->real[CLI_OPT_Q_MEAN] == 0.0;
+}
+
+static int k_centred(const cli_options *o)
+{
+    return o->real[CLI_OPT_K_MEAN] == 0.0;
+}
+
+static int not_csv(const cli_options *o)
+{
+    return o->format != CLI_FORMAT_AUTO && o->format != CLI_FORMAT_CSV;
+}
+
+static int both_nq_nk(const cli_options *o)
+{
+    return o->given[CLI_OPT_NQ] && o->given[CLI_OPT_NK];
+}
+
+#define NEEDS CLI_RULE_NEEDS
+#define EXCL CLI_RULE_EXCLUDES
+static const cli_rule rules[] = {
+    {CLI_OPT_NU, NEEDS, CLI_OPT_DIST, any_t, "t", "degrees of freedom of Student's t"},
+    {CLI_OPT_INIT, NEEDS, CLI_OPT_D_MODEL, NULL, NULL, "it initialises the projections"},
+    {CLI_OPT_CROSS, NEEDS, CLI_OPT_D_MODEL, NULL, NULL, "keys from their own tokens"},
+    {CLI_OPT_WEIGHT_HISTOGRAM, NEEDS, CLI_OPT_HISTOGRAM, NULL, NULL, "it changes what is binned"},
+    {CLI_OPT_N, EXCL, CLI_OPT_NQ, both_nq_nk, "and --nk", "they set n_q and n_k"},
+    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "one kind of output"},
+    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output"},
+    {CLI_OPT_PER_ROW, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output"},
+    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_PER_TRIAL, NULL, NULL, "the fraction is in the summary"},
+    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "the fraction is in the summary"},
+    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "the fraction is in the summary"},
+    {CLI_OPT_DDOF, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no variance"},
+    {CLI_OPT_DDOF, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no variance"},
+    {CLI_OPT_VALUES, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no output variance"},
+    {CLI_OPT_VALUES, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance"},
+    {CLI_OPT_DV, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no output variance"},
+    {CLI_OPT_DV, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance"},
+    {CLI_OPT_NO_HEADER, EXCL, CLI_OPT_FORMAT, not_csv, "*", "CSV only"},
+    {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_ROW, is_table, NULL, "it prints CSV"},
+    {CLI_OPT_FORMAT, EXCL, CLI_OPT_HISTOGRAM, is_table, NULL, "it prints CSV"},
+    {CLI_OPT_Q_STD, EXCL, CLI_OPT_QK_NORM, q_centred, NULL,
+     "rows of mean 0 are rescaled to norm R whatever S is"},
+    {CLI_OPT_K_STD, EXCL, CLI_OPT_QK_NORM, k_centred, NULL,
+     "rows of mean 0 are rescaled to norm R whatever S is"},
+};
+#undef NEEDS
+#undef EXCL
+
+static int on(const cli_options *o, cli_option_id id)
+{
+    return o->given[id] || (id == CLI_OPT_QK_NORM && o->given[CLI_OPT_QK_SCALE]) ||
+           (id == CLI_OPT_VALUES && o->given[CLI_OPT_DV]);
+}
+
+static int check_rules(const cli_options *o, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        const cli_rule *r = &rules[i];
+        if (!o->given[r->opt])
+            continue;
+        const int cond = !r->cond || r->cond(o);
+        const int fires =
+            r->kind == CLI_RULE_NEEDS ? !(on(o, r->other) && cond) : on(o, r->other) && cond;
+        if (!fires)
+            continue;
+        /* --format's value is part of the option ("--format table"); a
+         * rule's value "*" shows the other option's value. */
+        char val[80] = "", other[80] = "";
+        if (r->opt == CLI_OPT_FORMAT)
+            cli_options_echo(o, r->opt, val + 1, sizeof val - 1), val[0] = ' ';
+        if (r->value && strcmp(r->value, "*") == 0)
+            cli_options_echo(o, r->other, other + 1, sizeof other - 1), other[0] = ' ';
+        else if (r->value)
+            snprintf(other, sizeof other, " %s", r->value);
+        return cli_fail(err, errlen, "--%s%s %s --%s%s (%s)", cli_option_defs[r->opt].name, val,
+                        r->kind == CLI_RULE_NEEDS ? "needs" : "does not apply with",
+                        cli_option_defs[r->other].name, other, r->why);
+    }
+    return 1;
+}
+
+/* OMP_NUM_THREADS, when --threads is not given: validated like --threads.
+ * OpenMP reads "4,2" as 4 threads at the outer level, 2 at nested ones;
+ * sdpa-var nests no parallel regions, so the first item is the count. */
+static int omp_threads(cli_options *o, char *err, size_t errlen)
+{
+    const char *env = getenv("OMP_NUM_THREADS");
+    if (o->given[CLI_OPT_THREADS] || !env)
+        return 1;
+    char first[32], q[80];
+    const size_t len = strcspn(env, ",");
+    if (len >= sizeof first)
+        return cli_fail(err, errlen, "OMP_NUM_THREADS: '%s' is too large (at most %d)",
+                        cli_quote(q, sizeof q, env), CLI_THREADS_MAX);
+    memcpy(first, env, len);
+    first[len] = '\0';
+    uint64_t v;
+    char msg[160];
+    if (!cli_parse_count("OMP_NUM_THREADS", first, 1, CLI_THREADS_MAX, &v, msg, sizeof msg)) {
+        /* Name the whole variable's value, not just its first item. */
+        const char *reason = strstr(msg, "' ");
+        return cli_fail(err, errlen, "OMP_NUM_THREADS: '%s%s", cli_quote(q, sizeof q, env),
+                        reason ? reason : "' is not valid");
+    }
+    o->base.threads = (int)v;
+    return 1;
+}
+
+/* Every option given -> opt->base and the output settings. The one place
+ * that knows which field an option sets. */
+static void resolve(cli_options *o)
+{
+    const uint64_t *c = o->count;
+    const double *r = o->real;
+    const unsigned char *g = o->given;
+    sv_config *b = &o->base;
+    b->n_q = (size_t)(g[CLI_OPT_NQ] ? c[CLI_OPT_NQ] : c[CLI_OPT_N]);
+    b->n_k = (size_t)(g[CLI_OPT_NK] ? c[CLI_OPT_NK] : c[CLI_OPT_N]);
+    b->trials = c[CLI_OPT_TRIALS];
+    b->seed = c[CLI_OPT_SEED];
+    b->ddof = (unsigned)c[CLI_OPT_DDOF];
+    b->nu = r[CLI_OPT_NU];
+    b->q_mean = r[CLI_OPT_Q_MEAN];
+    b->k_mean = r[CLI_OPT_K_MEAN];
+    b->q_std = g[CLI_OPT_Q_STD] ? r[CLI_OPT_Q_STD] : 0.0; /* 0: 1, and "not given" */
+    b->k_std = g[CLI_OPT_K_STD] ? r[CLI_OPT_K_STD] : 0.0;
+    b->qk_norm = on(o, CLI_OPT_QK_NORM);
+    b->qk_scale = g[CLI_OPT_QK_SCALE] ? r[CLI_OPT_QK_SCALE] : 0.0;
+    b->plant = r[CLI_OPT_PLANT];
+    b->d_model = (size_t)c[CLI_OPT_D_MODEL];
+    b->cross = g[CLI_OPT_CROSS];
+    b->causal = g[CLI_OPT_CAUSAL];
+    b->values = on(o, CLI_OPT_VALUES);
+    b->d_v = (size_t)c[CLI_OPT_DV];
+    b->threads = (int)c[CLI_OPT_THREADS];
+    b->block_rows = g[CLI_OPT_BLOCK_ROWS] ? (size_t)c[CLI_OPT_BLOCK_ROWS] : 0; /* 0: one tile */
+    o->per_trial = g[CLI_OPT_PER_TRIAL];
+    o->per_row = g[CLI_OPT_PER_ROW];
+    o->no_header = g[CLI_OPT_NO_HEADER];
+    o->histogram = (size_t)c[CLI_OPT_HISTOGRAM];
+    o->weight_histogram = g[CLI_OPT_WEIGHT_HISTOGRAM];
+    o->quiet = g[CLI_OPT_QUIET];
+    o->observed = g[CLI_OPT_OBSERVED] ? r[CLI_OPT_OBSERVED] : NAN;
+    o->help = g[CLI_OPT_HELP];
+    o->version = g[CLI_OPT_VERSION];
+}
+
+size_t cli_options_count(const cli_options *opt)
+{
+    return opt->n_scale * opt->n_dist * opt->n_init * opt->n_dk;
+}
+
+const cli_scale_choice *cli_options_scale(const cli_options *opt, size_t i)
+{
+    return &opt->scale[i / (opt->n_dk * opt->n_init * opt->n_dist)];
+}
+
+const char *cli_options_dist_name(const cli_options *opt, size_t i)
+{
+    return sv_dist_name(opt->dist[i / (opt->n_dk * opt->n_init) % opt->n_dist]);
+}
+
+/* Kept small: the engine engineer maps it onto sv_spec. */
+sv_config cli_options_config(const cli_options *opt, size_t i)
+{
+    sv_config cfg = opt->base;
+    cfg.d_k = opt->dk[i % opt->n_dk];
+    cfg.init = opt->init[i / opt->n_dk % opt->n_init];
+    cfg.dist = opt->dist[i / (opt->n_dk * opt->n_init) % opt->n_dist];
+    const cli_scale_choice *c = cli_options_scale(opt, i);
+    cfg.scale = c->kind == CLI_SCALE_SQRT   ? 0.0
+                : c->kind == CLI_SCALE_DK   ? (double)cfg.d_k
+                : c->kind == CLI_SCALE_NONE ? 1.0
+                                            : c->value;
+    return cfg;
+}
+
+/* The option that sets library field `field`: the given one if several
+ * do (--n and --nq both set n_q). */
+static int option_of(const cli_options *o, const char *field)
+{
+    int found = -1;
+    for (int id = 0; id < CLI_OPT_COUNT; id++) {
+        const char *f = cli_option_defs[id].field;
+        if (f && strcmp(f, field) == 0 && (found < 0 || o->given[id]))
+            found = id;
+    }
+    return found;
+}
+
+/* A failure of sv_config_check_field on configuration cfg, as a message
+ * naming the option and its value. */
+static int library_error(const cli_options *o, size_t index, const sv_config *cfg, sv_status st,
+                         const char *field, char *err, size_t errlen)
+{
+    const int id = field ? option_of(o, field) : -1;
+    char q[80];
+    if (id < 0)
+        return cli_fail(err, errlen, "invalid configuration (%s%s%s)", sv_status_str(st),
+                        field ? ": " : "", field ? field : "");
+    const char *name = cli_option_defs[id].name;
+    cli_options_echo(o, (cli_option_id)id, q, sizeof q);
+    if (id == CLI_OPT_DDOF && cfg->causal)
+        return cli_fail(
+            err, errlen,
+            "--ddof: '%s' must be less than the n(n+1)/2 = %zu scores a causal mask "
+            "shows (n = %zu)",
+            q, cfg->n_q % 2 ? (cfg->n_q + 1) / 2 * cfg->n_q : cfg->n_q / 2 * (cfg->n_q + 1),
+            cfg->n_q);
+    if (id == CLI_OPT_DDOF)
+        return cli_fail(err, errlen,
+                        "--ddof: '%s' must be less than the number of scores n_q*n_k = %zu", q,
+                        cfg->n_q * cfg->n_k);
+    if (id == CLI_OPT_CAUSAL)
+        return cli_fail(err, errlen, "--causal needs n_q = n_k (got n_q=%zu, n_k=%zu)", cfg->n_q,
+                        cfg->n_k);
+    if (cfg->d_model > 0 && (id == CLI_OPT_PLANT || id == CLI_OPT_Q_MEAN || id == CLI_OPT_K_MEAN ||
+                             id == CLI_OPT_Q_STD || id == CLI_OPT_K_STD))
+        return cli_fail(err, errlen,
+                        "--%s does not apply with --d-model (projections draw their own tokens)",
+                        name);
+    if (st == SV_ETOOBIG && id == CLI_OPT_DK)
+        return cli_fail(err, errlen, "--dk: '%zu' is too large (at most %d: CBLAS takes int sizes)",
+                        cfg->d_k, INT_MAX);
+    if (st == SV_ERANGE && (id == CLI_OPT_N || id == CLI_OPT_NQ || id == CLI_OPT_NK))
+        return cli_fail(err, errlen,
+                        "sizes too large: n_q*n_k = %zu*%zu scores with d_k=%zu overflow 64-bit "
+                        "sizes",
+                        cfg->n_q, cfg->n_k, cfg->d_k);
+    if (id == CLI_OPT_DK)
+        snprintf(q, sizeof q, "%zu", cfg->d_k);
+    if (id == CLI_OPT_SCALE) /* the item of this configuration, not the list */
+        cli_quote(q, sizeof q, cli_options_scale(o, index)->name);
+    if (st == SV_EOVERFLOW) {
+        sv_spec spec;
+        sv_config_spec(cfg, &spec);
+        return cli_fail(err, errlen,
+                        "--%s: '%s' is too large: scores could reach %.3g at d_k=%zu (at most "
+                        "%.3g)",
+                        name, q, sv_spec_score_bound(&spec), cfg->d_k, SV_SCORE_MAX);
+    }
+    return cli_fail(err, errlen, "--%s: '%s' is out of range for d_k=%zu, n_q=%zu, n_k=%zu (%s)",
+                    name, q, cfg->d_k, cfg->n_q, cfg->n_k, sv_status_str(st));
+}
+
+int cli_options_validate(cli_options *o, char *err, size_t errlen)
+{
+    resolve(o);
+    if (o->help || o->version)
+        return 1;
+    if (!check_rules(o, err, errlen) || !omp_threads(o, err, errlen))
+        return 0;
+    const size_t n = cli_options_count(o);
+    if (n > CLI_CONFIGS_MAX)
+        return cli_fail(err, errlen,
+                        "--scale, --dist, --init and --dk make %zu configurations (at most %d)", n,
+                        CLI_CONFIGS_MAX);
+    if (o->histogram && n != 1)
+        return cli_fail(err, errlen,
+                        "--histogram takes one configuration (got %zu from --dk, "
+                        "--scale, --dist, --init)",
+                        n);
+    for (size_t i = 0; i < n; i++) {
+        sv_config cfg = cli_options_config(o, i);
+        if (o->histogram) {             /* checked with the histogram the run will ask for */
+            uint64_t dummy[2] = {0, 0}; /* not written: the check reads nothing */
+            cfg.hist_bins = o->histogram;
+            cfg.hist_lo = o->weight_histogram ? 0.0 : -1.0;
+            cfg.hist_hi = 1.0;
+            cfg.hist_raw = cfg.hist_scaled = dummy;
+            if (o->weight_histogram)
+                cfg.hist_w_raw = cfg.hist_w_scaled = dummy;
+        }
+        const char *field = NULL;
+        const sv_status st = sv_config_check_field(&cfg, &field);
+        if (st == SV_EINVAL && field && strcmp(field, "hist_bins") == 0 && o->weight_histogram)
+            return cli_fail(err, errlen, "--weight-histogram needs n_k <= 4096 (got %zu)", cfg.n_k);
+        if (st != SV_OK)
+            return library_error(o, i, &cfg, st, field, err, errlen);
+    }
+    return 1;
+}
+
+/* Physical memory in bytes, or SIZE_MAX when the system does not say. */
+static size_t physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0 || (unsigned long)pages > SIZE_MAX / (unsigned long)page)
+        return SIZE_MAX;
+    return (size_t)pages * (size_t)page;
+}
+
+int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
+{
+    const sv_config *b = &opt->base;
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    const size_t mem = physical_memory();
+    for (size_t i = 0; i < cli_options_count(opt); i++) {
+        sv_config cfg = cli_options_config(opt, i);
+        size_t bytes;
+        sv_status st = sv_experiment_bytes(&cfg, &bytes);
+        if (st != SV_OK)
+            return library_error(opt, i, &cfg, st, "n_q", err, errlen);
+        /* What the run of this configuration takes (run.c): rows are
+         * written before the next configuration starts. */
+        const double need = CLI_RUN_BASE_BYTES + cli_run_bytes(opt, &cfg, bytes);
+        if (need > (double)mem)
+            return cli_fail(err, errlen,
+                            "sizes too large: d_k=%zu, n_q=%zu, n_k=%zu, trials=%llu need %.3g "
+                            "GiB of memory; this machine has %.3g GiB",
+                            cfg.d_k, b->n_q, b->n_k, (unsigned long long)b->trials, need / gib,
+                            (double)mem / gib);
+    }
+    return 1;
+}

@@ -1,0 +1,53 @@
+# Shared by the CLI tests: counters, usage_error, column, within.
+# Source after setting BIN; ends with nothing run.
+# shellcheck shell=bash
+passed=0 failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*" >&2; }
+
+# usage_error EXPECTED_STDERR_LINE ARGS...: exit 2, empty stdout, that one line
+# (matched as a bash pattern: a * stands for a number that depends on the machine).
+usage_error() {
+    local want=$1; shift
+    "$BIN" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    local lines; lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$lines" -eq 1 ] &&
+        [[ "$(cat "$tmp/err")" == $want" (try 'sdpa-var --help')" ]]; then
+        ok
+    else
+        fail "sdpa-var $* -> rc=$rc stdout=$(wc -c <"$tmp/out")B stderr=$(cat "$tmp/err") (want: $want)"
+    fi
+}
+
+# column NAME FILE: values of a CSV column by header name (row 2 onward).
+column() {
+    awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+                          { print $c }' "$2"
+}
+
+# within GOT WANT SE K LABEL: |got - want| <= K * SE.
+within() {
+    if awk -v g="$1" -v w="$2" -v s="$3" -v k="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= k * s) }'; then
+        ok; printf 'ok %s: %s vs %s (SE %s)\n' "$5" "$1" "$2" "$3"
+    else
+        fail "$5: got $1, want $2 within $4 x $3"
+    fi
+}
+
+# usage_exact EXPECTED_STDERR_LINE ARGS...: as usage_error, compared as a
+# plain string (for lines with \, [ or * in them).
+usage_exact() {
+    local want=$1; shift
+    "$BIN" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+        [ "$(cat "$tmp/err")" = "$want (try 'sdpa-var --help')" ]; then
+        ok
+    else
+        fail "sdpa-var $(printf '%q ' "$@")-> rc=$rc stderr=$(cat -v "$tmp/err") (want: $want)"
+    fi
+}

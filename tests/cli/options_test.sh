@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Option parsing (issue 9 section 4, issue 11 section 3): values on flags,
+# abbreviations, one number syntax, quoting of echoed values, stated limits,
+# OMP_NUM_THREADS, the table of options that do not apply, the library's
+# check mapped to options, --dk A:B reaching B, --dist and --init lists.
+# Usage: tests/cli/options_test.sh path/to/sdpa-var
+set -u
+BIN=${1:?usage: options_test.sh path/to/sdpa-var}
+. "$(dirname "$0")/lib.sh"
+p='sdpa-var'
+
+# --- a flag given a value; a short flag that takes none -----------------------
+for o in causal per-trial values quiet qk-norm cross per-row weight-histogram help version; do
+    usage_error "$p: option '--$o' takes no value" "--$o=1"
+done
+usage_error "$p: option '--per-trial' takes no value" --per-trial=x
+usage_error "$p: option '--values' takes no value" --values=yes
+
+# --- abbreviations: unique ones work, ambiguous ones list the candidates -----
+usage_error "$p: option '--t' is ambiguous: --trials, --threads" --t 3
+usage_error "$p: option '--d' is ambiguous: --dk, --dist, --ddof, --d-model, --dv" --d 3
+usage_error "$p: option '--q' is ambiguous: --q-mean, --q-std, --qk-norm, --qk-scale, --quiet" --q
+usage_error "$p: option '--per' is ambiguous: --per-trial, --per-row" --per
+usage_error "$p: unknown option '--nope'" --nope=3
+[ "$("$BIN" --tri 2 --n 2 --dk 2 --caus | wc -l)" -eq 2 ] && ok || fail "unique abbreviations"
+
+# --- one number syntax: plain decimal for integers and reals -------------------
+usage_error "$p: --nu: '0x10' is not a finite number" --dist t --nu 0x10
+usage_error "$p: --nu: '+5' is not a finite number" --dist t --nu +5
+usage_error "$p: --nu: ' 5' is not a finite number" --dist t --nu ' 5'
+usage_error "$p: --q-mean: 'nan' is not a finite number" --q-mean nan
+usage_error "$p: --q-mean: '1e999' is too large (at most 1.79769e+308 in magnitude)" --q-mean 1e999
+usage_error "$p: --n: '+5' is not a positive integer" --n +5
+usage_error "$p: --n: '0x10' is not a positive integer" --n 0x10
+# A subnormal value is finite: strtod's ERANGE for it is not an error.
+"$BIN" --dk 2 --n 2 --q-mean 1e-320 >"$tmp/sub.csv" 2>"$tmp/err" && [ ! -s "$tmp/err" ] &&
+    [ "$(column q_mean "$tmp/sub.csv")" = 9.9998886718268301e-321 ] && ok || fail "--q-mean 1e-320"
+"$BIN" --dk 2 --n 2 --q-mean -1.5e-1 --k-mean .5 >/dev/null 2>&1 && ok || fail "reals with '-', '.', e"
+
+# --- echoed values: one printable line, long ones cut visibly ----------------
+usage_exact "$p: --dk: '1\\n2' is not a list of positive integers or doubling ranges A:B with A <= B" --dk $'1\n2'
+usage_exact "$p: --dist: '\\x1b[31mred' is not a list of normal, uniform, rademacher, t" --dist $'\e[31mred'
+usage_exact "$p: unexpected argument 'a\\tb\\\\c\\xc3\\xa9'" -- $'a\tb\\c\xc3\xa9'
+usage_exact "$p: unknown option '-\\x01'" $'-\x01'
+usage_error "$p: --seed: '$(printf '9%.0s' {1..60})...' is too large (at most 18446744073709551615)" --seed "$(printf '9%.0s' {1..300})"
+
+# --- limits: in the message and in --help ----------------------------------------
+usage_error "$p: --dk: '1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,...' has more than 256 values (at most 256)" --dk "$(seq -s, 1 257)"
+"$BIN" --dk "$(seq -s, 1 256)" --n 1 >/dev/null 2>&1 && ok || fail "256 --dk values"
+usage_error "$p: --scale: 'sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,...' has more than 16 items (at most 16)" --scale "$(printf 'sqrt,%.0s' {1..16})sqrt"
+usage_error "$p: --scale: '$(printf '1%.0s' {1..32})' has an item longer than 31 characters" --scale "$(printf '1%.0s' {1..32})"
+usage_error "$p: --dist: 'normal,normal,normal,normal,normal,normal,normal,normal,norm...' has more than 8 items (at most 8)" --dist "$(printf 'normal,%.0s' {1..8})normal"
+usage_error "$p: --block-rows: '18446744073709551615' is too large (at most 1073741824)" --block-rows 18446744073709551615
+usage_error "$p: --scale, --dist, --init and --dk make 8192 configurations (at most 4096)" --dk "$(seq -s, 1 256)" --scale "$(printf 'sqrt,%.0s' {1..15})dk" --dist normal,t
+"$BIN" --help >"$tmp/help"
+for want in 'At most 256 values' 'at most 16 items of at most 31 characters' 'at most 8 names' \
+    '(1 to 1024)' '(1 to 1073741824; default 256)' '(1 to 100000)' '(> 4; default 6)' \
+    '(-1 to 1; default 0)' 'at most 4096 in all' 'OMP_NUM_THREADS' "no leading '+'" \
+    'Exit status: 0 success, 1 runtime error' 'docs/columns.md' "'1:1000' = 1, 2, ..., 512, 1000"; do
+    grep -qF -- "$want" "$tmp/help" && ok || fail "--help lacks: $want"
+done
+# Every option of the table is in --help, with its default where it has one.
+for o in dk n nq nk trials seed dist ddof observed scale nu q-mean q-std k-mean k-std qk-norm \
+    qk-scale plant d-model init cross causal values dv format per-trial per-row histogram \
+    weight-histogram quiet threads block-rows help version; do
+    grep -qE -- "^  (-., |    )--$o( |\$)" "$tmp/help" && ok || fail "--help lacks --$o"
+done
+
+# --- OMP_NUM_THREADS, validated like --threads ------------------------------------
+OMP_NUM_THREADS=5000 usage_error "$p: OMP_NUM_THREADS: '5000' is too large (at most 1024)"
+OMP_NUM_THREADS=100000 usage_error "$p: OMP_NUM_THREADS: '100000' is too large (at most 1024)"
+# libgomp itself warns about values it cannot read ("0", "abc") when it
+# loads, before main: our line then comes second, and is the last.
+for v in 0 abc; do
+    OMP_NUM_THREADS=$v "$BIN" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] &&
+        [ "$(tail -1 "$tmp/err")" = "$p: OMP_NUM_THREADS: '$v' is not a positive integer (try 'sdpa-var --help')" ] &&
+        ok || fail "OMP_NUM_THREADS=$v: rc=$rc $(cat "$tmp/err")"
+done
+OMP_NUM_THREADS=5000,2 usage_error "$p: OMP_NUM_THREADS: '5000,2' is too large (at most 1024)"
+[ "$(OMP_NUM_THREADS=3,2 "$BIN" --dk 4 --n 9 | md5sum)" = "$("$BIN" --dk 4 --n 9 --threads 1 | md5sum)" ] &&
+    ok || fail "OMP_NUM_THREADS=3,2"
+OMP_NUM_THREADS=100000 "$BIN" --dk 4 --n 9 --threads 2 >/dev/null 2>&1 && ok || fail "--threads overrides OMP_NUM_THREADS"
+
+# --- the library's check, named by option -------------------------------------
+usage_error "$p: --ddof: '7' must be less than the n(n+1)/2 = 6 scores a causal mask shows (n = 3)" --causal --ddof 7 --n 3
+"$BIN" --causal --ddof 5 --n 3 --dk 2 >/dev/null 2>&1 && ok || fail "--causal --ddof 5 --n 3"
+usage_error "$p: --k-mean does not apply with --d-model (projections draw their own tokens)" --d-model 4 --k-mean 1
+
+# --- options that do not apply: the rule table in validate.c, line by line ------
+while IFS='|' read -r want args; do
+    # shellcheck disable=SC2086
+    usage_error "$p: $want" $args
+done <<'EOF'
+--nu needs --dist t (degrees of freedom of Student's t)|--nu 6
+--nu needs --dist t (degrees of freedom of Student's t)|--dist normal,uniform --nu 6
+--init needs --d-model (it initialises the projections)|--init lecun
+--cross needs --d-model (keys from their own tokens)|--cross
+--weight-histogram needs --histogram (it changes what is binned)|--weight-histogram
+--n does not apply with --nq and --nk (they set n_q and n_k)|--n 5 --nq 3 --nk 4
+--per-trial does not apply with --per-row (one kind of output)|--per-trial --per-row
+--per-trial does not apply with --histogram (one kind of output)|--per-trial --histogram 5
+--per-row does not apply with --histogram (one kind of output)|--per-row --histogram 5
+--observed does not apply with --per-trial (the fraction is in the summary)|--observed 1 --per-trial
+--observed does not apply with --per-row (the fraction is in the summary)|--observed 1 --per-row
+--observed does not apply with --histogram (the fraction is in the summary)|--observed 1 --histogram 5
+--ddof does not apply with --per-row (it prints no variance)|--ddof 1 --per-row
+--ddof does not apply with --histogram (it prints no variance)|--ddof 1 --histogram 5
+--values does not apply with --per-row (it prints no output variance)|--values --per-row
+--values does not apply with --histogram (it prints no output variance)|--values --histogram 5
+--dv does not apply with --per-row (it prints no output variance)|--dv 3 --per-row
+--dv does not apply with --histogram (it prints no output variance)|--dv 3 --histogram 5
+--format table does not apply with --per-row (it prints CSV)|--format table --per-row
+--format table does not apply with --histogram (it prints CSV)|--format table --histogram 5
+--q-std does not apply with --qk-norm (rows of mean 0 are rescaled to norm R whatever S is)|--q-std 2 --qk-norm
+--k-std does not apply with --qk-norm (rows of mean 0 are rescaled to norm R whatever S is)|--k-std 2 --qk-scale 3
+EOF
+# ... and the same options where they do apply.
+while read -r args; do
+    # shellcheck disable=SC2086
+    "$BIN" --dk 2 $args >/dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ] && ok || fail "$args: $(cat "$tmp/err")"
+done <<'EOF'
+--n 3 --dist normal,t --nu 6
+--n 3 --init lecun --d-model 4
+--n 3 --cross --d-model 4
+--n 3 --histogram 5 --weight-histogram
+--nq 3 --nk 4 --trials 2
+--n 3 --nq 3 --trials 2
+--n 3 --observed 1 --trials 3
+--n 3 --ddof 1 --per-trial
+--n 3 --dv 3 --per-trial
+--n 3 --format csv --per-row
+EOF
+
+# --- --dk A:B reaches B -------------------------------------------------------
+"$BIN" --dk 1:1000 --n 2 >"$tmp/dk.csv"
+[ "$(column dk "$tmp/dk.csv" | tr '\n' ' ')" = "1 2 4 8 16 32 64 128 256 512 1000 " ] && ok || fail "--dk 1:1000"
+"$BIN" --dk 3:24,5:5,7:8 --n 2 >"$tmp/dk.csv"
+[ "$(column dk "$tmp/dk.csv" | tr '\n' ' ')" = "3 6 12 24 5 7 8 " ] && ok || fail "--dk 3:24,5:5,7:8"
+
+# --- --dist and --init lists: one configuration each, scale outer ----------------
+"$BIN" --dk 2,4 --n 3 --dist normal,rademacher --scale sqrt,none >"$tmp/l.csv"
+[ "$(awk -F, 'NR > 1 { print $1 "/" $6 }' "$tmp/l.csv" | tr '\n' ' ')" = \
+  "2/normal 4/normal 2/rademacher 4/rademacher 2/normal 4/normal 2/rademacher 4/rademacher " ] &&
+    [ "$(column scale "$tmp/l.csv" | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" = "4sqrt 4none " ] &&
+    ok || fail "--dist list order: $(tr '\n' ' ' <"$tmp/l.csv" | cut -c1-80)"
+"$BIN" --dk 2 --n 3 --dist rademacher >"$tmp/one.csv"
+[ "$(sed -n 4p "$tmp/l.csv")" = "$(sed -n 2p "$tmp/one.csv")" ] && ok || fail "a list row equals its single run"
+"$BIN" --dk 2 --n 3 --d-model 4 --init xavier,lecun,normal >"$tmp/i.csv"
+[ "$(column init "$tmp/i.csv" | tr '\n' ' ')" = "xavier lecun normal " ] && ok || fail "--init list"
+usage_error "$p: --histogram takes one configuration (got 2 from --dk, --scale, --dist, --init)" --histogram 5 --dist normal,t
+usage_error "$p: --dist: 'normal,' is not a list of normal, uniform, rademacher, t" --dist normal,
+
+printf '%d passed, %d failed\n' "$passed" "$failed"
+[ "$failed" -eq 0 ]
