@@ -6,45 +6,13 @@
  *   dtype(64|32) ndim shape0 shape1 shape2 stride0 stride1 stride2 offset path
  * where path holds the raw bytes of the array's base buffer and offset is
  * the byte offset of element [0, 0, 0] in it (a view's strides may be
- * negative). Prints a CSV header and one row per trial, every field of
- * sv_trial_stats in %.17g, in struct order. Exit 1 on any error. */
+ * negative). Prints the per-trial CSV of the column table (columns.h):
+ * its header, and one row per trial in %.17g. Exit 1 on any error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sdpa_var/sdpa_var.h"
-
-static const char *const fields[SV_TRIAL_FIELDS] = {"raw_mean",
-                                                    "raw_var",
-                                                    "scaled_mean",
-                                                    "scaled_var",
-                                                    "raw_entropy",
-                                                    "scaled_entropy",
-                                                    "raw_max_weight",
-                                                    "scaled_max_weight",
-                                                    "raw_jac_trace",
-                                                    "scaled_jac_trace",
-                                                    "raw_var_known_mean",
-                                                    "raw_var_ddof0",
-                                                    "raw_var_ddof1",
-                                                    "raw_jac_frob",
-                                                    "scaled_jac_frob",
-                                                    "raw_eff_keys",
-                                                    "scaled_eff_keys",
-                                                    "raw_entropy_min",
-                                                    "raw_entropy_max",
-                                                    "scaled_entropy_min",
-                                                    "scaled_entropy_max",
-                                                    "raw_max_abs_logit",
-                                                    "raw_diag_logit",
-                                                    "raw_diag_weight",
-                                                    "scaled_diag_weight",
-                                                    "q_var",
-                                                    "k_var",
-                                                    "raw_out_var",
-                                                    "scaled_out_var",
-                                                    "raw_sum_p2",
-                                                    "scaled_sum_p2"};
 
 /* One array line; its buffer into *buf (freed by the caller). */
 static int read_array(sv_array *a, void **buf)
@@ -97,13 +65,34 @@ int main(void)
         fprintf(stderr, "strided_driver: %s\n", ok ? sv_status_str(st) : "cannot read the job");
         return 1;
     }
-    for (int f = 0; f < SV_TRIAL_FIELDS; f++)
-        printf("%s%c", fields[f], f + 1 < SV_TRIAL_FIELDS ? ',' : '\n');
+    /* The per-trial columns of the column table, as the CLI writes them. */
+    const sv_config cfg = {.d_k = s.d_k,
+                           .n_q = s.n_q,
+                           .n_k = s.n_k,
+                           .trials = s.trials,
+                           .scale = s.scale,
+                           .q_mean = s.q_mean,
+                           .k_mean = s.k_mean,
+                           .causal = s.causal,
+                           .values = s.values,
+                           .d_v = s.d_v,
+                           .ddof = s.ddof};
+    const size_t ncol = sv_columns_count(SV_OUTPUT_PER_TRIAL);
+    for (size_t c = 0; c < ncol; c++)
+        printf("%s%c", sv_columns_get(SV_OUTPUT_PER_TRIAL, c)->name, c + 1 < ncol ? ',' : '\n');
     for (unsigned long long t = 0; t < count; t++) {
-        double v[SV_TRIAL_FIELDS];
-        memcpy(v, &out[t], sizeof v);
-        for (int f = 0; f < SV_TRIAL_FIELDS; f++)
-            printf("%.17g%c", v[f], f + 1 < SV_TRIAL_FIELDS ? ',' : '\n');
+        const sv_row_view row = {.cfg = &cfg, .stats = &out[t], .trial = first + t};
+        for (size_t c = 0; c < ncol; c++) {
+            const sv_column *col = sv_columns_get(SV_OUTPUT_PER_TRIAL, c);
+            const sv_value v = col->get(&row);
+            if (col->type == SV_VALUE_REAL)
+                printf("%.17g", v.real);
+            else if (col->type == SV_VALUE_COUNT)
+                printf("%llu", (unsigned long long)v.count);
+            else
+                printf("%s", v.text);
+            putchar(c + 1 < ncol ? ',' : '\n');
+        }
     }
     free(out);
     for (int i = 0; i < 3; i++)

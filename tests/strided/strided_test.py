@@ -21,9 +21,6 @@ import tempfile
 
 import numpy as np
 
-FIELDS = None  # the driver's header
-
-
 def write_view(view, base, path):
     """Raw bytes of base; the line that describes view inside them."""
     base.tofile(path)
@@ -102,7 +99,14 @@ def run_case(driver, tmp, name, q, k, v, qb, kb, vb, scale=0.0, ddof=0, causal=F
         pick = (lambda a: a[first + t]) if q.ndim == 3 else (lambda a: a)
         want = reference(pick(q), pick(k), None if v is None else pick(v), c, ddof, causal,
                          q_mean, k_mean)
+        want.update(trial=first + t, dk=d, n_q=q.shape[-2], n_k=k.shape[-2])
+        missing = set(want) ^ set(header)
+        if missing:  # every column compared, every statistic present
+            print("FAIL %s: columns not compared: %s" % (name, sorted(missing)))
+            bad += 1
         for f in header:
+            if f not in want:
+                continue
             g, w = got[f], want[f]
             if np.isnan(w) and np.isnan(g):
                 continue
