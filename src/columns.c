@@ -341,7 +341,7 @@ const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_vi
 {
     for (size_t i = 0; i < sv_columns_count(kind); i++) {
         const sv_column *c = sv_columns_get(kind, i);
-        if (c->type != SV_VALUE_REAL || (c->only_observed && !observed))
+        if (c->type != SV_VALUE_REAL || ((c->flags & SV_COLUMN_ONLY_OBSERVED) && !observed))
             continue;
         if (sv_column_required(c, row->cfg, observed) && isnan(c->get(row).real))
             return c;

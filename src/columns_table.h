@@ -108,8 +108,15 @@ typedef enum col_id {
 } col_id;
 
 #define R_(id, unit, need, doc) [C_##id] = {#id, unit, doc, SV_VALUE_REAL, need, 0, get_##id}
-#define N_(id, doc) [C_##id] = {#id, "", doc, SV_VALUE_COUNT, SV_NEED_ALWAYS, 0, get_##id}
-#define T_(id, doc) [C_##id] = {#id, "", doc, SV_VALUE_TEXT, SV_NEED_ALWAYS, 0, get_##id}
+/* Configuration columns. */
+#define RC_(id, unit, need, doc)                                                                   \
+    [C_##id] = {#id, unit, doc, SV_VALUE_REAL, need, SV_COLUMN_CONFIG, get_##id}
+#define N_(id, doc)                                                                                \
+    [C_##id] = {#id, "", doc, SV_VALUE_COUNT, SV_NEED_ALWAYS, SV_COLUMN_CONFIG, get_##id}
+#define T_(id, doc)                                                                                \
+    [C_##id] = {#id, "", doc, SV_VALUE_TEXT, SV_NEED_ALWAYS, SV_COLUMN_CONFIG, get_##id}
+/* A count that is not configuration (trial, row). */
+#define NR_(id, doc) [C_##id] = {#id, "", doc, SV_VALUE_COUNT, SV_NEED_ALWAYS, 0, get_##id}
 #define A SV_NEED_ALWAYS
 #define NONE SV_NEED_NONE
 
@@ -123,21 +130,21 @@ static const sv_column columns[C_COUNT_] = {
     T_(dist, "law of the entries of Q and K: normal, uniform, rademacher or t"),
     N_(ddof, "delta degrees of freedom of the sample variance"),
     T_(scale, "the --scale choice as written: sqrt, dk, none or a number"),
-    R_(scale_divisor, "1", A, "c: the scaled logits are S / c"),
-    R_(nu, "1", SV_NEED_STUDENT_T, "degrees of freedom of Student's t; nan for other laws"),
-    R_(q_mean, "1", A, "mean of an entry of Q"),
-    R_(q_std, "1", A, "standard deviation of an entry of Q"),
-    R_(k_mean, "1", A, "mean of an entry of K"),
-    R_(k_std, "1", A, "standard deviation of an entry of K"),
-    R_(plant, "1", A, "rho of the planted key (key i = rho q_i + sqrt(1 - rho^2) z_i); 0: none"),
+    RC_(scale_divisor, "1", A, "c: the scaled logits are S / c"),
+    RC_(nu, "1", SV_NEED_STUDENT_T, "degrees of freedom of Student's t; nan for other laws"),
+    RC_(q_mean, "1", A, "mean of an entry of Q"),
+    RC_(q_std, "1", A, "standard deviation of an entry of Q"),
+    RC_(k_mean, "1", A, "mean of an entry of K"),
+    RC_(k_std, "1", A, "standard deviation of an entry of K"),
+    RC_(plant, "1", A, "rho of the planted key (key i = rho q_i + sqrt(1 - rho^2) z_i); 0: none"),
     N_(d_model, "D with projections Q = X W_Q, K = X W_K; 0: Q and K drawn directly"),
     T_(init, "initialisation of W_Q and W_K: xavier, lecun, normal; none without d_model"),
     N_(cross, "1: keys from their own tokens (cross-attention); 0 otherwise"),
-    R_(d_v, "", SV_NEED_VALUES, "columns of V with --values; nan without"),
+    RC_(d_v, "", SV_NEED_VALUES, "columns of V with --values; nan without"),
     N_(causal, "1: query i sees keys 0..i only; 0 otherwise"),
     N_(qk_norm, "1: rows of Q and K rescaled to norm qk_norm_radius; 0 otherwise"),
     N_(values, "1: V drawn and the output O = softmax(S) V formed; 0 otherwise"),
-    N_(trial, "the trial's number (its random streams), from 0"),
+    NR_(trial, "the trial's number (its random streams), from 0"),
     /* Per-trial statistics; in a summary, their mean over trials. */
     R_(raw_mean, "score", A, "mean of the N scores S = Q K^T (N = n_q n_k, or n(n+1)/2 causal)"),
     R_(raw_var, "score^2", A, "their sample variance, sum (S - mean)^2 / (N - ddof)"),
@@ -214,13 +221,14 @@ static const sv_column columns[C_COUNT_] = {
        "without --values"),
     R_(scaled_out_var_theory, "1", SV_NEED_VALUES, "the same for the scaled logits"),
     [C_observed] = {"observed", "score^2", "the --observed value V (only with --observed)",
-                    SV_VALUE_REAL, SV_NEED_OBSERVED, 1, get_observed},
+                    SV_VALUE_REAL, SV_NEED_OBSERVED, SV_COLUMN_ONLY_OBSERVED, get_observed},
     [C_raw_var_cdf_observed] = {"raw_var_cdf_observed", "1",
                                 "fraction of trials with raw_var <= V (only with --observed)",
-                                SV_VALUE_REAL, SV_NEED_OBSERVED, 1, get_raw_var_cdf_observed},
+                                SV_VALUE_REAL, SV_NEED_OBSERVED, SV_COLUMN_ONLY_OBSERVED,
+                                get_raw_var_cdf_observed},
     /* Per row: one query position, means over trials. */
-    N_(row, "the query position i, from 0"),
-    N_(keys_seen, "keys row i sees: n_k, or i + 1 when causal"),
+    NR_(row, "the query position i, from 0"),
+    NR_(keys_seen, "keys row i sees: n_k, or i + 1 when causal"),
     [C_row_raw_entropy] = {"raw_entropy", "nats", "softmax entropy of row i, mean over trials",
                            SV_VALUE_REAL, A, 0, get_row_raw_entropy},
     [C_row_scaled_entropy] = {"scaled_entropy", "nats", "the same for the scaled logits",
@@ -241,8 +249,10 @@ static const sv_column columns[C_COUNT_] = {
 };
 
 #undef R_
+#undef RC_
 #undef N_
 #undef T_
+#undef NR_
 #undef A
 #undef NONE
 
@@ -264,54 +274,29 @@ static const col_id summary_ids[] = {
     C_raw_diag_weight, C_scaled_diag_weight, C_d_model, C_init, C_cross, C_q_var, C_q_var_theory,
     C_k_var, C_k_var_theory, C_d_v, C_raw_out_var, C_raw_out_var_theory, C_scaled_out_var,
     C_scaled_out_var_theory,
+    /* Since the column table: the rest of the configuration. */
+    C_causal, C_qk_norm, C_values,
     /* Only with --observed. */
     C_observed, C_raw_var_cdf_observed};
 
-static const col_id per_trial_ids[] = {C_trial,
-                                       C_dk,
-                                       C_n_q,
-                                       C_n_k,
-                                       C_raw_mean,
-                                       C_raw_var,
-                                       C_scaled_mean,
-                                       C_scaled_var,
-                                       C_raw_entropy,
-                                       C_scaled_entropy,
-                                       C_raw_max_weight,
-                                       C_scaled_max_weight,
-                                       C_raw_jac_trace,
-                                       C_scaled_jac_trace,
-                                       C_raw_var_known_mean,
-                                       C_raw_var_ddof0,
-                                       C_raw_var_ddof1,
-                                       C_raw_jac_frob,
-                                       C_scaled_jac_frob,
-                                       C_raw_eff_keys,
-                                       C_scaled_eff_keys,
-                                       C_raw_entropy_min,
-                                       C_raw_entropy_max,
-                                       C_scaled_entropy_min,
-                                       C_scaled_entropy_max,
-                                       C_raw_max_abs_logit,
-                                       C_raw_diag_logit,
-                                       C_raw_diag_weight,
-                                       C_scaled_diag_weight,
-                                       C_q_var,
-                                       C_k_var,
-                                       C_raw_out_var,
-                                       C_scaled_out_var,
-                                       C_raw_sum_p2,
-                                       C_scaled_sum_p2};
+static const col_id per_trial_ids[] = {
+    C_trial, C_dk, C_n_q, C_n_k, C_raw_mean, C_raw_var, C_scaled_mean, C_scaled_var, C_raw_entropy,
+    C_scaled_entropy, C_raw_max_weight, C_scaled_max_weight, C_raw_jac_trace, C_scaled_jac_trace,
+    C_raw_var_known_mean, C_raw_var_ddof0, C_raw_var_ddof1, C_raw_jac_frob, C_scaled_jac_frob,
+    C_raw_eff_keys, C_scaled_eff_keys, C_raw_entropy_min, C_raw_entropy_max, C_scaled_entropy_min,
+    C_scaled_entropy_max, C_raw_max_abs_logit, C_raw_diag_logit, C_raw_diag_weight,
+    C_scaled_diag_weight, C_q_var, C_k_var, C_raw_out_var, C_scaled_out_var, C_raw_sum_p2,
+    C_scaled_sum_p2,
+    /* The configuration, so that concatenated runs describe themselves. */
+    C_scale, C_scale_divisor, C_trials, C_seed, C_dist, C_nu, C_ddof, C_q_mean, C_q_std, C_k_mean,
+    C_k_std, C_plant, C_d_model, C_init, C_cross, C_causal, C_qk_norm, C_values, C_d_v};
 
-static const col_id per_row_ids[] = {C_dk,
-                                     C_scale,
-                                     C_row,
-                                     C_keys_seen,
-                                     C_row_raw_entropy,
-                                     C_row_scaled_entropy,
-                                     C_entropy_bound,
-                                     C_row_raw_max_weight,
-                                     C_row_scaled_max_weight};
+static const col_id per_row_ids[] = {
+    C_dk, C_scale, C_row, C_keys_seen, C_row_raw_entropy, C_row_scaled_entropy, C_entropy_bound,
+    C_row_raw_max_weight, C_row_scaled_max_weight,
+    /* The configuration, so that concatenated runs describe themselves. */
+    C_n_q, C_n_k, C_trials, C_seed, C_dist, C_nu, C_ddof, C_scale_divisor, C_q_mean, C_q_std,
+    C_k_mean, C_k_std, C_plant, C_d_model, C_init, C_cross, C_causal, C_qk_norm, C_values, C_d_v};
 
 static const col_id histogram_ids[] = {C_bin_lo, C_bin_hi, C_raw_count, C_scaled_count};
 

@@ -79,6 +79,10 @@ typedef struct sv_row_view {
     uint64_t bin_count[2];       /**< histogram: raw and scaled counts */
 } sv_row_view;
 
+/** sv_column.flags */
+#define SV_COLUMN_ONLY_OBSERVED 1u /**< exists only when an observed variance was given */
+#define SV_COLUMN_CONFIG 2u        /**< describes the configuration, not a result */
+
 /** One output column. */
 typedef struct sv_column {
     const char *name; /**< CSV header, JSON key: [a-z0-9_]+, never renamed */
@@ -86,12 +90,11 @@ typedef struct sv_column {
     const char *doc;  /**< one line for docs/columns.md */
     sv_value_type type;
     sv_column_need need;                     /**< when the value must be defined */
-    int only_observed;                       /**< nonzero: the column exists only when an observed
-                                                  variance was given (summary->observed not NAN) */
+    unsigned flags;                          /**< SV_COLUMN_* bits */
     sv_value (*get)(const sv_row_view *row); /**< the value of this column in @p row */
 } sv_column;
 
-/** Number of columns of @p kind, including the only_observed ones; 0 for a bad kind. */
+/** Number of columns of @p kind, including the SV_COLUMN_ONLY_OBSERVED ones; 0 for a bad kind. */
 size_t sv_columns_count(sv_output_kind kind);
 
 /**
