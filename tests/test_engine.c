@@ -1,0 +1,123 @@
+/* The engine's split interface (engine.h): the taps count what they
+ * promise (every visible score once, every weight once, per-row sums that
+ * add up to the trials' means), give the same counts for any threads and
+ * block rows, and sv_taps_check refuses every bad setting it names. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "sdpa_var/sdpa_var.h"
+
+#define BINS 12u
+
+typedef struct counts {
+    uint64_t raw[BINS + 1], scaled[BINS + 1], w_raw[BINS + 1], w_scaled[BINS + 1];
+} counts;
+
+static sv_taps taps_of(counts *c, double *row_sums)
+{
+    memset(c, 0, sizeof *c);
+    return (sv_taps){.hist_bins = BINS,
+                     .hist_lo = -20.0,
+                     .hist_hi = 20.0,
+                     .hist_raw = c->raw,
+                     .hist_scaled = c->scaled,
+                     .hist_w_raw = c->w_raw,
+                     .hist_w_scaled = c->w_scaled,
+                     .row_sums = row_sums};
+}
+
+static uint64_t total(const uint64_t *h)
+{
+    uint64_t s = 0;
+    for (size_t i = 0; i <= BINS; i++)
+        s += h[i];
+    return s;
+}
+
+/* n_q = n_k = 300 (two query tiles), causal: 300 * 301 / 2 visible scores. */
+static void test_taps(int causal, int threads, size_t block_rows, counts *c, double *rs,
+                      sv_trial_stats *t)
+{
+    sv_spec s = {.d_k = 16, .n_q = 300, .n_k = 300, .trials = 3, .seed = 5u, .causal = causal};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    sv_source src;
+    CHECK(sv_source_draw(&s, &src) == SV_OK);
+    memset(rs, 0, 300 * SV_ROW_FIELDS * sizeof *rs);
+    const sv_taps taps = taps_of(c, rs);
+    const sv_exec exec = {.threads = threads, .block_rows = block_rows};
+    CHECK(sv_engine_run(&s, &src, &exec, &taps, 0, 3, t) == SV_OK);
+    const uint64_t scores = 3u * (causal ? 300u * 301u / 2u : 300u * 300u);
+    CHECK(total(c->raw) == scores && total(c->scaled) == scores);
+    CHECK(total(c->w_raw) == scores && total(c->w_scaled) == scores);
+    CHECK(c->w_raw[BINS] == 0 && c->w_scaled[BINS] == 0); /* weights <= 1: never outside */
+    /* mean over rows of the per-row sums = sum over trials of the means;
+     * both are sums of the same 900 doubles in other orders: 1e-12 */
+    for (int f = 0; f < 2; f++) {
+        double rows = 0.0, trials = 0.0;
+        for (size_t i = 0; i < 300; i++)
+            rows += rs[i * SV_ROW_FIELDS + (size_t)f];
+        for (size_t k = 0; k < 3; k++)
+            trials += f ? t[k].scaled_entropy : t[k].raw_entropy;
+        CHECK_CLOSE(rows / 300.0, trials, 1e-12, 0.0);
+    }
+}
+
+static void test_same_counts(void)
+{
+    static counts a, b;
+    static double ra[300 * SV_ROW_FIELDS], rb[300 * SV_ROW_FIELDS];
+    sv_trial_stats ta[3], tb[3];
+    for (int causal = 0; causal < 2; causal++) {
+        test_taps(causal, 1, 0, &a, ra, ta);
+        test_taps(causal, 2, 1, &b, rb, tb);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+        CHECK(memcmp(ra, rb, sizeof ra) == 0);
+        CHECK(memcmp(ta, tb, sizeof ta) == 0);
+    }
+}
+
+static void test_taps_check(void)
+{
+    sv_spec s = {.d_k = 4, .n_q = 3, .n_k = 5000, .trials = 1};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    counts c;
+    sv_taps t = taps_of(&c, NULL);
+    CHECK(sv_taps_check(&t, &s) == SV_EINVAL); /* weight bins need n_k <= 4096 */
+    t.hist_w_raw = t.hist_w_scaled = NULL;
+    CHECK(sv_taps_check(&t, &s) == SV_OK);
+    CHECK(sv_taps_check(NULL, &s) == SV_OK);
+    sv_taps bad = t;
+    bad.hist_lo = bad.hist_hi;
+    CHECK(sv_taps_check(&bad, &s) == SV_EINVAL);
+    bad = t;
+    bad.hist_hi = INFINITY;
+    CHECK(sv_taps_check(&bad, &s) == SV_EINVAL);
+    bad = t;
+    bad.hist_scaled = NULL;
+    CHECK(sv_taps_check(&bad, &s) == SV_EINVAL);
+    s.n_k = 5;
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    bad = taps_of(&c, NULL);
+    bad.hist_w_scaled = NULL; /* raw weights without scaled ones */
+    CHECK(sv_taps_check(&bad, &s) == SV_EINVAL);
+    /* the run refuses them too, before touching anything */
+    sv_source src;
+    sv_trial_stats out;
+    const sv_exec exec = {0};
+    CHECK(sv_source_draw(&s, &src) == SV_OK);
+    CHECK(sv_engine_run(&s, &src, &exec, &bad, 0, 1, &out) == SV_EINVAL);
+    CHECK(total(c.raw) == 0);
+    size_t bytes = 7;
+    CHECK(sv_engine_bytes(&s, &src, &exec, &bad, 1, &bytes) == SV_EINVAL && bytes == 7);
+    const sv_exec neg = {.threads = -1};
+    CHECK(sv_engine_bytes(&s, &src, &neg, NULL, 1, &bytes) == SV_EINVAL && bytes == 7);
+    CHECK(sv_engine_bytes(&s, &src, &exec, NULL, 1, &bytes) == SV_OK && bytes > 0);
+}
+
+int main(void)
+{
+    test_same_counts();
+    test_taps_check();
+    return CHECK_DONE();
+}
