@@ -22,6 +22,7 @@ usage_error "$p: option '--d' is ambiguous: --dk, --dist, --ddof, --d-model, --d
 usage_error "$p: option '--q' is ambiguous: --q-mean, --q-std, --qk-norm, --qk-scale, --quiet" --q
 usage_error "$p: option '--per' is ambiguous: --per-trial, --per-row" --per
 usage_error "$p: unknown option '--nope'" --nope=3
+usage_error "$p: unknown option '--=x'" --=x
 [ "$("$BIN" --tri 2 --n 2 --dk 2 --caus | wc -l)" -eq 2 ] && ok || fail "unique abbreviations"
 
 # --- one number syntax: plain decimal for integers and reals -------------------
