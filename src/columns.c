@@ -332,6 +332,10 @@ int sv_column_required(const sv_column *col, const sv_config *cfg, int observed)
         return cfg->values != 0;
     case SV_NEED_OBSERVED:
         return observed;
+    case SV_NEED_KNOWN_MEAN: {
+        sv_spec spec;
+        return sv_config_spec(cfg, &spec) == SV_OK && !isnan(sv_theory_mean(&spec));
+    }
     }
     return 0;
 }

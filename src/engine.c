@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "sdpa_var/theory.h"
 
 static void workspace_free(workspace *ws)
 {
@@ -245,16 +246,20 @@ static sv_status run_parallel(const plan *p, const ws_sizes *z, uint64_t first, 
  * a NaN out for the random draws; a caller's arrays are not bounded. */
 static int trial_is_number(const plan *p, const sv_trial_stats *t)
 {
-    const double must[] = {
-        t->raw_mean,          t->raw_var,          t->scaled_mean,        t->scaled_var,
-        t->raw_entropy,       t->scaled_entropy,   t->raw_max_weight,     t->scaled_max_weight,
-        t->raw_jac_trace,     t->scaled_jac_trace, t->raw_var_known_mean, t->raw_var_ddof0,
-        t->raw_jac_frob,      t->scaled_jac_frob,  t->raw_eff_keys,       t->scaled_eff_keys,
-        t->raw_entropy_min,   t->raw_entropy_max,  t->scaled_entropy_min, t->scaled_entropy_max,
-        t->raw_max_abs_logit, t->raw_sum_p2,       t->scaled_sum_p2};
+    const double must[] = {t->raw_mean,           t->raw_var,           t->scaled_mean,
+                           t->scaled_var,         t->raw_entropy,       t->scaled_entropy,
+                           t->raw_max_weight,     t->scaled_max_weight, t->raw_jac_trace,
+                           t->scaled_jac_trace,   t->raw_var_ddof0,     t->raw_jac_frob,
+                           t->scaled_jac_frob,    t->raw_eff_keys,      t->scaled_eff_keys,
+                           t->raw_entropy_min,    t->raw_entropy_max,   t->scaled_entropy_min,
+                           t->scaled_entropy_max, t->raw_max_abs_logit, t->raw_sum_p2,
+                           t->scaled_sum_p2};
     for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
         if (isnan(must[i]))
             return 0;
+    /* The known-mean variance is NaN exactly where theory has no E[S]. */
+    if (isnan(t->raw_var_known_mean) && !isnan(sv_theory_mean(p->spec)))
+        return 0;
     return p->dv == 0 || (!isnan(t->raw_out_var) && !isnan(t->scaled_out_var));
 }
 

@@ -47,17 +47,20 @@ typedef struct sv_value {
  * failure (sv_column_required). Values pinned.
  */
 typedef enum sv_column_need {
-    SV_NEED_NONE = 0,      /**< may be NAN (a theory without closed form here) */
-    SV_NEED_ALWAYS = 1,    /**< always defined */
-    SV_NEED_SCORES2 = 2,   /**< defined when N = n_q n_k > 1 (ddof 1 needs two scores) */
-    SV_NEED_TRIALS2 = 3,   /**< defined when trials > 1 (a spread across trials) */
-    SV_NEED_STUDENT_T = 4, /**< defined when dist is Student's t */
-    SV_NEED_DIAG = 5,      /**< defined when query i and key i are related: plant != 0,
-                                or d_model > 0 without cross */
-    SV_NEED_QK_VAR = 6,    /**< defined when Q and K are measured: d_model > 0 or qk_norm */
-    SV_NEED_QK_NORM = 7,   /**< defined with qk_norm */
-    SV_NEED_VALUES = 8,    /**< defined with values */
-    SV_NEED_OBSERVED = 9   /**< defined when an observed variance was given */
+    SV_NEED_NONE = 0,       /**< may be NAN (a theory without closed form here) */
+    SV_NEED_ALWAYS = 1,     /**< always defined */
+    SV_NEED_SCORES2 = 2,    /**< defined when N = n_q n_k > 1 (ddof 1 needs two scores) */
+    SV_NEED_TRIALS2 = 3,    /**< defined when trials > 1 (a spread across trials) */
+    SV_NEED_STUDENT_T = 4,  /**< defined when dist is Student's t */
+    SV_NEED_DIAG = 5,       /**< defined when query i and key i are related: plant != 0,
+                                 or d_model > 0 without cross */
+    SV_NEED_QK_VAR = 6,     /**< defined when Q and K are measured: d_model > 0 or qk_norm */
+    SV_NEED_QK_NORM = 7,    /**< defined with qk_norm */
+    SV_NEED_VALUES = 8,     /**< defined with values */
+    SV_NEED_OBSERVED = 9,   /**< defined when an observed variance was given */
+    SV_NEED_KNOWN_MEAN = 10 /**< defined when theory gives E[S] (sv_theory_mean): not
+                                 for QK-norm of shifted rows or of a planted key
+                                 with non-normal entries */
 } sv_column_need;
 
 /**
