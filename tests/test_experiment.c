@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "reference.h"
 #include "sdpa_var/sdpa_var.h"
 
 static sv_config config(size_t d, size_t nq, size_t nk, uint64_t trials)
@@ -73,65 +74,9 @@ static void test_same_bits(void)
     CHECK(memcmp(a, b2, sizeof a) == 0);
 }
 
-/* A plain scalar path: the full score matrix from the same row streams,
- * long double sums, textbook formulas. The engine must agree to 1e-12. */
-static void scalar_reference(const sv_config *c, uint64_t trial, sv_trial_stats *out)
-{
-    const size_t d = c->d_k, nq = c->n_q, nk = c->n_k;
-    double *q = malloc(nq * d * sizeof *q), *k = malloc(nk * d * sizeof *k);
-    double *s = malloc(nq * nk * sizeof *s), *p = malloc(nk * sizeof *p);
-    for (size_t i = 0; i < nq; i++) {
-        sv_rng r;
-        sv_rng_seed_row(&r, c->seed, trial, SV_MATRIX_Q, i);
-        sv_sample_fill(&r, c->dist, c->nu, q + i * d, d);
-    }
-    for (size_t j = 0; j < nk; j++) {
-        sv_rng r;
-        sv_rng_seed_row(&r, c->seed, trial, SV_MATRIX_K, j);
-        sv_sample_fill(&r, c->dist, c->nu, k + j * d, d);
-    }
-    long double sum = 0.0L;
-    for (size_t i = 0; i < nq; i++)
-        for (size_t j = 0; j < nk; j++) {
-            long double dot = 0.0L;
-            for (size_t l = 0; l < d; l++)
-                dot += (long double)q[i * d + l] * k[j * d + l];
-            s[i * nk + j] = (double)dot;
-            sum += s[i * nk + j];
-        }
-    const long double mean = sum / (nq * nk);
-    long double m2 = 0.0L;
-    for (size_t i = 0; i < nq * nk; i++)
-        m2 += (s[i] - mean) * (s[i] - mean);
-    out->raw_mean = (double)mean;
-    out->raw_var = (double)(m2 / (nq * nk - c->ddof));
-    out->scaled_var = out->raw_var / (double)d;
-    double acc[2][3] = {{0}};
-    for (size_t i = 0; i < nq; i++)
-        for (int which = 0; which < 2; which++) {
-            sv_softmax(s + i * nk, nk, which ? 1.0 / sqrt((double)d) : 1.0, p);
-            double h = 0.0, mx = 0.0, sq = 0.0;
-            for (size_t j = 0; j < nk; j++) {
-                h -= p[j] > 0.0 ? p[j] * log(p[j]) : 0.0;
-                mx = p[j] > mx ? p[j] : mx;
-                sq += p[j] * p[j];
-            }
-            acc[which][0] += h;
-            acc[which][1] += mx;
-            acc[which][2] += 1.0 - sq;
-        }
-    out->raw_entropy = acc[0][0] / nq;
-    out->raw_max_weight = acc[0][1] / nq;
-    out->raw_jac_trace = acc[0][2] / nq;
-    out->scaled_entropy = acc[1][0] / nq;
-    out->scaled_max_weight = acc[1][1] / nq;
-    out->scaled_jac_trace = acc[1][2] / nq;
-    free(q);
-    free(k);
-    free(s);
-    free(p);
-}
-
+/* Against the plain scalar path (tests/reference.c: the full score
+ * matrix from the same row streams, long double sums, textbook formulas):
+ * every statistic to 1e-12. */
 static void test_against_scalar(sv_dist dist, size_t d, size_t nq, size_t nk, unsigned ddof)
 {
     sv_config c = config(d, nq, nk, 2);
@@ -139,18 +84,11 @@ static void test_against_scalar(sv_dist dist, size_t d, size_t nq, size_t nk, un
     c.ddof = ddof;
     sv_trial_stats got[2], want;
     CHECK(sv_experiment_run(&c, got) == SV_OK);
+    sv_spec s;
+    CHECK(sv_config_spec(&c, &s) == SV_OK);
     for (uint64_t t = 0; t < 2; t++) {
-        scalar_reference(&c, t, &want);
-        /* The mean is ~0: compare it on the scale of one score's sd. */
-        CHECK_CLOSE(got[t].raw_mean, want.raw_mean, 0.0, 1e-12 * sqrt((double)d));
-        CHECK_CLOSE(got[t].raw_var, want.raw_var, 1e-12, 0.0);
-        CHECK_CLOSE(got[t].scaled_var, want.scaled_var, 1e-12, 0.0);
-        CHECK_CLOSE(got[t].raw_entropy, want.raw_entropy, 1e-12, 0.0);
-        CHECK_CLOSE(got[t].scaled_entropy, want.scaled_entropy, 1e-12, 0.0);
-        CHECK_CLOSE(got[t].raw_max_weight, want.raw_max_weight, 1e-12, 0.0);
-        CHECK_CLOSE(got[t].scaled_max_weight, want.scaled_max_weight, 1e-12, 0.0);
-        CHECK_CLOSE(got[t].raw_jac_trace, want.raw_jac_trace, 1e-12, 0.0);
-        CHECK_CLOSE(got[t].scaled_jac_trace, want.scaled_jac_trace, 1e-12, 0.0);
+        ref_trial(&s, t, &want);
+        CHECK(ref_compare(&s, &got[t], &want, 1e-12, "test_against_scalar") == 0);
     }
 }
 
@@ -310,7 +248,8 @@ static void test_chunks(void)
     sv_config u = config(2, 2, 3, U);
     CHECK(sv_experiment_run(&u, many) == SV_OK);
     CHECK(sv_summary_compute(&u, many, 1.5, &one) == SV_OK);
-    const size_t cuts2[] = {0, 1, SV_SUMMARY_BLOCK - 1, SV_SUMMARY_BLOCK + 7, 3 * SV_SUMMARY_BLOCK, U};
+    const size_t cuts2[] = {0, 1, SV_SUMMARY_BLOCK - 1, SV_SUMMARY_BLOCK + 7, 3 * SV_SUMMARY_BLOCK,
+                            U};
     CHECK(sv_summary_begin(&u, &acc) == SV_OK);
     for (size_t k = 0; k + 1 < sizeof cuts2 / sizeof cuts2[0]; k++)
         sv_summary_add(&acc, many + cuts2[k], cuts2[k + 1] - cuts2[k]);
