@@ -48,10 +48,13 @@ static void derive(plan *p, uint64_t count)
         p->block_tiles = all_tiles;
     /* tm kb d_k can overflow only when it is far above SV_TINY_TILE */
     p->tiny = p->tm * p->kb <= SV_TINY_TILE && p->tm * p->kb * s->d_k <= SV_TINY_TILE;
-    /* A tiny trial is one tile and one key block (tm kb <= SV_TINY_TILE):
-     * several of them share one pass of the row kernel. */
-    p->group =
-        p->tiny && p->inner_threads == 1 && !p->taps.row_sums && !s->values ? SV_TRIAL_GROUP : 1u;
+    /* Several tiny trials share one pass of the row kernel when each is
+     * one tile and one key block: a small tile is not enough (n_q = 257,
+     * n_k = 1 has a tiny tile of 256 rows and a second tile). */
+    const int one_tile = s->n_q == p->tm && s->n_k == p->kb;
+    p->group = p->tiny && one_tile && p->inner_threads == 1 && !p->taps.row_sums && !s->values
+                   ? SV_TRIAL_GROUP
+                   : 1u;
     p->inv_scale = 1.0 / s->scale;
     p->prog = NULL;
 }

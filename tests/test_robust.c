@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "reference.h"
 #include "sdpa_var/sdpa_var.h"
 
 static sv_config config(size_t d, size_t nq, size_t nk, uint64_t trials)
@@ -66,6 +67,27 @@ static void test_block_rows(void)
             c.threads = t;
             CHECK(sv_experiment_run(&c, &got) == SV_OK);
             CHECK(memcmp(&got, &want, sizeof got) == 0);
+        }
+    }
+}
+
+/* Tiny tiles of a trial with two tiles: n_q = 257 and n_k = 1 make a
+ * 256 x 1 tile small enough for the grouped path of tiny trials, which
+ * drew all 257 rows into a 256-row buffer (ASan: heap-buffer-overflow)
+ * and left row 256 unscored. Found by test_shapes. */
+static void test_tiny_tiles(void)
+{
+    const size_t shapes[][3] = {{1, 257, 1}, {2, 257, 1}, {1, 300, 2}, {1, 513, 1}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        sv_config c = config(shapes[i][0], shapes[i][1], shapes[i][2], 3);
+        c.threads = 1;
+        sv_trial_stats got[3], want;
+        CHECK(sv_experiment_run(&c, got) == SV_OK);
+        sv_spec s;
+        CHECK(sv_config_spec(&c, &s) == SV_OK);
+        for (uint64_t t = 0; t < 3; t++) {
+            ref_trial(&s, t, &want);
+            CHECK(ref_compare(&s, &got[t], &want, 1e-12, "tiny tiles") == 0);
         }
     }
 }
@@ -216,6 +238,7 @@ int main(void)
 {
     test_short_rows();
     test_block_rows();
+    test_tiny_tiles();
     test_sizes();
     test_overflow_bound();
     test_nan_reported();
