@@ -242,7 +242,8 @@ static sv_status run_parallel(const plan *p, const ws_sizes *z, uint64_t first, 
 }
 
 /* Whether every statistic that is a number for any spec is one: never
- * NaN (inf is a true answer that overflowed). sv_spec_check's bound rules
+ * NaN (inf is a true answer that overflowed). Not raw_var_known_mean:
+ * NaN where the theory has no closed mean. sv_spec_check's bound rules
  * a NaN out for the random draws; a caller's arrays are not bounded. */
 static int trial_is_number(const plan *p, const sv_trial_stats *t)
 {

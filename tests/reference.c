@@ -143,7 +143,9 @@ static void score_moments(const sv_spec *s, const double *S, sv_trial_stats *out
 {
     const size_t nq = s->n_q, nk = s->n_k;
     ldbl sum = 0.0L, n = 0.0L, m2 = 0.0L, known = 0.0L, maxabs = 0.0L;
-    const ldbl mu = (ldbl)s->d_k * s->q_mean * s->k_mean;
+    /* The known mean is the theory's E[S] (planted keys included): a
+     * definition, not something this path should derive again. */
+    const ldbl mu = sv_theory_mean(s);
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < nq; i++)
             for (size_t j = 0; j < (s->causal ? i + 1 : nk); j++) {

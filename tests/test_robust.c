@@ -204,6 +204,18 @@ static void test_overflow_bound(void)
     }
 }
 
+/* A NaN that is the true answer is no error: raw_var_known_mean has no
+ * closed mean under QK-norm with nonzero means (sv_theory_mean NAN). */
+static void test_nan_allowed(void)
+{
+    sv_config c = config(4, 5, 5, 2);
+    c.qk_norm = 1;
+    c.q_mean = c.k_mean = 1.0;
+    sv_trial_stats r[2];
+    CHECK(sv_experiment_run(&c, r) == SV_OK);
+    CHECK(isnan(r[0].raw_var_known_mean) && isfinite(r[0].raw_var));
+}
+
 /* Caller arrays are not bounded by the spec: scores of 1e400 overflow to
  * inf, the softmax's inf - inf is NaN, and the engine says so instead of
  * returning SV_OK with a NaN. */
@@ -242,5 +254,6 @@ int main(void)
     test_sizes();
     test_overflow_bound();
     test_nan_reported();
+    test_nan_allowed();
     return CHECK_DONE();
 }
