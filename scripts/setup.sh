@@ -29,6 +29,7 @@ SV_TEST_PACKAGES=(
     bash-completion  # tries the completion it installs
     time             # /usr/bin/time -f %M: peak memory of a run
     clang            # libFuzzer harnesses (tests/fuzz); the runtime: sv_clang_rt_package
+    libomp-dev       # OpenMP for clang (the fuzz build)
     clang-tidy       # static analysis (.clang-tidy)
     clang-format     # style check (.clang-format)
     cppcheck         # static analysis

@@ -1,0 +1,183 @@
+/* libFuzzer harness: the engine on small sizes with every option, through
+ * the library's public API only (as the Python package will call it).
+ *
+ * The input decodes into a configuration (d_k <= 8, n_q, n_k <= 40,
+ * trials <= 3; every flag; distributions and enum values including invalid
+ * ones; doubles from a table of edge values: 0, negative, tiny, huge,
+ * subnormal, inf, nan). If sv_config_check accepts it, sv_experiment_run
+ * runs it. Invariants:
+ *   - no crash, no sanitizer report, no leak;
+ *   - run's status is OK, or ENOMEM/ERANGE only where sv_experiment_bytes
+ *     said so first (check must rule out everything else);
+ *   - on OK, every statistic defined for this configuration is not nan
+ *     (inf is allowed where the true value overflows), variances >= 0,
+ *     softmax entropy in [0, log n_k], max weight in (0, 1];
+ *   - progress reports never go backwards nor past the total.
+ * SV_FUZZ_PRINT=1 ./fuzz_engine FILE prints the configuration FILE decodes to. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sdpa_var/sdpa_var.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct reader {
+    const uint8_t *p;
+    size_t n;
+} reader;
+
+static unsigned byte(reader *r) /* 0 once the input is used up */
+{
+    if (r->n == 0)
+        return 0;
+    r->n--;
+    return *r->p++;
+}
+
+static const double edge[] = {0.0,   1.0,    -1.0,    0.5,    2.0,    3.0,      4.0,
+                              4.5,   8.0,    0.7,     -0.7,   1e-3,   1e3,      1e100,
+                              1e308, -1e308, DBL_MIN, 5e-324, 1e-320, INFINITY, -INFINITY,
+                              NAN,   1e154,  -2.0,    0.999,  100.0,  1.0001,   -0.5};
+
+static double pick(reader *r)
+{
+    return edge[byte(r) % (sizeof edge / sizeof edge[0])];
+}
+
+static const size_t big[] = {
+    0, 1, 2, 7, 256, 4096, (size_t)1 << 53, SIZE_MAX / 2, SIZE_MAX - 615, SIZE_MAX};
+
+static size_t pick_size(reader *r, size_t small)
+{
+    const unsigned b = byte(r);
+    return b < 200 ? b % (small + 1) : big[b % (sizeof big / sizeof big[0])];
+}
+
+typedef struct progress_seen {
+    uint64_t done, total;
+    int bad;
+} progress_seen;
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    progress_seen *s = ctx;
+    if (done < s->done || done > total || (s->total && total != s->total))
+        s->bad = 1;
+    s->done = done;
+    s->total = total;
+}
+
+/* The configuration as one line: what a crash report needs to reproduce. */
+static void print_config(const char *what, const sv_config *c)
+{
+    fprintf(stderr,
+            "%s: d_k %zu n_q %zu n_k %zu trials %llu dist %d nu %g scale %g q %g/%g k %g/%g"
+            " qk_norm %d/%g d_model %zu init %d cross %d causal %d values %d d_v %zu bins %zu"
+            " [%g, %g) plant %g ddof %u block_rows %zu threads %d\n",
+            what, c->d_k, c->n_q, c->n_k, (unsigned long long)c->trials, (int)c->dist, c->nu,
+            c->scale, c->q_mean, c->q_std, c->k_mean, c->k_std, c->qk_norm, c->qk_scale, c->d_model,
+            (int)c->init, c->cross, c->causal, c->values, c->d_v, c->hist_bins, c->hist_lo,
+            c->hist_hi, c->plant, c->ddof, c->block_rows, c->threads);
+}
+
+static void fail(const char *what, const sv_config *c)
+{
+    print_config(what, c);
+    abort();
+}
+
+static void check_stats(const sv_config *c, const sv_trial_stats *s)
+{
+    const double lim = log((double)c->n_k) + 1e-9;
+    const double v[] = {s->raw_mean,       s->raw_var_ddof0,    s->raw_entropy,
+                        s->scaled_entropy, s->raw_max_weight,   s->scaled_max_weight,
+                        s->raw_jac_trace,  s->scaled_jac_trace, s->raw_max_abs_logit};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (isnan(v[i]))
+            fail("nan statistic", c);
+    if (!(s->raw_var_ddof0 >= 0) || !(s->raw_entropy >= -1e-12 && s->raw_entropy <= lim) ||
+        !(s->scaled_entropy >= -1e-12 && s->scaled_entropy <= lim) ||
+        !(s->raw_max_weight > 0 && s->raw_max_weight <= 1 + 1e-12) ||
+        !(s->scaled_max_weight > 0 && s->scaled_max_weight <= 1 + 1e-12))
+        fail("statistic out of range", c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    reader r = {data, size};
+    sv_config c;
+    memset(&c, 0, sizeof c);
+    c.d_k = 1 + byte(&r) % 8;
+    c.n_q = 1 + byte(&r) % 40;
+    c.n_k = byte(&r) < 128 ? c.n_q : 1 + byte(&r) % 40;
+    c.trials = 1 + byte(&r) % 3;
+    c.first_trial = byte(&r) < 250 ? byte(&r) : UINT64_MAX - byte(&r) % 4;
+    for (int i = 0; i < 8; i++)
+        c.seed = c.seed << 8 | byte(&r);
+    c.dist = (sv_dist)(byte(&r) % 5); /* 4 is not a distribution */
+    c.nu = pick(&r);
+    c.scale = pick(&r);
+    c.q_mean = pick(&r);
+    c.q_std = pick(&r);
+    c.k_mean = pick(&r);
+    c.k_std = pick(&r);
+    const unsigned flags = byte(&r);
+    c.qk_norm = flags & 1;
+    c.cross = flags >> 1 & 1;
+    c.causal = flags >> 2 & 1;
+    c.values = flags >> 3 & 1;
+    c.qk_scale = pick(&r);
+    c.d_model = pick_size(&r, 8);
+    c.init = (sv_init)(byte(&r) % 4); /* 3 is not an init */
+    c.d_v = pick_size(&r, 8);
+    c.plant = flags >> 4 & 1 ? pick(&r) : 0.0;
+    c.ddof = byte(&r) < 250 ? byte(&r) % 4 : UINT32_MAX;
+    c.block_rows = pick_size(&r, 300);
+    c.threads = (int)(byte(&r) % 4);
+    progress_seen seen = {0, 0, 0};
+    if (flags >> 5 & 1) {
+        c.progress = on_progress;
+        c.progress_ctx = &seen;
+    }
+    uint64_t hist[4][10];
+    double *rows = NULL;
+    if (flags >> 6 & 1) {
+        c.hist_bins = 1 + byte(&r) % 9;
+        c.hist_lo = pick(&r);
+        c.hist_hi = pick(&r);
+        memset(hist, 0, sizeof hist);
+        c.hist_raw = hist[0];
+        c.hist_scaled = hist[1];
+        if (byte(&r) & 1) {
+            c.hist_w_raw = hist[2];
+            c.hist_w_scaled = hist[3];
+        }
+    }
+    if (flags >> 7 & 1) {
+        rows = calloc(c.n_q * SV_ROW_FIELDS, sizeof *rows);
+        c.row_sums = rows;
+    }
+
+    size_t bytes = 0;
+    if (getenv("SV_FUZZ_PRINT")) /* SV_FUZZ_PRINT=1 ./fuzz_engine CRASH_FILE */
+        print_config("config", &c);
+    if (sv_config_check(&c) == SV_OK) {
+        const sv_status sb = sv_experiment_bytes(&c, &bytes);
+        sv_trial_stats per_trial[3];
+        const sv_status st = sv_experiment_run(&c, per_trial);
+        if (st != SV_OK && !(sb != SV_OK && st == sb))
+            fail("check accepted, run failed", &c);
+        if (st == SV_OK) {
+            for (uint64_t t = 0; t < c.trials; t++)
+                check_stats(&c, &per_trial[t]);
+            if (seen.bad || (c.progress && seen.done != seen.total))
+                fail("progress", &c);
+        }
+    }
+    free(rows);
+    return 0;
+}
