@@ -37,7 +37,8 @@ static sv_status ref_number(const char *s, size_t *i, size_t *value)
     return SV_OK;
 }
 
-/* item := number | number ':' number ; list := item (',' item)* */
+/* item := number | number ':' number ; list := item (',' item)*
+ * The first error from the left wins, as dklist.h promises. */
 static sv_status ref_parse(const char *s, size_t out[SV_DKLIST_MAX], size_t *count)
 {
     size_t i = 0, n = 0;
@@ -55,13 +56,20 @@ static sv_status ref_parse(const char *s, size_t out[SV_DKLIST_MAX], size_t *cou
             if (a > b)
                 return SV_EINVAL;
         }
-        /* A, 2A, 4A, ... <= B, in 128-bit arithmetic (clang and gcc). */
-        for (unsigned __int128 v = a; v <= b; v *= 2) {
+        /* A, 2A, 4A, ... <= B, then B if doubling missed it; in 128-bit
+         * arithmetic (clang and gcc) so the doubling cannot wrap. */
+        unsigned __int128 v = a;
+        for (; v <= b; v *= 2) {
             if (n == SV_DKLIST_MAX)
-                return SV_EINVAL;
+                return SV_ETOOBIG;
             out[n++] = (size_t)v;
             if (!range)
                 break;
+        }
+        if (range && v / 2 != b) {
+            if (n == SV_DKLIST_MAX)
+                return SV_ETOOBIG;
+            out[n++] = b;
         }
         if (s[i] == '\0') {
             *count = n;

@@ -169,8 +169,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const sv_status sb = sv_experiment_bytes(&c, &bytes);
         sv_trial_stats per_trial[3];
         const sv_status st = sv_experiment_run(&c, per_trial);
-        if (st != SV_OK && !(sb != SV_OK && st == sb))
+        if (st != SV_OK && !(sb != SV_OK && st == sb)) {
+            fprintf(stderr, "run: %s\n", sv_status_str(st));
             fail("check accepted, run failed", &c);
+        }
         if (st == SV_OK) {
             for (uint64_t t = 0; t < c.trials; t++)
                 check_stats(&c, &per_trial[t]);
