@@ -283,10 +283,16 @@ static int library_error(const cli_options *o, size_t index, const sv_config *cf
         sv_spec spec;
         sv_config_spec(cfg, &spec);
         return cli_fail(err, errlen,
-                        "--%s: '%s' is too large: scores could reach %.3g at d_k=%zu (at most "
+                        "--%s: '%s' is too %s: scores could reach %.3g at d_k=%zu (at most "
                         "%.3g)",
-                        name, q, sv_spec_score_bound(&spec), cfg->d_k, SV_SCORE_MAX);
+                        name, q, id == CLI_OPT_SCALE ? "small" : "large",
+                        sv_spec_score_bound(&spec), cfg->d_k, SV_SCORE_MAX);
     }
+    if (id == CLI_OPT_SCALE && st == SV_EINVAL) /* scale^2 underflows to 0 */
+        return cli_fail(err, errlen,
+                        "--scale: '%s' is too small (its square is not a positive "
+                        "double)",
+                        q);
     return cli_fail(err, errlen, "--%s: '%s' is out of range for d_k=%zu, n_q=%zu, n_k=%zu (%s)",
                     name, q, cfg->d_k, cfg->n_q, cfg->n_k, sv_status_str(st));
 }
