@@ -447,39 +447,29 @@ void cli_options_usage(FILE *f)
             fputs(sections[section = cli_option_defs[id].section], f);
         usage_option(f, &cli_option_defs[id]);
     }
-    fputs(
-        "\n"
-        "One configuration per --scale, --dist, --init and --dk value (scale outer,\n"
-        "then dist, then init, d_k inner), at most " CLI_STR(
-            CLI_CONFIGS_MAX) " in all.\n"
-                             "Numbers are plain decimal: digits; reals may add a leading '-', a "
-                             "'.' and\n"
-                             "an exponent (1e-3). No spaces, no leading '+', no hex, inf or nan.\n"
-                             "An option that does not apply with the others (--nu without --dist "
-                             "t,\n"
-                             "--observed with --per-trial, ...) is an error, not ignored.\n"
-                             "\n"
-                             "Environment:\n"
-                             "  OMP_NUM_THREADS      threads when --threads is not given: a count "
-                             "from 1\n"
-                             "                       to " CLI_STR(
-                                 CLI_THREADS_MAX) "; of a list such as '4,2' (nested levels)\n"
-                                                  "                       the first is used, "
-                                                  "sdpa-var nests none\n"
-                                                  "\n"
-                                                  "Examples:\n"
-                                                  "  sdpa-var --dk 64 --n 1111                  "
-                                                  "raw variance ~64, scaled ~1\n"
-                                                  "  sdpa-var --dk 2 --n 2 --trials 100000 "
-                                                  "--observed 1.6\n"
-                                                  "                                             "
-                                                  "why numpy printed 1.6, not 2\n"
-                                                  "  sdpa-var --dk 1:1024 --n 1111 | gnuplot "
-                                                  "scripts/variance_vs_dk.gp\n"
-                                                  "\n"
-                                                  "Exit status: 0 success, 1 runtime error (e.g. a "
-                                                  "failed write), 2 usage error.\n"
-                                                  "Columns of the output: docs/columns.md; the "
-                                                  "theory: docs/theory.md.\n",
-        f);
+    fprintf(f,
+            "\n"
+            "One configuration per --scale, --dist, --init and --dk value (scale outer,\n"
+            "then dist, then init, d_k inner), at most %d in all.\n"
+            "Numbers are plain decimal: digits; reals may add a leading '-', a '.' and\n"
+            "an exponent (1e-3). No spaces, no leading '+', no hex, inf or nan.\n",
+            CLI_CONFIGS_MAX);
+    cli_options_rules_usage(f);
+    fprintf(f,
+            "\n"
+            "Environment:\n"
+            "  OMP_NUM_THREADS      threads when --threads is not given: a count from 1\n"
+            "                       to %d; of a list such as '4,2' (nested levels)\n"
+            "                       the first is used, sdpa-var nests none\n",
+            CLI_THREADS_MAX);
+    fputs("\n"
+          "Examples:\n"
+          "  sdpa-var --dk 64 --n 1111                  raw variance ~64, scaled ~1\n"
+          "  sdpa-var --dk 2 --n 2 --trials 100000 --observed 1.6\n"
+          "                                             why numpy printed 1.6, not 2\n"
+          "  sdpa-var --dk 1:1024 --n 1111 | gnuplot scripts/variance_vs_dk.gp\n"
+          "\n"
+          "Exit status: 0 success, 1 runtime error (e.g. a failed write), 2 usage error.\n"
+          "Columns of the output: docs/columns.md; the theory: docs/theory.md.\n",
+          f);
 }

@@ -144,6 +144,10 @@ extern const cli_option_def cli_option_defs[CLI_OPT_COUNT];
 
 int cli_options_validate(cli_options *opt, char *err, size_t errlen);
 
+/* Writes the rule table of validate.c for --help: which options need or
+ * exclude which. */
+void cli_options_rules_usage(FILE *f);
+
 /* The value of option id as written on the command line (else its
  * default), quoted with cli_quote into buf. */
 const char *cli_options_echo(const cli_options *opt, cli_option_id id, char *buf, size_t len);

@@ -28,6 +28,7 @@ typedef struct cli_rule {
     int (*cond)(const cli_options *o); /* NULL: always */
     const char *value;                 /* shown after --other, or NULL */
     const char *why;
+    const char *shown; /* --help's text for other and cond, or NULL */
 } cli_rule;
 
 static int any_t(const cli_options *o)
@@ -66,30 +67,32 @@ static int both_nq_nk(const cli_options *o)
 #define NEEDS CLI_RULE_NEEDS
 #define EXCL CLI_RULE_EXCLUDES
 static const cli_rule rules[] = {
-    {CLI_OPT_NU, NEEDS, CLI_OPT_DIST, any_t, "t", "degrees of freedom of Student's t"},
-    {CLI_OPT_INIT, NEEDS, CLI_OPT_D_MODEL, NULL, NULL, "it initialises the projections"},
-    {CLI_OPT_CROSS, NEEDS, CLI_OPT_D_MODEL, NULL, NULL, "keys from their own tokens"},
-    {CLI_OPT_WEIGHT_HISTOGRAM, NEEDS, CLI_OPT_HISTOGRAM, NULL, NULL, "it changes what is binned"},
-    {CLI_OPT_N, EXCL, CLI_OPT_NQ, both_nq_nk, "and --nk", "they set n_q and n_k"},
-    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "one kind of output"},
-    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output"},
-    {CLI_OPT_PER_ROW, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output"},
-    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_PER_TRIAL, NULL, NULL, "the fraction is in the summary"},
-    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "the fraction is in the summary"},
-    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "the fraction is in the summary"},
-    {CLI_OPT_DDOF, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no variance"},
-    {CLI_OPT_DDOF, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no variance"},
-    {CLI_OPT_VALUES, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no output variance"},
-    {CLI_OPT_VALUES, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance"},
-    {CLI_OPT_DV, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no output variance"},
-    {CLI_OPT_DV, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance"},
-    {CLI_OPT_NO_HEADER, EXCL, CLI_OPT_FORMAT, not_csv, "*", "CSV only"},
-    {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_ROW, is_table, NULL, "it prints CSV"},
-    {CLI_OPT_FORMAT, EXCL, CLI_OPT_HISTOGRAM, is_table, NULL, "it prints CSV"},
+    {CLI_OPT_NU, NEEDS, CLI_OPT_DIST, any_t, "t", "degrees of freedom of Student's t", NULL},
+    {CLI_OPT_INIT, NEEDS, CLI_OPT_D_MODEL, NULL, NULL, "it initialises the projections", NULL},
+    {CLI_OPT_CROSS, NEEDS, CLI_OPT_D_MODEL, NULL, NULL, "keys from their own tokens", NULL},
+    {CLI_OPT_WEIGHT_HISTOGRAM, NEEDS, CLI_OPT_HISTOGRAM, NULL, NULL, "it changes what is binned",
+     NULL},
+    {CLI_OPT_N, EXCL, CLI_OPT_NQ, both_nq_nk, "and --nk", "they set n_q and n_k", NULL},
+    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "one kind of output", NULL},
+    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output", NULL},
+    {CLI_OPT_PER_ROW, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output", NULL},
+    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_PER_TRIAL, NULL, NULL, "the fraction is in the summary", NULL},
+    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "the fraction is in the summary", NULL},
+    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "the fraction is in the summary", NULL},
+    {CLI_OPT_DDOF, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no variance", NULL},
+    {CLI_OPT_DDOF, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no variance", NULL},
+    {CLI_OPT_VALUES, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no output variance", NULL},
+    {CLI_OPT_VALUES, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance", NULL},
+    {CLI_OPT_DV, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no output variance", NULL},
+    {CLI_OPT_DV, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance", NULL},
+    {CLI_OPT_NO_HEADER, EXCL, CLI_OPT_FORMAT, not_csv, "*", "CSV only",
+     "--format table, json, jsonl"},
+    {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_ROW, is_table, NULL, "it prints CSV", NULL},
+    {CLI_OPT_FORMAT, EXCL, CLI_OPT_HISTOGRAM, is_table, NULL, "it prints CSV", NULL},
     {CLI_OPT_Q_STD, EXCL, CLI_OPT_QK_NORM, q_centred, NULL,
-     "rows of mean 0 are rescaled to norm R whatever S is"},
+     "rows of mean 0 are rescaled to norm R whatever S is", "--qk-norm unless --q-mean is not 0"},
     {CLI_OPT_K_STD, EXCL, CLI_OPT_QK_NORM, k_centred, NULL,
-     "rows of mean 0 are rescaled to norm R whatever S is"},
+     "rows of mean 0 are rescaled to norm R whatever S is", "--qk-norm unless --k-mean is not 0"},
 };
 #undef NEEDS
 #undef EXCL
@@ -125,6 +128,29 @@ static int check_rules(const cli_options *o, char *err, size_t errlen)
                         cli_option_defs[r->other].name, other, r->why);
     }
     return 1;
+}
+
+void cli_options_rules_usage(FILE *f)
+{
+    fputs("\nAn option that does not apply with the others is an error, not ignored:\n", f);
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        const cli_rule *r = &rules[i], *prev = i ? &rules[i - 1] : NULL;
+        const int same = prev && prev->opt == r->opt && prev->kind == r->kind;
+        char head[32], other[48];
+        snprintf(head, sizeof head, "--%s%s", cli_option_defs[r->opt].name,
+                 r->opt == CLI_OPT_FORMAT ? " table" : "");
+        if (r->shown)
+            snprintf(other, sizeof other, "%s", r->shown);
+        else
+            snprintf(other, sizeof other, "--%s%s%s", cli_option_defs[r->other].name,
+                     r->value ? " " : "", r->value ? r->value : "");
+        if (same)
+            fprintf(f, ", %s", other);
+        else
+            fprintf(f, "%s  %-19s%s %s", i ? "\n" : "", head,
+                    r->kind == CLI_RULE_NEEDS ? "needs" : "not with", other);
+    }
+    fputs("\n", f);
 }
 
 /* OMP_NUM_THREADS, when --threads is not given: validated like --threads.

@@ -60,6 +60,13 @@ for want in 'At most 256 values' 'at most 16 items of at most 31 characters' 'at
     'Exit status: 0 success, 1 runtime error' 'docs/columns.md' "'1:1000' = 1, 2, ..., 512, 1000"; do
     grep -qF -- "$want" "$tmp/help" && ok || fail "--help lacks: $want"
 done
+# The rule table is in --help, generated from the same lines.
+for want in '  --nu               needs --dist t' \
+    '  --observed         not with --per-trial, --per-row, --histogram' \
+    '  --no-header        not with --format table, json, jsonl' \
+    '  --q-std            not with --qk-norm unless --q-mean is not 0'; do
+    grep -qxF -- "$want" "$tmp/help" && ok || fail "--help lacks: $want"
+done
 # Every option of the table is in --help, with its default where it has one.
 for o in dk n nq nk trials seed dist ddof observed scale nu q-mean q-std k-mean k-std qk-norm \
     qk-scale plant d-model init cross causal values dv format per-trial per-row histogram \
