@@ -407,36 +407,6 @@ static void test_errors(void)
     CHECK(strcmp(sv_status_str((sv_status)99), "unknown status") == 0);
 }
 
-static void test_dklist(void)
-{
-    size_t v[SV_DKLIST_MAX], n = 0;
-    CHECK(sv_dklist_parse("1,2,8,64,512", v, &n) == SV_OK && n == 5 && v[4] == 512);
-    CHECK(sv_dklist_parse("1:1024", v, &n) == SV_OK && n == 11 && v[0] == 1 && v[10] == 1024);
-    CHECK(sv_dklist_parse("3:24,100", v, &n) == SV_OK && n == 5 && v[3] == 24 && v[4] == 100);
-    /* A:B reaches B when doubling misses it (issue 11 section 3). */
-    CHECK(sv_dklist_parse("3:30", v, &n) == SV_OK && n == 5 && v[3] == 24 && v[4] == 30);
-    CHECK(sv_dklist_parse("1:1000", v, &n) == SV_OK && n == 11 && v[9] == 512 && v[10] == 1000);
-    CHECK(sv_dklist_parse("7:7", v, &n) == SV_OK && n == 1 && v[0] == 7);
-    CHECK(sv_dklist_parse("1:18446744073709551615", v, &n) == SV_OK && n == 65 &&
-          v[63] == (size_t)1 << 63 && v[64] == SIZE_MAX);
-    /* 85 ranges of 3 values and one more: SV_DKLIST_MAX; two more: too many. */
-    char many[85 * 4 + 8] = "";
-    for (int i = 0; i < 85; i++)
-        strcat(many, "1:4,");
-    strcat(many, "1");
-    CHECK(sv_dklist_parse(many, v, &n) == SV_OK && n == SV_DKLIST_MAX);
-    strcat(many, ",2");
-    n = 77;
-    CHECK(sv_dklist_parse(many, v, &n) == SV_ETOOBIG && n == 77);
-    const char *bad[] = {"",   "0",   "-1", "+1",   " 1",  "1,",  ",1",   "1:",
-                         ":4", "8:2", "1x", "1,,2", "1.5", "abc", "1:2:4"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        n = 77;
-        CHECK(sv_dklist_parse(bad[i], v, &n) == SV_EINVAL && n == 77);
-    }
-    CHECK(sv_dklist_parse("18446744073709551616", v, &n) == SV_ERANGE && n == 77);
-}
-
 int main(void)
 {
     test_seed001_experiment();
@@ -456,6 +426,5 @@ int main(void)
     test_chunks();
     test_summary();
     test_errors();
-    test_dklist();
     return CHECK_DONE();
 }
