@@ -13,12 +13,12 @@
 # sdpa-var; otherwise it stops with an error).  Each (dist, nu) becomes one
 # group: runs of --dist t with different --nu are different groups.
 # Options, each given as -e "name=value" BEFORE the script name:
-#   out='file.png'   output file (default fourth_moment.png in the current directory)
-#   term='qt'        any gnuplot terminal; qt, wxt or x11 open a window that stays
-#                    until it is closed (needs a gnuplot with that terminal, e.g.
-#                    Debian's gnuplot-qt: gnuplot-nox has file terminals only);
-#                    other terminals write to out (default pngcairo; 'png' is libgd)
-#   width=1000; height=700   size in pixels
+#   out='file.png'   output file (default fourth_moment.png in the current directory);
+#                    .png, .pdf or .svg picks the terminal, any other is an error
+#   size='1600,900'  width,height in pixels (inches for .pdf); default 1000,700
+#   fontscale=1.6    font, line and point scale (1.6 at 1600,900 for a slide)
+#   term='qt'        a window instead of a file (scripts/terminal.gp, loaded
+#                    from this script's directory, documents all of these)
 #
 # What it shows, against d_k (log-log), for each distribution of the entries
 # of Q and K: the relative spread of the per-trial sample variance s^2 of the
@@ -112,17 +112,12 @@ if (r_min <= 0) {
 # ---- terminal and output --------------------------------------------------
 # Only now that the input is known to be good, so that a failed run leaves
 # no empty output file behind.
-if (!exists("term"))   term = "pngcairo"
-if (!exists("out"))    out = "fourth_moment.png"
-if (!exists("width"))  width = 1000
-if (!exists("height")) height = 700
-interactive = (term eq "qt" || term eq "wxt" || term eq "x11" || term eq "aqua" || term eq "windows")
-if (term eq "pngcairo") {
-    set terminal pngcairo size width,height enhanced font "DejaVu Sans,12" linewidth 1.5
-} else {
-    set terminal @term size width,height enhanced
-}
-if (!interactive) { set output out }
+# scripts/terminal.gp, found beside this script (ARG0 is its path; -e "dir='...'"
+# overrides), picks the terminal from out's extension and sets `interactive`.
+script = "fourth_moment"; default_width = 1000; default_height = 700
+sv_dirname(p, i) = (i < 1 ? "" : (p[i:i] eq "/" ? p[1:i] : sv_dirname(p, i - 1)))
+if (!exists("dir")) { dir = sv_dirname(ARG0, strlen(ARG0)) }
+load dir . "terminal.gp"
 
 # ---- one colour, marker and legend title per group -----------------------------
 dist_of(g) = (strstrt(g, ":") ? g[1 : strstrt(g, ":") - 1] : g)
@@ -154,7 +149,8 @@ set xlabel "key dimension d_k"
 set ylabel "SD(s^2) / E[s^2]   (raw\\_var\\_sd / raw\\_var\\_expected)"
 set grid xtics ytics lc rgb "#dddddd" lt 1
 set border back
-set key top right box opaque spacing 1.3 width 1 samplen 2 Left reverse
+# Below the plot: inside, it hid the Student-t points at small d_k.
+set key below box maxrows 3 spacing 1.2 width 1 samplen 2 Left reverse
 set samples 2          # the limit line is a constant
 
 # (An iteration over 1:0 leaves the limit out, without a warning.)

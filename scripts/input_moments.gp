@@ -14,12 +14,12 @@
 # --k-mean: x is the k_mean column, and every other setting (d_k, n_q, n_k,
 # trials, dist, ddof, q_mean, q_std, k_std) must be the same in every row.
 # Options, each given as -e "name=value" BEFORE the script name:
-#   out='file.png'   output file (default input_moments.png in the current directory)
-#   term='qt'        any gnuplot terminal; qt, wxt or x11 open a window that stays
-#                    until it is closed (needs a gnuplot with that terminal, e.g.
-#                    Debian's gnuplot-qt: gnuplot-nox has file terminals only);
-#                    other terminals write to out (default pngcairo; 'png' is libgd)
-#   width=1200; height=640   size in pixels
+#   out='file.png'   output file (default input_moments.png in the current directory);
+#                    .png, .pdf or .svg picks the terminal, any other is an error
+#   size='1600,900'  width,height in pixels (inches for .pdf); default 1200,640
+#   fontscale=1.6    font, line and point scale (1.6 at 1600,900 for a slide)
+#   term='qt'        a window instead of a file (scripts/terminal.gp, loaded
+#                    from this script's directory, documents all of these)
 #
 # What it shows, against the mean mu_k of the entries of K (docs/theory.md
 # section 8.1), for the N = n_q n_k raw scores of one trial:
@@ -132,31 +132,26 @@ if (!(v_max > v_min) || !(r_max > r_min)) {
 # ---- terminal and output --------------------------------------------------
 # Only now that the input is known to be good, so that a failed run leaves
 # no empty output file behind.
-if (!exists("term"))   term = "pngcairo"
-if (!exists("out"))    out = "input_moments.png"
-if (!exists("width"))  width = 1200
-if (!exists("height")) height = 640
-interactive = (term eq "qt" || term eq "wxt" || term eq "x11" || term eq "aqua" || term eq "windows")
-if (term eq "pngcairo") {
-    set terminal pngcairo size width,height enhanced font "DejaVu Sans,12" linewidth 1.5
-} else {
-    set terminal @term size width,height enhanced
-}
-if (!interactive) { set output out }
+# scripts/terminal.gp, found beside this script (ARG0 is its path; -e "dir='...'"
+# overrides), picks the terminal from out's extension and sets `interactive`.
+script = "input_moments"; default_width = 1200; default_height = 640
+sv_dirname(p, i) = (i < 1 ? "" : (p[i:i] eq "/" ? p[1:i] : sv_dirname(p, i - 1)))
+if (!exists("dir")) { dir = sv_dirname(ARG0, strlen(ARG0)) }
+load dir . "terminal.gp"
 
 c_pop = "#555555"     # population variance
 c_exp = "#d62728"     # E[s^2] and the measured points
 c_ddof = "#1f77b4"    # the ddof factor alone
 
 # ---- layout shared by both panels -------------------------------------------
-set multiplot title sprintf("Nonzero means correlate the scores of a trial: E[s^2] falls below Var(S) by more than (N − 1)/N\n{/*0.8 d_k = %d, n_q = %d, n_k = %d (N = %d scores); entries μ + σx, x %s: μ_q = %g, σ_q = %g, σ_k = %g, μ_k on the x axis; ddof %d; mean over %d trials per μ_k, SE = raw\\_var\\_sd/√trials}", \
+set multiplot title sprintf("Nonzero means correlate the scores of a trial: E[s^2] falls below Var(S) by more than (N − 1)/N\n{/*0.8 d_k = %d, n_q = %d, n_k = %d (N = %d scores); entries μ + σx, x %s: μ_q = %g, σ_q = %g, σ_k = %g, μ_k on the x axis;}\n{/*0.8 ddof %d; mean over %d trials per μ_k, SE = raw\\_var\\_sd/√trials}", \
     dk, nq, nk, N, dist, mq, sq, sk, ddof, trials)
 km_pad = (km_max - km_min) * 0.05
 set xrange [km_min - km_pad : km_max + km_pad]
 set xlabel "mean of the entries of K, μ_k   (k\\_mean)"
 set grid xtics ytics lc rgb "#dddddd" lt 1
 set border back
-set tmargin at screen 0.86
+set tmargin at screen 0.82
 set bmargin at screen 0.12
 set samples 2          # the reference lines are constants
 
@@ -166,7 +161,9 @@ set rmargin at screen 0.47
 v_pad = (v_max - v_min) * 0.06
 set yrange [v_min - v_pad : v_max + 5 * v_pad]     # room for the key above the curves
 set ylabel "variance of the raw scores QK^T"
-set key top left box opaque spacing 1.3 width 1 samplen 2.5 Left reverse
+# Top left, above the data: the offset leaves that band empty for it.
+set key top left box opaque spacing 1.1 samplen 1.5 Left reverse
+set offsets 0, 0, graph 0.35, 0
 # smooth unique sorts by k_mean, so the runs may come in any order.
 plot $D using (column("k_mean")):(column("raw_var_theory")) smooth unique \
         with lines lc rgb c_pop dt 2 title "Var(S), population  (raw\\_var\\_theory)", \
@@ -178,6 +175,7 @@ plot $D using (column("k_mean")):(column("raw_var_theory")) smooth unique \
 # ---- right: relative to the population variance -----------------------------------
 # The two constant lines are labelled where they run, not in a key.
 unset key
+set offsets 0, 0, 0, 0
 set lmargin at screen 0.58
 set rmargin at screen 0.97
 r_pad = (r_max - r_min) * 0.08

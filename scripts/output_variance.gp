@@ -6,12 +6,12 @@
 #   build/sdpa-var --dk 1:4096 --n 256 --trials 4 --values --format csv \
 #       | gnuplot -e "out='docs/figures/output_variance.png'" scripts/output_variance.gp
 # Options, each given as -e "name=value" BEFORE the script name:
-#   out='file.png'   output file (default output_variance.png in the current directory)
-#   term='qt'        any gnuplot terminal; qt, wxt or x11 open a window that stays
-#                    until it is closed (needs a gnuplot with that terminal, e.g.
-#                    Debian's gnuplot-qt: gnuplot-nox has file terminals only);
-#                    other terminals write to out (default pngcairo; 'png' is libgd)
-#   width=1000; height=700   size in pixels
+#   out='file.png'   output file (default output_variance.png in the current directory);
+#                    .png, .pdf or .svg picks the terminal, any other is an error
+#   size='1600,900'  width,height in pixels (inches for .pdf); default 1000,700
+#   fontscale=1.6    font, line and point scale (1.6 at 1600,900 for a slide)
+#   term='qt'        a window instead of a file (scripts/terminal.gp, loaded
+#                    from this script's directory, documents all of these)
 #
 # The input is the summary CSV of sdpa-var --values (or --dv N), one row per
 # d_k, from one n_k and one --scale.  V (n_k x d_v) has independent entries
@@ -96,17 +96,12 @@ divisor = (scale eq "sqrt" ? "√d_k" : scale eq "dk" ? "d_k" : scale eq "none" 
 # ---- terminal and output --------------------------------------------------
 # Only now that the input is known to be good, so that a failed run leaves
 # no empty output file behind.
-if (!exists("term"))   term = "pngcairo"
-if (!exists("out"))    out = "output_variance.png"
-if (!exists("width"))  width = 1000
-if (!exists("height")) height = 700
-interactive = (term eq "qt" || term eq "wxt" || term eq "x11" || term eq "aqua" || term eq "windows")
-if (term eq "pngcairo") {
-    set terminal pngcairo size width,height enhanced font "DejaVu Sans,12" linewidth 1.5
-} else {
-    set terminal @term size width,height enhanced
-}
-if (!interactive) { set output out }
+# scripts/terminal.gp, found beside this script (ARG0 is its path; -e "dir='...'"
+# overrides), picks the terminal from out's extension and sets `interactive`.
+script = "output_variance"; default_width = 1000; default_height = 700
+sv_dirname(p, i) = (i < 1 ? "" : (p[i:i] eq "/" ? p[1:i] : sv_dirname(p, i - 1)))
+if (!exists("dir")) { dir = sv_dirname(ARG0, strlen(ARG0)) }
+load dir . "terminal.gp"
 
 raw_colour = "#d62728"
 scaled_colour = "#1f77b4"
@@ -133,7 +128,8 @@ set grid xtics ytics lc rgb "#dddddd" lt 1
 set border back
 # The key in the empty middle right, below the raw curve once it has
 # saturated and above the scaled one.
-set key at graph 0.98, graph 0.66 right top box opaque spacing 1.3 width 1 samplen 2 Left reverse
+# Below the plot: inside, it hid the raw curve at d_k = 8..16.
+set key below box maxrows 2 spacing 1.2 width 1 samplen 2 Left reverse
 set samples 2          # the reference lines are constants
 set label 1 "one-hot: copies one value, 1" at graph 0.98, first 1 offset 0, 0.8 right front textcolor rgb ref_colour
 set label 2 sprintf("uniform: averages all n_k values, 1/n_k = %.3g", 1.0 / nk) \

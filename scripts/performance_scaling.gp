@@ -3,9 +3,15 @@
 # from stdin:
 #   gnuplot -e "out='docs/figures/performance_scaling.png'" scripts/performance_scaling.gp < docs/performance_scaling.csv
 # Columns: axis,n,dk,sdpa_var_s,limit_s (axis is "n" or "dk").
-if (!exists("out")) out = 'performance_scaling.png'
-if (exists("term")) { set terminal term } else { set terminal pngcairo size 1100,480 font ",10"; set output out }
+# Options (-e "name=value" before the script name): out='file.png' (.png, .pdf
+# or .svg picks the terminal), size='1600,900', fontscale=1.6, term='qt';
+# scripts/terminal.gp, loaded from this script's directory, documents them.
 load '< echo "\$D << EOD"; cat; echo EOD'
+if (|$D| < 2) { exit error "performance_scaling.gp: pipe in docs/performance_scaling.csv" }
+script = "performance_scaling"; default_width = 1100; default_height = 480
+sv_dirname(p, i) = (i < 1 ? "" : (p[i:i] eq "/" ? p[1:i] : sv_dirname(p, i - 1)))
+if (!exists("dir")) { dir = sv_dirname(ARG0, strlen(ARG0)) }
+load dir . "terminal.gp"
 set datafile separator comma
 set multiplot layout 1,2 title "sdpa-var against the bare-dgemm limit (same blocking)"
 set logscale x 2

@@ -6,19 +6,20 @@
 #   build/sdpa-var --dk 2 --n 2 --trials 100000 --per-trial --format csv \
 #       | gnuplot -e "out='puzzle.png'; observed=1.6" scripts/puzzle_histogram.gp
 # Options, each given as -e "name=value" BEFORE the script name:
-#   out='file.png'   output file (default puzzle_histogram.png in the current directory)
-#   term='qt'        any gnuplot terminal; qt, wxt or x11 open a window that stays
-#                    until it is closed (needs a gnuplot with that terminal, e.g.
-#                    Debian's gnuplot-qt: gnuplot-nox has file terminals only);
-#                    other terminals write to out (default pngcairo; 'png' is libgd)
-#   width=1000; height=650   size in pixels
-#   observed=1.6     the value seen in the question (default 1.6)
+#   out='file.png'   output file (default puzzle_histogram.png in the current directory);
+#                    .png, .pdf or .svg picks the terminal, any other is an error
+#   size='1600,900'  width,height in pixels (inches for .pdf); default 1000,650
+#   fontscale=1.6    font, line and point scale (1.6 at 1600,900 for a slide)
+#   term='qt'        a window instead of a file (scripts/terminal.gp, loaded
+#                    from this script's directory, documents all of these)
+#   observed=1.6     the value seen in the question (default 1.6).  When it is
+#                    far past the data (beyond 1.5x the 99th percentile) the
+#                    x axis still ends near the data and an arrow at the right
+#                    edge points to it, so the bars keep their width.
 #   expected=1.5     E[s^2], the expected sample variance.  Default: the theory
-#                    d_k (N-1)/N with N = n_q n_k, from the dk, n_q, n_k columns of
-#                    the first row, which is 1.5 for --dk 2 --n 2.  The per-trial
-#                    CSV does not say which --ddof made it and this default
-#                    assumes the tool's default --ddof 0; for --ddof K pass
-#                    expected = d_k (N-1)/(N-K), e.g. expected=2 for --ddof 1.
+#                    d_k (N-1)/(N-ddof) with N = n_q n_k, from the dk, n_q, n_k
+#                    and ddof columns of the first row: 1.5 for --dk 2 --n 2
+#                    (ddof 0, the default), 2 with --ddof 1 (unbiased).
 #                    (Deliberately NOT the mean of the raw_var column: that is
 #                    this run's estimate, the line is the theory it estimates.)
 #   population=2     Var(q.k) = d_k, the variance of a single score (default:
@@ -64,10 +65,19 @@ if (STATS_min != STATS_max) {
     exit error "puzzle_histogram.gp: the input mixes several d_k; run sdpa-var with a single --dk"
 }
 stats $D every ::0::0 using (dk = column("dk"), nq = column("n_q"), nk = column("n_k"), 0) nooutput
+# ddof (0 or 1) decides what raw_var estimates: E[s^2] = d_k (N-1)/(N-ddof).
+# CSVs from before the ddof column was written default to the tool's 0.
+ddof = 0
+if (strstrt(header, ",ddof,") > 0) {
+    stats $D every ::0::0 using (ddof = column("ddof"), 0) nooutput
+}
 n_scores = nq * nk
+if (n_scores <= ddof) {
+    exit error sprintf("puzzle_histogram.gp: N = n_q n_k = %d scores with ddof %d: no sample variance", n_scores, ddof)
+}
 if (!exists("observed"))   observed = 1.6
 expected_given = exists("expected")
-if (!expected_given)       expected = dk * (n_scores - 1.0) / n_scores
+if (!expected_given)       expected = dk * (n_scores - 1.0) / (n_scores - ddof)
 if (!exists("population")) population = dk
 
 stats $D using (column("raw_var")) nooutput
@@ -80,17 +90,12 @@ frac_le_observed = STATS_mean
 # ---- terminal and output --------------------------------------------------
 # Only now that the input is known to be good, so that a failed run leaves
 # no empty output file behind.
-if (!exists("term"))   term = "pngcairo"
-if (!exists("out"))    out = "puzzle_histogram.png"
-if (!exists("width"))  width = 1000
-if (!exists("height")) height = 650
-interactive = (term eq "qt" || term eq "wxt" || term eq "x11" || term eq "aqua" || term eq "windows")
-if (term eq "pngcairo") {
-    set terminal pngcairo size width,height enhanced font "DejaVu Sans,12" linewidth 1.5
-} else {
-    set terminal @term size width,height enhanced
-}
-if (!interactive) { set output out }
+# scripts/terminal.gp, found beside this script (ARG0 is its path; -e "dir='...'"
+# overrides), picks the terminal from out's extension and sets `interactive`.
+script = "puzzle_histogram"; default_width = 1000; default_height = 650
+sv_dirname(p, i) = (i < 1 ? "" : (p[i:i] eq "/" ? p[1:i] : sv_dirname(p, i - 1)))
+if (!exists("dir")) { dir = sv_dirname(ARG0, strlen(ARG0)) }
+load dir . "terminal.gp"
 
 # ---- clip the long right tail at the 99th percentile ------------------------
 # `smooth cumulative` sorts by x and accumulates the y values, so row i of
@@ -109,7 +114,10 @@ set datafile columnheaders
 # Keep every reference line in view even if the tail is short.
 x_max = p99
 x_max = (x_max > 1.2 * population ? x_max : 1.2 * population)
-x_max = (x_max > 1.2 * observed ? x_max : 1.2 * observed)
+# An observed value far past the data would squeeze every bar into the left
+# edge; it gets an arrow at the right edge instead.
+observed_far = (observed > 1.5 * p99 && observed > 1.2 * expected && observed > 1.2 * population)
+if (!observed_far) { x_max = (x_max > 1.2 * observed ? x_max : 1.2 * observed) }
 x_max = (x_max > 1.2 * expected ? x_max : 1.2 * expected)
 
 # ---- histogram ----------------------------------------------------------------
@@ -122,8 +130,12 @@ bin(x) = bin_w * (floor(x / bin_w) + 0.5)
 # pieces that `smooth frequency` would bin separately.)
 in_range(x) = (x < x_max ? bin(x) : x_max + 10 * bin_w)
 
-set title sprintf("Sample variance of the raw scores QK^T across %d trials\n{/*0.8 d_k = %d, n_q = %d queries, n_k = %d keys: N = %d scores per trial}", \
-    trials, dk, nq, nk, n_scores)
+# The run's own numbers go in the title, and the key under the plot, so no
+# text sits on the bars or the reference lines wherever they fall.
+set title sprintf("Sample variance of the raw scores QK^T across %d trials\n{/*0.8 d_k = %d, n_q = %d queries, n_k = %d keys: N = %d scores per trial, ddof %d}\n{/*0.8 in this run: median %.3f, mean %.3f; %.0f%% of trials have s^2 ≤ %g; 99th percentile %.3g%s}", \
+    trials, dk, nq, nk, n_scores, ddof, \
+    median, mean, 100 * frac_le_observed, observed, p99, \
+    x_max == p99 ? " (the x axis ends there)" : "")
 set xlabel sprintf("raw\\_var: sample variance s^2 of the N = %d raw scores of one trial", n_scores)
 set ylabel "density (fraction of trials per unit of s^2)"
 set xrange [0 : x_max]
@@ -133,17 +145,19 @@ set grid ytics lc rgb "#dddddd" lt 1
 set border back
 set style fill solid 0.6 border lc rgb "#7f9fbf"
 set boxwidth bin_w
-set key top right box opaque spacing 1.3 width 1
+set key below box maxrows 2 spacing 1.2 width 1 samplen 2.5
 # Reference lines span the full height; keyentry gives them legend lines.
-set arrow 1 from observed,   graph 0 to observed,   graph 1 nohead front lw 2 lc rgb "#d62728"
+if (observed_far) {
+    set arrow 1 from graph 0.80, graph 0.9 to graph 1, graph 0.9 head filled front lw 2 lc rgb "#d62728"
+    set label 2 sprintf("observed %g: off the axis", observed) at graph 0.80, graph 0.9 right offset -0.5, 0 front tc rgb "#d62728"
+} else {
+    set arrow 1 from observed, graph 0 to observed, graph 1 nohead front lw 2 lc rgb "#d62728"
+}
 set arrow 2 from expected,   graph 0 to expected,   graph 1 nohead front lw 2 lc rgb "#2ca02c" dt 2
 set arrow 3 from population, graph 0 to population, graph 1 nohead front lw 2 lc rgb "#000000" dt 4
-set label 1 sprintf("in this run: median %.3f, mean %.3f\n%.0f%% of trials have s^2 ≤ %g\n99th percentile %.3g%s", \
-    median, mean, 100 * frac_le_observed, observed, p99, \
-    x_max == p99 ? ": the x axis ends there" : "") \
-    at graph 0.97, graph 0.55 right front
 expected_title = expected_given ? sprintf("expected E[s^2] = %g", expected) \
-    : sprintf("expected E[s^2] = d_k(N-1)/N = %g", expected)
+    : (ddof == 0 ? sprintf("expected E[s^2] = d_k(N-1)/N = %g", expected) \
+                 : sprintf("expected E[s^2] = d_k(N-1)/(N-%d) = %g", ddof, expected))
 
 plot $D using (in_range(column("raw_var"))):(1.0 / (trials * bin_w)) \
         smooth frequency with boxes lc rgb "#aec7e8" title "trials (histogram)", \

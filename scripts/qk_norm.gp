@@ -17,12 +17,12 @@
 # n_k, trials and dist must be the same in every row.  Either group alone is
 # drawn too.
 # Options, each given as -e "name=value" BEFORE the script name:
-#   out='file.png'   output file (default qk_norm.png in the current directory)
-#   term='qt'        any gnuplot terminal; qt, wxt or x11 open a window that stays
-#                    until it is closed (needs a gnuplot with that terminal, e.g.
-#                    Debian's gnuplot-qt: gnuplot-nox has file terminals only);
-#                    other terminals write to out (default pngcairo; 'png' is libgd)
-#   width=1500; height=620   size in pixels
+#   out='file.png'   output file (default qk_norm.png in the current directory);
+#                    .png, .pdf or .svg picks the terminal, any other is an error
+#   size='1600,900'  width,height in pixels (inches for .pdf); default 1500,620
+#   fontscale=1.6    font, line and point scale (1.6 at 1600,900 for a slide)
+#   term='qt'        a window instead of a file (scripts/terminal.gp, loaded
+#                    from this script's directory, documents all of these)
 #
 # What it shows, against d_k (log x), for each group (docs/theory.md 8.4):
 #   left:   raw_var / d_k (points, +-1 standard error raw_var_sd/sqrt(trials))
@@ -158,17 +158,12 @@ if (!(r_min > 0) || !(m_min > 0)) {
 # ---- terminal and output --------------------------------------------------
 # Only now that the input is known to be good, so that a failed run leaves
 # no empty output file behind.
-if (!exists("term"))   term = "pngcairo"
-if (!exists("out"))    out = "qk_norm.png"
-if (!exists("width"))  width = 1500
-if (!exists("height")) height = 620
-interactive = (term eq "qt" || term eq "wxt" || term eq "x11" || term eq "aqua" || term eq "windows")
-if (term eq "pngcairo") {
-    set terminal pngcairo size width,height enhanced font "DejaVu Sans,12" linewidth 1.5
-} else {
-    set terminal @term size width,height enhanced
-}
-if (!interactive) { set output out }
+# scripts/terminal.gp, found beside this script (ARG0 is its path; -e "dir='...'"
+# overrides), picks the terminal from out's extension and sets `interactive`.
+script = "qk_norm"; default_width = 1500; default_height = 620
+sv_dirname(p, i) = (i < 1 ? "" : (p[i:i] eq "/" ? p[1:i] : sv_dirname(p, i - 1)))
+if (!exists("dir")) { dir = sv_dirname(ARG0, strlen(ARG0)) }
+load dir . "terminal.gp"
 
 # ---- one colour, marker and legend title per group -----------------------------
 colour(g) = (g eq "qk" ? "#ff7f0e" : "#1f77b4")
@@ -190,14 +185,20 @@ set xrange [dk_min / 1.4 : dk_max * 1.4]
 set xlabel "key dimension d_k"
 set grid xtics ytics lc rgb "#dddddd" lt 1
 set border back
+# The gaps between panels (y tick labels and ylabel) and the key strip below
+# grow with the font (fontscale, from scripts/terminal.gp), so that a slide
+# rendering at fontscale 1.6 keeps its labels apart.
+key_top = 0.15 * fontscale
+gap = 0.07 * fontscale
+pw = (0.975 - 0.055 - 2 * gap) / 3     # panel width
 set tmargin at screen 0.85
-set bmargin at screen 0.26
+set bmargin at screen key_top + 0.11
 set samples 2          # the reference lines are constants
 unset key
 
 # ---- left: the variance ------------------------------------------------------------
 set lmargin at screen 0.055
-set rmargin at screen 0.315
+set rmargin at screen 0.055 + pw
 v_pad = (v_max - v_min) * 0.15
 v_pad = (v_pad > 0.01 ? v_pad : 0.01)
 set yrange [v_min - v_pad : v_max + v_pad]
@@ -211,8 +212,8 @@ plot for [i = 1:n_groups] $D using (of(word(groups, i), column("dk"))):(of(word(
         with yerrorbars pt marker(word(groups, i)) ps 1.1 lc rgb colour(word(groups, i)) notitle
 
 # ---- middle: the relative spread of s^2 ---------------------------------------------
-set lmargin at screen 0.385
-set rmargin at screen 0.645
+set lmargin at screen 0.055 + pw + gap
+set rmargin at screen 0.055 + 2 * pw + gap
 set logscale y 10
 set format y "%g"
 set mytics 10
@@ -222,7 +223,7 @@ set title "(b) spread of one trial's variance" offset 0, -0.4
 # The regime border d_k = n, where it falls inside the range.
 if (n_eq >= dk_min && n_eq <= dk_max) {
     set arrow 1 from n_eq, graph 0 to n_eq, graph 1 nohead lc rgb "#999999" dt 3 back
-    set label 1 sprintf("d_k = n = %g", n_eq) at n_eq, graph 0.97 offset 0.6, 0 left textcolor rgb "#777777"
+    set label 1 sprintf("d_k = n = %g", n_eq) at n_eq, graph 0.05 offset 0.6, 0 left textcolor rgb "#777777"
 }
 plot floor_sd with lines lc rgb "#555555" dt 2 notitle, \
      for [k = 1:(n_sd_theory > 0 ? 1 : 0)] $D using (of("iid", column("dk"))):(of("iid", column("raw_var_sd_theory") / column("raw_var_expected"))) \
@@ -233,7 +234,7 @@ unset arrow 1
 unset label 1
 
 # ---- right: the largest |logit| ------------------------------------------------------
-set lmargin at screen 0.715
+set lmargin at screen 0.975 - pw
 set rmargin at screen 0.975
 set logscale y 2
 set format y "%g"
@@ -257,19 +258,22 @@ unset tics
 unset xlabel
 unset ylabel
 unset grid
-set tmargin at screen 0.15
+set tmargin at screen key_top
 set bmargin at screen 0.01
 set xrange [0 : 1]
 set yrange [0 : 1]
-set key center center vertical Left reverse samplen 2.5 spacing 1.15
-set lmargin at screen 0.03
-set rmargin at screen 0.5
+# Placed from its left edge: a centred key that gnuplot measures too narrow
+# spills past the strip.
+set key at screen 0.015, screen key_top / 2 left center vertical Left reverse samplen 2.5 spacing 1.15
+set lmargin at screen 0.01
+set rmargin at screen 0.45
 plot -1 notitle, \
      for [i = 1:n_groups] keyentry with points pt marker(word(groups, i)) ps 1.1 \
         lc rgb colour(word(groups, i)) title name(word(groups, i)), \
-     keyentry with lines lc rgb "#555555" title "lines: theory, (a) raw\\_var\\_theory / d_k = R^4/d_k^2, (b) raw\\_var\\_sd\\_theory"
-set lmargin at screen 0.5
-set rmargin at screen 0.97
+     keyentry with lines lc rgb "#555555" title "lines: theory, (a) R^4/d_k^2, (b) raw\\_var\\_sd\\_theory"
+set lmargin at screen 0.45
+set rmargin at screen 0.99
+set key at screen 0.5, screen key_top / 2 left center
 plot -1 notitle, \
      keyentry with lines lc rgb "#555555" dt 2 title sprintf("(b) √(2/(N − 1)) = %.4f, N = n_q n_k: iid rows as d_k → ∞", floor_sd), \
      keyentry with lines lc rgb "#999999" dt 3 title "(b) d_k = n", \

@@ -6,12 +6,12 @@
 #   build/sdpa-var --dk 64 --n 1024 --trials 4 --histogram 960 --format csv \
 #       | gnuplot -e "out='docs/figures/score_histogram.png'" scripts/score_histogram.gp
 # Options, each given as -e "name=value" BEFORE the script name:
-#   out='file.png'   output file (default score_histogram.png in the current directory)
-#   term='qt'        any gnuplot terminal; qt, wxt or x11 open a window that stays
-#                    until it is closed (needs a gnuplot with that terminal, e.g.
-#                    Debian's gnuplot-qt: gnuplot-nox has file terminals only);
-#                    other terminals write to out (default pngcairo; 'png' is libgd)
-#   width=1000; height=700   size in pixels
+#   out='file.png'   output file (default score_histogram.png in the current directory);
+#                    .png, .pdf or .svg picks the terminal, any other is an error
+#   size='1600,900'  width,height in pixels (inches for .pdf); default 1000,700
+#   fontscale=1.6    font, line and point scale (1.6 at 1600,900 for a slide)
+#   term='qt'        a window instead of a file (scripts/terminal.gp, loaded
+#                    from this script's directory, documents all of these)
 #   dk=64            d_k, for the labels and the divisor of the scaled scores.
 #                    Default: derived from the bins (see below), which is right
 #                    for unit-variance entries of Q and K (the default options).
@@ -93,17 +93,12 @@ sigma_s = sigma / c
 # ---- terminal and output --------------------------------------------------
 # Only now that the input is known to be good, so that a failed run leaves
 # no empty output file behind.
-if (!exists("term"))   term = "pngcairo"
-if (!exists("out"))    out = "score_histogram.png"
-if (!exists("width"))  width = 1000
-if (!exists("height")) height = 700
-interactive = (term eq "qt" || term eq "wxt" || term eq "x11" || term eq "aqua" || term eq "windows")
-if (term eq "pngcairo") {
-    set terminal pngcairo size width,height enhanced font "DejaVu Sans,12" linewidth 1.5
-} else {
-    set terminal @term size width,height enhanced
-}
-if (!interactive) { set output out }
+# scripts/terminal.gp, found beside this script (ARG0 is its path; -e "dir='...'"
+# overrides), picks the terminal from out's extension and sets `interactive`.
+script = "score_histogram"; default_width = 1000; default_height = 700
+sv_dirname(p, i) = (i < 1 ? "" : (p[i:i] eq "/" ? p[1:i] : sv_dirname(p, i - 1)))
+if (!exists("dir")) { dir = sv_dirname(ARG0, strlen(ARG0)) }
+load dir . "terminal.gp"
 
 raw_colour = "#d62728"
 scaled_colour = "#1f77b4"
@@ -129,7 +124,8 @@ set xlabel sprintf("score (raw units; the raw scores have σ = %.4g, the scaled 
 set ylabel "density: count / (total × bin width)"
 set grid xtics ytics lc rgb "#dddddd" lt 1
 set border back
-set key top right box opaque spacing 1.3 width 1 samplen 2 Left reverse
+# Top left, where the raw tail is lowest: top right hid the scaled peak.
+set key top left box opaque spacing 1.3 width 1 samplen 2 Left reverse
 set samples 1000
 if (outside > 0) {
     # total is itself short if some scaled scores fell outside too: a lower bound.

@@ -5,12 +5,12 @@
 #   build/sdpa-var --dk 1:1024 --n 64 --trials 20 --format csv \
 #       | gnuplot -e "out='softmax.png'" scripts/softmax_vs_dk.gp
 # Options, each given as -e "name=value" BEFORE the script name:
-#   out='file.png'   output file (default softmax_vs_dk.png in the current directory)
-#   term='qt'        any gnuplot terminal; qt, wxt or x11 open a window that stays
-#                    until it is closed (needs a gnuplot with that terminal, e.g.
-#                    Debian's gnuplot-qt: gnuplot-nox has file terminals only);
-#                    other terminals write to out (default pngcairo; 'png' is libgd)
-#   width=1200; height=640   size in pixels
+#   out='file.png'   output file (default softmax_vs_dk.png in the current directory);
+#                    .png, .pdf or .svg picks the terminal, any other is an error
+#   size='1600,900'  width,height in pixels (inches for .pdf); default 1200,640
+#   fontscale=1.6    font, line and point scale (1.6 at 1600,900 for a slide)
+#   term='qt'        a window instead of a file (scripts/terminal.gp, loaded
+#                    from this script's directory, documents all of these)
 #
 # What it shows, against d_k on a log axis, for the softmax of each query row
 # over the n_k keys (averaged over rows and trials):
@@ -58,17 +58,12 @@ per_dk = (trials == 1 ? "one trial" : sprintf("mean over %d trials", trials))
 # ---- terminal and output --------------------------------------------------
 # Only now that the input is known to be good, so that a failed run leaves
 # no empty output file behind.
-if (!exists("term"))   term = "pngcairo"
-if (!exists("out"))    out = "softmax_vs_dk.png"
-if (!exists("width"))  width = 1200
-if (!exists("height")) height = 640
-interactive = (term eq "qt" || term eq "wxt" || term eq "x11" || term eq "aqua" || term eq "windows")
-if (term eq "pngcairo") {
-    set terminal pngcairo size width,height enhanced font "DejaVu Sans,12" linewidth 1.5
-} else {
-    set terminal @term size width,height enhanced
-}
-if (!interactive) { set output out }
+# scripts/terminal.gp, found beside this script (ARG0 is its path; -e "dir='...'"
+# overrides), picks the terminal from out's extension and sets `interactive`.
+script = "softmax_vs_dk"; default_width = 1200; default_height = 640
+sv_dirname(p, i) = (i < 1 ? "" : (p[i:i] eq "/" ? p[1:i] : sv_dirname(p, i - 1)))
+if (!exists("dir")) { dir = sv_dirname(ARG0, strlen(ARG0)) }
+load dir . "terminal.gp"
 
 # ---- layout shared by both panels -------------------------------------------
 # Margins and key positions are fixed in screen coordinates: with automatic
