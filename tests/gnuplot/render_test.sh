@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # render_test.sh: render every gnuplot figure from the tool's real CSV output
-# and check that each one is a plausible PNG.
+# to .png, .pdf and .svg (and a slide-sized .png) and check each file.
 #
 # Usage:
 #   tests/gnuplot/render_test.sh SDPA_VAR_BINARY SOURCE_DIR OUTDIR
@@ -29,6 +29,14 @@
 #   * the IHDR width and height are the size the script promises;
 #   * it is bigger than 5 KB (an empty frame with axes is around 3-4 KB; a
 #     real figure with text and data is tens of KB).
+# The same CSV (kept as OUTDIR/NAME.csv) then goes through the script three
+# more times: out='NAME.slide.png' with size='1600,900' and fontscale=1.6
+# (IHDR 1600x900), out='NAME.pdf' (starts with %PDF-, `file` says PDF) and
+# out='NAME.svg' (`file` says SVG, holds an <svg element); each > 5 KB with
+# gnuplot's stderr empty.  scripts/terminal.gp picks the terminal from the
+# extension: an unknown extension, or term='svg' with out='x.png', must fail
+# with a message and write nothing, and term='svg' without out must write
+# NAME.svg.
 # It also checks that variance_vs_dk.gp, given no `out`, writes its default
 # file name in the current directory, that fourth_moment.gp refuses
 # concatenated CSVs whose header lines differ, and that score_histogram.gp
@@ -126,6 +134,12 @@ run_kmeans() {
     done
 }
 
+# cat_perf: the benchmark table committed in docs/ (performance_scaling.gp
+# plots what scripts/bench.sh measured, not a run of the tool).
+cat_perf() {
+    cat "$SRC/docs/performance_scaling.csv"
+}
+
 # run_qknorm ARGS...: one run without and one with --qk-norm, concatenated,
 # as qk_norm.gp reads them; fails with the first run that fails.
 run_qknorm() {
@@ -138,7 +152,7 @@ render_from() {
     local producer=$1 name=$2 want_w=$3 want_h=$4
     shift 4
     local png="$OUTDIR/$name.png" err="$OUTDIR/$name.gnuplot.stderr"
-    local codes=(0 0)
+    local codes
     rm -f "$png"
     if [ "$producer" = run_dists ]; then
         echo "$name: for d in normal uniform rademacher t; do $BIN $* --dist \$d --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
@@ -148,25 +162,85 @@ render_from() {
         echo "$name: for m in 0 1 2; do $BIN $* --k-mean \$m --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     elif [ "$producer" = run_qknorm ]; then
         echo "$name: for f in '' --qk-norm; do $BIN $* \$f --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+    elif [ "$producer" = cat_perf ]; then
+        echo "$name: gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp < $SRC/docs/performance_scaling.csv"
     else
         echo "$name: $BIN $* --format csv | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     fi
     # The `||` keeps set -e from ending the test at the first failure, and
     # PIPESTATUS, read first thing there, says which side failed.
-    "$producer" "$@" |
+    local csv="$OUTDIR/$name.csv"
+    codes=(0 0 0)
+    "$producer" "$@" | tee "$csv" |
         gnuplot -e "out='$png'" "$SRC/scripts/$name.gp" 2>"$err" || codes=("${PIPESTATUS[@]}")
-    if [ "${codes[0]}" -eq 0 ] && [ "${codes[1]}" -eq 0 ]; then
+    if [ "${codes[0]}" -eq 0 ] && [ "${codes[2]}" -eq 0 ]; then
         pass "pipeline exit status 0"
     else
-        fail "pipeline exit status: sdpa-var ${codes[0]}, gnuplot ${codes[1]}"
+        fail "pipeline exit status: sdpa-var ${codes[0]}, gnuplot ${codes[2]}"
     fi
-    if [ -s "$err" ]; then
+    check_stderr "$err"
+    check_png "$png" "$want_w" "$want_h"
+    render_formats "$name" "$csv"
+}
+
+# check_stderr FILE: gnuplot said nothing.
+check_stderr() {
+    if [ -s "$1" ]; then
         fail "gnuplot stderr is empty; it holds:"
-        sed 's/^/        | /' "$err"
+        sed 's/^/        | /' "$1"
     else
         pass "gnuplot stderr is empty"
     fi
-    check_png "$png" "$want_w" "$want_h"
+}
+
+# gp NAME CSV OPTIONS: run NAME.gp on CSV with -e OPTIONS, stderr to
+# OUTDIR/NAME.gnuplot.stderr; report a non-zero exit.
+gp() {
+    local name=$1 csv=$2 opts=$3
+    gnuplot -e "$opts" "$SRC/scripts/$name.gp" <"$csv" 2>"$OUTDIR/$name.gnuplot.stderr" ||
+        fail "gnuplot -e \"$opts\" $name.gp exit status $?"
+    check_stderr "$OUTDIR/$name.gnuplot.stderr"
+}
+
+# check_kind FILE KIND: `file` names KIND (PDF or SVG), the magic bytes
+# agree, and the file is bigger than 5 KB.
+check_kind() {
+    local file=$1 kind=$2 size desc
+    if [ ! -f "$file" ]; then
+        fail "$file exists"
+        return
+    fi
+    desc=$(file -b "$file")
+    case "$kind:$desc" in
+    PDF:PDF\ document*|SVG:SVG\ Scalable\ Vector\ Graphics*) pass "file: $desc" ;;
+    *) fail "file says '$desc', want $kind" ;;
+    esac
+    if [ "$kind" = PDF ] && [ "$(head -c 5 "$file")" = "%PDF-" ]; then
+        pass "starts with %PDF-"
+    elif [ "$kind" = SVG ] && grep -q '<svg' "$file"; then
+        pass "holds an <svg element"
+    else
+        fail "$file: magic bytes of $kind"
+    fi
+    size=$(wc -c <"$file")
+    if [ "$size" -gt 5120 ]; then
+        pass "file size $size bytes > 5120"
+    else
+        fail "file size $size bytes > 5120"
+    fi
+}
+
+# render_formats NAME CSV: the slide-sized PNG, the PDF and the SVG.
+render_formats() {
+    local name=$1 csv=$2 f
+    for f in "$name.slide.png" "$name.pdf" "$name.svg"; do rm -f "$OUTDIR/$f"; done
+    echo "$name: slide png, pdf, svg from $csv"
+    gp "$name" "$csv" "out='$OUTDIR/$name.slide.png'; size='1600,900'; fontscale=1.6"
+    check_png "$OUTDIR/$name.slide.png" 1600 900
+    gp "$name" "$csv" "out='$OUTDIR/$name.pdf'"
+    check_kind "$OUTDIR/$name.pdf" PDF
+    gp "$name" "$csv" "out='$OUTDIR/$name.svg'"
+    check_kind "$OUTDIR/$name.svg" SVG
 }
 
 # render NAME WIDTH HEIGHT TOOL-ARGS...: one sdpa-var run into one script.
@@ -189,6 +263,43 @@ render output_variance 1000 700 --dk 1:64 --n 32 --trials 2 --values
 render planted_key 1200 640 --dk 4:64 --n 32 --trials 2 --plant 0.5 --scale sqrt,dk
 render_from run_kmeans input_moments 1200 640 --dk 4 --n 8 --trials 50 --q-mean 1
 render_from run_qknorm qk_norm 1500 620 --dk 4:64 --n 32 --trials 4
+render per_trial_histogram 1000 650 --dk 16 --n 8 --trials 2000 --per-trial
+render_from cat_perf performance_scaling 1100 480
+
+# terminal.gp: the extension picks the terminal; nothing else is guessed.
+csv="$OUTDIR/variance_vs_dk.csv"
+bad_out() {
+    local opts=$1 msg=$2 file=$3 code=0
+    echo "variance_vs_dk with -e \"$opts\": expect '$msg' and no $file"
+    rm -f "$file"
+    gnuplot -e "$opts" "$SRC/scripts/variance_vs_dk.gp" <"$csv" 2>"$OUTDIR/bad_out.stderr" || code=$?
+    if [ "$code" -ne 0 ] && grep -q "$msg" "$OUTDIR/bad_out.stderr" && [ ! -e "$file" ]; then
+        pass "gnuplot exit $code, '$msg', no file"
+    else
+        fail "gnuplot exit $code (want non-zero), $file $( [ -e "$file" ] && echo written || echo absent); stderr:"
+        sed 's/^/        | /' "$OUTDIR/bad_out.stderr"
+    fi
+}
+bad_out "out='$OUTDIR/fig.jpg'" "unknown extension 'jpg'" "$OUTDIR/fig.jpg"
+bad_out "out='$OUTDIR/fig'" "unknown extension ''" "$OUTDIR/fig"
+bad_out "term='svg'; out='$OUTDIR/svg_in.png'" "does not write a .png" "$OUTDIR/svg_in.png"
+echo "variance_vs_dk with term='svg' and no out: expect variance_vs_dk.svg"
+mkdir -p "$OUTDIR/svgdefault"
+rm -f "$OUTDIR/svgdefault/variance_vs_dk.svg"
+(cd "$OUTDIR/svgdefault" && gnuplot -e "term='svg'" "$SRC/scripts/variance_vs_dk.gp" <"$csv" 2>stderr) ||
+    fail "gnuplot -e \"term='svg'\" exit status $?"
+check_stderr "$OUTDIR/svgdefault/stderr"
+check_kind "$OUTDIR/svgdefault/variance_vs_dk.svg" SVG
+
+# puzzle_histogram.gp reads ddof: with --ddof 1 the expected line is d_k = 2.
+echo "puzzle_histogram with --ddof 1: expect 'E[s^2] = d_k(N-1)/(N-1) = 2' in the SVG"
+"$BIN" --dk 2 --n 2 --trials 2000 --per-trial --ddof 1 --format csv >"$OUTDIR/ddof1.csv"
+gp puzzle_histogram "$OUTDIR/ddof1.csv" "out='$OUTDIR/ddof1.svg'"
+if grep -q '(N-1)/(N-1) = 2' "$OUTDIR/ddof1.svg" && grep -q 'ddof 1' "$OUTDIR/ddof1.svg"; then
+    pass "expected line E[s^2] = 2 for ddof 1"
+else
+    fail "expected line for ddof 1: $(grep -o 'expected E[^<]*<[^<]*<[^<]*' "$OUTDIR/ddof1.svg" | head -1)"
+fi
 
 # fourth_moment.gp drops repeated headers only if they are the same line:
 # runs with different columns (one with --observed) must stop it with an
