@@ -88,6 +88,8 @@ SUMMARY_GETTER_(raw_diag_logit_theory, raw_theory.diag_logit)
 SUMMARY_GETTER_(scaled_diag_logit_theory, scaled_theory.diag_logit)
 SUMMARY_GETTER_(q_var_theory, raw_theory.q_var)
 SUMMARY_GETTER_(k_var_theory, raw_theory.k_var)
+SUMMARY_GETTER_(raw_var_ddof0_theory, raw_theory.var_ddof0)
+SUMMARY_GETTER_(raw_var_ddof1_theory, raw_theory.var_ddof1)
 SUMMARY_GETTER_(observed, observed)
 SUMMARY_GETTER_(raw_var_cdf_observed, raw_var_cdf_observed)
 #undef SUMMARY_GETTER_
@@ -257,6 +259,14 @@ static sv_value get_row_raw_max_weight(const sv_row_view *r)
 static sv_value get_row_scaled_max_weight(const sv_row_view *r)
 {
     return real(row_mean(r, 3));
+}
+
+/* The entropy of a uniform row, mean over rows: ln n_k, or with a causal
+ * mask the mean of ln(i + 1) over i < n, which is ln(n!) / n. */
+static sv_value get_summary_entropy_bound(const sv_row_view *r)
+{
+    const double n = (double)r->cfg->n_q;
+    return real(r->cfg->causal ? lgamma(n + 1.0) / n : log((double)r->cfg->n_k));
 }
 
 /* Histogram bins. */

@@ -104,6 +104,9 @@ typedef enum col_id {
     C_bin_hi,
     C_raw_count,
     C_scaled_count,
+    C_raw_var_ddof0_theory,
+    C_raw_var_ddof1_theory,
+    C_summary_entropy_bound,
     C_COUNT_
 } col_id;
 
@@ -240,6 +243,12 @@ static const sv_column columns[C_COUNT_] = {
                               0, get_row_raw_max_weight},
     [C_row_scaled_max_weight] = {"scaled_max_weight", "1", "the same for the scaled logits",
                                  SV_VALUE_REAL, A, 0, get_row_scaled_max_weight},
+    R_(raw_var_ddof0_theory, "score^2", NONE, "theory of raw_var_ddof0 (E[M2] / N)"),
+    R_(raw_var_ddof1_theory, "score^2", NONE, "theory of raw_var_ddof1 (E[M2] / (N - 1))"),
+    [C_summary_entropy_bound] = {"entropy_bound", "nats",
+                                 "ln(keys seen), mean over rows: the entropy of uniform rows "
+                                 "(ln n_k; ln(n!) / n when causal)",
+                                 SV_VALUE_REAL, A, 0, get_summary_entropy_bound},
     /* Histogram. */
     R_(bin_lo, "score", A, "lower edge of the bin (a weight with --weight-histogram)"),
     R_(bin_hi, "score", A, "upper edge of the bin"),
@@ -276,7 +285,8 @@ static const col_id summary_ids[] = {
     C_k_var, C_k_var_theory, C_d_v, C_raw_out_var, C_raw_out_var_theory, C_scaled_out_var,
     C_scaled_out_var_theory,
     /* Since the column table: the rest of the configuration. */
-    C_causal, C_qk_norm, C_values,
+    C_causal, C_qk_norm, C_values, C_raw_var_ddof0_theory, C_raw_var_ddof1_theory,
+    C_summary_entropy_bound,
     /* Only with --observed. */
     C_observed, C_raw_var_cdf_observed};
 

@@ -27,7 +27,7 @@ int cli_sink_begin(cli_sink *s, FILE *f, const cli_options *opt, cli_format form
                     .count = count};
     switch (format) {
     case CLI_FORMAT_TABLE:
-        if (s->kind == SV_OUTPUT_SUMMARY) {
+        if (s->kind == SV_OUTPUT_SUMMARY || s->kind == SV_OUTPUT_PER_TRIAL) {
             s->entries = calloc(count, sizeof *s->entries);
             if (!s->entries)
                 return 0;

@@ -3,6 +3,7 @@
  * as rows. It buffers the summaries (small) and writes at the end, so its
  * columns can be sized for all of them. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,33 +25,198 @@ static void cell(FILE *f, int width, double v)
     }
     fprintf(f, " %*s", width, buf);
 }
-static void title(FILE *f, const cli_options *opt, const sv_config *c, int with_dk)
+/* The value of summary column @p name for entry @p e, divided by c^power
+ * (c the scale divisor: the scaled side of a raw-only column); NAN for
+ * NULL. The table takes every number from the column table, so it gives
+ * the CSV's verdict on every value. */
+static double col(const cli_table_entry *e, const char *name, int power)
 {
-    fprintf(f, "sdpa-var %s ", SV_VERSION_STRING);
-    if (with_dk)
-        fprintf(f, " d_k=%zu", c->d_k);
-    fprintf(f, " n_q=%zu n_k=%zu trials=%llu seed=%llu dist=%s", c->n_q, c->n_k,
-            (unsigned long long)c->trials, (unsigned long long)c->seed, sv_dist_name(c->dist));
-    if (c->dist == SV_DIST_STUDENT_T)
-        fprintf(f, " nu=%g", c->nu);
-    fprintf(f, " ddof=%u", c->ddof);
-    if (c->q_mean != 0.0 || c->q_std > 0.0 || c->k_mean != 0.0 || c->k_std > 0.0)
-        fprintf(f, "\n  Q entries %g + %g x, K entries %g + %g x", c->q_mean,
-                c->q_std > 0.0 ? c->q_std : 1.0, c->k_mean, c->k_std > 0.0 ? c->k_std : 1.0);
-    fputc('\n', f);
-    (void)opt;
+    if (!name)
+        return NAN;
+    const sv_row_view v = {.cfg = &e->cfg,
+                           .scale_name = e->scale_name,
+                           .stats = &e->summary.mean,
+                           .summary = &e->summary};
+    for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++) {
+        const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
+        if (strcmp(c->name, name) == 0 && c->type == SV_VALUE_REAL)
+            return c->get(&v).real / pow(e->summary.scale, power);
+    }
+    return NAN;
 }
 
-/* One d_k: statistics down, raw and scaled (measured, theory) across. */
-static void table_one(FILE *f, const cli_options *opt, const cli_table_entry *r)
+static const sv_column *find_column(const char *name)
 {
-    const sv_config *c = &r->cfg;
-    const sv_summary *s = &r->summary;
-    const sv_trial_stats *m = &s->mean;
+    for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++)
+        if (strcmp(sv_columns_get(SV_OUTPUT_SUMMARY, i)->name, name) == 0)
+            return sv_columns_get(SV_OUTPUT_SUMMARY, i);
+    return NULL;
+}
+
+/* A configuration column's value as text ("sqrt", "64", "0.5"). */
+static void config_text(const sv_column *c, const cli_table_entry *e, char *buf, size_t len)
+{
+    const sv_row_view v = {.cfg = &e->cfg, .scale_name = e->scale_name};
+    const sv_value x = c->get(&v);
+    if (c->type == SV_VALUE_TEXT)
+        snprintf(buf, len, "%s", x.text);
+    else if (c->type == SV_VALUE_COUNT)
+        snprintf(buf, len, "%llu", (unsigned long long)x.count);
+    else
+        snprintf(buf, len, "%g", x.real);
+}
+
+/* Whether configuration column @p name differs between the entries. */
+static int varies(const char *name, const cli_table_entry *e, size_t n)
+{
+    const sv_column *c = find_column(name);
+    char a[64], b[64];
+    if (!c)
+        return 0;
+    config_text(c, &e[0], a, sizeof a);
+    for (size_t i = 1; i < n; i++) {
+        config_text(c, &e[i], b, sizeof b);
+        if (strcmp(a, b) != 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Words of the title, wrapped at 78 columns. */
+typedef struct line_wrap {
+    FILE *f;
+    int col;
+} line_wrap;
+
+static void word(line_wrap *w, const char *fmt, ...)
+{
+    char buf[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    const int len = (int)strlen(buf);
+    if (w->col > 0 && w->col + 1 + len > 78) {
+        fputs("\n ", w->f);
+        w->col = 1;
+    }
+    fprintf(w->f, "%s%s", w->col > 0 ? " " : "", buf);
+    w->col += len + (w->col > 0);
+}
+
+/* The header line: every option that shapes the run, except those that
+ * vary between the entries (each row or block names those). */
+static void title(FILE *f, const cli_table_entry *e, size_t n)
+{
+    const sv_config *c = &e->cfg;
+    line_wrap w = {f, 0};
+    word(&w, "sdpa-var %s", SV_VERSION_STRING);
+    if (!varies("dk", e, n))
+        word(&w, "d_k=%zu", c->d_k);
+    word(&w, "n_q=%zu n_k=%zu trials=%llu seed=%llu", c->n_q, c->n_k, (unsigned long long)c->trials,
+         (unsigned long long)c->seed);
+    if (!varies("dist", e, n))
+        word(&w, "dist=%s", sv_dist_name(c->dist));
+    if (c->dist == SV_DIST_STUDENT_T && !varies("nu", e, n))
+        word(&w, "nu=%g", c->nu);
+    word(&w, "ddof=%u", c->ddof);
+    if (!varies("scale", e, n))
+        word(&w, "scale=%s", e->scale_name);
+    if (c->q_mean != 0.0 || c->q_std > 0.0)
+        word(&w, "Q=%g+%g*x", c->q_mean, c->q_std > 0.0 ? c->q_std : 1.0);
+    if (c->k_mean != 0.0 || c->k_std > 0.0)
+        word(&w, "K=%g+%g*x", c->k_mean, c->k_std > 0.0 ? c->k_std : 1.0);
+    if (c->causal)
+        word(&w, "causal");
+    if (c->qk_norm)
+        word(&w, isnan(e->summary.qk_radius) ? "qk-norm" : "qk-norm R=%g", e->summary.qk_radius);
+    if (c->plant != 0.0)
+        word(&w, "plant=%g", c->plant);
+    if (c->d_model > 0) {
+        word(&w, "d_model=%zu", c->d_model);
+        if (!varies("init", e, n))
+            word(&w, "init=%s",
+                 c->init == SV_INIT_XAVIER  ? "xavier"
+                 : c->init == SV_INIT_LECUN ? "lecun"
+                                            : "normal");
+        if (c->cross)
+            word(&w, "cross");
+    }
+    if (c->values)
+        word(&w, "values d_v=%zu", c->d_v ? c->d_v : c->d_k);
+    if (e->summary.observed == e->summary.observed)
+        word(&w, "observed=%g", e->summary.observed);
+    fputc('\n', f);
+}
+
+/* One line of the one-configuration table: raw (measured, theory) and
+ * scaled (measured, theory), each a summary column divided by c^power. */
+typedef struct stat_row {
+    const char *label;
+    const char *col[4];
+    int power[4];
+} stat_row;
+
+static void print_rows(FILE *f, const cli_table_entry *e, const stat_row *rows, size_t n)
+{
     const int w = 12; /* 24 + 4 (1 + 12) + 2 = 78 columns */
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%-24s", rows[i].label);
+        for (int k = 0; k < 4; k++) {
+            if (k == 2)
+                fputs("  ", f);
+            cell(f, w, col(e, rows[i].col[k], rows[i].power[k]));
+        }
+        fputc('\n', f);
+    }
+}
+
+#define ROWS_(f, e, r) print_rows(f, e, r, sizeof r / sizeof r[0])
+
+/* What --plant, --d-model, --qk-norm and --values show, when they are on
+ * (when the column table says their measured column must be defined). */
+static void option_rows(FILE *f, const cli_table_entry *e)
+{
+    const sv_config *c = &e->cfg;
+    const int obs = 0;
+    if (sv_column_required(find_column("raw_diag_logit"), c, obs)) {
+        static const stat_row r[] = {
+            {"diagonal logit S_ii",
+             {"raw_diag_logit", "raw_diag_logit_theory", "scaled_diag_logit",
+              "scaled_diag_logit_theory"},
+             {0, 0, 0, 0}},
+            {"diagonal weight",
+             {"raw_diag_weight", NULL, "scaled_diag_weight", NULL},
+             {0, 0, 0, 0}},
+        };
+        ROWS_(f, e, r);
+    }
+    if (sv_column_required(find_column("q_var"), c, obs)) {
+        static const stat_row r[] = {
+            {"Var of an entry of Q", {"q_var", "q_var_theory", NULL, NULL}, {0, 0, 0, 0}},
+            {"Var of an entry of K", {"k_var", "k_var_theory", NULL, NULL}, {0, 0, 0, 0}},
+        };
+        ROWS_(f, e, r);
+    }
+    if (sv_column_required(find_column("raw_out_var"), c, obs)) {
+        static const stat_row r[] = {
+            {"output variance Var(O)",
+             {"raw_out_var", "raw_out_var_theory", "scaled_out_var", "scaled_out_var_theory"},
+             {0, 0, 0, 0}},
+        };
+        ROWS_(f, e, r);
+    }
+}
+
+/* One configuration: statistics down, raw and scaled (measured, theory)
+ * across. */
+static void table_one(FILE *f, const cli_table_entry *e)
+{
+    const sv_config *c = &e->cfg;
+    const sv_summary *s = &e->summary;
+    const int w = 12;
     const int many = c->trials > 1;
-    const double c2 = s->scale * s->scale;
-    title(f, opt, c, 1);
+    title(f, e, 1);
     char scaled_head[64];
     if (c->scale == 0.0)
         snprintf(scaled_head, sizeof scaled_head, "scaled QK^T/sqrt(d_k)");
@@ -59,57 +225,66 @@ static void table_one(FILE *f, const cli_options *opt, const cli_table_entry *r)
     fprintf(f, "\n%-24s %*s  %*s\n", "", w * 2 + 1, "raw QK^T", w * 2 + 1, scaled_head);
     fprintf(f, "%-24s %*s %*s  %*s %*s\n", many ? "mean over trials of" : "statistic", w,
             "measured", w, "theory", w, "measured", w, "theory");
-    struct {
-        const char *name;
-        double v[4];
-        int quantile;
-    } rows[] = {
-        {"score mean", {m->raw_mean, s->raw_theory.mean, m->scaled_mean, s->scaled_theory.mean}, 0},
+    static const stat_row head[] = {
+        {"score mean",
+         {"raw_mean", "raw_mean_theory", "scaled_mean", "raw_mean_theory"},
+         {0, 0, 0, 1}},
         {"score variance",
-         {m->raw_var, s->raw_theory.var_expected, m->scaled_var, s->scaled_theory.var_expected},
-         0},
-        {"  population variance", {NAN, s->raw_theory.var, NAN, s->scaled_theory.var}, 0},
-        {"  sd across trials",
-         {s->raw.sd, s->raw_theory.var_sd, s->scaled.sd, s->scaled_theory.var_sd},
-         0},
-        {"  5% quantile", {s->raw.q05, NAN, s->scaled.q05, NAN}, 1},
-        {"  median", {s->raw.q50, NAN, s->scaled.q50, NAN}, 1},
-        {"  95% quantile", {s->raw.q95, NAN, s->scaled.q95, NAN}, 1},
-        {"  known-mean variance",
-         {m->raw_var_known_mean, s->raw_theory.var, m->raw_var_known_mean / c2,
-          s->scaled_theory.var},
-         0},
-        {"  with ddof 0",
-         {m->raw_var_ddof0, s->raw_theory.var_ddof0, m->raw_var_ddof0 / c2,
-          s->scaled_theory.var_ddof0},
-         0},
-        {"  with ddof 1",
-         {m->raw_var_ddof1, s->raw_theory.var_ddof1, m->raw_var_ddof1 / c2,
-          s->scaled_theory.var_ddof1},
-         0},
-        {"softmax entropy (nats)",
-         {m->raw_entropy, s->raw_theory.entropy_approx, m->scaled_entropy,
-          s->scaled_theory.entropy_approx},
-         0},
-        {"  min over rows", {m->raw_entropy_min, NAN, m->scaled_entropy_min, NAN}, 0},
-        {"  max over rows", {m->raw_entropy_max, NAN, m->scaled_entropy_max, NAN}, 0},
-        {"  effective keys e^H", {m->raw_eff_keys, NAN, m->scaled_eff_keys, NAN}, 0},
-        {"max softmax weight", {m->raw_max_weight, NAN, m->scaled_max_weight, NAN}, 0},
-        {"Jacobian trace", {m->raw_jac_trace, NAN, m->scaled_jac_trace, NAN}, 0},
-        {"Jacobian Frobenius norm", {m->raw_jac_frob, NAN, m->scaled_jac_frob, NAN}, 0},
-        {"max |logit|", {m->raw_max_abs_logit, NAN, m->raw_max_abs_logit / s->scale, NAN}, 0},
+         {"raw_var", "raw_var_expected", "scaled_var", "scaled_var_expected"},
+         {0, 0, 0, 0}},
+        {"  population variance",
+         {NULL, "raw_var_theory", NULL, "scaled_var_theory"},
+         {0, 0, 0, 0}},
     };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        if (!many && rows[i].quantile)
-            continue; /* one trial has no spread to show */
-        fprintf(f, "%-24s", rows[i].name);
-        cell(f, w, rows[i].v[0]);
-        cell(f, w, rows[i].v[1]);
-        fputs("  ", f);
-        cell(f, w, rows[i].v[2]);
-        cell(f, w, rows[i].v[3]);
-        fputc('\n', f);
-    }
+    static const stat_row sd[] = {
+        {"  sd across trials",
+         {"raw_var_sd", "raw_var_sd_theory", "scaled_var_sd", "scaled_var_sd_theory"},
+         {0, 0, 0, 0}},
+    };
+    static const stat_row spread[] = {
+        {"  5% quantile", {"raw_var_q05", NULL, "scaled_var_q05", NULL}, {0, 0, 0, 0}},
+        {"  median", {"raw_var_q50", NULL, "scaled_var_q50", NULL}, {0, 0, 0, 0}},
+        {"  95% quantile", {"raw_var_q95", NULL, "scaled_var_q95", NULL}, {0, 0, 0, 0}},
+    };
+    static const stat_row rest[] = {
+        {"  known-mean variance",
+         {"raw_var_known_mean", "raw_var_theory", "raw_var_known_mean", "scaled_var_theory"},
+         {0, 0, 2, 0}},
+        {"  with ddof 0",
+         {"raw_var_ddof0", "raw_var_ddof0_theory", "raw_var_ddof0", "raw_var_ddof0_theory"},
+         {0, 0, 2, 2}},
+        {"  with ddof 1",
+         {"raw_var_ddof1", "raw_var_ddof1_theory", "raw_var_ddof1", "raw_var_ddof1_theory"},
+         {0, 0, 2, 2}},
+        {"softmax entropy (nats)",
+         {"raw_entropy", "raw_entropy_approx", "scaled_entropy", "scaled_entropy_approx"},
+         {0, 0, 0, 0}},
+        {"  uniform rows: bound", {NULL, "entropy_bound", NULL, "entropy_bound"}, {0, 0, 0, 0}},
+        {"  effective keys e^H", {"raw_eff_keys", NULL, "scaled_eff_keys", NULL}, {0, 0, 0, 0}},
+        {"max softmax weight", {"raw_max_weight", NULL, "scaled_max_weight", NULL}, {0, 0, 0, 0}},
+        {"Jacobian trace", {"raw_jac_trace", NULL, "scaled_jac_trace", NULL}, {0, 0, 0, 0}},
+        {"Jacobian Frobenius norm", {"raw_jac_frob", NULL, "scaled_jac_frob", NULL}, {0, 0, 0, 0}},
+    };
+    static const stat_row extremes[] = {
+        {"  lowest row entropy",
+         {"raw_entropy_min", NULL, "scaled_entropy_min", NULL},
+         {0, 0, 0, 0}},
+        {"  highest row entropy",
+         {"raw_entropy_max", NULL, "scaled_entropy_max", NULL},
+         {0, 0, 0, 0}},
+        {"  max |logit|", {"raw_max_abs_logit", NULL, "scaled_max_abs_logit", NULL}, {0, 0, 0, 0}},
+        {"  float16 headroom",
+         {"raw_fp16_headroom", NULL, "scaled_fp16_headroom", NULL},
+         {0, 0, 0, 0}},
+    };
+    ROWS_(f, e, head);
+    ROWS_(f, e, sd); /* '-' for one trial, as nan in the CSV */
+    if (many) /* one trial has no spread to show */
+        ROWS_(f, e, spread);
+    ROWS_(f, e, rest);
+    option_rows(f, e);
+    fprintf(f, "%s\n", many ? "extremes over all trials" : "extremes");
+    ROWS_(f, e, extremes);
     const int plain = c->q_mean == 0.0 && c->k_mean == 0.0 && !c->causal && c->d_model == 0 &&
                       c->plant == 0.0 && !c->qk_norm;
     if (plain)
@@ -117,11 +292,9 @@ static void table_one(FILE *f, const cli_options *opt, const cli_table_entry *r)
                 c->n_q * c->n_k);
     else
         fprintf(f, "\nVariance theory for these options: docs/theory.md, section 8.\n");
-    fprintf(f,
-            "Entropy: 0 (one-hot) to ln n_k = %.4f (uniform); its theory column is\n"
-            "ln n_k - sigma^2/2, an approximation shown while the logit variance\n"
-            "sigma^2 <= 1 and n_k >= 16 (a softmax far from one-hot).\n",
-            log((double)c->n_k));
+    fprintf(f, "Entropy: 0 (one-hot) to the bound (uniform rows); its theory column is\n"
+               "ln(keys) - sigma^2/2, an approximation shown only where it holds\n"
+               "(a softmax far from one-hot). Float16 headroom: 65504 / max |logit|.\n");
     if (s->raw_theory.var_sd_heavy_tail)
         fprintf(f, "Student t with nu <= 8: the sd theory is exact, but the entries lack an\n"
                    "8th moment, so the measured sd has no standard error and converges slowly.\n");
@@ -130,40 +303,67 @@ static void table_one(FILE *f, const cli_options *opt, const cli_table_entry *r)
                 s->raw_var_cdf_observed, (unsigned long long)c->trials);
 }
 
-/* Several d_k: one row each. */
+/* What varies between the configurations besides d_k, as "scale=dk
+ * dist=t nu=6", for entry @p i; "" when nothing does. */
+static void block_label(const cli_table_entry *e, size_t n, size_t i, char *label, size_t len)
+{
+    static const char *const labelled[] = {"scale", "dist", "nu", "init", "d_model"};
+    char v[64];
+    label[0] = '\0';
+    for (size_t k = 0; k < sizeof labelled / sizeof labelled[0]; k++)
+        if (varies(labelled[k], e, n)) {
+            config_text(find_column(labelled[k]), &e[i], v, sizeof v);
+            if (strcmp(v, "nan") == 0)
+                continue; /* nu of a law that has none */
+            const size_t at = strlen(label);
+            snprintf(label + at, len - at, "%s%s=%s", at ? " " : "", labelled[k], v);
+        }
+}
+
+/* Several configurations: one row each, in blocks headed by what varies
+ * besides d_k (scale, dist, init...). */
 static void table_sweep(FILE *f, const cli_options *opt, const cli_table_entry *res, size_t n)
 {
-    const int w = 8; /* 6 + 8 (1 + 8) = 78 columns, 87 with --observed */
-    title(f, opt, &res[0].cfg, 0);
+    const int obs = !isnan(opt->observed);
+    const int w = obs ? 7 : 8; /* 6 + 8 (1 + 8) = 78 columns, 6 + 9 (1 + 7) with --observed */
+    const char *meas = obs ? "meas." : "measured";
+    title(f, res, n);
     fprintf(f, "\n%6s %*s %*s %*s %*s\n", "", w * 2 + 1, "raw variance", w * 2 + 1, "scaled var.",
             w * 2 + 1, "entropy (nats)", w * 2 + 1, "max weight");
-    fprintf(f, "%6s %*s %*s %*s %*s %*s %*s %*s %*s", "d_k", w, "measured", w, "theory", w,
-            "measured", w, "theory", w, "raw", w, "scaled", w, "raw", w, "scaled");
-    const int obs = !isnan(opt->observed);
+    fprintf(f, "%6s %*s %*s %*s %*s %*s %*s %*s %*s", "d_k", w, meas, w, "theory", w, meas, w,
+            "theory", w, "raw", w, "scaled", w, "raw", w, "scaled");
     if (obs)
-        fprintf(f, " %*s", w, "P(<=obs)");
+        fprintf(f, " %*s", w, "P(<=V)");
     fputc('\n', f);
+    char prev[160] = "";
     for (size_t i = 0; i < n; i++) {
-        const sv_summary *s = &res[i].summary;
-        fprintf(f, "%6zu", res[i].cfg.d_k);
-        cell(f, w, s->mean.raw_var);
-        cell(f, w, s->raw_theory.var_expected);
-        cell(f, w, s->mean.scaled_var);
-        cell(f, w, s->scaled_theory.var_expected);
-        cell(f, w, s->mean.raw_entropy);
-        cell(f, w, s->mean.scaled_entropy);
-        cell(f, w, s->mean.raw_max_weight);
-        cell(f, w, s->mean.scaled_max_weight);
-        if (obs)
-            cell(f, w, s->raw_var_cdf_observed);
+        const cli_table_entry *e = &res[i];
+        char label[160];
+        block_label(res, n, i, label, sizeof label);
+        if (label[0] && strcmp(label, prev) != 0)
+            fprintf(f, "%s:\n", label);
+        snprintf(prev, sizeof prev, "%s", label);
+        static const char *const cols[] = {"raw_var",
+                                           "raw_var_expected",
+                                           "scaled_var",
+                                           "scaled_var_expected",
+                                           "raw_entropy",
+                                           "scaled_entropy",
+                                           "raw_max_weight",
+                                           "scaled_max_weight",
+                                           "raw_var_cdf_observed"};
+        fprintf(f, "%6zu", e->cfg.d_k);
+        for (size_t k = 0; k < 8u + (size_t)obs; k++)
+            cell(f, w, col(e, cols[k], 0));
         fputc('\n', f);
     }
     fprintf(f,
-            "\nTheory: E[sample variance] = d_k (N-1)/(N-ddof) for N = n_q n_k scores "
-            "(raw),\ndivided by d_k (scaled). Entropy <= ln n_k = %.4f.\n",
-            log((double)res[0].cfg.n_k));
+            "\nTheory: E[sample variance] of the raw scores, divided by c^2 (scaled).\n"
+            "Entropy <= %s = %.4f.\n",
+            res[0].cfg.causal ? "ln(n!)/n" : "ln n_k", col(&res[0], "entropy_bound", 0));
     if (obs)
-        fprintf(f, "P(<=obs): fraction of trials with raw sample variance <= %g.\n", opt->observed);
+        fprintf(f, "P(<=V): fraction of trials with raw sample variance <= V = %g.\n",
+                opt->observed);
 }
 
 void cli_table_begin(cli_sink *s)
@@ -175,8 +375,15 @@ void cli_table_begin(cli_sink *s)
     if (s->kind != SV_OUTPUT_PER_TRIAL)
         return;
     const int w = 10; /* 6 + 1 + 6 + 6 (1 + 10) = 79 columns */
-    const sv_config c = cli_options_config(s->opt, 0);
-    title(s->f, s->opt, &c, s->count == 1);
+    /* The configurations, for the title and the block labels. */
+    for (size_t i = 0; i < s->count; i++) {
+        cli_table_entry *e = &s->entries[i];
+        e->cfg = cli_options_config(s->opt, i);
+        snprintf(e->scale_name, sizeof e->scale_name, "%s", cli_options_scale(s->opt, i)->name);
+        e->summary.observed = NAN;
+        e->summary.qk_radius = NAN; /* known after the run */
+    }
+    title(s->f, s->entries, s->count);
     fprintf(s->f, "\n%6s %6s %*s %*s %*s %*s %*s %*s\n", "trial", "d_k", w, "raw var", w,
             "scaled var", w, "raw H", w, "scaled H", w, "raw max p", w, "scaled max");
 }
@@ -195,6 +402,12 @@ void cli_table_row(cli_sink *s, const sv_row_view *row)
                  row->scale_name ? row->scale_name : "sqrt");
         return;
     }
+    if (row->trial == 0 && s->count > 1) { /* a new configuration: say which */
+        char label[160];
+        block_label(s->entries, s->count, s->n_entries++, label, sizeof label);
+        if (label[0])
+            fprintf(s->f, "%s:\n", label);
+    }
     const int w = 10;
     const sv_trial_stats *t = row->stats;
     fprintf(s->f, "%6llu %6zu", (unsigned long long)row->trial, row->cfg->d_k);
@@ -212,7 +425,7 @@ void cli_table_end(cli_sink *s)
     if (s->kind != SV_OUTPUT_SUMMARY || s->n_entries == 0)
         return;
     if (s->n_entries == 1)
-        table_one(s->f, s->opt, &s->entries[0]);
+        table_one(s->f, &s->entries[0]);
     else
         table_sweep(s->f, s->opt, s->entries, s->n_entries);
 }

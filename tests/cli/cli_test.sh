@@ -104,13 +104,13 @@ want_header='dk,n_q,n_k,trials,seed,dist,ddof,raw_mean,raw_var,raw_var_theory,ra
 [[ "$(head -1 "$tmp/pt.csv")" == "trial,dk,n_q,n_k,raw_mean,raw_var,scaled_mean,scaled_var,raw_entropy,scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace",* ]] &&
     [ "$(wc -l <"$tmp/pt.csv")" -eq 7 ] && ok || fail "--per-trial header and rows"
 "$BIN" --dk 8 --n 16 --format table >"$tmp/table" 2>&1
-head -1 "$tmp/table" | grep -q '^sdpa-var [0-9.]*  d_k=8 n_q=16 n_k=16 trials=1 seed=42 dist=normal ddof=0$' &&
+head -1 "$tmp/table" | grep -q '^sdpa-var [0-9.]* d_k=8 n_q=16 n_k=16 trials=1 seed=42 dist=normal ddof=0$' &&
     grep -q '^  sd across trials  *- ' "$tmp/table" && ok || fail "--format table"
 "$BIN" --dk 8 --n 16 --format csv --format table | head -1 | grep -q '^sdpa-var' && ok || fail "last --format wins"
 # On a terminal the default is the table (script(1) gives the program a tty).
 if command -v script >/dev/null 2>&1; then
     script -qec "$BIN --dk 8 --n 16" /dev/null </dev/null >"$tmp/tty" 2>&1
-    grep -q '^sdpa-var [0-9.]*  d_k=8' "$tmp/tty" && ok || fail "table on a terminal"
+    grep -q '^sdpa-var [0-9.]* d_k=8' "$tmp/tty" && ok || fail "table on a terminal"
 fi
 
 "$BIN" --dk 4,8 --n 6 --trials 3 --causal --per-row >"$tmp/rows.csv"

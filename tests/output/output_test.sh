@@ -52,5 +52,43 @@ CASES
 "$bin" --dk 4 --n 4 --scale 2.5e-1 --format json | jq -e '.config.scale == "2.5e-1"' >/dev/null &&
   ok || fail "--scale 2.5e-1: JSON config.scale"
 
+# --- the table -------------------------------------------------------------------
+# Several scales: each block says which (it printed three rows labelled 64).
+"$bin" --dk 64 --n 64 --scale sqrt,dk,none --format table >"$tmp/t"
+[ "$(grep -c '^scale=' "$tmp/t")" -eq 3 ] && grep -q '^scale=dk:$' "$tmp/t" &&
+  ok || fail "--scale sqrt,dk,none: blocks not labelled: $(cat "$tmp/t")"
+"$bin" --dk 8 --n 8 --trials 2 --dist normal,t --per-trial --format table >"$tmp/t"
+grep -q '^dist=t nu=6:$' "$tmp/t" && ! head -1 "$tmp/t" | grep -q 'dist=' &&
+  ok || fail "--dist list --per-trial table: $(cat "$tmp/t")"
+# Each option's key result with its theory, the same number as the CSV's.
+args="--dk 16 --n 64 --trials 20 --plant 0.5 --causal --values"
+"$bin" $args --format table >"$tmp/t"
+"$bin" $args --format csv >"$tmp/c"
+csv_col() { awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$2"; }
+for pair in "diagonal logit S_ii|raw_diag_logit_theory|3" "output variance Var(O)|raw_out_var|2" \
+            "uniform rows: bound|entropy_bound|3"; do
+  label=${pair%%|*} rest=${pair#*|}; name=${rest%%|*} field=${rest#*|}
+  got=$(grep "^ *$label " "$tmp/t" | sed "s/^ *$label *//" | awk -v f=$((field - 1)) '{ print $f }')
+  want=$(csv_col "$name" "$tmp/c")
+  awk -v g="$got" -v w="$want" 'BEGIN { exit !(g != "" && (g - w) ^ 2 <= (1e-6 * w) ^ 2) }' &&
+    ok || fail "table '$label' shows '$got', CSV $name is $want"
+done
+head -2 "$tmp/t" | grep -q 'causal plant=0.5 values d_v=16' && grep -q '^extremes over all trials$' "$tmp/t" &&
+  ok || fail "table header or extremes label: $(head -3 "$tmp/t")"
+# Same verdict: where the CSV has nan (no theory, or an approximation that
+# does not hold) the table has '-'.
+"$bin" --dk 64 --n 1111 --format csv >"$tmp/c"
+"$bin" --dk 64 --n 1111 --format table >"$tmp/t"
+[ "$(csv_col raw_entropy_approx "$tmp/c")" = nan ] &&
+  [ "$(grep '^softmax entropy' "$tmp/t" | awk '{ print $5 }')" = - ] &&
+  ok || fail "entropy approximation: CSV $(csv_col raw_entropy_approx "$tmp/c"), table $(grep '^softmax entropy' "$tmp/t")"
+# Within 80 columns, whatever the options.
+for args in "--dk 8 --n 16" "--dk 1,8,64 --n 16 --observed 8 --dist uniform,t --scale sqrt,2.5" \
+            "--dk 8 --n 16 --trials 3 --per-trial --dist t" \
+            "--dk 8 --n 16 --trials 3 --d-model 32 --init lecun --qk-norm --values --dv 3"; do
+  "$bin" $args --format table 2>&1 | awk -v a="$args" 'length > 80 { print "FAIL: " a ": " length " columns: " $0; bad = 1 } END { exit bad }' &&
+    ok || fail "table wider than 80 columns"
+done
+
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
