@@ -19,6 +19,11 @@ awk -v blockfile="$tmp/block" '
   /^<!-- columns:end -->/ { skip = 0; next }
   /^@@BLOCK@@$/ { block(); next }
   !skip { print }' "$root/README.md" >"$tmp/README.md"
+# A need without a name in columns_doc.c (a new SV_NEED_* value) shows as '?'.
+if grep -q '| ? |' "$tmp/columns.md"; then
+  echo "columns_doc: a column's 'defined when' has no name: add it to columns_doc.c" >&2
+  exit 1
+fi
 if [ $update -eq 1 ]; then
   cp "$tmp/columns.md" "$root/docs/columns.md" && cp "$tmp/README.md" "$root/README.md"
   echo "columns_doc: wrote docs/columns.md and README.md's column block"
