@@ -14,6 +14,7 @@ predicts (docs/theory.md section 10 lists which column predicts what):
     raw_mean_theory           mean of raw_mean
     raw_var_expected          mean of raw_var (at the run's ddof)
     raw_var_theory            mean of raw_var_known_mean
+    raw_var_ddof0_theory      mean of raw_var_ddof0 (ddof1 likewise)
     scaled_var_expected       mean of scaled_var
     scaled_var_theory         mean of raw_var_known_mean / c^2
     raw_var_sd_theory^2       variance across trials of raw_var
@@ -93,6 +94,8 @@ MEAN_CHECKS = [
     ("raw_mean_theory", lambda p, c: p["raw_mean"]),
     ("raw_var_expected", lambda p, c: p["raw_var"]),
     ("raw_var_theory", lambda p, c: p["raw_var_known_mean"]),
+    ("raw_var_ddof0_theory", lambda p, c: p["raw_var_ddof0"]),
+    ("raw_var_ddof1_theory", lambda p, c: p["raw_var_ddof1"]),
     ("scaled_var_expected", lambda p, c: p["scaled_var"]),
     ("scaled_var_theory", lambda p, c: p["raw_var_known_mean"] / c**2),
     ("raw_diag_logit_theory", lambda p, c: p["raw_diag_logit"]),
