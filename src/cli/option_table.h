@@ -15,7 +15,9 @@
 #ifndef SDPA_VAR_CLI_OPTION_TABLE_H
 #define SDPA_VAR_CLI_OPTION_TABLE_H
 
-#define CLI_INF (1.0 / 0.0)
+#include <math.h>
+
+#define CLI_INF ((double)INFINITY)
 
 #define CLI_OPTION_TABLE(X)                                                                        \
     X(DK, "dk", 'd', "LIST", CLI_ARG_LIST, 0, 0, "64", "d_k", 0,                                   \

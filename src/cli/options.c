@@ -333,9 +333,10 @@ static int scan_long(int argc, char **argv, int *i, cli_options *opt, char *err,
 {
     const char *name = argv[*i] + 2, *eq = strchr(name, '=');
     const size_t len = eq ? (size_t)(eq - name) : strlen(name);
-    char q[80];
-    if (len == 0) /* "--=x": no name to look up or abbreviate */
+    if (len == 0) { /* "--=x": no name to look up or abbreviate */
+        char q[80];
         return cli_fail(err, errlen, "unknown option '%s'", cli_quote(q, sizeof q, argv[*i]));
+    }
     const int id = find_long(name, len, err, errlen);
     if (id < 0)
         return 0;
