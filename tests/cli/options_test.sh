@@ -142,6 +142,7 @@ done <<'EOF'
 --n 3 --ddof 1 --per-trial
 --n 3 --dv 3 --per-trial
 --n 3 --format csv --per-row
+--n 3 --q-std 2 --q-mean 1 --qk-norm
 EOF
 
 # --- --dk A:B reaches B -------------------------------------------------------
