@@ -190,7 +190,8 @@ static const sv_column columns[C_COUNT_] = {
     R_(scaled_sum_p2, "1", A, "the same for the scaled logits"),
     /* Summary only: spreads across trials and theory. */
     R_(raw_var_theory, "score^2", NONE,
-       "population variance of one score (d_k for unit entries); nan where no closed form"),
+       "E[raw_var_known_mean]: variance of the visible scores about their mean (d_k for unit "
+       "entries; a mixture with plant or self-attention); nan where no closed form"),
     R_(raw_var_expected, "score^2", NONE,
        "E[raw_var], the theory of the mean sample variance; nan where no closed form"),
     R_(raw_var_sd, "score^2", SV_NEED_TRIALS2,
@@ -206,7 +207,8 @@ static const sv_column columns[C_COUNT_] = {
     R_(scaled_var_q05, "score^2", A, "5 % quantile of scaled_var across trials"),
     R_(scaled_var_q50, "score^2", A, "median of scaled_var across trials"),
     R_(scaled_var_q95, "score^2", A, "95 % quantile of scaled_var across trials"),
-    R_(raw_mean_theory, "score", NONE, "E[S] of one score; nan where no closed form"),
+    R_(raw_mean_theory, "score", NONE,
+       "E[raw_mean], planted scores included; nan where no closed form"),
     R_(raw_entropy_approx, "nats", NONE,
        "ln(keys) - sigma^2 / 2, sigma^2 the variance of a row's logits; nan where that "
        "approximation does not hold"),
@@ -218,8 +220,8 @@ static const sv_column columns[C_COUNT_] = {
     R_(raw_diag_logit_theory, "score", NONE, "E[S_ii] of a related pair; nan where none"),
     R_(scaled_diag_logit, "score", SV_NEED_DIAG, "raw_diag_logit / c"),
     R_(scaled_diag_logit_theory, "score", NONE, "raw_diag_logit_theory / c"),
-    R_(q_var_theory, "1", NONE, "variance of one entry of Q by theory"),
-    R_(k_var_theory, "1", NONE, "variance of one entry of K by theory"),
+    R_(q_var_theory, "1", NONE, "E[q_var]: (M - 1) / M of an entry's variance, M = n_q d_k"),
+    R_(k_var_theory, "1", NONE, "E[k_var], the same for K (M = n_k d_k)"),
     R_(raw_out_var_theory, "1", SV_NEED_VALUES,
        "theory of raw_out_var: the measured mean of sum p_j^2 (V has variance 1); nan "
        "without --values"),
