@@ -109,6 +109,15 @@ static int undefined(const cli_sink *s, const sv_row_view *v, const char *where)
     return 1;
 }
 
+/* Hands one row to the sink; says so when it cannot (out of memory). */
+static int emit(cli_sink *s, const sv_row_view *v)
+{
+    if (cli_sink_row(s, v))
+        return 1;
+    fprintf(stderr, "%s: %s\n", prog, sv_status_str(SV_ENOMEM));
+    return 0;
+}
+
 static int alloc_taps(config_run *r, const cli_options *opt)
 {
     sv_config *c = &r->cfg;
@@ -153,7 +162,8 @@ static int write_trials(cli_sink *s, const config_run *r, const sv_config *c, pr
                 return 0;
             if (pass == 1) {
                 erase_progress(pl);
-                cli_sink_row(s, &v);
+                if (!emit(s, &v))
+                    return 0;
             }
         }
     return 1;
@@ -205,7 +215,8 @@ static int write_config(cli_sink *s, const config_run *r, const cli_options *opt
         if (undefined(s, &v, ""))
             return 0;
         erase_progress(pl);
-        cli_sink_row(s, &v);
+        if (!emit(s, &v))
+            return 0;
         return 1;
     case SV_OUTPUT_PER_ROW:
         for (int pass = 0; pass < 2; pass++)
@@ -216,7 +227,8 @@ static int write_config(cli_sink *s, const config_run *r, const cli_options *opt
                     return 0;
                 if (pass == 1) {
                     erase_progress(pl);
-                    cli_sink_row(s, &v);
+                    if (!emit(s, &v))
+                        return 0;
                 }
             }
         return 1;
@@ -236,7 +248,8 @@ static int write_config(cli_sink *s, const config_run *r, const cli_options *opt
             v.bin_hi = lo + (hi - lo) * (double)(i + 1) / (double)b;
             v.bin_count[0] = h[i];
             v.bin_count[1] = h[b + 1 + i];
-            cli_sink_row(s, &v);
+            if (!emit(s, &v))
+                return 0;
         }
         return 1;
     }

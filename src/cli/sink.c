@@ -25,13 +25,24 @@ int cli_sink_begin(cli_sink *s, FILE *f, const cli_options *opt, cli_format form
                     .format = format,
                     .observed = !isnan(opt->observed),
                     .count = count};
-    switch (format) {
+    if (format == CLI_FORMAT_TABLE &&
+        (s->kind == SV_OUTPUT_SUMMARY || s->kind == SV_OUTPUT_PER_TRIAL)) {
+        s->entries = calloc(count, sizeof *s->entries);
+        if (!s->entries)
+            return 0;
+    }
+    return 1;
+}
+
+/* What comes before the first row, written with it: a run that fails in
+ * its first configuration writes nothing at all. */
+static int start(cli_sink *s)
+{
+    if (s->started)
+        return 1;
+    s->started = 1;
+    switch (s->format) {
     case CLI_FORMAT_TABLE:
-        if (s->kind == SV_OUTPUT_SUMMARY || s->kind == SV_OUTPUT_PER_TRIAL) {
-            s->entries = calloc(count, sizeof *s->entries);
-            if (!s->entries)
-                return 0;
-        }
         cli_table_begin(s);
         return 1;
     case CLI_FORMAT_JSON:
@@ -43,8 +54,10 @@ int cli_sink_begin(cli_sink *s, FILE *f, const cli_options *opt, cli_format form
     }
 }
 
-void cli_sink_row(cli_sink *s, const sv_row_view *row)
+int cli_sink_row(cli_sink *s, const sv_row_view *row)
 {
+    if (!start(s))
+        return 0;
     switch (s->format) {
     case CLI_FORMAT_TABLE:
         cli_table_row(s, row);
@@ -58,10 +71,12 @@ void cli_sink_row(cli_sink *s, const sv_row_view *row)
         break;
     }
     s->rows++;
+    return 1;
 }
 
 void cli_sink_end(cli_sink *s)
 {
+    start(s); /* a run always has rows; this only keeps the pairing */
     if (s->format == CLI_FORMAT_TABLE)
         cli_table_end(s);
     else if (s->format == CLI_FORMAT_JSON || s->format == CLI_FORMAT_JSONL)

@@ -25,6 +25,7 @@ typedef struct cli_sink {
     int observed;             /* --observed given: its columns exist */
     size_t count;             /* configurations in the run */
     size_t rows;              /* rows written so far */
+    int started;              /* the header is out (written with the first row) */
     cli_table_entry *entries; /* table summaries, count of them */
     size_t n_entries;
 } cli_sink;
@@ -32,12 +33,13 @@ typedef struct cli_sink {
 /* The kind of rows @p opt asks for. */
 sv_output_kind cli_output_kind(const cli_options *opt);
 
-/* Opens a sink of @p count configurations on @p f; writes what comes before
- * the first row (a header, the JSON config). 0 when out of memory. */
+/* Opens a sink of @p count configurations on @p f. What comes before the
+ * first row (a header, the JSON config) is written with that row, so a run
+ * that fails before its first row writes nothing. 0 when out of memory. */
 int cli_sink_begin(cli_sink *s, FILE *f, const cli_options *opt, cli_format format, size_t count);
 
-/* Writes one row of the sink's kind, whole. */
-void cli_sink_row(cli_sink *s, const sv_row_view *row);
+/* Writes one row of the sink's kind, whole. 0 when out of memory. */
+int cli_sink_row(cli_sink *s, const sv_row_view *row);
 
 /* Finishes (a table writes its text here, JSON closes its document) and
  * frees. */

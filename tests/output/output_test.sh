@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The sinks: what every output format writes, checked against the others.
-#   output_test.sh SDPA_VAR_BINARY
+#   output_test.sh SDPA_VAR_BINARY [sanitized]
 set -u
 bin=$1
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -13,6 +13,23 @@ fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 # A nan that is no true answer exits 1 naming the column: the verdict is
 # sv_columns_first_undefined's (tests/test_columns.c); the inputs that made
 # one (--q-mean 1e308) are now usage errors (SV_SCORE_MAX).
+
+# A runtime failure (here out of memory under ulimit -v, after the size
+# check, which counts physical memory) exits 1 with one line: before the
+# first row nothing is written, not even the header; mid-sweep the rows
+# before it are written whole.
+if [ "${2:-}" != sanitized ]; then # ASan reserves terabytes of address space
+(ulimit -v 400000 && "$bin" --dk 4,8 --n 1 --trials 40000000 >"$tmp/out" 2>"$tmp/err")
+rc=$?
+[ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && [ "$(cat "$tmp/err")" = "sdpa-var: d_k=4: out of memory" ] &&
+  ok || fail "out of memory before the first row: rc=$rc, $(wc -c <"$tmp/out") bytes, $(cat "$tmp/err")"
+(ulimit -v 1000000 && "$bin" --dk 1,100000 --n 4096 --format csv >"$tmp/out" 2>"$tmp/err")
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/out")" -eq 2 ] && [ "$(cut -d, -f1 "$tmp/out" | tail -1)" = 1 ] &&
+  [ "$(tail -c 1 "$tmp/out" | od -An -c | tr -d ' ')" = '\n' ] &&
+  [ "$(cat "$tmp/err")" = "sdpa-var: d_k=100000: out of memory" ] &&
+  ok || fail "out of memory mid-sweep: rc=$rc, $(wc -l <"$tmp/out") lines, $(cat "$tmp/err")"
+fi
 
 # --- --no-header: runs appended to one file read as one ------------------------
 "$bin" --dk 4 --n 8 --format csv >"$tmp/a.csv" &&
