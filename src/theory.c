@@ -78,8 +78,14 @@ typedef struct grid {
     double pt;           /* ordered pairs (i, j), (j, i), i != j, of related rows, both visible */
     double sr2, sc2;     /* sum of r_i^2, sum of c_j^2 */
     double trg2;         /* ||M M^T||_F^2 = sum over row pairs of shared columns, squared */
-    double ln_keys;      /* mean over rows of ln(keys seen) */
 } grid;
+
+/* Mean over rows of ln(keys seen): ln n_k, or ln(n!) / n under the mask. */
+static double ln_keys(const sv_spec *cfg)
+{
+    const double nq = (double)cfg->n_q;
+    return cfg->causal ? lgamma(nq + 1.0) / nq : log((double)cfg->n_k);
+}
 
 static int has_related(const sv_spec *cfg)
 {
@@ -98,7 +104,6 @@ static void grid_of(const sv_spec *cfg, grid *g)
         g->sr2 = g->sc2 = n * (n + 1.0) * (2.0 * n + 1.0) / 6.0;
         /* sum over i, i' of (min(i, i') + 1)^2 */
         g->trg2 = n * (n + 1.0) * (n * n + n + 1.0) / 6.0;
-        g->ln_keys = lgamma(n + 1.0) / n;
         g->nd = has_related(cfg) ? n : 0.0;
         g->pt = 0.0; /* (i, j) and (j, i) are both visible only for i = j */
     } else {
@@ -107,7 +112,6 @@ static void grid_of(const sv_spec *cfg, grid *g)
         g->sr2 = nq * nk * nk;
         g->sc2 = nk * nq * nq;
         g->trg2 = g->N * g->N;
-        g->ln_keys = log(nk);
         g->nd = has_related(cfg) ? np : 0.0;
         g->pt = has_related(cfg) ? np * (np - 1.0) : 0.0;
     }
@@ -212,6 +216,23 @@ static void theory_shifted(const sv_spec *cfg, const grid *g, double m4, part *p
     p->logit_var = d * (vq + mq * mq) * vk;
 }
 
+/* Visible scores off the diagonal in a planted key's column (the rest of
+ * the N are the n_d planted ones and those in unplanted columns). */
+static double plant_off_count(const sv_spec *cfg, const grid *g)
+{
+    return cfg->causal ? g->nq * (g->nq - 1.0) / 2.0 : g->nd * (g->nq - 1.0);
+}
+
+/* Mean of the visible scores with a planted key, no QK-norm: planted ones
+ * plant_diag, others d mu_q times their key's mean. */
+static double plant_mean(const sv_spec *cfg, const grid *g)
+{
+    const double rho = cfg->plant, mq = cfg->q_mean, mk = cfg->k_mean;
+    const double mp = rho * mq + sqrt(1.0 - rho * rho) * mk;
+    const double n_op = plant_off_count(cfg, g), n_ou = g->N - g->nd - n_op;
+    return (g->nd * plant_diag(cfg) + g->d * mq * (n_op * mp + n_ou * mk)) / g->N;
+}
+
 /* A planted key k_i = rho q_i + r z_i, r = sqrt(1 - rho^2), no QK-norm
  * (docs/theory.md 8.5). Per coordinate: q of mean mq, variance vq; z of mk,
  * vk; the planted key of mp = rho mq + r mk, vp = rho^2 vq + r^2 vk. */
@@ -232,11 +253,8 @@ static void theory_plant(const sv_spec *cfg, const grid *g, double m4, part *p)
                            4.0 * rho * r * mq * vq * mk);
     const double mo_p = d * mq * mp, vo_p = d * (eq2 * (vp + mp * mp) - mq * mq * mp * mp);
     const double mo_u = d * mq * mk, vo_u = d * (eq2 * (vk + mk * mk) - mq * mq * mk * mk);
-    /* Visible scores: nd planted, n_op off the diagonal in a planted key's
-     * column, n_ou in the other columns. */
-    const double n_op = cfg->causal ? g->nq * (g->nq - 1.0) / 2.0 : g->nd * (g->nq - 1.0);
-    const double n_ou = N - g->nd - n_op;
-    p->mean = (g->nd * md + n_op * mo_p + n_ou * mo_u) / N;
+    const double n_op = plant_off_count(cfg, g), n_ou = N - g->nd - n_op;
+    p->mean = plant_mean(cfg, g);
     const double sumvar = g->nd * vd + n_op * vo_p + n_ou * vo_u;
     const double between = g->nd * (md - p->mean) * (md - p->mean) +
                            n_op * (mo_p - p->mean) * (mo_p - p->mean) +
@@ -378,7 +396,7 @@ sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
     t.var_ddof1 = N > 1.0 ? p.m2 / (N - 1.0) : NAN;
     t.var_sd = p.m2_sd / dof;
     t.logit_var = p.logit_var;
-    t.entropy_approx = approx_rule(g.nk, g.ln_keys, p.logit_var);
+    t.entropy_approx = approx_rule(g.nk, ln_keys(&spec), p.logit_var);
     t.diag_logit = p.diag;
     entry_vars(&spec, &g, &t);
     /* The sample SD of s^2 needs E[s^8] for a standard error. */
@@ -389,13 +407,22 @@ sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
 
 double sv_theory_mean(const sv_spec *spec)
 {
-    if (sv_spec_check(spec) != SV_OK)
+    /* Called per trial: the mean alone, without sv_spec_check (the
+     * engine's spec has passed it) or the variances. */
+    if (!spec || spec->d_k == 0 || spec->n_q == 0 || spec->n_k == 0)
         return NAN;
+    if (spec->d_model > 0)
+        return 0.0;
     grid g;
     grid_of(spec, &g);
-    part p;
-    theory_part(spec, &g, &p);
-    return p.mean;
+    if (spec->qk_norm) {
+        part p;
+        theory_qk(spec, &g, 0.0, &p);
+        return p.mean;
+    }
+    if (spec->plant != 0.0)
+        return plant_mean(spec, &g);
+    return g.d * spec->q_mean * spec->k_mean;
 }
 
 double sv_theory_entropy_approx(const sv_config *cfg, double logit_var)
@@ -404,7 +431,7 @@ double sv_theory_entropy_approx(const sv_config *cfg, double logit_var)
     (void)sv_config_spec(cfg, &spec); /* the sizes only; written in any case */
     grid g;
     grid_of(&spec, &g);
-    return approx_rule(g.nk, g.ln_keys, logit_var);
+    return approx_rule(g.nk, ln_keys(&spec), logit_var);
 }
 
 void sv_theory_scale(const sv_config *cfg, sv_theory *t)

@@ -280,6 +280,36 @@ static void test_monte_carlo(void)
     CHECK(isnan(t.q_var) && !isnan(t.k_var)); /* was a second moment, R^2/d */
 }
 
+/* sv_theory_mean, the engine's per-trial shortcut, agrees with the whole
+ * theory's mean for every kind of configuration. */
+static void test_mean_shortcut(void)
+{
+    const sv_config cs[] = {
+        {.d_k = 3, .n_q = 4, .n_k = 5, .trials = 1, .q_mean = 0.5, .k_mean = 2.0},
+        {.d_k = 3, .n_q = 4, .n_k = 4, .trials = 1, .q_mean = 0.5, .k_mean = 2.0, .causal = 1},
+        {.d_k = 3, .n_q = 4, .n_k = 6, .trials = 1, .q_mean = -1.0, .k_mean = 0.5, .plant = 0.4},
+        {.d_k = 3, .n_q = 5, .n_k = 5, .trials = 1, .q_mean = 1.0, .plant = -0.3, .causal = 1},
+        {.d_k = 5, .n_q = 4, .n_k = 3, .trials = 1, .qk_norm = 1, .plant = 0.7, .q_std = 2.0},
+        {.d_k = 5,
+         .n_q = 4,
+         .n_k = 3,
+         .trials = 1,
+         .qk_norm = 1,
+         .plant = 0.7,
+         .dist = SV_DIST_UNIFORM},
+        {.d_k = 5, .n_q = 4, .n_k = 3, .trials = 1, .qk_norm = 1, .q_mean = 1.0},
+        {.d_k = 5, .n_q = 4, .n_k = 3, .trials = 1, .qk_norm = 1},
+        {.d_k = 2, .n_q = 3, .n_k = 3, .trials = 1, .d_model = 4, .causal = 1}};
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        sv_theory t;
+        sv_spec spec;
+        CHECK(sv_theory_config(&cs[i], &t) == SV_OK && sv_config_spec(&cs[i], &spec) == SV_OK);
+        const double m = sv_theory_mean(&spec);
+        CHECK((isnan(m) && isnan(t.mean)) || m == t.mean);
+    }
+    CHECK(isnan(sv_theory_mean(NULL)));
+}
+
 /* Histogram range on the mean, entropy approximation NAN where it fails,
  * the Student t note. */
 static void test_writers_values(void)
@@ -307,6 +337,7 @@ int main(void)
     test_plant_exact();
     test_causal_exact();
     test_writers_values();
+    test_mean_shortcut();
     test_monte_carlo();
     return CHECK_DONE();
 }

@@ -121,9 +121,12 @@ sv_status sv_theory_config(const struct sv_config *cfg, sv_theory *out);
  * what sv_theory_config's `mean` gives for the same fields), without the
  * rest of the theory: cheap enough to call per trial, where the engine
  * centres raw_var_known_mean on it.
+ * @p spec must have passed sv_spec_check; it is not checked again (the
+ * engine calls this per trial, and the check would double a tiny trial's
+ * cost). Cost: a few flops; a 2F1 series with QK-norm and a planted key.
  * @return that mean; NAN if it has no closed form (QK-norm with nonzero
- *         means; QK-norm with a planted key and non-normal entries) or if
- *         sv_spec_check rejects @p spec.
+ *         means; QK-norm with a planted key and non-normal entries), for a
+ *         NULL spec or a zero size.
  */
 struct sv_spec;
 double sv_theory_mean(const struct sv_spec *spec);
