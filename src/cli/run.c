@@ -8,6 +8,7 @@
 #include "run.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -57,6 +58,22 @@ static void erase_progress(progress_line *pl)
     pl->shown = 0;
 }
 
+/* The run's progress line, so that a message first erases it. */
+static progress_line *the_progress;
+
+/* One line on stderr, on a line of its own. */
+static void say(const char *fmt, ...)
+{
+    if (the_progress)
+        erase_progress(the_progress);
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
 /* Trials per engine call: the per-trial statistics of one chunk are all
  * that is held (the summary keeps two doubles per trial). */
 #define CLI_TRIAL_CHUNK ((uint64_t)1 << 16)
@@ -104,8 +121,8 @@ static int undefined(const cli_sink *s, const sv_row_view *v, const char *where)
     const sv_column *c = sv_columns_first_undefined(s->kind, v, s->observed);
     if (!c)
         return 0;
-    fprintf(stderr, "%s: %s is nan at d_k=%zu scale=%s dist=%s%s, which is not a true answer\n",
-            prog, c->name, v->cfg->d_k, v->scale_name, sv_dist_name(v->cfg->dist), where);
+    say("%s is nan at d_k=%zu scale=%s dist=%s%s, which is not a true answer", c->name, v->cfg->d_k,
+        v->scale_name, sv_dist_name(v->cfg->dist), where);
     return 1;
 }
 
@@ -114,7 +131,7 @@ static int emit(cli_sink *s, const sv_row_view *v)
 {
     if (cli_sink_row(s, v))
         return 1;
-    fprintf(stderr, "%s: %s\n", prog, sv_status_str(SV_ENOMEM));
+    say("%s", sv_status_str(SV_ENOMEM));
     return 0;
 }
 
@@ -177,7 +194,7 @@ static int run_trials(config_run *r, cli_sink *s, const cli_options *opt, progre
     sv_summary_acc acc;
     sv_status st = sv_summary_begin(&r->cfg, &acc);
     if (st != SV_OK) { /* nothing to free */
-        fprintf(stderr, "%s: d_k=%zu: %s\n", prog, r->cfg.d_k, sv_status_str(st));
+        say("d_k=%zu: %s", r->cfg.d_k, sv_status_str(st));
         return 0;
     }
     sv_config c = r->cfg;
@@ -199,7 +216,7 @@ static int run_trials(config_run *r, cli_sink *s, const cli_options *opt, progre
     else
         st = sv_summary_end(&acc, opt->observed, &r->summary);
     if (st != SV_OK)
-        fprintf(stderr, "%s: d_k=%zu: %s\n", prog, r->cfg.d_k, sv_status_str(st));
+        say("d_k=%zu: %s", r->cfg.d_k, sv_status_str(st));
     return st == SV_OK && ok;
 }
 
@@ -263,10 +280,11 @@ int cli_run(const cli_options *opt, cli_format format)
     const size_t count = cli_options_count(opt);
     cli_sink sink;
     if (!cli_sink_begin(&sink, stdout, opt, format, count)) {
-        fprintf(stderr, "%s: %s\n", prog, sv_status_str(SV_ENOMEM));
+        say("%s", sv_status_str(SV_ENOMEM));
         return CLI_EXIT_RUNTIME;
     }
     progress_line pl = {.start = now(), .count = count};
+    the_progress = &pl;
     const int progress = !opt->quiet && isatty(STDERR_FILENO);
     int ok = 1;
     for (size_t i = 0; ok && i < count; i++) {
@@ -280,13 +298,14 @@ int cli_run(const cli_options *opt, cli_format format)
             r.cfg.progress_ctx = &pl;
         }
         if (!alloc_taps(&r, opt)) {
-            fprintf(stderr, "%s: d_k=%zu: %s\n", prog, r.cfg.d_k, sv_status_str(SV_ENOMEM));
+            say("d_k=%zu: %s", r.cfg.d_k, sv_status_str(SV_ENOMEM));
             ok = 0;
         } else
             ok = run_trials(&r, &sink, opt, &pl) && write_config(&sink, &r, opt, &pl);
         free_run(&r);
     }
     erase_progress(&pl);
+    the_progress = NULL;
     if (ok)
         cli_sink_end(&sink);
     else

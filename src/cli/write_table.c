@@ -208,6 +208,73 @@ static void option_rows(FILE *f, const cli_table_entry *e)
     }
 }
 
+/* What the one-configuration table's numbers mean. */
+static void footer(FILE *f, const cli_table_entry *e)
+{
+    const sv_config *c = &e->cfg;
+    const sv_summary *s = &e->summary;
+    const int plain = c->q_mean == 0.0 && c->k_mean == 0.0 && !c->causal && c->d_model == 0 &&
+                      c->plant == 0.0 && !c->qk_norm;
+    if (plain)
+        fprintf(f, "\nVariance theory: E[s^2] = d_k (N-1)/(N-ddof) for N = n_q n_k = %zu scores.\n",
+                c->n_q * c->n_k);
+    else
+        fprintf(f, "\nVariance theory for these options: docs/theory.md, section 8.\n");
+    fprintf(f, "Entropy: 0 (one-hot) to the bound (uniform rows); its theory column is\n"
+               "ln(keys) - sigma^2/2, an approximation shown only where it holds\n"
+               "(a softmax far from one-hot). Float16 headroom: 65504 / max |logit|.\n");
+    if (s->raw_theory.var_sd_heavy_tail)
+        fprintf(f, "Student t with nu <= 8: the sd theory is exact, but the entries lack an\n"
+                   "8th moment, so the measured sd has no standard error and converges slowly.\n");
+    if (!isnan(s->observed))
+        fprintf(f, "Trials with raw sample variance <= %g: %.6g (of %llu)\n", s->observed,
+                s->raw_var_cdf_observed, (unsigned long long)c->trials);
+}
+
+/* The rows of the one-configuration table, by summary column. */
+static const stat_row head[] = {
+    {"score mean", {"raw_mean", "raw_mean_theory", "scaled_mean", "raw_mean_theory"}, {0, 0, 0, 1}},
+    {"score variance",
+     {"raw_var", "raw_var_expected", "scaled_var", "scaled_var_expected"},
+     {0, 0, 0, 0}},
+    {"  population variance", {NULL, "raw_var_theory", NULL, "scaled_var_theory"}, {0, 0, 0, 0}},
+};
+static const stat_row sd[] = {
+    {"  sd across trials",
+     {"raw_var_sd", "raw_var_sd_theory", "scaled_var_sd", "scaled_var_sd_theory"},
+     {0, 0, 0, 0}},
+};
+static const stat_row spread[] = {
+    {"  5% quantile", {"raw_var_q05", NULL, "scaled_var_q05", NULL}, {0, 0, 0, 0}},
+    {"  median", {"raw_var_q50", NULL, "scaled_var_q50", NULL}, {0, 0, 0, 0}},
+    {"  95% quantile", {"raw_var_q95", NULL, "scaled_var_q95", NULL}, {0, 0, 0, 0}},
+};
+static const stat_row rest[] = {
+    {"  known-mean variance",
+     {"raw_var_known_mean", "raw_var_theory", "raw_var_known_mean", "scaled_var_theory"},
+     {0, 0, 2, 0}},
+    {"  with ddof 0",
+     {"raw_var_ddof0", "raw_var_ddof0_theory", "raw_var_ddof0", "raw_var_ddof0_theory"},
+     {0, 0, 2, 2}},
+    {"  with ddof 1",
+     {"raw_var_ddof1", "raw_var_ddof1_theory", "raw_var_ddof1", "raw_var_ddof1_theory"},
+     {0, 0, 2, 2}},
+    {"softmax entropy (nats)",
+     {"raw_entropy", "raw_entropy_approx", "scaled_entropy", "scaled_entropy_approx"},
+     {0, 0, 0, 0}},
+    {"  uniform rows: bound", {NULL, "entropy_bound", NULL, "entropy_bound"}, {0, 0, 0, 0}},
+    {"  effective keys e^H", {"raw_eff_keys", NULL, "scaled_eff_keys", NULL}, {0, 0, 0, 0}},
+    {"max softmax weight", {"raw_max_weight", NULL, "scaled_max_weight", NULL}, {0, 0, 0, 0}},
+    {"Jacobian trace", {"raw_jac_trace", NULL, "scaled_jac_trace", NULL}, {0, 0, 0, 0}},
+    {"Jacobian Frobenius norm", {"raw_jac_frob", NULL, "scaled_jac_frob", NULL}, {0, 0, 0, 0}},
+};
+static const stat_row extremes[] = {
+    {"  lowest row entropy", {"raw_entropy_min", NULL, "scaled_entropy_min", NULL}, {0, 0, 0, 0}},
+    {"  highest row entropy", {"raw_entropy_max", NULL, "scaled_entropy_max", NULL}, {0, 0, 0, 0}},
+    {"  max |logit|", {"raw_max_abs_logit", NULL, "scaled_max_abs_logit", NULL}, {0, 0, 0, 0}},
+    {"  float16 headroom", {"raw_fp16_headroom", NULL, "scaled_fp16_headroom", NULL}, {0, 0, 0, 0}},
+};
+
 /* One configuration: statistics down, raw and scaled (measured, theory)
  * across. */
 static void table_one(FILE *f, const cli_table_entry *e)
@@ -225,82 +292,15 @@ static void table_one(FILE *f, const cli_table_entry *e)
     fprintf(f, "\n%-24s %*s  %*s\n", "", w * 2 + 1, "raw QK^T", w * 2 + 1, scaled_head);
     fprintf(f, "%-24s %*s %*s  %*s %*s\n", many ? "mean over trials of" : "statistic", w,
             "measured", w, "theory", w, "measured", w, "theory");
-    static const stat_row head[] = {
-        {"score mean",
-         {"raw_mean", "raw_mean_theory", "scaled_mean", "raw_mean_theory"},
-         {0, 0, 0, 1}},
-        {"score variance",
-         {"raw_var", "raw_var_expected", "scaled_var", "scaled_var_expected"},
-         {0, 0, 0, 0}},
-        {"  population variance",
-         {NULL, "raw_var_theory", NULL, "scaled_var_theory"},
-         {0, 0, 0, 0}},
-    };
-    static const stat_row sd[] = {
-        {"  sd across trials",
-         {"raw_var_sd", "raw_var_sd_theory", "scaled_var_sd", "scaled_var_sd_theory"},
-         {0, 0, 0, 0}},
-    };
-    static const stat_row spread[] = {
-        {"  5% quantile", {"raw_var_q05", NULL, "scaled_var_q05", NULL}, {0, 0, 0, 0}},
-        {"  median", {"raw_var_q50", NULL, "scaled_var_q50", NULL}, {0, 0, 0, 0}},
-        {"  95% quantile", {"raw_var_q95", NULL, "scaled_var_q95", NULL}, {0, 0, 0, 0}},
-    };
-    static const stat_row rest[] = {
-        {"  known-mean variance",
-         {"raw_var_known_mean", "raw_var_theory", "raw_var_known_mean", "scaled_var_theory"},
-         {0, 0, 2, 0}},
-        {"  with ddof 0",
-         {"raw_var_ddof0", "raw_var_ddof0_theory", "raw_var_ddof0", "raw_var_ddof0_theory"},
-         {0, 0, 2, 2}},
-        {"  with ddof 1",
-         {"raw_var_ddof1", "raw_var_ddof1_theory", "raw_var_ddof1", "raw_var_ddof1_theory"},
-         {0, 0, 2, 2}},
-        {"softmax entropy (nats)",
-         {"raw_entropy", "raw_entropy_approx", "scaled_entropy", "scaled_entropy_approx"},
-         {0, 0, 0, 0}},
-        {"  uniform rows: bound", {NULL, "entropy_bound", NULL, "entropy_bound"}, {0, 0, 0, 0}},
-        {"  effective keys e^H", {"raw_eff_keys", NULL, "scaled_eff_keys", NULL}, {0, 0, 0, 0}},
-        {"max softmax weight", {"raw_max_weight", NULL, "scaled_max_weight", NULL}, {0, 0, 0, 0}},
-        {"Jacobian trace", {"raw_jac_trace", NULL, "scaled_jac_trace", NULL}, {0, 0, 0, 0}},
-        {"Jacobian Frobenius norm", {"raw_jac_frob", NULL, "scaled_jac_frob", NULL}, {0, 0, 0, 0}},
-    };
-    static const stat_row extremes[] = {
-        {"  lowest row entropy",
-         {"raw_entropy_min", NULL, "scaled_entropy_min", NULL},
-         {0, 0, 0, 0}},
-        {"  highest row entropy",
-         {"raw_entropy_max", NULL, "scaled_entropy_max", NULL},
-         {0, 0, 0, 0}},
-        {"  max |logit|", {"raw_max_abs_logit", NULL, "scaled_max_abs_logit", NULL}, {0, 0, 0, 0}},
-        {"  float16 headroom",
-         {"raw_fp16_headroom", NULL, "scaled_fp16_headroom", NULL},
-         {0, 0, 0, 0}},
-    };
     ROWS_(f, e, head);
     ROWS_(f, e, sd); /* '-' for one trial, as nan in the CSV */
-    if (many) /* one trial has no spread to show */
+    if (many)        /* one trial has no spread to show */
         ROWS_(f, e, spread);
     ROWS_(f, e, rest);
     option_rows(f, e);
     fprintf(f, "%s\n", many ? "extremes over all trials" : "extremes");
     ROWS_(f, e, extremes);
-    const int plain = c->q_mean == 0.0 && c->k_mean == 0.0 && !c->causal && c->d_model == 0 &&
-                      c->plant == 0.0 && !c->qk_norm;
-    if (plain)
-        fprintf(f, "\nVariance theory: E[s^2] = d_k (N-1)/(N-ddof) for N = n_q n_k = %zu scores.\n",
-                c->n_q * c->n_k);
-    else
-        fprintf(f, "\nVariance theory for these options: docs/theory.md, section 8.\n");
-    fprintf(f, "Entropy: 0 (one-hot) to the bound (uniform rows); its theory column is\n"
-               "ln(keys) - sigma^2/2, an approximation shown only where it holds\n"
-               "(a softmax far from one-hot). Float16 headroom: 65504 / max |logit|.\n");
-    if (s->raw_theory.var_sd_heavy_tail)
-        fprintf(f, "Student t with nu <= 8: the sd theory is exact, but the entries lack an\n"
-                   "8th moment, so the measured sd has no standard error and converges slowly.\n");
-    if (!isnan(s->observed))
-        fprintf(f, "Trials with raw sample variance <= %g: %.6g (of %llu)\n", s->observed,
-                s->raw_var_cdf_observed, (unsigned long long)c->trials);
+    footer(f, e);
 }
 
 /* What varies between the configurations besides d_k, as "scale=dk
