@@ -145,14 +145,22 @@ static sv_value get_k_mean(const sv_row_view *r)
 {
     return real(r->cfg->k_mean);
 }
-/* sv_config: a standard deviation of 0 is taken as 1. */
+/* Values with a default ("0 means 1", "0 means d_k") as the spec resolves
+ * them, so that the rule lives in one place (spec.c). */
+static sv_spec resolved(const sv_config *cfg)
+{
+    sv_spec spec;
+    if (sv_config_spec(cfg, &spec) != SV_OK) /* a config no run accepts */
+        spec = (sv_spec){.q_std = NAN, .k_std = NAN, .d_v = 0};
+    return spec;
+}
 static sv_value get_q_std(const sv_row_view *r)
 {
-    return real(r->cfg->q_std > 0.0 ? r->cfg->q_std : 1.0);
+    return real(resolved(r->cfg).q_std);
 }
 static sv_value get_k_std(const sv_row_view *r)
 {
-    return real(r->cfg->k_std > 0.0 ? r->cfg->k_std : 1.0);
+    return real(resolved(r->cfg).k_std);
 }
 static sv_value get_plant(const sv_row_view *r)
 {
@@ -174,8 +182,7 @@ static sv_value get_cross(const sv_row_view *r)
 }
 static sv_value get_d_v(const sv_row_view *r)
 {
-    const sv_config *c = r->cfg;
-    return real(c->values ? (double)(c->d_v ? c->d_v : c->d_k) : NAN);
+    return real(r->cfg->values ? (double)resolved(r->cfg).d_v : NAN);
 }
 static sv_value get_causal(const sv_row_view *r)
 {

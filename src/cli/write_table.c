@@ -122,10 +122,10 @@ static void title(FILE *f, const cli_table_entry *e, size_t n)
     word(&w, "ddof=%u", c->ddof);
     if (!varies("scale", e, n))
         word(&w, "scale=%s", e->scale_name);
-    if (c->q_mean != 0.0 || c->q_std > 0.0)
-        word(&w, "Q=%g+%g*x", c->q_mean, c->q_std > 0.0 ? c->q_std : 1.0);
-    if (c->k_mean != 0.0 || c->k_std > 0.0)
-        word(&w, "K=%g+%g*x", c->k_mean, c->k_std > 0.0 ? c->k_std : 1.0);
+    if (col(e, "q_mean", 0) != 0.0 || col(e, "q_std", 0) != 1.0)
+        word(&w, "Q=%g+%g*x", col(e, "q_mean", 0), col(e, "q_std", 0));
+    if (col(e, "k_mean", 0) != 0.0 || col(e, "k_std", 0) != 1.0)
+        word(&w, "K=%g+%g*x", col(e, "k_mean", 0), col(e, "k_std", 0));
     if (c->causal)
         word(&w, "causal");
     if (c->qk_norm)
@@ -134,16 +134,16 @@ static void title(FILE *f, const cli_table_entry *e, size_t n)
         word(&w, "plant=%g", c->plant);
     if (c->d_model > 0) {
         word(&w, "d_model=%zu", c->d_model);
-        if (!varies("init", e, n))
-            word(&w, "init=%s",
-                 c->init == SV_INIT_XAVIER  ? "xavier"
-                 : c->init == SV_INIT_LECUN ? "lecun"
-                                            : "normal");
+        if (!varies("init", e, n)) {
+            char v[64];
+            config_text(find_column("init"), e, v, sizeof v);
+            word(&w, "init=%s", v);
+        }
         if (c->cross)
             word(&w, "cross");
     }
     if (c->values)
-        word(&w, "values d_v=%zu", c->d_v ? c->d_v : c->d_k);
+        word(&w, "values d_v=%g", col(e, "d_v", 0));
     if (e->summary.observed == e->summary.observed)
         word(&w, "observed=%g", e->summary.observed);
     fputc('\n', f);
