@@ -1,16 +1,84 @@
 #!/usr/bin/env bash
 # Quick start, step 2: install what is missing (build and test packages),
-# build Release into build/ and run the whole suite with ctest, then build
-# with AddressSanitizer + UndefinedBehaviorSanitizer into build-asan/ and run
-# the suite again. A second run reinstalls nothing and rebuilds incrementally.
-#   scripts/test.sh
+# then run the whole suite, step by step:
+#   release   build Release into build/, ctest (unit, CLI, golden, numpy,
+#             gnuplot, torch, install, valgrind, ...)
+#   asan      build with AddressSanitizer + UBSan into build-asan/, ctest
+#   fuzz      libFuzzer harnesses, 30 s each under ASan + UBSan (build-fuzz/)
+#   coverage  line and branch coverage of src/ (build-coverage/), >= 90 / 80 %
+#   static    cppcheck, clang-tidy (.clang-tidy) and clang-format, no finding
+# A second run reinstalls nothing and rebuilds incrementally.
+#   scripts/test.sh            all steps: release asan fuzz static coverage
+#   scripts/test.sh fuzz static   only those steps
+# Each step prints its time; a failing step does not stop the later ones.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+steps=("$@")
+[ "${#steps[@]}" -gt 0 ] || steps=(release asan fuzz static coverage)
+for s in "${steps[@]}"; do
+    case $s in
+        release | asan | fuzz | coverage | static) ;;
+        *) echo "test.sh: unknown step '$s' (release, asan, fuzz, coverage, static)" >&2; exit 2 ;;
+    esac
+done
 sv_ensure_packages "${SV_BUILD_PACKAGES[@]}" "${SV_TEST_PACKAGES[@]}"
 sv_ensure_packages "$(sv_clang_rt_package)"
 cd "$SV_ROOT"
-for preset in release asan; do
-    printf '\n== %s: build and test ==\n' "$preset"
-    sv_build "$preset"
-    ctest --preset "$preset"
+
+# The C files clang-format checks: all of ours but the generated table.
+c_files() {
+    git ls-files 'src/*.c' 'src/*.h' 'include/*.h' 'tests/*.c' 'tests/*.h' |
+        grep -v '^src/ziggurat_table\.h$'
+}
+
+# Called as `step_static || ok=0`, where set -e does not apply: every
+# command returns on failure itself.
+step_static() {
+    cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+        --std=c11 --inline-suppr -Iinclude -Ibuild/generated -Isrc -Isrc/cli src include/sdpa_var ||
+        return 1
+    echo "cppcheck: no finding"
+    # compile_commands.json of the Release build gives clang-tidy the flags.
+    sv_build release || return 1
+    local out
+    out=$(mktemp)
+    # shellcheck disable=SC2046
+    if ! clang-tidy -p build --quiet $(git ls-files 'src/*.c') >"$out" 2>&1; then
+        grep -v 'warnings\? generated' "$out" >&2
+        rm -f "$out"
+        echo "clang-tidy: findings above" >&2
+        return 1
+    fi
+    rm -f "$out"
+    echo "clang-tidy: no finding"
+    # shellcheck disable=SC2046
+    clang-format --dry-run --Werror $(c_files) || return 1
+    echo "clang-format: every file formatted"
+}
+
+# Every step runs even after one fails, so one run shows everything that is
+# wrong; the summary names the failed steps and the exit status is 1.
+failed=()
+summary=()
+for s in "${steps[@]}"; do
+    printf '\n== %s ==\n' "$s"
+    start=$SECONDS
+    ok=1
+    case $s in
+        release | asan) { sv_build "$s" && ctest --preset "$s"; } || ok=0 ;;
+        fuzz) scripts/fuzz.sh 30 || ok=0 ;;
+        coverage) scripts/coverage.sh || ok=0 ;;
+        static) step_static || ok=0 ;;
+    esac
+    t=$((SECONDS - start))
+    if [ "$ok" -eq 1 ]; then
+        summary+=("$s: passed in $t s")
+    else
+        summary+=("$s: FAILED in $t s")
+        failed+=("$s")
+    fi
+    printf '== %s ==\n' "${summary[-1]}"
 done
+printf '\n== summary ==\n'
+printf '%s\n' "${summary[@]}"
+[ "${#failed[@]}" -eq 0 ] || { echo "test.sh: failed: ${failed[*]}" >&2; exit 1; }

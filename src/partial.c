@@ -51,8 +51,9 @@ static sv_status reserve(sv_partial *p, uint64_t cap)
     double *bs = realloc(p->block_sum, sums ? sums : 1);
     if (bs)
         p->block_sum = bs;
-    if (!p->head && head_cap(p) > 0)
-        p->head = malloc((size_t)head_cap(p) * sizeof(sv_trial_stats));
+    const uint64_t hc = head_cap(p); /* one call: the analyser then sees hc > 0 */
+    if (!p->head && hc > 0)
+        p->head = malloc((size_t)hc * sizeof(sv_trial_stats));
     if (!rv || !sv || !bs || (head_cap(p) > 0 && !p->head))
         return SV_ENOMEM; /* grown arrays are kept: still valid, just larger */
     p->cap = cap;
@@ -124,7 +125,6 @@ static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count)
         const size_t m = left < count - i ? left : count - i;
         add_trials(t + i, m, p->block_sum + (p->n_blocks - 1) * F, p->lo, p->hi);
         i += m;
-        n += m;
     }
     const size_t whole = (count - i) / B;
     if (whole > 0) {

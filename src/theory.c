@@ -142,7 +142,8 @@ static double normal_cos_mean(double rho, double d)
     double term = 1.0, sum = 1.0;
     /* Terms fall like x^k k^-c with c >= 2: 10^5 of them leave < 1e-14
      * even at rho^2 = 0.9999. */
-    for (double k = 0.0; k < 1e5; k++) {
+    for (int i = 0; i < 100000; i++) {
+        const double k = i; /* an integer counter: CERT FLP30-C */
         term *= (k + 0.5) * (k + 0.5) / ((c + k) * (k + 1.0)) * x;
         sum += term;
         if (term < 1e-17 * sum)

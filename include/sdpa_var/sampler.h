@@ -13,8 +13,8 @@
 
 /** Distribution of every entry of Q and K. */
 typedef enum sv_dist {
-    SV_DIST_NORMAL = 0,    /**< N(0, 1); fourth moment 3 */
-    SV_DIST_UNIFORM = 1,   /**< U(-sqrt 3, sqrt 3); fourth moment 9/5 */
+    SV_DIST_NORMAL = 0,     /**< N(0, 1); fourth moment 3 */
+    SV_DIST_UNIFORM = 1,    /**< U(-sqrt 3, sqrt 3); fourth moment 9/5 */
     SV_DIST_RADEMACHER = 2, /**< -1 or +1 with probability 1/2; fourth moment 1 */
     SV_DIST_STUDENT_T = 3   /**< Student's t with nu degrees of freedom, times
                                  sqrt((nu - 2) / nu) for variance 1; heavy tails:

@@ -19,7 +19,7 @@
 
 /** Result of every library function that can fail. */
 typedef enum sv_status {
-#define SV_STATUS_ENUM_(name, value, message) SV_##name = value,
+#define SV_STATUS_ENUM_(name, value, message) SV_##name = (value),
     SV_STATUS_MAP(SV_STATUS_ENUM_)
 #undef SV_STATUS_ENUM_
 } sv_status;

@@ -19,29 +19,29 @@
  * form is derived (docs/theory.md, section 10 lists each case and why).
  */
 typedef struct sv_theory {
-    double var;          /**< E of the known-mean variance sum (S - mean)^2 / N
-                              (raw_var_known_mean): the population variance of
-                              the visible scores taken together, a mixture when
-                              related pairs (plant, self-attention) differ */
-    double var_expected; /**< E[s^2] = E[M2] / (N - ddof), the mean of the
-                              per-trial sample variance at the configured ddof */
-    double var_ddof0;    /**< E[M2] / N: the expected sample variance with ddof 0 */
-    double var_ddof1;    /**< E[M2] / (N - 1); NAN for N = 1 */
-    double var_sd;       /**< standard deviation of the per-trial sample variance
-                              at the configured ddof; NAN where not derived */
-    double mean;         /**< E of the mean of the visible scores of a trial */
-    double logit_var;    /**< variance of a row's logits, the sigma^2 of
-                              entropy_approx (NAN where not derived) */
+    double var;            /**< E of the known-mean variance sum (S - mean)^2 / N
+                                (raw_var_known_mean): the population variance of
+                                the visible scores taken together, a mixture when
+                                related pairs (plant, self-attention) differ */
+    double var_expected;   /**< E[s^2] = E[M2] / (N - ddof), the mean of the
+                                per-trial sample variance at the configured ddof */
+    double var_ddof0;      /**< E[M2] / N: the expected sample variance with ddof 0 */
+    double var_ddof1;      /**< E[M2] / (N - 1); NAN for N = 1 */
+    double var_sd;         /**< standard deviation of the per-trial sample variance
+                                at the configured ddof; NAN where not derived */
+    double mean;           /**< E of the mean of the visible scores of a trial */
+    double logit_var;      /**< variance of a row's logits, the sigma^2 of
+                                entropy_approx (NAN where not derived) */
     double entropy_approx; /**< ln(keys seen) - sigma^2 / 2 where that
                               approximation holds (n_k >= 16 and sigma^2 <= 1,
                               docs/theory.md 8.7), else NAN: see
                               sv_theory_entropy_approx */
-    double diag_logit;  /**< E[S_ii] of a related pair (mean over i of the
-                             planted or shared-token score); NAN when no pair
-                             is related */
-    double q_var;        /**< E of the ddof-0 sample variance of the n_q d_k
-                              entries of Q in one trial (what q_var measures) */
-    double k_var;        /**< the same for the n_k d_k entries of K */
+    double diag_logit;     /**< E[S_ii] of a related pair (mean over i of the
+                                planted or shared-token score); NAN when no pair
+                                is related */
+    double q_var;          /**< E of the ddof-0 sample variance of the n_q d_k
+                                entries of Q in one trial (what q_var measures) */
+    double k_var;          /**< the same for the n_k d_k entries of K */
     int var_sd_heavy_tail; /**< nonzero for Student t with nu <= 8: var_sd is the
                               exact population value, but the entries have no
                               finite eighth moment, so the across-trial sample

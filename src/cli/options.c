@@ -172,7 +172,7 @@ static int parse_items(cli_options *opt, const char *what, const char *s, size_t
 static int scale_item(cli_options *opt, const char *s, size_t i)
 {
     cli_scale_choice c = {CLI_SCALE_VALUE, 0.0, ""};
-    strcpy(c.name, s);
+    snprintf(c.name, sizeof c.name, "%s", s); /* <= CLI_ITEM_MAX: parse_items checked */
     if (strcmp(s, "sqrt") == 0)
         c.kind = CLI_SCALE_SQRT;
     else if (strcmp(s, "dk") == 0)

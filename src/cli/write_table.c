@@ -171,7 +171,7 @@ static void print_rows(FILE *f, const cli_table_entry *e, const stat_row *rows, 
     }
 }
 
-#define ROWS_(f, e, r) print_rows(f, e, r, sizeof r / sizeof r[0])
+#define ROWS_(f, e, r) print_rows(f, e, r, sizeof(r) / sizeof((r)[0]))
 
 /* What --plant, --d-model, --qk-norm and --values show, when they are on
  * (when the column table says their measured column must be defined). */

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Line and branch coverage of src/ (the engine and the CLI) by the unit and
+# CLI tests: builds with --coverage (gcc, -O0) into build-coverage/, runs
+# those tests from zeroed counters, and reports per file with gcovr. Fails
+# below 90 % of lines or 80 % of branches.
+#   scripts/coverage.sh
+# The HTML report with every line is build-coverage/coverage.html.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+sv_ensure_packages "${SV_BUILD_PACKAGES[@]}" gcovr
+sv_build coverage
+cd "$SV_ROOT"
+find build-coverage -name '*.gcda' -delete
+# The unit tests and the CLI tests (cli, cli.options, output). Not here:
+# golden (md5s of the optimised build's last digits), unit.shapes and
+# output.memory (minutes at -O0; the release and asan steps run them).
+ctest --preset coverage -R '^(unit\.|cli|output)' -E '^(unit\.shapes|output\.memory)$'
+# Branches: gcov counts the two outcomes of every condition, so 80 % of
+# branches means both sides of most tests, including the error paths.
+# One pass reads the counters (json); two reports from it: per file lines,
+# then per file branches with the summary and the bar.
+gcovr --root . --object-directory build-coverage --filter 'src/' \
+    --exclude-unreachable-branches --json build-coverage/coverage.json
+gcovr --add-tracefile build-coverage/coverage.json --sort-percentage \
+    --html-details build-coverage/coverage.html
+gcovr --add-tracefile build-coverage/coverage.json --sort-percentage --branches \
+    --print-summary --fail-under-line 90 --fail-under-branch 80
