@@ -97,111 +97,112 @@ SUMMARY_GETTER_(raw_var_cdf_observed, raw_var_cdf_observed)
 /* The configuration. */
 static sv_value get_dk(const sv_row_view *r)
 {
-    return count(r->cfg->d_k);
+    return count(r->spec->d_k);
 }
 static sv_value get_n_q(const sv_row_view *r)
 {
-    return count(r->cfg->n_q);
+    return count(r->spec->n_q);
 }
 static sv_value get_n_k(const sv_row_view *r)
 {
-    return count(r->cfg->n_k);
+    return count(r->spec->n_k);
 }
 static sv_value get_trials(const sv_row_view *r)
 {
-    return count(r->cfg->trials);
+    return count(r->spec->trials);
 }
 static sv_value get_seed(const sv_row_view *r)
 {
-    return count(r->cfg->seed);
+    return count(r->spec->seed);
 }
 static sv_value get_dist(const sv_row_view *r)
 {
-    return text(sv_dist_name(r->cfg->dist));
+    return text(sv_dist_name(r->spec->dist));
 }
 static sv_value get_ddof(const sv_row_view *r)
 {
-    return count(r->cfg->ddof);
+    return count(r->spec->ddof);
+}
+/* Whether @p spec's scale is the one sv_spec_resolve gives for 0. */
+static int default_scale(const sv_spec *spec)
+{
+    sv_spec d = *spec;
+    d.scale = d.scale2 = 0.0;
+    sv_spec_resolve(&d);
+    return d.scale == spec->scale && d.scale2 == spec->scale2;
 }
 static sv_value get_scale(const sv_row_view *r)
 {
     if (r->scale_name)
         return text(r->scale_name);
-    return text(r->cfg->scale == 0.0 ? "sqrt" : "custom");
+    return text(default_scale(r->spec) ? "sqrt" : "custom");
 }
 static sv_value get_scale_divisor(const sv_row_view *r)
 {
-    return real(sv_config_scale(r->cfg));
+    return real(sv_spec_scale(r->spec));
 }
 static sv_value get_nu(const sv_row_view *r)
 {
-    return real(r->cfg->dist == SV_DIST_STUDENT_T ? r->cfg->nu : NAN);
+    return real(r->spec->dist == SV_DIST_STUDENT_T ? r->spec->nu : NAN);
 }
 static sv_value get_q_mean(const sv_row_view *r)
 {
-    return real(r->cfg->q_mean);
+    return real(r->spec->q_mean);
 }
 static sv_value get_k_mean(const sv_row_view *r)
 {
-    return real(r->cfg->k_mean);
+    return real(r->spec->k_mean);
 }
-/* Values with a default ("0 means 1", "0 means d_k") as the spec resolves
- * them, so that the rule lives in one place (spec.c). */
-static sv_spec resolved(const sv_config *cfg)
-{
-    sv_spec spec;
-    if (sv_config_spec(cfg, &spec) != SV_OK) /* a config no run accepts */
-        spec = (sv_spec){.q_std = NAN, .k_std = NAN, .d_v = 0};
-    return spec;
-}
+/* Values with a default ("0 means 1", "0 means d_k") as the spec
+ * resolved them, so that the rule lives in one place (spec.c). */
 static sv_value get_q_std(const sv_row_view *r)
 {
-    return real(resolved(r->cfg).q_std);
+    return real(r->spec->q_std);
 }
 static sv_value get_k_std(const sv_row_view *r)
 {
-    return real(resolved(r->cfg).k_std);
+    return real(r->spec->k_std);
 }
 static sv_value get_plant(const sv_row_view *r)
 {
-    return real(r->cfg->plant);
+    return real(r->spec->plant);
 }
 static sv_value get_d_model(const sv_row_view *r)
 {
-    return count(r->cfg->d_model > 0 ? r->cfg->d_model : 0);
+    return count(r->spec->d_model > 0 ? r->spec->d_model : 0);
 }
 static sv_value get_init(const sv_row_view *r)
 {
     static const char *const names[] = {"xavier", "lecun", "normal"};
-    const unsigned i = (unsigned)r->cfg->init;
-    return text(r->cfg->d_model == 0 ? "none" : i < 3 ? names[i] : "unknown");
+    const unsigned i = (unsigned)r->spec->init;
+    return text(r->spec->d_model == 0 ? "none" : i < 3 ? names[i] : "unknown");
 }
 static sv_value get_cross(const sv_row_view *r)
 {
-    return count(r->cfg->d_model > 0 && r->cfg->cross ? 1 : 0);
+    return count(r->spec->d_model > 0 && r->spec->cross ? 1 : 0);
 }
 static sv_value get_d_v(const sv_row_view *r)
 {
-    return real(r->cfg->values ? (double)resolved(r->cfg).d_v : NAN);
+    return real(r->spec->values ? (double)r->spec->d_v : NAN);
 }
 static sv_value get_causal(const sv_row_view *r)
 {
-    return count(r->cfg->causal ? 1 : 0);
+    return count(r->spec->causal ? 1 : 0);
 }
 static sv_value get_qk_norm(const sv_row_view *r)
 {
-    return count(r->cfg->qk_norm ? 1 : 0);
+    return count(r->spec->qk_norm ? 1 : 0);
 }
 static sv_value get_values(const sv_row_view *r)
 {
-    return count(r->cfg->values ? 1 : 0);
+    return count(r->spec->values ? 1 : 0);
 }
 
 /* Derived from the per-trial statistics. */
 static const double fp16_max = 65504.0; /* largest finite IEEE binary16 */
 static sv_value get_scaled_max_abs_logit(const sv_row_view *r)
 {
-    return real(r->stats->raw_max_abs_logit / sv_config_scale(r->cfg));
+    return real(r->stats->raw_max_abs_logit / sv_spec_scale(r->spec));
 }
 static sv_value get_raw_fp16_headroom(const sv_row_view *r)
 {
@@ -209,21 +210,21 @@ static sv_value get_raw_fp16_headroom(const sv_row_view *r)
 }
 static sv_value get_scaled_fp16_headroom(const sv_row_view *r)
 {
-    return real(fp16_max / (r->stats->raw_max_abs_logit / sv_config_scale(r->cfg)));
+    return real(fp16_max / (r->stats->raw_max_abs_logit / sv_spec_scale(r->spec)));
 }
 static sv_value get_scaled_diag_logit(const sv_row_view *r)
 {
-    return real(r->stats->raw_diag_logit / sv_config_scale(r->cfg));
+    return real(r->stats->raw_diag_logit / sv_spec_scale(r->spec));
 }
 /* Var(O) given the weights is sum p^2 (V has variance 1): the theory of
  * the output variance is the measured mean of sum p^2 = 1 - Jacobian trace. */
 static sv_value get_raw_out_var_theory(const sv_row_view *r)
 {
-    return real(r->cfg->values ? r->stats->raw_sum_p2 : NAN);
+    return real(r->spec->values ? r->stats->raw_sum_p2 : NAN);
 }
 static sv_value get_scaled_out_var_theory(const sv_row_view *r)
 {
-    return real(r->cfg->values ? r->stats->scaled_sum_p2 : NAN);
+    return real(r->spec->values ? r->stats->scaled_sum_p2 : NAN);
 }
 static sv_value get_trial(const sv_row_view *r)
 {
@@ -233,11 +234,11 @@ static sv_value get_trial(const sv_row_view *r)
 /* Per row: the query position's sums over trials, divided by the trials. */
 static size_t keys_seen(const sv_row_view *r)
 {
-    return r->cfg->causal ? r->row + 1 : r->cfg->n_k;
+    return r->spec->causal ? r->row + 1 : r->spec->n_k;
 }
 static double row_mean(const sv_row_view *r, int k)
 {
-    return r->row_sums[k] / (double)r->cfg->trials;
+    return r->row_sums[k] / (double)r->spec->trials;
 }
 static sv_value get_row(const sv_row_view *r)
 {
@@ -272,8 +273,8 @@ static sv_value get_row_scaled_max_weight(const sv_row_view *r)
  * mask the mean of ln(i + 1) over i < n, which is ln(n!) / n. */
 static sv_value get_summary_entropy_bound(const sv_row_view *r)
 {
-    const double n = (double)r->cfg->n_q;
-    return real(r->cfg->causal ? lgamma(n + 1.0) / n : log((double)r->cfg->n_k));
+    const double n = (double)r->spec->n_q;
+    return real(r->spec->causal ? lgamma(n + 1.0) / n : log((double)r->spec->n_k));
 }
 
 /* Histogram bins. */
@@ -326,7 +327,7 @@ const char *sv_output_kind_name(sv_output_kind kind)
     return (unsigned)kind < SV_OUTPUT_KINDS ? kinds[kind].name : NULL;
 }
 
-int sv_column_required(const sv_column *col, const sv_config *cfg, int observed)
+int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
 {
     switch (col->need) {
     case SV_NEED_NONE:
@@ -334,25 +335,23 @@ int sv_column_required(const sv_column *col, const sv_config *cfg, int observed)
     case SV_NEED_ALWAYS:
         return 1;
     case SV_NEED_SCORES2:
-        return (double)cfg->n_q * (double)cfg->n_k > 1.0;
+        return (double)spec->n_q * (double)spec->n_k > 1.0;
     case SV_NEED_TRIALS2:
-        return cfg->trials > 1;
+        return spec->trials > 1;
     case SV_NEED_STUDENT_T:
-        return cfg->dist == SV_DIST_STUDENT_T;
+        return spec->dist == SV_DIST_STUDENT_T;
     case SV_NEED_DIAG:
-        return cfg->plant != 0.0 || (cfg->d_model > 0 && !cfg->cross);
+        return spec->plant != 0.0 || (spec->d_model > 0 && !spec->cross);
     case SV_NEED_QK_VAR:
-        return cfg->d_model > 0 || cfg->qk_norm;
+        return spec->d_model > 0 || spec->qk_norm;
     case SV_NEED_QK_NORM:
-        return cfg->qk_norm != 0;
+        return spec->qk_norm != 0;
     case SV_NEED_VALUES:
-        return cfg->values != 0;
+        return spec->values != 0;
     case SV_NEED_OBSERVED:
         return observed;
-    case SV_NEED_KNOWN_MEAN: {
-        sv_spec spec;
-        return sv_config_spec(cfg, &spec) == SV_OK && !isnan(sv_theory_mean(&spec));
-    }
+    case SV_NEED_KNOWN_MEAN:
+        return !isnan(sv_theory_mean(spec));
     }
     return 0;
 }
@@ -364,7 +363,7 @@ const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_vi
         const sv_column *c = sv_columns_get(kind, i);
         if (c->type != SV_VALUE_REAL || ((c->flags & SV_COLUMN_ONLY_OBSERVED) && !observed))
             continue;
-        if (sv_column_required(c, row->cfg, observed) && isnan(c->get(row).real))
+        if (sv_column_required(c, row->spec, observed) && isnan(c->get(row).real))
             return c;
     }
     return NULL;

@@ -101,50 +101,42 @@ static void spread_of(double *x, size_t n, sv_var_spread *out)
     out->q05 = quantile_select_below(x, mid + 1, n, 0.05);
 }
 
-sv_status sv_summary_begin(const sv_config *cfg, sv_summary_acc *acc)
+sv_status sv_summary_begin(const sv_spec *spec, sv_summary_acc *acc)
 {
-    sv_status st = sv_config_check(cfg);
+    sv_status st = sv_spec_check(spec);
     if (st != SV_OK)
         return st;
-    if (!acc || cfg->trials > SIZE_MAX / sizeof(double))
+    if (!acc || spec->trials > SIZE_MAX / sizeof(double))
         return SV_EINVAL;
-    /* The experiment's values only: the caller's taps and callback are
-     * not the summary's to keep. */
-    acc->cfg = *cfg;
-    acc->cfg.hist_bins = 0;
-    acc->cfg.hist_raw = acc->cfg.hist_scaled = acc->cfg.hist_w_raw = acc->cfg.hist_w_scaled = NULL;
-    acc->cfg.row_sums = NULL;
-    acc->cfg.progress = NULL;
-    acc->cfg.progress_ctx = NULL;
-    return sv_partial_init(&acc->trials, 0, cfg->trials);
+    acc->spec = *spec;
+    return sv_partial_init(&acc->trials, 0, spec->trials);
 }
 
 sv_status sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t count)
 {
-    if (!acc || count > acc->cfg.trials - acc->trials.n)
+    if (!acc || count > acc->spec.trials - acc->trials.n)
         return SV_EINVAL;
     return sv_partial_add(&acc->trials, t, count);
 }
 
 /* The theory beside the scaled scores S / c (sv_theory_scale). */
-static void scaled_theory(const sv_config *cfg, sv_summary *s)
+static void scaled_theory(const sv_spec *spec, sv_summary *s)
 {
-    s->scale = sv_config_scale(cfg);
+    s->scale = sv_spec_scale(spec);
     s->scaled_theory = s->raw_theory;
-    sv_theory_scale(cfg, &s->scaled_theory);
-    s->qk_radius =
-        cfg->qk_norm ? (cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)cfg->d_k)) : NAN;
+    sv_theory_scale(spec, &s->scaled_theory);
+    s->qk_radius = spec->qk_norm ? spec->qk_scale : NAN;
 }
 
-sv_status sv_summary_from_partial(const sv_config *cfg, sv_partial *part, double observed,
+sv_status sv_summary_from_partial(const sv_spec *spec, sv_partial *part, double observed,
                                   sv_summary *out)
 {
-    if (!cfg || !part || !out || part->first != 0 || part->n != cfg->trials || part->n == 0)
+    if (!spec || !part || !out || part->first != 0 || part->n != spec->trials || part->n == 0)
         return SV_EINVAL;
     const size_t n = (size_t)part->n;
     sv_summary s;
     memset(&s, 0, sizeof s); /* padding too: summaries compare with memcmp */
-    sv_status st = sv_theory_config(cfg, &s.raw_theory);
+    sv_status st = sv_theory_spec(spec, &s.raw_theory);
     if (st != SV_OK)
         return st;
     sv_partial_mean(part, &s.mean);
@@ -166,7 +158,7 @@ sv_status sv_summary_from_partial(const sv_config *cfg, sv_partial *part, double
 #pragma omp section
         spread_of(scaled, n, &s.scaled);
     }
-    scaled_theory(cfg, &s);
+    scaled_theory(spec, &s);
     *out = s;
     return SV_OK;
 }
@@ -174,21 +166,21 @@ sv_status sv_summary_from_partial(const sv_config *cfg, sv_partial *part, double
 sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out)
 {
     sv_status st =
-        out ? sv_summary_from_partial(&acc->cfg, &acc->trials, observed, out) : SV_EINVAL;
+        out ? sv_summary_from_partial(&acc->spec, &acc->trials, observed, out) : SV_EINVAL;
     sv_partial_free(&acc->trials);
     return st;
 }
 
-sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_trial, double observed,
+sv_status sv_summary_compute(const sv_spec *spec, const sv_trial_stats *per_trial, double observed,
                              sv_summary *out)
 {
     if (!per_trial || !out)
         return SV_EINVAL;
     sv_summary_acc acc;
-    sv_status st = sv_summary_begin(cfg, &acc);
+    sv_status st = sv_summary_begin(spec, &acc);
     if (st != SV_OK)
         return st;
-    st = sv_summary_add(&acc, per_trial, (size_t)cfg->trials);
+    st = sv_summary_add(&acc, per_trial, (size_t)spec->trials);
     if (st != SV_OK) {
         sv_summary_end(&acc, observed, NULL);
         return st;

@@ -3,7 +3,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "sdpa_var/experiment.h"
 #include "sdpa_var/spec.h"
 
 /* The entropy approximation where it holds (docs/theory.md 8.7): many keys
@@ -377,17 +376,16 @@ static void theory_part(const sv_spec *cfg, const grid *g, part *p)
         theory_shifted(cfg, g, m4, p);
 }
 
-sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
+sv_status sv_theory_spec(const sv_spec *spec, sv_theory *out)
 {
-    sv_spec spec;
-    const sv_status st = sv_config_spec(cfg, &spec);
+    const sv_status st = sv_spec_check(spec);
     if (st != SV_OK)
         return st;
     grid g;
-    grid_of(&spec, &g);
+    grid_of(spec, &g);
     part p;
-    theory_part(&spec, &g, &p);
-    const double N = g.N, dof = N - (double)spec.ddof;
+    theory_part(spec, &g, &p);
+    const double N = g.N, dof = N - (double)spec->ddof;
     sv_theory t;
     memset(&t, 0, sizeof t); /* padding too: results compare with memcmp */
     t.mean = p.mean;
@@ -397,11 +395,11 @@ sv_status sv_theory_config(const sv_config *cfg, sv_theory *out)
     t.var_ddof1 = N > 1.0 ? p.m2 / (N - 1.0) : NAN;
     t.var_sd = p.m2_sd / dof;
     t.logit_var = p.logit_var;
-    t.entropy_approx = approx_rule(g.nk, ln_keys(&spec), p.logit_var);
+    t.entropy_approx = approx_rule(g.nk, ln_keys(spec), p.logit_var);
     t.diag_logit = p.diag;
-    entry_vars(&spec, &g, &t);
+    entry_vars(spec, &g, &t);
     /* The sample SD of s^2 needs E[s^8] for a standard error. */
-    t.var_sd_heavy_tail = spec.dist == SV_DIST_STUDENT_T && spec.nu <= 8.0;
+    t.var_sd_heavy_tail = spec->dist == SV_DIST_STUDENT_T && spec->nu <= 8.0;
     *out = t;
     return SV_OK;
 }
@@ -426,18 +424,16 @@ double sv_theory_mean(const sv_spec *spec)
     return g.d * spec->q_mean * spec->k_mean;
 }
 
-double sv_theory_entropy_approx(const sv_config *cfg, double logit_var)
+double sv_theory_entropy_approx(const sv_spec *spec, double logit_var)
 {
-    sv_spec spec;
-    (void)sv_config_spec(cfg, &spec); /* the sizes only; written in any case */
     grid g;
-    grid_of(&spec, &g);
-    return approx_rule(g.nk, ln_keys(&spec), logit_var);
+    grid_of(spec, &g);
+    return approx_rule(g.nk, ln_keys(spec), logit_var);
 }
 
-void sv_theory_scale(const sv_config *cfg, sv_theory *t)
+void sv_theory_scale(const sv_spec *spec, sv_theory *t)
 {
-    const double c = sv_config_scale(cfg), c2 = sv_config_scale2(cfg);
+    const double c = sv_spec_scale(spec), c2 = sv_spec_scale2(spec);
     t->mean /= c;
     t->diag_logit /= c;
     t->var /= c2;
@@ -446,24 +442,23 @@ void sv_theory_scale(const sv_config *cfg, sv_theory *t)
     t->var_ddof1 /= c2;
     t->var_sd /= c2;
     t->logit_var /= c2;
-    t->entropy_approx = sv_theory_entropy_approx(cfg, t->logit_var);
+    t->entropy_approx = sv_theory_entropy_approx(spec, t->logit_var);
 }
 
-sv_status sv_theory_histogram_range(const sv_config *cfg, double *lo, double *hi)
+sv_status sv_theory_histogram_range(const sv_spec *spec, double *lo, double *hi)
 {
     sv_theory t;
-    const sv_status st = sv_theory_config(cfg, &t);
+    const sv_status st = sv_theory_spec(spec, &t);
     if (st != SV_OK)
         return st;
     double m = t.mean, sd = sqrt(t.var);
     if (!isfinite(m) || !(sd > 0.0) || !isfinite(sd)) {
         /* |S| <= R^2 under QK-norm; else the unit-entry N(0, d_k). */
-        const double R = cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)cfg->d_k);
-        const double r2 = cfg->qk_norm ? R * R : NAN;
+        const double r2 = spec->qk_norm ? spec->qk_scale * spec->qk_scale : NAN;
         m = 0.0;
-        sd = cfg->qk_norm ? r2 / 6.0 : sqrt((double)cfg->d_k);
+        sd = spec->qk_norm ? r2 / 6.0 : sqrt((double)spec->d_k);
     }
-    const double c = sv_config_scale(cfg);
+    const double c = sv_spec_scale(spec);
     const double l0 = m - 6.0 * sd, h0 = m + 6.0 * sd, l1 = l0 / c, h1 = h0 / c;
     *lo = l0 < l1 ? l0 : l1;
     *hi = h0 > h1 ? h0 : h1;

@@ -63,19 +63,21 @@ static void test_table(void)
  * it need not be. */
 static void test_undefined(void)
 {
-    sv_config cfg = {.d_k = 4, .n_q = 1, .n_k = 1, .trials = 1};
+    sv_spec cfg = {.d_k = 4, .n_q = 1, .n_k = 1, .trials = 1};
+    CHECK(sv_spec_resolve(&cfg) == SV_OK);
     sv_trial_stats t;
     memset(&t, 0, sizeof t);
     t.raw_var_ddof1 = NAN; /* N = 1: no ddof-1 variance */
     t.raw_diag_logit = t.raw_diag_weight = t.scaled_diag_weight = NAN;
     t.q_var = t.k_var = t.raw_out_var = t.scaled_out_var = NAN;
-    sv_row_view v = {.cfg = &cfg, .stats = &t};
+    sv_row_view v = {.spec = &cfg, .stats = &t};
     CHECK(sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0) == NULL);
     cfg.n_q = cfg.n_k = 2; /* now N = 4: raw_var_ddof1 must be a number */
     const sv_column *c = sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0);
     CHECK(c && strcmp(c->name, "raw_var_ddof1") == 0);
     t.raw_var_ddof1 = 1.0;
     cfg.values = 1;
+    CHECK(sv_spec_resolve(&cfg) == SV_OK); /* d_v */
     c = sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0);
     CHECK(c && strcmp(c->name, "raw_out_var") == 0);
     cfg.values = 0;
@@ -90,7 +92,7 @@ static void test_undefined(void)
     s.raw_theory.var_expected = s.raw_theory.var_sd = NAN;
     s.raw.sd = s.scaled.sd = NAN;
     s.observed = s.raw_var_cdf_observed = s.qk_radius = NAN;
-    sv_row_view w = {.cfg = &cfg, .stats = &s.mean, .summary = &s};
+    sv_row_view w = {.spec = &cfg, .stats = &s.mean, .summary = &s};
     c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 0);
     CHECK(c == NULL);
     cfg.trials = 2;
@@ -100,6 +102,7 @@ static void test_undefined(void)
     c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 1);
     CHECK(c && strcmp(c->name, "observed") == 0);
     cfg.qk_norm = 1;
+    CHECK(sv_spec_resolve(&cfg) == SV_OK); /* qk_scale */
     c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 0);
     CHECK(c && strcmp(c->name, "qk_norm_radius") == 0);
 }
@@ -107,9 +110,10 @@ static void test_undefined(void)
 /* Getters: configuration words and per-row means. */
 static void test_getters(void)
 {
-    sv_config cfg = {.d_k = 9, .n_q = 3, .n_k = 3, .trials = 4, .causal = 1};
+    sv_spec cfg = {.d_k = 9, .n_q = 3, .n_k = 3, .trials = 4, .causal = 1};
+    CHECK(sv_spec_resolve(&cfg) == SV_OK);
     const double sums[SV_ROW_FIELDS] = {2.0, 4.0, 1.0, 3.0};
-    sv_row_view v = {.cfg = &cfg, .row = 1, .row_sums = sums};
+    sv_row_view v = {.spec = &cfg, .row = 1, .row_sums = sums};
     const sv_column *c = sv_columns_get(SV_OUTPUT_PER_ROW, 1);
     CHECK(strcmp(c->name, "scale") == 0 && strcmp(c->get(&v).text, "sqrt") == 0);
     for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_PER_ROW); i++) {

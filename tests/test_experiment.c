@@ -9,10 +9,36 @@
 #include "reference.h"
 #include "sdpa_var/sdpa_var.h"
 
-static sv_config config(size_t d, size_t nq, size_t nk, uint64_t trials)
+/* A spec with its defaults unresolved: tests change fields, then run. */
+static sv_spec config(size_t d, size_t nq, size_t nk, uint64_t trials)
 {
-    sv_config c = {
+    sv_spec c = {
         .d_k = d, .n_q = nq, .n_k = nk, .trials = trials, .seed = 2021u, .dist = SV_DIST_NORMAL};
+    return c;
+}
+
+/* Trials first .. first + count - 1 of @p c (resolved here) on its random
+ * draws with @p exec and @p taps (NULL: none). */
+static sv_status run_range(sv_spec c, sv_exec exec, const sv_taps *taps, uint64_t first,
+                           uint64_t count, sv_trial_stats *out)
+{
+    sv_source src;
+    sv_status st = sv_spec_resolve(&c);
+    if (st == SV_OK)
+        st = sv_source_draw(&c, &src);
+    return st == SV_OK ? sv_engine_run(&c, &src, &exec, taps, first, count, out) : st;
+}
+
+/* All of @p c's trials. */
+static sv_status run(sv_spec c, sv_exec exec, sv_trial_stats *out)
+{
+    return run_range(c, exec, NULL, 0, c.trials, out);
+}
+
+/* @p c resolved. */
+static sv_spec resolved(sv_spec c)
+{
+    (void)sv_spec_resolve(&c);
     return c;
 }
 
@@ -21,9 +47,10 @@ static sv_config config(size_t d, size_t nq, size_t nk, uint64_t trials)
  * the per-trial sample variance (sv_theory_raw), i.e. the spread one run has. */
 static void test_seed001_experiment(void)
 {
-    sv_config c = config(111, 1111, 1111, 2);
+    const sv_spec c = config(111, 1111, 1111, 2);
+    const sv_exec exec = {0};
     sv_trial_stats r[2];
-    CHECK(sv_experiment_run(&c, r) == SV_OK);
+    CHECK(run(c, exec, r) == SV_OK);
     sv_theory t;
     CHECK(sv_theory_raw(111, 1111, 1111, 0, SV_DIST_NORMAL, &t) == SV_OK);
     for (int i = 0; i < 2; i++) {
@@ -45,15 +72,15 @@ static void test_same_bits(void)
     const size_t blocks[] = {0, 1, 7, 64, 300};
     const int threads[] = {1, 2, 3};
     sv_trial_stats ref[3], got[3];
-    sv_config c = config(40, 300, 130, 3);
-    c.threads = 1;
-    CHECK(sv_experiment_run(&c, ref) == SV_OK);
+    const sv_spec c = config(40, 300, 130, 3);
+    sv_exec e = {.threads = 1};
+    CHECK(run(c, e, ref) == SV_OK);
     int same = 1;
     for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
         for (size_t t = 0; t < 3; t++) {
-            c.block_rows = blocks[b];
-            c.threads = threads[t];
-            CHECK(sv_experiment_run(&c, got) == SV_OK);
+            e.block_rows = blocks[b];
+            e.threads = threads[t];
+            CHECK(run(c, e, got) == SV_OK);
             if (memcmp(ref, got, sizeof ref) != 0) {
                 same = 0;
                 fprintf(stderr, "bits differ: block_rows %zu threads %d\n", blocks[b], threads[t]);
@@ -65,12 +92,9 @@ static void test_same_bits(void)
     /* Different garbage in each, so a field never written cannot match. */
     memset(a, 0xab, sizeof a);
     memset(b2, 0xcd, sizeof b2);
-    sv_config s = config(3, 2, 5, 500);
-    s.threads = 1;
-    CHECK(sv_experiment_run(&s, a) == SV_OK);
-    s.threads = 3;
-    s.block_rows = 1;
-    CHECK(sv_experiment_run(&s, b2) == SV_OK);
+    const sv_spec s = config(3, 2, 5, 500);
+    CHECK(run(s, (sv_exec){.threads = 1}, a) == SV_OK);
+    CHECK(run(s, (sv_exec){.threads = 3, .block_rows = 1}, b2) == SV_OK);
     CHECK(memcmp(a, b2, sizeof a) == 0);
 }
 
@@ -79,13 +103,12 @@ static void test_same_bits(void)
  * every statistic to 1e-12. */
 static void test_against_scalar(sv_dist dist, size_t d, size_t nq, size_t nk, unsigned ddof)
 {
-    sv_config c = config(d, nq, nk, 2);
+    sv_spec c = config(d, nq, nk, 2);
     c.dist = dist;
     c.ddof = ddof;
     sv_trial_stats got[2], want;
-    CHECK(sv_experiment_run(&c, got) == SV_OK);
-    sv_spec s;
-    CHECK(sv_config_spec(&c, &s) == SV_OK);
+    CHECK(run(c, (sv_exec){0}, got) == SV_OK);
+    const sv_spec s = resolved(c);
     for (uint64_t t = 0; t < 2; t++) {
         ref_trial(&s, t, &want);
         CHECK(ref_compare(&s, &got[t], &want, 1e-12, "test_against_scalar") == 0);
@@ -96,15 +119,16 @@ static void test_against_scalar(sv_dist dist, size_t d, size_t nq, size_t nk, un
  * divides the variance by d_k^2 and pushes attention toward uniform. */
 static void test_scales(void)
 {
-    sv_config c = config(64, 40, 300, 2);
+    sv_spec c = config(64, 40, 300, 2);
+    const sv_exec exec = {0};
     sv_trial_stats r[2];
     c.scale = 1.0;
-    CHECK(sv_experiment_run(&c, r) == SV_OK);
+    CHECK(run(c, exec, r) == SV_OK);
     CHECK(r[0].scaled_var == r[0].raw_var && r[0].scaled_entropy == r[0].raw_entropy &&
           r[0].scaled_jac_frob == r[0].raw_jac_frob &&
           r[1].scaled_max_weight == r[1].raw_max_weight);
     c.scale = 64.0;
-    CHECK(sv_experiment_run(&c, r) == SV_OK);
+    CHECK(run(c, exec, r) == SV_OK);
     CHECK_CLOSE(r[0].scaled_var, r[0].raw_var / 4096.0, 1e-15, 0.0);
     /* Logit variance 1/64: H ~ ln n_k - 1/128 (docs/theory.md section 8). */
     CHECK_CLOSE(r[0].scaled_entropy, log(300.0) - 1.0 / 128.0, 2e-3, 0.0);
@@ -120,13 +144,13 @@ static void test_scales(void)
  * key blocks (5000 keys: two blocks) split the mask unevenly. */
 static void test_causal(void)
 {
-    sv_config c = config(8, 5000, 5000, 2);
+    sv_spec c = config(8, 5000, 5000, 2);
     c.causal = 1;
     c.dist = SV_DIST_RADEMACHER;
     double *rows = calloc(5000 * SV_ROW_FIELDS, sizeof *rows);
     sv_trial_stats r[2];
-    c.row_sums = rows;
-    CHECK(sv_experiment_run(&c, r) == SV_OK);
+    const sv_taps taps = {.row_sums = rows};
+    CHECK(run_range(c, (sv_exec){0}, &taps, 0, 2, r) == SV_OK);
     CHECK(rows[0] == 0.0 && rows[1] == 0.0 && rows[2] == 2.0 && rows[3] == 2.0);
     int bounded = 1;
     double mean_h = 0.0;
@@ -139,10 +163,7 @@ static void test_causal(void)
     CHECK_CLOSE(mean_h / 5000.0, (r[0].raw_entropy + r[1].raw_entropy) / 2.0, 1e-12, 0.0);
     /* Same bits with other threads and blocks. */
     sv_trial_stats r2[2];
-    c.row_sums = NULL;
-    c.threads = 1;
-    c.block_rows = 700;
-    CHECK(sv_experiment_run(&c, r2) == SV_OK);
+    CHECK(run(c, (sv_exec){.threads = 1, .block_rows = 700}, r2) == SV_OK);
     CHECK(memcmp(r, r2, sizeof r) == 0);
     free(rows);
 }
@@ -151,12 +172,12 @@ static void test_causal(void)
  * whole-row softmax and a plain product; the mean of O^2 to 1e-12. */
 static void test_values(void)
 {
-    sv_config c = config(4, 30, 5000, 1);
+    sv_spec c = config(4, 30, 5000, 1);
     c.values = 1;
     c.d_v = 3;
     c.causal = 0;
     sv_trial_stats r;
-    CHECK(sv_experiment_run(&c, &r) == SV_OK);
+    CHECK(run(c, (sv_exec){0}, &r) == SV_OK);
     const size_t d = 4, nq = 30, nk = 5000, dv = 3;
     double *q = malloc(nq * d * sizeof *q), *k = malloc(nk * d * sizeof *k);
     double *v = malloc(nk * dv * sizeof *v), *s = malloc(nk * sizeof *s),
@@ -204,9 +225,9 @@ static void test_values(void)
      * noisy than either). */
     enum { T = 400 };
     static sv_trial_stats rs[T];
-    sv_config e = config(8, 20, 40, T);
+    sv_spec e = config(8, 20, 40, T);
     e.values = 1;
-    CHECK(sv_experiment_run(&e, rs) == SV_OK);
+    CHECK(run(e, (sv_exec){0}, rs) == SV_OK);
     double sd = 0.0, sd2 = 0.0;
     for (int t = 0; t < T; t++) {
         const double x = rs[t].scaled_out_var - rs[t].scaled_sum_p2;
@@ -224,15 +245,12 @@ static void test_chunks(void)
 {
     enum { T = 1000 };
     static sv_trial_stats all[T], part[T];
-    sv_config c = config(3, 4, 5, T);
-    CHECK(sv_experiment_run(&c, all) == SV_OK);
+    const sv_spec c = resolved(config(3, 4, 5, T));
+    CHECK(run(c, (sv_exec){0}, all) == SV_OK);
     const uint64_t cuts[] = {0, 1, 100, 577, T};
-    for (size_t k = 0; k + 1 < sizeof cuts / sizeof cuts[0]; k++) {
-        sv_config p = c;
-        p.first_trial = cuts[k];
-        p.trials = cuts[k + 1] - cuts[k];
-        CHECK(sv_experiment_run(&p, part + cuts[k]) == SV_OK);
-    }
+    for (size_t k = 0; k + 1 < sizeof cuts / sizeof cuts[0]; k++)
+        CHECK(run_range(c, (sv_exec){0}, NULL, cuts[k], cuts[k + 1] - cuts[k], part + cuts[k]) ==
+              SV_OK);
     CHECK(memcmp(all, part, sizeof all) == 0);
     sv_summary one, chunked;
     CHECK(sv_summary_compute(&c, all, 1.0, &one) == SV_OK);
@@ -245,8 +263,8 @@ static void test_chunks(void)
     /* Many blocks (summed in parallel), added in uneven chunks. */
     enum { U = 5 * SV_SUMMARY_BLOCK + 123 };
     static sv_trial_stats many[U];
-    sv_config u = config(2, 2, 3, U);
-    CHECK(sv_experiment_run(&u, many) == SV_OK);
+    const sv_spec u = resolved(config(2, 2, 3, U));
+    CHECK(run(u, (sv_exec){0}, many) == SV_OK);
     CHECK(sv_summary_compute(&u, many, 1.5, &one) == SV_OK);
     const size_t cuts2[] = {0, 1, SV_SUMMARY_BLOCK - 1, SV_SUMMARY_BLOCK + 7, 3 * SV_SUMMARY_BLOCK,
                             U};
@@ -264,9 +282,8 @@ static void test_chunks(void)
 static void test_large_dk(void)
 {
     /* Raw scores with sd 256: a naive softmax would overflow exp. */
-    sv_config c = config(65536, 6, 9, 1);
     sv_trial_stats r;
-    CHECK(sv_experiment_run(&c, &r) == SV_OK);
+    CHECK(run(config(65536, 6, 9, 1), (sv_exec){0}, &r) == SV_OK);
     CHECK(isfinite(r.raw_entropy) && isfinite(r.raw_max_weight) && isfinite(r.raw_jac_trace));
     CHECK(r.raw_max_weight > 0.99 && r.raw_entropy >= 0.0 && r.raw_entropy < 0.05);
     CHECK(r.scaled_max_weight < 0.9);
@@ -280,7 +297,7 @@ static int cmp_double(const void *a, const void *b)
 
 static void test_summary(void)
 {
-    sv_config c = config(2, 2, 2, 5);
+    sv_spec c = resolved(config(2, 2, 2, 5));
     sv_trial_stats t[5];
     memset(t, 0, sizeof t);
     const double v[5] = {4.0, 1.0, 10.0, 2.0, 3.0};
@@ -338,21 +355,36 @@ static void test_summary(void)
     CHECK(all_same);
 }
 
-static void test_errors(void)
+/* sv_engine_bytes and sv_engine_run on a spec sv_spec_check rejects:
+ * its status, and nothing written. */
+static void check_refused(const sv_spec *b, sv_status want)
 {
     sv_trial_stats sentinel, r;
     memset(&sentinel, 0x5a, sizeof sentinel);
     r = sentinel;
-    sv_config c = config(4, 3, 3, 1);
+    const sv_exec exec = {0};
+    sv_source src;
     size_t bytes = 123;
-    CHECK(sv_config_check(&c) == SV_OK);
-    CHECK(sv_experiment_bytes(&c, &bytes) == SV_OK && bytes >= (6 * 4 + 9) * sizeof(double));
+    sv_source_draw(b, &src); /* never fails; the engine checks the spec */
+    CHECK(sv_engine_bytes(b, &src, &exec, NULL, 1, &bytes) == want && bytes == 123);
+    CHECK(sv_engine_run(b, &src, &exec, NULL, 0, 1, &r) == want);
+    CHECK(memcmp(&r, &sentinel, sizeof r) == 0);
+}
+
+static void test_errors(void)
+{
+    sv_spec c = resolved(config(4, 3, 3, 1));
+    sv_source src;
+    size_t bytes = 123;
+    CHECK(sv_spec_check(&c) == SV_OK && sv_source_draw(&c, &src) == SV_OK);
+    CHECK(sv_engine_bytes(&c, &src, &(sv_exec){0}, NULL, 1, &bytes) == SV_OK &&
+          bytes >= (6 * 4 + 9) * sizeof(double));
     const struct {
         size_t d, nq, nk;
         uint64_t trials;
         unsigned ddof;
         sv_status want;
-        const char *field; /* what sv_config_check_field blames */
+        const char *field; /* what sv_spec_check_field blames */
     } bad[] = {
         {0, 3, 3, 1, 0, SV_EINVAL, "d_k"},
         {4, 0, 3, 1, 0, SV_EINVAL, "n_q"},
@@ -364,45 +396,40 @@ static void test_errors(void)
         {(size_t)1 << 31, 1, 1, 1, 0, SV_ETOOBIG, "d_k"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        sv_config b = config(bad[i].d, bad[i].nq, bad[i].nk, bad[i].trials);
+        sv_spec b = config(bad[i].d, bad[i].nq, bad[i].nk, bad[i].trials);
         b.ddof = bad[i].ddof;
-        size_t before = bytes;
-        CHECK(sv_config_check(&b) == bad[i].want);
+        CHECK(sv_spec_resolve(&b) == bad[i].want);
+        CHECK(sv_spec_check(&b) == bad[i].want);
         const char *field = NULL;
-        CHECK(sv_config_check_field(&b, &field) == bad[i].want && field &&
+        CHECK(sv_spec_check_field(&b, &field) == bad[i].want && field &&
               strcmp(field, bad[i].field) == 0);
-        CHECK(sv_experiment_bytes(&b, &bytes) == bad[i].want && bytes == before);
-        CHECK(sv_experiment_run(&b, &r) == bad[i].want);
-        CHECK(memcmp(&r, &sentinel, sizeof r) == 0);
+        check_refused(&b, bad[i].want);
     }
     c.dist = (sv_dist)5;
-    CHECK(sv_config_check(&c) == SV_EINVAL);
+    CHECK(sv_spec_check(&c) == SV_EINVAL);
     c.dist = SV_DIST_NORMAL;
-    c.threads = -1;
-    CHECK(sv_config_check(&c) == SV_EINVAL);
-    CHECK(sv_config_check(NULL) == SV_EINVAL);
+    CHECK(sv_engine_bytes(&c, &src, &(sv_exec){.threads = -1}, NULL, 1, &bytes) == SV_EINVAL);
+    CHECK(sv_spec_check(NULL) == SV_EINVAL);
     /* A rule on two fields blames the option that asks for it. */
     const char *field = "unset";
-    c.threads = 0;
-    CHECK(sv_config_check_field(&c, &field) == SV_OK && field == NULL);
+    CHECK(sv_spec_check_field(&c, &field) == SV_OK && field == NULL);
     c.causal = 1;
     c.ddof = 7; /* n = 3 causal: 6 visible scores, not 9 */
-    CHECK(sv_config_check_field(&c, &field) == SV_EINVAL && strcmp(field, "ddof") == 0);
+    CHECK(sv_spec_check_field(&c, &field) == SV_EINVAL && strcmp(field, "ddof") == 0);
     c.ddof = 0;
     c.n_k = 4;
-    CHECK(sv_config_check_field(&c, &field) == SV_EINVAL && strcmp(field, "causal") == 0);
+    CHECK(sv_spec_check_field(&c, &field) == SV_EINVAL && strcmp(field, "causal") == 0);
     c.causal = 0;
     c.n_k = 3;
     c.dist = SV_DIST_STUDENT_T;
     c.nu = 4.0;
-    CHECK(sv_config_check_field(&c, &field) == SV_EINVAL && strcmp(field, "nu") == 0);
+    CHECK(sv_spec_check_field(&c, &field) == SV_EINVAL && strcmp(field, "nu") == 0);
     c.dist = SV_DIST_NORMAL;
     c.cross = 1;
-    CHECK(sv_config_check_field(&c, &field) == SV_EINVAL && strcmp(field, "cross") == 0);
+    CHECK(sv_spec_check_field(&c, &field) == SV_EINVAL && strcmp(field, "cross") == 0);
     c.cross = 0;
-    CHECK(sv_config_check_field(NULL, &field) == SV_EINVAL && strcmp(field, "cfg") == 0);
-    c.threads = 0;
-    CHECK(sv_experiment_run(&c, NULL) == SV_EINVAL);
+    CHECK(sv_spec_check_field(NULL, &field) == SV_EINVAL && strcmp(field, "spec") == 0);
+    CHECK(sv_engine_run(&c, &src, &(sv_exec){0}, NULL, 0, 1, NULL) == SV_EINVAL);
     CHECK(strcmp(sv_status_str(SV_ENOMEM), "out of memory") == 0);
     CHECK(strcmp(sv_status_str((sv_status)99), "unknown status") == 0);
 }

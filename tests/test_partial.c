@@ -92,9 +92,10 @@ static void test_merge(void)
 static void test_summary_from_partial(void)
 {
     const uint64_t n = 5000;
-    const sv_config cfg = {.d_k = 3, .n_q = 4, .n_k = 4, .trials = n, .seed = 7u, .values = 1};
+    sv_spec cfg = {.d_k = 3, .n_q = 4, .n_k = 4, .trials = n, .seed = 7u, .values = 1};
+    CHECK(sv_spec_resolve(&cfg) == SV_OK);
     sv_trial_stats *t = malloc(n * sizeof *t);
-    CHECK(sv_experiment_run(&cfg, t) == SV_OK);
+    run(&cfg, 0, n, t);
     sv_summary want, got;
     CHECK(sv_summary_compute(&cfg, t, 0.5, &want) == SV_OK);
     sv_partial a = partial_of(t, 0, 4321), b = partial_of(t + 4321, 4321, n - 4321);

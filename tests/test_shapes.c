@@ -48,9 +48,9 @@ static const size_t blocks[] = {1, 7, 256};
 
 enum { TRIALS = 2 }; /* two: tiny trials run grouped, and trial streams differ */
 
-static sv_config config(size_t nq, size_t nk, size_t d, size_t row)
+static sv_spec config(size_t nq, size_t nk, size_t d, size_t row)
 {
-    sv_config c = {.d_k = d, .n_q = nq, .n_k = nk, .trials = TRIALS, .seed = 77u};
+    sv_spec c = {.d_k = d, .n_q = nq, .n_k = nk, .trials = TRIALS, .seed = 77u};
     c.causal = options[row].causal && nq == nk;
     c.values = options[row].values;
     c.d_v = 3;
@@ -63,6 +63,7 @@ static sv_config config(size_t nq, size_t nk, size_t d, size_t row)
         c.k_mean = -0.25;
         c.q_std = 2.0;
     }
+    (void)sv_spec_resolve(&c); /* checked by the run */
     return c;
 }
 
@@ -70,31 +71,32 @@ static sv_config config(size_t nq, size_t nk, size_t d, size_t row)
  * threads, and the reference's numbers. @return 1 if all agree. */
 static int run_case(size_t nq, size_t nk, size_t d, size_t row)
 {
-    sv_config c = config(nq, nk, d, row);
+    const sv_spec c = config(nq, nk, d, row);
+    sv_source src;
+    sv_exec e = {0};
     sv_trial_stats first[TRIALS], got[TRIALS], want;
     char label[128];
     snprintf(label, sizeof label, "n_q %zu n_k %zu d_k %zu options %zu", nq, nk, d, row);
     int ok = 1;
     for (size_t b = 0; b <= sizeof blocks / sizeof blocks[0]; b++) {
         const int last = b == sizeof blocks / sizeof blocks[0];
-        c.block_rows = last ? 7 : blocks[b];
-        c.threads = last ? 2 : 1;
+        e.block_rows = last ? 7 : blocks[b];
+        e.threads = last ? 2 : 1;
         memset(got, 0x5a + (int)b, sizeof got); /* a field never written cannot match */
-        if (sv_experiment_run(&c, b == 0 ? first : got) != SV_OK) {
+        if (sv_source_draw(&c, &src) != SV_OK ||
+            sv_engine_run(&c, &src, &e, NULL, 0, TRIALS, b == 0 ? first : got) != SV_OK) {
             fprintf(stderr, "%s: run failed\n", label);
             return 0;
         }
         if (b > 0 && memcmp(first, got, sizeof got) != 0) {
-            fprintf(stderr, "%s: block rows %zu threads %d: other bits\n", label, c.block_rows,
-                    c.threads);
+            fprintf(stderr, "%s: block rows %zu threads %d: other bits\n", label, e.block_rows,
+                    e.threads);
             ok = 0;
         }
     }
-    sv_spec s;
-    CHECK(sv_config_spec(&c, &s) == SV_OK);
     for (uint64_t t = 0; t < TRIALS; t++) {
-        ref_trial(&s, t, &want);
-        ok &= ref_compare(&s, &first[t], &want, 1e-12, label) == 0;
+        ref_trial(&c, t, &want);
+        ok &= ref_compare(&c, &first[t], &want, 1e-12, label) == 0;
     }
     return ok;
 }

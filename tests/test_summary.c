@@ -8,9 +8,10 @@
 #include "check.h"
 #include "sdpa_var/sdpa_var.h"
 
-static sv_config config(uint64_t trials)
+static sv_spec config(uint64_t trials)
 {
-    sv_config c = {.d_k = 2, .n_q = 2, .n_k = 3, .trials = trials, .seed = 5u};
+    sv_spec c = {.d_k = 2, .n_q = 2, .n_k = 3, .trials = trials, .seed = 5u};
+    (void)sv_spec_resolve(&c);
     return c;
 }
 
@@ -37,7 +38,7 @@ static sv_trial_stats *synthetic(size_t n)
 static int chunked_equals_one(const sv_trial_stats *t, uint64_t n, const size_t *sizes,
                               size_t nsizes)
 {
-    const sv_config c = config(n);
+    const sv_spec c = config(n);
     sv_summary one, chunked;
     CHECK(sv_summary_compute(&c, t, 40.0, &one) == SV_OK);
     sv_summary_acc acc;
@@ -107,7 +108,7 @@ static void test_quantiles(void)
             t[k].raw_var = known[i].x[k];
             t[k].scaled_var = 2.0 * known[i].x[k];
         }
-        const sv_config c = config(n);
+        const sv_spec c = config(n);
         sv_summary s;
         CHECK(sv_summary_compute(&c, t, NAN, &s) == SV_OK);
         CHECK_CLOSE(s.raw.q05, known[i].q05, 4e-16, 0.0);
@@ -148,7 +149,7 @@ static void test_means_extremes(void)
         t[i].raw_entropy_max = 2.0 * i;
         t[i].raw_max_abs_logit = v[i] * 3.0;
     }
-    const sv_config c = config(4);
+    const sv_spec c = config(4);
     sv_summary s;
     CHECK(sv_summary_compute(&c, t, 2.0, &s) == SV_OK);
     CHECK(s.mean.raw_var == 4.25 && s.mean.raw_entropy == 1.5);
@@ -165,7 +166,7 @@ static void test_means_extremes(void)
 static void test_errors(void)
 {
     sv_trial_stats *t = synthetic(10);
-    const sv_config c = config(10);
+    const sv_spec c = config(10);
     sv_summary one, s;
     CHECK(sv_summary_compute(&c, t, NAN, &one) == SV_OK);
     sv_summary_acc acc;
@@ -187,7 +188,7 @@ static void test_errors(void)
     CHECK(sv_summary_add(&acc, t, 3) == SV_OK);
     CHECK(sv_summary_end(&acc, NAN, NULL) == SV_EINVAL);
     CHECK(sv_summary_add(NULL, t, 1) == SV_EINVAL);
-    sv_config bad = config(10);
+    sv_spec bad = config(10);
     bad.d_k = 0;
     CHECK(sv_summary_begin(&bad, &acc) == SV_EINVAL);
     CHECK(sv_summary_compute(&bad, t, NAN, &s) == SV_EINVAL);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "spec_run.h"
 #include "sdpa_var/sdpa_var.h"
 
 /* Every sign pattern of Q (nq x d) and K (nk x d) is equally likely, so the
@@ -59,7 +60,7 @@ static void enumerate(size_t d, size_t nq, size_t nk, unsigned ddof, double *mea
 }
 
 /* Nonzero means correlate the scores of a row: E[s^2] and the population
- * variance against sv_theory_config, exactly (shifted rademacher entries). */
+ * variance against sv_theory_spec, exactly (shifted rademacher entries). */
 static void test_exact_shifted(void)
 {
     const struct {
@@ -75,18 +76,18 @@ static void test_exact_shifted(void)
         double mean, var, ss;
         enumerate_shifted(cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof, cases[c].mq,
                           cases[c].sq, cases[c].mk, cases[c].sk, 0, &mean, &var, &ss);
-        sv_config cfg = {.d_k = cases[c].d,
-                         .n_q = cases[c].nq,
-                         .n_k = cases[c].nk,
-                         .trials = 1,
-                         .dist = SV_DIST_RADEMACHER,
-                         .ddof = cases[c].ddof,
-                         .q_mean = cases[c].mq,
-                         .q_std = cases[c].sq,
-                         .k_mean = cases[c].mk,
-                         .k_std = cases[c].sk};
+        sv_spec cfg = {.d_k = cases[c].d,
+                       .n_q = cases[c].nq,
+                       .n_k = cases[c].nk,
+                       .trials = 1,
+                       .dist = SV_DIST_RADEMACHER,
+                       .ddof = cases[c].ddof,
+                       .q_mean = cases[c].mq,
+                       .q_std = cases[c].sq,
+                       .k_mean = cases[c].mk,
+                       .k_std = cases[c].sk};
         sv_theory t;
-        CHECK(sv_theory_config(&cfg, &t) == SV_OK);
+        CHECK(spec_theory(cfg, &t) == SV_OK);
         printf("shifted d=%zu %zux%zu means %g,%g: E[s2] %.15g (theory %.15g), Var(S) %.15g "
                "(theory %.15g)\n",
                cases[c].d, cases[c].nq, cases[c].nk, cases[c].mq, cases[c].mk, mean, t.var_expected,
@@ -213,20 +214,20 @@ static void test_monte_carlo(sv_dist dist, size_t d, size_t nq, size_t nk, unsig
                              uint64_t trials)
 {
     /* t with nu = 20: the SE below needs E[s^8], i.e. 16th moments. */
-    sv_config cfg = {.d_k = d,
-                     .n_q = nq,
-                     .n_k = nk,
-                     .trials = trials,
-                     .seed = 99u,
-                     .dist = dist,
-                     .nu = 20.0,
-                     .ddof = ddof};
+    sv_spec cfg = {.d_k = d,
+                   .n_q = nq,
+                   .n_k = nk,
+                   .trials = trials,
+                   .seed = 99u,
+                   .dist = dist,
+                   .nu = 20.0,
+                   .ddof = ddof};
     sv_trial_stats *r = malloc(trials * sizeof *r);
-    CHECK(sv_experiment_run(&cfg, r) == SV_OK);
+    CHECK(spec_run(cfg, r) == SV_OK);
     double mean, v, se_v;
     s2_spread(r, trials, &mean, &v, &se_v);
     sv_theory th;
-    CHECK(sv_theory_config(&cfg, &th) == SV_OK);
+    CHECK(spec_theory(cfg, &th) == SV_OK);
     char label[128];
     snprintf(label, sizeof label, "%s d=%zu %zux%zu ddof %u: mean of s2", sv_dist_name(dist), d, nq,
              nk, ddof);
@@ -266,17 +267,17 @@ static void test_exact_causal(void)
         double mean, var, ss;
         enumerate_shifted(cases[c].d, cases[c].n, cases[c].n, cases[c].ddof, cases[c].mq, 1.0,
                           cases[c].mk, 1.0, 1, &mean, &var, &ss);
-        sv_config cfg = {.d_k = cases[c].d,
-                         .n_q = cases[c].n,
-                         .n_k = cases[c].n,
-                         .trials = 1,
-                         .dist = SV_DIST_RADEMACHER,
-                         .ddof = cases[c].ddof,
-                         .q_mean = cases[c].mq,
-                         .k_mean = cases[c].mk,
-                         .causal = 1};
+        sv_spec cfg = {.d_k = cases[c].d,
+                       .n_q = cases[c].n,
+                       .n_k = cases[c].n,
+                       .trials = 1,
+                       .dist = SV_DIST_RADEMACHER,
+                       .ddof = cases[c].ddof,
+                       .q_mean = cases[c].mq,
+                       .k_mean = cases[c].mk,
+                       .causal = 1};
         sv_theory t;
-        CHECK(sv_theory_config(&cfg, &t) == SV_OK);
+        CHECK(spec_theory(cfg, &t) == SV_OK);
         printf("causal d=%zu n=%zu means %g,%g: E[s2] %.15g (theory %.15g)\n", cases[c].d,
                cases[c].n, cases[c].mq, cases[c].mk, mean, t.var_expected);
         CHECK_CLOSE(t.var_expected, mean, 1e-12, 1e-14);
@@ -294,18 +295,18 @@ static void test_qk_norm_and_plant(void)
 {
     enum { T = 400 };
     static sv_trial_stats r[T];
-    sv_config cfg = {.d_k = 16,
-                     .n_q = 24,
-                     .n_k = 30,
-                     .trials = T,
-                     .seed = 5u,
-                     .dist = SV_DIST_UNIFORM,
-                     .qk_norm = 1,
-                     .qk_scale = 3.0};
+    sv_spec cfg = {.d_k = 16,
+                   .n_q = 24,
+                   .n_k = 30,
+                   .trials = T,
+                   .seed = 5u,
+                   .dist = SV_DIST_UNIFORM,
+                   .qk_norm = 1,
+                   .qk_scale = 3.0};
     sv_theory th;
     double mean, se;
-    CHECK(sv_experiment_run(&cfg, r) == SV_OK);
-    CHECK(sv_theory_config(&cfg, &th) == SV_OK);
+    CHECK(spec_run(cfg, r) == SV_OK);
+    CHECK(spec_theory(cfg, &th) == SV_OK);
     CHECK(th.var == 81.0 / 16.0 && isnan(th.var_sd)); /* uniform rows: not on a sphere */
     mean_se(r, T, offsetof(sv_trial_stats, raw_var), &mean, &se);
     CHECK_SE("qk-norm R = 3, d = 16: mean of s2", mean, th.var_expected, se, 5.0);
@@ -322,16 +323,16 @@ static void test_qk_norm_and_plant(void)
     static sv_trial_stats rq[T2];
     const size_t shapes[][3] = {{3, 2, 3}, {8, 5, 4}, {2, 6, 6}};
     for (size_t s = 0; s < 3; s++) {
-        cfg = (sv_config){.d_k = shapes[s][0],
-                          .n_q = shapes[s][1],
-                          .n_k = shapes[s][2],
-                          .trials = T2,
-                          .seed = 11u,
-                          .dist = SV_DIST_NORMAL,
-                          .qk_norm = 1,
-                          .qk_scale = 1.7};
-        CHECK(sv_experiment_run(&cfg, rq) == SV_OK);
-        CHECK(sv_theory_config(&cfg, &th) == SV_OK);
+        cfg = (sv_spec){.d_k = shapes[s][0],
+                        .n_q = shapes[s][1],
+                        .n_k = shapes[s][2],
+                        .trials = T2,
+                        .seed = 11u,
+                        .dist = SV_DIST_NORMAL,
+                        .qk_norm = 1,
+                        .qk_scale = 1.7};
+        CHECK(spec_run(cfg, rq) == SV_OK);
+        CHECK(spec_theory(cfg, &th) == SV_OK);
         double m, v, se_v;
         s2_spread(rq, T2, &m, &v, &se_v);
         char label[96];
@@ -341,16 +342,16 @@ static void test_qk_norm_and_plant(void)
         CHECK_SE("  and its mean", m, th.var_expected, sqrt(v / T2), 5.0);
     }
 
-    cfg = (sv_config){.d_k = 32,
-                      .n_q = 20,
-                      .n_k = 50,
-                      .trials = T,
-                      .seed = 6u,
-                      .dist = SV_DIST_NORMAL,
-                      .plant = 0.6,
-                      .q_std = 1.5};
-    CHECK(sv_experiment_run(&cfg, r) == SV_OK);
-    CHECK(sv_theory_config(&cfg, &th) == SV_OK);
+    cfg = (sv_spec){.d_k = 32,
+                    .n_q = 20,
+                    .n_k = 50,
+                    .trials = T,
+                    .seed = 6u,
+                    .dist = SV_DIST_NORMAL,
+                    .plant = 0.6,
+                    .q_std = 1.5};
+    CHECK(spec_run(cfg, r) == SV_OK);
+    CHECK(spec_theory(cfg, &th) == SV_OK);
     CHECK_CLOSE(th.diag_logit, 0.6 * 32.0 * 2.25, 1e-15, 0.0);
     CHECK(isfinite(th.var_expected)); /* zero means: any q_std (section 8.5) */
     mean_se(r, T, offsetof(sv_trial_stats, raw_var), &mean, &se);
@@ -363,17 +364,17 @@ static void test_qk_norm_and_plant(void)
 
     /* Unit entries: E[s^2] of the mixture, with the (i, j), (j, i) pairs.
      * Small n and large d_k make every term visible. */
-    cfg = (sv_config){.d_k = 12,
-                      .n_q = 4,
-                      .n_k = 5,
-                      .trials = T,
-                      .seed = 7u,
-                      .dist = SV_DIST_UNIFORM,
-                      .plant = 0.8};
+    cfg = (sv_spec){.d_k = 12,
+                    .n_q = 4,
+                    .n_k = 5,
+                    .trials = T,
+                    .seed = 7u,
+                    .dist = SV_DIST_UNIFORM,
+                    .plant = 0.8};
     static sv_trial_stats r2[4 * T];
     cfg.trials = 4 * T;
-    CHECK(sv_experiment_run(&cfg, r2) == SV_OK);
-    CHECK(sv_theory_config(&cfg, &th) == SV_OK);
+    CHECK(spec_run(cfg, r2) == SV_OK);
+    CHECK(spec_theory(cfg, &th) == SV_OK);
     mean_se(r2, 4 * T, offsetof(sv_trial_stats, raw_var), &mean, &se);
     CHECK_SE("plant 0.8, uniform, d = 12, 4x5: mean of s2", mean, th.var_expected, se, 5.0);
 }
@@ -387,19 +388,19 @@ static void test_projections(sv_dist dist, int cross, sv_init init)
 {
     enum { T = 200000 };
     static sv_trial_stats r[T];
-    sv_config cfg = {.d_k = 2,
-                     .n_q = 3,
-                     .n_k = 3,
-                     .trials = T,
-                     .seed = 8u,
-                     .dist = dist,
-                     .d_model = 3,
-                     .init = init,
-                     .cross = cross};
+    sv_spec cfg = {.d_k = 2,
+                   .n_q = 3,
+                   .n_k = 3,
+                   .trials = T,
+                   .seed = 8u,
+                   .dist = dist,
+                   .d_model = 3,
+                   .init = init,
+                   .cross = cross};
     sv_theory th;
     double mean, se;
-    CHECK(sv_experiment_run(&cfg, r) == SV_OK);
-    CHECK(sv_theory_config(&cfg, &th) == SV_OK);
+    CHECK(spec_run(cfg, r) == SV_OK);
+    CHECK(spec_theory(cfg, &th) == SV_OK);
     char label[96];
     snprintf(label, sizeof label, "%s %s, init %d: mean of s2", cross ? "cross" : "self",
              sv_dist_name(dist), (int)init);

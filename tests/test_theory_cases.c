@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "spec_run.h"
 #include "sdpa_var/sdpa_var.h"
 
 /* Exact expectations over every sign pattern of X (n_q x d) and Y (n_k x d):
@@ -22,7 +23,7 @@ typedef struct exact {
     double diag;       /* E of the mean planted score */
 } exact;
 
-static exact enumerate(const sv_config *c, double mu)
+static exact enumerate(const sv_spec *c, double mu)
 {
     const size_t d = c->d_k, nq = c->n_q, nk = c->n_k, bits = (nq + nk) * d;
     const size_t np = nq < nk ? nq : nk;
@@ -71,9 +72,9 @@ static exact enumerate(const sv_config *c, double mu)
     return e;
 }
 
-static sv_config base(size_t d, size_t nq, size_t nk)
+static sv_spec base(size_t d, size_t nq, size_t nk)
 {
-    sv_config c = {.d_k = d, .n_q = nq, .n_k = nk, .trials = 1, .dist = SV_DIST_RADEMACHER};
+    sv_spec c = {.d_k = d, .n_q = nq, .n_k = nk, .trials = 1, .dist = SV_DIST_RADEMACHER};
     return c;
 }
 
@@ -93,7 +94,7 @@ static void test_plant_exact(void)
         {1, 3, 4, 0, 0, -0.6, 0.0, 1.5, 0.0, 0.5}, {2, 2, 3, 0, 0, 0.6, 1.0, 1.0, 1.0, 1.0},
         {2, 3, 3, 1, 0, 0.8, 0.5, 2.0, -1.0, 1.0}, {1, 4, 4, 1, 1, -0.3, 0.0, 0.5, 0.0, 2.0}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        sv_config c = base(cases[i].d, cases[i].nq, cases[i].nk);
+        sv_spec c = base(cases[i].d, cases[i].nq, cases[i].nk);
         c.causal = cases[i].causal;
         c.ddof = cases[i].ddof;
         c.plant = cases[i].rho;
@@ -102,9 +103,9 @@ static void test_plant_exact(void)
         c.k_mean = cases[i].mk;
         c.k_std = cases[i].sk;
         sv_theory t;
-        CHECK(sv_theory_config(&c, &t) == SV_OK);
+        CHECK(spec_theory(c, &t) == SV_OK);
         sv_spec spec;
-        CHECK(sv_config_spec(&c, &spec) == SV_OK);
+        CHECK(spec_resolved(c, &spec) == SV_OK);
         CHECK_CLOSE(sv_theory_mean(&spec), t.mean, 0.0, 0.0);
         const exact e = enumerate(&c, t.mean);
         printf("plant %g causal %d: mean %.15g (%.15g) known %.15g (%.15g) diag %.15g (%.15g) "
@@ -120,24 +121,24 @@ static void test_plant_exact(void)
             CHECK(isnan(t.var_expected)); /* covariances through the means: not derived */
     }
     /* The reproducers, any law (they use no fourth moment). */
-    sv_config c = base(4, 3, 3);
+    sv_spec c = base(4, 3, 3);
     c.dist = SV_DIST_NORMAL;
     c.plant = 0.6;
     c.q_mean = c.k_mean = 1.0;
     sv_theory t;
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    CHECK(spec_theory(c, &t) == SV_OK);
     CHECK_CLOSE(t.diag_logit, 8.0, 1e-15, 0.0);
     CHECK_CLOSE(t.mean, 6.4, 1e-15, 0.0);
     c = base(16, 4, 4);
     c.dist = SV_DIST_NORMAL;
     c.plant = 0.5;
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    CHECK(spec_theory(c, &t) == SV_OK);
     CHECK_CLOSE(t.mean, 2.0, 1e-15, 0.0);
     c = base(4, 3, 3);
     c.dist = SV_DIST_NORMAL;
     c.plant = 0.7;
     c.causal = 1;
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    CHECK(spec_theory(c, &t) == SV_OK);
     CHECK_CLOSE(t.var_expected, 6.11, 1e-14, 0.0); /* 36.66 / 6; was 5.7833 */
 }
 
@@ -145,12 +146,12 @@ static void test_plant_exact(void)
  * spread of s^2 (was NAN), exactly for signs. */
 static void test_causal_exact(void)
 {
-    sv_config c = base(2, 2, 2);
+    sv_spec c = base(2, 2, 2);
     c.dist = SV_DIST_NORMAL;
     c.causal = 1;
     c.ddof = 1;
     sv_theory t;
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    CHECK(spec_theory(c, &t) == SV_OK);
     CHECK_CLOSE(t.var_ddof0, 4.0 / 3.0, 1e-15, 0.0); /* was 1.5: n_q n_k scores */
     CHECK_CLOSE(t.var_ddof1, 2.0, 1e-15, 0.0);
     CHECK_CLOSE(t.var_expected, t.var_ddof1, 0.0, 0.0);
@@ -158,7 +159,7 @@ static void test_causal_exact(void)
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         c = base(shapes[i][0], shapes[i][1], shapes[i][1]);
         c.causal = 1;
-        CHECK(sv_theory_config(&c, &t) == SV_OK);
+        CHECK(spec_theory(c, &t) == SV_OK);
         const exact e = enumerate(&c, 0.0);
         CHECK_CLOSE(t.var_ddof0, e.s2, 1e-12, 1e-14);
         CHECK_CLOSE(t.var_sd * t.var_sd, e.s2_var, 1e-12, 1e-14);
@@ -180,10 +181,10 @@ static void mean_se(const sv_trial_stats *r, size_t T, size_t off, double *mean,
 }
 
 /* Runs cfg and checks the named per-trial field's mean against want. */
-static void mc_field(const char *label, sv_config c, size_t off, double want)
+static void mc_field(const char *label, sv_spec c, size_t off, double want)
 {
     sv_trial_stats *r = malloc(c.trials * sizeof *r);
-    CHECK(r && sv_experiment_run(&c, r) == SV_OK);
+    CHECK(r && spec_run(c, r) == SV_OK);
     double m, se;
     mean_se(r, c.trials, off, &m, &se);
     CHECK_SE(label, m, want, se, 5.0);
@@ -192,10 +193,10 @@ static void mc_field(const char *label, sv_config c, size_t off, double want)
 
 /* Across-trial variance of raw_var against var_sd^2: SE of a sample
  * variance sqrt((mu4 - v^2) / T) with mu4 the fourth central moment. */
-static void mc_spread(const char *label, sv_config c, double want_sd)
+static void mc_spread(const char *label, sv_spec c, double want_sd)
 {
     sv_trial_stats *r = malloc(c.trials * sizeof *r);
-    CHECK(r && sv_experiment_run(&c, r) == SV_OK);
+    CHECK(r && spec_run(c, r) == SV_OK);
     const double T = (double)c.trials;
     double m = 0.0, m2 = 0.0, m4 = 0.0;
     for (size_t t = 0; t < c.trials; t++)
@@ -216,67 +217,67 @@ static void test_monte_carlo(void)
 {
     sv_theory t;
     /* Causal, normal entries: the m4 - 3 terms of the triangle's spread. */
-    sv_config c = {.d_k = 4, .n_q = 3, .n_k = 3, .trials = 200000, .seed = 11, .causal = 1};
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    sv_spec c = {.d_k = 4, .n_q = 3, .n_k = 3, .trials = 200000, .seed = 11, .causal = 1};
+    CHECK(spec_theory(c, &t) == SV_OK);
     CHECK_CLOSE(t.var_sd, 3.1564161580759538, 1e-12, 0.0);
     mc_spread("causal normal d=4 n=3: variance of s2", c, t.var_sd);
     c.dist = SV_DIST_UNIFORM;
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    CHECK(spec_theory(c, &t) == SV_OK);
     mc_spread("causal uniform d=4 n=3: variance of s2", c, t.var_sd);
     /* QK-norm of signs is a fixed rescaling: the spread of s^2 is exact. */
-    c = (sv_config){.d_k = 3,
-                    .n_q = 3,
-                    .n_k = 4,
-                    .trials = 200000,
-                    .seed = 12,
-                    .dist = SV_DIST_RADEMACHER,
-                    .qk_norm = 1,
-                    .qk_scale = 1.5};
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    c = (sv_spec){.d_k = 3,
+                  .n_q = 3,
+                  .n_k = 4,
+                  .trials = 200000,
+                  .seed = 12,
+                  .dist = SV_DIST_RADEMACHER,
+                  .qk_norm = 1,
+                  .qk_scale = 1.5};
+    CHECK(spec_theory(c, &t) == SV_OK);
     mc_spread("qk-norm rademacher R=1.5: variance of s2", c, t.var_sd);
     /* Planted key under QK-norm: R^2 E[cos], exact for normal entries. */
-    c = (sv_config){.d_k = 1, .n_q = 3, .n_k = 3, .trials = 1, .plant = 0.5, .qk_norm = 1};
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    c = (sv_spec){.d_k = 1, .n_q = 3, .n_k = 3, .trials = 1, .plant = 0.5, .qk_norm = 1};
+    CHECK(spec_theory(c, &t) == SV_OK);
     CHECK_CLOSE(t.diag_logit, 1.0 / 3.0, 1e-15, 0.0); /* (2/pi) asin 0.5; was 0.5 */
-    c = (sv_config){.d_k = 3,
-                    .n_q = 4,
-                    .n_k = 2,
-                    .trials = 100000,
-                    .seed = 13,
-                    .plant = 0.8,
-                    .qk_norm = 1,
-                    .qk_scale = 2.0,
-                    .q_std = 2.0};
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    c = (sv_spec){.d_k = 3,
+                  .n_q = 4,
+                  .n_k = 2,
+                  .trials = 100000,
+                  .seed = 13,
+                  .plant = 0.8,
+                  .qk_norm = 1,
+                  .qk_scale = 2.0,
+                  .q_std = 2.0};
+    CHECK(spec_theory(c, &t) == SV_OK);
     mc_field("qk-norm plant 0.8 d=3 q_std 2: planted logit", c, OFF(raw_diag_logit), t.diag_logit);
     mc_field("  and the mean score", c, OFF(raw_mean), t.mean);
     /* Self-attention projections: the known-mean variance has the larger
      * diagonal scores (3.52, was 2.88); n_q != n_k and causal E[s^2]. */
-    c = (sv_config){.d_k = 2, .n_q = 3, .n_k = 3, .trials = 200000, .seed = 14, .d_model = 3};
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    c = (sv_spec){.d_k = 2, .n_q = 3, .n_k = 3, .trials = 200000, .seed = 14, .d_model = 3};
+    CHECK(spec_theory(c, &t) == SV_OK);
     CHECK_CLOSE(t.var, 3.52, 1e-14, 0.0);
     mc_field("self d_model 3: known-mean variance", c, OFF(raw_var_known_mean), t.var);
     c.n_k = 5;
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    CHECK(spec_theory(c, &t) == SV_OK);
     mc_field("self d_model 3, 3x5: mean of s2", c, OFF(raw_var), t.var_expected);
     c.n_k = 4;
     c.n_q = 4;
     c.causal = 1;
     c.dist = SV_DIST_UNIFORM;
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    CHECK(spec_theory(c, &t) == SV_OK);
     mc_field("self causal uniform d_model 3: mean of s2", c, OFF(raw_var), t.var_expected);
     c.cross = 1;
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    CHECK(spec_theory(c, &t) == SV_OK);
     mc_field("cross causal: mean of s2", c, OFF(raw_var), t.var_expected);
     /* q_var and k_var: E of the measured ddof-0 sample variance. */
-    c = (sv_config){
+    c = (sv_spec){
         .d_k = 2, .n_q = 2, .n_k = 3, .trials = 200000, .seed = 15, .qk_norm = 1, .qk_scale = 3.0};
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    CHECK(spec_theory(c, &t) == SV_OK);
     CHECK_CLOSE(t.q_var, 4.5 * 3.0 / 4.0, 1e-15, 0.0); /* was R^2/d = 4.5 */
     mc_field("qk-norm R=3 2x2: q_var", c, OFF(q_var), t.q_var);
     mc_field("qk-norm R=3 3x2: k_var", c, OFF(k_var), t.k_var);
     c.q_mean = 1.0;
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    CHECK(spec_theory(c, &t) == SV_OK);
     CHECK(isnan(t.q_var) && !isnan(t.k_var)); /* was a second moment, R^2/d */
 }
 
@@ -284,7 +285,7 @@ static void test_monte_carlo(void)
  * theory's mean for every kind of configuration. */
 static void test_mean_shortcut(void)
 {
-    const sv_config cs[] = {
+    const sv_spec cs[] = {
         {.d_k = 3, .n_q = 4, .n_k = 5, .trials = 1, .q_mean = 0.5, .k_mean = 2.0},
         {.d_k = 3, .n_q = 4, .n_k = 4, .trials = 1, .q_mean = 0.5, .k_mean = 2.0, .causal = 1},
         {.d_k = 3, .n_q = 4, .n_k = 6, .trials = 1, .q_mean = -1.0, .k_mean = 0.5, .plant = 0.4},
@@ -303,7 +304,7 @@ static void test_mean_shortcut(void)
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
         sv_theory t;
         sv_spec spec;
-        CHECK(sv_theory_config(&cs[i], &t) == SV_OK && sv_config_spec(&cs[i], &spec) == SV_OK);
+        CHECK(spec_resolved(cs[i], &spec) == SV_OK && sv_theory_spec(&spec, &t) == SV_OK);
         const double m = sv_theory_mean(&spec);
         CHECK((isnan(m) && isnan(t.mean)) || m == t.mean);
     }
@@ -314,22 +315,24 @@ static void test_mean_shortcut(void)
  * the Student t note. */
 static void test_writers_values(void)
 {
-    sv_config c = {.d_k = 4, .n_q = 8, .n_k = 8, .trials = 1, .q_mean = 3.0, .k_mean = 3.0};
+    sv_spec c = {.d_k = 4, .n_q = 8, .n_k = 8, .trials = 1, .q_mean = 3.0, .k_mean = 3.0};
     double lo, hi;
     sv_theory t;
-    CHECK(sv_theory_histogram_range(&c, &lo, &hi) == SV_OK);
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    sv_spec r;
+    CHECK(spec_resolved(c, &r) == SV_OK && sv_theory_histogram_range(&r, &lo, &hi) == SV_OK);
+    CHECK(spec_theory(c, &t) == SV_OK);
     CHECK(lo < 36.0 - 5.0 * sqrt(t.var) && hi > 36.0 + 5.0 * sqrt(t.var)); /* mean 36 */
-    c = (sv_config){.d_k = 64, .n_q = 1111, .n_k = 1111, .trials = 1};
-    CHECK(sv_theory_config(&c, &t) == SV_OK);
+    c = (sv_spec){.d_k = 64, .n_q = 1111, .n_k = 1111, .trials = 1};
+    CHECK(spec_theory(c, &t) == SV_OK);
     CHECK(isnan(t.entropy_approx)); /* was -24.99 in the CSV */
-    sv_theory_scale(&c, &t);
+    CHECK(spec_resolved(c, &r) == SV_OK);
+    sv_theory_scale(&r, &t);
     CHECK_CLOSE(t.entropy_approx, log(1111.0) - 0.5, 1e-15, 0.0);
     c.dist = SV_DIST_STUDENT_T;
     c.nu = 8.0;
-    CHECK(sv_theory_config(&c, &t) == SV_OK && t.var_sd_heavy_tail && isfinite(t.var_sd));
+    CHECK(spec_theory(c, &t) == SV_OK && t.var_sd_heavy_tail && isfinite(t.var_sd));
     c.nu = 8.5;
-    CHECK(sv_theory_config(&c, &t) == SV_OK && !t.var_sd_heavy_tail);
+    CHECK(spec_theory(c, &t) == SV_OK && !t.var_sd_heavy_tail);
 }
 
 int main(void)

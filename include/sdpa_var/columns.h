@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sdpa_var/experiment.h"
+#include "sdpa_var/engine.h"
+#include "sdpa_var/spec.h"
 #include "sdpa_var/summary.h"
 
 /** The kinds of output rows. Values pinned: appended, never renumbered. */
@@ -68,16 +69,16 @@ typedef enum sv_column_need {
  * row's kind uses (see sv_column.get), leave the others zero.
  */
 typedef struct sv_row_view {
-    const sv_config *cfg;        /**< the configuration: every kind */
+    const sv_spec *spec;         /**< the resolved spec: every kind */
     const char *scale_name;      /**< the scale choice as written ("sqrt", "dk",
                                       "none", "0.125"); NULL reads as "sqrt" for
-                                      cfg->scale 0, else "custom" */
+                                      spec's default scale, else "custom" */
     const sv_trial_stats *stats; /**< summary: &summary->mean; per-trial: the trial */
     const sv_summary *summary;   /**< summary rows only */
     uint64_t trial;              /**< per-trial: the trial's number */
     size_t row;                  /**< per-row: the query position */
     const double *row_sums;      /**< per-row: that row's SV_ROW_FIELDS sums over
-                                      cfg->trials trials (sv_config.row_sums) */
+                                      spec->trials trials (sv_taps.row_sums) */
     double bin_lo, bin_hi;       /**< histogram: the bin's edges */
     uint64_t bin_count[2];       /**< histogram: raw and scaled counts */
 } sv_row_view;
@@ -111,12 +112,12 @@ const sv_column *sv_columns_get(sv_output_kind kind, size_t i);
 const char *sv_output_kind_name(sv_output_kind kind);
 
 /**
- * Whether @p col's value must be defined (not NAN) in a row of @p cfg, by
+ * Whether @p col's value must be defined (not NAN) in a row of @p spec (resolved), by
  * col->need. With @p observed nonzero, an observed variance was given.
  * A REAL value that is NAN where this returns 1 is a failure of the run,
  * not an answer. Thread-safe, pure.
  */
-int sv_column_required(const sv_column *col, const sv_config *cfg, int observed);
+int sv_column_required(const sv_column *col, const sv_spec *spec, int observed);
 
 /**
  * The first column of @p kind whose value in @p row is NAN although

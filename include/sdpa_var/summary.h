@@ -8,8 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sdpa_var/experiment.h"
+#include "sdpa_var/engine.h"
 #include "sdpa_var/partial.h"
+#include "sdpa_var/spec.h"
 #include "sdpa_var/status.h"
 #include "sdpa_var/theory.h"
 
@@ -55,22 +56,21 @@ double sv_quantile_sorted(const double *x, size_t n, double p);
  * chunking, and a partial merged from shards gives the same summary.
  */
 typedef struct sv_summary_acc {
-    sv_config cfg;     /**< a copy of the configuration (trials: all of them), without
-                            its taps and progress callback: no pointers into the
-                            caller's buffers */
+    sv_spec spec;      /**< a copy of the resolved spec (trials: all of them) */
     sv_partial trials; /**< the trials added so far, from trial 0 */
 } sv_summary_acc;
 
 /**
- * Starts a summary of cfg->trials trials.
- * @return SV_OK; the errors of sv_config_check; SV_ENOMEM (nothing to free
- *         then).
+ * Starts a summary of spec->trials trials (trials 0 .. spec->trials - 1).
+ * @param spec a resolved spec (sv_spec_resolve).
+ * @return SV_OK; the errors of sv_spec_check; SV_EINVAL for acc NULL;
+ *         SV_ENOMEM (nothing to free then).
  */
-sv_status sv_summary_begin(const sv_config *cfg, sv_summary_acc *acc);
+sv_status sv_summary_begin(const sv_spec *spec, sv_summary_acc *acc);
 
 /**
  * Adds the next @p count trials, t[0 .. count - 1], in trial order.
- * @return SV_OK; SV_EINVAL if count exceeds the trials left (cfg->trials
+ * @return SV_OK; SV_EINVAL if count exceeds the trials left (spec->trials
  *         minus those added): nothing is added then; SV_ENOMEM.
  */
 sv_status sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t count);
@@ -79,36 +79,37 @@ sv_status sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t co
  * Finishes into *out and frees acc's arrays: means from the partial
  * (sv_partial_mean), spreads and quantiles of raw_var and scaled_var,
  * theory beside; @p observed as in sv_summary_compute.
- * @return SV_OK; SV_EINVAL if fewer than cfg->trials trials were added or
+ * @return SV_OK; SV_EINVAL if fewer than spec->trials trials were added or
  *         out is NULL (acc freed anyway: a caller that gives up on a
  *         summary passes out NULL to free it); the errors of
- *         sv_theory_config.
+ *         sv_theory_spec.
  */
 sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out);
 
 /**
  * A summary of the trials in @p part (which must hold trials
- * 0 .. cfg->trials - 1, e.g. merged from shards with sv_partial_merge):
+ * 0 .. spec->trials - 1, e.g. merged from shards with sv_partial_merge):
  * what sv_summary_end gives after adding the same trials. Reorders
  * part's raw_var and scaled_var (for the quantiles); frees nothing.
  * @return SV_OK; SV_EINVAL if part does not hold exactly those trials;
- *         the errors of sv_theory_config.
+ *         the errors of sv_theory_spec.
  */
-sv_status sv_summary_from_partial(const sv_config *cfg, sv_partial *part, double observed,
+sv_status sv_summary_from_partial(const sv_spec *spec, sv_partial *part, double observed,
                                   sv_summary *out);
 
 /**
- * Summarises cfg->trials per-trial results of sv_experiment_run(cfg, ...).
+ * Summarises the spec->trials per-trial results of trials 0 ..
+ * spec->trials - 1 of @p spec (resolved), as sv_engine_run writes them.
  * Means are sums in trial order divided by the count; the standard deviation
  * across trials is two-pass with ddof 1.
  *
  * @param observed a raw sample variance to locate in the distribution
  *                 (e.g. 1.6), or NAN for none.
- * @return SV_OK; SV_EINVAL for a configuration sv_config_check rejects;
+ * @return SV_OK; the errors of sv_spec_check;
  *         SV_ENOMEM if the copy sorted for the quantiles cannot be
  *         allocated (*out untouched after an error).
  */
-sv_status sv_summary_compute(const sv_config *cfg, const sv_trial_stats *per_trial, double observed,
+sv_status sv_summary_compute(const sv_spec *spec, const sv_trial_stats *per_trial, double observed,
                              sv_summary *out);
 
 #endif

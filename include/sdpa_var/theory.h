@@ -111,14 +111,15 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
  * Thread safety: pure. Cost: O(1), but O(terms) of a 2F1 series (at most
  * 10^5) with QK-norm and a planted key.
  *
- * @return SV_OK; the errors of sv_config_check (*out untouched).
+ * @param spec a resolved spec (sv_spec_resolve); its scale is not used.
+ * @return SV_OK; the errors of sv_spec_check (*out untouched).
  */
-struct sv_config;
-sv_status sv_theory_config(const struct sv_config *cfg, sv_theory *out);
+struct sv_spec;
+sv_status sv_theory_spec(const struct sv_spec *spec, sv_theory *out);
 
 /**
  * The expected mean of one trial's visible scores for @p spec (sv_spec.h;
- * what sv_theory_config's `mean` gives for the same fields), without the
+ * what sv_theory_spec's `mean` gives for the same fields), without the
  * rest of the theory: cheap enough to call per trial, where the engine
  * centres raw_var_known_mean on it.
  * @p spec must have passed sv_spec_check; it is not checked again (the
@@ -128,38 +129,38 @@ sv_status sv_theory_config(const struct sv_config *cfg, sv_theory *out);
  *         means; QK-norm with a planted key and non-normal entries), for a
  *         NULL spec or a zero size.
  */
-struct sv_spec;
 double sv_theory_mean(const struct sv_spec *spec);
 
 /**
  * Turns the theory of raw scores S into that of the scaled logits S / c,
- * c = sv_config_scale(cfg), in place: means and diag_logit divided by c,
- * variances (var, var_expected, var_ddof0, var_ddof1, var_sd, logit_var)
- * by c^2, entropy_approx recomputed from the scaled logit_var. q_var and
- * k_var are those of Q and K and stay.
+ * c = sv_spec_scale(spec) of a resolved spec, in place: means and
+ * diag_logit divided by c, variances (var, var_expected, var_ddof0,
+ * var_ddof1, var_sd, logit_var) by c^2, entropy_approx recomputed from
+ * the scaled logit_var. q_var and k_var are those of Q and K and stay.
  */
-void sv_theory_scale(const struct sv_config *cfg, sv_theory *t);
+void sv_theory_scale(const struct sv_spec *spec, sv_theory *t);
 
 /**
  * The softmax entropy approximation ln(keys seen) - sigma^2 / 2 for logits
  * of row variance @p logit_var (nats; keys seen is ln n_k, or ln(n!) / n
- * averaged over the rows of a causal mask). Taylor expansion of ln Z and
- * sum p x for small sigma^2 (docs/theory.md 8.7); it holds within ~5 %
- * only for n_k >= 16 and sigma^2 <= 1 (docs/experiments.md), and below 0
- * it would be a negative entropy, so outside that range it is NAN. Every
- * writer prints this value as is.
+ * averaged over the rows of a causal mask; n_k and causal from @p spec).
+ * Taylor expansion of ln Z and sum p x for small sigma^2 (docs/theory.md
+ * 8.7); it holds within ~5 % only for n_k >= 16 and sigma^2 <= 1
+ * (docs/experiments.md), and below 0 it would be a negative entropy, so
+ * outside that range it is NAN. Every writer prints this value as is.
  */
-double sv_theory_entropy_approx(const struct sv_config *cfg, double logit_var);
+double sv_theory_entropy_approx(const struct sv_spec *spec, double logit_var);
 
 /**
  * Range [*lo, *hi) of the score histogram (--histogram): 6 standard
  * deviations either side of the mean, for the raw scores and for the
  * scaled ones (S / c), joined, so both are binned on the same range.
- * Mean and variance are sv_theory_config's mean and var (planted scores
+ * Mean and variance are sv_theory_spec's mean and var (planted scores
  * included); where those have no closed form, QK-norm's bound |S| <= R^2
  * gives the range, else mean 0 and variance d_k.
- * @return SV_OK; the errors of sv_config_check (outputs untouched).
+ * @param spec a resolved spec (sv_spec_resolve).
+ * @return SV_OK; the errors of sv_spec_check (outputs untouched).
  */
-sv_status sv_theory_histogram_range(const struct sv_config *cfg, double *lo, double *hi);
+sv_status sv_theory_histogram_range(const struct sv_spec *spec, double *lo, double *hi);
 
 #endif

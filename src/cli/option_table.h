@@ -3,7 +3,7 @@
  *
  * X(ID, long name, short name (0: none), metavar (NULL: a flag), kind,
  *   lo, hi, default (text, parsed like a value; NULL: none), library field
- *   (the sv_config member sv_config_check_field names for it; NULL: none),
+ *   (the sv_spec member sv_spec_check_field names for it; NULL: none),
  *   section, help text ("\n" between lines; the range and the default are
  *   appended from lo, hi and the default))
  *

@@ -67,7 +67,9 @@ typedef struct cli_scale_choice {
 
 typedef struct cli_options {
     /* Resolved by cli_options_parse from what was given. */
-    sv_config base;           /* everything but d_k, scale, dist and init */
+    sv_spec base;             /* the experiment but d_k, scale, dist and init;
+                                 defaults not resolved (cli_options_spec) */
+    sv_exec exec;             /* threads and block rows (progress: run.c) */
     size_t dk[SV_DKLIST_MAX]; /* the --dk values, in the order given */
     size_t n_dk;
     cli_scale_choice scale[CLI_SCALES_MAX]; /* the --scale values */
@@ -94,7 +96,8 @@ typedef struct cli_options {
 
 /* Parses argv into *opt and validates it: the option table's syntax and
  * ranges, the rules of what applies with what, OMP_NUM_THREADS, then the
- * library's sv_config_check_field on every configuration. On a usage
+ * library's sv_spec_check_field (and sv_taps_check for a histogram) on
+ * every configuration. On a usage
  * error writes one printable line (without the program name or newline) to
  * err and returns 0. Reads only argv and the environment; re-entrant. */
 int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t errlen);
@@ -103,8 +106,9 @@ int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t
  * outermost, then dist, then init, d_k innermost. */
 size_t cli_options_count(const cli_options *opt);
 
-/* The i-th configuration (0 <= i < cli_options_count). */
-sv_config cli_options_config(const cli_options *opt, size_t i);
+/* The i-th configuration (0 <= i < cli_options_count) as a resolved spec
+ * (sv_spec_resolve; valid after cli_options_parse accepted opt). */
+sv_spec cli_options_spec(const cli_options *opt, size_t i);
 
 /* The --scale choice of the i-th configuration. */
 const cli_scale_choice *cli_options_scale(const cli_options *opt, size_t i);
@@ -127,7 +131,7 @@ void cli_options_usage(FILE *f);
 char *cli_quote(char *dst, size_t dstlen, const char *s);
 
 /* Used by validate.c: the table's rows, and resolving given values into
- * opt->base and friends. */
+ * opt->base, opt->exec and friends. */
 typedef struct cli_option_def {
     const char *name; /* long name, without "--" */
     char short_name;
@@ -135,7 +139,7 @@ typedef struct cli_option_def {
     cli_arg_kind kind;
     double lo, hi;
     const char *def;   /* default as text, or NULL */
-    const char *field; /* sv_config member, or NULL */
+    const char *field; /* sv_spec (or sv_exec) member, or NULL */
     int section;
     const char *help;
 } cli_option_def;

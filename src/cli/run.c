@@ -83,20 +83,31 @@ static uint64_t chunk_of(uint64_t trials)
     return trials < CLI_TRIAL_CHUNK ? trials : CLI_TRIAL_CHUNK;
 }
 
-double cli_run_bytes(const cli_options *opt, const sv_config *cfg, size_t engine_bytes)
+sv_status cli_run_engine_bytes(const cli_options *opt, const sv_spec *spec, size_t *bytes)
+{
+    sv_source src;
+    const sv_status st = sv_source_draw(spec, &src);
+    if (st != SV_OK)
+        return st;
+    return sv_engine_bytes(spec, &src, &opt->exec, NULL, spec->trials, bytes);
+}
+
+double cli_run_bytes(const cli_options *opt, const sv_spec *spec, size_t engine_bytes)
 {
     double b = (double)engine_bytes;
-    b += (double)chunk_of(cfg->trials) * (double)sizeof(sv_trial_stats);
-    b += 2.0 * sizeof(double) * (double)cfg->trials; /* sv_summary_acc */
+    b += (double)chunk_of(spec->trials) * (double)sizeof(sv_trial_stats);
+    b += 2.0 * sizeof(double) * (double)spec->trials; /* sv_summary_acc */
     if (opt->per_row)
-        b += (double)cfg->n_q * SV_ROW_FIELDS * sizeof(double);
+        b += (double)spec->n_q * SV_ROW_FIELDS * sizeof(double);
     b += 4.0 * ((double)opt->histogram + 1.0) * sizeof(uint64_t);
     return b;
 }
 
 /* One configuration while it runs. */
 typedef struct config_run {
-    sv_config cfg;
+    sv_spec spec;
+    sv_exec exec;
+    sv_taps taps;
     const char *scale_name;
     sv_trial_stats *chunk;
     double *row_sums;
@@ -121,8 +132,8 @@ static int undefined(const cli_sink *s, const sv_row_view *v, const char *where)
     const sv_column *c = sv_columns_first_undefined(s->kind, v, s->observed);
     if (!c)
         return 0;
-    say("%s is nan at d_k=%zu scale=%s dist=%s%s, which is not a true answer", c->name, v->cfg->d_k,
-        v->scale_name, sv_dist_name(v->cfg->dist), where);
+    say("%s is nan at d_k=%zu scale=%s dist=%s%s, which is not a true answer", c->name,
+        v->spec->d_k, v->scale_name, sv_dist_name(v->spec->dist), where);
     return 1;
 }
 
@@ -137,15 +148,15 @@ static int emit(cli_sink *s, const sv_row_view *v)
 
 static int alloc_taps(config_run *r, const cli_options *opt)
 {
-    sv_config *c = &r->cfg;
+    sv_taps *c = &r->taps;
     if (opt->histogram) {
         const size_t b = opt->histogram;
         r->hist = calloc(4 * (b + 1), sizeof(uint64_t));
         if (!r->hist)
             return 0;
-        if (sv_theory_histogram_range(c, &c->hist_lo, &c->hist_hi) != SV_OK)
+        if (sv_theory_histogram_range(&r->spec, &c->hist_lo, &c->hist_hi) != SV_OK)
             return 0;
-        c->hist_bins = b; /* after: the range checks c without bins */
+        c->hist_bins = b;
         /* What is printed goes first: raw then scaled, b + 1 each
          * (scores: the last counts those outside the range). */
         c->hist_raw = r->hist + (opt->weight_histogram ? 2 * (b + 1) : 0);
@@ -156,24 +167,26 @@ static int alloc_taps(config_run *r, const cli_options *opt)
         }
     }
     if (opt->per_row) {
-        r->row_sums = calloc(c->n_q * SV_ROW_FIELDS, sizeof(double));
+        r->row_sums = calloc(r->spec.n_q * SV_ROW_FIELDS, sizeof(double));
         c->row_sums = r->row_sums;
         if (!r->row_sums)
             return 0;
     }
-    r->chunk = calloc((size_t)chunk_of(c->trials), sizeof(sv_trial_stats));
+    r->chunk = calloc((size_t)chunk_of(r->spec.trials), sizeof(sv_trial_stats));
     return r->chunk != NULL;
 }
 
-/* Writes one chunk of per-trial rows, after checking all of them. */
-static int write_trials(cli_sink *s, const config_run *r, const sv_config *c, progress_line *pl)
+/* Writes one chunk of per-trial rows (trials first .. first + count - 1),
+ * after checking all of them. */
+static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64_t count,
+                        progress_line *pl)
 {
     char where[48];
-    sv_row_view v = {.cfg = &r->cfg, .scale_name = r->scale_name};
+    sv_row_view v = {.spec = &r->spec, .scale_name = r->scale_name};
     for (int pass = 0; pass < 2; pass++)
-        for (uint64_t t = 0; t < c->trials; t++) {
+        for (uint64_t t = 0; t < count; t++) {
             v.stats = &r->chunk[t];
-            v.trial = c->first_trial + t;
+            v.trial = first + t;
             snprintf(where, sizeof where, " trial=%llu", (unsigned long long)v.trial);
             if (pass == 0 && undefined(s, &v, where))
                 return 0;
@@ -190,33 +203,34 @@ static int write_trials(cli_sink *s, const config_run *r, const sv_config *c, pr
  * summary (same numbers as one call: the streams are numbered by trial). */
 static int run_trials(config_run *r, cli_sink *s, const cli_options *opt, progress_line *pl)
 {
-    const uint64_t trials = r->cfg.trials, chunk = chunk_of(trials);
+    const uint64_t trials = r->spec.trials, chunk = chunk_of(trials);
+    sv_source src;
     sv_summary_acc acc;
-    sv_status st = sv_summary_begin(&r->cfg, &acc);
+    sv_status st = sv_source_draw(&r->spec, &src);
+    if (st == SV_OK)
+        st = sv_summary_begin(&r->spec, &acc);
     if (st != SV_OK) { /* nothing to free */
-        say("d_k=%zu: %s", r->cfg.d_k, sv_status_str(st));
+        say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
         return 0;
     }
-    sv_config c = r->cfg;
     int ok = 1;
     for (uint64_t t0 = 0; st == SV_OK && ok && t0 < trials; t0 += chunk) {
-        c.first_trial = t0;
-        c.trials = trials - t0 < chunk ? trials - t0 : chunk;
+        const uint64_t n = trials - t0 < chunk ? trials - t0 : chunk;
         pl->t0 = t0;
-        pl->chunk = c.trials;
+        pl->chunk = n;
         pl->trials = trials;
-        st = sv_experiment_run(&c, r->chunk);
+        st = sv_engine_run(&r->spec, &src, &r->exec, &r->taps, t0, n, r->chunk);
         if (st == SV_OK)
-            st = sv_summary_add(&acc, r->chunk, (size_t)c.trials);
+            st = sv_summary_add(&acc, r->chunk, (size_t)n);
         if (st == SV_OK && s->kind == SV_OUTPUT_PER_TRIAL)
-            ok = write_trials(s, r, &c, pl);
+            ok = write_trials(s, r, t0, n, pl);
     }
     if (st != SV_OK || !ok)
         sv_summary_end(&acc, NAN, NULL); /* frees */
     else
         st = sv_summary_end(&acc, opt->observed, &r->summary);
     if (st != SV_OK)
-        say("d_k=%zu: %s", r->cfg.d_k, sv_status_str(st));
+        say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
     return st == SV_OK && ok;
 }
 
@@ -224,7 +238,7 @@ static int run_trials(config_run *r, cli_sink *s, const cli_options *opt, progre
  * their chunks), each checked before any is written. */
 static int write_config(cli_sink *s, const config_run *r, const cli_options *opt, progress_line *pl)
 {
-    sv_row_view v = {.cfg = &r->cfg, .scale_name = r->scale_name};
+    sv_row_view v = {.spec = &r->spec, .scale_name = r->scale_name};
     switch (s->kind) {
     case SV_OUTPUT_SUMMARY:
         v.stats = &r->summary.mean;
@@ -237,7 +251,7 @@ static int write_config(cli_sink *s, const config_run *r, const cli_options *opt
         return 1;
     case SV_OUTPUT_PER_ROW:
         for (int pass = 0; pass < 2; pass++)
-            for (size_t i = 0; i < r->cfg.n_q; i++) {
+            for (size_t i = 0; i < r->spec.n_q; i++) {
                 v.row = i;
                 v.row_sums = r->row_sums + i * SV_ROW_FIELDS;
                 if (pass == 0 && undefined(s, &v, " (per row)"))
@@ -252,8 +266,8 @@ static int write_config(cli_sink *s, const config_run *r, const cli_options *opt
     case SV_OUTPUT_HISTOGRAM: {
         const size_t b = opt->histogram;
         const uint64_t *h = r->hist;
-        const double lo = opt->weight_histogram ? 0.0 : r->cfg.hist_lo;
-        const double hi = opt->weight_histogram ? 1.0 : r->cfg.hist_hi;
+        const double lo = opt->weight_histogram ? 0.0 : r->taps.hist_lo;
+        const double hi = opt->weight_histogram ? 1.0 : r->taps.hist_hi;
         erase_progress(pl);
         if (!opt->weight_histogram && (h[b] || h[2 * b + 1]))
             fprintf(stderr,
@@ -288,17 +302,18 @@ int cli_run(const cli_options *opt, cli_format format)
     const int progress = !opt->quiet && isatty(STDERR_FILENO);
     int ok = 1;
     for (size_t i = 0; ok && i < count; i++) {
-        config_run r = {.cfg = cli_options_config(opt, i),
+        config_run r = {.spec = cli_options_spec(opt, i),
+                        .exec = opt->exec,
                         .scale_name = cli_options_scale(opt, i)->name};
         if (progress) {
             pl.index = i;
-            pl.d_k = r.cfg.d_k;
+            pl.d_k = r.spec.d_k;
             pl.config_start = now();
-            r.cfg.progress = show_progress;
-            r.cfg.progress_ctx = &pl;
+            r.exec.progress = show_progress;
+            r.exec.progress_ctx = &pl;
         }
         if (!alloc_taps(&r, opt)) {
-            say("d_k=%zu: %s", r.cfg.d_k, sv_status_str(SV_ENOMEM));
+            say("d_k=%zu: %s", r.spec.d_k, sv_status_str(SV_ENOMEM));
             ok = 0;
         } else
             ok = run_trials(&r, &sink, opt, &pl) && write_config(&sink, &r, opt, &pl);
@@ -317,11 +332,11 @@ double cli_run_estimate(const cli_options *opt)
 {
     double most = 0.0;
     for (size_t i = 0; i < cli_options_count(opt); i++) {
-        const sv_config cfg = cli_options_config(opt, i);
+        const sv_spec spec = cli_options_spec(opt, i);
         size_t bytes = 0;
-        if (sv_experiment_bytes(&cfg, &bytes) != SV_OK)
+        if (cli_run_engine_bytes(opt, &spec, &bytes) != SV_OK)
             return NAN;
-        const double b = cli_run_bytes(opt, &cfg, bytes);
+        const double b = cli_run_bytes(opt, &spec, bytes);
         most = b > most ? b : most;
     }
     return CLI_RUN_BASE_BYTES + most;

@@ -5,11 +5,15 @@
 
 #include "options.h"
 
-/* Bytes the run of configuration @p cfg takes beyond the engine's own
- * @p engine_bytes (sv_experiment_bytes) and the process's fixed share
+/* Bytes sv_engine_bytes gives for the random draws of @p spec with
+ * opt->exec and no taps. @return its status. */
+sv_status cli_run_engine_bytes(const cli_options *opt, const sv_spec *spec, size_t *bytes);
+
+/* Bytes the run of configuration @p spec takes beyond the engine's own
+ * @p engine_bytes (cli_run_engine_bytes) and the process's fixed share
  * (CLI_RUN_BASE_BYTES): one chunk of per-trial statistics, two doubles per
  * trial for the summary's quantiles, the per-row sums and the histogram. */
-double cli_run_bytes(const cli_options *opt, const sv_config *cfg, size_t engine_bytes);
+double cli_run_bytes(const cli_options *opt, const sv_spec *spec, size_t engine_bytes);
 
 /* Resident memory of the process before any configuration runs (the
  * program, libc, OpenBLAS and OpenMP), measured with /usr/bin/time -f %M on

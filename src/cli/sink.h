@@ -12,7 +12,7 @@
 /* One configuration as the table needs it after the run (a summary is
  * small; the table is the only sink that waits for all of them). */
 typedef struct cli_table_entry {
-    sv_config cfg;
+    sv_spec spec;
     sv_summary summary;
     char scale_name[32];
 } cli_table_entry;

@@ -176,18 +176,18 @@ static int omp_threads(cli_options *o, char *err, size_t errlen)
         return cli_fail(err, errlen, "OMP_NUM_THREADS: '%s%s", cli_quote(q, sizeof q, env),
                         reason ? reason : "' is not valid");
     }
-    o->base.threads = (int)v;
+    o->exec.threads = (int)v;
     return 1;
 }
 
-/* Every option given -> opt->base and the output settings. The one place
+/* Every option given -> opt->base, opt->exec and the output settings. The one place
  * that knows which field an option sets. */
 static void resolve(cli_options *o)
 {
     const uint64_t *c = o->count;
     const double *r = o->real;
     const unsigned char *g = o->given;
-    sv_config *b = &o->base;
+    sv_spec *b = &o->base;
     b->n_q = (size_t)(g[CLI_OPT_NQ] ? c[CLI_OPT_NQ] : c[CLI_OPT_N]);
     b->n_k = (size_t)(g[CLI_OPT_NK] ? c[CLI_OPT_NK] : c[CLI_OPT_N]);
     b->trials = c[CLI_OPT_TRIALS];
@@ -206,8 +206,9 @@ static void resolve(cli_options *o)
     b->causal = g[CLI_OPT_CAUSAL];
     b->values = on(o, CLI_OPT_VALUES);
     b->d_v = (size_t)c[CLI_OPT_DV];
-    b->threads = (int)c[CLI_OPT_THREADS];
-    b->block_rows = g[CLI_OPT_BLOCK_ROWS] ? (size_t)c[CLI_OPT_BLOCK_ROWS] : 0; /* 0: one tile */
+    o->exec.threads = (int)c[CLI_OPT_THREADS];
+    o->exec.block_rows =
+        g[CLI_OPT_BLOCK_ROWS] ? (size_t)c[CLI_OPT_BLOCK_ROWS] : 0; /* 0: one tile */
     o->per_trial = g[CLI_OPT_PER_TRIAL];
     o->per_row = g[CLI_OPT_PER_ROW];
     o->no_header = g[CLI_OPT_NO_HEADER];
@@ -234,19 +235,19 @@ const char *cli_options_dist_name(const cli_options *opt, size_t i)
     return sv_dist_name(opt->dist[i / (opt->n_dk * opt->n_init) % opt->n_dist]);
 }
 
-/* Kept small: the engine engineer maps it onto sv_spec. */
-sv_config cli_options_config(const cli_options *opt, size_t i)
+sv_spec cli_options_spec(const cli_options *opt, size_t i)
 {
-    sv_config cfg = opt->base;
-    cfg.d_k = opt->dk[i % opt->n_dk];
-    cfg.init = opt->init[i / opt->n_dk % opt->n_init];
-    cfg.dist = opt->dist[i / (opt->n_dk * opt->n_init) % opt->n_dist];
+    sv_spec spec = opt->base;
+    spec.d_k = opt->dk[i % opt->n_dk];
+    spec.init = opt->init[i / opt->n_dk % opt->n_init];
+    spec.dist = opt->dist[i / (opt->n_dk * opt->n_init) % opt->n_dist];
     const cli_scale_choice *c = cli_options_scale(opt, i);
-    cfg.scale = c->kind == CLI_SCALE_SQRT   ? 0.0
-                : c->kind == CLI_SCALE_DK   ? (double)cfg.d_k
-                : c->kind == CLI_SCALE_NONE ? 1.0
-                                            : c->value;
-    return cfg;
+    spec.scale = c->kind == CLI_SCALE_SQRT   ? 0.0
+                 : c->kind == CLI_SCALE_DK   ? (double)spec.d_k
+                 : c->kind == CLI_SCALE_NONE ? 1.0
+                                             : c->value;
+    (void)sv_spec_resolve(&spec); /* checked by cli_options_validate */
+    return spec;
 }
 
 /* The option that sets library field `field`: the given one if several
@@ -262,9 +263,9 @@ static int option_of(const cli_options *o, const char *field)
     return found;
 }
 
-/* A failure of sv_config_check_field on configuration cfg, as a message
- * naming the option and its value. */
-static int library_error(const cli_options *o, size_t index, const sv_config *cfg, sv_status st,
+/* A failure of sv_spec_check_field on spec cfg, as a message naming the
+ * option and its value. */
+static int library_error(const cli_options *o, size_t index, const sv_spec *cfg, sv_status st,
                          const char *field, char *err, size_t errlen)
 {
     const int id = field ? option_of(o, field) : -1;
@@ -305,15 +306,12 @@ static int library_error(const cli_options *o, size_t index, const sv_config *cf
         snprintf(q, sizeof q, "%zu", cfg->d_k);
     if (id == CLI_OPT_SCALE) /* the item of this configuration, not the list */
         cli_quote(q, sizeof q, cli_options_scale(o, index)->name);
-    if (st == SV_EOVERFLOW) {
-        sv_spec spec;
-        sv_config_spec(cfg, &spec);
+    if (st == SV_EOVERFLOW)
         return cli_fail(err, errlen,
                         "--%s: '%s' is too %s: scores could reach %.3g at d_k=%zu (at most "
                         "%.3g)",
-                        name, q, id == CLI_OPT_SCALE ? "small" : "large",
-                        sv_spec_score_bound(&spec), cfg->d_k, SV_SCORE_MAX);
-    }
+                        name, q, id == CLI_OPT_SCALE ? "small" : "large", sv_spec_score_bound(cfg),
+                        cfg->d_k, SV_SCORE_MAX);
     if (id == CLI_OPT_SCALE && st == SV_EINVAL) /* scale^2 underflows to 0 */
         return cli_fail(err, errlen,
                         "--scale: '%s' is too small (its square is not a positive "
@@ -341,22 +339,31 @@ int cli_options_validate(cli_options *o, char *err, size_t errlen)
                         "--scale, --dist, --init)",
                         n);
     for (size_t i = 0; i < n; i++) {
-        sv_config cfg = cli_options_config(o, i);
-        if (o->histogram) {             /* checked with the histogram the run will ask for */
-            uint64_t dummy[2] = {0, 0}; /* not written: the check reads nothing */
-            cfg.hist_bins = o->histogram;
-            cfg.hist_lo = o->weight_histogram ? 0.0 : -1.0;
-            cfg.hist_hi = 1.0;
-            cfg.hist_raw = cfg.hist_scaled = dummy;
-            if (o->weight_histogram)
-                cfg.hist_w_raw = cfg.hist_w_scaled = dummy;
-        }
+        const sv_spec spec = cli_options_spec(o, i);
         const char *field = NULL;
-        const sv_status st = sv_config_check_field(&cfg, &field);
-        if (st == SV_EINVAL && field && strcmp(field, "hist_bins") == 0 && o->weight_histogram)
-            return cli_fail(err, errlen, "--weight-histogram needs n_k <= 4096 (got %zu)", cfg.n_k);
+        sv_status st = SV_EINVAL;
+        /* The spec takes a std of 1 with d_model; the CLI rejects the option. */
+        if (spec.d_model > 0 && (o->given[CLI_OPT_Q_STD] || o->given[CLI_OPT_K_STD]))
+            field = o->given[CLI_OPT_Q_STD] ? "q_std" : "k_std";
+        else
+            st = sv_spec_check_field(&spec, &field);
+        if (st == SV_OK && o->histogram) { /* the histogram the run will ask for */
+            uint64_t dummy[2] = {0, 0};    /* not written: the check reads nothing */
+            sv_taps taps = {.hist_bins = o->histogram,
+                            .hist_lo = o->weight_histogram ? 0.0 : -1.0,
+                            .hist_hi = 1.0,
+                            .hist_raw = dummy,
+                            .hist_scaled = dummy};
+            if (o->weight_histogram)
+                taps.hist_w_raw = taps.hist_w_scaled = dummy;
+            st = sv_taps_check(&taps, &spec);
+            if (st != SV_OK && o->weight_histogram)
+                return cli_fail(err, errlen, "--weight-histogram needs n_k <= 4096 (got %zu)",
+                                spec.n_k);
+            field = "hist_bins";
+        }
         if (st != SV_OK)
-            return library_error(o, i, &cfg, st, field, err, errlen);
+            return library_error(o, i, &spec, st, field, err, errlen);
     }
     return 1;
 }
@@ -372,23 +379,23 @@ static size_t physical_memory(void)
 
 int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
 {
-    const sv_config *b = &opt->base;
+    const sv_spec *b = &opt->base;
     const double gib = 1024.0 * 1024.0 * 1024.0;
     const size_t mem = physical_memory();
     for (size_t i = 0; i < cli_options_count(opt); i++) {
-        sv_config cfg = cli_options_config(opt, i);
+        const sv_spec spec = cli_options_spec(opt, i);
         size_t bytes;
-        sv_status st = sv_experiment_bytes(&cfg, &bytes);
+        sv_status st = cli_run_engine_bytes(opt, &spec, &bytes);
         if (st != SV_OK)
-            return library_error(opt, i, &cfg, st, "n_q", err, errlen);
+            return library_error(opt, i, &spec, st, "n_q", err, errlen);
         /* What the run of this configuration takes (run.c): rows are
          * written before the next configuration starts. */
-        const double need = CLI_RUN_BASE_BYTES + cli_run_bytes(opt, &cfg, bytes);
+        const double need = CLI_RUN_BASE_BYTES + cli_run_bytes(opt, &spec, bytes);
         if (need > (double)mem)
             return cli_fail(err, errlen,
                             "sizes too large: d_k=%zu, n_q=%zu, n_k=%zu, trials=%llu need %.3g "
                             "GiB of memory; this machine has %.3g GiB",
-                            cfg.d_k, b->n_q, b->n_k, (unsigned long long)b->trials, need / gib,
+                            spec.d_k, b->n_q, b->n_k, (unsigned long long)b->trials, need / gib,
                             (double)mem / gib);
     }
     return 1;

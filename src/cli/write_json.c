@@ -53,8 +53,8 @@ static cJSON *config_value(const cli_options *opt, size_t count, const sv_column
     sv_value *seen = malloc(count * sizeof *seen);
     size_t n = 0;
     for (size_t i = 0; seen && list && i < count; i++) {
-        const sv_config cfg = cli_options_config(opt, i);
-        const sv_row_view v = {.cfg = &cfg, .scale_name = cli_options_scale(opt, i)->name};
+        const sv_spec spec = cli_options_spec(opt, i);
+        const sv_row_view v = {.spec = &spec, .scale_name = cli_options_scale(opt, i)->name};
         const sv_value x = c->get(&v);
         size_t j = 0;
         while (j < n && !same_value(c, seen[j], x))

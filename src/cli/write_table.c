@@ -33,7 +33,7 @@ static double col(const cli_table_entry *e, const char *name, int power)
 {
     if (!name)
         return NAN;
-    const sv_row_view v = {.cfg = &e->cfg,
+    const sv_row_view v = {.spec = &e->spec,
                            .scale_name = e->scale_name,
                            .stats = &e->summary.mean,
                            .summary = &e->summary};
@@ -56,7 +56,7 @@ static const sv_column *find_column(const char *name)
 /* A configuration column's value as text ("sqrt", "64", "0.5"). */
 static void config_text(const sv_column *c, const cli_table_entry *e, char *buf, size_t len)
 {
-    const sv_row_view v = {.cfg = &e->cfg, .scale_name = e->scale_name};
+    const sv_row_view v = {.spec = &e->spec, .scale_name = e->scale_name};
     const sv_value x = c->get(&v);
     if (c->type == SV_VALUE_TEXT)
         snprintf(buf, len, "%s", x.text);
@@ -108,7 +108,7 @@ static void word(line_wrap *w, const char *fmt, ...)
  * vary between the entries (each row or block names those). */
 static void title(FILE *f, const cli_table_entry *e, size_t n)
 {
-    const sv_config *c = &e->cfg;
+    const sv_spec *c = &e->spec;
     line_wrap w = {f, 0};
     word(&w, "sdpa-var %s", SV_VERSION_STRING);
     if (!varies("dk", e, n))
@@ -177,7 +177,7 @@ static void print_rows(FILE *f, const cli_table_entry *e, const stat_row *rows, 
  * (when the column table says their measured column must be defined). */
 static void option_rows(FILE *f, const cli_table_entry *e)
 {
-    const sv_config *c = &e->cfg;
+    const sv_spec *c = &e->spec;
     const int obs = 0;
     if (sv_column_required(find_column("raw_diag_logit"), c, obs)) {
         static const stat_row r[] = {
@@ -211,7 +211,7 @@ static void option_rows(FILE *f, const cli_table_entry *e)
 /* What the one-configuration table's numbers mean. */
 static void footer(FILE *f, const cli_table_entry *e)
 {
-    const sv_config *c = &e->cfg;
+    const sv_spec *c = &e->spec;
     const sv_summary *s = &e->summary;
     const int plain = c->q_mean == 0.0 && c->k_mean == 0.0 && !c->causal && c->d_model == 0 &&
                       c->plant == 0.0 && !c->qk_norm;
@@ -279,13 +279,13 @@ static const stat_row extremes[] = {
  * across. */
 static void table_one(FILE *f, const cli_table_entry *e)
 {
-    const sv_config *c = &e->cfg;
+    const sv_spec *c = &e->spec;
     const sv_summary *s = &e->summary;
     const int w = 12;
     const int many = c->trials > 1;
     title(f, e, 1);
     char scaled_head[64];
-    if (c->scale == 0.0)
+    if (strcmp(e->scale_name, "sqrt") == 0)
         snprintf(scaled_head, sizeof scaled_head, "scaled QK^T/sqrt(d_k)");
     else
         snprintf(scaled_head, sizeof scaled_head, "scaled QK^T/%.6g", s->scale);
@@ -352,7 +352,7 @@ static void table_sweep(FILE *f, const cli_options *opt, const cli_table_entry *
                                            "raw_max_weight",
                                            "scaled_max_weight",
                                            "raw_var_cdf_observed"};
-        fprintf(f, "%6zu", e->cfg.d_k);
+        fprintf(f, "%6zu", e->spec.d_k);
         for (size_t k = 0; k < 8u + (size_t)obs; k++)
             cell(f, w, col(e, cols[k], 0));
         fputc('\n', f);
@@ -360,7 +360,7 @@ static void table_sweep(FILE *f, const cli_options *opt, const cli_table_entry *
     fprintf(f,
             "\nTheory: E[sample variance] of the raw scores, divided by c^2 (scaled).\n"
             "Entropy <= %s = %.4f.\n",
-            res[0].cfg.causal ? "ln(n!)/n" : "ln n_k", col(&res[0], "entropy_bound", 0));
+            res[0].spec.causal ? "ln(n!)/n" : "ln n_k", col(&res[0], "entropy_bound", 0));
     if (obs)
         fprintf(f, "P(<=V): fraction of trials with raw sample variance <= V = %g.\n",
                 opt->observed);
@@ -378,7 +378,7 @@ void cli_table_begin(cli_sink *s)
     /* The configurations, for the title and the block labels. */
     for (size_t i = 0; i < s->count; i++) {
         cli_table_entry *e = &s->entries[i];
-        e->cfg = cli_options_config(s->opt, i);
+        e->spec = cli_options_spec(s->opt, i);
         snprintf(e->scale_name, sizeof e->scale_name, "%s", cli_options_scale(s->opt, i)->name);
         e->summary.observed = NAN;
         e->summary.qk_radius = NAN; /* known after the run */
@@ -396,7 +396,7 @@ void cli_table_row(cli_sink *s, const sv_row_view *row)
     }
     if (s->kind == SV_OUTPUT_SUMMARY) {
         cli_table_entry *e = &s->entries[s->n_entries++];
-        e->cfg = *row->cfg;
+        e->spec = *row->spec;
         e->summary = *row->summary;
         snprintf(e->scale_name, sizeof e->scale_name, "%s",
                  row->scale_name ? row->scale_name : "sqrt");
@@ -410,7 +410,7 @@ void cli_table_row(cli_sink *s, const sv_row_view *row)
     }
     const int w = 10;
     const sv_trial_stats *t = row->stats;
-    fprintf(s->f, "%6llu %6zu", (unsigned long long)row->trial, row->cfg->d_k);
+    fprintf(s->f, "%6llu %6zu", (unsigned long long)row->trial, row->spec->d_k);
     cell(s->f, w, t->raw_var);
     cell(s->f, w, t->scaled_var);
     cell(s->f, w, t->raw_entropy);

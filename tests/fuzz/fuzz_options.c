@@ -7,7 +7,7 @@
  *   - a rejection leaves one message line: non-empty, NUL-terminated
  *     within the buffer, no newline;
  *   - what the CLI accepts (parse and size check), the library accepts too:
- *     every configuration passes sv_config_check and sv_experiment_bytes
+ *     every configuration passes sv_spec_check and sv_engine_bytes
  *     (the CLI's guards must not be the library's only guards, and the
  *     library must not reject what the CLI promised to run). */
 #define _POSIX_C_SOURCE 200809L
@@ -72,10 +72,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else {
             const size_t n = cli_options_count(&opt);
             for (size_t i = 0; i < n; i++) {
-                const sv_config cfg = cli_options_config(&opt, i);
+                const sv_spec cfg = cli_options_spec(&opt, i);
                 size_t bytes = 0;
-                const sv_status st = sv_config_check(&cfg);
-                const sv_status sb = st == SV_OK ? sv_experiment_bytes(&cfg, &bytes) : st;
+                sv_source src;
+                const sv_status st = sv_spec_check(&cfg);
+                const sv_status sb =
+                    st == SV_OK && sv_source_draw(&cfg, &src) == SV_OK
+                        ? sv_engine_bytes(&cfg, &src, &opt.exec, NULL, cfg.trials, &bytes)
+                        : st;
                 if (st != SV_OK || sb != SV_OK) {
                     fprintf(stderr,
                             "CLI accepted configuration %zu (d_k %zu, n_q %zu, n_k %zu),"

@@ -66,22 +66,11 @@ int main(void)
         return 1;
     }
     /* The per-trial columns of the column table, as the CLI writes them. */
-    const sv_config cfg = {.d_k = s.d_k,
-                           .n_q = s.n_q,
-                           .n_k = s.n_k,
-                           .trials = s.trials,
-                           .scale = s.scale,
-                           .q_mean = s.q_mean,
-                           .k_mean = s.k_mean,
-                           .causal = s.causal,
-                           .values = s.values,
-                           .d_v = s.d_v,
-                           .ddof = s.ddof};
     const size_t ncol = sv_columns_count(SV_OUTPUT_PER_TRIAL);
     for (size_t c = 0; c < ncol; c++)
         printf("%s%c", sv_columns_get(SV_OUTPUT_PER_TRIAL, c)->name, c + 1 < ncol ? ',' : '\n');
     for (unsigned long long t = 0; t < count; t++) {
-        const sv_row_view row = {.cfg = &cfg, .stats = &out[t], .trial = first + t};
+        const sv_row_view row = {.spec = &s, .stats = &out[t], .trial = first + t};
         for (size_t c = 0; c < ncol; c++) {
             const sv_column *col = sv_columns_get(SV_OUTPUT_PER_TRIAL, c);
             const sv_value v = col->get(&row);
