@@ -16,9 +16,12 @@
 #                    NAME.svg when term='pdfcairo' or term='svg' is given).
 #   size='1600,900'  width,height: pixels for .png and .svg, inches for .pdf
 #                    (units allowed there: size='16cm,9cm').  Default: the
-#                    script's own size in pixels; for .pdf the same size at
-#                    72 pixels per inch, so the PDF has the PNG's layout.
-#   width=1600; height=900   the same in pixels (older form of size).
+#                    script's own size in pixels, which for .pdf becomes
+#                    inches at 144 pixels per inch: there pdfcairo's 12 pt
+#                    font takes the room pngcairo's takes in the PNG, so the
+#                    PDF has the PNG's layout (1000x700 px -> 6.94x4.86 in).
+#   width=1600; height=900   the size in pixels for every format (a .pdf
+#                    converts them as above); size, when given, wins.
 #   fontscale=1.6    multiplies the 12 pt base font (and line widths and
 #                    points with it): 1.6 at 1600x900 reads well on a slide.
 #   term='qt'        a window (qt, wxt, x11, aqua, windows) that stays until it
@@ -74,7 +77,7 @@ if (!interactive && ((sv_e eq "png" && term ne "pngcairo" && term ne "png") || \
 }
 
 if (!exists("size")) {
-    size = (term eq "pdfcairo" ? sprintf("%.4gin,%.4gin", width / 72.0, height / 72.0) \
+    size = (term eq "pdfcairo" ? sprintf("%.4gin,%.4gin", width / 144.0, height / 144.0) \
                                : sprintf("%d,%d", width, height))
 }
 sv_font = sprintf("DejaVu Sans,%g", 12 * fontscale)

@@ -24,6 +24,7 @@ Commands run in a scratch directory holding build/sdpa-var (the binary under
 test), scripts/ (the source tree's) and an empty docs/figures/, with
 sdpa-var on PATH, so README's `sdpa-var ...` and `build/sdpa-var ...` both
 run the build's binary and figures never overwrite the committed ones.
+The directory is removed at the end unless SV_DOCS_SCRATCH names it.
 
 --update rewrites every compared session's output in place from the current
 tool (keeping "..." elisions and the number of lines around them), so the
@@ -34,6 +35,7 @@ unified diff for each mismatch and exits 1.
 import difflib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -155,7 +157,14 @@ def main():
         return 2
     binary, src = os.path.abspath(args[0]), os.path.abspath(args[1])
     slow = os.environ.get("SV_DOCS_SLOW") == "1"
-    scratch = tempfile.mkdtemp(prefix="sv-docs-")
+    # SV_DOCS_SCRATCH=DIR (a new directory) keeps what the commands wrote,
+    # e.g. the figures, to look at or to copy into docs/figures.
+    keep = os.environ.get("SV_DOCS_SCRATCH")
+    if keep:
+        os.makedirs(keep)
+        scratch = os.path.abspath(keep)
+    else:
+        scratch = tempfile.mkdtemp(prefix="sv-docs-")
     os.makedirs(os.path.join(scratch, "build"))
     os.makedirs(os.path.join(scratch, "docs", "figures"))
     os.makedirs(os.path.join(scratch, "bin"))
@@ -222,6 +231,8 @@ def main():
             for lo, hi, new in sorted(edits, reverse=True):
                 lines[lo:hi] = new
             open(path, "w", encoding="utf-8").write("\n".join(lines))
+    if not keep:
+        shutil.rmtree(scratch, ignore_errors=True)
     print("doc_commands: %d passed, %d failed, %d skipped (listed above)" % (passed, failed, skipped))
     return 1 if failed else 0
 
