@@ -1,6 +1,6 @@
 /* A tiny experiment through the installed public API: the mean over 16
  * trials of the raw sample variance of Q K^T, d_k = 64, n_q = n_k = 64,
- * against sv_theory_config's E[s^2]. Prints the version it was built with
+ * against sv_theory_spec's E[s^2]. Prints the version it was built with
  * and exits 0 only when the mean lies within 5 standard errors. */
 #include <math.h>
 #include <stdio.h>
@@ -19,10 +19,13 @@ int main(void)
     cfg.seed = 42;
     cfg.dist = SV_DIST_NORMAL;
     sv_trial_stats per_trial[TRIALS];
+    sv_spec spec;
     sv_theory th;
     sv_status st = sv_experiment_run(&cfg, per_trial);
     if (st == SV_OK)
-        st = sv_theory_config(&cfg, &th);
+        st = sv_config_spec(&cfg, &spec);
+    if (st == SV_OK)
+        st = sv_theory_spec(&spec, &th);
     if (st != SV_OK) {
         fprintf(stderr, "consumer: %s\n", sv_status_str(st));
         return 1;
