@@ -65,7 +65,7 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
                         sv_theory *out)
 {
     if (dist == SV_DIST_STUDENT_T)
-        return SV_EINVAL; /* needs nu: sv_theory_config */
+        return SV_EINVAL; /* needs nu: sv_theory_spec */
     return theory_unit(d_k, n_q, n_k, ddof, sv_dist_fourth_moment(dist, 0.0), out);
 }
 
@@ -186,7 +186,7 @@ static double plant_diag_qk(const sv_spec *cfg)
     return R * R * normal_cos_mean(re, (double)cfg->d_k);
 }
 
-/* What each case of sv_theory_config derives: the mean and known-mean
+/* What each case of sv_theory_spec derives: the mean and known-mean
  * variance of the visible scores, E[M2] (M2 = sum (S - mean of trial)^2),
  * sqrt(Var(M2)), the mean planted or shared-token score, a row's logit
  * variance. NAN: not derived. */

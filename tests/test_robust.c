@@ -10,11 +10,46 @@
 #include "reference.h"
 #include "sdpa_var/sdpa_var.h"
 
-static sv_config config(size_t d, size_t nq, size_t nk, uint64_t trials)
+/* A spec with its defaults unresolved: tests change fields, then run. */
+static sv_spec config(size_t d, size_t nq, size_t nk, uint64_t trials)
 {
-    sv_config c = {
+    sv_spec c = {
         .d_k = d, .n_q = nq, .n_k = nk, .trials = trials, .seed = 9u, .dist = SV_DIST_NORMAL};
     return c;
+}
+
+/* @p c resolved, even where sv_spec_resolve fails (the engine's own checks
+ * are what the tests below hold to account). */
+static sv_spec resolved(sv_spec c)
+{
+    (void)sv_spec_resolve(&c);
+    return c;
+}
+
+/* All trials of @p c on its random draws with @p exec. */
+static sv_status run(sv_spec c, sv_exec exec, sv_trial_stats *out)
+{
+    sv_source src;
+    c = resolved(c);
+    sv_source_draw(&c, &src);
+    return sv_engine_run(&c, &src, &exec, NULL, 0, c.trials, out);
+}
+
+/* sv_engine_bytes for all trials of @p c, one thread. */
+static sv_status bytes_of(sv_spec c, size_t *bytes)
+{
+    sv_source src;
+    const sv_exec exec = {.threads = 1};
+    c = resolved(c);
+    sv_source_draw(&c, &src);
+    return sv_engine_bytes(&c, &src, &exec, NULL, c.trials, bytes);
+}
+
+/* sv_spec_check_field of @p c resolved. */
+static sv_status check(sv_spec c, const char **field)
+{
+    c = resolved(c);
+    return sv_spec_check_field(&c, field);
 }
 
 /* Packed short rows: rows x n around the 256-double chunk. With n = 1, 256
@@ -56,16 +91,14 @@ static void test_short_rows(void)
 static void test_block_rows(void)
 {
     const size_t blocks[] = {SIZE_MAX, SIZE_MAX - 615, SIZE_MAX / 2 + 1, 1111, 1112, 100000};
-    sv_config c = config(4, 1111, 1111, 1);
+    const sv_spec c = config(4, 1111, 1111, 1);
     sv_trial_stats want, got;
-    CHECK(sv_experiment_run(&c, &want) == SV_OK);
+    CHECK(run(c, (sv_exec){0}, &want) == SV_OK);
     CHECK(!isnan(want.raw_var));
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
         memset(&got, 0x5a, sizeof got);
-        c.block_rows = blocks[i];
         for (int t = 1; t <= 2; t++) {
-            c.threads = t;
-            CHECK(sv_experiment_run(&c, &got) == SV_OK);
+            CHECK(run(c, (sv_exec){.threads = t, .block_rows = blocks[i]}, &got) == SV_OK);
             CHECK(memcmp(&got, &want, sizeof got) == 0);
         }
     }
@@ -79,12 +112,9 @@ static void test_tiny_tiles(void)
 {
     const size_t shapes[][3] = {{1, 257, 1}, {2, 257, 1}, {1, 300, 2}, {1, 513, 1}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        sv_config c = config(shapes[i][0], shapes[i][1], shapes[i][2], 3);
-        c.threads = 1;
+        const sv_spec s = resolved(config(shapes[i][0], shapes[i][1], shapes[i][2], 3));
         sv_trial_stats got[3], want;
-        CHECK(sv_experiment_run(&c, got) == SV_OK);
-        sv_spec s;
-        CHECK(sv_config_spec(&c, &s) == SV_OK);
+        CHECK(run(s, (sv_exec){.threads = 1}, got) == SV_OK);
         for (uint64_t t = 0; t < 3; t++) {
             ref_trial(&s, t, &want);
             CHECK(ref_compare(&s, &got[t], &want, 1e-12, "tiny tiles") == 0);
@@ -108,29 +138,27 @@ static void test_sizes(void)
         {1, (size_t)1 << 40, 1, INT_MAX, 1, SV_ERANGE},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        sv_config c = config(bad[i].d, bad[i].nq, bad[i].nk, 1);
+        sv_spec c = config(bad[i].d, bad[i].nq, bad[i].nk, 1);
         c.values = bad[i].values;
         c.d_v = bad[i].dv;
-        c.threads = 1;
         size_t bytes = 7;
         sv_trial_stats r;
-        CHECK(sv_config_check(&c) == bad[i].want);
-        CHECK(sv_experiment_bytes(&c, &bytes) == bad[i].want && bytes == 7);
-        CHECK(sv_experiment_run(&c, &r) == bad[i].want);
+        CHECK(check(c, NULL) == bad[i].want);
+        CHECK(bytes_of(c, &bytes) == bad[i].want && bytes == 7);
+        CHECK(run(c, (sv_exec){.threads = 1}, &r) == bad[i].want);
     }
     /* INT_MAX columns of V are allowed where the work arrays fit. */
-    sv_config ok = config(2, 3, 4, 1);
+    sv_spec ok = config(2, 3, 4, 1);
     ok.values = 1;
     ok.d_v = INT_MAX;
-    CHECK(sv_config_check(&ok) == SV_OK);
+    CHECK(check(ok, NULL) == SV_OK);
 }
 
-/* sv_spec_score_bound of cfg's resolved spec (written even on an error). */
-static double bound_of(const sv_config *c)
+/* sv_spec_score_bound of @p c resolved. */
+static double bound_of(sv_spec c)
 {
-    sv_spec s;
-    sv_config_spec(c, &s);
-    return sv_spec_score_bound(&s);
+    c = resolved(c);
+    return sv_spec_score_bound(&c);
 }
 
 /* Values whose scores would overflow printed nan with exit 0: now
@@ -138,10 +166,10 @@ static double bound_of(const sv_config *c)
  * numbers (never NaN). */
 static void test_overflow_bound(void)
 {
-    sv_config c = config(4, 3, 3, 1);
+    sv_spec c = config(4, 3, 3, 1);
     /* Normal draws are at most 14.4: B = 4 (14.4 + 14.4)^2. */
-    CHECK_CLOSE(bound_of(&c), 4.0 * 28.8 * 28.8, 1e-15, 0.0);
-    CHECK(sv_config_check(&c) == SV_OK);
+    CHECK_CLOSE(bound_of(c), 4.0 * 28.8 * 28.8, 1e-15, 0.0);
+    CHECK(check(c, NULL) == SV_OK);
     struct {
         double q_mean, q_std, k_std, qk_scale, scale;
         int qk_norm;
@@ -153,7 +181,7 @@ static void test_overflow_bound(void)
         {0, 0, 0, 0, 1e-100, 0, "scale"}, /* scaled scores S / scale overflow */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        sv_config b = c;
+        sv_spec b = c;
         b.q_mean = bad[i].q_mean;
         b.q_std = bad[i].q_std;
         b.k_std = bad[i].k_std;
@@ -163,14 +191,14 @@ static void test_overflow_bound(void)
         sv_trial_stats r;
         size_t bytes;
         const char *field = NULL;
-        CHECK(sv_config_check_field(&b, &field) == SV_EOVERFLOW);
+        CHECK(check(b, &field) == SV_EOVERFLOW);
         CHECK(field && strcmp(field, bad[i].blame) == 0);
-        CHECK(sv_experiment_bytes(&b, &bytes) == SV_EOVERFLOW);
-        CHECK(sv_experiment_run(&b, &r) == SV_EOVERFLOW);
+        CHECK(bytes_of(b, &bytes) == SV_EOVERFLOW);
+        CHECK(run(b, (sv_exec){0}, &r) == SV_EOVERFLOW);
     }
     /* A scale whose square underflows to 0 is no scale at all. */
     c.scale = 1e-300;
-    CHECK(sv_config_check(&c) == SV_EINVAL);
+    CHECK(check(c, NULL) == SV_EINVAL);
     c.scale = 0.0;
     CHECK(strcmp(sv_status_str(SV_EOVERFLOW), "value too large: scores would overflow") == 0);
     /* Just inside the bound: scores near 1e60, every statistic a number. */
@@ -186,7 +214,7 @@ static void test_overflow_bound(void)
         {1, 4e29, 0, 0, 0, SV_DIST_STUDENT_T},
     };
     for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
-        sv_config e = config(edge[i].d, 300, 300, 2);
+        sv_spec e = config(edge[i].d, 300, 300, 2);
         e.q_mean = edge[i].q_mean;
         e.k_mean = edge[i].k_mean;
         e.qk_scale = edge[i].qk_scale;
@@ -195,8 +223,8 @@ static void test_overflow_bound(void)
         e.nu = 5.0;
         e.values = 1;
         sv_trial_stats r[2];
-        CHECK(bound_of(&e) <= SV_SCORE_MAX);
-        CHECK(sv_experiment_run(&e, r) == SV_OK);
+        CHECK(bound_of(e) <= SV_SCORE_MAX);
+        CHECK(run(e, (sv_exec){0}, r) == SV_OK);
         for (int t = 0; t < 2; t++)
             CHECK(isfinite(r[t].raw_var) && isfinite(r[t].raw_var_known_mean) &&
                   isfinite(r[t].raw_entropy) && isfinite(r[t].scaled_entropy) &&
@@ -208,11 +236,11 @@ static void test_overflow_bound(void)
  * closed mean under QK-norm with nonzero means (sv_theory_mean NAN). */
 static void test_nan_allowed(void)
 {
-    sv_config c = config(4, 5, 5, 2);
+    sv_spec c = config(4, 5, 5, 2);
     c.qk_norm = 1;
     c.q_mean = c.k_mean = 1.0;
     sv_trial_stats r[2];
-    CHECK(sv_experiment_run(&c, r) == SV_OK);
+    CHECK(run(c, (sv_exec){0}, r) == SV_OK);
     CHECK(isnan(r[0].raw_var_known_mean) && isfinite(r[0].raw_var));
 }
 

@@ -10,7 +10,6 @@
 #include "sdpa_var/columns.h"
 #include "sdpa_var/dklist.h"
 #include "sdpa_var/engine.h"
-#include "sdpa_var/experiment.h"
 #include "sdpa_var/moments.h"
 #include "sdpa_var/rng.h"
 #include "sdpa_var/sampler.h"

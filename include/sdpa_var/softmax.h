@@ -5,7 +5,7 @@
  *
  * Vocabulary: every function here takes @p inv_scale, the MULTIPLIER c of
  * the scaled logits c s (c = 1 / sqrt(d_k) for Vaswani et al.'s scaling).
- * spec.h's and experiment.h's `scale` is the DIVISOR of the same logits,
+ * spec.h's `scale` is the DIVISOR of the same logits,
  * so a caller passes inv_scale = 1 / spec->scale.
  */
 #ifndef SDPA_VAR_SOFTMAX_H

@@ -4,11 +4,12 @@
  * The input decodes into a configuration (d_k <= 8, n_q, n_k <= 40,
  * trials <= 3; every flag; distributions and enum values including invalid
  * ones; doubles from a table of edge values: 0, negative, tiny, huge,
- * subnormal, inf, nan). If sv_config_check accepts it, sv_experiment_run
- * runs it. Invariants:
+ * subnormal, inf, nan): a spec, execution options, taps and a trial range.
+ * If sv_spec_resolve (which checks) and sv_taps_check accept it,
+ * sv_engine_run runs it on the spec's random draws. Invariants:
  *   - no crash, no sanitizer report, no leak;
- *   - run's status is OK, or ENOMEM/ERANGE only where sv_experiment_bytes
- *     said so first (check must rule out everything else);
+ *   - run's status is OK, or ENOMEM/ERANGE only where sv_engine_bytes
+ *     said so first (the checks must rule out everything else);
  *   - on OK, every statistic defined for this configuration is not nan
  *     (inf is allowed where the true value overflows), variances >= 0,
  *     softmax entropy in [0, log n_k], max weight in (0, 1];
@@ -71,51 +72,64 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
     s->total = total;
 }
 
-/* The configuration as one line: what a crash report needs to reproduce. */
-static void print_config(const char *what, const sv_config *c)
+/* What one input decodes to. */
+typedef struct job {
+    sv_spec spec;
+    sv_exec exec;
+    sv_taps taps;
+    uint64_t first, count; /* trials first .. first + count - 1 */
+} job;
+
+/* The job as one line: what a crash report needs to reproduce. */
+static void print_config(const char *what, const job *j)
 {
+    const sv_spec *c = &j->spec;
+    const sv_taps *t = &j->taps;
     fprintf(stderr,
-            "%s: d_k %zu n_q %zu n_k %zu trials %llu dist %d nu %g scale %g q %g/%g k %g/%g"
+            "%s: d_k %zu n_q %zu n_k %zu trials %llu+%llu dist %d nu %g scale %g q %g/%g k %g/%g"
             " qk_norm %d/%g d_model %zu init %d cross %d causal %d values %d d_v %zu bins %zu"
             " [%g, %g) plant %g ddof %u block_rows %zu threads %d\n",
-            what, c->d_k, c->n_q, c->n_k, (unsigned long long)c->trials, (int)c->dist, c->nu,
-            c->scale, c->q_mean, c->q_std, c->k_mean, c->k_std, c->qk_norm, c->qk_scale, c->d_model,
-            (int)c->init, c->cross, c->causal, c->values, c->d_v, c->hist_bins, c->hist_lo,
-            c->hist_hi, c->plant, c->ddof, c->block_rows, c->threads);
+            what, c->d_k, c->n_q, c->n_k, (unsigned long long)j->first,
+            (unsigned long long)j->count, (int)c->dist, c->nu, c->scale, c->q_mean, c->q_std,
+            c->k_mean, c->k_std, c->qk_norm, c->qk_scale, c->d_model, (int)c->init, c->cross,
+            c->causal, c->values, c->d_v, t->hist_bins, t->hist_lo, t->hist_hi, c->plant, c->ddof,
+            j->exec.block_rows, j->exec.threads);
 }
 
-static void fail(const char *what, const sv_config *c)
+static void fail(const char *what, const job *j)
 {
-    print_config(what, c);
+    print_config(what, j);
     abort();
 }
 
-static void check_stats(const sv_config *c, const sv_trial_stats *s)
+static void check_stats(const job *j, const sv_trial_stats *s)
 {
+    const sv_spec *c = &j->spec;
     const double lim = log((double)c->n_k) + 1e-9;
     const double v[] = {s->raw_mean,       s->raw_var_ddof0,    s->raw_entropy,
                         s->scaled_entropy, s->raw_max_weight,   s->scaled_max_weight,
                         s->raw_jac_trace,  s->scaled_jac_trace, s->raw_max_abs_logit};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (isnan(v[i]))
-            fail("nan statistic", c);
+            fail("nan statistic", j);
     if (!(s->raw_var_ddof0 >= 0) || !(s->raw_entropy >= -1e-12 && s->raw_entropy <= lim) ||
         !(s->scaled_entropy >= -1e-12 && s->scaled_entropy <= lim) ||
         !(s->raw_max_weight > 0 && s->raw_max_weight <= 1 + 1e-12) ||
         !(s->scaled_max_weight > 0 && s->scaled_max_weight <= 1 + 1e-12))
-        fail("statistic out of range", c);
+        fail("statistic out of range", j);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reader r = {data, size};
-    sv_config c;
-    memset(&c, 0, sizeof c);
+    job j;
+    memset(&j, 0, sizeof j);
+    sv_spec c = {0};
     c.d_k = 1 + byte(&r) % 8;
     c.n_q = 1 + byte(&r) % 40;
     c.n_k = byte(&r) < 128 ? c.n_q : 1 + byte(&r) % 40;
-    c.trials = 1 + byte(&r) % 3;
-    c.first_trial = byte(&r) < 250 ? byte(&r) : UINT64_MAX - byte(&r) % 4;
+    j.count = 1 + byte(&r) % 3;
+    j.first = byte(&r) < 250 ? byte(&r) : UINT64_MAX - byte(&r) % 4;
     for (int i = 0; i < 8; i++)
         c.seed = c.seed << 8 | byte(&r);
     c.dist = (sv_dist)(byte(&r) % 5); /* 4 is not a distribution */
@@ -136,48 +150,56 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     c.d_v = pick_size(&r, 8);
     c.plant = flags >> 4 & 1 ? pick(&r) : 0.0;
     c.ddof = byte(&r) < 250 ? byte(&r) % 4 : UINT32_MAX;
-    c.block_rows = pick_size(&r, 300);
-    c.threads = (int)(byte(&r) % 4);
+    j.exec.block_rows = pick_size(&r, 300);
+    j.exec.threads = (int)(byte(&r) % 4);
     progress_seen seen = {0, 0, 0};
     if (flags >> 5 & 1) {
-        c.progress = on_progress;
-        c.progress_ctx = &seen;
+        j.exec.progress = on_progress;
+        j.exec.progress_ctx = &seen;
     }
     uint64_t hist[4][10];
     double *rows = NULL;
     if (flags >> 6 & 1) {
-        c.hist_bins = 1 + byte(&r) % 9;
-        c.hist_lo = pick(&r);
-        c.hist_hi = pick(&r);
+        j.taps.hist_bins = 1 + byte(&r) % 9;
+        j.taps.hist_lo = pick(&r);
+        j.taps.hist_hi = pick(&r);
         memset(hist, 0, sizeof hist);
-        c.hist_raw = hist[0];
-        c.hist_scaled = hist[1];
+        j.taps.hist_raw = hist[0];
+        j.taps.hist_scaled = hist[1];
         if (byte(&r) & 1) {
-            c.hist_w_raw = hist[2];
-            c.hist_w_scaled = hist[3];
+            j.taps.hist_w_raw = hist[2];
+            j.taps.hist_w_scaled = hist[3];
         }
     }
     if (flags >> 7 & 1) {
         rows = calloc(c.n_q * SV_ROW_FIELDS, sizeof *rows);
-        c.row_sums = rows;
+        j.taps.row_sums = rows;
     }
 
+    /* The experiment whose trials [first, first + count) run; a range
+     * past 2^64 trials is no experiment. */
+    c.trials = j.first <= UINT64_MAX - j.count ? j.first + j.count : 0;
+    j.spec = c;
+    const sv_status sr = sv_spec_resolve(&j.spec);
     size_t bytes = 0;
     if (getenv("SV_FUZZ_PRINT")) /* SV_FUZZ_PRINT=1 ./fuzz_engine CRASH_FILE */
-        print_config("config", &c);
-    if (sv_config_check(&c) == SV_OK) {
-        const sv_status sb = sv_experiment_bytes(&c, &bytes);
+        print_config("config", &j);
+    sv_source src;
+    if (sr == SV_OK && sv_taps_check(&j.taps, &j.spec) == SV_OK &&
+        sv_source_draw(&j.spec, &src) == SV_OK) {
+        const sv_status sb = sv_engine_bytes(&j.spec, &src, &j.exec, &j.taps, j.count, &bytes);
         sv_trial_stats per_trial[3];
-        const sv_status st = sv_experiment_run(&c, per_trial);
+        const sv_status st =
+            sv_engine_run(&j.spec, &src, &j.exec, &j.taps, j.first, j.count, per_trial);
         if (st != SV_OK && !(sb != SV_OK && st == sb)) {
             fprintf(stderr, "run: %s\n", sv_status_str(st));
-            fail("check accepted, run failed", &c);
+            fail("check accepted, run failed", &j);
         }
         if (st == SV_OK) {
-            for (uint64_t t = 0; t < c.trials; t++)
-                check_stats(&c, &per_trial[t]);
-            if (seen.bad || (c.progress && seen.done != seen.total))
-                fail("progress", &c);
+            for (uint64_t t = 0; t < j.count; t++)
+                check_stats(&j, &per_trial[t]);
+            if (seen.bad || (j.exec.progress && seen.done != seen.total))
+                fail("progress", &j);
         }
     }
     free(rows);

@@ -11,19 +11,22 @@
 
 int main(void)
 {
-    sv_config cfg = {0};
-    cfg.d_k = 64;
-    cfg.n_q = 64;
-    cfg.n_k = 64;
-    cfg.trials = TRIALS;
-    cfg.seed = 42;
-    cfg.dist = SV_DIST_NORMAL;
+    sv_spec spec = {0};
+    spec.d_k = 64;
+    spec.n_q = 64;
+    spec.n_k = 64;
+    spec.trials = TRIALS;
+    spec.seed = 42;
+    spec.dist = SV_DIST_NORMAL;
+    const sv_exec exec = {0}; /* OpenMP's threads, one tile per work item */
+    sv_source draws;
     sv_trial_stats per_trial[TRIALS];
-    sv_spec spec;
     sv_theory th;
-    sv_status st = sv_experiment_run(&cfg, per_trial);
+    sv_status st = sv_spec_resolve(&spec);
     if (st == SV_OK)
-        st = sv_config_spec(&cfg, &spec);
+        st = sv_source_draw(&spec, &draws);
+    if (st == SV_OK)
+        st = sv_engine_run(&spec, &draws, &exec, NULL, 0, TRIALS, per_trial);
     if (st == SV_OK)
         st = sv_theory_spec(&spec, &th);
     if (st != SV_OK) {
