@@ -189,6 +189,11 @@ sv_status sv_spec_check_field(const sv_spec *spec, const char **field)
     const char *blame;
     if (!(score_bound(spec, &blame) <= SV_SCORE_MAX))
         SV_FAIL(blame, SV_EOVERFLOW);
+    /* Deviations that double precision cannot hold (spec.h). */
+    if (fabs(spec->q_mean) > SV_MEAN_STD_MAX * spec->q_std)
+        SV_FAIL("q_mean", SV_EPRECISION);
+    if (fabs(spec->k_mean) > SV_MEAN_STD_MAX * spec->k_std)
+        SV_FAIL("k_mean", SV_EPRECISION);
     if (field)
         *field = NULL;
     return SV_OK;

@@ -196,6 +196,23 @@ static void test_overflow_bound(void)
         CHECK(bytes_of(b, &bytes) == SV_EOVERFLOW);
         CHECK(run(b, (sv_exec){0}, &r) == SV_EOVERFLOW);
     }
+    /* A mean whose entries' deviations round away (--q-mean 1e25: the
+     * measured variance was 0, the true one 2e50) is refused; a ratio of
+     * exactly SV_MEAN_STD_MAX is not. */
+    {
+        sv_spec p = c;
+        const char *field = NULL;
+        p.q_mean = 1e25;
+        CHECK(check(p, &field) == SV_EPRECISION);
+        CHECK(field && strcmp(field, "q_mean") == 0);
+        p.q_mean = 0.0;
+        p.k_mean = -2e6;
+        p.k_std = 1.9;
+        CHECK(check(p, &field) == SV_EPRECISION);
+        CHECK(field && strcmp(field, "k_mean") == 0);
+        p.k_std = 2.0;
+        CHECK(check(p, NULL) == SV_OK);
+    }
     /* A scale whose square underflows to 0 is no scale at all. */
     c.scale = 1e-300;
     CHECK(check(c, NULL) == SV_EINVAL);
@@ -211,7 +228,7 @@ static void test_overflow_bound(void)
         {1, 4.9e29, 4.9e29, 0, 0, SV_DIST_NORMAL},
         {64, 0, 0, 9.9e29, 1, SV_DIST_NORMAL},
         {2, -3e29, 3e29, 0, 0, SV_DIST_UNIFORM},
-        {1, 4e29, 0, 0, 0, SV_DIST_STUDENT_T},
+        {1, 4e26, 0, 0, 0, SV_DIST_STUDENT_T}, /* q_std 4e20: t draws reach 1e9 */
     };
     for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
         sv_spec e = config(edge[i].d, 300, 300, 2);
@@ -219,6 +236,9 @@ static void test_overflow_bound(void)
         e.k_mean = edge[i].k_mean;
         e.qk_scale = edge[i].qk_scale;
         e.qk_norm = edge[i].qk_norm;
+        /* The largest std that keeps |mean| / std within SV_MEAN_STD_MAX. */
+        e.q_std = edge[i].q_mean != 0.0 ? fabs(edge[i].q_mean) / SV_MEAN_STD_MAX : 0.0;
+        e.k_std = edge[i].k_mean != 0.0 ? fabs(edge[i].k_mean) / SV_MEAN_STD_MAX : 0.0;
         e.dist = edge[i].dist;
         e.nu = 5.0;
         e.values = 1;

@@ -102,6 +102,19 @@ sv_status sv_spec_resolve(sv_spec *spec);
 #define SV_SCORE_MAX 1e60
 
 /**
+ * Largest |mean| / std allowed for the entries of Q and of K (q_mean /
+ * q_std, k_mean / k_std). An entry mu + sigma x is stored to a relative
+ * 2^-53 = 1.1e-16 of |mu|, so its deviation sigma x is known only to an
+ * absolute 1.1e-16 |mu|: relative to sigma, 1.1e-16 |mu| / sigma. A score
+ * sum_l q_l k_l inherits that relative error in its deviation from the
+ * mean, and so do its sample variance and softmax. At a ratio of 1e6 that
+ * is 1.1e-10, beyond the digits any statistic here is compared with; at
+ * --q-mean 1e25 every deviation rounds away and the measured variance is
+ * 0 where the true one is 2e50.
+ */
+#define SV_MEAN_STD_MAX 1e6
+
+/**
  * An upper bound on |S_ij| and on |S_ij / scale| for a resolved @p spec,
  * and on the squared norm of a row of Q or K before QK-norm, from the
  * largest |x| one draw of spec->dist can give (X = 14.4 normal, sqrt 3
@@ -136,7 +149,10 @@ double sv_spec_score_bound(const sv_spec *spec);
  *     standard deviations, qk_scale or a small scale so large that scores
  *     or their squared sums could overflow (blames the largest term:
  *     "q_mean", "q_std", "k_mean", "k_std", "qk_scale", "scale", "d_k" or
- *     "d_model").
+ *     "d_model");
+ *   SV_EPRECISION (checked after SV_EOVERFLOW) if |q_mean| / q_std or
+ *     |k_mean| / k_std exceeds SV_MEAN_STD_MAX (blames "q_mean" or
+ *     "k_mean").
  * Thread safety: reads spec only.
  */
 sv_status sv_spec_check(const sv_spec *spec);

@@ -15,7 +15,8 @@
     X(ETOOBIG, 4, "size exceeds what the BLAS can index (2^31 - 1)")                               \
     X(EFORMAT, 5, "array layout or data type not supported")                                       \
     X(EMISMATCH, 6, "data does not match the experiment's shape or trials")                        \
-    X(EOVERFLOW, 7, "value too large: scores would overflow")
+    X(EOVERFLOW, 7, "value too large: scores would overflow")                                      \
+    X(EPRECISION, 8, "mean too large against the standard deviation for double precision")
 
 /** Result of every library function that can fail. */
 typedef enum sv_status {

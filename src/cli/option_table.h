@@ -55,10 +55,10 @@
     X(NU, "nu", 0, "NU", CLI_ARG_ABOVE, 4, CLI_INF, "6", "nu", 0,                                  \
       "degrees of freedom of --dist t (a finite fourth moment)")                                   \
     X(Q_MEAN, "q-mean", 0, "M", CLI_ARG_REAL, -CLI_INF, CLI_INF, "0", "q_mean", 0,                 \
-      "entries of Q are M + S x, x of --dist")                                                     \
+      "entries of Q are M + S x, x of --dist; |M| <= 1e6 S")                                       \
     X(Q_STD, "q-std", 0, "S", CLI_ARG_ABOVE, 0, CLI_INF, "1", "q_std", 0, "S of Q's entries")      \
     X(K_MEAN, "k-mean", 0, "M", CLI_ARG_REAL, -CLI_INF, CLI_INF, "0", "k_mean", 0,                 \
-      "entries of K are M + S x, x of --dist")                                                     \
+      "entries of K are M + S x, x of --dist; |M| <= 1e6 S")                                       \
     X(K_STD, "k-std", 0, "S", CLI_ARG_ABOVE, 0, CLI_INF, "1", "k_std", 0, "S of K's entries")      \
     X(QK_NORM, "qk-norm", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "qk_norm", 0,                         \
       "rescale each row of Q and K to norm sqrt(d_k) (QK-norm)")                                   \

@@ -312,6 +312,11 @@ static int library_error(const cli_options *o, size_t index, const sv_spec *cfg,
                         "%.3g)",
                         name, q, id == CLI_OPT_SCALE ? "small" : "large", sv_spec_score_bound(cfg),
                         cfg->d_k, SV_SCORE_MAX);
+    if (st == SV_EPRECISION)
+        return cli_fail(err, errlen,
+                        "--%s: '%s' is too large against the standard deviation (|mean| / std "
+                        "at most %.3g: double precision would round the scores' spread away)",
+                        name, q, SV_MEAN_STD_MAX);
     if (id == CLI_OPT_SCALE && st == SV_EINVAL) /* scale^2 underflows to 0 */
         return cli_fail(err, errlen,
                         "--scale: '%s' is too small (its square is not a positive "

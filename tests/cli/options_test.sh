@@ -97,6 +97,9 @@ usage_error "$p: --k-mean does not apply with --d-model (projections draw their 
 usage_error "$p: --scale: '1e-320' is too small (its square is not a positive double)" --scale sqrt,1e-320
 usage_error "$p: --scale: '1e-70' is too small: scores could reach 5.31e+74 at d_k=64 (at most 1e+60)" --scale 1e-70 --n 1
 usage_error "$p: --k-std: '1e40' is too large: scores could reach 1.33e+84 at d_k=64 (at most 1e+60)" --k-std 1e40
+usage_error "$p: --q-mean: '1e25' is too large against the standard deviation (|mean| / std at most 1e+06: double precision would round the scores' spread away)" --q-mean 1e25 --k-mean 1e25 --dk 1
+usage_error "$p: --k-mean: '-3e6' is too large against the standard deviation (|mean| / std at most 1e+06: double precision would round the scores' spread away)" --k-mean -3e6 --k-std 2
+"$BIN" --k-mean -2e6 --k-std 2 --n 4 --dk 2 >/dev/null 2>&1 && ok || fail "--k-mean -2e6 --k-std 2"
 usage_error "$p: --qk-scale: '1e308' is too large: scores could reach inf at d_k=64 (at most 1e+60)" --qk-scale 1e308
 
 # --- options that do not apply: the rule table in validate.c, line by line ------
