@@ -178,7 +178,9 @@ exps (about d_k ≈ 64 here).
 
 \`build/exp_bench\` on this machine:
 
+<!-- not run: timing (ns per exp); scripts/bench.sh builds and runs it -->
 \`\`\`
+\$ build/exp_bench
 $(build/exp_bench 2>&1 || echo "exp_bench unavailable (needs libsleef-dev and AVX-512)")
 \`\`\`
 

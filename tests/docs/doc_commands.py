@@ -18,6 +18,8 @@ The markdown convention that README.md and docs/*.md follow:
     <!-- not run: REASON -->       not run (installing, the whole test suite)
     <!-- slow: REASON -->          run only when SV_DOCS_SLOW=1
   The test lists every such block with its reason.
+* A fenced block marked ```python is run by /usr/bin/python3 (Debian's,
+  with numpy); only the exit status is checked, so its asserts hold.
 * Any other fenced block (sample output, a layout) is not a command.
 
 Commands run in a scratch directory holding build/sdpa-var (the binary under
@@ -183,13 +185,26 @@ def main():
         for b in parse(text):
             is_session = bool(b["lines"]) and b["lines"][0].startswith("$ ")
             is_sh = b["info"] in ("sh", "bash", "console") and not is_session
-            if not (is_session or is_sh):
+            is_py = b["info"] == "python"
+            if not (is_session or is_sh or is_py):
                 continue
             where = "%s:%d" % (rel, b["start"] + 1)
             kind, reason = b["marker"] or (None, None)
             if kind == "not run" or (kind == "slow" and not slow):
                 skipped += 1
                 print("  skip  %s: %s: %s" % (where, kind, reason))
+                continue
+            if is_py:
+                p = subprocess.run(["/usr/bin/python3", "-"], input="\n".join(b["lines"]).encode(),
+                                   cwd=scratch, env=env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, timeout=TIMEOUT)
+                if p.returncode == 0:
+                    passed += 1
+                    print("  ok    %s: python block, exit 0" % where)
+                else:
+                    failed += 1
+                    print("  FAIL  %s: python block exit %d; stderr:\n%s"
+                          % (where, p.returncode, p.stderr.decode("utf-8", "replace").rstrip()))
                 continue
             if is_sh:
                 code, out, err = run("\n".join(b["lines"]), scratch, env)
