@@ -35,6 +35,7 @@ SV_TEST_PACKAGES=(
     cppcheck         # static analysis
     valgrind         # memcheck over CLI cases (tests/valgrind)
     gcovr            # line and branch coverage (scripts/coverage.sh)
+    tmux             # a real terminal for the progress line (cli.sigint)
 )
 
 # libFuzzer and the sanitizer runtimes ship in libclang-rt-N-dev, N the major

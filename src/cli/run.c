@@ -8,6 +8,7 @@
 #include "run.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,9 @@ typedef struct progress_line {
     int shown;
 } progress_line;
 
+/* Whether the progress line may be on the terminal, for on_signal. */
+static volatile sig_atomic_t progress_showing;
+
 static void show_progress(void *ctx, uint64_t done, uint64_t total)
 {
     progress_line *pl = ctx;
@@ -43,6 +47,7 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total)
         return;
     pl->last = t;
     pl->shown = 1;
+    progress_showing = 1; /* before the text: a signal mid-line erases it */
     const double frac =
         ((double)pl->t0 + (double)pl->chunk * (double)done / (double)total) / (double)pl->trials;
     const double left = (t - pl->config_start) * (1.0 - frac) / frac;
@@ -56,6 +61,47 @@ static void erase_progress(progress_line *pl)
     if (pl->shown)
         fputs("\r\033[K", stderr);
     pl->shown = 0;
+    progress_showing = 0;
+}
+
+/* SIGINT and SIGTERM while the progress line shows: erase it, so the
+ * shell's prompt does not start after "... about 40 s left" (issue 9
+ * section 4). Only write(2) and raise(3), which are async-signal-safe.
+ * SA_RESETHAND has restored the default action; the signal raised again
+ * is delivered when this returns, so the process still dies of it and
+ * the shell sees the usual status (130 for Ctrl-C). */
+static void on_signal(int sig)
+{
+    static const char erase[] = "\r\033[K";
+    if (progress_showing) {
+        const ssize_t n = write(STDERR_FILENO, erase, sizeof erase - 1);
+        (void)n; /* nothing to do about a failed write here */
+    }
+    raise(sig);
+}
+
+/* Signals whose default action ends the run with the line showing. */
+static const int progress_signals[] = {SIGINT, SIGTERM};
+#define PROGRESS_SIGNALS (sizeof progress_signals / sizeof progress_signals[0])
+
+/* Installs on_signal (on = 1), or restores @p old (on = 0). A signal the
+ * caller ignores (nohup, a background job) stays ignored. */
+static void catch_signals(int on, struct sigaction old[PROGRESS_SIGNALS])
+{
+    for (size_t i = 0; i < PROGRESS_SIGNALS; i++) {
+        if (!on) {
+            sigaction(progress_signals[i], &old[i], NULL);
+            continue;
+        }
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        old[i] = sa; /* SIG_DFL, should the query below fail */
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESETHAND;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(progress_signals[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+            sigaction(progress_signals[i], &sa, NULL);
+    }
 }
 
 /* The run's progress line, so that a message first erases it. */
@@ -300,6 +346,9 @@ int cli_run(const cli_options *opt, cli_format format)
     progress_line pl = {.start = now(), .count = count};
     the_progress = &pl;
     const int progress = !opt->quiet && isatty(STDERR_FILENO);
+    struct sigaction old[PROGRESS_SIGNALS];
+    if (progress)
+        catch_signals(1, old);
     int ok = 1;
     for (size_t i = 0; ok && i < count; i++) {
         config_run r = {.spec = cli_options_spec(opt, i),
@@ -320,6 +369,8 @@ int cli_run(const cli_options *opt, cli_format format)
         free_run(&r);
     }
     erase_progress(&pl);
+    if (progress)
+        catch_signals(0, old);
     the_progress = NULL;
     if (ok)
         cli_sink_end(&sink);
