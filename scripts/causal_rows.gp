@@ -70,7 +70,7 @@ if (STATS_min < 1) {
 }
 stats $D using (column("entropy_bound")) nooutput
 e_top = (STATS_max > 0 ? STATS_max : 1)
-divisor = (scale eq "sqrt" ? "√d_k" : scale eq "dk" ? "d_k" : scale eq "none" ? "1" : scale)
+scaled_by = (scale eq "sqrt" ? "QK^T/√d_k" : scale eq "dk" ? "QK^T/d_k" : scale eq "none" ? "QK^T" : scale . "·QK^T")
 
 # ---- terminal and output --------------------------------------------------
 # Only now that the input is known to be good, so that a failed run leaves
@@ -89,8 +89,8 @@ ref_colour = "#555555"
 # ---- layout shared by both panels -------------------------------------------
 # Margins are fixed in screen coordinates (as in scale_choices.gp), so both
 # panels have the same size, and one key spans the figure below them.
-set multiplot title sprintf("Causal mask: query i sees keys 0..i, by position\n{/*0.8 d_k = %d, n = %d positions, mean over trials per position; scaled = QK^T/%s}", \
-    dk, x_max, divisor)
+set multiplot title sprintf("Causal mask: query i sees keys 0..i, by position\n{/*0.8 d_k = %d, n = %d positions, mean over trials per position; scaled = %s}", \
+    dk, x_max, scaled_by)
 set logscale x 2
 set format x "%g"
 set xtics 4
@@ -147,7 +147,7 @@ set yrange [0 : 1]
 set key center center horizontal maxrows 1 Left reverse samplen 2 width 1
 plot -1 notitle, \
      keyentry with lines lc rgb raw_colour title "raw QK^T", \
-     keyentry with lines lc rgb scaled_colour title sprintf("scaled QK^T/%s", divisor), \
+     keyentry with lines lc rgb scaled_colour title sprintf("scaled %s", scaled_by), \
      keyentry with lines lc rgb ref_colour dt 2 title "uniform: ln(i + 1), 1/(i + 1)"
 
 unset multiplot

@@ -2,7 +2,7 @@
 #
 # Usage (reads the summary CSV from standard input, writes a PNG):
 #   build/sdpa-var --dk 64 --n 1024 --trials 4 \
-#       --scale 64,32,16,11.3137,8,5.657,4,2.828,2,1.414,1 --format csv \
+#       --scale 0.015625,0.03125,0.0625,0.0883883,0.125,0.176777,0.25,0.353553,0.5,0.707107,1 --format csv \
 #       | gnuplot scripts/entropy_approx.gp
 #   ... | gnuplot -e "out='docs/figures/entropy_approx.png'" scripts/entropy_approx.gp
 # Options, each given as -e "name=value" BEFORE the script name:
@@ -14,8 +14,8 @@
 #                    from this script's directory, documents all of these)
 #   tolerance=0.1    shade where |approximation - measured| > tolerance x measured
 #
-# Each row of the input is one temperature c (a number in --scale): the
-# "scaled" logits QK^T/c have variance sigma^2 = d_k/c^2, the column
+# Each row of the input is one scale c (a number in --scale): the
+# "scaled" logits c QK^T have variance sigma^2 = c^2 d_k, the column
 # scaled_var_theory, which is the x axis (log scale).  Against it:
 #   * scaled_entropy: the measured softmax entropy of a query row over the n_k
 #     keys, mean over rows and trials (points), and the band from the
@@ -104,7 +104,7 @@ load dir . "terminal.gp"
 # ---- axes -------------------------------------------------------------------
 ceiling = log(nk)
 e_top = (ceiling > 0 ? ceiling : 1)     # ln n_k is 0 when n_k = 1
-set title sprintf("Softmax entropy vs logit variance σ^2 = d_k/c^2: measured and ln n_k − σ^2/2\n{/*0.8 %s, n_q = %d queries, n_k = %d keys, %s entries, %s per temperature c}", \
+set title sprintf("Softmax entropy vs logit variance σ^2 = c^2 d_k: measured and ln n_k − σ^2/2\n{/*0.8 %s, n_q = %d queries, n_k = %d keys, %s entries, %s per scale c}", \
     dk_label, nq, nk, dist, per_row)
 set logscale x 2
 set format x "%g"
@@ -114,7 +114,7 @@ set xrange [xlo : xhi]
 set xtics 4 ** floor(log(xlo) / log(4)), 4   # powers of 4
 y_lo = -0.25 * e_top
 set yrange [y_lo : e_top * 1.1]
-set xlabel "variance of the logits σ^2 = d_k/c^2 (scaled\\_var\\_theory)"
+set xlabel "variance of the logits σ^2 = c^2 d_k (scaled\\_var\\_theory)"
 set ylabel "softmax entropy per query (nats)"
 set grid xtics ytics lc rgb "#dddddd" lt 1
 set border back

@@ -24,7 +24,7 @@
 #          uniform attention, and largest in between; so the raw curve first
 #          rises (the softmax leaves uniform) and then falls (it saturates).
 # Raw scores QK^T (variance d_k) drive both towards 0 as d_k grows; the scaled
-# scores QK^T/c (the run's --scale, default c = sqrt(d_k)) keep them flat.
+# logits c QK^T (the run's --scale, default c = 1/sqrt(d_k)) keep them flat.
 #
 # The input must come from one --scale choice (one value in the `scale`
 # column).  Columns are read by name (column("raw_jac_frob")), so the CSV may
@@ -66,7 +66,7 @@ if (STATS_max > 0) {
 }
 per_dk = (trials == 1 ? "one trial" : sprintf("mean over %d trials", trials))
 scaled_name = (scale eq "sqrt" ? "scaled QK^T/√d_k" : scale eq "dk" ? "scaled QK^T/d_k" \
-    : scale eq "none" ? "\"scaled\" with --scale none: QK^T" : sprintf("scaled QK^T/%s", scale))
+    : scale eq "none" ? "\"scaled\" with --scale none: QK^T" : sprintf("scaled %s·QK^T", scale))
 # Lowest value on either panel, for the y ranges (log axes).
 stats $D using (column("raw_jac_trace")) nooutput
 t_min = STATS_min

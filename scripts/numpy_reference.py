@@ -10,7 +10,8 @@ definitions so that the two can check each other):
 
   * draw Q (n_q x d_k) and K (n_k x d_k) with iid entries of mean 0 and
     variance 1: standard normal, U(-sqrt 3, sqrt 3) or Rademacher (+-1);
-  * raw scores S = Q K^T (n_q x n_k) and scaled scores S / sqrt(d_k)
+  * raw scores S = Q K^T (n_q x n_k) and scaled logits S * scale, scale =
+    1/sqrt(d_k) (sdpa-var's default --scale sqrt, PyTorch's default scale=)
     (Vaswani et al. 2017, "Attention Is All You Need", eq. 1);
   * per trial: the mean and the sample variance (ddof as in numpy's var) of
     all N = n_q * n_k scores, and for every query row the softmax over the
@@ -34,7 +35,7 @@ variance (SD with ddof 1, 5/50/95 % quantiles with numpy's default 'linear'
 method) and the closed-form theory (see `theory`); the exceptions are the
 extremes: *_entropy_min (max) is the min (max) over all rows of all trials,
 raw_max_abs_logit the max over trials, and scaled_max_abs_logit the max of
-|S / sqrt(d_k)|.  With --values, *_out_var_theory is the mean over trials of
+|S| / sqrt(d_k).  With --values, *_out_var_theory is the mean over trials of
 *_sum_p2: given the weights, E[O^2] = sum_j p_j^2 because V has mean 0 and
 variance 1 and is independent of them.  With --per-trial the
 output is instead one row per trial per d_k.  The CSV columns, their order and
@@ -371,7 +372,7 @@ def measure_chunk(rng, rng_v, args, dk, count):
     # The scaled scores are computed and measured on their own rather than
     # derived from the raw statistics (var/d_k, ...), so that a slip in
     # either path shows up as a disagreement with the C tool.
-    for prefix, scores in (("raw", raw), ("scaled", raw / math.sqrt(dk))):
+    for prefix, scores in (("raw", raw), ("scaled", raw * (1.0 / math.sqrt(dk)))):
         mean = scores.mean(axis=(1, 2))
         dev = scores - mean[:, None, None]
         m2 = np.einsum("tij,tij->t", dev, dev)  # sum (s - mean)^2 per trial

@@ -18,7 +18,7 @@
 # of mean 0 and variance 1, and the output is O = softmax(S) V.  Against d_k
 # (log-log):
 #   points: raw_out_var and scaled_out_var, the mean of O^2 over the n_q d_v
-#           entries of O (and over trials), for S = QK^T and S = QK^T/c;
+#           entries of O (and over trials), for S = QK^T and S = c QK^T;
 #   lines:  raw_out_var_theory and scaled_out_var_theory, the mean over rows
 #           of sum_j p_j^2 = 1 - (trace of the softmax Jacobian), which is
 #           E[O^2] given the weights p (docs/theory.md section 8.7).
@@ -91,7 +91,7 @@ if (v_min <= 0) {
     exit error "output_variance.gp: an output variance is 0, which a log axis cannot show"
 }
 per_dk = (trials == 1 ? "one trial" : sprintf("mean over %d trials", trials))
-divisor = (scale eq "sqrt" ? "√d_k" : scale eq "dk" ? "d_k" : scale eq "none" ? "1" : scale)
+scaled_by = (scale eq "sqrt" ? "QK^T/√d_k" : scale eq "dk" ? "QK^T/d_k" : scale eq "none" ? "QK^T" : scale . "·QK^T")
 
 # ---- terminal and output --------------------------------------------------
 # Only now that the input is known to be good, so that a failed run leaves
@@ -146,7 +146,7 @@ plot 1 with lines lc rgb ref_colour dt 2 notitle, \
      $D using (column("dk")):(column("raw_out_var")) \
         with points pt 7 ps 1.3 lc rgb raw_colour title "raw QK^T", \
      $D using (column("dk")):(column("scaled_out_var")) \
-        with points pt 5 ps 1.3 lc rgb scaled_colour title sprintf("scaled QK^T/%s", divisor), \
+        with points pt 5 ps 1.3 lc rgb scaled_colour title sprintf("scaled %s", scaled_by), \
      keyentry with lines lc rgb ref_colour title "lines: theory mean Σp^2 = 1 − tr J"
 
 if (interactive) { pause mouse close }

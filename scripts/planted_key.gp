@@ -17,10 +17,10 @@
 # key i = RHO q_i + sqrt(1 - RHO^2) z, so query i has one related key, key i
 # (the "diagonal").  Each distinct value of the `scale` column (sqrt, dk,
 # none or a number c) becomes one line in both panels, in the colours of
-# scale_choices.gp; the "scaled" columns are the logits QK^T / c.
-#   left:  the planted logit q_i.k_i / c, mean over the queries:
+# scale_choices.gp; the "scaled" columns are the logits c QK^T.
+#   left:  the planted logit c q_i.k_i, mean over the queries:
 #          scaled_diag_logit (points) and its theory scaled_diag_logit_theory
-#          = RHO d_k / c (lines; log-log): RHO sqrt(d_k) for sqrt, RHO for
+#          = c RHO d_k (lines; log-log): RHO sqrt(d_k) for sqrt, RHO for
 #          dk, RHO d_k for none.
 #   right: the softmax weight on the planted key, scaled_diag_weight (mean
 #          over queries and trials), against uniform attention 1/n_k (dashed).
@@ -105,7 +105,7 @@ colour(s, i) = (s eq "sqrt" ? "#1f77b4" : s eq "dk" ? "#2ca02c" : s eq "none" ? 
     : word(other_colours, (i - 1) % words(other_colours) + 1))
 marker(s) = (s eq "sqrt" ? 5 : s eq "dk" ? 9 : s eq "none" ? 7 : 13)
 name(s) = (s eq "sqrt" ? "sqrt: QK^T/√d_k" : s eq "dk" ? "dk: QK^T/d_k (muP)" \
-    : s eq "none" ? "none: QK^T unscaled" : sprintf("%s: QK^T/%s", s, s))
+    : s eq "none" ? "none: QK^T unscaled" : sprintf("%s: %s·QK^T", s, s))
 # Rows of one scale only; the others are undefined and are skipped.
 of(s, col) = (strcol("scale") eq s ? column(col) : NaN)
 
@@ -130,7 +130,7 @@ set logscale y 2
 set format y "%g"
 set yrange [l_min / 2.0 : l_max * 2.0]
 set ytics 2
-set ylabel "planted logit q_i·k_i/c, mean over queries"
+set ylabel "planted logit c·q_i·k_i, mean over queries"
 plot for [i = 1:n_scales] $D using (of(word(scales, i), "dk")):(of(word(scales, i), "scaled_diag_logit_theory")) \
         with lines lc rgb colour(word(scales, i), i) notitle, \
      for [i = 1:n_scales] $D using (of(word(scales, i), "dk")):(of(word(scales, i), "scaled_diag_logit")) \
@@ -171,7 +171,7 @@ set key center center horizontal maxrows 1 Left reverse samplen 2 width 1
 plot -1 notitle, \
      for [i = 1:n_scales] keyentry with linespoints pt marker(word(scales, i)) ps 1.2 \
         lc rgb colour(word(scales, i), i) title name(word(scales, i)), \
-     keyentry with lines lc rgb "#555555" title "left, lines: theory ρd_k/c"
+     keyentry with lines lc rgb "#555555" title "left, lines: theory cρd_k"
 
 unset multiplot
 if (interactive) { pause mouse close }

@@ -16,9 +16,9 @@
 # The input holds one row per (scale, d_k), as sdpa-var writes it for a
 # --scale list.  Each distinct value of the `scale` column (sqrt, dk, none or
 # a number c) becomes one line in both panels; the "scaled" columns of a row
-# are the logits QK^T / c with c = scale_divisor (sqrt(d_k), d_k, 1 or c).
+# are the logits c QK^T with c = scale_factor (1/sqrt(d_k), 1/d_k, 1 or c).
 #   left:  the sample variance of those logits, scaled_var (points and solid
-#          line; log-log), and its theory scaled_var_theory = d_k / c^2
+#          line; log-log), and its theory scaled_var_theory = c^2 d_k
 #          (dashed): 1 for sqrt, 1/d_k for dk, d_k for none.
 #   right: the softmax entropy of a query row over the n_k keys, scaled_entropy
 #          (nats, mean over rows and trials), between 0 (one-hot) and ln n_k
@@ -48,7 +48,7 @@ if (|$D| < 2) {
     exit error "scale_choices.gp: need the header and 1 or more rows of the summary CSV of sdpa-var --scale sqrt,dk,none"
 }
 header = "," . $D[1] . ","
-do for [c in "dk n_q n_k trials dist scale scale_divisor scaled_var scaled_var_theory scaled_entropy"] {
+do for [c in "dk n_q n_k trials dist scale scale_factor scaled_var scaled_var_theory scaled_entropy"] {
     if (strstrt(header, "," . c . ",") == 0) {
         exit error sprintf("scale_choices.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --scale sqrt,dk,none", c)
     }
@@ -90,7 +90,7 @@ colour(s, i) = (s eq "sqrt" ? "#1f77b4" : s eq "dk" ? "#2ca02c" : s eq "none" ? 
     : word(other_colours, (i - 1) % words(other_colours) + 1))
 marker(s) = (s eq "sqrt" ? 5 : s eq "dk" ? 9 : s eq "none" ? 7 : 13)
 name(s) = (s eq "sqrt" ? "sqrt: QK^T/√d_k" : s eq "dk" ? "dk: QK^T/d_k (muP)" \
-    : s eq "none" ? "none: QK^T unscaled" : sprintf("%s: QK^T/%s", s, s))
+    : s eq "none" ? "none: QK^T unscaled" : sprintf("%s: %s·QK^T", s, s))
 # Rows of one scale only; the others are undefined and are skipped.
 of(s, col) = (strcol("scale") eq s ? column(col) : NaN)
 
@@ -114,7 +114,7 @@ set bmargin at screen 0.24
 unset key
 
 # ---- left: variance of the scaled logits ------------------------------------
-# Measured points on the theory lines d_k/c^2 (dashed), as in variance_vs_dk.gp.
+# Measured points on the theory lines c^2 d_k (dashed), as in variance_vs_dk.gp.
 set lmargin at screen 0.08
 set rmargin at screen 0.47
 set logscale y 2
@@ -123,7 +123,7 @@ ylo = v_min / 2
 yhi = v_max * 2
 set yrange [ylo : yhi]
 set ytics 4 ** floor(log(ylo) / log(4)), 4   # powers of 4: 2^{-10}, 2^{-8}, ...
-set ylabel "variance of the logits QK^T/c"
+set ylabel "variance of the logits c·QK^T"
 plot for [i = 1:n_scales] $D using (of(word(scales, i), "dk")):(of(word(scales, i), "scaled_var_theory")) \
         with lines lc rgb colour(word(scales, i), i) dt 2 notitle, \
      for [i = 1:n_scales] $D using (of(word(scales, i), "dk")):(of(word(scales, i), "scaled_var")) \
@@ -165,7 +165,7 @@ set key center center horizontal maxrows 1 Left reverse samplen 2 width 1
 plot -1 notitle, \
      for [i = 1:n_scales] keyentry with linespoints pt marker(word(scales, i)) ps 1.2 \
         lc rgb colour(word(scales, i), i) title name(word(scales, i)), \
-     keyentry with lines lc rgb "#555555" dt 2 title "dashed: theory d_k/c^2"
+     keyentry with lines lc rgb "#555555" dt 2 title "dashed: theory c^2 d_k"
 
 unset multiplot
 if (interactive) { pause mouse close }

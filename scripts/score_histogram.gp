@@ -12,27 +12,28 @@
 #   fontscale=1.6    font, line and point scale (1.6 at 1600,900 for a slide)
 #   term='qt'        a window instead of a file (scripts/terminal.gp, loaded
 #                    from this script's directory, documents all of these)
-#   dk=64            d_k, for the labels and the divisor of the scaled scores.
+#   dk=64            d_k, for the labels and the scale of the scaled logits.
 #                    Default: derived from the bins (see below), which is right
 #                    for unit-variance entries of Q and K (the default options).
-#   c=8              what the scaled scores were divided by (default sqrt(dk),
-#                    the default --scale sqrt; give c=64 for --scale dk with
+#   c=0.125          the scale the scaled logits were multiplied by, as
+#                    PyTorch's scale= (default 1/sqrt(dk), the default
+#                    --scale sqrt; give c=0.015625 for --scale dk with
 #                    d_k = 64, c=1 for --scale none).
 #
 # The input is the CSV of sdpa-var --histogram BINS: one row per bin,
 # bin_lo,bin_hi,raw_count,scaled_count.  The raw scores QK^T and the scaled
-# scores QK^T/c are counted on the SAME bins, which span +-6 theoretical
+# logits c QK^T are counted on the SAME bins, which span +-6 theoretical
 # standard deviations sigma of the raw scores.  So the script reads
 # sigma = (largest bin_hi - smallest bin_lo)/12 off the bins, and for the
 # default options sigma^2 = raw_var_theory = d_k: the default dk is sigma^2.
 # Both histograms are drawn as densities, count / (total x bin width), where
 # total is the larger of the two column sums: every score, unless some raw
 # scores fell outside +-6 sigma (the tool does not count those; the scaled
-# scores, c >= 1 times narrower, fall inside unless the tails are heavy).
+# scores, 1/c >= 1 times narrower, fall inside unless the tails are heavy).
 # If the raw column is short, a label says by how many (at least).
 # Against them:
 #   raw:    the normal density N(0, sigma^2), i.e. N(0, d_k) by default;
-#   scaled: the normal density N(0, sigma^2/c^2), i.e. N(0, 1) by default.
+#   scaled: the normal density N(0, c^2 sigma^2), i.e. N(0, 1) by default.
 # The scaled scores occupy the central bins only (+-5 or so of the +-48 for
 # d_k = 64), so they are drawn in the bins' raw units.  The y axis is
 # logarithmic, which shows the tails: a score is a sum of d_k products of
@@ -84,11 +85,11 @@ if (total <= 0) {
 }
 outside = total - raw_total
 if (!exists("dk")) dk = sigma ** 2
-if (!exists("c"))  c = sqrt(dk)
+if (!exists("c"))  c = 1 / sqrt(dk)
 if (c <= 0) {
-    exit error "score_histogram.gp: c (the divisor of the scaled scores) must be positive"
+    exit error "score_histogram.gp: c (the scale of the scaled logits) must be positive"
 }
-sigma_s = sigma / c
+sigma_s = sigma * c
 
 # ---- terminal and output --------------------------------------------------
 # Only now that the input is known to be good, so that a failed run leaves
@@ -107,10 +108,10 @@ scaled_colour = "#1f77b4"
 dens(col) = (column(col) > 0 ? column(col) / (total * width_bin) : NaN)
 mid = "(0.5 * (column(\"bin_lo\") + column(\"bin_hi\")))"
 normal(x, s) = exp(-0.5 * (x / s) ** 2) / (s * sqrt(2 * pi))
-c_name = (abs(c - sqrt(dk)) < 1e-9 * c ? "√d_k" : abs(c - dk) < 1e-9 * c ? "d_k" : sprintf("%g", c))
+c_name = (abs(c * sqrt(dk) - 1) < 1e-9 ? "QK^T/√d_k" : abs(c * dk - 1) < 1e-9 ? "QK^T/d_k" : sprintf("%g·QK^T", c))
 
 # ---- axes -------------------------------------------------------------------
-set title sprintf("Distribution of the raw scores QK^T and the scaled scores QK^T/%s\n{/*0.8 d_k = %g; %d scores on %d common bins of width %.3g spanning ±6σ = ±%.4g of the raw scores}", \
+set title sprintf("Distribution of the raw scores QK^T and the scaled logits %s\n{/*0.8 d_k = %g; %d scores on %d common bins of width %.3g spanning ±6σ = ±%.4g of the raw scores}", \
     c_name, dk, total, |$D| - 1, width_bin, 6 * sigma)
 set xrange [x_lo : x_hi]
 set xtics sigma
@@ -120,7 +121,7 @@ set logscale y 10
 set format y "10^{%L}"
 y_floor = 0.5 / (total * width_bin)      # below one score per bin
 set yrange [y_floor : 1.6 * normal(0, sigma_s < sigma ? sigma_s : sigma)]
-set xlabel sprintf("score (raw units; the raw scores have σ = %.4g, the scaled ones σ/c = %.3g)", sigma, sigma_s)
+set xlabel sprintf("score (raw units; the raw scores have σ = %.4g, the scaled ones cσ = %.3g)", sigma, sigma_s)
 set ylabel "density: count / (total × bin width)"
 set grid xtics ytics lc rgb "#dddddd" lt 1
 set border back
@@ -140,7 +141,7 @@ plot $D using @mid:(dens("raw_count")) with boxes lc rgb raw_colour \
      normal(x, sigma) with lines lc rgb "#7f0000" dt 2 \
         title sprintf("N(0, %.4g): d_k for unit-variance q, k", sigma ** 2), \
      $D using @mid:(dens("scaled_count")) with boxes lc rgb scaled_colour \
-        title sprintf("scaled QK^T/%s (scaled\\_count)", c_name), \
+        title sprintf("scaled %s (scaled\\_count)", c_name), \
      normal(x, sigma_s) with lines lc rgb "#08306b" dt 2 \
         title sprintf("N(0, %.3g)", sigma_s ** 2)
 

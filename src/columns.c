@@ -137,7 +137,7 @@ static sv_value get_scale(const sv_row_view *r)
         return text(r->scale_name);
     return text(default_scale(r->spec) ? "sqrt" : "custom");
 }
-static sv_value get_scale_divisor(const sv_row_view *r)
+static sv_value get_scale_factor(const sv_row_view *r)
 {
     return real(sv_spec_scale(r->spec));
 }
@@ -202,7 +202,7 @@ static sv_value get_values(const sv_row_view *r)
 static const double fp16_max = 65504.0; /* largest finite IEEE binary16 */
 static sv_value get_scaled_max_abs_logit(const sv_row_view *r)
 {
-    return real(r->stats->raw_max_abs_logit / sv_spec_scale(r->spec));
+    return real(r->stats->raw_max_abs_logit * sv_spec_scale(r->spec));
 }
 static sv_value get_raw_fp16_headroom(const sv_row_view *r)
 {
@@ -210,11 +210,11 @@ static sv_value get_raw_fp16_headroom(const sv_row_view *r)
 }
 static sv_value get_scaled_fp16_headroom(const sv_row_view *r)
 {
-    return real(fp16_max / (r->stats->raw_max_abs_logit / sv_spec_scale(r->spec)));
+    return real(fp16_max / (r->stats->raw_max_abs_logit * sv_spec_scale(r->spec)));
 }
 static sv_value get_scaled_diag_logit(const sv_row_view *r)
 {
-    return real(r->stats->raw_diag_logit / sv_spec_scale(r->spec));
+    return real(r->stats->raw_diag_logit * sv_spec_scale(r->spec));
 }
 /* Var(O) given the weights is sum p^2 (V has variance 1): the theory of
  * the output variance is the measured mean of sum p^2 = 1 - Jacobian trace. */

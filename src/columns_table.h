@@ -17,7 +17,7 @@ typedef enum col_id {
     C_dist,
     C_ddof,
     C_scale,
-    C_scale_divisor,
+    C_scale_factor,
     C_nu,
     C_q_mean,
     C_q_std,
@@ -133,7 +133,7 @@ static const sv_column columns[C_COUNT_] = {
     T_(dist, "law of the entries of Q and K: normal, uniform, rademacher or t"),
     N_(ddof, "delta degrees of freedom of the sample variance"),
     T_(scale, "the --scale choice as written: sqrt, dk, none or a number"),
-    RC_(scale_divisor, "1", A, "c: the scaled logits are S / c"),
+    RC_(scale_factor, "1", A, "c, the multiplier: the scaled logits are c S"),
     RC_(nu, "1", SV_NEED_STUDENT_T, "degrees of freedom of Student's t; nan for other laws"),
     RC_(q_mean, "1", A, "mean of an entry of Q"),
     RC_(q_std, "1", A, "standard deviation of an entry of Q"),
@@ -151,10 +151,10 @@ static const sv_column columns[C_COUNT_] = {
     /* Per-trial statistics; in a summary, their mean over trials. */
     R_(raw_mean, "score", A, "mean of the N scores S = Q K^T (N = n_q n_k, or n(n+1)/2 causal)"),
     R_(raw_var, "score^2", A, "their sample variance, sum (S - mean)^2 / (N - ddof)"),
-    R_(scaled_mean, "score", A, "raw_mean / c"),
-    R_(scaled_var, "score^2", A, "raw_var / c^2"),
+    R_(scaled_mean, "score", A, "raw_mean * c"),
+    R_(scaled_var, "score^2", A, "raw_var * c^2"),
     R_(raw_entropy, "nats", A, "softmax entropy of a row of raw logits, mean over rows"),
-    R_(scaled_entropy, "nats", A, "the same for the scaled logits S / c"),
+    R_(scaled_entropy, "nats", A, "the same for the scaled logits c S"),
     R_(raw_max_weight, "1", A, "largest softmax weight of a row, mean over rows"),
     R_(scaled_max_weight, "1", A, "the same for the scaled logits"),
     R_(raw_jac_trace, "1", A, "trace of the softmax Jacobian, 1 - sum p_j^2, mean over rows"),
@@ -185,7 +185,7 @@ static const sv_column columns[C_COUNT_] = {
     R_(k_var, "1", SV_NEED_QK_VAR, "the same for K"),
     R_(raw_out_var, "1", SV_NEED_VALUES,
        "mean square of the entries of O = softmax(S) V, with --values; nan otherwise"),
-    R_(scaled_out_var, "1", SV_NEED_VALUES, "the same with softmax(S / c)"),
+    R_(scaled_out_var, "1", SV_NEED_VALUES, "the same with softmax(c S)"),
     R_(raw_sum_p2, "1", A, "sum p_j^2 of a row, mean over rows: what Var(O) should be"),
     R_(scaled_sum_p2, "1", A, "the same for the scaled logits"),
     /* Summary only: spreads across trials and theory. */
@@ -200,10 +200,10 @@ static const sv_column columns[C_COUNT_] = {
     R_(raw_var_q05, "score^2", A, "5 % quantile of raw_var across trials (numpy's 'linear')"),
     R_(raw_var_q50, "score^2", A, "median of raw_var across trials"),
     R_(raw_var_q95, "score^2", A, "95 % quantile of raw_var across trials"),
-    R_(scaled_var_theory, "score^2", NONE, "raw_var_theory / c^2"),
-    R_(scaled_var_expected, "score^2", NONE, "raw_var_expected / c^2"),
+    R_(scaled_var_theory, "score^2", NONE, "raw_var_theory * c^2"),
+    R_(scaled_var_expected, "score^2", NONE, "raw_var_expected * c^2"),
     R_(scaled_var_sd, "score^2", SV_NEED_TRIALS2, "standard deviation of scaled_var across trials"),
-    R_(scaled_var_sd_theory, "score^2", NONE, "raw_var_sd_theory / c^2"),
+    R_(scaled_var_sd_theory, "score^2", NONE, "raw_var_sd_theory * c^2"),
     R_(scaled_var_q05, "score^2", A, "5 % quantile of scaled_var across trials"),
     R_(scaled_var_q50, "score^2", A, "median of scaled_var across trials"),
     R_(scaled_var_q95, "score^2", A, "95 % quantile of scaled_var across trials"),
@@ -213,13 +213,13 @@ static const sv_column columns[C_COUNT_] = {
        "ln(keys) - sigma^2 / 2, sigma^2 the variance of a row's logits; nan where that "
        "approximation does not hold"),
     R_(scaled_entropy_approx, "nats", NONE, "the same for the scaled logits"),
-    R_(scaled_max_abs_logit, "score", A, "raw_max_abs_logit / c"),
+    R_(scaled_max_abs_logit, "score", A, "raw_max_abs_logit * c"),
     R_(raw_fp16_headroom, "1", A, "65504 / raw_max_abs_logit: how far from float16 overflow"),
     R_(scaled_fp16_headroom, "1", A, "65504 / scaled_max_abs_logit"),
     R_(qk_norm_radius, "1", SV_NEED_QK_NORM, "the row norm R under QK-norm; nan without"),
     R_(raw_diag_logit_theory, "score", NONE, "E[S_ii] of a related pair; nan where none"),
-    R_(scaled_diag_logit, "score", SV_NEED_DIAG, "raw_diag_logit / c"),
-    R_(scaled_diag_logit_theory, "score", NONE, "raw_diag_logit_theory / c"),
+    R_(scaled_diag_logit, "score", SV_NEED_DIAG, "raw_diag_logit * c"),
+    R_(scaled_diag_logit_theory, "score", NONE, "raw_diag_logit_theory * c"),
     R_(q_var_theory, "1", NONE, "E[q_var]: (M - 1) / M of an entry's variance, M = n_q d_k"),
     R_(k_var_theory, "1", NONE, "E[k_var], the same for K (M = n_k d_k)"),
     R_(raw_out_var_theory, "1", SV_NEED_VALUES,
@@ -277,7 +277,7 @@ static const col_id summary_ids[] = {
     C_raw_entropy, C_scaled_entropy, C_raw_max_weight, C_scaled_max_weight, C_raw_jac_trace,
     C_scaled_jac_trace,
     /* Beyond the first issue's columns: the experiments of the notes. */
-    C_scale, C_scale_divisor, C_nu, C_q_mean, C_q_std, C_k_mean, C_k_std, C_raw_mean_theory,
+    C_scale, C_scale_factor, C_nu, C_q_mean, C_q_std, C_k_mean, C_k_std, C_raw_mean_theory,
     C_raw_var_known_mean, C_raw_var_ddof0, C_raw_var_ddof1, C_raw_jac_frob, C_scaled_jac_frob,
     C_raw_eff_keys, C_scaled_eff_keys, C_raw_entropy_min, C_raw_entropy_max, C_scaled_entropy_min,
     C_scaled_entropy_max, C_raw_entropy_approx, C_scaled_entropy_approx, C_raw_max_abs_logit,
@@ -301,14 +301,14 @@ static const col_id per_trial_ids[] = {
     C_scaled_diag_weight, C_q_var, C_k_var, C_raw_out_var, C_scaled_out_var, C_raw_sum_p2,
     C_scaled_sum_p2,
     /* The configuration, so that concatenated runs describe themselves. */
-    C_scale, C_scale_divisor, C_trials, C_seed, C_dist, C_nu, C_ddof, C_q_mean, C_q_std, C_k_mean,
+    C_scale, C_scale_factor, C_trials, C_seed, C_dist, C_nu, C_ddof, C_q_mean, C_q_std, C_k_mean,
     C_k_std, C_plant, C_d_model, C_init, C_cross, C_causal, C_qk_norm, C_values, C_d_v};
 
 static const col_id per_row_ids[] = {
     C_dk, C_scale, C_row, C_keys_seen, C_row_raw_entropy, C_row_scaled_entropy, C_entropy_bound,
     C_row_raw_max_weight, C_row_scaled_max_weight,
     /* The configuration, so that concatenated runs describe themselves. */
-    C_n_q, C_n_k, C_trials, C_seed, C_dist, C_nu, C_ddof, C_scale_divisor, C_q_mean, C_q_std,
+    C_n_q, C_n_k, C_trials, C_seed, C_dist, C_nu, C_ddof, C_scale_factor, C_q_mean, C_q_std,
     C_k_mean, C_k_std, C_plant, C_d_model, C_init, C_cross, C_causal, C_qk_norm, C_values, C_d_v};
 
 static const col_id histogram_ids[] = {C_bin_lo, C_bin_hi, C_raw_count, C_scaled_count};

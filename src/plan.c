@@ -55,7 +55,6 @@ static void derive(plan *p, uint64_t count)
     p->group = p->tiny && one_tile && p->inner_threads == 1 && !p->taps.row_sums && !s->values
                    ? SV_TRIAL_GROUP
                    : 1u;
-    p->inv_scale = 1.0 / s->scale;
     p->prog = NULL;
 }
 

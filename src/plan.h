@@ -64,7 +64,6 @@ typedef struct plan {
     size_t block_tiles; /* tiles per work item handed to a thread */
     int tiny;           /* tile product small enough for plain loops */
     size_t group;       /* trials run together by one thread (tiny ones) */
-    double inv_scale;   /* 1 / scale: softmax.h's multiplier */
     progress *prog;     /* shared counter; NULL without a callback */
 } plan;
 

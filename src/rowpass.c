@@ -25,7 +25,7 @@ void rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_a
     const sv_taps *t = &p->taps;
     const size_t b = t->hist_bins;
     const double lo = t->hist_lo, width = (t->hist_hi - t->hist_lo) / (double)b;
-    const double c = p->inv_scale;
+    const double c = p->spec->scale;
     for (size_t j = 0; j < len; j++) {
         const double v[2] = {s[j], s[j] * c};
         uint64_t *h[2] = {t->hist_raw, t->hist_scaled};
@@ -76,7 +76,7 @@ static void merge_rows(const plan *p, const workspace *ws, size_t i0, size_t m, 
             ws->row_sm[i0 + r] = acc[r];
         } else {
             sv_moments_merge(&ws->row_mo[i0 + r], &mo[r]);
-            sv_softmax_acc_merge(&ws->row_sm[i0 + r], &acc[r], p->inv_scale);
+            sv_softmax_acc_merge(&ws->row_sm[i0 + r], &acc[r], p->spec->scale);
         }
     }
 }
@@ -99,11 +99,12 @@ void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0,
     for (size_t r = 0; r < m; r++)
         seen[r] = !causal ? bk : i0 + r < j0 ? 0 : i0 + r - j0 + 1 < bk ? i0 + r - j0 + 1 : bk;
     if (!causal) {
-        sv_softmax_acc_rows(scores, m, bk, kb, p->inv_scale, acc, mo);
+        sv_softmax_acc_rows(scores, m, bk, kb, p->spec->scale, acc, mo);
     } else {
         for (size_t r = 0; r < m; r++)
             if (seen[r] > 0)
-                sv_softmax_acc_rows(scores + r * kb, 1, seen[r], kb, p->inv_scale, &acc[r], &mo[r]);
+                sv_softmax_acc_rows(scores + r * kb, 1, seen[r], kb, p->spec->scale, &acc[r],
+                                    &mo[r]);
     }
     if (p->taps.hist_bins > 0)
         for (size_t r = 0; r < m; r++)

@@ -29,9 +29,9 @@ sv_status sv_spec_resolve(sv_spec *spec)
     if (spec->k_std == 0.0)
         spec->k_std = 1.0;
     if (spec->scale == 0.0) {
-        spec->scale = sqrt((double)spec->d_k);
-        /* d_k itself, not sqrt(d_k)^2, which can be off by an ulp. */
-        spec->scale2 = (double)spec->d_k;
+        spec->scale = 1.0 / sqrt((double)spec->d_k);
+        /* 1 / d_k rounded once, not (1 / sqrt(d_k))^2 rounded three times. */
+        spec->scale2 = 1.0 / (double)spec->d_k;
     } else if (spec->scale2 == 0.0) {
         spec->scale2 = spec->scale * spec->scale;
     }
@@ -142,9 +142,9 @@ static double score_bound(const sv_spec *s, const char **blame)
         b = s->qk_scale * s->qk_scale;
         *blame = "qk_scale";
     }
-    if (b <= SV_SCORE_MAX && b / s->scale > SV_SCORE_MAX)
+    if (b <= SV_SCORE_MAX && b * s->scale > SV_SCORE_MAX)
         *blame = "scale";
-    return fmax(b, b / s->scale);
+    return fmax(b, b * s->scale);
 }
 
 double sv_spec_score_bound(const sv_spec *spec)

@@ -119,7 +119,7 @@ sv_status sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t co
     return sv_partial_add(&acc->trials, t, count);
 }
 
-/* The theory beside the scaled scores S / c (sv_theory_scale). */
+/* The theory beside the scaled logits c S (sv_theory_scale). */
 static void scaled_theory(const sv_spec *spec, sv_summary *s)
 {
     s->scale = sv_spec_scale(spec);

@@ -442,14 +442,14 @@ double sv_theory_entropy_approx(const sv_spec *spec, double logit_var)
 void sv_theory_scale(const sv_spec *spec, sv_theory *t)
 {
     const double c = sv_spec_scale(spec), c2 = sv_spec_scale2(spec);
-    t->mean /= c;
-    t->diag_logit /= c;
-    t->var /= c2;
-    t->var_expected /= c2;
-    t->var_ddof0 /= c2;
-    t->var_ddof1 /= c2;
-    t->var_sd /= c2;
-    t->logit_var /= c2;
+    t->mean *= c;
+    t->diag_logit *= c;
+    t->var *= c2;
+    t->var_expected *= c2;
+    t->var_ddof0 *= c2;
+    t->var_ddof1 *= c2;
+    t->var_sd *= c2;
+    t->logit_var *= c2;
     t->entropy_approx = sv_theory_entropy_approx(spec, t->logit_var);
 }
 
@@ -467,7 +467,7 @@ sv_status sv_theory_histogram_range(const sv_spec *spec, double *lo, double *hi)
         sd = spec->qk_norm ? r2 / 6.0 : sqrt((double)spec->d_k);
     }
     const double c = sv_spec_scale(spec);
-    const double l0 = m - 6.0 * sd, h0 = m + 6.0 * sd, l1 = l0 / c, h1 = h0 / c;
+    const double l0 = m - 6.0 * sd, h0 = m + 6.0 * sd, l1 = l0 * c, h1 = h0 * c;
     *lo = l0 < l1 ? l0 : l1;
     *hi = h0 > h1 ? h0 : h1;
     return SV_OK;

@@ -53,7 +53,7 @@ void tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, size_
                   const double *scores, const sv_softmax_acc *acc, const size_t *seen, size_t me)
 {
     const size_t tm = p->tm, kb = p->kb, dv = p->dv;
-    const double c = p->inv_scale;
+    const double c = p->spec->scale;
     double *e = ws->e + me * 2 * tm * kb, *op = ws->o_part + me * 2 * tm * dv;
     for (size_t r = 0; r < tm; r++)
         for (size_t j = 0; j < kb; j++) {

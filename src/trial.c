@@ -62,14 +62,14 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
 {
     const sv_spec *s = p->spec;
     const size_t n_planted = !p->src->related_diag ? 0 : s->n_q < s->n_k ? s->n_q : s->n_k;
-    const double inv_c = p->inv_scale;
+    const double scale = s->scale;
     for (size_t i = 0; i < n; i++) {
         if (row0 + i < n_planted) {
-            /* p = exp(c (S_ii - max)) / Z, Z = 1 + r. */
+            /* p = exp(scale (S_ii - max)) / Z, Z = 1 + r. */
             const double t0 = planted[i] - sm[i].max;
             acc_add(t, &t->pl_logit, planted[i]);
             acc_add(t, &t->pl_w[0], exp(t0) / (1.0 + sm[i].r[0]));
-            acc_add(t, &t->pl_w[1], exp(inv_c * t0) / (1.0 + sm[i].r[1]));
+            acc_add(t, &t->pl_w[1], exp(scale * t0) / (1.0 + sm[i].r[1]));
             t->n_planted++;
         }
         sv_moments_merge(&t->mo, &mo[i]);
@@ -115,8 +115,8 @@ static void trial_finish(const plan *p, const trial_acc *t, sv_trial_stats *out)
     const double c = s->scale;
     out->raw_mean = t->mo.mean;
     out->raw_var = sv_moments_variance(&t->mo, s->ddof);
-    out->scaled_mean = t->mo.mean / c;
-    out->scaled_var = out->raw_var / s->scale2;
+    out->scaled_mean = t->mo.mean * c;
+    out->scaled_var = out->raw_var * s->scale2;
     out->raw_entropy = ksum_mean(&t->h[0], nq);
     out->scaled_entropy = ksum_mean(&t->h[1], nq);
     out->raw_max_weight = ksum_mean(&t->mw[0], nq);
@@ -199,7 +199,7 @@ void trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
      * rows in order. */
     for (size_t i0 = 0; i0 < nq; i0 += SV_STATS_ROWS) {
         const size_t cnt = nq - i0 < SV_STATS_ROWS ? nq - i0 : SV_STATS_ROWS;
-        sv_softmax_acc_stats_rows(ws->row_sm + i0, cnt, p->inv_scale, ws->st, ws->st + cnt);
+        sv_softmax_acc_stats_rows(ws->row_sm + i0, cnt, p->spec->scale, ws->st, ws->st + cnt);
         trial_add(p, &t, i0, ws->row_mo + i0, ws->row_sm + i0, ws->st, ws->st + cnt,
                   ws->planted + i0, cnt);
         if (p->dv > 0)

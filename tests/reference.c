@@ -161,8 +161,8 @@ static void score_moments(const sv_spec *s, const double *S, sv_trial_stats *out
             }
     out->raw_mean = (double)(sum / n);
     out->raw_var = (double)(m2 / (n - s->ddof));
-    out->scaled_mean = (double)(sum / n / s->scale);
-    out->scaled_var = (double)(m2 / (n - s->ddof) / s->scale2);
+    out->scaled_mean = (double)(sum / n * s->scale);
+    out->scaled_var = (double)(m2 / (n - s->ddof) * s->scale2);
     out->raw_var_known_mean = (double)(known / n);
     out->raw_var_ddof0 = (double)(m2 / n);
     out->raw_var_ddof1 = n > 1.0L ? (double)(m2 / (n - 1.0L)) : NAN;
@@ -181,7 +181,7 @@ static void row_statistics(const sv_spec *s, const double *S, const double *v, s
     for (size_t i = 0; i < nq; i++) {
         const size_t len = s->causal ? i + 1 : nk;
         for (int w = 0; w < 2; w++) {
-            const row_stats r = softmax_row(S + i * nk, len, w ? 1.0L / s->scale : 1.0L, p);
+            const row_stats r = softmax_row(S + i * nk, len, w ? (ldbl)s->scale : 1.0L, p);
             h[w] += r.h;
             mw[w] += r.maxw;
             jt[w] += r.trace;
@@ -296,8 +296,8 @@ int ref_compare(const sv_spec *s, const sv_trial_stats *got, const sv_trial_stat
     const double floors[] = {[UNIT] = 1.0,
                              [SCORE] = rms,
                              [SCORE2] = rms * rms,
-                             [SCALED] = rms / s->scale,
-                             [SCALED2] = rms * rms / s->scale2,
+                             [SCALED] = rms * s->scale,
+                             [SCALED2] = rms * rms * s->scale2,
                              [RELATIVE] = 0.0};
     int bad = 0;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {

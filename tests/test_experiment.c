@@ -127,7 +127,7 @@ static void test_scales(void)
     CHECK(r[0].scaled_var == r[0].raw_var && r[0].scaled_entropy == r[0].raw_entropy &&
           r[0].scaled_jac_frob == r[0].raw_jac_frob &&
           r[1].scaled_max_weight == r[1].raw_max_weight);
-    c.scale = 64.0;
+    c.scale = 1.0 / 64.0;
     CHECK(run(c, exec, r) == SV_OK);
     CHECK_CLOSE(r[0].scaled_var, r[0].raw_var / 4096.0, 1e-15, 0.0);
     /* Logit variance 1/64: H ~ ln n_k - 1/128 (docs/theory.md section 8). */

@@ -120,16 +120,17 @@ static void test_spec(void)
 {
     sv_spec s = {.d_k = 64, .n_q = 5, .n_k = 6, .trials = 1, .qk_norm = 1, .values = 1};
     CHECK(sv_spec_resolve(&s) == SV_OK);
-    CHECK(s.q_std == 1.0 && s.k_std == 1.0 && s.scale == 8.0 && s.scale2 == 64.0);
+    CHECK(s.q_std == 1.0 && s.k_std == 1.0 && s.scale == 0.125 && s.scale2 == 1.0 / 64.0);
     CHECK(s.qk_scale == 8.0 && s.d_v == 64);
     const uint64_t h = sv_spec_hash(&s);
     sv_spec again = s;
     CHECK(sv_spec_resolve(&again) == SV_OK && sv_spec_hash(&again) == h); /* idempotent */
     again.seed = 1;
     CHECK(sv_spec_hash(&again) != h);
-    /* d_k = 3: scale2 is 3 exactly, not sqrt(3)^2 */
+    /* d_k = 3: scale2 is 1 / 3 rounded once, not (1 / sqrt(3))^2, which
+     * is an ulp above it */
     sv_spec t = {.d_k = 3, .n_q = 2, .n_k = 2, .trials = 1};
-    CHECK(sv_spec_resolve(&t) == SV_OK && t.scale2 == 3.0);
+    CHECK(sv_spec_resolve(&t) == SV_OK && t.scale2 == 1.0 / 3.0);
     const char *field = NULL;
     sv_spec bad = s;
     bad.d_v = (size_t)INT32_MAX + 1u;

@@ -178,7 +178,7 @@ static void test_overflow_bound(void)
         {1e308, 0, 0, 0, 0, 0, "q_mean"},   /* --q-mean 1e308 */
         {0, 0, 0, 1e308, 0, 1, "qk_scale"}, /* --qk-norm --qk-scale 1e308 */
         {0, 1e300, 0, 0, 0, 0, "q_std"},    {0, 0, 1e31, 0, 0, 0, "k_std"},
-        {0, 0, 0, 0, 1e-100, 0, "scale"}, /* scaled scores S / scale overflow */
+        {0, 0, 0, 0, 1e100, 0, "scale"}, /* scaled logits scale S overflow */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sv_spec b = c;

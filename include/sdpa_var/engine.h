@@ -45,7 +45,7 @@ typedef struct sv_exec {
  */
 typedef struct sv_taps {
     size_t hist_bins; /**< > 0: count scores into hist_bins equal bins on
-                           [hist_lo, hist_hi): raw S into hist_raw, S / scale
+                           [hist_lo, hist_hi): raw S into hist_raw, scale S
                            into hist_scaled (hist_bins + 1 counts each, the
                            last for values outside the range); and, if
                            hist_w_raw is not NULL, softmax weights into
@@ -68,12 +68,12 @@ typedef struct sv_taps {
  */
 sv_status sv_taps_check(const sv_taps *taps, const sv_spec *spec);
 
-/** Statistics of one trial. "raw" is S = Q K^T, "scaled" is S / scale. */
+/** Statistics of one trial. "raw" is S = Q K^T, "scaled" is scale S. */
 typedef struct sv_trial_stats {
     double raw_mean;           /**< mean of the n_q n_k raw scores */
     double raw_var;            /**< their sample variance, M2 / (N - ddof) */
-    double scaled_mean;        /**< raw_mean / scale */
-    double scaled_var;         /**< raw_var / scale^2 */
+    double scaled_mean;        /**< raw_mean * scale */
+    double scaled_var;         /**< raw_var * scale2 (scale^2) */
     double raw_entropy;        /**< softmax entropy (nats) of a raw row, mean over the n_q rows */
     double scaled_entropy;     /**< the same for scaled rows */
     double raw_max_weight;     /**< max softmax weight of a row, mean over rows */
@@ -107,7 +107,7 @@ typedef struct sv_trial_stats {
     double raw_out_var;        /**< with values: mean of the squares of the n_q d_v
                                     entries of O = softmax(S) V (their variance
                                     about the known mean 0); else NAN */
-    double scaled_out_var;     /**< the same with softmax(S / scale) */
+    double scaled_out_var;     /**< the same with softmax(scale S) */
     double raw_sum_p2;         /**< sum_j p_j^2 of a row, mean over rows = 1 - jac trace:
                                     what Var(O) should be, V having variance 1 */
     double scaled_sum_p2;      /**< the same for scaled rows */
@@ -142,7 +142,7 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  * scores S = Q K^T come from one cblas_dgemm of a fixed shape (plain loops
  * when the tile product has at most 512 multiply-adds). Each (row, key
  * block) yields two-pass moments and partial softmax sums
- * (sv_softmax_acc_rows with the multiplier 1 / scale); they are merged
+ * (sv_softmax_acc_rows with the multiplier scale); they are merged
  * into the row in key order (Chan et al. 1979; online softmax), and rows
  * into the trial in row order. So results are the same bits for any
  * block_rows or threads, and trials [0, a) then [a, n) give the bits of

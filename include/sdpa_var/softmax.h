@@ -3,10 +3,10 @@
  * Statistics of the softmax of one row of scores: entropy, max weight and
  * the trace of the softmax Jacobian, without storing the weights.
  *
- * Vocabulary: every function here takes @p inv_scale, the MULTIPLIER c of
- * the scaled logits c s (c = 1 / sqrt(d_k) for Vaswani et al.'s scaling).
- * spec.h's `scale` is the DIVISOR of the same logits,
- * so a caller passes inv_scale = 1 / spec->scale.
+ * Vocabulary: `scale` is the MULTIPLIER c of the scaled logits c s, as
+ * `scale=` in PyTorch's scaled_dot_product_attention (c = 1 / sqrt(d_k)
+ * for Vaswani et al.'s scaling), here and in spec.h, so a caller passes
+ * spec->scale.
  */
 #ifndef SDPA_VAR_SOFTMAX_H
 #define SDPA_VAR_SOFTMAX_H
@@ -25,8 +25,8 @@ typedef struct sv_softmax_stats {
 } sv_softmax_stats;
 
 /**
- * Softmax statistics of the logits c * s[0 .. n-1] for two temperatures at
- * once: c = 1 (raw scores) into *raw and c = @p inv_scale (e.g. 1/sqrt(d_k)) into
+ * Softmax statistics of the logits c * s[0 .. n-1] for two scales at
+ * once: c = 1 (raw scores) into *raw and c = @p scale (e.g. 1/sqrt(d_k)) into
  * *scaled, in one pass over s.
  *
  * With m = max_j s_j (so c m is the max of c s for c > 0),
@@ -49,15 +49,15 @@ typedef struct sv_softmax_stats {
  * vanishing gradients of saturated attention).
  *
  * @param s      one row of n raw scores; n >= 1; values finite.
- * @param inv_scale  the multiplier c for *scaled, > 0.
+ * @param scale  the multiplier c for *scaled, > 0.
  * Cost: 2n exp. Thread safety: reads s, writes *raw and *scaled only.
  */
-void sv_softmax_row_stats(const double *s, size_t n, double inv_scale, sv_softmax_stats *raw,
+void sv_softmax_row_stats(const double *s, size_t n, double scale, sv_softmax_stats *raw,
                           sv_softmax_stats *scaled);
 
 /**
  * Partial softmax sums of one row over a block of keys, for the raw logits
- * (index 0, c = 1) and the scaled ones (index 1, c = inv_scale), relative to the
+ * (index 0, c = 1) and the scaled ones (index 1, c = scale), relative to the
  * block's max m: with t_j = s_j - m, e_j = exp(c t_j), and sums over every
  * key of the block but the first max (whose e is exactly 1),
  *   r = sum e_j,  w = sum e_j t_j,  q = sum e_j^2,  u = sum e_j^3.
@@ -77,10 +77,10 @@ typedef struct sv_softmax_acc {
 
 /**
  * Partial sums of the logits s[0 .. n-1] (n >= 1, finite) into *out, for
- * c = 1 and c = @p inv_scale > 0 (the multiplier of the scaled logits).
+ * c = 1 and c = @p scale > 0 (the multiplier of the scaled logits).
  * Cost: 2n exp. Thread safety: reads s, writes *out only.
  */
-void sv_softmax_acc_row(const double *s, size_t n, double inv_scale, sv_softmax_acc *out);
+void sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax_acc *out);
 
 /**
  * sv_softmax_acc_row plus, from the same two passes over s, the moments of
@@ -88,20 +88,20 @@ void sv_softmax_acc_row(const double *s, size_t n, double inv_scale, sv_softmax_
  * be NULL. The engine's per-row kernel: pass 1 finds the max and the sum,
  * pass 2 the exps and the squared deviations.
  */
-void sv_softmax_acc_row_moments(const double *s, size_t n, double inv_scale, sv_softmax_acc *out,
+void sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_softmax_acc *out,
                                 sv_moments *mo);
 
 /**
  * sv_softmax_acc_row_moments for each of @p rows rows of n keys, row r at
  * s + r ld (rows x n, row-major with leading dimension ld >= n), into
  * acc[r] and, if mo is not NULL, mo[r], with the scaled sums for the
- * multiplier c = @p inv_scale > 0 (1 / the spec's scale divisor); s is
+ * multiplier c = @p scale > 0 (the spec's scale); s is
  * read, n >= 1 finite values per row. Rows of at most 32 keys are packed
  * several to one vector exp call, which is what makes tiny trials cheap;
  * their sums are plain sequential sums, longer rows use vector reductions,
  * so the last bits depend on n (never on how rows are grouped into calls).
  */
-void sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld, double inv_scale,
+void sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld, double scale,
                          sv_softmax_acc *acc, sv_moments *mo);
 
 /**
@@ -109,17 +109,17 @@ void sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld, doub
  * and m' the smaller of the two maxes (ties keep acc's, the first max),
  * f = exp(c (m' - M)), and the sums of the block whose max is m' moved into
  * M's frame: r += (1 + r') f, w += f (w' + (m' - M)(1 + r')),
- * q += f^2 (1 + q'), u += f^3 (1 + u'), with c = @p inv_scale for the
+ * q += f^2 (1 + q'), u += f^3 (1 + u'), with c = @p scale for the
  * scaled sums (the same multiplier both were made with). Merge blocks in
  * key order for reproducible bits.
  */
-void sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, double inv_scale);
+void sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, double scale);
 
 /**
  * Entropy, max weight and Jacobian trace from merged partial sums (the
  * formulas of sv_softmax_row_stats): raw into *raw, scaled into *scaled.
  */
-void sv_softmax_acc_stats(const sv_softmax_acc *acc, double inv_scale, sv_softmax_stats *raw,
+void sv_softmax_acc_stats(const sv_softmax_acc *acc, double scale, sv_softmax_stats *raw,
                           sv_softmax_stats *scaled);
 
 /**
@@ -128,17 +128,17 @@ void sv_softmax_acc_stats(const sv_softmax_acc *acc, double inv_scale, sv_softma
  * has one, which is why a row's bits are the same whether it is done alone
  * or with others.
  */
-void sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double inv_scale,
+void sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale,
                                sv_softmax_stats *raw, sv_softmax_stats *scaled);
 
 /**
  * Softmax weights p_j = exp(c s_j) / sum_i exp(c s_i) of one row, computed
  * as exp(c (s_j - max s)) / Z so no exp overflows.
  *
- * @param s     n >= 1 finite logits; @param inv_scale the multiplier c > 0; @param p n outputs
+ * @param s     n >= 1 finite logits; @param scale the multiplier c > 0; @param p n outputs
  *              (may not alias s).
  * Cost: n exp. Thread safety: reads s, writes p only.
  */
-void sv_softmax(const double *s, size_t n, double inv_scale, double *p);
+void sv_softmax(const double *s, size_t n, double scale, double *p);
 
 #endif

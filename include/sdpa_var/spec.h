@@ -40,13 +40,14 @@ typedef struct sv_spec {
     sv_dist dist;    /**< distribution of the entries of Q and K (before
                           q_mean, q_std, k_mean, k_std) */
     double nu;       /**< degrees of freedom when dist is SV_DIST_STUDENT_T, > 4 */
-    double scale;    /**< DIVISOR c of the scaled logits S / c: 0 resolves to
-                          sqrt(d_k) (Vaswani et al. 2017); 1 is none, d_k the
-                          muP choice; > 0 once resolved. (softmax.h's
-                          functions take the multiplier 1 / c.) */
-    double scale2;   /**< c^2, the divisor of the scaled variances: 0
-                          resolves to d_k exactly when scale was 0 (not
-                          sqrt(d_k)^2, which can be an ulp off), else to
+    double scale;    /**< MULTIPLIER s of the scaled logits s S, as `scale=`
+                          in PyTorch's scaled_dot_product_attention: 0
+                          resolves to 1 / sqrt(d_k) (Vaswani et al. 2017);
+                          1 is none, 1 / d_k the muP choice (Yang et al.
+                          2022); > 0 once resolved */
+    double scale2;   /**< s^2, the multiplier of the scaled variances: 0
+                          resolves to 1 / d_k (rounded once, not
+                          (1 / sqrt(d_k))^2) when scale was 0, else to
                           scale^2 */
     double q_mean;   /**< entries of Q are q_mean + q_std x, x of dist */
     double q_std;    /**< > 0; 0 resolves to 1 */
@@ -79,8 +80,8 @@ typedef struct sv_spec {
 
 /**
  * Resolves every default of @p spec in place (the only place they are
- * resolved): q_std and k_std 0 -> 1; scale 0 -> sqrt(d_k) with scale2 d_k;
- * scale2 0 -> scale^2; with qk_norm, qk_scale 0 -> sqrt(d_k); with values,
+ * resolved): q_std and k_std 0 -> 1; scale 0 -> 1 / sqrt(d_k) with scale2
+ * 1 / d_k; scale2 0 -> scale^2; with qk_norm, qk_scale 0 -> sqrt(d_k); with values,
  * d_v 0 -> d_k. Idempotent. Then checks it (sv_spec_check).
  * @return the result of sv_spec_check; SV_EINVAL for NULL. After an error
  *         the spec may be partly resolved.
@@ -115,7 +116,7 @@ sv_status sv_spec_resolve(sv_spec *spec);
 #define SV_MEAN_STD_MAX 1e6
 
 /**
- * An upper bound on |S_ij| and on |S_ij / scale| for a resolved @p spec,
+ * An upper bound on |S_ij| and on |scale S_ij| for a resolved @p spec,
  * and on the squared norm of a row of Q or K before QK-norm, from the
  * largest |x| one draw of spec->dist can give (X = 14.4 normal, sqrt 3
  * uniform, 1 Rademacher, 1e9 Student t; derivation in spec.c):
@@ -123,7 +124,7 @@ sv_status sv_spec_resolve(sv_spec *spec);
  *   (with projections A_q = A_k = 14.4 d_model X: |W| <= 14.4, Var W <= 1),
  *   B = d_k (A_q + A_k)^2 (a planted key's entries are at most A_q + A_k),
  *   with QK-norm the larger of B and qk_scale^2 (|q.k| <= |q||k|); and the
- *   larger of that and that / scale.
+ *   larger of that and that times scale.
  * The bound holds for the random draws (sv_source_draw); a caller's arrays
  * are not bounded by it (the engine reports a NaN instead).
  * @return the bound (+inf if it overflows); NAN for NULL.
@@ -146,7 +147,7 @@ double sv_spec_score_bound(const sv_spec *spec);
  *     them to CBLAS, which takes int (n_q and n_k reach it in tiles of at
  *     most 256 and 4096 rows, so any size_t is fine for them);
  *   SV_EOVERFLOW if sv_spec_score_bound exceeds SV_SCORE_MAX: means,
- *     standard deviations, qk_scale or a small scale so large that scores
+ *     standard deviations, qk_scale or scale so large that scores
  *     or their squared sums could overflow (blames the largest term:
  *     "q_mean", "q_std", "k_mean", "k_std", "qk_scale", "scale", "d_k" or
  *     "d_model");
@@ -179,10 +180,10 @@ sv_status sv_spec_check_field(const sv_spec *spec, const char **field);
  */
 uint64_t sv_spec_hash(const sv_spec *spec);
 
-/** The divisor c of the scaled logits: spec->scale (resolved). */
+/** The multiplier s of the scaled logits s S: spec->scale (resolved). */
 double sv_spec_scale(const sv_spec *spec);
 
-/** c^2: spec->scale2 (resolved; exactly d_k for the default). */
+/** s^2: spec->scale2 (resolved; 1 / d_k rounded once for the default). */
 double sv_spec_scale2(const sv_spec *spec);
 
 /**

@@ -30,8 +30,8 @@ typedef struct sv_summary {
     sv_var_spread raw;           /**< spread of raw_var across trials */
     sv_var_spread scaled;        /**< spread of scaled_var across trials */
     sv_theory raw_theory;        /**< theory for raw scores (theory.h) */
-    sv_theory scaled_theory;     /**< theory for scaled scores S / c: variances / c^2 */
-    double scale;                /**< c, the divisor of the scaled logits */
+    sv_theory scaled_theory;     /**< theory for the scaled logits c S: variances c^2 */
+    double scale;                /**< c, the multiplier of the scaled logits */
     double qk_radius;            /**< the row norm under QK-norm, else NAN */
     double observed;             /**< the --observed value, or NAN */
     double raw_var_cdf_observed; /**< fraction of trials with raw_var <= observed, or NAN */

@@ -64,9 +64,9 @@ typedef struct sv_theory {
  * The scores of one trial are uncorrelated but not independent (two scores
  * that share a query or key row share its entries), which is where the
  * n_q + n_k terms come from; V is exact for every distribution with these
- * moments (docs/theory.md, section 4). For scores divided by c (c = sqrt(d_k)
- * gives the "scaled" columns) divide var and var_expected by c^2 and var_sd
- * by c^2. Example (the 1.6 puzzle): normal, d_k = n_q = n_k = 2, ddof 0:
+ * moments (docs/theory.md, section 4). For scores multiplied by the scale c
+ * (c = 1 / sqrt(d_k) gives the "scaled" columns) multiply var, var_expected
+ * and var_sd by c^2. Example (the 1.6 puzzle): normal, d_k = n_q = n_k = 2, ddof 0:
  * var 2, var_expected 1.5, var_sd sqrt(4.75) = 2.179.
  *
  * @return SV_OK; SV_EINVAL if a size is 0, ddof >= N or dist is out of range,
@@ -132,11 +132,12 @@ sv_status sv_theory_spec(const struct sv_spec *spec, sv_theory *out);
 double sv_theory_mean(const struct sv_spec *spec);
 
 /**
- * Turns the theory of raw scores S into that of the scaled logits S / c,
+ * Turns the theory of raw scores S into that of the scaled logits c S,
  * c = sv_spec_scale(spec) of a resolved spec, in place: means and
- * diag_logit divided by c, variances (var, var_expected, var_ddof0,
- * var_ddof1, var_sd, logit_var) by c^2, entropy_approx recomputed from
- * the scaled logit_var. q_var and k_var are those of Q and K and stay.
+ * diag_logit multiplied by c, variances (var, var_expected, var_ddof0,
+ * var_ddof1, var_sd, logit_var) by c^2 (sv_spec_scale2), entropy_approx
+ * recomputed from the scaled logit_var. q_var and k_var are those of Q and
+ * K and stay.
  */
 void sv_theory_scale(const struct sv_spec *spec, sv_theory *t);
 
@@ -154,7 +155,7 @@ double sv_theory_entropy_approx(const struct sv_spec *spec, double logit_var);
 /**
  * Range [*lo, *hi) of the score histogram (--histogram): 6 standard
  * deviations either side of the mean, for the raw scores and for the
- * scaled ones (S / c), joined, so both are binned on the same range.
+ * scaled ones (c S), joined, so both are binned on the same range.
  * Mean and variance are sv_theory_spec's mean and var (planted scores
  * included); where those have no closed form, QK-norm's bound |S| <= R^2
  * gives the range, else mean 0 and variance d_k.

@@ -53,7 +53,7 @@ static void markdown(void)
          "- **Units**: `score` is the unit of a raw score S = QK^T (a product of an\n"
          "  entry of Q and one of K); `score^2` its square; `nats` natural-log\n"
          "  entropy; `1` a pure number; blank for labels and counts. *Scaled*\n"
-         "  columns are about S / c, c = `scale_divisor`.\n"
+         "  columns are about c S, c = `scale_factor`.\n"
          "- **Numbers** are written with `%.17g` (they read back exactly); `inf`\n"
          "  in CSV is `null` in JSON, which cannot spell it.\n");
     puts("## JSON\n");

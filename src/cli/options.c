@@ -440,7 +440,7 @@ void cli_options_usage(FILE *f)
     fputs("Usage: sdpa-var [OPTION]...\n"
           "Draw random queries Q (n_q x d_k) and keys K (n_k x d_k) with mean 0 and\n"
           "variance 1, and compare the statistics of the raw scores QK^T and of the\n"
-          "scaled scores QK^T/sqrt(d_k) (Vaswani et al. 2017) with theory.\n\n",
+          "scaled logits QK^T/sqrt(d_k) (Vaswani et al. 2017) with theory.\n\n",
           f);
     int section = -1;
     for (int id = 0; id < CLI_OPT_COUNT; id++) {

@@ -243,7 +243,7 @@ sv_spec cli_options_spec(const cli_options *opt, size_t i)
     spec.dist = opt->dist[i / (opt->n_dk * opt->n_init) % opt->n_dist];
     const cli_scale_choice *c = cli_options_scale(opt, i);
     spec.scale = c->kind == CLI_SCALE_SQRT   ? 0.0
-                 : c->kind == CLI_SCALE_DK   ? (double)spec.d_k
+                 : c->kind == CLI_SCALE_DK   ? 1.0 / (double)spec.d_k
                  : c->kind == CLI_SCALE_NONE ? 1.0
                                              : c->value;
     (void)sv_spec_resolve(&spec); /* checked by cli_options_validate */
@@ -310,18 +310,17 @@ static int library_error(const cli_options *o, size_t index, const sv_spec *cfg,
         return cli_fail(err, errlen,
                         "--%s: '%s' is too %s: scores could reach %.3g at d_k=%zu (at most "
                         "%.3g)",
-                        name, q, id == CLI_OPT_SCALE ? "small" : "large", sv_spec_score_bound(cfg),
-                        cfg->d_k, SV_SCORE_MAX);
+                        name, q, "large", sv_spec_score_bound(cfg), cfg->d_k, SV_SCORE_MAX);
     if (st == SV_EPRECISION)
         return cli_fail(err, errlen,
                         "--%s: '%s' is too large against the standard deviation (|mean| / std "
                         "at most %.3g: double precision would round the scores' spread away)",
                         name, q, SV_MEAN_STD_MAX);
-    if (id == CLI_OPT_SCALE && st == SV_EINVAL) /* scale^2 underflows to 0 */
+    if (id == CLI_OPT_SCALE && st == SV_EINVAL) /* scale^2 is 0 or inf */
         return cli_fail(err, errlen,
-                        "--scale: '%s' is too small (its square is not a positive "
+                        "--scale: '%s' is too %s (its square is not a positive finite "
                         "double)",
-                        q);
+                        q, cfg->scale < 1.0 ? "small" : "large");
     return cli_fail(err, errlen, "--%s: '%s' is out of range for d_k=%zu, n_q=%zu, n_k=%zu (%s)",
                     name, q, cfg->d_k, cfg->n_q, cfg->n_k, sv_status_str(st));
 }

@@ -25,8 +25,8 @@ static void cell(FILE *f, int width, double v)
     }
     fprintf(f, " %*s", width, buf);
 }
-/* The value of summary column @p name for entry @p e, divided by c^power
- * (c the scale divisor: the scaled side of a raw-only column); NAN for
+/* The value of summary column @p name for entry @p e, times c^power
+ * (c the scale: the scaled side of a raw-only column); NAN for
  * NULL. The table takes every number from the column table, so it gives
  * the CSV's verdict on every value. */
 static double col(const cli_table_entry *e, const char *name, int power)
@@ -40,7 +40,7 @@ static double col(const cli_table_entry *e, const char *name, int power)
     for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++) {
         const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
         if (strcmp(c->name, name) == 0 && c->type == SV_VALUE_REAL)
-            return c->get(&v).real / pow(e->summary.scale, power);
+            return c->get(&v).real * pow(e->summary.scale, power);
     }
     return NAN;
 }
@@ -150,7 +150,7 @@ static void title(FILE *f, const cli_table_entry *e, size_t n)
 }
 
 /* One line of the one-configuration table: raw (measured, theory) and
- * scaled (measured, theory), each a summary column divided by c^power. */
+ * scaled (measured, theory), each a summary column times c^power. */
 typedef struct stat_row {
     const char *label;
     const char *col[4];
@@ -285,10 +285,7 @@ static void table_one(FILE *f, const cli_table_entry *e)
     const int many = c->trials > 1;
     title(f, e, 1);
     char scaled_head[64];
-    if (strcmp(e->scale_name, "sqrt") == 0)
-        snprintf(scaled_head, sizeof scaled_head, "scaled QK^T/sqrt(d_k)");
-    else
-        snprintf(scaled_head, sizeof scaled_head, "scaled QK^T/%.6g", s->scale);
+    snprintf(scaled_head, sizeof scaled_head, "scaled QK^T * %.6g", s->scale);
     fprintf(f, "\n%-24s %*s  %*s\n", "", w * 2 + 1, "raw QK^T", w * 2 + 1, scaled_head);
     fprintf(f, "%-24s %*s %*s  %*s %*s\n", many ? "mean over trials of" : "statistic", w,
             "measured", w, "theory", w, "measured", w, "theory");
@@ -358,7 +355,7 @@ static void table_sweep(FILE *f, const cli_options *opt, const cli_table_entry *
         fputc('\n', f);
     }
     fprintf(f,
-            "\nTheory: E[sample variance] of the raw scores, divided by c^2 (scaled).\n"
+            "\nTheory: E[sample variance] of the raw scores, times c^2 (scaled).\n"
             "Entropy <= %s = %.4f.\n",
             res[0].spec.causal ? "ln(n!)/n" : "ln n_k", col(&res[0], "entropy_bound", 0));
     if (obs)

@@ -164,6 +164,10 @@ done; done
 within "$(column raw_var "$tmp/h.csv")" "$(column raw_var_expected "$tmp/h.csv")" "$(column raw_var_sd_theory "$tmp/h.csv")" 5 "headline raw variance ~ 64"
 within "$(column scaled_var "$tmp/h.csv")" 1 "$(column scaled_var_sd_theory "$tmp/h.csv")" 5 "headline scaled variance ~ 1"
 [ "$(column raw_var_theory "$tmp/h.csv")" = 64 ] && [ "$(column scaled_var_theory "$tmp/h.csv")" = 1 ] && ok || fail "population theory columns"
+# --scale multiplies, as scale= in PyTorch's SDPA: 0.125 = 1/sqrt(64) is the default.
+"$BIN" --dk 64 --n 1111 --scale 0.125 >"$tmp/s.csv"
+[ "$(column scaled_var "$tmp/s.csv")" = "$(column scaled_var "$tmp/h.csv")" ] && [ "$(column scaled_var_theory "$tmp/s.csv")" = 1 ] &&
+    [ "$(column scale_factor "$tmp/s.csv")" = 0.125 ] && ok || fail "--scale 0.125 at d_k 64 is the default 1/sqrt(d_k)"
 
 "$BIN" --dk 2 --n 2 --trials 100000 --observed 1.6 >"$tmp/p.csv"
 [ "$(column raw_var_expected "$tmp/p.csv")" = 1.5 ] && ok || fail "E[s^2] for 2x2 @ 2x2 ddof 0 is 1.5"

@@ -94,8 +94,9 @@ OMP_NUM_THREADS=100000 "$BIN" --dk 4 --n 9 --threads 2 >/dev/null 2>&1 && ok || 
 usage_error "$p: --ddof: '7' must be less than the n(n+1)/2 = 6 scores a causal mask shows (n = 3)" --causal --ddof 7 --n 3
 "$BIN" --causal --ddof 5 --n 3 --dk 2 >/dev/null 2>&1 && ok || fail "--causal --ddof 5 --n 3"
 usage_error "$p: --k-mean does not apply with --d-model (projections draw their own tokens)" --d-model 4 --k-mean 1
-usage_error "$p: --scale: '1e-320' is too small (its square is not a positive double)" --scale sqrt,1e-320
-usage_error "$p: --scale: '1e-70' is too small: scores could reach 5.31e+74 at d_k=64 (at most 1e+60)" --scale 1e-70 --n 1
+usage_error "$p: --scale: '1e-320' is too small (its square is not a positive finite double)" --scale sqrt,1e-320
+usage_error "$p: --scale: '1e200' is too large (its square is not a positive finite double)" --scale 1e200
+usage_error "$p: --scale: '1e70' is too large: scores could reach 5.31e+74 at d_k=64 (at most 1e+60)" --scale 1e70 --n 1
 usage_error "$p: --k-std: '1e40' is too large: scores could reach 1.33e+84 at d_k=64 (at most 1e+60)" --k-std 1e40
 usage_error "$p: --q-mean: '1e25' is too large against the standard deviation (|mean| / std at most 1e+06: double precision would round the scores' spread away)" --q-mean 1e25 --k-mean 1e25 --dk 1
 usage_error "$p: --k-mean: '-3e6' is too large against the standard deviation (|mean| / std at most 1e+06: double precision would round the scores' spread away)" --k-mean -3e6 --k-std 2

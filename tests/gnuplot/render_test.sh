@@ -254,7 +254,7 @@ render softmax_vs_dk 1200 640 --dk 1:256 --n 64 --trials 2
 render puzzle_histogram 1000 650 --dk 2 --n 2 --trials 20000 --per-trial
 render scale_choices 1200 640 --dk 1:64 --n 32 --scale sqrt,dk,none
 render gradient_signal 1200 640 --dk 1:256 --n 64 --trials 2
-render entropy_approx 1000 700 --dk 16 --n 64 --trials 2 --scale 16,8,4,2,1
+render entropy_approx 1000 700 --dk 16 --n 64 --trials 2 --scale 0.0625,0.125,0.25,0.5,1
 render_from run_dists fourth_moment 1000 700 --dk 1:16 --n 4 --trials 200
 render_from run_inits projection_init 1000 700 --dk 4:32 --n 16 --d-model 32
 render causal_rows 1200 640 --dk 16 --n 64 --trials 2 --causal --per-row

@@ -514,7 +514,7 @@ def check_new_self_consistency(checks, cfg, res):
     raw, scaled = res.num("raw_max_abs_logit"), res.num("scaled_max_abs_logit")
     root = math.sqrt(float(cfg.value("--dk")))
     checks.check(close(scaled, raw / root, raw / root), f"{res.name}: scaled_max_abs_logit",
-                 f"{g(scaled)} = raw {g(raw)} / sqrt(d_k)")
+                 f"{g(scaled)} = raw {g(raw)} * (1/sqrt(d_k)), the default --scale")
     if cfg.values:
         got = res.num("d_v")
         checks.check(got == cfg.dv, f"{res.name}: d_v", f"summary {g(got)}, want {cfg.dv}")

@@ -16,11 +16,11 @@ predicts (docs/theory.md section 10 lists which column predicts what):
     raw_var_theory            mean of raw_var_known_mean
     raw_var_ddof0_theory      mean of raw_var_ddof0 (ddof1 likewise)
     scaled_var_expected       mean of scaled_var
-    scaled_var_theory         mean of raw_var_known_mean / c^2
+    scaled_var_theory         mean of raw_var_known_mean * c^2
     raw_var_sd_theory^2       variance across trials of raw_var
     scaled_var_sd_theory^2    variance across trials of scaled_var
     raw_diag_logit_theory     mean of raw_diag_logit
-    scaled_diag_logit_theory  mean of raw_diag_logit / c
+    scaled_diag_logit_theory  mean of raw_diag_logit * c
     q_var_theory, k_var_theory  mean of q_var, k_var (where measured)
     *_out_var_theory          mean of *_out_var (the theory column is the
                               measured mean of sum p^2: E[O^2 | p] = sum p^2)
@@ -97,9 +97,9 @@ MEAN_CHECKS = [
     ("raw_var_ddof0_theory", lambda p, c: p["raw_var_ddof0"]),
     ("raw_var_ddof1_theory", lambda p, c: p["raw_var_ddof1"]),
     ("scaled_var_expected", lambda p, c: p["scaled_var"]),
-    ("scaled_var_theory", lambda p, c: p["raw_var_known_mean"] / c**2),
+    ("scaled_var_theory", lambda p, c: p["raw_var_known_mean"] * c**2),
     ("raw_diag_logit_theory", lambda p, c: p["raw_diag_logit"]),
-    ("scaled_diag_logit_theory", lambda p, c: p["raw_diag_logit"] / c),
+    ("scaled_diag_logit_theory", lambda p, c: p["raw_diag_logit"] * c),
     ("q_var_theory", lambda p, c: p["q_var"]),
     ("k_var_theory", lambda p, c: p["k_var"]),
     ("raw_out_var_theory", lambda p, c: p["raw_out_var"]),
@@ -164,7 +164,7 @@ def check_one(binary, groups, args):
         return 0, 0, failures
     per = read_per_trial(out)
     T = len(per["raw_var"])
-    c = float(summary["scale_divisor"])
+    c = float(summary["scale_factor"])  # the multiplier of the scaled logits
     score_sd = math.sqrt(max(float(summary["raw_var_theory"]), 0.0)) \
         if not math.isnan(float(summary["raw_var_theory"])) else None
     checked = skipped = 0
