@@ -7,7 +7,11 @@
  * where path holds the raw bytes of the array's base buffer and offset is
  * the byte offset of element [0, 0, 0] in it (a view's strides may be
  * negative). Prints the per-trial CSV of the column table (columns.h):
- * its header, and one row per trial in %.17g. Exit 1 on any error. */
+ * its header, and one row per trial in %.17g. With the argument --rows
+ * (torch_sdpa_test.py) it then prints a line "rows" and, per query row,
+ * the row-sums tap (sv_taps.row_sums, summed over the trials):
+ * row,raw_entropy,scaled_entropy,raw_max_weight,scaled_max_weight.
+ * Exit 1 on any error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +43,21 @@ static int read_array(sv_array *a, void **buf)
     return ok;
 }
 
-int main(void)
+/* The row-sums tap: SV_ROW_FIELDS sums per query row. */
+static void print_rows(const double *sums, size_t n_q)
 {
+    printf("rows\nrow,raw_entropy,scaled_entropy,raw_max_weight,scaled_max_weight\n");
+    for (size_t i = 0; i < n_q; i++) {
+        printf("%zu", i);
+        for (size_t f = 0; f < SV_ROW_FIELDS; f++)
+            printf(",%.17g", sums[i * SV_ROW_FIELDS + f]);
+        putchar('\n');
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const int rows = argc > 1 && strcmp(argv[1], "--rows") == 0;
     sv_spec s = {0};
     unsigned long long first, count, trials;
     int threads;
@@ -58,9 +75,13 @@ int main(void)
     if (st == SV_OK)
         st = sv_source_strided(&arr, &src);
     sv_trial_stats *out = calloc(count ? count : 1, sizeof *out);
+    double *sums = rows && st == SV_OK ? calloc(s.n_q * SV_ROW_FIELDS, sizeof *sums) : NULL;
     const sv_exec exec = {.threads = threads};
+    const sv_taps taps = {.row_sums = sums};
     if (st == SV_OK)
-        st = out ? sv_engine_run(&s, &src, &exec, NULL, first, count, out) : SV_ENOMEM;
+        st = out && (sums || !rows)
+                 ? sv_engine_run(&s, &src, &exec, rows ? &taps : NULL, first, count, out)
+                 : SV_ENOMEM;
     if (st != SV_OK) {
         fprintf(stderr, "strided_driver: %s\n", ok ? sv_status_str(st) : "cannot read the job");
         return 1;
@@ -83,6 +104,9 @@ int main(void)
             putchar(c + 1 < ncol ? ',' : '\n');
         }
     }
+    if (rows)
+        print_rows(sums, s.n_q);
+    free(sums);
     free(out);
     for (int i = 0; i < 3; i++)
         free(bufs[i]);
