@@ -263,9 +263,9 @@ static int option_of(const cli_options *o, const char *field)
     return found;
 }
 
-/* A failure of sv_spec_check_field on spec cfg, as a message naming the
+/* A failure of sv_spec_check_field on @p spec, as a message naming the
  * option and its value. */
-static int library_error(const cli_options *o, size_t index, const sv_spec *cfg, sv_status st,
+static int library_error(const cli_options *o, size_t index, const sv_spec *spec, sv_status st,
                          const char *field, char *err, size_t errlen)
 {
     const int id = field ? option_of(o, field) : -1;
@@ -275,42 +275,42 @@ static int library_error(const cli_options *o, size_t index, const sv_spec *cfg,
                         field ? ": " : "", field ? field : "");
     const char *name = cli_option_defs[id].name;
     cli_options_echo(o, (cli_option_id)id, q, sizeof q);
-    if (id == CLI_OPT_DDOF && cfg->causal)
+    if (id == CLI_OPT_DDOF && spec->causal)
         return cli_fail(
             err, errlen,
             "--ddof: '%s' must be less than the n(n+1)/2 = %zu scores a causal mask "
             "shows (n = %zu)",
-            q, cfg->n_q % 2 ? (cfg->n_q + 1) / 2 * cfg->n_q : cfg->n_q / 2 * (cfg->n_q + 1),
-            cfg->n_q);
+            q, spec->n_q % 2 ? (spec->n_q + 1) / 2 * spec->n_q : spec->n_q / 2 * (spec->n_q + 1),
+            spec->n_q);
     if (id == CLI_OPT_DDOF)
         return cli_fail(err, errlen,
                         "--ddof: '%s' must be less than the number of scores n_q*n_k = %zu", q,
-                        cfg->n_q * cfg->n_k);
+                        spec->n_q * spec->n_k);
     if (id == CLI_OPT_CAUSAL)
-        return cli_fail(err, errlen, "--causal needs n_q = n_k (got n_q=%zu, n_k=%zu)", cfg->n_q,
-                        cfg->n_k);
-    if (cfg->d_model > 0 && (id == CLI_OPT_PLANT || id == CLI_OPT_Q_MEAN || id == CLI_OPT_K_MEAN ||
-                             id == CLI_OPT_Q_STD || id == CLI_OPT_K_STD))
+        return cli_fail(err, errlen, "--causal needs n_q = n_k (got n_q=%zu, n_k=%zu)", spec->n_q,
+                        spec->n_k);
+    if (spec->d_model > 0 && (id == CLI_OPT_PLANT || id == CLI_OPT_Q_MEAN || id == CLI_OPT_K_MEAN ||
+                              id == CLI_OPT_Q_STD || id == CLI_OPT_K_STD))
         return cli_fail(err, errlen,
                         "--%s does not apply with --d-model (projections draw their own tokens)",
                         name);
     if (st == SV_ETOOBIG && id == CLI_OPT_DK)
         return cli_fail(err, errlen, "--dk: '%zu' is too large (at most %d: CBLAS takes int sizes)",
-                        cfg->d_k, INT_MAX);
+                        spec->d_k, INT_MAX);
     if (st == SV_ERANGE && (id == CLI_OPT_N || id == CLI_OPT_NQ || id == CLI_OPT_NK))
         return cli_fail(err, errlen,
                         "sizes too large: n_q*n_k = %zu*%zu scores with d_k=%zu overflow 64-bit "
                         "sizes",
-                        cfg->n_q, cfg->n_k, cfg->d_k);
+                        spec->n_q, spec->n_k, spec->d_k);
     if (id == CLI_OPT_DK)
-        snprintf(q, sizeof q, "%zu", cfg->d_k);
+        snprintf(q, sizeof q, "%zu", spec->d_k);
     if (id == CLI_OPT_SCALE) /* the item of this configuration, not the list */
         cli_quote(q, sizeof q, cli_options_scale(o, index)->name);
     if (st == SV_EOVERFLOW)
         return cli_fail(err, errlen,
                         "--%s: '%s' is too %s: scores could reach %.3g at d_k=%zu (at most "
                         "%.3g)",
-                        name, q, "large", sv_spec_score_bound(cfg), cfg->d_k, SV_SCORE_MAX);
+                        name, q, "large", sv_spec_score_bound(spec), spec->d_k, SV_SCORE_MAX);
     if (st == SV_EPRECISION)
         return cli_fail(err, errlen,
                         "--%s: '%s' is too large against the standard deviation (|mean| / std "
@@ -320,9 +320,9 @@ static int library_error(const cli_options *o, size_t index, const sv_spec *cfg,
         return cli_fail(err, errlen,
                         "--scale: '%s' is too %s (its square is not a positive finite "
                         "double)",
-                        q, cfg->scale < 1.0 ? "small" : "large");
+                        q, spec->scale < 1.0 ? "small" : "large");
     return cli_fail(err, errlen, "--%s: '%s' is out of range for d_k=%zu, n_q=%zu, n_k=%zu (%s)",
-                    name, q, cfg->d_k, cfg->n_q, cfg->n_k, sv_status_str(st));
+                    name, q, spec->d_k, spec->n_q, spec->n_k, sv_status_str(st));
 }
 
 int cli_options_validate(cli_options *o, char *err, size_t errlen)
