@@ -47,12 +47,11 @@
       "also report the fraction of trials whose raw sample\n"                                      \
       "variance is <= V (e.g. 1.6 for the 2x2 puzzle)")                                            \
     X(SCALE, "scale", 0, "LIST", CLI_ARG_LIST, 0, 0, "sqrt", "scale", 0,                           \
-      "what the \"scaled\" columns multiply QK^T by, as\n"                                         \
+      "the multiplier of QK^T in the \"scaled\" logits, as\n"                                      \
       "scale= in PyTorch's SDPA: sqrt (1/sqrt(d_k)), dk\n"                                         \
       "(1/d_k, as muP), none (1) or a positive number; a\n"                                        \
-      "comma list runs each, e.g.\n"                                                               \
-      "'sqrt,dk,none'; at most " CLI_STR(CLI_SCALES_MAX) " items of at most " CLI_STR(             \
-          CLI_ITEM_MAX) " characters")                                                             \
+      "comma list runs each, e.g. 'sqrt,dk,none';\n"                                               \
+      "at most " CLI_STR(CLI_SCALES_MAX) " items of at most " CLI_STR(CLI_ITEM_MAX) " characters") \
     X(NU, "nu", 0, "NU", CLI_ARG_ABOVE, 4, CLI_INF, "6", "nu", 0,                                  \
       "degrees of freedom of --dist t (a finite fourth moment)")                                   \
     X(Q_MEAN, "q-mean", 0, "M", CLI_ARG_REAL, -CLI_INF, CLI_INF, "0", "q_mean", 0,                 \
