@@ -3,6 +3,7 @@
  * the strided source, in float64 and through a transposed layout), and the
  * strided source refuses what it cannot serve with the promised status. */
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "check.h"
@@ -139,9 +140,43 @@ static void test_float32(void)
     CHECK(sv_engine_run(&s, &sf, &exec, NULL, 1, 1, &a) == SV_EMISMATCH);
 }
 
+/* Caller data the engine cannot take: a NaN (the softmax's max search ran
+ * past the row on one, an ASan heap overflow the engine fuzzer found via
+ * drawn NaNs), an infinity, or entries whose scores pass SV_SCORE_MAX.
+ * Refused before any row is read; a value at the bound runs. */
+static void test_bad_values(void)
+{
+    enum { N = 4, DK = 2 };
+    double q[N][DK], k[N][DK];
+    for (int i = 0; i < N; i++)
+        for (int l = 0; l < DK; l++)
+            q[i][l] = k[i][l] = 0.5 * (i + 1) - l;
+    sv_spec s = {.d_k = DK, .n_q = N, .n_k = N, .trials = 1};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    sv_strided arr = {0};
+    arr.q = (sv_array){.data = q, .ndim = 2, .shape = {0, N, DK}, .strides = {0, DK * 8, 8}};
+    arr.k = arr.q;
+    arr.k.data = k;
+    sv_source src;
+    CHECK(sv_source_strided(&arr, &src) == SV_OK);
+    const sv_exec exec = {.threads = 1};
+    sv_trial_stats t;
+    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t) == SV_OK);
+    const double bad[] = {NAN, INFINITY, -INFINITY};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        k[N - 1][1] = bad[b];
+        CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t) == SV_EINVAL);
+    }
+    k[N - 1][1] = 1e31; /* d_k max|q| max|k| = 2 x 2 x 1e31 < 1e60 */
+    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t) == SV_OK);
+    q[0][0] = 1e30; /* 2 x 1e30 x 1e31 > 1e60 */
+    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t) == SV_EOVERFLOW);
+}
+
 int main(void)
 {
     test_same_bits();
     test_float32();
+    test_bad_values();
     return CHECK_DONE();
 }

@@ -100,7 +100,10 @@ typedef struct sv_strided {
  * @p arrays is kept by pointer and must outlive the source. The spec's
  * draw fields (seed, dist, means, QK-norm, plant, d_model) do not apply:
  * check() rejects a spec with plant, qk_norm or d_model (SV_EMISMATCH),
- * since it would describe rows the arrays do not hold.
+ * since it would describe rows the arrays do not hold; it also reads every
+ * entry of the trials' slices once and returns SV_EINVAL for a NaN or an
+ * infinity, SV_EOVERFLOW when d_k max|q| max|k| (or that times
+ * spec->scale) exceeds SV_SCORE_MAX, as for drawn entries.
  * @return SV_OK; SV_EINVAL for NULL arguments; SV_EFORMAT for a dtype out
  *         of range, ndim other than 2 or 3, or a NULL q or k.
  */

@@ -1,6 +1,7 @@
 /* The strided source: rows of Q, K and V read from caller arrays of any
  * layout numpy or torch hands over (float64 or float32, byte strides of
  * any sign), widened to double. The engine cannot tell it from draws. */
+#include <math.h>
 #include <string.h>
 
 #include "sdpa_var/source.h"
@@ -28,6 +29,54 @@ static int format_ok(const sv_array *a)
            (a->dtype == SV_DTYPE_FLOAT64 || a->dtype == SV_DTYPE_FLOAT32);
 }
 
+/* Element (t, i, l) of a, widened to double. */
+static double element(const sv_array *a, uint64_t t, size_t i, size_t l)
+{
+    const unsigned char *p = (const unsigned char *)a->data + (ptrdiff_t)i * a->strides[1] +
+                             (ptrdiff_t)l * a->strides[2];
+    if (a->ndim == 3)
+        p += (ptrdiff_t)t * a->strides[0];
+    if (a->dtype == SV_DTYPE_FLOAT64) {
+        double v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    float f;
+    memcpy(&f, p, sizeof f);
+    return (double)f;
+}
+
+/* Largest |x| over the trials' slices of a, or NAN if any x is not finite. */
+static double max_abs(const sv_array *a, uint64_t first, uint64_t count)
+{
+    double m = 0.0;
+    for (uint64_t t = first; t < first + count; t++)
+        for (size_t i = 0; i < a->shape[1]; i++)
+            for (size_t l = 0; l < a->shape[2]; l++) {
+                const double x = fabs(element(a, t, i, l));
+                if (!isfinite(x))
+                    return NAN;
+                m = x > m ? x : m;
+            }
+    return m;
+}
+
+/* Caller data is checked like drawn data: a NaN or inf entry would reach
+ * the softmax's max search (which assumes finite logits), and entries
+ * whose scores could pass SV_SCORE_MAX (spec.h) would overflow the sums.
+ * One pass over the arrays, O((n_q + n_k) d_k) next to the O(n_q n_k d_k)
+ * product. */
+static sv_status values_ok(const sv_strided *a, const sv_spec *spec, uint64_t first, uint64_t count)
+{
+    const double mq = max_abs(&a->q, first, count), mk = max_abs(&a->k, first, count);
+    if (isnan(mq) || isnan(mk) || (spec->values && isnan(max_abs(&a->v, first, count))))
+        return SV_EINVAL;
+    const double bound = (double)spec->d_k * mq * mk;
+    if (!(bound <= SV_SCORE_MAX && bound * spec->scale <= SV_SCORE_MAX))
+        return SV_EOVERFLOW;
+    return SV_OK;
+}
+
 static sv_status strided_check(const sv_source *src, const sv_spec *spec, uint64_t first,
                                uint64_t count)
 {
@@ -41,7 +90,7 @@ static sv_status strided_check(const sv_source *src, const sv_spec *spec, uint64
         !shape_ok(&a->k, spec->n_k, spec->d_k, first, count) ||
         (spec->values && !shape_ok(&a->v, spec->n_k, spec->d_v, first, count)))
         return SV_EMISMATCH;
-    return SV_OK;
+    return values_ok(a, spec, first, count);
 }
 
 static void strided_rows(const sv_source *src, const double *state, uint64_t trial, sv_matrix which,
