@@ -88,8 +88,10 @@ static void report(const plan *p, uint64_t units)
     uint64_t done;
 #pragma omp atomic capture
     done = p->prog->done += units;
-    if (omp_get_thread_num() == 0)
+    if (omp_get_thread_num() == 0) {
+        p->prog->reported = done;
         p->exec->progress(p->exec->progress_ctx, done, p->prog->total);
+    }
 }
 
 /* Work item b: its tiles of query rows against the key block at j0. */
@@ -285,7 +287,7 @@ sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec
         return st;
     if (!out)
         return SV_EINVAL;
-    progress prog = {0u, 0u};
+    progress prog = {0u, 0u, 0u};
     if (exec->progress) {
         const uint64_t tiles = (spec->n_q - 1) / p.tm + 1, blocks = (spec->n_k - 1) / p.kb + 1;
         prog.total = tiles * blocks * count;
@@ -294,5 +296,11 @@ sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec
     /* We parallelise ourselves; OpenBLAS threads inside ours would
      * oversubscribe the cores. */
     openblas_set_num_threads(1);
-    return run_checked(&p, &z, first, out);
+    st = run_checked(&p, &z, first, out);
+    /* Thread 0 may not finish the last unit: say once that all are done
+     * (from the caller's thread, after the parallel region, so the
+     * callback still never runs concurrently with itself). */
+    if (st == SV_OK && p.prog && prog.reported != prog.total)
+        exec->progress(exec->progress_ctx, prog.total, prog.total);
+    return st;
 }

@@ -45,6 +45,7 @@
  * tile against one key block). */
 typedef struct progress {
     uint64_t done, total;
+    uint64_t reported; /* `done` of thread 0's last call of the callback */
 } progress;
 
 /* Everything one run reads: the caller's spec, source, options and taps,

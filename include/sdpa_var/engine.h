@@ -21,7 +21,10 @@
  * Progress callback: @p done of @p total units of work (score tiles) are
  * finished. Called from one thread only (OpenMP thread 0), after that
  * thread finishes a unit, so it never runs concurrently with itself; it
- * should return quickly. The library itself never prints.
+ * should return quickly. A run that succeeds always ends with a call
+ * where done == total (made from the calling thread after the work, if
+ * thread 0's last call did not already say so). The library itself never
+ * prints.
  */
 typedef void (*sv_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
