@@ -27,12 +27,18 @@ void sv_softmax(const double *s, size_t n, double scale, double *p)
         p[j] /= z;
 }
 
-/* The row loops are compiled for AVX-512, AVX2 and plain x86-64, and the
- * loader picks one for the CPU (GCC function multiversioning). */
+/* The row loops are compiled for AVX-512, AVX2 and plain x86-64 (each adds
+ * a row's terms in the order of its vector width), and sv_cpu_level()
+ * picks one per row: the best the CPU has, or the one cpu.h's
+ * sv_cpu_capability_set asked for, so that one machine can reproduce what
+ * the others compute. The bodies are inlined into each variant. */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define SV_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define SV_ROW_VARIANTS 1
+#endif
+#if defined(__GNUC__)
+#define SV_INLINE static inline __attribute__((always_inline))
 #else
-#define SV_VECTOR_CLONES
+#define SV_INLINE static inline
 #endif
 
 /* Chunk of a row handled at once: scratch on the stack, no allocation. */
@@ -42,9 +48,8 @@ void sv_softmax(const double *s, size_t n, double scale, double *p)
  * chunk, or anything >= len) is the row's first max and is left out. With
  * mo_acc non-NULL also accumulates sum (x - mean)^2 and sum (x - mean) into
  * mo_acc[0] and mo_acc[1], in the same pass. */
-SV_VECTOR_CLONES
-static void accumulate(const double *s, size_t len, size_t skip, double m, double c, double mean,
-                       sv_softmax_acc *a, double *mo_acc)
+SV_INLINE void accumulate_body(const double *s, size_t len, size_t skip, double m, double c,
+                               double mean, sv_softmax_acc *a, double *mo_acc)
 {
     double t[SV_CHUNK], ct[SV_CHUNK], e0[SV_CHUNK], e1[SV_CHUNK];
     double m2 = 0.0, dsum = 0.0;
@@ -88,8 +93,7 @@ static void accumulate(const double *s, size_t len, size_t skip, double m, doubl
 }
 
 /* Pass 1 of a row: its max, min and sum. */
-SV_VECTOR_CLONES
-static void max_and_sum(const double *s, size_t n, double *max, double *min, double *sum)
+SV_INLINE void max_and_sum_body(const double *s, size_t n, double *max, double *min, double *sum)
 {
     double m = s[0], lo = s[0], t = 0.0;
 #pragma omp simd reduction(max : m) reduction(min : lo) reduction(+ : t)
@@ -103,9 +107,76 @@ static void max_and_sum(const double *s, size_t n, double *max, double *min, dou
     *sum = t;
 }
 
+typedef void accumulate_fn(const double *, size_t, size_t, double, double, double, sv_softmax_acc *,
+                           double *);
+typedef void max_and_sum_fn(const double *, size_t, double *, double *, double *);
+
+static void accumulate_default(const double *s, size_t len, size_t skip, double m, double c,
+                               double mean, sv_softmax_acc *a, double *mo_acc)
+{
+    accumulate_body(s, len, skip, m, c, mean, a, mo_acc);
+}
+
+static void max_and_sum_default(const double *s, size_t n, double *max, double *min, double *sum)
+{
+    max_and_sum_body(s, n, max, min, sum);
+}
+
+#if defined(SV_ROW_VARIANTS)
+__attribute__((target("avx2"))) static void accumulate_avx2(const double *s, size_t len,
+                                                            size_t skip, double m, double c,
+                                                            double mean, sv_softmax_acc *a,
+                                                            double *mo_acc)
+{
+    accumulate_body(s, len, skip, m, c, mean, a, mo_acc);
+}
+
+__attribute__((target("avx2"))) static void max_and_sum_avx2(const double *s, size_t n, double *max,
+                                                             double *min, double *sum)
+{
+    max_and_sum_body(s, n, max, min, sum);
+}
+
+__attribute__((target("avx512f"))) static void accumulate_avx512(const double *s, size_t len,
+                                                                 size_t skip, double m, double c,
+                                                                 double mean, sv_softmax_acc *a,
+                                                                 double *mo_acc)
+{
+    accumulate_body(s, len, skip, m, c, mean, a, mo_acc);
+}
+
+__attribute__((target("avx512f"))) static void
+max_and_sum_avx512(const double *s, size_t n, double *max, double *min, double *sum)
+{
+    max_and_sum_body(s, n, max, min, sum);
+}
+#endif
+
+/* The variant of each row loop for the current level. */
+static void row_loops(accumulate_fn **acc, max_and_sum_fn **mas)
+{
+    *acc = accumulate_default;
+    *mas = max_and_sum_default;
+#if defined(SV_ROW_VARIANTS)
+    switch (sv_cpu_level()) {
+    case SV_CPU_AVX512:
+        *acc = accumulate_avx512;
+        *mas = max_and_sum_avx512;
+        break;
+    case SV_CPU_AVX2:
+        *acc = accumulate_avx2;
+        *mas = max_and_sum_avx2;
+        break;
+    }
+#endif
+}
+
 void sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_softmax_acc *out,
                                 sv_moments *mo)
 {
+    accumulate_fn *accumulate;
+    max_and_sum_fn *max_and_sum;
+    row_loops(&accumulate, &max_and_sum);
     /* Pass 1: the max (for the softmax) and the sum (for the mean). */
     double m, lo, sum;
     max_and_sum(s, n, &m, &lo, &sum);

@@ -4,9 +4,16 @@
 
 #include <stddef.h>
 
-/* y[i] = exp(x[i]) for i < n, through glibc's libmvec, chosen at run time:
- * AVX-512 (_ZGVeN8v_exp, 8 lanes) if the CPU has it, else AVX2 + FMA
- * (_ZGVdN4v_exp, 4 lanes), else libm's exp. The last group is zero-padded
+/* Instruction set levels (cpu.h names them): what the CPU supports, or
+ * lower if sv_cpu_capability_set asked for it. */
+enum { SV_CPU_DEFAULT = 0, SV_CPU_AVX2 = 1, SV_CPU_AVX512 = 2 };
+
+/* The level the row loops and the functions below use now (cpu.c). */
+int sv_cpu_level(void);
+
+/* y[i] = exp(x[i]) for i < n, through glibc's libmvec, chosen at run time
+ * by sv_cpu_level(): AVX-512 (_ZGVeN8v_exp, 8 lanes), AVX2 + FMA
+ * (_ZGVdN4v_exp, 4 lanes), or libm's exp. The last group is zero-padded
  * so every element of a run takes the same path. libmvec's documented bound
  * is 4 ulp; bench/exp_bench.c measured at most 2.9 ulp on [-60, 0] (libm:
  * 0.5 ulp), at 0.7 ns (AVX-512) or 0.9 ns (AVX2) instead of 5.3 ns per exp.

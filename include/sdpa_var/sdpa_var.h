@@ -8,6 +8,7 @@
 #define SDPA_VAR_H
 
 #include "sdpa_var/columns.h"
+#include "sdpa_var/cpu.h"
 #include "sdpa_var/dklist.h"
 #include "sdpa_var/engine.h"
 #include "sdpa_var/moments.h"

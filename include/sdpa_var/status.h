@@ -16,7 +16,8 @@
     X(EFORMAT, 5, "array layout or data type not supported")                                       \
     X(EMISMATCH, 6, "data does not match the experiment's shape or trials")                        \
     X(EOVERFLOW, 7, "value too large: scores would overflow")                                      \
-    X(EPRECISION, 8, "mean too large against the standard deviation for double precision")
+    X(EPRECISION, 8, "mean too large against the standard deviation for double precision")         \
+    X(EUNSUPPORTED, 9, "not supported by this CPU or build")
 
 /** Result of every library function that can fail. */
 typedef enum sv_status {

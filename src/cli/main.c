@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "sdpa_var/cpu.h"
 #include "run.h"
 
 static const char prog[] = "sdpa-var";
@@ -21,11 +22,30 @@ static const char version_text[] =
     "This is free software: you are free to change and redistribute it.\n"
     "There is NO WARRANTY, to the extent permitted by law.\n";
 
+/* SV_CPU_CAPABILITY=default|avx2|avx512 runs the row loops as a CPU with
+ * only that instruction set would (cpu.h): the suite's portability step
+ * reproduces other machines' last bits with it. */
+static int cpu_capability_env(char *err, size_t errlen)
+{
+    const char *v = getenv("SV_CPU_CAPABILITY");
+    if (!v)
+        return 1;
+    const sv_status st = sv_cpu_capability_set(v);
+    char q[80];
+    if (st == SV_EINVAL)
+        snprintf(err, errlen, "SV_CPU_CAPABILITY: '%s' is not default, avx2 or avx512",
+                 cli_quote(q, sizeof q, v));
+    else if (st != SV_OK)
+        snprintf(err, errlen, "SV_CPU_CAPABILITY: %s is not supported by this CPU or build", v);
+    return st == SV_OK;
+}
+
 int main(int argc, char **argv)
 {
     cli_options opt;
     char err[512];
-    if (!cli_options_parse(argc, argv, &opt, err, sizeof err) ||
+    if (!cpu_capability_env(err, sizeof err) ||
+        !cli_options_parse(argc, argv, &opt, err, sizeof err) ||
         (!opt.help && !opt.version && !cli_options_check_sizes(&opt, err, sizeof err))) {
         fprintf(stderr, "%s: %s (try '%s --help')\n", prog, err, prog);
         return CLI_EXIT_USAGE;
