@@ -158,6 +158,11 @@ for t in 1 2 3; do for b in 1 7 100; do
 done; done
 [ $same -eq 1 ] && ok || fail "bytes differ across --threads/--block-rows"
 [ "$("$BIN" --dk 1:128 --nq 100 --nk 37 --trials 3 --seed 8 | md5sum)" != "$ref" ] && ok || fail "seed has no effect"
+# ... and whatever the order of the sweep: each configuration's row is the same.
+"$BIN" --dk 1,8,300 --n 600 --trials 2 --scale sqrt,2.5 --seed 7 | tail -n +2 | sort >"$tmp/fwd"
+"$BIN" --dk 300,8,1 --n 600 --trials 2 --scale 2.5,sqrt --seed 7 | tail -n +2 | sort >"$tmp/rev"
+[ "$(wc -l <"$tmp/fwd")" -eq 6 ] && cmp -s "$tmp/fwd" "$tmp/rev" && ok ||
+    fail "rows differ with the order of --dk and --scale"
 
 # --- the numbers: headline and the 1.6 puzzle, within 5 SE -------------------------
 "$BIN" --dk 64 --n 1111 >"$tmp/h.csv"

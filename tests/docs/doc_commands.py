@@ -8,8 +8,10 @@ The markdown convention that README.md and docs/*.md follow:
 * A fenced block whose first line starts with "$ " is a session: each
   "$ command" line (continued by a trailing backslash) is run, and the lines
   after it, up to the next "$ " line or the end of the block, are what it
-  must print on stdout, byte for byte.  A line "..." in the expected output
-  stands for any number of lines (an elided middle).
+  must print on stdout: text exactly, numbers within the tolerance that
+  holds across CPUs and OpenBLAS kernels (tests/tolerance.py).  A line
+  "..." in the expected output stands for any number of lines (an elided
+  middle).
 * A fenced block marked ```sh holds commands that are run as one bash
   script (set -e -o pipefail): figure pipelines into gnuplot, runs whose
   numbers the prose quotes.  Only the exit status is checked.
@@ -23,7 +25,7 @@ The markdown convention that README.md and docs/*.md follow:
 * Any other fenced block (sample output, a layout) is not a command.
 
 Commands run in a scratch directory holding build/sdpa-var (the binary under
-test), scripts/ (the source tree's) and an empty docs/figures/, with
+test), scripts/ and tests/ (the source tree's) and an empty docs/figures/, with
 sdpa-var on PATH, so README's `sdpa-var ...` and `build/sdpa-var ...` both
 run the build's binary and figures never overwrite the committed ones.
 The directory is removed at the end unless SV_DOCS_SCRATCH names it.
@@ -41,6 +43,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tolerance import compare_lines, lines_match  # noqa: E402
 
 DOCS = ["README.md"]
 TIMEOUT = 600
@@ -100,9 +105,10 @@ def session(body):
 
 
 def matches(want, got):
-    """want may hold "..." lines, each matching any run of lines."""
+    """want may hold "..." lines, each matching any run of lines; lines
+    compare by tests/tolerance.py."""
     if "..." not in want:
-        return want == got
+        return lines_match(want, got)
     parts = []
     cur = []
     for w in want:
@@ -112,18 +118,18 @@ def matches(want, got):
         else:
             cur.append(w)
     parts.append(cur)
-    if got[:len(parts[0])] != parts[0]:
+    if not lines_match(parts[0], got[:len(parts[0])]):
         return False
     pos = len(parts[0])
     for p in parts[1:-1]:
         for s in range(pos, len(got) - len(p) + 1):
-            if got[s:s + len(p)] == p:
+            if lines_match(p, got[s:s + len(p)]):
                 pos = s + len(p)
                 break
         else:
             return False
     last = parts[-1]
-    return len(got) - pos >= len(last) and (not last or got[len(got) - len(last):] == last)
+    return len(got) - pos >= len(last) and (not last or lines_match(last, got[len(got) - len(last):]))
 
 
 def refreshed(want, got):
@@ -173,6 +179,7 @@ def main():
     os.symlink(binary, os.path.join(scratch, "build", "sdpa-var"))
     os.symlink(binary, os.path.join(scratch, "bin", "sdpa-var"))
     os.symlink(os.path.join(src, "scripts"), os.path.join(scratch, "scripts"))
+    os.symlink(os.path.join(src, "tests"), os.path.join(scratch, "tests"))
     env = dict(os.environ, PATH=os.path.join(scratch, "bin") + os.pathsep + os.environ["PATH"],
                LC_ALL="C")
     env.pop("OMP_NUM_THREADS", None)
@@ -242,6 +249,9 @@ def main():
                 print("  FAIL  %s: $ %s: the docs (-) and the tool (+) differ:" % (where, shown))
                 for d in difflib.unified_diff(want, got, rel, "sdpa-var", lineterm="", n=2):
                     print("        " + d)
+                if "..." not in want:
+                    for d in compare_lines(want, got, where):
+                        print("        " + d)
         if edits:
             for lo, hi, new in sorted(edits, reverse=True):
                 lines[lo:hi] = new
