@@ -3,22 +3,25 @@
 # then run the whole suite, step by step:
 #   release   build Release into build/, ctest (unit, CLI, golden, numpy,
 #             gnuplot, torch, install, valgrind, ...)
+#   portability  the tests that compare with stored numbers (label
+#             `stored`) again under every OpenBLAS core type and instruction
+#             set this CPU can run (scripts/portability.sh), as other CPUs
 #   asan      build with AddressSanitizer + UBSan into build-asan/, ctest
 #   fuzz      libFuzzer harnesses, 30 s each under ASan + UBSan (build-fuzz/)
 #   coverage  line and branch coverage of src/ (build-coverage/), >= 90 / 80 %
 #   static    cppcheck, clang-tidy (.clang-tidy) and clang-format, no finding
 # A second run reinstalls nothing and rebuilds incrementally.
-#   scripts/test.sh            all steps: release asan fuzz static coverage
+#   scripts/test.sh            all steps: release portability asan fuzz static coverage
 #   scripts/test.sh fuzz static   only those steps
 # Each step prints its time; a failing step does not stop the later ones.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 steps=("$@")
-[ "${#steps[@]}" -gt 0 ] || steps=(release asan fuzz static coverage)
+[ "${#steps[@]}" -gt 0 ] || steps=(release portability asan fuzz static coverage)
 for s in "${steps[@]}"; do
     case $s in
-        release | asan | fuzz | coverage | static) ;;
-        *) echo "test.sh: unknown step '$s' (release, asan, fuzz, coverage, static)" >&2; exit 2 ;;
+        release | portability | asan | fuzz | coverage | static) ;;
+        *) echo "test.sh: unknown step '$s' (release, portability, asan, fuzz, coverage, static)" >&2; exit 2 ;;
     esac
 done
 sv_ensure_packages "${SV_BUILD_PACKAGES[@]}" "${SV_TEST_PACKAGES[@]}"
@@ -66,6 +69,7 @@ for s in "${steps[@]}"; do
     ok=1
     case $s in
         release | asan) { sv_build "$s" && ctest --preset "$s"; } || ok=0 ;;
+        portability) { sv_build release && scripts/portability.sh; } || ok=0 ;;
         fuzz) scripts/fuzz.sh 30 || ok=0 ;;
         coverage) scripts/coverage.sh || ok=0 ;;
         static) step_static || ok=0 ;;
