@@ -89,10 +89,16 @@ static void test_plant_exact(void)
         int causal;
         unsigned ddof;
         double rho, mq, sq, mk, sk;
-    } cases[] = {
-        {2, 3, 3, 1, 0, 0.7, 0.0, 1.0, 0.0, 1.0},  {2, 3, 3, 0, 1, 0.5, 0.0, 1.0, 0.0, 1.0},
-        {1, 3, 4, 0, 0, -0.6, 0.0, 1.5, 0.0, 0.5}, {2, 2, 3, 0, 0, 0.6, 1.0, 1.0, 1.0, 1.0},
-        {2, 3, 3, 1, 0, 0.8, 0.5, 2.0, -1.0, 1.0}, {1, 4, 4, 1, 1, -0.3, 0.0, 0.5, 0.0, 2.0}};
+    } cases[] = {{2, 3, 3, 1, 0, 0.7, 0.0, 1.0, 0.0, 1.0},
+                 {2, 3, 3, 0, 1, 0.5, 0.0, 1.0, 0.0, 1.0},
+                 {1, 3, 4, 0, 0, -0.6, 0.0, 1.5, 0.0, 0.5},
+                 {2, 2, 3, 0, 0, 0.6, 1.0, 1.0, 1.0, 1.0},
+                 {2, 3, 3, 1, 0, 0.8, 0.5, 2.0, -1.0, 1.0},
+                 {1, 4, 4, 1, 1, -0.3, 0.0, 0.5, 0.0, 2.0},
+                 /* issue 14: E[s^2] with means, n_q > n_k and n_q < n_k */
+                 {2, 4, 2, 0, 1, 0.6, 0.5, 1.5, -0.7, 0.6},
+                 {1, 2, 5, 0, 0, -0.4, -1.0, 1.0, 2.0, 1.0},
+                 {1, 5, 5, 1, 0, 0.9, 0.3, 1.0, 0.8, 1.3}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sv_spec c = base(cases[i].d, cases[i].nq, cases[i].nk);
         c.causal = cases[i].causal;
@@ -115,10 +121,7 @@ static void test_plant_exact(void)
         CHECK_CLOSE(t.mean, e.mean, 1e-12, 1e-14);
         CHECK_CLOSE(t.var, e.known, 1e-12, 1e-14);
         CHECK_CLOSE(t.diag_logit, e.diag, 1e-12, 1e-14);
-        if (c.q_mean == 0.0 && c.k_mean == 0.0)
-            CHECK_CLOSE(t.var_expected, e.s2, 1e-12, 1e-14);
-        else
-            CHECK(isnan(t.var_expected)); /* covariances through the means: not derived */
+        CHECK_CLOSE(t.var_expected, e.s2, 1e-12, 1e-14); /* nonzero means too (issue 14) */
     }
     /* The issue's reproducers, any law (they use no fourth moment). */
     sv_spec c = base(4, 3, 3);
