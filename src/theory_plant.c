@@ -33,7 +33,7 @@ static double normal_cos_mean(double rho, double d)
  * coefficient of d + 1 observations of a bivariate normal (about their
  * mean; Hotelling 1953), 1 - ((d - 1)/d) (1 - rho^2) 2F1(1, 1; d/2 + 1;
  * rho^2) (docs/theory.md 8.5). 1 at d = 1 (cos = +-1); at d = 2 the series
- * is -ln(1 - x)/x. Else its terms fall like x^k k^(1 - d/2) with d/2 >= 1.5:
+ * is -ln(1 - x)/x. Else its terms fall like x^k k^(-d/2) with d/2 >= 1.5:
  * 10^6 of them, times the factor 1 - x, leave < 1e-8 at any x < 1. */
 static double normal_cos2_mean(double rho, double d)
 {
