@@ -86,13 +86,23 @@ SUMMARY_GETTER_(scaled_entropy_approx, scaled_theory.entropy_approx)
 SUMMARY_GETTER_(qk_norm_radius, qk_radius)
 SUMMARY_GETTER_(raw_diag_logit_theory, raw_theory.diag_logit)
 SUMMARY_GETTER_(scaled_diag_logit_theory, scaled_theory.diag_logit)
-SUMMARY_GETTER_(q_var_theory, raw_theory.q_var)
-SUMMARY_GETTER_(k_var_theory, raw_theory.k_var)
 SUMMARY_GETTER_(raw_var_ddof0_theory, raw_theory.var_ddof0)
 SUMMARY_GETTER_(raw_var_ddof1_theory, raw_theory.var_ddof1)
 SUMMARY_GETTER_(observed, observed)
 SUMMARY_GETTER_(raw_var_cdf_observed, raw_var_cdf_observed)
 #undef SUMMARY_GETTER_
+
+/* A theory column is printed only where its measured column is: q_var and
+ * k_var are measured only when the source says so (sv_source's
+ * measure_entries: projections, QK-norm, strided arrays); else both are nan. */
+static sv_value get_q_var_theory(const sv_row_view *r)
+{
+    return real(isnan(r->stats->q_var) ? NAN : r->summary->raw_theory.q_var);
+}
+static sv_value get_k_var_theory(const sv_row_view *r)
+{
+    return real(isnan(r->stats->k_var) ? NAN : r->summary->raw_theory.k_var);
+}
 
 /* The configuration. */
 static sv_value get_dk(const sv_row_view *r)

@@ -220,8 +220,9 @@ static const sv_column columns[C_COUNT_] = {
     R_(raw_diag_logit_theory, "score", NONE, "E[S_ii] of a related pair; nan where none"),
     R_(scaled_diag_logit, "score", SV_NEED_DIAG, "raw_diag_logit * c"),
     R_(scaled_diag_logit_theory, "score", NONE, "raw_diag_logit_theory * c"),
-    R_(q_var_theory, "1", NONE, "E[q_var]: (M - 1) / M of an entry's variance, M = n_q d_k"),
-    R_(k_var_theory, "1", NONE, "E[k_var], the same for K (M = n_k d_k)"),
+    R_(q_var_theory, "1", NONE,
+       "E[q_var]: (M - 1) / M of an entry's variance, M = n_q d_k; nan where q_var is"),
+    R_(k_var_theory, "1", NONE, "E[k_var], the same for K (M = n_k d_k); nan where k_var is"),
     R_(raw_out_var_theory, "1", SV_NEED_VALUES,
        "theory of raw_out_var: the measured mean of sum p_j^2 (V has variance 1); nan "
        "without --values"),

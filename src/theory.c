@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sdpa_var/spec.h"
+#include "theory_internal.h"
 
 /* The entropy approximation where it holds (docs/theory.md 8.7): many keys
  * and a logit variance of at most 1; elsewhere it misleads (it even goes
@@ -69,16 +70,6 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
     return theory_unit(d_k, n_q, n_k, ddof, sv_dist_fourth_moment(dist, 0.0), out);
 }
 
-/* The visible scores of one trial and the counts the theory needs. The
- * 0/1 mask M (n_q x n_k) has row counts r_i and column counts c_j. */
-typedef struct grid {
-    double d, nq, nk, N; /* d_k, n_q, n_k, visible scores */
-    double nd;           /* visible related pairs (i, i), i < min(n_q, n_k) */
-    double pt;           /* ordered pairs (i, j), (j, i), i != j, of related rows, both visible */
-    double sr2, sc2;     /* sum of r_i^2, sum of c_j^2 */
-    double trg2;         /* ||M M^T||_F^2 = sum over row pairs of shared columns, squared */
-} grid;
-
 /* Mean over rows of ln(keys seen): ln n_k, or ln(n!) / n under the mask. */
 static double ln_keys(const sv_spec *cfg)
 {
@@ -128,80 +119,6 @@ static double m2_var_mask(const grid *g, double m4)
     return va * (1.0 - 2.0 / N) + vb / (N * N);
 }
 
-/* E[cos] of two normal vectors of R^d whose coordinates have correlation
- * rho: rho (2/d) [Gamma((d+1)/2) / Gamma(d/2)]^2 2F1(1/2, 1/2; d/2 + 1; rho^2)
- * (docs/theory.md 8.5); (2/pi) asin rho at d = 1; +-1 at |rho| = 1. */
-static double normal_cos_mean(double rho, double d)
-{
-    if (rho >= 1.0 || rho <= -1.0)
-        return rho > 0.0 ? 1.0 : -1.0;
-    if (d == 1.0)
-        return 0.63661977236758134 * asin(rho); /* 2/pi */
-    const double x = rho * rho, c = d / 2.0 + 1.0;
-    double term = 1.0, sum = 1.0;
-    /* Terms fall like x^k k^-c with c >= 2: 10^5 of them leave < 1e-14
-     * even at rho^2 = 0.9999. */
-    for (int i = 0; i < 100000; i++) {
-        const double k = i; /* an integer counter: CERT FLP30-C */
-        term *= (k + 0.5) * (k + 0.5) / ((c + k) * (k + 1.0)) * x;
-        sum += term;
-        if (term < 1e-17 * sum)
-            break;
-    }
-    const double g = exp(lgamma((d + 1.0) / 2.0) - lgamma(d / 2.0));
-    return rho * (2.0 / d) * g * g * sum;
-}
-
-static double std_or_one(double s)
-{
-    return s > 0.0 ? s : 1.0;
-}
-
-static double qk_radius(const sv_spec *cfg)
-{
-    return cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)cfg->d_k);
-}
-
-/* Mean of the planted score S_ii without QK-norm: k_i = rho q_i + r z_i. */
-static double plant_diag(const sv_spec *cfg)
-{
-    const double rho = cfg->plant, r = sqrt(1.0 - rho * rho), mq = cfg->q_mean;
-    const double vq = std_or_one(cfg->q_std) * std_or_one(cfg->q_std);
-    return (double)cfg->d_k * (rho * (vq + mq * mq) + r * mq * cfg->k_mean);
-}
-
-/* Mean of the planted score under QK-norm: R^2 E[cos], normal entries with
- * zero means only (else NAN); any law when k = +-q. */
-static double plant_diag_qk(const sv_spec *cfg)
-{
-    const double rho = cfg->plant, R = qk_radius(cfg);
-    if (rho == 1.0 || rho == -1.0)
-        return rho * R * R;
-    if (cfg->q_mean != 0.0 || cfg->k_mean != 0.0 || cfg->dist != SV_DIST_NORMAL)
-        return NAN;
-    /* k = rho q + r z with q, z of standard deviations sq, sk: its
-     * correlation with q is rho sq / sqrt(rho^2 sq^2 + r^2 sk^2). */
-    const double sq = std_or_one(cfg->q_std), sk = std_or_one(cfg->k_std);
-    const double re = rho * sq / sqrt(rho * rho * sq * sq + (1.0 - rho * rho) * sk * sk);
-    return R * R * normal_cos_mean(re, (double)cfg->d_k);
-}
-
-/* What each case of sv_theory_spec derives: the mean and known-mean
- * variance of the visible scores, E[M2] (M2 = sum (S - mean of trial)^2),
- * sqrt(Var(M2)), the mean planted or shared-token score, a row's logit
- * variance. NAN: not derived. */
-typedef struct part {
-    double mean, var, m2, m2_sd, diag, logit_var;
-} part;
-
-/* Var(XY) of independent X, Y: vx vy + vx my^2 + mx^2 vy, the expansion of
- * (vx + mx^2)(vy + my^2) - mx^2 my^2 with the mx^2 my^2 terms cancelled by
- * hand: at a mean of 1e25 the unexpanded form is off by 1e84 (its ulp). */
-static double var_product(double vx, double mx, double vy, double my)
-{
-    return vx * vy + vx * my * my + mx * mx * vy;
-}
-
 /* Shifted and scaled iid entries, any mask (docs/theory.md 8.1, 8.3). */
 static void theory_shifted(const sv_spec *cfg, const grid *g, double m4, part *p)
 {
@@ -224,80 +141,53 @@ static void theory_shifted(const sv_spec *cfg, const grid *g, double m4, part *p
     p->logit_var = d * (vq + mq * mq) * vk;
 }
 
-/* Visible scores off the diagonal in a planted key's column (the rest of
- * the N are the n_d planted ones and those in unplanted columns). */
-static double plant_off_count(const sv_spec *cfg, const grid *g)
+/* sqrt(Var(M2)) for rows uniform on the sphere of radius R, any mask
+ * (docs/theory.md 8.4). Given its query row a score has the fixed second
+ * moment R^4/d, so Var(A) counts identical scores only; T = sum_i q_i.U_i
+ * with U_i the sum of the keys row i sees, and E T^4 from E[(q.u)^4] =
+ * 3 R^4 |u|^4 / (d (d + 2)). */
+static double qk_sphere_m2_sd(const grid *g, int causal, double R)
 {
-    return cfg->causal ? g->nq * (g->nq - 1.0) / 2.0 : g->nd * (g->nq - 1.0);
-}
-
-/* Mean of the visible scores with a planted key, no QK-norm: planted ones
- * plant_diag, others d mu_q times their key's mean. */
-static double plant_mean(const sv_spec *cfg, const grid *g)
-{
-    const double rho = cfg->plant, mq = cfg->q_mean, mk = cfg->k_mean;
-    const double mp = rho * mq + sqrt(1.0 - rho * rho) * mk;
-    const double n_op = plant_off_count(cfg, g), n_ou = g->N - g->nd - n_op;
-    return (g->nd * plant_diag(cfg) + g->d * mq * (n_op * mp + n_ou * mk)) / g->N;
-}
-
-/* A planted key k_i = rho q_i + r z_i, r = sqrt(1 - rho^2), no QK-norm
- * (docs/theory.md 8.5). Per coordinate: q of mean mq, variance vq; z of mk,
- * vk; the planted key of mp = rho mq + r mk, vp = rho^2 vq + r^2 vk. */
-static void theory_plant(const sv_spec *cfg, const grid *g, double m4, part *p)
-{
-    const double d = g->d, N = g->N, rho = cfg->plant, r2 = 1.0 - rho * rho, r = sqrt(r2);
-    const double mq = cfg->q_mean, mk = cfg->k_mean;
-    const double vq = std_or_one(cfg->q_std) * std_or_one(cfg->q_std);
-    const double vk = std_or_one(cfg->k_std) * std_or_one(cfg->k_std);
-    const double mp = rho * mq + r * mk, vp = rho * rho * vq + r2 * vk;
-    /* Var(q^2) = E q^4 - (E q^2)^2 = 4 mq^2 vq + (m4 - 1) vq^2, expanded. */
-    const double var_q2 = 4.0 * mq * mq * vq + (m4 - 1.0) * vq * vq;
-    /* S_ii = sum_l q_l (rho q_l + r z_l): Var per coordinate is
-     * rho^2 Var(q^2) + r^2 Var(q z) + 2 rho r Cov(q^2, q z), with
-     * Cov(q^2, q z) = mk (E q^3 - E q^2 mq) = 2 mq vq mk (symmetric laws). */
-    const double md = plant_diag(cfg);
-    const double vd =
-        d * (rho * rho * var_q2 + r2 * var_product(vq, mq, vk, mk) + 4.0 * rho * r * mq * vq * mk);
-    const double mo_p = d * mq * mp, vo_p = d * var_product(vq, mq, vp, mp);
-    const double mo_u = d * mq * mk, vo_u = d * var_product(vq, mq, vk, mk);
-    const double n_op = plant_off_count(cfg, g), n_ou = N - g->nd - n_op;
-    p->mean = plant_mean(cfg, g);
-    const double sumvar = g->nd * vd + n_op * vo_p + n_ou * vo_u;
-    const double between = g->nd * (md - p->mean) * (md - p->mean) +
-                           n_op * (mo_p - p->mean) * (mo_p - p->mean) +
-                           n_ou * (mo_u - p->mean) * (mo_u - p->mean);
-    p->var = (sumvar + between) / N;
-    /* E[M2] = sum Var + sum (E S - mean)^2 - Var(T) / N, T = sum S. With
-     * zero means the only covariance is rho^2 d vq^2 between S_ij and S_ji
-     * of two planted rows; with nonzero means rows and columns covary in
-     * ways not derived here. */
-    p->m2 = mq == 0.0 && mk == 0.0
-                ? sumvar + between - (sumvar + g->pt * rho * rho * d * vq * vq) / N
-                : NAN;
-    p->m2_sd = NAN;
-    p->diag = md;
-    p->logit_var = NAN; /* the planted logit dominates its row */
+    const double d = g->d, N = g->N, r4 = R * R * R * R, r8 = r4 * r4, c4 = 3.0 / (d * (d + 2.0));
+    const double va = N * r8 * (c4 - 1.0 / (d * d));
+    double vb;
+    if (!causal) { /* full grid: T = u.v, rotation invariant */
+        const double nq = g->nq, nk = g->nk;
+        const double eu4 = r4 * nq * (nq + 2.0 * (nq - 1.0) / d);
+        const double ev4 = r4 * nk * (nk + 2.0 * (nk - 1.0) / d);
+        vb = eu4 * ev4 * c4 - N * N * r8 / (d * d);
+    } else {
+        /* E(sum |U_i|^2)^2 = R^4 [N^2 + (2/d)(tr G^2 - sum c_j^2)],
+         * sum E|U_i|^4 = R^4 [sum r_i^2 + (2/d)(sum r_i^2 - N)]. */
+        const double ey2 = r4 * (N * N + 2.0 / d * (g->trg2 - g->sc2));
+        const double eu4 = r4 * (g->sr2 + 2.0 / d * (g->sr2 - N));
+        const double et4 = 3.0 * r4 / (d * d) * ey2 - 6.0 * r4 / (d * d * (d + 2.0)) * eu4;
+        vb = et4 - N * N * r8 / (d * d);
+    }
+    return sqrt(fmax(va * (1.0 - 2.0 / N) + vb / (N * N), 0.0));
 }
 
 /* QK-norm without projections (docs/theory.md 8.4). */
-static void theory_qk(const sv_spec *cfg, const grid *g, double m4, part *p)
+static void theory_qk(const sv_spec *cfg, const grid *g, part *p)
 {
     const double d = g->d, N = g->N, R = qk_radius(cfg);
-    (void)m4;
-    p->mean = p->var = p->m2 = p->m2_sd = p->logit_var = NAN;
-    p->diag = cfg->plant != 0.0 ? plant_diag_qk(cfg) : NAN;
-    if (cfg->q_mean != 0.0 || cfg->k_mean != 0.0)
-        return; /* the rescaled rows' moments have no closed form */
     if (cfg->plant != 0.0) {
-        p->mean = g->nd * p->diag / N; /* off the diagonal: mean 0 */
+        sv_theory_plant_qk(cfg, g, p);
         return;
     }
-    /* Sign-symmetric entries: uncorrelated scores of second moment R^4/d. */
+    p->mean = p->var = p->m2 = p->m2_sd = p->logit_var = p->diag = NAN;
+    if (cfg->q_mean != 0.0 && cfg->k_mean != 0.0)
+        return; /* the rescaled rows' moments have no closed form */
+    /* One side of mean 0 (sign-symmetric, isotropic: E k k^T = (R^2/d) I):
+     * E S = 0 and E S^2 = R^4/d whatever the other row is. */
     p->mean = 0.0;
     p->var = R * R * R * R / d;
+    /* A row's logits q_i.k_j given q_i: mean 0, variance R^4/d when the
+     * keys have mean 0; with shifted keys they share q_i.E[k]. */
+    p->logit_var = cfg->k_mean == 0.0 ? p->var : NAN;
+    if (cfg->q_mean != 0.0 || cfg->k_mean != 0.0)
+        return; /* scores sharing the shifted row covary by (R^2/d)|E row|^2 */
     p->m2 = (N - 1.0) * p->var;
-    p->logit_var = p->var;
     if (cfg->dist == SV_DIST_RADEMACHER) {
         /* Rows of +-sigma have the fixed norm sigma sqrt(d): QK-norm just
          * multiplies by R / (sigma sqrt(d)), so scores are R^2/d times
@@ -306,18 +196,9 @@ static void theory_qk(const sv_spec *cfg, const grid *g, double m4, part *p)
         p->m2_sd =
             s * s *
             (cfg->causal ? sqrt(fmax(m2_var_mask(g, 1.0), 0.0)) : m2_sd_full(d, g->nq, g->nk, 1.0));
-    } else if (cfg->dist == SV_DIST_NORMAL && !cfg->causal) {
-        /* Normal rows rescaled to norm R are uniform on the sphere: with c
-         * the cosine of two of them, E c^2 = 1/d, E c^4 = 3/(d(d+2)); given
-         * its query row a score has the fixed second moment R^4/d, so only
-         * identical scores covary in A, and Cov(A, B) = Var(A). */
-        const double nq = g->nq, nk = g->nk;
-        const double r4 = R * R * R * R, r8 = r4 * r4, c4 = 3.0 / (d * (d + 2.0));
-        const double va = N * r8 * (c4 - 1.0 / (d * d));
-        const double eu4 = r4 * nq * (nq + 2.0 * (nq - 1.0) / d);
-        const double ev4 = r4 * nk * (nk + 2.0 * (nk - 1.0) / d);
-        const double vb = eu4 * ev4 * c4 - N * N * r8 / (d * d);
-        p->m2_sd = sqrt(fmax(va * (1.0 - 2.0 / N) + vb / (N * N), 0.0));
+    } else if (cfg->dist == SV_DIST_NORMAL) {
+        /* Normal rows rescaled to norm R are uniform on the sphere. */
+        p->m2_sd = qk_sphere_m2_sd(g, cfg->causal, R);
     }
 }
 
@@ -334,8 +215,18 @@ static void theory_projected(const sv_spec *cfg, const grid *g, double m4, part 
     p->diag = has_related(cfg) ? 0.0 : NAN;
     p->m2_sd = NAN; /* every score of a trial shares W */
     p->var = p->m2 = p->logit_var = NAN;
-    if (cfg->qk_norm)
-        return; /* normalised projections: no closed form here */
+    if (cfg->qk_norm) {
+        /* Given X, x W with normal W is N(0, |x|^2 w I): q_i and k_j are
+         * isotropic, a shared token's q_i and k_i independent (W_Q, W_K
+         * are), so every score has E S^2 = R^4/d. Cross-attention: no two
+         * scores covary (each token once). Self-attention: S_ii with
+         * S_i'i' and S_ij with S_ji covary by (R^4/d) E[g(cos(x_i,
+         * x_i'))^2], g the mean cosine of 8.5: not in closed form. */
+        const double R = qk_radius(cfg);
+        p->var = p->logit_var = R * R * R * R / d;
+        p->m2 = cfg->cross ? (N - 1.0) * p->var : NAN;
+        return;
+    }
     const double sum2 = N * a + g->nd * (m4 - 1.0) * b;
     p->var = sum2 / N;
     p->m2 = sum2 - (sum2 + (g->pt + g->nd * (g->nd - 1.0)) * b) / N;
@@ -377,9 +268,9 @@ static void theory_part(const sv_spec *cfg, const grid *g, part *p)
     if (cfg->d_model > 0)
         theory_projected(cfg, g, m4, p);
     else if (cfg->qk_norm)
-        theory_qk(cfg, g, m4, p);
+        theory_qk(cfg, g, p);
     else if (cfg->plant != 0.0)
-        theory_plant(cfg, g, m4, p);
+        sv_theory_plant(cfg, g, m4, p);
     else
         theory_shifted(cfg, g, m4, p);
 }
@@ -423,12 +314,14 @@ double sv_theory_mean(const sv_spec *spec)
     grid g;
     grid_of(spec, &g);
     if (spec->qk_norm) {
-        part p;
-        theory_qk(spec, &g, 0.0, &p);
-        return p.mean;
+        if (spec->plant != 0.0) /* only the mean: no E[cos^2] series per trial */
+            return spec->q_mean == 0.0 && spec->k_mean == 0.0
+                       ? g.nd * sv_theory_plant_diag_qk(spec) / g.N
+                       : NAN;
+        return spec->q_mean != 0.0 && spec->k_mean != 0.0 ? NAN : 0.0;
     }
     if (spec->plant != 0.0)
-        return plant_mean(spec, &g);
+        return sv_theory_plant_mean(spec, &g);
     return g.d * spec->q_mean * spec->k_mean;
 }
 

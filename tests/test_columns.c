@@ -127,10 +127,37 @@ static void test_getters(void)
     }
 }
 
+/* A theory column is printed only where its measured column is (issue 14):
+ * q_var_theory beside q_var = nan was a number. */
+static void test_theory_beside_measured(void)
+{
+    sv_spec cfg = {.d_k = 4, .n_q = 3, .n_k = 3, .trials = 2};
+    CHECK(sv_spec_resolve(&cfg) == SV_OK);
+    sv_summary s;
+    memset(&s, 0, sizeof s);
+    CHECK(sv_theory_spec(&cfg, &s.raw_theory) == SV_OK);
+    CHECK(s.raw_theory.q_var > 0.0);   /* the library's value stays */
+    s.mean.q_var = s.mean.k_var = NAN; /* not measured (drawn rows) */
+    sv_row_view w = {.spec = &cfg, .stats = &s.mean, .summary = &s};
+    int seen = 0;
+    for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++) {
+        const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
+        if (strcmp(c->name, "q_var_theory") != 0 && strcmp(c->name, "k_var_theory") != 0)
+            continue;
+        seen++;
+        CHECK(isnan(c->get(&w).real));
+        s.mean.q_var = s.mean.k_var = 0.5; /* measured: the theory is printed */
+        CHECK_CLOSE(c->get(&w).real, s.raw_theory.q_var, 0.0, 0.0);
+        s.mean.q_var = s.mean.k_var = NAN;
+    }
+    CHECK(seen == 2);
+}
+
 int main(void)
 {
     test_table();
     test_undefined();
     test_getters();
+    test_theory_beside_measured();
     return CHECK_DONE();
 }

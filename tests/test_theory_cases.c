@@ -42,6 +42,13 @@ static exact enumerate(const sv_spec *c, double mu)
         for (size_t j = 0; rho != 0.0 && j < np; j++)
             for (size_t l = 0; l < d; l++)
                 k[j * d + l] = rho * q[j * d + l] + r * k[j * d + l];
+        for (size_t i = 0; c->qk_norm && i < nq + nk; i++) { /* rows to norm R */
+            double *row = i < nq ? q + i * d : k + (i - nq) * d, ss = 0.0;
+            for (size_t l = 0; l < d; l++)
+                ss += row[l] * row[l];
+            for (size_t l = 0; l < d; l++)
+                row[l] *= c->qk_scale / sqrt(ss);
+        }
         size_t n = 0;
         double m = 0.0, diag = 0.0;
         for (size_t i = 0; i < nq; i++)
@@ -89,10 +96,16 @@ static void test_plant_exact(void)
         int causal;
         unsigned ddof;
         double rho, mq, sq, mk, sk;
-    } cases[] = {
-        {2, 3, 3, 1, 0, 0.7, 0.0, 1.0, 0.0, 1.0},  {2, 3, 3, 0, 1, 0.5, 0.0, 1.0, 0.0, 1.0},
-        {1, 3, 4, 0, 0, -0.6, 0.0, 1.5, 0.0, 0.5}, {2, 2, 3, 0, 0, 0.6, 1.0, 1.0, 1.0, 1.0},
-        {2, 3, 3, 1, 0, 0.8, 0.5, 2.0, -1.0, 1.0}, {1, 4, 4, 1, 1, -0.3, 0.0, 0.5, 0.0, 2.0}};
+    } cases[] = {{2, 3, 3, 1, 0, 0.7, 0.0, 1.0, 0.0, 1.0},
+                 {2, 3, 3, 0, 1, 0.5, 0.0, 1.0, 0.0, 1.0},
+                 {1, 3, 4, 0, 0, -0.6, 0.0, 1.5, 0.0, 0.5},
+                 {2, 2, 3, 0, 0, 0.6, 1.0, 1.0, 1.0, 1.0},
+                 {2, 3, 3, 1, 0, 0.8, 0.5, 2.0, -1.0, 1.0},
+                 {1, 4, 4, 1, 1, -0.3, 0.0, 0.5, 0.0, 2.0},
+                 /* issue 14: E[s^2] with means, n_q > n_k and n_q < n_k */
+                 {2, 4, 2, 0, 1, 0.6, 0.5, 1.5, -0.7, 0.6},
+                 {1, 2, 5, 0, 0, -0.4, -1.0, 1.0, 2.0, 1.0},
+                 {1, 5, 5, 1, 0, 0.9, 0.3, 1.0, 0.8, 1.3}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sv_spec c = base(cases[i].d, cases[i].nq, cases[i].nk);
         c.causal = cases[i].causal;
@@ -115,10 +128,7 @@ static void test_plant_exact(void)
         CHECK_CLOSE(t.mean, e.mean, 1e-12, 1e-14);
         CHECK_CLOSE(t.var, e.known, 1e-12, 1e-14);
         CHECK_CLOSE(t.diag_logit, e.diag, 1e-12, 1e-14);
-        if (c.q_mean == 0.0 && c.k_mean == 0.0)
-            CHECK_CLOSE(t.var_expected, e.s2, 1e-12, 1e-14);
-        else
-            CHECK(isnan(t.var_expected)); /* covariances through the means: not derived */
+        CHECK_CLOSE(t.var_expected, e.s2, 1e-12, 1e-14); /* nonzero means too (issue 14) */
     }
     /* The issue's reproducers, any law (they use no fourth moment). */
     sv_spec c = base(4, 3, 3);
@@ -140,6 +150,49 @@ static void test_plant_exact(void)
     c.causal = 1;
     CHECK(spec_theory(c, &t) == SV_OK);
     CHECK_CLOSE(t.var_expected, 6.11, 1e-14, 0.0); /* 36.66 / 6; was 5.7833 */
+}
+
+/* Issue 14, exactly for signs under QK-norm: a planted key with rho = +-1
+ * (k = +-q, any law), one shifted side (mean 0, E S^2 = R^4/d whatever the
+ * other row), and nan where no closed form is claimed. */
+static void test_qk_exact(void)
+{
+    const struct {
+        size_t d, nq, nk;
+        int causal;
+        unsigned ddof;
+        double rho, mq, mk, R;
+    } cases[] = {{2, 3, 3, 0, 0, 1.0, 0.0, 0.0, 1.5},  {2, 3, 3, 1, 1, -1.0, 0.0, 0.0, 0.0},
+                 {1, 3, 4, 0, 0, -1.0, 0.0, 0.0, 2.0}, {2, 2, 3, 0, 0, 0.0, 0.5, 0.0, 0.0},
+                 {2, 3, 3, 1, 0, 0.0, 0.0, -0.7, 1.7}, {3, 2, 2, 0, 1, 0.0, 0.0, 1.5, 0.0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sv_spec c = base(cases[i].d, cases[i].nq, cases[i].nk);
+        c.causal = cases[i].causal;
+        c.ddof = cases[i].ddof;
+        c.plant = cases[i].rho;
+        c.q_mean = cases[i].mq;
+        c.k_mean = cases[i].mk;
+        c.qk_norm = 1;
+        c.qk_scale = cases[i].R;
+        sv_theory t;
+        CHECK(spec_resolved(c, &c) == SV_OK && sv_theory_spec(&c, &t) == SV_OK);
+        const exact e = enumerate(&c, t.mean);
+        printf("qk rho %g means %g %g: mean %.15g (%.15g) known %.15g (%.15g) s2 %.15g (%.15g)\n",
+               c.plant, c.q_mean, c.k_mean, e.mean, t.mean, e.known, t.var, e.s2, t.var_expected);
+        CHECK_CLOSE(t.mean, e.mean, 1e-12, 1e-14);
+        CHECK_CLOSE(t.var, e.known, 1e-12, 1e-14);
+        if (c.plant != 0.0) {
+            CHECK_CLOSE(t.var_expected, e.s2, 1e-12, 1e-14);
+            CHECK_CLOSE(t.diag_logit, e.diag, 1e-12, 1e-14);
+        } else {
+            CHECK(isnan(t.var_expected)); /* shifted rows covary through E[row] */
+        }
+    }
+    sv_spec c = base(2, 3, 3); /* signs, |rho| < 1: no closed form claimed */
+    c.plant = 0.5;
+    c.qk_norm = 1;
+    sv_theory t;
+    CHECK(spec_theory(c, &t) == SV_OK && isnan(t.var) && isnan(t.mean));
 }
 
 /* The causal mask: ddof 0 and 1 over the n(n+1)/2 visible scores, and the
@@ -251,6 +304,63 @@ static void test_monte_carlo(void)
     CHECK(spec_theory(c, &t) == SV_OK);
     mc_field("qk-norm plant 0.8 d=3 q_std 2: planted logit", c, OFF(raw_diag_logit), t.diag_logit);
     mc_field("  and the mean score", c, OFF(raw_mean), t.mean);
+    /* Issue 14. A planted key under QK-norm, normal, d = 2, n = 3, rho = 0.5,
+     * R^2 = 2 (docs/theory.md 8.5), by hand: E[cos^2] = 1 - (1/2)(3/4)
+     * 2F1(1, 1; 2; 1/4) = 1 - 1.5 ln(4/3) = 0.56847689; m_d = E S_ii =
+     * 2 (pi/4) rho 2F1(1/2, 1/2; 2; 1/4) = 0.81259777, m = m_d / 3; Var S_ii
+     * = 4 E[cos^2] - m_d^2, off the diagonal E S^2 = R^4/2 = 2; sum Var =
+     * 3 Var S_ii + 12 = 16.8407773, sum (E S - m)^2 = 3 (m_d - m)^2 + 6 m^2
+     * = 1.3206303: var = 18.1614076 / 9 = 2.01793417; E[M2] subtracts
+     * (16.8407773 + 6 m_d^2 / 2) / 9, E[s^2] = 1.78556723. The issue's
+     * Monte Carlo gave 2.0179 and 1.7856. */
+    c = (sv_spec){
+        .d_k = 2, .n_q = 3, .n_k = 3, .trials = 200000, .seed = 16, .plant = 0.5, .qk_norm = 1};
+    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_CLOSE(t.var, 2.0179341728126143, 1e-12, 0.0);
+    CHECK_CLOSE(t.var_expected, 1.7855672259500475, 1e-12, 0.0);
+    mc_field("qk-norm plant 0.5 d=2 n=3: known-mean variance", c, OFF(raw_var_known_mean), t.var);
+    mc_field("  and the mean of s2", c, OFF(raw_var), t.var_expected);
+    c = (sv_spec){.d_k = 3,
+                  .n_q = 4,
+                  .n_k = 4,
+                  .trials = 200000,
+                  .seed = 17,
+                  .plant = 0.8,
+                  .qk_norm = 1,
+                  .causal = 1,
+                  .q_std = 2.0,
+                  .k_std = 0.7};
+    CHECK(spec_theory(c, &t) == SV_OK);
+    mc_field("qk-norm plant 0.8 causal q_std 2 k_std 0.7: mean of s2", c, OFF(raw_var),
+             t.var_expected);
+    /* QK-norm, normal, causal: rows on the sphere (8.4), the issue's
+     * example (its Monte Carlo gave 3.672). By hand, R^2 = d = 8, N = 6,
+     * sum r_i^2 = sum c_j^2 = 14, tr G^2 = 26: Var(A) = 6 R^8 (3/80 - 1/64)
+     * = 537.6; E Y^2 = R^4 (36 + (2/8)(26 - 14)) = 2496, sum E|U_i|^4 =
+     * R^4 (14 + (2/8) 8) = 1024, E T^4 = 3 2496 - (6/10) 1024 = 6873.6,
+     * Var(B) = 6873.6 - 36 R^8/64 = 4569.6; V = 537.6 (2/3) + 4569.6/36 =
+     * 485.333, sd = sqrt(V)/6 = 3.6717137. */
+    c = (sv_spec){
+        .d_k = 8, .n_q = 3, .n_k = 3, .trials = 200000, .seed = 18, .qk_norm = 1, .causal = 1};
+    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_CLOSE(t.var_sd, 3.671713698190736, 1e-12, 0.0);
+    mc_spread("qk-norm causal normal d=8 n=3: variance of s2", c, t.var_sd);
+    /* Projections under QK-norm: isotropic rows, E S^2 = R^4/d. */
+    c = (sv_spec){.d_k = 3,
+                  .n_q = 4,
+                  .n_k = 5,
+                  .trials = 200000,
+                  .seed = 19,
+                  .d_model = 5,
+                  .qk_norm = 1,
+                  .qk_scale = 1.5};
+    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_CLOSE(t.var, 1.6875, 1e-15, 0.0); /* 1.5^4 / 3 */
+    CHECK(isnan(t.var_expected));           /* self: shared tokens, not closed */
+    mc_field("self qk-norm d_model 5: known-mean variance", c, OFF(raw_var_known_mean), t.var);
+    c.cross = 1;
+    CHECK(spec_theory(c, &t) == SV_OK);
+    mc_field("cross qk-norm d_model 5: mean of s2", c, OFF(raw_var), t.var_expected);
     /* Self-attention projections: the known-mean variance has the larger
      * diagonal scores (3.52, was 2.88); n_q != n_k and causal E[s^2]. */
     c = (sv_spec){.d_k = 2, .n_q = 3, .n_k = 3, .trials = 200000, .seed = 14, .d_model = 3};
@@ -338,6 +448,7 @@ static void test_writers_values(void)
 int main(void)
 {
     test_plant_exact();
+    test_qk_exact();
     test_causal_exact();
     test_writers_values();
     test_mean_shortcut();

@@ -95,21 +95,25 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
  *   causal: the same over the n (n + 1) / 2 visible scores, and var_sd for
  *     zero means from the mask's row, column and overlap counts (8.3);
  *   QK-norm (norm R, zero means): Var(S) = R^4 / d, uncorrelated scores;
- *     var_sd for normal entries (full grid) and rademacher ones (8.4);
+ *     var_sd for normal entries (full grid and causal) and rademacher
+ *     ones; one side shifted: mean 0 and var R^4 / d still (8.4);
  *   plant rho: diag_logit = d (rho (sigma_q^2 + mu_q^2) + sqrt(1 - rho^2)
  *     mu_q mu_k); under QK-norm R^2 E[cos] = R^2 rho (2/d)
  *     [Gamma((d+1)/2) / Gamma(d/2)]^2 2F1(1/2, 1/2; d/2 + 1; rho^2) for
  *     normal entries; the mean and var count the planted scores;
- *     var_expected for zero means (8.5);
+ *     var_expected for any means; under QK-norm (normal, zero means, or
+ *     |rho| = 1) var and var_expected from E[cos^2] = 1 - ((d-1)/d)
+ *     (1 - rho^2) 2F1(1, 1; d/2 + 1; rho^2) (8.5);
  *   projections (d_model = D, W entries of variance w): q_var = k_var = D w
  *     (M - 1) / M; off-diagonal E S^2 = D^2 d w^2, a shared token's score
  *     (m4 - 1) D d w^2 more, shared-token scores covary by D d w^2, and so
- *     do S_ij, S_ji (8.6).
+ *     do S_ij, S_ji; under QK-norm var = R^4 / d (x W is isotropic), and
+ *     var_expected for cross-attention (8.6).
  * q_var and k_var are the expectations of the measured ddof-0 sample
  * variance of the M = n_q d (n_k d) entries. entropy_approx follows
  * sv_theory_entropy_approx. var_sd_heavy_tail flags t with nu <= 8.
- * Thread safety: pure. Cost: O(1), but O(terms) of a 2F1 series (at most
- * 10^5) with QK-norm and a planted key.
+ * Thread safety: pure. Cost: O(1), but O(terms) of two 2F1 series (at
+ * most 10^5 and 10^6 terms) with QK-norm and a planted key.
  *
  * @param spec a resolved spec (sv_spec_resolve); its scale is not used.
  * @return SV_OK; the errors of sv_spec_check (*out untouched).
@@ -125,9 +129,9 @@ sv_status sv_theory_spec(const struct sv_spec *spec, sv_theory *out);
  * @p spec must have passed sv_spec_check; it is not checked again (the
  * engine calls this per trial, and the check would double a tiny trial's
  * cost). Cost: a few flops; a 2F1 series with QK-norm and a planted key.
- * @return that mean; NAN if it has no closed form (QK-norm with nonzero
- *         means; QK-norm with a planted key and non-normal entries), for a
- *         NULL spec or a zero size.
+ * @return that mean; NAN if it has no closed form (QK-norm with both
+ *         means nonzero; QK-norm with a planted key and a nonzero mean, or
+ *         non-normal entries and |rho| < 1), for a NULL spec or a zero size.
  */
 double sv_theory_mean(const struct sv_spec *spec);
 

@@ -64,7 +64,7 @@ done
 for want in '  --nu               needs --dist t' \
     '  --observed         not with --per-trial, --per-row, --histogram' \
     '  --no-header        not with --format table, json, jsonl' \
-    '  --q-std            not with --qk-norm unless --q-mean is not 0'; do
+    '  --q-std            not with --qk-norm unless --q-mean is not 0 or --plant'; do
     grep -qxF -- "$want" "$tmp/help" && ok || fail "--help lacks: $want"
 done
 # Every option of the table is in --help, with its default where it has one.
@@ -147,6 +147,7 @@ done <<'EOF'
 --n 3 --dv 3 --per-trial
 --n 3 --format csv --per-row
 --n 3 --q-std 2 --q-mean 1 --qk-norm
+--n 3 --q-std 2 --k-std 0.5 --plant 0.5 --qk-norm
 EOF
 
 # --- --dk A:B reaches B -------------------------------------------------------
