@@ -23,12 +23,16 @@ int cli_budget_limited(void)
 static double vm_size(void)
 {
     FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long pages = 0;
-    const long page = sysconf(_SC_PAGESIZE);
-    const int got = f && fscanf(f, "%lu", &pages) == 1 && page > 0;
+    char line[128];
+    const int got = f && fgets(line, sizeof line, f) != NULL;
     if (f)
         fclose(f);
-    return got ? (double)pages * (double)page : CLI_RUN_BASE_BYTES;
+    char *end = line;
+    const unsigned long pages = got ? strtoul(line, &end, 10) : 0;
+    const long page = sysconf(_SC_PAGESIZE);
+    if (end == line || pages == 0 || page <= 0)
+        return CLI_RUN_BASE_BYTES;
+    return (double)pages * (double)page;
 }
 
 void cli_budget_begin(cli_budget *b, const cli_options *opt)

@@ -170,7 +170,8 @@ int cli_sink_end(cli_sink *s)
         cli_table_end(s);
     } else {
         char tail[1024];
-        fwrite(tail, 1, cli_sink_tail(s, tail, sizeof tail), s->f);
+        const size_t len = cli_sink_tail(s, tail, sizeof tail);
+        fwrite(tail, 1, len, s->f);
     }
     const int ok = cli_sink_commit(s);
     sink_free(s);
@@ -182,7 +183,8 @@ void cli_sink_abort(cli_sink *s)
     rewind(s->f); /* what is not committed is dropped */
     if (s->committed && !s->write_errno) {
         char tail[1024];
-        fwrite(tail, 1, cli_sink_tail(s, tail, sizeof tail), s->f);
+        const size_t len = cli_sink_tail(s, tail, sizeof tail);
+        fwrite(tail, 1, len, s->f);
         cli_sink_commit(s);
     }
     sink_free(s);

@@ -465,5 +465,6 @@ void cli_table_end(cli_sink *s)
         return;
     }
     char tail[1024];
-    fwrite(tail, 1, cli_table_tail(s, tail, sizeof tail), s->f);
+    const size_t len = cli_table_tail(s, tail, sizeof tail);
+    fwrite(tail, 1, len, s->f);
 }
