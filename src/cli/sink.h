@@ -13,11 +13,12 @@
 #include "options.h"
 #include "sdpa_var/columns.h"
 
-/* One configuration as the table needs it after the run (a summary is
- * small; the table is the only sink that waits for all of them). */
 /* Bytes the buffer holds before the row that ends there is written out. */
 #define CLI_SINK_COMMIT_BYTES 65536
 
+/* One configuration as the table needs it: its spec and scale (for the
+ * title and the block labels, from the start) and its summary (small;
+ * kept for one configuration's table, written when it finishes). */
 typedef struct cli_table_entry {
     sv_spec spec;
     sv_summary summary;
