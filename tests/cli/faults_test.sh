@@ -43,6 +43,15 @@ runtime_error "--threads 1024 under ulimit -v" "$p: --threads: 1024 threads need
     limited 4000000 -q --dk 64 --n 300 --threads 1024
 OMP_NUM_THREADS=1024 runtime_error "OMP_NUM_THREADS=1024 under ulimit -v" \
     "$p: OMP_NUM_THREADS: 1024 threads need * GiB of address space*" limited 4000000 -q --dk 64 --n 300
+# Below what OpenBLAS's own thread needs (its buffer, at load) that
+# thread spins; before, even --version then hung at exit, in
+# blas_thread_shutdown_ (under a limit sdpa-var now leaves by _exit).
+limited 100000 --version >"$tmp/out" 2>&1 && grep -q '^sdpa-var ' "$tmp/out" && ok ||
+    fail "--version under ulimit -v 100000: rc=$? $(head -c 200 "$tmp/out")"
+limited 100000 --n 0 >/dev/null 2>&1
+rc=$?
+[ $rc -eq 2 ] && ok || fail "a usage error under ulimit -v 100000: rc=$rc (want 2)"
+runtime_error "ulimit -v 100000 --dk 4" "$p: d_k=4: out of memory: *(ulimit -v)*" limited 100000 --dk 4 --n 4
 # What fits still runs, and exits.
 limited 4000000 --dk 4 --n 8 --threads 1 >"$tmp/out" 2>"$tmp/err" && [ "$(wc -l <"$tmp/out")" -eq 2 ] &&
     ok || fail "a small run under ulimit -v 4000000: $(cat "$tmp/err")"
