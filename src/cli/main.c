@@ -3,14 +3,53 @@
  * each configuration and writes its rows before the next one starts. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "options.h"
 #include "sdpa_var/cpu.h"
 #include "run.h"
+
+/* OMP_NUM_THREADS is taken out of the environment before any library's
+ * constructor runs: libgomp parses it in its own, before main, and on a
+ * value it cannot read ('2,abc', '2,,') it prints a warning of its own
+ * and goes on. This hook of the executable's DT_PREINIT_ARRAY runs before
+ * every constructor; it removes the variable from the process's
+ * environment (the array the kernel passed, which libc then uses) and
+ * keeps its value for validate.c, which checks it like --threads and
+ * passes the count to the engine. Only loads and stores: libc (and a
+ * sanitizer's runtime) may not be initialised yet. */
+#if defined(__GNUC__)
+__attribute__((no_sanitize("address", "undefined"))) static void
+take_omp_num_threads(int argc, char **argv, char **envp)
+{
+    (void)argc;
+    (void)argv;
+    static const char name[] = "OMP_NUM_THREADS=";
+    size_t out = 0;
+    for (size_t i = 0; envp && envp[i]; i++) {
+        size_t k = 0;
+        while (name[k] && envp[i][k] == name[k])
+            k++;
+        if (name[k] == '\0') {
+            if (!cli_omp_num_threads_taken) /* getenv's: the first */
+                cli_omp_num_threads = envp[i] + k;
+            cli_omp_num_threads_taken = 1;
+            continue;
+        }
+        envp[out++] = envp[i];
+    }
+    if (envp)
+        envp[out] = NULL;
+}
+__attribute__((section(".preinit_array"),
+               used)) static void (*const take_omp_hook)(int, char **,
+                                                         char **) = take_omp_num_threads;
+#endif
 
 static const char prog[] = "sdpa-var";
 
@@ -40,7 +79,29 @@ static int cpu_capability_env(char *err, size_t errlen)
     return st == SV_OK;
 }
 
+/* Under `ulimit -v` an OpenBLAS thread whose buffer could not be mapped
+ * spins, and OpenBLAS's exit handler waits for it: leave without the
+ * exit handlers (stdout and stderr flushed first). */
+static int leave(int status)
+{
+    if (cli_budget_limited()) {
+        fflush(NULL);
+        _exit(status);
+    }
+    return status;
+}
+
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    /* A file size limit (ulimit -f) fails the write with EFBIG, which is
+     * said, instead of killing the process without a word. */
+    signal(SIGXFSZ, SIG_IGN);
+    return leave(run(argc, argv));
+}
+
+static int run(int argc, char **argv)
 {
     cli_options opt;
     char err[512];
@@ -62,13 +123,9 @@ int main(int argc, char **argv)
         if (getenv("SDPA_VAR_MEMORY_ESTIMATE"))
             fprintf(stderr, "%s: memory estimate %.0f KiB\n", prog,
                     cli_run_estimate(&opt) / 1024.0);
-        const int status = cli_run(&opt, format);
-        if (status != CLI_EXIT_OK) {
-            fflush(stdout); /* the rows before the failure, whole */
-            return status;
-        }
+        return cli_run(&opt, format); /* every write checked */
     }
-    /* A full disk or a closed file shows only here. */
+    /* --help and --version: a full disk or a closed file shows here. */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "%s: error writing output: %s\n", prog, strerror(errno));
         return CLI_EXIT_RUNTIME;

@@ -163,6 +163,12 @@ int cli_fail(char *err, size_t errlen, const char *fmt, ...)
 #endif
     ;
 
+/* OMP_NUM_THREADS as sdpa-var found it: main.c takes it out of the
+ * environment before libgomp can read it (taken = 1, value NULL when
+ * unset); else (taken = 0, the fuzz harnesses) validate.c reads getenv. */
+extern const char *cli_omp_num_threads;
+extern int cli_omp_num_threads_taken;
+
 /* Parses one count or number by the table's rules (plain decimal). */
 int cli_parse_count(const char *what, const char *s, double lo, double hi, uint64_t *out, char *err,
                     size_t errlen);

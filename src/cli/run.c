@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "budget.h"
+#include "interrupt.h"
 #include "sink.h"
 
 static const char prog[] = "sdpa-var";
@@ -36,9 +38,6 @@ typedef struct progress_line {
     int shown;
 } progress_line;
 
-/* Whether the progress line may be on the terminal, for on_signal. */
-static volatile sig_atomic_t progress_showing;
-
 static void show_progress(void *ctx, uint64_t done, uint64_t total)
 {
     progress_line *pl = ctx;
@@ -47,7 +46,7 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total)
         return;
     pl->last = t;
     pl->shown = 1;
-    progress_showing = 1; /* before the text: a signal mid-line erases it */
+    cli_interrupt_progress(1); /* before the text: a signal mid-line erases it */
     const double frac =
         ((double)pl->t0 + (double)pl->chunk * (double)done / (double)total) / (double)pl->trials;
     const double left = (t - pl->config_start) * (1.0 - frac) / frac;
@@ -61,47 +60,7 @@ static void erase_progress(progress_line *pl)
     if (pl->shown)
         fputs("\r\033[K", stderr);
     pl->shown = 0;
-    progress_showing = 0;
-}
-
-/* SIGINT and SIGTERM while the progress line shows: erase it, so the
- * shell's prompt does not start after "... about 40 s left" (issue 9
- * section 4). Only write(2) and raise(3), which are async-signal-safe.
- * SA_RESETHAND has restored the default action; the signal raised again
- * is delivered when this returns, so the process still dies of it and
- * the shell sees the usual status (130 for Ctrl-C). */
-static void on_signal(int sig)
-{
-    static const char erase[] = "\r\033[K";
-    if (progress_showing) {
-        const ssize_t n = write(STDERR_FILENO, erase, sizeof erase - 1);
-        (void)n; /* nothing to do about a failed write here */
-    }
-    raise(sig);
-}
-
-/* Signals whose default action ends the run with the line showing. */
-static const int progress_signals[] = {SIGINT, SIGTERM};
-#define PROGRESS_SIGNALS (sizeof progress_signals / sizeof progress_signals[0])
-
-/* Installs on_signal (on = 1), or restores @p old (on = 0). A signal the
- * caller ignores (nohup, a background job) stays ignored. */
-static void catch_signals(int on, struct sigaction old[PROGRESS_SIGNALS])
-{
-    for (size_t i = 0; i < PROGRESS_SIGNALS; i++) {
-        if (!on) {
-            sigaction(progress_signals[i], &old[i], NULL);
-            continue;
-        }
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        old[i] = sa; /* SIG_DFL, should the query below fail */
-        sa.sa_handler = on_signal;
-        sa.sa_flags = SA_RESETHAND;
-        sigemptyset(&sa.sa_mask);
-        if (sigaction(progress_signals[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
-            sigaction(progress_signals[i], &sa, NULL);
-    }
+    cli_interrupt_progress(0);
 }
 
 /* The run's progress line, so that a message first erases it. */
@@ -183,13 +142,15 @@ static int undefined(const cli_sink *s, const sv_row_view *v, const char *where)
     return 1;
 }
 
-/* Hands one row to the sink; says so when it cannot (out of memory). */
+/* Hands one row to the sink; says so when it cannot (out of memory).
+ * Stops (0, said by cli_run) at a failed write or a caught signal. */
 static int emit(cli_sink *s, const sv_row_view *v)
 {
-    if (cli_sink_row(s, v))
-        return 1;
-    say("%s", sv_status_str(SV_ENOMEM));
-    return 0;
+    if (!cli_sink_row(s, v)) {
+        say("%s", sv_status_str(SV_ENOMEM));
+        return 0;
+    }
+    return cli_sink_flush_some(s) && !cli_interrupt_pending();
 }
 
 static int alloc_taps(config_run *r, const cli_options *opt)
@@ -335,47 +296,64 @@ static int write_config(cli_sink *s, const config_run *r, const cli_options *opt
     }
 }
 
+/* Runs configuration @p i and writes its rows (committed: they are out,
+ * whole, before the next configuration starts). */
+static int run_config(const cli_options *opt, size_t i, cli_sink *sink, const cli_budget *budget,
+                      progress_line *pl, int progress)
+{
+    config_run r = {.spec = cli_options_spec(opt, i),
+                    .exec = opt->exec,
+                    .scale_name = cli_options_scale(opt, i)->name};
+    if (progress) {
+        pl->index = i;
+        pl->d_k = r.spec.d_k;
+        pl->config_start = now();
+        r.exec.progress = show_progress;
+        r.exec.progress_ctx = pl;
+    }
+    char why[256];
+    int ok;
+    if (!cli_budget_check(budget, opt, &r.spec, why, sizeof why)) {
+        say("%s", why);
+        ok = 0;
+    } else if (!alloc_taps(&r, opt)) {
+        say("d_k=%zu: %s", r.spec.d_k, sv_status_str(SV_ENOMEM));
+        ok = 0;
+    } else
+        ok = run_trials(&r, sink, opt, pl) && write_config(sink, &r, opt, pl) &&
+             cli_sink_commit(sink);
+    free_run(&r);
+    return ok;
+}
+
 int cli_run(const cli_options *opt, cli_format format)
 {
     const size_t count = cli_options_count(opt);
     cli_sink sink;
-    if (!cli_sink_begin(&sink, stdout, opt, format, count)) {
+    if (!cli_sink_begin(&sink, STDOUT_FILENO, opt, format, count)) {
         say("%s", sv_status_str(SV_ENOMEM));
         return CLI_EXIT_RUNTIME;
     }
+    cli_budget budget;
+    cli_budget_begin(&budget, opt);
     progress_line pl = {.start = now(), .count = count};
     the_progress = &pl;
     const int progress = !opt->quiet && isatty(STDERR_FILENO);
-    struct sigaction old[PROGRESS_SIGNALS];
-    if (progress)
-        catch_signals(1, old);
+    cli_interrupt_begin();
     int ok = 1;
-    for (size_t i = 0; ok && i < count; i++) {
-        config_run r = {.spec = cli_options_spec(opt, i),
-                        .exec = opt->exec,
-                        .scale_name = cli_options_scale(opt, i)->name};
-        if (progress) {
-            pl.index = i;
-            pl.d_k = r.spec.d_k;
-            pl.config_start = now();
-            r.exec.progress = show_progress;
-            r.exec.progress_ctx = &pl;
-        }
-        if (!alloc_taps(&r, opt)) {
-            say("d_k=%zu: %s", r.spec.d_k, sv_status_str(SV_ENOMEM));
-            ok = 0;
-        } else
-            ok = run_trials(&r, &sink, opt, &pl) && write_config(&sink, &r, opt, &pl);
-        free_run(&r);
-    }
+    for (size_t i = 0; ok && i < count && !cli_interrupt_pending(); i++)
+        ok = run_config(opt, i, &sink, &budget, &pl, progress);
     erase_progress(&pl);
-    if (progress)
-        catch_signals(0, old);
+    ok = ok && !cli_interrupt_pending() && cli_sink_end(&sink);
+    if (!ok && sink.f)
+        cli_sink_abort(&sink); /* the rows before, whole; JSON closed */
+    const int sig = cli_interrupt_pending(), err = sink.write_errno;
+    cli_interrupt_end();
     the_progress = NULL;
-    if (ok)
-        cli_sink_end(&sink);
-    else
-        free(sink.entries);
+    if (sig)
+        cli_interrupt_die(sig);
+    if (err)
+        say("error writing output: %s", strerror(err));
     return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
 }
 

@@ -28,9 +28,12 @@ double cli_run_bytes(const cli_options *opt, const sv_spec *spec, size_t engine_
 double cli_run_estimate(const cli_options *opt);
 
 /* Runs every configuration of @p opt and writes its rows to stdout in
- * @p format (not CLI_FORMAT_AUTO). @return the exit status; on a runtime
- * failure one line on stderr (rows of the configurations before it are
- * already written, whole). */
+ * @p format (not CLI_FORMAT_AUTO), each configuration's when it finishes.
+ * @return the exit status; on a runtime failure (a failed write stops the
+ * run at once) one line on stderr, after the rows of the configurations
+ * before it, whole, and the end of the format (JSON closed, the table's
+ * footer). A caught signal (interrupt.h) does the same, then the process
+ * dies of it: this does not return. */
 int cli_run(const cli_options *opt, cli_format format);
 
 #endif

@@ -1,6 +1,10 @@
 /* Sinks: where rows go. Every format takes its columns from the library's
  * column table (sdpa_var/columns.h) and receives rows as they are
- * finished, so a sweep never holds more than one configuration. */
+ * finished, so a sweep never holds more than one configuration. Rows are
+ * formatted into a buffer and reach stdout only by cli_sink_commit, whole:
+ * after each configuration, and whenever the buffer passes
+ * CLI_SINK_COMMIT_BYTES at the end of a row. So an interrupted or failed
+ * run leaves whole rows, and a failed write stops the run at once. */
 #ifndef SDPA_VAR_CLI_SINK_H
 #define SDPA_VAR_CLI_SINK_H
 
@@ -9,8 +13,12 @@
 #include "options.h"
 #include "sdpa_var/columns.h"
 
-/* One configuration as the table needs it after the run (a summary is
- * small; the table is the only sink that waits for all of them). */
+/* Bytes the buffer holds before the row that ends there is written out. */
+#define CLI_SINK_COMMIT_BYTES 65536
+
+/* One configuration as the table needs it: its spec and scale (for the
+ * title and the block labels, from the start) and its summary (small;
+ * kept for one configuration's table, written when it finishes). */
 typedef struct cli_table_entry {
     sv_spec spec;
     sv_summary summary;
@@ -18,7 +26,13 @@ typedef struct cli_table_entry {
 } cli_table_entry;
 
 typedef struct cli_sink {
-    FILE *f;
+    FILE *f;          /* the buffer rows are formatted into */
+    char *buf;        /* its bytes (open_memstream) */
+    size_t buf_size;  /* its size, after fflush */
+    int fd;           /* where commits write: stdout */
+    int committed;    /* some output is out (the header with it) */
+    int write_errno;  /* a write failed: its errno, else 0 */
+    unsigned varying; /* table: bit k when block label k varies */
     const cli_options *opt;
     sv_output_kind kind;
     cli_format format;        /* never CLI_FORMAT_AUTO */
@@ -33,27 +47,48 @@ typedef struct cli_sink {
 /* The kind of rows @p opt asks for. */
 sv_output_kind cli_output_kind(const cli_options *opt);
 
-/* Opens a sink of @p count configurations on @p f. What comes before the
- * first row (a header, the JSON config) is written with that row, so a run
- * that fails before its first row writes nothing. 0 when out of memory. */
-int cli_sink_begin(cli_sink *s, FILE *f, const cli_options *opt, cli_format format, size_t count);
+/* Opens a sink of @p count configurations writing to file descriptor
+ * @p fd. What comes before the first row (a header, the JSON config) is
+ * written with that row, so a run that fails before its first row writes
+ * nothing. 0 when out of memory. */
+int cli_sink_begin(cli_sink *s, int fd, const cli_options *opt, cli_format format, size_t count);
 
-/* Writes one row of the sink's kind, whole. 0 when out of memory. */
+/* Formats one row of the sink's kind, whole, into the buffer. 0 when out
+ * of memory. */
 int cli_sink_row(cli_sink *s, const sv_row_view *row);
 
-/* Finishes (a table writes its text here, JSON closes its document) and
- * frees. */
-void cli_sink_end(cli_sink *s);
+/* Writes the buffer to the descriptor and empties it. 0 when a write
+ * failed (s->write_errno says why; a regular file is cut back to the last
+ * whole row). Afterwards the interrupt handler's tail is what ends the
+ * output written so far. */
+int cli_sink_commit(cli_sink *s);
+
+/* cli_sink_commit once the buffer holds CLI_SINK_COMMIT_BYTES. */
+int cli_sink_flush_some(cli_sink *s);
+
+/* Finishes (a table writes its text here, JSON closes its document),
+ * commits and frees. 0 when a write failed. */
+int cli_sink_end(cli_sink *s);
+
+/* After a failure: drops what is not committed, ends the output written
+ * so far (JSON closed, the table's footer) when there is any and no write
+ * failed, and frees. */
+void cli_sink_abort(cli_sink *s);
+
+/* The text that ends the committed output (JSON "]}", a sweep table's
+ * footer; "" for CSV and JSON Lines), NUL-terminated in @p buf.
+ * @return its length. */
+size_t cli_sink_tail(const cli_sink *s, char *buf, size_t len);
 
 /* Per format: CSV and JSON stream; the table buffers summaries. */
 void cli_csv_header(cli_sink *s);
 void cli_csv_row(cli_sink *s, const sv_row_view *row);
 int cli_json_begin(cli_sink *s);
 void cli_json_row(cli_sink *s, const sv_row_view *row);
-void cli_json_end(cli_sink *s);
 void cli_table_begin(cli_sink *s);
 void cli_table_row(cli_sink *s, const sv_row_view *row);
 void cli_table_end(cli_sink *s);
+size_t cli_table_tail(const cli_sink *s, char *buf, size_t len);
 
 /* Whether column @p c is written by this sink (the --observed pair only
  * with --observed). */

@@ -93,6 +93,11 @@ static const cli_rule rules[] = {
      "--format table, json, jsonl"},
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_ROW, is_table, NULL, "it prints CSV", NULL},
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_HISTOGRAM, is_table, NULL, "it prints CSV", NULL},
+    {CLI_OPT_Q_MEAN, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
+    {CLI_OPT_K_MEAN, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
+    {CLI_OPT_Q_STD, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
+    {CLI_OPT_K_STD, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
+    {CLI_OPT_PLANT, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
     {CLI_OPT_Q_STD, EXCL, CLI_OPT_QK_NORM, q_centred, NULL,
      "rows of mean 0 are rescaled to norm R whatever S is",
      "--qk-norm unless --q-mean is not 0 or --plant"},
@@ -159,30 +164,56 @@ void cli_options_rules_usage(FILE *f)
     fputs("\n", f);
 }
 
+const char *cli_omp_num_threads;
+int cli_omp_num_threads_taken;
+
+/* One item of OMP_NUM_THREADS, p[0..len): plain decimal digits (leading
+ * zeros too), 1 to CLI_THREADS_MAX. @return 1 valid, 0 not a positive
+ * integer, -1 too large. */
+static int omp_item(const char *p, size_t len, uint64_t *v)
+{
+    *v = 0;
+    if (len == 0)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return 0;
+        *v = *v * 10 + (uint64_t)(p[i] - '0');
+        if (*v > CLI_THREADS_MAX)
+            return -1;
+    }
+    return *v == 0 ? 0 : 1;
+}
+
 /* OMP_NUM_THREADS, when --threads is not given: validated like --threads.
  * OpenMP reads "4,2" as 4 threads at the outer level, 2 at nested ones;
- * sdpa-var nests no parallel regions, so the first item is the count. */
+ * sdpa-var nests no parallel regions, so the first item is the count, but
+ * every item must be one (libgomp, which no longer sees the variable,
+ * would warn about the rest and go on). */
 static int omp_threads(cli_options *o, char *err, size_t errlen)
 {
-    const char *env = getenv("OMP_NUM_THREADS");
+    const char *env = cli_omp_num_threads_taken ? cli_omp_num_threads : getenv("OMP_NUM_THREADS");
     if (o->given[CLI_OPT_THREADS] || !env)
         return 1;
-    char first[32], q[80];
-    const size_t len = strcspn(env, ",");
-    if (len >= sizeof first)
-        return cli_fail(err, errlen, "OMP_NUM_THREADS: '%s' is too large (at most %d)",
-                        cli_quote(q, sizeof q, env), CLI_THREADS_MAX);
-    memcpy(first, env, len);
-    first[len] = '\0';
-    uint64_t v;
-    char msg[160];
-    if (!cli_parse_count("OMP_NUM_THREADS", first, 1, CLI_THREADS_MAX, &v, msg, sizeof msg)) {
-        /* Name the whole variable's value, not just its first item. */
-        const char *reason = strstr(msg, "' ");
-        return cli_fail(err, errlen, "OMP_NUM_THREADS: '%s%s", cli_quote(q, sizeof q, env),
-                        reason ? reason : "' is not valid");
+    char q[80];
+    cli_quote(q, sizeof q, env);
+    uint64_t first = 0;
+    for (const char *p = env;;) {
+        const size_t len = strcspn(p, ",");
+        uint64_t v;
+        const int got = omp_item(p, len, &v);
+        if (got < 0)
+            return cli_fail(err, errlen, "OMP_NUM_THREADS: '%s' is too large (at most %d)", q,
+                            CLI_THREADS_MAX);
+        if (got == 0)
+            return cli_fail(err, errlen, "OMP_NUM_THREADS: '%s' is not a positive integer%s", q,
+                            strchr(env, ',') ? " or a comma list of them" : "");
+        first = first ? first : v;
+        if (p[len] == '\0')
+            break;
+        p += len + 1;
     }
-    o->exec.threads = (int)v;
+    o->exec.threads = (int)first;
     return 1;
 }
 
@@ -303,6 +334,10 @@ static int library_error(const cli_options *o, size_t index, const sv_spec *spec
     if (st == SV_ETOOBIG && id == CLI_OPT_DK)
         return cli_fail(err, errlen, "--dk: '%zu' is too large (at most %d: CBLAS takes int sizes)",
                         spec->d_k, INT_MAX);
+    if (st == SV_ERANGE && (id == CLI_OPT_N || id == CLI_OPT_NQ || id == CLI_OPT_NK) &&
+        spec->d_k > INT_MAX) /* (n_q + n_k) d_k overflowed: d_k's fault */
+        return cli_fail(err, errlen, "--dk: '%zu' is too large (at most %d: CBLAS takes int sizes)",
+                        spec->d_k, INT_MAX);
     if (st == SV_ERANGE && (id == CLI_OPT_N || id == CLI_OPT_NQ || id == CLI_OPT_NK))
         return cli_fail(err, errlen,
                         "sizes too large: n_q*n_k = %zu*%zu scores with d_k=%zu overflow 64-bit "
@@ -351,12 +386,7 @@ int cli_options_validate(cli_options *o, char *err, size_t errlen)
     for (size_t i = 0; i < n; i++) {
         const sv_spec spec = cli_options_spec(o, i);
         const char *field = NULL;
-        sv_status st = SV_EINVAL;
-        /* The spec takes a std of 1 with d_model; the CLI rejects the option. */
-        if (spec.d_model > 0 && (o->given[CLI_OPT_Q_STD] || o->given[CLI_OPT_K_STD]))
-            field = o->given[CLI_OPT_Q_STD] ? "q_std" : "k_std";
-        else
-            st = sv_spec_check_field(&spec, &field);
+        sv_status st = sv_spec_check_field(&spec, &field);
         if (st == SV_OK && o->histogram) { /* the histogram the run will ask for */
             uint64_t dummy[2] = {0, 0};    /* not written: the check reads nothing */
             sv_taps taps = {.hist_bins = o->histogram,

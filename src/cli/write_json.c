@@ -121,7 +121,7 @@ int cli_json_begin(cli_sink *s)
         return 0;
     if (s->format == CLI_FORMAT_JSON) {
         /* The rows follow as they are finished: open the array here and
-         * close it in cli_json_end. */
+         * close it in cli_sink_tail's "]}". */
         char *text = cJSON_PrintUnformatted(doc);
         cJSON_Delete(doc);
         if (!text)
@@ -152,10 +152,4 @@ void cli_json_row(cli_sink *s, const sv_row_view *row)
         fputs("null", s->f); /* out of memory: still valid JSON, and exit 1 */
     if (s->format == CLI_FORMAT_JSONL)
         fputc('\n', s->f);
-}
-
-void cli_json_end(cli_sink *s)
-{
-    if (s->format == CLI_FORMAT_JSON)
-        fputs("\n]}\n", s->f);
 }

@@ -1,7 +1,8 @@
 /* The table, for terminals: one configuration as statistics down and
  * (measured, theory) across; a sweep as one row per configuration; trials
- * as rows. It buffers the summaries (small) and writes at the end, so its
- * columns can be sized for all of them. */
+ * as rows. A sweep streams: its head with the first row, each row as its
+ * configuration finishes, its footer at the end; one configuration is
+ * written when it finishes. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -300,16 +301,31 @@ static void table_one(FILE *f, const cli_table_entry *e)
     footer(f, e);
 }
 
-/* What varies between the configurations besides d_k, as "scale=dk
- * dist=t nu=6", for entry @p i; "" when nothing does. */
-static void block_label(const cli_table_entry *e, size_t n, size_t i, char *label, size_t len)
+/* The configuration columns a sweep's blocks are labelled by; bit k of
+ * cli_sink.varying is set when labelled[k] differs between the
+ * configurations (found once, in cli_table_begin: per row it made the
+ * table quadratic in configurations). */
+static const char *const labelled[] = {"scale", "dist", "nu", "init", "d_model"};
+#define N_LABELLED (sizeof labelled / sizeof labelled[0])
+
+static unsigned varying_of(const cli_table_entry *e, size_t n)
 {
-    static const char *const labelled[] = {"scale", "dist", "nu", "init", "d_model"};
+    unsigned bits = 0;
+    for (size_t k = 0; k < N_LABELLED; k++)
+        if (varies(labelled[k], e, n))
+            bits |= 1u << k;
+    return bits;
+}
+
+/* What varies between the configurations besides d_k, as "scale=dk
+ * dist=t nu=6", for entry @p e; "" when nothing does. */
+static void block_label(unsigned varying, const cli_table_entry *e, char *label, size_t len)
+{
     char v[64];
     label[0] = '\0';
-    for (size_t k = 0; k < sizeof labelled / sizeof labelled[0]; k++)
-        if (varies(labelled[k], e, n)) {
-            config_text(find_column(labelled[k]), &e[i], v, sizeof v);
+    for (size_t k = 0; k < N_LABELLED; k++)
+        if (varying & (1u << k)) {
+            config_text(find_column(labelled[k]), e, v, sizeof v);
             if (strcmp(v, "nan") == 0)
                 continue; /* nu of a law that has none */
             const size_t at = strlen(label);
@@ -318,8 +334,10 @@ static void block_label(const cli_table_entry *e, size_t n, size_t i, char *labe
 }
 
 /* Several configurations: one row each, in blocks headed by what varies
- * besides d_k (scale, dist, init...). */
-static void table_sweep(FILE *f, const cli_options *opt, const cli_table_entry *res, size_t n)
+ * besides d_k (scale, dist, init...). The head goes out with the first
+ * row, each row as its configuration finishes, the footer
+ * (cli_table_tail) at the end: the table streams like the CSV. */
+static void sweep_head(FILE *f, const cli_options *opt, const cli_table_entry *res, size_t n)
 {
     const int obs = !isnan(opt->observed);
     const int w = obs ? 7 : 8; /* 6 + 8 (1 + 8) = 78 columns, 6 + 9 (1 + 7) with --observed */
@@ -332,35 +350,49 @@ static void table_sweep(FILE *f, const cli_options *opt, const cli_table_entry *
     if (obs)
         fprintf(f, " %*s", w, "P(<=V)");
     fputc('\n', f);
-    char prev[160] = "";
-    for (size_t i = 0; i < n; i++) {
-        const cli_table_entry *e = &res[i];
-        char label[160];
-        block_label(res, n, i, label, sizeof label);
-        if (label[0] && strcmp(label, prev) != 0)
-            fprintf(f, "%s:\n", label);
-        snprintf(prev, sizeof prev, "%s", label);
-        static const char *const cols[] = {"raw_var",
-                                           "raw_var_expected",
-                                           "scaled_var",
-                                           "scaled_var_expected",
-                                           "raw_entropy",
-                                           "scaled_entropy",
-                                           "raw_max_weight",
-                                           "scaled_max_weight",
-                                           "raw_var_cdf_observed"};
-        fprintf(f, "%6zu", e->spec.d_k);
-        for (size_t k = 0; k < 8u + (size_t)obs; k++)
-            cell(f, w, col(e, cols[k], 0));
-        fputc('\n', f);
-    }
-    fprintf(f,
-            "\nTheory: E[sample variance] of the raw scores, times c^2 (scaled).\n"
-            "Entropy <= %s = %.4f.\n",
-            res[0].spec.causal ? "ln(n!)/n" : "ln n_k", col(&res[0], "entropy_bound", 0));
-    if (obs)
-        fprintf(f, "P(<=V): fraction of trials with raw sample variance <= V = %g.\n",
-                opt->observed);
+}
+
+static void sweep_row(const cli_sink *s, size_t i)
+{
+    const cli_table_entry *e = &s->entries[i];
+    const int obs = s->observed;
+    const int w = obs ? 7 : 8;
+    char label[160], prev[160] = "";
+    block_label(s->varying, e, label, sizeof label);
+    if (i > 0)
+        block_label(s->varying, e - 1, prev, sizeof prev);
+    if (label[0] && strcmp(label, prev) != 0)
+        fprintf(s->f, "%s:\n", label);
+    static const char *const cols[] = {"raw_var",
+                                       "raw_var_expected",
+                                       "scaled_var",
+                                       "scaled_var_expected",
+                                       "raw_entropy",
+                                       "scaled_entropy",
+                                       "raw_max_weight",
+                                       "scaled_max_weight",
+                                       "raw_var_cdf_observed"};
+    fprintf(s->f, "%6zu", e->spec.d_k);
+    for (size_t k = 0; k < 8u + (size_t)obs; k++)
+        cell(s->f, w, col(e, cols[k], 0));
+    fputc('\n', s->f);
+}
+
+size_t cli_table_tail(const cli_sink *s, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (s->kind != SV_OUTPUT_SUMMARY || s->count < 2 || s->n_entries == 0)
+        return 0;
+    const cli_table_entry *e = &s->entries[0];
+    int n = snprintf(buf, len,
+                     "\nTheory: E[sample variance] of the raw scores, times c^2 (scaled).\n"
+                     "Entropy <= %s = %.4f.\n",
+                     e->spec.causal ? "ln(n!)/n" : "ln n_k", col(e, "entropy_bound", 0));
+    if (s->observed && n > 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n,
+                      "P(<=V): fraction of trials with raw sample variance <= V = %g.\n",
+                      s->opt->observed);
+    return n > 0 && (size_t)n < len ? (size_t)n : 0;
 }
 
 void cli_table_begin(cli_sink *s)
@@ -369,9 +401,6 @@ void cli_table_begin(cli_sink *s)
         cli_csv_header(s); /* a column per statistic reads fine as CSV */
         return;
     }
-    if (s->kind != SV_OUTPUT_PER_TRIAL)
-        return;
-    const int w = 10; /* 6 + 1 + 6 + 6 (1 + 10) = 79 columns */
     /* The configurations, for the title and the block labels. */
     for (size_t i = 0; i < s->count; i++) {
         cli_table_entry *e = &s->entries[i];
@@ -380,6 +409,10 @@ void cli_table_begin(cli_sink *s)
         e->summary.observed = NAN;
         e->summary.qk_radius = NAN; /* known after the run */
     }
+    s->varying = varying_of(s->entries, s->count);
+    if (s->kind != SV_OUTPUT_PER_TRIAL)
+        return;       /* the summary's head needs the first configuration's summary */
+    const int w = 10; /* 6 + 1 + 6 + 6 (1 + 10) = 79 columns */
     title(s->f, s->entries, s->count);
     fprintf(s->f, "\n%6s %6s %*s %*s %*s %*s %*s %*s\n", "trial", "d_k", w, "raw var", w,
             "scaled var", w, "raw H", w, "scaled H", w, "raw max p", w, "scaled max");
@@ -392,16 +425,22 @@ void cli_table_row(cli_sink *s, const sv_row_view *row)
         return;
     }
     if (s->kind == SV_OUTPUT_SUMMARY) {
-        cli_table_entry *e = &s->entries[s->n_entries++];
+        const size_t i = s->n_entries++;
+        cli_table_entry *e = &s->entries[i];
         e->spec = *row->spec;
         e->summary = *row->summary;
         snprintf(e->scale_name, sizeof e->scale_name, "%s",
                  row->scale_name ? row->scale_name : "sqrt");
+        if (s->count > 1) {
+            if (i == 0)
+                sweep_head(s->f, s->opt, s->entries, s->count);
+            sweep_row(s, i);
+        }
         return;
     }
     if (row->trial == 0 && s->count > 1) { /* a new configuration: say which */
         char label[160];
-        block_label(s->entries, s->count, s->n_entries++, label, sizeof label);
+        block_label(s->varying, &s->entries[s->n_entries++], label, sizeof label);
         if (label[0])
             fprintf(s->f, "%s:\n", label);
     }
@@ -421,8 +460,11 @@ void cli_table_end(cli_sink *s)
 {
     if (s->kind != SV_OUTPUT_SUMMARY || s->n_entries == 0)
         return;
-    if (s->n_entries == 1)
+    if (s->count == 1) {
         table_one(s->f, &s->entries[0]);
-    else
-        table_sweep(s->f, s->opt, s->entries, s->n_entries);
+        return;
+    }
+    char tail[1024];
+    const size_t len = cli_table_tail(s, tail, sizeof tail);
+    fwrite(tail, 1, len, s->f);
 }

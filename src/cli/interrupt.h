@@ -1,0 +1,45 @@
+/* Signals that end a run (SIGINT, SIGTERM, SIGHUP, SIGPIPE), caught so
+ * that the output keeps every finished row whole and a JSON document or a
+ * table its end. Output reaches stdout only through cli_sink_commit, which
+ * brackets its write(2) calls with cli_interrupt_enter_write and
+ * cli_interrupt_leave_write. A signal that lands outside such a write (the
+ * engine computing, rows being formatted into the sink's buffer) is
+ * handled at once: the handler writes the committed output's tail
+ * (cli_interrupt_set_tail) with write(2), which is async-signal-safe, and
+ * the process dies of the signal. One that lands inside a write only sets
+ * a flag: the write finishes, the run loop sees cli_interrupt_pending,
+ * finishes the output and calls cli_interrupt_die. A second signal of the
+ * same kind takes the default action at once (SA_RESETHAND). */
+#ifndef SDPA_VAR_CLI_INTERRUPT_H
+#define SDPA_VAR_CLI_INTERRUPT_H
+
+#include <stddef.h>
+
+/* Installs the handler on each of the signals that the caller does not
+ * ignore (nohup, trap '' PIPE: those stay ignored). */
+void cli_interrupt_begin(void);
+
+/* Restores what cli_interrupt_begin found. */
+void cli_interrupt_end(void);
+
+/* Whether the progress line may be on the terminal (the handler erases
+ * it first). */
+void cli_interrupt_progress(int showing);
+
+/* The bytes that end the output written so far (JSON's "]}", the table's
+ * footer; none for CSV): what the handler writes before dying. Copied;
+ * at most 1023 bytes. Called only between enter_write and leave_write. */
+void cli_interrupt_set_tail(const char *tail, size_t len);
+
+/* Before writing to stdout. Does not return when the handler has taken
+ * over (it is writing the tail and the process is about to die). */
+void cli_interrupt_enter_write(void);
+void cli_interrupt_leave_write(void);
+
+/* The signal caught while writing, or 0. */
+int cli_interrupt_pending(void);
+
+/* Dies of signal @p sig (its default action), as the shell expects. */
+_Noreturn void cli_interrupt_die(int sig);
+
+#endif
