@@ -61,6 +61,11 @@ usage_error "$p: --observed: 'nan' is not a finite number" --observed nan
 usage_error "$p: --observed: 'inf' is not a finite number" --observed inf
 usage_error "$p: --observed: '1.6x' is not a finite number" --observed 1.6x
 usage_error "$p: --threads: '0' is not a positive integer" --threads 0
+SV_CPU_CAPABILITY=avx3 usage_error "$p: SV_CPU_CAPABILITY: 'avx3' is not default, avx2 or avx512" --dk 2
+# Empty is unset (the best the CPU has), as for most variables.
+for c in default ''; do
+    SV_CPU_CAPABILITY=$c "$BIN" --dk 2 --n 2 >/dev/null && ok || fail "SV_CPU_CAPABILITY='$c' refused"
+done
 usage_error "$p: --threads: '5000' is too large (at most 1024)" --threads 5000
 usage_error "$p: --block-rows: 'x' is not a positive integer" --block-rows x
 usage_error "$p: unknown option '--bogus'" --bogus
