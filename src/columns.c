@@ -339,6 +339,8 @@ const char *sv_output_kind_name(sv_output_kind kind)
 
 int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
 {
+    if (!col || !spec)
+        return 0;
     switch (col->need) {
     case SV_NEED_NONE:
         return 0;
@@ -369,6 +371,8 @@ int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
 const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_view *row,
                                             int observed)
 {
+    if (!row || !row->spec)
+        return NULL;
     for (size_t i = 0; i < sv_columns_count(kind); i++) {
         const sv_column *c = sv_columns_get(kind, i);
         if (c->type != SV_VALUE_REAL || ((c->flags & SV_COLUMN_ONLY_OBSERVED) && !observed))

@@ -168,13 +168,16 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
     }
     const size_t rows = cnt * nq;
     if (!p->spec->causal) {
-        sv_softmax_acc_rows(ws->scores, rows, nk, nk, p->spec->scale, ws->row_sm, ws->row_mo);
+        /* Statuses unread (here and below): n_k >= 1 keys, ld = n_k, the
+         * resolved scale; a non-finite score shows as a NaN statistic,
+         * which the trial reports as SV_EOVERFLOW. */
+        (void)sv_softmax_acc_rows(ws->scores, rows, nk, nk, p->spec->scale, ws->row_sm, ws->row_mo);
     } else {
         for (size_t r = 0; r < rows; r++) /* row i of a trial sees keys 0 .. i */
-            sv_softmax_acc_rows(ws->scores + r * nk, 1, r % nq + 1, nk, p->spec->scale,
-                                &ws->row_sm[r], &ws->row_mo[r]);
+            (void)sv_softmax_acc_rows(ws->scores + r * nk, 1, r % nq + 1, nk, p->spec->scale,
+                                      &ws->row_sm[r], &ws->row_mo[r]);
     }
-    sv_softmax_acc_stats_rows(ws->row_sm, rows, p->spec->scale, ws->st, ws->st + rows);
+    (void)sv_softmax_acc_stats_rows(ws->row_sm, rows, p->spec->scale, ws->st, ws->st + rows);
     for (size_t r = 0; p->taps.hist_bins > 0 && r < rows; r++)
         rowpass_hist(p, ws->scores + r * nk, p->spec->causal ? r % nq + 1 : nk, &ws->row_sm[r]);
     for (size_t g = 0; g < cnt; g++)

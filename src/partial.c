@@ -188,6 +188,14 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b)
 void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean)
 {
     double sum[F] = {0}, m[F];
+    if (!mean)
+        return;
+    if (!p || p->n == 0) { /* not 0 / 0: no invalid operation, no trap */
+        for (size_t f = 0; f < F; f++)
+            m[f] = NAN;
+        memcpy(mean, m, sizeof m);
+        return;
+    }
     const uint64_t h = head_cap(p) < p->n ? head_cap(p) : p->n;
     if (h > 0) {                                     /* a head is a block of its own, first */
         double lo[2] = {0}, hi[3] = {0}, s[F] = {0}; /* extremes unused */

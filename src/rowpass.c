@@ -13,7 +13,7 @@ void rowpass_entries(const plan *p, const double *row, sv_moments *out)
      * (projections, QK-norm, caller arrays); an empty sample elsewhere, so
      * tiny trials do not pay for it. */
     if (p->src->measure_entries)
-        sv_moments_of(row, p->spec->d_k, out);
+        (void)sv_moments_of(row, p->spec->d_k, out); /* a row of d_k >= 1 entries */
     else
         *out = (sv_moments){0u, 0.0, 0.0};
 }
@@ -75,8 +75,11 @@ static void merge_rows(const plan *p, const workspace *ws, size_t i0, size_t m, 
             ws->row_mo[i0 + r] = mo[r];
             ws->row_sm[i0 + r] = acc[r];
         } else {
-            sv_moments_merge(&ws->row_mo[i0 + r], &mo[r]);
-            sv_softmax_acc_merge(&ws->row_sm[i0 + r], &acc[r], p->spec->scale);
+            /* Statuses unread here: the arguments are the plan's (non-NULL,
+             * resolved scale, n_q n_k counts in range); a non-finite score
+             * shows as a NaN statistic, which the trial reports. */
+            (void)sv_moments_merge(&ws->row_mo[i0 + r], &mo[r]);
+            (void)sv_softmax_acc_merge(&ws->row_sm[i0 + r], &acc[r], p->spec->scale);
         }
     }
 }
@@ -99,12 +102,14 @@ void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0,
     for (size_t r = 0; r < m; r++)
         seen[r] = !causal ? bk : i0 + r < j0 ? 0 : i0 + r - j0 + 1 < bk ? i0 + r - j0 + 1 : bk;
     if (!causal) {
-        sv_softmax_acc_rows(scores, m, bk, kb, p->spec->scale, acc, mo);
+        /* Status unread: rows of bk >= 1 keys, ld kb >= bk; a non-finite
+         * score shows as a NaN statistic, which the trial reports. */
+        (void)sv_softmax_acc_rows(scores, m, bk, kb, p->spec->scale, acc, mo);
     } else {
         for (size_t r = 0; r < m; r++)
             if (seen[r] > 0)
-                sv_softmax_acc_rows(scores + r * kb, 1, seen[r], kb, p->spec->scale, &acc[r],
-                                    &mo[r]);
+                (void)sv_softmax_acc_rows(scores + r * kb, 1, seen[r], kb, p->spec->scale, &acc[r],
+                                          &mo[r]);
     }
     if (p->taps.hist_bins > 0)
         for (size_t r = 0; r < m; r++)

@@ -1,6 +1,7 @@
 #include "sdpa_var/sampler.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ziggurat_table.h"
@@ -36,7 +37,7 @@ double sv_dist_fourth_moment(sv_dist dist, double nu)
     case SV_DIST_RADEMACHER:
         return 1.0;
     case SV_DIST_STUDENT_T:
-        return nu > 4.0 && isfinite(nu) ? 3.0 * (nu - 2.0) / (nu - 4.0) : NAN;
+        return isfinite(nu) && nu > 4.0 ? 3.0 * (nu - 2.0) / (nu - 4.0) : NAN;
     }
     return NAN;
 }
@@ -104,8 +105,16 @@ static double gamma_ge1(sv_rng *rng, double a)
     }
 }
 
-void sv_sample_fill(sv_rng *rng, sv_dist dist, double nu, double *x, size_t n)
+sv_status sv_sample_fill(sv_rng *rng, sv_dist dist, double nu, double *x, size_t n)
 {
+    if ((unsigned)dist >= SV_NDIST || (dist == SV_DIST_STUDENT_T && !(isfinite(nu) && nu > 2.0)))
+        return SV_EINVAL;
+    if (n == 0)
+        return SV_OK;
+    if (!rng || !x)
+        return SV_EINVAL;
+    if (n > SIZE_MAX / sizeof(double))
+        return SV_ERANGE;
     switch (dist) {
     case SV_DIST_NORMAL:
         for (size_t i = 0; i < n; i++)
@@ -130,4 +139,5 @@ void sv_sample_fill(sv_rng *rng, sv_dist dist, double nu, double *x, size_t n)
         }
         break;
     }
+    return SV_OK;
 }

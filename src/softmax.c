@@ -15,8 +15,22 @@ static size_t argmax(const double *s, size_t n)
     return k;
 }
 
-void sv_softmax(const double *s, size_t n, double scale, double *p)
+/* The multiplier c of the scaled logits: positive and finite. isfinite
+ * first: it is quiet, where c > 0 with c a NaN raises FE_INVALID. */
+static int scale_ok(double c)
 {
+    return isfinite(c) && c > 0.0;
+}
+
+sv_status sv_softmax(const double *s, size_t n, double scale, double *p)
+{
+    if (!s || !p || n == 0 || !scale_ok(scale))
+        return SV_EINVAL;
+    if (n > SIZE_MAX / sizeof(double))
+        return SV_ERANGE;
+    for (size_t j = 0; j < n; j++)
+        if (!isfinite(s[j]))
+            return SV_EINVAL;
     const double m = s[argmax(s, n)];
     double z = 0.0;
     for (size_t j = 0; j < n; j++) {
@@ -25,6 +39,7 @@ void sv_softmax(const double *s, size_t n, double scale, double *p)
     }
     for (size_t j = 0; j < n; j++)
         p[j] /= z;
+    return SV_OK;
 }
 
 /* The row loops are compiled for AVX-512, AVX2 and plain x86-64 (each adds
@@ -171,17 +186,31 @@ static void row_loops(accumulate_fn **acc, max_and_sum_fn **mas)
 #endif
 }
 
-void sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_softmax_acc *out,
-                                sv_moments *mo)
+/* Sums that a non-finite value (or values whose differences overflow)
+ * leaves NaN or infinite: t = s - max is then NaN or -inf somewhere, and
+ * e t or e makes w or r NaN. */
+static int acc_finite(const sv_softmax_acc *a)
 {
+    return isfinite(a->r[0]) && isfinite(a->w[0]) && isfinite(a->r[1]) && isfinite(a->w[1]);
+}
+
+sv_status sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_softmax_acc *out,
+                                     sv_moments *mo)
+{
+    if (!s || !out || n == 0 || !scale_ok(scale))
+        return SV_EINVAL;
+    if (n > SIZE_MAX / sizeof(double))
+        return SV_ERANGE;
     accumulate_fn *accumulate;
     max_and_sum_fn *max_and_sum;
     row_loops(&accumulate, &max_and_sum);
     /* Pass 1: the max (for the softmax) and the sum (for the mean). */
     double m, lo, sum;
     max_and_sum(s, n, &m, &lo, &sum);
+    /* The first max; with a NaN in s, m may be found nowhere (k = n: no
+     * element is left out, and the sums come out NaN). */
     size_t k = 0;
-    while (s[k] != m)
+    while (k < n && s[k] != m)
         k++;
     const double mean = sum / (double)n;
     *out = (sv_softmax_acc){.max = m, .min = lo};
@@ -201,6 +230,7 @@ void sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_soft
         mo->mean = mean + mo_acc[1] / (double)n;
         mo->m2 = m2 > 0.0 ? m2 : 0.0;
     }
+    return isfinite(sum) && acc_finite(out) ? SV_OK : SV_EINVAL;
 }
 
 /* Rows shorter than this are packed several to a chunk, so that one vector
@@ -267,28 +297,43 @@ static void short_rows(const double *s, size_t cnt, size_t n, size_t ld, double 
     }
 }
 
-void sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld, double scale,
-                         sv_softmax_acc *acc, sv_moments *mo)
+sv_status sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld, double scale,
+                              sv_softmax_acc *acc, sv_moments *mo)
 {
+    if (rows == 0)
+        return n == 0 || ld < n || !scale_ok(scale) ? SV_EINVAL : SV_OK;
+    if (!s || !acc || n == 0 || ld < n || !scale_ok(scale))
+        return SV_EINVAL;
+    /* s spans (rows - 1) ld + n doubles; acc and mo rows entries. */
+    const size_t max_d = SIZE_MAX / sizeof(double);
+    if (n > max_d || rows > SIZE_MAX / sizeof(sv_softmax_acc) || rows - 1 > (max_d - n) / ld)
+        return SV_ERANGE;
+    int bad = 0;
     if (n > SV_SHORT_ROW) {
         for (size_t r = 0; r < rows; r++)
-            sv_softmax_acc_row_moments(s + r * ld, n, scale, &acc[r], mo ? &mo[r] : NULL);
-        return;
+            bad |= sv_softmax_acc_row_moments(s + r * ld, n, scale, &acc[r], mo ? &mo[r] : NULL) !=
+                   SV_OK;
+        return bad ? SV_EINVAL : SV_OK;
     }
     const size_t per = SV_CHUNK / n;
     for (size_t r0 = 0; r0 < rows; r0 += per) {
         const size_t cnt = rows - r0 < per ? rows - r0 : per;
         short_rows(s + r0 * ld, cnt, n, ld, scale, acc + r0, mo ? mo + r0 : NULL);
     }
+    for (size_t r = 0; r < rows; r++)
+        bad |= !acc_finite(&acc[r]);
+    return bad ? SV_EINVAL : SV_OK;
 }
 
-void sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax_acc *out)
+sv_status sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax_acc *out)
 {
-    sv_softmax_acc_row_moments(s, n, scale, out, NULL);
+    return sv_softmax_acc_row_moments(s, n, scale, out, NULL);
 }
 
-void sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, double scale)
+sv_status sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, double scale)
 {
+    if (!acc || !b || !scale_ok(scale))
+        return SV_EINVAL;
     const int b_wins = b->max > acc->max;
     const sv_softmax_acc *hi = b_wins ? b : acc, *lo = b_wins ? acc : b;
     const double dm = lo->max - hi->max; /* <= 0 */
@@ -301,11 +346,20 @@ void sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, double s
         out.u[i] = hi->u[i] + f * f * f * (1.0 + lo->u[i]);
     }
     *acc = out;
+    return SV_OK;
 }
 
-void sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale,
-                               sv_softmax_stats *raw, sv_softmax_stats *scaled)
+sv_status sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale,
+                                    sv_softmax_stats *raw, sv_softmax_stats *scaled)
 {
+    if (!scale_ok(scale))
+        return SV_EINVAL;
+    if (n == 0)
+        return SV_OK;
+    if (!acc || !raw || !scaled)
+        return SV_EINVAL;
+    if (n > SIZE_MAX / sizeof(sv_softmax_acc))
+        return SV_ERANGE;
     enum { CH = 128 };
     double r[2 * CH], lz[2 * CH];
     for (size_t i0 = 0; i0 < n; i0 += CH) {
@@ -340,18 +394,23 @@ void sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale
             scaled[i0 + i].eff_keys = eh[2 * i + 1];
         }
     }
+    return SV_OK;
 }
 
-void sv_softmax_acc_stats(const sv_softmax_acc *acc, double scale, sv_softmax_stats *raw,
-                          sv_softmax_stats *scaled)
+sv_status sv_softmax_acc_stats(const sv_softmax_acc *acc, double scale, sv_softmax_stats *raw,
+                               sv_softmax_stats *scaled)
 {
-    sv_softmax_acc_stats_rows(acc, 1, scale, raw, scaled);
+    return sv_softmax_acc_stats_rows(acc, 1, scale, raw, scaled);
 }
 
-void sv_softmax_row_stats(const double *s, size_t n, double scale, sv_softmax_stats *raw,
-                          sv_softmax_stats *scaled)
+sv_status sv_softmax_row_stats(const double *s, size_t n, double scale, sv_softmax_stats *raw,
+                               sv_softmax_stats *scaled)
 {
+    if (!raw || !scaled)
+        return SV_EINVAL;
     sv_softmax_acc acc;
-    sv_softmax_acc_row(s, n, scale, &acc);
-    sv_softmax_acc_stats(&acc, scale, raw, scaled);
+    const sv_status st = sv_softmax_acc_row(s, n, scale, &acc);
+    if (st != SV_OK)
+        return st;
+    return sv_softmax_acc_stats(&acc, scale, raw, scaled);
 }

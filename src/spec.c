@@ -9,6 +9,8 @@
 
 double sv_init_variance(sv_init init, size_t d_model, size_t d_k)
 {
+    if (d_model == 0 || d_k == 0) /* no projections: 1 / 0 for xavier, lecun */
+        return NAN;
     switch (init) {
     case SV_INIT_XAVIER:
         return 2.0 / ((double)d_model + (double)d_k);
@@ -28,11 +30,13 @@ sv_status sv_spec_resolve(sv_spec *spec)
         spec->q_std = 1.0;
     if (spec->k_std == 0.0)
         spec->k_std = 1.0;
-    if (spec->scale == 0.0) {
+    /* d_k = 0 resolves nothing that divides by it (1 / sqrt(0)); the
+     * check below refuses it. */
+    if (spec->scale == 0.0 && spec->d_k > 0) {
         spec->scale = 1.0 / sqrt((double)spec->d_k);
         /* 1 / d_k rounded once, not (1 / sqrt(d_k))^2 rounded three times. */
         spec->scale2 = 1.0 / (double)spec->d_k;
-    } else if (spec->scale2 == 0.0) {
+    } else if (spec->scale != 0.0 && spec->scale2 == 0.0) {
         spec->scale2 = spec->scale * spec->scale;
     }
     if (spec->qk_norm && spec->qk_scale == 0.0)
@@ -44,7 +48,7 @@ sv_status sv_spec_resolve(sv_spec *spec)
 
 static int positive_finite(double x)
 {
-    return x > 0.0 && isfinite(x);
+    return isfinite(x) && x > 0.0; /* isfinite first: quiet for a NaN */
 }
 
 /* The rules between values, in the order sv_spec_check_field reports
@@ -88,13 +92,23 @@ static const char *values_rule(const sv_spec *s)
 
 sv_status sv_spec_scores(const sv_spec *spec, size_t *n)
 {
+    if (!spec || !n)
+        return SV_EINVAL;
     size_t all;
     if (!mul_ok(spec->n_q, spec->n_k, &all))
         return SV_ERANGE;
-    /* causal: the visible scores n (n + 1) / 2, without forming n (n + 1) */
-    *n = spec->causal ? (spec->n_q % 2 == 0 ? spec->n_q / 2 * (spec->n_q + 1)
-                                            : (spec->n_q + 1) / 2 * spec->n_q)
-                      : all;
+    if (!spec->causal) {
+        *n = all;
+        return SV_OK;
+    }
+    /* causal: the visible scores n (n + 1) / 2, without forming n (n + 1);
+     * n = n_q (the mask needs n_q = n_k, but a spec not yet checked may
+     * differ: n_q = SIZE_MAX, n_k = 1 must not wrap to 0). */
+    const size_t q = spec->n_q;
+    size_t causal;
+    if (q == SIZE_MAX || !mul_ok(q % 2 == 0 ? q / 2 : (q + 1) / 2, q % 2 == 0 ? q + 1 : q, &causal))
+        return SV_ERANGE;
+    *n = causal;
     return SV_OK;
 }
 
@@ -226,6 +240,8 @@ static uint64_t bits_of(double x)
 
 uint64_t sv_spec_hash(const sv_spec *s)
 {
+    if (!s)
+        return 0u;
     const uint64_t words[] = {s->d_k,
                               s->n_q,
                               s->n_k,
@@ -257,18 +273,20 @@ uint64_t sv_spec_hash(const sv_spec *s)
 
 double sv_spec_scale(const sv_spec *spec)
 {
-    return spec->scale;
+    return spec ? spec->scale : NAN;
 }
 
 double sv_spec_scale2(const sv_spec *spec)
 {
-    return spec->scale2;
+    return spec ? spec->scale2 : NAN;
 }
 
 sv_status sv_taps_check(const sv_taps *t, const sv_spec *spec)
 {
     if (!t || t->hist_bins == 0)
         return SV_OK;
+    if (!spec)
+        return SV_EINVAL;
     if (!(t->hist_lo < t->hist_hi) || !isfinite(t->hist_lo) || !isfinite(t->hist_hi) ||
         !t->hist_raw || !t->hist_scaled ||
         (t->hist_w_raw && (!t->hist_w_scaled || spec->n_k > 4096u)))

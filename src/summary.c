@@ -7,7 +7,7 @@
 
 double sv_quantile_sorted(const double *x, size_t n, double p)
 {
-    if (n == 0)
+    if (n == 0 || !x || isnan(p) || p < 0.0 || p > 1.0) /* no index from a NaN p */
         return NAN;
     const double h = (double)(n - 1) * p;
     const double lo = floor(h);
@@ -124,7 +124,7 @@ static void scaled_theory(const sv_spec *spec, sv_summary *s)
 {
     s->scale = sv_spec_scale(spec);
     s->scaled_theory = s->raw_theory;
-    sv_theory_scale(spec, &s->scaled_theory);
+    (void)sv_theory_scale(spec, &s->scaled_theory); /* neither is NULL */
     s->qk_radius = spec->qk_norm ? spec->qk_scale : NAN;
 }
 
@@ -165,6 +165,8 @@ sv_status sv_summary_from_partial(const sv_spec *spec, sv_partial *part, double 
 
 sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out)
 {
+    if (!acc)
+        return SV_EINVAL;
     sv_status st =
         out ? sv_summary_from_partial(&acc->spec, &acc->trials, observed, out) : SV_EINVAL;
     sv_partial_free(&acc->trials);

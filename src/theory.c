@@ -65,8 +65,8 @@ static sv_status theory_unit(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, 
 sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_dist dist,
                         sv_theory *out)
 {
-    if (dist == SV_DIST_STUDENT_T)
-        return SV_EINVAL; /* needs nu: sv_theory_spec */
+    if (dist == SV_DIST_STUDENT_T || !out)
+        return SV_EINVAL; /* a t needs nu: sv_theory_spec */
     return theory_unit(d_k, n_q, n_k, ddof, sv_dist_fourth_moment(dist, 0.0), out);
 }
 
@@ -280,6 +280,8 @@ sv_status sv_theory_spec(const sv_spec *spec, sv_theory *out)
     const sv_status st = sv_spec_check(spec);
     if (st != SV_OK)
         return st;
+    if (!out)
+        return SV_EINVAL;
     grid g;
     grid_of(spec, &g);
     part p;
@@ -327,13 +329,17 @@ double sv_theory_mean(const sv_spec *spec)
 
 double sv_theory_entropy_approx(const sv_spec *spec, double logit_var)
 {
+    if (!spec || spec->n_q == 0 || spec->n_k == 0 || !isfinite(logit_var))
+        return NAN; /* ln 0, ln(0!) / 0: no keys to spread weight over */
     grid g;
     grid_of(spec, &g);
     return approx_rule(g.nk, ln_keys(spec), logit_var);
 }
 
-void sv_theory_scale(const sv_spec *spec, sv_theory *t)
+sv_status sv_theory_scale(const sv_spec *spec, sv_theory *t)
 {
+    if (!spec || !t)
+        return SV_EINVAL;
     const double c = sv_spec_scale(spec), c2 = sv_spec_scale2(spec);
     t->mean *= c;
     t->diag_logit *= c;
@@ -344,10 +350,13 @@ void sv_theory_scale(const sv_spec *spec, sv_theory *t)
     t->var_sd *= c2;
     t->logit_var *= c2;
     t->entropy_approx = sv_theory_entropy_approx(spec, t->logit_var);
+    return SV_OK;
 }
 
 sv_status sv_theory_histogram_range(const sv_spec *spec, double *lo, double *hi)
 {
+    if (!lo || !hi)
+        return SV_EINVAL;
     sv_theory t;
     const sv_status st = sv_theory_spec(spec, &t);
     if (st != SV_OK)

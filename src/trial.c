@@ -72,7 +72,7 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
             acc_add(t, &t->pl_w[1], exp(scale * t0) / (1.0 + sm[i].r[1]));
             t->n_planted++;
         }
-        sv_moments_merge(&t->mo, &mo[i]);
+        (void)sv_moments_merge(&t->mo, &mo[i]); /* counts far below 2^64 */
         const sv_softmax_stats *st[2] = {&raw[i], &sc[i]};
         for (int c = 0; c < 2; c++) {
             acc_add(t, &t->h[c], st[c]->entropy);
@@ -93,9 +93,9 @@ static void trial_add_entries(trial_acc *t, const sv_moments *q, size_t nq, cons
                               size_t nk)
 {
     for (size_t i = 0; i < nq; i++)
-        sv_moments_merge(&t->q, &q[i]);
+        (void)sv_moments_merge(&t->q, &q[i]); /* counts far below 2^64 */
     for (size_t j = 0; j < nk; j++)
-        sv_moments_merge(&t->k, &k[j]);
+        (void)sv_moments_merge(&t->k, &k[j]); /* counts far below 2^64 */
 }
 
 /* Mean of O^2 (V has mean 0, so this is the known-mean variance): given
@@ -172,8 +172,8 @@ static void add_outputs(const plan *p, const workspace *ws, trial_acc *t, size_t
             for (size_t l = 0; l < dv; l++)
                 o[k * dv + l] /= z;
             sv_moments om;
-            sv_moments_of(o + k * dv, dv, &om);
-            sv_moments_merge(&t->out[k], &om);
+            (void)sv_moments_of(o + k * dv, dv, &om);
+            (void)sv_moments_merge(&t->out[k], &om); /* counts far below 2^64 */
         }
     }
 }
@@ -199,7 +199,8 @@ void trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
      * rows in order. */
     for (size_t i0 = 0; i0 < nq; i0 += SV_STATS_ROWS) {
         const size_t cnt = nq - i0 < SV_STATS_ROWS ? nq - i0 : SV_STATS_ROWS;
-        sv_softmax_acc_stats_rows(ws->row_sm + i0, cnt, p->spec->scale, ws->st, ws->st + cnt);
+        (void)sv_softmax_acc_stats_rows(ws->row_sm + i0, cnt, p->spec->scale, ws->st,
+                                        ws->st + cnt); /* plan's arrays, resolved scale */
         trial_add(p, &t, i0, ws->row_mo + i0, ws->row_sm + i0, ws->st, ws->st + cnt,
                   ws->planted + i0, cnt);
         if (p->dv > 0)

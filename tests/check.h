@@ -49,7 +49,10 @@ static int check_passed_, check_failed_;
                 __LINE__, ok_ ? "ok" : "FAILED", label, g_, w_, (g_ - w_) / s_, s_, (double)(k));  \
     } while (0)
 
+/* A test that checked nothing (a loop that ran zero times) fails. */
 #define CHECK_DONE()                                                                               \
-    (printf("%d passed, %d failed\n", check_passed_, check_failed_), check_failed_ ? 1 : 0)
+    (printf("%d passed, %d failed%s\n", check_passed_, check_failed_,                              \
+            check_passed_ ? "" : " (no check passed: nothing was tested)"),                        \
+     check_failed_ || !check_passed_ ? 1 : 0)
 
 #endif

@@ -40,8 +40,8 @@ static void stats(const double *s, size_t n, double out[6])
     sv_softmax_stats raw, scaled;
     sv_softmax_acc acc;
     sv_moments mo;
-    sv_softmax_row_stats(s, n, 0.125, &raw, &scaled);
-    sv_softmax_acc_row_moments(s, n, 0.125, &acc, &mo);
+    CHECK(sv_softmax_row_stats(s, n, 0.125, &raw, &scaled) == SV_OK);
+    CHECK(sv_softmax_acc_row_moments(s, n, 0.125, &acc, &mo) == SV_OK);
     out[0] = raw.entropy;
     out[1] = scaled.entropy;
     out[2] = raw.jac_frob;

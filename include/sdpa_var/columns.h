@@ -116,13 +116,15 @@ const char *sv_output_kind_name(sv_output_kind kind);
  * col->need. With @p observed nonzero, an observed variance was given.
  * A REAL value that is NAN where this returns 1 is a failure of the run,
  * not an answer. Thread-safe, pure.
+ * @return 1 or 0; 0 for col or spec NULL (nothing can be required).
  */
 int sv_column_required(const sv_column *col, const sv_spec *spec, int observed);
 
 /**
  * The first column of @p kind whose value in @p row is NAN although
  * sv_column_required says it must be defined, or NULL when there is none.
- * @p observed as in sv_column_required.
+ * @p observed as in sv_column_required. @p row must have the members
+ * its kind's getters read (sv_row_view); NULL for row or row->spec NULL.
  */
 const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_view *row,
                                             int observed);

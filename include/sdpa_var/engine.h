@@ -65,8 +65,9 @@ typedef struct sv_taps {
 
 /**
  * Checks taps against @p spec.
- * @return SV_OK; SV_EINVAL for a histogram with hist_lo >= hist_hi or not
- *         finite, NULL arrays, weight bins with n_k > 4096 or without
+ * @return SV_OK (also for taps NULL or hist_bins 0: no taps); SV_EINVAL
+ *         for a histogram with hist_lo >= hist_hi or not finite, NULL
+ *         arrays or spec, weight bins with n_k > 4096 or without
  *         hist_w_scaled.
  */
 sv_status sv_taps_check(const sv_taps *taps, const sv_spec *spec);

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sdpa_var/status.h"
+
 /** Count, mean and M2 = sum (x - mean)^2 of a sample. */
 typedef struct sv_moments {
     uint64_t n;  /**< number of values; 0 for the empty sample */
@@ -22,9 +24,12 @@ typedef struct sv_moments {
  * "Algorithms for computing the sample variance: analysis and
  * recommendations", eq. 1.7); the mean itself is refined by the same sum of
  * deviations / n.
- * Sums are in double. n = 0 gives {0, 0, 0}.
+ * Sums are in double. n = 0 gives {0, 0, 0}. Values are not checked: a
+ * NaN or an infinity gives a NaN or infinite mean and M2.
+ * @return SV_OK; SV_EINVAL for out NULL, or x NULL with n > 0; SV_ERANGE
+ *         for n > SIZE_MAX / 8 (no such array); *out untouched then.
  */
-void sv_moments_of(const double *x, size_t n, sv_moments *out);
+sv_status sv_moments_of(const double *x, size_t n, sv_moments *out);
 
 /**
  * Merges sample @p b into @p acc as if both had been one sample:
@@ -34,14 +39,17 @@ void sv_moments_of(const double *x, size_t n, sv_moments *out);
  * a pairwise algorithm for computing sample variances", Stanford
  * STAN-CS-79-773 (1979), eq. 2.1. Floating point addition is not
  * associative: merge in a fixed order to get the same bits every run.
+ * @return SV_OK; SV_EINVAL for a NULL argument; SV_ERANGE if na + nb
+ *         overflows uint64_t (*acc untouched after an error).
  */
-void sv_moments_merge(sv_moments *acc, const sv_moments *b);
+sv_status sv_moments_merge(sv_moments *acc, const sv_moments *b);
 
 /**
  * Sample variance M2 / (n - ddof): ddof 0 is numpy's var() default (the
  * maximum-likelihood estimate under normality), ddof 1 is unbiased for
  * uncorrelated values.
- * @return NAN when n <= ddof (numpy warns and returns nan or inf).
+ * @return NAN when n <= ddof (numpy warns and returns nan or inf) or m
+ *         is NULL.
  */
 double sv_moments_variance(const sv_moments *m, unsigned ddof);
 

@@ -72,7 +72,8 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b);
  * Means over the trials: every field of sv_trial_stats summed (blocks in
  * order, a head first as a block of its own) and divided by n, except the
  * entropy minima and maxima and max |logit|, which are the extremes over
- * all trials. NAN fields for n = 0.
+ * all trials. Every field NAN for n = 0 or p NULL; nothing written for
+ * mean NULL.
  */
 void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean);
 

@@ -10,6 +10,10 @@
  * The API follows pcg-c-basic (pcg32_srandom_r, pcg32_random_r,
  * pcg32_boundedrand_r, pcg32_advance_r); the state is explicit, there is no
  * hidden global generator, and every function is re-entrant.
+ *
+ * Every function that takes an sv_rng * needs a valid one (never NULL):
+ * these are the innermost calls of every draw, so they do not check it
+ * (sv_sample_fill, the public entry that fills arrays, does).
  */
 #ifndef SDPA_VAR_RNG_H
 #define SDPA_VAR_RNG_H

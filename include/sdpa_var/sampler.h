@@ -63,7 +63,11 @@ double sv_dist_fourth_moment(sv_dist dist, double nu);
  *
  * Cost: normal ~2.05 PCG32 outputs per value on average.
  * Thread safety: touches only *rng and x.
+ * @return SV_OK (n = 0: nothing drawn); SV_EINVAL for a dist out of range,
+ *         a t with nu not > 2 and finite, or rng or x NULL with n > 0;
+ *         SV_ERANGE for n > SIZE_MAX / 8 (no such array). *rng and x
+ *         untouched after an error.
  */
-void sv_sample_fill(sv_rng *rng, sv_dist dist, double nu, double *x, size_t n);
+sv_status sv_sample_fill(sv_rng *rng, sv_dist dist, double nu, double *x, size_t n);
 
 #endif

@@ -3,6 +3,16 @@
  * Statistics of the softmax of one row of scores: entropy, max weight and
  * the trace of the softmax Jacobian, without storing the weights.
  *
+ * Errors, the same for every function here (none traps, aborts or reads
+ * outside its arrays): SV_EINVAL for a NULL pointer the function reads or
+ * writes, n = 0 where a row is needed, or a scale that is not positive and
+ * finite, with every output untouched; SV_ERANGE for sizes whose arrays
+ * would not fit in size_t bytes (n > SIZE_MAX / 8), outputs untouched.
+ * A row with a NaN or an infinity (or values so far apart that s_max - s_j
+ * overflows, |s| ~ 1e308) gives SV_EINVAL after the outputs are written:
+ * they then hold NaN (the engine's scores are bounded by SV_SCORE_MAX
+ * = 1e60, so it never sees this).
+ *
  * Vocabulary: `scale` is the MULTIPLIER c of the scaled logits c s, as
  * `scale=` in PyTorch's scaled_dot_product_attention (c = 1 / sqrt(d_k)
  * for Vaswani et al.'s scaling), here and in spec.h, so a caller passes
@@ -14,6 +24,7 @@
 #include <stddef.h>
 
 #include "sdpa_var/moments.h"
+#include "sdpa_var/status.h"
 
 /** What the softmax of one row of logits looks like. */
 typedef struct sv_softmax_stats {
@@ -49,11 +60,13 @@ typedef struct sv_softmax_stats {
  * vanishing gradients of saturated attention).
  *
  * @param s      one row of n raw scores; n >= 1; values finite.
- * @param scale  the multiplier c for *scaled, > 0.
+ * @param scale  the multiplier c for *scaled, > 0 and finite.
+ * @return SV_OK; SV_EINVAL, SV_ERANGE as in the file's comment (a
+ *         non-finite value: *raw and *scaled untouched).
  * Cost: 2n exp. Thread safety: reads s, writes *raw and *scaled only.
  */
-void sv_softmax_row_stats(const double *s, size_t n, double scale, sv_softmax_stats *raw,
-                          sv_softmax_stats *scaled);
+sv_status sv_softmax_row_stats(const double *s, size_t n, double scale, sv_softmax_stats *raw,
+                               sv_softmax_stats *scaled);
 
 /**
  * Partial softmax sums of one row over a block of keys, for the raw logits
@@ -78,18 +91,22 @@ typedef struct sv_softmax_acc {
 /**
  * Partial sums of the logits s[0 .. n-1] (n >= 1, finite) into *out, for
  * c = 1 and c = @p scale > 0 (the multiplier of the scaled logits).
+ * @return SV_OK; SV_EINVAL, SV_ERANGE as in the file's comment.
  * Cost: 2n exp. Thread safety: reads s, writes *out only.
  */
-void sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax_acc *out);
+sv_status sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax_acc *out);
 
 /**
  * sv_softmax_acc_row plus, from the same two passes over s, the moments of
  * s (as sv_moments_of: corrected two-pass mean and M2) into *mo, which may
  * be NULL. The engine's per-row kernel: pass 1 finds the max and the sum,
  * pass 2 the exps and the squared deviations.
+ * @return SV_OK; SV_EINVAL, SV_ERANGE as in the file's comment (a
+ *         non-finite value, or a sum of s that overflows: *out and *mo
+ *         written, NaN or infinite).
  */
-void sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_softmax_acc *out,
-                                sv_moments *mo);
+sv_status sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_softmax_acc *out,
+                                     sv_moments *mo);
 
 /**
  * sv_softmax_acc_row_moments for each of @p rows rows of n keys, row r at
@@ -100,9 +117,14 @@ void sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_soft
  * several to one vector exp call, which is what makes tiny trials cheap;
  * their sums are plain sequential sums, longer rows use vector reductions,
  * so the last bits depend on n (never on how rows are grouped into calls).
+ * @return SV_OK (rows = 0: nothing written); SV_EINVAL for n = 0, ld < n,
+ *         a bad scale, s or acc NULL with rows > 0; SV_ERANGE when
+ *         (rows - 1) ld + n doubles or rows sv_softmax_acc overflow size_t
+ *         bytes (outputs untouched after these); SV_EINVAL when a row has
+ *         a non-finite value (every row written; that row's sums NaN).
  */
-void sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld, double scale,
-                         sv_softmax_acc *acc, sv_moments *mo);
+sv_status sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld, double scale,
+                              sv_softmax_acc *acc, sv_moments *mo);
 
 /**
  * Merges the partial sums @p b of later keys into @p acc. With M the larger
@@ -112,24 +134,31 @@ void sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld, doub
  * q += f^2 (1 + q'), u += f^3 (1 + u'), with c = @p scale for the
  * scaled sums (the same multiplier both were made with). Merge blocks in
  * key order for reproducible bits.
+ * @return SV_OK; SV_EINVAL for a NULL argument or a bad scale (*acc
+ *         untouched).
  */
-void sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, double scale);
+sv_status sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, double scale);
 
 /**
  * Entropy, max weight and Jacobian trace from merged partial sums (the
  * formulas of sv_softmax_row_stats): raw into *raw, scaled into *scaled.
+ * @return SV_OK; SV_EINVAL for a NULL argument or a bad scale (outputs
+ *         untouched).
  */
-void sv_softmax_acc_stats(const sv_softmax_acc *acc, double scale, sv_softmax_stats *raw,
-                          sv_softmax_stats *scaled);
+sv_status sv_softmax_acc_stats(const sv_softmax_acc *acc, double scale, sv_softmax_stats *raw,
+                               sv_softmax_stats *scaled);
 
 /**
  * sv_softmax_acc_stats for n rows at once: acc[0 .. n-1] into raw[i] and
  * scaled[i]. The logs are taken by a vector log1p (libmvec) when the CPU
  * has one, which is why a row's bits are the same whether it is done alone
  * or with others.
+ * @return SV_OK (n = 0: nothing written); SV_EINVAL for a bad scale, or a
+ *         NULL array with n > 0; SV_ERANGE when n sv_softmax_acc overflow
+ *         size_t bytes (outputs untouched after an error).
  */
-void sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale,
-                               sv_softmax_stats *raw, sv_softmax_stats *scaled);
+sv_status sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale,
+                                    sv_softmax_stats *raw, sv_softmax_stats *scaled);
 
 /**
  * Softmax weights p_j = exp(c s_j) / sum_i exp(c s_i) of one row, computed
@@ -137,8 +166,10 @@ void sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale
  *
  * @param s     n >= 1 finite logits; @param scale the multiplier c > 0; @param p n outputs
  *              (may not alias s).
+ * @return SV_OK; SV_EINVAL, SV_ERANGE as in the file's comment; SV_EINVAL
+ *         for a non-finite value too, checked first (p untouched).
  * Cost: n exp. Thread safety: reads s, writes p only.
  */
-void sv_softmax(const double *s, size_t n, double scale, double *p);
+sv_status sv_softmax(const double *s, size_t n, double scale, double *p);
 
 #endif

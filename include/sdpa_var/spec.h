@@ -22,7 +22,11 @@ typedef enum sv_init {
     SV_INIT_NORMAL = 2  /**< variance 1 */
 } sv_init;
 
-/** Variance of one entry of W under @p init; NAN for a value out of range. */
+/**
+ * Variance of one entry of W under @p init: xavier 2 / (d_model + d_k),
+ * lecun 1 / d_model, normal 1.
+ * @return that variance; NAN for an init out of range or d_model or d_k 0.
+ */
 double sv_init_variance(sv_init init, size_t d_model, size_t d_k);
 
 /**
@@ -177,18 +181,21 @@ sv_status sv_spec_check_field(const sv_spec *spec, const char **field);
  * their bits, so padding never enters): equal specs hash equal, which is
  * what names shards and state files. Not cryptographic. Resolve first:
  * a spec with defaults left at 0 hashes differently from its resolved form.
+ * @return the digest; 0 for NULL.
  */
 uint64_t sv_spec_hash(const sv_spec *spec);
 
-/** The multiplier s of the scaled logits s S: spec->scale (resolved). */
+/** The multiplier s of the scaled logits s S: spec->scale (resolved); NAN for NULL. */
 double sv_spec_scale(const sv_spec *spec);
 
-/** s^2: spec->scale2 (resolved; 1 / d_k rounded once for the default). */
+/** s^2: spec->scale2 (resolved; 1 / d_k rounded once for the default); NAN for NULL. */
 double sv_spec_scale2(const sv_spec *spec);
 
 /**
  * Number of scores a trial measures: n_q n_k, or n (n + 1) / 2 with causal.
- * @return SV_OK; SV_ERANGE on overflow (*n untouched).
+ * @return SV_OK; SV_EINVAL for a NULL argument; SV_ERANGE if n_q n_k
+ *         overflows size_t (*n untouched after an error). Sizes are not
+ *         otherwise checked: n_q = 0 gives 0.
  */
 sv_status sv_spec_scores(const sv_spec *spec, size_t *n);
 

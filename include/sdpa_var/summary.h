@@ -42,7 +42,8 @@ typedef struct sv_summary {
  * interpolation between order statistics: h = (n - 1) p,
  * x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h]). This is
  * Hyndman & Fan (1996) definition 7, numpy's default ('linear').
- * @return NAN for n = 0.
+ * @return NAN for n = 0, x NULL, or p outside [0, 1] or NaN (never an
+ *         index outside x).
  */
 double sv_quantile_sorted(const double *x, size_t n, double p);
 
@@ -81,8 +82,8 @@ sv_status sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t co
  * theory beside; @p observed as in sv_summary_compute.
  * @return SV_OK; SV_EINVAL if fewer than spec->trials trials were added or
  *         out is NULL (acc freed anyway: a caller that gives up on a
- *         summary passes out NULL to free it); the errors of
- *         sv_theory_spec.
+ *         summary passes out NULL to free it; acc NULL: SV_EINVAL, nothing
+ *         done); the errors of sv_theory_spec.
  */
 sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out);
 

@@ -69,8 +69,11 @@ typedef struct sv_theory {
  * and var_sd by c^2. Example (the 1.6 puzzle): normal, d_k = n_q = n_k = 2, ddof 0:
  * var 2, var_expected 1.5, var_sd sqrt(4.75) = 2.179.
  *
- * @return SV_OK; SV_EINVAL if a size is 0, ddof >= N or dist is out of range,
- *         with *out untouched. var_sd is 0 for N = 1 and ddof 0.
+ * @return SV_OK; SV_EINVAL if a size is 0, ddof >= N, dist is out of range
+ *         or SV_DIST_STUDENT_T (it needs nu: sv_theory_spec), or out is
+ *         NULL, with *out untouched. Sizes are taken as doubles, so no
+ *         product overflows (SIZE_MAX works, to double precision). var_sd is 0 for N = 1 and ddof
+ * 0.
  */
 sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_dist dist,
                         sv_theory *out);
@@ -116,7 +119,8 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
  * most 10^5 and 10^6 terms) with QK-norm and a planted key.
  *
  * @param spec a resolved spec (sv_spec_resolve); its scale is not used.
- * @return SV_OK; the errors of sv_spec_check (*out untouched).
+ * @return SV_OK; the errors of sv_spec_check; SV_EINVAL for out NULL
+ *         (*out untouched after an error).
  */
 struct sv_spec;
 sv_status sv_theory_spec(const struct sv_spec *spec, sv_theory *out);
@@ -142,8 +146,9 @@ double sv_theory_mean(const struct sv_spec *spec);
  * var_ddof1, var_sd, logit_var) by c^2 (sv_spec_scale2), entropy_approx
  * recomputed from the scaled logit_var. q_var and k_var are those of Q and
  * K and stay.
+ * @return SV_OK; SV_EINVAL for a NULL argument (*t untouched).
  */
-void sv_theory_scale(const struct sv_spec *spec, sv_theory *t);
+sv_status sv_theory_scale(const struct sv_spec *spec, sv_theory *t);
 
 /**
  * The softmax entropy approximation ln(keys seen) - sigma^2 / 2 for logits
@@ -153,6 +158,8 @@ void sv_theory_scale(const struct sv_spec *spec, sv_theory *t);
  * 8.7); it holds within ~5 % only for n_k >= 16 and sigma^2 <= 1
  * (docs/experiments.md), and below 0 it would be a negative entropy, so
  * outside that range it is NAN. Every writer prints this value as is.
+ * @return that value; NAN also for spec NULL, n_q or n_k 0 (no keys), or
+ *         logit_var not finite.
  */
 double sv_theory_entropy_approx(const struct sv_spec *spec, double logit_var);
 
@@ -164,7 +171,8 @@ double sv_theory_entropy_approx(const struct sv_spec *spec, double logit_var);
  * included); where those have no closed form, QK-norm's bound |S| <= R^2
  * gives the range, else mean 0 and variance d_k.
  * @param spec a resolved spec (sv_spec_resolve).
- * @return SV_OK; the errors of sv_spec_check (outputs untouched).
+ * @return SV_OK; the errors of sv_spec_check; SV_EINVAL for lo or hi NULL
+ *         (outputs untouched after an error).
  */
 sv_status sv_theory_histogram_range(const struct sv_spec *spec, double *lo, double *hi);
 

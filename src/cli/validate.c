@@ -17,8 +17,9 @@
  * for CLI_RULE_EXCLUDES, `other` is on and `cond` (if any) is true. `other`
  * counts as on when given or implied (--qk-scale implies --qk-norm, --dv
  * --values). The message: "--opt needs --other[ value]" or "--opt does not
- * apply with --other[ value]" and the reason. tests/cli/rules_test.sh runs
- * every line. */
+ * apply with --other[ value]" and the reason. tests/cli/options_test.sh
+ * ("options that do not apply") runs every line, and fails when this table
+ * has a rule it does not run. */
 typedef enum { CLI_RULE_NEEDS, CLI_RULE_EXCLUDES } cli_rule_kind;
 
 typedef struct cli_rule {

@@ -19,7 +19,9 @@ static void draw_weights(const sv_source *src, uint64_t trial, double *state)
         for (size_t r = 0; r < s->d_model; r++) {
             sv_rng rng;
             sv_rng_seed_keyed(&rng, key, r);
-            sv_sample_fill(&rng, SV_DIST_NORMAL, 0.0, m + r * d, d);
+            /* Statuses of sv_sample_fill unread in this file: the spec
+             * passed sv_spec_check (dist in range, nu > 4, arrays sized). */
+            (void)sv_sample_fill(&rng, SV_DIST_NORMAL, 0.0, m + r * d, d);
             for (size_t l = 0; l < d; l++)
                 m[r * d + l] *= sd;
         }
@@ -34,7 +36,7 @@ static void projected_row(const sv_spec *s, const double *state, uint64_t token_
     const size_t d = s->d_k, dm = s->d_model;
     sv_rng rng;
     sv_rng_seed_keyed(&rng, token_key, row);
-    sv_sample_fill(&rng, s->dist, s->nu, scratch, dm);
+    (void)sv_sample_fill(&rng, s->dist, s->nu, scratch, dm);
     const double *w = state + (which == SV_MATRIX_Q ? 0 : dm * d);
     for (size_t l = 0; l < d; l++)
         x[l] = 0.0;
@@ -51,7 +53,7 @@ static void base_row(const sv_spec *s, uint64_t key, sv_matrix which, size_t row
     const double sd = which == SV_MATRIX_Q ? s->q_std : s->k_std;
     sv_rng rng;
     sv_rng_seed_keyed(&rng, key, row);
-    sv_sample_fill(&rng, s->dist, s->nu, x, d);
+    (void)sv_sample_fill(&rng, s->dist, s->nu, x, d);
     if (mu != 0.0 || sd != 1.0)
         for (size_t l = 0; l < d; l++)
             x[l] = mu + sd * x[l];
@@ -112,7 +114,7 @@ static void draw_rows(const sv_source *src, const double *state, uint64_t trial,
     for (size_t j = 0; j < m; j++) {
         sv_rng rng;
         sv_rng_seed_keyed(&rng, key, row0 + j);
-        sv_sample_fill(&rng, s->dist, s->nu, x + j * ld, s->d_v);
+        (void)sv_sample_fill(&rng, s->dist, s->nu, x + j * ld, s->d_v);
     }
 }
 

@@ -1,4 +1,4 @@
-# Shared by the CLI tests: counters, usage_error, column, within.
+# Shared by the CLI tests: counters, usage_error, column, within, done_tests.
 # Source after setting BIN; ends with nothing run.
 # shellcheck shell=bash
 passed=0 failed=0
@@ -24,14 +24,29 @@ usage_error() {
 }
 
 # column NAME FILE: values of a CSV column by header name (row 2 onward).
+# A column missing from the header (or an empty file) is a failure that
+# names the column: column runs in $(...), where fail's counter would be
+# lost, so it records the failure in $tmp/missing, which done_tests counts.
 column() {
-    awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
-                          { print $c }' "$2"
+    if ! awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i
+                                        if (!c) exit 1; next }
+                               { print $c } END { if (!c) exit 1 }' "$2"; then
+        printf 'FAIL: column %s: not in the header of %s\n' "$1" "$2" | tee -a "$tmp/missing" >&2
+        return 1
+    fi
 }
 
-# within GOT WANT SE K LABEL: |got - want| <= K * SE.
+# is_number TEXT: a decimal number (an empty or missing value is not).
+is_number() {
+    [[ $1 =~ ^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$ ]]
+}
+
+# within GOT WANT SE K LABEL: |got - want| <= K * SE. Each of GOT, WANT, SE
+# must be a number: an empty value (a missing column) fails, never reads as 0.
 within() {
-    if awk -v g="$1" -v w="$2" -v s="$3" -v k="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= k * s) }'; then
+    if ! is_number "$1" || ! is_number "$2" || ! is_number "$3"; then
+        fail "$5: not numbers: got '$1', want '$2', SE '$3'"
+    elif awk -v g="$1" -v w="$2" -v s="$3" -v k="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= k * s) }'; then
         ok; printf 'ok %s: %s vs %s (SE %s)\n' "$5" "$1" "$2" "$3"
     else
         fail "$5: got $1, want $2 within $4 x $3"
@@ -50,4 +65,15 @@ usage_exact() {
     else
         fail "sdpa-var $(printf '%q ' "$@")-> rc=$rc stderr=$(cat -v "$tmp/err") (want: $want)"
     fi
+}
+
+# done_tests: the summary line and the exit status; failures column() noted
+# count too, and a script that checked nothing fails.
+done_tests() {
+    if [ -s "$tmp/missing" ]; then
+        failed=$((failed + $(wc -l <"$tmp/missing")))
+    fi
+    [ "$passed" -gt 0 ] || fail "no check ran"
+    printf '%d passed, %d failed\n' "$passed" "$failed"
+    [ "$failed" -eq 0 ]
 }

@@ -258,6 +258,9 @@ def main():
             open(path, "w", encoding="utf-8").write("\n".join(lines))
     if not keep:
         shutil.rmtree(scratch, ignore_errors=True)
+    if passed == 0:  # no docs found or no command run: nothing was checked
+        failed += 1
+        print("  FAIL  no documented command was run (docs under %s?)" % src)
     print("doc_commands: %d passed, %d failed, %d skipped (listed above)" % (passed, failed, skipped))
     return 1 if failed else 0
 

@@ -751,6 +751,8 @@ def main(argv):
             check_extremes(checks, cfg, tool, ref)
         except (KeyError, ValueError) as err:
             checks.check(False, "read the columns", f"{type(err).__name__}: {err}")
+    if checks.passed == 0:  # no configuration ran: nothing was compared
+        checks.check(False, "any check ran", "none did")
     print(f"{checks.passed} passed, {checks.failed} failed")
     return 1 if checks.failed else 0
 

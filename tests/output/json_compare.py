@@ -36,6 +36,8 @@ def main():
         bad.append("jsonl first line differs from the document's header")
     if lines[1:] != doc["rows"]:
         bad.append("jsonl rows differ from the document's rows")
+    if not body:
+        bad.append("no rows: nothing compared")
     if len(doc["rows"]) != len(body):
         bad.append(f"{len(doc['rows'])} JSON rows, {len(body)} CSV rows")
     for i, (r, j) in enumerate(zip(body, doc["rows"])):

@@ -82,7 +82,13 @@ grep -q '^dist=t nu=6:$' "$tmp/t" && ! head -1 "$tmp/t" | grep -q 'dist=' &&
 args="--dk 16 --n 64 --trials 20 --plant 0.5 --causal --values"
 "$bin" $args --format table >"$tmp/t"
 "$bin" $args --format csv >"$tmp/c"
-csv_col() { awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$2"; }
+# csv_col NAME FILE: a column by name; a missing one prints nothing and
+# counts as a failure naming it (in $tmp/missing: csv_col runs in $(...)).
+csv_col() {
+  awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; if (!c) exit 1; next }
+                     { print $c } END { if (!c) exit 1 }' "$2" ||
+    echo "FAIL: column $1: not in the header of $2" | tee -a "$tmp/missing" >&2
+}
 for pair in "diagonal logit S_ii|raw_diag_logit_theory|3" "output variance Var(O)|raw_out_var|2" \
             "uniform rows: bound|entropy_bound|3"; do
   label=${pair%%|*} rest=${pair#*|}; name=${rest%%|*} field=${rest#*|}
@@ -104,9 +110,13 @@ head -2 "$tmp/t" | grep -q 'causal plant=0.5 values d_v=16' && grep -q '^extreme
 for args in "--dk 8 --n 16" "--dk 1,8,64 --n 16 --observed 8 --dist uniform,t --scale sqrt,2.5" \
             "--dk 8 --n 16 --trials 3 --per-trial --dist t" \
             "--dk 8 --n 16 --trials 3 --d-model 32 --init lecun --qk-norm --values --dv 3"; do
-  "$bin" $args --format table 2>&1 | awk -v a="$args" 'length > 80 { print "FAIL: " a ": " length " columns: " $0; bad = 1 } END { exit bad }' &&
-    ok || fail "table wider than 80 columns"
+  # pipefail: a run that failed (one short error line) is no pass.
+  (set -o pipefail; "$bin" $args --format table 2>&1 |
+    awk -v a="$args" 'length > 80 { print "FAIL: " a ": " length " columns: " $0; bad = 1 } END { exit bad || NR < 5 }') &&
+    ok || fail "table wider than 80 columns, or no table: $args"
 done
 
+[ -s "$tmp/missing" ] && failed=$((failed + $(wc -l <"$tmp/missing")))
+[ "$passed" -gt 0 ] || fail "no check ran"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
