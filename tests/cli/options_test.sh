@@ -99,13 +99,6 @@ OMP_NUM_THREADS=100000 "$BIN" --dk 4 --n 9 --threads 2 >/dev/null 2>&1 && ok || 
 usage_error "$p: --ddof: '7' must be less than the n(n+1)/2 = 6 scores a causal mask shows (n = 3)" --causal --ddof 7 --n 3
 "$BIN" --causal --ddof 5 --n 3 --dk 2 >/dev/null 2>&1 && ok || fail "--causal --ddof 5 --n 3"
 usage_error "$p: --k-mean does not apply with --d-model (projections draw their own tokens)" --d-model 4 --k-mean 1
-# An option given is judged by its presence, not by its value: before, a
-# value equal to the default was accepted where the option does not apply.
-usage_error "$p: --q-mean does not apply with --d-model (projections draw their own tokens)" --d-model 3 --q-mean 0
-usage_error "$p: --k-mean does not apply with --d-model (projections draw their own tokens)" --d-model 3 --k-mean -0
-usage_error "$p: --plant does not apply with --d-model (projections draw their own tokens)" --d-model 3 --plant 0
-usage_error "$p: --q-std does not apply with --d-model (projections draw their own tokens)" --d-model 3 --q-std 1
-usage_error "$p: --k-std does not apply with --d-model (projections draw their own tokens)" --d-model 3 --k-std 1
 # (n_q + n_k) d_k overflows: d_k's fault, not "n_q*n_k = 4*4 scores".
 usage_error "$p: --dk: '4611686018427387904' is too large (at most 2147483647: CBLAS takes int sizes)" --dk 4611686018427387904 --n 4
 usage_error "$p: --scale: '1e-320' is too small (its square is not a positive finite double)" --scale sqrt,1e-320
@@ -120,7 +113,9 @@ usage_error "$p: --qk-scale: '1e308' is too large: scores could reach inf at d_k
 # --- options that do not apply: the rule table in validate.c, line by line ------
 # (validate.c cites this block.) Each rule is one "--opt needs/does not apply
 # with --other" line; the count below fails when a rule is added to the
-# table without a line here.
+# table without a line here. An option given is judged by its presence, not
+# its value: a value equal to the default (--d-model with --q-mean 0, -0,
+# --plant 0) was accepted before.
 rules_seen="$tmp/rules_seen"
 while IFS='|' read -r want args; do
     # shellcheck disable=SC2086
@@ -132,6 +127,11 @@ done <<'EOF'
 --nu needs --dist t (degrees of freedom of Student's t)|--dist normal,uniform --nu 6
 --init needs --d-model (it initialises the projections)|--init lecun
 --cross needs --d-model (keys from their own tokens)|--cross
+--q-mean does not apply with --d-model (projections draw their own tokens)|--d-model 3 --q-mean 0
+--k-mean does not apply with --d-model (projections draw their own tokens)|--d-model 3 --k-mean -0
+--plant does not apply with --d-model (projections draw their own tokens)|--d-model 3 --plant 0
+--q-std does not apply with --d-model (projections draw their own tokens)|--d-model 3 --q-std 1
+--k-std does not apply with --d-model (projections draw their own tokens)|--d-model 3 --k-std 1
 --weight-histogram needs --histogram (it changes what is binned)|--weight-histogram
 --n does not apply with --nq and --nk (they set n_q and n_k)|--n 5 --nq 3 --nk 4
 --per-trial does not apply with --per-row (one kind of output)|--per-trial --per-row
