@@ -58,7 +58,27 @@ TRIAL_GETTER_(raw_out_var)
 TRIAL_GETTER_(scaled_out_var)
 TRIAL_GETTER_(raw_sum_p2)
 TRIAL_GETTER_(scaled_sum_p2)
+TRIAL_GETTER_(raw_grad_keys)
+TRIAL_GETTER_(scaled_grad_keys)
 #undef TRIAL_GETTER_
+
+/* --grad: the trial holds means of squares; the column is their root, so
+ * that a summary's mean over trials gives the root mean square over rows
+ * and trials. */
+#define ROOT_GETTER_(name, f)                                                                      \
+    static sv_value get_##name(const sv_row_view *r)                                               \
+    {                                                                                              \
+        return real(sqrt(r->stats->f));                                                            \
+    }
+ROOT_GETTER_(raw_grad_logits, raw_grad_logits2)
+ROOT_GETTER_(scaled_grad_logits, scaled_grad_logits2)
+ROOT_GETTER_(raw_grad_logits_theory, raw_grad_logits_theory2)
+ROOT_GETTER_(scaled_grad_logits_theory, scaled_grad_logits_theory2)
+ROOT_GETTER_(raw_grad_q, raw_grad_q2)
+ROOT_GETTER_(scaled_grad_q, scaled_grad_q2)
+ROOT_GETTER_(raw_grad_k, raw_grad_k2)
+ROOT_GETTER_(scaled_grad_k, scaled_grad_k2)
+#undef ROOT_GETTER_
 
 /* Summary-only fields: theory and spreads across trials. */
 #define SUMMARY_GETTER_(name, expr)                                                                \
@@ -206,6 +226,10 @@ static sv_value get_qk_norm(const sv_row_view *r)
 static sv_value get_values(const sv_row_view *r)
 {
     return count(r->spec->values ? 1 : 0);
+}
+static sv_value get_grad(const sv_row_view *r)
+{
+    return count(r->spec->grad ? 1 : 0);
 }
 
 /* Derived from the per-trial statistics. */
@@ -364,6 +388,8 @@ int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
         return observed;
     case SV_NEED_KNOWN_MEAN:
         return !isnan(sv_theory_mean(spec));
+    case SV_NEED_GRAD:
+        return spec->grad != 0;
     }
     return 0;
 }
@@ -375,7 +401,8 @@ const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_vi
         return NULL;
     for (size_t i = 0; i < sv_columns_count(kind); i++) {
         const sv_column *c = sv_columns_get(kind, i);
-        if (c->type != SV_VALUE_REAL || ((c->flags & SV_COLUMN_ONLY_OBSERVED) && !observed))
+        if (c->type != SV_VALUE_REAL || ((c->flags & SV_COLUMN_ONLY_OBSERVED) && !observed) ||
+            ((c->flags & SV_COLUMN_ONLY_GRAD) && !row->spec->grad))
             continue;
         if (sv_column_required(c, row->spec, observed) && isnan(c->get(row).real))
             return c;

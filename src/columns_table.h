@@ -107,6 +107,17 @@ typedef enum col_id {
     C_raw_var_ddof0_theory,
     C_raw_var_ddof1_theory,
     C_summary_entropy_bound,
+    C_grad,
+    C_raw_grad_logits,
+    C_raw_grad_logits_theory,
+    C_scaled_grad_logits,
+    C_scaled_grad_logits_theory,
+    C_raw_grad_keys,
+    C_scaled_grad_keys,
+    C_raw_grad_q,
+    C_scaled_grad_q,
+    C_raw_grad_k,
+    C_scaled_grad_k,
     C_COUNT_
 } col_id;
 
@@ -120,6 +131,9 @@ typedef enum col_id {
     [C_##id] = {#id, "", doc, SV_VALUE_TEXT, SV_NEED_ALWAYS, SV_COLUMN_CONFIG, get_##id}
 /* A count that is not configuration (trial, row). */
 #define NR_(id, doc) [C_##id] = {#id, "", doc, SV_VALUE_COUNT, SV_NEED_ALWAYS, 0, get_##id}
+/* --grad's columns: only with it. */
+#define G_(id, unit, need, doc)                                                                    \
+    [C_##id] = {#id, unit, doc, SV_VALUE_REAL, need, SV_COLUMN_ONLY_GRAD, get_##id}
 #define A SV_NEED_ALWAYS
 #define NONE SV_NEED_NONE
 
@@ -252,6 +266,31 @@ static const sv_column columns[C_COUNT_] = {
                                  "ln(keys seen), mean over rows: the entropy of uniform rows "
                                  "(ln n_k; ln(n!) / n when causal)",
                                  SV_VALUE_REAL, A, 0, get_summary_entropy_bound},
+    /* --grad: L = sum_i g_i . o_i, O = softmax(c S) V, V and G of standard entries. */
+    [C_grad] = {"grad", "",
+                "1: V and G drawn and the gradients of L = sum g_i . o_i formed "
+                "(only with --grad)",
+                SV_VALUE_COUNT, A, SV_COLUMN_CONFIG | SV_COLUMN_ONLY_GRAD, get_grad},
+    G_(raw_grad_logits, "1", SV_NEED_GRAD,
+       "root mean square over rows (and trials) of |dL/dz_i|, z_i = S_i the raw logits of row i"),
+    G_(raw_grad_logits_theory, "1", SV_NEED_GRAD,
+       "sqrt(d_v mean |J_i|_F^2), J = diag(p) - p p^T: raw_grad_logits' exact value given the "
+       "weights (docs/theory.md)"),
+    G_(scaled_grad_logits, "1", SV_NEED_GRAD, "raw_grad_logits for the scaled logits z_i = c S_i"),
+    G_(scaled_grad_logits_theory, "1", SV_NEED_GRAD, "raw_grad_logits_theory for them"),
+    G_(raw_grad_keys, "keys", SV_NEED_GRAD,
+       "(sum_j g_j^2)^2 / sum_j g_j^4 for g = dL/dz_i, mean over rows: the keys the logit "
+       "gradient reaches (beside eff_keys); 0 for a row with one key. No theory: it depends "
+       "on the law of the weights, not on its moments"),
+    G_(scaled_grad_keys, "keys", SV_NEED_GRAD, "the same for the scaled logits"),
+    G_(raw_grad_q, "1", SV_NEED_GRAD,
+       "root mean square over rows of |dL/dq_i| = |c sum_j g_ij k_j|, raw (c = 1). No theory "
+       "column: given p it needs K too (docs/theory.md)"),
+    G_(scaled_grad_q, "1", SV_NEED_GRAD, "the same for the scaled logits, the factor c included"),
+    G_(raw_grad_k, "1", SV_NEED_GRAD,
+       "root mean square over keys of |dL/dk_j| = |c sum_i g_ij q_i|, raw (c = 1); no theory "
+       "column"),
+    G_(scaled_grad_k, "1", SV_NEED_GRAD, "the same for the scaled logits, the factor c included"),
     /* Histogram. */
     R_(bin_lo, "score", A, "lower edge of the bin (a weight with --weight-histogram)"),
     R_(bin_hi, "score", A, "upper edge of the bin"),
@@ -266,6 +305,7 @@ static const sv_column columns[C_COUNT_] = {
 #undef N_
 #undef T_
 #undef NR_
+#undef G_
 #undef A
 #undef NONE
 
@@ -291,7 +331,11 @@ static const col_id summary_ids[] = {
     C_causal, C_qk_norm, C_values, C_raw_var_ddof0_theory, C_raw_var_ddof1_theory,
     C_summary_entropy_bound,
     /* Only with --observed. */
-    C_observed, C_raw_var_cdf_observed};
+    C_observed, C_raw_var_cdf_observed,
+    /* Only with --grad. */
+    C_grad, C_raw_grad_logits, C_raw_grad_logits_theory, C_scaled_grad_logits,
+    C_scaled_grad_logits_theory, C_raw_grad_keys, C_scaled_grad_keys, C_raw_grad_q, C_scaled_grad_q,
+    C_raw_grad_k, C_scaled_grad_k};
 
 static const col_id per_trial_ids[] = {
     C_trial, C_dk, C_n_q, C_n_k, C_raw_mean, C_raw_var, C_scaled_mean, C_scaled_var, C_raw_entropy,
@@ -303,7 +347,11 @@ static const col_id per_trial_ids[] = {
     C_scaled_sum_p2,
     /* The configuration, so that concatenated runs describe themselves. */
     C_scale, C_scale_factor, C_trials, C_seed, C_dist, C_nu, C_ddof, C_q_mean, C_q_std, C_k_mean,
-    C_k_std, C_plant, C_d_model, C_init, C_cross, C_causal, C_qk_norm, C_values, C_d_v};
+    C_k_std, C_plant, C_d_model, C_init, C_cross, C_causal, C_qk_norm, C_values, C_d_v,
+    /* Only with --grad. */
+    C_grad, C_raw_grad_logits, C_raw_grad_logits_theory, C_scaled_grad_logits,
+    C_scaled_grad_logits_theory, C_raw_grad_keys, C_scaled_grad_keys, C_raw_grad_q, C_scaled_grad_q,
+    C_raw_grad_k, C_scaled_grad_k};
 
 static const col_id per_row_ids[] = {
     C_dk, C_scale, C_row, C_keys_seen, C_row_raw_entropy, C_row_scaled_entropy, C_entropy_bound,

@@ -16,7 +16,7 @@ static void workspace_free(workspace *ws)
 {
     void *arrays[] = {ws->k,    ws->qtile, ws->scores,  ws->row_mo,  ws->row_sm, ws->acc,
                       ws->mo,   ws->st,    ws->planted, ws->scratch, ws->state,  ws->q_mo,
-                      ws->k_mo, ws->v,     ws->e,       ws->o_part,  ws->o};
+                      ws->k_mo, ws->v,     ws->e,       ws->o_part,  ws->o,      ws->grad};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         free(arrays[i]);
     *ws = (workspace){0};
@@ -50,9 +50,10 @@ static int workspace_alloc(workspace *ws, const ws_sizes *z)
     ws->e = alloc_aligned(z->e, sizeof(double));
     ws->o_part = alloc_aligned(z->o_part, sizeof(double));
     ws->o = alloc_aligned(z->o, sizeof(double));
-    if (!ws->k || !ws->qtile || !ws->scores || !ws->row_mo || !ws->row_sm || !ws->acc || !ws->mo ||
-        !ws->st || !ws->planted || !ws->scratch || !ws->state || !ws->q_mo || !ws->k_mo || !ws->v ||
-        !ws->e || !ws->o_part || !ws->o) {
+    ws->grad = z->grad ? alloc_aligned(z->grad, sizeof(double)) : NULL;
+    if ((z->grad && !ws->grad) || !ws->k || !ws->qtile || !ws->scores || !ws->row_mo ||
+        !ws->row_sm || !ws->acc || !ws->mo || !ws->st || !ws->planted || !ws->scratch ||
+        !ws->state || !ws->q_mo || !ws->k_mo || !ws->v || !ws->e || !ws->o_part || !ws->o) {
         workspace_free(ws);
         return 0;
     }
@@ -144,6 +145,8 @@ static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_tri
         }
     }
     trial_reduce(p, ws, out);
+    if (p->grad)
+        grad_trial(p, trial, ws, out);
 }
 
 /* Tiny trials [t0, t0 + cnt), cnt <= group, one tile and one key block each:
@@ -266,6 +269,19 @@ static int trial_is_number(const plan *p, const sv_trial_stats *t)
     /* The known-mean variance is NaN exactly where theory has no E[S]. */
     if (isnan(t->raw_var_known_mean) && !isnan(sv_theory_mean(p->spec)))
         return 0;
+    const double g[] = {t->raw_grad_logits2,
+                        t->scaled_grad_logits2,
+                        t->raw_grad_logits_theory2,
+                        t->scaled_grad_logits_theory2,
+                        t->raw_grad_keys,
+                        t->scaled_grad_keys,
+                        t->raw_grad_q2,
+                        t->scaled_grad_q2,
+                        t->raw_grad_k2,
+                        t->scaled_grad_k2};
+    for (size_t i = 0; p->grad && i < sizeof g / sizeof g[0]; i++)
+        if (isnan(g[i]))
+            return 0;
     return p->dv == 0 || (!isnan(t->raw_out_var) && !isnan(t->scaled_out_var));
 }
 

@@ -38,6 +38,9 @@ static void derive(plan *p, uint64_t count)
     p->tm = s->n_q < SV_TILE_ROWS ? s->n_q : SV_TILE_ROWS;
     p->kb = s->n_k < SV_KEY_BLOCK ? s->n_k : SV_KEY_BLOCK;
     p->dv = s->values ? s->d_v : 0;
+    p->grad = s->grad && s->values;
+    p->qb = s->n_q < SV_KEY_BLOCK ? s->n_q : SV_KEY_BLOCK;
+    p->tk = s->n_k < SV_TILE_ROWS ? s->n_k : SV_TILE_ROWS;
     const size_t br = p->exec->block_rows;
     /* (br - 1) / tm + 1 rather than (br + tm - 1) / tm: no wrap near SIZE_MAX */
     p->block_tiles = br > 0 ? (br - 1) / p->tm + 1 : 1u;
@@ -73,6 +76,10 @@ static int sizes_of(const plan *p, ws_sizes *z)
         !mul_ok(p->kb, dv, &z->v))
         return 0;
     z->tiles = per;
+    grad_layout g = {0};
+    if (p->grad && !grad_layout_of(p, &g))
+        return 0;
+    z->grad = g.total;
     z->state = p->src->trial_len;
     z->stats = p->group > 1 ? z->rows : SV_STATS_ROWS;
     if (p->group > 1 && z->scores < p->group * s->n_q * s->n_k)
@@ -100,7 +107,8 @@ static int bytes_of(const ws_sizes *z, size_t *bytes)
                                {z->v, sizeof(double)},
                                {z->e, sizeof(double)},
                                {z->o_part, sizeof(double)},
-                               {z->o, sizeof(double)}};
+                               {z->o, sizeof(double)},
+                               {z->grad, sizeof(double)}};
     size_t total = 0, one;
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++)
         if (!mul_ok(items[i][0], items[i][1], &one) || !add_ok(one, SV_ALIGN, &one) ||

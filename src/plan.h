@@ -62,6 +62,8 @@ typedef struct plan {
     size_t tm;          /* query rows per dgemm (spec only) */
     size_t kb;          /* keys per block (spec only) */
     size_t dv;          /* columns of V; 0 without values */
+    int grad;           /* --grad: the backward passes of grad.c run */
+    size_t qb, tk;      /* grad: queries per block, keys per tile (spec only) */
     size_t block_tiles; /* tiles per work item handed to a thread */
     int tiny;           /* tile product small enough for plain loops */
     size_t group;       /* trials run together by one thread (tiny ones) */
@@ -71,6 +73,7 @@ typedef struct plan {
 /* Element counts of a workspace's arrays, all checked for overflow. */
 typedef struct ws_sizes {
     size_t k, qtile, scores, rows, tiles, stats, k_rows, scratch, state, v, e, o_part, o;
+    size_t grad; /* the backward passes' arena (grad_layout); 0 without grad */
 } ws_sizes;
 
 typedef struct workspace {
@@ -91,7 +94,17 @@ typedef struct workspace {
     double *e;              /* values: inner_threads x 2 x tm x kb exps (raw, scaled) */
     double *o_part;         /* values: inner_threads x 2 x tm x d_v partial outputs */
     double *o;              /* values: n_q x 2 x d_v running outputs, in each row's max frame */
+    double *grad;           /* grad: the arena grad_layout slices */
 } workspace;
+
+/* grad.c: offsets (in doubles) into the backward passes' arena. Shared:
+ * dq (n_q x 2 x d_k), dk (n_k x 2 x d_k), delta (n_q x 2: g_i . o_i),
+ * rowg (n_q x 4: sum g^2, sum g^4, raw then scaled), the pass over keys'
+ * query block qblk (qb x d_k) and its rows of G gblk (qb x d_v); then per
+ * thread `per` doubles of tiles, the larger of the two passes' needs. */
+typedef struct grad_layout {
+    size_t dq, dk, delta, rowg, qblk, gblk, thread, per, total;
+} grad_layout;
 
 /* plan.c: checks spec, source, options and taps, and derives the plan and
  * the workspace's sizes; every size product is overflow-checked here. */
@@ -113,6 +126,13 @@ void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0,
 void rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_acc *acc);
 /* Moments of one row of Q or K when the source asks for them; empty else. */
 void rowpass_entries(const plan *p, const double *row, sv_moments *out);
+
+/* grad.c: the layout of the arena (0 on size_t overflow); and with
+ * spec->grad, after trial_reduce (ws->o holds O), the backward passes of
+ * one trial: a pass over query tiles (row statistics, dL/dQ), a pass over
+ * key tiles (dL/dK), scores recomputed in each; their statistics into out. */
+int grad_layout_of(const plan *p, grad_layout *g);
+void grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out);
 
 /* trial.c: the statistics of a trial from its rows' state (moments,
  * softmax sums, planted logits, entries), rows merged in row order. Used by

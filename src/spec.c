@@ -83,6 +83,7 @@ static const char *values_rule(const sv_spec *s)
         {s->cross && s->d_model == 0, "cross"},
         {s->causal && s->n_q != s->n_k, "causal"},
         {s->values && s->d_v == 0, "d_v"},
+        {s->grad && !s->values, "grad"},
     };
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
         if (rules[i].bad)
@@ -268,7 +269,8 @@ uint64_t sv_spec_hash(const sv_spec *s)
     uint64_t h = 0xcbf29ce484222325u;
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         h = hash_word(h, words[i]);
-    return h;
+    /* Hashed only when on: the hashes of specs without it do not change. */
+    return s->grad ? hash_word(h, (uint64_t)s->grad) : h;
 }
 
 double sv_spec_scale(const sv_spec *spec)

@@ -147,6 +147,11 @@ static void trial_finish(const plan *p, const trial_acc *t, sv_trial_stats *out)
     out->scaled_out_var = out_var(p, &t->out[1]);
     out->raw_sum_p2 = ksum_mean(&t->p2[0], nq);
     out->scaled_sum_p2 = ksum_mean(&t->p2[1], nq);
+    /* The gradient statistics: grad_trial's, when it runs. */
+    out->raw_grad_logits2 = out->scaled_grad_logits2 = NAN;
+    out->raw_grad_logits_theory2 = out->scaled_grad_logits_theory2 = NAN;
+    out->raw_grad_keys = out->scaled_grad_keys = NAN;
+    out->raw_grad_q2 = out->scaled_grad_q2 = out->raw_grad_k2 = out->scaled_grad_k2 = NAN;
 }
 
 void trial_stats(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,

@@ -220,6 +220,33 @@ static void row_statistics(const sv_spec *s, const double *S, const double *v, s
     free(p);
 }
 
+/* With grad, G's rows from their streams and the gradient fields; NAN
+ * without. */
+static void grad_statistics(const sv_spec *s, uint64_t trial, const double *q, const double *k,
+                            const double *S, const double *v, sv_trial_stats *out)
+{
+    double *f[] = {&out->raw_grad_logits2,
+                   &out->scaled_grad_logits2,
+                   &out->raw_grad_logits_theory2,
+                   &out->scaled_grad_logits_theory2,
+                   &out->raw_grad_keys,
+                   &out->scaled_grad_keys,
+                   &out->raw_grad_q2,
+                   &out->scaled_grad_q2,
+                   &out->raw_grad_k2,
+                   &out->scaled_grad_k2};
+    if (!s->grad) {
+        for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+            *f[i] = NAN;
+        return;
+    }
+    double *G = malloc(s->n_q * s->d_v * sizeof *G);
+    for (size_t i = 0; i < s->n_q; i++)
+        draw(s, trial, SV_MATRIX_G, i, s->dist, G + i * s->d_v, s->d_v);
+    ref_grad(s, q, k, S, v, G, out);
+    free(G);
+}
+
 void ref_trial(const sv_spec *s, uint64_t trial, sv_trial_stats *out)
 {
     const size_t d = s->d_k, nq = s->n_q, nk = s->n_k, dv = s->values ? s->d_v : 0;
@@ -237,6 +264,7 @@ void ref_trial(const sv_spec *s, uint64_t trial, sv_trial_stats *out)
         }
     score_moments(s, S, out);
     row_statistics(s, S, v, out);
+    grad_statistics(s, trial, q, k, S, v, out);
     const int measured = s->d_model > 0 || s->qk_norm;
     out->q_var = measured ? variance(q, nq * d) : NAN;
     out->k_var = measured ? variance(k, nk * d) : NAN;
@@ -289,6 +317,17 @@ int ref_compare(const sv_spec *s, const sv_trial_stats *got, const sv_trial_stat
         F_(scaled_out_var, RELATIVE),
         F_(raw_sum_p2, UNIT),
         F_(scaled_sum_p2, UNIT),
+        /* gradients: relative, exactly 0 where the gradient is (one key) */
+        F_(raw_grad_logits2, RELATIVE),
+        F_(scaled_grad_logits2, RELATIVE),
+        F_(raw_grad_logits_theory2, RELATIVE),
+        F_(scaled_grad_logits_theory2, RELATIVE),
+        F_(raw_grad_keys, RELATIVE),
+        F_(scaled_grad_keys, RELATIVE),
+        F_(raw_grad_q2, RELATIVE),
+        F_(scaled_grad_q2, RELATIVE),
+        F_(raw_grad_k2, RELATIVE),
+        F_(scaled_grad_k2, RELATIVE),
 #undef F_
     };
     _Static_assert(sizeof fields / sizeof fields[0] == SV_TRIAL_FIELDS, "every field compared");

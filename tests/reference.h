@@ -15,6 +15,11 @@
  * *out, every field. */
 void ref_trial(const sv_spec *s, uint64_t trial, sv_trial_stats *out);
 
+/* The --grad fields of out (reference_grad.c) from the trial's Q (n_q x
+ * d_k), K (n_k x d_k), scores S (n_q x n_k), V (n_k x d_v), G (n_q x d_v). */
+void ref_grad(const sv_spec *s, const double *q, const double *k, const double *S, const double *v,
+              const double *G, sv_trial_stats *out);
+
 /* Compares every field of got with want: |got - want| <= tol (|want| + f),
  * where the floor f is the field's natural size (the rms score for
  * score-valued fields, its square for variances, 1 for weights and

@@ -48,20 +48,21 @@ typedef struct sv_value {
  * failure (sv_column_required). Values pinned.
  */
 typedef enum sv_column_need {
-    SV_NEED_NONE = 0,       /**< may be NAN (a theory without closed form here) */
-    SV_NEED_ALWAYS = 1,     /**< always defined */
-    SV_NEED_SCORES2 = 2,    /**< defined when N = n_q n_k > 1 (ddof 1 needs two scores) */
-    SV_NEED_TRIALS2 = 3,    /**< defined when trials > 1 (a spread across trials) */
-    SV_NEED_STUDENT_T = 4,  /**< defined when dist is Student's t */
-    SV_NEED_DIAG = 5,       /**< defined when query i and key i are related: plant != 0,
-                                 or d_model > 0 without cross */
-    SV_NEED_QK_VAR = 6,     /**< defined when Q and K are measured: d_model > 0 or qk_norm */
-    SV_NEED_QK_NORM = 7,    /**< defined with qk_norm */
-    SV_NEED_VALUES = 8,     /**< defined with values */
-    SV_NEED_OBSERVED = 9,   /**< defined when an observed variance was given */
-    SV_NEED_KNOWN_MEAN = 10 /**< defined when theory gives E[S] (sv_theory_mean): not
+    SV_NEED_NONE = 0,        /**< may be NAN (a theory without closed form here) */
+    SV_NEED_ALWAYS = 1,      /**< always defined */
+    SV_NEED_SCORES2 = 2,     /**< defined when N = n_q n_k > 1 (ddof 1 needs two scores) */
+    SV_NEED_TRIALS2 = 3,     /**< defined when trials > 1 (a spread across trials) */
+    SV_NEED_STUDENT_T = 4,   /**< defined when dist is Student's t */
+    SV_NEED_DIAG = 5,        /**< defined when query i and key i are related: plant != 0,
+                                  or d_model > 0 without cross */
+    SV_NEED_QK_VAR = 6,      /**< defined when Q and K are measured: d_model > 0 or qk_norm */
+    SV_NEED_QK_NORM = 7,     /**< defined with qk_norm */
+    SV_NEED_VALUES = 8,      /**< defined with values */
+    SV_NEED_OBSERVED = 9,    /**< defined when an observed variance was given */
+    SV_NEED_KNOWN_MEAN = 10, /**< defined when theory gives E[S] (sv_theory_mean): not
                                  for QK-norm of shifted rows or of a planted key
                                  with non-normal entries */
+    SV_NEED_GRAD = 11        /**< defined with grad */
 } sv_column_need;
 
 /**
@@ -86,6 +87,7 @@ typedef struct sv_row_view {
 /** sv_column.flags */
 #define SV_COLUMN_ONLY_OBSERVED 1u /**< exists only when an observed variance was given */
 #define SV_COLUMN_CONFIG 2u        /**< describes the configuration, not a result */
+#define SV_COLUMN_ONLY_GRAD 4u     /**< exists only with grad (spec->grad) */
 
 /** One output column. */
 typedef struct sv_column {
@@ -98,7 +100,8 @@ typedef struct sv_column {
     sv_value (*get)(const sv_row_view *row); /**< the value of this column in @p row */
 } sv_column;
 
-/** Number of columns of @p kind, including the SV_COLUMN_ONLY_OBSERVED ones; 0 for a bad kind. */
+/** Number of columns of @p kind, including the SV_COLUMN_ONLY_OBSERVED and
+ *  SV_COLUMN_ONLY_GRAD ones; 0 for a bad kind. */
 size_t sv_columns_count(sv_output_kind kind);
 
 /**

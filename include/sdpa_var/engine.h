@@ -115,10 +115,29 @@ typedef struct sv_trial_stats {
     double raw_sum_p2;         /**< sum_j p_j^2 of a row, mean over rows = 1 - jac trace:
                                     what Var(O) should be, V having variance 1 */
     double scaled_sum_p2;      /**< the same for scaled rows */
+    /* With spec->grad (else NAN): L = sum_i g_i . o_i, O = softmax(c S) V,
+     * G and V of standard entries; per row z = c s_i, p = softmax(z),
+     * g = dL/dz_i, g_j = p_j (g_i . v_j - g_i . o_i); raw c = 1. Means of
+     * squares, so that means over trials give root mean squares over rows
+     * and trials (the columns take the square root). */
+    double raw_grad_logits2;           /**< |dL/dz_i|^2, mean over rows */
+    double scaled_grad_logits2;        /**< the same for the scaled logits */
+    double raw_grad_logits_theory2;    /**< d_v |J_i|_F^2, mean over rows: E[|dL/dz_i|^2]
+                                            given the weights, J = diag(p) - p p^T */
+    double scaled_grad_logits_theory2; /**< the same for the scaled logits */
+    double raw_grad_keys;              /**< (sum_j g_j^2)^2 / sum_j g_j^4, mean over rows: the
+                                            effective number of keys the logit gradient
+                                            reaches (0 for a row whose gradient is 0: one
+                                            visible key) */
+    double scaled_grad_keys;           /**< the same for the scaled logits */
+    double raw_grad_q2;                /**< |dL/dq_i|^2 = |c sum_j g_j k_j|^2, mean over rows */
+    double scaled_grad_q2;             /**< the same for the scaled logits */
+    double raw_grad_k2;                /**< |dL/dk_j|^2 = |c sum_i g_ij q_i|^2, mean over keys */
+    double scaled_grad_k2;             /**< the same for the scaled logits */
 } sv_trial_stats;
 
 /** Number of doubles in sv_trial_stats (it holds nothing else). */
-#define SV_TRIAL_FIELDS 31
+#define SV_TRIAL_FIELDS 41
 
 /**
  * Bytes of memory sv_engine_run allocates for trials of @p spec, not

@@ -34,7 +34,8 @@ typedef enum sv_matrix {
     SV_MATRIX_XK = 3, /**< the keys' token embeddings in cross-attention */
     SV_MATRIX_WQ = 4, /**< query projection W_Q, d_model x d_k */
     SV_MATRIX_WK = 5, /**< key projection W_K, d_model x d_k */
-    SV_MATRIX_V = 6   /**< values, n_k x d_v */
+    SV_MATRIX_V = 6,  /**< values, n_k x d_v */
+    SV_MATRIX_G = 7   /**< the upstream gradient dL/dO of --grad, n_q x d_v */
 } sv_matrix;
 
 /**

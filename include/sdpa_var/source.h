@@ -44,7 +44,8 @@ struct sv_source {
     void (*begin_trial)(const sv_source *src, uint64_t trial, double *state);
     /**
      * Rows row0 .. row0 + m - 1 of matrix @p which (SV_MATRIX_Q: n_q x d_k,
-     * SV_MATRIX_K: n_k x d_k, SV_MATRIX_V: n_k x d_v) of @p trial into x,
+     * SV_MATRIX_K: n_k x d_k, SV_MATRIX_V: n_k x d_v, SV_MATRIX_G: n_q x d_v
+     * with spec->grad) of @p trial into x,
      * row i at x + i ld (ld >= the row's columns). @p state is what
      * begin_trial filled for this trial. Re-entrant.
      */
@@ -85,11 +86,14 @@ typedef struct sv_array {
     ptrdiff_t strides[3]; /**< bytes per step along each axis */
 } sv_array;
 
-/** The arrays a strided source reads; v.data NULL when spec->values is 0. */
+/** The arrays a strided source reads; v.data NULL when spec->values is 0,
+ *  g.data NULL when spec->grad is 0. */
 typedef struct sv_strided {
     sv_array q; /**< n_q x d_k per trial */
     sv_array k; /**< n_k x d_k per trial */
     sv_array v; /**< n_k x d_v per trial, or data NULL */
+    sv_array g; /**< n_q x d_v per trial: the upstream gradient dL/dO of
+                     spec->grad (SV_MATRIX_G), or data NULL */
 } sv_strided;
 
 /**

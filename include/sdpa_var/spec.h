@@ -80,6 +80,10 @@ typedef struct sv_spec {
                           models; 0 plants nothing */
     unsigned ddof;   /**< delta degrees of freedom of the variance; < the
                           number of scores */
+    int grad;        /**< nonzero (needs values): also G (n_q x d_v, entries of
+                          dist, its own stream SV_MATRIX_G) and the gradients
+                          of L = sum_i g_i . o_i through O = softmax(c S) V,
+                          raw (c = 1) and scaled (engine.h: *_grad_*) */
 } sv_spec;
 
 /**
@@ -143,7 +147,8 @@ double sv_spec_score_bound(const sv_spec *spec);
  *     (an unresolved spec); qk_norm with qk_scale not positive and finite;
  *     a mean not finite; plant outside [-1, 1]; causal with n_q != n_k;
  *     cross without d_model; d_model with an init out of range, plant, a
- *     mean or a std other than 1; values with d_v 0; ddof >= the number of
+ *     mean or a std other than 1; values with d_v 0;
+ *     grad without values; ddof >= the number of
  *     scores (n_q n_k, or n (n + 1) / 2 with causal);
  *   SV_ERANGE if n_q n_k, (n_q + n_k) d_k, n_k d_v or d_model d_k overflow,
  *     in elements or in bytes;

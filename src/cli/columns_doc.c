@@ -69,13 +69,14 @@ static void markdown(void)
     puts("`always`; `N > 1` (two scores or more); `trials > 1`; `dist t`; `related\n"
          "pairs` (`--plant`, or `--d-model` without `--cross`); `Q, K measured`\n"
          "(`--d-model` or `--qk-norm`); `--qk-norm`; `--values`; `--observed`;\n"
+         "`--grad` (a column marked *only with --grad* is not written without it);\n"
          "`E[S] known` (theory gives the mean score: not for QK-norm of shifted\n"
          "rows, nor a planted key with non-normal entries); `may be nan` for theory\n"
          "without a closed form everywhere.\n");
     /* Indexed by sv_column_need: one name per value, in order. */
     static const char *const need[] = {"may be nan", "always",        "N > 1",         "trials > 1",
                                        "dist t",     "related pairs", "Q, K measured", "--qk-norm",
-                                       "--values",   "--observed",    "E[S] known"};
+                                       "--values",   "--observed",    "E[S] known",    "--grad"};
     for (int k = 0; k < SV_OUTPUT_KINDS; k++) {
         printf("## %s\n\n", kind_title[k]);
         puts("| # | column | unit | type | defined when | meaning |");
@@ -83,9 +84,10 @@ static void markdown(void)
         for (size_t i = 0; i < sv_columns_count((sv_output_kind)k); i++) {
             const sv_column *c = sv_columns_get((sv_output_kind)k, i);
             const unsigned nd = (unsigned)c->need;
-            printf("| %zu | `%s` | %s | %s | %s | %s%s |\n", i + 1, c->name, c->unit,
+            printf("| %zu | `%s` | %s | %s | %s | %s%s%s |\n", i + 1, c->name, c->unit,
                    type_name(c->type), nd < sizeof need / sizeof need[0] ? need[nd] : "?", c->doc,
-                   c->flags & SV_COLUMN_CONFIG ? " (configuration)" : "");
+                   c->flags & SV_COLUMN_CONFIG ? " (configuration)" : "",
+                   c->flags & SV_COLUMN_ONLY_GRAD ? " (only with --grad)" : "");
         }
         puts("");
     }
@@ -99,7 +101,8 @@ static void readme(void)
     printf("\nThen, in this order:");
     for (size_t i = 31; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++)
         printf("%s `%s`", i > 31 ? "," : "", sv_columns_get(SV_OUTPUT_SUMMARY, i)->name);
-    puts(" (the last two only with `--observed`).\n");
+    puts(" (`observed` and `raw_var_cdf_observed` only with `--observed`; `grad` and the\n"
+         "columns after it only with `--grad`).\n");
     for (int k = 1; k < SV_OUTPUT_KINDS; k++) {
         printf("%s:", kind_title[k]);
         for (size_t i = 0; i < sv_columns_count((sv_output_kind)k); i++)

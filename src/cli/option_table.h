@@ -81,7 +81,12 @@
       "also draw V (n_k x d_v) and report the variance of the\n"                                   \
       "attention output softmax(S) V, raw and scaled")                                             \
     X(DV, "dv", 0, "N", CLI_ARG_COUNT, 1, 2147483647.0, NULL, "d_v", 0,                            \
-      "columns of V (default d_k; implies --values)")                                              \
+      "columns of V (default d_k; implies --values) and of G\n"                                    \
+      "with --grad")                                                                               \
+    X(GRAD, "grad", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "grad", 0,                                  \
+      "also draw G (n_q x d_v; implies --values) and report the\n"                                 \
+      "gradients of L = sum g_i.o_i: |dL/dlogits|, the keys it\n"                                  \
+      "reaches, |dL/dq|, |dL/dk|, raw and scaled")                                                 \
     X(FORMAT, "format", 0, "F", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                                 \
       "table (default on a terminal), csv (default otherwise),\n"                                  \
       "json (one document) or jsonl (one object a line)")                                          \

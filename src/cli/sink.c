@@ -21,7 +21,8 @@ sv_output_kind cli_output_kind(const cli_options *opt)
 
 int cli_sink_has(const cli_sink *s, const sv_column *c)
 {
-    return !(c->flags & SV_COLUMN_ONLY_OBSERVED) || s->observed;
+    return (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || s->observed) &&
+           (!(c->flags & SV_COLUMN_ONLY_GRAD) || s->opt->base.grad);
 }
 
 int cli_sink_begin(cli_sink *s, int fd, const cli_options *opt, cli_format format, size_t count)

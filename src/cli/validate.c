@@ -16,7 +16,7 @@
  * fires when, for CLI_RULE_NEEDS, `other` is off or `cond` is false, and
  * for CLI_RULE_EXCLUDES, `other` is on and `cond` (if any) is true. `other`
  * counts as on when given or implied (--qk-scale implies --qk-norm, --dv
- * --values). The message: "--opt needs --other[ value]" or "--opt does not
+ * and --grad --values). The message: "--opt needs --other[ value]" or "--opt does not
  * apply with --other[ value]" and the reason. tests/cli/options_test.sh
  * ("options that do not apply") runs every line, and fails when this table
  * has a rule it does not run. */
@@ -90,6 +90,8 @@ static const cli_rule rules[] = {
     {CLI_OPT_VALUES, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance", NULL},
     {CLI_OPT_DV, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no output variance", NULL},
     {CLI_OPT_DV, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance", NULL},
+    {CLI_OPT_GRAD, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no gradient", NULL},
+    {CLI_OPT_GRAD, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no gradient", NULL},
     {CLI_OPT_NO_HEADER, EXCL, CLI_OPT_FORMAT, not_csv, "*", "CSV only",
      "--format table, json, jsonl"},
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_ROW, is_table, NULL, "it prints CSV", NULL},
@@ -112,7 +114,7 @@ static const cli_rule rules[] = {
 static int on(const cli_options *o, cli_option_id id)
 {
     return o->given[id] || (id == CLI_OPT_QK_NORM && o->given[CLI_OPT_QK_SCALE]) ||
-           (id == CLI_OPT_VALUES && o->given[CLI_OPT_DV]);
+           (id == CLI_OPT_VALUES && (o->given[CLI_OPT_DV] || o->given[CLI_OPT_GRAD]));
 }
 
 static int check_rules(const cli_options *o, char *err, size_t errlen)
@@ -244,6 +246,7 @@ static void resolve(cli_options *o)
     b->causal = g[CLI_OPT_CAUSAL];
     b->values = on(o, CLI_OPT_VALUES);
     b->d_v = (size_t)c[CLI_OPT_DV];
+    b->grad = g[CLI_OPT_GRAD];
     o->exec.threads = (int)c[CLI_OPT_THREADS];
     o->exec.block_rows =
         g[CLI_OPT_BLOCK_ROWS] ? (size_t)c[CLI_OPT_BLOCK_ROWS] : 0; /* 0: one tile */

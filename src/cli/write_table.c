@@ -207,6 +207,20 @@ static void option_rows(FILE *f, const cli_table_entry *e)
         };
         ROWS_(f, e, r);
     }
+    if (c->grad) {
+        static const stat_row r[] = {
+            {"RMS |dL/dlogits|",
+             {"raw_grad_logits", "raw_grad_logits_theory", "scaled_grad_logits",
+              "scaled_grad_logits_theory"},
+             {0, 0, 0, 0}},
+            {"keys the gradient reaches",
+             {"raw_grad_keys", NULL, "scaled_grad_keys", NULL},
+             {0, 0, 0, 0}},
+            {"RMS |dL/dq|", {"raw_grad_q", NULL, "scaled_grad_q", NULL}, {0, 0, 0, 0}},
+            {"RMS |dL/dk|", {"raw_grad_k", NULL, "scaled_grad_k", NULL}, {0, 0, 0, 0}},
+        };
+        ROWS_(f, e, r);
+    }
 }
 
 /* What the one-configuration table's numbers mean. */

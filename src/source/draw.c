@@ -106,11 +106,13 @@ static void draw_rows(const sv_source *src, const double *state, uint64_t trial,
                       size_t row0, size_t m, double *x, size_t ld, double *scratch)
 {
     const sv_spec *s = src->impl;
-    if (which != SV_MATRIX_V) {
+    if (which != SV_MATRIX_V && which != SV_MATRIX_G) {
         qk_rows(s, state, trial, which, row0, m, x, ld, scratch);
         return;
     }
-    const uint64_t key = sv_rng_matrix_key(s->seed, trial, SV_MATRIX_V);
+    /* V, or G (--grad): d_v entries of dist a row, each matrix its own
+     * streams, so --grad leaves V as --values draws it. */
+    const uint64_t key = sv_rng_matrix_key(s->seed, trial, which);
     for (size_t j = 0; j < m; j++) {
         sv_rng rng;
         sv_rng_seed_keyed(&rng, key, row0 + j);

@@ -9,7 +9,10 @@
 /* The array of matrix `which`. */
 static const sv_array *array_of(const sv_strided *a, sv_matrix which)
 {
-    return which == SV_MATRIX_Q ? &a->q : which == SV_MATRIX_K ? &a->k : &a->v;
+    return which == SV_MATRIX_Q   ? &a->q
+           : which == SV_MATRIX_K ? &a->k
+           : which == SV_MATRIX_G ? &a->g
+                                  : &a->v;
 }
 
 /* Whether array a serves rows x cols per trial for trials [first, first +
@@ -69,7 +72,8 @@ static double max_abs(const sv_array *a, uint64_t first, uint64_t count)
 static sv_status values_ok(const sv_strided *a, const sv_spec *spec, uint64_t first, uint64_t count)
 {
     const double mq = max_abs(&a->q, first, count), mk = max_abs(&a->k, first, count);
-    if (isnan(mq) || isnan(mk) || (spec->values && isnan(max_abs(&a->v, first, count))))
+    if (isnan(mq) || isnan(mk) || (spec->values && isnan(max_abs(&a->v, first, count))) ||
+        (spec->grad && isnan(max_abs(&a->g, first, count))))
         return SV_EINVAL;
     const double bound = (double)spec->d_k * mq * mk;
     if (!(bound <= SV_SCORE_MAX && bound * spec->scale <= SV_SCORE_MAX))
@@ -81,14 +85,16 @@ static sv_status strided_check(const sv_source *src, const sv_spec *spec, uint64
                                uint64_t count)
 {
     const sv_strided *a = src->impl;
-    if (!format_ok(&a->q) || !format_ok(&a->k) || (spec->values && !format_ok(&a->v)))
+    if (!format_ok(&a->q) || !format_ok(&a->k) || (spec->values && !format_ok(&a->v)) ||
+        (spec->grad && !format_ok(&a->g)))
         return SV_EFORMAT;
     /* The draw fields would describe rows the arrays do not hold. */
     if (spec->plant != 0.0 || spec->qk_norm || spec->d_model > 0)
         return SV_EMISMATCH;
     if (!shape_ok(&a->q, spec->n_q, spec->d_k, first, count) ||
         !shape_ok(&a->k, spec->n_k, spec->d_k, first, count) ||
-        (spec->values && !shape_ok(&a->v, spec->n_k, spec->d_v, first, count)))
+        (spec->values && !shape_ok(&a->v, spec->n_k, spec->d_v, first, count)) ||
+        (spec->grad && !shape_ok(&a->g, spec->n_q, spec->d_v, first, count)))
         return SV_EMISMATCH;
     return values_ok(a, spec, first, count);
 }
@@ -125,7 +131,7 @@ sv_status sv_source_strided(const sv_strided *arrays, sv_source *src)
     if (!arrays || !src)
         return SV_EINVAL;
     if (!format_ok(&arrays->q) || !format_ok(&arrays->k) ||
-        (arrays->v.data && !format_ok(&arrays->v)))
+        (arrays->v.data && !format_ok(&arrays->v)) || (arrays->g.data && !format_ok(&arrays->g)))
         return SV_EFORMAT;
     *src = (sv_source){
         .impl = arrays, .measure_entries = 1, .check = strided_check, .rows = strided_rows};

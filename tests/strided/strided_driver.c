@@ -11,6 +11,9 @@
  * (torch_sdpa_test.py) it then prints a line "rows" and, per query row,
  * the row-sums tap (sv_taps.row_sums, summed over the trials):
  * row,raw_entropy,scaled_entropy,raw_max_weight,scaled_max_weight.
+ * With the argument --grad (tests/torch/grad_test.py) a fourth array line,
+ * G (n_q x d_v), follows V, and the spec has grad on (values must be 1):
+ * the per-trial CSV then holds the gradient columns.
  * Exit 1 on any error. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +60,12 @@ static void print_rows(const double *sums, size_t n_q)
 
 int main(int argc, char **argv)
 {
-    const int rows = argc > 1 && strcmp(argv[1], "--rows") == 0;
+    int rows = 0;
     sv_spec s = {0};
+    for (int a = 1; a < argc; a++) {
+        rows |= strcmp(argv[a], "--rows") == 0;
+        s.grad |= strcmp(argv[a], "--grad") == 0;
+    }
     unsigned long long first, count, trials;
     int threads;
     if (scanf("%zu %zu %zu %llu %llu %llu %u %d %d %zu %lf %lf %lf %d", &s.d_k, &s.n_q, &s.n_k,
@@ -67,9 +74,10 @@ int main(int argc, char **argv)
         return fprintf(stderr, "strided_driver: bad job line\n"), 1;
     s.trials = trials;
     sv_strided arr = {0};
-    void *bufs[3] = {NULL, NULL, NULL};
+    void *bufs[4] = {NULL, NULL, NULL, NULL};
     int ok = read_array(&arr.q, &bufs[0]) && read_array(&arr.k, &bufs[1]) &&
-             (!s.values || read_array(&arr.v, &bufs[2]));
+             (!s.values || read_array(&arr.v, &bufs[2])) &&
+             (!s.grad || read_array(&arr.g, &bufs[3]));
     sv_source src;
     sv_status st = ok ? sv_spec_resolve(&s) : SV_EINVAL;
     if (st == SV_OK)
@@ -108,7 +116,7 @@ int main(int argc, char **argv)
         print_rows(sums, s.n_q);
     free(sums);
     free(out);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         free(bufs[i]);
     return 0;
 }

@@ -26,6 +26,16 @@ predicts (docs/theory.md section 10 lists which column predicts what):
     *_out_var_theory          mean of *_out_var (the theory column is the
                               measured mean of sum p^2: E[O^2 | p] = sum p^2)
 
+With --grad (in the values group, so never paired with --values), the
+logit gradient's theory is exact given the weights: E[|dL/dz_i|^2 | p] =
+d_v |J_i|_F^2 (docs/theory.md section 11), so per trial the difference
+x_t = *_grad_logits^2 - *_grad_logits_theory^2 (each trial's mean over
+rows of the two) has mean 0 given p, and the trials are independent: the
+mean of x is within 5 SE = 5 sd(x) / sqrt(T) of 0 (the randomness of p
+shared by both terms cancels in the difference, which is why the check
+is paired). The summary's theory^2 must be the mean of the trials'
+(1e-12 relative), and 5 SE below 25 % of the theory^2.
+
 The entropy approximation (*_entropy_approx) is not checked: it is an
 approximation, not an expectation (docs/theory.md 8.7). A theory value of
 nan is "no closed form" (listed in docs/theory.md section 10) and skipped.
@@ -75,6 +85,7 @@ OPTIONS = [
     ("proj", ["--d-model", "6", "--cross"]),
     ("causal", ["--causal"]),
     ("values", ["--values", "--dv", "3"]),
+    ("values", ["--grad", "--dv", "3"]),
     ("ddof", ["--ddof", "1"]),
     ("shape", ["--nq", "4", "--nk", "6"]),
 ]
@@ -123,6 +134,9 @@ MEAN_CHECKS = [
     ("raw_out_var_theory", lambda p, c: p["raw_out_var"]),
     ("scaled_out_var_theory", lambda p, c: p["scaled_out_var"]),
 ]
+# --grad: (measured column, its theory column), compared as squares per trial.
+PAIRED_CHECKS = [("raw_grad_logits", "raw_grad_logits_theory"),
+                 ("scaled_grad_logits", "scaled_grad_logits_theory")]
 SPREAD_CHECKS = [("raw_var_sd_theory", "raw_var"), ("scaled_var_sd_theory", "scaled_var")]
 
 
@@ -210,6 +224,21 @@ def check_one(binary, groups, args):
         if scale > 0 and 5 * se > 0.25 * scale:
             failures.append(f"{' '.join(args)}: {col}: 5 SE = {5 * se:.3g} is vacuous "
                             f"next to {scale:.3g}")
+    for col, th in PAIRED_CHECKS:
+        if th not in summary:
+            continue
+        want2 = float(summary[th]) ** 2
+        x = per[col] ** 2 - per[th] ** 2
+        m, se = x.mean(), x.std(ddof=1) / math.sqrt(T)
+        checked += 1
+        if abs(np.mean(per[th] ** 2) - want2) > 1e-12 * want2:
+            failures.append(f"{' '.join(args)}: {th}^2 = {want2:.15g} is not the mean of the "
+                            f"trials' {np.mean(per[th] ** 2):.15g}")
+        if abs(m) > 5 * se or 5 * se > 0.25 * want2:
+            failures.append(f"{' '.join(args)}: {col}^2 - {th}^2 = {m:.4g} "
+                            f"({m / se:+.1f} SE, SE {se:.3g}, theory^2 {want2:.4g})")
+        print(f"{' '.join(args)}: {col} {math.sqrt(np.mean(per[col] ** 2)):.6g} theory "
+              f"{math.sqrt(want2):.6g}: squares differ by {m:+.4g} = {m / se:+.2f} SE")
     heavy = "--dist" in args and "t" in args and float(args[args.index("--nu") + 1]) <= 8
     for col, stat in SPREAD_CHECKS:
         want = float(summary[col])

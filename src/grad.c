@@ -1,0 +1,370 @@
+/* The backward passes of --grad: gradients of L = sum_i g_i . o_i through
+ * O = softmax(c S) V, raw (c = 1) and scaled, for rows of G from the
+ * source (SV_MATRIX_G). Per row i, with z = c s_i, p = softmax(z),
+ * a_j = g_i . v_j and delta_i = g_i . o_i (o_i from the forward pass):
+ *   dL/dz_ij = p_j (a_j - delta_i),
+ *   dL/dq_i = c sum_j dL/dz_ij k_j,   dL/dk_j = c sum_i dL/dz_ij q_i.
+ * As FlashAttention's backward (Dao et al. 2022, Algorithm 4), the scores
+ * are recomputed and the n_q x n_k matrix is never held; p comes from
+ * each row's max and Z of the forward pass (ws->row_sm).
+ *
+ * Two passes, each accumulating in a fixed order, so the bits never depend
+ * on the thread count or block rows:
+ * 1. rows: key blocks of kb in key order, query tiles of tm across
+ *    threads (the forward pass's layout): per row the sums of g^2 and g^4
+ *    and dL/dq_i, added block by block in key order;
+ * 2. keys: query blocks of qb in row order, key tiles of tk across
+ *    threads: dL/dk_j, added block by block in row order.
+ * Every dgemm has a fixed shape (zero-padded tiles). A row with one
+ * visible key (n_k = 1, or row 0 with causal) has p = 1 whatever its
+ * logit: its gradient is exactly 0, and is set so. */
+#include <cblas.h>
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+#include "plan.h"
+#include "sizes.h"
+
+/* *at advanced by n, its old value into *off; 0 on overflow. */
+static int take(size_t *at, size_t n, size_t *off)
+{
+    *off = *at;
+    return add_ok(*at, n, at);
+}
+
+/* a b c into *out, or 0 on overflow. */
+static int mul3(size_t a, size_t b, size_t c, size_t *out)
+{
+    size_t ab;
+    return mul_ok(a, b, &ab) && mul_ok(ab, c, out);
+}
+
+int grad_layout_of(const plan *p, grad_layout *g)
+{
+    const sv_spec *s = p->spec;
+    const size_t d = s->d_k, dv = p->dv, tm = p->tm, kb = p->kb, qb = p->qb, tk = p->tk;
+    size_t at = 0, n[6], p1a, p1b, p1c, p2a, p2b, threads;
+    /* pass 1 per thread: G tile (tm x d_v), A tile (tm x kb), dQ part (2 x tm x d_k);
+     * pass 2: K tile (tk x d_k), V tile (tk x d_v), scores and A (2 x tk x qb),
+     * dL/dz (2 x tk x qb), dK part (2 x tk x d_k) */
+    if (!mul3(s->n_q, 2, d, &n[0]) || !mul3(s->n_k, 2, d, &n[1]) || !mul_ok(s->n_q, 2, &n[2]) ||
+        !mul_ok(s->n_q, 6, &n[3]) || !mul_ok(qb, d, &n[4]) || !mul_ok(qb, dv, &n[5]) ||
+        !mul_ok(tm, dv, &p1a) || !mul_ok(tm, kb, &p1b) || !mul3(2, tm, d, &p1c) ||
+        !add_ok(p1a, p1b, &p1a) || !add_ok(p1a, p1c, &p1a) || !mul_ok(d, 3, &p2a) ||
+        !add_ok(p2a, dv, &p2a) || !mul_ok(qb, 4, &p2b) || !add_ok(p2a, p2b, &p2a) ||
+        !mul_ok(p2a, tk, &p2a))
+        return 0;
+    g->per = p1a > p2a ? p1a : p2a;
+    if (!take(&at, n[0], &g->dq) || !take(&at, n[1], &g->dk) || !take(&at, n[2], &g->delta) ||
+        !take(&at, n[3], &g->rowg) || !take(&at, n[4], &g->qblk) || !take(&at, n[5], &g->gblk) ||
+        !mul_ok(g->per, (size_t)p->inner_threads, &threads) || !take(&at, threads, &g->thread))
+        return 0;
+    g->total = at;
+    return 1;
+}
+
+/* Rows r0 .. r0 + m - 1 of matrix `which` into x (ld columns), then zeros
+ * up to `rows` rows: the products' shapes never change. */
+static void fetch(const plan *p, const workspace *ws, uint64_t trial, sv_matrix which, size_t r0,
+                  size_t m, size_t rows, double *x, size_t ld, size_t me)
+{
+    if (m > 0)
+        p->src->rows(p->src, ws->state, trial, which, r0, m, x, ld,
+                     ws->scratch + me * p->src->scratch_len);
+    memset(x + m * ld, 0, (rows - m) * ld * sizeof(double));
+}
+
+/* Whether row i sees one key only: its gradient is exactly 0. */
+static int one_key(const plan *p, size_t i)
+{
+    return (p->spec->causal ? i + 1 : p->spec->n_k) == 1;
+}
+
+/* dL/dz_ij for logit s = s_ij (raw units) and a = g_i . v_j, scale k. */
+static double dz_of(const plan *p, const workspace *ws, const grad_layout *g, size_t i, int k,
+                    double s, double a)
+{
+    const sv_softmax_acc *sm = &ws->row_sm[i];
+    const double c = k ? p->spec->scale : 1.0;
+    return exp(c * (s - sm->max)) / (1.0 + sm->r[k]) * (a - ws->grad[g->delta + 2 * i + k]);
+}
+
+/* delta_i = g_i . o_i, raw and scaled, into the arena. */
+static void delta_row(const plan *p, const grad_layout *g, const workspace *ws, uint64_t trial,
+                      size_t i, size_t me)
+{
+    const size_t dv = p->dv;
+    double *gi = ws->grad + g->thread + me * g->per;
+    fetch(p, ws, trial, SV_MATRIX_G, i, 1, 1, gi, dv, me);
+    for (int k = 0; k < 2; k++) {
+        const double *o = ws->o + i * 2 * dv + (size_t)k * dv;
+        double dot = 0.0;
+        for (size_t l = 0; l < dv; l++)
+            dot += gi[l] * o[l];
+        ws->grad[g->delta + 2 * i + (size_t)k] = dot;
+    }
+}
+
+/* Merges one block's g^2, g^4 sums of a row (in units of its max |g|,
+ * mx) into the row's running (mx, s2, s4): scale-free, so that the
+ * effective number of keys survives gradients of 1e-200. */
+static void merge_sums(double *run, double mx, double s2, double s4)
+{
+    if (mx == 0.0)
+        return;
+    if (run[0] < mx) {
+        const double f = run[0] / mx, f2 = f * f;
+        run[1] = run[1] * f2 + s2;
+        run[2] = run[2] * f2 * f2 + s4;
+        run[0] = mx;
+    } else {
+        const double f = mx / run[0], f2 = f * f;
+        run[1] += s2 * f2;
+        run[2] += s4 * f2 * f2;
+    }
+}
+
+/* One row's dL/dz over a block (z: kb values, zeros past the n visible
+ * keys), its sums merged into the row's running ones. */
+static void row_dz(const plan *p, const grad_layout *g, const workspace *ws, size_t i, int k,
+                   size_t n, const double *s, const double *a, double *z)
+{
+    double mx = 0.0;
+    for (size_t j = 0; j < p->kb; j++) {
+        z[j] = j < n ? dz_of(p, ws, g, i, k, s[j], a[j]) : 0.0;
+        mx = fmax(mx, fabs(z[j]));
+    }
+    double s2 = 0.0, s4 = 0.0;
+    const double inv = mx > 0.0 ? 1.0 / mx : 0.0;
+    for (size_t j = 0; j < n; j++) {
+        const double u = z[j] * inv, u2 = u * u;
+        s2 += u2;
+        s4 += u2 * u2;
+    }
+    merge_sums(ws->grad + g->rowg + 6 * i + 3 * (size_t)k, mx, s2, s4);
+}
+
+/* Pass 1, one tile: query rows i0 .. i0 + m - 1 against the key block at
+ * j0 (bk keys, in ws->k and ws->v). */
+static void rows_tile(const plan *p, const grad_layout *g, const workspace *ws, uint64_t trial,
+                      size_t i0, size_t m, size_t j0, size_t bk, size_t me)
+{
+    const sv_spec *s = p->spec;
+    const size_t d = s->d_k, dv = p->dv, tm = p->tm, kb = p->kb;
+    if (s->causal && i0 + m <= j0)
+        return;
+    double *qt = ws->qtile + me * tm * d, *sc = ws->scores + me * tm * kb;
+    double *gt = ws->grad + g->thread + me * g->per, *at = gt + tm * dv, *dqp = at + tm * kb;
+    fetch(p, ws, trial, SV_MATRIX_Q, i0, m, tm, qt, d, me);
+    fetch(p, ws, trial, SV_MATRIX_G, i0, m, tm, gt, dv, me);
+    tile_product(p, qt, ws->k, sc); /* the forward pass's very bits */
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tm, (int)kb, (int)dv, 1.0, gt,
+                (int)dv, ws->v, (int)dv, 0.0, at, (int)kb);
+    for (int k = 0; k < 2; k++) {
+        double *z = ws->e + me * 2 * tm * kb + (size_t)k * tm * kb;
+        for (size_t r = 0; r < tm; r++) {
+            const size_t i = i0 + r;
+            size_t n = 0;
+            if (r < m && !one_key(p, i))
+                n = !s->causal ? bk : i < j0 ? 0 : i - j0 + 1 < bk ? i - j0 + 1 : bk;
+            if (r < m)
+                row_dz(p, g, ws, i, k, n, sc + r * kb, at + r * kb, z + r * kb);
+            else
+                memset(z + r * kb, 0, kb * sizeof(double));
+        }
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)tm, (int)d, (int)kb, 1.0, z,
+                    (int)kb, ws->k, (int)d, 0.0, dqp, (int)d);
+        const double c = k ? s->scale : 1.0;
+        for (size_t r = 0; r < m; r++) {
+            double *dq = ws->grad + g->dq + ((i0 + r) * 2 + (size_t)k) * d;
+            for (size_t l = 0; l < d; l++)
+                dq[l] += c * dqp[r * d + l];
+        }
+    }
+}
+
+/* Pass 2, one tile: keys t0 .. t0 + mt - 1 against the query block at b0
+ * (bq queries, in qblk and gblk). */
+static void keys_tile(const plan *p, const grad_layout *g, const workspace *ws, uint64_t trial,
+                      size_t t0, size_t mt, size_t b0, size_t bq, size_t me)
+{
+    const sv_spec *s = p->spec;
+    const size_t d = s->d_k, dv = p->dv, qb = p->qb, tk = p->tk;
+    if (s->causal && t0 >= b0 + bq)
+        return; /* every key of the tile comes after every query of the block */
+    const double *qblk = ws->grad + g->qblk, *gblk = ws->grad + g->gblk;
+    double *kt = ws->grad + g->thread + me * g->per, *vt = kt + tk * d, *st = vt + tk * dv;
+    double *at = st + tk * qb, *dz = at + tk * qb, *dkp = dz + 2 * tk * qb;
+    fetch(p, ws, trial, SV_MATRIX_K, t0, mt, tk, kt, d, me);
+    fetch(p, ws, trial, SV_MATRIX_V, t0, mt, tk, vt, dv, me);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tk, (int)qb, (int)d, 1.0, kt, (int)d,
+                qblk, (int)d, 0.0, st, (int)qb);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tk, (int)qb, (int)dv, 1.0, vt,
+                (int)dv, gblk, (int)dv, 0.0, at, (int)qb);
+    for (int k = 0; k < 2; k++) {
+        double *z = dz + (size_t)k * tk * qb;
+        for (size_t r = 0; r < tk; r++)
+            for (size_t c = 0; c < qb; c++) {
+                const size_t i = b0 + c, j = t0 + r;
+                const int vis = r < mt && c < bq && (!s->causal || i >= j) && !one_key(p, i);
+                z[r * qb + c] = vis ? dz_of(p, ws, g, i, k, st[r * qb + c], at[r * qb + c]) : 0.0;
+            }
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)tk, (int)d, (int)qb, 1.0, z,
+                    (int)qb, qblk, (int)d, 0.0, dkp, (int)d);
+        const double c = k ? s->scale : 1.0;
+        for (size_t r = 0; r < mt; r++) {
+            double *dk = ws->grad + g->dk + ((t0 + r) * 2 + (size_t)k) * d;
+            for (size_t l = 0; l < d; l++)
+                dk[l] += c * dkp[r * d + l];
+        }
+    }
+}
+
+/* Key j of the block at j0 (bk real keys) into ws->k and ws->v. */
+static void key_row(const plan *p, const workspace *ws, uint64_t trial, size_t j0, size_t bk,
+                    size_t j, size_t me)
+{
+    const size_t d = p->spec->d_k, dv = p->dv, m = j < bk ? 1 : 0;
+    fetch(p, ws, trial, SV_MATRIX_K, j0 + j, m, 1, ws->k + j * d, d, me);
+    fetch(p, ws, trial, SV_MATRIX_V, j0 + j, m, 1, ws->v + j * dv, dv, me);
+}
+
+/* Query b0 + i of the block (bq real queries) into qblk and gblk. */
+static void query_row(const plan *p, const grad_layout *g, const workspace *ws, uint64_t trial,
+                      size_t b0, size_t bq, size_t i, size_t me)
+{
+    const size_t d = p->spec->d_k, dv = p->dv, m = i < bq ? 1 : 0;
+    fetch(p, ws, trial, SV_MATRIX_Q, b0 + i, m, 1, ws->grad + g->qblk + i * d, d, me);
+    fetch(p, ws, trial, SV_MATRIX_G, b0 + i, m, 1, ws->grad + g->gblk + i * dv, dv, me);
+}
+
+/* Both passes on one thread, without any OpenMP construct (this may run
+ * inside the trial-parallel region). */
+static void passes_serial(const plan *p, const grad_layout *g, const workspace *ws, uint64_t trial)
+{
+    const sv_spec *s = p->spec;
+    for (size_t i = 0; i < s->n_q; i++)
+        delta_row(p, g, ws, trial, i, 0);
+    for (size_t j0 = 0; j0 < s->n_k; j0 += p->kb) {
+        const size_t bk = s->n_k - j0 < p->kb ? s->n_k - j0 : p->kb;
+        for (size_t j = 0; j < p->kb; j++)
+            key_row(p, ws, trial, j0, bk, j, 0);
+        for (size_t i0 = 0; i0 < s->n_q; i0 += p->tm)
+            rows_tile(p, g, ws, trial, i0, s->n_q - i0 < p->tm ? s->n_q - i0 : p->tm, j0, bk, 0);
+    }
+    for (size_t b0 = 0; b0 < s->n_q; b0 += p->qb) {
+        const size_t bq = s->n_q - b0 < p->qb ? s->n_q - b0 : p->qb;
+        for (size_t i = 0; i < p->qb; i++)
+            query_row(p, g, ws, trial, b0, bq, i, 0);
+        for (size_t t0 = 0; t0 < s->n_k; t0 += p->tk)
+            keys_tile(p, g, ws, trial, t0, s->n_k - t0 < p->tk ? s->n_k - t0 : p->tk, b0, bq, 0);
+    }
+}
+
+/* The same across the trial's inner threads: every tile's result goes to
+ * rows (pass 1) or keys (pass 2) that no other tile of the block touches,
+ * and blocks follow one another, so who runs a tile does not matter. */
+static void passes_parallel(const plan *p, const grad_layout *g, const workspace *ws,
+                            uint64_t trial)
+{
+    const sv_spec *s = p->spec;
+    const size_t nq = s->n_q, nk = s->n_k, tm = p->tm, tk = p->tk;
+    const size_t q_tiles = (nq - 1) / tm + 1, k_tiles = (nk - 1) / tk + 1;
+#pragma omp parallel num_threads(p->inner_threads)
+    {
+        const size_t me = (size_t)omp_get_thread_num();
+#pragma omp for schedule(static)
+        for (size_t i = 0; i < nq; i++)
+            delta_row(p, g, ws, trial, i, me);
+        for (size_t j0 = 0; j0 < nk; j0 += p->kb) {
+            const size_t bk = nk - j0 < p->kb ? nk - j0 : p->kb;
+#pragma omp for schedule(static)
+            for (size_t j = 0; j < p->kb; j++)
+                key_row(p, ws, trial, j0, bk, j, me);
+#pragma omp for schedule(dynamic, 1)
+            for (size_t t = 0; t < q_tiles; t++)
+                rows_tile(p, g, ws, trial, t * tm, nq - t * tm < tm ? nq - t * tm : tm, j0, bk, me);
+        }
+        for (size_t b0 = 0; b0 < nq; b0 += p->qb) {
+            const size_t bq = nq - b0 < p->qb ? nq - b0 : p->qb;
+#pragma omp for schedule(static)
+            for (size_t i = 0; i < p->qb; i++)
+                query_row(p, g, ws, trial, b0, bq, i, me);
+#pragma omp for schedule(dynamic, 1)
+            for (size_t t = 0; t < k_tiles; t++)
+                keys_tile(p, g, ws, trial, t * tk, nk - t * tk < tk ? nk - t * tk : tk, b0, bq, me);
+        }
+    }
+}
+
+/* Neumaier's compensated sum, as trial.c's: means over many rows. */
+typedef struct gsum {
+    double s, c;
+} gsum;
+
+static void gsum_add(gsum *k, double x)
+{
+    const double t = k->s + x;
+    k->c += fabs(k->s) >= fabs(x) ? (k->s - t) + x : (x - t) + k->s;
+    k->s = t;
+}
+
+static double gsum_mean(const gsum *k, size_t n)
+{
+    return (k->s + k->c) / (double)n;
+}
+
+static double norm2(const double *x, size_t n)
+{
+    double s = 0.0;
+    for (size_t l = 0; l < n; l++)
+        s += x[l] * x[l];
+    return s;
+}
+
+/* The trial's gradient statistics, rows then keys in order. */
+static void grad_finish(const plan *p, const grad_layout *g, const workspace *ws,
+                        sv_trial_stats *out)
+{
+    const sv_spec *s = p->spec;
+    const size_t d = s->d_k, nq = s->n_q, nk = s->n_k;
+    gsum lg[2] = {{0}}, th[2] = {{0}}, ek[2] = {{0}}, q2[2] = {{0}}, k2[2] = {{0}};
+    for (size_t i = 0; i < nq; i++) {
+        sv_softmax_stats st[2];
+        sv_softmax_acc_stats(&ws->row_sm[i], s->scale, &st[0], &st[1]);
+        for (size_t k = 0; k < 2; k++) {
+            const double *run = ws->grad + g->rowg + 6 * i + 3 * k; /* mx, s2, s4 */
+            gsum_add(&lg[k], run[0] * run[0] * run[1]);
+            gsum_add(&ek[k], run[2] > 0.0 ? run[1] * run[1] / run[2] : 0.0);
+            gsum_add(&th[k], (double)p->dv * st[k].jac_frob * st[k].jac_frob);
+            gsum_add(&q2[k], norm2(ws->grad + g->dq + (i * 2 + k) * d, d));
+        }
+    }
+    for (size_t j = 0; j < nk; j++)
+        for (size_t k = 0; k < 2; k++)
+            gsum_add(&k2[k], norm2(ws->grad + g->dk + (j * 2 + k) * d, d));
+    out->raw_grad_logits2 = gsum_mean(&lg[0], nq);
+    out->scaled_grad_logits2 = gsum_mean(&lg[1], nq);
+    out->raw_grad_logits_theory2 = gsum_mean(&th[0], nq);
+    out->scaled_grad_logits_theory2 = gsum_mean(&th[1], nq);
+    out->raw_grad_keys = gsum_mean(&ek[0], nq);
+    out->scaled_grad_keys = gsum_mean(&ek[1], nq);
+    out->raw_grad_q2 = gsum_mean(&q2[0], nq);
+    out->scaled_grad_q2 = gsum_mean(&q2[1], nq);
+    out->raw_grad_k2 = gsum_mean(&k2[0], nk);
+    out->scaled_grad_k2 = gsum_mean(&k2[1], nk);
+}
+
+void grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out)
+{
+    grad_layout g;
+    (void)grad_layout_of(p, &g); /* checked by plan_make */
+    /* dq, dk, delta and the row sums start at 0 (delta is written whole) */
+    memset(ws->grad, 0, g.qblk * sizeof(double));
+    if (p->inner_threads == 1)
+        passes_serial(p, &g, ws, trial);
+    else
+        passes_parallel(p, &g, ws, trial);
+    grad_finish(p, &g, ws, out);
+}
