@@ -146,6 +146,8 @@ done <<'EOF'
 --values does not apply with --histogram (it prints no output variance)|--values --histogram 5
 --dv does not apply with --per-row (it prints no output variance)|--dv 3 --per-row
 --dv does not apply with --histogram (it prints no output variance)|--dv 3 --histogram 5
+--grad does not apply with --per-row (it prints no gradient)|--grad --per-row
+--grad does not apply with --histogram (it prints no gradient)|--grad --histogram 5
 --no-header does not apply with --format table (CSV only)|--no-header --format table
 --no-header does not apply with --format json (CSV only)|--no-header --format json
 --format table does not apply with --per-row (it prints CSV)|--format table --per-row
