@@ -17,7 +17,14 @@
  *    threads: dL/dk_j, added block by block in row order.
  * Every dgemm has a fixed shape (zero-padded tiles). A row with one
  * visible key (n_k = 1, or row 0 with causal) has p = 1 whatever its
- * logit: its gradient is exactly 0, and is set so. */
+ * logit: its gradient is exactly 0, and is set so.
+ *
+ * The row's top key t (its first max) is left out of pass 1's tiles: as
+ * p_t -> 1, a_t - delta_i cancels to nothing (5.5e-9 relative error at
+ * d_k = 128, n = 64). Its gradient is taken after pass 1 from
+ *   a_t - delta_i = a_t (1 - p_t) - sum_{j != t} p_j a_j,
+ * with 1 - p_t = r / Z from the forward sums (softmax.h): both terms are
+ * small and computed as such. Pass 2 uses the stored value. */
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
@@ -49,7 +56,7 @@ int grad_layout_of(const plan *p, grad_layout *g)
      * pass 2: K tile (tk x d_k), V tile (tk x d_v), scores and A (2 x tk x qb),
      * dL/dz (2 x tk x qb), dK part (2 x tk x d_k) */
     if (!mul3(s->n_q, 2, d, &n[0]) || !mul3(s->n_k, 2, d, &n[1]) || !mul_ok(s->n_q, 2, &n[2]) ||
-        !mul_ok(s->n_q, 6, &n[3]) || !mul_ok(qb, d, &n[4]) || !mul_ok(qb, dv, &n[5]) ||
+        !mul_ok(s->n_q, GRAD_ROW, &n[3]) || !mul_ok(qb, d, &n[4]) || !mul_ok(qb, dv, &n[5]) ||
         !mul_ok(tm, dv, &p1a) || !mul_ok(tm, kb, &p1b) || !mul3(2, tm, d, &p1c) ||
         !add_ok(p1a, p1b, &p1a) || !add_ok(p1a, p1c, &p1a) || !mul_ok(d, 3, &p2a) ||
         !add_ok(p2a, dv, &p2a) || !mul_ok(qb, 4, &p2b) || !add_ok(p2a, p2b, &p2a) ||
@@ -81,13 +88,32 @@ static int one_key(const plan *p, size_t i)
     return (p->spec->causal ? i + 1 : p->spec->n_k) == 1;
 }
 
-/* dL/dz_ij for logit s = s_ij (raw units) and a = g_i . v_j, scale k. */
-static double dz_of(const plan *p, const workspace *ws, const grad_layout *g, size_t i, int k,
-                    double s, double a)
+/* Row i's slots in rowg (GRAD_ROW doubles): per scale k the running max
+ * |g|, sum g^2 and sum g^4 (in units of the max) at 3k; the top key's
+ * index at 6; per k its a at 7 + k, sum_{j != top} p_j a_j at 9 + k and
+ * its gradient at 11 + k. The index is -1 until pass 1 finds the key. */
+static double *row_slots(const grad_layout *g, const workspace *ws, size_t i)
+{
+    return ws->grad + g->rowg + GRAD_ROW * i;
+}
+
+/* p_ij for logit s = s_ij (raw units), scale k. */
+static double p_of(const plan *p, const workspace *ws, size_t i, int k, double s)
 {
     const sv_softmax_acc *sm = &ws->row_sm[i];
     const double c = k ? p->spec->scale : 1.0;
-    return exp(c * (s - sm->max)) / (1.0 + sm->r[k]) * (a - ws->grad[g->delta + 2 * i + k]);
+    return exp(c * (s - sm->max)) / (1.0 + sm->r[k]);
+}
+
+/* dL/dz_ij for key j of row i, logit s and a = g_i . v_j, scale k: the
+ * stored value for the row's top key, p_j (a_j - delta_i) else. */
+static double dz_of(const plan *p, const workspace *ws, const grad_layout *g, size_t i, size_t j,
+                    int k, double s, double a)
+{
+    const double *slot = row_slots(g, ws, i);
+    if (slot[6] == (double)j)
+        return slot[11 + k];
+    return p_of(p, ws, i, k, s) * (a - ws->grad[g->delta + 2 * i + k]);
 }
 
 /* delta_i = g_i . o_i, raw and scaled, into the arena. */
@@ -125,16 +151,29 @@ static void merge_sums(double *run, double mx, double s2, double s4)
     }
 }
 
-/* One row's dL/dz over a block (z: kb values, zeros past the n visible
- * keys), its sums merged into the row's running ones. */
+/* One row's dL/dz over the block at j0 (z: kb values, zeros past the n
+ * visible keys and at the row's top key, which row_top adds later), its
+ * sums merged into the row's running ones. */
 static void row_dz(const plan *p, const grad_layout *g, const workspace *ws, size_t i, int k,
-                   size_t n, const double *s, const double *a, double *z)
+                   size_t j0, size_t n, const double *s, const double *a, double *z)
 {
-    double mx = 0.0;
+    double *slot = row_slots(g, ws, i), mx = 0.0, pa = 0.0;
     for (size_t j = 0; j < p->kb; j++) {
-        z[j] = j < n ? dz_of(p, ws, g, i, k, s[j], a[j]) : 0.0;
+        z[j] = 0.0;
+        if (j >= n)
+            continue;
+        if (slot[6] < 0.0 && s[j] == ws->row_sm[i].max)
+            slot[6] = (double)(j0 + j); /* the first max: k = 0 comes first */
+        if (slot[6] == (double)(j0 + j)) {
+            slot[7 + k] = a[j];
+            continue;
+        }
+        const double pj = p_of(p, ws, i, k, s[j]);
+        z[j] = pj * (a[j] - ws->grad[g->delta + 2 * i + k]);
+        pa += pj * a[j];
         mx = fmax(mx, fabs(z[j]));
     }
+    slot[9 + k] += pa;
     double s2 = 0.0, s4 = 0.0;
     const double inv = mx > 0.0 ? 1.0 / mx : 0.0;
     for (size_t j = 0; j < n; j++) {
@@ -142,7 +181,31 @@ static void row_dz(const plan *p, const grad_layout *g, const workspace *ws, siz
         s2 += u2;
         s4 += u2 * u2;
     }
-    merge_sums(ws->grad + g->rowg + 6 * i + 3 * (size_t)k, mx, s2, s4);
+    merge_sums(slot + 3 * k, mx, s2, s4);
+}
+
+/* After pass 1: the gradient of row i's top key t, from
+ * a_t - delta = a_t r / Z - sum_{j != t} p_j a_j (no cancellation), into
+ * the row's sums and dL/dq_i (c dz k_t; k_t fetched again into x). */
+static void row_top(const plan *p, const grad_layout *g, const workspace *ws, uint64_t trial,
+                    size_t i, size_t me)
+{
+    double *slot = row_slots(g, ws, i);
+    if (slot[6] < 0.0)
+        return; /* one visible key: no gradient */
+    const size_t d = p->spec->d_k, t = (size_t)slot[6];
+    double *x = ws->grad + g->thread + me * g->per;
+    fetch(p, ws, trial, SV_MATRIX_K, t, 1, 1, x, d, me);
+    for (int k = 0; k < 2; k++) {
+        const double r = ws->row_sm[i].r[k], z = 1.0 / (1.0 + r);
+        const double dz = z * (slot[7 + k] * (r * z) - slot[9 + k]);
+        slot[11 + k] = dz;
+        merge_sums(slot + 3 * k, fabs(dz), 1.0, 1.0);
+        const double c = k ? p->spec->scale : 1.0;
+        double *dq = ws->grad + g->dq + (i * 2 + (size_t)k) * d;
+        for (size_t l = 0; l < d; l++)
+            dq[l] += c * dz * x[l];
+    }
 }
 
 /* Pass 1, one tile: query rows i0 .. i0 + m - 1 against the key block at
@@ -169,7 +232,7 @@ static void rows_tile(const plan *p, const grad_layout *g, const workspace *ws, 
             if (r < m && !one_key(p, i))
                 n = !s->causal ? bk : i < j0 ? 0 : i - j0 + 1 < bk ? i - j0 + 1 : bk;
             if (r < m)
-                row_dz(p, g, ws, i, k, n, sc + r * kb, at + r * kb, z + r * kb);
+                row_dz(p, g, ws, i, k, j0, n, sc + r * kb, at + r * kb, z + r * kb);
             else
                 memset(z + r * kb, 0, kb * sizeof(double));
         }
@@ -208,7 +271,8 @@ static void keys_tile(const plan *p, const grad_layout *g, const workspace *ws, 
             for (size_t c = 0; c < qb; c++) {
                 const size_t i = b0 + c, j = t0 + r;
                 const int vis = r < mt && c < bq && (!s->causal || i >= j) && !one_key(p, i);
-                z[r * qb + c] = vis ? dz_of(p, ws, g, i, k, st[r * qb + c], at[r * qb + c]) : 0.0;
+                z[r * qb + c] =
+                    vis ? dz_of(p, ws, g, i, j, k, st[r * qb + c], at[r * qb + c]) : 0.0;
             }
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)tk, (int)d, (int)qb, 1.0, z,
                     (int)qb, qblk, (int)d, 0.0, dkp, (int)d);
@@ -253,6 +317,8 @@ static void passes_serial(const plan *p, const grad_layout *g, const workspace *
         for (size_t i0 = 0; i0 < s->n_q; i0 += p->tm)
             rows_tile(p, g, ws, trial, i0, s->n_q - i0 < p->tm ? s->n_q - i0 : p->tm, j0, bk, 0);
     }
+    for (size_t i = 0; i < s->n_q; i++)
+        row_top(p, g, ws, trial, i, 0);
     for (size_t b0 = 0; b0 < s->n_q; b0 += p->qb) {
         const size_t bq = s->n_q - b0 < p->qb ? s->n_q - b0 : p->qb;
         for (size_t i = 0; i < p->qb; i++)
@@ -286,6 +352,9 @@ static void passes_parallel(const plan *p, const grad_layout *g, const workspace
             for (size_t t = 0; t < q_tiles; t++)
                 rows_tile(p, g, ws, trial, t * tm, nq - t * tm < tm ? nq - t * tm : tm, j0, bk, me);
         }
+#pragma omp for schedule(static)
+        for (size_t i = 0; i < nq; i++)
+            row_top(p, g, ws, trial, i, me);
         for (size_t b0 = 0; b0 < nq; b0 += p->qb) {
             const size_t bq = nq - b0 < p->qb ? nq - b0 : p->qb;
 #pragma omp for schedule(static)
@@ -334,7 +403,7 @@ static void grad_finish(const plan *p, const grad_layout *g, const workspace *ws
         sv_softmax_stats st[2];
         sv_softmax_acc_stats(&ws->row_sm[i], s->scale, &st[0], &st[1]);
         for (size_t k = 0; k < 2; k++) {
-            const double *run = ws->grad + g->rowg + 6 * i + 3 * k; /* mx, s2, s4 */
+            const double *run = row_slots(g, ws, i) + 3 * k; /* mx, s2, s4 */
             gsum_add(&lg[k], run[0] * run[0] * run[1]);
             gsum_add(&ek[k], run[2] > 0.0 ? run[1] * run[1] / run[2] : 0.0);
             gsum_add(&th[k], (double)p->dv * st[k].jac_frob * st[k].jac_frob);
@@ -360,8 +429,11 @@ void grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_sta
 {
     grad_layout g;
     (void)grad_layout_of(p, &g); /* checked by plan_make */
-    /* dq, dk, delta and the row sums start at 0 (delta is written whole) */
+    /* dq, dk, delta and the row sums start at 0 (delta is written whole);
+     * no row has found its top key */
     memset(ws->grad, 0, g.qblk * sizeof(double));
+    for (size_t i = 0; i < p->spec->n_q; i++)
+        row_slots(&g, ws, i)[6] = -1.0;
     if (p->inner_threads == 1)
         passes_serial(p, &g, ws, trial);
     else

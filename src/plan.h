@@ -99,9 +99,12 @@ typedef struct workspace {
 
 /* grad.c: offsets (in doubles) into the backward passes' arena. Shared:
  * dq (n_q x 2 x d_k), dk (n_k x 2 x d_k), delta (n_q x 2: g_i . o_i),
- * rowg (n_q x 4: sum g^2, sum g^4, raw then scaled), the pass over keys'
+ * rowg (n_q x GRAD_ROW: per row, raw then scaled, the running max |g|,
+ * sum g^2 and sum g^4 in its units; then the row's top key, its a = g.v,
+ * the sum of p a over the other keys and its gradient), the pass over keys'
  * query block qblk (qb x d_k) and its rows of G gblk (qb x d_v); then per
  * thread `per` doubles of tiles, the larger of the two passes' needs. */
+#define GRAD_ROW 13u
 typedef struct grad_layout {
     size_t dq, dk, delta, rowg, qblk, gblk, thread, per, total;
 } grad_layout;
