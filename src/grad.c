@@ -181,7 +181,7 @@ static void row_dz(const plan *p, const grad_layout *g, const workspace *ws, siz
         s2 += u2;
         s4 += u2 * u2;
     }
-    merge_sums(slot + 3 * k, mx, s2, s4);
+    merge_sums(slot + 3 * (size_t)k, mx, s2, s4);
 }
 
 /* After pass 1: the gradient of row i's top key t, from
@@ -200,7 +200,7 @@ static void row_top(const plan *p, const grad_layout *g, const workspace *ws, ui
         const double r = ws->row_sm[i].r[k], z = 1.0 / (1.0 + r);
         const double dz = z * (slot[7 + k] * (r * z) - slot[9 + k]);
         slot[11 + k] = dz;
-        merge_sums(slot + 3 * k, fabs(dz), 1.0, 1.0);
+        merge_sums(slot + 3 * (size_t)k, fabs(dz), 1.0, 1.0);
         const double c = k ? p->spec->scale : 1.0;
         double *dq = ws->grad + g->dq + (i * 2 + (size_t)k) * d;
         for (size_t l = 0; l < d; l++)
@@ -427,7 +427,7 @@ static void grad_finish(const plan *p, const grad_layout *g, const workspace *ws
 
 void grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out)
 {
-    grad_layout g;
+    grad_layout g = {0};
     (void)grad_layout_of(p, &g); /* checked by plan_make */
     /* dq, dk, delta and the row sums start at 0 (delta is written whole);
      * no row has found its top key */
