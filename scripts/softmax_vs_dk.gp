@@ -18,8 +18,10 @@
 #          attention (every key weight 1/n_k); 0 would be one-hot.
 #   right: the largest weight max p, between 1/n_k (uniform) and 1 (one-hot).
 # Raw scores QK^T have variance d_k, so as d_k grows the softmax saturates
-# (entropy -> 0, max weight -> 1) and its gradients vanish; scaled scores
-# QK^T/sqrt(d_k) keep variance 1 and about the same sharpness at every d_k.
+# (entropy -> 0, max weight -> 1): the gradient through it reaches ever
+# fewer keys (its total vanishes only as max p -> 1; gradient_signal.gp and
+# docs/theory.md section 12 measure it); scaled scores QK^T/sqrt(d_k) keep
+# variance 1 and about the same sharpness at every d_k.
 #
 # Columns are read by name (column("raw_entropy")), so the CSV may gain columns.
 

@@ -8,7 +8,7 @@
 #   tests/gnuplot/render_test.sh build/sdpa-var . build/test-figures
 #
 # For each of scripts/{variance_vs_dk,softmax_vs_dk,puzzle_histogram,
-# scale_choices,gradient_signal,entropy_approx,causal_rows,score_histogram,
+# scale_choices,entropy_approx,causal_rows,score_histogram,
 # output_variance,planted_key}.gp it runs
 #   "$BIN" ... --format csv | gnuplot -e "out='$OUTDIR/NAME.png'" "$SRC/scripts/NAME.gp"
 # and for scripts/fourth_moment.gp and scripts/projection_init.gp, which read
@@ -18,7 +18,8 @@
 #       gnuplot -e "out='$OUTDIR/fourth_moment.png'" "$SRC/scripts/fourth_moment.gp"
 #   for i in xavier lecun normal; do "$BIN" ... --init $i --format csv; done |
 #       gnuplot -e "out='$OUTDIR/projection_init.png'" "$SRC/scripts/projection_init.gp"
-# and likewise for scripts/input_moments.gp (one run per --k-mean) and
+# and likewise for scripts/input_moments.gp (one run per --k-mean),
+# scripts/gradient_signal.gp (one --grad run per --nk) and
 # scripts/qk_norm.gp (one run without and one with --qk-norm)
 # (small configurations, a few seconds in all) and checks:
 #   * both sides of the pipe exit 0;
@@ -140,6 +141,15 @@ cat_perf() {
     cat "$SRC/docs/performance_scaling.csv"
 }
 
+# run_nks ARGS...: one --grad run per --nk, concatenated (each with its
+# header), as gradient_signal.gp reads them; fails with the first that fails.
+run_nks() {
+    local n
+    for n in 8 32; do
+        "$BIN" "$@" --nk "$n" --format csv || return
+    done
+}
+
 # run_qknorm ARGS...: one run without and one with --qk-norm, concatenated,
 # as qk_norm.gp reads them; fails with the first run that fails.
 run_qknorm() {
@@ -160,6 +170,8 @@ render_from() {
         echo "$name: for i in xavier lecun normal; do $BIN $* --init \$i --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     elif [ "$producer" = run_kmeans ]; then
         echo "$name: for m in 0 1 2; do $BIN $* --k-mean \$m --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+    elif [ "$producer" = run_nks ]; then
+        echo "$name: for n in 8 32; do $BIN $* --nk \$n --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     elif [ "$producer" = run_qknorm ]; then
         echo "$name: for f in '' --qk-norm; do $BIN $* \$f --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     elif [ "$producer" = cat_perf ]; then
@@ -253,7 +265,7 @@ render variance_vs_dk 1000 700 --dk 1:256 --n 64 --trials 2
 render softmax_vs_dk 1200 640 --dk 1:256 --n 64 --trials 2
 render puzzle_histogram 1000 650 --dk 2 --n 2 --trials 20000 --per-trial
 render scale_choices 1200 640 --dk 1:64 --n 32 --scale sqrt,dk,none
-render gradient_signal 1200 640 --dk 1:256 --n 64 --trials 2
+render_from run_nks gradient_signal 1500 640 --dk 1:256 --nq 32 --trials 2 --dv 8 --grad
 render entropy_approx 1000 700 --dk 16 --n 64 --trials 2 --scale 0.0625,0.125,0.25,0.5,1
 render_from run_dists fourth_moment 1000 700 --dk 1:16 --n 4 --trials 200
 render_from run_inits projection_init 1000 700 --dk 4:32 --n 16 --d-model 32
