@@ -117,9 +117,10 @@ static int run(int argc, char **argv)
         } else
             printf("%s %s\n%s", prog, SV_VERSION_STRING, version_text);
     } else {
-        const cli_format format = opt.format != CLI_FORMAT_AUTO             ? opt.format
-                                  : opt.no_header || !isatty(STDOUT_FILENO) ? CLI_FORMAT_CSV
-                                                                            : CLI_FORMAT_TABLE;
+        const cli_format format = opt.format != CLI_FORMAT_AUTO ? opt.format
+                                  : opt.no_header || opt.n_columns || !isatty(STDOUT_FILENO)
+                                      ? CLI_FORMAT_CSV
+                                      : CLI_FORMAT_TABLE;
         if (getenv("SDPA_VAR_MEMORY_ESTIMATE"))
             fprintf(stderr, "%s: memory estimate %.0f KiB\n", prog,
                     cli_run_estimate(&opt) / 1024.0);

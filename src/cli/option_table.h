@@ -85,6 +85,9 @@
     X(FORMAT, "format", 0, "F", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                                 \
       "table (default on a terminal), csv (default otherwise),\n"                                  \
       "json (one document) or jsonl (one object a line)")                                          \
+    X(COLUMNS, "columns", 0, "NAMES", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                           \
+      "write only these columns, in this order: a comma list\n"                                    \
+      "of names of docs/columns.md (CSV, JSON, JSONL; at most\n" CLI_STR(CLI_COLUMNS_MAX) ")")     \
     X(NO_HEADER, "no-header", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                          \
       "CSV without its header line (to append runs to a file)")                                    \
     X(PER_TRIAL, "per-trial", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                          \

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sdpa_var/columns.h"
 #include "sdpa_var/sdpa_var.h"
 
 /* Exit statuses, as users of a command-line tool expect them. */
@@ -36,6 +37,7 @@ typedef enum cli_scale_kind {
 #define CLI_THREADS_MAX 1024            /* --threads and OMP_NUM_THREADS */
 #define CLI_BLOCK_ROWS_MAX 1073741824.0 /* --block-rows: 2^30 */
 #define CLI_CONFIGS_MAX 4096            /* configurations of one run */
+#define CLI_COLUMNS_MAX 256             /* names of --columns */
 #define CLI_SIZE_MAX ((double)SIZE_MAX)
 #define CLI_U64_MAX ((double)UINT64_MAX)
 #define CLI_STR_(x) #x
@@ -79,6 +81,9 @@ typedef struct cli_options {
     sv_init init[CLI_NAMES_MAX]; /* the --init values */
     size_t n_init;
     cli_format format;
+    size_t columns[CLI_COLUMNS_MAX]; /* --columns: indices into the column table of
+                                        cli_options_kind, in the order given */
+    size_t n_columns;                /* 0: every column */
     int per_trial;
     int no_header;        /* --no-header: CSV without its header line */
     int per_row;          /* one row per query position instead */
@@ -101,6 +106,9 @@ typedef struct cli_options {
  * error writes one printable line (without the program name or newline) to
  * err and returns 0. Reads only argv and the environment; re-entrant. */
 int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t errlen);
+
+/* The kind of rows @p opt asks for. */
+sv_output_kind cli_options_kind(const cli_options *opt);
 
 /* Configurations to run: every --scale x --dist x --init x --dk, scale
  * outermost, then dist, then init, d_k innermost. */

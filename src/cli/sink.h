@@ -42,10 +42,9 @@ typedef struct cli_sink {
     int started;              /* the header is out (written with the first row) */
     cli_table_entry *entries; /* table summaries, count of them */
     size_t n_entries;
+    const sv_column **cols; /* CSV and JSON: the columns written, in order */
+    size_t n_cols;
 } cli_sink;
-
-/* The kind of rows @p opt asks for. */
-sv_output_kind cli_output_kind(const cli_options *opt);
 
 /* Opens a sink of @p count configurations writing to file descriptor
  * @p fd. What comes before the first row (a header, the JSON config) is
@@ -90,8 +89,8 @@ void cli_table_row(cli_sink *s, const sv_row_view *row);
 void cli_table_end(cli_sink *s);
 size_t cli_table_tail(const cli_sink *s, char *buf, size_t len);
 
-/* Whether column @p c is written by this sink (the --observed pair only
- * with --observed). */
+/* Whether column @p c exists in this sink's rows (the --observed pair only
+ * with --observed); --columns writes a selection of these (s->cols). */
 int cli_sink_has(const cli_sink *s, const sv_column *c);
 
 #endif

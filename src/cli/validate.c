@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "suggest.h"
 #include "run.h"
 
 /* Rules of what applies with what. A rule on option `opt` (as given)
@@ -91,6 +92,7 @@ static const cli_rule rules[] = {
     {CLI_OPT_DV, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance", NULL},
     {CLI_OPT_NO_HEADER, EXCL, CLI_OPT_FORMAT, not_csv, "*", "CSV only",
      "--format table, json, jsonl"},
+    {CLI_OPT_COLUMNS, EXCL, CLI_OPT_FORMAT, is_table, "table", "CSV, JSON and JSONL only", NULL},
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_ROW, is_table, NULL, "it prints CSV", NULL},
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_HISTOGRAM, is_table, NULL, "it prints CSV", NULL},
     {CLI_OPT_Q_MEAN, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
@@ -257,6 +259,77 @@ static void resolve(cli_options *o)
     o->version = g[CLI_OPT_VERSION];
 }
 
+sv_output_kind cli_options_kind(const cli_options *opt)
+{
+    return opt->histogram   ? SV_OUTPUT_HISTOGRAM
+           : opt->per_row   ? SV_OUTPUT_PER_ROW
+           : opt->per_trial ? SV_OUTPUT_PER_TRIAL
+                            : SV_OUTPUT_SUMMARY;
+}
+
+/* The column of the run's kind named s[0..len), or -1; columns that exist
+ * only with --observed count only with it. */
+static long column_index(const cli_options *o, const char *s, size_t len)
+{
+    const sv_output_kind kind = cli_options_kind(o);
+    for (size_t i = 0; i < sv_columns_count(kind); i++) {
+        const sv_column *c = sv_columns_get(kind, i);
+        if (strlen(c->name) == len && strncmp(c->name, s, len) == 0 &&
+            (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || !isnan(o->observed)))
+            return (long)i;
+    }
+    return -1;
+}
+
+static int observed_only(sv_output_kind kind, const char *name)
+{
+    for (size_t i = 0; i < sv_columns_count(kind); i++)
+        if (strcmp(sv_columns_get(kind, i)->name, name) == 0)
+            return (sv_columns_get(kind, i)->flags & SV_COLUMN_ONLY_OBSERVED) != 0;
+    return 0;
+}
+
+/* --columns NAME,...: each a column of the kind of rows asked for, once. */
+static int resolve_columns(cli_options *o, char *err, size_t errlen)
+{
+    const sv_output_kind kind = cli_options_kind(o);
+    const char *s = o->arg[CLI_OPT_COLUMNS], *names[512];
+    char q[80], item[80];
+    size_t n_names = 0;
+    for (size_t i = 0; i < sv_columns_count(kind) && n_names < 512; i++)
+        if (column_index(o, sv_columns_get(kind, i)->name, strlen(sv_columns_get(kind, i)->name)) >=
+            0)
+            names[n_names++] = sv_columns_get(kind, i)->name;
+    o->n_columns = 0;
+    for (const char *p = s;; p++) {
+        const size_t len = strcspn(p, ",");
+        snprintf(item, sizeof item, "%.*s", (int)(len < 79 ? len : 79), p);
+        cli_quote(q, sizeof q, item);
+        const long c = column_index(o, p, len);
+        if (o->n_columns == CLI_COLUMNS_MAX)
+            return cli_fail(err, errlen, "--columns: more than %d names", CLI_COLUMNS_MAX);
+        if (len == 0)
+            return cli_fail(err, errlen, "--columns: '%s' has an empty name",
+                            cli_quote(q, sizeof q, s));
+        if (c < 0 && isnan(o->observed) && observed_only(kind, item))
+            return cli_fail(err, errlen, "--columns: '%s' needs --observed", q);
+        if (c < 0) {
+            const char *near = len ? cli_suggest(item, names, n_names) : NULL;
+            return cli_fail(err, errlen, "--columns: '%s' is not a column of the %s output%s%s%s",
+                            q, sv_output_kind_name(kind), near ? "; did you mean " : "",
+                            near ? near : "", near ? "?" : " (docs/columns.md)");
+        }
+        for (size_t k = 0; k < o->n_columns; k++)
+            if (o->columns[k] == (size_t)c)
+                return cli_fail(err, errlen, "--columns: '%s' is named twice", q);
+        o->columns[o->n_columns++] = (size_t)c;
+        p += len;
+        if (*p == '\0')
+            break;
+    }
+    return 1;
+}
+
 size_t cli_options_count(const cli_options *opt)
 {
     return opt->n_scale * opt->n_dist * opt->n_init * opt->n_dk;
@@ -372,6 +445,8 @@ int cli_options_validate(cli_options *o, char *err, size_t errlen)
     if (o->help || o->version)
         return 1;
     if (!check_rules(o, err, errlen) || !omp_threads(o, err, errlen))
+        return 0;
+    if (o->given[CLI_OPT_COLUMNS] && !resolve_columns(o, err, errlen))
         return 0;
     const size_t n = cli_options_count(o);
     if (n > CLI_CONFIGS_MAX)

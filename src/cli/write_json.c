@@ -141,11 +141,8 @@ int cli_json_begin(cli_sink *s)
 void cli_json_row(cli_sink *s, const sv_row_view *row)
 {
     cJSON *o = cJSON_CreateObject();
-    for (size_t i = 0; o && i < sv_columns_count(s->kind); i++) {
-        const sv_column *c = sv_columns_get(s->kind, i);
-        if (cli_sink_has(s, c))
-            cJSON_AddItemToObject(o, c->name, json_value(c, c->get(row)));
-    }
+    for (size_t i = 0; o && i < s->n_cols; i++)
+        cJSON_AddItemToObject(o, s->cols[i]->name, json_value(s->cols[i], s->cols[i]->get(row)));
     if (s->format == CLI_FORMAT_JSON)
         fputs(s->rows ? ",\n" : "\n", s->f);
     if (!print_object(s->f, o))

@@ -82,6 +82,28 @@ usage_error "$p: --format: 'jsn' is not one of table, csv, json, jsonl; did you 
 usage_error "$p: --scale: 'sqr' is not a list of sqrt, dk, none or positive numbers; did you mean sqrt?" --scale sqr
 usage_error "$p: --scale: 'foo' is not a list of sqrt, dk, none or positive numbers" --scale foo
 
+# --- --columns: names checked against the column table, order as given ----------
+"$BIN" --dk 2,4 --n 3 --columns dk,scaled_var,raw_var >"$tmp/c.csv"
+"$BIN" --dk 2,4 --n 3 >"$tmp/all.csv"
+[ "$(head -1 "$tmp/c.csv")" = dk,scaled_var,raw_var ] &&
+    [ "$(paste -d, <(column dk "$tmp/all.csv") <(column scaled_var "$tmp/all.csv") \
+        <(column raw_var "$tmp/all.csv"))" = "$(tail -n +2 "$tmp/c.csv")" ] && ok ||
+    fail "--columns dk,scaled_var,raw_var: $(tr '\n' ' ' <"$tmp/c.csv")"
+[ "$("$BIN" --dk 2 --n 3 --columns raw_var,dk --format jsonl | sed -n 2p)" = \
+    "{\"raw_var\":$(column raw_var "$tmp/all.csv" | head -1),\"dk\":2}" ] && ok || fail "--columns with jsonl"
+/usr/bin/python3 -c 'import json, sys; d = json.load(sys.stdin); assert list(d["rows"][0]) == ["dk", "raw_var"], d' \
+    < <("$BIN" --dk 2 --n 3 --columns dk,raw_var --format json) && ok || fail "--columns with json"
+[ "$("$BIN" --dk 2 --n 2 --per-row --columns row,dk | tr '\n' ' ')" = "row,dk 0,2 1,2 " ] && ok || fail "--columns --per-row"
+[ "$("$BIN" --dk 2 --n 2 --trials 3 --observed 1 --columns raw_var_cdf_observed --no-header)" = 0.33333333333333331 ] &&
+    ok || fail "--columns of --observed"
+usage_error "$p: --columns: 'raw_vr' is not a column of the summary output; did you mean raw_var?" --columns raw_vr
+usage_error "$p: --columns: 'row' is not a column of the summary output (docs/columns.md)" --columns dk,row
+usage_error "$p: --columns: 'raw_var' is not a column of the histogram output (docs/columns.md)" --histogram 4 --columns raw_var
+usage_error "$p: --columns: 'dk' is named twice" --columns dk,raw_var,dk
+usage_error "$p: --columns: 'dk,' has an empty name" --columns dk,
+usage_error "$p: --columns: 'observed' needs --observed" --columns observed
+usage_error "$p: --columns does not apply with --format table (CSV, JSON and JSONL only)" --columns dk --format table
+
 # --- echoed values: one printable line, long ones cut visibly ----------------
 usage_exact "$p: --dk: '1\\n2' is not a list of positive integers or doubling ranges A:B with A <= B" --dk $'1\n2'
 usage_exact "$p: --dist: '\\x1b[31mred' is not a list of normal, uniform, rademacher, t" --dist $'\e[31mred'
@@ -113,7 +135,7 @@ for want in '  --nu               needs --dist t' \
 done
 # Every option of the table is in --help, with its default where it has one.
 for o in dk n nq nk trials seed dist ddof observed scale nu q-mean q-std k-mean k-std qk-norm \
-    qk-scale plant d-model init cross causal values dv format per-trial per-row histogram \
+    qk-scale plant d-model init cross causal values dv format columns per-trial per-row histogram \
     weight-histogram quiet threads block-rows help version; do
     grep -qE -- "^  (-., |    )--$o( |\$)" "$tmp/help" && ok || fail "--help lacks --$o"
 done
@@ -184,6 +206,7 @@ done <<'EOF'
 --dv does not apply with --per-row (it prints no output variance)|--dv 3 --per-row
 --dv does not apply with --histogram (it prints no output variance)|--dv 3 --histogram 5
 --format table does not apply with --per-row (it prints CSV)|--format table --per-row
+--columns does not apply with --format table (CSV, JSON and JSONL only)|--format table --columns dk
 --format table does not apply with --histogram (it prints CSV)|--format table --histogram 5
 --q-std does not apply with --qk-norm (rows of mean 0 are rescaled to norm R whatever S is)|--q-std 2 --qk-norm
 --k-std does not apply with --qk-norm (rows of mean 0 are rescaled to norm R whatever S is)|--k-std 2 --qk-scale 3
