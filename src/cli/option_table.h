@@ -104,7 +104,7 @@
       "instead (n_k <= 4096)")                                                                     \
     X(QUIET, "quiet", 'q', NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                                \
       "no progress line (shown on stderr when it is a terminal\n"                                  \
-      "and a run takes more than a second)")                                                       \
+      "and a run takes more than half a second)")                                                  \
     X(THREADS, "threads", 0, "N", CLI_ARG_COUNT, 1, CLI_THREADS_MAX, NULL, "threads", 2,           \
       "OpenMP threads (default: OMP_NUM_THREADS, else all cores)")                                 \
     X(BLOCK_ROWS, "block-rows", 0, "N", CLI_ARG_COUNT, 1, CLI_BLOCK_ROWS_MAX, "256", "block_rows", \

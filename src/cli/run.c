@@ -12,65 +12,23 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "budget.h"
 #include "interrupt.h"
+#include "progress.h"
 #include "sink.h"
 
 static const char prog[] = "sdpa-var";
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The progress line: on stderr, only when it is a terminal, only once the
- * run has taken a second, at most four times a second, erased before any
- * row is written and at the end. */
-typedef struct progress_line {
-    double start, config_start, last;
-    size_t index, count, d_k;
-    uint64_t t0, chunk, trials; /* the trials of the current engine call */
-    int shown;
-} progress_line;
-
-static void show_progress(void *ctx, uint64_t done, uint64_t total)
-{
-    progress_line *pl = ctx;
-    const double t = now();
-    if (t - pl->start < 1.0 || t - pl->last < 0.25 || done == 0)
-        return;
-    pl->last = t;
-    pl->shown = 1;
-    cli_interrupt_progress(1); /* before the text: a signal mid-line erases it */
-    const double frac =
-        ((double)pl->t0 + (double)pl->chunk * (double)done / (double)total) / (double)pl->trials;
-    const double left = (t - pl->config_start) * (1.0 - frac) / frac;
-    fprintf(stderr, "\r%s: d_k=%zu (%zu of %zu): %3.0f%%, about %.0f s left \033[K", prog, pl->d_k,
-            pl->index + 1, pl->count, 100.0 * frac, left);
-    fflush(stderr);
-}
-
-static void erase_progress(progress_line *pl)
-{
-    if (pl->shown)
-        fputs("\r\033[K", stderr);
-    pl->shown = 0;
-    cli_interrupt_progress(0);
-}
-
 /* The run's progress line, so that a message first erases it. */
-static progress_line *the_progress;
+static cli_progress *the_progress;
 
 /* One line on stderr, on a line of its own. */
 static void say(const char *fmt, ...)
 {
     if (the_progress)
-        erase_progress(the_progress);
+        cli_progress_erase(the_progress);
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "%s: ", prog);
@@ -186,7 +144,7 @@ static int alloc_taps(config_run *r, const cli_options *opt)
 /* Writes one chunk of per-trial rows (trials first .. first + count - 1),
  * after checking all of them. */
 static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64_t count,
-                        progress_line *pl)
+                        cli_progress *pl)
 {
     char where[48];
     sv_row_view v = {.spec = &r->spec, .scale_name = r->scale_name};
@@ -198,7 +156,7 @@ static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64
             if (pass == 0 && undefined(s, &v, where))
                 return 0;
             if (pass == 1) {
-                erase_progress(pl);
+                cli_progress_erase(pl);
                 if (!emit(s, &v))
                     return 0;
             }
@@ -208,7 +166,7 @@ static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64
 
 /* Runs the trials of one configuration in chunks, folding each into the
  * summary (same numbers as one call: the streams are numbered by trial). */
-static int run_trials(config_run *r, cli_sink *s, const cli_options *opt, progress_line *pl)
+static int run_trials(config_run *r, cli_sink *s, const cli_options *opt, cli_progress *pl)
 {
     const uint64_t trials = r->spec.trials, chunk = chunk_of(trials);
     sv_source src;
@@ -243,7 +201,7 @@ static int run_trials(config_run *r, cli_sink *s, const cli_options *opt, progre
 
 /* The rows a finished configuration writes (per-trial rows went out with
  * their chunks), each checked before any is written. */
-static int write_config(cli_sink *s, const config_run *r, const cli_options *opt, progress_line *pl)
+static int write_config(cli_sink *s, const config_run *r, const cli_options *opt, cli_progress *pl)
 {
     sv_row_view v = {.spec = &r->spec, .scale_name = r->scale_name};
     switch (s->kind) {
@@ -252,7 +210,7 @@ static int write_config(cli_sink *s, const config_run *r, const cli_options *opt
         v.summary = &r->summary;
         if (undefined(s, &v, ""))
             return 0;
-        erase_progress(pl);
+        cli_progress_erase(pl);
         if (!emit(s, &v))
             return 0;
         return 1;
@@ -264,7 +222,7 @@ static int write_config(cli_sink *s, const config_run *r, const cli_options *opt
                 if (pass == 0 && undefined(s, &v, " (per row)"))
                     return 0;
                 if (pass == 1) {
-                    erase_progress(pl);
+                    cli_progress_erase(pl);
                     if (!emit(s, &v))
                         return 0;
                 }
@@ -275,7 +233,7 @@ static int write_config(cli_sink *s, const config_run *r, const cli_options *opt
         const uint64_t *h = r->hist;
         const double lo = opt->weight_histogram ? 0.0 : r->taps.hist_lo;
         const double hi = opt->weight_histogram ? 1.0 : r->taps.hist_hi;
-        erase_progress(pl);
+        cli_progress_erase(pl);
         if (!opt->weight_histogram && (h[b] || h[2 * b + 1]))
             fprintf(stderr,
                     "%s: --histogram: %llu raw and %llu scaled scores fell outside "
@@ -299,16 +257,16 @@ static int write_config(cli_sink *s, const config_run *r, const cli_options *opt
 /* Runs configuration @p i and writes its rows (committed: they are out,
  * whole, before the next configuration starts). */
 static int run_config(const cli_options *opt, size_t i, cli_sink *sink, const cli_budget *budget,
-                      progress_line *pl, int progress)
+                      cli_progress *pl, int progress)
 {
     config_run r = {.spec = cli_options_spec(opt, i),
                     .exec = opt->exec,
                     .scale_name = cli_options_scale(opt, i)->name};
+    pl->index = i;
+    pl->d_k = r.spec.d_k;
+    pl->current = cli_progress_work(&r.spec);
     if (progress) {
-        pl->index = i;
-        pl->d_k = r.spec.d_k;
-        pl->config_start = now();
-        r.exec.progress = show_progress;
+        r.exec.progress = cli_progress_show;
         r.exec.progress_ctx = pl;
     }
     char why[256];
@@ -323,6 +281,7 @@ static int run_config(const cli_options *opt, size_t i, cli_sink *sink, const cl
         ok = run_trials(&r, sink, opt, pl) && write_config(sink, &r, opt, pl) &&
              cli_sink_commit(sink);
     free_run(&r);
+    pl->before += pl->current;
     return ok;
 }
 
@@ -336,14 +295,18 @@ int cli_run(const cli_options *opt, cli_format format)
     }
     cli_budget budget;
     cli_budget_begin(&budget, opt);
-    progress_line pl = {.start = now(), .count = count};
+    cli_progress pl = {.start = cli_progress_now(), .count = count};
+    for (size_t i = 0; i < count; i++) {
+        const sv_spec spec = cli_options_spec(opt, i);
+        pl.total += cli_progress_work(&spec);
+    }
     the_progress = &pl;
     const int progress = !opt->quiet && isatty(STDERR_FILENO);
     cli_interrupt_begin();
     int ok = 1;
     for (size_t i = 0; ok && i < count && !cli_interrupt_pending(); i++)
         ok = run_config(opt, i, &sink, &budget, &pl, progress);
-    erase_progress(&pl);
+    cli_progress_erase(&pl);
     ok = ok && !cli_interrupt_pending() && cli_sink_end(&sink);
     if (!ok && sink.f)
         cli_sink_abort(&sink); /* the rows before, whole; JSON closed */

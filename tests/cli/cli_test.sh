@@ -133,11 +133,11 @@ h3=$("$BIN" --dk 16 --nq 50 --nk 70 --trials 3 --histogram 40 --threads 3 --bloc
 [ "$("$BIN" --dk 16 --n 30 --trials 2 --histogram 7 --weight-histogram --causal |
      awk -F, 'NR > 1 { r += $3; s += $4 } END { print r, s }')" = "930 930" ] && ok || fail "--weight-histogram counts"
 
-# --- progress line: on a terminal only, after a second, never with --quiet ---------
+# --- progress line: on a terminal only, after half a second, never with --quiet ----
 if command -v script >/dev/null 2>&1; then
     long="--dk 128 --n 20000"   # ~2 s in Release
     script -qec "$BIN $long >/dev/null" /dev/null </dev/null >"$tmp/tty" 2>&1
-    grep -q 'd_k=128 (1 of 1): .*%, about [0-9]* s left' "$tmp/tty" && ok || fail "progress line on a terminal"
+    grep -q 'd_k=128 (1 of 1): .*% of the run, about [0-9]* s left' "$tmp/tty" && ok || fail "progress line on a terminal"
     script -qec "$BIN $long --quiet >/dev/null" /dev/null </dev/null >"$tmp/tty" 2>&1
     [ ! -s "$tmp/tty" ] && ok || fail "--quiet still printed: $(od -c "$tmp/tty" | head -2)"
     # stderr not a terminal: nothing, even with stdout on one.
