@@ -24,7 +24,7 @@ int cli_sink_begin(cli_sink *s, int fd, const cli_options *opt, cli_format forma
                     .format = format,
                     .observed = !isnan(opt->observed),
                     .count = count};
-    s->cols = calloc(sv_columns_count(s->kind), sizeof *s->cols);
+    s->cols = calloc(sv_columns_count(s->kind), sizeof(const sv_column *));
     if (!s->cols)
         return 0;
     for (size_t i = 0; i < opt->n_columns; i++) /* --columns: as given */
