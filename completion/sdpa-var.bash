@@ -10,7 +10,7 @@ _sdpa_var() {
     local opts='--dk --n --nq --nk --trials --seed --dist --nu --ddof --observed
         --scale --q-mean --q-std --k-mean --k-std --qk-norm --qk-scale --plant
         --d-model --init --cross --causal --values --dv --format --columns --no-header
-        --per-trial --per-row --histogram --weight-histogram --quiet --threads
+        --per-trial --per-row --histogram --weight-histogram --example --quiet --threads
         --block-rows --help --version'
     [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
     # --dist=t: bash splits the word at '=' (COMP_WORDBREAKS) into "--dist",

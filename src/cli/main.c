@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "example.h"
 #include "options.h"
 #include "sdpa_var/cpu.h"
 #include "run.h"
@@ -111,11 +112,19 @@ static int run(int argc, char **argv)
         fprintf(stderr, "%s: %s (try '%s --help')\n", prog, err, prog);
         return CLI_EXIT_USAGE;
     }
-    if (opt.help || opt.version) {
-        if (opt.help) {
+    if (opt.help || opt.version || opt.example) {
+        const sv_spec spec = opt.example ? cli_options_spec(&opt, 0) : (sv_spec){0};
+        sv_status st = SV_OK;
+        if (opt.example)
+            st = cli_example(stdout, &spec, cli_options_scale(&opt, 0)->name);
+        else if (opt.help)
             cli_options_usage(stdout);
-        } else
+        else
             printf("%s %s\n%s", prog, SV_VERSION_STRING, version_text);
+        if (st != SV_OK) {
+            fprintf(stderr, "%s: --example: %s\n", prog, sv_status_str(st));
+            return CLI_EXIT_RUNTIME;
+        }
     } else {
         const cli_format format = opt.format != CLI_FORMAT_AUTO ? opt.format
                                   : opt.no_header || opt.n_columns || !isatty(STDOUT_FILENO)
@@ -126,7 +135,7 @@ static int run(int argc, char **argv)
                     cli_run_estimate(&opt) / 1024.0);
         return cli_run(&opt, format); /* every write checked */
     }
-    /* --help and --version: a full disk or a closed file shows here. */
+    /* --help, --version, --example: a full disk or a closed file shows here. */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "%s: error writing output: %s\n", prog, strerror(errno));
         return CLI_EXIT_RUNTIME;

@@ -102,6 +102,11 @@
     X(WEIGHT_HISTOGRAM, "weight-histogram", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,            \
       "with --histogram: of the softmax weights on [0, 1]\n"                                       \
       "instead (n_k <= 4096)")                                                                     \
+    X(EXAMPLE, "example", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                              \
+      "print one concrete trial instead, trial 0 of the run:\n"                                    \
+      "up to 6 x 6, Q, K, S = QK^T and its variance (numpy\n"                                      \
+      "syntax); else one query's logits, raw and scaled, and\n"                                    \
+      "their softmax weights")                                                                     \
     X(QUIET, "quiet", 'q', NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                                \
       "no progress line (shown on stderr when it is a terminal\n"                                  \
       "and a run takes more than half a second)")                                                  \

@@ -90,6 +90,7 @@ typedef struct cli_options {
     size_t histogram;     /* --histogram BINS, else 0 */
     int weight_histogram; /* --weight-histogram: softmax weights instead */
     int quiet;            /* no progress line */
+    int example;          /* --example: one trial shown instead */
     double observed;      /* NAN without --observed */
     int help, version;
     /* As given, by option id. */

@@ -93,6 +93,14 @@ static const cli_rule rules[] = {
     {CLI_OPT_NO_HEADER, EXCL, CLI_OPT_FORMAT, not_csv, "*", "CSV only",
      "--format table, json, jsonl"},
     {CLI_OPT_COLUMNS, EXCL, CLI_OPT_FORMAT, is_table, "table", "CSV, JSON and JSONL only", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_TRIALS, NULL, NULL, "it shows trial 0", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_OBSERVED, NULL, NULL, "it shows trial 0", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_PER_TRIAL, NULL, NULL, "one kind of output", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "one kind of output", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_FORMAT, NULL, NULL, "it prints text", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_COLUMNS, NULL, NULL, "it prints text", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_NO_HEADER, NULL, NULL, "it prints text", NULL},
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_ROW, is_table, NULL, "it prints CSV", NULL},
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_HISTOGRAM, is_table, NULL, "it prints CSV", NULL},
     {CLI_OPT_Q_MEAN, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
@@ -146,6 +154,7 @@ static int check_rules(const cli_options *o, char *err, size_t errlen)
 void cli_options_rules_usage(FILE *f)
 {
     fputs("\nAn option that does not apply with the others is an error, not ignored:\n", f);
+    int at = 0; /* the line's length so far: a list wraps under its first item */
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         const cli_rule *r = &rules[i], *prev = i ? &rules[i - 1] : NULL;
         const int same = prev && prev->opt == r->opt && prev->kind == r->kind;
@@ -157,11 +166,14 @@ void cli_options_rules_usage(FILE *f)
         else
             snprintf(other, sizeof other, "--%s%s%s", cli_option_defs[r->other].name,
                      r->value ? " " : "", r->value ? r->value : "");
-        if (same)
-            fprintf(f, ", %s", other);
+        if (same && at + 2 + (int)strlen(other) > 79)
+            at = fprintf(f, ",\n%30s%s", "", other) - 2;
+        else if (same)
+            at += fprintf(f, ", %s", other);
         else
-            fprintf(f, "%s  %-19s%s %s", i ? "\n" : "", head,
-                    r->kind == CLI_RULE_NEEDS ? "needs" : "not with", other);
+            at = fprintf(f, "%s  %-19s%s %s", i ? "\n" : "", head,
+                         r->kind == CLI_RULE_NEEDS ? "needs" : "not with", other) -
+                 (i ? 1 : 0);
     }
     fputs("\n", f);
 }
@@ -254,6 +266,7 @@ static void resolve(cli_options *o)
     o->histogram = (size_t)c[CLI_OPT_HISTOGRAM];
     o->weight_histogram = g[CLI_OPT_WEIGHT_HISTOGRAM];
     o->quiet = g[CLI_OPT_QUIET];
+    o->example = g[CLI_OPT_EXAMPLE];
     o->observed = g[CLI_OPT_OBSERVED] ? r[CLI_OPT_OBSERVED] : NAN;
     o->help = g[CLI_OPT_HELP];
     o->version = g[CLI_OPT_VERSION];
@@ -453,6 +466,11 @@ int cli_options_validate(cli_options *o, char *err, size_t errlen)
         return cli_fail(err, errlen,
                         "--scale, --dist, --init and --dk make %zu configurations (at most %d)", n,
                         CLI_CONFIGS_MAX);
+    if (o->example && n != 1)
+        return cli_fail(err, errlen,
+                        "--example takes one configuration (got %zu from --dk, "
+                        "--scale, --dist, --init)",
+                        n);
     if (o->histogram && n != 1)
         return cli_fail(err, errlen,
                         "--histogram takes one configuration (got %zu from --dk, "

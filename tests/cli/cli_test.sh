@@ -193,5 +193,44 @@ awk -v c="$cdf" 'BEGIN { exit !(c > 0.6 && c < 0.8) }' && ok || fail "P(s^2 <= 1
 # Theory of the spread: sqrt(4.75) (docs/theory.md; Monte Carlo in test_theory).
 awk -v s="$(column raw_var_sd_theory "$tmp/p.csv")" 'BEGIN { d = s - sqrt(4.75); exit !(d < 1e-12 && d > -1e-12) }' && ok || fail "raw_var_sd_theory = sqrt(4.75)"
 
+# --- --example: trial 0 as numbers a student can check (issue 15 section 4) ------
+# numpy recomputes the product and its variance from the printed matrices,
+# and the variance is the run's own trial 0 (its --per-trial row).
+for args in "--dk 2 --n 2" "--dk 3 --nq 2 --nk 4 --ddof 1" "--dk 5 --n 5 --causal --dist rademacher"; do
+    # shellcheck disable=SC2086
+    "$BIN" $args --example >"$tmp/ex.txt" 2>&1 || fail "--example $args: exit $?"
+    # shellcheck disable=SC2086
+    want=$("$BIN" $args --per-trial --columns raw_var --no-header)
+    /usr/bin/python3 - "$tmp/ex.txt" "$want" "$args" <<'PY' && ok || fail "--example $args: numpy disagrees: $(cat "$tmp/ex.txt")"
+import re, sys
+import numpy as np
+text = open(sys.argv[1]).read()
+env = {"np": np}
+exec(text, env)                      # the printed lines are Python
+Q, K, S = env["Q"], env["K"], env["S"]
+ddof = int(re.search(r"ddof (\d+)", text).group(1))
+causal = "--causal" in sys.argv[3]
+assert np.allclose(Q @ K.T, S, atol=2e-5), (Q @ K.T, S)
+seen = S[np.tril_indices(S.shape[0])] if causal else S.ravel()
+printed = float(re.search(r"scores \(ddof.*\): (\S+)", text).group(1))
+assert abs(seen.var(ddof=ddof) - printed) <= 1e-4 * max(1.0, printed), (seen.var(ddof=ddof), printed)
+assert abs(printed - float(sys.argv[2])) <= 5e-7 * max(1.0, printed), (printed, sys.argv[2])
+PY
+done
+# Larger d_k: one query's logits, raw and scaled by c, and their softmax.
+"$BIN" --dk 64 --n 1111 --example >"$tmp/ex.txt"
+/usr/bin/python3 - "$tmp/ex.txt" <<'PY' && ok || fail "--example --dk 64: $(cat "$tmp/ex.txt")"
+import re, sys
+lines = {l[:15].strip(): [float(x) for x in l[16:].strip(" []\n").split(",")]
+         for l in open(sys.argv[1]) if l.startswith(("raw logits", "scaled *", "softmax,"))}
+raw, scaled = lines["raw logits q.k"], lines["scaled * 0.125"]
+assert all(abs(s - r * 0.125) <= 0.0051 + 0.00625 for r, s in zip(raw, scaled)), (raw, scaled)
+assert max(lines["softmax, raw"]) > 0.5 > max(lines["softmax, scaled"]), lines
+PY
+[ "$(wc -L <"$tmp/ex.txt")" -le 80 ] && ok || fail "--example wider than 80 columns"
+usage_error "sdpa-var: --example does not apply with --trials (it shows trial 0)" --example --trials 3
+usage_error "sdpa-var: --example does not apply with --format (it prints text)" --example --format csv
+usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --scale, --dist, --init)" --example --dk 2,4
+
 printf '%d passed, %d failed\n' "$passed" "$failed"
 [ "$failed" -eq 0 ]

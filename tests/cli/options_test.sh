@@ -135,7 +135,7 @@ for want in '  --nu               needs --dist t' \
 done
 # Every option of the table is in --help, with its default where it has one.
 for o in dk n nq nk trials seed dist ddof observed scale nu q-mean q-std k-mean k-std qk-norm \
-    qk-scale plant d-model init cross causal values dv format columns per-trial per-row histogram \
+    qk-scale plant d-model init cross causal values dv format columns example per-trial per-row histogram \
     weight-histogram quiet threads block-rows help version; do
     grep -qE -- "^  (-., |    )--$o( |\$)" "$tmp/help" && ok || fail "--help lacks --$o"
 done
