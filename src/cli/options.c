@@ -278,12 +278,6 @@ static int dist_item(cli_options *opt, const char *s, size_t i)
 
 static const char *const init_names[] = {"xavier", "lecun", "normal"};
 
-const char *cli_options_init_name(const cli_options *opt, size_t i)
-{
-    const sv_init v = opt->init[i / opt->n_dk % opt->n_init];
-    return (size_t)v < sizeof init_names / sizeof init_names[0] ? init_names[v] : "?";
-}
-
 static int init_item(cli_options *opt, const char *s, size_t i)
 {
     for (size_t k = 0; k < sizeof init_names / sizeof init_names[0]; k++)
@@ -417,6 +411,15 @@ static int find_short(int c)
     return -1;
 }
 
+/* The long option name nearest to @p s (without "--"), or NULL. */
+static const char *suggest_option(const char *s)
+{
+    const char *names[CLI_OPT_COUNT];
+    for (int id = 0; id < CLI_OPT_COUNT; id++)
+        names[id] = cli_option_defs[id].name;
+    return cli_suggest(s, names, CLI_OPT_COUNT);
+}
+
 /* The message for a long option getopt_long refused as unknown or
  * ambiguous (it says only '?'): the candidates it abbreviates, else the
  * nearest name (suggest.c). @p arg is the argument as written. */
@@ -434,7 +437,7 @@ static int long_error(const char *arg, char *err, size_t errlen)
     for (int id = 0; len && id < CLI_OPT_COUNT; id++)
         matches += strncmp(cli_option_defs[id].name, t, len) == 0;
     if (matches < 2) {
-        const char *near = len ? cli_suggest_option(t) : NULL;
+        const char *near = len ? suggest_option(t) : NULL;
         free(t);
         if (!len)
             return cli_fail(err, errlen, "unknown option '%s'", q);
@@ -476,7 +479,7 @@ int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t
 {
     char shorts[2 * CLI_OPT_COUNT + 3];
     short_options(shorts, sizeof shorts);
-    set_defaults(opt);
+    set_defaults(opt); /* nothing allocated yet: a failure frees nothing */
     opterr = 0;
     optind = 0;
     for (int c; (c = getopt_long(argc, argv, shorts, long_options, NULL)) != -1;) {

@@ -16,20 +16,24 @@ int cli_sink_has(const cli_sink *s, const sv_column *c)
     return !(c->flags & SV_COLUMN_ONLY_OBSERVED) || s->observed;
 }
 
-int cli_sink_begin(cli_sink *s, int fd, const cli_options *opt, cli_format format, size_t count)
+int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
 {
+    const cli_output *out = &plan->out;
+    const size_t count = plan->count;
+    const cli_format format = out->format;
     *s = (cli_sink){.fd = fd,
-                    .opt = opt,
-                    .kind = cli_options_kind(opt),
+                    .out = out,
+                    .configs = plan->configs,
+                    .kind = out->kind,
                     .format = format,
-                    .observed = !isnan(opt->observed),
+                    .observed = !isnan(out->observed),
                     .count = count};
     s->cols = calloc(sv_columns_count(s->kind), sizeof(const sv_column *));
     if (!s->cols)
         return 0;
-    for (size_t i = 0; i < opt->n_columns; i++) /* --columns: as given */
-        s->cols[s->n_cols++] = sv_columns_get(s->kind, opt->columns[i]);
-    for (size_t i = 0; !opt->n_columns && i < sv_columns_count(s->kind); i++)
+    for (size_t i = 0; i < out->n_columns; i++) /* --columns: as given */
+        s->cols[s->n_cols++] = sv_columns_get(s->kind, out->columns[i]);
+    for (size_t i = 0; !out->n_columns && i < sv_columns_count(s->kind); i++)
         if (cli_sink_has(s, sv_columns_get(s->kind, i)))
             s->cols[s->n_cols++] = sv_columns_get(s->kind, i);
     s->f = open_memstream(&s->buf, &s->buf_size);

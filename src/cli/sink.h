@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "options.h"
+#include "specs.h"
 #include "sdpa_var/columns.h"
 
 /* Bytes the buffer holds before the row that ends there is written out. */
@@ -26,14 +26,15 @@ typedef struct cli_table_entry {
 } cli_table_entry;
 
 typedef struct cli_sink {
-    FILE *f;          /* the buffer rows are formatted into */
-    char *buf;        /* its bytes (open_memstream) */
-    size_t buf_size;  /* its size, after fflush */
-    int fd;           /* where commits write: stdout */
-    int committed;    /* some output is out (the header with it) */
-    int write_errno;  /* a write failed: its errno, else 0 */
-    unsigned varying; /* table: bit k when block label k varies */
-    const cli_options *opt;
+    FILE *f;                   /* the buffer rows are formatted into */
+    char *buf;                 /* its bytes (open_memstream) */
+    size_t buf_size;           /* its size, after fflush */
+    int fd;                    /* where commits write: stdout */
+    int committed;             /* some output is out (the header with it) */
+    int write_errno;           /* a write failed: its errno, else 0 */
+    unsigned varying;          /* table: bit k when block label k varies */
+    const cli_output *out;     /* how rows are written */
+    const cli_config *configs; /* the run's configurations, count of them */
     sv_output_kind kind;
     cli_format format;        /* never CLI_FORMAT_AUTO */
     int observed;             /* --observed given: its columns exist */
@@ -46,11 +47,12 @@ typedef struct cli_sink {
     size_t n_cols;
 } cli_sink;
 
-/* Opens a sink of @p count configurations writing to file descriptor
- * @p fd. What comes before the first row (a header, the JSON config) is
- * written with that row, so a run that fails before its first row writes
- * nothing. 0 when out of memory. */
-int cli_sink_begin(cli_sink *s, int fd, const cli_options *opt, cli_format format, size_t count);
+/* Opens a sink of the configurations of @p plan, writing plan->out's
+ * format to file descriptor @p fd (plan must outlive the sink). What comes
+ * before the first row (a header, the JSON config) is written with that
+ * row, so a run that fails before its first row writes nothing. 0 when out
+ * of memory. */
+int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan);
 
 /* Formats one row of the sink's kind, whole, into the buffer. 0 when out
  * of memory. */

@@ -4,8 +4,6 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "options.h"
-
 size_t cli_edit_distance(const char *a, const char *b)
 {
     const size_t m = strlen(a), n = strlen(b);
@@ -78,12 +76,4 @@ const char *cli_suggest(const char *s, const char *const *names, size_t n)
         }
     }
     return best;
-}
-
-const char *cli_suggest_option(const char *s)
-{
-    const char *names[CLI_OPT_COUNT];
-    for (int id = 0; id < CLI_OPT_COUNT; id++)
-        names[id] = cli_option_defs[id].name;
-    return cli_suggest(s, names, CLI_OPT_COUNT);
 }

@@ -19,7 +19,4 @@ size_t cli_edit_distance(const char *a, const char *b);
  * the first on a tie; NULL when none is near. Case is ignored. */
 const char *cli_suggest(const char *s, const char *const *names, size_t n);
 
-/* cli_suggest over the long option names (without "--"). */
-const char *cli_suggest_option(const char *s);
-
 #endif

@@ -11,7 +11,7 @@
 
 #include "options.h"
 #include "suggest.h"
-#include "run.h"
+#include "budget.h"
 
 /* Rules of what applies with what. A rule on option `opt` (as given)
  * fires when, for CLI_RULE_NEEDS, `other` is off or `cond` is false, and
@@ -348,29 +348,62 @@ size_t cli_options_count(const cli_options *opt)
     return opt->n_scale * opt->n_dist * opt->n_init * opt->n_dk;
 }
 
-const cli_scale_choice *cli_options_scale(const cli_options *opt, size_t i)
+static const cli_scale_choice *scale_of(const cli_options *opt, size_t i)
 {
     return &opt->scale[i / (opt->n_dk * opt->n_init * opt->n_dist)];
 }
 
-const char *cli_options_dist_name(const cli_options *opt, size_t i)
-{
-    return sv_dist_name(opt->dist[i / (opt->n_dk * opt->n_init) % opt->n_dist]);
-}
-
-sv_spec cli_options_spec(const cli_options *opt, size_t i)
+/* The i-th configuration, resolved: the only place a spec is made. */
+static sv_spec make_spec(const cli_options *opt, size_t i)
 {
     sv_spec spec = opt->base;
     spec.d_k = opt->dk[i % opt->n_dk];
     spec.init = opt->init[i / opt->n_dk % opt->n_init];
     spec.dist = opt->dist[i / (opt->n_dk * opt->n_init) % opt->n_dist];
-    const cli_scale_choice *c = cli_options_scale(opt, i);
+    const cli_scale_choice *c = scale_of(opt, i);
     spec.scale = c->kind == CLI_SCALE_SQRT   ? 0.0
                  : c->kind == CLI_SCALE_DK   ? 1.0 / (double)spec.d_k
                  : c->kind == CLI_SCALE_NONE ? 1.0
                                              : c->value;
     (void)sv_spec_resolve(&spec); /* checked by cli_options_validate */
     return spec;
+}
+
+sv_spec cli_options_spec(const cli_options *opt, size_t i)
+{
+    return opt->configs[i].spec;
+}
+
+void cli_options_free(cli_options *opt)
+{
+    free(opt->configs);
+    opt->configs = NULL;
+    opt->n_configs = 0;
+}
+
+/* How the rows are written, by the options. */
+static cli_output output_of(const cli_options *o, cli_format format)
+{
+    return (cli_output){.format = format,
+                        .kind = cli_options_kind(o),
+                        .columns = o->columns,
+                        .n_columns = o->n_columns,
+                        .no_header = o->no_header,
+                        .observed = o->observed,
+                        .histogram = o->histogram,
+                        .weight_histogram = o->weight_histogram};
+}
+
+cli_plan cli_options_plan(const cli_options *opt, cli_format format)
+{
+    return (cli_plan){.configs = opt->configs,
+                      .count = opt->n_configs,
+                      .exec = opt->exec,
+                      .threads_by = opt->given[CLI_OPT_THREADS] ? "--threads"
+                                    : opt->exec.threads > 0     ? "OMP_NUM_THREADS"
+                                                                : NULL,
+                      .quiet = opt->quiet,
+                      .out = output_of(opt, format)};
 }
 
 /* The option that sets library field `field`: the given one if several
@@ -432,7 +465,7 @@ static int library_error(const cli_options *o, size_t index, const sv_spec *spec
     if (id == CLI_OPT_DK)
         snprintf(q, sizeof q, "%zu", spec->d_k);
     if (id == CLI_OPT_SCALE) /* the item of this configuration, not the list */
-        cli_quote(q, sizeof q, cli_options_scale(o, index)->name);
+        cli_quote(q, sizeof q, scale_of(o, index)->name);
     if (st == SV_EOVERFLOW)
         return cli_fail(err, errlen,
                         "--%s: '%s' is too %s: scores could reach %.3g at d_k=%zu (at most "
@@ -450,6 +483,32 @@ static int library_error(const cli_options *o, size_t index, const sv_spec *spec
                         q, spec->scale < 1.0 ? "small" : "large");
     return cli_fail(err, errlen, "--%s: '%s' is out of range for d_k=%zu, n_q=%zu, n_k=%zu (%s)",
                     name, q, spec->d_k, spec->n_q, spec->n_k, sv_status_str(st));
+}
+
+/* The library's checks of configuration @p i, mapped to options. */
+static int check_config(const cli_options *o, size_t i, cli_config *c, char *err, size_t errlen)
+{
+    const sv_spec *spec = &c->spec;
+    const char *field = NULL;
+    sv_status st = sv_spec_check_field(spec, &field);
+    if (st == SV_OK && o->histogram) { /* the histogram the run will ask for */
+        uint64_t dummy[2] = {0, 0};    /* not written: the check reads nothing */
+        sv_taps taps = {.hist_bins = o->histogram,
+                        .hist_lo = o->weight_histogram ? 0.0 : -1.0,
+                        .hist_hi = 1.0,
+                        .hist_raw = dummy,
+                        .hist_scaled = dummy};
+        if (o->weight_histogram)
+            taps.hist_w_raw = taps.hist_w_scaled = dummy;
+        st = sv_taps_check(&taps, spec);
+        if (st != SV_OK && o->weight_histogram)
+            return cli_fail(err, errlen, "--weight-histogram needs n_k <= 4096 (got %zu)",
+                            spec->n_k);
+        field = "hist_bins";
+    }
+    if (st == SV_OK && (st = cli_budget_engine_bytes(&o->exec, spec, &c->engine_bytes)) != SV_OK)
+        field = "n_q"; /* the sizes overflow */
+    return st == SV_OK || library_error(o, i, spec, st, field, err, errlen);
 }
 
 int cli_options_validate(cli_options *o, char *err, size_t errlen)
@@ -476,59 +535,39 @@ int cli_options_validate(cli_options *o, char *err, size_t errlen)
                         "--histogram takes one configuration (got %zu from --dk, "
                         "--scale, --dist, --init)",
                         n);
+    o->configs = calloc(n, sizeof *o->configs);
+    if (!o->configs)
+        return cli_fail(err, errlen, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        const sv_spec spec = cli_options_spec(o, i);
-        const char *field = NULL;
-        sv_status st = sv_spec_check_field(&spec, &field);
-        if (st == SV_OK && o->histogram) { /* the histogram the run will ask for */
-            uint64_t dummy[2] = {0, 0};    /* not written: the check reads nothing */
-            sv_taps taps = {.hist_bins = o->histogram,
-                            .hist_lo = o->weight_histogram ? 0.0 : -1.0,
-                            .hist_hi = 1.0,
-                            .hist_raw = dummy,
-                            .hist_scaled = dummy};
-            if (o->weight_histogram)
-                taps.hist_w_raw = taps.hist_w_scaled = dummy;
-            st = sv_taps_check(&taps, &spec);
-            if (st != SV_OK && o->weight_histogram)
-                return cli_fail(err, errlen, "--weight-histogram needs n_k <= 4096 (got %zu)",
-                                spec.n_k);
-            field = "hist_bins";
+        cli_config *c = &o->configs[i];
+        c->spec = make_spec(o, i);
+        snprintf(c->scale_name, sizeof c->scale_name, "%s", scale_of(o, i)->name);
+        if (!check_config(o, i, c, err, errlen)) {
+            cli_options_free(o);
+            return 0;
         }
-        if (st != SV_OK)
-            return library_error(o, i, &spec, st, field, err, errlen);
     }
+    o->n_configs = n;
     return 1;
-}
-
-/* Physical memory in bytes, or SIZE_MAX when the system does not say. */
-static size_t physical_memory(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0 || (unsigned long)pages > SIZE_MAX / (unsigned long)page)
-        return SIZE_MAX;
-    return (size_t)pages * (size_t)page;
 }
 
 int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
 {
     const sv_spec *b = &opt->base;
     const double gib = 1024.0 * 1024.0 * 1024.0;
-    const size_t mem = physical_memory();
-    for (size_t i = 0; i < cli_options_count(opt); i++) {
-        const sv_spec spec = cli_options_spec(opt, i);
-        size_t bytes;
-        sv_status st = cli_run_engine_bytes(opt, &spec, &bytes);
-        if (st != SV_OK)
-            return library_error(opt, i, &spec, st, "n_q", err, errlen);
+    const size_t mem = cli_budget_physical();
+    const cli_output out = output_of(opt, CLI_FORMAT_CSV);
+    for (size_t i = 0; i < opt->n_configs; i++) {
+        const sv_spec *spec = &opt->configs[i].spec;
         /* What the run of this configuration takes (run.c): rows are
          * written before the next configuration starts. */
-        const double need = CLI_RUN_BASE_BYTES + cli_run_bytes(opt, &spec, bytes);
+        const double need =
+            CLI_RUN_BASE_BYTES + cli_budget_config_bytes(&out, spec, opt->configs[i].engine_bytes);
         if (need > (double)mem)
             return cli_fail(err, errlen,
                             "sizes too large: d_k=%zu, n_q=%zu, n_k=%zu, trials=%llu need %.3g "
                             "GiB of memory; this machine has %.3g GiB",
-                            spec.d_k, b->n_q, b->n_k, (unsigned long long)b->trials, need / gib,
+                            spec->d_k, b->n_q, b->n_k, (unsigned long long)b->trials, need / gib,
                             (double)mem / gib);
     }
     return 1;

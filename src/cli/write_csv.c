@@ -18,7 +18,7 @@ static void csv_real(FILE *f, double v)
 
 void cli_csv_header(cli_sink *s)
 {
-    if (s->opt->no_header)
+    if (s->out->no_header)
         return;
     const char *sep = "";
     for (size_t i = 0; i < s->n_cols; i++) {

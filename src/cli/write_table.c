@@ -187,9 +187,8 @@ static void block_label(unsigned varying, const cli_table_entry *e, char *label,
  * besides d_k (scale, dist, init...). The head goes out with the first
  * row, each row as its configuration finishes, the footer
  * (cli_table_tail) at the end: the table streams like the CSV. */
-static void sweep_head(FILE *f, const cli_options *opt, const cli_table_entry *res, size_t n)
+static void sweep_head(FILE *f, int obs, const cli_table_entry *res, size_t n)
 {
-    const int obs = !isnan(opt->observed);
     const int w = obs ? 7 : 8; /* 6 + 8 (1 + 8) = 78 columns, 6 + 9 (1 + 7) with --observed */
     const char *meas = obs ? "meas." : "measured";
     cli_table_title(f, res, n);
@@ -241,7 +240,7 @@ size_t cli_table_tail(const cli_sink *s, char *buf, size_t len)
     if (s->observed && n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n,
                       "P(<=V): fraction of trials with raw sample variance <= V = %g.\n",
-                      s->opt->observed);
+                      s->out->observed);
     return n > 0 && (size_t)n < len ? (size_t)n : 0;
 }
 
@@ -254,8 +253,8 @@ void cli_table_begin(cli_sink *s)
     /* The configurations, for the title and the block labels. */
     for (size_t i = 0; i < s->count; i++) {
         cli_table_entry *e = &s->entries[i];
-        e->spec = cli_options_spec(s->opt, i);
-        snprintf(e->scale_name, sizeof e->scale_name, "%s", cli_options_scale(s->opt, i)->name);
+        e->spec = s->configs[i].spec;
+        snprintf(e->scale_name, sizeof e->scale_name, "%s", s->configs[i].scale_name);
         e->summary.observed = NAN;
         e->summary.qk_radius = NAN; /* known after the run */
     }
@@ -283,7 +282,7 @@ void cli_table_row(cli_sink *s, const sv_row_view *row)
                  row->scale_name ? row->scale_name : "sqrt");
         if (s->count > 1) {
             if (i == 0)
-                sweep_head(s->f, s->opt, s->entries, s->count);
+                sweep_head(s->f, s->observed, s->entries, s->count);
             sweep_row(s, i);
         }
         return;

@@ -83,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
     }
+    cli_options_free(&opt); /* nothing after a rejection; the specs after success */
     free(buf);
     return 0;
 }
