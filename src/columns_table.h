@@ -336,15 +336,15 @@ static const col_id summary_ids[] = {
     /* Since the column table: the rest of the configuration. */
     C_causal, C_qk_norm, C_values, C_raw_var_ddof0_theory, C_raw_var_ddof1_theory,
     C_summary_entropy_bound,
-    /* Only with --observed. */
-    C_observed, C_raw_var_cdf_observed,
     /* Since issue 15: the spread across trials of every mean. */
     C_raw_mean_sd, C_scaled_mean_sd, C_raw_var_known_mean_sd, C_raw_var_ddof0_sd,
     C_raw_var_ddof1_sd, C_raw_entropy_sd, C_scaled_entropy_sd, C_raw_eff_keys_sd,
     C_scaled_eff_keys_sd, C_raw_max_weight_sd, C_scaled_max_weight_sd, C_raw_jac_trace_sd,
     C_scaled_jac_trace_sd, C_raw_jac_frob_sd, C_scaled_jac_frob_sd, C_raw_diag_logit_sd,
     C_raw_diag_weight_sd, C_scaled_diag_weight_sd, C_q_var_sd, C_k_var_sd, C_raw_out_var_sd,
-    C_scaled_out_var_sd};
+    C_scaled_out_var_sd,
+    /* Only with --observed: always the last two. */
+    C_observed, C_raw_var_cdf_observed};
 
 static const col_id per_trial_ids[] = {
     C_trial, C_dk, C_n_q, C_n_k, C_raw_mean, C_raw_var, C_scaled_mean, C_scaled_var, C_raw_entropy,
