@@ -130,13 +130,13 @@ static void option_rows(FILE *f, const cli_table_entry *e)
     }
     if (shown(e, "raw_grad_logits")) { /* --grad (issue 15 section 1) */
         static const stat_row r[] = {
-            {"gradient |dL/ds|",
+            {"RMS |dL/dlogits|",
              {"raw_grad_logits", "raw_grad_logits_theory", "scaled_grad_logits",
               "scaled_grad_logits_theory"},
              {0, 0, 0, 0}},
             {"  keys it reaches", {"raw_grad_keys", NULL, "scaled_grad_keys", NULL}, {0, 0, 0, 0}},
-            {"gradient |dL/dq|", {"raw_grad_q", NULL, "scaled_grad_q", NULL}, {0, 0, 0, 0}},
-            {"gradient |dL/dk|", {"raw_grad_k", NULL, "scaled_grad_k", NULL}, {0, 0, 0, 0}},
+            {"RMS |dL/dq|", {"raw_grad_q", NULL, "scaled_grad_q", NULL}, {0, 0, 0, 0}},
+            {"RMS |dL/dk|", {"raw_grad_k", NULL, "scaled_grad_k", NULL}, {0, 0, 0, 0}},
         };
         ROWS_(f, e, r);
     }
@@ -297,7 +297,7 @@ static void verdict(FILE *f, const cli_table_entry *e)
         char gr[64], gs[64];
         keys_words(e, "raw_grad_keys", gr, sizeof gr);
         keys_words(e, "scaled_grad_keys", gs, sizeof gs);
-        say(&p, "The gradient of the logits reaches %s keys raw, %s scaled.", gr, gs);
+        say(&p, "The gradient of the logits reaches %s keys raw, %s scaled (--grad).", gr, gs);
     }
     say(&p, "(+- one standard error.)");
     fputc('\n', f);
