@@ -9,8 +9,8 @@ _sdpa_var() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=
     local opts='--dk --n --nq --nk --trials --seed --dist --nu --ddof --observed
         --scale --q-mean --q-std --k-mean --k-std --qk-norm --qk-scale --plant
-        --d-model --init --cross --causal --values --dv --grad --format --no-header
-        --per-trial --per-row --histogram --weight-histogram --quiet --threads
+        --d-model --init --cross --causal --values --dv --grad --format --columns --no-header
+        --per-trial --per-row --histogram --weight-histogram --example --quiet --threads
         --block-rows --help --version'
     [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
     # --dist=t: bash splits the word at '=' (COMP_WORDBREAKS) into "--dist",
@@ -31,7 +31,7 @@ _sdpa_var() {
         -d | --dk | -n | --n | --nq | --nk | -t | --trials | -s | --seed | --nu | \
             --ddof | --observed | --q-mean | --q-std | --k-mean | --k-std | \
             --qk-scale | --plant | --d-model | --dv | --histogram | --threads | \
-            --block-rows)
+            --block-rows | --columns)
             COMPREPLY=()
             return 0
             ;;

@@ -112,6 +112,36 @@ SUMMARY_GETTER_(observed, observed)
 SUMMARY_GETTER_(raw_var_cdf_observed, raw_var_cdf_observed)
 #undef SUMMARY_GETTER_
 
+/* Spreads across trials (sv_summary.sd). */
+#define SD_GETTER_(name)                                                                           \
+    static sv_value get_##name##_sd(const sv_row_view *r)                                          \
+    {                                                                                              \
+        return real(r->summary->sd.name);                                                          \
+    }
+SD_GETTER_(raw_mean)
+SD_GETTER_(scaled_mean)
+SD_GETTER_(raw_var_known_mean)
+SD_GETTER_(raw_var_ddof0)
+SD_GETTER_(raw_var_ddof1)
+SD_GETTER_(raw_entropy)
+SD_GETTER_(scaled_entropy)
+SD_GETTER_(raw_eff_keys)
+SD_GETTER_(scaled_eff_keys)
+SD_GETTER_(raw_max_weight)
+SD_GETTER_(scaled_max_weight)
+SD_GETTER_(raw_jac_trace)
+SD_GETTER_(scaled_jac_trace)
+SD_GETTER_(raw_jac_frob)
+SD_GETTER_(scaled_jac_frob)
+SD_GETTER_(raw_diag_logit)
+SD_GETTER_(raw_diag_weight)
+SD_GETTER_(scaled_diag_weight)
+SD_GETTER_(q_var)
+SD_GETTER_(k_var)
+SD_GETTER_(raw_out_var)
+SD_GETTER_(scaled_out_var)
+#undef SD_GETTER_
+
 /* A theory column is printed only where its measured column is: q_var and
  * k_var are measured only when the source says so (sv_source's
  * measure_entries: projections, QK-norm, strided arrays); else both are nan. */

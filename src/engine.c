@@ -107,8 +107,7 @@ static void run_item(const plan *p, uint64_t trial, const workspace *ws, size_t 
     uint64_t units = 0;
     for (size_t i0 = start; i0 < end; i0 += tm, units++)
         rowpass_tile(p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, me);
-    if (p->inner_threads > 1)
-        report(p, units);
+    report(p, units); /* every item: a long trial shows progress too */
 }
 
 static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out)
@@ -211,7 +210,7 @@ static sv_status run_serial(const plan *p, const ws_sizes *z, uint64_t first, sv
     for (uint64_t t = 0; t < p->count; t += p->group) {
         const size_t cnt = p->count - t < p->group ? (size_t)(p->count - t) : p->group;
         run_trials(p, first + t, cnt, &ws, &out[t]);
-        if (p->inner_threads == 1)
+        if (p->group > 1) /* grouped tiny trials; others report per item */
             report(p, per_trial * cnt);
     }
     workspace_free(&ws);
@@ -241,7 +240,8 @@ static sv_status run_parallel(const plan *p, const ws_sizes *z, uint64_t first, 
                 const uint64_t t = g * p->group;
                 const size_t cnt = p->count - t < p->group ? (size_t)(p->count - t) : p->group;
                 run_trials(p, first + t, cnt, &ws, &out[t]);
-                report(p, per_trial * cnt);
+                if (p->group > 1) /* grouped tiny trials; others report per item */
+                    report(p, per_trial * cnt);
             }
         }
         workspace_free(&ws);

@@ -51,10 +51,13 @@ static sv_status reserve(sv_partial *p, uint64_t cap)
     double *bs = realloc(p->block_sum, sums ? sums : 1);
     if (bs)
         p->block_sum = bs;
+    double *bw = realloc(p->block_m2, sums ? 2 * sums : 1); /* 2 sums <= 2 cap F: no wrap */
+    if (bw)
+        p->block_m2 = bw;
     const uint64_t hc = head_cap(p); /* one call: the analyser then sees hc > 0 */
     if (!p->head && hc > 0)
         p->head = malloc((size_t)hc * sizeof(sv_trial_stats));
-    if (!rv || !sv || !bs || (head_cap(p) > 0 && !p->head))
+    if (!rv || !sv || !bs || !bw || (head_cap(p) > 0 && !p->head))
         return SV_ENOMEM; /* grown arrays are kept: still valid, just larger */
     p->cap = cap;
     return SV_OK;
@@ -74,15 +77,23 @@ sv_status sv_partial_init(sv_partial *p, uint64_t first, uint64_t cap)
     return st;
 }
 
-/* Adds trials t[0 .. count-1] to the sum `sum` (trial order) and their
- * extremes to lo/hi. */
-static void add_trials(const sv_trial_stats *t, size_t count, double *sum, double *lo, double *hi)
+/* Adds trials t[0 .. count-1] to the sum `sum` (trial order), to the
+ * running mean and M2 `w` (w[0 .. F): means, w[F .. 2F): sums of squared
+ * deviations; Welford 1962, after `done` trials of the same block), and
+ * their extremes to lo/hi. */
+static void add_trials(const sv_trial_stats *t, size_t count, double *sum, double *w, uint64_t done,
+                       double *lo, double *hi)
 {
     double v[F];
     for (size_t i = 0; i < count; i++) {
         memcpy(v, &t[i], sizeof v);
-        for (size_t f = 0; f < F; f++)
+        const double k = (double)(done + i + 1);
+        for (size_t f = 0; f < F; f++) {
             sum[f] += v[f];
+            const double delta = v[f] - w[f];
+            w[f] += delta / k;
+            w[F + f] += delta * (v[f] - w[f]);
+        }
         lo[0] = fmin(lo[0], v[SV_F(raw_entropy_min)]);
         lo[1] = fmin(lo[1], v[SV_F(scaled_entropy_min)]);
         hi[0] = fmax(hi[0], v[SV_F(raw_entropy_max)]);
@@ -96,12 +107,14 @@ static void add_trials(const sv_trial_stats *t, size_t count, double *sum, doubl
 static void add_blocks(sv_partial *p, const sv_trial_stats *t, size_t nblocks, double *sums)
 {
     double lo[2] = {p->lo[0], p->lo[1]}, hi[3] = {p->hi[0], p->hi[1], p->hi[2]};
+    double *w = p->block_m2 + p->n_blocks * 2 * F;
     memset(sums, 0, nblocks * F * sizeof(double));
+    memset(w, 0, nblocks * 2 * F * sizeof(double));
 #pragma omp parallel for schedule(static) reduction(min                                            \
                                                     : lo[:2]) reduction(max                        \
                                                                         : hi[:3]) if (nblocks > 8)
     for (size_t b = 0; b < nblocks; b++)
-        add_trials(t + b * B, B, sums + b * F, lo, hi);
+        add_trials(t + b * B, B, sums + b * F, w + b * 2 * F, 0, lo, hi);
     memcpy(p->lo, lo, sizeof lo);
     memcpy(p->hi, hi, sizeof hi);
 }
@@ -115,15 +128,16 @@ static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count)
     if (p->n < h) {
         const size_t m = h - p->n < count ? (size_t)(h - p->n) : count;
         memcpy(p->head + p->n, t, m * sizeof *t);
-        double unused[F] = {0};
-        add_trials(t, m, unused, p->lo, p->hi); /* extremes only */
+        double unused[F] = {0}, unused_w[2 * F] = {0};
+        add_trials(t, m, unused, unused_w, 0, p->lo, p->hi); /* extremes only */
         i = m;
     }
     uint64_t n = p->n + i;
     if (i < count && (n - h) % B != 0) { /* finish the block in progress */
         const size_t left = (size_t)(B - (n - h) % B);
         const size_t m = left < count - i ? left : count - i;
-        add_trials(t + i, m, p->block_sum + (p->n_blocks - 1) * F, p->lo, p->hi);
+        add_trials(t + i, m, p->block_sum + (p->n_blocks - 1) * F,
+                   p->block_m2 + (p->n_blocks - 1) * 2 * F, (n - h) % B, p->lo, p->hi);
         i += m;
     }
     const size_t whole = (count - i) / B;
@@ -133,9 +147,10 @@ static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count)
         i += whole * B;
     }
     if (i < count) { /* the start of the next block */
-        double *s = p->block_sum + p->n_blocks * F;
+        double *s = p->block_sum + p->n_blocks * F, *w = p->block_m2 + p->n_blocks * 2 * F;
         memset(s, 0, F * sizeof(double));
-        add_trials(t + i, count - i, s, p->lo, p->hi);
+        memset(w, 0, (size_t)2 * F * sizeof(double));
+        add_trials(t + i, count - i, s, w, 0, p->lo, p->hi);
         p->n_blocks++;
     }
     p->n += count;
@@ -176,6 +191,7 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b)
     const uint64_t bh = head_cap(b) < b->n ? head_cap(b) : b->n;
     sum_trials(a, b->head, (size_t)bh);
     memcpy(a->block_sum + a->n_blocks * F, b->block_sum, b->n_blocks * F * sizeof(double));
+    memcpy(a->block_m2 + a->n_blocks * 2 * F, b->block_m2, b->n_blocks * 2 * F * sizeof(double));
     a->n_blocks += b->n_blocks;
     a->n += b->n - bh;
     a->lo[0] = fmin(a->lo[0], b->lo[0]);
@@ -197,9 +213,9 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean)
         return;
     }
     const uint64_t h = head_cap(p) < p->n ? head_cap(p) : p->n;
-    if (h > 0) {                                     /* a head is a block of its own, first */
-        double lo[2] = {0}, hi[3] = {0}, s[F] = {0}; /* extremes unused */
-        add_trials(p->head, (size_t)h, s, lo, hi);
+    if (h > 0) { /* a head is a block of its own, first */
+        double lo[2] = {0}, hi[3] = {0}, s[F] = {0}, w[2 * F] = {0}; /* extremes unused */
+        add_trials(p->head, (size_t)h, s, w, 0, lo, hi);
         for (size_t f = 0; f < F; f++)
             sum[f] += s[f];
     }
@@ -216,12 +232,46 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean)
     memcpy(mean, m, sizeof m);
 }
 
+/* Merges (nb, wb) into (na, wa): Chan, Golub & LeVeque (1979), eq. 2.1. */
+static void chan_merge(double na, double *wa, double nb, const double *wb)
+{
+    for (size_t f = 0; f < F; f++) {
+        const double delta = wb[f] - wa[f], n = na + nb;
+        wa[F + f] += wb[F + f] + delta * delta * na * nb / n;
+        wa[f] += delta * nb / n;
+    }
+}
+
+void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd)
+{
+    double w[2 * F] = {0}, s[F];
+    double n = 0.0;
+    const uint64_t h = head_cap(p) < p->n ? head_cap(p) : p->n;
+    if (h > 0) { /* the head first, as a block of its own */
+        double lo[2] = {0}, hi[3] = {0}, sum[F] = {0};
+        add_trials(p->head, (size_t)h, sum, w, 0, lo, hi);
+        n = (double)h;
+    }
+    for (size_t b = 0; b < p->n_blocks; b++) {
+        const uint64_t nb = b + 1 < p->n_blocks ? B : p->n - h - (uint64_t)b * B;
+        chan_merge(n, w, (double)nb, p->block_m2 + b * 2 * F);
+        n += (double)nb;
+    }
+    for (size_t f = 0; f < F; f++)
+        s[f] = p->n > 1 ? sqrt((w[F + f] < 0.0 ? 0.0 : w[F + f]) / (n - 1.0)) : NAN; /* NAN stays */
+    s[SV_F(raw_entropy_min)] = s[SV_F(scaled_entropy_min)] = NAN; /* extremes: no spread */
+    s[SV_F(raw_entropy_max)] = s[SV_F(scaled_entropy_max)] = NAN;
+    s[SV_F(raw_max_abs_logit)] = NAN;
+    memcpy(sd, s, sizeof s);
+}
+
 void sv_partial_free(sv_partial *p)
 {
     if (!p)
         return;
     free(p->head);
     free(p->block_sum);
+    free(p->block_m2);
     free(p->raw_var);
     free(p->scaled_var);
     *p = (sv_partial){0};

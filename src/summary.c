@@ -140,6 +140,7 @@ sv_status sv_summary_from_partial(const sv_spec *spec, sv_partial *part, double 
     if (st != SV_OK)
         return st;
     sv_partial_mean(part, &s.mean);
+    sv_partial_sd(part, &s.sd);
     /* P(raw_var <= observed), before the quantiles reorder the values. */
     s.observed = observed;
     s.raw_var_cdf_observed = NAN;

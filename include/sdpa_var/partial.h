@@ -37,6 +37,9 @@ typedef struct sv_partial {
     size_t n_blocks;              /**< blocks started at or after the first block start */
     double *block_sum;            /**< n_blocks x SV_TRIAL_FIELDS: sum of each block's
                                        trials in trial order; the last may be in progress */
+    double *block_m2;             /**< n_blocks x 2 SV_TRIAL_FIELDS: each block's running
+                                       mean, then sum of squared deviations from it, of
+                                       every field (Welford 1962, trial order) */
     double lo[2];                 /**< min raw, scaled entropy_min over the trials */
     double hi[3];                 /**< max raw, scaled entropy_max; max raw_max_abs_logit */
     double *raw_var, *scaled_var; /**< n values each, trial order */
@@ -76,6 +79,16 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b);
  * mean NULL.
  */
 void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean);
+
+/**
+ * Standard deviations across the trials (ddof 1) of every field of
+ * sv_trial_stats: each block's Welford mean and M2, merged in block order
+ * (a head first) by Chan, Golub & LeVeque (1979), so the same bits for any
+ * chunking or merge of shards. NAN for fewer than two trials, and for the
+ * entropy minima and maxima and max |logit| (extremes, not means). A field
+ * that is NAN in any trial is NAN.
+ */
+void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd);
 
 /** Frees the arrays of @p p and zeroes it (NULL or zeroed: no-op). */
 void sv_partial_free(sv_partial *p);

@@ -27,6 +27,9 @@ typedef struct sv_summary {
     sv_trial_stats mean;         /**< every per-trial statistic, mean over trials, but
                                       the entropy min (max) and max |logit|: the
                                       min (max) over all trials */
+    sv_trial_stats sd;           /**< standard deviation across trials (ddof 1) of
+                                      every per-trial statistic (sv_partial_sd): NAN for
+                                      one trial and for the extremes */
     sv_var_spread raw;           /**< spread of raw_var across trials */
     sv_var_spread scaled;        /**< spread of scaled_var across trials */
     sv_theory raw_theory;        /**< theory for raw scores (theory.h) */

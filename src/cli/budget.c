@@ -3,12 +3,11 @@
 #include "budget.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-#include "run.h"
 
 int openblas_get_num_threads(void); /* OpenBLAS's cblas.h */
 
@@ -35,7 +34,51 @@ static double vm_size(void)
     return (double)pages * (double)page;
 }
 
-void cli_budget_begin(cli_budget *b, const cli_options *opt)
+uint64_t cli_budget_chunk(uint64_t trials)
+{
+    return trials < CLI_TRIAL_CHUNK ? trials : CLI_TRIAL_CHUNK;
+}
+
+sv_status cli_budget_engine_bytes(const sv_exec *exec, const sv_spec *spec, size_t *bytes)
+{
+    sv_source src;
+    const sv_status st = sv_source_draw(spec, &src);
+    if (st != SV_OK)
+        return st;
+    return sv_engine_bytes(spec, &src, exec, NULL, spec->trials, bytes);
+}
+
+double cli_budget_config_bytes(const cli_output *out, const sv_spec *spec, size_t engine_bytes)
+{
+    double b = (double)engine_bytes;
+    b += (double)cli_budget_chunk(spec->trials) * (double)sizeof(sv_trial_stats);
+    b += 2.0 * sizeof(double) * (double)spec->trials; /* sv_summary_acc */
+    if (out->kind == SV_OUTPUT_PER_ROW)
+        b += (double)spec->n_q * SV_ROW_FIELDS * sizeof(double);
+    b += 4.0 * ((double)out->histogram + 1.0) * sizeof(uint64_t);
+    return b;
+}
+
+double cli_budget_estimate(const cli_plan *plan)
+{
+    double most = 0.0;
+    for (size_t i = 0; i < plan->count; i++) {
+        const cli_config *c = &plan->configs[i];
+        const double b = cli_budget_config_bytes(&plan->out, &c->spec, c->engine_bytes);
+        most = b > most ? b : most;
+    }
+    return CLI_RUN_BASE_BYTES + most;
+}
+
+size_t cli_budget_physical(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0 || (unsigned long)pages > SIZE_MAX / (unsigned long)page)
+        return SIZE_MAX;
+    return (size_t)pages * (size_t)page;
+}
+
+void cli_budget_begin(cli_budget *b, const cli_plan *plan)
 {
     struct rlimit rl;
     *b = (cli_budget){.limit = INFINITY};
@@ -54,31 +97,28 @@ void cli_budget_begin(cli_budget *b, const cli_options *opt)
     const int blas_threads = openblas_get_num_threads();
     b->blas = blas_threads > 1 ? (blas_threads - 1) * (CLI_BLAS_BUFFER_BYTES + b->stack) : 0.0;
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    b->threads = opt->exec.threads > 0 ? opt->exec.threads : cores > 0 ? (int)cores : 1;
-    b->by = opt->given[CLI_OPT_THREADS] ? "--threads"
-            : opt->exec.threads > 0     ? "OMP_NUM_THREADS"
-                                        : NULL;
+    b->threads = plan->exec.threads > 0 ? plan->exec.threads : cores > 0 ? (int)cores : 1;
+    b->by = plan->threads_by;
 }
 
-int cli_budget_check(const cli_budget *b, const cli_options *opt, const sv_spec *spec, char *why,
+int cli_budget_check(const cli_budget *b, const cli_plan *plan, const cli_config *config, char *why,
                      size_t len)
 {
     if (isinf(b->limit))
         return 1;
-    size_t engine = 0;
-    if (cli_run_engine_bytes(opt, spec, &engine) != SV_OK)
-        engine = 0; /* validated before: not reached */
+    const sv_spec *spec = &config->spec;
+    const size_t engine = config->engine_bytes; /* found when validated */
     const double gib = 1024.0 * 1024.0 * 1024.0;
     /* Each engine thread calls dgemm (a buffer); all but this one are
      * new threads (a stack). */
     const double per = CLI_BLAS_BUFFER_BYTES + b->stack;
     const double threads = b->threads * CLI_BLAS_BUFFER_BYTES + (b->threads - 1) * b->stack;
     const double rest = b->base + b->blas + CLI_BUDGET_SLACK_BYTES;
-    const double config = cli_run_bytes(opt, spec, engine);
-    const double need = rest + threads + config;
+    const double own = cli_budget_config_bytes(&plan->out, spec, engine);
+    const double need = rest + threads + own;
     if (need <= b->limit)
         return 1;
-    if (b->by && b->threads > 1 && rest + CLI_BLAS_BUFFER_BYTES + config <= b->limit) {
+    if (b->by && b->threads > 1 && rest + CLI_BLAS_BUFFER_BYTES + own <= b->limit) {
         snprintf(why, len,
                  "%s: %d threads need %.3g GiB of address space (a stack and an OpenBLAS "
                  "buffer of %.3g GiB each); the limit (ulimit -v) is %.3g GiB",

@@ -9,7 +9,7 @@
 #ifndef SDPA_VAR_CLI_BUDGET_H
 #define SDPA_VAR_CLI_BUDGET_H
 
-#include "options.h"
+#include "specs.h"
 
 /* OpenBLAS's buffer per thread (BUFFER_SIZE, 32 << 22 on x86-64: one
  * mmap of 128 MiB, seen with strace in each thread that calls dgemm). */
@@ -18,6 +18,37 @@
 /* What the process holds besides the configuration's own memory: slack
  * for malloc's arenas and the threads' local storage. */
 #define CLI_BUDGET_SLACK_BYTES (16.0 * 1024 * 1024)
+
+/* Resident memory of the process before any configuration runs (the
+ * program, libc, OpenBLAS and OpenMP), measured with /usr/bin/time -f %M on
+ * a run of one tiny configuration (tests/output/memory_test.sh). */
+#define CLI_RUN_BASE_BYTES (6.0 * 1024 * 1024)
+
+/* Trials per engine call of the run loop: the per-trial statistics of one
+ * chunk are all that is held (the summary keeps two doubles per trial). */
+#define CLI_TRIAL_CHUNK ((uint64_t)1 << 16)
+
+/* The trials of one engine call for a configuration of @p trials. */
+uint64_t cli_budget_chunk(uint64_t trials);
+
+/* Bytes sv_engine_bytes gives for the random draws of @p spec with
+ * @p exec and no taps. @return its status. */
+sv_status cli_budget_engine_bytes(const sv_exec *exec, const sv_spec *spec, size_t *bytes);
+
+/* Bytes the run of configuration @p spec takes beyond the engine's own
+ * @p engine_bytes and the process's fixed share (CLI_RUN_BASE_BYTES): one
+ * chunk of per-trial statistics, two doubles per trial for the summary's
+ * quantiles, the per-row sums and the histogram of @p out. */
+double cli_budget_config_bytes(const cli_output *out, const sv_spec *spec, size_t engine_bytes);
+
+/* The memory the whole run takes: CLI_RUN_BASE_BYTES plus the most any
+ * one configuration takes (they run one after another). With SDPA_VAR_MEMORY_ESTIMATE set in the
+ * environment, sdpa-var prints it on stderr before running (for
+ * tests/output/memory_test.sh, which holds it to /usr/bin/time). */
+double cli_budget_estimate(const cli_plan *plan);
+
+/* Physical memory in bytes, or SIZE_MAX when the system does not say. */
+size_t cli_budget_physical(void);
 
 typedef struct cli_budget {
     double limit;   /* RLIMIT_AS in bytes; INFINITY without a limit */
@@ -29,11 +60,11 @@ typedef struct cli_budget {
 } cli_budget;
 
 /* Reads the limit and what the process holds now. */
-void cli_budget_begin(cli_budget *b, const cli_options *opt);
+void cli_budget_begin(cli_budget *b, const cli_plan *plan);
 
-/* Whether configuration @p spec fits the limit; if not, one line
- * (without the program name) in @p why naming what does not fit. */
-int cli_budget_check(const cli_budget *b, const cli_options *opt, const sv_spec *spec, char *why,
+/* Whether configuration @p config of @p plan fits the limit; if not, one
+ * line (without the program name) in @p why naming what does not fit. */
+int cli_budget_check(const cli_budget *b, const cli_plan *plan, const cli_config *config, char *why,
                      size_t len);
 
 /* Whether the process runs under an address-space limit. */

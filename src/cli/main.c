@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "example.h"
 #include "options.h"
 #include "sdpa_var/cpu.h"
 #include "run.h"
@@ -91,41 +92,56 @@ static int leave(int status)
     return status;
 }
 
-static int run(int argc, char **argv);
+static int run(cli_options *opt);
 
 int main(int argc, char **argv)
 {
     /* A file size limit (ulimit -f) fails the write with EFBIG, which is
      * said, instead of killing the process without a word. */
     signal(SIGXFSZ, SIG_IGN);
-    return leave(run(argc, argv));
-}
-
-static int run(int argc, char **argv)
-{
-    cli_options opt;
+    /* One way: argv -> options -> validated specs (both here) -> the run
+     * loop -> sinks (run). */
+    static cli_options opt; /* large (the --dk list): off the stack */
     char err[512];
     if (!cpu_capability_env(err, sizeof err) ||
         !cli_options_parse(argc, argv, &opt, err, sizeof err) ||
         (!opt.help && !opt.version && !cli_options_check_sizes(&opt, err, sizeof err))) {
         fprintf(stderr, "%s: %s (try '%s --help')\n", prog, err, prog);
-        return CLI_EXIT_USAGE;
+        cli_options_free(&opt);
+        return leave(CLI_EXIT_USAGE);
     }
-    if (opt.help || opt.version) {
-        if (opt.help) {
+    const int status = run(&opt);
+    cli_options_free(&opt);
+    return leave(status);
+}
+
+static int run(cli_options *o)
+{
+    const cli_options opt = *o; /* shallow: configs stay o's */
+    if (opt.help || opt.version || opt.example) {
+        sv_status st = SV_OK;
+        if (opt.example)
+            st = cli_example(stdout, &opt.configs[0].spec, opt.configs[0].scale_name);
+        else if (opt.help)
             cli_options_usage(stdout);
-        } else
+        else
             printf("%s %s\n%s", prog, SV_VERSION_STRING, version_text);
+        if (st != SV_OK) {
+            fprintf(stderr, "%s: --example: %s\n", prog, sv_status_str(st));
+            return CLI_EXIT_RUNTIME;
+        }
     } else {
-        const cli_format format = opt.format != CLI_FORMAT_AUTO             ? opt.format
-                                  : opt.no_header || !isatty(STDOUT_FILENO) ? CLI_FORMAT_CSV
-                                                                            : CLI_FORMAT_TABLE;
+        const cli_format format = opt.format != CLI_FORMAT_AUTO ? opt.format
+                                  : opt.no_header || opt.n_columns || !isatty(STDOUT_FILENO)
+                                      ? CLI_FORMAT_CSV
+                                      : CLI_FORMAT_TABLE;
+        const cli_plan plan = cli_options_plan(o, format);
         if (getenv("SDPA_VAR_MEMORY_ESTIMATE"))
             fprintf(stderr, "%s: memory estimate %.0f KiB\n", prog,
-                    cli_run_estimate(&opt) / 1024.0);
-        return cli_run(&opt, format); /* every write checked */
+                    cli_budget_estimate(&plan) / 1024.0);
+        return cli_run(&plan); /* every write checked */
     }
-    /* --help and --version: a full disk or a closed file shows here. */
+    /* --help, --version, --example: a full disk or a closed file shows here. */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "%s: error writing output: %s\n", prog, strerror(errno));
         return CLI_EXIT_RUNTIME;

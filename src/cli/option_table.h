@@ -90,6 +90,9 @@
     X(FORMAT, "format", 0, "F", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                                 \
       "table (default on a terminal), csv (default otherwise),\n"                                  \
       "json (one document) or jsonl (one object a line)")                                          \
+    X(COLUMNS, "columns", 0, "NAMES", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                           \
+      "write only these columns, in this order: a comma list\n"                                    \
+      "of names of docs/columns.md (CSV, JSON, JSONL; at most\n" CLI_STR(CLI_COLUMNS_MAX) ")")     \
     X(NO_HEADER, "no-header", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                          \
       "CSV without its header line (to append runs to a file)")                                    \
     X(PER_TRIAL, "per-trial", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                          \
@@ -104,9 +107,14 @@
     X(WEIGHT_HISTOGRAM, "weight-histogram", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,            \
       "with --histogram: of the softmax weights on [0, 1]\n"                                       \
       "instead (n_k <= 4096)")                                                                     \
+    X(EXAMPLE, "example", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                              \
+      "print one concrete trial instead, trial 0 of the run:\n"                                    \
+      "up to 6 x 6, Q, K, S = QK^T and its variance (numpy\n"                                      \
+      "syntax); else one query's logits, raw and scaled, and\n"                                    \
+      "their softmax weights")                                                                     \
     X(QUIET, "quiet", 'q', NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                                \
       "no progress line (shown on stderr when it is a terminal\n"                                  \
-      "and a run takes more than a second)")                                                       \
+      "and a run takes more than half a second)")                                                  \
     X(THREADS, "threads", 0, "N", CLI_ARG_COUNT, 1, CLI_THREADS_MAX, NULL, "threads", 2,           \
       "OpenMP threads (default: OMP_NUM_THREADS, else all cores)")                                 \
     X(BLOCK_ROWS, "block-rows", 0, "N", CLI_ARG_COUNT, 1, CLI_BLOCK_ROWS_MAX, "256", "block_rows", \

@@ -1,9 +1,11 @@
-/* The option table, the argv scanner and --help. What the values mean and
+/* The option table, the argv scanner (getopt_long) and --help. What the values mean and
  * what applies with what is validate.c's. */
 #include "options.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <float.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,19 +90,78 @@ static int plain_real(const char *s)
     return *s == '\0';
 }
 
+/* An exact integer in plain decimal, perhaps in scientific notation:
+ * digits with at most one '.', then e[+-]digits ("1e5", "1.2e3", "100").
+ * @return 1 with *out, 0 not an integer of that form ("1.5e0", "1e-1",
+ * "+5", "-1"), -1 an integer too large for 64 bits. */
+static int exact_integer(const char *s, uint64_t *out)
+{
+    char dig[24]; /* significant digits kept; 20 make any uint64 */
+    size_t nd = 0, ndig = 0, extra = 0, last_nz = 0;
+    long frac = 0, ex = 0;
+    int dot = 0;
+    for (; (*s >= '0' && *s <= '9') || (*s == '.' && !dot); s++) {
+        if (*s == '.') {
+            dot = 1;
+            continue;
+        }
+        ndig++;
+        frac += dot;
+        if (nd == 0 && *s == '0')
+            continue; /* leading zeros */
+        if (nd < sizeof dig)
+            dig[nd++] = *s;
+        else if (++extra, *s != '0') /* beyond: only where the last nonzero one is */
+            last_nz = extra;
+    }
+    if (ndig == 0)
+        return 0;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        const int neg = *s == '-';
+        s += *s == '+' || *s == '-';
+        if (*s < '0' || *s > '9')
+            return 0;
+        for (; *s >= '0' && *s <= '9'; s++)
+            ex = ex < 100000 ? ex * 10 + (*s - '0') : ex;
+        ex = neg ? -ex : ex;
+    }
+    if (*s != '\0')
+        return 0;
+    /* The digit string's last digit stands for 10^(ex - frac). */
+    long e = ex - frac;
+    if (last_nz) /* 25 or more significant digits: too large, or not whole */
+        return e + (long)(extra - last_nz) >= 0 ? -1 : 0;
+    e += (long)extra; /* extra zeros */
+    while (e < 0 && nd > 0 && dig[nd - 1] == '0')
+        nd--, e++;
+    if (nd == 0)
+        return *out = 0, 1;
+    if (e < 0)
+        return 0;
+    if (e + (long)nd > 20)
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < nd + (size_t)e; i++) {
+        const uint64_t d = i < nd ? (uint64_t)(dig[i] - '0') : 0;
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 1;
+}
+
 int cli_parse_count(const char *what, const char *s, double lo, double hi, uint64_t *out, char *err,
                     size_t errlen)
 {
     char q[80];
     const char *kind = lo > 0 ? "a positive integer" : "a non-negative integer";
-    const char *p = s;
-    while (*p >= '0' && *p <= '9')
-        p++;
-    if (p == s || *p != '\0')
+    uint64_t v = 0;
+    const int got = exact_integer(s, &v);
+    if (got == 0)
         return cli_fail(err, errlen, "%s: '%s' is not %s", what, cli_quote(q, sizeof q, s), kind);
-    errno = 0;
-    const unsigned long long v = strtoull(s, NULL, 10);
-    if (errno == ERANGE || (double)v > hi) {
+    if (got < 0 || (double)v > hi) {
         /* (double)UINT64_MAX rounds up to 2^64: print the integer. */
         char most[24];
         snprintf(most, sizeof most, "%llu",
@@ -110,7 +171,7 @@ int cli_parse_count(const char *what, const char *s, double lo, double hi, uint6
     }
     if ((double)v < lo)
         return cli_fail(err, errlen, "%s: '%s' is not %s", what, cli_quote(q, sizeof q, s), kind);
-    *out = (uint64_t)v;
+    *out = v;
     return 1;
 }
 
@@ -137,12 +198,37 @@ static int parse_real(const char *what, const char *s, const cli_option_def *d, 
     return 1;
 }
 
+/* "--what: 'q' is not a list of a, b, c" (names: NULL-terminated; "list
+ * of" when more than one item may be given, and a trailing "numbers" entry
+ * is not a name), with "; did you mean b?" for the nearest name to item. */
+static int not_one_of(const char *what, const char *q, const char *item, const char *const *names,
+                      char *err, size_t errlen)
+{
+    size_t n = 0;
+    while (names[n])
+        n++;
+    const int list = strcmp(what, "--format") != 0;
+    size_t at =
+        (size_t)snprintf(err, errlen, "%s: '%s' is not %s", what, q, list ? "a list of" : "one of");
+    const size_t named = n && strchr(names[n - 1], ' ') ? n - 1 : n; /* "positive numbers" */
+    for (size_t i = 0; i < n && at < errlen; i++)
+        at += (size_t)snprintf(err + at, errlen - at, "%s %s",
+                               i == 0      ? ""
+                               : i < named ? ","
+                                           : " or",
+                               names[i]);
+    const char *near = item[0] ? cli_suggest(item, names, named) : NULL;
+    if (near && at < errlen)
+        snprintf(err + at, errlen - at, "; did you mean %s?", near);
+    return 0;
+}
+
 /* Splits a comma list into items of at most CLI_ITEM_MAX characters, at
  * most max of them; item() parses one (0 with a message: not valid). */
 typedef int (*cli_item_fn)(cli_options *opt, const char *item, size_t index);
 
 static int parse_items(cli_options *opt, const char *what, const char *s, size_t max,
-                       cli_item_fn item, const char *expect, size_t *count, char *err,
+                       cli_item_fn item, const char *const *names, size_t *count, char *err,
                        size_t errlen)
 {
     char q[80], buf[CLI_ITEM_MAX + 1];
@@ -160,7 +246,7 @@ static int parse_items(cli_options *opt, const char *what, const char *s, size_t
         memcpy(buf, p, len);
         buf[len] = '\0';
         if (len == 0 || !item(opt, buf, n))
-            return cli_fail(err, errlen, "%s: '%s' is not %s", what, q, expect);
+            return not_one_of(what, q, buf, names, err, errlen);
         if (!end)
             break;
         p = end + 1;
@@ -192,12 +278,6 @@ static int dist_item(cli_options *opt, const char *s, size_t i)
 
 static const char *const init_names[] = {"xavier", "lecun", "normal"};
 
-const char *cli_options_init_name(const cli_options *opt, size_t i)
-{
-    const sv_init v = opt->init[i / opt->n_dk % opt->n_init];
-    return (size_t)v < sizeof init_names / sizeof init_names[0] ? init_names[v] : "?";
-}
-
 static int init_item(cli_options *opt, const char *s, size_t i)
 {
     for (size_t k = 0; k < sizeof init_names / sizeof init_names[0]; k++)
@@ -207,6 +287,12 @@ static int init_item(cli_options *opt, const char *s, size_t i)
         }
     return 0;
 }
+
+/* The names each list option takes, as its message lists them. */
+static const char *const scale_names[] = {"sqrt", "dk", "none", "positive numbers", NULL};
+static const char *const dist_names[] = {"normal", "uniform", "rademacher", "t", NULL};
+static const char *const init_list[] = {"xavier", "lecun", "normal", NULL};
+static const char *const format_names[] = {"table", "csv", "json", "jsonl", NULL};
 
 static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *err, size_t errlen)
 {
@@ -228,15 +314,16 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
         return 1;
     }
     case CLI_OPT_SCALE:
-        return parse_items(opt, "--scale", s, CLI_SCALES_MAX, scale_item,
-                           "a list of sqrt, dk, none or positive numbers", &opt->n_scale, err,
-                           errlen);
+        return parse_items(opt, "--scale", s, CLI_SCALES_MAX, scale_item, scale_names,
+                           &opt->n_scale, err, errlen);
     case CLI_OPT_DIST:
-        return parse_items(opt, "--dist", s, CLI_NAMES_MAX, dist_item,
-                           "a list of normal, uniform, rademacher, t", &opt->n_dist, err, errlen);
+        return parse_items(opt, "--dist", s, CLI_NAMES_MAX, dist_item, dist_names, &opt->n_dist,
+                           err, errlen);
     case CLI_OPT_INIT:
-        return parse_items(opt, "--init", s, CLI_NAMES_MAX, init_item,
-                           "a list of xavier, lecun, normal", &opt->n_init, err, errlen);
+        return parse_items(opt, "--init", s, CLI_NAMES_MAX, init_item, init_list, &opt->n_init, err,
+                           errlen);
+    case CLI_OPT_COLUMNS: /* names depend on the kind of output: validate.c */
+        return 1;
     case CLI_OPT_FORMAT:
         if (strcmp(s, "table") == 0)
             opt->format = CLI_FORMAT_TABLE;
@@ -247,8 +334,7 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
         else if (strcmp(s, "jsonl") == 0)
             opt->format = CLI_FORMAT_JSONL;
         else
-            return cli_fail(err, errlen, "--format: '%s' is not one of table, csv, json, jsonl",
-                            cli_quote(q, sizeof q, s));
+            return not_one_of("--format", cli_quote(q, sizeof q, s), s, format_names, err, errlen);
         return 1;
     default:
         return cli_fail(err, errlen, "--%s: no parser", cli_option_defs[id].name);
@@ -286,40 +372,38 @@ static void set_defaults(cli_options *opt)
     memset(opt->arg, 0, sizeof opt->arg);
 }
 
-/* The option a long name (without "--", up to len characters) means: an
- * exact name, else the one name it abbreviates. */
-static int find_long(const char *name, size_t len, char *err, size_t errlen)
+/* getopt_long's table, generated from the option table: every long
+ * option returns 256 + its id (so no id is taken for a short name), a flag
+ * takes no argument, every other option one. */
+#define CLI_LONG_VAL 256
+static const struct option long_options[CLI_OPT_COUNT + 1] = {
+#define CLI_OPTION_LONG_(id, name, sh, meta, kind, ...)                                            \
+    {name, (kind) == CLI_ARG_FLAG ? no_argument : required_argument, NULL,                         \
+     CLI_LONG_VAL + CLI_OPT_##id},
+    CLI_OPTION_TABLE(CLI_OPTION_LONG_)
+#undef CLI_OPTION_LONG_
+        {NULL, 0, NULL, 0}};
+
+/* getopt_long's short options, from the table: "+:" (stop at the first
+ * operand, whatever POSIXLY_CORRECT says, and ':' for a missing argument),
+ * then each short name, with ':' when it takes a value. */
+static void short_options(char *buf, size_t len)
 {
-    int found = -1, matches = 0;
-    for (int id = 0; id < CLI_OPT_COUNT; id++) {
-        const char *n = cli_option_defs[id].name;
-        if (strncmp(n, name, len) != 0)
+    size_t n = 0;
+    buf[n++] = '+';
+    buf[n++] = ':';
+    for (int id = 0; id < CLI_OPT_COUNT && n + 3 < len; id++) {
+        const cli_option_def *d = &cli_option_defs[id];
+        if (!d->short_name)
             continue;
-        if (n[len] == '\0')
-            return id;
-        found = id;
-        matches++;
+        buf[n++] = d->short_name;
+        if (d->kind != CLI_ARG_FLAG)
+            buf[n++] = ':';
     }
-    char q[80], *t = malloc(len + 1);
-    if (!t)
-        return cli_fail(err, errlen, "out of memory"), -1;
-    memcpy(t, name, len);
-    t[len] = '\0';
-    cli_quote(q, sizeof q, t);
-    free(t);
-    if (matches == 1)
-        return found;
-    if (matches == 0)
-        return cli_fail(err, errlen, "unknown option '--%s'", q), -1;
-    size_t at = (size_t)snprintf(err, errlen, "option '--%s' is ambiguous:", q);
-    for (int id = 0; id < CLI_OPT_COUNT && at < errlen; id++)
-        if (strncmp(cli_option_defs[id].name, name, len) == 0)
-            at += (size_t)snprintf(err + at, errlen - at, "%s --%s",
-                                   at && err[at - 1] == ':' ? "" : ",", cli_option_defs[id].name);
-    return -1;
+    buf[n] = '\0';
 }
 
-static int find_short(char c)
+static int find_short(int c)
 {
     for (int id = 0; id < CLI_OPT_COUNT; id++)
         if (c && cli_option_defs[id].short_name == c)
@@ -327,150 +411,92 @@ static int find_short(char c)
     return -1;
 }
 
-/* One argument starting with "--" (not "--" itself); *i moves past a
- * separate value. */
-static int scan_long(int argc, char **argv, int *i, cli_options *opt, char *err, size_t errlen)
+/* The long option name nearest to @p s (without "--"), or NULL. */
+static const char *suggest_option(const char *s)
 {
-    const char *name = argv[*i] + 2, *eq = strchr(name, '=');
-    const size_t len = eq ? (size_t)(eq - name) : strlen(name);
-    if (len == 0) { /* "--=x": no name to look up or abbreviate */
-        char q[80];
-        return cli_fail(err, errlen, "unknown option '%s'", cli_quote(q, sizeof q, argv[*i]));
-    }
-    const int id = find_long(name, len, err, errlen);
-    if (id < 0)
-        return 0;
-    const cli_option_def *d = &cli_option_defs[id];
-    opt->given[id] = 1;
-    if (d->kind == CLI_ARG_FLAG) {
-        if (eq)
-            return cli_fail(err, errlen, "option '--%s' takes no value", d->name);
-        return set_value(opt, (cli_option_id)id, NULL, err, errlen);
-    }
-    if (!eq && *i + 1 >= argc)
-        return cli_fail(err, errlen, "option '--%s' requires an argument", d->name);
-    return set_value(opt, (cli_option_id)id, eq ? eq + 1 : argv[++*i], err, errlen);
+    const char *names[CLI_OPT_COUNT];
+    for (int id = 0; id < CLI_OPT_COUNT; id++)
+        names[id] = cli_option_defs[id].name;
+    return cli_suggest(s, names, CLI_OPT_COUNT);
 }
 
-/* One argument "-xyz": flags, the last may take the rest or the next. */
-static int scan_short(int argc, char **argv, int *i, cli_options *opt, char *err, size_t errlen)
+/* The message for a long option getopt_long refused as unknown or
+ * ambiguous (it says only '?'): the candidates it abbreviates, else the
+ * nearest name (suggest.c). @p arg is the argument as written. */
+static int long_error(const char *arg, char *err, size_t errlen)
 {
-    for (const char *p = argv[*i] + 1; *p; p++) {
-        const int id = find_short(*p);
-        if (id < 0) {
-            char c[2] = {*p, '\0'}, q[8];
-            return cli_fail(err, errlen, "unknown option '-%s'", cli_quote(q, sizeof q, c));
-        }
-        opt->given[id] = 1;
-        if (cli_option_defs[id].kind == CLI_ARG_FLAG) {
-            set_value(opt, (cli_option_id)id, NULL, err, errlen);
-            continue;
-        }
-        if (!p[1] && *i + 1 >= argc)
-            return cli_fail(err, errlen, "option '-%c' requires an argument", *p);
-        return set_value(opt, (cli_option_id)id, p[1] ? p + 1 : argv[++*i], err, errlen);
+    const char *name = arg + 2;
+    const size_t len = strcspn(name, "=");
+    char q[80], *t = malloc(len + 1);
+    if (!t)
+        return cli_fail(err, errlen, "out of memory");
+    memcpy(t, name, len);
+    t[len] = '\0';
+    cli_quote(q, sizeof q, len ? t : arg); /* "--=x": no name to look up */
+    int matches = 0;
+    for (int id = 0; len && id < CLI_OPT_COUNT; id++)
+        matches += strncmp(cli_option_defs[id].name, t, len) == 0;
+    if (matches < 2) {
+        const char *near = len ? suggest_option(t) : NULL;
+        free(t);
+        if (!len)
+            return cli_fail(err, errlen, "unknown option '%s'", q);
+        return near ? cli_fail(err, errlen, "unknown option '--%s'; did you mean --%s?", q, near)
+                    : cli_fail(err, errlen, "unknown option '--%s'", q);
     }
-    return 1;
+    size_t at = (size_t)snprintf(err, errlen, "option '--%s' is ambiguous:", q);
+    for (int id = 0; id < CLI_OPT_COUNT && at < errlen; id++)
+        if (strncmp(cli_option_defs[id].name, t, len) == 0)
+            at += (size_t)snprintf(err + at, errlen - at, "%s --%s", err[at - 1] == ':' ? "" : ",",
+                                   cli_option_defs[id].name);
+    free(t);
+    return 0;
 }
 
+/* What getopt_long's '?' or ':' meant, as one line. getopt_long has just
+ * stepped past argv[optind - 1] when a long option failed; a short one
+ * names itself in optopt. */
+static int scan_error(int c, char **argv, char *err, size_t errlen)
+{
+    char q[8];
+    if (optopt >= CLI_LONG_VAL) { /* a known long option */
+        const char *name = cli_option_defs[optopt - CLI_LONG_VAL].name;
+        return c == ':' ? cli_fail(err, errlen, "option '--%s' requires an argument", name)
+                        : cli_fail(err, errlen, "option '--%s' takes no value", name);
+    }
+    if (optopt == 0)
+        return long_error(argv[optind - 1], err, errlen);
+    if (c == ':')
+        return cli_fail(err, errlen, "option '-%c' requires an argument", optopt);
+    const char s[2] = {(char)optopt, '\0'};
+    return cli_fail(err, errlen, "unknown option '-%s'", cli_quote(q, sizeof q, s));
+}
+
+/* argv is scanned by getopt_long with opterr = 0 (the messages are ours)
+ * and optind = 0, which makes glibc (and musl) start afresh: a harness
+ * that parses many argument lists in one process gets the same answers. */
 int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t errlen)
 {
-    set_defaults(opt);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+    char shorts[2 * CLI_OPT_COUNT + 3];
+    short_options(shorts, sizeof shorts);
+    set_defaults(opt); /* nothing allocated yet: a failure frees nothing */
+    opterr = 0;
+    optind = 0;
+    for (int c; (c = getopt_long(argc, argv, shorts, long_options, NULL)) != -1;) {
+        if (c == '?' || c == ':')
+            return scan_error(c, argv, err, errlen);
+        const int id = c >= CLI_LONG_VAL ? c - CLI_LONG_VAL : find_short(c);
+        if (id < 0 || id >= CLI_OPT_COUNT) /* getopt_long returns only what it was given */
+            return cli_fail(err, errlen, "getopt_long returned %d", c);
+        opt->given[id] = 1;
+        const char *value = cli_option_defs[id].kind == CLI_ARG_FLAG ? NULL : optarg;
+        if (!set_value(opt, (cli_option_id)id, value, err, errlen))
+            return 0;
+    }
+    if (optind < argc) { /* operands: there are none */
         char q[80];
-        if (strcmp(a, "--") == 0 && i + 1 < argc)
-            a = argv[++i]; /* only operands follow, and there are none */
-        else if (strcmp(a, "--") == 0)
-            break;
-        else if (a[0] == '-' && a[1] == '-') {
-            if (!scan_long(argc, argv, &i, opt, err, errlen))
-                return 0;
-            continue;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            if (!scan_short(argc, argv, &i, opt, err, errlen))
-                return 0;
-            continue;
-        }
-        return cli_fail(err, errlen, "unexpected argument '%s'", cli_quote(q, sizeof q, a));
+        return cli_fail(err, errlen, "unexpected argument '%s'",
+                        cli_quote(q, sizeof q, argv[optind]));
     }
     return cli_options_validate(opt, err, errlen);
-}
-
-/* "  -d, --dk LIST" then the help text from column 23, and the range and
- * default from the table at the end. */
-static void usage_option(FILE *f, const cli_option_def *d)
-{
-    char head[64], tail[96] = "";
-    int n = snprintf(head, sizeof head, "  %c%c%c --%s%s%s", d->short_name ? '-' : ' ',
-                     d->short_name ? d->short_name : ' ', d->short_name ? ',' : ' ', d->name,
-                     d->metavar ? " " : "", d->metavar ? d->metavar : "");
-    if (n < 22)
-        fprintf(f, "%s%*s", head, 23 - n, "");
-    else
-        fprintf(f, "%s\n%23s", head, "");
-    if (d->kind == CLI_ARG_COUNT && d->hi < CLI_SIZE_MAX)
-        snprintf(tail, sizeof tail, "%.0f to %.0f", d->lo, d->hi);
-    else if (d->kind == CLI_ARG_REAL && isfinite(d->lo))
-        snprintf(tail, sizeof tail, "%g to %g", d->lo, d->hi);
-    else if (d->kind == CLI_ARG_ABOVE)
-        snprintf(tail, sizeof tail, "> %g", d->lo);
-    if (d->def)
-        snprintf(tail + strlen(tail), sizeof tail - strlen(tail), "%sdefault %s",
-                 tail[0] ? "; " : "", d->def);
-    const char *last = strrchr(d->help, '\n');
-    last = last ? last + 1 : d->help;
-    for (const char *p = d->help; *p; p++)
-        fputs(*p == '\n' ? "\n                       " : (char[]){*p, '\0'}, f);
-    if (tail[0] && strlen(last) + strlen(tail) + 26 <= 79)
-        fprintf(f, " (%s)", tail);
-    else if (tail[0])
-        fprintf(f, "\n%23s(%s)", "", tail);
-    fputc('\n', f);
-}
-
-void cli_options_usage(FILE *f)
-{
-    static const char *const sections[] = {
-        "Experiment:\n",
-        "\nOutput:\n",
-        "\nPerformance (results are the same bits for every value):\n",
-        "\n",
-    };
-    fputs("Usage: sdpa-var [OPTION]...\n"
-          "Draw random queries Q (n_q x d_k) and keys K (n_k x d_k) with mean 0 and\n"
-          "variance 1, and compare the statistics of the raw scores QK^T and of the\n"
-          "scaled logits QK^T/sqrt(d_k) (Vaswani et al. 2017) with theory.\n\n",
-          f);
-    int section = -1;
-    for (int id = 0; id < CLI_OPT_COUNT; id++) {
-        if (cli_option_defs[id].section != section)
-            fputs(sections[section = cli_option_defs[id].section], f);
-        usage_option(f, &cli_option_defs[id]);
-    }
-    fprintf(f,
-            "\n"
-            "One configuration per --scale, --dist, --init and --dk value (scale outer,\n"
-            "then dist, then init, d_k inner), at most %d in all.\n"
-            "Numbers are plain decimal: digits; reals may add a leading '-', a '.' and\n"
-            "an exponent (1e-3). No spaces, no leading '+', no hex, inf or nan.\n",
-            CLI_CONFIGS_MAX);
-    cli_options_rules_usage(f);
-    fprintf(f,
-            "\n"
-            "Environment:\n"
-            "  OMP_NUM_THREADS      threads when --threads is not given: a count from 1\n"
-            "                       to %d; of a list such as '4,2' (nested levels)\n"
-            "                       the first is used, sdpa-var nests none\n",
-            CLI_THREADS_MAX);
-    fputs("\n"
-          "Examples:\n"
-          "  sdpa-var --dk 64 --n 1111                  raw variance ~64, scaled ~1\n"
-          "  sdpa-var --dk 2 --n 2 --trials 100000 --observed 1.6\n"
-          "                                             why numpy printed 1.6, not 2\n"
-          "  sdpa-var --dk 1:1024 --n 1111 | gnuplot scripts/variance_vs_dk.gp\n"
-          "\n"
-          "Exit status: 0 success, 1 runtime error (e.g. a failed write), 2 usage error.\n"
-          "Columns of the output: docs/columns.md; the theory: docs/theory.md.\n",
-          f);
 }

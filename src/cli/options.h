@@ -8,18 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sdpa_var/columns.h"
 #include "sdpa_var/sdpa_var.h"
-
-/* Exit statuses, as users of a command-line tool expect them. */
-enum cli_exit { CLI_EXIT_OK = 0, CLI_EXIT_RUNTIME = 1, CLI_EXIT_USAGE = 2 };
-
-typedef enum cli_format {
-    CLI_FORMAT_AUTO,
-    CLI_FORMAT_TABLE,
-    CLI_FORMAT_CSV,
-    CLI_FORMAT_JSON, /* one document */
-    CLI_FORMAT_JSONL /* JSON Lines: the config, then one row a line */
-} cli_format;
+#include "specs.h"
 
 /* One --scale choice: the divisor of the "scaled" logits. */
 typedef enum cli_scale_kind {
@@ -36,6 +27,7 @@ typedef enum cli_scale_kind {
 #define CLI_THREADS_MAX 1024            /* --threads and OMP_NUM_THREADS */
 #define CLI_BLOCK_ROWS_MAX 1073741824.0 /* --block-rows: 2^30 */
 #define CLI_CONFIGS_MAX 4096            /* configurations of one run */
+#define CLI_COLUMNS_MAX 256             /* names of --columns */
 #define CLI_SIZE_MAX ((double)SIZE_MAX)
 #define CLI_U64_MAX ((double)UINT64_MAX)
 #define CLI_STR_(x) #x
@@ -79,14 +71,22 @@ typedef struct cli_options {
     sv_init init[CLI_NAMES_MAX]; /* the --init values */
     size_t n_init;
     cli_format format;
+    size_t columns[CLI_COLUMNS_MAX]; /* --columns: indices into the column table of
+                                        cli_options_kind, in the order given */
+    size_t n_columns;                /* 0: every column */
     int per_trial;
     int no_header;        /* --no-header: CSV without its header line */
     int per_row;          /* one row per query position instead */
     size_t histogram;     /* --histogram BINS, else 0 */
     int weight_histogram; /* --weight-histogram: softmax weights instead */
     int quiet;            /* no progress line */
+    int example;          /* --example: one trial shown instead */
     double observed;      /* NAN without --observed */
     int help, version;
+    /* Validated (cli_options_validate): every configuration resolved and
+     * checked once, in run order; owned, freed by cli_options_free. */
+    cli_config *configs;
+    size_t n_configs;
     /* As given, by option id. */
     unsigned char given[CLI_OPT_COUNT]; /* on the command line */
     const char *arg[CLI_OPT_COUNT];     /* its value as written (the last one) */
@@ -97,29 +97,33 @@ typedef struct cli_options {
 /* Parses argv into *opt and validates it: the option table's syntax and
  * ranges, the rules of what applies with what, OMP_NUM_THREADS, then the
  * library's sv_spec_check_field (and sv_taps_check for a histogram) on
- * every configuration. On a usage
- * error writes one printable line (without the program name or newline) to
- * err and returns 0. Reads only argv and the environment; re-entrant. */
+ * every configuration, kept resolved in opt->configs. On a usage error
+ * writes one printable line (without the program name or newline) to err
+ * and returns 0, with nothing to free. After success the caller frees
+ * with cli_options_free. Reads only argv and the environment; re-entrant. */
 int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t errlen);
+
+/* Frees what cli_options_parse allocated (opt->configs); idempotent. */
+void cli_options_free(cli_options *opt);
+
+/* The validated run (specs.h): opt->configs, threads and block rows, and
+ * how to write, in @p format (not CLI_FORMAT_AUTO). Points into @p opt,
+ * which must outlive it. */
+cli_plan cli_options_plan(const cli_options *opt, cli_format format);
+
+/* The kind of rows @p opt asks for. */
+sv_output_kind cli_options_kind(const cli_options *opt);
 
 /* Configurations to run: every --scale x --dist x --init x --dk, scale
  * outermost, then dist, then init, d_k innermost. */
 size_t cli_options_count(const cli_options *opt);
 
-/* The i-th configuration (0 <= i < cli_options_count) as a resolved spec
- * (sv_spec_resolve; valid after cli_options_parse accepted opt). */
+/* The i-th configuration (0 <= i < cli_options_count) as resolved and
+ * checked by cli_options_parse: opt->configs[i].spec. */
 sv_spec cli_options_spec(const cli_options *opt, size_t i);
 
-/* The --scale choice of the i-th configuration. */
-const cli_scale_choice *cli_options_scale(const cli_options *opt, size_t i);
-
-/* The --dist and --init names of the i-th configuration, as
- * sv_dist_name / accepted by --init ("xavier", "lecun", "normal"). */
-const char *cli_options_dist_name(const cli_options *opt, size_t i);
-const char *cli_options_init_name(const cli_options *opt, size_t i);
-
-/* Checks the memory the run needs against this machine's; 0 and a message
- * in err when it cannot run. */
+/* Checks the memory the run needs against this machine's (budget.c); 0
+ * and a message in err when it cannot run. */
 int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen);
 
 /* Writes --help, its option list generated from the option table. */

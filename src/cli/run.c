@@ -12,100 +12,29 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "budget.h"
 #include "interrupt.h"
+#include "progress.h"
 #include "sink.h"
 
 static const char prog[] = "sdpa-var";
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The progress line: on stderr, only when it is a terminal, only once the
- * run has taken a second, at most four times a second, erased before any
- * row is written and at the end. */
-typedef struct progress_line {
-    double start, config_start, last;
-    size_t index, count, d_k;
-    uint64_t t0, chunk, trials; /* the trials of the current engine call */
-    int shown;
-} progress_line;
-
-static void show_progress(void *ctx, uint64_t done, uint64_t total)
-{
-    progress_line *pl = ctx;
-    const double t = now();
-    if (t - pl->start < 1.0 || t - pl->last < 0.25 || done == 0)
-        return;
-    pl->last = t;
-    pl->shown = 1;
-    cli_interrupt_progress(1); /* before the text: a signal mid-line erases it */
-    const double frac =
-        ((double)pl->t0 + (double)pl->chunk * (double)done / (double)total) / (double)pl->trials;
-    const double left = (t - pl->config_start) * (1.0 - frac) / frac;
-    fprintf(stderr, "\r%s: d_k=%zu (%zu of %zu): %3.0f%%, about %.0f s left \033[K", prog, pl->d_k,
-            pl->index + 1, pl->count, 100.0 * frac, left);
-    fflush(stderr);
-}
-
-static void erase_progress(progress_line *pl)
-{
-    if (pl->shown)
-        fputs("\r\033[K", stderr);
-    pl->shown = 0;
-    cli_interrupt_progress(0);
-}
-
 /* The run's progress line, so that a message first erases it. */
-static progress_line *the_progress;
+static cli_progress *the_progress;
 
 /* One line on stderr, on a line of its own. */
 static void say(const char *fmt, ...)
 {
     if (the_progress)
-        erase_progress(the_progress);
+        cli_progress_erase(the_progress);
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "%s: ", prog);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-}
-
-/* Trials per engine call: the per-trial statistics of one chunk are all
- * that is held (the summary keeps two doubles per trial). */
-#define CLI_TRIAL_CHUNK ((uint64_t)1 << 16)
-
-static uint64_t chunk_of(uint64_t trials)
-{
-    return trials < CLI_TRIAL_CHUNK ? trials : CLI_TRIAL_CHUNK;
-}
-
-sv_status cli_run_engine_bytes(const cli_options *opt, const sv_spec *spec, size_t *bytes)
-{
-    sv_source src;
-    const sv_status st = sv_source_draw(spec, &src);
-    if (st != SV_OK)
-        return st;
-    return sv_engine_bytes(spec, &src, &opt->exec, NULL, spec->trials, bytes);
-}
-
-double cli_run_bytes(const cli_options *opt, const sv_spec *spec, size_t engine_bytes)
-{
-    double b = (double)engine_bytes;
-    b += (double)chunk_of(spec->trials) * (double)sizeof(sv_trial_stats);
-    b += 2.0 * sizeof(double) * (double)spec->trials; /* sv_summary_acc */
-    if (opt->per_row)
-        b += (double)spec->n_q * SV_ROW_FIELDS * sizeof(double);
-    b += 4.0 * ((double)opt->histogram + 1.0) * sizeof(uint64_t);
-    return b;
 }
 
 /* One configuration while it runs. */
@@ -153,11 +82,11 @@ static int emit(cli_sink *s, const sv_row_view *v)
     return cli_sink_flush_some(s) && !cli_interrupt_pending();
 }
 
-static int alloc_taps(config_run *r, const cli_options *opt)
+static int alloc_taps(config_run *r, const cli_output *out)
 {
     sv_taps *c = &r->taps;
-    if (opt->histogram) {
-        const size_t b = opt->histogram;
+    if (out->histogram) {
+        const size_t b = out->histogram;
         r->hist = calloc(4 * (b + 1), sizeof(uint64_t));
         if (!r->hist)
             return 0;
@@ -166,27 +95,27 @@ static int alloc_taps(config_run *r, const cli_options *opt)
         c->hist_bins = b;
         /* What is printed goes first: raw then scaled, b + 1 each
          * (scores: the last counts those outside the range). */
-        c->hist_raw = r->hist + (opt->weight_histogram ? 2 * (b + 1) : 0);
-        c->hist_scaled = r->hist + (opt->weight_histogram ? 3 * (b + 1) : b + 1);
-        if (opt->weight_histogram) {
+        c->hist_raw = r->hist + (out->weight_histogram ? 2 * (b + 1) : 0);
+        c->hist_scaled = r->hist + (out->weight_histogram ? 3 * (b + 1) : b + 1);
+        if (out->weight_histogram) {
             c->hist_w_raw = r->hist;
             c->hist_w_scaled = r->hist + b + 1;
         }
     }
-    if (opt->per_row) {
+    if (out->kind == SV_OUTPUT_PER_ROW) {
         r->row_sums = calloc(r->spec.n_q * SV_ROW_FIELDS, sizeof(double));
         c->row_sums = r->row_sums;
         if (!r->row_sums)
             return 0;
     }
-    r->chunk = calloc((size_t)chunk_of(r->spec.trials), sizeof(sv_trial_stats));
+    r->chunk = calloc((size_t)cli_budget_chunk(r->spec.trials), sizeof(sv_trial_stats));
     return r->chunk != NULL;
 }
 
 /* Writes one chunk of per-trial rows (trials first .. first + count - 1),
  * after checking all of them. */
 static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64_t count,
-                        progress_line *pl)
+                        cli_progress *pl)
 {
     char where[48];
     sv_row_view v = {.spec = &r->spec, .scale_name = r->scale_name};
@@ -198,7 +127,7 @@ static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64
             if (pass == 0 && undefined(s, &v, where))
                 return 0;
             if (pass == 1) {
-                erase_progress(pl);
+                cli_progress_erase(pl);
                 if (!emit(s, &v))
                     return 0;
             }
@@ -208,9 +137,9 @@ static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64
 
 /* Runs the trials of one configuration in chunks, folding each into the
  * summary (same numbers as one call: the streams are numbered by trial). */
-static int run_trials(config_run *r, cli_sink *s, const cli_options *opt, progress_line *pl)
+static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_progress *pl)
 {
-    const uint64_t trials = r->spec.trials, chunk = chunk_of(trials);
+    const uint64_t trials = r->spec.trials, chunk = cli_budget_chunk(trials);
     sv_source src;
     sv_summary_acc acc;
     sv_status st = sv_source_draw(&r->spec, &src);
@@ -235,7 +164,7 @@ static int run_trials(config_run *r, cli_sink *s, const cli_options *opt, progre
     if (st != SV_OK || !ok)
         sv_summary_end(&acc, NAN, NULL); /* frees */
     else
-        st = sv_summary_end(&acc, opt->observed, &r->summary);
+        st = sv_summary_end(&acc, out->observed, &r->summary);
     if (st != SV_OK)
         say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
     return st == SV_OK && ok;
@@ -243,7 +172,7 @@ static int run_trials(config_run *r, cli_sink *s, const cli_options *opt, progre
 
 /* The rows a finished configuration writes (per-trial rows went out with
  * their chunks), each checked before any is written. */
-static int write_config(cli_sink *s, const config_run *r, const cli_options *opt, progress_line *pl)
+static int write_config(cli_sink *s, const config_run *r, const cli_output *out, cli_progress *pl)
 {
     sv_row_view v = {.spec = &r->spec, .scale_name = r->scale_name};
     switch (s->kind) {
@@ -252,7 +181,7 @@ static int write_config(cli_sink *s, const config_run *r, const cli_options *opt
         v.summary = &r->summary;
         if (undefined(s, &v, ""))
             return 0;
-        erase_progress(pl);
+        cli_progress_erase(pl);
         if (!emit(s, &v))
             return 0;
         return 1;
@@ -264,19 +193,19 @@ static int write_config(cli_sink *s, const config_run *r, const cli_options *opt
                 if (pass == 0 && undefined(s, &v, " (per row)"))
                     return 0;
                 if (pass == 1) {
-                    erase_progress(pl);
+                    cli_progress_erase(pl);
                     if (!emit(s, &v))
                         return 0;
                 }
             }
         return 1;
     case SV_OUTPUT_HISTOGRAM: {
-        const size_t b = opt->histogram;
+        const size_t b = out->histogram;
         const uint64_t *h = r->hist;
-        const double lo = opt->weight_histogram ? 0.0 : r->taps.hist_lo;
-        const double hi = opt->weight_histogram ? 1.0 : r->taps.hist_hi;
-        erase_progress(pl);
-        if (!opt->weight_histogram && (h[b] || h[2 * b + 1]))
+        const double lo = out->weight_histogram ? 0.0 : r->taps.hist_lo;
+        const double hi = out->weight_histogram ? 1.0 : r->taps.hist_hi;
+        cli_progress_erase(pl);
+        if (!out->weight_histogram && (h[b] || h[2 * b + 1]))
             fprintf(stderr,
                     "%s: --histogram: %llu raw and %llu scaled scores fell outside "
                     "the bins (beyond 6 sd)\n",
@@ -298,52 +227,56 @@ static int write_config(cli_sink *s, const config_run *r, const cli_options *opt
 
 /* Runs configuration @p i and writes its rows (committed: they are out,
  * whole, before the next configuration starts). */
-static int run_config(const cli_options *opt, size_t i, cli_sink *sink, const cli_budget *budget,
-                      progress_line *pl, int progress)
+static int run_config(const cli_plan *plan, size_t i, cli_sink *sink, const cli_budget *budget,
+                      cli_progress *pl, int progress)
 {
-    config_run r = {.spec = cli_options_spec(opt, i),
-                    .exec = opt->exec,
-                    .scale_name = cli_options_scale(opt, i)->name};
+    config_run r = {.spec = plan->configs[i].spec, /* resolved and checked: validate.c */
+                    .exec = plan->exec,
+                    .scale_name = plan->configs[i].scale_name};
+    pl->index = i;
+    pl->d_k = r.spec.d_k;
+    pl->current = cli_progress_work(&r.spec);
     if (progress) {
-        pl->index = i;
-        pl->d_k = r.spec.d_k;
-        pl->config_start = now();
-        r.exec.progress = show_progress;
+        r.exec.progress = cli_progress_show;
         r.exec.progress_ctx = pl;
     }
     char why[256];
     int ok;
-    if (!cli_budget_check(budget, opt, &r.spec, why, sizeof why)) {
+    if (!cli_budget_check(budget, plan, &plan->configs[i], why, sizeof why)) {
         say("%s", why);
         ok = 0;
-    } else if (!alloc_taps(&r, opt)) {
+    } else if (!alloc_taps(&r, &plan->out)) {
         say("d_k=%zu: %s", r.spec.d_k, sv_status_str(SV_ENOMEM));
         ok = 0;
     } else
-        ok = run_trials(&r, sink, opt, pl) && write_config(sink, &r, opt, pl) &&
+        ok = run_trials(&r, sink, &plan->out, pl) && write_config(sink, &r, &plan->out, pl) &&
              cli_sink_commit(sink);
     free_run(&r);
+    pl->before += pl->current;
     return ok;
 }
 
-int cli_run(const cli_options *opt, cli_format format)
+int cli_run(const cli_plan *plan)
 {
-    const size_t count = cli_options_count(opt);
+    const size_t count = plan->count;
     cli_sink sink;
-    if (!cli_sink_begin(&sink, STDOUT_FILENO, opt, format, count)) {
+    if (!cli_sink_begin(&sink, STDOUT_FILENO, plan)) {
         say("%s", sv_status_str(SV_ENOMEM));
         return CLI_EXIT_RUNTIME;
     }
     cli_budget budget;
-    cli_budget_begin(&budget, opt);
-    progress_line pl = {.start = now(), .count = count};
+    cli_budget_begin(&budget, plan);
+    cli_progress pl = {.start = cli_progress_now(), .count = count};
+    for (size_t i = 0; i < count; i++) {
+        pl.total += cli_progress_work(&plan->configs[i].spec);
+    }
     the_progress = &pl;
-    const int progress = !opt->quiet && isatty(STDERR_FILENO);
+    const int progress = !plan->quiet && isatty(STDERR_FILENO);
     cli_interrupt_begin();
     int ok = 1;
     for (size_t i = 0; ok && i < count && !cli_interrupt_pending(); i++)
-        ok = run_config(opt, i, &sink, &budget, &pl, progress);
-    erase_progress(&pl);
+        ok = run_config(plan, i, &sink, &budget, &pl, progress);
+    cli_progress_erase(&pl);
     ok = ok && !cli_interrupt_pending() && cli_sink_end(&sink);
     if (!ok && sink.f)
         cli_sink_abort(&sink); /* the rows before, whole; JSON closed */
@@ -355,18 +288,4 @@ int cli_run(const cli_options *opt, cli_format format)
     if (err)
         say("error writing output: %s", strerror(err));
     return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
-}
-
-double cli_run_estimate(const cli_options *opt)
-{
-    double most = 0.0;
-    for (size_t i = 0; i < cli_options_count(opt); i++) {
-        const sv_spec spec = cli_options_spec(opt, i);
-        size_t bytes = 0;
-        if (cli_run_engine_bytes(opt, &spec, &bytes) != SV_OK)
-            return NAN;
-        const double b = cli_run_bytes(opt, &spec, bytes);
-        most = b > most ? b : most;
-    }
-    return CLI_RUN_BASE_BYTES + most;
 }

@@ -11,37 +11,44 @@
 #include "interrupt.h"
 #include "sink.h"
 
-sv_output_kind cli_output_kind(const cli_options *opt)
-{
-    return opt->histogram   ? SV_OUTPUT_HISTOGRAM
-           : opt->per_row   ? SV_OUTPUT_PER_ROW
-           : opt->per_trial ? SV_OUTPUT_PER_TRIAL
-                            : SV_OUTPUT_SUMMARY;
-}
-
 int cli_sink_has(const cli_sink *s, const sv_column *c)
 {
     return (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || s->observed) &&
-           (!(c->flags & SV_COLUMN_ONLY_GRAD) || s->opt->base.grad);
+           (!(c->flags & SV_COLUMN_ONLY_GRAD) || (s->count > 0 && s->configs[0].spec.grad));
 }
 
-int cli_sink_begin(cli_sink *s, int fd, const cli_options *opt, cli_format format, size_t count)
+int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
 {
+    const cli_output *out = &plan->out;
+    const size_t count = plan->count;
+    const cli_format format = out->format;
     *s = (cli_sink){.fd = fd,
-                    .opt = opt,
-                    .kind = cli_output_kind(opt),
+                    .out = out,
+                    .configs = plan->configs,
+                    .kind = out->kind,
                     .format = format,
-                    .observed = !isnan(opt->observed),
+                    .observed = !isnan(out->observed),
                     .count = count};
-    s->f = open_memstream(&s->buf, &s->buf_size);
-    if (!s->f)
+    s->cols = calloc(sv_columns_count(s->kind), sizeof(const sv_column *));
+    if (!s->cols)
         return 0;
+    for (size_t i = 0; i < out->n_columns; i++) /* --columns: as given */
+        s->cols[s->n_cols++] = sv_columns_get(s->kind, out->columns[i]);
+    for (size_t i = 0; !out->n_columns && i < sv_columns_count(s->kind); i++)
+        if (cli_sink_has(s, sv_columns_get(s->kind, i)))
+            s->cols[s->n_cols++] = sv_columns_get(s->kind, i);
+    s->f = open_memstream(&s->buf, &s->buf_size);
+    if (!s->f) {
+        free(s->cols);
+        return 0;
+    }
     if (format == CLI_FORMAT_TABLE &&
         (s->kind == SV_OUTPUT_SUMMARY || s->kind == SV_OUTPUT_PER_TRIAL)) {
         s->entries = calloc(count, sizeof *s->entries);
         if (!s->entries) {
             fclose(s->f);
             free(s->buf);
+            free(s->cols);
             return 0;
         }
     }
@@ -159,6 +166,8 @@ static void sink_free(cli_sink *s)
     fclose(s->f);
     free(s->buf);
     free(s->entries);
+    free(s->cols);
+    s->cols = NULL;
     s->f = NULL;
     s->buf = NULL;
     s->entries = NULL;

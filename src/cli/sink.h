@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "options.h"
+#include "specs.h"
 #include "sdpa_var/columns.h"
 
 /* Bytes the buffer holds before the row that ends there is written out. */
@@ -26,14 +26,15 @@ typedef struct cli_table_entry {
 } cli_table_entry;
 
 typedef struct cli_sink {
-    FILE *f;          /* the buffer rows are formatted into */
-    char *buf;        /* its bytes (open_memstream) */
-    size_t buf_size;  /* its size, after fflush */
-    int fd;           /* where commits write: stdout */
-    int committed;    /* some output is out (the header with it) */
-    int write_errno;  /* a write failed: its errno, else 0 */
-    unsigned varying; /* table: bit k when block label k varies */
-    const cli_options *opt;
+    FILE *f;                   /* the buffer rows are formatted into */
+    char *buf;                 /* its bytes (open_memstream) */
+    size_t buf_size;           /* its size, after fflush */
+    int fd;                    /* where commits write: stdout */
+    int committed;             /* some output is out (the header with it) */
+    int write_errno;           /* a write failed: its errno, else 0 */
+    unsigned varying;          /* table: bit k when block label k varies */
+    const cli_output *out;     /* how rows are written */
+    const cli_config *configs; /* the run's configurations, count of them */
     sv_output_kind kind;
     cli_format format;        /* never CLI_FORMAT_AUTO */
     int observed;             /* --observed given: its columns exist */
@@ -42,16 +43,16 @@ typedef struct cli_sink {
     int started;              /* the header is out (written with the first row) */
     cli_table_entry *entries; /* table summaries, count of them */
     size_t n_entries;
+    const sv_column **cols; /* CSV and JSON: the columns written, in order */
+    size_t n_cols;
 } cli_sink;
 
-/* The kind of rows @p opt asks for. */
-sv_output_kind cli_output_kind(const cli_options *opt);
-
-/* Opens a sink of @p count configurations writing to file descriptor
- * @p fd. What comes before the first row (a header, the JSON config) is
- * written with that row, so a run that fails before its first row writes
- * nothing. 0 when out of memory. */
-int cli_sink_begin(cli_sink *s, int fd, const cli_options *opt, cli_format format, size_t count);
+/* Opens a sink of the configurations of @p plan, writing plan->out's
+ * format to file descriptor @p fd (plan must outlive the sink). What comes
+ * before the first row (a header, the JSON config) is written with that
+ * row, so a run that fails before its first row writes nothing. 0 when out
+ * of memory. */
+int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan);
 
 /* Formats one row of the sink's kind, whole, into the buffer. 0 when out
  * of memory. */
@@ -90,8 +91,8 @@ void cli_table_row(cli_sink *s, const sv_row_view *row);
 void cli_table_end(cli_sink *s);
 size_t cli_table_tail(const cli_sink *s, char *buf, size_t len);
 
-/* Whether column @p c is written by this sink (the --observed pair only
- * with --observed). */
+/* Whether column @p c exists in this sink's rows (the --observed pair only
+ * with --observed); --columns writes a selection of these (s->cols). */
 int cli_sink_has(const cli_sink *s, const sv_column *c);
 
 #endif

@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include "options.h"
-#include "run.h"
+#include "suggest.h"
+#include "budget.h"
 
 /* Rules of what applies with what. A rule on option `opt` (as given)
  * fires when, for CLI_RULE_NEEDS, `other` is off or `cond` is false, and
@@ -94,6 +95,15 @@ static const cli_rule rules[] = {
     {CLI_OPT_GRAD, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no gradient", NULL},
     {CLI_OPT_NO_HEADER, EXCL, CLI_OPT_FORMAT, not_csv, "*", "CSV only",
      "--format table, json, jsonl"},
+    {CLI_OPT_COLUMNS, EXCL, CLI_OPT_FORMAT, is_table, "table", "CSV, JSON and JSONL only", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_TRIALS, NULL, NULL, "it shows trial 0", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_OBSERVED, NULL, NULL, "it shows trial 0", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_PER_TRIAL, NULL, NULL, "one kind of output", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "one kind of output", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_FORMAT, NULL, NULL, "it prints text", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_COLUMNS, NULL, NULL, "it prints text", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_NO_HEADER, NULL, NULL, "it prints text", NULL},
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_ROW, is_table, NULL, "it prints CSV", NULL},
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_HISTOGRAM, is_table, NULL, "it prints CSV", NULL},
     {CLI_OPT_Q_MEAN, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
@@ -147,6 +157,7 @@ static int check_rules(const cli_options *o, char *err, size_t errlen)
 void cli_options_rules_usage(FILE *f)
 {
     fputs("\nAn option that does not apply with the others is an error, not ignored:\n", f);
+    int at = 0; /* the line's length so far: a list wraps under its first item */
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         const cli_rule *r = &rules[i], *prev = i ? &rules[i - 1] : NULL;
         const int same = prev && prev->opt == r->opt && prev->kind == r->kind;
@@ -158,11 +169,14 @@ void cli_options_rules_usage(FILE *f)
         else
             snprintf(other, sizeof other, "--%s%s%s", cli_option_defs[r->other].name,
                      r->value ? " " : "", r->value ? r->value : "");
-        if (same)
-            fprintf(f, ", %s", other);
+        if (same && at + 2 + (int)strlen(other) > 79)
+            at = fprintf(f, ",\n%30s%s", "", other) - 2;
+        else if (same)
+            at += fprintf(f, ", %s", other);
         else
-            fprintf(f, "%s  %-19s%s %s", i ? "\n" : "", head,
-                    r->kind == CLI_RULE_NEEDS ? "needs" : "not with", other);
+            at = fprintf(f, "%s  %-19s%s %s", i ? "\n" : "", head,
+                         r->kind == CLI_RULE_NEEDS ? "needs" : "not with", other) -
+                 (i ? 1 : 0);
     }
     fputs("\n", f);
 }
@@ -256,9 +270,81 @@ static void resolve(cli_options *o)
     o->histogram = (size_t)c[CLI_OPT_HISTOGRAM];
     o->weight_histogram = g[CLI_OPT_WEIGHT_HISTOGRAM];
     o->quiet = g[CLI_OPT_QUIET];
+    o->example = g[CLI_OPT_EXAMPLE];
     o->observed = g[CLI_OPT_OBSERVED] ? r[CLI_OPT_OBSERVED] : NAN;
     o->help = g[CLI_OPT_HELP];
     o->version = g[CLI_OPT_VERSION];
+}
+
+sv_output_kind cli_options_kind(const cli_options *opt)
+{
+    return opt->histogram   ? SV_OUTPUT_HISTOGRAM
+           : opt->per_row   ? SV_OUTPUT_PER_ROW
+           : opt->per_trial ? SV_OUTPUT_PER_TRIAL
+                            : SV_OUTPUT_SUMMARY;
+}
+
+/* The column of the run's kind named s[0..len), or -1; columns that exist
+ * only with --observed count only with it. */
+static long column_index(const cli_options *o, const char *s, size_t len)
+{
+    const sv_output_kind kind = cli_options_kind(o);
+    for (size_t i = 0; i < sv_columns_count(kind); i++) {
+        const sv_column *c = sv_columns_get(kind, i);
+        if (strlen(c->name) == len && strncmp(c->name, s, len) == 0 &&
+            (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || !isnan(o->observed)))
+            return (long)i;
+    }
+    return -1;
+}
+
+static int observed_only(sv_output_kind kind, const char *name)
+{
+    for (size_t i = 0; i < sv_columns_count(kind); i++)
+        if (strcmp(sv_columns_get(kind, i)->name, name) == 0)
+            return (sv_columns_get(kind, i)->flags & SV_COLUMN_ONLY_OBSERVED) != 0;
+    return 0;
+}
+
+/* --columns NAME,...: each a column of the kind of rows asked for, once. */
+static int resolve_columns(cli_options *o, char *err, size_t errlen)
+{
+    const sv_output_kind kind = cli_options_kind(o);
+    const char *s = o->arg[CLI_OPT_COLUMNS], *names[512];
+    char q[80], item[80];
+    size_t n_names = 0;
+    for (size_t i = 0; i < sv_columns_count(kind) && n_names < 512; i++)
+        if (column_index(o, sv_columns_get(kind, i)->name, strlen(sv_columns_get(kind, i)->name)) >=
+            0)
+            names[n_names++] = sv_columns_get(kind, i)->name;
+    o->n_columns = 0;
+    for (const char *p = s;; p++) {
+        const size_t len = strcspn(p, ",");
+        snprintf(item, sizeof item, "%.*s", (int)(len < 79 ? len : 79), p);
+        cli_quote(q, sizeof q, item);
+        const long c = column_index(o, p, len);
+        if (o->n_columns == CLI_COLUMNS_MAX)
+            return cli_fail(err, errlen, "--columns: more than %d names", CLI_COLUMNS_MAX);
+        if (len == 0)
+            return cli_fail(err, errlen, "--columns: '%s' has an empty name",
+                            cli_quote(q, sizeof q, s));
+        if (c < 0 && isnan(o->observed) && observed_only(kind, item))
+            return cli_fail(err, errlen, "--columns: '%s' needs --observed", q);
+        if (c < 0) {
+            const char *near = len ? cli_suggest(item, names, n_names) : NULL;
+            return cli_fail(err, errlen, "--columns: '%s' is not a column of the %s output%s%s%s",
+                            q, sv_output_kind_name(kind), near ? "; did you mean " : "",
+                            near ? near : "", near ? "?" : " (docs/columns.md)");
+        }
+        for (size_t k = 0; k < o->n_columns; k++)
+            if (o->columns[k] == (size_t)c)
+                return cli_fail(err, errlen, "--columns: '%s' is named twice", q);
+        o->columns[o->n_columns++] = (size_t)c;
+        p += len;
+        if (*p == '\0')
+            break;
+    }
+    return 1;
 }
 
 size_t cli_options_count(const cli_options *opt)
@@ -266,29 +352,62 @@ size_t cli_options_count(const cli_options *opt)
     return opt->n_scale * opt->n_dist * opt->n_init * opt->n_dk;
 }
 
-const cli_scale_choice *cli_options_scale(const cli_options *opt, size_t i)
+static const cli_scale_choice *scale_of(const cli_options *opt, size_t i)
 {
     return &opt->scale[i / (opt->n_dk * opt->n_init * opt->n_dist)];
 }
 
-const char *cli_options_dist_name(const cli_options *opt, size_t i)
-{
-    return sv_dist_name(opt->dist[i / (opt->n_dk * opt->n_init) % opt->n_dist]);
-}
-
-sv_spec cli_options_spec(const cli_options *opt, size_t i)
+/* The i-th configuration, resolved: the only place a spec is made. */
+static sv_spec make_spec(const cli_options *opt, size_t i)
 {
     sv_spec spec = opt->base;
     spec.d_k = opt->dk[i % opt->n_dk];
     spec.init = opt->init[i / opt->n_dk % opt->n_init];
     spec.dist = opt->dist[i / (opt->n_dk * opt->n_init) % opt->n_dist];
-    const cli_scale_choice *c = cli_options_scale(opt, i);
+    const cli_scale_choice *c = scale_of(opt, i);
     spec.scale = c->kind == CLI_SCALE_SQRT   ? 0.0
                  : c->kind == CLI_SCALE_DK   ? 1.0 / (double)spec.d_k
                  : c->kind == CLI_SCALE_NONE ? 1.0
                                              : c->value;
     (void)sv_spec_resolve(&spec); /* checked by cli_options_validate */
     return spec;
+}
+
+sv_spec cli_options_spec(const cli_options *opt, size_t i)
+{
+    return opt->configs[i].spec;
+}
+
+void cli_options_free(cli_options *opt)
+{
+    free(opt->configs);
+    opt->configs = NULL;
+    opt->n_configs = 0;
+}
+
+/* How the rows are written, by the options. */
+static cli_output output_of(const cli_options *o, cli_format format)
+{
+    return (cli_output){.format = format,
+                        .kind = cli_options_kind(o),
+                        .columns = o->columns,
+                        .n_columns = o->n_columns,
+                        .no_header = o->no_header,
+                        .observed = o->observed,
+                        .histogram = o->histogram,
+                        .weight_histogram = o->weight_histogram};
+}
+
+cli_plan cli_options_plan(const cli_options *opt, cli_format format)
+{
+    return (cli_plan){.configs = opt->configs,
+                      .count = opt->n_configs,
+                      .exec = opt->exec,
+                      .threads_by = opt->given[CLI_OPT_THREADS] ? "--threads"
+                                    : opt->exec.threads > 0     ? "OMP_NUM_THREADS"
+                                                                : NULL,
+                      .quiet = opt->quiet,
+                      .out = output_of(opt, format)};
 }
 
 /* The option that sets library field `field`: the given one if several
@@ -350,7 +469,7 @@ static int library_error(const cli_options *o, size_t index, const sv_spec *spec
     if (id == CLI_OPT_DK)
         snprintf(q, sizeof q, "%zu", spec->d_k);
     if (id == CLI_OPT_SCALE) /* the item of this configuration, not the list */
-        cli_quote(q, sizeof q, cli_options_scale(o, index)->name);
+        cli_quote(q, sizeof q, scale_of(o, index)->name);
     if (st == SV_EOVERFLOW)
         return cli_fail(err, errlen,
                         "--%s: '%s' is too %s: scores could reach %.3g at d_k=%zu (at most "
@@ -370,6 +489,32 @@ static int library_error(const cli_options *o, size_t index, const sv_spec *spec
                     name, q, spec->d_k, spec->n_q, spec->n_k, sv_status_str(st));
 }
 
+/* The library's checks of configuration @p i, mapped to options. */
+static int check_config(const cli_options *o, size_t i, cli_config *c, char *err, size_t errlen)
+{
+    const sv_spec *spec = &c->spec;
+    const char *field = NULL;
+    sv_status st = sv_spec_check_field(spec, &field);
+    if (st == SV_OK && o->histogram) { /* the histogram the run will ask for */
+        uint64_t dummy[2] = {0, 0};    /* not written: the check reads nothing */
+        sv_taps taps = {.hist_bins = o->histogram,
+                        .hist_lo = o->weight_histogram ? 0.0 : -1.0,
+                        .hist_hi = 1.0,
+                        .hist_raw = dummy,
+                        .hist_scaled = dummy};
+        if (o->weight_histogram)
+            taps.hist_w_raw = taps.hist_w_scaled = dummy;
+        st = sv_taps_check(&taps, spec);
+        if (st != SV_OK && o->weight_histogram)
+            return cli_fail(err, errlen, "--weight-histogram needs n_k <= 4096 (got %zu)",
+                            spec->n_k);
+        field = "hist_bins";
+    }
+    if (st == SV_OK && (st = cli_budget_engine_bytes(&o->exec, spec, &c->engine_bytes)) != SV_OK)
+        field = "n_q"; /* the sizes overflow */
+    return st == SV_OK || library_error(o, i, spec, st, field, err, errlen);
+}
+
 int cli_options_validate(cli_options *o, char *err, size_t errlen)
 {
     resolve(o);
@@ -377,69 +522,56 @@ int cli_options_validate(cli_options *o, char *err, size_t errlen)
         return 1;
     if (!check_rules(o, err, errlen) || !omp_threads(o, err, errlen))
         return 0;
+    if (o->given[CLI_OPT_COLUMNS] && !resolve_columns(o, err, errlen))
+        return 0;
     const size_t n = cli_options_count(o);
     if (n > CLI_CONFIGS_MAX)
         return cli_fail(err, errlen,
                         "--scale, --dist, --init and --dk make %zu configurations (at most %d)", n,
                         CLI_CONFIGS_MAX);
+    if (o->example && n != 1)
+        return cli_fail(err, errlen,
+                        "--example takes one configuration (got %zu from --dk, "
+                        "--scale, --dist, --init)",
+                        n);
     if (o->histogram && n != 1)
         return cli_fail(err, errlen,
                         "--histogram takes one configuration (got %zu from --dk, "
                         "--scale, --dist, --init)",
                         n);
+    o->configs = calloc(n, sizeof *o->configs);
+    if (!o->configs)
+        return cli_fail(err, errlen, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        const sv_spec spec = cli_options_spec(o, i);
-        const char *field = NULL;
-        sv_status st = sv_spec_check_field(&spec, &field);
-        if (st == SV_OK && o->histogram) { /* the histogram the run will ask for */
-            uint64_t dummy[2] = {0, 0};    /* not written: the check reads nothing */
-            sv_taps taps = {.hist_bins = o->histogram,
-                            .hist_lo = o->weight_histogram ? 0.0 : -1.0,
-                            .hist_hi = 1.0,
-                            .hist_raw = dummy,
-                            .hist_scaled = dummy};
-            if (o->weight_histogram)
-                taps.hist_w_raw = taps.hist_w_scaled = dummy;
-            st = sv_taps_check(&taps, &spec);
-            if (st != SV_OK && o->weight_histogram)
-                return cli_fail(err, errlen, "--weight-histogram needs n_k <= 4096 (got %zu)",
-                                spec.n_k);
-            field = "hist_bins";
+        cli_config *c = &o->configs[i];
+        c->spec = make_spec(o, i);
+        snprintf(c->scale_name, sizeof c->scale_name, "%s", scale_of(o, i)->name);
+        if (!check_config(o, i, c, err, errlen)) {
+            cli_options_free(o);
+            return 0;
         }
-        if (st != SV_OK)
-            return library_error(o, i, &spec, st, field, err, errlen);
     }
+    o->n_configs = n;
     return 1;
-}
-
-/* Physical memory in bytes, or SIZE_MAX when the system does not say. */
-static size_t physical_memory(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0 || (unsigned long)pages > SIZE_MAX / (unsigned long)page)
-        return SIZE_MAX;
-    return (size_t)pages * (size_t)page;
 }
 
 int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
 {
     const sv_spec *b = &opt->base;
     const double gib = 1024.0 * 1024.0 * 1024.0;
-    const size_t mem = physical_memory();
-    for (size_t i = 0; i < cli_options_count(opt); i++) {
-        const sv_spec spec = cli_options_spec(opt, i);
-        size_t bytes;
-        sv_status st = cli_run_engine_bytes(opt, &spec, &bytes);
-        if (st != SV_OK)
-            return library_error(opt, i, &spec, st, "n_q", err, errlen);
+    const size_t mem = cli_budget_physical();
+    const cli_output out = output_of(opt, CLI_FORMAT_CSV);
+    for (size_t i = 0; i < opt->n_configs; i++) {
+        const sv_spec *spec = &opt->configs[i].spec;
         /* What the run of this configuration takes (run.c): rows are
          * written before the next configuration starts. */
-        const double need = CLI_RUN_BASE_BYTES + cli_run_bytes(opt, &spec, bytes);
+        const double need =
+            CLI_RUN_BASE_BYTES + cli_budget_config_bytes(&out, spec, opt->configs[i].engine_bytes);
         if (need > (double)mem)
             return cli_fail(err, errlen,
                             "sizes too large: d_k=%zu, n_q=%zu, n_k=%zu, trials=%llu need %.3g "
                             "GiB of memory; this machine has %.3g GiB",
-                            spec.d_k, b->n_q, b->n_k, (unsigned long long)b->trials, need / gib,
+                            spec->d_k, b->n_q, b->n_k, (unsigned long long)b->trials, need / gib,
                             (double)mem / gib);
     }
     return 1;

@@ -18,13 +18,11 @@ static void csv_real(FILE *f, double v)
 
 void cli_csv_header(cli_sink *s)
 {
-    if (s->opt->no_header)
+    if (s->out->no_header)
         return;
     const char *sep = "";
-    for (size_t i = 0; i < sv_columns_count(s->kind); i++) {
-        const sv_column *c = sv_columns_get(s->kind, i);
-        if (!cli_sink_has(s, c))
-            continue;
+    for (size_t i = 0; i < s->n_cols; i++) {
+        const sv_column *c = s->cols[i];
         fprintf(s->f, "%s%s", sep, c->name);
         sep = ",";
     }
@@ -34,10 +32,8 @@ void cli_csv_header(cli_sink *s)
 void cli_csv_row(cli_sink *s, const sv_row_view *row)
 {
     const char *sep = "";
-    for (size_t i = 0; i < sv_columns_count(s->kind); i++) {
-        const sv_column *c = sv_columns_get(s->kind, i);
-        if (!cli_sink_has(s, c))
-            continue;
+    for (size_t i = 0; i < s->n_cols; i++) {
+        const sv_column *c = s->cols[i];
         const sv_value v = c->get(row);
         fputs(sep, s->f);
         sep = ",";

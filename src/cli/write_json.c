@@ -47,14 +47,13 @@ static int same_value(const sv_column *c, sv_value a, sv_value b)
 /* A configuration column over the whole run: its value when every
  * configuration has the same, else the list of its distinct values in
  * the order they first appear (--dk 1,2,8: [1, 2, 8]). */
-static cJSON *config_value(const cli_options *opt, size_t count, const sv_column *c)
+static cJSON *config_value(const cli_config *configs, size_t count, const sv_column *c)
 {
     cJSON *list = cJSON_CreateArray();
     sv_value *seen = malloc(count * sizeof *seen);
     size_t n = 0;
     for (size_t i = 0; seen && list && i < count; i++) {
-        const sv_spec spec = cli_options_spec(opt, i);
-        const sv_row_view v = {.spec = &spec, .scale_name = cli_options_scale(opt, i)->name};
+        const sv_row_view v = {.spec = &configs[i].spec, .scale_name = configs[i].scale_name};
         const sv_value x = c->get(&v);
         size_t j = 0;
         while (j < n && !same_value(c, seen[j], x))
@@ -88,16 +87,16 @@ static cJSON *header(const cli_sink *s)
     for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++) {
         const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
         if ((c->flags & SV_COLUMN_CONFIG) && cli_sink_has(s, c))
-            cJSON_AddItemToObject(cfg, c->name, config_value(s->opt, s->count, c));
+            cJSON_AddItemToObject(cfg, c->name, config_value(s->configs, s->count, c));
     }
     if (s->observed)
         cJSON_AddItemToObject(
             cfg, "observed",
-            json_value(&(sv_column){.type = SV_VALUE_REAL}, (sv_value){.real = s->opt->observed}));
-    if (s->opt->histogram) {
-        cJSON_AddNumberToObject(cfg, "bins", (double)s->opt->histogram);
+            json_value(&(sv_column){.type = SV_VALUE_REAL}, (sv_value){.real = s->out->observed}));
+    if (s->out->histogram) {
+        cJSON_AddNumberToObject(cfg, "bins", (double)s->out->histogram);
         cJSON_AddStringToObject(cfg, "histogram_of",
-                                s->opt->weight_histogram ? "weights" : "scores");
+                                s->out->weight_histogram ? "weights" : "scores");
     }
     cJSON_AddItemToObject(doc, "config", cfg);
     return doc;
@@ -141,11 +140,8 @@ int cli_json_begin(cli_sink *s)
 void cli_json_row(cli_sink *s, const sv_row_view *row)
 {
     cJSON *o = cJSON_CreateObject();
-    for (size_t i = 0; o && i < sv_columns_count(s->kind); i++) {
-        const sv_column *c = sv_columns_get(s->kind, i);
-        if (cli_sink_has(s, c))
-            cJSON_AddItemToObject(o, c->name, json_value(c, c->get(row)));
-    }
+    for (size_t i = 0; o && i < s->n_cols; i++)
+        cJSON_AddItemToObject(o, s->cols[i]->name, json_value(s->cols[i], s->cols[i]->get(row)));
     if (s->format == CLI_FORMAT_JSON)
         fputs(s->rows ? ",\n" : "\n", s->f);
     if (!print_object(s->f, o))

@@ -9,10 +9,11 @@
 #include <string.h>
 
 #include "sink.h"
+#include "write_table.h"
 
 /* Table cell: up to 7 significant digits, fewer if that is what fits the
  * width; '-' where the value is undefined or there is no theory. */
-static void cell(FILE *f, int width, double v)
+void cli_table_cell(FILE *f, int width, double v)
 {
     char buf[64];
     if (isnan(v)) {
@@ -30,7 +31,7 @@ static void cell(FILE *f, int width, double v)
  * (c the scale: the scaled side of a raw-only column); NAN for
  * NULL. The table takes every number from the column table, so it gives
  * the CSV's verdict on every value. */
-static double col(const cli_table_entry *e, const char *name, int power)
+double cli_table_col(const cli_table_entry *e, const char *name, int power)
 {
     if (!name)
         return NAN;
@@ -46,7 +47,7 @@ static double col(const cli_table_entry *e, const char *name, int power)
     return NAN;
 }
 
-static const sv_column *find_column(const char *name)
+const sv_column *cli_table_find_column(const char *name)
 {
     for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++)
         if (strcmp(sv_columns_get(SV_OUTPUT_SUMMARY, i)->name, name) == 0)
@@ -70,7 +71,7 @@ static void config_text(const sv_column *c, const cli_table_entry *e, char *buf,
 /* Whether configuration column @p name differs between the entries. */
 static int varies(const char *name, const cli_table_entry *e, size_t n)
 {
-    const sv_column *c = find_column(name);
+    const sv_column *c = cli_table_find_column(name);
     char a[64], b[64];
     if (!c)
         return 0;
@@ -107,7 +108,7 @@ static void word(line_wrap *w, const char *fmt, ...)
 
 /* The header line: every option that shapes the run, except those that
  * vary between the entries (each row or block names those). */
-static void title(FILE *f, const cli_table_entry *e, size_t n)
+void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
 {
     const sv_spec *c = &e->spec;
     line_wrap w = {f, 0};
@@ -123,10 +124,10 @@ static void title(FILE *f, const cli_table_entry *e, size_t n)
     word(&w, "ddof=%u", c->ddof);
     if (!varies("scale", e, n))
         word(&w, "scale=%s", e->scale_name);
-    if (col(e, "q_mean", 0) != 0.0 || col(e, "q_std", 0) != 1.0)
-        word(&w, "Q=%g+%g*x", col(e, "q_mean", 0), col(e, "q_std", 0));
-    if (col(e, "k_mean", 0) != 0.0 || col(e, "k_std", 0) != 1.0)
-        word(&w, "K=%g+%g*x", col(e, "k_mean", 0), col(e, "k_std", 0));
+    if (cli_table_col(e, "q_mean", 0) != 0.0 || cli_table_col(e, "q_std", 0) != 1.0)
+        word(&w, "Q=%g+%g*x", cli_table_col(e, "q_mean", 0), cli_table_col(e, "q_std", 0));
+    if (cli_table_col(e, "k_mean", 0) != 0.0 || cli_table_col(e, "k_std", 0) != 1.0)
+        word(&w, "K=%g+%g*x", cli_table_col(e, "k_mean", 0), cli_table_col(e, "k_std", 0));
     if (c->causal)
         word(&w, "causal");
     if (c->qk_norm)
@@ -137,182 +138,17 @@ static void title(FILE *f, const cli_table_entry *e, size_t n)
         word(&w, "d_model=%zu", c->d_model);
         if (!varies("init", e, n)) {
             char v[64];
-            config_text(find_column("init"), e, v, sizeof v);
+            config_text(cli_table_find_column("init"), e, v, sizeof v);
             word(&w, "init=%s", v);
         }
         if (c->cross)
             word(&w, "cross");
     }
     if (c->values)
-        word(&w, "values d_v=%g", col(e, "d_v", 0));
+        word(&w, "values d_v=%g", cli_table_col(e, "d_v", 0));
     if (e->summary.observed == e->summary.observed)
         word(&w, "observed=%g", e->summary.observed);
     fputc('\n', f);
-}
-
-/* One line of the one-configuration table: raw (measured, theory) and
- * scaled (measured, theory), each a summary column times c^power. */
-typedef struct stat_row {
-    const char *label;
-    const char *col[4];
-    int power[4];
-} stat_row;
-
-static void print_rows(FILE *f, const cli_table_entry *e, const stat_row *rows, size_t n)
-{
-    const int w = 12; /* 24 + 4 (1 + 12) + 2 = 78 columns */
-    for (size_t i = 0; i < n; i++) {
-        fprintf(f, "%-24s", rows[i].label);
-        for (int k = 0; k < 4; k++) {
-            if (k == 2)
-                fputs("  ", f);
-            cell(f, w, col(e, rows[i].col[k], rows[i].power[k]));
-        }
-        fputc('\n', f);
-    }
-}
-
-#define ROWS_(f, e, r) print_rows(f, e, r, sizeof(r) / sizeof((r)[0]))
-
-/* What --plant, --d-model, --qk-norm and --values show, when they are on
- * (when the column table says their measured column must be defined). */
-static void option_rows(FILE *f, const cli_table_entry *e)
-{
-    const sv_spec *c = &e->spec;
-    const int obs = 0;
-    if (sv_column_required(find_column("raw_diag_logit"), c, obs)) {
-        static const stat_row r[] = {
-            {"diagonal logit S_ii",
-             {"raw_diag_logit", "raw_diag_logit_theory", "scaled_diag_logit",
-              "scaled_diag_logit_theory"},
-             {0, 0, 0, 0}},
-            {"diagonal weight",
-             {"raw_diag_weight", NULL, "scaled_diag_weight", NULL},
-             {0, 0, 0, 0}},
-        };
-        ROWS_(f, e, r);
-    }
-    if (sv_column_required(find_column("q_var"), c, obs)) {
-        static const stat_row r[] = {
-            {"Var of an entry of Q", {"q_var", "q_var_theory", NULL, NULL}, {0, 0, 0, 0}},
-            {"Var of an entry of K", {"k_var", "k_var_theory", NULL, NULL}, {0, 0, 0, 0}},
-        };
-        ROWS_(f, e, r);
-    }
-    if (sv_column_required(find_column("raw_out_var"), c, obs)) {
-        static const stat_row r[] = {
-            {"output variance Var(O)",
-             {"raw_out_var", "raw_out_var_theory", "scaled_out_var", "scaled_out_var_theory"},
-             {0, 0, 0, 0}},
-        };
-        ROWS_(f, e, r);
-    }
-    if (c->grad) {
-        static const stat_row r[] = {
-            {"RMS |dL/dlogits|",
-             {"raw_grad_logits", "raw_grad_logits_theory", "scaled_grad_logits",
-              "scaled_grad_logits_theory"},
-             {0, 0, 0, 0}},
-            {"keys the gradient reaches",
-             {"raw_grad_keys", NULL, "scaled_grad_keys", NULL},
-             {0, 0, 0, 0}},
-            {"RMS |dL/dq|", {"raw_grad_q", NULL, "scaled_grad_q", NULL}, {0, 0, 0, 0}},
-            {"RMS |dL/dk|", {"raw_grad_k", NULL, "scaled_grad_k", NULL}, {0, 0, 0, 0}},
-        };
-        ROWS_(f, e, r);
-    }
-}
-
-/* What the one-configuration table's numbers mean. */
-static void footer(FILE *f, const cli_table_entry *e)
-{
-    const sv_spec *c = &e->spec;
-    const sv_summary *s = &e->summary;
-    const int plain = c->q_mean == 0.0 && c->k_mean == 0.0 && !c->causal && c->d_model == 0 &&
-                      c->plant == 0.0 && !c->qk_norm;
-    if (plain)
-        fprintf(f, "\nVariance theory: E[s^2] = d_k (N-1)/(N-ddof) for N = n_q n_k = %zu scores.\n",
-                c->n_q * c->n_k);
-    else
-        fprintf(f, "\nVariance theory for these options: docs/theory.md, section 8.\n");
-    fprintf(f, "Entropy: 0 (one-hot) to the bound (uniform rows); its theory column is\n"
-               "ln(keys) - sigma^2/2, an approximation shown only where it holds\n"
-               "(a softmax far from one-hot). Float16 headroom: 65504 / max |logit|.\n");
-    if (s->raw_theory.var_sd_heavy_tail)
-        fprintf(f, "Student t with nu <= 8: the sd theory is exact, but the entries lack an\n"
-                   "8th moment, so the measured sd has no standard error and converges slowly.\n");
-    if (!isnan(s->observed))
-        fprintf(f, "Trials with raw sample variance <= %g: %.6g (of %llu)\n", s->observed,
-                s->raw_var_cdf_observed, (unsigned long long)c->trials);
-}
-
-/* The rows of the one-configuration table, by summary column. */
-static const stat_row head[] = {
-    {"score mean", {"raw_mean", "raw_mean_theory", "scaled_mean", "raw_mean_theory"}, {0, 0, 0, 1}},
-    {"score variance",
-     {"raw_var", "raw_var_expected", "scaled_var", "scaled_var_expected"},
-     {0, 0, 0, 0}},
-    {"  population variance", {NULL, "raw_var_theory", NULL, "scaled_var_theory"}, {0, 0, 0, 0}},
-};
-static const stat_row sd[] = {
-    {"  sd across trials",
-     {"raw_var_sd", "raw_var_sd_theory", "scaled_var_sd", "scaled_var_sd_theory"},
-     {0, 0, 0, 0}},
-};
-static const stat_row spread[] = {
-    {"  5% quantile", {"raw_var_q05", NULL, "scaled_var_q05", NULL}, {0, 0, 0, 0}},
-    {"  median", {"raw_var_q50", NULL, "scaled_var_q50", NULL}, {0, 0, 0, 0}},
-    {"  95% quantile", {"raw_var_q95", NULL, "scaled_var_q95", NULL}, {0, 0, 0, 0}},
-};
-static const stat_row rest[] = {
-    {"  known-mean variance",
-     {"raw_var_known_mean", "raw_var_theory", "raw_var_known_mean", "scaled_var_theory"},
-     {0, 0, 2, 0}},
-    {"  with ddof 0",
-     {"raw_var_ddof0", "raw_var_ddof0_theory", "raw_var_ddof0", "raw_var_ddof0_theory"},
-     {0, 0, 2, 2}},
-    {"  with ddof 1",
-     {"raw_var_ddof1", "raw_var_ddof1_theory", "raw_var_ddof1", "raw_var_ddof1_theory"},
-     {0, 0, 2, 2}},
-    {"softmax entropy (nats)",
-     {"raw_entropy", "raw_entropy_approx", "scaled_entropy", "scaled_entropy_approx"},
-     {0, 0, 0, 0}},
-    {"  uniform rows: bound", {NULL, "entropy_bound", NULL, "entropy_bound"}, {0, 0, 0, 0}},
-    {"  effective keys e^H", {"raw_eff_keys", NULL, "scaled_eff_keys", NULL}, {0, 0, 0, 0}},
-    {"max softmax weight", {"raw_max_weight", NULL, "scaled_max_weight", NULL}, {0, 0, 0, 0}},
-    {"Jacobian trace", {"raw_jac_trace", NULL, "scaled_jac_trace", NULL}, {0, 0, 0, 0}},
-    {"Jacobian Frobenius norm", {"raw_jac_frob", NULL, "scaled_jac_frob", NULL}, {0, 0, 0, 0}},
-};
-static const stat_row extremes[] = {
-    {"  lowest row entropy", {"raw_entropy_min", NULL, "scaled_entropy_min", NULL}, {0, 0, 0, 0}},
-    {"  highest row entropy", {"raw_entropy_max", NULL, "scaled_entropy_max", NULL}, {0, 0, 0, 0}},
-    {"  max |logit|", {"raw_max_abs_logit", NULL, "scaled_max_abs_logit", NULL}, {0, 0, 0, 0}},
-    {"  float16 headroom", {"raw_fp16_headroom", NULL, "scaled_fp16_headroom", NULL}, {0, 0, 0, 0}},
-};
-
-/* One configuration: statistics down, raw and scaled (measured, theory)
- * across. */
-static void table_one(FILE *f, const cli_table_entry *e)
-{
-    const sv_spec *c = &e->spec;
-    const sv_summary *s = &e->summary;
-    const int w = 12;
-    const int many = c->trials > 1;
-    title(f, e, 1);
-    char scaled_head[64];
-    snprintf(scaled_head, sizeof scaled_head, "scaled QK^T * %.6g", s->scale);
-    fprintf(f, "\n%-24s %*s  %*s\n", "", w * 2 + 1, "raw QK^T", w * 2 + 1, scaled_head);
-    fprintf(f, "%-24s %*s %*s  %*s %*s\n", many ? "mean over trials of" : "statistic", w,
-            "measured", w, "theory", w, "measured", w, "theory");
-    ROWS_(f, e, head);
-    ROWS_(f, e, sd); /* '-' for one trial, as nan in the CSV */
-    if (many)        /* one trial has no spread to show */
-        ROWS_(f, e, spread);
-    ROWS_(f, e, rest);
-    option_rows(f, e);
-    fprintf(f, "%s\n", many ? "extremes over all trials" : "extremes");
-    ROWS_(f, e, extremes);
-    footer(f, e);
 }
 
 /* The configuration columns a sweep's blocks are labelled by; bit k of
@@ -339,7 +175,7 @@ static void block_label(unsigned varying, const cli_table_entry *e, char *label,
     label[0] = '\0';
     for (size_t k = 0; k < N_LABELLED; k++)
         if (varying & (1u << k)) {
-            config_text(find_column(labelled[k]), e, v, sizeof v);
+            config_text(cli_table_find_column(labelled[k]), e, v, sizeof v);
             if (strcmp(v, "nan") == 0)
                 continue; /* nu of a law that has none */
             const size_t at = strlen(label);
@@ -351,12 +187,11 @@ static void block_label(unsigned varying, const cli_table_entry *e, char *label,
  * besides d_k (scale, dist, init...). The head goes out with the first
  * row, each row as its configuration finishes, the footer
  * (cli_table_tail) at the end: the table streams like the CSV. */
-static void sweep_head(FILE *f, const cli_options *opt, const cli_table_entry *res, size_t n)
+static void sweep_head(FILE *f, int obs, const cli_table_entry *res, size_t n)
 {
-    const int obs = !isnan(opt->observed);
     const int w = obs ? 7 : 8; /* 6 + 8 (1 + 8) = 78 columns, 6 + 9 (1 + 7) with --observed */
     const char *meas = obs ? "meas." : "measured";
-    title(f, res, n);
+    cli_table_title(f, res, n);
     fprintf(f, "\n%6s %*s %*s %*s %*s\n", "", w * 2 + 1, "raw variance", w * 2 + 1, "scaled var.",
             w * 2 + 1, "entropy (nats)", w * 2 + 1, "max weight");
     fprintf(f, "%6s %*s %*s %*s %*s %*s %*s %*s %*s", "d_k", w, meas, w, "theory", w, meas, w,
@@ -388,7 +223,7 @@ static void sweep_row(const cli_sink *s, size_t i)
                                        "raw_var_cdf_observed"};
     fprintf(s->f, "%6zu", e->spec.d_k);
     for (size_t k = 0; k < 8u + (size_t)obs; k++)
-        cell(s->f, w, col(e, cols[k], 0));
+        cli_table_cell(s->f, w, cli_table_col(e, cols[k], 0));
     fputc('\n', s->f);
 }
 
@@ -401,11 +236,11 @@ size_t cli_table_tail(const cli_sink *s, char *buf, size_t len)
     int n = snprintf(buf, len,
                      "\nTheory: E[sample variance] of the raw scores, times c^2 (scaled).\n"
                      "Entropy <= %s = %.4f.\n",
-                     e->spec.causal ? "ln(n!)/n" : "ln n_k", col(e, "entropy_bound", 0));
+                     e->spec.causal ? "ln(n!)/n" : "ln n_k", cli_table_col(e, "entropy_bound", 0));
     if (s->observed && n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n,
                       "P(<=V): fraction of trials with raw sample variance <= V = %g.\n",
-                      s->opt->observed);
+                      s->out->observed);
     return n > 0 && (size_t)n < len ? (size_t)n : 0;
 }
 
@@ -418,8 +253,8 @@ void cli_table_begin(cli_sink *s)
     /* The configurations, for the title and the block labels. */
     for (size_t i = 0; i < s->count; i++) {
         cli_table_entry *e = &s->entries[i];
-        e->spec = cli_options_spec(s->opt, i);
-        snprintf(e->scale_name, sizeof e->scale_name, "%s", cli_options_scale(s->opt, i)->name);
+        e->spec = s->configs[i].spec;
+        snprintf(e->scale_name, sizeof e->scale_name, "%s", s->configs[i].scale_name);
         e->summary.observed = NAN;
         e->summary.qk_radius = NAN; /* known after the run */
     }
@@ -427,7 +262,7 @@ void cli_table_begin(cli_sink *s)
     if (s->kind != SV_OUTPUT_PER_TRIAL)
         return;       /* the summary's head needs the first configuration's summary */
     const int w = 10; /* 6 + 1 + 6 + 6 (1 + 10) = 79 columns */
-    title(s->f, s->entries, s->count);
+    cli_table_title(s->f, s->entries, s->count);
     fprintf(s->f, "\n%6s %6s %*s %*s %*s %*s %*s %*s\n", "trial", "d_k", w, "raw var", w,
             "scaled var", w, "raw H", w, "scaled H", w, "raw max p", w, "scaled max");
 }
@@ -447,7 +282,7 @@ void cli_table_row(cli_sink *s, const sv_row_view *row)
                  row->scale_name ? row->scale_name : "sqrt");
         if (s->count > 1) {
             if (i == 0)
-                sweep_head(s->f, s->opt, s->entries, s->count);
+                sweep_head(s->f, s->observed, s->entries, s->count);
             sweep_row(s, i);
         }
         return;
@@ -461,12 +296,12 @@ void cli_table_row(cli_sink *s, const sv_row_view *row)
     const int w = 10;
     const sv_trial_stats *t = row->stats;
     fprintf(s->f, "%6llu %6zu", (unsigned long long)row->trial, row->spec->d_k);
-    cell(s->f, w, t->raw_var);
-    cell(s->f, w, t->scaled_var);
-    cell(s->f, w, t->raw_entropy);
-    cell(s->f, w, t->scaled_entropy);
-    cell(s->f, w, t->raw_max_weight);
-    cell(s->f, w, t->scaled_max_weight);
+    cli_table_cell(s->f, w, t->raw_var);
+    cli_table_cell(s->f, w, t->scaled_var);
+    cli_table_cell(s->f, w, t->raw_entropy);
+    cli_table_cell(s->f, w, t->scaled_entropy);
+    cli_table_cell(s->f, w, t->raw_max_weight);
+    cli_table_cell(s->f, w, t->scaled_max_weight);
     fputc('\n', s->f);
 }
 
@@ -475,7 +310,7 @@ void cli_table_end(cli_sink *s)
     if (s->kind != SV_OUTPUT_SUMMARY || s->n_entries == 0)
         return;
     if (s->count == 1) {
-        table_one(s->f, &s->entries[0]);
+        cli_table_one(s->f, &s->entries[0]);
         return;
     }
     char tail[1024];

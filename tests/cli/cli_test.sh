@@ -133,11 +133,11 @@ h3=$("$BIN" --dk 16 --nq 50 --nk 70 --trials 3 --histogram 40 --threads 3 --bloc
 [ "$("$BIN" --dk 16 --n 30 --trials 2 --histogram 7 --weight-histogram --causal |
      awk -F, 'NR > 1 { r += $3; s += $4 } END { print r, s }')" = "930 930" ] && ok || fail "--weight-histogram counts"
 
-# --- progress line: on a terminal only, after a second, never with --quiet ---------
+# --- progress line: on a terminal only, after half a second, never with --quiet ----
 if command -v script >/dev/null 2>&1; then
     long="--dk 128 --n 20000"   # ~2 s in Release
     script -qec "$BIN $long >/dev/null" /dev/null </dev/null >"$tmp/tty" 2>&1
-    grep -q 'd_k=128 (1 of 1): .*%, about [0-9]* s left' "$tmp/tty" && ok || fail "progress line on a terminal"
+    grep -q 'd_k=128 (1 of 1): .*% of the run, about [0-9]* s left' "$tmp/tty" && ok || fail "progress line on a terminal"
     script -qec "$BIN $long --quiet >/dev/null" /dev/null </dev/null >"$tmp/tty" 2>&1
     [ ! -s "$tmp/tty" ] && ok || fail "--quiet still printed: $(od -c "$tmp/tty" | head -2)"
     # stderr not a terminal: nothing, even with stdout on one.
@@ -196,5 +196,44 @@ is_number "$cdf" && awk -v c="$cdf" 'BEGIN { exit !(c > 0.6 && c < 0.8) }' && ok
 # Theory of the spread: sqrt(4.75) (docs/theory.md; Monte Carlo in test_theory).
 sd=$(column raw_var_sd_theory "$tmp/p.csv")
 is_number "$sd" && awk -v s="$sd" 'BEGIN { d = s - sqrt(4.75); exit !(d < 1e-12 && d > -1e-12) }' && ok || fail "raw_var_sd_theory = sqrt(4.75): '$sd'"
+
+# --- --example: trial 0 as numbers a student can check (issue 15 section 4) ------
+# numpy recomputes the product and its variance from the printed matrices,
+# and the variance is the run's own trial 0 (its --per-trial row).
+for args in "--dk 2 --n 2" "--dk 3 --nq 2 --nk 4 --ddof 1" "--dk 5 --n 5 --causal --dist rademacher"; do
+    # shellcheck disable=SC2086
+    "$BIN" $args --example >"$tmp/ex.txt" 2>&1 || fail "--example $args: exit $?"
+    # shellcheck disable=SC2086
+    want=$("$BIN" $args --per-trial --columns raw_var --no-header)
+    /usr/bin/python3 - "$tmp/ex.txt" "$want" "$args" <<'PY' && ok || fail "--example $args: numpy disagrees: $(cat "$tmp/ex.txt")"
+import re, sys
+import numpy as np
+text = open(sys.argv[1]).read()
+env = {"np": np}
+exec(text, env)                      # the printed lines are Python
+Q, K, S = env["Q"], env["K"], env["S"]
+ddof = int(re.search(r"ddof (\d+)", text).group(1))
+causal = "--causal" in sys.argv[3]
+assert np.allclose(Q @ K.T, S, atol=2e-5), (Q @ K.T, S)
+seen = S[np.tril_indices(S.shape[0])] if causal else S.ravel()
+printed = float(re.search(r"scores \(ddof.*\): (\S+)", text).group(1))
+assert abs(seen.var(ddof=ddof) - printed) <= 1e-4 * max(1.0, printed), (seen.var(ddof=ddof), printed)
+assert abs(printed - float(sys.argv[2])) <= 5e-7 * max(1.0, printed), (printed, sys.argv[2])
+PY
+done
+# Larger d_k: one query's logits, raw and scaled by c, and their softmax.
+"$BIN" --dk 64 --n 1111 --example >"$tmp/ex.txt"
+/usr/bin/python3 - "$tmp/ex.txt" <<'PY' && ok || fail "--example --dk 64: $(cat "$tmp/ex.txt")"
+import re, sys
+lines = {l[:15].strip(): [float(x) for x in l[16:].strip(" []\n").split(",")]
+         for l in open(sys.argv[1]) if l.startswith(("raw logits", "scaled *", "softmax,"))}
+raw, scaled = lines["raw logits q.k"], lines["scaled * 0.125"]
+assert all(abs(s - r * 0.125) <= 0.0051 + 0.00625 for r, s in zip(raw, scaled)), (raw, scaled)
+assert max(lines["softmax, raw"]) > 0.5 > max(lines["softmax, scaled"]), lines
+PY
+[ "$(wc -L <"$tmp/ex.txt")" -le 80 ] && ok || fail "--example wider than 80 columns"
+usage_error "sdpa-var: --example does not apply with --trials (it shows trial 0)" --example --trials 3
+usage_error "sdpa-var: --example does not apply with --format (it prints text)" --example --format csv
+usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --scale, --dist, --init)" --example --dk 2,4
 
 done_tests

@@ -38,6 +38,72 @@ usage_error "$p: --n: '0x10' is not a positive integer" --n 0x10
     [ "$(column q_mean "$tmp/sub.csv")" = 9.9998886718268301e-321 ] && ok || fail "--q-mean 1e-320"
 "$BIN" --dk 2 --n 2 --q-mean -1.5e-1 --k-mean .5 >/dev/null 2>&1 && ok || fail "reals with '-', '.', e"
 
+# --- getopt_long (issue 15 section 4): its answers, our one-line messages -------
+usage_error "$p: option '--dk' requires an argument" --dk
+usage_error "$p: option '--trials' requires an argument" --n 3 --tri
+usage_error "$p: option '-d' requires an argument" -d
+usage_error "$p: unknown option '-x'" -qx
+usage_error "$p: option '--causal' takes no value" --caus=1
+usage_error "$p: unexpected argument 'foo'" foo --nope
+usage_error "$p: unexpected argument 'x'" -- x
+usage_error "$p: unexpected argument '-'" --dk 2 -
+# Short options, grouped and joined, as getopt has them.
+[ "$("$BIN" -qd2 -n2 -t2 | md5sum)" = "$("$BIN" --dk 2 --n 2 --trials 2 | md5sum)" ] && ok ||
+    fail "-qd2 -n2 -t2"
+# Parsed twice in one process (the fuzz harness): the same answer. An
+# option after the first operand is not read (getopt's '+': no permuting).
+usage_error "$p: unexpected argument 'x'" --dk 2 x --n 0
+
+# --- exact scientific notation for integers ------------------------------------
+[ "$("$BIN" --dk 2 --n 2 --trials 1e2 --seed 1.2e3 | md5sum)" = \
+    "$("$BIN" --dk 2 --n 2 --trials 100 --seed 1200 | md5sum)" ] && ok || fail "--trials 1e2 --seed 1.2e3"
+[ "$(column seed <("$BIN" --dk 1 --n 1 --seed 1.8446744073709551615e19))" = 18446744073709551615 ] &&
+    ok || fail "--seed 1.8446744073709551615e19"
+[ "$(column n_q <("$BIN" --dk 1 --n 30000000000000000000000000e-25))" = 3 ] && ok || fail "26 digits e-25"
+usage_error "$p: --trials: '1.5e0' is not a positive integer" --trials 1.5e0
+usage_error "$p: --n: '1e-1' is not a positive integer" --n 1e-1
+usage_error "$p: --n: '0e5' is not a positive integer" --n 0e5
+usage_error "$p: --seed: '1e20' is too large (at most 18446744073709551615)" --seed 1e20
+usage_error "$p: --seed: '1e99999999999' is too large (at most 18446744073709551615)" --seed 1e99999999999
+usage_error "$p: --trials: '1e' is not a positive integer" --trials 1e
+usage_error "$p: --trials: '-1e2' is not a positive integer" --trials -1e2
+usage_error "$p: --block-rows: '2e9' is too large (at most 1073741824)" --block-rows 2e9
+
+# --- did you mean: edit distance and synonyms -----------------------------------
+usage_error "$p: unknown option '--trails'; did you mean --trials?" --trails 3
+usage_error "$p: unknown option '--caual'; did you mean --causal?" --caual
+usage_error "$p: unknown option '--d_model'; did you mean --d-model?" --d_model 4
+usage_error "$p: unknown option '--seq-len'; did you mean --n?" --seq-len 4
+usage_error "$p: --dist: 'gaussian' is not a list of normal, uniform, rademacher, t; did you mean normal?" --dist gaussian
+usage_error "$p: --dist: 'normal,studnt' is not a list of normal, uniform, rademacher, t; did you mean t?" --dist normal,studnt
+usage_error "$p: --dist: 'cauchy' is not a list of normal, uniform, rademacher, t" --dist cauchy
+usage_error "$p: --init: 'glorot' is not a list of xavier, lecun, normal; did you mean xavier?" --d-model 4 --init glorot
+usage_error "$p: --format: 'jsn' is not one of table, csv, json, jsonl; did you mean json?" --format jsn
+usage_error "$p: --scale: 'sqr' is not a list of sqrt, dk, none or positive numbers; did you mean sqrt?" --scale sqr
+usage_error "$p: --scale: 'foo' is not a list of sqrt, dk, none or positive numbers" --scale foo
+
+# --- --columns: names checked against the column table, order as given ----------
+"$BIN" --dk 2,4 --n 3 --columns dk,scaled_var,raw_var >"$tmp/c.csv"
+"$BIN" --dk 2,4 --n 3 >"$tmp/all.csv"
+[ "$(head -1 "$tmp/c.csv")" = dk,scaled_var,raw_var ] &&
+    [ "$(paste -d, <(column dk "$tmp/all.csv") <(column scaled_var "$tmp/all.csv") \
+        <(column raw_var "$tmp/all.csv"))" = "$(tail -n +2 "$tmp/c.csv")" ] && ok ||
+    fail "--columns dk,scaled_var,raw_var: $(tr '\n' ' ' <"$tmp/c.csv")"
+[ "$("$BIN" --dk 2 --n 3 --columns raw_var,dk --format jsonl | sed -n 2p)" = \
+    "{\"raw_var\":$(column raw_var "$tmp/all.csv" | head -1),\"dk\":2}" ] && ok || fail "--columns with jsonl"
+/usr/bin/python3 -c 'import json, sys; d = json.load(sys.stdin); assert list(d["rows"][0]) == ["dk", "raw_var"], d' \
+    < <("$BIN" --dk 2 --n 3 --columns dk,raw_var --format json) && ok || fail "--columns with json"
+[ "$("$BIN" --dk 2 --n 2 --per-row --columns row,dk | tr '\n' ' ')" = "row,dk 0,2 1,2 " ] && ok || fail "--columns --per-row"
+[ "$("$BIN" --dk 2 --n 2 --trials 3 --observed 1 --columns raw_var_cdf_observed --no-header)" = 0.33333333333333331 ] &&
+    ok || fail "--columns of --observed"
+usage_error "$p: --columns: 'raw_vr' is not a column of the summary output; did you mean raw_var?" --columns raw_vr
+usage_error "$p: --columns: 'row' is not a column of the summary output (docs/columns.md)" --columns dk,row
+usage_error "$p: --columns: 'raw_var' is not a column of the histogram output (docs/columns.md)" --histogram 4 --columns raw_var
+usage_error "$p: --columns: 'dk' is named twice" --columns dk,raw_var,dk
+usage_error "$p: --columns: 'dk,' has an empty name" --columns dk,
+usage_error "$p: --columns: 'observed' needs --observed" --columns observed
+usage_error "$p: --columns does not apply with --format table (CSV, JSON and JSONL only)" --columns dk --format table
+
 # --- echoed values: one printable line, long ones cut visibly ----------------
 usage_exact "$p: --dk: '1\\n2' is not a list of positive integers or doubling ranges A:B with A <= B" --dk $'1\n2'
 usage_exact "$p: --dist: '\\x1b[31mred' is not a list of normal, uniform, rademacher, t" --dist $'\e[31mred'
@@ -69,7 +135,7 @@ for want in '  --nu               needs --dist t' \
 done
 # Every option of the table is in --help, with its default where it has one.
 for o in dk n nq nk trials seed dist ddof observed scale nu q-mean q-std k-mean k-std qk-norm \
-    qk-scale plant d-model init cross causal values dv format per-trial per-row histogram \
+    qk-scale plant d-model init cross causal values dv format columns example per-trial per-row histogram \
     weight-histogram quiet threads block-rows help version; do
     grep -qE -- "^  (-., |    )--$o( |\$)" "$tmp/help" && ok || fail "--help lacks --$o"
 done
@@ -151,6 +217,7 @@ done <<'EOF'
 --no-header does not apply with --format table (CSV only)|--no-header --format table
 --no-header does not apply with --format json (CSV only)|--no-header --format json
 --format table does not apply with --per-row (it prints CSV)|--format table --per-row
+--columns does not apply with --format table (CSV, JSON and JSONL only)|--format table --columns dk
 --format table does not apply with --histogram (it prints CSV)|--format table --histogram 5
 --q-std does not apply with --qk-norm (rows of mean 0 are rescaled to norm R whatever S is)|--q-std 2 --qk-norm
 --k-std does not apply with --qk-norm (rows of mean 0 are rescaled to norm R whatever S is)|--k-std 2 --qk-scale 3

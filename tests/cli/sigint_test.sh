@@ -34,7 +34,7 @@ sleep 60
 RUN
     tm new-session -d -s "$how" -x 160 -y 8 "bash $tmp/run.$how.sh"
     local shown=0 i
-    for i in $(seq 100); do # up to 20 s; the line appears after 1 s
+    for i in $(seq 100); do # up to 20 s; the line appears after 0.5 s
         if tm capture-pane -p -t "$how" | grep -q 's left'; then
             shown=1
             break
@@ -46,6 +46,13 @@ RUN
         tm capture-pane -p -t "$how" >&2
         fails=$((fails + 1))
         return
+    fi
+    # The line estimates the whole run (issue 15): "d_k=64 (1 of 1): 12%
+    # of the run, about 9 s left".
+    if ! tm capture-pane -p -t "$how" | grep -qE 'd_k=64 \(1 of 1\): +[0-9]+% of the run, about [0-9]+ s left'; then
+        echo "FAIL $how: the progress line does not estimate the run:" >&2
+        tm capture-pane -p -t "$how" >&2
+        fails=$((fails + 1))
     fi
     sleep 0.3 # a redraw or two, so the signal may land mid-line too
     if [ "$how" = C-c ]; then

@@ -1,5 +1,5 @@
 /* libFuzzer harness: the whole option parser and the size check of the CLI
- * (src/cli/options.c), as sdpa-var runs them before the engine.
+ * (src/cli/options.c: getopt_long over the option table), as sdpa-var runs them before the engine.
  *
  * The input is the argument list, arguments separated by NUL bytes, after
  * argv[0] = "sdpa-var". Invariants:
@@ -11,7 +11,6 @@
  *     (the CLI's guards must not be the library's only guards, and the
  *     library must not reject what the CLI promised to run). */
 #define _POSIX_C_SOURCE 200809L
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,15 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     argv[argc] = NULL;
 
     /* getopt_long keeps state between calls (its position inside a group of
-     * short options like "-qqq", a pointer into the previous argv), and
-     * cli_options_parse sets optind = 1, which does not clear it: glibc
-     * starts afresh only on optind = 0. The CLI parses once per process, so
-     * only a harness needs this. */
-    static char *const none[] = {"sdpa-var", NULL};
-    opterr = 0;
-    optind = 0;
-    (void)getopt(1, none, "");
-
+     * short options like "-qqq", a pointer into the previous argv);
+     * cli_options_parse sets optind = 0, on which glibc starts afresh, so
+     * parsing many argument lists in one process is safe. */
     static cli_options opt; /* large: off the stack */
     memset(&opt, 0, sizeof opt);
     char err[256];
@@ -90,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
     }
+    cli_options_free(&opt); /* nothing after a rejection; the specs after success */
     free(buf);
     return 0;
 }

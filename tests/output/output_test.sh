@@ -89,12 +89,16 @@ csv_col() {
                      { print $c } END { if (!c) exit 1 }' "$2" ||
     echo "FAIL: column $1: not in the header of $2" | tee -a "$tmp/missing" >&2
 }
-for pair in "diagonal logit S_ii|raw_diag_logit_theory|3" "output variance Var(O)|raw_out_var|2" \
-            "uniform rows: bound|entropy_bound|3"; do
+# Fields: raw measured, sd, theory, then the same scaled. A measured value
+# is rounded to its standard error: equal to the CSV's to the digits shown.
+for pair in "diagonal logit S_ii|raw_diag_logit_theory|4" "output var. Var(O)|raw_out_var|2" \
+            "uniform rows: bound|entropy_bound|4" "  effective keys e^H|raw_eff_keys_sd|3"; do
   label=${pair%%|*} rest=${pair#*|}; name=${rest%%|*} field=${rest#*|}
   got=$(grep "^ *$label " "$tmp/t" | sed "s/^ *$label *//" | awk -v f=$((field - 1)) '{ print $f }')
   want=$(csv_col "$name" "$tmp/c")
-  awk -v g="$got" -v w="$want" 'BEGIN { exit !(g != "" && (g - w) ^ 2 <= (1e-6 * w) ^ 2) }' &&
+  awk -v g="$got" -v w="$want" 'BEGIN { d = index(g, ".") ? length(g) - index(g, ".") : 0
+    tol = (index(g, "e") ? 1e-3 * w : 0.5 * 10 ^ -d) + 1e-6 * w
+    exit !(g != "" && (g - w) ^ 2 <= tol ^ 2) }' &&
     ok || fail "table '$label' shows '$got', CSV $name is $want"
 done
 head -2 "$tmp/t" | grep -q 'causal plant=0.5 values d_v=16' && grep -q '^extremes over all trials$' "$tmp/t" &&
@@ -104,8 +108,21 @@ head -2 "$tmp/t" | grep -q 'causal plant=0.5 values d_v=16' && grep -q '^extreme
 "$bin" --dk 64 --n 1111 --format csv >"$tmp/c"
 "$bin" --dk 64 --n 1111 --format table >"$tmp/t"
 [ "$(csv_col raw_entropy_approx "$tmp/c")" = nan ] &&
-  [ "$(grep '^softmax entropy' "$tmp/t" | awk '{ print $5 }')" = - ] &&
-  ok || fail "entropy approximation: CSV $(csv_col raw_entropy_approx "$tmp/c"), table $(grep '^softmax entropy' "$tmp/t")"
+  [ "$(grep '^entropy H (nats)' "$tmp/t" | awk '{ print $6 }')" = - ] &&
+  ok || fail "entropy approximation: CSV $(csv_col raw_entropy_approx "$tmp/c"), table $(grep '^entropy H' "$tmp/t")"
+# The verdict of one configuration: the variances with their standard
+# error against theory, the effective keys raw and scaled.
+grep -qx 'In short: the raw scores QK^T have variance 64.37 +- 0.49 (d_k = 64 in' "$tmp/t" &&
+  grep -q "softmax spreads its weight over e^H = 3.0 of 1111 keys, the scaled one over" "$tmp/t" &&
+  ok || fail "verdict: $(sed -n '/^In short/,$p' "$tmp/t")"
+# An sd across trials for every mean shown (here the entropy's), and the
+# measured value rounded at its standard error's second digit.
+"$bin" --dk 64 --n 300 --trials 20 --format table >"$tmp/t"
+"$bin" --dk 64 --n 300 --trials 20 --format csv >"$tmp/c"
+[ "$(grep '^entropy H (nats)' "$tmp/t" | awk '{ print $4, $5 }')" = \
+  "$(awk -v m="$(csv_col raw_entropy "$tmp/c")" -v s="$(csv_col raw_entropy_sd "$tmp/c")" \
+     'BEGIN { printf "%.4f %.2g", m, s }')" ] &&
+  ok || fail "entropy with its sd: $(grep '^entropy H' "$tmp/t"), CSV $(csv_col raw_entropy "$tmp/c") $(csv_col raw_entropy_sd "$tmp/c")"
 # Within 80 columns, whatever the options.
 for args in "--dk 8 --n 16" "--dk 1,8,64 --n 16 --observed 8 --dist uniform,t --scale sqrt,2.5" \
             "--dk 8 --n 16 --trials 3 --per-trial --dist t" \

@@ -1,0 +1,58 @@
+/* The validated run, as the run loop and the sinks see it. The CLI goes
+ * one way: argv -> cli_options (options.c: getopt_long over the option
+ * table) -> this (validate.c: every spec resolved and checked once) ->
+ * the run loop (run.c, with the memory budget of budget.c) -> the sinks
+ * (sink.c and the writers), which read specs, summaries and the output
+ * settings below, never cli_options: a later `merge` of state files can
+ * hand them the same. */
+#ifndef SDPA_VAR_CLI_SPECS_H
+#define SDPA_VAR_CLI_SPECS_H
+
+#include <stddef.h>
+
+#include "sdpa_var/sdpa_var.h"
+
+/* Exit statuses, as users of a command-line tool expect them. */
+enum cli_exit { CLI_EXIT_OK = 0, CLI_EXIT_RUNTIME = 1, CLI_EXIT_USAGE = 2 };
+
+typedef enum cli_format {
+    CLI_FORMAT_AUTO,
+    CLI_FORMAT_TABLE,
+    CLI_FORMAT_CSV,
+    CLI_FORMAT_JSON, /* one document */
+    CLI_FORMAT_JSONL /* JSON Lines: the config, then one row a line */
+} cli_format;
+
+/* One configuration of the run: a resolved, checked spec, the --scale
+ * item it came from, as written ("sqrt", "dk", "none", "0.125"), and the
+ * engine's memory for it, found when it was checked. */
+typedef struct cli_config {
+    sv_spec spec;
+    char scale_name[32];
+    size_t engine_bytes; /* sv_engine_bytes of its draws with the run's exec */
+} cli_config;
+
+/* How the rows are written. */
+typedef struct cli_output {
+    cli_format format;     /* never CLI_FORMAT_AUTO once the run starts */
+    sv_output_kind kind;   /* summary, per trial, per row, histogram */
+    const size_t *columns; /* --columns: indices into kind's column table */
+    size_t n_columns;      /* 0: every column */
+    int no_header;         /* CSV without its header line */
+    double observed;       /* the --observed value, NAN without */
+    size_t histogram;      /* bins, 0 without --histogram */
+    int weight_histogram;  /* the histogram is of the softmax weights */
+} cli_output;
+
+/* Everything a run needs, in the order it runs. */
+typedef struct cli_plan {
+    const cli_config *configs; /* count of them */
+    size_t count;
+    sv_exec exec;           /* threads and block rows; progress: run.c */
+    const char *threads_by; /* what set the threads: "--threads",
+                               "OMP_NUM_THREADS", or NULL (all cores) */
+    int quiet;              /* no progress line */
+    cli_output out;
+} cli_plan;
+
+#endif

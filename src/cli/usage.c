@@ -1,0 +1,85 @@
+/* --help, generated from the option table and validate.c's rules. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+
+/* "  -d, --dk LIST" then the help text from column 23, and the range and
+ * default from the table at the end. */
+static void usage_option(FILE *f, const cli_option_def *d)
+{
+    char head[64], tail[96] = "";
+    int n = snprintf(head, sizeof head, "  %c%c%c --%s%s%s", d->short_name ? '-' : ' ',
+                     d->short_name ? d->short_name : ' ', d->short_name ? ',' : ' ', d->name,
+                     d->metavar ? " " : "", d->metavar ? d->metavar : "");
+    if (n < 22)
+        fprintf(f, "%s%*s", head, 23 - n, "");
+    else
+        fprintf(f, "%s\n%23s", head, "");
+    if (d->kind == CLI_ARG_COUNT && d->hi < CLI_SIZE_MAX)
+        snprintf(tail, sizeof tail, "%.0f to %.0f", d->lo, d->hi);
+    else if (d->kind == CLI_ARG_REAL && isfinite(d->lo))
+        snprintf(tail, sizeof tail, "%g to %g", d->lo, d->hi);
+    else if (d->kind == CLI_ARG_ABOVE)
+        snprintf(tail, sizeof tail, "> %g", d->lo);
+    if (d->def)
+        snprintf(tail + strlen(tail), sizeof tail - strlen(tail), "%sdefault %s",
+                 tail[0] ? "; " : "", d->def);
+    const char *last = strrchr(d->help, '\n');
+    last = last ? last + 1 : d->help;
+    for (const char *p = d->help; *p; p++)
+        fputs(*p == '\n' ? "\n                       " : (char[]){*p, '\0'}, f);
+    if (tail[0] && strlen(last) + strlen(tail) + 26 <= 79)
+        fprintf(f, " (%s)", tail);
+    else if (tail[0])
+        fprintf(f, "\n%23s(%s)", "", tail);
+    fputc('\n', f);
+}
+
+void cli_options_usage(FILE *f)
+{
+    static const char *const sections[] = {
+        "Experiment:\n",
+        "\nOutput:\n",
+        "\nPerformance (results are the same bits for every value):\n",
+        "\n",
+    };
+    fputs("Usage: sdpa-var [OPTION]...\n"
+          "Draw random queries Q (n_q x d_k) and keys K (n_k x d_k) with mean 0 and\n"
+          "variance 1, and compare the statistics of the raw scores QK^T and of the\n"
+          "scaled logits QK^T/sqrt(d_k) (Vaswani et al. 2017) with theory.\n\n",
+          f);
+    int section = -1;
+    for (int id = 0; id < CLI_OPT_COUNT; id++) {
+        if (cli_option_defs[id].section != section)
+            fputs(sections[section = cli_option_defs[id].section], f);
+        usage_option(f, &cli_option_defs[id]);
+    }
+    fprintf(f,
+            "\n"
+            "One configuration per --scale, --dist, --init and --dk value (scale outer,\n"
+            "then dist, then init, d_k inner), at most %d in all.\n"
+            "Numbers are plain decimal: digits; reals may add a leading '-', a '.' and\n"
+            "an exponent (1e-3). No spaces, no leading '+', no hex, inf or nan.\n"
+            "Integers may take a '.' and an exponent when exact: 1e5, 1.2e3.\n",
+            CLI_CONFIGS_MAX);
+    cli_options_rules_usage(f);
+    fprintf(f,
+            "\n"
+            "Environment:\n"
+            "  OMP_NUM_THREADS      threads when --threads is not given: a count from 1\n"
+            "                       to %d; of a list such as '4,2' (nested levels)\n"
+            "                       the first is used, sdpa-var nests none\n",
+            CLI_THREADS_MAX);
+    fputs("\n"
+          "Examples:\n"
+          "  sdpa-var --dk 64 --n 1111                  raw variance ~64, scaled ~1\n"
+          "  sdpa-var --dk 2 --n 2 --trials 100000 --observed 1.6\n"
+          "                                             why numpy printed 1.6, not 2\n"
+          "  sdpa-var --dk 1:1024 --n 1111 | gnuplot scripts/variance_vs_dk.gp\n"
+          "\n"
+          "Exit status: 0 success, 1 runtime error (e.g. a failed write), 2 usage error.\n"
+          "Columns of the output: docs/columns.md; the theory: docs/theory.md.\n",
+          f);
+}

@@ -1,0 +1,35 @@
+/* Shared by the table writers: write_table.c (sweeps, trials, the title)
+ * and write_table_one.c (one configuration, with its verdict). */
+#ifndef SDPA_VAR_CLI_WRITE_TABLE_H
+#define SDPA_VAR_CLI_WRITE_TABLE_H
+
+#include <stdio.h>
+
+#include "sink.h"
+
+/* A cell of @p width: up to 7 significant digits, fewer if that is what
+ * fits; '-' where the value is undefined. */
+void cli_table_cell(FILE *f, int width, double v);
+
+/* The value of summary column @p name for @p e, times c^power (c the
+ * scale); NAN for NULL or a name the column table does not have. */
+double cli_table_col(const cli_table_entry *e, const char *name, int power);
+
+/* The summary column named @p name, or NULL. */
+const sv_column *cli_table_find_column(const char *name);
+
+/* The header line(s): every option that shapes the run, except those
+ * that vary between the @p n entries. */
+void cli_table_title(FILE *f, const cli_table_entry *e, size_t n);
+
+/* The table of one configuration, ending with its verdict. */
+void cli_table_one(FILE *f, const cli_table_entry *e);
+
+/* @p v to the digits its standard error @p se supports: rounded at the
+ * second significant digit of se ("64.37" for 64.36989 +- 0.487); 4
+ * significant digits when se is not a positive finite number; "-" for
+ * NAN. At most @p width characters (an exponent form when the fixed one
+ * is longer). */
+void cli_table_rounded(char *buf, size_t len, double v, double se, int width);
+
+#endif

@@ -1,0 +1,327 @@
+/* The table of one configuration: statistics down; raw and scaled across,
+ * each as (measured, sd across trials, theory); numbers to the digits
+ * their standard error supports; and a verdict a student can read aloud
+ * (issue 15 section 4). */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "write_table.h"
+
+void cli_table_rounded(char *buf, size_t len, double v, double se, int width)
+{
+    if (isnan(v)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    if (!(se > 0.0) || !isfinite(se) || !isfinite(v)) { /* 4 digits, trailing zeros too */
+        snprintf(buf, len, "%#.4g", v);
+        const size_t n = strlen(buf);
+        if (n > 0 && buf[n - 1] == '.')
+            buf[n - 1] = '\0';
+        return;
+    }
+    const int e = (int)floor(log10(se)) - 1; /* the place of se's second digit */
+    if (e >= 0) {
+        const double q = pow(10.0, e);
+        snprintf(buf, len, "%.0f", round(v / q) * q);
+    } else {
+        snprintf(buf, len, "%.*f", -e, v);
+    }
+    if ((int)strlen(buf) > width || strcmp(buf, "-0") == 0 || strspn(buf, "-0.") == strlen(buf)) {
+        /* too wide, or all zeros: as many significant digits in e-form */
+        const int lead = v != 0.0 ? (int)floor(log10(fabs(v))) : e + 1;
+        const int sig = lead - e + 1 < 1 ? 1 : lead - e + 1;
+        if (v == 0.0 || lead < e)
+            snprintf(buf, len, "0");
+        else if ((int)strlen(buf) > width)
+            snprintf(buf, len, "%.*e", sig - 1 < 0 ? 0 : sig - 1, v);
+    }
+}
+
+/* The standard error of the mean of column @p name over the trials: its
+ * sd across trials (name_sd) over sqrt(trials); with one trial, the
+ * theory's sd of one trial (name_sd_theory) where there is one. */
+static double std_error(const cli_table_entry *e, const char *name, int power)
+{
+    char sd[64], th[64];
+    snprintf(sd, sizeof sd, "%s_sd", name);
+    /* The variants of the sample variance share raw_var's theory sd. */
+    snprintf(th, sizeof th, "%s_sd_theory", strncmp(name, "raw_var_", 8) == 0 ? "raw_var" : name);
+    const double t = (double)e->spec.trials, s = cli_table_col(e, sd, power);
+    return sqrt(1.0 / t) * (isnan(s) ? cli_table_col(e, th, power) : s);
+}
+
+/* One line: raw (measured, sd, theory) and scaled (measured, sd,
+ * theory), each a summary column times c^power. The sd is column
+ * measured + "_sd" where the column table has it. */
+typedef struct stat_row {
+    const char *label;
+    const char *col[4]; /* raw measured, raw theory, scaled measured, scaled theory */
+    int power[4];
+} stat_row;
+
+enum { LABEL_W = 21, VAL_W = 9, SD_W = 7 }; /* 21 + 2 (1 + 9 + 1 + 7 + 1 + 9) + 2 = 79 */
+
+static void measured_cells(FILE *f, const cli_table_entry *e, const char *name, int power)
+{
+    char v[48], s[48], sd[64] = "";
+    const double x = cli_table_col(e, name, power);
+    if (name)
+        snprintf(sd, sizeof sd, "%s_sd", name);
+    const double spread = name ? cli_table_col(e, sd, power) : NAN;
+    cli_table_rounded(v, sizeof v, x, name ? std_error(e, name, power) : NAN, VAL_W);
+    cli_table_rounded(s, sizeof s, spread, spread, SD_W);
+    fprintf(f, " %*s %*s", VAL_W, v, SD_W, s);
+}
+
+static void print_rows(FILE *f, const cli_table_entry *e, const stat_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%-*s", LABEL_W, rows[i].label);
+        measured_cells(f, e, rows[i].col[0], rows[i].power[0]);
+        cli_table_cell(f, VAL_W, cli_table_col(e, rows[i].col[1], rows[i].power[1]));
+        fputs("  ", f);
+        measured_cells(f, e, rows[i].col[2], rows[i].power[2]);
+        cli_table_cell(f, VAL_W, cli_table_col(e, rows[i].col[3], rows[i].power[3]));
+        fputc('\n', f);
+    }
+}
+
+#define ROWS_(f, e, r) print_rows(f, e, r, sizeof(r) / sizeof((r)[0]))
+
+/* Whether summary column @p name exists and must be defined for @p e. */
+static int shown(const cli_table_entry *e, const char *name)
+{
+    const sv_column *c = cli_table_find_column(name);
+    return c && sv_column_required(c, &e->spec, 0);
+}
+
+/* What --plant, --d-model, --qk-norm, --values (and --grad, once its
+ * columns are in the table) show, when they are on. */
+static void option_rows(FILE *f, const cli_table_entry *e)
+{
+    if (shown(e, "raw_diag_logit")) {
+        static const stat_row r[] = {
+            {"diagonal logit S_ii",
+             {"raw_diag_logit", "raw_diag_logit_theory", "scaled_diag_logit",
+              "scaled_diag_logit_theory"},
+             {0, 0, 0, 0}},
+            {"diagonal weight",
+             {"raw_diag_weight", NULL, "scaled_diag_weight", NULL},
+             {0, 0, 0, 0}},
+        };
+        ROWS_(f, e, r);
+    }
+    if (shown(e, "q_var")) {
+        static const stat_row r[] = {
+            {"Var of an entry of Q", {"q_var", "q_var_theory", NULL, NULL}, {0, 0, 0, 0}},
+            {"Var of an entry of K", {"k_var", "k_var_theory", NULL, NULL}, {0, 0, 0, 0}},
+        };
+        ROWS_(f, e, r);
+    }
+    if (shown(e, "raw_out_var")) {
+        static const stat_row r[] = {
+            {"output var. Var(O)",
+             {"raw_out_var", "raw_out_var_theory", "scaled_out_var", "scaled_out_var_theory"},
+             {0, 0, 0, 0}},
+        };
+        ROWS_(f, e, r);
+    }
+    if (shown(e, "raw_grad_logits")) { /* --grad (issue 15 section 1) */
+        static const stat_row r[] = {
+            {"RMS |dL/dlogits|",
+             {"raw_grad_logits", "raw_grad_logits_theory", "scaled_grad_logits",
+              "scaled_grad_logits_theory"},
+             {0, 0, 0, 0}},
+            {"  keys it reaches", {"raw_grad_keys", NULL, "scaled_grad_keys", NULL}, {0, 0, 0, 0}},
+            {"RMS |dL/dq|", {"raw_grad_q", NULL, "scaled_grad_q", NULL}, {0, 0, 0, 0}},
+            {"RMS |dL/dk|", {"raw_grad_k", NULL, "scaled_grad_k", NULL}, {0, 0, 0, 0}},
+        };
+        ROWS_(f, e, r);
+    }
+}
+
+/* The rows of the one-configuration table, by summary column. */
+static const stat_row head[] = {
+    {"score mean", {"raw_mean", "raw_mean_theory", "scaled_mean", "raw_mean_theory"}, {0, 0, 0, 1}},
+    {"score variance",
+     {"raw_var", "raw_var_expected", "scaled_var", "scaled_var_expected"},
+     {0, 0, 0, 0}},
+    {"  population variance", {NULL, "raw_var_theory", NULL, "scaled_var_theory"}, {0, 0, 0, 0}},
+    {"  sd across trials",
+     {"raw_var_sd", "raw_var_sd_theory", "scaled_var_sd", "scaled_var_sd_theory"},
+     {0, 0, 0, 0}},
+};
+static const stat_row spread[] = {
+    {"  5% quantile", {"raw_var_q05", NULL, "scaled_var_q05", NULL}, {0, 0, 0, 0}},
+    {"  median", {"raw_var_q50", NULL, "scaled_var_q50", NULL}, {0, 0, 0, 0}},
+    {"  95% quantile", {"raw_var_q95", NULL, "scaled_var_q95", NULL}, {0, 0, 0, 0}},
+};
+static const stat_row rest[] = {
+    {"  known-mean variance",
+     {"raw_var_known_mean", "raw_var_theory", "raw_var_known_mean", "scaled_var_theory"},
+     {0, 0, 2, 0}},
+    {"  with ddof 0",
+     {"raw_var_ddof0", "raw_var_ddof0_theory", "raw_var_ddof0", "raw_var_ddof0_theory"},
+     {0, 0, 2, 2}},
+    {"  with ddof 1",
+     {"raw_var_ddof1", "raw_var_ddof1_theory", "raw_var_ddof1", "raw_var_ddof1_theory"},
+     {0, 0, 2, 2}},
+    {"entropy H (nats)",
+     {"raw_entropy", "raw_entropy_approx", "scaled_entropy", "scaled_entropy_approx"},
+     {0, 0, 0, 0}},
+    {"  uniform rows: bound", {NULL, "entropy_bound", NULL, "entropy_bound"}, {0, 0, 0, 0}},
+    {"  effective keys e^H", {"raw_eff_keys", NULL, "scaled_eff_keys", NULL}, {0, 0, 0, 0}},
+    {"max softmax weight", {"raw_max_weight", NULL, "scaled_max_weight", NULL}, {0, 0, 0, 0}},
+    {"Jacobian trace", {"raw_jac_trace", NULL, "scaled_jac_trace", NULL}, {0, 0, 0, 0}},
+    {"Jacobian Frobenius", {"raw_jac_frob", NULL, "scaled_jac_frob", NULL}, {0, 0, 0, 0}},
+};
+static const stat_row extremes[] = {
+    {"  lowest row entropy", {"raw_entropy_min", NULL, "scaled_entropy_min", NULL}, {0, 0, 0, 0}},
+    {"  highest row entropy", {"raw_entropy_max", NULL, "scaled_entropy_max", NULL}, {0, 0, 0, 0}},
+    {"  max |logit|", {"raw_max_abs_logit", NULL, "scaled_max_abs_logit", NULL}, {0, 0, 0, 0}},
+    {"  float16 headroom", {"raw_fp16_headroom", NULL, "scaled_fp16_headroom", NULL}, {0, 0, 0, 0}},
+};
+
+/* What the table's numbers mean. */
+static void footer(FILE *f, const cli_table_entry *e)
+{
+    const sv_spec *c = &e->spec;
+    const sv_summary *s = &e->summary;
+    const int plain = c->q_mean == 0.0 && c->k_mean == 0.0 && !c->causal && c->d_model == 0 &&
+                      c->plant == 0.0 && !c->qk_norm;
+    if (plain)
+        fprintf(f, "\nVariance theory: E[s^2] = d_k (N-1)/(N-ddof) for N = n_q n_k = %zu scores.\n",
+                c->n_q * c->n_k);
+    else
+        fprintf(f, "\nVariance theory for these options: docs/theory.md, section 8.\n");
+    fprintf(f, "Entropy: 0 (one-hot) to the bound (uniform rows); its theory column is\n"
+               "ln(keys) - sigma^2/2, an approximation shown only where it holds\n"
+               "(a softmax far from one-hot). Float16 headroom: 65504 / max |logit|.\n"
+               "sd: across trials (ddof 1). Measured values are rounded at the second\n"
+               "digit of their standard error, sd / sqrt(trials) (with one trial, the\n"
+               "theory's sd where there is one; else 4 digits).\n");
+    if (s->raw_theory.var_sd_heavy_tail)
+        fprintf(f, "Student t with nu <= 8: the sd theory is exact, but the entries lack an\n"
+                   "8th moment, so the measured sd has no standard error and converges slowly.\n");
+    if (!isnan(s->observed))
+        fprintf(f, "Trials with raw sample variance <= %g: %.6g (of %llu)\n", s->observed,
+                s->raw_var_cdf_observed, (unsigned long long)c->trials);
+}
+
+/* Words into lines of at most 76 characters. */
+typedef struct para {
+    FILE *f;
+    int col;
+} para;
+
+static void say(para *p, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (char *w = strtok(buf, " "); w; w = strtok(NULL, " ")) {
+        const int len = (int)strlen(w);
+        if (p->col > 0 && p->col + 1 + len > 76) {
+            fputc('\n', p->f);
+            p->col = 0;
+        }
+        fprintf(p->f, "%s%s", p->col > 0 ? " " : "", w);
+        p->col += len + (p->col > 0);
+    }
+}
+
+/* "64.37 +- 0.49" for column @p name (times c^power). */
+static void with_se(const cli_table_entry *e, const char *name, int power, char *buf, size_t len)
+{
+    const double se = std_error(e, name, power);
+    char v[48], s[48];
+    if (len < 2 * sizeof v)
+        return;
+    cli_table_rounded(v, sizeof v, cli_table_col(e, name, power), se, 12);
+    cli_table_rounded(s, sizeof s, se, se, 12);
+    if (isnan(se))
+        snprintf(buf, len, "%s", v);
+    else
+        snprintf(buf, len, "%s +- %s", v, s);
+}
+
+/* The theory of a variance as words: "d_k = 64 in theory" (@p name,
+ * @p ref when t is within 1e-3 of it), "63.9 in theory", or "no closed
+ * form here". */
+static void theory_words(double t, const char *name, double ref, char *buf, size_t len)
+{
+    if (isnan(t))
+        snprintf(buf, len, "no closed form here");
+    else if (fabs(t - ref) <= 1e-3 * ref)
+        snprintf(buf, len, "%s%g in theory", name, ref);
+    else
+        snprintf(buf, len, "%.4g in theory", t);
+}
+
+/* Effective keys as words: to their standard error, or with one trial
+ * whole keys (one decimal below 10). */
+static void keys_words(const cli_table_entry *e, const char *name, char *buf, size_t len)
+{
+    const double k = cli_table_col(e, name, 0);
+    if (e->spec.trials > 1)
+        cli_table_rounded(buf, len, k, std_error(e, name, 0), 12);
+    else
+        snprintf(buf, len, k < 10.0 ? "%.1f" : "%.0f", k);
+}
+
+/* The verdict: the variances against theory, the keys the softmax
+ * spreads over (and, with --grad, the keys the gradient reaches). */
+static void verdict(FILE *f, const cli_table_entry *e)
+{
+    const sv_spec *c = &e->spec;
+    char raw[128], scaled[128], traw[128], tscaled[128], kr[64], ks[64];
+    with_se(e, "raw_var", 0, raw, sizeof raw);
+    with_se(e, "scaled_var", 0, scaled, sizeof scaled);
+    theory_words(cli_table_col(e, "raw_var_expected", 0), "d_k = ", (double)c->d_k, traw,
+                 sizeof traw);
+    theory_words(cli_table_col(e, "scaled_var_expected", 0), "", 1.0, tscaled, sizeof tscaled);
+    keys_words(e, "raw_eff_keys", kr, sizeof kr);
+    keys_words(e, "scaled_eff_keys", ks, sizeof ks);
+    para p = {f, 0};
+    fputc('\n', f);
+    say(&p, "In short: the raw scores QK^T have variance %s (%s);", raw, traw);
+    say(&p, "scaled by %.6g they have %s (%s).", e->summary.scale, scaled, tscaled);
+    say(&p, "The raw softmax spreads its weight over e^H = %s of %s%zu keys,", kr,
+        c->causal ? "up to " : "", c->n_k);
+    say(&p, "the scaled one over %s.", ks);
+    if (shown(e, "raw_grad_keys")) { /* --grad: where the learning signal goes */
+        char gr[64], gs[64];
+        keys_words(e, "raw_grad_keys", gr, sizeof gr);
+        keys_words(e, "scaled_grad_keys", gs, sizeof gs);
+        say(&p, "The gradient of the logits reaches %s keys raw, %s scaled (--grad).", gr, gs);
+    }
+    say(&p, "(+- one standard error.)");
+    fputc('\n', f);
+}
+
+void cli_table_one(FILE *f, const cli_table_entry *e)
+{
+    const sv_spec *c = &e->spec;
+    const int many = c->trials > 1;
+    cli_table_title(f, e, 1);
+    char scaled_head[64];
+    snprintf(scaled_head, sizeof scaled_head, "scaled QK^T * %.6g", e->summary.scale);
+    const int side = VAL_W + 1 + SD_W + 1 + VAL_W;
+    fprintf(f, "\n%-*s %*s  %*s\n", LABEL_W, "", side, "raw QK^T", side, scaled_head);
+    fprintf(f, "%-*s %*s %*s %*s  %*s %*s %*s\n", LABEL_W, many ? "mean over trials" : "statistic",
+            VAL_W, "measured", SD_W, "sd", VAL_W, "theory", VAL_W, "measured", SD_W, "sd", VAL_W,
+            "theory");
+    ROWS_(f, e, head); /* sd '-' for one trial, as nan in the CSV */
+    if (many)          /* one trial has no spread to show */
+        ROWS_(f, e, spread);
+    ROWS_(f, e, rest);
+    option_rows(f, e);
+    fprintf(f, "%s\n", many ? "extremes over all trials" : "extremes");
+    ROWS_(f, e, extremes);
+    footer(f, e);
+    verdict(f, e);
+}
