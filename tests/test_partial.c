@@ -159,9 +159,44 @@ static void test_spec(void)
     CHECK(SV_EFORMAT == 5 && SV_EMISMATCH == 6 && SV_ETOOBIG == 4); /* pinned */
 }
 
+/* sv_partial_sd: the SD across trials (ddof 1) of a field, against a
+ * two-pass sum in long double, and the same bits whether the trials came
+ * in one partial or in two merged at a cut. */
+static void test_sd(void)
+{
+    enum { T = 5000 };
+    const sv_spec s = spec_of(T);
+    sv_trial_stats *all = malloc(T * sizeof *all);
+    run(&s, 0, T, all);
+    long double m = 0.0L, m2 = 0.0L;
+    for (size_t i = 0; i < T; i++)
+        m += all[i].raw_var;
+    m /= T;
+    for (size_t i = 0; i < T; i++)
+        m2 += (all[i].raw_var - m) * (all[i].raw_var - m);
+    sv_partial one = partial_of(all, 0, T), a = partial_of(all, 0, 1234),
+               b = partial_of(all + 1234, 1234, T - 1234);
+    CHECK(sv_partial_merge(&a, &b) == SV_OK);
+    sv_trial_stats sd1, sd2;
+    sv_partial_sd(&one, &sd1);
+    sv_partial_sd(&a, &sd2);
+    CHECK_CLOSE(sd1.raw_var, (double)sqrtl(m2 / (T - 1)), 1e-12, 0.0);
+    CHECK(memcmp(&sd1, &sd2, sizeof sd1) == 0);
+    CHECK(isnan(sd1.raw_entropy_min) && isnan(sd1.raw_max_abs_logit)); /* extremes */
+    sv_partial two = partial_of(all, 0, 1);
+    sv_partial_sd(&two, &sd1); /* one trial: no spread */
+    CHECK(isnan(sd1.raw_var));
+    sv_partial_free(&one);
+    sv_partial_free(&a);
+    sv_partial_free(&b);
+    sv_partial_free(&two);
+    free(all);
+}
+
 int main(void)
 {
     test_merge();
+    test_sd();
     test_summary_from_partial();
     test_spec();
     return CHECK_DONE();

@@ -214,6 +214,15 @@ done <<'EOF'
 --dv does not apply with --histogram (it prints no output variance)|--dv 3 --histogram 5
 --grad does not apply with --per-row (it prints no gradient)|--grad --per-row
 --grad does not apply with --histogram (it prints no gradient)|--grad --histogram 5
+--columns does not apply with --format table (CSV, JSON and JSONL only)|--columns raw_var --format table
+--example does not apply with --columns (it prints text)|--example --columns raw_var
+--example does not apply with --format (it prints text)|--example --format csv
+--example does not apply with --histogram (one kind of output)|--example --histogram 5
+--example does not apply with --no-header (it prints text)|--example --no-header
+--example does not apply with --observed (it shows trial 0)|--example --observed 1
+--example does not apply with --per-row (one kind of output)|--example --per-row
+--example does not apply with --per-trial (one kind of output)|--example --per-trial
+--example does not apply with --trials (it shows trial 0)|--example --trials 3
 --no-header does not apply with --format table (CSV only)|--no-header --format table
 --no-header does not apply with --format json (CSV only)|--no-header --format json
 --format table does not apply with --per-row (it prints CSV)|--format table --per-row
