@@ -140,7 +140,26 @@ SD_GETTER_(q_var)
 SD_GETTER_(k_var)
 SD_GETTER_(raw_out_var)
 SD_GETTER_(scaled_out_var)
+SD_GETTER_(raw_grad_keys)
+SD_GETTER_(scaled_grad_keys)
 #undef SD_GETTER_
+
+/* --grad's root-mean-square columns: the trial holds the mean square x,
+ * the column is sqrt(mean x); its spread across trials on that scale is,
+ * to first order (the delta method), sd(x) / (2 sqrt(mean x)). */
+#define ROOT_SD_GETTER_(name, f)                                                                   \
+    static sv_value get_##name##_sd(const sv_row_view *r)                                          \
+    {                                                                                              \
+        const double m = r->stats->f;                                                              \
+        return real(m > 0.0 ? r->summary->sd.f / (2.0 * sqrt(m)) : NAN);                           \
+    }
+ROOT_SD_GETTER_(raw_grad_logits, raw_grad_logits2)
+ROOT_SD_GETTER_(scaled_grad_logits, scaled_grad_logits2)
+ROOT_SD_GETTER_(raw_grad_q, raw_grad_q2)
+ROOT_SD_GETTER_(scaled_grad_q, scaled_grad_q2)
+ROOT_SD_GETTER_(raw_grad_k, raw_grad_k2)
+ROOT_SD_GETTER_(scaled_grad_k, scaled_grad_k2)
+#undef ROOT_SD_GETTER_
 
 /* A theory column is printed only where its measured column is: q_var and
  * k_var are measured only when the source says so (sv_source's

@@ -140,6 +140,14 @@ typedef enum col_id {
     C_scaled_grad_q,
     C_raw_grad_k,
     C_scaled_grad_k,
+    C_raw_grad_logits_sd,
+    C_scaled_grad_logits_sd,
+    C_raw_grad_keys_sd,
+    C_scaled_grad_keys_sd,
+    C_raw_grad_q_sd,
+    C_scaled_grad_q_sd,
+    C_raw_grad_k_sd,
+    C_scaled_grad_k_sd,
     C_COUNT_
 } col_id;
 
@@ -289,9 +297,7 @@ static const sv_column columns[C_COUNT_] = {
                                  "(ln n_k; ln(n!) / n when causal)",
                                  SV_VALUE_REAL, A, 0, get_summary_entropy_bound},
     /* --grad: L = sum_i g_i . o_i, O = softmax(c S) V, V and G of standard entries. */
-    [C_grad] = {"grad", "",
-                "1: V and G drawn and the gradients of L = sum g_i . o_i formed "
-                "(only with --grad)",
+    [C_grad] = {"grad", "", "1: V and G drawn and the gradients of L = sum g_i . o_i formed",
                 SV_VALUE_COUNT, A, SV_COLUMN_CONFIG | SV_COLUMN_ONLY_GRAD, get_grad},
     G_(raw_grad_logits, "1", SV_NEED_GRAD,
        "root mean square over rows (and trials) of |dL/dz_i|, z_i = S_i the raw logits of row i"),
@@ -313,6 +319,19 @@ static const sv_column columns[C_COUNT_] = {
        "root mean square over keys of |dL/dk_j| = |c sum_i g_ij q_i|, raw (c = 1); no theory "
        "column"),
     G_(scaled_grad_k, "1", SV_NEED_GRAD, "the same for the scaled logits, the factor c included"),
+    /* Their spreads across trials: nan for one trial. */
+    G_(raw_grad_logits_sd, "1", NONE,
+       "standard deviation of the per-trial root mean square of |dL/dz_i| across trials, to "
+       "first order (delta method: sd of the mean square / (2 raw_grad_logits)); nan for one "
+       "trial"),
+    G_(scaled_grad_logits_sd, "1", NONE, "the same for scaled_grad_logits"),
+    G_(raw_grad_keys_sd, "keys", NONE,
+       "standard deviation of raw_grad_keys across trials (ddof 1); nan for one trial"),
+    G_(scaled_grad_keys_sd, "keys", NONE, "the same for scaled_grad_keys"),
+    G_(raw_grad_q_sd, "1", NONE, "as raw_grad_logits_sd, for raw_grad_q"),
+    G_(scaled_grad_q_sd, "1", NONE, "the same for scaled_grad_q"),
+    G_(raw_grad_k_sd, "1", NONE, "as raw_grad_logits_sd, for raw_grad_k"),
+    G_(scaled_grad_k_sd, "1", NONE, "the same for scaled_grad_k"),
     /* Histogram. */
     R_(bin_lo, "score", A, "lower edge of the bin (a weight with --weight-histogram)"),
     R_(bin_hi, "score", A, "upper edge of the bin"),
@@ -388,7 +407,9 @@ static const col_id summary_ids[] = {
     /* Only with --grad. */
     C_grad, C_raw_grad_logits, C_raw_grad_logits_theory, C_scaled_grad_logits,
     C_scaled_grad_logits_theory, C_raw_grad_keys, C_scaled_grad_keys, C_raw_grad_q, C_scaled_grad_q,
-    C_raw_grad_k, C_scaled_grad_k};
+    C_raw_grad_k, C_scaled_grad_k, C_raw_grad_logits_sd, C_scaled_grad_logits_sd,
+    C_raw_grad_keys_sd, C_scaled_grad_keys_sd, C_raw_grad_q_sd, C_scaled_grad_q_sd, C_raw_grad_k_sd,
+    C_scaled_grad_k_sd};
 
 static const col_id per_trial_ids[] = {
     C_trial, C_dk, C_n_q, C_n_k, C_raw_mean, C_raw_var, C_scaled_mean, C_scaled_var, C_raw_entropy,

@@ -236,4 +236,22 @@ usage_error "sdpa-var: --example does not apply with --trials (it shows trial 0)
 usage_error "sdpa-var: --example does not apply with --format (it prints text)" --example --format csv
 usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --scale, --dist, --init)" --example --dk 2,4
 
+# --- --grad's spreads across trials (issue 15 section 4) -------------------------
+# grad_keys_sd is the plain SD of the per-trial values; the root-mean-square
+# columns' sd is the delta method's first-order SD of the per-trial root,
+# whose error is of the order of the squared coefficient of variation (here
+# ~0.1^2): within 5 % of the SD of the --per-trial column.
+"$BIN" --dk 16 --n 64 --trials 200 --grad --per-trial >"$tmp/gpt.csv" &&
+    "$BIN" --dk 16 --n 64 --trials 200 --grad >"$tmp/gsm.csv" || fail "--grad runs"
+/usr/bin/python3 - "$tmp/gpt.csv" "$tmp/gsm.csv" <<'PY' && ok || fail "--grad sd columns"
+import csv, statistics, sys
+pt = list(csv.DictReader(open(sys.argv[1])))
+sm = list(csv.DictReader(open(sys.argv[2])))[0]
+for c, tol in [("raw_grad_keys", 1e-12), ("scaled_grad_keys", 1e-12), ("raw_grad_logits", 0.05),
+               ("scaled_grad_logits", 0.05), ("raw_grad_q", 0.05), ("scaled_grad_k", 0.05)]:
+    want = statistics.stdev(float(r[c]) for r in pt)
+    got = float(sm[c + "_sd"])
+    assert abs(got - want) <= tol * want, (c, got, want)
+PY
+
 done_tests
