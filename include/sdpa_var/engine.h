@@ -147,7 +147,10 @@ typedef struct sv_trial_stats {
  * d_k and a score tile of min(n_q, 256) x min(n_k, 4096) doubles, and 136
  * bytes per query row (times 64 for tiny trials, which run 64 at a time),
  * plus the source's per-trial state and scratch. Neither Q nor K is ever
- * held whole: d_k 128, n 65536 needs about 30 MiB.
+ * held whole: d_k 128, n 65536 needs about 30 MiB. With spec->grad, also
+ * the backward passes' arena: dL/dq and dL/dk (2 (n_q + n_k) d_k doubles),
+ * 13 doubles per query row, a query block of 4096 rows of Q and
+ * G, and per thread the larger of the two passes' tiles (src/grad.c).
  * @return SV_OK and *bytes set; the errors of sv_spec_check and
  *         sv_taps_check (taps may be NULL); SV_EINVAL for a negative
  *         thread count or NULL spec, src, exec or bytes; SV_ERANGE if the
@@ -181,9 +184,16 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  *         sv_spec_check's bound rules that out for the random draws, not
  *         for a caller's arrays. After an error out and the taps may be
  *         partly written.
+ * With spec->grad, two backward passes follow each trial's forward pass
+ * (the scores recomputed, as FlashAttention's backward, Dao et al. 2022,
+ * Algorithm 4): per row the logit gradient's sums and dL/dq_i over key
+ * blocks in key order, then dL/dk_j over query blocks in row order, each
+ * added in a fixed order (docs/theory.md section 12).
  * Cost: per trial 2 n_q n_k d_k flops in dgemm, 2 n_q n_k exp, and the
  *       source's rows: Q's rows once per key block (ceil(n_k / 4096)
- *       times), K's once.
+ *       times), K's once. With grad, 16 n_q n_k d_k more dgemm flops
+ *       for d_v = d_k (scores and G V^T once per pass, dL/dz times K and
+ *       Q for raw and scaled) and 4 n_q n_k scalar exp.
  * Thread safety: re-entrant, except that it sets OpenBLAS to one thread
  * (openblas_set_num_threads(1), a process-wide setting) because it runs
  * its own OpenMP threads.
