@@ -367,23 +367,6 @@ static void passes_parallel(const plan *p, const grad_layout *g, const workspace
     }
 }
 
-/* Neumaier's compensated sum, as trial.c's: means over many rows. */
-typedef struct gsum {
-    double s, c;
-} gsum;
-
-static void gsum_add(gsum *k, double x)
-{
-    const double t = k->s + x;
-    k->c += fabs(k->s) >= fabs(x) ? (k->s - t) + x : (x - t) + k->s;
-    k->s = t;
-}
-
-static double gsum_mean(const gsum *k, size_t n)
-{
-    return (k->s + k->c) / (double)n;
-}
-
 static double norm2(const double *x, size_t n)
 {
     double s = 0.0;
@@ -398,31 +381,31 @@ static void grad_finish(const plan *p, const grad_layout *g, const workspace *ws
 {
     const sv_spec *s = p->spec;
     const size_t d = s->d_k, nq = s->n_q, nk = s->n_k;
-    gsum lg[2] = {{0}}, th[2] = {{0}}, ek[2] = {{0}}, q2[2] = {{0}}, k2[2] = {{0}};
+    ksum lg[2] = {{0}}, th[2] = {{0}}, ek[2] = {{0}}, q2[2] = {{0}}, k2[2] = {{0}};
     for (size_t i = 0; i < nq; i++) {
         sv_softmax_stats st[2];
         sv_softmax_acc_stats(&ws->row_sm[i], s->scale, &st[0], &st[1]);
         for (size_t k = 0; k < 2; k++) {
             const double *run = row_slots(g, ws, i) + 3 * k; /* mx, s2, s4 */
-            gsum_add(&lg[k], run[0] * run[0] * run[1]);
-            gsum_add(&ek[k], run[2] > 0.0 ? run[1] * run[1] / run[2] : 0.0);
-            gsum_add(&th[k], (double)p->dv * st[k].jac_frob * st[k].jac_frob);
-            gsum_add(&q2[k], norm2(ws->grad + g->dq + (i * 2 + k) * d, d));
+            ksum_add(&lg[k], run[0] * run[0] * run[1]);
+            ksum_add(&ek[k], run[2] > 0.0 ? run[1] * run[1] / run[2] : 0.0);
+            ksum_add(&th[k], (double)p->dv * st[k].jac_frob * st[k].jac_frob);
+            ksum_add(&q2[k], norm2(ws->grad + g->dq + (i * 2 + k) * d, d));
         }
     }
     for (size_t j = 0; j < nk; j++)
         for (size_t k = 0; k < 2; k++)
-            gsum_add(&k2[k], norm2(ws->grad + g->dk + (j * 2 + k) * d, d));
-    out->raw_grad_logits2 = gsum_mean(&lg[0], nq);
-    out->scaled_grad_logits2 = gsum_mean(&lg[1], nq);
-    out->raw_grad_logits_theory2 = gsum_mean(&th[0], nq);
-    out->scaled_grad_logits_theory2 = gsum_mean(&th[1], nq);
-    out->raw_grad_keys = gsum_mean(&ek[0], nq);
-    out->scaled_grad_keys = gsum_mean(&ek[1], nq);
-    out->raw_grad_q2 = gsum_mean(&q2[0], nq);
-    out->scaled_grad_q2 = gsum_mean(&q2[1], nq);
-    out->raw_grad_k2 = gsum_mean(&k2[0], nk);
-    out->scaled_grad_k2 = gsum_mean(&k2[1], nk);
+            ksum_add(&k2[k], norm2(ws->grad + g->dk + (j * 2 + k) * d, d));
+    out->raw_grad_logits2 = ksum_mean(&lg[0], nq);
+    out->scaled_grad_logits2 = ksum_mean(&lg[1], nq);
+    out->raw_grad_logits_theory2 = ksum_mean(&th[0], nq);
+    out->scaled_grad_logits_theory2 = ksum_mean(&th[1], nq);
+    out->raw_grad_keys = ksum_mean(&ek[0], nq);
+    out->scaled_grad_keys = ksum_mean(&ek[1], nq);
+    out->raw_grad_q2 = ksum_mean(&q2[0], nq);
+    out->scaled_grad_q2 = ksum_mean(&q2[1], nq);
+    out->raw_grad_k2 = ksum_mean(&k2[0], nk);
+    out->scaled_grad_k2 = ksum_mean(&k2[1], nk);
 }
 
 void grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out)

@@ -23,6 +23,7 @@
 #ifndef SDPA_VAR_PLAN_H
 #define SDPA_VAR_PLAN_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -108,6 +109,24 @@ typedef struct workspace {
 typedef struct grad_layout {
     size_t dq, dk, delta, rowg, qblk, gblk, thread, per, total;
 } grad_layout;
+
+/* Neumaier's compensated sum (trial.c, grad.c): means over many rows keep
+ * their last digits, whatever their order of magnitude. */
+typedef struct ksum {
+    double s, c;
+} ksum;
+
+static inline void ksum_add(ksum *k, double x)
+{
+    const double t = k->s + x;
+    k->c += fabs(k->s) >= fabs(x) ? (k->s - t) + x : (x - t) + k->s;
+    k->s = t;
+}
+
+static inline double ksum_mean(const ksum *k, size_t n)
+{
+    return (k->s + k->c) / (double)n;
+}
 
 /* plan.c: checks spec, source, options and taps, and derives the plan and
  * the workspace's sizes; every size product is overflow-checked here. */

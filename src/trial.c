@@ -7,23 +7,6 @@
 #include "plan.h"
 #include "sdpa_var/theory.h"
 
-/* Neumaier's compensated sum: means over many rows keep their last digits. */
-typedef struct ksum {
-    double s, c;
-} ksum;
-
-static void ksum_add(ksum *k, double x)
-{
-    const double t = k->s + x;
-    k->c += fabs(k->s) >= fabs(x) ? (k->s - t) + x : (x - t) + k->s;
-    k->s = t;
-}
-
-static double ksum_mean(const ksum *k, size_t n)
-{
-    return (k->s + k->c) / (double)n;
-}
-
 /* A trial's statistics, built from its rows in row order: the same bits for
  * any thread count or block size. */
 typedef struct trial_acc {
