@@ -84,26 +84,26 @@ static int varies(const char *name, const cli_table_entry *e, size_t n)
     return 0;
 }
 
-/* Words of the title, wrapped at 78 columns. */
-typedef struct line_wrap {
-    FILE *f;
-    int col;
-} line_wrap;
+void cli_wrap_put(cli_wrap *w, const char *piece)
+{
+    const int len = (int)strlen(piece);
+    if (w->col > 0 && w->col + 1 + len > w->width) {
+        fprintf(w->f, "\n%*s", w->indent, "");
+        w->col = w->indent;
+    }
+    fprintf(w->f, "%s%s", w->col > 0 ? " " : "", piece);
+    w->col += len + (w->col > 0);
+}
 
-static void word(line_wrap *w, const char *fmt, ...)
+/* Words of the title, wrapped at 78 columns (continued lines indented). */
+static void word(cli_wrap *w, const char *fmt, ...)
 {
     char buf[128];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    const int len = (int)strlen(buf);
-    if (w->col > 0 && w->col + 1 + len > 78) {
-        fputs("\n ", w->f);
-        w->col = 1;
-    }
-    fprintf(w->f, "%s%s", w->col > 0 ? " " : "", buf);
-    w->col += len + (w->col > 0);
+    cli_wrap_put(w, buf);
 }
 
 /* The header line: every option that shapes the run, except those that
@@ -111,7 +111,7 @@ static void word(line_wrap *w, const char *fmt, ...)
 void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
 {
     const sv_spec *c = &e->spec;
-    line_wrap w = {f, 0};
+    cli_wrap w = {f, 78, 1, 0};
     word(&w, "sdpa-var %s", SV_VERSION_STRING);
     if (!varies("dk", e, n))
         word(&w, "d_k=%zu", c->d_k);

@@ -18,6 +18,15 @@ double cli_table_col(const cli_table_entry *e, const char *name, int power);
 /* The summary column named @p name, or NULL. */
 const sv_column *cli_table_find_column(const char *name);
 
+/* Text wrapped at width columns: cli_wrap_put adds one unbreakable
+ * piece, after a space unless it is the first; a piece that would pass
+ * the width starts a new line of indent spaces (then its space). */
+typedef struct cli_wrap {
+    FILE *f;
+    int width, indent, col;
+} cli_wrap;
+void cli_wrap_put(cli_wrap *w, const char *piece);
+
 /* The header line(s): every option that shapes the run, except those
  * that vary between the @p n entries. */
 void cli_table_title(FILE *f, const cli_table_entry *e, size_t n);

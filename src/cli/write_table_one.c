@@ -210,28 +210,16 @@ static void footer(FILE *f, const cli_table_entry *e)
                 s->raw_var_cdf_observed, (unsigned long long)c->trials);
 }
 
-/* Words into lines of at most 76 characters. */
-typedef struct para {
-    FILE *f;
-    int col;
-} para;
-
-static void say(para *p, const char *fmt, ...)
+/* Sentences into lines of at most 76 characters, word by word. */
+static void say(cli_wrap *p, const char *fmt, ...)
 {
     char buf[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    for (char *w = strtok(buf, " "); w; w = strtok(NULL, " ")) {
-        const int len = (int)strlen(w);
-        if (p->col > 0 && p->col + 1 + len > 76) {
-            fputc('\n', p->f);
-            p->col = 0;
-        }
-        fprintf(p->f, "%s%s", p->col > 0 ? " " : "", w);
-        p->col += len + (p->col > 0);
-    }
+    for (char *w = strtok(buf, " "); w; w = strtok(NULL, " "))
+        cli_wrap_put(p, w);
 }
 
 /* "64.37 +- 0.49" for column @p name (times c^power). */
@@ -286,7 +274,7 @@ static void verdict(FILE *f, const cli_table_entry *e)
     theory_words(cli_table_col(e, "scaled_var_expected", 0), "", 1.0, tscaled, sizeof tscaled);
     keys_words(e, "raw_eff_keys", kr, sizeof kr);
     keys_words(e, "scaled_eff_keys", ks, sizeof ks);
-    para p = {f, 0};
+    cli_wrap p = {f, 76, 0, 0};
     fputc('\n', f);
     say(&p, "In short: the raw scores QK^T have variance %s (%s);", raw, traw);
     say(&p, "scaled by %.6g they have %s (%s).", e->summary.scale, scaled, tscaled);
