@@ -391,6 +391,7 @@ static const struct {
     {"per_trial", per_trial_ids, sizeof per_trial_ids / sizeof per_trial_ids[0]},
     {"per_row", per_row_ids, sizeof per_row_ids / sizeof per_row_ids[0]},
     {"histogram", histogram_ids, sizeof histogram_ids / sizeof histogram_ids[0]},
+    {"per_head", per_head_ids, sizeof per_head_ids / sizeof per_head_ids[0]},
 };
 
 size_t sv_columns_count(sv_output_kind kind)

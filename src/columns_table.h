@@ -436,4 +436,7 @@ static const col_id per_row_ids[] = {
 
 static const col_id histogram_ids[] = {C_bin_lo, C_bin_hi, C_raw_count, C_scaled_count};
 
+/* Measured Q and K: a row per (batch, head) and the pooled row. */
+static const col_id per_head_ids[] = {C_dk, C_n_q, C_n_k}; /* TODO(issue 16) */
+
 #endif

@@ -268,6 +268,15 @@ void ref_trial(const sv_spec *s, uint64_t trial, sv_trial_stats *out)
     const int measured = s->d_model > 0 || s->qk_norm;
     out->q_var = measured ? variance(q, nq * d) : NAN;
     out->k_var = measured ? variance(k, nk * d) : NAN;
+    ldbl qs = 0.0L, ks = 0.0L;
+    for (size_t i = 0; i < nq * d; i++)
+        qs += q[i];
+    for (size_t i = 0; i < nk * d; i++)
+        ks += k[i];
+    out->q_mean = measured ? (double)(qs / (ldbl)(nq * d)) : NAN;
+    out->k_mean = measured ? (double)(ks / (ldbl)(nk * d)) : NAN;
+    out->raw_sink_weight = out->scaled_sink_weight = NAN; /* TODO(issue 16) */
+    out->raw_entropy_norm = out->scaled_entropy_norm = NAN;
     free(q);
     free(k);
     free(S);
@@ -328,6 +337,12 @@ int ref_compare(const sv_spec *s, const sv_trial_stats *got, const sv_trial_stat
         F_(scaled_grad_q2, RELATIVE),
         F_(raw_grad_k2, RELATIVE),
         F_(scaled_grad_k2, RELATIVE),
+        F_(q_mean, UNIT),
+        F_(k_mean, UNIT),
+        F_(raw_sink_weight, UNIT),
+        F_(scaled_sink_weight, UNIT),
+        F_(raw_entropy_norm, UNIT),
+        F_(scaled_entropy_norm, UNIT),
 #undef F_
     };
     _Static_assert(sizeof fields / sizeof fields[0] == SV_TRIAL_FIELDS, "every field compared");

@@ -210,10 +210,11 @@ static void dklist_columns(void)
     CHECK(sv_dklist_parse("1:18446744073709551615", out, &count) == SV_OK && count == 65 &&
           out[64] == SIZE_MAX);
 
-    CHECK(sv_columns_count((sv_output_kind)-1) == 0 && sv_columns_count((sv_output_kind)4) == 0);
-    CHECK(sv_columns_get((sv_output_kind)4, 0) == NULL &&
+    CHECK(sv_columns_count((sv_output_kind)-1) == 0 &&
+          sv_columns_count((sv_output_kind)SV_OUTPUT_KINDS) == 0);
+    CHECK(sv_columns_get((sv_output_kind)SV_OUTPUT_KINDS, 0) == NULL &&
           sv_columns_get(SV_OUTPUT_SUMMARY, big) == NULL);
-    CHECK(sv_output_kind_name((sv_output_kind)4) == NULL);
+    CHECK(sv_output_kind_name((sv_output_kind)SV_OUTPUT_KINDS) == NULL);
     const sv_column *c0 = sv_columns_get(SV_OUTPUT_SUMMARY, 0);
     sv_spec spec = {.d_k = 2, .n_q = 2, .n_k = 2, .trials = 1};
     CHECK(sv_column_required(NULL, &spec, 0) == 0 && sv_column_required(c0, NULL, 0) == 0);
@@ -335,10 +336,10 @@ static void engine_sources(void)
     CHECK(sv_taps_check(&(sv_taps){.hist_bins = 1, .hist_lo = 0, .hist_hi = 1}, NULL) == SV_EINVAL);
 
     const double q[1] = {1.0};
-    sv_strided arr = {.q = {q, SV_DTYPE_FLOAT64, 2, {0, 1, 1}, {0, 8, 8}},
-                      .k = {q, SV_DTYPE_FLOAT64, 2, {0, 1, 1}, {0, 8, 8}}};
+    sv_strided arr = {.q = {q, SV_DTYPE_FLOAT64, 0, 2, {1, 1}, {8, 8}},
+                      .k = {q, SV_DTYPE_FLOAT64, 0, 2, {1, 1}, {8, 8}}};
     CHECK(sv_source_strided(NULL, &src) == SV_EINVAL && sv_source_strided(&arr, NULL) == SV_EINVAL);
-    arr.q.ndim = 4;
+    arr.q.ndim = 5;
     CHECK(sv_source_strided(&arr, &src) == SV_EFORMAT);
     arr.q.ndim = 2;
     arr.k.data = NULL;

@@ -72,6 +72,8 @@ static void test_same_bits(void)
         CHECK(isnan(a[t].q_var) && !isnan(b[t].q_var) && !isnan(b[t].k_var));
         a[t].q_var = b[t].q_var;
         a[t].k_var = b[t].k_var;
+        a[t].q_mean = b[t].q_mean;
+        a[t].k_mean = b[t].k_mean;
         CHECK(memcmp(&a[t], &b[t], sizeof a[t]) == 0);
     }
     /* refusals: shape, trial range, draw fields, layout */
@@ -87,7 +89,7 @@ static void test_same_bits(void)
     CHECK(sv_engine_run(&other, &strided, &exec, NULL, 0, 1, b) == SV_EMISMATCH);
     CHECK(sv_engine_run(&s, &strided, NULL, NULL, 0, 1, b) == SV_EINVAL);
     sv_strided bad = arr;
-    bad.q.ndim = 4;
+    bad.q.ndim = 5;
     CHECK(sv_source_strided(&bad, &strided) == SV_EFORMAT);
     bad = arr;
     bad.k.dtype = (sv_dtype)7;
@@ -120,11 +122,11 @@ static void test_float32(void)
     const sv_array a32 = {.data = q32,
                           .dtype = SV_DTYPE_FLOAT32,
                           .ndim = 2,
-                          .shape = {0, N, DK},
-                          .strides = {0, DK * 4, 4}};
+                          .shape = {N, DK},
+                          .strides = {DK * 4, 4}};
     sv_strided f = {.q = a32, .k = a32}, g = {0};
     f.k.data = k32;
-    g.q = (sv_array){.data = q64, .ndim = 2, .shape = {0, N, DK}, .strides = {0, DK * 8, 8}};
+    g.q = (sv_array){.data = q64, .ndim = 2, .shape = {N, DK}, .strides = {DK * 8, 8}};
     g.k = g.q;
     g.k.data = k64;
     sv_source sf, sg;
@@ -154,7 +156,7 @@ static void test_bad_values(void)
     sv_spec s = {.d_k = DK, .n_q = N, .n_k = N, .trials = 1};
     CHECK(sv_spec_resolve(&s) == SV_OK);
     sv_strided arr = {0};
-    arr.q = (sv_array){.data = q, .ndim = 2, .shape = {0, N, DK}, .strides = {0, DK * 8, 8}};
+    arr.q = (sv_array){.data = q, .ndim = 2, .shape = {N, DK}, .strides = {DK * 8, 8}};
     arr.k = arr.q;
     arr.k.data = k;
     sv_source src;

@@ -22,11 +22,13 @@ typedef enum sv_output_kind {
     SV_OUTPUT_SUMMARY = 0,   /**< one row per configuration: means over trials, theory */
     SV_OUTPUT_PER_TRIAL = 1, /**< one row per trial of each configuration */
     SV_OUTPUT_PER_ROW = 2,   /**< one row per query position, means over trials */
-    SV_OUTPUT_HISTOGRAM = 3  /**< one row per bin of the score (or weight) histogram */
+    SV_OUTPUT_HISTOGRAM = 3, /**< one row per bin of the score (or weight) histogram */
+    SV_OUTPUT_PER_HEAD = 4   /**< measured Q and K (a strided source): one row per
+                                  (batch, head), and a pooled row (head "all") */
 } sv_output_kind;
 
 /** Number of sv_output_kind values. */
-#define SV_OUTPUT_KINDS 4
+#define SV_OUTPUT_KINDS 5
 
 /** What a value is: a double, an exact count or a word. */
 typedef enum sv_value_type {
@@ -82,6 +84,10 @@ typedef struct sv_row_view {
                                       spec->trials trials (sv_taps.row_sums) */
     double bin_lo, bin_hi;       /**< histogram: the bin's edges */
     uint64_t bin_count[2];       /**< histogram: raw and scaled counts */
+    const sv_head *head;         /**< per-head: the row's (batch, head, kv_head)
+                                      (sv_strided_head); NULL for the pooled row,
+                                      whose batch, head and kv_head read "all" and
+                                      whose stats are &summary->mean */
 } sv_row_view;
 
 /** sv_column.flags */

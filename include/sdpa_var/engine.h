@@ -134,10 +134,22 @@ typedef struct sv_trial_stats {
     double scaled_grad_q2;             /**< the same for the scaled logits */
     double raw_grad_k2;                /**< |dL/dk_j|^2 = |c sum_i g_ij q_i|^2, mean over keys */
     double scaled_grad_k2;             /**< the same for the scaled logits */
+    double q_mean;                     /**< mean of the n_q d_k entries of Q, measured when q_var
+                                            is; else NAN */
+    double k_mean;                     /**< the same for K */
+    double raw_sink_weight;            /**< softmax weight of key 0 (the first position, which
+                                            every row sees, also under causal), mean over rows:
+                                            the attention-sink share (Xiao et al. 2023) */
+    double scaled_sink_weight;         /**< the same for scaled logits */
+    double raw_entropy_norm;           /**< row entropy / ln(keys the row sees): n_k, or
+                                            min(i + 1, n_k) for row i under causal; mean over
+                                            the rows that see at least 2 keys, NAN if none does.
+                                            1 for uniform weights, 0 for one-hot */
+    double scaled_entropy_norm;        /**< the same for scaled rows */
 } sv_trial_stats;
 
 /** Number of doubles in sv_trial_stats (it holds nothing else). */
-#define SV_TRIAL_FIELDS 41
+#define SV_TRIAL_FIELDS 47
 
 /**
  * Bytes of memory sv_engine_run allocates for trials of @p spec, not

@@ -19,6 +19,7 @@
 #include "sdpa_var/spec.h"
 #include "sdpa_var/status.h"
 #include "sdpa_var/summary.h"
+#include "sdpa_var/tensor_file.h"
 #include "sdpa_var/theory.h"
 #include "sdpa_var/version.h"
 

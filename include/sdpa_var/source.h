@@ -62,54 +62,109 @@ struct sv_source {
  */
 sv_status sv_source_draw(const sv_spec *spec, sv_source *src);
 
-/** Element type of a caller's array. */
+/** Element type of a caller's array. Values pinned: appended, never renumbered. */
 typedef enum sv_dtype {
-    SV_DTYPE_FLOAT64 = 0, /**< IEEE double (numpy float64, torch.float64) */
-    SV_DTYPE_FLOAT32 = 1  /**< IEEE single (numpy float32, torch.float32): widened exactly */
+    SV_DTYPE_FLOAT64 = 0, /**< IEEE double (numpy float64, torch.float64, safetensors F64) */
+    SV_DTYPE_FLOAT32 = 1, /**< IEEE single (float32, F32): widened exactly */
+    SV_DTYPE_FLOAT16 = 2, /**< IEEE half (float16, F16): widened exactly, subnormals too */
+    SV_DTYPE_BFLOAT16 = 3 /**< bfloat16 (torch.bfloat16, safetensors BF16): the high 16
+                               bits of a float32, widened exactly */
 } sv_dtype;
 
+/** Number of sv_dtype values. */
+#define SV_DTYPES 4
+
+/** Most dimensions an sv_array has: batch x heads x rows x cols. */
+#define SV_ARRAY_MAX_DIMS 4
+
 /**
- * A caller's array as numpy's __array_interface__ or torch's data_ptr(),
- * shape() and stride() describe it: element (t, i, l) of a 3-D array
- * (trials x rows x cols) is at data + t strides[0] + i strides[1] +
- * l strides[2] bytes; a 2-D array (rows x cols; ndim 2, shape[0] and
- * strides[0] unused) is one trial. Strides are in BYTES (numpy's unit;
- * torch counts elements: multiply by the element size), any sign, not
- * necessarily contiguous (a transposed view works). Must stay valid and
- * unchanged while the engine runs.
+ * A caller's array as numpy's __array_interface__, torch's data_ptr(),
+ * shape() and stride(), or a tensor file (sv_npy_parse,
+ * sv_safetensors_parse) describe it, in numpy's order: shape[0 .. ndim-1]
+ * and strides[0 .. ndim-1], the last two axes rows x cols (positions x
+ * d_k or d_v). ndim 2: rows x cols, one head; ndim 3: heads x rows x cols;
+ * ndim 4: batch x heads x rows x cols (PyTorch's SDPA layout; a caller
+ * with batch x rows x heads x cols, --layout bnhd, swaps axes 1 and 2 of
+ * shape and strides first). Element (b, h, i, l) of a 4-D array is at
+ * data + b strides[0] + h strides[1] + i strides[2] + l strides[3] bytes.
+ * Strides are in BYTES (numpy's unit; torch counts elements: multiply by
+ * the element size), any sign, not necessarily contiguous (a transposed
+ * view, Fortran order). Elements need no alignment. With byte_swapped
+ * nonzero each element is stored in the byte order opposite to this
+ * machine's (numpy '>f4' on x86). Entries past ndim are ignored. Must stay
+ * valid and unchanged while the engine runs.
  */
 typedef struct sv_array {
     const void *data;
     sv_dtype dtype;
-    int ndim;             /**< 2 or 3 */
-    size_t shape[3];      /**< [trials,] rows, cols */
-    ptrdiff_t strides[3]; /**< bytes per step along each axis */
+    int byte_swapped;                     /**< 0: native byte order */
+    int ndim;                             /**< 2, 3 or 4 */
+    size_t shape[SV_ARRAY_MAX_DIMS];      /**< elements along each axis */
+    ptrdiff_t strides[SV_ARRAY_MAX_DIMS]; /**< bytes per step along each axis */
 } sv_array;
+
+/**
+ * The first entry of @p a that is not finite (NaN or an infinity), in
+ * row-major order of its indices, for the message that names it.
+ * @param index NULL, or SV_ARRAY_MAX_DIMS entries: the entry's indices
+ *        (the first a->ndim are set) when one is found.
+ * @return 1 if a non-finite entry was found, 0 if every entry is finite or
+ *         a is NULL or malformed (ndim out of 2..4, data NULL, dtype out of
+ *         range). Reads every entry once: O(product of shape).
+ */
+int sv_array_find_nonfinite(const sv_array *a, size_t *index);
 
 /** The arrays a strided source reads; v.data NULL when spec->values is 0,
  *  g.data NULL when spec->grad is 0. */
 typedef struct sv_strided {
-    sv_array q; /**< n_q x d_k per trial */
-    sv_array k; /**< n_k x d_k per trial */
-    sv_array v; /**< n_k x d_v per trial, or data NULL */
-    sv_array g; /**< n_q x d_v per trial: the upstream gradient dL/dO of
-                     spec->grad (SV_MATRIX_G), or data NULL */
+    sv_array q; /**< [batch x] [heads_q x] n_q x d_k */
+    sv_array k; /**< [batch x] [heads_kv x] n_k x d_k */
+    sv_array v; /**< [batch x] [heads_kv x] n_k x d_v, or data NULL */
+    sv_array g; /**< [batch x] [heads_q x] n_q x d_v: the upstream gradient
+                     dL/dO of spec->grad (SV_MATRIX_G), or data NULL */
 } sv_strided;
 
+/** Where trial t of a strided source reads (sv_strided_head). */
+typedef struct sv_head {
+    size_t batch;   /**< index along Q's batch axis (0 below 4-D) */
+    size_t head;    /**< Q's (and G's) head (0 for 2-D) */
+    size_t kv_head; /**< K's and V's head: head / (heads_q / heads_kv) */
+} sv_head;
+
 /**
- * A source reading rows of Q, K (and V) from caller arrays; trial t reads
- * index t of a 3-D array (trials [first, first + count) need
- * first + count <= shape[0]); a 2-D array serves trial 0 only. q_var and
- * k_var are measured; S_ii is not singled out (related_diag 0).
- * @p arrays is kept by pointer and must outlive the source. The spec's
+ * The trials a strided source serves and the mapping trial -> (batch,
+ * head, kv_head): trial t = batch * heads_q + head, and query head h reads
+ * key and value head h / (heads_q / heads_kv), as torch's
+ * repeat_interleave(heads_q / heads_kv, dim=1) and Llama's repeat_kv
+ * expand grouped-query (GQA) and multi-query (MQA, heads_kv 1) attention;
+ * K and V are never expanded. A 2-D array has one batch and one head; a
+ * 3-D array one batch.
+ * @param trials NULL, or set to batch * heads_q.
+ * @param head   NULL, or set to trial @p trial's indices (trial < *trials).
+ * @return SV_OK; SV_EINVAL for arrays NULL; SV_EFORMAT as sv_source_strided;
+ *         SV_EMISMATCH when Q's and K's (and V's, G's) batch sizes differ
+ *         (a missing axis counts as 1), heads_q is not a multiple of
+ *         heads_kv, V's heads differ from K's, G's from Q's, or trial is
+ *         not below batch * heads_q.
+ */
+sv_status sv_strided_head(const sv_strided *arrays, uint64_t trial, uint64_t *trials,
+                          sv_head *head);
+
+/**
+ * A source reading rows of Q, K (and V, G) from caller arrays; trial t
+ * reads the (batch, head, kv_head) of sv_strided_head (trials [first,
+ * first + count) need first + count <= batch * heads_q). q_var, k_var,
+ * q_mean and k_mean are measured; S_ii is not singled out (related_diag
+ * 0). @p arrays is kept by pointer and must outlive the source. The spec's
  * draw fields (seed, dist, means, QK-norm, plant, d_model) do not apply:
  * check() rejects a spec with plant, qk_norm or d_model (SV_EMISMATCH),
  * since it would describe rows the arrays do not hold; it also reads every
- * entry of the trials' slices once and returns SV_EINVAL for a NaN or an
- * infinity, SV_EOVERFLOW when d_k max|q| max|k| (or that times
- * spec->scale) exceeds SV_SCORE_MAX, as for drawn entries.
+ * entry of the trials' heads once and returns SV_EINVAL for a NaN or an
+ * infinity (sv_array_find_nonfinite says where), SV_EOVERFLOW when d_k
+ * max|q| max|k| (or that times spec->scale) exceeds SV_SCORE_MAX, as for
+ * drawn entries.
  * @return SV_OK; SV_EINVAL for NULL arguments; SV_EFORMAT for a dtype out
- *         of range, ndim other than 2 or 3, or a NULL q or k.
+ *         of range, ndim out of 2..4, or a NULL q or k.
  */
 sv_status sv_source_strided(const sv_strided *arrays, sv_source *src);
 

@@ -176,4 +176,22 @@ double sv_theory_entropy_approx(const struct sv_spec *spec, double logit_var);
  */
 sv_status sv_theory_histogram_range(const struct sv_spec *spec, double *lo, double *hi);
 
+struct sv_trial_stats;
+/**
+ * The plug-in spec of measured Q and K (a strided source): @p spec with
+ * dist normal, q_mean, q_std, k_mean and k_std set from @p stats's measured
+ * q_mean, sqrt(q_var), k_mean and sqrt(k_var), so that sv_theory_spec gives
+ * what independent Gaussian entries with this head's moments would give
+ * (for the variance: E[s] = d_k mu_q mu_k, Var(s) = d_k (s_q^2 s_k^2 +
+ * s_q^2 mu_k^2 + mu_q^2 s_k^2), docs/theory.md section 13). Real Q and K
+ * break the independence across positions and dimensions that the
+ * theory assumes: the plug-in is the random-init baseline with matched
+ * moments, not a prediction.
+ * @return SV_OK; SV_EINVAL for NULL arguments or a measured moment that is
+ *         NAN (the source did not measure it); the errors of sv_spec_check
+ *         for the spec made (*out untouched after an error).
+ */
+sv_status sv_theory_plugin_spec(const struct sv_spec *spec, const struct sv_trial_stats *stats,
+                                struct sv_spec *out);
+
 #endif

@@ -1,6 +1,9 @@
-/* The strided source: rows of Q, K and V read from caller arrays of any
- * layout numpy or torch hands over (float64 or float32, byte strides of
- * any sign), widened to double. The engine cannot tell it from draws. */
+/* The strided source: rows of Q, K, V and G read from caller arrays of any
+ * layout numpy, torch or a tensor file hands over (float64, float32,
+ * float16 or bfloat16, either byte order, byte strides of any sign, 2-D to
+ * 4-D), widened to double. Trial t is (batch, head) of Q and (batch,
+ * kv_head) of K and V: grouped-query heads are read in place, never
+ * expanded. The engine cannot tell it from draws. */
 #include <math.h>
 #include <string.h>
 
@@ -15,65 +18,200 @@ static const sv_array *array_of(const sv_strided *a, sv_matrix which)
                                   : &a->v;
 }
 
-/* Whether array a serves rows x cols per trial for trials [first, first +
- * count). */
-static int shape_ok(const sv_array *a, size_t rows, size_t cols, uint64_t first, uint64_t count)
+static size_t elem_size(sv_dtype t)
 {
-    if (a->shape[1] != rows || a->shape[2] != cols)
-        return 0;
-    if (a->ndim == 2)
-        return first == 0 && count == 1;
-    return first <= a->shape[0] && count <= a->shape[0] - first;
+    return t == SV_DTYPE_FLOAT64 ? 8 : t == SV_DTYPE_FLOAT32 ? 4 : 2;
 }
 
 static int format_ok(const sv_array *a)
 {
-    return a->data && (a->ndim == 2 || a->ndim == 3) &&
-           (a->dtype == SV_DTYPE_FLOAT64 || a->dtype == SV_DTYPE_FLOAT32);
+    return a->data && a->ndim >= 2 && a->ndim <= SV_ARRAY_MAX_DIMS &&
+           (unsigned)a->dtype < SV_DTYPES;
 }
 
-/* Element (t, i, l) of a, widened to double. */
-static double element(const sv_array *a, uint64_t t, size_t i, size_t l)
+/* Axis sizes and strides of a as batch x heads x rows x cols (a missing
+ * axis has size 1 and stride 0). */
+static void axes4(const sv_array *a, size_t shape[4], ptrdiff_t strides[4])
 {
-    const unsigned char *p = (const unsigned char *)a->data + (ptrdiff_t)i * a->strides[1] +
-                             (ptrdiff_t)l * a->strides[2];
-    if (a->ndim == 3)
-        p += (ptrdiff_t)t * a->strides[0];
-    if (a->dtype == SV_DTYPE_FLOAT64) {
+    const int pad = SV_ARRAY_MAX_DIMS - a->ndim;
+    for (int i = 0; i < SV_ARRAY_MAX_DIMS; i++) {
+        shape[i] = i < pad ? 1 : a->shape[i - pad];
+        strides[i] = i < pad ? 0 : a->strides[i - pad];
+    }
+}
+
+/* IEEE half to double, exactly (subnormals, infinities and NaN too). */
+static double half_to_double(uint16_t h)
+{
+    const unsigned e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    const double s = (h & 0x8000u) ? -1.0 : 1.0;
+    if (e == 0)
+        return s * ldexp((double)m, -24);
+    if (e == 31)
+        return m ? NAN : s * INFINITY;
+    return s * ldexp((double)(m | 0x400u), (int)e - 25);
+}
+
+/* The element at p of dtype t (swapped: stored in the other byte order),
+ * widened to double; memcpy because an element need not be aligned. */
+static double load(const unsigned char *p, sv_dtype t, int swapped)
+{
+    unsigned char b[8];
+    const size_t n = elem_size(t);
+    for (size_t i = 0; i < n; i++)
+        b[i] = p[swapped ? n - 1 - i : i];
+    if (t == SV_DTYPE_FLOAT64) {
         double v;
-        memcpy(&v, p, sizeof v);
+        memcpy(&v, b, sizeof v);
         return v;
     }
+    if (t == SV_DTYPE_FLOAT32) {
+        float f;
+        memcpy(&f, b, sizeof f);
+        return (double)f; /* exact */
+    }
+    uint16_t h;
+    memcpy(&h, b, sizeof h);
+    if (t == SV_DTYPE_FLOAT16)
+        return half_to_double(h);
+    const uint32_t u = (uint32_t)h << 16; /* bfloat16: a float32's high half */
     float f;
-    memcpy(&f, p, sizeof f);
+    memcpy(&f, &u, sizeof f);
     return (double)f;
 }
 
-/* Largest |x| over the trials' slices of a, or NAN if any x is not finite. */
-static double max_abs(const sv_array *a, uint64_t first, uint64_t count)
+int sv_array_find_nonfinite(const sv_array *a, size_t *index)
 {
+    if (!a || !format_ok(a))
+        return 0;
+    size_t n[4];
+    ptrdiff_t s[4];
+    axes4(a, n, s);
+    const int pad = SV_ARRAY_MAX_DIMS - a->ndim;
+    for (size_t b = 0; b < n[0]; b++)
+        for (size_t h = 0; h < n[1]; h++)
+            for (size_t i = 0; i < n[2]; i++)
+                for (size_t l = 0; l < n[3]; l++) {
+                    const unsigned char *p = (const unsigned char *)a->data + (ptrdiff_t)b * s[0] +
+                                             (ptrdiff_t)h * s[1] + (ptrdiff_t)i * s[2] +
+                                             (ptrdiff_t)l * s[3];
+                    if (isfinite(load(p, a->dtype, a->byte_swapped)))
+                        continue;
+                    if (index) {
+                        const size_t at[4] = {b, h, i, l};
+                        for (int d = 0; d < a->ndim; d++)
+                            index[d] = at[d + pad];
+                    }
+                    return 1;
+                }
+    return 0;
+}
+
+/* Batch and head counts of Q (and G) against K (and V): the GQA rules. */
+static sv_status heads_ok(const sv_strided *a, size_t *batch, size_t *heads_q, size_t *heads_kv)
+{
+    size_t q[4], k[4], o[4];
+    ptrdiff_t s[4];
+    axes4(&a->q, q, s);
+    axes4(&a->k, k, s);
+    if (q[0] != k[0] || k[1] == 0 || q[1] % k[1] != 0)
+        return SV_EMISMATCH;
+    if (a->v.data) {
+        axes4(&a->v, o, s);
+        if (o[0] != k[0] || o[1] != k[1])
+            return SV_EMISMATCH;
+    }
+    if (a->g.data) {
+        axes4(&a->g, o, s);
+        if (o[0] != q[0] || o[1] != q[1])
+            return SV_EMISMATCH;
+    }
+    *batch = q[0];
+    *heads_q = q[1];
+    *heads_kv = k[1];
+    return SV_OK;
+}
+
+sv_status sv_strided_head(const sv_strided *arrays, uint64_t trial, uint64_t *trials, sv_head *head)
+{
+    if (!arrays)
+        return SV_EINVAL;
+    if (!format_ok(&arrays->q) || !format_ok(&arrays->k) ||
+        (arrays->v.data && !format_ok(&arrays->v)) || (arrays->g.data && !format_ok(&arrays->g)))
+        return SV_EFORMAT;
+    size_t batch, hq, hkv;
+    const sv_status st = heads_ok(arrays, &batch, &hq, &hkv);
+    if (st != SV_OK)
+        return st;
+    const uint64_t n = (uint64_t)batch * hq; /* both are sizes of a mapped array */
+    if (trials)
+        *trials = n;
+    if (head) {
+        if (trial >= n)
+            return SV_EMISMATCH;
+        head->batch = (size_t)(trial / hq);
+        head->head = (size_t)(trial % hq);
+        head->kv_head = head->head / (hq / hkv);
+    }
+    return SV_OK;
+}
+
+/* Whether array a has rows x cols per head. */
+static int shape_ok(const sv_array *a, size_t rows, size_t cols)
+{
+    return a->shape[a->ndim - 2] == rows && a->shape[a->ndim - 1] == cols;
+}
+
+/* The first byte of the rows x cols matrix of trial t in array a (kv: a
+ * is K or V, read at the trial's kv_head). */
+static const unsigned char *matrix_of(const sv_strided *all, const sv_array *a, uint64_t t, int kv)
+{
+    size_t n[4];
+    ptrdiff_t s[4];
+    axes4(&all->q, n, s);
+    const size_t hq = n[1];
+    size_t batch, hkv, dummy;
+    heads_ok(all, &dummy, &dummy, &hkv); /* checked by check() */
+    batch = (size_t)(t / hq);
+    size_t h = (size_t)(t % hq);
+    if (kv)
+        h /= hq / hkv;
+    axes4(a, n, s);
+    return (const unsigned char *)a->data + (ptrdiff_t)batch * s[0] + (ptrdiff_t)h * s[1];
+}
+
+/* Largest |x| over trials [first, first + count) of array a (kv: read at
+ * the kv heads), or NAN if any x is not finite. */
+static double max_abs(const sv_strided *all, const sv_array *a, int kv, uint64_t first,
+                      uint64_t count)
+{
+    const size_t rows = a->shape[a->ndim - 2], cols = a->shape[a->ndim - 1];
+    const ptrdiff_t sr = a->strides[a->ndim - 2], sc = a->strides[a->ndim - 1];
     double m = 0.0;
-    for (uint64_t t = first; t < first + count; t++)
-        for (size_t i = 0; i < a->shape[1]; i++)
-            for (size_t l = 0; l < a->shape[2]; l++) {
-                const double x = fabs(element(a, t, i, l));
+    for (uint64_t t = first; t < first + count; t++) {
+        const unsigned char *base = matrix_of(all, a, t, kv);
+        for (size_t i = 0; i < rows; i++)
+            for (size_t l = 0; l < cols; l++) {
+                const double x = fabs(
+                    load(base + (ptrdiff_t)i * sr + (ptrdiff_t)l * sc, a->dtype, a->byte_swapped));
                 if (!isfinite(x))
                     return NAN;
                 m = x > m ? x : m;
             }
+    }
     return m;
 }
 
 /* Caller data is checked like drawn data: a NaN or inf entry would reach
  * the softmax's max search (which assumes finite logits), and entries
  * whose scores could pass SV_SCORE_MAX (spec.h) would overflow the sums.
- * One pass over the arrays, O((n_q + n_k) d_k) next to the O(n_q n_k d_k)
- * product. */
+ * One pass over the arrays, O((n_q + n_k) d_k) per trial next to the
+ * O(n_q n_k d_k) product. */
 static sv_status values_ok(const sv_strided *a, const sv_spec *spec, uint64_t first, uint64_t count)
 {
-    const double mq = max_abs(&a->q, first, count), mk = max_abs(&a->k, first, count);
-    if (isnan(mq) || isnan(mk) || (spec->values && isnan(max_abs(&a->v, first, count))) ||
-        (spec->grad && isnan(max_abs(&a->g, first, count))))
+    const double mq = max_abs(a, &a->q, 0, first, count), mk = max_abs(a, &a->k, 1, first, count);
+    if (isnan(mq) || isnan(mk) || (spec->values && isnan(max_abs(a, &a->v, 1, first, count))) ||
+        (spec->grad && isnan(max_abs(a, &a->g, 0, first, count))))
         return SV_EINVAL;
     const double bound = (double)spec->d_k * mq * mk;
     if (!(bound <= SV_SCORE_MAX && bound * spec->scale <= SV_SCORE_MAX))
@@ -91,10 +229,15 @@ static sv_status strided_check(const sv_source *src, const sv_spec *spec, uint64
     /* The draw fields would describe rows the arrays do not hold. */
     if (spec->plant != 0.0 || spec->qk_norm || spec->d_model > 0)
         return SV_EMISMATCH;
-    if (!shape_ok(&a->q, spec->n_q, spec->d_k, first, count) ||
-        !shape_ok(&a->k, spec->n_k, spec->d_k, first, count) ||
-        (spec->values && !shape_ok(&a->v, spec->n_k, spec->d_v, first, count)) ||
-        (spec->grad && !shape_ok(&a->g, spec->n_q, spec->d_v, first, count)))
+    uint64_t trials;
+    const sv_status st = sv_strided_head(a, 0, &trials, NULL);
+    if (st != SV_OK)
+        return st;
+    if (first > trials || count > trials - first)
+        return SV_EMISMATCH;
+    if (!shape_ok(&a->q, spec->n_q, spec->d_k) || !shape_ok(&a->k, spec->n_k, spec->d_k) ||
+        (spec->values && !shape_ok(&a->v, spec->n_k, spec->d_v)) ||
+        (spec->grad && !shape_ok(&a->g, spec->n_q, spec->d_v)))
         return SV_EMISMATCH;
     return values_ok(a, spec, first, count);
 }
@@ -104,24 +247,21 @@ static void strided_rows(const sv_source *src, const double *state, uint64_t tri
 {
     (void)state;
     (void)scratch;
-    const sv_array *a = array_of(src->impl, which);
-    const size_t cols = a->shape[2];
-    const unsigned char *base = a->data;
-    if (a->ndim == 3)
-        base += (ptrdiff_t)trial * a->strides[0];
+    const sv_strided *all = src->impl;
+    const sv_array *a = array_of(all, which);
+    const size_t cols = a->shape[a->ndim - 1];
+    const ptrdiff_t sr = a->strides[a->ndim - 2], sc = a->strides[a->ndim - 1];
+    const int kv = which == SV_MATRIX_K || which == SV_MATRIX_V;
+    const unsigned char *base = matrix_of(all, a, trial, kv);
     for (size_t i = 0; i < m; i++) {
-        const unsigned char *row = base + (ptrdiff_t)(row0 + i) * a->strides[1];
+        const unsigned char *row = base + (ptrdiff_t)(row0 + i) * sr;
         double *out = x + i * ld;
-        /* memcpy: an element need not be aligned in a caller's buffer */
-        if (a->dtype == SV_DTYPE_FLOAT64) {
-            for (size_t l = 0; l < cols; l++)
-                memcpy(&out[l], row + (ptrdiff_t)l * a->strides[2], sizeof(double));
+        if (a->dtype == SV_DTYPE_FLOAT64 && !a->byte_swapped) {
+            for (size_t l = 0; l < cols; l++) /* memcpy: need not be aligned */
+                memcpy(&out[l], row + (ptrdiff_t)l * sc, sizeof(double));
         } else {
-            for (size_t l = 0; l < cols; l++) {
-                float f;
-                memcpy(&f, row + (ptrdiff_t)l * a->strides[2], sizeof f);
-                out[l] = (double)f; /* exact */
-            }
+            for (size_t l = 0; l < cols; l++)
+                out[l] = load(row + (ptrdiff_t)l * sc, a->dtype, a->byte_swapped);
         }
     }
 }

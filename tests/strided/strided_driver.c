@@ -33,6 +33,12 @@ static int read_array(sv_array *a, void **buf)
               &a->shape[2], &a->strides[0], &a->strides[1], &a->strides[2], &off, path) != 9)
         return 0;
     a->dtype = bits == 32 ? SV_DTYPE_FLOAT32 : SV_DTYPE_FLOAT64;
+    if (a->ndim == 2) { /* the line's old 3-slot form: shape0, stride0 unused */
+        a->shape[0] = a->shape[1];
+        a->shape[1] = a->shape[2];
+        a->strides[0] = a->strides[1];
+        a->strides[1] = a->strides[2];
+    }
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
