@@ -441,7 +441,7 @@ size_t sv_npy_header(char *buf, size_t len, sv_dtype dtype, int ndim, const size
     tuple_repr(tuple, ndim, shape);
     const int fl = snprintf(first, sizeof first, "%zu", shape[0]);
     const char order = sv_io_little_endian() ? '<' : '>';
-    const char code = dtype == SV_DTYPE_FLOAT64 ? '8' : dtype == SV_DTYPE_FLOAT32 ? '4' : '2';
+    const int code = dtype == SV_DTYPE_FLOAT64 ? '8' : dtype == SV_DTYPE_FLOAT32 ? '4' : '2';
     const int dl =
         snprintf(dict, sizeof dict, "{'descr': '%cf%c', 'fortran_order': False, 'shape': %s, }%*s",
                  order, code, tuple, 21 - fl, "");
@@ -450,7 +450,8 @@ size_t sv_npy_header(char *buf, size_t len, sv_dtype dtype, int ndim, const size
     const size_t hlen = (size_t)dl + 1, pad = 64 - (10 + hlen) % 64, total = 10 + hlen + pad;
     if (total > len)
         return 0;
-    memcpy(buf, NPY_MAGIC "\x01\x00", 8);
+    static const unsigned char preamble1[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    memcpy(buf, preamble1, sizeof preamble1);
     buf[8] = (char)((hlen + pad) & 0xffu);
     buf[9] = (char)((hlen + pad) >> 8);
     memcpy(buf + 10, dict, (size_t)dl);

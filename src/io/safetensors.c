@@ -198,14 +198,14 @@ static sv_status check_layout(st_tensor **idx, size_t n, uint64_t data_len, char
                               size_t why_len)
 {
     char q[80], r[80];
-    qsort(idx, n, sizeof idx[0], by_name);
+    qsort(idx, n, sizeof(st_tensor *), by_name);
     for (size_t k = 1; k < n; k++)
         if (strcmp(idx[k - 1]->name, idx[k]->name) == 0) {
             quoted(q, sizeof q, idx[k]->name);
             sv_io_why(why, why_len, "malformed header: tensor '%s' appears twice", q);
             return SV_EFORMAT;
         }
-    qsort(idx, n, sizeof idx[0], by_offset);
+    qsort(idx, n, sizeof(st_tensor *), by_offset);
     uint64_t at = 0;
     for (size_t k = 0; k <= n; k++) {
         const uint64_t begin = k < n ? idx[k]->begin : data_len;
@@ -374,7 +374,7 @@ sv_status sv_safetensors_parse(const void *buf, size_t len, const char *name, sv
         return st;
     const size_t count = (size_t)cJSON_GetArraySize(root);
     st_tensor *ts = calloc(count + 1, sizeof *ts);
-    st_tensor **idx = calloc(count + 1, sizeof *idx);
+    st_tensor **idx = calloc(count + 1, sizeof(st_tensor *));
     size_t nt = 0, at = 0;
     if (!ts || !idx) {
         sv_io_why(why, why_len, "out of memory for a table of %zu tensors", count);
