@@ -144,6 +144,10 @@ static void test_npy_dtypes(void)
     n = npy(file, 2, "{'descr':'=f8','fortran_order':False,'shape':(1L,1L,2L,3L),}", d, sizeof d);
     CHECK(parse(0, n, NULL, &a) == SV_OK);
     CHECK(a.ndim == 4 && a.byte_swapped == 0 && a.strides[0] == 48 && a.strides[3] == 8);
+    n = npy(file, 1, "{'descr':'|f8','fortran_order':False,'shape':(2,3)}", d, sizeof d);
+    CHECK(parse(0, n, NULL, &a) == SV_OK && a.byte_swapped == 0 && a.dtype == SV_DTYPE_FLOAT64);
+    n = npy(file, 1, "{'descr':'f4','fortran_order':False,'shape':(3,2)}", d, 24);
+    CHECK(parse(0, n, NULL, &a) == SV_OK && a.byte_swapped == 0 && a.dtype == SV_DTYPE_FLOAT32);
     n = npy(file, 3, "{'descr':'<f8','fortran_order':False,'shape':(2L,3L)}", d, sizeof d);
     EXPECT_ERR(parse(0, n, NULL, &a_), SV_EFORMAT, "expected");
 }
