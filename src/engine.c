@@ -14,10 +14,9 @@
 
 static void workspace_free(workspace *ws)
 {
-    void *arrays[] = {ws->k,    ws->qtile, ws->scores,  ws->row_mo,  ws->row_sm, ws->acc,
-                      ws->mo,   ws->st,    ws->planted, ws->scratch, ws->state,  ws->q_mo,
-                      ws->k_mo, ws->v,     ws->e,       ws->o_part,  ws->o,      ws->grad,
-                      ws->sink};
+    void *arrays[] = {ws->k,  ws->qtile,   ws->scores,  ws->row_mo, ws->row_sm, ws->acc,  ws->mo,
+                      ws->st, ws->planted, ws->scratch, ws->state,  ws->q_mo,   ws->k_mo, ws->v,
+                      ws->e,  ws->o_part,  ws->o,       ws->grad,   ws->sink};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         free(arrays[i]);
     *ws = (workspace){0};
@@ -54,8 +53,9 @@ static int workspace_alloc(workspace *ws, const ws_sizes *z)
     ws->o = alloc_aligned(z->o, sizeof(double));
     ws->grad = z->grad ? alloc_aligned(z->grad, sizeof(double)) : NULL;
     if ((z->grad && !ws->grad) || !ws->k || !ws->qtile || !ws->scores || !ws->row_mo ||
-        !ws->row_sm || !ws->acc || !ws->mo || !ws->st || !ws->planted || !ws->sink || !ws->scratch ||
-        !ws->state || !ws->q_mo || !ws->k_mo || !ws->v || !ws->e || !ws->o_part || !ws->o) {
+        !ws->row_sm || !ws->acc || !ws->mo || !ws->st || !ws->planted || !ws->sink ||
+        !ws->scratch || !ws->state || !ws->q_mo || !ws->k_mo || !ws->v || !ws->e || !ws->o_part ||
+        !ws->o) {
         workspace_free(ws);
         return 0;
     }

@@ -16,7 +16,7 @@ typedef struct trial_acc {
     double hmin[2], hmax[2], maxabs;
     size_t n_planted;
     size_t n_hn; /* rows seeing >= 2 keys: those of the normalised entropy */
-    int plain; /* few rows: plain sums are as exact, and cheaper */
+    int plain;   /* few rows: plain sums are as exact, and cheaper */
 } trial_acc;
 
 /* Rows up to which a trial's means over rows are plain sums: the rounding

@@ -196,7 +196,7 @@ static void row_statistics(const sv_spec *s, const double *S, const double *v, s
             if (related && i < nd)
                 dw[w] += p[i];
             sink[w] += p[0]; /* key 0: every row sees it */
-            if (len >= 2) /* entropy over ln(keys seen) */
+            if (len >= 2)    /* entropy over ln(keys seen) */
                 hn[w] += r.h / logl((ldbl)len);
         }
         n_hn += len >= 2;
