@@ -317,9 +317,15 @@ sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec
         p.prog = &prog;
     }
     /* We parallelise ourselves; OpenBLAS threads inside ours would
-     * oversubscribe the cores. */
+     * oversubscribe the cores. OpenBLAS 0.3.21 has only the process-wide
+     * setting: save the caller's, set 1, put it back (an OpenMP-built
+     * OpenBLAS sets OpenMP's thread count with it: that too). */
+    const int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();
     openblas_set_num_threads(1);
     st = run_checked(&p, &z, first, out);
+    openblas_set_num_threads(blas_threads);
+    if (omp_get_max_threads() != omp_threads)
+        omp_set_num_threads(omp_threads);
     /* Thread 0 may not finish the last unit: say once that all are done
      * (from the caller's thread, after the parallel region, so the
      * callback still never runs concurrently with itself). */
