@@ -420,7 +420,7 @@ static const col_id summary_ids[] = {
     C_scaled_jac_trace_sd, C_raw_jac_frob_sd, C_scaled_jac_frob_sd, C_raw_diag_logit_sd,
     C_raw_diag_weight_sd, C_scaled_diag_weight_sd, C_q_var_sd, C_k_var_sd, C_raw_out_var_sd,
     C_scaled_out_var_sd,
-    /* Only with --observed: the last two, but for --grad's. */
+    /* Only with --observed. */
     C_observed, C_raw_var_cdf_observed,
     /* Only with --grad. */
     C_grad, C_raw_grad_logits, C_raw_grad_logits_theory, C_scaled_grad_logits,
