@@ -58,6 +58,10 @@ TRIAL_GETTER_(raw_out_var)
 TRIAL_GETTER_(scaled_out_var)
 TRIAL_GETTER_(raw_sum_p2)
 TRIAL_GETTER_(scaled_sum_p2)
+TRIAL_GETTER_(raw_sink_weight)
+TRIAL_GETTER_(scaled_sink_weight)
+TRIAL_GETTER_(raw_entropy_norm)
+TRIAL_GETTER_(scaled_entropy_norm)
 TRIAL_GETTER_(raw_grad_keys)
 TRIAL_GETTER_(scaled_grad_keys)
 #undef TRIAL_GETTER_
@@ -234,6 +238,15 @@ static sv_value get_k_mean(const sv_row_view *r)
 }
 /* Values with a default ("0 means 1", "0 means d_k") as the spec
  * resolved them, so that the rule lives in one place (spec.c). */
+/* Measured: the mean of the entries of Q (K), not the configured one. */
+static sv_value get_q_mean_measured(const sv_row_view *r)
+{
+    return real(r->stats->q_mean);
+}
+static sv_value get_k_mean_measured(const sv_row_view *r)
+{
+    return real(r->stats->k_mean);
+}
 static sv_value get_q_std(const sv_row_view *r)
 {
     return real(r->spec->q_std);
@@ -440,6 +453,8 @@ int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
         return !isnan(sv_theory_mean(spec));
     case SV_NEED_GRAD:
         return spec->grad != 0;
+    case SV_NEED_KEYS2:
+        return spec->n_k >= 2 && (!spec->causal || spec->n_q >= 2);
     }
     return 0;
 }

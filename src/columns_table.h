@@ -148,6 +148,12 @@ typedef enum col_id {
     C_scaled_grad_q_sd,
     C_raw_grad_k_sd,
     C_scaled_grad_k_sd,
+    C_raw_sink_weight,
+    C_scaled_sink_weight,
+    C_raw_entropy_norm,
+    C_scaled_entropy_norm,
+    C_q_mean_measured,
+    C_k_mean_measured,
     C_COUNT_
 } col_id;
 
@@ -361,6 +367,18 @@ static const sv_column columns[C_COUNT_] = {
     R_(k_var_sd, "1", NONE, "the same for k_var; nan where it is"),
     R_(raw_out_var_sd, "1", NONE, "the same for raw_out_var; nan where it is"),
     R_(scaled_out_var_sd, "1", NONE, "the same for scaled_out_var; nan where it is"),
+    /* Issue 16: attention sinks and normalised entropy (Xiao et al. 2023). */
+    R_(raw_sink_weight, "1", A,
+       "softmax weight of key 0 (every row sees it, causal too), mean over rows: the "
+       "attention-sink share; 1 / n_k for uniform rows"),
+    R_(scaled_sink_weight, "1", A, "the same for the scaled logits"),
+    R_(raw_entropy_norm, "1", SV_NEED_KEYS2,
+       "row entropy / ln(keys the row sees) (n_k, or i + 1 when causal), mean over the rows "
+       "that see at least 2 keys: 1 uniform, 0 one-hot; nan if no row does"),
+    R_(scaled_entropy_norm, "1", SV_NEED_KEYS2, "the same for the scaled logits"),
+    R_(q_mean_measured, "1", SV_NEED_QK_VAR,
+       "mean of the entries of Q, measured (d_model, qk_norm or loaded arrays); nan otherwise"),
+    R_(k_mean_measured, "1", SV_NEED_QK_VAR, "the same for K"),
     [C_scaled_count] = {"scaled_count", "", "scaled scores (weights) in the bin", SV_VALUE_COUNT, A,
                         0, get_scaled_count},
 };
@@ -402,14 +420,16 @@ static const col_id summary_ids[] = {
     C_scaled_jac_trace_sd, C_raw_jac_frob_sd, C_scaled_jac_frob_sd, C_raw_diag_logit_sd,
     C_raw_diag_weight_sd, C_scaled_diag_weight_sd, C_q_var_sd, C_k_var_sd, C_raw_out_var_sd,
     C_scaled_out_var_sd,
-    /* Only with --observed: the last two, but for --grad's. */
+    /* Only with --observed. */
     C_observed, C_raw_var_cdf_observed,
     /* Only with --grad. */
     C_grad, C_raw_grad_logits, C_raw_grad_logits_theory, C_scaled_grad_logits,
     C_scaled_grad_logits_theory, C_raw_grad_keys, C_scaled_grad_keys, C_raw_grad_q, C_scaled_grad_q,
     C_raw_grad_k, C_scaled_grad_k, C_raw_grad_logits_sd, C_scaled_grad_logits_sd,
     C_raw_grad_keys_sd, C_scaled_grad_keys_sd, C_raw_grad_q_sd, C_scaled_grad_q_sd, C_raw_grad_k_sd,
-    C_scaled_grad_k_sd};
+    C_scaled_grad_k_sd,
+    /* Since issue 16: attention sinks and normalised entropy. */
+    C_raw_sink_weight, C_scaled_sink_weight, C_raw_entropy_norm, C_scaled_entropy_norm};
 
 static const col_id per_trial_ids[] = {
     C_trial, C_dk, C_n_q, C_n_k, C_raw_mean, C_raw_var, C_scaled_mean, C_scaled_var, C_raw_entropy,
@@ -425,7 +445,10 @@ static const col_id per_trial_ids[] = {
     /* Only with --grad. */
     C_grad, C_raw_grad_logits, C_raw_grad_logits_theory, C_scaled_grad_logits,
     C_scaled_grad_logits_theory, C_raw_grad_keys, C_scaled_grad_keys, C_raw_grad_q, C_scaled_grad_q,
-    C_raw_grad_k, C_scaled_grad_k};
+    C_raw_grad_k, C_scaled_grad_k,
+    /* Since issue 16: attention sinks, normalised entropy, measured means. */
+    C_raw_sink_weight, C_scaled_sink_weight, C_raw_entropy_norm, C_scaled_entropy_norm,
+    C_q_mean_measured, C_k_mean_measured};
 
 static const col_id per_row_ids[] = {
     C_dk, C_scale, C_row, C_keys_seen, C_row_raw_entropy, C_row_scaled_entropy, C_entropy_bound,

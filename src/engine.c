@@ -14,9 +14,9 @@
 
 static void workspace_free(workspace *ws)
 {
-    void *arrays[] = {ws->k,    ws->qtile, ws->scores,  ws->row_mo,  ws->row_sm, ws->acc,
-                      ws->mo,   ws->st,    ws->planted, ws->scratch, ws->state,  ws->q_mo,
-                      ws->k_mo, ws->v,     ws->e,       ws->o_part,  ws->o,      ws->grad};
+    void *arrays[] = {ws->k,  ws->qtile,   ws->scores,  ws->row_mo, ws->row_sm, ws->acc,  ws->mo,
+                      ws->st, ws->planted, ws->scratch, ws->state,  ws->q_mo,   ws->k_mo, ws->v,
+                      ws->e,  ws->o_part,  ws->o,       ws->grad,   ws->sink};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         free(arrays[i]);
     *ws = (workspace){0};
@@ -42,6 +42,7 @@ static int workspace_alloc(workspace *ws, const ws_sizes *z)
     ws->mo = alloc_aligned(z->tiles, sizeof(sv_moments));
     ws->st = alloc_aligned(2 * z->stats, sizeof(sv_softmax_stats));
     ws->planted = alloc_aligned(z->rows, sizeof(double));
+    ws->sink = alloc_aligned(z->rows, sizeof(double));
     ws->scratch = alloc_aligned(z->scratch, sizeof(double));
     ws->state = alloc_aligned(z->state, sizeof(double));
     ws->q_mo = alloc_aligned(z->rows, sizeof(sv_moments));
@@ -52,8 +53,9 @@ static int workspace_alloc(workspace *ws, const ws_sizes *z)
     ws->o = alloc_aligned(z->o, sizeof(double));
     ws->grad = z->grad ? alloc_aligned(z->grad, sizeof(double)) : NULL;
     if ((z->grad && !ws->grad) || !ws->k || !ws->qtile || !ws->scores || !ws->row_mo ||
-        !ws->row_sm || !ws->acc || !ws->mo || !ws->st || !ws->planted || !ws->scratch ||
-        !ws->state || !ws->q_mo || !ws->k_mo || !ws->v || !ws->e || !ws->o_part || !ws->o) {
+        !ws->row_sm || !ws->acc || !ws->mo || !ws->st || !ws->planted || !ws->sink ||
+        !ws->scratch || !ws->state || !ws->q_mo || !ws->k_mo || !ws->v || !ws->e || !ws->o_part ||
+        !ws->o) {
         workspace_free(ws);
         return 0;
     }
@@ -167,6 +169,8 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
         tile_product(p, ws->qtile, ws->k, ws->scores + g * n);
         for (size_t i = 0; p->src->related_diag && i < nq && i < nk; i++)
             ws->planted[g * nq + i] = ws->scores[g * n + i * nk + i];
+        for (size_t i = 0; i < nq; i++) /* key 0: every row sees it */
+            ws->sink[g * nq + i] = ws->scores[g * n + i * nk];
     }
     const size_t rows = cnt * nq;
     if (!p->spec->causal) {
@@ -184,8 +188,8 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
         rowpass_hist(p, ws->scores + r * nk, p->spec->causal ? r % nq + 1 : nk, &ws->row_sm[r]);
     for (size_t g = 0; g < cnt; g++)
         trial_stats(p, ws->row_mo + g * nq, ws->row_sm + g * nq, ws->st + g * nq,
-                    ws->st + rows + g * nq, ws->planted + g * nq, ws->q_mo + g * nq,
-                    ws->k_mo + g * nk, &out[g]);
+                    ws->st + rows + g * nq, ws->planted + g * nq, ws->sink + g * nq,
+                    ws->q_mo + g * nq, ws->k_mo + g * nk, &out[g]);
 }
 
 /* Trials [t0, t0 + cnt): grouped if tiny, else one by one. */
@@ -262,7 +266,7 @@ static int trial_is_number(const plan *p, const sv_trial_stats *t)
                            t->scaled_jac_frob,    t->raw_eff_keys,      t->scaled_eff_keys,
                            t->raw_entropy_min,    t->raw_entropy_max,   t->scaled_entropy_min,
                            t->scaled_entropy_max, t->raw_max_abs_logit, t->raw_sum_p2,
-                           t->scaled_sum_p2};
+                           t->scaled_sum_p2,      t->raw_sink_weight,   t->scaled_sink_weight};
     for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
         if (isnan(must[i]))
             return 0;
@@ -313,9 +317,15 @@ sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec
         p.prog = &prog;
     }
     /* We parallelise ourselves; OpenBLAS threads inside ours would
-     * oversubscribe the cores. */
+     * oversubscribe the cores. OpenBLAS 0.3.21 has only the process-wide
+     * setting: save the caller's, set 1, put it back (an OpenMP-built
+     * OpenBLAS sets OpenMP's thread count with it: that too). */
+    const int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();
     openblas_set_num_threads(1);
     st = run_checked(&p, &z, first, out);
+    openblas_set_num_threads(blas_threads);
+    if (omp_get_max_threads() != omp_threads)
+        omp_set_num_threads(omp_threads);
     /* Thread 0 may not finish the last unit: say once that all are done
      * (from the caller's thread, after the parallel region, so the
      * callback still never runs concurrently with itself). */

@@ -100,6 +100,7 @@ static int bytes_of(const ws_sizes *z, size_t *bytes)
                                {z->tiles, sizeof(sv_moments)},
                                {2 * z->stats, sizeof(sv_softmax_stats)},
                                {z->rows, sizeof(double)},
+                               {z->rows, sizeof(double)},
                                {z->scratch, sizeof(double)},
                                {z->state, sizeof(double)},
                                {z->rows, sizeof(sv_moments)},

@@ -87,6 +87,7 @@ typedef struct workspace {
     sv_moments *mo;         /* the same for the moments */
     sv_softmax_stats *st;   /* 2 x stats rows: raw then scaled statistics */
     double *planted;        /* S_ii of each query row with a related key (as row_mo) */
+    double *sink;           /* S_i0 of each query row: its score on key 0 (as row_mo) */
     double *scratch;        /* inner_threads x the source's scratch_len */
     double *state;          /* the source's per-trial state (trial_len) */
     sv_moments *q_mo;       /* moments of each row of Q (as row_mo) */
@@ -159,10 +160,13 @@ void grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_sta
 /* trial.c: the statistics of a trial from its rows' state (moments,
  * softmax sums, planted logits, entries), rows merged in row order. Used by
  * the one-trial path (trial_reduce: all n_q rows of ws) and the grouped
- * path (trial_stats: rows whose statistics are already in st). */
+ * path (trial_stats: rows whose statistics are already in st). The sink
+ * weight of row i is exp(c (S_i0 - max_i)) / Z_i from its score on key 0
+ * (ws->sink), as the diagonal weight is from S_ii (ws->planted). */
 void trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out);
 void trial_stats(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
                  const sv_softmax_stats *raw, const sv_softmax_stats *sc, const double *planted,
-                 const sv_moments *q_mo, const sv_moments *k_mo, sv_trial_stats *out);
+                 const double *sink, const sv_moments *q_mo, const sv_moments *k_mo,
+                 sv_trial_stats *out);
 
 #endif

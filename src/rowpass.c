@@ -121,6 +121,11 @@ void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0,
         for (size_t r = 0; r < m; r++)
             if (i0 + r >= j0 && i0 + r < j0 + bk)
                 ws->planted[i0 + r] = scores[r * kb + (i0 + r - j0)];
+    /* Key 0 lies in the first block, and every row sees it (causal too):
+     * keep S_i0 for the sink weight. */
+    if (j0 == 0)
+        for (size_t r = 0; r < m; r++)
+            ws->sink[i0 + r] = scores[r * kb];
     if (p->dv > 0)
         tile_outputs(p, ws, i0, m, j0, scores, acc, seen, me);
     merge_rows(p, ws, i0, m, j0, seen, acc, mo);

@@ -11,11 +11,12 @@
  * any thread count or block size. */
 typedef struct trial_acc {
     sv_moments mo, q, k; /* the scores; the entries of Q and of K */
-    ksum h[2], mw[2], jt[2], jf[2], ek[2], pl_logit, pl_w[2], p2[2];
+    ksum h[2], mw[2], jt[2], jf[2], ek[2], pl_logit, pl_w[2], p2[2], sink[2], hn[2];
     sv_moments out[2]; /* entries of O, raw and scaled */
     double hmin[2], hmax[2], maxabs;
     size_t n_planted;
-    int plain; /* few rows: plain sums are as exact, and cheaper */
+    size_t n_hn; /* rows seeing >= 2 keys: those of the normalised entropy */
+    int plain;   /* few rows: plain sums are as exact, and cheaper */
 } trial_acc;
 
 /* Rows up to which a trial's means over rows are plain sums: the rounding
@@ -37,11 +38,32 @@ static void trial_init(trial_acc *t, const plan *p)
                      .plain = p->spec->n_q <= SV_PLAIN_ROWS};
 }
 
+/* Row i's entropy over ln(keys it sees) (n_k, or min(i + 1, n_k) under
+ * causal), for rows that see at least 2 keys; the weight of key 0,
+ * exp(c (S_i0 - max)) / Z with Z = 1 + r. */
+static void trial_add_norm(const plan *p, trial_acc *t, size_t row, const sv_softmax_acc *sm,
+                           const sv_softmax_stats *raw, const sv_softmax_stats *sc, double sink)
+{
+    const sv_spec *s = p->spec;
+    const double t0 = sink - sm->max;
+    acc_add(t, &t->sink[0], exp(t0) / (1.0 + sm->r[0]));
+    acc_add(t, &t->sink[1], exp(s->scale * t0) / (1.0 + sm->r[1]));
+    const size_t seen = s->causal && row + 1 < s->n_k ? row + 1 : s->n_k;
+    if (seen < 2)
+        return;
+    const double ln_seen = log((double)seen);
+    acc_add(t, &t->hn[0], raw->entropy / ln_seen);
+    acc_add(t, &t->hn[1], sc->entropy / ln_seen);
+    t->n_hn++;
+}
+
 /* Adds rows row0 .. row0 + n - 1 with moments mo[i], softmax sums sm[i],
- * statistics raw[i], sc[i] and planted logits planted[i]. */
+ * statistics raw[i], sc[i], planted logits planted[i] and scores on key 0
+ * sink[i]. */
 static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments *mo,
                       const sv_softmax_acc *sm, const sv_softmax_stats *raw,
-                      const sv_softmax_stats *sc, const double *planted, size_t n)
+                      const sv_softmax_stats *sc, const double *planted, const double *sink,
+                      size_t n)
 {
     const sv_spec *s = p->spec;
     const size_t n_planted = !p->src->related_diag ? 0 : s->n_q < s->n_k ? s->n_q : s->n_k;
@@ -67,6 +89,7 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
             t->hmin[c] = fmin(t->hmin[c], st[c]->entropy);
             t->hmax[c] = fmax(t->hmax[c], st[c]->entropy);
         }
+        trial_add_norm(p, t, row0 + i, &sm[i], &raw[i], &sc[i], sink[i]);
         t->maxabs = fmax(t->maxabs, fmax(fabs(sm[i].max), fabs(sm[i].min)));
     }
 }
@@ -137,17 +160,20 @@ static void trial_finish(const plan *p, const trial_acc *t, sv_trial_stats *out)
     out->raw_grad_q2 = out->scaled_grad_q2 = out->raw_grad_k2 = out->scaled_grad_k2 = NAN;
     out->q_mean = t->q.n ? t->q.mean : NAN;
     out->k_mean = t->k.n ? t->k.mean : NAN;
-    out->raw_sink_weight = out->scaled_sink_weight = NAN; /* TODO(issue 16) */
-    out->raw_entropy_norm = out->scaled_entropy_norm = NAN;
+    out->raw_sink_weight = ksum_mean(&t->sink[0], nq);
+    out->scaled_sink_weight = ksum_mean(&t->sink[1], nq);
+    out->raw_entropy_norm = t->n_hn ? ksum_mean(&t->hn[0], t->n_hn) : NAN;
+    out->scaled_entropy_norm = t->n_hn ? ksum_mean(&t->hn[1], t->n_hn) : NAN;
 }
 
 void trial_stats(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
                  const sv_softmax_stats *raw, const sv_softmax_stats *sc, const double *planted,
-                 const sv_moments *q_mo, const sv_moments *k_mo, sv_trial_stats *out)
+                 const double *sink, const sv_moments *q_mo, const sv_moments *k_mo,
+                 sv_trial_stats *out)
 {
     trial_acc t;
     trial_init(&t, p);
-    trial_add(p, &t, 0, row_mo, row_sm, raw, sc, planted, p->spec->n_q);
+    trial_add(p, &t, 0, row_mo, row_sm, raw, sc, planted, sink, p->spec->n_q);
     trial_add_entries(&t, q_mo, p->spec->n_q, k_mo, p->spec->n_k);
     trial_finish(p, &t, out);
 }
@@ -194,7 +220,7 @@ void trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
         (void)sv_softmax_acc_stats_rows(ws->row_sm + i0, cnt, p->spec->scale, ws->st,
                                         ws->st + cnt); /* plan's arrays, resolved scale */
         trial_add(p, &t, i0, ws->row_mo + i0, ws->row_sm + i0, ws->st, ws->st + cnt,
-                  ws->planted + i0, cnt);
+                  ws->planted + i0, ws->sink + i0, cnt);
         if (p->dv > 0)
             add_outputs(p, ws, &t, i0, cnt);
         if (p->taps.row_sums)

@@ -177,7 +177,8 @@ static void row_statistics(const sv_spec *s, const double *S, const double *v, s
     ldbl *p = malloc(nk * sizeof *p);
     ldbl h[2] = {0}, mw[2] = {0}, jt[2] = {0}, jf[2] = {0}, ek[2] = {0}, p2[2] = {0};
     ldbl hmin[2] = {INFINITY, INFINITY}, hmax[2] = {-INFINITY, -INFINITY};
-    ldbl o2[2] = {0}, dlogit = 0.0L, dw[2] = {0};
+    ldbl o2[2] = {0}, dlogit = 0.0L, dw[2] = {0}, sink[2] = {0}, hn[2] = {0};
+    size_t n_hn = 0;
     for (size_t i = 0; i < nq; i++) {
         const size_t len = s->causal ? i + 1 : nk;
         for (int w = 0; w < 2; w++) {
@@ -194,7 +195,11 @@ static void row_statistics(const sv_spec *s, const double *S, const double *v, s
                 add_outputs(p, len, v, s->d_v, &o2[w]);
             if (related && i < nd)
                 dw[w] += p[i];
+            sink[w] += p[0]; /* key 0: every row sees it */
+            if (len >= 2)    /* entropy over ln(keys seen) */
+                hn[w] += r.h / logl((ldbl)len);
         }
+        n_hn += len >= 2;
         if (related && i < nd)
             dlogit += S[i * nk + i];
     }
@@ -215,6 +220,10 @@ static void row_statistics(const sv_spec *s, const double *S, const double *v, s
     out->raw_diag_logit = related ? (double)(dlogit / nd) : NAN;
     out->raw_diag_weight = related ? (double)(dw[0] / nd) : NAN;
     out->scaled_diag_weight = related ? (double)(dw[1] / nd) : NAN;
+    out->raw_sink_weight = (double)(sink[0] / nq);
+    out->scaled_sink_weight = (double)(sink[1] / nq);
+    out->raw_entropy_norm = n_hn ? (double)(hn[0] / n_hn) : NAN;
+    out->scaled_entropy_norm = n_hn ? (double)(hn[1] / n_hn) : NAN;
     out->raw_out_var = s->values ? (double)(o2[0] / (nq * s->d_v)) : NAN;
     out->scaled_out_var = s->values ? (double)(o2[1] / (nq * s->d_v)) : NAN;
     free(p);
@@ -275,8 +284,6 @@ void ref_trial(const sv_spec *s, uint64_t trial, sv_trial_stats *out)
         ks += k[i];
     out->q_mean = measured ? (double)(qs / (ldbl)(nq * d)) : NAN;
     out->k_mean = measured ? (double)(ks / (ldbl)(nk * d)) : NAN;
-    out->raw_sink_weight = out->scaled_sink_weight = NAN; /* TODO(issue 16) */
-    out->raw_entropy_norm = out->scaled_entropy_norm = NAN;
     free(q);
     free(k);
     free(S);

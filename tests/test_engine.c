@@ -1,7 +1,8 @@
 /* The engine's split interface (engine.h): the taps count what they
  * promise (every visible score once, every weight once, per-row sums that
  * add up to the trials' means), give the same counts for any threads and
- * block rows, and sv_taps_check refuses every bad setting it names. */
+ * block rows, and sv_taps_check refuses every bad setting it names. The
+ * sink weight and normalised entropy on hand-computed cases. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,9 +116,85 @@ static void test_taps_check(void)
     CHECK(sv_engine_bytes(&s, &src, &exec, NULL, 1, &bytes) == SV_OK && bytes > 0);
 }
 
+/* Entropy in nats of the two weights (p, 1 - p), over ln 2. */
+static double h2_norm(double p)
+{
+    return -(p * log(p) + (1.0 - p) * log(1.0 - p)) / log(2.0);
+}
+
+/* n_q = n_k = 2, d_k = 1, q = (1, 2), k = (0, ln 3), scale 1/2: raw rows
+ * [0, ln 3] and [0, 2 ln 3] weigh key 0 at 1/4 and 1/10; scaled rows
+ * [0, ln 3 / 2] and [0, ln 3] at 1/(1 + sqrt 3) and 1/4. Under causal
+ * row 0 sees key 0 alone: weight 1, and only row 1 counts for the
+ * normalised entropy. Run grouped (tiny trials) and one trial at a time
+ * (a row_sums tap turns grouping off): the same bits. */
+static void test_sink_two_keys(void)
+{
+    const double q[2] = {1.0, 2.0}, k[2] = {0.0, log(3.0)};
+    sv_strided arr = {0};
+    arr.q = (sv_array){.data = q, .ndim = 2, .shape = {2, 1}, .strides = {8, 8}};
+    arr.k = arr.q;
+    arr.k.data = k;
+    sv_source src;
+    CHECK(sv_source_strided(&arr, &src) == SV_OK);
+    const double w3 = 1.0 / (1.0 + sqrt(3.0));
+    for (int causal = 0; causal < 2; causal++) {
+        sv_spec s = {.d_k = 1, .n_q = 2, .n_k = 2, .trials = 1, .scale = 0.5, .causal = causal};
+        CHECK(sv_spec_resolve(&s) == SV_OK);
+        double rs[2 * SV_ROW_FIELDS] = {0};
+        const sv_taps rows = {.row_sums = rs};
+        sv_trial_stats a, b;
+        CHECK(sv_engine_run(&s, &src, &(sv_exec){.threads = 1}, NULL, 0, 1, &a) == SV_OK);
+        CHECK(sv_engine_run(&s, &src, &(sv_exec){.threads = 1}, &rows, 0, 1, &b) == SV_OK);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+        const double row0[2] = {causal ? 1.0 : 0.25, causal ? 1.0 : w3};
+        CHECK_CLOSE(a.raw_sink_weight, (row0[0] + 0.1) / 2.0, 1e-15, 0.0);
+        CHECK_CLOSE(a.scaled_sink_weight, (row0[1] + 0.25) / 2.0, 1e-15, 0.0);
+        const double hn[2] = {causal ? h2_norm(0.1) : (h2_norm(0.25) + h2_norm(0.1)) / 2.0,
+                              causal ? h2_norm(0.25) : (h2_norm(w3) + h2_norm(0.25)) / 2.0};
+        CHECK_CLOSE(a.raw_entropy_norm, hn[0], 1e-14, 0.0);
+        CHECK_CLOSE(a.scaled_entropy_norm, hn[1], 1e-14, 0.0);
+    }
+    /* One key: every weight is 1 and no row sees 2 keys. */
+    sv_spec s = {.d_k = 1, .n_q = 2, .n_k = 1, .trials = 1};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    arr.k.shape[0] = 1;
+    sv_trial_stats t;
+    CHECK(sv_engine_run(&s, &src, &(sv_exec){.threads = 1}, NULL, 0, 1, &t) == SV_OK);
+    CHECK(t.raw_sink_weight == 1.0 && t.scaled_sink_weight == 1.0);
+    CHECK(isnan(t.raw_entropy_norm) && isnan(t.scaled_entropy_norm));
+}
+
+/* Key 0 in the first key block, the row's max in the second (n_k = 5000 >
+ * 4096 keys a block): d_k = 1, q = 1, k_0 = ln 5, k_4500 = ln 50, the rest
+ * 0, so key 0 weighs 5 / (5 + 50 + 4998) raw; scaled by 1/2, sqrt 5 /
+ * (sqrt 5 + sqrt 50 + 4998). */
+static void test_sink_blocks(void)
+{
+    enum { NK = 5000 };
+    static double k[NK];
+    const double q[1] = {1.0};
+    k[0] = log(5.0);
+    k[4500] = log(50.0);
+    sv_strided arr = {0};
+    arr.q = (sv_array){.data = q, .ndim = 2, .shape = {1, 1}, .strides = {8, 8}};
+    arr.k = (sv_array){.data = k, .ndim = 2, .shape = {NK, 1}, .strides = {8, 8}};
+    sv_source src;
+    CHECK(sv_source_strided(&arr, &src) == SV_OK);
+    sv_spec s = {.d_k = 1, .n_q = 1, .n_k = NK, .trials = 1, .scale = 0.5};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    sv_trial_stats t;
+    CHECK(sv_engine_run(&s, &src, &(sv_exec){.threads = 2}, NULL, 0, 1, &t) == SV_OK);
+    CHECK_CLOSE(t.raw_sink_weight, 5.0 / (5.0 + 50.0 + 4998.0), 1e-13, 0.0);
+    CHECK_CLOSE(t.scaled_sink_weight, sqrt(5.0) / (sqrt(5.0) + sqrt(50.0) + 4998.0), 1e-13, 0.0);
+    CHECK(t.raw_entropy_norm > 0.0 && t.raw_entropy_norm < 1.0);
+}
+
 int main(void)
 {
     test_same_counts();
     test_taps_check();
+    test_sink_two_keys();
+    test_sink_blocks();
     return CHECK_DONE();
 }

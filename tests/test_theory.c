@@ -419,6 +419,63 @@ static void test_projections(sv_dist dist, int cross, sv_init init)
     }
 }
 
+/* sv_theory_plugin_spec: measured moments in, the normal theory of those
+ * moments out. d_k = 4, mu_q 0.5, s_q^2 4, mu_k -1, s_k^2 1/4: E[s] =
+ * 4 (0.5)(-1) = -2, Var(s) = 4 (4/4 + 4 (1) + 0.25 (1/4)) = 20.25. Then
+ * through the engine: Q's entries alternate 1.5, -0.5 (mean 0.5, variance
+ * 1 exactly), K's 3, -1 (mean 1, variance 4). */
+static void test_plugin(void)
+{
+    sv_spec s = {.d_k = 4, .n_q = 3, .n_k = 3, .trials = 1, .d_model = 8, .plant = 0.0};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    sv_trial_stats m;
+    memset(&m, 0, sizeof m);
+    m.q_mean = 0.5, m.q_var = 4.0, m.k_mean = -1.0, m.k_var = 0.25;
+    sv_spec p;
+    CHECK(sv_theory_plugin_spec(&s, &m, &p) == SV_OK);
+    CHECK(p.dist == SV_DIST_NORMAL && p.d_model == 0 && p.q_std == 2.0 && p.k_std == 0.5);
+    CHECK(p.d_k == 4 && p.n_q == 3 && p.scale == s.scale);
+    sv_theory t;
+    CHECK(sv_theory_spec(&p, &t) == SV_OK);
+    CHECK_CLOSE(t.mean, -2.0, 1e-15, 0.0);
+    CHECK_CLOSE(t.var, 20.25, 1e-15, 0.0);
+    /* not measured, negative, zero variance: refused, *out untouched */
+    sv_spec keep = p;
+    const double bad[][4] = {
+        {NAN, 4.0, -1.0, 0.25}, {0.5, 4.0, -1.0, NAN}, {0.5, -1.0, 0, 1.0}, {0.5, 0.0, -1.0, 0.25}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        m.q_mean = bad[i][0], m.q_var = bad[i][1], m.k_mean = bad[i][2], m.k_var = bad[i][3];
+        CHECK(sv_theory_plugin_spec(&s, &m, &p) == SV_EINVAL);
+        CHECK(memcmp(&p, &keep, sizeof p) == 0);
+    }
+    CHECK(sv_theory_plugin_spec(NULL, &m, &p) == SV_EINVAL);
+    CHECK(sv_theory_plugin_spec(&s, NULL, &p) == SV_EINVAL);
+    CHECK(sv_theory_plugin_spec(&s, &m, NULL) == SV_EINVAL);
+    /* the engine measures the moments of a caller's arrays */
+    double q[2][4], k[2][4];
+    for (int i = 0; i < 2; i++)
+        for (int l = 0; l < 4; l++) {
+            q[i][l] = (i + l) % 2 ? -0.5 : 1.5;
+            k[i][l] = (i + l) % 2 ? -1.0 : 3.0;
+        }
+    sv_strided arr = {0};
+    arr.q = (sv_array){.data = q, .ndim = 2, .shape = {2, 4}, .strides = {32, 8}};
+    arr.k = arr.q;
+    arr.k.data = k;
+    sv_source src;
+    sv_spec e = {.d_k = 4, .n_q = 2, .n_k = 2, .trials = 1};
+    CHECK(sv_spec_resolve(&e) == SV_OK && sv_source_strided(&arr, &src) == SV_OK);
+    CHECK(sv_engine_run(&e, &src, &(sv_exec){.threads = 1}, NULL, 0, 1, &m) == SV_OK);
+    CHECK(sv_theory_plugin_spec(&e, &m, &p) == SV_OK);
+    CHECK_CLOSE(p.q_mean, 0.5, 1e-15, 0.0);
+    CHECK_CLOSE(p.q_std, 1.0, 1e-15, 0.0);
+    CHECK_CLOSE(p.k_mean, 1.0, 1e-15, 0.0);
+    CHECK_CLOSE(p.k_std, 2.0, 1e-15, 0.0);
+    CHECK(sv_theory_spec(&p, &t) == SV_OK);
+    CHECK_CLOSE(t.mean, 2.0, 1e-15, 0.0); /* 4 (0.5)(1) */
+    CHECK_CLOSE(t.var, 4.0 * (4.0 + 1.0 + 0.25 * 4.0), 1e-15, 0.0);
+}
+
 int main(void)
 {
     test_projections(SV_DIST_NORMAL, 0, SV_INIT_XAVIER);
@@ -436,5 +493,6 @@ int main(void)
     test_monte_carlo(SV_DIST_RADEMACHER, 8, 6, 5, 1, 100000);
     test_monte_carlo(SV_DIST_STUDENT_T, 3, 3, 3, 0, 300000); /* m4 = 3.375 */
     test_exact_shifted();
+    test_plugin();
     return CHECK_DONE();
 }

@@ -64,7 +64,9 @@ typedef enum sv_column_need {
     SV_NEED_KNOWN_MEAN = 10, /**< defined when theory gives E[S] (sv_theory_mean): not
                                  for QK-norm of shifted rows or of a planted key
                                  with non-normal entries */
-    SV_NEED_GRAD = 11        /**< defined with grad */
+    SV_NEED_GRAD = 11,       /**< defined with grad */
+    SV_NEED_KEYS2 = 12       /**< defined when some row sees at least 2 keys: n_k >= 2,
+                                  and n_q >= 2 under causal (row i sees i + 1 keys) */
 } sv_column_need;
 
 /**

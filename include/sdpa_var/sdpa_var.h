@@ -22,5 +22,6 @@
 #include "sdpa_var/tensor_file.h"
 #include "sdpa_var/theory.h"
 #include "sdpa_var/version.h"
+#include "sdpa_var/version_query.h"
 
 #endif

@@ -186,10 +186,18 @@ struct sv_trial_stats;
  * s_q^2 mu_k^2 + mu_q^2 s_k^2), docs/theory.md section 13). Real Q and K
  * break the independence across positions and dimensions that the
  * theory assumes: the plug-in is the random-init baseline with matched
- * moments, not a prediction.
+ * moments, not a prediction. The moments are those of Q and K as they
+ * reach the product, so the spec made also has no projections (d_model
+ * 0, cross 0), no QK-norm and no planted key; nu is 0; everything else
+ * (sizes, scale, causal, ddof, values, grad) is @p spec's, which should
+ * be resolved (sv_spec_resolve). The variances are the ddof-0 ones of
+ * the measured entries (sv_trial_stats.q_var).
  * @return SV_OK; SV_EINVAL for NULL arguments or a measured moment that is
- *         NAN (the source did not measure it); the errors of sv_spec_check
- *         for the spec made (*out untouched after an error).
+ *         NAN (the source did not measure it) or a negative variance; the
+ *         errors of sv_spec_check for the spec made, e.g. SV_EINVAL for a
+ *         zero variance (q_std 0: constant entries), SV_EPRECISION for a
+ *         mean too large next to its standard deviation (*out untouched
+ *         after an error).
  */
 sv_status sv_theory_plugin_spec(const struct sv_spec *spec, const struct sv_trial_stats *stats,
                                 struct sv_spec *out);

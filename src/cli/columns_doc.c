@@ -14,6 +14,7 @@ static const char *const kind_title[SV_OUTPUT_KINDS] = {
     "`--per-trial`: one row per trial of each configuration",
     "`--per-row`: one row per query position, means over trials",
     "`--histogram BINS`: one row per bin",
+    "`--q FILE --k FILE`: one row per (batch, head), and the pooled row",
 };
 
 static const char *type_name(sv_value_type t)
@@ -71,12 +72,15 @@ static void markdown(void)
          "(`--d-model` or `--qk-norm`); `--qk-norm`; `--values`; `--observed`;\n"
          "`--grad` (a column marked *only with --grad* is not written without it);\n"
          "`E[S] known` (theory gives the mean score: not for QK-norm of shifted\n"
-         "rows, nor a planted key with non-normal entries); `may be nan` for theory\n"
+         "rows, nor a planted key with non-normal entries); `2 keys seen` (some row\n"
+         "sees at least 2 keys: n_k >= 2, and n_q >= 2 under `--causal`); `may be\n"
+         "nan` for theory\n"
          "without a closed form everywhere.\n");
     /* Indexed by sv_column_need: one name per value, in order. */
     static const char *const need[] = {"may be nan", "always",        "N > 1",         "trials > 1",
                                        "dist t",     "related pairs", "Q, K measured", "--qk-norm",
-                                       "--values",   "--observed",    "E[S] known",    "--grad"};
+                                       "--values",   "--observed",    "E[S] known",    "--grad",
+                                       "2 keys seen"};
     for (int k = 0; k < SV_OUTPUT_KINDS; k++) {
         printf("## %s\n\n", kind_title[k]);
         puts("| # | column | unit | type | defined when | meaning |");
