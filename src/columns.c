@@ -60,7 +60,22 @@ TRIAL_GETTER_(raw_sum_p2)
 TRIAL_GETTER_(scaled_sum_p2)
 TRIAL_GETTER_(raw_grad_keys)
 TRIAL_GETTER_(scaled_grad_keys)
+TRIAL_GETTER_(raw_sink_weight)
+TRIAL_GETTER_(scaled_sink_weight)
+TRIAL_GETTER_(raw_entropy_norm)
+TRIAL_GETTER_(scaled_entropy_norm)
 #undef TRIAL_GETTER_
+
+/* Measured means of the entries (sv_trial_stats.q_mean, k_mean): named
+ * apart from the configuration's q_mean and k_mean. */
+static sv_value get_q_mean_measured(const sv_row_view *r)
+{
+    return real(r->stats->q_mean);
+}
+static sv_value get_k_mean_measured(const sv_row_view *r)
+{
+    return real(r->stats->k_mean);
+}
 
 /* --grad: the trial holds means of squares; the column is their root, so
  * that a summary's mean over trials gives the root mean square over rows

@@ -148,6 +148,12 @@ typedef enum col_id {
     C_scaled_grad_q_sd,
     C_raw_grad_k_sd,
     C_scaled_grad_k_sd,
+    C_q_mean_measured,
+    C_k_mean_measured,
+    C_raw_sink_weight,
+    C_scaled_sink_weight,
+    C_raw_entropy_norm,
+    C_scaled_entropy_norm,
     C_COUNT_
 } col_id;
 
@@ -361,6 +367,19 @@ static const sv_column columns[C_COUNT_] = {
     R_(k_var_sd, "1", NONE, "the same for k_var; nan where it is"),
     R_(raw_out_var_sd, "1", NONE, "the same for raw_out_var; nan where it is"),
     R_(scaled_out_var_sd, "1", NONE, "the same for scaled_out_var; nan where it is"),
+    /* Measured moments of the entries, the attention sink, normalised entropy. */
+    R_(q_mean_measured, "1", NONE,
+       "mean of the n_q d_k entries of Q, measured (arrays, files); nan for draws, whose mean "
+       "is q_mean"),
+    R_(k_mean_measured, "1", NONE, "the same for K"),
+    R_(raw_sink_weight, "1", A,
+       "softmax weight of key 0 (the first position, seen by every row), mean over rows: the "
+       "attention-sink share (Xiao et al. 2023)"),
+    R_(scaled_sink_weight, "1", A, "the same for the scaled logits"),
+    R_(raw_entropy_norm, "1", NONE,
+       "row entropy / ln(keys the row sees), mean over the rows that see at least 2 keys: 1 "
+       "for uniform weights, 0 for one-hot; nan when no row sees 2 keys"),
+    R_(scaled_entropy_norm, "1", NONE, "the same for the scaled logits"),
     [C_scaled_count] = {"scaled_count", "", "scaled scores (weights) in the bin", SV_VALUE_COUNT, A,
                         0, get_scaled_count},
 };
