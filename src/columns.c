@@ -4,6 +4,7 @@
 #include "sdpa_var/columns.h"
 
 #include <math.h>
+#include <stdio.h>
 
 static sv_value real(double v)
 {
@@ -327,6 +328,27 @@ static sv_value get_scaled_out_var_theory(const sv_row_view *r)
 static sv_value get_trial(const sv_row_view *r)
 {
     return count(r->trial);
+}
+
+/* Per head: an index as text, "all" for the pooled row (head NULL). The
+ * text lives in a buffer of the getter's own, per thread: valid until its
+ * next call on the same thread. */
+#define HEAD_GETTER_(f)                                                                            \
+    static sv_value get_##f(const sv_row_view *r)                                                  \
+    {                                                                                              \
+        static _Thread_local char buf[24];                                                         \
+        if (!r->head)                                                                              \
+            return text("all");                                                                    \
+        snprintf(buf, sizeof buf, "%zu", r->head->f);                                              \
+        return text(buf);                                                                          \
+    }
+HEAD_GETTER_(batch)
+HEAD_GETTER_(head)
+HEAD_GETTER_(kv_head)
+#undef HEAD_GETTER_
+static sv_value get_var_scale(const sv_row_view *r)
+{
+    return real(1.0 / sqrt(r->stats->raw_var));
 }
 
 /* Per row: the query position's sums over trials, divided by the trials. */
