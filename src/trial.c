@@ -137,7 +137,7 @@ static void trial_finish(const plan *p, const trial_acc *t, sv_trial_stats *out)
     out->raw_grad_q2 = out->scaled_grad_q2 = out->raw_grad_k2 = out->scaled_grad_k2 = NAN;
     out->q_mean = t->q.n ? t->q.mean : NAN;
     out->k_mean = t->k.n ? t->k.mean : NAN;
-    out->raw_sink_weight = out->scaled_sink_weight = NAN; /* TODO(issue 16) */
+    out->raw_sink_weight = out->scaled_sink_weight = 0.0; /* STUB: lib16 */
     out->raw_entropy_norm = out->scaled_entropy_norm = NAN;
 }
 
