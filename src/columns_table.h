@@ -171,6 +171,8 @@ typedef enum col_id {
     [C_##id] = {#id, "", doc, SV_VALUE_TEXT, SV_NEED_ALWAYS, SV_COLUMN_CONFIG, get_##id}
 /* A count that is not configuration (trial, row). */
 #define NR_(id, doc) [C_##id] = {#id, "", doc, SV_VALUE_COUNT, SV_NEED_ALWAYS, 0, get_##id}
+/* A word that is not configuration (the per-head indices). */
+#define HT_(id, doc) [C_##id] = {#id, "", doc, SV_VALUE_TEXT, SV_NEED_ALWAYS, 0, get_##id}
 /* --grad's columns: only with it. */
 #define G_(id, unit, need, doc)                                                                    \
     [C_##id] = {#id, unit, doc, SV_VALUE_REAL, need, SV_COLUMN_ONLY_GRAD, get_##id}
@@ -385,9 +387,9 @@ static const sv_column columns[C_COUNT_] = {
        "for uniform weights, 0 for one-hot; nan when no row sees 2 keys"),
     R_(scaled_entropy_norm, "1", NONE, "the same for the scaled logits"),
     /* Per head: which (batch, head) of the files, "all" for the pooled row. */
-    T_(batch, "index along the batch axis of Q (0 for 2-D and 3-D files); all: pooled"),
-    T_(head, "Q's head, from 0 (0 for 2-D files); all: the pooled row, means over heads"),
-    T_(kv_head, "K's (and V's) head it reads: head / (heads_q / heads_kv), as repeat_kv"),
+    HT_(batch, "index along the batch axis of Q (0 for 2-D and 3-D files); all: pooled"),
+    HT_(head, "Q's head, from 0 (0 for 2-D files); all: the pooled row, means over heads"),
+    HT_(kv_head, "K's (and V's) head it reads: head / (heads_q / heads_kv), as repeat_kv"),
     R_(var_scale, "1/score", A,
        "1 / sqrt(raw_var): the scale that would bring this head's score variance to 1; "
        "compare with scale_factor (1/sqrt(d_k) by default)"),
@@ -400,6 +402,7 @@ static const sv_column columns[C_COUNT_] = {
 #undef N_
 #undef T_
 #undef NR_
+#undef HT_
 #undef G_
 #undef A
 #undef NONE
