@@ -11,7 +11,7 @@ _sdpa_var() {
         --scale --q-mean --q-std --k-mean --k-std --qk-norm --qk-scale --plant
         --d-model --init --cross --causal --values --dv --grad --format --columns --no-header
         --per-trial --per-row --histogram --weight-histogram --example --quiet --threads
-        --block-rows --help --version'
+        --block-rows --help --version --q --k --v --layout --pool --save-qk'
     [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
     # --dist=t: bash splits the word at '=' (COMP_WORDBREAKS) into "--dist",
     # "=" and "t" (or just "--dist" and "=" when nothing follows yet).
@@ -27,6 +27,17 @@ _sdpa_var() {
         --init) values='xavier lecun normal' ;;
         --scale) values='sqrt dk none' ;;
         --format) values='table csv json jsonl' ;;
+        --layout) values='bhnd bnhd' ;;
+        --pool) values='heads none all' ;;
+        # Tensor files (FILE[:NAME]) and the directory --save-qk writes.
+        --q | --k | --v)
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+            return 0
+            ;;
+        --save-qk)
+            mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+            return 0
+            ;;
         # Numbers: nothing to offer, and no file names either.
         -d | --dk | -n | --n | --nq | --nk | -t | --trials | -s | --seed | --nu | \
             --ddof | --observed | --q-mean | --q-std | --k-mean | --k-std | \

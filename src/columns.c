@@ -4,6 +4,7 @@
 #include "sdpa_var/columns.h"
 
 #include <math.h>
+#include <stdio.h>
 
 static sv_value real(double v)
 {
@@ -65,6 +66,17 @@ TRIAL_GETTER_(scaled_entropy_norm)
 TRIAL_GETTER_(raw_grad_keys)
 TRIAL_GETTER_(scaled_grad_keys)
 #undef TRIAL_GETTER_
+
+/* Measured means of the entries (sv_trial_stats.q_mean, k_mean): named
+ * apart from the configuration's q_mean and k_mean. */
+static sv_value get_q_mean_measured(const sv_row_view *r)
+{
+    return real(r->stats->q_mean);
+}
+static sv_value get_k_mean_measured(const sv_row_view *r)
+{
+    return real(r->stats->k_mean);
+}
 
 /* --grad: the trial holds means of squares; the column is their root, so
  * that a summary's mean over trials gives the root mean square over rows
@@ -238,15 +250,6 @@ static sv_value get_k_mean(const sv_row_view *r)
 }
 /* Values with a default ("0 means 1", "0 means d_k") as the spec
  * resolved them, so that the rule lives in one place (spec.c). */
-/* Measured: the mean of the entries of Q (K), not the configured one. */
-static sv_value get_q_mean_measured(const sv_row_view *r)
-{
-    return real(r->stats->q_mean);
-}
-static sv_value get_k_mean_measured(const sv_row_view *r)
-{
-    return real(r->stats->k_mean);
-}
 static sv_value get_q_std(const sv_row_view *r)
 {
     return real(r->spec->q_std);
@@ -325,6 +328,27 @@ static sv_value get_scaled_out_var_theory(const sv_row_view *r)
 static sv_value get_trial(const sv_row_view *r)
 {
     return count(r->trial);
+}
+
+/* Per head: an index as text, "all" for the pooled row (head NULL). The
+ * text lives in a buffer of the getter's own, per thread: valid until its
+ * next call on the same thread. */
+#define HEAD_GETTER_(f)                                                                            \
+    static sv_value get_##f(const sv_row_view *r)                                                  \
+    {                                                                                              \
+        static _Thread_local char buf[24];                                                         \
+        if (!r->head)                                                                              \
+            return text("all");                                                                    \
+        snprintf(buf, sizeof buf, "%zu", r->head->f);                                              \
+        return text(buf);                                                                          \
+    }
+HEAD_GETTER_(batch)
+HEAD_GETTER_(head)
+HEAD_GETTER_(kv_head)
+#undef HEAD_GETTER_
+static sv_value get_var_scale(const sv_row_view *r)
+{
+    return real(1.0 / sqrt(r->stats->raw_var));
 }
 
 /* Per row: the query position's sums over trials, divided by the trials. */

@@ -154,6 +154,10 @@ typedef enum col_id {
     C_scaled_entropy_norm,
     C_q_mean_measured,
     C_k_mean_measured,
+    C_batch,
+    C_head,
+    C_kv_head,
+    C_var_scale,
     C_COUNT_
 } col_id;
 
@@ -167,6 +171,8 @@ typedef enum col_id {
     [C_##id] = {#id, "", doc, SV_VALUE_TEXT, SV_NEED_ALWAYS, SV_COLUMN_CONFIG, get_##id}
 /* A count that is not configuration (trial, row). */
 #define NR_(id, doc) [C_##id] = {#id, "", doc, SV_VALUE_COUNT, SV_NEED_ALWAYS, 0, get_##id}
+/* A word that is not configuration (the per-head indices). */
+#define HT_(id, doc) [C_##id] = {#id, "", doc, SV_VALUE_TEXT, SV_NEED_ALWAYS, 0, get_##id}
 /* --grad's columns: only with it. */
 #define G_(id, unit, need, doc)                                                                    \
     [C_##id] = {#id, unit, doc, SV_VALUE_REAL, need, SV_COLUMN_ONLY_GRAD, get_##id}
@@ -379,6 +385,13 @@ static const sv_column columns[C_COUNT_] = {
     R_(q_mean_measured, "1", SV_NEED_QK_VAR,
        "mean of the entries of Q, measured (d_model, qk_norm or loaded arrays); nan otherwise"),
     R_(k_mean_measured, "1", SV_NEED_QK_VAR, "the same for K"),
+    /* Per head: which (batch, head) of the files, "all" for the pooled row. */
+    HT_(batch, "index along the batch axis of Q (0 for 2-D and 3-D files); all: pooled"),
+    HT_(head, "Q's head, from 0 (0 for 2-D files); all: the pooled row, means over heads"),
+    HT_(kv_head, "K's (and V's) head it reads: head / (heads_q / heads_kv), as repeat_kv"),
+    R_(var_scale, "1/score", A,
+       "1 / sqrt(raw_var): the scale that would bring this head's score variance to 1; "
+       "compare with scale_factor (1/sqrt(d_k) by default)"),
     [C_scaled_count] = {"scaled_count", "", "scaled scores (weights) in the bin", SV_VALUE_COUNT, A,
                         0, get_scaled_count},
 };
@@ -388,6 +401,7 @@ static const sv_column columns[C_COUNT_] = {
 #undef N_
 #undef T_
 #undef NR_
+#undef HT_
 #undef G_
 #undef A
 #undef NONE
@@ -460,6 +474,17 @@ static const col_id per_row_ids[] = {
 static const col_id histogram_ids[] = {C_bin_lo, C_bin_hi, C_raw_count, C_scaled_count};
 
 /* Measured Q and K: a row per (batch, head) and the pooled row. */
-static const col_id per_head_ids[] = {C_dk, C_n_q, C_n_k}; /* TODO(issue 16) */
+static const col_id per_head_ids[] = {
+    C_batch, C_head, C_kv_head, C_dk, C_n_q, C_n_k, C_d_v, C_scale, C_scale_factor, C_causal,
+    C_values, C_var_scale, C_raw_mean, C_raw_var, C_scaled_mean, C_scaled_var, C_q_mean_measured,
+    C_q_var, C_k_mean_measured, C_k_var,
+    /* Plug-in theory: independent entries with this head's measured moments. */
+    C_raw_mean_theory, C_raw_var_theory, C_scaled_var_theory,
+    /* Softmax rows. */
+    C_raw_entropy, C_scaled_entropy, C_raw_entropy_norm, C_scaled_entropy_norm, C_raw_entropy_min,
+    C_raw_entropy_max, C_scaled_entropy_min, C_scaled_entropy_max, C_raw_max_weight,
+    C_scaled_max_weight, C_raw_eff_keys, C_scaled_eff_keys, C_raw_max_abs_logit,
+    C_scaled_max_abs_logit, C_raw_fp16_headroom, C_scaled_fp16_headroom, C_raw_sink_weight,
+    C_scaled_sink_weight, C_raw_out_var, C_scaled_out_var, C_raw_sum_p2, C_scaled_sum_p2, C_ddof};
 
 #endif

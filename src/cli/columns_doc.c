@@ -14,7 +14,26 @@ static const char *const kind_title[SV_OUTPUT_KINDS] = {
     "`--per-trial`: one row per trial of each configuration",
     "`--per-row`: one row per query position, means over trials",
     "`--histogram BINS`: one row per bin",
-    "`--q FILE --k FILE`: one row per (batch, head), and the pooled row",
+    "`--q FILE --k FILE`: one row per (batch, head), then the pooled row",
+};
+
+/* What a kind's columns mean beyond their shared descriptions. */
+static const char *const kind_note[SV_OUTPUT_KINDS] = {
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    "Measured Q and K (docs/real-models.md). A row is one (batch, head) of the\n"
+    "files, its statistics over that head's n_q x n_k scores; the pooled row\n"
+    "(`batch`, `head`, `kv_head` = `all`; `--pool`) holds their means over the\n"
+    "heads (extremes: over all heads). `q_var` and `k_var` are measured here\n"
+    "(ddof 0). **Plug-in theory**: `raw_mean_theory`, `raw_var_theory` and\n"
+    "`scaled_var_theory` are the random-draw theory evaluated at this head's\n"
+    "measured moments (`q_mean_measured`, `q_var`, `k_mean_measured`, `k_var`):\n"
+    "what independent Gaussian entries with those moments would give, the\n"
+    "baseline the head departs from, not a prediction for it (docs/theory.md\n"
+    "section 13). `var_scale` is the scale that would bring the head's score\n"
+    "variance to 1, beside `scale_factor`.\n",
 };
 
 static const char *type_name(sv_value_type t)
@@ -83,6 +102,8 @@ static void markdown(void)
                                        "2 keys seen"};
     for (int k = 0; k < SV_OUTPUT_KINDS; k++) {
         printf("## %s\n\n", kind_title[k]);
+        if (kind_note[k])
+            puts(kind_note[k]);
         puts("| # | column | unit | type | defined when | meaning |");
         puts("|---|---|---|---|---|---|");
         for (size_t i = 0; i < sv_columns_count((sv_output_kind)k); i++) {

@@ -14,6 +14,8 @@
 #include "options.h"
 #include "sdpa_var/cpu.h"
 #include "run.h"
+#include "save_qk.h"
+#include "tensor_input.h"
 
 /* OMP_NUM_THREADS is taken out of the environment before any library's
  * constructor runs: libgomp parses it in its own, before main, and on a
@@ -115,9 +117,34 @@ int main(int argc, char **argv)
     return leave(status);
 }
 
+/* --q, --k: the files opened, mapped and checked (one line and status 1
+ * for a bad one, nothing on stdout), then the run over them. */
+static int run_files(cli_options *o, cli_format format)
+{
+    static cli_tensors t;
+    char err[512];
+    if (!cli_tensors_open(&t, o, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return CLI_EXIT_RUNTIME;
+    }
+    cli_plan plan = cli_options_plan(o, format);
+    plan.arrays = &t.arrays;
+    cli_tensors_guard_begin(&t);
+    const int status = cli_run(&plan);
+    cli_tensors_guard_end();
+    cli_tensors_close(&t);
+    return status;
+}
+
 static int run(cli_options *o)
 {
     const cli_options opt = *o; /* shallow: configs stay o's */
+    char err[512];
+    if (opt.given[CLI_OPT_SAVE_QK] && !opt.help && !opt.version &&
+        !cli_save_qk(opt.arg[CLI_OPT_SAVE_QK], &opt.configs[0].spec, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return CLI_EXIT_RUNTIME;
+    }
     if (opt.help || opt.version || opt.example) {
         sv_status st = SV_OK;
         if (opt.example)
@@ -135,6 +162,8 @@ static int run(cli_options *o)
                                   : opt.no_header || opt.n_columns || !isatty(STDOUT_FILENO)
                                       ? CLI_FORMAT_CSV
                                       : CLI_FORMAT_TABLE;
+        if (opt.given[CLI_OPT_Q])
+            return run_files(o, format);
         const cli_plan plan = cli_options_plan(o, format);
         if (getenv("SDPA_VAR_MEMORY_ESTIMATE"))
             fprintf(stderr, "%s: memory estimate %.0f KiB\n", prog,

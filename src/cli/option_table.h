@@ -10,7 +10,7 @@
  * Kinds: CLI_ARG_FLAG; CLI_ARG_COUNT (plain decimal integer in [lo, hi]);
  * CLI_ARG_REAL (plain decimal number in [lo, hi]); CLI_ARG_ABOVE (more
  * than lo); CLI_ARG_LIST (parsed by cli_parse_<id>, lo and hi unused).
- * Sections: 0 experiment, 1 output, 2 performance, 3 help.
+ * Sections: 0 experiment, 4 measured tensors, 1 output, 2 performance, 3 help.
  * To add an option: a line here, and its use in cli_options_resolve. */
 #ifndef SDPA_VAR_CLI_OPTION_TABLE_H
 #define SDPA_VAR_CLI_OPTION_TABLE_H
@@ -87,6 +87,24 @@
       "also draw G (n_q x d_v; implies --values) and report the\n"                                 \
       "gradients of L = sum g_i.o_i: |dL/dlogits|, the keys it\n"                                  \
       "reaches, |dL/dq|, |dL/dk|, raw and scaled")                                                 \
+    X(Q, "q", 0, "FILE[:NAME]", CLI_ARG_LIST, 0, 0, NULL, NULL, 4,                                 \
+      "read Q from a .npy or .safetensors file (NAME: its\n"                                       \
+      "tensor) instead of drawing it: n x d_k, heads x n x d_k\n"                                  \
+      "or batch x heads x n x d_k; needs --k")                                                     \
+    X(K, "k", 0, "FILE[:NAME]", CLI_ARG_LIST, 0, 0, NULL, NULL, 4,                                 \
+      "K likewise; its heads may divide Q's (grouped-query:\n"                                     \
+      "query head h reads key head h / (heads_q / heads_kv))")                                     \
+    X(V, "v", 0, "FILE[:NAME]", CLI_ARG_LIST, 0, 0, NULL, NULL, 4,                                 \
+      "V likewise (n_k x d_v per key head): the output columns")                                   \
+    X(LAYOUT, "layout", 0, "L", CLI_ARG_LIST, 0, 0, "bhnd", NULL, 4,                               \
+      "axes of 4-D files: bhnd (batch, heads, n, d: PyTorch's\n"                                   \
+      "SDPA) or bnhd (batch, n, heads, d: TransformerLens)")                                       \
+    X(POOL, "pool", 0, "P", CLI_ARG_LIST, 0, 0, "heads", NULL, 4,                                  \
+      "heads: a row per (batch, head) then the pooled row (means\n"                                \
+      "over heads); none: the heads' rows; all: the pooled row")                                   \
+    X(SAVE_QK, "save-qk", 0, "DIR", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                             \
+      "also write trial 0's drawn Q and K (and V) to DIR/q.npy,\n"                                 \
+      "DIR/k.npy (DIR/v.npy), float64 n x d, for --q and --k")                                     \
     X(FORMAT, "format", 0, "F", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                                 \
       "table (default on a terminal), csv (default otherwise),\n"                                  \
       "json (one document) or jsonl (one object a line)")                                          \

@@ -207,7 +207,8 @@ static int not_one_of(const char *what, const char *q, const char *item, const c
     size_t n = 0;
     while (names[n])
         n++;
-    const int list = strcmp(what, "--format") != 0;
+    const int list = strcmp(what, "--format") != 0 && strcmp(what, "--layout") != 0 &&
+                     strcmp(what, "--pool") != 0;
     size_t at =
         (size_t)snprintf(err, errlen, "%s: '%s' is not %s", what, q, list ? "a list of" : "one of");
     const size_t named = n && strchr(names[n - 1], ' ') ? n - 1 : n; /* "positive numbers" */
@@ -293,6 +294,17 @@ static const char *const scale_names[] = {"sqrt", "dk", "none", "positive number
 static const char *const dist_names[] = {"normal", "uniform", "rademacher", "t", NULL};
 static const char *const init_list[] = {"xavier", "lecun", "normal", NULL};
 static const char *const format_names[] = {"table", "csv", "json", "jsonl", NULL};
+static const char *const layout_names[] = {"bhnd", "bnhd", NULL};
+static const char *const pool_names[] = {"heads", "none", "all", NULL};
+
+/* The index of s in names (NULL-terminated), or -1. */
+static int name_index(const char *s, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
 
 static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *err, size_t errlen)
 {
@@ -323,7 +335,25 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
         return parse_items(opt, "--init", s, CLI_NAMES_MAX, init_item, init_list, &opt->n_init, err,
                            errlen);
     case CLI_OPT_COLUMNS: /* names depend on the kind of output: validate.c */
+    case CLI_OPT_Q:       /* files: opened by tensor_input.c, after validation */
+    case CLI_OPT_K:
+    case CLI_OPT_V:
+    case CLI_OPT_SAVE_QK:
         return 1;
+    case CLI_OPT_LAYOUT: {
+        const int i = name_index(s, layout_names);
+        if (i < 0)
+            return not_one_of("--layout", cli_quote(q, sizeof q, s), s, layout_names, err, errlen);
+        opt->layout_bnhd = i;
+        return 1;
+    }
+    case CLI_OPT_POOL: {
+        const int i = name_index(s, pool_names);
+        if (i < 0)
+            return not_one_of("--pool", cli_quote(q, sizeof q, s), s, pool_names, err, errlen);
+        opt->pool = (cli_pool)i;
+        return 1;
+    }
     case CLI_OPT_FORMAT:
         if (strcmp(s, "table") == 0)
             opt->format = CLI_FORMAT_TABLE;

@@ -82,6 +82,8 @@ typedef struct cli_options {
     int quiet;            /* no progress line */
     int example;          /* --example: one trial shown instead */
     double observed;      /* NAN without --observed */
+    int layout_bnhd;      /* --layout bnhd: swap the heads and positions axes */
+    cli_pool pool;        /* --pool */
     int help, version;
     /* Validated (cli_options_validate): every configuration resolved and
      * checked once, in run order; owned, freed by cli_options_free. */
@@ -172,6 +174,10 @@ int cli_fail(char *err, size_t errlen, const char *fmt, ...)
  * unset); else (taken = 0, the fuzz harnesses) validate.c reads getenv. */
 extern const char *cli_omp_num_threads;
 extern int cli_omp_num_threads_taken;
+
+/* OMP_NUM_THREADS, when --threads is not given, validated like it into
+ * opt->exec.threads (omp_env.c). 0 and a message when it is not valid. */
+int cli_omp_threads(cli_options *opt, char *err, size_t errlen);
 
 /* Parses one count or number by the table's rules (plain decimal). */
 int cli_parse_count(const char *what, const char *s, double lo, double hi, uint64_t *out, char *err,

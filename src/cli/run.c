@@ -43,6 +43,7 @@ typedef struct config_run {
     sv_exec exec;
     sv_taps taps;
     const char *scale_name;
+    const sv_strided *arrays; /* measured Q and K, or NULL: draws */
     sv_trial_stats *chunk;
     double *row_sums;
     uint64_t *hist;
@@ -135,6 +136,74 @@ static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64
     return 1;
 }
 
+/* The plug-in theory of a per-head or pooled row (sv_theory_plugin_spec):
+ * *plug is @p spec with the measured moments of @p stats, *sum holds
+ * @p base (or nothing) with plug's theory; NAN theory when there is none. */
+static void plugin(const sv_spec *spec, const sv_trial_stats *stats, const sv_summary *base,
+                   sv_spec *plug, sv_summary *sum)
+{
+    if (base)
+        *sum = *base;
+    else {
+        memset(sum, 0, sizeof *sum);
+        sum->mean = *stats;
+        sum->scale = sv_spec_scale(spec);
+        sum->qk_radius = sum->observed = sum->raw_var_cdf_observed = NAN;
+    }
+    sv_theory *t[2] = {&sum->raw_theory, &sum->scaled_theory};
+    if (sv_theory_plugin_spec(spec, stats, plug) == SV_OK && sv_theory_spec(plug, t[0]) == SV_OK) {
+        *t[1] = *t[0];
+        if (sv_theory_scale(plug, t[1]) == SV_OK)
+            return;
+    }
+    *plug = *spec;
+    for (int i = 0; i < 2; i++)
+        *t[i] = (sv_theory){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0};
+}
+
+/* One per-head row (head NULL: the pooled row, stats the summary's mean),
+ * checked, then written. */
+static int head_row(cli_sink *s, const config_run *r, const sv_trial_stats *stats,
+                    const sv_head *head, uint64_t trial, int pass, cli_progress *pl)
+{
+    sv_spec plug;
+    sv_summary sum;
+    plugin(&r->spec, stats, head ? NULL : &r->summary, &plug, &sum);
+    const sv_row_view v = {.spec = &plug,
+                           .scale_name = r->scale_name,
+                           .stats = stats,
+                           .summary = &sum,
+                           .trial = trial,
+                           .head = head};
+    char where[80];
+    if (head)
+        snprintf(where, sizeof where, " batch=%zu head=%zu", head->batch, head->head);
+    else
+        snprintf(where, sizeof where, " (pooled)");
+    if (pass == 0)
+        return !undefined(s, &v, where);
+    cli_progress_erase(pl);
+    return emit(s, &v);
+}
+
+/* Writes one chunk of per-head rows (trials first .. first + count - 1:
+ * (batch, head) by sv_strided_head), after checking all of them. */
+static int write_heads(cli_sink *s, const config_run *r, uint64_t first, uint64_t count,
+                       cli_progress *pl)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (uint64_t t = 0; t < count; t++) {
+            sv_head h;
+            if (sv_strided_head(r->arrays, first + t, NULL, &h) != SV_OK) {
+                say("trial %llu: no such head", (unsigned long long)(first + t));
+                return 0;
+            }
+            if (!head_row(s, r, &r->chunk[t], &h, first + t, pass, pl))
+                return 0;
+        }
+    return 1;
+}
+
 /* Runs the trials of one configuration in chunks, folding each into the
  * summary (same numbers as one call: the streams are numbered by trial). */
 static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_progress *pl)
@@ -142,7 +211,7 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
     const uint64_t trials = r->spec.trials, chunk = cli_budget_chunk(trials);
     sv_source src;
     sv_summary_acc acc;
-    sv_status st = sv_source_draw(&r->spec, &src);
+    sv_status st = r->arrays ? sv_source_strided(r->arrays, &src) : sv_source_draw(&r->spec, &src);
     if (st == SV_OK)
         st = sv_summary_begin(&r->spec, &acc);
     if (st != SV_OK) { /* nothing to free */
@@ -160,6 +229,8 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
             st = sv_summary_add(&acc, r->chunk, (size_t)n);
         if (st == SV_OK && s->kind == SV_OUTPUT_PER_TRIAL)
             ok = write_trials(s, r, t0, n, pl);
+        if (st == SV_OK && s->kind == SV_OUTPUT_PER_HEAD && out->pool != CLI_POOL_ALL)
+            ok = write_heads(s, r, t0, n, pl);
     }
     if (st != SV_OK || !ok)
         sv_summary_end(&acc, NAN, NULL); /* frees */
@@ -220,6 +291,9 @@ static int write_config(cli_sink *s, const config_run *r, const cli_output *out,
         }
         return 1;
     }
+    case SV_OUTPUT_PER_HEAD:
+        return out->pool == CLI_POOL_NONE || (head_row(s, r, &r->summary.mean, NULL, 0, 0, pl) &&
+                                              head_row(s, r, &r->summary.mean, NULL, 0, 1, pl));
     default:
         return 1;
     }
@@ -232,7 +306,8 @@ static int run_config(const cli_plan *plan, size_t i, cli_sink *sink, const cli_
 {
     config_run r = {.spec = plan->configs[i].spec, /* resolved and checked: validate.c */
                     .exec = plan->exec,
-                    .scale_name = plan->configs[i].scale_name};
+                    .scale_name = plan->configs[i].scale_name,
+                    .arrays = plan->arrays};
     pl->index = i;
     pl->d_k = r.spec.d_k;
     pl->current = cli_progress_work(&r.spec);

@@ -32,6 +32,13 @@ typedef struct cli_config {
     size_t engine_bytes; /* sv_engine_bytes of its draws with the run's exec */
 } cli_config;
 
+/* --pool: which rows a run of measured Q and K (the per-head output) writes. */
+typedef enum cli_pool {
+    CLI_POOL_HEADS = 0, /* a row per (batch, head), then the pooled row */
+    CLI_POOL_NONE = 1,  /* the heads' rows only */
+    CLI_POOL_ALL = 2    /* the pooled row only */
+} cli_pool;
+
 /* How the rows are written. */
 typedef struct cli_output {
     cli_format format;     /* never CLI_FORMAT_AUTO once the run starts */
@@ -42,16 +49,20 @@ typedef struct cli_output {
     double observed;       /* the --observed value, NAN without */
     size_t histogram;      /* bins, 0 without --histogram */
     int weight_histogram;  /* the histogram is of the softmax weights */
+    cli_pool pool;         /* per-head output: which rows */
 } cli_output;
 
 /* Everything a run needs, in the order it runs. */
 typedef struct cli_plan {
     const cli_config *configs; /* count of them */
     size_t count;
-    sv_exec exec;           /* threads and block rows; progress: run.c */
-    const char *threads_by; /* what set the threads: "--threads",
-                               "OMP_NUM_THREADS", or NULL (all cores) */
-    int quiet;              /* no progress line */
+    sv_exec exec;             /* threads and block rows; progress: run.c */
+    const char *threads_by;   /* what set the threads: "--threads",
+                                 "OMP_NUM_THREADS", or NULL (all cores) */
+    int quiet;                /* no progress line */
+    const sv_strided *arrays; /* measured Q, K (and V) of --q, --k, --v
+                                 (tensor_input.h), read by a strided source;
+                                 NULL: the configurations' random draws */
     cli_output out;
 } cli_plan;
 

@@ -44,11 +44,14 @@ void cli_options_usage(FILE *f)
         "\nOutput:\n",
         "\nPerformance (results are the same bits for every value):\n",
         "\n",
+        "\nMeasured Q and K (instead of random draws; one row per head):\n",
     };
     fputs("Usage: sdpa-var [OPTION]...\n"
+          "  or:  sdpa-var --q FILE[:NAME] --k FILE[:NAME] [--v FILE[:NAME]] [OPTION]...\n"
           "Draw random queries Q (n_q x d_k) and keys K (n_k x d_k) with mean 0 and\n"
-          "variance 1, and compare the statistics of the raw scores QK^T and of the\n"
-          "scaled logits QK^T/sqrt(d_k) (Vaswani et al. 2017) with theory.\n\n",
+          "variance 1, or read them from .npy or .safetensors files, and compare the\n"
+          "statistics of the raw scores QK^T and of the scaled logits QK^T/sqrt(d_k)\n"
+          "(Vaswani et al. 2017) with theory.\n\n",
           f);
     int section = -1;
     for (int id = 0; id < CLI_OPT_COUNT; id++) {
@@ -78,6 +81,7 @@ void cli_options_usage(FILE *f)
           "  sdpa-var --dk 2 --n 2 --trials 100000 --observed 1.6\n"
           "                                             why numpy printed 1.6, not 2\n"
           "  sdpa-var --dk 1:1024 --n 1111 | gnuplot scripts/variance_vs_dk.gp\n"
+          "  sdpa-var --q q.npy --k k.npy --causal     per-head statistics of a layer\n"
           "\n"
           "Exit status: 0 success, 1 runtime error (e.g. a failed write), 2 usage error.\n"
           "Columns of the output: docs/columns.md; the theory: docs/theory.md.\n",

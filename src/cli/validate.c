@@ -71,6 +71,7 @@ static int both_nq_nk(const cli_options *o)
 }
 
 #define NEEDS CLI_RULE_NEEDS
+#define FROM_FILES "Q and K are read from files"
 #define EXCL CLI_RULE_EXCLUDES
 static const cli_rule rules[] = {
     {CLI_OPT_NU, NEEDS, CLI_OPT_DIST, any_t, "t", "degrees of freedom of Student's t", NULL},
@@ -117,9 +118,44 @@ static const cli_rule rules[] = {
     {CLI_OPT_K_STD, EXCL, CLI_OPT_QK_NORM, k_centred, NULL,
      "rows of mean 0 are rescaled to norm R whatever S is",
      "--qk-norm unless --k-mean is not 0 or --plant"},
+    {CLI_OPT_Q, NEEDS, CLI_OPT_K, NULL, NULL, "Q and K make the scores", NULL},
+    {CLI_OPT_K, NEEDS, CLI_OPT_Q, NULL, NULL, "Q and K make the scores", NULL},
+    {CLI_OPT_V, NEEDS, CLI_OPT_Q, NULL, NULL, "the values of measured Q and K", NULL},
+    {CLI_OPT_LAYOUT, NEEDS, CLI_OPT_Q, NULL, NULL, "it says how files are laid out", NULL},
+    {CLI_OPT_POOL, NEEDS, CLI_OPT_Q, NULL, NULL, "it pools the heads of files", NULL},
+    {CLI_OPT_POOL, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "one kind of output", NULL},
+    {CLI_OPT_POOL, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output", NULL},
+    /* Draw options with measured Q and K (--nu, --init, --cross before the
+     * options they need, so that each rule is the first to fire). */
+    {CLI_OPT_NU, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_INIT, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_CROSS, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_DK, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_N, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_NQ, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_NK, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_TRIALS, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_SEED, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_DIST, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_Q_MEAN, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_Q_STD, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_K_MEAN, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_K_STD, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_QK_NORM, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_QK_SCALE, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_PLANT, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_D_MODEL, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    {CLI_OPT_VALUES, EXCL, CLI_OPT_Q, NULL, NULL, "--v reads V from a file", NULL},
+    {CLI_OPT_DV, EXCL, CLI_OPT_Q, NULL, NULL, "--v reads V from a file", NULL},
+    {CLI_OPT_GRAD, EXCL, CLI_OPT_Q, NULL, NULL, "no file gives G", NULL},
+    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_Q, NULL, NULL, "it counts random trials", NULL},
+    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_Q, NULL, NULL, "rows are per head: --pool", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_Q, NULL, NULL, "it shows a random trial", NULL},
+    {CLI_OPT_SAVE_QK, EXCL, CLI_OPT_Q, NULL, NULL, "it saves random draws", NULL},
 };
 #undef NEEDS
 #undef EXCL
+#undef FROM_FILES
 
 static int on(const cli_options *o, cli_option_id id)
 {
@@ -154,12 +190,22 @@ static int check_rules(const cli_options *o, char *err, size_t errlen)
     return 1;
 }
 
+/* Whether rule @p r refuses a draw option with --q (--help lists those
+ * together). */
+static int draw_only(const cli_rule *r)
+{
+    return r->kind == CLI_RULE_EXCLUDES && r->other == CLI_OPT_Q;
+}
+
 void cli_options_rules_usage(FILE *f)
 {
     fputs("\nAn option that does not apply with the others is an error, not ignored:\n", f);
     int at = 0; /* the line's length so far: a list wraps under its first item */
+    const cli_rule *prev = NULL;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-        const cli_rule *r = &rules[i], *prev = i ? &rules[i - 1] : NULL;
+        const cli_rule *r = &rules[i];
+        if (draw_only(r))
+            continue;
         const int same = prev && prev->opt == r->opt && prev->kind == r->kind;
         char head[32], other[48];
         snprintf(head, sizeof head, "--%s%s", cli_option_defs[r->opt].name,
@@ -174,64 +220,22 @@ void cli_options_rules_usage(FILE *f)
         else if (same)
             at += fprintf(f, ", %s", other);
         else
-            at = fprintf(f, "%s  %-19s%s %s", i ? "\n" : "", head,
+            at = fprintf(f, "%s  %-19s%s %s", prev ? "\n" : "", head,
                          r->kind == CLI_RULE_NEEDS ? "needs" : "not with", other) -
-                 (i ? 1 : 0);
+                 (prev ? 1 : 0);
+        prev = r;
     }
+    at = fprintf(f, "\n  %-19s%s", "--q", "not with") - 1;
+    const char *sep = " ";
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (draw_only(&rules[i])) {
+            const char *name = cli_option_defs[rules[i].opt].name;
+            if (at + (int)strlen(sep) + 2 + (int)strlen(name) + 1 > 79)
+                at = fprintf(f, ",\n%30s", "") - 2, sep = "";
+            at += fprintf(f, "%s--%s", sep, name);
+            sep = ", ";
+        }
     fputs("\n", f);
-}
-
-const char *cli_omp_num_threads;
-int cli_omp_num_threads_taken;
-
-/* One item of OMP_NUM_THREADS, p[0..len): plain decimal digits (leading
- * zeros too), 1 to CLI_THREADS_MAX. @return 1 valid, 0 not a positive
- * integer, -1 too large. */
-static int omp_item(const char *p, size_t len, uint64_t *v)
-{
-    *v = 0;
-    if (len == 0)
-        return 0;
-    for (size_t i = 0; i < len; i++) {
-        if (p[i] < '0' || p[i] > '9')
-            return 0;
-        *v = *v * 10 + (uint64_t)(p[i] - '0');
-        if (*v > CLI_THREADS_MAX)
-            return -1;
-    }
-    return *v == 0 ? 0 : 1;
-}
-
-/* OMP_NUM_THREADS, when --threads is not given: validated like --threads.
- * OpenMP reads "4,2" as 4 threads at the outer level, 2 at nested ones;
- * sdpa-var nests no parallel regions, so the first item is the count, but
- * every item must be one (libgomp, which no longer sees the variable,
- * would warn about the rest and go on). */
-static int omp_threads(cli_options *o, char *err, size_t errlen)
-{
-    const char *env = cli_omp_num_threads_taken ? cli_omp_num_threads : getenv("OMP_NUM_THREADS");
-    if (o->given[CLI_OPT_THREADS] || !env)
-        return 1;
-    char q[80];
-    cli_quote(q, sizeof q, env);
-    uint64_t first = 0;
-    for (const char *p = env;;) {
-        const size_t len = strcspn(p, ",");
-        uint64_t v;
-        const int got = omp_item(p, len, &v);
-        if (got < 0)
-            return cli_fail(err, errlen, "OMP_NUM_THREADS: '%s' is too large (at most %d)", q,
-                            CLI_THREADS_MAX);
-        if (got == 0)
-            return cli_fail(err, errlen, "OMP_NUM_THREADS: '%s' is not a positive integer%s", q,
-                            strchr(env, ',') ? " or a comma list of them" : "");
-        first = first ? first : v;
-        if (p[len] == '\0')
-            break;
-        p += len + 1;
-    }
-    o->exec.threads = (int)first;
-    return 1;
 }
 
 /* Every option given -> opt->base, opt->exec and the output settings. The one place
@@ -278,10 +282,11 @@ static void resolve(cli_options *o)
 
 sv_output_kind cli_options_kind(const cli_options *opt)
 {
-    return opt->histogram   ? SV_OUTPUT_HISTOGRAM
-           : opt->per_row   ? SV_OUTPUT_PER_ROW
-           : opt->per_trial ? SV_OUTPUT_PER_TRIAL
-                            : SV_OUTPUT_SUMMARY;
+    return opt->histogram          ? SV_OUTPUT_HISTOGRAM
+           : opt->per_row          ? SV_OUTPUT_PER_ROW
+           : opt->per_trial        ? SV_OUTPUT_PER_TRIAL
+           : opt->given[CLI_OPT_Q] ? SV_OUTPUT_PER_HEAD
+                                   : SV_OUTPUT_SUMMARY;
 }
 
 /* The column of the run's kind named s[0..len), or -1; columns that exist
@@ -395,7 +400,8 @@ static cli_output output_of(const cli_options *o, cli_format format)
                         .no_header = o->no_header,
                         .observed = o->observed,
                         .histogram = o->histogram,
-                        .weight_histogram = o->weight_histogram};
+                        .weight_histogram = o->weight_histogram,
+                        .pool = o->pool};
 }
 
 cli_plan cli_options_plan(const cli_options *opt, cli_format format)
@@ -520,7 +526,7 @@ int cli_options_validate(cli_options *o, char *err, size_t errlen)
     resolve(o);
     if (o->help || o->version)
         return 1;
-    if (!check_rules(o, err, errlen) || !omp_threads(o, err, errlen))
+    if (!check_rules(o, err, errlen) || !cli_omp_threads(o, err, errlen))
         return 0;
     if (o->given[CLI_OPT_COLUMNS] && !resolve_columns(o, err, errlen))
         return 0;
@@ -532,6 +538,11 @@ int cli_options_validate(cli_options *o, char *err, size_t errlen)
     if (o->example && n != 1)
         return cli_fail(err, errlen,
                         "--example takes one configuration (got %zu from --dk, "
+                        "--scale, --dist, --init)",
+                        n);
+    if (o->given[CLI_OPT_SAVE_QK] && n != 1)
+        return cli_fail(err, errlen,
+                        "--save-qk takes one configuration (got %zu from --dk, "
                         "--scale, --dist, --init)",
                         n);
     if (o->histogram && n != 1)

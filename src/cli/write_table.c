@@ -244,8 +244,47 @@ size_t cli_table_tail(const cli_sink *s, char *buf, size_t len)
     return n > 0 && (size_t)n < len ? (size_t)n : 0;
 }
 
+/* Per head: a compact table of the main columns (CSV has them all). */
+#define CLI_HEAD_W 9
+static void head_begin(cli_sink *s)
+{
+    const sv_spec *p = &s->configs[0].spec;
+    fprintf(s->f,
+            "sdpa-var: measured Q and K, d_k=%zu n_q=%zu n_k=%zu%s, %llu (batch, head)\n"
+            "pairs, scale %s. var_scale = 1/sqrt(raw var); scaled H: entropy (nats) of\n"
+            "softmax(c S); H/ln keys: that over ln(keys seen); sink p: weight on key 0.\n"
+            "All columns: --format csv (docs/real-models.md).\n\n",
+            p->d_k, p->n_q, p->n_k, p->causal ? " causal" : "", (unsigned long long)p->trials,
+            s->count > 1 ? "per block" : s->configs[0].scale_name);
+    fprintf(s->f, "%5s %5s %4s %*s %*s %*s %*s %*s %*s\n", "batch", "head", "kv", CLI_HEAD_W,
+            "raw var", CLI_HEAD_W, "var_scale", CLI_HEAD_W, "scaled H", CLI_HEAD_W, "H/ln keys",
+            CLI_HEAD_W, "max p", CLI_HEAD_W, "sink p");
+}
+
+static void head_row(cli_sink *s, const sv_row_view *row)
+{
+    const sv_trial_stats *t = row->stats;
+    if (s->count > 1 && (row->head ? row->trial == 0 : s->out->pool == CLI_POOL_ALL))
+        fprintf(s->f, "scale %s:\n", row->scale_name);
+    if (row->head)
+        fprintf(s->f, "%5zu %5zu %4zu", row->head->batch, row->head->head, row->head->kv_head);
+    else
+        fprintf(s->f, "%5s %5s %4s", "all", "all", "all");
+    cli_table_cell(s->f, CLI_HEAD_W, t->raw_var);
+    cli_table_cell(s->f, CLI_HEAD_W, 1.0 / sqrt(t->raw_var));
+    cli_table_cell(s->f, CLI_HEAD_W, t->scaled_entropy);
+    cli_table_cell(s->f, CLI_HEAD_W, t->scaled_entropy_norm);
+    cli_table_cell(s->f, CLI_HEAD_W, t->scaled_max_weight);
+    cli_table_cell(s->f, CLI_HEAD_W, t->scaled_sink_weight);
+    fputc('\n', s->f);
+}
+
 void cli_table_begin(cli_sink *s)
 {
+    if (s->kind == SV_OUTPUT_PER_HEAD) {
+        head_begin(s);
+        return;
+    }
     if (s->kind == SV_OUTPUT_PER_ROW || s->kind == SV_OUTPUT_HISTOGRAM) {
         cli_csv_header(s); /* a column per statistic reads fine as CSV */
         return;
@@ -269,6 +308,10 @@ void cli_table_begin(cli_sink *s)
 
 void cli_table_row(cli_sink *s, const sv_row_view *row)
 {
+    if (s->kind == SV_OUTPUT_PER_HEAD) {
+        head_row(s, row);
+        return;
+    }
     if (s->kind == SV_OUTPUT_PER_ROW || s->kind == SV_OUTPUT_HISTOGRAM) {
         cli_csv_row(s, row);
         return;

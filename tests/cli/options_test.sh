@@ -19,7 +19,8 @@ usage_error "$p: option '--values' takes no value" --values=yes
 # --- abbreviations: unique ones work, ambiguous ones list the candidates -----
 usage_error "$p: option '--t' is ambiguous: --trials, --threads" --t 3
 usage_error "$p: option '--d' is ambiguous: --dk, --dist, --ddof, --d-model, --dv" --d 3
-usage_error "$p: option '--q' is ambiguous: --q-mean, --q-std, --qk-norm, --qk-scale, --quiet" --q
+usage_error "$p: option '--qk' is ambiguous: --qk-norm, --qk-scale" --qk
+usage_error "$p: option '--q' requires an argument" --q
 usage_error "$p: option '--per' is ambiguous: --per-trial, --per-row" --per
 usage_error "$p: unknown option '--nope'" --nope=3
 usage_error "$p: unknown option '--=x'" --=x
@@ -230,6 +231,38 @@ done <<'EOF'
 --format table does not apply with --histogram (it prints CSV)|--format table --histogram 5
 --q-std does not apply with --qk-norm (rows of mean 0 are rescaled to norm R whatever S is)|--q-std 2 --qk-norm
 --k-std does not apply with --qk-norm (rows of mean 0 are rescaled to norm R whatever S is)|--k-std 2 --qk-scale 3
+--q needs --k (Q and K make the scores)|--q q.npy
+--k needs --q (Q and K make the scores)|--k k.npy
+--v needs --q (the values of measured Q and K)|--v v.npy
+--layout needs --q (it says how files are laid out)|--layout bnhd
+--pool needs --q (it pools the heads of files)|--pool none
+--pool does not apply with --per-row (one kind of output)|--q q.npy --k k.npy --pool none --per-row
+--pool does not apply with --histogram (one kind of output)|--q q.npy --k k.npy --pool all --histogram 5
+--nu does not apply with --q (Q and K are read from files)|--dist t --nu 6 --q q.npy --k k.npy
+--init does not apply with --q (Q and K are read from files)|--d-model 3 --init lecun --q q.npy --k k.npy
+--cross does not apply with --q (Q and K are read from files)|--d-model 3 --cross --q q.npy --k k.npy
+--dk does not apply with --q (Q and K are read from files)|--dk 3 --q q.npy --k k.npy
+--n does not apply with --q (Q and K are read from files)|--n 3 --q q.npy --k k.npy
+--nq does not apply with --q (Q and K are read from files)|--nq 3 --q q.npy --k k.npy
+--nk does not apply with --q (Q and K are read from files)|--nk 3 --q q.npy --k k.npy
+--trials does not apply with --q (Q and K are read from files)|--trials 3 --q q.npy --k k.npy
+--seed does not apply with --q (Q and K are read from files)|--seed 3 --q q.npy --k k.npy
+--dist does not apply with --q (Q and K are read from files)|--dist t --q q.npy --k k.npy
+--q-mean does not apply with --q (Q and K are read from files)|--q-mean 1 --q q.npy --k k.npy
+--q-std does not apply with --q (Q and K are read from files)|--q-std 2 --q q.npy --k k.npy
+--k-mean does not apply with --q (Q and K are read from files)|--k-mean 1 --q q.npy --k k.npy
+--k-std does not apply with --q (Q and K are read from files)|--k-std 2 --q q.npy --k k.npy
+--qk-norm does not apply with --q (Q and K are read from files)|--qk-norm --q q.npy --k k.npy
+--qk-scale does not apply with --q (Q and K are read from files)|--qk-scale 2 --q q.npy --k k.npy
+--plant does not apply with --q (Q and K are read from files)|--plant 0.5 --q q.npy --k k.npy
+--d-model does not apply with --q (Q and K are read from files)|--d-model 3 --q q.npy --k k.npy
+--values does not apply with --q (--v reads V from a file)|--values --q q.npy --k k.npy
+--dv does not apply with --q (--v reads V from a file)|--dv 3 --q q.npy --k k.npy
+--grad does not apply with --q (no file gives G)|--grad --q q.npy --k k.npy
+--observed does not apply with --q (it counts random trials)|--observed 1 --q q.npy --k k.npy
+--per-trial does not apply with --q (rows are per head: --pool)|--per-trial --q q.npy --k k.npy
+--example does not apply with --q (it shows a random trial)|--example --q q.npy --k k.npy
+--save-qk does not apply with --q (it saves random draws)|--save-qk d --q q.npy --k k.npy
 EOF
 src_rules=$(awk '/^static const cli_rule rules\[\] = \{/ { on = 1; next } on && /^\};/ { on = 0 }
                  on && /^ *\{CLI_OPT_/ { n++ } END { print n + 0 }' "$(dirname "$0")/../../src/cli/validate.c")

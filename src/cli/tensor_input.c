@@ -1,0 +1,358 @@
+/* --q, --k, --v: files to strided arrays (tensor_input.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "tensor_input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "budget.h"
+
+/* What a file that is not a regular one is, for the message. */
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a regular file";
+}
+
+/* FILE[:NAME] -> f->path and f->name (tensor_input.h's rule). */
+static int split_arg(cli_tensor_file *f, char *err, size_t errlen)
+{
+    struct stat st;
+    char q[80];
+    const char *colon = strrchr(f->arg, ':');
+    size_t len = strlen(f->arg);
+    int saved = 0;
+    if (stat(f->arg, &st) != 0) {
+        saved = errno;
+        if (colon)
+            len = (size_t)(colon - f->arg);
+    }
+    f->path = malloc(len + 1);
+    if (!f->path)
+        return cli_fail(err, errlen, "out of memory");
+    memcpy(f->path, f->arg, len);
+    f->path[len] = '\0';
+    if (saved && colon && stat(f->path, &st) == 0) {
+        f->name = colon + 1;
+        return 1;
+    }
+    if (saved)
+        return cli_fail(err, errlen, "%s: %s", cli_quote(q, sizeof q, f->arg), strerror(saved));
+    return 1;
+}
+
+/* Opens and maps f->path: a regular file, not empty. */
+static int map_file(cli_tensor_file *f, char *err, size_t errlen)
+{
+    char q[80];
+    cli_quote(q, sizeof q, f->path);
+    /* O_NONBLOCK: opening a FIFO does not wait for a writer. */
+    const int fd = open(f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return cli_fail(err, errlen, "%s: %s", q, strerror(errno));
+    struct stat st;
+    int ok = 0;
+    if (fstat(fd, &st) != 0)
+        cli_fail(err, errlen, "%s: %s", q, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        cli_fail(err, errlen, "%s: is %s, not a .npy or .safetensors file", q,
+                 file_kind(st.st_mode));
+    else if (st.st_size == 0)
+        cli_fail(err, errlen, "%s: is empty, not a .npy or .safetensors file", q);
+    else if ((uintmax_t)st.st_size > SIZE_MAX)
+        cli_fail(err, errlen, "%s: is too large to map", q);
+    else {
+        f->len = (size_t)st.st_size;
+        f->map = mmap(NULL, f->len, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (f->map == MAP_FAILED) {
+            f->map = NULL;
+            cli_fail(err, errlen, "%s: cannot map it: %s", q, strerror(errno));
+        } else
+            ok = 1;
+    }
+    close(fd);
+    return ok;
+}
+
+/* The bytes of f as an array: .npy by its magic, else safetensors. */
+static int parse_file(const cli_tensor_file *f, sv_array *a, char *err, size_t errlen)
+{
+    char q[80], why[256] = "";
+    const unsigned char *b = f->map;
+    cli_quote(q, sizeof q, f->arg);
+    sv_status st;
+    if (f->len >= 6 && memcmp(b, "\x93NUMPY", 6) == 0) {
+        if (f->name)
+            return cli_fail(err, errlen,
+                            "%s: a .npy file holds one array (':NAME' picks a safetensors tensor)",
+                            q);
+        st = sv_npy_parse(b, f->len, a, why, sizeof why);
+    } else if (f->len >= 9 && b[8] == '{') /* 8-byte size, then the JSON header */
+        st = sv_safetensors_parse(b, f->len, f->name, a, why, sizeof why);
+    else
+        return cli_fail(err, errlen,
+                        "%s: not a .npy or .safetensors file (neither magic \\x93NUMPY nor a "
+                        "safetensors header)",
+                        q);
+    if (st != SV_OK)
+        return cli_fail(err, errlen, "%s: %s", q, why[0] ? why : sv_status_str(st));
+    return 1;
+}
+
+/* --layout bnhd: batch x n x heads x d (or n x heads x d) as bhnd. */
+static void to_bhnd(sv_array *a)
+{
+    const int i = a->ndim == 4 ? 1 : 0;
+    if (a->ndim < 3)
+        return;
+    const size_t s = a->shape[i];
+    const ptrdiff_t d = a->strides[i];
+    a->shape[i] = a->shape[i + 1];
+    a->strides[i] = a->strides[i + 1];
+    a->shape[i + 1] = s;
+    a->strides[i + 1] = d;
+}
+
+static size_t batch_of(const sv_array *a)
+{
+    return a->ndim == 4 ? a->shape[0] : 1;
+}
+static size_t heads_of(const sv_array *a)
+{
+    return a->ndim >= 3 ? a->shape[a->ndim - 3] : 1;
+}
+static size_t rows_of(const sv_array *a)
+{
+    return a->shape[a->ndim - 2];
+}
+static size_t cols_of(const sv_array *a)
+{
+    return a->shape[a->ndim - 1];
+}
+
+/* One entry's value as a double, for the message: widened as the source
+ * does (only whether it is nan, inf or -inf matters here). */
+static double entry(const sv_array *a, const size_t *index)
+{
+    const unsigned char *p = a->data;
+    for (int i = 0; i < a->ndim; i++)
+        p += (ptrdiff_t)index[i] * a->strides[i];
+    static const size_t size[SV_DTYPES] = {8, 4, 2, 2};
+    unsigned char b[8];
+    const size_t n = size[a->dtype];
+    for (size_t i = 0; i < n; i++)
+        b[i] = a->byte_swapped ? p[n - 1 - i] : p[i];
+    uint64_t u = 0;
+    memcpy(&u, b, n); /* little-endian machine: the low bytes */
+    if (a->dtype == SV_DTYPE_FLOAT64 || a->dtype == SV_DTYPE_FLOAT32) {
+        double d;
+        float f;
+        return a->dtype == SV_DTYPE_FLOAT64 ? (memcpy(&d, b, 8), d) : (memcpy(&f, b, 4), f);
+    }
+    const int neg = (u >> 15) & 1;
+    const uint64_t exp_all = a->dtype == SV_DTYPE_FLOAT16 ? 0x7c00 : 0x7f80;
+    const uint64_t man = a->dtype == SV_DTYPE_FLOAT16 ? 0x03ff : 0x007f;
+    if ((u & exp_all) != exp_all)
+        return 0.0;
+    return (u & man) ? NAN : neg ? -INFINITY : INFINITY;
+}
+
+/* "FILE: entry (batch b, head h, position i, column l) is nan". */
+static int finite(const cli_tensor_file *f, const sv_array *a, char *err, size_t errlen)
+{
+    size_t ix[SV_ARRAY_MAX_DIMS] = {0};
+    if (!sv_array_find_nonfinite(a, ix))
+        return 1;
+    static const char *const axis[] = {"batch", "head", "position", "column"};
+    char q[80], where[160] = "";
+    size_t at = 0;
+    for (int i = 0; i < a->ndim; i++)
+        at += (size_t)snprintf(where + at, sizeof where - at, "%s%s %zu", i ? ", " : "",
+                               axis[4 - a->ndim + i], ix[i]);
+    const double v = entry(a, ix);
+    return cli_fail(err, errlen, "%s: entry (%s) is %s", cli_quote(q, sizeof q, f->arg), where,
+                    isnan(v) ? "nan"
+                    : v > 0  ? "inf"
+                             : "-inf");
+}
+
+/* K (and V) against Q: d_k, batch, heads that divide, V's rows and heads. */
+static int shapes(const cli_tensors *t, int causal, char *err, size_t errlen)
+{
+    const sv_array *q = &t->arrays.q, *k = &t->arrays.k, *v = &t->arrays.v;
+    char qa[80], ka[80], va[80] = "";
+    cli_quote(qa, sizeof qa, t->file[0].arg);
+    cli_quote(ka, sizeof ka, t->file[1].arg);
+    if (cols_of(k) != cols_of(q))
+        return cli_fail(err, errlen, "%s: d_k %zu (its last axis) differs from Q's %zu (%s)", ka,
+                        cols_of(k), cols_of(q), qa);
+    if (batch_of(k) != batch_of(q))
+        return cli_fail(err, errlen, "%s: batch %zu differs from Q's %zu (%s)", ka, batch_of(k),
+                        batch_of(q), qa);
+    if (heads_of(q) % heads_of(k) != 0)
+        return cli_fail(err, errlen,
+                        "%s: its %zu heads do not divide Q's %zu heads (%s): grouped-query "
+                        "attention needs heads_q a multiple of heads_kv",
+                        ka, heads_of(k), heads_of(q), qa);
+    if (causal && rows_of(q) != rows_of(k))
+        return cli_fail(err, errlen, "--causal needs n_q = n_k: %s has %zu positions, %s %zu", qa,
+                        rows_of(q), ka, rows_of(k));
+    if (!v->data)
+        return 1;
+    cli_quote(va, sizeof va, t->file[2].arg);
+    if (rows_of(v) != rows_of(k))
+        return cli_fail(err, errlen, "%s: %zu positions differ from K's n_k = %zu (%s)", va,
+                        rows_of(v), rows_of(k), ka);
+    if (heads_of(v) != heads_of(k) || batch_of(v) != batch_of(k))
+        return cli_fail(err, errlen, "%s: batch x heads %zu x %zu differ from K's %zu x %zu (%s)",
+                        va, batch_of(v), heads_of(v), batch_of(k), heads_of(k), ka);
+    return 1;
+}
+
+/* The scale of --scale item @p name for d_k (validate.c's make_spec). */
+static double scale_for(const char *name, size_t d_k)
+{
+    if (strcmp(name, "sqrt") == 0)
+        return 0.0; /* resolved: 1/sqrt(d_k) */
+    if (strcmp(name, "dk") == 0)
+        return 1.0 / (double)d_k;
+    if (strcmp(name, "none") == 0)
+        return 1.0;
+    return strtod(name, NULL); /* checked by options.c */
+}
+
+/* opt->configs from the files' sizes: one per --scale item. */
+static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_t errlen)
+{
+    const sv_array *q = &t->arrays.q, *k = &t->arrays.k, *v = &t->arrays.v;
+    uint64_t trials = 0;
+    sv_status st = sv_strided_head(&t->arrays, 0, &trials, NULL);
+    char qa[80];
+    cli_quote(qa, sizeof qa, t->file[0].arg);
+    for (size_t i = 0; st == SV_OK && i < opt->n_configs; i++) {
+        cli_config *c = &opt->configs[i];
+        sv_spec s = {.d_k = cols_of(q),
+                     .n_q = rows_of(q),
+                     .n_k = rows_of(k),
+                     .trials = trials,
+                     .dist = SV_DIST_NORMAL,
+                     .scale = scale_for(c->scale_name, cols_of(q)),
+                     .causal = c->spec.causal,
+                     .values = v->data != NULL,
+                     .d_v = v->data ? cols_of(v) : 0,
+                     .ddof = c->spec.ddof};
+        const char *field = NULL;
+        st = sv_spec_resolve(&s);
+        if (st == SV_OK)
+            st = sv_spec_check_field(&s, &field);
+        if (st == SV_OK)
+            st = cli_budget_engine_bytes(&opt->exec, &s, &c->engine_bytes);
+        if (st != SV_OK && field && strcmp(field, "ddof") == 0)
+            return cli_fail(err, errlen, "--ddof: %u is not less than the %s scores of %s", s.ddof,
+                            s.causal ? "n(n+1)/2" : "n_q*n_k", qa);
+        if (st != SV_OK)
+            return cli_fail(err, errlen, "%s: d_k=%zu n_q=%zu n_k=%zu: %s%s%s", qa, s.d_k, s.n_q,
+                            s.n_k, sv_status_str(st), field ? ": " : "", field ? field : "");
+        c->spec = s;
+    }
+    if (st != SV_OK) /* the checks above leave none: say it anyway */
+        return cli_fail(err, errlen, "%s: shapes do not match: %s", qa, sv_status_str(st));
+    return 1;
+}
+
+int cli_tensors_open(cli_tensors *t, cli_options *opt, char *err, size_t errlen)
+{
+    static const cli_option_id ids[3] = {CLI_OPT_Q, CLI_OPT_K, CLI_OPT_V};
+    memset(t, 0, sizeof *t);
+    sv_array *arr[3] = {&t->arrays.q, &t->arrays.k, &t->arrays.v};
+    for (int i = 0; i < 3; i++) {
+        cli_tensor_file *f = &t->file[i];
+        f->arg = opt->given[ids[i]] ? opt->arg[ids[i]] : NULL;
+        if (!f->arg)
+            continue;
+        if (!split_arg(f, err, errlen) || !map_file(f, err, errlen) ||
+            !parse_file(f, arr[i], err, errlen)) {
+            cli_tensors_close(t);
+            return 0;
+        }
+        if (opt->layout_bnhd)
+            to_bhnd(arr[i]);
+    }
+    int ok = shapes(t, opt->base.causal, err, errlen);
+    for (int i = 0; ok && i < 3; i++)
+        ok = !t->file[i].arg || finite(&t->file[i], arr[i], err, errlen);
+    if (ok)
+        ok = make_configs(t, opt, err, errlen);
+    if (!ok)
+        cli_tensors_close(t);
+    return ok;
+}
+
+void cli_tensors_close(cli_tensors *t)
+{
+    for (int i = 0; i < 3; i++) {
+        if (t->file[i].map)
+            munmap(t->file[i].map, t->file[i].len);
+        free(t->file[i].path);
+        t->file[i].map = NULL;
+        t->file[i].path = NULL;
+    }
+}
+
+/* --- SIGBUS: a file cut short while it is mapped --------------------------- */
+
+static char bus_line[512];
+static size_t bus_len;
+static struct sigaction bus_old;
+static int bus_installed;
+
+static void on_sigbus(int sig)
+{
+    (void)sig;
+    const char *p = bus_line;
+    size_t n = bus_len;
+    while (n > 0) { /* write(2) and _exit(2) only: async-signal-safe */
+        const ssize_t w = write(STDERR_FILENO, p, n);
+        if (w <= 0)
+            break;
+        p += w;
+        n -= (size_t)w;
+    }
+    _exit(CLI_EXIT_RUNTIME);
+}
+
+void cli_tensors_guard_begin(const cli_tensors *t)
+{
+    char q[3][80] = {"", "", ""};
+    for (int i = 0; i < 3; i++)
+        if (t->file[i].path)
+            cli_quote(q[i], sizeof q[i], t->file[i].path);
+    const int n = snprintf(bus_line, sizeof bus_line,
+                           "sdpa-var: %s%s%s%s%s: a file changed (shorter) while it was read "
+                           "(SIGBUS)\n",
+                           q[0], q[1][0] ? ", " : "", q[1], q[2][0] ? ", " : "", q[2]);
+    bus_len = n > 0 && (size_t)n < sizeof bus_line ? (size_t)n : 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigbus;
+    sigemptyset(&sa.sa_mask);
+    bus_installed = sigaction(SIGBUS, &sa, &bus_old) == 0;
+}
+
+void cli_tensors_guard_end(void)
+{
+    if (bus_installed)
+        sigaction(SIGBUS, &bus_old, NULL);
+    bus_installed = 0;
+}

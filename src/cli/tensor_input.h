@@ -1,0 +1,52 @@
+/* Measured Q, K (and V) for --q, --k, --v: each file opened, checked to be
+ * a regular file, memory-mapped read-only (never read whole: the engine's
+ * strided source reads rows from the mapping) and parsed by its magic
+ * (.npy: "\x93NUMPY"; else safetensors) with the library's parsers
+ * (tensor_file.h). Then the shapes are checked against each other, every
+ * entry is checked to be finite, and the run's configurations (one per
+ * --scale) are made from the files' sizes. Every failure is one line
+ * naming the file and what is wrong (exit status 1).
+ *
+ * FILE:NAME: an argument that names an existing file is that file, colons
+ * and all; else the part before the LAST ':' must name one, and the part
+ * after is the safetensors tensor (a .npy file holds one array). */
+#ifndef SDPA_VAR_CLI_TENSOR_INPUT_H
+#define SDPA_VAR_CLI_TENSOR_INPUT_H
+
+#include <stddef.h>
+
+#include "options.h"
+
+/* One mapped file. */
+typedef struct cli_tensor_file {
+    const char *arg;  /* the argument as given, FILE[:NAME] (messages) */
+    char *path;       /* FILE (owned) */
+    const char *name; /* NAME (points into arg), or NULL */
+    void *map;        /* its bytes, len of them, or NULL */
+    size_t len;
+} cli_tensor_file;
+
+/* The files of a run and the arrays the strided source reads. */
+typedef struct cli_tensors {
+    cli_tensor_file file[3]; /* Q, K, V (V's arg NULL without --v) */
+    sv_strided arrays;       /* bnhd already turned into bhnd */
+} cli_tensors;
+
+/* Opens, maps and checks the files of opt's --q, --k (and --v), then
+ * remakes opt->configs (validated with the options' defaults) from them:
+ * d_k, n_q, n_k and d_v from the shapes, trials = batch * heads_q, and
+ * each --scale item for that d_k, each spec resolved and checked once.
+ * @return 1; 0 with one line in err ("FILE: what is wrong", no program
+ *         name) after closing what it opened. */
+int cli_tensors_open(cli_tensors *t, cli_options *opt, char *err, size_t errlen);
+
+/* Unmaps and frees; idempotent. */
+void cli_tensors_close(cli_tensors *t);
+
+/* While the run reads the mappings: a file cut short under them raises
+ * SIGBUS, whose handler writes one line naming the files (write(2)) and
+ * leaves with status 1 (_exit). end restores the previous action. */
+void cli_tensors_guard_begin(const cli_tensors *t);
+void cli_tensors_guard_end(void);
+
+#endif
