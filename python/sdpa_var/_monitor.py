@@ -1,0 +1,2 @@
+def monitor(*a, **k): raise NotImplementedError
+class Monitor: pass
