@@ -1,0 +1,20 @@
+"""sdpa_var: attention score statistics from Python, by sdpa-var's engine.
+
+    import sdpa_var
+    s = sdpa_var.stats(q, k)          # numpy arrays or torch tensors
+    s.scaled_entropy                  # (batch, head) array, nats
+    s.to_dict(prefix="layer0")        # {"layer0/head0/raw_entropy": ...}
+    sdpa_var.random(dk=64, n=1111)    # the CLI's summary row
+
+docs/python.md describes the package; the column names are the CLI's
+(docs/columns.md).
+"""
+
+from ._lib import version as _version
+from ._core import stats
+from ._random import random
+from ._result import Stats
+from ._monitor import monitor, Monitor
+
+__version__ = _version()
+__all__ = ["stats", "random", "monitor", "Monitor", "Stats", "__version__"]

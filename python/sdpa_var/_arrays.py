@@ -1,0 +1,98 @@
+"""numpy arrays and torch tensors -> sv_array, without copying."""
+
+import sys
+
+import numpy as np
+
+from . import _lib as L
+
+_NATIVE = "<" if sys.byteorder == "little" else ">"
+
+
+def _is_torch(x):
+    return type(x).__module__.startswith("torch") and hasattr(x, "detach")
+
+
+def _from_torch(t, name):
+    """A numpy view of tensor @p t sharing its memory, and its sv_dtype."""
+    import torch
+
+    t = t.detach()
+    if t.device.type != "cpu":
+        raise ValueError("%s: tensor is on %s; the engine reads CPU memory (%s.cpu())"
+                         % (name, t.device, name))
+    if t.is_complex() or not t.is_floating_point():
+        raise TypeError("%s: dtype %s is not float16, bfloat16, float32 or float64"
+                        % (name, t.dtype))
+    if t.dtype == torch.bfloat16:
+        # The 16-bit pattern, decoded in C: view() keeps the strides.
+        try:
+            bits = t.view(torch.int16)
+        except RuntimeError as e:
+            raise ValueError("%s: bfloat16 tensor with strides %s cannot be handed over as "
+                             "its bit pattern (%s); pass %s.contiguous()"
+                             % (name, tuple(t.stride()), e, name)) from None
+        return bits.numpy(), L.SV_DTYPE_BFLOAT16
+    if t.dtype not in (torch.float16, torch.float32, torch.float64):
+        raise TypeError("%s: dtype %s is not float16, bfloat16, float32 or float64"
+                        % (name, t.dtype))
+    if t.is_conj() or t.is_neg():
+        t = t.resolve_conj().resolve_neg()
+    return t.numpy(), None
+
+
+def as_array(x, name):
+    """(sv_array, owner): @p x described for the engine; owner keeps the
+    memory alive. Raises TypeError for a dtype the engine does not read,
+    ValueError for ndim outside 2..4 or an empty array."""
+    dtype = None
+    if _is_torch(x):
+        arr, dtype = _from_torch(x, name)
+    elif isinstance(x, np.ndarray):
+        arr = x
+    else:
+        try:
+            arr = np.asarray(x)
+        except Exception as e:  # a ragged list, an object
+            raise TypeError("%s: not an array (%s)" % (name, e)) from None
+    if dtype is None:
+        dt = arr.dtype
+        if dt.kind != "f" or dt.itemsize not in (2, 4, 8):
+            raise TypeError("%s: dtype %s is not float16, bfloat16 (torch), float32 or float64"
+                            % (name, dt))
+        dtype = {8: L.SV_DTYPE_FLOAT64, 4: L.SV_DTYPE_FLOAT32, 2: L.SV_DTYPE_FLOAT16}[dt.itemsize]
+    if not 2 <= arr.ndim <= 4:
+        raise ValueError("%s: %d-D; expected 2-D (n x d), 3-D (heads x n x d) or 4-D "
+                         "(batch x heads x n x d)" % (name, arr.ndim))
+    if arr.size == 0:
+        raise ValueError("%s: empty array of shape %s" % (name, arr.shape))
+    a = L.sv_array()
+    a.data = arr.ctypes.data
+    a.dtype = dtype
+    a.byte_swapped = int(arr.dtype.byteorder not in ("=", "|", _NATIVE))
+    a.ndim = arr.ndim
+    for i in range(arr.ndim):
+        a.shape[i] = arr.shape[i]
+        a.strides[i] = arr.strides[i]
+    return a, arr
+
+
+def swap12(a):
+    """bnhd -> bhnd: swap axes 1 and 2 of a 4-D sv_array in place."""
+    a.shape[1], a.shape[2] = a.shape[2], a.shape[1]
+    a.strides[1], a.strides[2] = a.strides[2], a.strides[1]
+
+
+def dims(a):
+    """(batch, heads, rows, cols) of an sv_array, a missing axis as 1."""
+    s = [a.shape[i] for i in range(a.ndim)]
+    s = [1] * (4 - a.ndim) + s
+    return tuple(s)
+
+
+def find_nonfinite(a):
+    """The index tuple of the first NaN or Inf of @p a, or None."""
+    idx = (L.c_size * L.SV_ARRAY_MAX_DIMS)()
+    if L.lib.sv_array_find_nonfinite(a, idx):
+        return tuple(idx[i] for i in range(a.ndim))
+    return None

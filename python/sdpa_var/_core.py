@@ -1,0 +1,235 @@
+"""stats() on caller arrays and random() on the random draws, over the engine."""
+
+import ctypes
+import math
+import numbers
+
+import numpy as np
+
+from . import _arrays, _columns, _result
+from . import _lib as L
+
+_CHUNK = 65536  # trials per sv_engine_run call: bounds the stats array
+
+
+def _fail(st, what):
+    msg = "%s: %s" % (what, L.status_str(st))
+    if st == 3:
+        raise MemoryError(msg)
+    raise ValueError(msg)
+
+
+def _exec(threads):
+    if threads is None:
+        threads = 0
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 0:
+        raise ValueError("threads: %r is not a thread count >= 0 (0: OpenMP's default)"
+                         % (threads,))
+    e = L.sv_exec()
+    e.threads = int(threads)
+    return e
+
+
+def _count(value, name, lo=0, hi=2**64 - 1):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError("%s: %r is not an integer" % (name, value))
+    if not lo <= value <= hi:
+        raise ValueError("%s: %d is outside %d..%d" % (name, value, lo, hi))
+    return int(value)
+
+
+def _check_spec(spec, names):
+    """sv_spec_resolve, with the failing field named as the caller's argument."""
+    st = L.lib.sv_spec_resolve(ctypes.byref(spec))
+    if st == L.SV_OK:
+        return
+    field = ctypes.c_char_p()
+    L.lib.sv_spec_check_field(ctypes.byref(spec), ctypes.byref(field))
+    f = field.value.decode() if field.value else "spec"
+    _fail(st, names.get(f, f))
+
+
+def _summary(spec, trials, observed=math.nan):
+    """The library's summary of @p trials (sv_trial_stats array) under @p spec,
+    as the CLI makes it (sv_summary_begin/add/end)."""
+    acc = L.sv_summary_acc()
+    st = L.lib.sv_summary_begin(ctypes.byref(spec), ctypes.byref(acc))
+    if st != L.SV_OK:
+        return st, None
+    st = L.lib.sv_summary_add(ctypes.byref(acc), trials, len(trials))
+    out = L.sv_summary()
+    if st != L.SV_OK:
+        L.lib.sv_summary_end(ctypes.byref(acc), math.nan, None)
+        return st, None
+    st = L.lib.sv_summary_end(ctypes.byref(acc), observed, ctypes.byref(out))
+    return st, out if st == L.SV_OK else None
+
+
+def _plugin(spec, stats):
+    """The plug-in spec of measured Q, K (sv_theory_plugin_spec), or None
+    when the library does not have it yet or it does not apply."""
+    f = L.optional["sv_theory_plugin_spec"]
+    if f is None:
+        return None
+    out = L.sv_spec()
+    if f(ctypes.byref(spec), ctypes.byref(stats), ctypes.byref(out)) != L.SV_OK:
+        return None
+    return out
+
+
+def _row(spec, trials, scale_name, head=None):
+    """A row view over the summary of @p trials: the plug-in theory when the
+    library gives one, else @p spec's."""
+    one = L.sv_spec.from_buffer_copy(spec)
+    one.trials = len(trials)
+    st, summ = _summary(one, trials)
+    if st != L.SV_OK:
+        _fail(st, "summary")
+    plug = _plugin(one, summ.mean)
+    if plug is not None:
+        plug.trials = len(trials)
+        st2, s2 = _summary(plug, trials)
+        if st2 == L.SV_OK:
+            one, summ = plug, s2
+    view = L.sv_row_view()
+    view.spec = ctypes.pointer(one)
+    view.scale_name = scale_name
+    view.stats = ctypes.pointer(summ.mean)
+    view.summary = ctypes.pointer(summ)
+    if head is not None:
+        view.head = ctypes.pointer(head)
+    view._keep = (one, summ, head)
+    return view
+
+
+def _prepare(q, k, v, layout):
+    if layout not in ("bhnd", "bnhd"):
+        raise ValueError("layout: %r is not 'bhnd' or 'bnhd'" % (layout,))
+    arrays, owners = L.sv_strided(), []
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        if x is None:
+            continue
+        a, owner = _arrays.as_array(x, name)
+        if layout == "bnhd":
+            if a.ndim != 4:
+                raise ValueError("%s: layout='bnhd' needs 4-D batch x n x heads x d, got %d-D"
+                                 % (name, a.ndim))
+            _arrays.swap12(a)
+        setattr(arrays, name, a)
+        owners.append(owner)
+    qd, kd = _arrays.dims(arrays.q), _arrays.dims(arrays.k)
+    if kd[3] != qd[3]:
+        raise ValueError("k: d_k %d does not match q's %d" % (kd[3], qd[3]))
+    if kd[0] != qd[0]:
+        raise ValueError("k: batch %d does not match q's %d" % (kd[0], qd[0]))
+    if qd[1] % kd[1]:
+        raise ValueError("k: q's %d heads are not a multiple of k's %d heads (GQA)"
+                         % (qd[1], kd[1]))
+    if v is not None:
+        vd = _arrays.dims(arrays.v)
+        if vd[:3] != kd[:3]:
+            raise ValueError("v: batch x heads x n_k %s does not match k's %s"
+                             % (vd[:3], kd[:3]))
+    for name in ("q", "k", "v"):
+        a = getattr(arrays, name)
+        if a.data:
+            at = _arrays.find_nonfinite(a)
+            if at is not None:
+                raise ValueError("%s: NaN or infinity at index %s" % (name, at))
+    return arrays, owners, qd, kd
+
+
+def stats(q, k, v=None, *, scale=None, causal=False, layout="bhnd", pool="heads", ddof=1,
+          threads=None):
+    """Per-head attention statistics of Q and K (and V) by the engine.
+
+    q: [batch x] [heads_q x] n_q x d_k; k: [batch x] [heads_kv x] n_k x d_k
+    (heads_q a multiple of heads_kv: query head h reads key head
+    h // (heads_q // heads_kv), as repeat_kv); v: like k with d_v columns.
+    numpy arrays or CPU torch tensors, float16, bfloat16 (torch), float32
+    or float64, any strides; read in place, never copied. layout "bnhd":
+    4-D batch x n x heads x d. scale: the multiplier of the scaled logits,
+    None = 1/sqrt(d_k) as torch's SDPA. causal: query i sees keys 0..i.
+    ddof: of the score variance. pool: "heads" (per-head arrays and the
+    pooled row), "none" (no pooled row) or "all" (the pooled row only, in
+    .pooled). threads: OpenMP threads (None or 0: OpenMP's default).
+    Returns Stats with arrays of shape (batch, heads_q).
+    Raises TypeError / ValueError naming the argument at fault.
+    """
+    if pool not in ("heads", "none", "all"):
+        raise ValueError("pool: %r is not 'heads', 'none' or 'all'" % (pool,))
+    exe = _exec(threads)
+    arrays, owners, qd, kd = _prepare(q, k, v, layout)
+    spec = L.sv_spec()
+    spec.d_k, spec.n_q, spec.n_k = qd[3], qd[2], kd[2]
+    spec.trials = qd[0] * qd[1]
+    spec.causal = 1 if causal else 0
+    if causal and qd[2] != kd[2]:
+        raise ValueError("causal: needs n_q = n_k, got %d and %d" % (qd[2], kd[2]))
+    spec.ddof = _count(ddof, "ddof", 0, 2**32 - 1)
+    if scale is not None:
+        if isinstance(scale, bool) or not isinstance(scale, numbers.Real) \
+                or not (math.isfinite(scale) and scale > 0):
+            raise ValueError("scale: %r is not a positive finite number" % (scale,))
+        spec.scale = float(scale)
+    if v is not None:
+        spec.values, spec.d_v = 1, _arrays.dims(arrays.v)[3]
+    _check_spec(spec, {"d_k": "q", "n_q": "q", "n_k": "k", "d_v": "v", "trials": "q"})
+    src = ctypes.create_string_buffer(L.SOURCE_BYTES)
+    st = L.lib.sv_source_strided(ctypes.byref(arrays), src)
+    if st != L.SV_OK:
+        _fail(st, "q, k")
+    trials = (L.sv_trial_stats * spec.trials)()
+    for t0 in range(0, spec.trials, _CHUNK):
+        n = min(_CHUNK, spec.trials - t0)
+        st = L.lib.sv_engine_run(ctypes.byref(spec), src, ctypes.byref(exe), None, t0, n,
+                                 ctypes.cast(ctypes.byref(trials, t0 * ctypes.sizeof(
+                                     L.sv_trial_stats)), ctypes.POINTER(L.sv_trial_stats)))
+        if st != L.SV_OK:
+            _fail(st, "q, k (values too large?)" if st == 7 else "q, k")
+    del owners  # the engine is done with the memory
+    return _collect(spec, arrays, trials, qd, scale, pool)
+
+
+def _collect(spec, arrays, trials, qd, scale, pool):
+    cols, _ = _columns.per_head()
+    cols = [c for c in cols if c.name not in ("batch", "head")]
+    scale_name = None if scale is None else repr(float(scale)).encode()
+    shape = (qd[0], qd[1])
+    values, config = {}, {}
+    names = [c.name for c in cols if c.type != L.SV_VALUE_TEXT]
+    if pool != "all":
+        per = {c.name: [] for c in cols}
+        for t in range(spec.trials):
+            head = L.sv_head()
+            count = L.c_u64()
+            st = L.lib.sv_strided_head(ctypes.byref(arrays), t, ctypes.byref(count),
+                                       ctypes.byref(head))
+            if st != L.SV_OK:
+                _fail(st, "q, k")
+            view = _row(spec, (L.sv_trial_stats * 1)(trials[t]), scale_name, head)
+            for c in cols:
+                per[c.name].append(c.value(view))
+        for c in cols:
+            if c.type == L.SV_VALUE_TEXT:
+                vals = per[c.name]
+                if all(x.isdigit() for x in vals):
+                    values[c.name] = np.array([int(x) for x in vals]).reshape(shape)
+                    names.append(c.name)
+                else:
+                    config[c.name] = vals[0]
+            else:
+                dt = np.float64 if c.type == L.SV_VALUE_REAL else np.uint64
+                values[c.name] = np.array(per[c.name], dtype=dt).reshape(shape)
+    pooled = {}
+    if pool != "none":
+        view = _row(spec, trials, scale_name)
+        for c in cols:
+            x = c.value(view)
+            if c.type == L.SV_VALUE_TEXT:
+                config.setdefault(c.name, x)
+            pooled[c.name] = x
+    order = [c.name for c in cols if c.name in values]
+    units = {c.name: c.unit for c in cols}
+    return _result.make("per_head", ("batch", "head") if pool != "all" else (),
+                        shape if pool != "all" else (), order, values, pooled, config, units)

@@ -1,0 +1,281 @@
+"""Loading libsdpa_var with ctypes and the mirrors of its public structs.
+
+The library is found through _config.py, which CMake writes next to this
+file: in the build tree (build/python/sdpa_var, pointing at
+build/libsdpa_var.so.MAJOR.MINOR) and at install (pointing at
+${prefix}/${CMAKE_INSTALL_LIBDIR}/libsdpa_var.so.MAJOR.MINOR), in both cases
+as a path relative to this package, so no LD_LIBRARY_PATH is needed.
+
+Every struct here mirrors one in include/sdpa_var/*.h field by field (same
+order, same C types). At import the library's ABI version (sv_abi_version)
+must equal the one this package was configured with, and, when the library
+has sv_struct_size, each mirror's size must equal the C sizeof: a mismatch
+raises ImportError naming both values, never a silent misread.
+"""
+
+import ctypes
+import os
+
+from . import _config
+
+c_size = ctypes.c_size_t
+c_ssize = ctypes.c_ssize_t  # ptrdiff_t
+c_u64 = ctypes.c_uint64
+c_dbl = ctypes.c_double
+c_int = ctypes.c_int
+c_uint = ctypes.c_uint
+c_char_p = ctypes.c_char_p
+
+SV_ARRAY_MAX_DIMS = 4
+SV_ROW_FIELDS = 4
+
+# sv_status (status.h)
+SV_OK = 0
+STATUS_NAMES = {0: "SV_OK", 1: "SV_EINVAL", 2: "SV_ERANGE", 3: "SV_ENOMEM",
+                4: "SV_ETOOBIG", 5: "SV_EFORMAT", 6: "SV_EMISMATCH",
+                7: "SV_EOVERFLOW", 8: "SV_EPRECISION", 9: "SV_EUNSUPPORTED"}
+
+# sv_dtype (source.h)
+SV_DTYPE_FLOAT64, SV_DTYPE_FLOAT32, SV_DTYPE_FLOAT16, SV_DTYPE_BFLOAT16 = 0, 1, 2, 3
+
+# sv_output_kind (columns.h)
+SV_OUTPUT_SUMMARY, SV_OUTPUT_PER_TRIAL, SV_OUTPUT_PER_ROW = 0, 1, 2
+SV_OUTPUT_HISTOGRAM, SV_OUTPUT_PER_HEAD = 3, 4
+
+# sv_value_type, sv_column flags, sv_column_need (columns.h)
+SV_VALUE_REAL, SV_VALUE_COUNT, SV_VALUE_TEXT = 0, 1, 2
+SV_COLUMN_ONLY_OBSERVED, SV_COLUMN_CONFIG, SV_COLUMN_ONLY_GRAD = 1, 2, 4
+SV_NEED_TRIALS2 = 3
+
+# sv_matrix is not needed; sv_dist and sv_init names go through the library.
+DISTS = {"normal": 0, "uniform": 1, "rademacher": 2, "t": 3}
+INITS = {"xavier": 0, "lecun": 1, "normal": 2}
+
+
+class sv_spec(ctypes.Structure):
+    """spec.h: struct sv_spec."""
+    _fields_ = [("d_k", c_size), ("n_q", c_size), ("n_k", c_size),
+                ("trials", c_u64), ("seed", c_u64), ("dist", c_int),
+                ("nu", c_dbl), ("scale", c_dbl), ("scale2", c_dbl),
+                ("q_mean", c_dbl), ("q_std", c_dbl), ("k_mean", c_dbl),
+                ("k_std", c_dbl), ("qk_norm", c_int), ("qk_scale", c_dbl),
+                ("d_model", c_size), ("init", c_int), ("cross", c_int),
+                ("causal", c_int), ("values", c_int), ("d_v", c_size),
+                ("plant", c_dbl), ("ddof", c_uint), ("grad", c_int)]
+
+
+class sv_array(ctypes.Structure):
+    """source.h: struct sv_array (numpy axis order, byte strides)."""
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", c_int),
+                ("byte_swapped", c_int), ("ndim", c_int),
+                ("shape", c_size * SV_ARRAY_MAX_DIMS),
+                ("strides", c_ssize * SV_ARRAY_MAX_DIMS)]
+
+
+class sv_strided(ctypes.Structure):
+    """source.h: struct sv_strided."""
+    _fields_ = [("q", sv_array), ("k", sv_array), ("v", sv_array), ("g", sv_array)]
+
+
+class sv_head(ctypes.Structure):
+    """source.h: struct sv_head."""
+    _fields_ = [("batch", c_size), ("head", c_size), ("kv_head", c_size)]
+
+
+PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, c_u64, c_u64)
+
+
+class sv_exec(ctypes.Structure):
+    """engine.h: struct sv_exec."""
+    _fields_ = [("threads", c_int), ("block_rows", c_size),
+                ("progress", PROGRESS_FN), ("progress_ctx", ctypes.c_void_p)]
+
+
+class sv_taps(ctypes.Structure):
+    """engine.h: struct sv_taps (only its size is checked; passed as NULL)."""
+    _fields_ = [("hist_bins", c_size), ("hist_lo", c_dbl), ("hist_hi", c_dbl),
+                ("hist_raw", ctypes.POINTER(c_u64)), ("hist_scaled", ctypes.POINTER(c_u64)),
+                ("hist_w_raw", ctypes.POINTER(c_u64)), ("hist_w_scaled", ctypes.POINTER(c_u64)),
+                ("row_sums", ctypes.POINTER(c_dbl))]
+
+
+# engine.h: sv_trial_stats, SV_TRIAL_FIELDS doubles in this order.
+TRIAL_FIELDS = (
+    "raw_mean", "raw_var", "scaled_mean", "scaled_var", "raw_entropy",
+    "scaled_entropy", "raw_max_weight", "scaled_max_weight", "raw_jac_trace",
+    "scaled_jac_trace", "raw_var_known_mean", "raw_var_ddof0", "raw_var_ddof1",
+    "raw_jac_frob", "scaled_jac_frob", "raw_eff_keys", "scaled_eff_keys",
+    "raw_entropy_min", "raw_entropy_max", "scaled_entropy_min",
+    "scaled_entropy_max", "raw_max_abs_logit", "raw_diag_logit",
+    "raw_diag_weight", "scaled_diag_weight", "q_var", "k_var", "raw_out_var",
+    "scaled_out_var", "raw_sum_p2", "scaled_sum_p2", "raw_grad_logits2",
+    "scaled_grad_logits2", "raw_grad_logits_theory2",
+    "scaled_grad_logits_theory2", "raw_grad_keys", "scaled_grad_keys",
+    "raw_grad_q2", "scaled_grad_q2", "raw_grad_k2", "scaled_grad_k2",
+    "q_mean", "k_mean", "raw_sink_weight", "scaled_sink_weight",
+    "raw_entropy_norm", "scaled_entropy_norm")
+SV_TRIAL_FIELDS = 47
+assert len(TRIAL_FIELDS) == SV_TRIAL_FIELDS
+
+
+class sv_trial_stats(ctypes.Structure):
+    """engine.h: struct sv_trial_stats (47 doubles)."""
+    _fields_ = [(name, c_dbl) for name in TRIAL_FIELDS]
+
+
+class sv_var_spread(ctypes.Structure):
+    """summary.h: struct sv_var_spread."""
+    _fields_ = [("sd", c_dbl), ("q05", c_dbl), ("q50", c_dbl), ("q95", c_dbl)]
+
+
+class sv_theory(ctypes.Structure):
+    """theory.h: struct sv_theory."""
+    _fields_ = [("var", c_dbl), ("var_expected", c_dbl), ("var_ddof0", c_dbl),
+                ("var_ddof1", c_dbl), ("var_sd", c_dbl), ("mean", c_dbl),
+                ("logit_var", c_dbl), ("entropy_approx", c_dbl),
+                ("diag_logit", c_dbl), ("q_var", c_dbl), ("k_var", c_dbl),
+                ("var_sd_heavy_tail", c_int)]
+
+
+class sv_summary(ctypes.Structure):
+    """summary.h: struct sv_summary."""
+    _fields_ = [("mean", sv_trial_stats), ("sd", sv_trial_stats),
+                ("raw", sv_var_spread), ("scaled", sv_var_spread),
+                ("raw_theory", sv_theory), ("scaled_theory", sv_theory),
+                ("scale", c_dbl), ("qk_radius", c_dbl), ("observed", c_dbl),
+                ("raw_var_cdf_observed", c_dbl)]
+
+
+class sv_partial(ctypes.Structure):
+    """partial.h: struct sv_partial (inside sv_summary_acc)."""
+    _fields_ = [("first", c_u64), ("n", c_u64), ("cap", c_u64),
+                ("head", ctypes.POINTER(sv_trial_stats)), ("n_blocks", c_size),
+                ("block_sum", ctypes.POINTER(c_dbl)), ("block_m2", ctypes.POINTER(c_dbl)),
+                ("lo", c_dbl * 2), ("hi", c_dbl * 3),
+                ("raw_var", ctypes.POINTER(c_dbl)), ("scaled_var", ctypes.POINTER(c_dbl))]
+
+
+class sv_summary_acc(ctypes.Structure):
+    """summary.h: struct sv_summary_acc."""
+    _fields_ = [("spec", sv_spec), ("trials", sv_partial)]
+
+
+class sv_row_view(ctypes.Structure):
+    """columns.h: struct sv_row_view."""
+    _fields_ = [("spec", ctypes.POINTER(sv_spec)), ("scale_name", c_char_p),
+                ("stats", ctypes.POINTER(sv_trial_stats)),
+                ("summary", ctypes.POINTER(sv_summary)), ("trial", c_u64),
+                ("row", c_size), ("row_sums", ctypes.POINTER(c_dbl)),
+                ("bin_lo", c_dbl), ("bin_hi", c_dbl), ("bin_count", c_u64 * 2),
+                ("head", ctypes.POINTER(sv_head))]
+
+
+class sv_value(ctypes.Structure):
+    """columns.h: struct sv_value."""
+    _fields_ = [("real", c_dbl), ("count", c_u64), ("text", c_char_p)]
+
+
+GETTER_FN = ctypes.CFUNCTYPE(sv_value, ctypes.POINTER(sv_row_view))
+
+
+class sv_column(ctypes.Structure):
+    """columns.h: struct sv_column."""
+    _fields_ = [("name", c_char_p), ("unit", c_char_p), ("doc", c_char_p),
+                ("type", c_int), ("need", c_int), ("flags", c_uint),
+                ("get", GETTER_FN)]
+
+
+# The mirrors sv_struct_size knows (design16.md), by C name.
+MIRRORS = {"sv_spec": sv_spec, "sv_array": sv_array, "sv_strided": sv_strided,
+           "sv_head": sv_head, "sv_trial_stats": sv_trial_stats,
+           "sv_summary": sv_summary, "sv_exec": sv_exec, "sv_taps": sv_taps,
+           "sv_row_view": sv_row_view, "sv_column": sv_column,
+           "sv_value": sv_value, "sv_theory": sv_theory}
+
+P = ctypes.POINTER
+
+
+def _library_path():
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.normpath(os.path.join(here, _config.LIBRARY))
+
+
+def _load():
+    path = _library_path()
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise ImportError("sdpa_var: cannot load the engine library %s (from _config.py, "
+                          "written by CMake): %s" % (path, e)) from None
+    sigs = {
+        "sv_status_str": (c_char_p, [c_int]),
+        "sv_spec_resolve": (c_int, [P(sv_spec)]),
+        "sv_spec_check_field": (c_int, [P(sv_spec), P(c_char_p)]),
+        "sv_source_strided": (c_int, [P(sv_strided), ctypes.c_void_p]),
+        "sv_source_draw": (c_int, [P(sv_spec), ctypes.c_void_p]),
+        "sv_strided_head": (c_int, [P(sv_strided), c_u64, P(c_u64), P(sv_head)]),
+        "sv_array_find_nonfinite": (c_int, [P(sv_array), P(c_size)]),
+        "sv_engine_run": (c_int, [P(sv_spec), ctypes.c_void_p, P(sv_exec), ctypes.c_void_p,
+                                  c_u64, c_u64, P(sv_trial_stats)]),
+        "sv_summary_begin": (c_int, [P(sv_spec), P(sv_summary_acc)]),
+        "sv_summary_add": (c_int, [P(sv_summary_acc), P(sv_trial_stats), c_size]),
+        "sv_summary_end": (c_int, [P(sv_summary_acc), c_dbl, P(sv_summary)]),
+        "sv_columns_count": (c_size, [c_int]),
+        "sv_columns_get": (P(sv_column), [c_int, c_size]),
+        "sv_dist_from_name": (c_int, [c_char_p, P(c_int)]),
+    }
+    for name, (res, args) in sigs.items():
+        f = getattr(lib, name)
+        f.restype, f.argtypes = res, args
+    # Declared by design16.md; added by a parallel change, so optional here.
+    optional = {
+        "sv_version": (c_char_p, []),
+        "sv_abi_version": (c_uint, []),
+        "sv_struct_size": (c_size, [c_char_p]),
+        "sv_theory_plugin_spec": (c_int, [P(sv_spec), P(sv_trial_stats), P(sv_spec)]),
+    }
+    have = {}
+    for name, (res, args) in optional.items():
+        try:
+            f = getattr(lib, name)
+        except AttributeError:
+            have[name] = None
+            continue
+        f.restype, f.argtypes = res, args
+        have[name] = f
+    _check_abi(path, have)
+    return lib, have
+
+
+def _check_abi(path, have):
+    abi = have["sv_abi_version"]
+    if abi is not None and abi() != _config.ABI_VERSION:
+        raise ImportError("sdpa_var: %s has ABI version %d, this package was configured for %d "
+                          "(reinstall the package with its library)"
+                          % (path, abi(), _config.ABI_VERSION))
+    size = have["sv_struct_size"]
+    if size is None:
+        return
+    for cname, mirror in MIRRORS.items():
+        c = size(cname.encode())
+        if c != ctypes.sizeof(mirror):
+            raise ImportError("sdpa_var: sizeof(%s) is %d in %s but %d in the package's ctypes "
+                              "mirror (_lib.py): library and package do not match"
+                              % (cname, c, path, ctypes.sizeof(mirror)))
+
+
+lib, optional = _load()
+# An sv_source is a small struct of plain values and function pointers; the
+# package never reads it, so it is held as opaque bytes (generous).
+SOURCE_BYTES = 256
+
+
+def status_str(st):
+    """The library's message for status @p st, with its name."""
+    return "%s (%s)" % (lib.sv_status_str(st).decode(), STATUS_NAMES.get(st, st))
+
+
+def version():
+    """sv_version() when the library has it, else the configured version."""
+    f = optional["sv_version"]
+    return f().decode() if f is not None else _config.VERSION

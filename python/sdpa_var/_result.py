@@ -1,0 +1,116 @@
+"""The result object of stats() and random(): named numpy arrays, frozen."""
+
+import dataclasses
+import types
+from typing import Any, Mapping, Tuple
+
+import numpy as np
+
+
+def _frozen(d):
+    return types.MappingProxyType(dict(d))
+
+
+@dataclasses.dataclass(frozen=True)
+class Stats:
+    """Statistics named exactly as the CLI's columns (docs/columns.md).
+
+    kind:    "per_head" (from stats()) or "summary" (from random()).
+    dims:    names of the array axes: ("batch", "head") per head, () for a
+             summary (values are then scalars).
+    columns: the value names in the CLI's column order; each is also an
+             attribute: s.raw_entropy is values["raw_entropy"].
+    values:  name -> numpy array of shape `shape` (float64 for REAL
+             columns, NAN where undefined; uint64 for COUNT columns).
+    pooled:  name -> value of the pooled row (all heads of all batches as
+             trials, as the CLI's row with head "all"); empty for a summary.
+    config:  the text columns (e.g. scale "sqrt"), name -> str.
+    units:   name -> unit as docs/columns.md gives it.
+    """
+
+    kind: str
+    dims: Tuple[str, ...]
+    shape: Tuple[int, ...]
+    columns: Tuple[str, ...]
+    values: Mapping[str, Any]
+    pooled: Mapping[str, Any]
+    config: Mapping[str, str]
+    units: Mapping[str, str]
+
+    def __getattr__(self, name):
+        values = object.__getattribute__(self, "values")
+        if name in values:
+            return values[name]
+        raise AttributeError("Stats has no statistic %r (see .columns)" % name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.values))
+
+    def __repr__(self):
+        return "Stats(kind=%r, dims=%r, shape=%r, %d columns)" % (
+            self.kind, self.dims, self.shape, len(self.columns))
+
+    def _numeric(self):
+        for name in self.columns:
+            v = self.values[name]
+            if isinstance(v, str):
+                continue
+            yield name, v
+
+    def to_dict(self, prefix=None):
+        """Flat {"prefix/head3/raw_entropy": float} for TensorBoard or W&B.
+
+        Per head: keys "head{h}/{name}" (one batch) or "batch{b}/head{h}/{name}",
+        and "all/{name}" for the pooled row; a summary gives "{name}". With
+        @p prefix (e.g. "layer0") every key starts with "prefix/". Only
+        numeric statistics; text columns are in .config.
+        """
+        pre = "" if prefix is None else str(prefix).rstrip("/") + "/"
+        out = {}
+        if not self.dims:
+            for name, v in self._numeric():
+                out[pre + name] = v.item() if hasattr(v, "item") else v
+            return out
+        batch, heads = self.shape
+        for b in range(batch):
+            for h in range(heads):
+                where = ("head%d/" % h) if batch == 1 else ("batch%d/head%d/" % (b, h))
+                for name, v in self._numeric():
+                    out[pre + where + name] = v[b, h].item()
+        for name, v in self.pooled.items():
+            if not isinstance(v, str):
+                out[pre + "all/" + name] = v.item() if hasattr(v, "item") else v
+        return out
+
+    def to_pandas(self):
+        """A pandas DataFrame: one row per (batch, head) and the pooled row
+        (batch and head "all"), one column per statistic. Needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("Stats.to_pandas needs pandas: apt-get install python3-pandas") \
+                from None
+        if not self.dims:
+            return pd.DataFrame([dict(self.values)], columns=list(self.columns))
+        batch, heads = self.shape
+        rows, index = [], []
+        for b in range(batch):
+            for h in range(heads):
+                rows.append({n: v[b, h].item() for n, v in self._numeric()})
+                index.append((str(b), str(h)))
+        if self.pooled:
+            rows.append({n: v for n, v in self.pooled.items() if not isinstance(v, str)})
+            index.append(("all", "all"))
+        names = [n for n, _ in self._numeric()]
+        return pd.DataFrame(rows, columns=names,
+                            index=pd.MultiIndex.from_tuples(index, names=list(self.dims)))
+
+
+def make(kind, dims, shape, columns, values, pooled, config, units):
+    vals = {}
+    for n, v in values.items():
+        if isinstance(v, np.ndarray):
+            v.setflags(write=False)
+        vals[n] = v
+    return Stats(kind, tuple(dims), tuple(shape), tuple(columns), _frozen(vals),
+                 _frozen(pooled), _frozen(config), _frozen(units))

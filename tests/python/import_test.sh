@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# import_test.sh BUILD_DIR: `import sdpa_var` in a fresh /usr/bin/python3
+# from the build tree and from a `cmake --install --prefix` scratch
+# directory, without LD_LIBRARY_PATH, and a run of stats() in each; also
+# that a package whose _config.py names another ABI refuses to import.
+set -eu
+build=$1
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+unset LD_LIBRARY_PATH
+run='import sdpa_var, numpy as np
+s = sdpa_var.stats(np.eye(4), np.eye(4))
+assert s.raw_var.shape == (1, 1), s
+print(sdpa_var.__version__, sdpa_var.__file__)'
+fail=0
+PYTHONPATH=$build/python /usr/bin/python3 -c "$run" || { echo "FAIL: import from the build tree"; fail=1; }
+cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
+PYTHONPATH=$scratch/prefix/lib/python3/dist-packages /usr/bin/python3 -c "$run" \
+    | grep -q "$scratch/prefix" || { echo "FAIL: import from the install prefix"; fail=1; }
+# a package configured for another ABI: a clear ImportError
+cp -r "$build/python/sdpa_var" "$scratch/sdpa_var"
+sed -i "s|^LIBRARY = \"|LIBRARY = \"$build/python/sdpa_var/|; s|^ABI_VERSION = .*|ABI_VERSION = 999999|" \
+    "$scratch/sdpa_var/_config.py"
+msg=$(PYTHONPATH=$scratch /usr/bin/python3 -c 'import sdpa_var' 2>&1 || true)
+if python3 -c 'import sys; sys.exit(0)' && PYTHONPATH=$build/python /usr/bin/python3 -c \
+    'import sys, sdpa_var._lib as L; sys.exit(0 if L.optional["sv_abi_version"] else 1)'; then
+    case $msg in *ImportError*"ABI version"*999999*) ;; *) echo "FAIL: ABI mismatch: $msg"; fail=1 ;; esac
+else
+    echo "PENDING: the library has no sv_abi_version yet (lib16): ABI check not exercised"
+fi
+# a missing library: ImportError naming the path
+sed -i "s|^LIBRARY = .*|LIBRARY = \"/nonexistent/libsdpa_var.so.0.1\"|" "$scratch/sdpa_var/_config.py"
+msg=$(PYTHONPATH=$scratch /usr/bin/python3 -c 'import sdpa_var' 2>&1 || true)
+case $msg in *ImportError*/nonexistent/libsdpa_var.so.0.1*) ;; *) echo "FAIL: missing library: $msg"; fail=1 ;; esac
+# README's five lines (its block marked "import_test.sh runs this block")
+src=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$scratch/readme"
+awk '/import_test.sh runs this block/ {on = 1; next} on && /^```python/ {next}
+     on && /^```/ {exit} on' "$src/README.md" >"$scratch/readme/readme.py"
+[ -s "$scratch/readme/readme.py" ] || { echo "FAIL: no README block"; fail=1; }
+PYTHONPATH=$build/python /usr/bin/python3 "$scratch/readme/readme.py" >/dev/null \
+    || { echo "FAIL: README's python block"; fail=1; }
+[ $fail = 0 ] && echo "python.import: passed"
+exit $fail

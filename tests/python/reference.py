@@ -1,0 +1,89 @@
+"""Shared by the Python package's tests: a checker that prints both values
+on failure, and the statistics computed by numpy from the full weight
+matrix (float64), the independent peer of sdpa_var.stats."""
+
+import math
+import sys
+
+import numpy as np
+
+
+class Checker:
+    """Counts checks; every failure prints what, got and expected."""
+
+    def __init__(self, name):
+        self.name, self.passed, self.failed, self.pending = name, 0, 0, 0
+
+    def close(self, what, got, want, rel=1e-12, abs_=1e-14):
+        got, want = float(got), float(want)
+        ok = (math.isnan(got) and math.isnan(want)) or \
+            abs(got - want) <= max(rel * abs(want), abs_)
+        self.ok(ok, what, "got %.17g want %.17g (rel %.3g)"
+                % (got, want, abs(got - want) / abs(want) if want else abs(got - want)))
+
+    def ok(self, cond, what, detail=""):
+        if cond:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print("FAIL %s: %s" % (what, detail), file=sys.stderr)
+
+    def done(self):
+        print("%s: %d passed, %d failed, %d pending (need lib16's statistics)"
+              % (self.name, self.passed, self.failed, self.pending))
+        sys.exit(1 if self.failed else 0)
+
+
+def head_stats(qh, kh, vh=None, scale=None, causal=False, ddof=1):
+    """Statistics of one head from the full n_q x n_k weight matrix.
+    qh: n_q x d, kh: n_k x d, vh: n_k x d_v, all float64."""
+    d = qh.shape[1]
+    c = 1.0 / math.sqrt(d) if scale is None else scale
+    s = qh @ kh.T
+    n_q, n_k = s.shape
+    vis = np.tril(np.ones((n_q, n_k), bool)) if causal else np.ones((n_q, n_k), bool)
+    out = {}
+    flat = s[vis]
+    out["raw_mean"] = flat.mean()
+    out["raw_var"] = flat.var(ddof=ddof)
+    out["scaled_var"] = (c * flat).var(ddof=ddof)
+    out["raw_max_abs_logit"] = np.abs(flat).max()
+    out["scaled_max_abs_logit"] = np.abs(flat).max() * c
+    out["q_var"], out["k_var"] = qh.var(), kh.var()
+    out["q_mean_measured"], out["k_mean_measured"] = qh.mean(), kh.mean()
+    keys = vis.sum(axis=1)
+    for tag, x in (("raw", s), ("scaled", c * s)):
+        x = np.where(vis, x, -np.inf)
+        x = x - x.max(axis=1, keepdims=True)
+        e = np.exp(x)
+        p = e / e.sum(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ent = -np.where(p > 0, p * np.log(p), 0.0).sum(axis=1)
+        out[tag + "_entropy"] = ent.mean()
+        out[tag + "_entropy_min"], out[tag + "_entropy_max"] = ent.min(), ent.max()
+        out[tag + "_max_weight"] = p.max(axis=1).mean()
+        out[tag + "_sink_weight"] = p[:, 0].mean()
+        two = keys >= 2
+        out[tag + "_entropy_norm"] = (ent[two] / np.log(keys[two])).mean() if two.any() \
+            else math.nan
+        if vh is not None:
+            out[tag + "_out_var"] = np.mean((p @ vh) ** 2)
+    return out
+
+
+# Statistics lib16 adds to the engine (NAN on the py17 branch until merge).
+PENDING = ("raw_sink_weight", "scaled_sink_weight", "raw_entropy_norm", "scaled_entropy_norm")
+
+
+def compare(chk, what, s, ref, b, h):
+    """Every statistic of ref against s (a Stats) at (b, h)."""
+    for name, want in ref.items():
+        if name not in s.values:
+            chk.ok(False, what + " " + name, "column missing from Stats")
+            continue
+        got = s.values[name][b, h]
+        if name in PENDING and math.isnan(got):
+            chk.pending += 1
+            continue
+        rel = 1e-12
+        chk.close("%s %s [b=%d h=%d]" % (what, name, b, h), got, want, rel)
