@@ -139,7 +139,7 @@ def _prepare(q, k, v, layout):
     return arrays, owners, qd, kd
 
 
-def stats(q, k, v=None, *, scale=None, causal=False, layout="bhnd", pool="heads", ddof=1,
+def stats(q, k, v=None, *, scale=None, causal=False, layout="bhnd", pool="heads", ddof=0,
           threads=None):
     """Per-head attention statistics of Q and K (and V) by the engine.
 
