@@ -74,7 +74,9 @@ for case in range(200):
     for name in ("raw_var", "raw_entropy", "scaled_max_weight", "raw_max_abs_logit"):
         want, got = ref[name], s.values[name][0, 0]
         chk.close("case %d %s" % (case, name), got, want, rel=1e-11, abs_=1e-12)
-    chk.ok(all(math.isfinite(v) or math.isnan(v) for v in s.to_dict().values()),
-           "case %d to_dict" % case)
+    # floats all (inf is a true answer: var_scale of scores with variance 0,
+    # fp16 headroom of logits that are all 0)
+    odd = {key: v for key, v in s.to_dict().items() if not isinstance(v, (int, float))}
+    chk.ok(not odd, "case %d to_dict" % case, repr(odd))
 chk.ok(chk.passed > 200, "cases accepted", "%d checks" % chk.passed)
 chk.done()

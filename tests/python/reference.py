@@ -33,7 +33,7 @@ class Checker:
         sys.exit(1 if self.failed else 0)
 
 
-def head_stats(qh, kh, vh=None, scale=None, causal=False, ddof=1):
+def head_stats(qh, kh, vh=None, scale=None, causal=False, ddof=0):
     """Statistics of one head from the full n_q x n_k weight matrix.
     qh: n_q x d, kh: n_k x d, vh: n_k x d_v, all float64."""
     d = qh.shape[1]

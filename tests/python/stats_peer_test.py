@@ -37,7 +37,7 @@ def check(what, q, k, v=None, layout="bhnd", **kw):
             g = h // group
             ref = head_stats(q4[b, h], k4[b, g], None if v4 is None else v4[b, g],
                              scale=kw.get("scale"), causal=kw.get("causal", False),
-                             ddof=kw.get("ddof", 1))
+                             ddof=kw.get("ddof", 0))
             compare(chk, what, s, ref, b, h)
             chk.ok(int(s.kv_head[b, h]) == g if "kv_head" in s.values else True,
                    what + " kv_head", "b=%d h=%d" % (b, h))
@@ -54,10 +54,10 @@ for hq, hk in ((4, 4), (4, 2), (4, 1), (6, 3)):
         check("bnhd hq=%d hk=%d causal=%d" % (hq, hk, causal), q.transpose(0, 2, 1, 3).copy(),
               k.transpose(0, 2, 1, 3).copy(), v.transpose(0, 2, 1, 3).copy(), layout="bnhd",
               causal=causal)
-# 2-D, 3-D, cross-attention n_q != n_k, a scale, ddof 0
+# 2-D, 3-D, cross-attention n_q != n_k, a scale, ddof 1
 check("2-D", rng.standard_normal((40, 8)), rng.standard_normal((57, 8)))
 check("3-D scale", rng.standard_normal((3, 20, 8)), rng.standard_normal((3, 31, 8)), scale=0.3)
-check("ddof0", rng.standard_normal((2, 20, 8)), rng.standard_normal((1, 20, 8)), ddof=0)
+check("ddof1", rng.standard_normal((2, 20, 8)), rng.standard_normal((1, 20, 8)), ddof=1)
 # strides: a transposed view, every other column, reversed rows, Fortran order
 base = rng.standard_normal((2, 3, 40, 32))
 check("strided", base[..., ::2], np.asfortranarray(rng.standard_normal((2, 3, 40, 16))))
