@@ -353,8 +353,15 @@ def write_tables(out, log):
         f.write("\n")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr, exit 2 (docs/robustness.md)."""
+
+    def error(self, message):
+        self.exit(2, "train_tiny.py: %s\n" % message)
+
+
 def parse_args(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="build/train_tiny", help="output directory")
     ap.add_argument("--variants", default="sqrt,none,qknorm",
                     help="comma-separated subset of sqrt,none,qknorm")
@@ -390,7 +397,12 @@ def parse_args(argv):
     if args.save is None:
         saves = sorted({0, 50, 200, args.steps} & set(range(args.steps + 1)))
     else:
-        saves = sorted({int(s) for s in args.save.split(",")})
+        try:
+            saves = sorted({int(s) for s in args.save.split(",")})
+        except ValueError:
+            ap.error("--save: %r: expected comma-separated step numbers" % args.save)
+        if saves[0] < 0 or saves[-1] > args.steps:
+            ap.error("--save: %r: steps must lie in 0..%d (--steps)" % (args.save, args.steps))
     return args, variants, saves
 
 
