@@ -47,6 +47,12 @@ write_safetensors below from the format's spec, F32, little-endian):
                          and every evaluation's per-layer per-head statistics
   OUT/heads.csv          the same statistics, one row per (variant, step,
                          layer, head); OUT/loss.csv: variant, step, loss
+  OUT/steps.csv          one row per (variant, step) over all heads: mean,
+                         min and max of raw_var, its random-init theory
+                         (d_k/9; d_k for qknorm), mean entropy and max
+                         weight, the largest max_abs_logit, the QK-norm bound
+                         max_h s_h d_k (nan otherwise), the largest
+                         sink_weight (scripts/train_tiny.gp plots it)
 The per-head statistics are computed in torch (float64) from the full causal
 weight matrix of the evaluation batch, averaged over its batch entries:
   entropy        nats, mean over query rows of -sum p log p (visible keys)
@@ -80,6 +86,9 @@ LICENSES = ("GPL-3", "GPL-2", "LGPL-2.1", "Apache-2.0")
 LICENSE_DIR = "/usr/share/common-licenses"
 EVAL_BATCH = 2
 VARIANTS = ("sqrt", "none", "qknorm")
+STEPS_HEADER = ("variant,step,eval_loss,dk,raw_var_mean,raw_var_min,raw_var_max,"
+                "raw_var_init_theory,entropy_mean,max_weight_mean,max_abs_logit,"
+                "logit_bound,sink_weight_max")
 STAT_NAMES = ("entropy", "entropy_norm", "max_weight", "sink_weight",
               "max_abs_logit", "raw_var", "q_var", "k_var", "scale")
 
@@ -329,7 +338,7 @@ def train_variant(variant, data, vocab, args, saves, log):
         losses.append(loss.item())
         if not math.isfinite(losses[-1]):
             sys.exit("train_tiny.py: %s: loss %r at step %d" % (variant, losses[-1], step))
-    log["variants"][variant] = {"loss": losses, "evals": evals,
+    log["variants"][variant] = {"d_k": args.d_model // args.heads, "loss": losses, "evals": evals,
                                 "wall_seconds": time.perf_counter() - t0}
 
 
@@ -348,6 +357,20 @@ def write_tables(out, log):
                         vals = ",".join("%.9g" % layer[s][h] for s in STAT_NAMES)
                         f.write("%s,%d,%.6g,%d,%d,%s\n" % (v, e["step"], e["eval_loss"],
                                                           li, h, vals))
+    with open(os.path.join(out, "steps.csv"), "w") as f:
+        f.write(STEPS_HEADER + "\n")
+        for v, r in log["variants"].items():
+            d_k = r["d_k"]
+            theory = d_k if v == "qknorm" else d_k / 9.0
+            for e in r["evals"]:
+                st = {k: [x for lay in e["layers"] for x in lay[k]] for k in STAT_NAMES}
+                bound = max(st["scale"]) * d_k if v == "qknorm" else float("nan")
+                f.write("%s,%d,%.6g,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n" % (
+                    v, e["step"], e["eval_loss"], d_k, sum(st["raw_var"]) / len(st["raw_var"]),
+                    min(st["raw_var"]), max(st["raw_var"]), theory,
+                    sum(st["entropy"]) / len(st["entropy"]),
+                    sum(st["max_weight"]) / len(st["max_weight"]),
+                    max(st["max_abs_logit"]), bound, max(st["sink_weight"])))
     with open(os.path.join(out, "log.json"), "w") as f:
         json.dump(log, f, indent=1)
         f.write("\n")
