@@ -36,7 +36,7 @@ if (|$D| < 2) {
     exit error "train_tiny.gp: need the header and 1 or more rows of steps.csv of scripts/train_tiny.py"
 }
 header = "," . $D[1] . ","
-do for [c in "variant step dk raw_var_mean raw_var_min raw_var_max raw_var_init_theory entropy_mean max_abs_logit logit_bound"] {
+do for [c in "variant step layers heads n dk raw_var_mean raw_var_min raw_var_max raw_var_init_theory entropy_mean max_abs_logit logit_bound"] {
     if (strstrt(header, "," . c . ",") == 0) {
         exit error sprintf("train_tiny.gp: the input has no column '%s'; pipe in steps.csv of scripts/train_tiny.py", c)
     }
@@ -67,13 +67,13 @@ if (n_bound > 0) {
     stats $D using (of("qknorm", column("logit_bound"))) nooutput
     m_max = (STATS_max > m_max ? STATS_max : m_max)
 }
-stats $D every ::0::0 using (dk = column("dk"), 0) nooutput
+stats $D every ::0::0 using (dk = column("dk"), n_ctx = column("n"), \
+    n_layers = column("layers"), n_heads = column("heads"), 0) nooutput
 if (!(r_min > 0) || !(m_min > 0)) {
     exit error "train_tiny.gp: a variance or a largest |logit| is 0, which a log axis cannot show"
 }
-# Entropy of uniform causal attention over n = 64 query rows: row i sees
-# i + 1 keys.  train_tiny.py's default context; the dashed line is labelled so.
-n_ctx = 64
+# Entropy of uniform causal attention over the n query rows: row i sees
+# i + 1 keys.
 h_uniform = 0
 do for [i = 1:n_ctx] { h_uniform = h_uniform + log(i) / n_ctx }
 
@@ -87,7 +87,8 @@ marker(v) = (v eq "qknorm" ? 5 : (v eq "none" ? 9 : 7))
 name(v) = (v eq "qknorm" ? "QK-norm: rows of norm √d_k, learned multiplier s_h" \
     : (v eq "none" ? "no scale: logits = q·k" : "1/√d_k: logits = q·k/√d_k"))
 
-set multiplot title sprintf("A tiny transformer trained here (4 layers × 4 heads, d_k = %d, n = %d): the scores leave the random-init theory\n{/*0.8 means over the 16 heads of the fixed evaluation batch; scripts/train\\_tiny.py, docs/real-models.md}", dk, n_ctx)
+set multiplot title sprintf("A tiny transformer trained here (%d layers × %d heads, d_k = %d, n = %d): the scores leave the random-init theory\n{/*0.8 means over the %d heads of the fixed evaluation batch; scripts/train\\_tiny.py, docs/real-models.md}", \
+    n_layers, n_heads, dk, n_ctx, n_layers * n_heads)
 set xlabel "training step"
 set xrange [-s_max * 0.03 : s_max * 1.03]
 set grid xtics ytics lc rgb "#dddddd" lt 1
@@ -160,7 +161,7 @@ set lmargin at screen 0.45
 set rmargin at screen 0.99
 set key at screen 0.5, screen key_top / 2 left center
 plot -1 notitle, \
-     keyentry with filledcurves fc rgb "#888888" fs transparent solid 0.3 noborder title "(a) band: range over the 16 heads", \
+     keyentry with filledcurves fc rgb "#888888" fs transparent solid 0.3 noborder title sprintf("(a) band: range over the %d heads", n_layers * n_heads), \
      keyentry with lines lc rgb "#555555" dt 2 title sprintf("(a) init theory (d_k/9; d_k with QK-norm); (b) uniform causal attention, %.2f nats", h_uniform), \
      for [k = 1:(n_bound > 0 ? 1 : 0)] keyentry with lines lc rgb colour("qknorm") dt 2 title "(c) QK-norm bound max_h s_h d_k"
 

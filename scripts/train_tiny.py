@@ -86,7 +86,7 @@ LICENSES = ("GPL-3", "GPL-2", "LGPL-2.1", "Apache-2.0")
 LICENSE_DIR = "/usr/share/common-licenses"
 EVAL_BATCH = 2
 VARIANTS = ("sqrt", "none", "qknorm")
-STEPS_HEADER = ("variant,step,eval_loss,dk,raw_var_mean,raw_var_min,raw_var_max,"
+STEPS_HEADER = ("variant,step,eval_loss,layers,heads,n,dk,raw_var_mean,raw_var_min,raw_var_max,"
                 "raw_var_init_theory,entropy_mean,max_weight_mean,max_abs_logit,"
                 "logit_bound,sink_weight_max")
 STAT_NAMES = ("entropy", "entropy_norm", "max_weight", "sink_weight",
@@ -365,8 +365,9 @@ def write_tables(out, log):
             for e in r["evals"]:
                 st = {k: [x for lay in e["layers"] for x in lay[k]] for k in STAT_NAMES}
                 bound = max(st["scale"]) * d_k if v == "qknorm" else float("nan")
-                f.write("%s,%d,%.6g,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n" % (
-                    v, e["step"], e["eval_loss"], d_k, sum(st["raw_var"]) / len(st["raw_var"]),
+                f.write("%s,%d,%.6g,%d,%d,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n" % (
+                    v, e["step"], e["eval_loss"], len(e["layers"]), len(e["layers"][0]["entropy"]),
+                    log["config"]["context"], d_k, sum(st["raw_var"]) / len(st["raw_var"]),
                     min(st["raw_var"]), max(st["raw_var"]), theory,
                     sum(st["entropy"]) / len(st["entropy"]),
                     sum(st["max_weight"]) / len(st["max_weight"]),

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """scripts/train_tiny.py --quick: step 0 matches the random-init theory and
-training moves it away.
+training moves it away, and scripts/train_tiny.gp draws the run.
 
 Usage: train_tiny_test.py SOURCE_DIR
 
@@ -94,6 +94,28 @@ def head_variances(t):
     return np.array(vs)
 
 
+def render_figure(src, out, check):
+    """scripts/train_tiny.gp on this run's steps.csv: exit 0, nothing on
+    stderr (gnuplot's warnings exit 0), a PNG of the promised 1500 x 620
+    and over 5 KB (an empty frame is 3-4 KB), as tests/gnuplot checks the
+    other figure scripts."""
+    png = os.path.join(out, "train_tiny.png")
+    try:
+        with open(os.path.join(out, "steps.csv")) as f:
+            r = subprocess.run(["gnuplot", "-e", "out='%s'" % png,
+                                os.path.join(src, "scripts", "train_tiny.gp")],
+                               stdin=f, capture_output=True, text=True)
+    except FileNotFoundError:
+        check(False, "gnuplot not found: apt-get install gnuplot-nox (scripts/setup.sh installs it)")
+        return
+    data = open(png, "rb").read() if os.path.exists(png) else b""
+    size = struct.unpack(">II", data[16:24]) if len(data) >= 24 else None
+    check(r.returncode == 0 and r.stderr == "" and data[:8] == b"\x89PNG\r\n\x1a\n"
+          and size == (1500, 620) and len(data) > 5000,
+          "train_tiny.gp: exit %d, stderr %r, %d bytes, IHDR %s"
+          % (r.returncode, r.stderr.strip()[:200], len(data), size))
+
+
 def main():
     src = sys.argv[1]
     failures = []
@@ -113,6 +135,7 @@ def main():
         with open(os.path.join(out, "log.json")) as f:
             log = json.load(f)
         last = log["config"]["steps"]
+        render_figure(src, out, check)
         files = {}
         for v in ("sqrt", "none", "qknorm"):
             for step in (0, last):
