@@ -53,8 +53,9 @@ write_safetensors below from the format's spec, F32, little-endian):
                          weight, the largest max_abs_logit, the QK-norm bound
                          max_h s_h d_k (nan otherwise), the largest
                          sink_weight (scripts/train_tiny.gp plots it)
-The per-head statistics are computed in torch (float64) from the full causal
-weight matrix of the evaluation batch, averaged over its batch entries:
+The per-head statistics are computed in torch, in float64 from the saved
+float32 q, k and multiplier (so the files reproduce them), through the full
+causal weight matrix of the evaluation batch, averaged over its batch entries:
   entropy        nats, mean over query rows of -sum p log p (visible keys)
   entropy_norm   entropy / ln(keys seen), mean over rows with >= 2 keys
   max_weight     mean over rows of max_j p_ij
@@ -136,8 +137,7 @@ class Attention(nn.Module):
     are rescaled to norm sqrt(d_k) before the product, so a hook on q_proj
     sees the pre-norm q), and scale() (the multiplier per head, a tensor).
     With capture = True, forward keeps self.q, self.k (batch x heads x n x
-    d_k, what the product uses, detached) and self.logits (batch x heads x n
-    x n, multiplier included, masked entries -inf).
+    d_k, what the product uses, detached).
     """
 
     def __init__(self, d_model, n_heads, variant):
@@ -174,7 +174,7 @@ class Attention(nn.Module):
         mask = torch.ones(n, n, dtype=torch.bool, device=x.device).triu(1)
         logits = logits.masked_fill(mask, float("-inf"))
         if self.capture:
-            self.q, self.k, self.logits = q.detach(), k.detach(), logits.detach()
+            self.q, self.k = q.detach(), k.detach()
         y = torch.softmax(logits, dim=-1) @ v
         return self.o_proj(y.transpose(1, 2).reshape(b, n, d))
 
@@ -242,11 +242,15 @@ def eval_batch(val, context):
 
 # ---------------------------------------------------------------- statistics
 def head_stats(attn):
-    """Per-head statistics (dict of lists over heads) of a captured forward,
-    float64, from the full weight matrix; means over the batch entries."""
+    """Per-head statistics (dict of lists over heads) of a captured forward:
+    from the saved float32 q, k and multiplier, in float64 (so the files
+    reproduce them), through the full causal weight matrix; means over the
+    batch entries (max_abs_logit: the largest)."""
     q, k = attn.q.double(), attn.k.double()
-    logits = attn.logits.double()
     b, h, n, _ = q.shape
+    s = q @ k.transpose(-2, -1)
+    mask = torch.ones(n, n, dtype=torch.bool).triu(1)
+    logits = (s * attn.scale().double().view(1, -1, 1, 1)).masked_fill(mask, float("-inf"))
     p = torch.softmax(logits, dim=-1)
     plogp = torch.where(p > 0, p * torch.log(p), torch.zeros_like(p))
     ent = -plogp.sum(-1)                                  # b h n
@@ -255,7 +259,6 @@ def head_stats(attn):
     ent_norm = (ent[..., rows] / torch.log(seen[rows])).mean(-1)
     finite = torch.isfinite(logits)
     absl = torch.where(finite, logits.abs(), torch.zeros_like(logits))
-    s = q @ k.transpose(-2, -1)
     out = {
         "entropy": ent.mean(-1),
         "entropy_norm": ent_norm,
@@ -287,7 +290,7 @@ def evaluate(model, ex, ey):
         tensors["layer%d.k" % i] = a.k
         tensors["layer%d.scale" % i] = a.scale().detach()
         a.capture = False
-        del a.q, a.k, a.logits
+        del a.q, a.k
     model.train()
     return loss, layers, tensors
 

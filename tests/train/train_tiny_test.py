@@ -116,6 +116,29 @@ def render_figure(src, out, check):
           % (r.returncode, r.stderr.strip()[:200], len(data), size))
 
 
+def file_stats(t, layer):
+    """Per-head entropy, max weight, sink weight, max |logit| and Var(q.k)
+    of one layer, from the file alone (numpy, float64): the definitions of
+    scripts/train_tiny.py's log, written again."""
+    q, k, c = t["layer%d.q" % layer], t["layer%d.k" % layer], t["layer%d.scale" % layer]
+    n = q.shape[2]
+    s = q @ np.swapaxes(k, -1, -2)
+    z = s * c[None, :, None, None]
+    visible = np.tril(np.ones((n, n), dtype=bool))
+    z = np.where(visible, z, -np.inf)
+    p = np.exp(z - z.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ent = -np.where(p > 0, p * np.log(p), 0.0).sum(-1)
+    return {
+        "entropy": ent.mean(-1).mean(0),
+        "max_weight": p.max(-1).mean(-1).mean(0),
+        "sink_weight": p[..., 0].mean(-1).mean(0),
+        "max_abs_logit": np.where(visible, np.abs(z), 0.0).max((-1, -2)).max(0),
+        "raw_var": s.reshape(s.shape[0], s.shape[1], -1).var(-1, ddof=1).mean(0),
+    }
+
+
 def main():
     src = sys.argv[1]
     failures = []
@@ -163,6 +186,23 @@ def main():
               % (v, last, d.mean(), e0.mean(), tstat))
         check(bool(np.all(np.isfinite(log["variants"][v]["loss"]))), "%s: finite losses" % v)
 
+    # The log's numbers (docs/real-models.md quotes them) from the files:
+    # both float64 from the same float32 q, k and multiplier, other
+    # summation orders; 1e-9 relative leaves ~1e4 of rounding room and
+    # still fails any other definition (ddof, mask, multiplier, mean/max).
+    worst = 0.0
+    for v in ("sqrt", "none", "qknorm"):
+        evals = {e["step"]: e for e in log["variants"][v]["evals"]}
+        for step in (0, last):
+            for layer, logged in enumerate(evals[step]["layers"]):
+                mine = file_stats(files[v, step], layer)
+                for name, val in mine.items():
+                    rel = np.abs(val - np.array(logged[name])) / np.maximum(np.abs(val), 1e-300)
+                    if rel.max() > worst:
+                        worst, where = rel.max(), "%s step %d layer %d %s: file %r log %r" % (
+                            v, step, layer, name, val.tolist(), logged[name])
+    check(worst <= 1e-9, "log.json's statistics from the files: worst relative difference %.2g%s"
+          % (worst, "" if worst <= 1e-9 else " at " + where))
     same = all(np.array_equal(files["sqrt", 0]["layer0." + x], files["none", 0]["layer0." + x])
                for x in ("q", "k"))
     check(same, "sqrt and none: identical layer-0 Q, K at step 0 (same seed)")
