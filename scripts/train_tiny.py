@@ -135,7 +135,9 @@ class Attention(nn.Module):
     d_model -> d_model, no bias; head h is output columns h d_k .. (h+1) d_k),
     n_heads, d_k, qk_norm (True for the qknorm variant: the rows q_proj gives
     are rescaled to norm sqrt(d_k) before the product, so a hook on q_proj
-    sees the pre-norm q), and scale() (the multiplier per head, a tensor).
+    sees the pre-norm q), hook_q and hook_k (nn.Identity modules whose
+    forward hooks see the q, k the product uses, batch x heads x n x d_k),
+    and scale() (the multiplier per head, a tensor of n_heads).
     With capture = True, forward keeps self.q, self.k (batch x heads x n x
     d_k, what the product uses, detached).
     """
@@ -151,6 +153,10 @@ class Attention(nn.Module):
         self.o_proj = nn.Linear(d_model, d_model, bias=False)
         if self.qk_norm:
             self.log_scale = nn.Parameter(torch.full((n_heads,), -0.5 * math.log(self.d_k)))
+        # Hook points (as TransformerLens's): identities the q and k the
+        # product uses pass through, batch x heads x n x d_k, so a forward
+        # hook on them sees the post-QK-norm rows a hook on q_proj cannot.
+        self.hook_q, self.hook_k = nn.Identity(), nn.Identity()
         self.capture = False
 
     def scale(self):
@@ -170,6 +176,7 @@ class Attention(nn.Module):
             r = math.sqrt(self.d_k)
             q = r * F.normalize(q, dim=-1, eps=1e-6)
             k = r * F.normalize(k, dim=-1, eps=1e-6)
+        q, k = self.hook_q(q), self.hook_k(k)
         logits = (q @ k.transpose(-2, -1)) * self.scale().to(x.dtype).view(1, -1, 1, 1)
         mask = torch.ones(n, n, dtype=torch.bool, device=x.device).triu(1)
         logits = logits.masked_fill(mask, float("-inf"))

@@ -139,6 +139,35 @@ def file_stats(t, layer):
     }
 
 
+def check_hooks(src, check):
+    """The attributes a monitor hooks (sdpa_var.monitor: q_proj, k_proj as
+    nn.Linear, n_heads) and the hook points hook_q, hook_k: forward hooks
+    see q_proj's b x n x d_model output and hook_q's b x heads x n x d_k
+    rows (QK-norm: of norm sqrt(d_k)), the latter equal to what a capture
+    keeps."""
+    import importlib.util
+    import torch
+    spec = importlib.util.spec_from_file_location("train_tiny", os.path.join(src, "scripts", "train_tiny.py"))
+    tt = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tt)
+    torch.manual_seed(0)
+    model = tt.TinyGPT(vocab=50, context=16, n_layers=2, n_heads=4, d_model=128, variant="qknorm")
+    attn = model.blocks[1].attn
+    seen = {}
+    attn.q_proj.register_forward_hook(lambda m, i, o: seen.__setitem__("q_proj", o.detach()))
+    attn.hook_q.register_forward_hook(lambda m, i, o: seen.__setitem__("hook_q", o.detach()))
+    attn.capture = True
+    with torch.no_grad():
+        model(torch.randint(50, (3, 16)))
+    ok = (isinstance(attn.q_proj, torch.nn.Linear) and isinstance(attn.k_proj, torch.nn.Linear)
+          and attn.n_heads == 4 and tuple(seen["q_proj"].shape) == (3, 16, 128)
+          and tuple(seen["hook_q"].shape) == (3, 4, 16, 32)
+          and torch.equal(seen["hook_q"], attn.q)
+          and torch.allclose(seen["hook_q"].norm(dim=-1), torch.tensor(32.0).sqrt()))
+    check(ok, "hooks: q_proj %s, hook_q %s equal to the capture, rows of norm sqrt(d_k)"
+          % (tuple(seen["q_proj"].shape), tuple(seen["hook_q"].shape)))
+
+
 def main():
     src = sys.argv[1]
     failures = []
@@ -203,6 +232,7 @@ def main():
                             v, step, layer, name, val.tolist(), logged[name])
     check(worst <= 1e-9, "log.json's statistics from the files: worst relative difference %.2g%s"
           % (worst, "" if worst <= 1e-9 else " at " + where))
+    check_hooks(src, check)
     same = all(np.array_equal(files["sqrt", 0]["layer0." + x], files["none", 0]["layer0." + x])
                for x in ("q", "k"))
     check(same, "sqrt and none: identical layer-0 Q, K at step 0 (same seed)")
