@@ -70,9 +70,6 @@ def head_stats(qh, kh, vh=None, scale=None, causal=False, ddof=0):
     return out
 
 
-# Statistics lib16 adds to the engine (NAN on the py17 branch until merge).
-
-
 def compare(chk, what, s, ref, b, h):
     """Every statistic of ref against s (a Stats) at (b, h)."""
     for name, want in ref.items():
