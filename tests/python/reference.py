@@ -22,11 +22,13 @@ class Checker:
                 % (got, want, abs(got - want) / abs(want) if want else abs(got - want)))
 
     def ok(self, cond, what, detail=""):
+        """Counts one check; returns cond."""
         if cond:
             self.passed += 1
         else:
             self.failed += 1
             print("FAIL %s: %s" % (what, detail), file=sys.stderr)
+        return bool(cond)
 
     def done(self):
         print("%s: %d passed, %d failed" % (self.name, self.passed, self.failed))
