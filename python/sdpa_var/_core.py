@@ -204,7 +204,6 @@ def _collect(spec, arrays, trials, qd, scale, pool):
     scale_name = None if scale is None else repr(float(scale)).encode()
     shape = (qd[0], qd[1])
     values, config = {}, {}
-    names = [c.name for c in cols if c.type != L.SV_VALUE_TEXT]
     if pool != "all":
         per = {c.name: [] for c in cols}
         for t in range(spec.trials):
@@ -218,13 +217,10 @@ def _collect(spec, arrays, trials, qd, scale, pool):
             for c in cols:
                 per[c.name].append(c.value(view))
         for c in cols:
-            if c.type == L.SV_VALUE_TEXT:
-                vals = per[c.name]
-                if all(x.isdigit() for x in vals):
-                    values[c.name] = np.array([int(x) for x in vals]).reshape(shape)
-                    names.append(c.name)
-                else:
-                    config[c.name] = vals[0]
+            if c.type == L.SV_VALUE_TEXT and c.flags & L.SV_COLUMN_CONFIG:
+                config[c.name] = per[c.name][0]  # the same in every row: scale
+            elif c.type == L.SV_VALUE_TEXT:  # kv_head: an index, "all" only when pooled
+                values[c.name] = np.array([int(x) for x in per[c.name]]).reshape(shape)
             else:
                 dt = np.float64 if c.type == L.SV_VALUE_REAL else np.uint64
                 values[c.name] = np.array(per[c.name], dtype=dt).reshape(shape)
@@ -236,7 +232,7 @@ def _collect(spec, arrays, trials, qd, scale, pool):
         view = _row(spec, summ.mean, scale_name, summary=summ)
         for c in cols:
             x = c.value(view)
-            if c.type == L.SV_VALUE_TEXT:
+            if c.type == L.SV_VALUE_TEXT and c.flags & L.SV_COLUMN_CONFIG:
                 config.setdefault(c.name, x)
             pooled[c.name] = x
     order = [c.name for c in cols if c.name in values]
