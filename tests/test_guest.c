@@ -28,6 +28,7 @@ static void test_version(void)
     CHECK(sv_struct_size("sv_summary") == sizeof(sv_summary));
     CHECK(sv_struct_size("sv_summary_acc") == sizeof(sv_summary_acc));
     CHECK(sv_struct_size("sv_partial") == sizeof(sv_partial));
+    CHECK(sv_struct_size("sv_var_spread") == sizeof(sv_var_spread));
     CHECK(sv_struct_size("sv_exec") == sizeof(sv_exec));
     CHECK(sv_struct_size("sv_taps") == sizeof(sv_taps));
     CHECK(sv_struct_size("sv_row_view") == sizeof(sv_row_view));

@@ -65,32 +65,39 @@ def _summary(spec, trials, observed=math.nan):
     return st, out if st == L.SV_OK else None
 
 
-def _plugin(spec, stats):
-    """The plug-in spec of measured Q, K (sv_theory_plugin_spec), or None
-    when the library does not have it yet or it does not apply."""
-    f = L.optional["sv_theory_plugin_spec"]
-    if f is None:
-        return None
-    out = L.sv_spec()
-    if f(ctypes.byref(spec), ctypes.byref(stats), ctypes.byref(out)) != L.SV_OK:
-        return None
-    return out
+def _plugin(spec, stats, summ):
+    """The plug-in theory of a per-head or pooled row, as the CLI's
+    (src/cli/run.c plugin()): returns the spec the row view reads, @p spec
+    with the measured moments of @p stats (sv_theory_plugin_spec), and
+    writes its theory (sv_theory_spec, sv_theory_scale) into @p summ; NAN
+    theory and @p spec itself when there is none."""
+    plug = L.sv_spec()
+    if L.lib.sv_theory_plugin_spec(ctypes.byref(spec), ctypes.byref(stats),
+                                   ctypes.byref(plug)) == L.SV_OK \
+            and L.lib.sv_theory_spec(ctypes.byref(plug), ctypes.byref(summ.raw_theory)) == L.SV_OK:
+        summ.scaled_theory = summ.raw_theory
+        if L.lib.sv_theory_scale(ctypes.byref(plug), ctypes.byref(summ.scaled_theory)) == L.SV_OK:
+            return plug
+    summ.raw_theory = summ.scaled_theory = _NAN_THEORY
+    return L.sv_spec.from_buffer_copy(spec)
 
 
-def _row(spec, trials, scale_name, head=None):
-    """A row view over the summary of @p trials: the plug-in theory when the
-    library gives one, else @p spec's."""
-    one = L.sv_spec.from_buffer_copy(spec)
-    one.trials = len(trials)
-    st, summ = _summary(one, trials)
-    if st != L.SV_OK:
-        _fail(st, "summary")
-    plug = _plugin(one, summ.mean)
-    if plug is not None:
-        plug.trials = len(trials)
-        st2, s2 = _summary(plug, trials)
-        if st2 == L.SV_OK:
-            one, summ = plug, s2
+_NAN_THEORY = L.sv_theory(*([math.nan] * 11 + [0]))
+
+
+def _row(spec, stats, scale_name, head=None, summary=None):
+    """A row view as the CLI's per-head rows (src/cli/run.c head_row):
+    per head (@p summary None) a summary holding only @p stats as its mean;
+    the pooled row (@p stats the mean of @p summary) the summary of all
+    trials. Either way with the plug-in theory of @p stats."""
+    if summary is not None:
+        summ = L.sv_summary.from_buffer_copy(summary)
+    else:
+        summ = L.sv_summary()
+        summ.mean = stats
+        summ.scale = L.lib.sv_spec_scale(ctypes.byref(spec))
+        summ.qk_radius = summ.observed = summ.raw_var_cdf_observed = math.nan
+    one = _plugin(spec, summ.mean, summ)
     view = L.sv_row_view()
     view.spec = ctypes.pointer(one)
     view.scale_name = scale_name
@@ -192,12 +199,11 @@ def stats(q, k, v=None, *, scale=None, causal=False, layout="bhnd", pool="heads"
 
 
 def _collect(spec, arrays, trials, qd, scale, pool):
-    cols, _ = _columns.per_head()
+    cols = _columns.per_head()
     cols = [c for c in cols if c.name not in ("batch", "head")]
     scale_name = None if scale is None else repr(float(scale)).encode()
     shape = (qd[0], qd[1])
     values, config = {}, {}
-    names = [c.name for c in cols if c.type != L.SV_VALUE_TEXT]
     if pool != "all":
         per = {c.name: [] for c in cols}
         for t in range(spec.trials):
@@ -207,26 +213,26 @@ def _collect(spec, arrays, trials, qd, scale, pool):
                                        ctypes.byref(head))
             if st != L.SV_OK:
                 _fail(st, "q, k")
-            view = _row(spec, (L.sv_trial_stats * 1)(trials[t]), scale_name, head)
+            view = _row(spec, trials[t], scale_name, head)
             for c in cols:
                 per[c.name].append(c.value(view))
         for c in cols:
-            if c.type == L.SV_VALUE_TEXT:
-                vals = per[c.name]
-                if all(x.isdigit() for x in vals):
-                    values[c.name] = np.array([int(x) for x in vals]).reshape(shape)
-                    names.append(c.name)
-                else:
-                    config[c.name] = vals[0]
+            if c.type == L.SV_VALUE_TEXT and c.flags & L.SV_COLUMN_CONFIG:
+                config[c.name] = per[c.name][0]  # the same in every row: scale
+            elif c.type == L.SV_VALUE_TEXT:  # kv_head: an index, "all" only when pooled
+                values[c.name] = np.array([int(x) for x in per[c.name]]).reshape(shape)
             else:
                 dt = np.float64 if c.type == L.SV_VALUE_REAL else np.uint64
                 values[c.name] = np.array(per[c.name], dtype=dt).reshape(shape)
     pooled = {}
     if pool != "none":
-        view = _row(spec, trials, scale_name)
+        st, summ = _summary(spec, trials)
+        if st != L.SV_OK:
+            _fail(st, "summary")
+        view = _row(spec, summ.mean, scale_name, summary=summ)
         for c in cols:
             x = c.value(view)
-            if c.type == L.SV_VALUE_TEXT:
+            if c.type == L.SV_VALUE_TEXT and c.flags & L.SV_COLUMN_CONFIG:
                 config.setdefault(c.name, x)
             pooled[c.name] = x
     order = [c.name for c in cols if c.name in values]

@@ -8,9 +8,10 @@ as a path relative to this package, so no LD_LIBRARY_PATH is needed.
 
 Every struct here mirrors one in include/sdpa_var/*.h field by field (same
 order, same C types). At import the library's ABI version (sv_abi_version)
-must equal the one this package was configured with, and, when the library
-has sv_struct_size, each mirror's size must equal the C sizeof: a mismatch
-raises ImportError naming both values, never a silent misread.
+must equal the one this package was configured with, and each mirror's size
+must equal the C sizeof (sv_struct_size): a mismatch, or a library without
+one of the functions used here, raises ImportError naming both values, never
+a silent misread.
 """
 
 import ctypes
@@ -185,12 +186,9 @@ class sv_column(ctypes.Structure):
                 ("get", GETTER_FN)]
 
 
-# The mirrors sv_struct_size knows (design16.md), by C name.
-MIRRORS = {"sv_spec": sv_spec, "sv_array": sv_array, "sv_strided": sv_strided,
-           "sv_head": sv_head, "sv_trial_stats": sv_trial_stats,
-           "sv_summary": sv_summary, "sv_exec": sv_exec, "sv_taps": sv_taps,
-           "sv_row_view": sv_row_view, "sv_column": sv_column,
-           "sv_value": sv_value, "sv_theory": sv_theory}
+# Every mirror above, by C name: import checks each against sv_struct_size.
+MIRRORS = {name: t for name, t in globals().items()
+           if name.startswith("sv_") and isinstance(t, type) and issubclass(t, ctypes.Structure)}
 
 P = ctypes.POINTER
 
@@ -223,51 +221,43 @@ def _load():
         "sv_columns_count": (c_size, [c_int]),
         "sv_columns_get": (P(sv_column), [c_int, c_size]),
         "sv_dist_from_name": (c_int, [c_char_p, P(c_int)]),
-    }
-    for name, (res, args) in sigs.items():
-        f = getattr(lib, name)
-        f.restype, f.argtypes = res, args
-    # Declared by design16.md; added by a parallel change, so optional here.
-    optional = {
         "sv_version": (c_char_p, []),
         "sv_abi_version": (c_uint, []),
         "sv_struct_size": (c_size, [c_char_p]),
         "sv_theory_plugin_spec": (c_int, [P(sv_spec), P(sv_trial_stats), P(sv_spec)]),
+        "sv_theory_spec": (c_int, [P(sv_spec), P(sv_theory)]),
+        "sv_theory_scale": (c_int, [P(sv_spec), P(sv_theory)]),
+        "sv_spec_scale": (c_dbl, [P(sv_spec)]),
     }
-    have = {}
-    for name, (res, args) in optional.items():
-        try:
-            f = getattr(lib, name)
-        except AttributeError:
-            have[name] = None
-            continue
+    missing = [name for name in sigs if not hasattr(lib, name)]
+    if missing:
+        raise ImportError("sdpa_var: %s lacks %s: the library is older than this package "
+                          "(reinstall the package with its library)" % (path, ", ".join(missing)))
+    for name, (res, args) in sigs.items():
+        f = getattr(lib, name)
         f.restype, f.argtypes = res, args
-        have[name] = f
-    _check_abi(path, have)
-    return lib, have
+    _check_abi(path, lib)
+    return lib
 
 
-def _check_abi(path, have):
-    abi = have["sv_abi_version"]
-    if abi is not None and abi() != _config.ABI_VERSION:
+def _check_abi(path, lib):
+    abi = lib.sv_abi_version()
+    if abi != _config.ABI_VERSION:
         raise ImportError("sdpa_var: %s has ABI version %d, this package was configured for %d "
                           "(reinstall the package with its library)"
-                          % (path, abi(), _config.ABI_VERSION))
-    size = have["sv_struct_size"]
-    if size is None:
-        return
+                          % (path, abi, _config.ABI_VERSION))
     for cname, mirror in MIRRORS.items():
-        c = size(cname.encode())
+        c = lib.sv_struct_size(cname.encode())
         if c != ctypes.sizeof(mirror):
             raise ImportError("sdpa_var: sizeof(%s) is %d in %s but %d in the package's ctypes "
                               "mirror (_lib.py): library and package do not match"
                               % (cname, c, path, ctypes.sizeof(mirror)))
 
 
-lib, optional = _load()
+lib = _load()
 # An sv_source is a small struct of plain values and function pointers; the
-# package never reads it, so it is held as opaque bytes (generous).
-SOURCE_BYTES = 256
+# package never reads it, so it is held as opaque bytes of the C size.
+SOURCE_BYTES = lib.sv_struct_size(b"sv_source")
 
 
 def status_str(st):
@@ -276,6 +266,5 @@ def status_str(st):
 
 
 def version():
-    """sv_version() when the library has it, else the configured version."""
-    f = optional["sv_version"]
-    return f().decode() if f is not None else _config.VERSION
+    """The library's version, sv_version()."""
+    return lib.sv_version().decode()

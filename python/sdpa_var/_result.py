@@ -21,10 +21,12 @@ class Stats:
     columns: the value names in the CLI's column order; each is also an
              attribute: s.raw_entropy is values["raw_entropy"].
     values:  name -> numpy array of shape `shape` (float64 for REAL
-             columns, NAN where undefined; uint64 for COUNT columns).
+             columns, NAN where undefined; uint64 for COUNT columns; int64
+             for kv_head).
     pooled:  name -> value of the pooled row (all heads of all batches as
-             trials, as the CLI's row with head "all"); empty for a summary.
-    config:  the text columns (e.g. scale "sqrt"), name -> str.
+             trials, as the CLI's row with head "all"); empty for a summary
+             and for stats(pool="none").
+    config:  the text configuration columns (scale, e.g. "sqrt"), name -> str.
     units:   name -> unit as docs/columns.md gives it.
     """
 

@@ -3,7 +3,6 @@ naming the argument, never abort; and the library leaves the caller's
 thread settings alone (torch, OpenBLAS)."""
 
 import ctypes
-import sys
 
 import numpy as np
 import torch

@@ -3,7 +3,6 @@ sdpa_var.stats either returns numbers equal to numpy's from the full weight
 matrix or raises TypeError/ValueError; the interpreter never dies (a crash
 fails this test by its exit status)."""
 
-import math
 import warnings
 
 import numpy as np

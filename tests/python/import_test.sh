@@ -23,6 +23,25 @@ sed -i "s|^LIBRARY = \"|LIBRARY = \"$build/python/sdpa_var/|; s|^ABI_VERSION = .
     "$scratch/sdpa_var/_config.py"
 msg=$(PYTHONPATH=$scratch /usr/bin/python3 -c 'import sdpa_var' 2>&1 || true)
 case $msg in *ImportError*"ABI version"*999999*) ;; *) echo "FAIL: ABI mismatch: $msg"; fail=1 ;; esac
+# a mirror whose size differs from the library's: ImportError naming the struct
+abi=$(sed -n 's/^ABI_VERSION = //p' "$build/python/sdpa_var/_config.py")
+sed -i "s|^ABI_VERSION = .*|ABI_VERSION = $abi|" "$scratch/sdpa_var/_config.py"
+sed -i 's|("kv_head", c_size)\]|("kv_head", c_size), ("extra", c_size)]|' \
+    "$scratch/sdpa_var/_lib.py"
+msg=$(PYTHONPATH=$scratch /usr/bin/python3 -c 'import sdpa_var' 2>&1 || true)
+case $msg in
+*ImportError*"sizeof(sv_head) is 24"*"but 32"*) ;;
+*) echo "FAIL: size mismatch: $msg"; fail=1 ;;
+esac
+cp "$build/python/sdpa_var/_lib.py" "$scratch/sdpa_var/_lib.py"
+# a library without the package's functions (libm): ImportError naming them
+libm=$(ldd /usr/bin/python3 | awk '/libm\.so/ {print $3}')
+sed -i "s|^LIBRARY = .*|LIBRARY = \"$libm\"|" "$scratch/sdpa_var/_config.py"
+msg=$(PYTHONPATH=$scratch /usr/bin/python3 -c 'import sdpa_var' 2>&1 || true)
+case $msg in
+*ImportError*"lacks sv_status_str"*sv_struct_size*) ;;
+*) echo "FAIL: missing functions: $msg"; fail=1 ;;
+esac
 # a missing library: ImportError naming the path
 sed -i "s|^LIBRARY = .*|LIBRARY = \"/nonexistent/libsdpa_var.so.0.1\"|" "$scratch/sdpa_var/_config.py"
 msg=$(PYTHONPATH=$scratch /usr/bin/python3 -c 'import sdpa_var' 2>&1 || true)

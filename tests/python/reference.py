@@ -22,11 +22,13 @@ class Checker:
                 % (got, want, abs(got - want) / abs(want) if want else abs(got - want)))
 
     def ok(self, cond, what, detail=""):
+        """Counts one check; returns cond."""
         if cond:
             self.passed += 1
         else:
             self.failed += 1
             print("FAIL %s: %s" % (what, detail), file=sys.stderr)
+        return bool(cond)
 
     def done(self):
         print("%s: %d passed, %d failed" % (self.name, self.passed, self.failed))
@@ -68,9 +70,6 @@ def head_stats(qh, kh, vh=None, scale=None, causal=False, ddof=0):
         if vh is not None:
             out[tag + "_out_var"] = np.mean((p @ vh) ** 2)
     return out
-
-
-# Statistics lib16 adds to the engine (NAN on the py17 branch until merge).
 
 
 def compare(chk, what, s, ref, b, h):
