@@ -118,7 +118,8 @@ interrupt INT table 8
 "$BIN" --dk 1,512 --n 3000 --trials 20 --threads 1 -q --format jsonl | cat >"$tmp/pipe.out" &
 for i in $(seq 600); do
     [ "$(wc -l <"$tmp/pipe.out")" -ge 2 ] && break
-    pgrep -P $$ -x sdpa-var >/dev/null || break
+    # the job, not pgrep: under load sdpa-var may not have been exec'd yet
+    [ -n "$(jobs -rp)" ] || break
     sleep 0.1
 done
 running=$(pgrep -P $$ -x sdpa-var | head -1)
