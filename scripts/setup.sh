@@ -22,6 +22,7 @@ SV_TEST_PACKAGES=(
     python3
     python3-numpy    # the independent reference (tests/numpy)
     python3-torch    # PyTorch's attention as a second peer
+    python3-pandas   # sdpa_var Stats.to_pandas() (tests/python)
     gnuplot-nox      # renders the figures from our CSV
     jq               # checks the JSON output
     dpkg-dev         # dpkg-shlibdeps for CPack's .deb

@@ -88,4 +88,8 @@ chk.close("pooled raw_var", s.pooled["raw_var"], s.raw_var.mean(), rel=1e-14)
 d = s.to_dict(prefix="layer0")
 chk.ok(d["layer0/batch1/head2/raw_entropy"] == s.raw_entropy[1, 2], "to_dict key",
        str(list(d)[:3]))
+# to_pandas: python3-pandas (a test package); one row per head, then "all"
+df = s.to_pandas()
+chk.ok(df.shape[0] == 2 * 3 + 1 and df.loc[("1", "2"), "raw_entropy"] == s.raw_entropy[1, 2] and
+       df.loc[("all", "all"), "raw_var"] == s.pooled["raw_var"], "to_pandas", repr(df.iloc[:, :3]))
 chk.done()
