@@ -242,6 +242,25 @@ static double scale_for(const char *name, size_t d_k)
     return strtod(name, NULL); /* checked by options.c */
 }
 
+/* Whether the run of configuration c fits in physical memory, as
+ * cli_options_check_sizes asks of random draws (a sparse file, or one a
+ * few rows long with a wide d_k, asks for far more than its own size). */
+static int fits(const cli_options *opt, const cli_config *c, const char *qa, char *err,
+                size_t errlen)
+{
+    const double gib = 1024.0 * 1024.0 * 1024.0, mem = (double)cli_budget_physical();
+    const cli_output out = cli_options_plan(opt, CLI_FORMAT_CSV).out;
+    const double need =
+        CLI_RUN_BASE_BYTES + cli_budget_config_bytes(&out, &c->spec, c->engine_bytes);
+    if (need <= mem)
+        return 1;
+    return cli_fail(err, errlen,
+                    "%s: d_k=%zu n_q=%zu n_k=%zu, %llu (batch, head) pairs: the run needs %.3g "
+                    "GiB of memory; this machine has %.3g GiB",
+                    qa, c->spec.d_k, c->spec.n_q, c->spec.n_k, (unsigned long long)c->spec.trials,
+                    need / gib, mem / gib);
+}
+
 /* opt->configs from the files' sizes: one per --scale item. */
 static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_t errlen)
 {
@@ -275,6 +294,8 @@ static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_
             return cli_fail(err, errlen, "%s: d_k=%zu n_q=%zu n_k=%zu: %s%s%s", qa, s.d_k, s.n_q,
                             s.n_k, sv_status_str(st), field ? ": " : "", field ? field : "");
         c->spec = s;
+        if (!fits(opt, c, qa, err, errlen))
+            return 0;
     }
     if (st != SV_OK) /* the checks above leave none: say it anyway */
         return cli_fail(err, errlen, "%s: shapes do not match: %s", qa, sv_status_str(st));
@@ -394,11 +415,10 @@ int cli_tensors_open(cli_tensors *t, cli_options *opt, char *err, size_t errlen)
         if (opt->layout_bnhd)
             to_bhnd(arr[i]);
     }
-    int ok = shapes(t, opt->base.causal, err, errlen);
+    /* the sizes before the finite scan, which reads every byte */
+    int ok = shapes(t, opt->base.causal, err, errlen) && make_configs(t, opt, err, errlen);
     for (int i = 0; ok && i < 3; i++)
         ok = !t->file[i].arg || finite(&t->file[i], arr[i], err, errlen);
-    if (ok)
-        ok = make_configs(t, opt, err, errlen);
     if (!ok)
         cli_tensors_close(t);
     return ok;

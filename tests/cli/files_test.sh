@@ -158,6 +158,9 @@ np.save("obj.npy", np.array([[1, "a"]], dtype=object), allow_pickle=True)
 np.save("cplx.npy", np.ones((4, 8), np.complex128))
 npy("huge.npy", "<f8", (2**40, 2**40))
 npy("big.npy", "<f4", (2**31, 2**20))
+npy("wide.npy", "<f2", (64, 2**30), b"")  # a sparse 128 GiB file: its rows need 0.5 TiB
+with open("wide.npy", "r+b") as f:
+    f.truncate(f.seek(0, 2) + 64 * 2**30 * 2)
 raw = open("q.npy", "rb").read()
 open("hlen.npy", "wb").write(raw[:8] + struct.pack("<H", 60000) + raw[10:])
 open("magic.npy", "wb").write(b"\x93NUMPZ" + raw[6:])
@@ -180,6 +183,9 @@ runtime_error "huge.npy: the byte size of the shape (1099511627776, 109951162777
     --q huge.npy --k k.npy
 runtime_error "big.npy: truncated: shape (2147483648, 1048576) of '<f4' needs * bytes of data, the file has 64" \
     --q big.npy --k k.npy
+runtime_error "wide.npy: d_k=1073741824 n_q=64 n_k=64, 1 (batch, head) pairs: the run needs * GiB of memory; this machine has * GiB" \
+    --q wide.npy --k wide.npy
+rm -f wide.npy
 runtime_error "hlen.npy: header of 60000 bytes runs past the end of the file *" --q hlen.npy --k k.npy
 runtime_error "magic.npy: not a .npy or .safetensors file *" --q magic.npy --k k.npy
 runtime_error "int.safetensors: tensor 'q': dtype I32 is not F16, BF16, F32 or F64" --q int.safetensors --k k.npy
