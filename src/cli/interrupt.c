@@ -48,6 +48,16 @@ static void on_signal(int sig)
     pending = sig;
 }
 
+void cli_interrupt_abandon(void)
+{
+    static const char erase[] = "\r\033[K";
+    if (progress_showing)
+        write_all(STDERR_FILENO, erase, sizeof erase - 1);
+    int expect = COMPUTING;
+    if (atomic_compare_exchange_strong(&state, &expect, HANDLED))
+        write_all(STDOUT_FILENO, tail, tail_len);
+}
+
 void cli_interrupt_begin(void)
 {
     pending = 0;

@@ -36,6 +36,14 @@ void cli_interrupt_set_tail(const char *tail, size_t len);
 void cli_interrupt_enter_write(void);
 void cli_interrupt_leave_write(void);
 
+/* For the handler of a signal that ends the run with its own line (the
+ * SIGBUS of a file cut short, tensor_input.c): erases the progress line
+ * and, when no write to stdout is under way, writes the committed
+ * output's tail, so the rows already out stay whole and a JSON document
+ * closed, as after an interrupt. Async-signal-safe; the caller then
+ * writes its line and calls _exit. */
+void cli_interrupt_abandon(void);
+
 /* The signal caught while writing, or 0. */
 int cli_interrupt_pending(void);
 

@@ -129,9 +129,7 @@ static int run_files(cli_options *o, cli_format format)
     }
     cli_plan plan = cli_options_plan(o, format);
     plan.arrays = &t.arrays;
-    cli_tensors_guard_begin(&t);
     const int status = cli_run(&plan);
-    cli_tensors_guard_end();
     cli_tensors_close(&t);
     return status;
 }

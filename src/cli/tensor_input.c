@@ -6,6 +6,9 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,6 +16,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "interrupt.h"
 
 /* What a file that is not a regular one is, for the message. */
 static const char *file_kind(mode_t m)
@@ -25,14 +29,17 @@ static const char *file_kind(mode_t m)
                          : "not a regular file";
 }
 
-/* FILE[:NAME] -> f->path and f->name (tensor_input.h's rule). */
-static int split_arg(cli_tensor_file *f, char *err, size_t errlen)
+/* FILE[:NAME] -> f->path and f->name (tensor_input.h's rule); option:
+ * "--q", "--k" or "--v", for an empty argument. */
+static int split_arg(cli_tensor_file *f, const char *option, char *err, size_t errlen)
 {
     struct stat st;
     char q[80];
     const char *colon = strrchr(f->arg, ':');
     size_t len = strlen(f->arg);
     int saved = 0;
+    if (len == 0)
+        return cli_fail(err, errlen, "%s: '' is not a file name", option);
     if (stat(f->arg, &st) != 0) {
         saved = errno;
         if (colon)
@@ -45,6 +52,9 @@ static int split_arg(cli_tensor_file *f, char *err, size_t errlen)
     f->path[len] = '\0';
     if (saved && colon && stat(f->path, &st) == 0) {
         f->name = colon + 1;
+        if (!*f->name) /* else "FILE:" would read as FILE's only tensor */
+            return cli_fail(err, errlen, "%s: no tensor name after the ':'",
+                            cli_quote(q, sizeof q, f->arg));
         return 1;
     }
     if (saved)
@@ -149,20 +159,20 @@ static double entry(const sv_array *a, const size_t *index)
     for (int i = 0; i < a->ndim; i++)
         p += (ptrdiff_t)index[i] * a->strides[i];
     static const size_t size[SV_DTYPES] = {8, 4, 2, 2};
-    unsigned char b[8];
+    unsigned char b[8] = {0};
     const size_t n = size[a->dtype];
     for (size_t i = 0; i < n; i++)
         b[i] = a->byte_swapped ? p[n - 1 - i] : p[i];
-    uint64_t u = 0;
-    memcpy(&u, b, n); /* little-endian machine: the low bytes */
     if (a->dtype == SV_DTYPE_FLOAT64 || a->dtype == SV_DTYPE_FLOAT32) {
         double d;
         float f;
         return a->dtype == SV_DTYPE_FLOAT64 ? (memcpy(&d, b, 8), d) : (memcpy(&f, b, 4), f);
     }
+    uint16_t u; /* the half's bits in the machine's order, any byte order */
+    memcpy(&u, b, 2);
     const int neg = (u >> 15) & 1;
-    const uint64_t exp_all = a->dtype == SV_DTYPE_FLOAT16 ? 0x7c00 : 0x7f80;
-    const uint64_t man = a->dtype == SV_DTYPE_FLOAT16 ? 0x03ff : 0x007f;
+    const unsigned exp_all = a->dtype == SV_DTYPE_FLOAT16 ? 0x7c00 : 0x7f80;
+    const unsigned man = a->dtype == SV_DTYPE_FLOAT16 ? 0x03ff : 0x007f;
     if ((u & exp_all) != exp_all)
         return 0.0;
     return (u & man) ? NAN : neg ? -INFINITY : INFINITY;
@@ -232,6 +242,25 @@ static double scale_for(const char *name, size_t d_k)
     return strtod(name, NULL); /* checked by options.c */
 }
 
+/* Whether the run of configuration c fits in physical memory, as
+ * cli_options_check_sizes asks of random draws (a sparse file, or one a
+ * few rows long with a wide d_k, asks for far more than its own size). */
+static int fits(const cli_options *opt, const cli_config *c, const char *qa, char *err,
+                size_t errlen)
+{
+    const double gib = 1024.0 * 1024.0 * 1024.0, mem = (double)cli_budget_physical();
+    const cli_output out = cli_options_plan(opt, CLI_FORMAT_CSV).out;
+    const double need =
+        CLI_RUN_BASE_BYTES + cli_budget_config_bytes(&out, &c->spec, c->engine_bytes);
+    if (need <= mem)
+        return 1;
+    return cli_fail(err, errlen,
+                    "%s: d_k=%zu n_q=%zu n_k=%zu, %llu (batch, head) pairs: the run needs %.3g "
+                    "GiB of memory; this machine has %.3g GiB",
+                    qa, c->spec.d_k, c->spec.n_q, c->spec.n_k, (unsigned long long)c->spec.trials,
+                    need / gib, mem / gib);
+}
+
 /* opt->configs from the files' sizes: one per --scale item. */
 static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_t errlen)
 {
@@ -265,15 +294,108 @@ static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_
             return cli_fail(err, errlen, "%s: d_k=%zu n_q=%zu n_k=%zu: %s%s%s", qa, s.d_k, s.n_q,
                             s.n_k, sv_status_str(st), field ? ": " : "", field ? field : "");
         c->spec = s;
+        if (!fits(opt, c, qa, err, errlen))
+            return 0;
     }
     if (st != SV_OK) /* the checks above leave none: say it anyway */
         return cli_fail(err, errlen, "%s: shapes do not match: %s", qa, sv_status_str(st));
     return 1;
 }
 
+/* --- SIGBUS: a file cut short while it is mapped --------------------------- */
+
+/* Each mapped file's address range and its line: the handler names the
+ * file that the faulting address lies in (every mapped file when it lies
+ * in none). Set before the handler is installed, read only by it. */
+static struct {
+    uintptr_t begin, end;
+    char line[160];
+    size_t line_len;
+} bus_file[3];
+static char bus_all[512];
+static size_t bus_all_len;
+static atomic_flag bus_taken = ATOMIC_FLAG_INIT;
+static struct sigaction bus_old;
+static int bus_installed;
+
+static void bus_write(const char *p, size_t n)
+{
+    while (n > 0) {
+        const ssize_t w = write(STDERR_FILENO, p, n);
+        if (w <= 0)
+            return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* write(2), _exit(2), pause(2) and a lock-free flag: async-signal-safe.
+ * Only the first thread to fault writes; the others wait for its _exit. */
+static void on_sigbus(int sig, siginfo_t *info, void *context)
+{
+    (void)sig;
+    (void)context;
+    if (atomic_flag_test_and_set(&bus_taken))
+        for (;;)
+            pause();
+    cli_interrupt_abandon(); /* the rows already out stay whole, JSON closed */
+    const uintptr_t at = info ? (uintptr_t)info->si_addr : 0;
+    for (int i = 0; i < 3; i++)
+        if (bus_file[i].line_len && at >= bus_file[i].begin && at < bus_file[i].end) {
+            bus_write(bus_file[i].line, bus_file[i].line_len);
+            _exit(CLI_EXIT_RUNTIME);
+        }
+    bus_write(bus_all, bus_all_len);
+    _exit(CLI_EXIT_RUNTIME);
+}
+
+/* File i of t is mapped: its line, the line naming all, the handler. */
+static void guard_add(const cli_tensors *t, int i)
+{
+    char q[80];
+    const cli_tensor_file *f = &t->file[i];
+    const int n = snprintf(bus_file[i].line, sizeof bus_file[i].line,
+                           "sdpa-var: %s: the file shrank while it was read (SIGBUS)\n",
+                           cli_quote(q, sizeof q, f->path));
+    bus_file[i].begin = (uintptr_t)f->map;
+    bus_file[i].end = (uintptr_t)f->map + f->len;
+    bus_file[i].line_len = n > 0 && (size_t)n < sizeof bus_file[i].line ? (size_t)n : 0;
+    size_t at = (size_t)snprintf(bus_all, sizeof bus_all, "sdpa-var: ");
+    for (int k = 0, first = 1; k < 3; k++)
+        if (t->file[k].map) {
+            at += (size_t)snprintf(bus_all + at, sizeof bus_all - at, "%s%s", first ? "" : ", ",
+                                   cli_quote(q, sizeof q, t->file[k].path));
+            first = 0;
+        }
+    at += (size_t)snprintf(bus_all + at, sizeof bus_all - at,
+                           ": a file shrank while it was read (SIGBUS)\n");
+    bus_all_len = at < sizeof bus_all ? at : 0;
+    if (bus_installed)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    bus_installed = sigaction(SIGBUS, &sa, &bus_old) == 0;
+}
+
+/* The handler found before guard_add back; no file mapped. */
+static void guard_end(void)
+{
+    if (bus_installed)
+        sigaction(SIGBUS, &bus_old, NULL);
+    bus_installed = 0;
+    memset(bus_file, 0, sizeof bus_file);
+    bus_all_len = 0;
+}
+
+/* --- opening and closing ------------------------------------------------------ */
+
 int cli_tensors_open(cli_tensors *t, cli_options *opt, char *err, size_t errlen)
 {
     static const cli_option_id ids[3] = {CLI_OPT_Q, CLI_OPT_K, CLI_OPT_V};
+    static const char *const options[3] = {"--q", "--k", "--v"};
     memset(t, 0, sizeof *t);
     sv_array *arr[3] = {&t->arrays.q, &t->arrays.k, &t->arrays.v};
     for (int i = 0; i < 3; i++) {
@@ -281,19 +403,22 @@ int cli_tensors_open(cli_tensors *t, cli_options *opt, char *err, size_t errlen)
         f->arg = opt->given[ids[i]] ? opt->arg[ids[i]] : NULL;
         if (!f->arg)
             continue;
-        if (!split_arg(f, err, errlen) || !map_file(f, err, errlen) ||
-            !parse_file(f, arr[i], err, errlen)) {
+        if (!split_arg(f, options[i], err, errlen) || !map_file(f, err, errlen)) {
+            cli_tensors_close(t);
+            return 0;
+        }
+        guard_add(t, i); /* parsing and the finite scan read the mapping too */
+        if (!parse_file(f, arr[i], err, errlen)) {
             cli_tensors_close(t);
             return 0;
         }
         if (opt->layout_bnhd)
             to_bhnd(arr[i]);
     }
-    int ok = shapes(t, opt->base.causal, err, errlen);
+    /* the sizes before the finite scan, which reads every byte */
+    int ok = shapes(t, opt->base.causal, err, errlen) && make_configs(t, opt, err, errlen);
     for (int i = 0; ok && i < 3; i++)
         ok = !t->file[i].arg || finite(&t->file[i], arr[i], err, errlen);
-    if (ok)
-        ok = make_configs(t, opt, err, errlen);
     if (!ok)
         cli_tensors_close(t);
     return ok;
@@ -301,6 +426,7 @@ int cli_tensors_open(cli_tensors *t, cli_options *opt, char *err, size_t errlen)
 
 void cli_tensors_close(cli_tensors *t)
 {
+    guard_end();
     for (int i = 0; i < 3; i++) {
         if (t->file[i].map)
             munmap(t->file[i].map, t->file[i].len);
@@ -308,51 +434,4 @@ void cli_tensors_close(cli_tensors *t)
         t->file[i].map = NULL;
         t->file[i].path = NULL;
     }
-}
-
-/* --- SIGBUS: a file cut short while it is mapped --------------------------- */
-
-static char bus_line[512];
-static size_t bus_len;
-static struct sigaction bus_old;
-static int bus_installed;
-
-static void on_sigbus(int sig)
-{
-    (void)sig;
-    const char *p = bus_line;
-    size_t n = bus_len;
-    while (n > 0) { /* write(2) and _exit(2) only: async-signal-safe */
-        const ssize_t w = write(STDERR_FILENO, p, n);
-        if (w <= 0)
-            break;
-        p += w;
-        n -= (size_t)w;
-    }
-    _exit(CLI_EXIT_RUNTIME);
-}
-
-void cli_tensors_guard_begin(const cli_tensors *t)
-{
-    char q[3][80] = {"", "", ""};
-    for (int i = 0; i < 3; i++)
-        if (t->file[i].path)
-            cli_quote(q[i], sizeof q[i], t->file[i].path);
-    const int n = snprintf(bus_line, sizeof bus_line,
-                           "sdpa-var: %s%s%s%s%s: a file changed (shorter) while it was read "
-                           "(SIGBUS)\n",
-                           q[0], q[1][0] ? ", " : "", q[1], q[2][0] ? ", " : "", q[2]);
-    bus_len = n > 0 && (size_t)n < sizeof bus_line ? (size_t)n : 0;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigbus;
-    sigemptyset(&sa.sa_mask);
-    bus_installed = sigaction(SIGBUS, &sa, &bus_old) == 0;
-}
-
-void cli_tensors_guard_end(void)
-{
-    if (bus_installed)
-        sigaction(SIGBUS, &bus_old, NULL);
-    bus_installed = 0;
 }

@@ -9,7 +9,8 @@
  *
  * FILE:NAME: an argument that names an existing file is that file, colons
  * and all; else the part before the LAST ':' must name one, and the part
- * after is the safetensors tensor (a .npy file holds one array). */
+ * after is the safetensors tensor (a .npy file holds one array); an empty
+ * NAME ("FILE:") is an error, not FILE's only tensor. */
 #ifndef SDPA_VAR_CLI_TENSOR_INPUT_H
 #define SDPA_VAR_CLI_TENSOR_INPUT_H
 
@@ -36,17 +37,16 @@ typedef struct cli_tensors {
  * remakes opt->configs (validated with the options' defaults) from them:
  * d_k, n_q, n_k and d_v from the shapes, trials = batch * heads_q, and
  * each --scale item for that d_k, each spec resolved and checked once.
+ * From the first mapping until cli_tensors_close, a file cut short under
+ * its mapping (SIGBUS, while parsing, scanning or running) ends the
+ * process with one line naming that file (write(2)) and status 1 (_exit),
+ * after closing committed JSON or table output (cli_interrupt_abandon).
  * @return 1; 0 with one line in err ("FILE: what is wrong", no program
  *         name) after closing what it opened. */
 int cli_tensors_open(cli_tensors *t, cli_options *opt, char *err, size_t errlen);
 
-/* Unmaps and frees; idempotent. */
+/* Restores the SIGBUS action cli_tensors_open found, unmaps and frees;
+ * idempotent. */
 void cli_tensors_close(cli_tensors *t);
-
-/* While the run reads the mappings: a file cut short under them raises
- * SIGBUS, whose handler writes one line naming the files (write(2)) and
- * leaves with status 1 (_exit). end restores the previous action. */
-void cli_tensors_guard_begin(const cli_tensors *t);
-void cli_tensors_guard_end(void);
 
 #endif

@@ -138,6 +138,127 @@ runtime_error "k_batch.npy: batch 1 differs from Q's 2 (q.npy)" --q q.npy --k k_
 runtime_error "k_batch.npy: batch x heads 1 x 2 differ from K's 2 x 2 (k.npy)" --q q.npy --k k.npy --v k_batch.npy
 "$PY" -c 'import numpy as n; n.save("k30.npy", n.ones((2, 2, 30, 8)))'
 runtime_error "--causal needs n_q = n_k: q.npy has 40 positions, k30.npy 30" --q q.npy --k k30.npy --causal
+# Hostile files: lying headers, other dtypes, safetensors tables that lie.
+"$PY" - <<'PYEOF'
+import json, struct
+import numpy as np
+rng = np.random.default_rng(161)
+k = np.load("k.npy")
+def npy(name, descr, shape, data=b"\0" * 64):
+    d = "{'descr': %r, 'fortran_order': False, 'shape': %r, }" % (descr, tuple(shape))
+    d += " " * (63 - (10 + len(d)) % 64) + "\n"
+    open(name, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(d)) + d.encode() + data)
+def st(name, table, data, size=None):
+    h = json.dumps(table).encode()
+    open(name, "wb").write(struct.pack("<Q", len(h) if size is None else size) + h + data)
+def ent(dtype, shape, b, e):
+    return {"dtype": dtype, "shape": list(shape), "data_offsets": [b, e]}
+np.save("int.npy", np.ones((4, 8), np.int32))
+np.save("obj.npy", np.array([[1, "a"]], dtype=object), allow_pickle=True)
+np.save("cplx.npy", np.ones((4, 8), np.complex128))
+npy("huge.npy", "<f8", (2**40, 2**40))
+npy("big.npy", "<f4", (2**31, 2**20))
+npy("wide.npy", "<f2", (64, 2**30), b"")  # a sparse 128 GiB file: its rows need 0.5 TiB
+with open("wide.npy", "r+b") as f:
+    f.truncate(f.seek(0, 2) + 64 * 2**30 * 2)
+raw = open("q.npy", "rb").read()
+open("hlen.npy", "wb").write(raw[:8] + struct.pack("<H", 60000) + raw[10:])
+open("magic.npy", "wb").write(b"\x93NUMPZ" + raw[6:])
+kk = k[0, 0].tobytes()  # 40 x 8 float32: 1280 bytes
+st("int.safetensors", {"q": ent("I32", (40, 8), 0, 1280)}, kk)
+st("c64.safetensors", {"q": ent("C64", (40, 4), 0, 1280)}, kk)
+st("past.safetensors", {"q": ent("F32", (40, 8), 0, 1280)}, kk[:1000])
+st("overlap.safetensors", {"q": ent("F32", (40, 8), 0, 1280), "k": ent("F32", (40, 8), 0, 1280)}, kk)
+st("huge.safetensors", {"q": ent("F64", (2**40, 2**40), 0, 8)}, b"\0" * 8)
+st("hsize.safetensors", {"q": ent("F32", (40, 8), 0, 1280)}, kk, size=2**63)
+st("json.safetensors", {"q": ent("F32", (40, 8), 0, 1280)}, kk, size=20)
+st("qk.safetensors", {"q": ent("F32", (40, 8), 0, 1280), "k": ent("F32", (40, 8), 1280, 2560)},
+   kk + k[0, 1].tobytes())
+np.save("k_inf.npy", np.where(np.arange(k.size).reshape(k.shape) == 700, np.inf, k).astype(">f2"))
+PYEOF
+runtime_error "int.npy: dtype '<i4' is not float16, float32 or float64" --q int.npy --k k.npy
+runtime_error "obj.npy: dtype '|O' (Python objects) is not *" --q obj.npy --k k.npy
+runtime_error "cplx.npy: dtype '<c16' is not *" --q q.npy --k cplx.npy
+runtime_error "huge.npy: the byte size of the shape (1099511627776, 1099511627776) overflows" \
+    --q huge.npy --k k.npy
+runtime_error "big.npy: truncated: shape (2147483648, 1048576) of '<f4' needs * bytes of data, the file has 64" \
+    --q big.npy --k k.npy
+runtime_error "wide.npy: d_k=1073741824 n_q=64 n_k=64, 1 (batch, head) pairs: the run needs * GiB of memory; this machine has * GiB" \
+    --q wide.npy --k wide.npy
+rm -f wide.npy
+runtime_error "hlen.npy: header of 60000 bytes runs past the end of the file *" --q hlen.npy --k k.npy
+runtime_error "magic.npy: not a .npy or .safetensors file *" --q magic.npy --k k.npy
+runtime_error "int.safetensors: tensor 'q': dtype I32 is not F16, BF16, F32 or F64" --q int.safetensors --k k.npy
+runtime_error "c64.safetensors: tensor 'q': dtype C64 is not *" --q q.npy --k c64.safetensors
+runtime_error "past.safetensors: malformed header: tensor 'q': data_offsets ?0, 1280? run past the data (1000 bytes)" \
+    --q past.safetensors --k k.npy
+runtime_error "overlap.safetensors:q: malformed header: tensors * overlap *" --q overlap.safetensors:q --k k.npy
+runtime_error "huge.safetensors: tensor 'q': the shape's byte size overflows" --q huge.safetensors --k k.npy
+runtime_error "hsize.safetensors: header size 9223372036854775808 is past the format's limit *" \
+    --q hsize.safetensors --k k.npy
+runtime_error "json.safetensors: malformed header: not valid JSON at byte *" --q json.safetensors --k k.npy
+runtime_error "k_inf.npy: entry (batch 1, head 0, position 7, column 4) is inf" --q q.npy --k k_inf.npy
+runtime_error "/dev/null: is a character device, not a .npy or .safetensors file" --q q.npy --k /dev/null
+runtime_error "q.npy: batch x heads 2 x 4 differ from K's 2 x 2 (k.npy)" --q q.npy --k k.npy --v q.npy
+# FILE:NAME: a missing name, an empty one, a colon in the file's own name.
+runtime_error "qk.safetensors:v: no tensor 'v' in the file; it holds 'q', 'k'" --q qk.safetensors:q --k qk.safetensors:v
+runtime_error "qk.safetensors: the file holds 2 tensors: name one of 'q', 'k'" --q qk.safetensors --k k.npy
+runtime_error "qk.safetensors:: no tensor name after the ':'" --q qk.safetensors: --k qk.safetensors:k
+runtime_error "--k: '' is not a file name" --q q.npy --k ''
+cp qk.safetensors 'a:b.safetensors'
+"$BIN" --q 'a:b.safetensors:q' --k 'a:b.safetensors:k' --pool all --format csv >colon.csv 2>err &&
+    "$BIN" --q qk.safetensors:q --k qk.safetensors:k --pool all --format csv >plain.csv &&
+    cmp -s colon.csv plain.csv && ok || fail "a ':' in the file name: $(cat err)"
+"$BIN" --q q.npy --k q.npy --format csv >same.csv 2>err && [ "$(wc -l <same.csv)" -eq 10 ] && ok ||
+    fail "the same file for --q and --k: $(cat err)"
+if [ "$(id -u)" -ne 0 ]; then
+    cp q.npy unreadable.npy && chmod 000 unreadable.npy
+    runtime_error "unreadable.npy: Permission denied" --q unreadable.npy --k k.npy
+else
+    echo "SKIP: unreadable file (running as root)"
+fi
+# A FIFO must not block the open: a writer that never comes.
+timeout 10 "$BIN" --q fifo --k k.npy >/dev/null 2>&1
+[ $? -eq 1 ] && ok || fail "a FIFO without a writer: the open blocks or the exit is not 1"
+
+# A file cut short while it is mapped (SIGBUS): one line naming it, exit 1,
+# nothing on stdout, wherever the run is (parsing, the finite scan, the
+# engine). A run that ends before the truncate retries with a longer file.
+shrink_run() { # N WAIT ARGS: a run whose K shrinks 0.2 s in (WAIT=1: after the first rows)
+    "$PY" -c "import numpy as n; r=n.random.default_rng(9); [n.save(f, r.normal(size=($1, 64)).astype(n.float32)) for f in ('bq.npy', 'bk.npy')]"
+    "$BIN" --q bq.npy --k bk.npy "${@:3}" >bus.out 2>bus.err &
+    local pid=$! i
+    for i in $(seq 100); do [ "$2" = 0 ] || [ -s bus.out ] && break; sleep 0.05; done
+    sleep 0.2
+    truncate -s 4096 bk.npy
+    wait "$pid"
+}
+bus_case() { # LABEL WAIT ARGS...: one shrinking run, retried with 2x and 4x the rows
+    local label=$1 n rc; shift
+    for n in 12000 24000 48000; do
+        shrink_run "$n" "$@"; rc=$?
+        [ "$rc" -ne 0 ] && break
+    done
+    if [ "$rc" -eq 0 ]; then
+        echo "SKIP: $label: every run finished before the truncate"
+    elif [ "$rc" -eq 1 ] && [ "$(wc -l <bus.err)" -eq 1 ] &&
+        [[ "$(cat bus.err)" == "$p: bk.npy: "@(the file shrank while it was read (SIGBUS)|truncated:*) ]]; then
+        ok
+    else
+        fail "$label: rc=$rc stdout=$(wc -c <bus.out)B stderr=$(cat bus.err)"
+    fi
+}
+shopt -s extglob
+bus_case "a file shrinks while mapped" 0
+[ ! -s bus.out ] && ok || fail "a file shrinks while mapped: $(wc -c <bus.out) bytes on stdout"
+bus_case "a file shrinks under --threads 2" 0 --threads 2
+# Under a second --scale item the first item's rows are out: they stay
+# whole and the JSON document is closed, as after an interrupt.
+bus_case "a file shrinks under the second --scale item" 1 --scale sqrt,none --format json
+if [ -s bus.out ]; then
+    "$PY" -c 'import json; json.load(open("bus.out"))' 2>/dev/null && ok || fail "SIGBUS: the JSON left on stdout is not closed"
+fi
+
 # Usage errors stay exit 2, before any file is opened.
 usage_error "$p: --dk does not apply with --q (Q and K are read from files)" --q adir --k adir --dk 3
 usage_error "$p: --layout: 'nhd' is not one of bhnd, bnhd*" --q q.npy --k k.npy --layout nhd
