@@ -28,6 +28,7 @@ int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
                     .kind = out->kind,
                     .format = format,
                     .observed = !isnan(out->observed),
+                    .files = plan->arrays != NULL,
                     .count = count};
     s->cols = calloc(sv_columns_count(s->kind), sizeof(const sv_column *));
     if (!s->cols)

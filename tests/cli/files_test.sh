@@ -262,4 +262,18 @@ fi
 # Usage errors stay exit 2, before any file is opened.
 usage_error "$p: --dk does not apply with --q (Q and K are read from files)" --q adir --k adir --dk 3
 usage_error "$p: --layout: 'nhd' is not one of bhnd, bnhd*" --q q.npy --k k.npy --layout nhd
+# No column, no JSON config key describes random draws with files: per-row
+# rows of files had seed, dist, q_std, ... of draws that never happened.
+hdr=$("$BIN" --q q.npy --k k.npy --per-row --format csv | head -1)
+case ",$hdr," in
+    *,seed,* | *,dist,* | *,q_std,* | *,trials,* | *,init,*) fail "per-row with files: draw columns in $hdr" ;;
+    *,keys_seen,*,causal,*) ok ;;
+    *) fail "per-row with files: header $hdr" ;;
+esac
+"$BIN" --q q.npy --k k.npy --format json | "$PY" -c '
+import json, sys
+cfg = json.load(sys.stdin)["config"]
+bad = sorted(set(cfg) & {"seed", "dist", "trials", "q_mean", "q_std", "k_mean", "k_std", "plant", "qk_norm"})
+sys.exit("draw keys in the JSON config: %s" % bad if bad else 0)' && ok || fail "json config with files"
+usage_error "$p: --columns: 'seed' is not a column of the per_row output*" --q q.npy --k k.npy --per-row --columns seed
 done_tests
