@@ -157,6 +157,7 @@ class Attention(nn.Module):
         # product uses pass through, batch x heads x n x d_k, so a forward
         # hook on them sees the post-QK-norm rows a hook on q_proj cannot.
         self.hook_q, self.hook_k = nn.Identity(), nn.Identity()
+        self.hook_layout = "bhnd"  # for sdpa_var.monitor: what the hooks see
         self.capture = False
 
     def scale(self):
@@ -283,14 +284,38 @@ def head_stats(attn):
 
 
 @torch.no_grad()
-def evaluate(model, ex, ey):
-    """Loss on the evaluation batch, per-layer statistics, captured q, k."""
+def load_monitor():
+    """sdpa_var.monitor, from the build tree (build/python) or an install;
+    None when the package is not there (the run then logs torch's numbers
+    only)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, "..", "build", "python"))
+    try:
+        import sdpa_var
+    except ImportError:
+        return None
+    finally:
+        sys.path.pop(0)
+    return sdpa_var.monitor
+
+
+def evaluate(model, ex, ey, monitor=None):
+    """Loss on the evaluation batch, per-layer statistics, captured q, k;
+    with @p monitor (sdpa_var.monitor), the engine's numbers of the same
+    forward too: layer["monitor"][name] is a batch x heads list."""
     model.eval()
     attns = [blk.attn for blk in model.blocks]
     for a in attns:
         a.capture = True
+    mon = monitor(model, every=1, causal=True) if monitor else None
     loss = model(ex, ey).item()
     layers = [head_stats(a) for a in attns]
+    if mon:
+        got = mon.step()
+        mon.remove()
+        for i, lay in enumerate(layers):
+            st = got["blocks.%d.attn" % i]
+            lay["monitor"] = {n: st.values[n].tolist() for n in MONITORED}
     tensors = {}
     for i, a in enumerate(attns):
         tensors["layer%d.q" % i] = a.q
@@ -300,6 +325,12 @@ def evaluate(model, ex, ey):
         del a.q, a.k
     model.train()
     return loss, layers, tensors
+
+
+# The monitor's statistics logged beside torch's (sdpa_var._monitor.MONITORED).
+MONITORED = ("raw_entropy", "scaled_entropy", "raw_max_weight", "scaled_max_weight",
+             "raw_sink_weight", "scaled_sink_weight", "raw_max_abs_logit", "scaled_max_abs_logit",
+             "raw_entropy_norm", "scaled_entropy_norm")
 
 
 # ---------------------------------------------------------------- training
@@ -313,6 +344,7 @@ def lr_at(step, args):
 
 def train_variant(variant, data, vocab, args, saves, log):
     torch.manual_seed(args.seed)
+    monitor = load_monitor()
     model = TinyGPT(vocab, args.context, args.layers, args.heads, args.d_model, variant)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.95),
                             weight_decay=0.1)
@@ -322,7 +354,7 @@ def train_variant(variant, data, vocab, args, saves, log):
     t0 = time.perf_counter()
     for step in range(args.steps + 1):
         if step in saves or step % args.eval_every == 0 or step == args.steps:
-            eloss, layers, tensors = evaluate(model, ex, ey)
+            eloss, layers, tensors = evaluate(model, ex, ey, monitor)
             evals.append({"step": step, "eval_loss": eloss, "layers": layers})
             if step in saves:
                 path = os.path.join(args.out, "%s_step%06d.safetensors" % (variant, step))

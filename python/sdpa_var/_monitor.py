@@ -14,6 +14,11 @@ Modules recognised (docs/python.md, "The monitor"):
   split as x.view(batch, n, heads, head_dim).
 - a nanoGPT block: an nn.Linear c_attn giving q, k, v side by side
   (split(n_embd, dim=2)) and n_head.
+- first of all, any module with hook points hook_q and hook_k (modules
+  the q and k the product uses pass through, as TransformerLens's
+  HookPoints): their outputs, batch x n x heads x d_head, or batch x heads
+  x n x d_head when the module says hook_layout = "bhnd". They see q and k
+  after any QK-norm, which hooks on q_proj and k_proj cannot.
 Inputs are batch x n x d_model (or n x batch x d_model for an
 nn.MultiheadAttention with batch_first False). causal applies to every
 layer unless the module has a bool attribute is_causal.
@@ -77,6 +82,13 @@ class Monitor:
         for name, m in model.named_modules():
             if isinstance(m, nn.MultiheadAttention):
                 self._attach(name, m, self._mha_hook(name))
+            elif isinstance(getattr(m, "hook_q", None), nn.Module) and \
+                    isinstance(getattr(m, "hook_k", None), nn.Module):
+                # hook points (TransformerLens): the q, k the product uses,
+                # after any QK-norm a hook on q_proj would miss
+                self._capture(name, "hq", m.hook_q)
+                self._capture(name, "hk", m.hook_k)
+                self._attach(name, m, self._proj_hook(name))
             elif isinstance(getattr(m, "q_proj", None), nn.Linear) and \
                     isinstance(getattr(m, "k_proj", None), nn.Linear) and \
                     _heads(m, "n_heads", "num_heads", "n_head"):
@@ -108,9 +120,9 @@ class Monitor:
         c = getattr(m, "is_causal", None)
         return c if isinstance(c, bool) else self.causal
 
-    def _measure(self, name, m, q, k):
+    def _measure(self, name, m, q, k, layout="bnhd"):
         hd = q.shape[-1]
-        s = _core.stats(q, k, layout="bnhd", scale=1.0 / math.sqrt(hd), causal=self._causal(m),
+        s = _core.stats(q, k, layout=layout, scale=1.0 / math.sqrt(hd), causal=self._causal(m),
                         threads=self.threads)
         self._pending[name or "model"] = s
 
@@ -127,6 +139,13 @@ class Monitor:
     def _proj_hook(self, name):
         def hook(m, args, output):
             if not self._active():
+                return
+            if (name, "hq") in self._captured:
+                q = self._captured.pop((name, "hq"))
+                k = self._captured.pop((name, "hk"), None)
+                if k is not None:
+                    layout = getattr(m, "hook_layout", "bnhd")
+                    self._measure(name, m, q.detach(), k.detach(), layout)
                 return
             if (name, "qkv") in self._captured:
                 qkv = self._captured.pop((name, "qkv"))

@@ -232,6 +232,30 @@ def main():
                             v, step, layer, name, val.tolist(), logged[name])
     check(worst <= 1e-9, "log.json's statistics from the files: worst relative difference %.2g%s"
           % (worst, "" if worst <= 1e-9 else " at " + where))
+    # sdpa_var.monitor's numbers of the same forwards (the engine, streaming
+    # in float64 from the float32 q, k) against the log's (torch's weights,
+    # float64 from the same q, k): means over the batch, max |logit| its max.
+    # none multiplies by 1, the monitor's raw logits: 1e-10 relative. sqrt's
+    # multiplier is the float32 of 1/sqrt(d_k) in the model and the double in
+    # the monitor (2.6e-8 apart, times |logits| up to ~20): 1e-6 there.
+    for v, tag, tol in (("none", "raw", 1e-10), ("sqrt", "scaled", 1e-6)):
+        worst, where, seen = 0.0, "", 0
+        for e in log["variants"][v]["evals"]:
+            for layer, logged in enumerate(e["layers"]):
+                mon = logged.get("monitor")
+                if mon is None:
+                    continue
+                seen += 1
+                for name in ("entropy", "max_weight", "sink_weight", "max_abs_logit"):
+                    m = np.array(mon["%s_%s" % (tag, name)])
+                    m = m.max(0) if name == "max_abs_logit" else m.mean(0)
+                    want = np.array(logged[name])
+                    rel = (np.abs(m - want) / np.maximum(np.abs(want), 1e-300)).max()
+                    if rel > worst:
+                        worst, where = rel, "step %d layer %d %s" % (e["step"], layer, name)
+        check(seen > 0 and worst <= tol,
+              "%s: monitor vs torch's weights on %d layer evaluations: worst relative %.2g "
+              "(tolerance %g) %s" % (v, seen, worst, tol, where))
     check_hooks(src, check)
     same = all(np.array_equal(files["sqrt", 0]["layer0." + x], files["none", 0]["layer0." + x])
                for x in ("q", "k"))
