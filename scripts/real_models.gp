@@ -24,7 +24,7 @@
 #   (c) var_scale = 1/sqrt(raw_var), log y; dashed: 1/sqrt(d_k), the
 #       multiplier of sqrt (and QK-norm's at step 0).
 #   (d) scaled_max_abs_logit (the model's own multiplier), log y; for
-#       QK-norm also each head's bound s_h d_k (short dashes).
+#       QK-norm also each head's bound s_h d_k (open squares beside its points).
 #   (e) scaled_entropy_norm (entropy / ln(keys seen)); dashed: 1, uniform.
 #   (f) scaled_sink_weight (mean weight on key 0); dashed: uniform causal
 #       attention, (1/n) sum_i 1/(i+1).
@@ -136,12 +136,12 @@ set logscale y 2
 set ylabel "scaled\\_max\\_abs\\_logit"
 eval panel(1, 0)
 set title "(d) largest |logit| of a head, with QK-norm's bound s_h d_k" offset 0, -0.5
-plot $D using (xs("qknorm")):(column("scale_factor") * column("dk")) \
-        with points pt 5 ps 0.35 lc rgb "#fdd0a2" notitle, \
-     for [i = 1:n_var] $D using (xs(word(variants, i))):(column("scaled_max_abs_logit")) \
+plot for [i = 1:n_var] $D using (xs(word(variants, i))):(column("scaled_max_abs_logit")) \
         with points pt 7 ps 0.25 lc rgb colour(word(variants, i)) notitle, \
      for [i = 1:n_var] $D using (x0(word(variants, i))):(column("scaled_max_abs_logit")) \
-        smooth unique with linespoints pt marker(word(variants, i)) ps 0.9 lc rgb colour(word(variants, i)) notitle
+        smooth unique with linespoints pt marker(word(variants, i)) ps 0.9 lc rgb colour(word(variants, i)) notitle, \
+     $D using (xs("qknorm") + s_max * 0.012):(column("scale_factor") * column("dk")) \
+        with points pt 4 ps 0.4 lc rgb "#8c2d04" notitle
 
 unset logscale y
 set yrange [0 : 1.05]
@@ -188,6 +188,6 @@ set key at screen 0.48, screen 0.06 left center
 plot -1 notitle, \
      keyentry with lines lc rgb colour("sqrt") dt 2 title "(a) init theory d_k/9 (default nn.Linear); orange: d_k (QK-norm); (b), (e): 1", \
      keyentry with lines lc rgb "#555555" dt 2 title sprintf("(c) 1/√d_k = %.3f; (f) uniform causal attention, %.3f", 1 / sqrt(dk), sink_uniform), \
-     keyentry with points pt 5 ps 0.6 lc rgb "#fdd0a2" title "(d) QK-norm's bound s_h d_k per head"
+     keyentry with points pt 4 ps 0.6 lc rgb "#8c2d04" title "(d) QK-norm's bound s_h d_k per head (beside its points)"
 unset multiplot
 if (interactive) { pause mouse close }

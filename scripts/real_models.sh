@@ -22,9 +22,10 @@
 # with S the multiplier the model applied, read from layerL.scale: `sqrt`
 # when every head's is 1/sqrt(d_k) (within 1e-6 relative), `1` when every
 # head's is 1, else (QK-norm's learned s_h, one per head) the list
-# s_0,...,s_{H-1}: sdpa-var then prints one configuration per multiplier
-# (scale outer, then batch, then head) and head h keeps the row of its own s_h,
-# so every row's scaled columns are those of the model's own logits.
+# s_0,...,s_{H-1}, each float32 printed exactly (%.17g): sdpa-var then prints
+# one configuration per multiplier (scale outer, then batch, then head) and
+# head h keeps the rows of its own s_h, so every row's scaled columns are
+# those of the model's own logits.
 # Writes into DIR:
 #   heads.csv    one row per (variant, step, layer, batch, head): sdpa-var's
 #                columns (docs/columns.md, section per_head) after variant,
@@ -95,7 +96,7 @@ with open(sys.argv[1], "rb") as f:
         elif same and abs(s[0] - 1) <= 1e-6:
             arg, per = "1", 0
         else:
-            arg, per = ",".join("%.9g" % x for x in s), 1
+            arg, per = ",".join("%.17g" % x for x in s), 1
         print(name[:-len(".scale")], arg, per)
 EOF
 }
