@@ -195,7 +195,8 @@ static int write_heads(cli_sink *s, const config_run *r, uint64_t first, uint64_
         for (uint64_t t = 0; t < count; t++) {
             sv_head h;
             if (sv_strided_head(r->arrays, first + t, NULL, &h) != SV_OK) {
-                say("trial %llu: no such head", (unsigned long long)(first + t));
+                const unsigned long long trial = first + t;
+                say("trial %llu: no such head", trial);
                 return 0;
             }
             if (!head_row(s, r, &r->chunk[t], &h, first + t, pass, pl))

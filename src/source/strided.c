@@ -170,11 +170,11 @@ static const unsigned char *matrix_of(const sv_strided *all, const sv_array *a, 
     ptrdiff_t s[4];
     axes4(&all->q, n, s);
     const size_t hq = n[1];
-    size_t batch, hkv, dummy;
-    heads_ok(all, &dummy, &dummy, &hkv); /* checked by check() */
-    batch = (size_t)(t / hq);
+    axes4(&all->k, n, s);
+    const size_t hkv = n[1]; /* divides hq: checked by check() */
+    const size_t batch = (size_t)(t / hq);
     size_t h = (size_t)(t % hq);
-    if (kv)
+    if (kv && hkv > 0)
         h /= hq / hkv;
     axes4(a, n, s);
     return (const unsigned char *)a->data + (ptrdiff_t)batch * s[0] + (ptrdiff_t)h * s[1];
