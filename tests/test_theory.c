@@ -476,6 +476,38 @@ static void test_plugin(void)
     CHECK_CLOSE(t.var, 4.0 * (4.0 + 1.0 + 0.25 * 4.0), 1e-15, 0.0);
 }
 
+/* sv_summary_head: a per-head row's summary is its one trial with the
+ * plug-in theory; the pooled row keeps the pooled summary; unmeasured
+ * moments give the spec itself and NAN theory. */
+static void test_summary_head(void)
+{
+    sv_spec s = {.d_k = 4, .n_q = 3, .n_k = 3, .trials = 2};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    sv_trial_stats m;
+    memset(&m, 0, sizeof m);
+    m.raw_var = 7.0, m.q_mean = 0.5, m.q_var = 4.0, m.k_mean = -1.0, m.k_var = 0.25;
+    sv_spec plug;
+    sv_summary one, pooled, out;
+    CHECK(sv_summary_head(&s, &m, NULL, &plug, &one) == SV_OK);
+    CHECK(one.mean.raw_var == 7.0 && one.scale == sv_spec_scale(&s) && isnan(one.observed));
+    CHECK(plug.q_std == 2.0 && plug.k_std == 0.5);
+    CHECK_CLOSE(one.raw_theory.var, 20.25, 1e-15, 0.0); /* test_plugin's moments */
+    CHECK_CLOSE(one.scaled_theory.var, 20.25 * s.scale2, 1e-15, 0.0);
+    memset(&pooled, 0, sizeof pooled);
+    pooled.mean = m;
+    pooled.raw.sd = 3.0;
+    CHECK(sv_summary_head(&s, &pooled.mean, &pooled, &plug, &out) == SV_OK);
+    CHECK(out.raw.sd == 3.0 && out.raw_theory.var == one.raw_theory.var);
+    m.q_mean = NAN; /* not measured: no plug-in */
+    CHECK(sv_summary_head(&s, &m, NULL, &plug, &out) == SV_OK);
+    CHECK(memcmp(&plug, &s, sizeof s) == 0 && isnan(out.raw_theory.var) &&
+          isnan(out.scaled_theory.mean));
+    CHECK(sv_summary_head(NULL, &m, NULL, &plug, &out) == SV_EINVAL);
+    CHECK(sv_summary_head(&s, NULL, NULL, &plug, &out) == SV_EINVAL);
+    CHECK(sv_summary_head(&s, &m, NULL, NULL, &out) == SV_EINVAL);
+    CHECK(sv_summary_head(&s, &m, NULL, &plug, NULL) == SV_EINVAL);
+}
+
 int main(void)
 {
     test_projections(SV_DIST_NORMAL, 0, SV_INIT_XAVIER);
@@ -494,5 +526,6 @@ int main(void)
     test_monte_carlo(SV_DIST_STUDENT_T, 3, 3, 3, 0, 300000); /* m4 = 3.375 */
     test_exact_shifted();
     test_plugin();
+    test_summary_head();
     return CHECK_DONE();
 }

@@ -116,4 +116,21 @@ sv_status sv_summary_from_partial(const sv_spec *spec, sv_partial *part, double 
 sv_status sv_summary_compute(const sv_spec *spec, const sv_trial_stats *per_trial, double observed,
                              sv_summary *out);
 
+/**
+ * What a per-head or pooled row of measured Q and K (SV_OUTPUT_PER_HEAD,
+ * columns.h) reads, for the CLI and the Python package alike: *plug is
+ * @p spec with the measured moments of @p stats (sv_theory_plugin_spec),
+ * the spec the row's view points to, and *out is @p pooled (the summary of
+ * all trials, for the pooled row, whose mean @p stats is) or, with pooled
+ * NULL, a summary of the one trial @p stats (its mean; spreads 0, scale set,
+ * qk_radius and observed NAN), either way with plug's theory in raw_theory
+ * and scaled_theory (sv_theory_spec, sv_theory_scale: the plug-in theory,
+ * docs/theory.md section 13). Without a plug-in (moments not measured, or
+ * a spec they fail) *plug is @p spec and both theories are NAN.
+ * @return SV_OK; SV_EINVAL for spec, stats, plug or out NULL (outputs
+ *         untouched).
+ */
+sv_status sv_summary_head(const sv_spec *spec, const sv_trial_stats *stats,
+                          const sv_summary *pooled, sv_spec *plug, sv_summary *out);
+
 #endif

@@ -65,39 +65,15 @@ def _summary(spec, trials, observed=math.nan):
     return st, out if st == L.SV_OK else None
 
 
-def _plugin(spec, stats, summ):
-    """The plug-in theory of a per-head or pooled row, as the CLI's
-    (src/cli/run.c plugin()): returns the spec the row view reads, @p spec
-    with the measured moments of @p stats (sv_theory_plugin_spec), and
-    writes its theory (sv_theory_spec, sv_theory_scale) into @p summ; NAN
-    theory and @p spec itself when there is none."""
-    plug = L.sv_spec()
-    if L.lib.sv_theory_plugin_spec(ctypes.byref(spec), ctypes.byref(stats),
-                                   ctypes.byref(plug)) == L.SV_OK \
-            and L.lib.sv_theory_spec(ctypes.byref(plug), ctypes.byref(summ.raw_theory)) == L.SV_OK:
-        summ.scaled_theory = summ.raw_theory
-        if L.lib.sv_theory_scale(ctypes.byref(plug), ctypes.byref(summ.scaled_theory)) == L.SV_OK:
-            return plug
-    summ.raw_theory = summ.scaled_theory = _NAN_THEORY
-    return L.sv_spec.from_buffer_copy(spec)
-
-
-_NAN_THEORY = L.sv_theory(*([math.nan] * 11 + [0]))
-
-
 def _row(spec, stats, scale_name, head=None, summary=None):
-    """A row view as the CLI's per-head rows (src/cli/run.c head_row):
-    per head (@p summary None) a summary holding only @p stats as its mean;
-    the pooled row (@p stats the mean of @p summary) the summary of all
-    trials. Either way with the plug-in theory of @p stats."""
-    if summary is not None:
-        summ = L.sv_summary.from_buffer_copy(summary)
-    else:
-        summ = L.sv_summary()
-        summ.mean = stats
-        summ.scale = L.lib.sv_spec_scale(ctypes.byref(spec))
-        summ.qk_radius = summ.observed = summ.raw_var_cdf_observed = math.nan
-    one = _plugin(spec, summ.mean, summ)
+    """A row view as the CLI's per-head rows, from sv_summary_head: per head
+    (@p summary None) a summary holding only @p stats as its mean; the
+    pooled row (@p stats the mean of @p summary) the summary of all trials.
+    Either way with the plug-in theory of @p stats."""
+    one, summ = L.sv_spec(), L.sv_summary()
+    L.lib.sv_summary_head(ctypes.byref(spec), ctypes.byref(stats),
+                          None if summary is None else ctypes.byref(summary),
+                          ctypes.byref(one), ctypes.byref(summ))
     view = L.sv_row_view()
     view.spec = ctypes.pointer(one)
     view.scale_name = scale_name

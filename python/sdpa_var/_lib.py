@@ -224,9 +224,8 @@ def _load():
         "sv_version": (c_char_p, []),
         "sv_abi_version": (c_uint, []),
         "sv_struct_size": (c_size, [c_char_p]),
-        "sv_theory_plugin_spec": (c_int, [P(sv_spec), P(sv_trial_stats), P(sv_spec)]),
-        "sv_theory_spec": (c_int, [P(sv_spec), P(sv_theory)]),
-        "sv_theory_scale": (c_int, [P(sv_spec), P(sv_theory)]),
+        "sv_summary_head": (c_int, [P(sv_spec), P(sv_trial_stats), P(sv_summary), P(sv_spec),
+                                    P(sv_summary)]),
         "sv_spec_scale": (c_dbl, [P(sv_spec)]),
     }
     missing = [name for name in sigs if not hasattr(lib, name)]

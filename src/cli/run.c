@@ -136,31 +136,6 @@ static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64
     return 1;
 }
 
-/* The plug-in theory of a per-head or pooled row (sv_theory_plugin_spec):
- * *plug is @p spec with the measured moments of @p stats, *sum holds
- * @p base (or nothing) with plug's theory; NAN theory when there is none. */
-static void plugin(const sv_spec *spec, const sv_trial_stats *stats, const sv_summary *base,
-                   sv_spec *plug, sv_summary *sum)
-{
-    if (base)
-        *sum = *base;
-    else {
-        memset(sum, 0, sizeof *sum);
-        sum->mean = *stats;
-        sum->scale = sv_spec_scale(spec);
-        sum->qk_radius = sum->observed = sum->raw_var_cdf_observed = NAN;
-    }
-    sv_theory *t[2] = {&sum->raw_theory, &sum->scaled_theory};
-    if (sv_theory_plugin_spec(spec, stats, plug) == SV_OK && sv_theory_spec(plug, t[0]) == SV_OK) {
-        *t[1] = *t[0];
-        if (sv_theory_scale(plug, t[1]) == SV_OK)
-            return;
-    }
-    *plug = *spec;
-    for (int i = 0; i < 2; i++)
-        *t[i] = (sv_theory){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0};
-}
-
 /* One per-head row (head NULL: the pooled row, stats the summary's mean),
  * checked, then written. */
 static int head_row(cli_sink *s, const config_run *r, const sv_trial_stats *stats,
@@ -168,7 +143,8 @@ static int head_row(cli_sink *s, const config_run *r, const sv_trial_stats *stat
 {
     sv_spec plug;
     sv_summary sum;
-    plugin(&r->spec, stats, head ? NULL : &r->summary, &plug, &sum);
+    (void)sv_summary_head(&r->spec, stats, head ? NULL : &r->summary, &plug,
+                          &sum); /* arguments are set: SV_OK */
     const sv_row_view v = {.spec = &plug,
                            .scale_name = r->scale_name,
                            .stats = stats,
