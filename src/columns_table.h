@@ -169,6 +169,18 @@ typedef enum col_id {
     [C_##id] = {#id, "", doc, SV_VALUE_COUNT, SV_NEED_ALWAYS, SV_COLUMN_CONFIG, get_##id}
 #define T_(id, doc)                                                                                \
     [C_##id] = {#id, "", doc, SV_VALUE_TEXT, SV_NEED_ALWAYS, SV_COLUMN_CONFIG, get_##id}
+/* Configuration of random draws only (SV_COLUMN_ONLY_DRAWS). */
+#define RCD_(id, unit, need, doc)                                                                  \
+    [C_##id] = {#id,     unit, doc, SV_VALUE_REAL, need, SV_COLUMN_CONFIG | SV_COLUMN_ONLY_DRAWS,  \
+                get_##id}
+#define ND_(id, doc)                                                                               \
+    [C_##id] = {                                                                                   \
+        #id,     "", doc, SV_VALUE_COUNT, SV_NEED_ALWAYS, SV_COLUMN_CONFIG | SV_COLUMN_ONLY_DRAWS, \
+        get_##id}
+#define TD_(id, doc)                                                                               \
+    [C_##id] = {                                                                                   \
+        #id,     "", doc, SV_VALUE_TEXT, SV_NEED_ALWAYS, SV_COLUMN_CONFIG | SV_COLUMN_ONLY_DRAWS,  \
+        get_##id}
 /* A count that is not configuration (trial, row). */
 #define NR_(id, doc) [C_##id] = {#id, "", doc, SV_VALUE_COUNT, SV_NEED_ALWAYS, 0, get_##id}
 /* A word that is not configuration (the per-head indices). */
@@ -184,24 +196,24 @@ static const sv_column columns[C_COUNT_] = {
     N_(dk, "d_k, the length of each query and key vector"),
     N_(n_q, "number of queries (rows of Q)"),
     N_(n_k, "number of keys (rows of K)"),
-    N_(trials, "independent repetitions"),
-    N_(seed, "the seed: same seed, same numbers"),
-    T_(dist, "law of the entries of Q and K: normal, uniform, rademacher or t"),
+    ND_(trials, "independent repetitions"),
+    ND_(seed, "the seed: same seed, same numbers"),
+    TD_(dist, "law of the entries of Q and K: normal, uniform, rademacher or t"),
     N_(ddof, "delta degrees of freedom of the sample variance"),
     T_(scale, "the --scale choice as written: sqrt, dk, none or a number"),
     RC_(scale_factor, "1", A, "c, the multiplier: the scaled logits are c S"),
-    RC_(nu, "1", SV_NEED_STUDENT_T, "degrees of freedom of Student's t; nan for other laws"),
-    RC_(q_mean, "1", A, "mean of an entry of Q"),
-    RC_(q_std, "1", A, "standard deviation of an entry of Q"),
-    RC_(k_mean, "1", A, "mean of an entry of K"),
-    RC_(k_std, "1", A, "standard deviation of an entry of K"),
-    RC_(plant, "1", A, "rho of the planted key (key i = rho q_i + sqrt(1 - rho^2) z_i); 0: none"),
-    N_(d_model, "D with projections Q = X W_Q, K = X W_K; 0: Q and K drawn directly"),
-    T_(init, "initialisation of W_Q and W_K: xavier, lecun, normal; none without d_model"),
-    N_(cross, "1: keys from their own tokens (cross-attention); 0 otherwise"),
+    RCD_(nu, "1", SV_NEED_STUDENT_T, "degrees of freedom of Student's t; nan for other laws"),
+    RCD_(q_mean, "1", A, "mean of an entry of Q"),
+    RCD_(q_std, "1", A, "standard deviation of an entry of Q"),
+    RCD_(k_mean, "1", A, "mean of an entry of K"),
+    RCD_(k_std, "1", A, "standard deviation of an entry of K"),
+    RCD_(plant, "1", A, "rho of the planted key (key i = rho q_i + sqrt(1 - rho^2) z_i); 0: none"),
+    ND_(d_model, "D with projections Q = X W_Q, K = X W_K; 0: Q and K drawn directly"),
+    TD_(init, "initialisation of W_Q and W_K: xavier, lecun, normal; none without d_model"),
+    ND_(cross, "1: keys from their own tokens (cross-attention); 0 otherwise"),
     RC_(d_v, "", SV_NEED_VALUES, "columns of V with --values; nan without"),
     N_(causal, "1: query i sees keys 0..i only; 0 otherwise"),
-    N_(qk_norm, "1: rows of Q and K rescaled to norm qk_norm_radius; 0 otherwise"),
+    ND_(qk_norm, "1: rows of Q and K rescaled to norm qk_norm_radius; 0 otherwise"),
     N_(values, "1: V drawn and the output O = softmax(S) V formed; 0 otherwise"),
     NR_(trial, "the trial's number (its random streams), from 0"),
     /* Per-trial statistics; in a summary, their mean over trials. */
@@ -400,6 +412,9 @@ static const sv_column columns[C_COUNT_] = {
 #undef RC_
 #undef N_
 #undef T_
+#undef RCD_
+#undef ND_
+#undef TD_
 #undef NR_
 #undef HT_
 #undef G_

@@ -96,6 +96,11 @@ typedef struct sv_row_view {
 #define SV_COLUMN_ONLY_OBSERVED 1u /**< exists only when an observed variance was given */
 #define SV_COLUMN_CONFIG 2u        /**< describes the configuration, not a result */
 #define SV_COLUMN_ONLY_GRAD 4u     /**< exists only with grad (spec->grad) */
+#define SV_COLUMN_ONLY_DRAWS                                                                       \
+    8u /**< describes random draws (seed, dist, the draw                                           \
+            means and stds, plant, projections, QK-norm,                                           \
+            trials): no column of rows of measured Q and K                                         \
+            (sv_source_strided), which it would misdescribe */
 
 /** One output column. */
 typedef struct sv_column {

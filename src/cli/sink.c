@@ -14,7 +14,8 @@
 int cli_sink_has(const cli_sink *s, const sv_column *c)
 {
     return (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || s->observed) &&
-           (!(c->flags & SV_COLUMN_ONLY_GRAD) || (s->count > 0 && s->configs[0].spec.grad));
+           (!(c->flags & SV_COLUMN_ONLY_GRAD) || (s->count > 0 && s->configs[0].spec.grad)) &&
+           (!(c->flags & SV_COLUMN_ONLY_DRAWS) || !s->files);
 }
 
 int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)

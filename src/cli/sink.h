@@ -38,7 +38,7 @@ typedef struct cli_sink {
     sv_output_kind kind;
     cli_format format;        /* never CLI_FORMAT_AUTO */
     int observed;             /* --observed given: its columns exist */
-    int files;                /* --q: no draw columns (cli_draw_column) */
+    int files;                /* --q: no SV_COLUMN_ONLY_DRAWS columns */
     size_t count;             /* configurations in the run */
     size_t rows;              /* rows written so far */
     int started;              /* the header is out (written with the first row) */

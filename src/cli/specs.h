@@ -9,7 +9,6 @@
 #define SDPA_VAR_CLI_SPECS_H
 
 #include <stddef.h>
-#include <string.h>
 
 #include "sdpa_var/sdpa_var.h"
 
@@ -66,20 +65,5 @@ typedef struct cli_plan {
                                  NULL: the configurations' random draws */
     cli_output out;
 } cli_plan;
-
-/* Whether column @p name describes random draws only (trials, seed, dist,
- * the draw means and stds, plant, projections, QK-norm): with --q it is no
- * column of the output and no key of JSON's config, which would otherwise
- * misdescribe measured data. */
-static inline int cli_draw_column(const char *name)
-{
-    static const char *const draw[] = {"trials", "seed",   "dist",   "nu",    "q_mean",
-                                       "q_std",  "k_mean", "k_std",  "plant", "d_model",
-                                       "init",   "cross",  "qk_norm"};
-    for (size_t i = 0; i < sizeof draw / sizeof draw[0]; i++)
-        if (strcmp(name, draw[i]) == 0)
-            return 1;
-    return 0;
-}
 
 #endif

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "options.h"
-#include "tensor_input.h"
 #include "suggest.h"
 #include "budget.h"
 
@@ -299,7 +298,7 @@ static long column_index(const cli_options *o, const char *s, size_t len)
         const sv_column *c = sv_columns_get(kind, i);
         if (strlen(c->name) == len && strncmp(c->name, s, len) == 0 &&
             (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || !isnan(o->observed)) &&
-            !(o->given[CLI_OPT_Q] && cli_draw_column(c->name)))
+            !(o->given[CLI_OPT_Q] && (c->flags & SV_COLUMN_ONLY_DRAWS)))
             return (long)i;
     }
     return -1;
@@ -532,14 +531,6 @@ int cli_options_validate(cli_options *o, char *err, size_t errlen)
         return 0;
     if (o->given[CLI_OPT_COLUMNS] && !resolve_columns(o, err, errlen))
         return 0;
-    /* Per-row rows of files: their columns without the draw ones. */
-    if (o->given[CLI_OPT_Q] && !o->given[CLI_OPT_COLUMNS] &&
-        cli_options_kind(o) == SV_OUTPUT_PER_ROW)
-        for (size_t i = 0; i < sv_columns_count(cli_options_kind(o)); i++)
-            if (column_index(o, sv_columns_get(cli_options_kind(o), i)->name,
-                             strlen(sv_columns_get(cli_options_kind(o), i)->name)) >= 0 &&
-                o->n_columns < CLI_COLUMNS_MAX)
-                o->columns[o->n_columns++] = i;
     const size_t n = cli_options_count(o);
     if (n > CLI_CONFIGS_MAX)
         return cli_fail(err, errlen,

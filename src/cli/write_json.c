@@ -86,8 +86,7 @@ static cJSON *header(const cli_sink *s)
     cJSON_AddStringToObject(cfg, "output", sv_output_kind_name(s->kind));
     for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++) {
         const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
-        if ((c->flags & SV_COLUMN_CONFIG) && cli_sink_has(s, c) &&
-            !(s->files && cli_draw_column(c->name)))
+        if ((c->flags & SV_COLUMN_CONFIG) && cli_sink_has(s, c))
             cJSON_AddItemToObject(cfg, c->name, config_value(s->configs, s->count, c));
     }
     if (s->observed)
