@@ -25,6 +25,9 @@ import tempfile
 import numpy as np
 import numpy.lib.format as npf
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from safetensors_file import safetensors_bytes as st_bytes  # noqa: E402
+
 FAILED = []
 PASSED = [0]
 
@@ -114,22 +117,6 @@ def npy_cases(dump, tmp, rng):
     np.save(path, a)
     check_values(dump, path, a, 0, "npy np.save of a view")
     return n
-
-
-def st_bytes(tensors, metadata=None, pad=True, header=None, order=None):
-    """A safetensors file from the spec: tensors is a list of
-    (name, dtype, shape, raw bytes); offsets in list order (or order)."""
-    hdr, blobs, at = {}, [], 0
-    if metadata is not None:
-        hdr["__metadata__"] = metadata
-    for name, dt, shape, raw in (tensors if order is None else [tensors[i] for i in order]):
-        hdr[name] = {"dtype": dt, "shape": list(shape), "data_offsets": [at, at + len(raw)]}
-        blobs.append(raw)
-        at += len(raw)
-    text = json.dumps(hdr).encode() if header is None else header
-    if pad:  # the Rust writer pads the header with spaces to 8 bytes
-        text += b" " * (-len(text) % 8)
-    return struct.pack("<Q", len(text)) + text + b"".join(blobs)
 
 
 def bf16(a32):

@@ -15,10 +15,12 @@ for tool in /usr/bin/time /usr/bin/python3; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 - "$tmp/capture.safetensors" <<'PY' || exit 1
-import json, struct, sys
-import numpy as np
+/usr/bin/python3 - "$tmp/capture.safetensors" "$(dirname "$0")/../io" <<'PY' || exit 1
+import sys
 import torch
+
+sys.path.insert(0, sys.argv[2])
+from safetensors_file import write_safetensors
 
 torch.manual_seed(0)
 N, D, HQ, HKV = 32768, 256, 2, 1
@@ -33,15 +35,7 @@ qp, kp, vp = (torch.nn.Linear(D, h * d) for h in (HQ, HKV, HKV))
 with torch.no_grad():
     t = {n: p(x).view(1, N, h, d).transpose(1, 2).contiguous().numpy()
          for n, p, h in (("q", qp, HQ), ("k", kp, HKV), ("v", vp, HKV))}
-head, blobs, off = {}, [], 0
-for n, a in t.items():
-    b = a.astype("<f4").tobytes()
-    head[n] = {"dtype": "F32", "shape": list(a.shape), "data_offsets": [off, off + len(b)]}
-    blobs.append(b)
-    off += len(b)
-h = json.dumps(head).encode()
-h += b" " * (-len(h) % 8)
-open(sys.argv[1], "wb").write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+write_safetensors(sys.argv[1], t)
 PY
 f=$tmp/capture.safetensors
 # The bound is the issue's, for Q and K: with --v the engine also holds

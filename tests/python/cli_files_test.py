@@ -17,10 +17,8 @@ Run with PYTHONPATH=build/python (ctest sets it)."""
 
 import csv
 import io
-import json
 import math
 import os
-import struct
 import subprocess
 import sys
 import tempfile
@@ -30,6 +28,9 @@ import torch
 
 import sdpa_var
 from reference import Checker
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "io"))
+from safetensors_file import write_safetensors  # noqa: E402
 
 exe = sys.argv[1]
 chk = Checker("python.cli_files")
@@ -143,30 +144,14 @@ def bf16_bits(x):
     return (np.ascontiguousarray(x, dtype="<f4").view("<u4") >> 16).astype("<u2")
 
 
-def safetensors(path, tensors):
-    """The format: 8-byte little-endian header length, JSON header
-    {name: {dtype, shape, data_offsets [begin, end) in the data}}, data."""
-    header, blobs, at = {"__metadata__": {"by": "cli_files_test.py"}}, [], 0
-    for name, (dtype, arr) in tensors.items():
-        raw = np.ascontiguousarray(arr).tobytes()
-        header[name] = {"dtype": dtype, "shape": list(arr.shape),
-                        "data_offsets": [at, at + len(raw)]}
-        blobs.append(raw)
-        at += len(raw)
-    js = json.dumps(header).encode()
-    js += b" " * (-len(js) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(js)) + js + b"".join(blobs))
-
-
 # .safetensors: BF16 Q, F16 K (GQA 8/2), F32 V in one file; F64 in another
 q32 = rng.standard_normal((1, 8, 28, 16)).astype(np.float32)
 qbits = bf16_bits(q32)
 k16 = (rng.standard_normal((1, 2, 28, 16)) * 0.7 - 0.2).astype(np.float16)
 v32 = rng.standard_normal((1, 2, 28, 6)).astype(np.float32)
 st = os.path.join(tmp, "qkv.safetensors")
-safetensors(st, {"q": ("BF16", qbits), "k": ("F16", k16.astype("<f2")),
-                 "v": ("F32", v32.astype("<f4"))})
+write_safetensors(st, {"q": ("BF16", qbits), "k": k16, "v": v32},
+                  metadata={"by": "cli_files_test.py"})
 qt = torch.from_numpy(qbits.view(np.int16).copy()).view(torch.bfloat16)
 rows = cli_rows(["--q", st + ":q", "--k", st + ":k", "--v", st + ":v", "--causal"])
 if rows is not None:
@@ -178,7 +163,7 @@ if rows is not None:
                            causal=True))
 q64, k64 = rng.standard_normal((3, 19, 8)), rng.standard_normal((3, 23, 8)) - 0.1
 st64 = os.path.join(tmp, "f64.safetensors")
-safetensors(st64, {"k": ("F64", k64), "q": ("F64", q64)})
+write_safetensors(st64, {"k": k64, "q": q64})
 rows = cli_rows(["--q", st64 + ":q", "--k", st64 + ":k"])
 if rows is not None:
     compare("safetensors-f64", rows, sdpa_var.stats(q64, k64))

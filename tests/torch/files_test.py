@@ -26,15 +26,16 @@ Q K^T. Both sides are float64 with other summation orders: they agree to
 """
 import csv
 import io
-import json
 import math
 import os
-import struct
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "io"))
+from safetensors_file import write_safetensors  # noqa: E402
 
 try:
     import torch
@@ -76,20 +77,6 @@ def raw_entropy(q, k, causal):
     w = torch.softmax(s, dim=-1)
     plogp = torch.where(w > 0, w * torch.log(w), torch.zeros_like(w))
     return (-plogp.sum(-1)).mean(-1)
-
-
-def write_safetensors(path, tensors):
-    """The format's spec: u64 LE header size, JSON header, data."""
-    header, blobs, off = {}, [], 0
-    for name, a in tensors.items():
-        b = np.ascontiguousarray(a, dtype="<f8").tobytes()
-        header[name] = {"dtype": "F64", "shape": list(a.shape), "data_offsets": [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    h = json.dumps(header).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
 def run(args):
