@@ -12,15 +12,15 @@
 
 /**
  * The library's version, "MAJOR.MINOR.PATCH" (SV_VERSION_STRING when it
- * was built, e.g. "0.1.0").
+ * was built, e.g. "0.2.0").
  * @return a static string; never NULL.
  */
 const char *sv_version(void);
 
 /**
- * The ABI version: MAJOR * 1000 + MINOR (0.1.x gives 1). Before 1.0 the
+ * The ABI version: MAJOR * 1000 + MINOR (0.2.x gives 2). Before 1.0 the
  * structs in the headers change between minor versions, which is why the
- * SONAME carries major.minor (libsdpa_var.so.0.1); two builds with the same
+ * SONAME carries major.minor (libsdpa_var.so.0.2); two builds with the same
  * value have the same struct layouts and function signatures.
  * @return that number.
  */
