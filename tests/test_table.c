@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "write_table.h"
+#include "layout.h"
 
 static int rounded_is(double v, double se, int width, const char *want)
 {

@@ -23,6 +23,46 @@ static sv_status check_inputs(const sv_spec *spec, const sv_source *src, const s
     return st;
 }
 
+/* *at advanced by n, its old value into *off; 0 on overflow. */
+static int take(size_t *at, size_t n, size_t *off)
+{
+    *off = *at;
+    return add_ok(*at, n, at);
+}
+
+/* a b c into *out, or 0 on overflow. */
+static int mul3(size_t a, size_t b, size_t c, size_t *out)
+{
+    size_t ab;
+    return mul_ok(a, b, &ab) && mul_ok(ab, c, out);
+}
+
+/* The workspace layout of --grad's two passes (grad.c), beside the plan
+ * that sizes it: plan_make checks it, grad_trial reads it. */
+int grad_layout_of(const plan *p, grad_layout *g)
+{
+    const sv_spec *s = p->spec;
+    const size_t d = s->d_k, dv = p->dv, tm = p->tm, kb = p->kb, qb = p->qb, tk = p->tk;
+    size_t at = 0, n[6], p1a, p1b, p1c, p2a, p2b, threads;
+    /* pass 1 per thread: G tile (tm x d_v), A tile (tm x kb), dQ part (2 x tm x d_k);
+     * pass 2: K tile (tk x d_k), V tile (tk x d_v), scores and A (2 x tk x qb),
+     * dL/dz (2 x tk x qb), dK part (2 x tk x d_k) */
+    if (!mul3(s->n_q, 2, d, &n[0]) || !mul3(s->n_k, 2, d, &n[1]) || !mul_ok(s->n_q, 2, &n[2]) ||
+        !mul_ok(s->n_q, GRAD_ROW, &n[3]) || !mul_ok(qb, d, &n[4]) || !mul_ok(qb, dv, &n[5]) ||
+        !mul_ok(tm, dv, &p1a) || !mul_ok(tm, kb, &p1b) || !mul3(2, tm, d, &p1c) ||
+        !add_ok(p1a, p1b, &p1a) || !add_ok(p1a, p1c, &p1a) || !mul_ok(d, 3, &p2a) ||
+        !add_ok(p2a, dv, &p2a) || !mul_ok(qb, 4, &p2b) || !add_ok(p2a, p2b, &p2a) ||
+        !mul_ok(p2a, tk, &p2a))
+        return 0;
+    g->per = p1a > p2a ? p1a : p2a;
+    if (!take(&at, n[0], &g->dq) || !take(&at, n[1], &g->dk) || !take(&at, n[2], &g->delta) ||
+        !take(&at, n[3], &g->rowg) || !take(&at, n[4], &g->qblk) || !take(&at, n[5], &g->gblk) ||
+        !mul_ok(g->per, (size_t)p->inner_threads, &threads) || !take(&at, threads, &g->thread))
+        return 0;
+    g->total = at;
+    return 1;
+}
+
 /* Threads, tiles and grouping: depend on the spec and the options, never
  * on the data. */
 static void derive(plan *p, uint64_t count)

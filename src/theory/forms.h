@@ -1,8 +1,9 @@
-/* Private to theory.c and theory_plant.c: the counts of a trial's visible
- * scores, what each case of sv_theory_spec derives, and the planted-key
- * cases (docs/theory.md 8.5). Not installed. */
-#ifndef SDPA_VAR_THEORY_INTERNAL_H
-#define SDPA_VAR_THEORY_INTERNAL_H
+/* Private to src/theory/: the counts of a trial's visible scores, what each
+ * case of sv_theory_spec derives, and the closed-form helpers that
+ * theory.c and plant.c both use. Below both: it calls neither. Not
+ * installed. */
+#ifndef SDPA_VAR_THEORY_FORMS_H
+#define SDPA_VAR_THEORY_FORMS_H
 
 #include <math.h>
 
@@ -43,16 +44,5 @@ static inline double var_product(double vx, double mx, double vy, double my)
 {
     return vx * vy + vx * my * my + mx * mx * vy;
 }
-
-/* theory_plant.c. The mean of the visible scores with a planted key, no
- * QK-norm. */
-double sv_theory_plant_mean(const sv_spec *cfg, const grid *g);
-/* E[S_ii] of a planted pair under QK-norm: R^2 E[cos]; NAN without a
- * closed form (non-normal entries or nonzero means, |rho| < 1). */
-double sv_theory_plant_diag_qk(const sv_spec *cfg);
-/* The planted key's part (m4: the law's fourth moment), no QK-norm. */
-void sv_theory_plant(const sv_spec *cfg, const grid *g, double m4, part *p);
-/* The planted key's part under QK-norm (no projections). */
-void sv_theory_plant_qk(const sv_spec *cfg, const grid *g, part *p);
 
 #endif

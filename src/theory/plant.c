@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "sdpa_var/spec.h"
-#include "theory_internal.h"
+#include "plant.h"
 
 /* E[cos] of two normal vectors of R^d whose coordinates have correlation
  * rho: rho (2/d) [Gamma((d+1)/2) / Gamma(d/2)]^2 2F1(1/2, 1/2; d/2 + 1; rho^2)

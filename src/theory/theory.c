@@ -4,7 +4,8 @@
 #include <string.h>
 
 #include "sdpa_var/spec.h"
-#include "theory_internal.h"
+#include "forms.h"
+#include "plant.h"
 
 /* The entropy approximation where it holds (docs/theory.md 8.7): many keys
  * and a logit variance of at most 1; elsewhere it misleads (it even goes

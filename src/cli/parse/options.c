@@ -1,6 +1,7 @@
 /* The option table, the argv scanner (getopt_long) and --help. What the values mean and
  * what applies with what is validate.c's. */
 #include "options.h"
+#include "fail.h"
 #include "suggest.h"
 
 #include <errno.h>
@@ -18,49 +19,6 @@ const cli_option_def cli_option_defs[CLI_OPT_COUNT] = {
     CLI_OPTION_TABLE(CLI_OPTION_ROW_)
 #undef CLI_OPTION_ROW_
 };
-
-int cli_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return 0;
-}
-
-/* Longest echo of a value before it is cut with "...": with the option's
- * name and the reason, a message stays one terminal line or two. */
-#define CLI_QUOTE_SHOWN 60
-
-char *cli_quote(char *dst, size_t dstlen, const char *s)
-{
-    size_t n = 0, shown = 0;
-    const size_t room = dstlen - 4; /* "..." and the NUL */
-    for (; *s; s++) {
-        const unsigned char c = (unsigned char)*s;
-        char one[5];
-        if (c == '\n' || c == '\t' || c == '\r' || c == '\\')
-            snprintf(one, sizeof one, "\\%c",
-                     c == '\n'   ? 'n'
-                     : c == '\t' ? 't'
-                     : c == '\r' ? 'r'
-                                 : '\\');
-        else if (c < 0x20 || c > 0x7e)
-            snprintf(one, sizeof one, "\\x%02x", c);
-        else
-            one[0] = (char)c, one[1] = '\0';
-        const size_t len = strlen(one);
-        if (shown + len > CLI_QUOTE_SHOWN || n + len > room) {
-            memcpy(dst + n, "...", 4);
-            return dst;
-        }
-        memcpy(dst + n, one, len);
-        n += len;
-        shown += len;
-    }
-    dst[n] = '\0';
-    return dst;
-}
 
 const char *cli_options_echo(const cli_options *opt, cli_option_id id, char *buf, size_t len)
 {
@@ -505,7 +463,7 @@ static int scan_error(int c, char **argv, char *err, size_t errlen)
 /* argv is scanned by getopt_long with opterr = 0 (the messages are ours)
  * and optind = 0, which makes glibc (and musl) start afresh: a harness
  * that parses many argument lists in one process gets the same answers. */
-int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t errlen)
+int cli_options_scan(int argc, char **argv, cli_options *opt, char *err, size_t errlen)
 {
     char shorts[2 * CLI_OPT_COUNT + 3];
     short_options(shorts, sizeof shorts);
@@ -528,5 +486,5 @@ int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t
         return cli_fail(err, errlen, "unexpected argument '%s'",
                         cli_quote(q, sizeof q, argv[optind]));
     }
-    return cli_options_validate(opt, err, errlen);
+    return 1;
 }

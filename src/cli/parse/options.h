@@ -10,6 +10,7 @@
 
 #include "sdpa_var/columns.h"
 #include "sdpa_var/sdpa_var.h"
+#include "fail.h"
 #include "specs.h"
 
 /* One --scale choice: the divisor of the "scaled" logits. */
@@ -85,7 +86,7 @@ typedef struct cli_options {
     int layout_bnhd;      /* --layout bnhd: swap the heads and positions axes */
     cli_pool pool;        /* --pool */
     int help, version;
-    /* Validated (cli_options_validate): every configuration resolved and
+    /* Validated (validate.c): every configuration resolved and
      * checked once, in run order; owned, freed by cli_options_free. */
     cli_config *configs;
     size_t n_configs;
@@ -131,11 +132,6 @@ int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen);
 /* Writes --help, its option list generated from the option table. */
 void cli_options_usage(FILE *f);
 
-/* Copies s into dst (dstlen > 4) as one printable line: bytes outside
- * 0x20..0x7e as \n, \t, \r, \\ or \xHH, and a value longer than 60
- * characters cut there and ended with "...". Returns dst. */
-char *cli_quote(char *dst, size_t dstlen, const char *s);
-
 /* Used by validate.c: the table's rows, and resolving given values into
  * opt->base, opt->exec and friends. */
 typedef struct cli_option_def {
@@ -152,7 +148,10 @@ typedef struct cli_option_def {
 
 extern const cli_option_def cli_option_defs[CLI_OPT_COUNT];
 
-int cli_options_validate(cli_options *opt, char *err, size_t errlen);
+/* The scan of cli_options_parse (options.c): argv into opt->given and the
+ * given values, by the option table's syntax and ranges only. 0 and one
+ * line in err on a usage error. */
+int cli_options_scan(int argc, char **argv, cli_options *opt, char *err, size_t errlen);
 
 /* Writes the rule table of validate.c for --help: which options need or
  * exclude which. */
@@ -161,13 +160,6 @@ void cli_options_rules_usage(FILE *f);
 /* The value of option id as written on the command line (else its
  * default), quoted with cli_quote into buf. */
 const char *cli_options_echo(const cli_options *opt, cli_option_id id, char *buf, size_t len);
-
-/* Writes "fmt ..." into err; returns 0, for `return cli_fail(...)`. */
-int cli_fail(char *err, size_t errlen, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 /* OMP_NUM_THREADS as sdpa-var found it: main.c takes it out of the
  * environment before libgomp can read it (taken = 1, value NULL when

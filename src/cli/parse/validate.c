@@ -375,7 +375,7 @@ static sv_spec make_spec(const cli_options *opt, size_t i)
                  : c->kind == CLI_SCALE_DK   ? 1.0 / (double)spec.d_k
                  : c->kind == CLI_SCALE_NONE ? 1.0
                                              : c->value;
-    (void)sv_spec_resolve(&spec); /* checked by cli_options_validate */
+    (void)sv_spec_resolve(&spec); /* checked by validate */
     return spec;
 }
 
@@ -522,7 +522,7 @@ static int check_config(const cli_options *o, size_t i, cli_config *c, char *err
     return st == SV_OK || library_error(o, i, spec, st, field, err, errlen);
 }
 
-int cli_options_validate(cli_options *o, char *err, size_t errlen)
+static int validate(cli_options *o, char *err, size_t errlen)
 {
     resolve(o);
     if (o->help || o->version)
@@ -565,6 +565,11 @@ int cli_options_validate(cli_options *o, char *err, size_t errlen)
     }
     o->n_configs = n;
     return 1;
+}
+
+int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t errlen)
+{
+    return cli_options_scan(argc, argv, opt, err, errlen) && validate(opt, err, errlen);
 }
 
 int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)

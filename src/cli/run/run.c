@@ -64,7 +64,7 @@ static void free_run(config_run *r)
  * answer (an overflow, a bug): say which and where, and stop. */
 static int undefined(const cli_sink *s, const sv_row_view *v, const char *where)
 {
-    const sv_column *c = sv_columns_first_undefined(s->kind, v, s->observed);
+    const sv_column *c = sv_columns_first_undefined(s->w.kind, v, s->w.observed);
     if (!c)
         return 0;
     say("%s is nan at d_k=%zu scale=%s dist=%s%s, which is not a true answer", c->name,
@@ -204,9 +204,9 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
         st = sv_engine_run(&r->spec, &src, &r->exec, &r->taps, t0, n, r->chunk);
         if (st == SV_OK)
             st = sv_summary_add(&acc, r->chunk, (size_t)n);
-        if (st == SV_OK && s->kind == SV_OUTPUT_PER_TRIAL)
+        if (st == SV_OK && s->w.kind == SV_OUTPUT_PER_TRIAL)
             ok = write_trials(s, r, t0, n, pl);
-        if (st == SV_OK && s->kind == SV_OUTPUT_PER_HEAD && out->pool != CLI_POOL_ALL)
+        if (st == SV_OK && s->w.kind == SV_OUTPUT_PER_HEAD && out->pool != CLI_POOL_ALL)
             ok = write_heads(s, r, t0, n, pl);
     }
     if (st != SV_OK || !ok)
@@ -223,7 +223,7 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
 static int write_config(cli_sink *s, const config_run *r, const cli_output *out, cli_progress *pl)
 {
     sv_row_view v = {.spec = &r->spec, .scale_name = r->scale_name};
-    switch (s->kind) {
+    switch (s->w.kind) {
     case SV_OUTPUT_SUMMARY:
         v.stats = &r->summary.mean;
         v.summary = &r->summary;
@@ -330,7 +330,7 @@ int cli_run(const cli_plan *plan)
         ok = run_config(plan, i, &sink, &budget, &pl, progress);
     cli_progress_erase(&pl);
     ok = ok && !cli_interrupt_pending() && cli_sink_end(&sink);
-    if (!ok && sink.f)
+    if (!ok && sink.w.f)
         cli_sink_abort(&sink); /* the rows before, whole; JSON closed */
     const int sig = cli_interrupt_pending(), err = sink.write_errno;
     cli_interrupt_end();

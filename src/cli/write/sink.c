@@ -11,10 +11,12 @@
 #include "interrupt.h"
 #include "sink.h"
 
-int cli_sink_has(const cli_sink *s, const sv_column *c)
+/* Whether column c exists in this sink's rows (the --observed pair only
+ * with --observed); --columns writes a selection of these (w.cols). */
+static int has(const cli_sink *s, const sv_column *c)
 {
-    return (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || s->observed) &&
-           (!(c->flags & SV_COLUMN_ONLY_GRAD) || (s->count > 0 && s->configs[0].spec.grad)) &&
+    return (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || s->w.observed) &&
+           (!(c->flags & SV_COLUMN_ONLY_GRAD) || (s->w.count > 0 && s->w.configs[0].spec.grad)) &&
            (!(c->flags & SV_COLUMN_ONLY_DRAWS) || !s->files);
 }
 
@@ -23,34 +25,42 @@ int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
     const cli_output *out = &plan->out;
     const size_t count = plan->count;
     const cli_format format = out->format;
-    *s = (cli_sink){.fd = fd,
-                    .out = out,
-                    .configs = plan->configs,
-                    .kind = out->kind,
-                    .format = format,
-                    .observed = !isnan(out->observed),
-                    .files = plan->arrays != NULL,
-                    .count = count};
-    s->cols = calloc(sv_columns_count(s->kind), sizeof(const sv_column *));
-    if (!s->cols)
+    *s = (cli_sink){.w = {.out = out,
+                          .configs = plan->configs,
+                          .kind = out->kind,
+                          .format = format,
+                          .observed = !isnan(out->observed),
+                          .count = count},
+                    .fd = fd,
+                    .files = plan->arrays != NULL};
+    /* One allocation: the columns written, then JSON's configuration columns. */
+    const size_t n_summary = sv_columns_count(SV_OUTPUT_SUMMARY);
+    s->w.cols = calloc(sv_columns_count(s->w.kind) + n_summary, sizeof(const sv_column *));
+    if (!s->w.cols)
         return 0;
+    s->w.config_cols = s->w.cols + sv_columns_count(s->w.kind);
+    for (size_t i = 0; i < n_summary; i++) {
+        const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
+        if ((c->flags & SV_COLUMN_CONFIG) && has(s, c))
+            s->w.config_cols[s->w.n_config_cols++] = c;
+    }
     for (size_t i = 0; i < out->n_columns; i++) /* --columns: as given */
-        s->cols[s->n_cols++] = sv_columns_get(s->kind, out->columns[i]);
-    for (size_t i = 0; !out->n_columns && i < sv_columns_count(s->kind); i++)
-        if (cli_sink_has(s, sv_columns_get(s->kind, i)))
-            s->cols[s->n_cols++] = sv_columns_get(s->kind, i);
-    s->f = open_memstream(&s->buf, &s->buf_size);
-    if (!s->f) {
-        free(s->cols);
+        s->w.cols[s->w.n_cols++] = sv_columns_get(s->w.kind, out->columns[i]);
+    for (size_t i = 0; !out->n_columns && i < sv_columns_count(s->w.kind); i++)
+        if (has(s, sv_columns_get(s->w.kind, i)))
+            s->w.cols[s->w.n_cols++] = sv_columns_get(s->w.kind, i);
+    s->w.f = open_memstream(&s->buf, &s->buf_size);
+    if (!s->w.f) {
+        free(s->w.cols);
         return 0;
     }
     if (format == CLI_FORMAT_TABLE &&
-        (s->kind == SV_OUTPUT_SUMMARY || s->kind == SV_OUTPUT_PER_TRIAL)) {
-        s->entries = calloc(count, sizeof *s->entries);
-        if (!s->entries) {
-            fclose(s->f);
+        (s->w.kind == SV_OUTPUT_SUMMARY || s->w.kind == SV_OUTPUT_PER_TRIAL)) {
+        s->w.entries = calloc(count, sizeof *s->w.entries);
+        if (!s->w.entries) {
+            fclose(s->w.f);
             free(s->buf);
-            free(s->cols);
+            free(s->w.cols);
             return 0;
         }
     }
@@ -64,15 +74,15 @@ static int start(cli_sink *s)
     if (s->started)
         return 1;
     s->started = 1;
-    switch (s->format) {
+    switch (s->w.format) {
     case CLI_FORMAT_TABLE:
-        cli_table_begin(s);
+        cli_table_begin(&s->w);
         return 1;
     case CLI_FORMAT_JSON:
     case CLI_FORMAT_JSONL:
-        return cli_json_begin(s);
+        return cli_json_begin(&s->w);
     default:
-        cli_csv_header(s);
+        cli_csv_header(&s->w);
         return 1;
     }
 }
@@ -81,19 +91,19 @@ int cli_sink_row(cli_sink *s, const sv_row_view *row)
 {
     if (!start(s))
         return 0;
-    switch (s->format) {
+    switch (s->w.format) {
     case CLI_FORMAT_TABLE:
-        cli_table_row(s, row);
+        cli_table_row(&s->w, row);
         break;
     case CLI_FORMAT_JSON:
     case CLI_FORMAT_JSONL:
-        cli_json_row(s, row);
+        cli_json_row(&s->w, row);
         break;
     default:
-        cli_csv_row(s, row);
+        cli_csv_row(&s->w, row);
         break;
     }
-    s->rows++;
+    s->w.rows++;
     return 1;
 }
 
@@ -102,10 +112,10 @@ size_t cli_sink_tail(const cli_sink *s, char *buf, size_t len)
     buf[0] = '\0';
     if (!s->started)
         return 0;
-    if (s->format == CLI_FORMAT_JSON)
+    if (s->w.format == CLI_FORMAT_JSON)
         return (size_t)snprintf(buf, len, "\n]}\n");
-    if (s->format == CLI_FORMAT_TABLE)
-        return cli_table_tail(s, buf, len);
+    if (s->w.format == CLI_FORMAT_TABLE)
+        return cli_table_tail(&s->w, buf, len);
     return 0;
 }
 
@@ -136,11 +146,11 @@ int cli_sink_commit(cli_sink *s)
 {
     if (s->write_errno)
         return 0;
-    if (fflush(s->f) != 0) {
+    if (fflush(s->w.f) != 0) {
         s->write_errno = ENOMEM;
         return 0;
     }
-    const off_t n = ftello(s->f);
+    const off_t n = ftello(s->w.f);
     cli_interrupt_enter_write();
     int ok = 1;
     if (n > 0) {
@@ -149,7 +159,7 @@ int cli_sink_commit(cli_sink *s)
             s->write_errno = errno;
         else
             s->committed = 1;
-        rewind(s->f);
+        rewind(s->w.f);
     }
     char tail[1024];
     const size_t len = s->committed ? cli_sink_tail(s, tail, sizeof tail) : 0;
@@ -160,30 +170,30 @@ int cli_sink_commit(cli_sink *s)
 
 int cli_sink_flush_some(cli_sink *s)
 {
-    return ftello(s->f) < CLI_SINK_COMMIT_BYTES || cli_sink_commit(s);
+    return ftello(s->w.f) < CLI_SINK_COMMIT_BYTES || cli_sink_commit(s);
 }
 
 static void sink_free(cli_sink *s)
 {
-    fclose(s->f);
+    fclose(s->w.f);
     free(s->buf);
-    free(s->entries);
-    free(s->cols);
-    s->cols = NULL;
-    s->f = NULL;
+    free(s->w.entries);
+    free(s->w.cols);
+    s->w.cols = NULL;
+    s->w.f = NULL;
     s->buf = NULL;
-    s->entries = NULL;
+    s->w.entries = NULL;
 }
 
 int cli_sink_end(cli_sink *s)
 {
     start(s); /* a run always has rows; this only keeps the pairing */
-    if (s->format == CLI_FORMAT_TABLE) {
-        cli_table_end(s);
+    if (s->w.format == CLI_FORMAT_TABLE) {
+        cli_table_end(&s->w);
     } else {
         char tail[1024];
         const size_t len = cli_sink_tail(s, tail, sizeof tail);
-        fwrite(tail, 1, len, s->f);
+        fwrite(tail, 1, len, s->w.f);
     }
     const int ok = cli_sink_commit(s);
     sink_free(s);
@@ -192,11 +202,11 @@ int cli_sink_end(cli_sink *s)
 
 void cli_sink_abort(cli_sink *s)
 {
-    rewind(s->f); /* what is not committed is dropped */
+    rewind(s->w.f); /* what is not committed is dropped */
     if (s->committed && !s->write_errno) {
         char tail[1024];
         const size_t len = cli_sink_tail(s, tail, sizeof tail);
-        fwrite(tail, 1, len, s->f);
+        fwrite(tail, 1, len, s->w.f);
         cli_sink_commit(s);
     }
     sink_free(s);

@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "sink.h"
+#include "writer.h"
 
 static void csv_real(FILE *f, double v)
 {
@@ -16,7 +16,7 @@ static void csv_real(FILE *f, double v)
         fprintf(f, "%.17g", v);
 }
 
-void cli_csv_header(cli_sink *s)
+void cli_csv_header(cli_writer *s)
 {
     if (s->out->no_header)
         return;
@@ -29,7 +29,7 @@ void cli_csv_header(cli_sink *s)
     fputc('\n', s->f);
 }
 
-void cli_csv_row(cli_sink *s, const sv_row_view *row)
+void cli_csv_row(cli_writer *s, const sv_row_view *row)
 {
     const char *sep = "";
     for (size_t i = 0; i < s->n_cols; i++) {

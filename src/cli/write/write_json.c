@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sink.h"
+#include "writer.h"
 
 static cJSON *json_value(const sv_column *c, sv_value v)
 {
@@ -73,7 +73,7 @@ static cJSON *config_value(const cli_config *configs, size_t count, const sv_col
 }
 
 /* The header object: tool, version and the run's configuration. */
-static cJSON *header(const cli_sink *s)
+static cJSON *header(const cli_writer *s)
 {
     cJSON *doc = cJSON_CreateObject(), *cfg = cJSON_CreateObject();
     if (!doc || !cfg) {
@@ -84,10 +84,9 @@ static cJSON *header(const cli_sink *s)
     cJSON_AddStringToObject(doc, "tool", "sdpa-var");
     cJSON_AddStringToObject(doc, "version", SV_VERSION_STRING);
     cJSON_AddStringToObject(cfg, "output", sv_output_kind_name(s->kind));
-    for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++) {
-        const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
-        if ((c->flags & SV_COLUMN_CONFIG) && cli_sink_has(s, c))
-            cJSON_AddItemToObject(cfg, c->name, config_value(s->configs, s->count, c));
+    for (size_t i = 0; i < s->n_config_cols; i++) {
+        const sv_column *c = s->config_cols[i];
+        cJSON_AddItemToObject(cfg, c->name, config_value(s->configs, s->count, c));
     }
     if (s->observed)
         cJSON_AddItemToObject(
@@ -113,14 +112,14 @@ static int print_object(FILE *f, cJSON *o)
     return 1;
 }
 
-int cli_json_begin(cli_sink *s)
+int cli_json_begin(cli_writer *s)
 {
     cJSON *doc = header(s);
     if (!doc)
         return 0;
     if (s->format == CLI_FORMAT_JSON) {
         /* The rows follow as they are finished: open the array here and
-         * close it in cli_sink_tail's "]}". */
+         * close it in cli_writer_tail's "]}". */
         char *text = cJSON_PrintUnformatted(doc);
         cJSON_Delete(doc);
         if (!text)
@@ -137,7 +136,7 @@ int cli_json_begin(cli_sink *s)
     return 1;
 }
 
-void cli_json_row(cli_sink *s, const sv_row_view *row)
+void cli_json_row(cli_writer *s, const sv_row_view *row)
 {
     cJSON *o = cJSON_CreateObject();
     for (size_t i = 0; o && i < s->n_cols; i++)

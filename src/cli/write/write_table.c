@@ -8,151 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sink.h"
-#include "write_table.h"
-
-/* Table cell: up to 7 significant digits, fewer if that is what fits the
- * width; '-' where the value is undefined or there is no theory. */
-void cli_table_cell(FILE *f, int width, double v)
-{
-    char buf[64];
-    if (isnan(v)) {
-        fprintf(f, " %*s", width, "-");
-        return;
-    }
-    for (int prec = 7; prec >= 1; prec--) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if ((int)strlen(buf) <= width)
-            break;
-    }
-    fprintf(f, " %*s", width, buf);
-}
-/* The value of summary column @p name for entry @p e, times c^power
- * (c the scale: the scaled side of a raw-only column); NAN for
- * NULL. The table takes every number from the column table, so it gives
- * the CSV's verdict on every value. */
-double cli_table_col(const cli_table_entry *e, const char *name, int power)
-{
-    if (!name)
-        return NAN;
-    const sv_row_view v = {.spec = &e->spec,
-                           .scale_name = e->scale_name,
-                           .stats = &e->summary.mean,
-                           .summary = &e->summary};
-    for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++) {
-        const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
-        if (strcmp(c->name, name) == 0 && c->type == SV_VALUE_REAL)
-            return c->get(&v).real * pow(e->summary.scale, power);
-    }
-    return NAN;
-}
-
-const sv_column *cli_table_find_column(const char *name)
-{
-    for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++)
-        if (strcmp(sv_columns_get(SV_OUTPUT_SUMMARY, i)->name, name) == 0)
-            return sv_columns_get(SV_OUTPUT_SUMMARY, i);
-    return NULL;
-}
-
-/* A configuration column's value as text ("sqrt", "64", "0.5"). */
-static void config_text(const sv_column *c, const cli_table_entry *e, char *buf, size_t len)
-{
-    const sv_row_view v = {.spec = &e->spec, .scale_name = e->scale_name};
-    const sv_value x = c->get(&v);
-    if (c->type == SV_VALUE_TEXT)
-        snprintf(buf, len, "%s", x.text);
-    else if (c->type == SV_VALUE_COUNT)
-        snprintf(buf, len, "%llu", (unsigned long long)x.count);
-    else
-        snprintf(buf, len, "%g", x.real);
-}
-
-/* Whether configuration column @p name differs between the entries. */
-static int varies(const char *name, const cli_table_entry *e, size_t n)
-{
-    const sv_column *c = cli_table_find_column(name);
-    char a[64], b[64];
-    if (!c)
-        return 0;
-    config_text(c, &e[0], a, sizeof a);
-    for (size_t i = 1; i < n; i++) {
-        config_text(c, &e[i], b, sizeof b);
-        if (strcmp(a, b) != 0)
-            return 1;
-    }
-    return 0;
-}
-
-void cli_wrap_put(cli_wrap *w, const char *piece)
-{
-    const int len = (int)strlen(piece);
-    if (w->col > 0 && w->col + 1 + len > w->width) {
-        fprintf(w->f, "\n%*s", w->indent, "");
-        w->col = w->indent;
-    }
-    fprintf(w->f, "%s%s", w->col > 0 ? " " : "", piece);
-    w->col += len + (w->col > 0);
-}
-
-/* Words of the title, wrapped at 78 columns (continued lines indented). */
-static void word(cli_wrap *w, const char *fmt, ...)
-{
-    char buf[128];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    cli_wrap_put(w, buf);
-}
-
-/* The header line: every option that shapes the run, except those that
- * vary between the entries (each row or block names those). */
-void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
-{
-    const sv_spec *c = &e->spec;
-    cli_wrap w = {f, 78, 1, 0};
-    word(&w, "sdpa-var %s", SV_VERSION_STRING);
-    if (!varies("dk", e, n))
-        word(&w, "d_k=%zu", c->d_k);
-    word(&w, "n_q=%zu n_k=%zu trials=%llu seed=%llu", c->n_q, c->n_k, (unsigned long long)c->trials,
-         (unsigned long long)c->seed);
-    if (!varies("dist", e, n))
-        word(&w, "dist=%s", sv_dist_name(c->dist));
-    if (c->dist == SV_DIST_STUDENT_T && !varies("nu", e, n))
-        word(&w, "nu=%g", c->nu);
-    word(&w, "ddof=%u", c->ddof);
-    if (!varies("scale", e, n))
-        word(&w, "scale=%s", e->scale_name);
-    if (cli_table_col(e, "q_mean", 0) != 0.0 || cli_table_col(e, "q_std", 0) != 1.0)
-        word(&w, "Q=%g+%g*x", cli_table_col(e, "q_mean", 0), cli_table_col(e, "q_std", 0));
-    if (cli_table_col(e, "k_mean", 0) != 0.0 || cli_table_col(e, "k_std", 0) != 1.0)
-        word(&w, "K=%g+%g*x", cli_table_col(e, "k_mean", 0), cli_table_col(e, "k_std", 0));
-    if (c->causal)
-        word(&w, "causal");
-    if (c->qk_norm)
-        word(&w, isnan(e->summary.qk_radius) ? "qk-norm" : "qk-norm R=%g", e->summary.qk_radius);
-    if (c->plant != 0.0)
-        word(&w, "plant=%g", c->plant);
-    if (c->d_model > 0) {
-        word(&w, "d_model=%zu", c->d_model);
-        if (!varies("init", e, n)) {
-            char v[64];
-            config_text(cli_table_find_column("init"), e, v, sizeof v);
-            word(&w, "init=%s", v);
-        }
-        if (c->cross)
-            word(&w, "cross");
-    }
-    if (c->values)
-        word(&w, "values d_v=%g", cli_table_col(e, "d_v", 0));
-    if (e->summary.observed == e->summary.observed)
-        word(&w, "observed=%g", e->summary.observed);
-    fputc('\n', f);
-}
+#include "layout.h"
+#include "write_table_one.h"
+#include "writer.h"
 
 /* The configuration columns a sweep's blocks are labelled by; bit k of
- * cli_sink.varying is set when labelled[k] differs between the
+ * cli_writer.varying is set when labelled[k] differs between the
  * configurations (found once, in cli_table_begin: per row it made the
  * table quadratic in configurations). */
 static const char *const labelled[] = {"scale", "dist", "nu", "init", "d_model"};
@@ -162,7 +23,7 @@ static unsigned varying_of(const cli_table_entry *e, size_t n)
 {
     unsigned bits = 0;
     for (size_t k = 0; k < N_LABELLED; k++)
-        if (varies(labelled[k], e, n))
+        if (cli_table_varies(labelled[k], e, n))
             bits |= 1u << k;
     return bits;
 }
@@ -175,7 +36,7 @@ static void block_label(unsigned varying, const cli_table_entry *e, char *label,
     label[0] = '\0';
     for (size_t k = 0; k < N_LABELLED; k++)
         if (varying & (1u << k)) {
-            config_text(cli_table_find_column(labelled[k]), e, v, sizeof v);
+            cli_table_config_text(cli_table_find_column(labelled[k]), e, v, sizeof v);
             if (strcmp(v, "nan") == 0)
                 continue; /* nu of a law that has none */
             const size_t at = strlen(label);
@@ -201,7 +62,7 @@ static void sweep_head(FILE *f, int obs, const cli_table_entry *res, size_t n)
     fputc('\n', f);
 }
 
-static void sweep_row(const cli_sink *s, size_t i)
+static void sweep_row(const cli_writer *s, size_t i)
 {
     const cli_table_entry *e = &s->entries[i];
     const int obs = s->observed;
@@ -227,7 +88,7 @@ static void sweep_row(const cli_sink *s, size_t i)
     fputc('\n', s->f);
 }
 
-size_t cli_table_tail(const cli_sink *s, char *buf, size_t len)
+size_t cli_table_tail(const cli_writer *s, char *buf, size_t len)
 {
     buf[0] = '\0';
     if (s->kind != SV_OUTPUT_SUMMARY || s->count < 2 || s->n_entries == 0)
@@ -246,7 +107,7 @@ size_t cli_table_tail(const cli_sink *s, char *buf, size_t len)
 
 /* Per head: a compact table of the main columns (CSV has them all). */
 #define CLI_HEAD_W 9
-static void head_begin(cli_sink *s)
+static void head_begin(cli_writer *s)
 {
     const sv_spec *p = &s->configs[0].spec;
     fprintf(s->f,
@@ -261,7 +122,7 @@ static void head_begin(cli_sink *s)
             CLI_HEAD_W, "max p", CLI_HEAD_W, "sink p");
 }
 
-static void head_row(cli_sink *s, const sv_row_view *row)
+static void head_row(cli_writer *s, const sv_row_view *row)
 {
     const sv_trial_stats *t = row->stats;
     if (s->count > 1 && (row->head ? row->trial == 0 : s->out->pool == CLI_POOL_ALL))
@@ -279,7 +140,7 @@ static void head_row(cli_sink *s, const sv_row_view *row)
     fputc('\n', s->f);
 }
 
-void cli_table_begin(cli_sink *s)
+void cli_table_begin(cli_writer *s)
 {
     if (s->kind == SV_OUTPUT_PER_HEAD) {
         head_begin(s);
@@ -306,7 +167,7 @@ void cli_table_begin(cli_sink *s)
             "scaled var", w, "raw H", w, "scaled H", w, "raw max p", w, "scaled max");
 }
 
-void cli_table_row(cli_sink *s, const sv_row_view *row)
+void cli_table_row(cli_writer *s, const sv_row_view *row)
 {
     if (s->kind == SV_OUTPUT_PER_HEAD) {
         head_row(s, row);
@@ -348,7 +209,7 @@ void cli_table_row(cli_sink *s, const sv_row_view *row)
     fputc('\n', s->f);
 }
 
-void cli_table_end(cli_sink *s)
+void cli_table_end(cli_writer *s)
 {
     if (s->kind != SV_OUTPUT_SUMMARY || s->n_entries == 0)
         return;

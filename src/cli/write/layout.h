@@ -1,11 +1,11 @@
-/* Shared by the table writers: write_table.c (sweeps, trials, the title)
+/* The table's layout (layout.c), shared by write_table.c (sweeps, trials)
  * and write_table_one.c (one configuration, with its verdict). */
-#ifndef SDPA_VAR_CLI_WRITE_TABLE_H
-#define SDPA_VAR_CLI_WRITE_TABLE_H
+#ifndef SDPA_VAR_CLI_LAYOUT_H
+#define SDPA_VAR_CLI_LAYOUT_H
 
 #include <stdio.h>
 
-#include "sink.h"
+#include "writer.h"
 
 /* A cell of @p width: up to 7 significant digits, fewer if that is what
  * fits; '-' where the value is undefined. */
@@ -17,6 +17,12 @@ double cli_table_col(const cli_table_entry *e, const char *name, int power);
 
 /* The summary column named @p name, or NULL. */
 const sv_column *cli_table_find_column(const char *name);
+
+/* A configuration column's value as text ("sqrt", "64", "0.5"). */
+void cli_table_config_text(const sv_column *c, const cli_table_entry *e, char *buf, size_t len);
+
+/* Whether configuration column @p name differs between the @p n entries. */
+int cli_table_varies(const char *name, const cli_table_entry *e, size_t n);
 
 /* Text wrapped at width columns: cli_wrap_put adds one unbreakable
  * piece, after a space unless it is the first; a piece that would pass
@@ -30,9 +36,6 @@ void cli_wrap_put(cli_wrap *w, const char *piece);
 /* The header line(s): every option that shapes the run, except those
  * that vary between the @p n entries. */
 void cli_table_title(FILE *f, const cli_table_entry *e, size_t n);
-
-/* The table of one configuration, ending with its verdict. */
-void cli_table_one(FILE *f, const cli_table_entry *e);
 
 /* @p v to the digits its standard error @p se supports: rounded at the
  * second significant digit of se ("64.37" for 64.36989 +- 0.487); 4

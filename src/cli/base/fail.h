@@ -1,0 +1,20 @@
+/* One-line error messages of the CLI (fail.c): below every other part of
+ * src/cli/. */
+#ifndef SDPA_VAR_CLI_FAIL_H
+#define SDPA_VAR_CLI_FAIL_H
+
+#include <stddef.h>
+
+/* Writes "fmt ..." into err; returns 0, for `return cli_fail(...)`. */
+int cli_fail(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Copies s into dst (dstlen > 4) as one printable line: bytes outside
+ * 0x20..0x7e as \n, \t, \r, \\ or \xHH, and a value longer than 60
+ * characters cut there and ended with "...". Returns dst. */
+char *cli_quote(char *dst, size_t dstlen, const char *s);
+
+#endif

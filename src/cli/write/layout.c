@@ -1,0 +1,181 @@
+/* The table's cells, wrapped words and title: what write_table.c (sweeps,
+ * trials) and write_table_one.c (one configuration) both lay out, below
+ * both. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+
+void cli_table_rounded(char *buf, size_t len, double v, double se, int width)
+{
+    if (isnan(v)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    if (!(se > 0.0) || !isfinite(se) || !isfinite(v)) { /* 4 digits, trailing zeros too */
+        snprintf(buf, len, "%#.4g", v);
+        const size_t n = strlen(buf);
+        if (n > 0 && buf[n - 1] == '.')
+            buf[n - 1] = '\0';
+        return;
+    }
+    const int e = (int)floor(log10(se)) - 1; /* the place of se's second digit */
+    if (e >= 0) {
+        const double q = pow(10.0, e);
+        snprintf(buf, len, "%.0f", round(v / q) * q);
+    } else {
+        snprintf(buf, len, "%.*f", -e, v);
+    }
+    if ((int)strlen(buf) > width || strcmp(buf, "-0") == 0 || strspn(buf, "-0.") == strlen(buf)) {
+        /* too wide, or all zeros: as many significant digits in e-form */
+        const int lead = v != 0.0 ? (int)floor(log10(fabs(v))) : e + 1;
+        const int sig = lead - e + 1 < 1 ? 1 : lead - e + 1;
+        if (v == 0.0 || lead < e)
+            snprintf(buf, len, "0");
+        else if ((int)strlen(buf) > width)
+            snprintf(buf, len, "%.*e", sig - 1 < 0 ? 0 : sig - 1, v);
+    }
+}
+
+/* Table cell: up to 7 significant digits, fewer if that is what fits the
+ * width; '-' where the value is undefined or there is no theory. */
+void cli_table_cell(FILE *f, int width, double v)
+{
+    char buf[64];
+    if (isnan(v)) {
+        fprintf(f, " %*s", width, "-");
+        return;
+    }
+    for (int prec = 7; prec >= 1; prec--) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if ((int)strlen(buf) <= width)
+            break;
+    }
+    fprintf(f, " %*s", width, buf);
+}
+/* The value of summary column @p name for entry @p e, times c^power
+ * (c the scale: the scaled side of a raw-only column); NAN for
+ * NULL. The table takes every number from the column table, so it gives
+ * the CSV's verdict on every value. */
+double cli_table_col(const cli_table_entry *e, const char *name, int power)
+{
+    if (!name)
+        return NAN;
+    const sv_row_view v = {.spec = &e->spec,
+                           .scale_name = e->scale_name,
+                           .stats = &e->summary.mean,
+                           .summary = &e->summary};
+    for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++) {
+        const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
+        if (strcmp(c->name, name) == 0 && c->type == SV_VALUE_REAL)
+            return c->get(&v).real * pow(e->summary.scale, power);
+    }
+    return NAN;
+}
+
+const sv_column *cli_table_find_column(const char *name)
+{
+    for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++)
+        if (strcmp(sv_columns_get(SV_OUTPUT_SUMMARY, i)->name, name) == 0)
+            return sv_columns_get(SV_OUTPUT_SUMMARY, i);
+    return NULL;
+}
+
+/* A configuration column's value as text ("sqrt", "64", "0.5"). */
+void cli_table_config_text(const sv_column *c, const cli_table_entry *e, char *buf, size_t len)
+{
+    const sv_row_view v = {.spec = &e->spec, .scale_name = e->scale_name};
+    const sv_value x = c->get(&v);
+    if (c->type == SV_VALUE_TEXT)
+        snprintf(buf, len, "%s", x.text);
+    else if (c->type == SV_VALUE_COUNT)
+        snprintf(buf, len, "%llu", (unsigned long long)x.count);
+    else
+        snprintf(buf, len, "%g", x.real);
+}
+
+/* Whether configuration column @p name differs between the entries. */
+int cli_table_varies(const char *name, const cli_table_entry *e, size_t n)
+{
+    const sv_column *c = cli_table_find_column(name);
+    char a[64], b[64];
+    if (!c)
+        return 0;
+    cli_table_config_text(c, &e[0], a, sizeof a);
+    for (size_t i = 1; i < n; i++) {
+        cli_table_config_text(c, &e[i], b, sizeof b);
+        if (strcmp(a, b) != 0)
+            return 1;
+    }
+    return 0;
+}
+
+void cli_wrap_put(cli_wrap *w, const char *piece)
+{
+    const int len = (int)strlen(piece);
+    if (w->col > 0 && w->col + 1 + len > w->width) {
+        fprintf(w->f, "\n%*s", w->indent, "");
+        w->col = w->indent;
+    }
+    fprintf(w->f, "%s%s", w->col > 0 ? " " : "", piece);
+    w->col += len + (w->col > 0);
+}
+
+/* Words of the title, wrapped at 78 columns (continued lines indented). */
+static void word(cli_wrap *w, const char *fmt, ...)
+{
+    char buf[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cli_wrap_put(w, buf);
+}
+
+/* The header line: every option that shapes the run, except those that
+ * vary between the entries (each row or block names those). */
+void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
+{
+    const sv_spec *c = &e->spec;
+    cli_wrap w = {f, 78, 1, 0};
+    word(&w, "sdpa-var %s", SV_VERSION_STRING);
+    if (!cli_table_varies("dk", e, n))
+        word(&w, "d_k=%zu", c->d_k);
+    word(&w, "n_q=%zu n_k=%zu trials=%llu seed=%llu", c->n_q, c->n_k, (unsigned long long)c->trials,
+         (unsigned long long)c->seed);
+    if (!cli_table_varies("dist", e, n))
+        word(&w, "dist=%s", sv_dist_name(c->dist));
+    if (c->dist == SV_DIST_STUDENT_T && !cli_table_varies("nu", e, n))
+        word(&w, "nu=%g", c->nu);
+    word(&w, "ddof=%u", c->ddof);
+    if (!cli_table_varies("scale", e, n))
+        word(&w, "scale=%s", e->scale_name);
+    if (cli_table_col(e, "q_mean", 0) != 0.0 || cli_table_col(e, "q_std", 0) != 1.0)
+        word(&w, "Q=%g+%g*x", cli_table_col(e, "q_mean", 0), cli_table_col(e, "q_std", 0));
+    if (cli_table_col(e, "k_mean", 0) != 0.0 || cli_table_col(e, "k_std", 0) != 1.0)
+        word(&w, "K=%g+%g*x", cli_table_col(e, "k_mean", 0), cli_table_col(e, "k_std", 0));
+    if (c->causal)
+        word(&w, "causal");
+    if (c->qk_norm)
+        word(&w, isnan(e->summary.qk_radius) ? "qk-norm" : "qk-norm R=%g", e->summary.qk_radius);
+    if (c->plant != 0.0)
+        word(&w, "plant=%g", c->plant);
+    if (c->d_model > 0) {
+        word(&w, "d_model=%zu", c->d_model);
+        if (!cli_table_varies("init", e, n)) {
+            char v[64];
+            cli_table_config_text(cli_table_find_column("init"), e, v, sizeof v);
+            word(&w, "init=%s", v);
+        }
+        if (c->cross)
+            word(&w, "cross");
+    }
+    if (c->values)
+        word(&w, "values d_v=%g", cli_table_col(e, "d_v", 0));
+    if (e->summary.observed == e->summary.observed)
+        word(&w, "observed=%g", e->summary.observed);
+    fputc('\n', f);
+}
