@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""Writes src/ziggurat_table.h: the 128-layer ziggurat for the standard
+"""Writes src/core/ziggurat_table.h: the 128-layer ziggurat for the standard
 normal of Marsaglia & Tsang (2000), in the form of Doornik (2005),
 "An Improved Ziggurat Method to Generate Normal Random Samples", computed
 in 50-digit decimal arithmetic so the table does not depend on any libm.
 
-    /usr/bin/python3 scripts/gen_ziggurat.py > src/ziggurat_table.h
+    /usr/bin/python3 scripts/gen_ziggurat.py > src/core/ziggurat_table.h
 
 Layers i = 0..127 have equal area V under f(x) = exp(-x^2 / 2); x[1] = R is
 where the tail begins, x[0] = V / f(R) is the width of the base strip that

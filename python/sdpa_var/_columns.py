@@ -33,5 +33,5 @@ def table(kind):
 
 def per_head():
     """The columns of the CLI's per-head rows (--q/--k; per_head_ids in
-    src/columns_table.h), in output order."""
+    src/report/columns_table.h), in output order."""
     return table(L.SV_OUTPUT_PER_HEAD)

@@ -8,7 +8,7 @@ from . import _columns, _core, _result
 from . import _lib as L
 
 # keyword -> (sv_spec field, kind); kinds: count, real, flag. Defaults are
-# the CLI's (src/cli/option_table.h); a field left 0 resolves as the CLI's.
+# the CLI's (src/cli/parse/option_table.h); a field left 0 resolves as the CLI's.
 _FIELDS = {"trials": ("trials", "count"), "seed": ("seed", "count"),
            "ddof": ("ddof", "count"), "nu": ("nu", "real"),
            "q_mean": ("q_mean", "real"), "q_std": ("q_std", "real"),

@@ -265,7 +265,7 @@ done <<'EOF'
 --save-qk does not apply with --q (it saves random draws)|--save-qk d --q q.npy --k k.npy
 EOF
 src_rules=$(awk '/^static const cli_rule rules\[\] = \{/ { on = 1; next } on && /^\};/ { on = 0 }
-                 on && /^ *\{CLI_OPT_/ { n++ } END { print n + 0 }' "$(dirname "$0")/../../src/cli/validate.c")
+                 on && /^ *\{CLI_OPT_/ { n++ } END { print n + 0 }' "$(dirname "$0")/../../src/cli/parse/validate.c")
 tested=$(sort -u "$rules_seen" | wc -l)
 [ "$src_rules" -gt 0 ] && [ "$tested" -eq "$src_rules" ] && ok ||
     fail "validate.c has $src_rules rules, this block tests $tested distinct ones"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # docs_drift_test.sh BIN SOURCE_DIR: the long options of `sdpa-var --help`
-# are exactly those of the option table (src/cli/*.[ch]), of the man page
+# are exactly those of the option table (src/cli/*/*.[ch]), of the man page
 # (docs/sdpa-var.1.scd) and of the bash completion (completion/sdpa-var.bash,
 # asked as bash would ask it). The names the completion offers for --dist,
 # --init, --scale and --format are those the binary accepts, and the man page
@@ -28,11 +28,11 @@ complete_words() {
 help=$("$BIN" --help | longopts)
 [ "$(wc -l <<<"$help")" -ge 30 ] || fail "--help lists only $(wc -l <<<"$help") long options"
 # The option table: getopt's struct option rows, or X(ID, "name", ...) rows.
-table=$(cat "$SRC"/src/cli/*.[ch] |
+table=$(cat "$SRC"/src/cli/*/*.[ch] |
     sed -nE -e 's/^[[:space:]]*\{"([a-z][a-z0-9-]*)", *(no|required|optional)_argument.*/--\1/p' \
         -e 's/^[[:space:]]*X\([A-Z0-9_]+, *"([a-z][a-z0-9-]*)",.*/--\1/p' |
     sort -u)
-same "the option table (src/cli/*.[ch])" "$help" "$table"
+same "the option table (src/cli/*/*.[ch])" "$help" "$table"
 same "the man page docs/sdpa-var.1.scd" "$help" "$(grep -v '^; ' "$scd" | longopts)"
 same "the completion (for '--')" "$help" "$(complete_words -- | sort -u)"
 
