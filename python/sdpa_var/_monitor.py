@@ -378,6 +378,8 @@ class Monitor:
             return None
         out = {}
         for name, acc in self._acc.items():
+            if not acc.calls and not acc.nonfinite:
+                continue  # every call skipped (and warned about)
             out[name] = st = self._stats_of(acc)
             self._record(self.steps - 1, name, st)
         self._acc = {}
