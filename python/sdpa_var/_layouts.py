@@ -203,6 +203,51 @@ def mha_qk(m, query, key):
                                                                     m.num_heads)
 
 
+def hook_qk(kind, m, caps, call, heads, kv_heads, causal):
+    """(q, k, causal, mask) of one call of module @p m of @p kind from what
+    the monitor's hooks kept: @p caps {what: (output, first input)} of its
+    hook points or projections, @p call nn.MultiheadAttention's bound
+    arguments; @p causal the default. None if they hold no Q and K."""
+    mask = None
+    if kind == "mha":
+        if call is None:
+            return None
+        q, k = mha_qk(m, call["query"], call["key"])
+        pad = call.get("key_padding_mask")
+        causal = bool(call.get("is_causal", False))  # then attn_mask is the causal one
+        mask = mha_mask(m, None if causal else call.get("attn_mask"), pad, q.shape[0],
+                        q.shape[2], k.shape[2])
+        if call["query"] is not call["key"]:
+            causal = False  # cross-attention
+    elif kind == "tl":
+        q = caps.get("hook_rot_q", caps.get("hook_q"))
+        k = caps.get("hook_rot_k", caps.get("hook_k"))
+        if q is None or k is None:
+            return None
+        q, k = q[0], k[0]
+        if getattr(m, "hook_layout", "bnhd") != "bhnd":
+            q, k = q.transpose(1, 2), k.transpose(1, 2)
+        if "hook_attn_scores" in caps:  # masked, scaled scores: -inf where excluded
+            mask, causal = caps["hook_attn_scores"][0] != -math.inf, False
+    elif kind == "proj" or "q" in caps:
+        if "q" not in caps or ("k" not in caps and "qkv" not in caps):
+            return None
+        qo, qi = caps["q"]
+        if "k" in caps:
+            ko, ki = caps["k"]
+        else:  # GPT-2 cross-attention: c_attn(encoder states) = [k | v]
+            ko, ki = caps["qkv"]
+            ko = ko[..., :ko.shape[-1] // 2]
+        q, k = split_heads(qo, heads), split_heads(ko, kv_heads)
+        if qi is not ki:
+            causal = False  # cross-attention
+    else:
+        if "qkv" not in caps:
+            return None
+        q, k = fused_qk(kind, caps["qkv"][0], heads, kv_heads)
+    return q, k, causal, mask
+
+
 def mha_mask(m, attn_mask, key_padding_mask, batch, n_q, n_k):
     """nn.MultiheadAttention's masks (True = excluded for bool ones) as
     one mask in SDPA's convention (bool True = attend, or additive float),

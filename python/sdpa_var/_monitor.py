@@ -28,7 +28,7 @@ import warnings
 
 import numpy as np
 
-from . import _capture, _core, _layouts, _measure, _result
+from . import _capture, _core, _layouts, _measure, _report
 
 DEFAULT_STATS = ("scaled_entropy", "scaled_entropy_norm", "scaled_max_weight",
                  "scaled_sink_weight", "scaled_max_abs_logit", "scaled_max_logit")
@@ -84,7 +84,7 @@ def _heads_arg(v, what):
     raise ValueError("%s: %r is not a head count or a (heads, kv_heads) pair" % (what, v))
 
 
-class Monitor:
+class Monitor(_report.Report):
     """Hooks on a model's attention modules; see monitor()."""
 
     def __init__(self, model, every=1, causal=False, scale=None, heads=None, reduce="batch",
@@ -264,53 +264,14 @@ class Monitor:
     def _from_hooks(self, L, frame):
         import torch
 
-        m, caps = L.module, frame.caps
         causal = L.causal if L.causal is not None else self.causal
-        mask = None
         with torch.no_grad():
-            if L.kind == "mha":
-                c = frame.call
-                if c is None:
-                    return False
-                q, k = _layouts.mha_qk(m, c["query"], c["key"])
-                mask = _layouts.mha_mask(m, c.get("attn_mask"), c.get("key_padding_mask"),
-                                         q.shape[0], q.shape[2], k.shape[2])
-                causal = bool(c.get("is_causal", False))
-                if causal:
-                    mask = None if c.get("key_padding_mask") is None else \
-                        _layouts.mha_mask(m, None, c["key_padding_mask"], q.shape[0],
-                                          q.shape[2], k.shape[2])
-                if c["query"] is not c["key"]:
-                    causal = False  # cross-attention
-            elif L.kind == "tl":
-                q = caps.get("hook_rot_q", caps.get("hook_q"))
-                k = caps.get("hook_rot_k", caps.get("hook_k"))
-                if q is None or k is None:
-                    return False
-                q, k = q[0], k[0]
-                if getattr(m, "hook_layout", "bnhd") != "bhnd":
-                    q, k = q.transpose(1, 2), k.transpose(1, 2)
-                if "hook_attn_scores" in caps:
-                    scores = caps["hook_attn_scores"][0]
-                    mask, causal = scores != -math.inf, False
-            elif L.kind == "proj" or "q" in caps:
-                if "q" not in caps or ("k" not in caps and "qkv" not in caps):
-                    return False
-                (qo, qi) = caps["q"]
-                if "k" in caps:
-                    ko, ki = caps["k"]
-                else:  # GPT-2 cross-attention: c_attn(encoder states) = [k | v]
-                    ko, ki = caps["qkv"]
-                    ko = ko[..., :ko.shape[-1] // 2]
-                q = _layouts.split_heads(qo, L.heads)
-                k = _layouts.split_heads(ko, L.kv_heads)
-                if qi is not ki:
-                    causal = False  # cross-attention
-            else:
-                if "qkv" not in caps:
-                    return False
-                q, k = _layouts.fused_qk(L.kind, caps["qkv"][0], L.heads, L.kv_heads)
-        scale, source = _layouts.module_scale(m, q.shape[-1], L.scale)
+            got = _layouts.hook_qk(L.kind, L.module, frame.caps, frame.call, L.heads,
+                                   L.kv_heads, causal)
+        if got is None:
+            return False
+        q, k, causal, mask = got
+        scale, source = _layouts.module_scale(L.module, q.shape[-1], L.scale)
         if L.kind == "mha" and L.scale is None:
             scale, source = q.shape[-1] ** -0.5, "nn.MultiheadAttention 1/sqrt(d)"
         self._measure(L.name, "hooks:" + L.kind, q, k, scale, source, causal, mask, None)
@@ -385,65 +346,6 @@ class Monitor:
         self._acc = {}
         self.last, self.last_step = out, self.steps - 1
         return out
-
-    def _stats_of(self, acc):
-        values = acc.values() if acc.heads is not None else {}
-        dims = ("head",) if self.reduce == "batch" else ("batch", "head")
-        shape = next(iter(values.values())).shape if values else ()
-        config = {"scale": repr(acc.scale), "scale_source": str(acc.scale_source),
-                  "path": str(acc.path), "calls": str(acc.calls),
-                  "nonfinite": str(acc.nonfinite)}
-        return _result.make("per_head", dims if values else (), shape,
-                            [c for c in acc.columns if c in values], values, {}, config,
-                            acc.units)
-
-    def _record(self, step, layer, st):
-        c = st.config
-        extra = (float(c["scale"]) if c["scale"] != "None" else math.nan, c["scale_source"],
-                 c["path"], int(c["calls"]))
-        if int(c["nonfinite"]):
-            self._hist.append((step, layer, None, -1, "nonfinite", float(c["nonfinite"]))
-                              + extra)
-        for name in self.stats:
-            if name not in st.values:
-                continue
-            v = np.asarray(st.values[name], dtype=np.float64)
-            for ix in np.ndindex(v.shape):
-                b, h = (None, ix[0]) if v.ndim == 1 else ix
-                self._hist.append((step, layer, b, h, name, float(v[ix])) + extra)
-
-    def to_dict(self, prefix="attn/", stats=None):
-        """Flat {"attn/<layer>/head<h>/<statistic>": float} of the last
-        measured step, for TensorBoard's add_scalars or a W&B-style log:
-        at most layers x heads x len(stats) keys (reduce="none": per batch
-        element, "batch<b>/head<h>"). stats: default monitor(stats=)."""
-        names = self.stats if stats is None else tuple(stats)
-        pre = "" if prefix is None else str(prefix)
-        out = {}
-        for layer, st in self.last.items():
-            for name in names:
-                if name not in st.values:
-                    continue
-                v = np.asarray(st.values[name], dtype=np.float64)
-                for ix in np.ndindex(v.shape):
-                    where = "head%d" % ix[0] if v.ndim == 1 else "batch%d/head%d" % ix
-                    out["%s%s/%s/%s" % (pre, layer, where, name)] = float(v[ix])
-        return out
-
-    def to_pandas(self):
-        """Every measured step as a tidy pandas DataFrame: step, layer,
-        batch (None when reduced), head, statistic, value (the monitor's
-        stats=, and "nonfinite" with head -1: NaN/Inf values seen), and the
-        layer's scale, scale_source, path and calls. Needs pandas."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("Monitor.to_pandas needs pandas: apt-get install python3-pandas") \
-                from None
-        cols = ["step", "layer", "batch", "head", "statistic", "value", "scale", "scale_source",
-                "path", "calls"]
-        df = pd.DataFrame(self._hist, columns=cols)
-        return df.drop(columns="batch") if self.reduce == "batch" else df
 
     def remove(self):
         """Removes every hook and wrapper; the model is as before."""
