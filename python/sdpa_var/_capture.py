@@ -42,10 +42,14 @@ def parse_sdpa(args, kwargs):
 def _make_sdpa_wrapper(original):
     def scaled_dot_product_attention(*args, **kwargs):
         if _MONITORS and not getattr(_LOCAL, "inside_hf", False):
-            call = parse_sdpa(args, kwargs)
-            for mon in list(_MONITORS):
-                mon._capture("sdpa", None, call["query"], call["key"], call["scale"],
-                             bool(call["is_causal"]), call["attn_mask"], None)
+            try:
+                call = parse_sdpa(args, kwargs)
+                q, k = call["query"], call["key"]
+            except Exception:  # a call torch itself will reject: let it say so
+                call = None
+            for mon in list(_MONITORS) if call is not None else ():
+                mon._capture("sdpa", None, q, k, call["scale"], bool(call["is_causal"]),
+                             call["attn_mask"], None)
         return original(*args, **kwargs)
 
     scaled_dot_product_attention.__wrapped__ = original
@@ -71,16 +75,19 @@ def _make_hf_wrapper(original):
     # (possibly longer than kv), or None when the module is causal.
     def attention(module, query, key, value, attention_mask, *args, **kwargs):
         if _MONITORS:
-            scaling = kwargs.get("scaling", args[0] if args else None)
-            mask = attention_mask
-            if mask is not None and mask.dim() == 4:
-                mask = mask[:, :, :, :key.shape[-2]]
-            causal = kwargs.get("is_causal", None)
-            if causal is None:
-                causal = mask is None and query.shape[-2] > 1 and \
-                    getattr(module, "is_causal", True) is not False
-            window = kwargs.get("sliding_window", None)
-            for mon in list(_MONITORS):
+            try:
+                scaling = kwargs.get("scaling", args[0] if args else None)
+                mask = attention_mask
+                if mask is not None and mask.dim() == 4:
+                    mask = mask[:, :, :, :key.shape[-2]]
+                causal = kwargs.get("is_causal", None)
+                if causal is None:
+                    causal = mask is None and query.shape[-2] > 1 and \
+                        getattr(module, "is_causal", True) is not False
+                window = kwargs.get("sliding_window", None)
+            except Exception:  # never into the model's forward
+                module = None
+            for mon in list(_MONITORS) if module is not None else ():
                 mon._capture("hf", module, query, key, scaling, bool(causal), mask, window)
         _LOCAL.inside_hf = True
         try:
@@ -157,6 +164,9 @@ def observe(q, k, *, scale=None, causal=False, mask=None, window=None, name=None
     if not _MONITORS:
         return
     if layout == "bnhd":
-        q, k = q.transpose(1, 2), k.transpose(1, 2)
+        try:
+            q, k = q.transpose(1, 2), k.transpose(1, 2)
+        except Exception:
+            pass  # _capture warns about what it cannot measure
     for mon in list(_MONITORS):
         mon._capture("observe", name, q, k, scale, bool(causal), mask, window)
