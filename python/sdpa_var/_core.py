@@ -3,6 +3,7 @@
 import ctypes
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -10,6 +11,7 @@ from . import _arrays, _columns, _result
 from . import _lib as L
 
 _CHUNK = 65536  # trials per sv_engine_run call: bounds the stats array
+THREADS_MAX = 1024  # as the CLI's --threads
 
 
 def _fail(st, what):
@@ -22,9 +24,13 @@ def _fail(st, what):
 def _exec(threads):
     if threads is None:
         threads = 0
-    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 0:
-        raise ValueError("threads: %r is not a thread count >= 0 (0: OpenMP's default)"
-                         % (threads,))
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+        raise TypeError("threads: %r is not an integer thread count" % (threads,))
+    # Bounded as the CLI's --threads, before any c_int conversion (2**32 + 1
+    # would wrap to 1; 5000 OpenMP threads can take the process down).
+    if not 0 <= threads <= THREADS_MAX:
+        raise ValueError("threads: %r is outside 0..%d (0: OpenMP's default)"
+                         % (threads, THREADS_MAX))
     e = L.sv_exec()
     e.threads = int(threads)
     return e
@@ -36,6 +42,19 @@ def _count(value, name, lo=0, hi=2**64 - 1):
     if not lo <= value <= hi:
         raise ValueError("%s: %d is outside %d..%d" % (name, value, lo, hi))
     return int(value)
+
+
+def _scalar(x):
+    """A 0-dim (or one-element) tensor or array as a Python float, as torch's
+    own scale arguments accept; anything else unchanged (checked after)."""
+    if hasattr(x, "shape") and hasattr(x, "item") and not isinstance(x, numbers.Real):
+        if int(np.prod(x.shape)) != 1:
+            raise ValueError("scale: an array of shape %s is not one number"
+                             % (tuple(x.shape),))
+        if getattr(getattr(x, "dtype", None), "is_complex", False):
+            return x
+        return x.item()
+    return x
 
 
 def _check_spec(spec, names):
@@ -89,6 +108,9 @@ def _prepare(q, k, v, layout):
     if layout not in ("bhnd", "bnhd"):
         raise ValueError("layout: %r is not 'bhnd' or 'bnhd'" % (layout,))
     arrays, owners = L.sv_strided(), []
+    for name, x in (("q", q), ("k", k)):
+        if x is None:
+            raise TypeError("%s: None is not an array" % name)
     for name, x in (("q", q), ("k", k), ("v", v)):
         if x is None:
             continue
@@ -101,6 +123,10 @@ def _prepare(q, k, v, layout):
         setattr(arrays, name, a)
         owners.append(owner)
     qd, kd = _arrays.dims(arrays.q), _arrays.dims(arrays.k)
+    if layout == "bhnd" and arrays.k.ndim == 4 and kd[2] < kd[1]:
+        warnings.warn("k: shape %s read as batch x heads x n x d gives %d heads of %d keys; "
+                      "if it is batch x n x heads x d, pass layout='bnhd'"
+                      % (kd, kd[1], kd[2]), UserWarning, stacklevel=3)
     if kd[3] != qd[3]:
         raise ValueError("k: d_k %d does not match q's %d" % (kd[3], qd[3]))
     if kd[0] != qd[0]:
@@ -151,6 +177,7 @@ def stats(q, k, v=None, *, scale=None, causal=False, layout="bhnd", pool="heads"
         raise ValueError("causal: needs n_q = n_k, got %d and %d" % (qd[2], kd[2]))
     spec.ddof = _count(ddof, "ddof", 0, 2**32 - 1)
     if scale is not None:
+        scale = _scalar(scale)
         if isinstance(scale, bool) or not isinstance(scale, numbers.Real) \
                 or not (math.isfinite(scale) and scale > 0):
             raise ValueError("scale: %r is not a positive finite number" % (scale,))
