@@ -1,4 +1,4 @@
-/* The experiment end to end: the numpy run of seed 001 (d_k = 111,
+/* sv_engine_run end to end on random draws: the numpy run of seed 001 (d_k = 111,
  * n = 1111), same bits for every block size and thread count, agreement
  * with a plain scalar path that holds the whole score matrix, stability at
  * d_k = 65536, summaries, and every error the header promises. */
