@@ -11,6 +11,7 @@
 #include "sdpa_var/cpu.h"
 #include "sdpa_var/dklist.h"
 #include "sdpa_var/engine.h"
+#include "sdpa_var/rowfold.h"
 #include "sdpa_var/moments.h"
 #include "sdpa_var/rng.h"
 #include "sdpa_var/sampler.h"
