@@ -10,7 +10,7 @@ int main(void)
     /* Pinned: files, shards and other programs may hold these numbers. */
     CHECK(SV_OK == 0 && SV_EINVAL == 1 && SV_ERANGE == 2 && SV_ENOMEM == 3);
     CHECK(SV_ETOOBIG == 4 && SV_EFORMAT == 5 && SV_EMISMATCH == 6 && SV_EOVERFLOW == 7);
-    CHECK(SV_EPRECISION == 8 && SV_EUNSUPPORTED == 9);
+    CHECK(SV_EPRECISION == 8 && SV_EUNSUPPORTED == 9 && SV_ECORRUPT == 10);
     int codes = 0;
 #define COUNT_(name, value, message)                                                               \
     codes++;                                                                                       \
@@ -18,7 +18,7 @@ int main(void)
     CHECK((int)SV_##name == codes - 1); /* dense from 0: appended in order */
     SV_STATUS_MAP(COUNT_)
 #undef COUNT_
-    CHECK(codes == 10);
+    CHECK(codes == 11);
     /* Every message says something of its own: none empty, no two alike. */
     for (int a = 0; a < codes; a++) {
         CHECK(strlen(sv_status_str((sv_status)a)) > 0);

@@ -18,6 +18,7 @@
 #include "sdpa_var/softmax.h"
 #include "sdpa_var/source.h"
 #include "sdpa_var/spec.h"
+#include "sdpa_var/state.h"
 #include "sdpa_var/status.h"
 #include "sdpa_var/summary.h"
 #include "sdpa_var/tensor_file.h"

@@ -15,6 +15,7 @@ from ._core import stats
 from ._random import random
 from ._result import Stats
 from ._monitor import monitor, Monitor
+from ._merge import merge
 
 __version__ = _version()
-__all__ = ["stats", "random", "monitor", "Monitor", "Stats", "__version__"]
+__all__ = ["stats", "random", "merge", "monitor", "Monitor", "Stats", "__version__"]
