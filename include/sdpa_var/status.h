@@ -17,7 +17,8 @@
     X(EMISMATCH, 6, "data does not match the experiment's shape or trials")                        \
     X(EOVERFLOW, 7, "value too large: scores would overflow")                                      \
     X(EPRECISION, 8, "mean too large against the standard deviation for double precision")         \
-    X(EUNSUPPORTED, 9, "not supported by this CPU or build")
+    X(EUNSUPPORTED, 9, "not supported by this CPU or build")                                       \
+    X(ECORRUPT, 10, "state data corrupt or truncated")
 
 /** Result of every library function that can fail. */
 typedef enum sv_status {

@@ -19,6 +19,7 @@ from ._random import random
 from ._result import Stats
 from ._monitor import monitor, Monitor
 from ._capture import observe
+from ._merge import merge
 
 __version__ = _version()
-__all__ = ["stats", "random", "monitor", "Monitor", "observe", "Stats", "__version__"]
+__all__ = ["stats", "random", "merge", "monitor", "Monitor", "observe", "Stats", "__version__"]

@@ -34,7 +34,8 @@ SV_ROW_FIELDS = 4
 SV_OK = 0
 STATUS_NAMES = {0: "SV_OK", 1: "SV_EINVAL", 2: "SV_ERANGE", 3: "SV_ENOMEM",
                 4: "SV_ETOOBIG", 5: "SV_EFORMAT", 6: "SV_EMISMATCH",
-                7: "SV_EOVERFLOW", 8: "SV_EPRECISION", 9: "SV_EUNSUPPORTED"}
+                7: "SV_EOVERFLOW", 8: "SV_EPRECISION", 9: "SV_EUNSUPPORTED",
+                10: "SV_ECORRUPT"}
 
 # sv_dtype (source.h)
 SV_DTYPE_FLOAT64, SV_DTYPE_FLOAT32, SV_DTYPE_FLOAT16, SV_DTYPE_BFLOAT16 = 0, 1, 2, 3
@@ -161,6 +162,25 @@ class sv_summary_acc(ctypes.Structure):
     _fields_ = [("spec", sv_spec), ("trials", sv_partial)]
 
 
+class sv_state_config(ctypes.Structure):
+    """state.h: struct sv_state_config."""
+    _fields_ = [("spec", sv_spec), ("scale_name", ctypes.c_char * 32), ("observed", c_dbl),
+                ("trial_first", c_u64), ("trial_count", c_u64), ("row_begin", c_u64),
+                ("row_end", c_u64), ("trials", sv_partial), ("folds", ctypes.c_void_p)]
+
+
+class sv_state(ctypes.Structure):
+    """state.h: struct sv_state (read by sv_state_decode, freed by sv_state_free)."""
+    _fields_ = [("version", ctypes.c_char * 32), ("n_configs", c_size),
+                ("configs", ctypes.POINTER(sv_state_config))]
+
+
+class sv_state_why(ctypes.Structure):
+    """state.h: struct sv_state_why."""
+    _fields_ = [("problem", ctypes.c_int), ("shard", c_size), ("other", c_size),
+                ("config", c_size), ("lo", c_u64), ("hi", c_u64), ("trial", c_u64)]
+
+
 class sv_row_view(ctypes.Structure):
     """columns.h: struct sv_row_view."""
     _fields_ = [("spec", ctypes.POINTER(sv_spec)), ("scale_name", c_char_p),
@@ -227,6 +247,12 @@ def _load():
         "sv_summary_head": (c_int, [P(sv_spec), P(sv_trial_stats), P(sv_summary), P(sv_spec),
                                     P(sv_summary)]),
         "sv_spec_scale": (c_dbl, [P(sv_spec)]),
+        "sv_state_decode": (c_int, [ctypes.c_char_p, c_size, P(sv_state)]),
+        "sv_state_merge": (c_int, [ctypes.c_void_p, c_size, c_int, P(sv_state),
+                                   P(sv_state_why)]),
+        "sv_state_summary": (c_int, [P(sv_state), c_size, P(sv_spec), P(sv_summary)]),
+        "sv_state_problem_str": (c_char_p, [c_int]),
+        "sv_state_free": (None, [P(sv_state)]),
     }
     missing = [name for name in sigs if not hasattr(lib, name)]
     if missing:

@@ -165,7 +165,7 @@ sv_status plan_make(plan *p, const sv_spec *spec, const sv_source *src, const sv
     sv_status st = check_inputs(spec, src, exec, taps, first, count);
     if (st != SV_OK)
         return st;
-    *p = (plan){.spec = spec, .src = src, .exec = exec};
+    *p = (plan){.spec = spec, .src = src, .exec = exec, .first = first, .row1 = spec->n_q};
     if (taps)
         p->taps = *taps;
     derive(p, count);

@@ -29,6 +29,7 @@
 
 #include "sdpa_var/engine.h"
 #include "sdpa_var/moments.h"
+#include "sdpa_var/rowfold.h"
 #include "sdpa_var/softmax.h"
 
 #define SV_TILE_ROWS 256u  /* tm: query rows per dgemm */
@@ -69,6 +70,10 @@ typedef struct plan {
     int tiny;           /* tile product small enough for plain loops */
     size_t group;       /* trials run together by one thread (tiny ones) */
     progress *prog;     /* shared counter; NULL without a callback */
+    uint64_t first;     /* the first trial of the run */
+    size_t row0, row1;  /* query rows run: [0, n_q) but for sv_engine_run_rows */
+    sv_rowfold *folds;  /* sv_engine_run_rows: count x fold_blocks folds, else NULL */
+    size_t fold_blocks; /* blocks of the fold in [row0, row1) */
 } plan;
 
 /* Element counts of a workspace's arrays, all checked for overflow. */
@@ -164,6 +169,8 @@ void grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_sta
  * weight of row i is exp(c (S_i0 - max_i)) / Z_i from its score on key 0
  * (ws->sink), as the diagonal weight is from S_ii (ws->planted). */
 void trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out);
+/* sv_engine_run_rows: the folds of rows [row0, row1), one per block. */
+void trial_folds(const plan *p, const workspace *ws, sv_rowfold *out);
 void trial_stats(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
                  const sv_softmax_stats *raw, const sv_softmax_stats *sc, const double *planted,
                  const double *sink, const sv_moments *q_mo, const sv_moments *k_mo,

@@ -79,7 +79,7 @@ usage_error "$p: --dist: 'gaussian' is not a list of normal, uniform, rademacher
 usage_error "$p: --dist: 'normal,studnt' is not a list of normal, uniform, rademacher, t; did you mean t?" --dist normal,studnt
 usage_error "$p: --dist: 'cauchy' is not a list of normal, uniform, rademacher, t" --dist cauchy
 usage_error "$p: --init: 'glorot' is not a list of xavier, lecun, normal; did you mean xavier?" --d-model 4 --init glorot
-usage_error "$p: --format: 'jsn' is not one of table, csv, json, jsonl; did you mean json?" --format jsn
+usage_error "$p: --format: 'jsn' is not one of table, csv, json, jsonl, state; did you mean json?" --format jsn
 usage_error "$p: --scale: 'sqr' is not a list of sqrt, dk, none or positive numbers; did you mean sqrt?" --scale sqr
 usage_error "$p: --scale: 'foo' is not a list of sqrt, dk, none or positive numbers" --scale foo
 

@@ -407,14 +407,16 @@ static cli_output output_of(const cli_options *o, cli_format format)
 
 cli_plan cli_options_plan(const cli_options *opt, cli_format format)
 {
-    return (cli_plan){.configs = opt->configs,
-                      .count = opt->n_configs,
-                      .exec = opt->exec,
-                      .threads_by = opt->given[CLI_OPT_THREADS] ? "--threads"
-                                    : opt->exec.threads > 0     ? "OMP_NUM_THREADS"
-                                                                : NULL,
-                      .quiet = opt->quiet,
-                      .out = output_of(opt, format)};
+    cli_plan p = {.configs = opt->configs,
+                  .count = opt->n_configs,
+                  .exec = opt->exec,
+                  .threads_by = opt->given[CLI_OPT_THREADS] ? "--threads"
+                                : opt->exec.threads > 0     ? "OMP_NUM_THREADS"
+                                                            : NULL,
+                  .quiet = opt->quiet,
+                  .out = output_of(opt, format)};
+    cli_shard_plan(opt, &p);
+    return p;
 }
 
 /* The option that sets library field `field`: the given one if several
@@ -527,7 +529,8 @@ static int validate(cli_options *o, char *err, size_t errlen)
     resolve(o);
     if (o->help || o->version)
         return 1;
-    if (!check_rules(o, err, errlen) || !cli_omp_threads(o, err, errlen))
+    if (!check_rules(o, err, errlen) || !cli_check_shards(o, err, errlen) ||
+        !cli_omp_threads(o, err, errlen))
         return 0;
     if (o->given[CLI_OPT_COLUMNS] && !resolve_columns(o, err, errlen))
         return 0;
