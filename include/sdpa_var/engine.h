@@ -146,10 +146,16 @@ typedef struct sv_trial_stats {
                                             the rows that see at least 2 keys, NAN if none does.
                                             1 for uniform weights, 0 for one-hot */
     double scaled_entropy_norm;        /**< the same for scaled rows */
+    double raw_max_logit;              /**< max S_ij over the visible scores of the trial,
+                                            signed (the S_max of QK-clip); scaled: times
+                                            scale (> 0); NAN if no row sees a key */
+    double rows_empty;                 /**< query rows that see no key (a mask or window
+                                            excludes all): left out of every mean over
+                                            rows; 0 without a mask */
 } sv_trial_stats;
 
 /** Number of doubles in sv_trial_stats (it holds nothing else). */
-#define SV_TRIAL_FIELDS 47
+#define SV_TRIAL_FIELDS 49
 
 /**
  * Bytes of memory sv_engine_run allocates for trials of @p spec, not

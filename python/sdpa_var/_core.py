@@ -19,12 +19,18 @@ def _fail(st, what):
     raise ValueError(msg)
 
 
+_THREADS_MAX = 1024  # as the CLI's --threads: no guest starts thousands of threads
+
+
 def _exec(threads):
     if threads is None:
         threads = 0
-    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 0:
-        raise ValueError("threads: %r is not a thread count >= 0 (0: OpenMP's default)"
-                         % (threads,))
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+        raise TypeError("threads: %r is not an integer thread count" % (threads,))
+    # Bounded here, before c_int could wrap 2**32 + 1 to 1.
+    if not 0 <= threads <= _THREADS_MAX:
+        raise ValueError("threads: %d is outside 0..%d (0: OpenMP's default)"
+                         % (threads, _THREADS_MAX))
     e = L.sv_exec()
     e.threads = int(threads)
     return e
@@ -85,7 +91,22 @@ def _row(spec, stats, scale_name, head=None, summary=None):
     return view
 
 
+def _scale_number(scale):
+    """A positive finite multiplier; a 0-dim numpy array or torch tensor
+    (torch.tensor(0.1)) counts as its number."""
+    if hasattr(scale, "shape") and hasattr(scale, "item") and tuple(scale.shape) == ():
+        scale = scale.item()
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise TypeError("scale: %r is not a number" % (scale,))
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError("scale: %r is not a positive finite number" % (scale,))
+    return float(scale)
+
+
 def _prepare(q, k, v, layout):
+    for name, x in (("q", q), ("k", k)):
+        if x is None:
+            raise TypeError("%s: None is not an array (numpy array or torch tensor)" % name)
     if layout not in ("bhnd", "bnhd"):
         raise ValueError("layout: %r is not 'bhnd' or 'bnhd'" % (layout,))
     arrays, owners = L.sv_strided(), []
@@ -151,10 +172,8 @@ def stats(q, k, v=None, *, scale=None, causal=False, layout="bhnd", pool="heads"
         raise ValueError("causal: needs n_q = n_k, got %d and %d" % (qd[2], kd[2]))
     spec.ddof = _count(ddof, "ddof", 0, 2**32 - 1)
     if scale is not None:
-        if isinstance(scale, bool) or not isinstance(scale, numbers.Real) \
-                or not (math.isfinite(scale) and scale > 0):
-            raise ValueError("scale: %r is not a positive finite number" % (scale,))
-        spec.scale = float(scale)
+        scale = _scale_number(scale)
+        spec.scale = scale
     if v is not None:
         spec.values, spec.d_v = 1, _arrays.dims(arrays.v)[3]
     _check_spec(spec, {"d_k": "q", "n_q": "q", "n_k": "k", "d_v": "v", "trials": "q"})

@@ -266,7 +266,8 @@ static int trial_is_number(const plan *p, const sv_trial_stats *t)
                            t->scaled_jac_frob,    t->raw_eff_keys,      t->scaled_eff_keys,
                            t->raw_entropy_min,    t->raw_entropy_max,   t->scaled_entropy_min,
                            t->scaled_entropy_max, t->raw_max_abs_logit, t->raw_sum_p2,
-                           t->scaled_sum_p2,      t->raw_sink_weight,   t->scaled_sink_weight};
+                           t->scaled_sum_p2,      t->raw_sink_weight,   t->scaled_sink_weight,
+                           t->raw_max_logit};
     for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
         if (isnan(must[i]))
             return 0;

@@ -13,7 +13,7 @@ typedef struct trial_acc {
     sv_moments mo, q, k; /* the scores; the entries of Q and of K */
     ksum h[2], mw[2], jt[2], jf[2], ek[2], pl_logit, pl_w[2], p2[2], sink[2], hn[2];
     sv_moments out[2]; /* entries of O, raw and scaled */
-    double hmin[2], hmax[2], maxabs;
+    double hmin[2], hmax[2], maxabs, maxlogit;
     size_t n_planted;
     size_t n_hn; /* rows seeing >= 2 keys: those of the normalised entropy */
     int plain;   /* few rows: plain sums are as exact, and cheaper */
@@ -35,6 +35,7 @@ static void trial_init(trial_acc *t, const plan *p)
 {
     *t = (trial_acc){.hmin = {INFINITY, INFINITY},
                      .hmax = {-INFINITY, -INFINITY},
+                     .maxlogit = -INFINITY,
                      .plain = p->spec->n_q <= SV_PLAIN_ROWS};
 }
 
@@ -91,6 +92,7 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
         }
         trial_add_norm(p, t, row0 + i, &sm[i], &raw[i], &sc[i], sink[i]);
         t->maxabs = fmax(t->maxabs, fmax(fabs(sm[i].max), fabs(sm[i].min)));
+        t->maxlogit = fmax(t->maxlogit, sm[i].max);
     }
 }
 
@@ -164,6 +166,8 @@ static void trial_finish(const plan *p, const trial_acc *t, sv_trial_stats *out)
     out->scaled_sink_weight = ksum_mean(&t->sink[1], nq);
     out->raw_entropy_norm = t->n_hn ? ksum_mean(&t->hn[0], t->n_hn) : NAN;
     out->scaled_entropy_norm = t->n_hn ? ksum_mean(&t->hn[1], t->n_hn) : NAN;
+    out->raw_max_logit = t->mo.n ? t->maxlogit : NAN;
+    out->rows_empty = 0.0;
 }
 
 void trial_stats(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,

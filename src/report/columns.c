@@ -50,6 +50,8 @@ TRIAL_GETTER_(raw_entropy_max)
 TRIAL_GETTER_(scaled_entropy_min)
 TRIAL_GETTER_(scaled_entropy_max)
 TRIAL_GETTER_(raw_max_abs_logit)
+TRIAL_GETTER_(raw_max_logit)
+TRIAL_GETTER_(rows_empty)
 TRIAL_GETTER_(raw_diag_logit)
 TRIAL_GETTER_(raw_diag_weight)
 TRIAL_GETTER_(scaled_diag_weight)
@@ -302,6 +304,10 @@ static const double fp16_max = 65504.0; /* largest finite IEEE binary16 */
 static sv_value get_scaled_max_abs_logit(const sv_row_view *r)
 {
     return real(r->stats->raw_max_abs_logit * sv_spec_scale(r->spec));
+}
+static sv_value get_scaled_max_logit(const sv_row_view *r)
+{
+    return real(r->stats->raw_max_logit * sv_spec_scale(r->spec)); /* scale > 0: the max */
 }
 static sv_value get_raw_fp16_headroom(const sv_row_view *r)
 {
