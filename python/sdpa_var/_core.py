@@ -143,8 +143,8 @@ def _prepare(q, k, v, layout):
     return arrays, owners, qd, kd
 
 
-def stats(q, k, v=None, *, scale=None, causal=False, layout="bhnd", pool="heads", ddof=0,
-          threads=None):
+def stats(q, k, v=None, *, scale=None, causal=False, window=None, layout="bhnd", pool="heads",
+          ddof=0, threads=None):
     """Per-head attention statistics of Q and K (and V) by the engine.
 
     q: [batch x] [heads_q x] n_q x d_k; k: [batch x] [heads_kv x] n_k x d_k
@@ -154,6 +154,9 @@ def stats(q, k, v=None, *, scale=None, causal=False, layout="bhnd", pool="heads"
     or float64, any strides; read in place, never copied. layout "bnhd":
     4-D batch x n x heads x d. scale: the multiplier of the scaled logits,
     None = 1/sqrt(d_k) as torch's SDPA. causal: query i sees keys 0..i.
+    window: W >= 1, a sliding window: with causal query i sees keys j with
+    i - W < j <= i (HF transformers' sliding_window), without |i - j| < W;
+    a row that sees no key is counted in rows_empty and left out of means.
     ddof: of the score variance. pool: "heads" (per-head arrays and the
     pooled row), "none" (no pooled row) or "all" (the pooled row only, in
     .pooled). threads: OpenMP threads (None or 0: OpenMP's default).
@@ -170,6 +173,8 @@ def stats(q, k, v=None, *, scale=None, causal=False, layout="bhnd", pool="heads"
     spec.causal = 1 if causal else 0
     if causal and qd[2] != kd[2]:
         raise ValueError("causal: needs n_q = n_k, got %d and %d" % (qd[2], kd[2]))
+    if window is not None:
+        spec.window = _count(window, "window", 1, 2**63 - 1)
     spec.ddof = _count(ddof, "ddof", 0, 2**32 - 1)
     if scale is not None:
         scale = _scale_number(scale)

@@ -62,7 +62,8 @@ class sv_spec(ctypes.Structure):
                 ("k_std", c_dbl), ("qk_norm", c_int), ("qk_scale", c_dbl),
                 ("d_model", c_size), ("init", c_int), ("cross", c_int),
                 ("causal", c_int), ("values", c_int), ("d_v", c_size),
-                ("plant", c_dbl), ("ddof", c_uint), ("grad", c_int)]
+                ("plant", c_dbl), ("ddof", c_uint), ("grad", c_int),
+                ("window", c_size)]
 
 
 class sv_array(ctypes.Structure):

@@ -268,6 +268,10 @@ static int trial_is_number(const plan *p, const sv_trial_stats *t)
                            t->scaled_entropy_max, t->raw_max_abs_logit, t->raw_sum_p2,
                            t->scaled_sum_p2,      t->raw_sink_weight,   t->scaled_sink_weight,
                            t->raw_max_logit};
+    /* A window can leave every row of a trial without a key: nothing to
+     * measure, and rows_empty says so. */
+    if (t->rows_empty >= (double)p->spec->n_q)
+        return 1;
     for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
         if (isnan(must[i]))
             return 0;

@@ -16,6 +16,7 @@ typedef struct trial_acc {
     double hmin[2], hmax[2], maxabs, maxlogit;
     size_t n_planted;
     size_t n_hn; /* rows seeing >= 2 keys: those of the normalised entropy */
+    size_t rows; /* rows seeing at least one key: those of every mean over rows */
     int plain;   /* few rows: plain sums are as exact, and cheaper */
 } trial_acc;
 
@@ -39,17 +40,17 @@ static void trial_init(trial_acc *t, const plan *p)
                      .plain = p->spec->n_q <= SV_PLAIN_ROWS};
 }
 
-/* Row i's entropy over ln(keys it sees) (n_k, or min(i + 1, n_k) under
- * causal), for rows that see at least 2 keys; the weight of key 0,
- * exp(c (S_i0 - max)) / Z with Z = 1 + r. */
-static void trial_add_norm(const plan *p, trial_acc *t, size_t row, const sv_softmax_acc *sm,
+/* Row i's entropy over ln(keys it sees) (its moments' count: n_k, or
+ * min(i + 1, n_k) under causal, its window's keys), for rows that see at
+ * least 2 keys; the weight of key 0, exp(c (S_i0 - max)) / Z with
+ * Z = 1 + r (0 when the row does not see key 0: S_i0 is -inf). */
+static void trial_add_norm(const plan *p, trial_acc *t, size_t seen, const sv_softmax_acc *sm,
                            const sv_softmax_stats *raw, const sv_softmax_stats *sc, double sink)
 {
     const sv_spec *s = p->spec;
     const double t0 = sink - sm->max;
     acc_add(t, &t->sink[0], exp(t0) / (1.0 + sm->r[0]));
     acc_add(t, &t->sink[1], exp(s->scale * t0) / (1.0 + sm->r[1]));
-    const size_t seen = s->causal && row + 1 < s->n_k ? row + 1 : s->n_k;
     if (seen < 2)
         return;
     const double ln_seen = log((double)seen);
@@ -70,6 +71,9 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
     const size_t n_planted = !p->src->related_diag ? 0 : s->n_q < s->n_k ? s->n_q : s->n_k;
     const double scale = s->scale;
     for (size_t i = 0; i < n; i++) {
+        if (mo[i].n == 0)
+            continue; /* a row that sees no key: counted in rows_empty */
+        t->rows++;
         if (row0 + i < n_planted) {
             /* p = exp(scale (S_ii - max)) / Z, Z = 1 + r. */
             const double t0 = planted[i] - sm[i].max;
@@ -90,7 +94,7 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
             t->hmin[c] = fmin(t->hmin[c], st[c]->entropy);
             t->hmax[c] = fmax(t->hmax[c], st[c]->entropy);
         }
-        trial_add_norm(p, t, row0 + i, &sm[i], &raw[i], &sc[i], sink[i]);
+        trial_add_norm(p, t, (size_t)mo[i].n, &sm[i], &raw[i], &sc[i], sink[i]);
         t->maxabs = fmax(t->maxabs, fmax(fabs(sm[i].max), fabs(sm[i].min)));
         t->maxlogit = fmax(t->maxlogit, sm[i].max);
     }
@@ -119,7 +123,7 @@ static double out_var(const plan *p, const sv_moments *o)
 static void trial_finish(const plan *p, const trial_acc *t, sv_trial_stats *out)
 {
     const sv_spec *s = p->spec;
-    const size_t nq = s->n_q;
+    const size_t nq = t->rows; /* the rows that see a key: means over rows are theirs */
     const double c = s->scale;
     out->raw_mean = t->mo.mean;
     out->raw_var = sv_moments_variance(&t->mo, s->ddof);
@@ -167,7 +171,7 @@ static void trial_finish(const plan *p, const trial_acc *t, sv_trial_stats *out)
     out->raw_entropy_norm = t->n_hn ? ksum_mean(&t->hn[0], t->n_hn) : NAN;
     out->scaled_entropy_norm = t->n_hn ? ksum_mean(&t->hn[1], t->n_hn) : NAN;
     out->raw_max_logit = t->mo.n ? t->maxlogit : NAN;
-    out->rows_empty = 0.0;
+    out->rows_empty = (double)(s->n_q - t->rows);
 }
 
 void trial_stats(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
@@ -188,6 +192,8 @@ static void add_outputs(const plan *p, const workspace *ws, trial_acc *t, size_t
 {
     const size_t dv = p->dv;
     for (size_t i = 0; i < cnt; i++) {
+        if (ws->row_mo[i0 + i].n == 0)
+            continue; /* no key: no output */
         double *o = ws->o + (i0 + i) * 2 * dv;
         for (int k = 0; k < 2; k++) {
             const double z = 1.0 + ws->row_sm[i0 + i].r[k];
@@ -201,9 +207,12 @@ static void add_outputs(const plan *p, const workspace *ws, trial_acc *t, size_t
 }
 
 /* The per-row tap: each row's entropy and max weight added to row_sums. */
-static void add_row_sums(const plan *p, const sv_softmax_stats *st, size_t i0, size_t cnt)
+static void add_row_sums(const plan *p, const workspace *ws, const sv_softmax_stats *st, size_t i0,
+                         size_t cnt)
 {
     for (size_t i = 0; i < cnt; i++) {
+        if (ws->row_mo[i0 + i].n == 0)
+            continue; /* no key: nothing to add */
         double *rs = p->taps.row_sums + (i0 + i) * SV_ROW_FIELDS;
         rs[0] += st[i].entropy;
         rs[1] += st[cnt + i].entropy;
@@ -228,7 +237,7 @@ void trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
         if (p->dv > 0)
             add_outputs(p, ws, &t, i0, cnt);
         if (p->taps.row_sums)
-            add_row_sums(p, ws->st, i0, cnt);
+            add_row_sums(p, ws, ws->st, i0, cnt);
     }
     trial_add_entries(&t, ws->q_mo, nq, ws->k_mo, p->spec->n_k);
     trial_finish(p, &t, out);

@@ -93,6 +93,9 @@ static const cli_rule rules[] = {
     {CLI_OPT_DV, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no output variance", NULL},
     {CLI_OPT_DV, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance", NULL},
     {CLI_OPT_GRAD, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no gradient", NULL},
+    {CLI_OPT_GRAD, EXCL, CLI_OPT_WINDOW, NULL, NULL, "the backward passes know --causal only",
+     NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_WINDOW, NULL, NULL, "it shows full or causal rows", NULL},
     {CLI_OPT_GRAD, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no gradient", NULL},
     {CLI_OPT_NO_HEADER, EXCL, CLI_OPT_FORMAT, not_csv, "*", "CSV only",
      "--format table, json, jsonl"},
@@ -262,6 +265,7 @@ static void resolve(cli_options *o)
     b->d_model = (size_t)c[CLI_OPT_D_MODEL];
     b->cross = g[CLI_OPT_CROSS];
     b->causal = g[CLI_OPT_CAUSAL];
+    b->window = g[CLI_OPT_WINDOW] ? (size_t)c[CLI_OPT_WINDOW] : 0;
     b->values = on(o, CLI_OPT_VALUES);
     b->d_v = (size_t)c[CLI_OPT_DV];
     b->grad = g[CLI_OPT_GRAD];
