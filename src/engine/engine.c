@@ -6,6 +6,7 @@
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -304,6 +305,32 @@ static sv_status run_checked(const plan *p, const ws_sizes *z, uint64_t first, s
     return st;
 }
 
+/* OpenBLAS's thread count is process-wide: runs in several threads at once
+ * must not each save and restore it, or they interleave (A saves N and sets
+ * 1, B saves A's 1, A restores N, B restores 1: the caller is left with 1).
+ * The first run in saves the caller's count and sets 1, the last run out
+ * restores it; the runs themselves stay concurrent. */
+static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static int blas_users, blas_saved;
+
+static void blas_enter(void)
+{
+    pthread_mutex_lock(&blas_lock);
+    if (blas_users++ == 0) {
+        blas_saved = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+    }
+    pthread_mutex_unlock(&blas_lock);
+}
+
+static void blas_leave(void)
+{
+    pthread_mutex_lock(&blas_lock);
+    if (--blas_users == 0)
+        openblas_set_num_threads(blas_saved);
+    pthread_mutex_unlock(&blas_lock);
+}
+
 sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
                         const sv_taps *taps, uint64_t first, uint64_t count, sv_trial_stats *out)
 {
@@ -325,10 +352,10 @@ sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec
      * oversubscribe the cores. OpenBLAS 0.3.21 has only the process-wide
      * setting: save the caller's, set 1, put it back (an OpenMP-built
      * OpenBLAS sets OpenMP's thread count with it: that too). */
-    const int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();
-    openblas_set_num_threads(1);
+    const int omp_threads = omp_get_max_threads(); /* this thread's own setting */
+    blas_enter();
     st = run_checked(&p, &z, first, out);
-    openblas_set_num_threads(blas_threads);
+    blas_leave();
     if (omp_get_max_threads() != omp_threads)
         omp_set_num_threads(omp_threads);
     /* Thread 0 may not finish the last unit: say once that all are done

@@ -105,4 +105,33 @@ else:
     after = blas.openblas_get_num_threads()
     # sv_engine_run restores the caller's count (engine.h).
     chk.ok(after == 2, "openblas threads", "2 before, %d after" % after)
+    # Issue 23: 8 Python threads x 5 overlapping calls leave it (and the
+    # bits) as they were; the first call in saves it, the last out restores.
+    import threading
+    blas.openblas_set_num_threads(3)
+    omp = ctypes.CDLL("libgomp.so.1")
+    omp_before = omp.omp_get_max_threads()
+    big_q = rng.standard_normal((1, 4, 600, 32))
+    want = S(big_q, big_q, threads=2).scaled_entropy
+    results, errors = [], []
+
+    def worker():
+        try:
+            for _ in range(5):
+                results.append(S(big_q, big_q, threads=2).scaled_entropy)
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    pool = [threading.Thread(target=worker) for _ in range(8)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    chk.ok(not errors, "8 threads x 5 calls", repr(errors[:1]))
+    chk.ok(len(results) == 40 and all(np.array_equal(r, want) for r in results),
+           "8 threads x 5 calls: same bits", "%d results" % len(results))
+    after = blas.openblas_get_num_threads()
+    chk.ok(after == 3, "openblas threads after 8 x 5", "3 before, %d after" % after)
+    chk.ok(omp.omp_get_max_threads() == omp_before, "omp threads after 8 x 5",
+           "%d before, %d after" % (omp_before, omp.omp_get_max_threads()))
 chk.done()
