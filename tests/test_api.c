@@ -294,6 +294,25 @@ static void spec_theory_summary(void)
     wide = (sv_spec){.d_k = 1, .n_q = big, .n_k = 1, .trials = 1, .causal = 1};
     CHECK_STATUS(sv_spec_scores(&wide, &n), SV_ERANGE);
     CHECK_EQ(n, 0); /* (n + 1) / 2 wrapped to 0 */
+    /* Sliding windows (issue 23): causal i - W < j <= i, else |i - j| < W. */
+    size_t klo = 7, khi = 7;
+    sv_spec_row_keys(NULL, 3, &klo, &khi);
+    CHECK(klo == 0 && khi == 0);
+    sv_spec win = {.d_k = 1, .n_q = 6, .n_k = 6, .trials = 1, .causal = 1, .window = 2};
+    sv_spec_row_keys(&win, 0, &klo, &khi);
+    CHECK(klo == 0 && khi == 1);
+    sv_spec_row_keys(&win, 4, &klo, &khi);
+    CHECK(klo == 3 && khi == 5);
+    CHECK(sv_spec_scores(&win, &n) == SV_OK && n == 11); /* 1 + 2 * 5 */
+    win.causal = 0;
+    win.n_q = 10; /* rows 7.. see no key of 6 */
+    sv_spec_row_keys(&win, 4, &klo, &khi);
+    CHECK(klo == 3 && khi == 6);
+    sv_spec_row_keys(&win, 8, &klo, &khi);
+    CHECK(klo >= khi);
+    win.window = SIZE_MAX; /* i + W must not wrap */
+    sv_spec_row_keys(&win, 4, &klo, &khi);
+    CHECK(klo == 0 && khi == 6);
     wide = (sv_spec){.d_k = big, .n_q = 1, .n_k = 1, .trials = UINT64_MAX};
     CHECK_STATUS_NE(sv_spec_resolve(&wide), SV_OK);
 

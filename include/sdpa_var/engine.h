@@ -146,10 +146,16 @@ typedef struct sv_trial_stats {
                                             the rows that see at least 2 keys, NAN if none does.
                                             1 for uniform weights, 0 for one-hot */
     double scaled_entropy_norm;        /**< the same for scaled rows */
+    double raw_max_logit;              /**< max S_ij over the visible scores of the trial,
+                                            signed (the S_max of QK-clip); scaled: times
+                                            scale (> 0); NAN if no row sees a key */
+    double rows_empty;                 /**< query rows that see no key (a mask or window
+                                            excludes all): left out of every mean over
+                                            rows; 0 without a mask */
 } sv_trial_stats;
 
 /** Number of doubles in sv_trial_stats (it holds nothing else). */
-#define SV_TRIAL_FIELDS 47
+#define SV_TRIAL_FIELDS 49
 
 /**
  * Bytes of memory sv_engine_run allocates for trials of @p spec, not
@@ -206,16 +212,15 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  *       times), K's once. With grad, 16 n_q n_k d_k more dgemm flops
  *       for d_v = d_k (scores and G V^T once per pass, dL/dz times K and
  *       Q for raw and scaled) and 4 n_q n_k scalar exp.
- * Thread safety: the caller's OpenBLAS thread count is unchanged when it
- * returns: it runs its own OpenMP threads, so for the run it saves
- * openblas_get_num_threads(), sets OpenBLAS to one thread and restores the
- * saved count before returning, whatever the status (OpenBLAS 0.3.21 has
- * no per-thread setting; an OpenMP-built OpenBLAS also changes OpenMP's
- * thread count with it, restored the same way). That setting is process-
- * wide while the run lasts: runs in several threads at once, or a run
- * beside the caller's own OpenBLAS calls in another thread, may see one
- * another's count (results stay correct, but dgemm may then use several
- * threads: oversubscribed and not bit-for-bit reproducible). Otherwise
+ * Thread safety: the caller's OpenBLAS thread count is unchanged when the
+ * last of any concurrent runs returns: it runs its own OpenMP threads, so
+ * the first run to start saves openblas_get_num_threads() and sets
+ * OpenBLAS to one thread, and the last to finish restores the saved count,
+ * whatever the status (a counter under a mutex: OpenBLAS 0.3.21 has no
+ * per-thread setting); each run restores its own thread's OpenMP thread
+ * count, which an OpenMP-built OpenBLAS changes with it. The setting is
+ * process-wide while runs last: the caller's own OpenBLAS calls in another
+ * thread meanwhile run single-threaded (results stay correct). Otherwise
  * re-entrant: all state is in the arguments.
  */
 sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec *exec,

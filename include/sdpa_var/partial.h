@@ -41,7 +41,8 @@ typedef struct sv_partial {
                                        mean, then sum of squared deviations from it, of
                                        every field (Welford 1962, trial order) */
     double lo[2];                 /**< min raw, scaled entropy_min over the trials */
-    double hi[3];                 /**< max raw, scaled entropy_max; max raw_max_abs_logit */
+    double hi[4];                 /**< max raw, scaled entropy_max; max raw_max_abs_logit,
+                                       max raw_max_logit */
     double *raw_var, *scaled_var; /**< n values each, trial order */
 } sv_partial;
 

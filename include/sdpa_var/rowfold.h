@@ -24,9 +24,9 @@
 /** Query rows per block of the fold. */
 #define SV_FOLD_ROWS 4096u
 /** Counts in an sv_rowfold. */
-#define SV_FOLD_COUNTS 8
+#define SV_FOLD_COUNTS 9
 /** Sums in an sv_rowfold. */
-#define SV_FOLD_SUMS 53
+#define SV_FOLD_SUMS 54
 
 /**
  * One block's fold of query rows (or several consecutive blocks'): counts

@@ -63,7 +63,8 @@ class sv_spec(ctypes.Structure):
                 ("k_std", c_dbl), ("qk_norm", c_int), ("qk_scale", c_dbl),
                 ("d_model", c_size), ("init", c_int), ("cross", c_int),
                 ("causal", c_int), ("values", c_int), ("d_v", c_size),
-                ("plant", c_dbl), ("ddof", c_uint), ("grad", c_int)]
+                ("plant", c_dbl), ("ddof", c_uint), ("grad", c_int),
+                ("window", c_size)]
 
 
 class sv_array(ctypes.Structure):
@@ -115,13 +116,13 @@ TRIAL_FIELDS = (
     "scaled_grad_logits_theory2", "raw_grad_keys", "scaled_grad_keys",
     "raw_grad_q2", "scaled_grad_q2", "raw_grad_k2", "scaled_grad_k2",
     "q_mean", "k_mean", "raw_sink_weight", "scaled_sink_weight",
-    "raw_entropy_norm", "scaled_entropy_norm")
-SV_TRIAL_FIELDS = 47
+    "raw_entropy_norm", "scaled_entropy_norm", "raw_max_logit", "rows_empty")
+SV_TRIAL_FIELDS = 49
 assert len(TRIAL_FIELDS) == SV_TRIAL_FIELDS
 
 
 class sv_trial_stats(ctypes.Structure):
-    """engine.h: struct sv_trial_stats (47 doubles)."""
+    """engine.h: struct sv_trial_stats (49 doubles)."""
     _fields_ = [(name, c_dbl) for name in TRIAL_FIELDS]
 
 
@@ -153,7 +154,7 @@ class sv_partial(ctypes.Structure):
     _fields_ = [("first", c_u64), ("n", c_u64), ("cap", c_u64),
                 ("head", ctypes.POINTER(sv_trial_stats)), ("n_blocks", c_size),
                 ("block_sum", ctypes.POINTER(c_dbl)), ("block_m2", ctypes.POINTER(c_dbl)),
-                ("lo", c_dbl * 2), ("hi", c_dbl * 3),
+                ("lo", c_dbl * 2), ("hi", c_dbl * 4),
                 ("raw_var", ctypes.POINTER(c_dbl)), ("scaled_var", ctypes.POINTER(c_dbl))]
 
 

@@ -6,6 +6,7 @@
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,7 +271,12 @@ static int trial_is_number(const plan *p, const sv_trial_stats *t)
                            t->scaled_jac_frob,    t->raw_eff_keys,      t->scaled_eff_keys,
                            t->raw_entropy_min,    t->raw_entropy_max,   t->scaled_entropy_min,
                            t->scaled_entropy_max, t->raw_max_abs_logit, t->raw_sum_p2,
-                           t->scaled_sum_p2,      t->raw_sink_weight,   t->scaled_sink_weight};
+                           t->scaled_sum_p2,      t->raw_sink_weight,   t->scaled_sink_weight,
+                           t->raw_max_logit};
+    /* A window can leave every row of a trial without a key: nothing to
+     * measure, and rows_empty says so. */
+    if (t->rows_empty >= (double)p->spec->n_q)
+        return 1;
     for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
         if (isnan(must[i]))
             return 0;
@@ -303,6 +309,32 @@ static sv_status run_checked(const plan *p, const ws_sizes *z, uint64_t first, s
     return st;
 }
 
+/* OpenBLAS's thread count is process-wide: runs in several threads at once
+ * must not each save and restore it, or they interleave (A saves N and sets
+ * 1, B saves A's 1, A restores N, B restores 1: the caller is left with 1).
+ * The first run in saves the caller's count and sets 1, the last run out
+ * restores it; the runs themselves stay concurrent. */
+static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static int blas_users, blas_saved;
+
+static void blas_enter(void)
+{
+    pthread_mutex_lock(&blas_lock);
+    if (blas_users++ == 0) {
+        blas_saved = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+    }
+    pthread_mutex_unlock(&blas_lock);
+}
+
+static void blas_leave(void)
+{
+    pthread_mutex_lock(&blas_lock);
+    if (--blas_users == 0)
+        openblas_set_num_threads(blas_saved);
+    pthread_mutex_unlock(&blas_lock);
+}
+
 /* The run of a made plan: progress, OpenBLAS's threads, the trials. */
 static sv_status run_plan(plan p, const ws_sizes *z, uint64_t first, uint64_t count,
                           sv_trial_stats *out)
@@ -318,12 +350,13 @@ static sv_status run_plan(plan p, const ws_sizes *z, uint64_t first, uint64_t co
     }
     /* We parallelise ourselves; OpenBLAS threads inside ours would
      * oversubscribe the cores. OpenBLAS 0.3.21 has only the process-wide
-     * setting: save the caller's, set 1, put it back (an OpenMP-built
-     * OpenBLAS sets OpenMP's thread count with it: that too). */
-    const int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();
-    openblas_set_num_threads(1);
+     * setting: the first run in sets 1, the last out puts the caller's
+     * back (blas_enter); an OpenMP-built OpenBLAS sets OpenMP's thread
+     * count with it, which each run restores for its own thread. */
+    const int omp_threads = omp_get_max_threads(); /* this thread's own setting */
+    blas_enter();
     st = run_checked(&p, z, first, out);
-    openblas_set_num_threads(blas_threads);
+    blas_leave();
     if (omp_get_max_threads() != omp_threads)
         omp_set_num_threads(omp_threads);
     /* Thread 0 may not finish the last unit: say once that all are done

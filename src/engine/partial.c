@@ -67,8 +67,9 @@ sv_status sv_partial_init(sv_partial *p, uint64_t first, uint64_t cap)
 {
     if (!p)
         return SV_EINVAL;
-    *p = (sv_partial){
-        .first = first, .lo = {INFINITY, INFINITY}, .hi = {-INFINITY, -INFINITY, -INFINITY}};
+    *p = (sv_partial){.first = first,
+                      .lo = {INFINITY, INFINITY},
+                      .hi = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}};
     if (first > UINT64_MAX - cap)
         return SV_ERANGE;
     sv_status st = reserve(p, cap > 0 ? cap : 1);
@@ -99,6 +100,7 @@ static void add_trials(const sv_trial_stats *t, size_t count, double *sum, doubl
         hi[0] = fmax(hi[0], v[SV_F(raw_entropy_max)]);
         hi[1] = fmax(hi[1], v[SV_F(scaled_entropy_max)]);
         hi[2] = fmax(hi[2], v[SV_F(raw_max_abs_logit)]);
+        hi[3] = fmax(hi[3], v[SV_F(raw_max_logit)]);
     }
 }
 
@@ -106,13 +108,13 @@ static void add_trials(const sv_trial_stats *t, size_t count, double *sum, doubl
  * when there are more than 8. */
 static void add_blocks(sv_partial *p, const sv_trial_stats *t, size_t nblocks, double *sums)
 {
-    double lo[2] = {p->lo[0], p->lo[1]}, hi[3] = {p->hi[0], p->hi[1], p->hi[2]};
+    double lo[2] = {p->lo[0], p->lo[1]}, hi[4] = {p->hi[0], p->hi[1], p->hi[2], p->hi[3]};
     double *w = p->block_m2 + p->n_blocks * 2 * F;
     memset(sums, 0, nblocks * F * sizeof(double));
     memset(w, 0, nblocks * 2 * F * sizeof(double));
 #pragma omp parallel for schedule(static) reduction(min                                            \
                                                     : lo[:2]) reduction(max                        \
-                                                                        : hi[:3]) if (nblocks > 8)
+                                                                        : hi[:4]) if (nblocks > 8)
     for (size_t b = 0; b < nblocks; b++)
         add_trials(t + b * B, B, sums + b * F, w + b * 2 * F, 0, lo, hi);
     memcpy(p->lo, lo, sizeof lo);
@@ -196,7 +198,7 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b)
     a->n += b->n - bh;
     a->lo[0] = fmin(a->lo[0], b->lo[0]);
     a->lo[1] = fmin(a->lo[1], b->lo[1]);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         a->hi[k] = fmax(a->hi[k], b->hi[k]);
     return SV_OK;
 }
@@ -214,7 +216,7 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean)
     }
     const uint64_t h = head_cap(p) < p->n ? head_cap(p) : p->n;
     if (h > 0) { /* a head is a block of its own, first */
-        double lo[2] = {0}, hi[3] = {0}, s[F] = {0}, w[2 * F] = {0}; /* extremes unused */
+        double lo[2] = {0}, hi[4] = {0}, s[F] = {0}, w[2 * F] = {0}; /* extremes unused */
         add_trials(p->head, (size_t)h, s, w, 0, lo, hi);
         for (size_t f = 0; f < F; f++)
             sum[f] += s[f];
@@ -229,6 +231,8 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean)
     m[SV_F(raw_entropy_max)] = p->n ? p->hi[0] : NAN;
     m[SV_F(scaled_entropy_max)] = p->n ? p->hi[1] : NAN;
     m[SV_F(raw_max_abs_logit)] = p->n ? p->hi[2] : NAN;
+    /* fmax skips NaN: a trial whose rows all see nothing does not hide the others' max */
+    m[SV_F(raw_max_logit)] = p->n && p->hi[3] > -INFINITY ? p->hi[3] : NAN;
     memcpy(mean, m, sizeof m);
 }
 
@@ -248,7 +252,7 @@ void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd)
     double n = 0.0;
     const uint64_t h = head_cap(p) < p->n ? head_cap(p) : p->n;
     if (h > 0) { /* the head first, as a block of its own */
-        double lo[2] = {0}, hi[3] = {0}, sum[F] = {0};
+        double lo[2] = {0}, hi[4] = {0}, sum[F] = {0};
         add_trials(p->head, (size_t)h, sum, w, 0, lo, hi);
         n = (double)h;
     }
@@ -261,7 +265,7 @@ void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd)
         s[f] = p->n > 1 ? sqrt((w[F + f] < 0.0 ? 0.0 : w[F + f]) / (n - 1.0)) : NAN; /* NAN stays */
     s[SV_F(raw_entropy_min)] = s[SV_F(scaled_entropy_min)] = NAN; /* extremes: no spread */
     s[SV_F(raw_entropy_max)] = s[SV_F(scaled_entropy_max)] = NAN;
-    s[SV_F(raw_max_abs_logit)] = NAN;
+    s[SV_F(raw_max_abs_logit)] = s[SV_F(raw_max_logit)] = NAN;
     memcpy(sd, s, sizeof s);
 }
 

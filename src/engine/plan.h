@@ -144,7 +144,8 @@ sv_status plan_make(plan *p, const sv_spec *spec, const sv_source *src, const sv
  * outputs of one tile, merged into the rows' running outputs. */
 void tile_product(const plan *p, const double *qtile, const double *k, double *scores);
 void tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
-                  const double *scores, const sv_softmax_acc *acc, const size_t *seen, size_t me);
+                  const double *scores, const sv_softmax_acc *acc, const size_t *lo,
+                  const size_t *hi, size_t me);
 
 /* rowpass.c: one tile (query rows [i0, i0 + m) against the key block at
  * j0 with bk keys) through the row pass, merged into the rows' state. */

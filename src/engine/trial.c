@@ -13,11 +13,12 @@
 /* A fold of rows: the same bits for any thread count or block size. */
 typedef struct trial_acc {
     uint64_t rows;       /* rows folded */
+    uint64_t seen;       /* rows seeing at least one key: those of every mean over rows */
     sv_moments mo, q, k; /* the scores; the entries of Q and of K (K: the
                             first block of a run carries them) */
     ksum h[2], mw[2], jt[2], jf[2], ek[2], pl_logit, pl_w[2], p2[2], sink[2], hn[2];
     sv_moments out[2]; /* entries of O, raw and scaled */
-    double hmin[2], hmax[2], maxabs;
+    double hmin[2], hmax[2], maxabs, maxlogit;
     size_t n_planted;
     size_t n_hn; /* rows seeing >= 2 keys: those of the normalised entropy */
     int plain;   /* few rows: plain sums are as exact, and cheaper */
@@ -39,6 +40,7 @@ static void trial_init(trial_acc *t, const sv_spec *s)
 {
     *t = (trial_acc){.hmin = {INFINITY, INFINITY},
                      .hmax = {-INFINITY, -INFINITY},
+                     .maxlogit = -INFINITY,
                      .plain = s->n_q <= SV_PLAIN_ROWS};
 }
 
@@ -77,6 +79,8 @@ static void acc_combine(trial_acc *a, const trial_acc *b)
         a->hmax[c] = fmax(a->hmax[c], b->hmax[c]);
     }
     a->maxabs = fmax(a->maxabs, b->maxabs);
+    a->maxlogit = fmax(a->maxlogit, b->maxlogit);
+    a->seen += b->seen;
     a->n_planted += b->n_planted;
     a->n_hn += b->n_hn;
     ksum *ka[ACC_KSUMS], *kb[ACC_KSUMS];
@@ -105,13 +109,14 @@ static void acc_pack(trial_acc *t, sv_rowfold *f)
     f->count[5] = t->rows;
     f->count[6] = t->n_planted;
     f->count[7] = t->n_hn;
+    f->count[8] = t->seen;
     ksum *k[ACC_KSUMS];
     acc_ksums(t, k);
     for (int i = 0; i < ACC_KSUMS; i++) {
         f->sum[j++] = k[i]->s;
         f->sum[j++] = k[i]->c;
     }
-    const double ext[5] = {t->hmin[0], t->hmin[1], t->hmax[0], t->hmax[1], t->maxabs};
+    const double ext[6] = {t->hmin[0], t->hmin[1], t->hmax[0], t->hmax[1], t->maxabs, t->maxlogit};
     memcpy(f->sum + j, ext, sizeof ext);
 }
 
@@ -128,6 +133,7 @@ static void acc_unpack(const sv_rowfold *f, const sv_spec *s, trial_acc *t)
     t->rows = f->count[5];
     t->n_planted = (size_t)f->count[6];
     t->n_hn = (size_t)f->count[7];
+    t->seen = f->count[8];
     ksum *k[ACC_KSUMS];
     acc_ksums(t, k);
     for (int i = 0; i < ACC_KSUMS; i++) {
@@ -139,19 +145,20 @@ static void acc_unpack(const sv_rowfold *f, const sv_spec *s, trial_acc *t)
     t->hmax[0] = f->sum[j + 2];
     t->hmax[1] = f->sum[j + 3];
     t->maxabs = f->sum[j + 4];
+    t->maxlogit = f->sum[j + 5];
 }
 
-/* Row i's entropy over ln(keys it sees) (n_k, or min(i + 1, n_k) under
- * causal), for rows that see at least 2 keys; the weight of key 0,
- * exp(c (S_i0 - max)) / Z with Z = 1 + r. */
-static void trial_add_norm(const plan *p, trial_acc *t, size_t row, const sv_softmax_acc *sm,
+/* Row i's entropy over ln(keys it sees) (its moments' count: n_k, or
+ * min(i + 1, n_k) under causal, its window's keys), for rows that see at
+ * least 2 keys; the weight of key 0, exp(c (S_i0 - max)) / Z with
+ * Z = 1 + r (0 when the row does not see key 0: S_i0 is -inf). */
+static void trial_add_norm(const plan *p, trial_acc *t, size_t seen, const sv_softmax_acc *sm,
                            const sv_softmax_stats *raw, const sv_softmax_stats *sc, double sink)
 {
     const sv_spec *s = p->spec;
     const double t0 = sink - sm->max;
     acc_add(t, &t->sink[0], exp(t0) / (1.0 + sm->r[0]));
     acc_add(t, &t->sink[1], exp(s->scale * t0) / (1.0 + sm->r[1]));
-    const size_t seen = s->causal && row + 1 < s->n_k ? row + 1 : s->n_k;
     if (seen < 2)
         return;
     const double ln_seen = log((double)seen);
@@ -173,6 +180,9 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
     const double scale = s->scale;
     t->rows += n;
     for (size_t i = 0; i < n; i++) {
+        if (mo[i].n == 0)
+            continue; /* a row that sees no key: counted in rows_empty */
+        t->seen++;
         if (row0 + i < n_planted) {
             /* p = exp(scale (S_ii - max)) / Z, Z = 1 + r. */
             const double t0 = planted[i] - sm[i].max;
@@ -193,8 +203,9 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
             t->hmin[c] = fmin(t->hmin[c], st[c]->entropy);
             t->hmax[c] = fmax(t->hmax[c], st[c]->entropy);
         }
-        trial_add_norm(p, t, row0 + i, &sm[i], &raw[i], &sc[i], sink[i]);
+        trial_add_norm(p, t, (size_t)mo[i].n, &sm[i], &raw[i], &sc[i], sink[i]);
         t->maxabs = fmax(t->maxabs, fmax(fabs(sm[i].max), fabs(sm[i].min)));
+        t->maxlogit = fmax(t->maxlogit, sm[i].max);
     }
 }
 
@@ -217,7 +228,7 @@ static double out_var(const sv_spec *s, const sv_moments *o)
 
 static void trial_finish(const sv_spec *s, const trial_acc *t, sv_trial_stats *out)
 {
-    const size_t nq = s->n_q;
+    const size_t nq = t->seen; /* the rows that see a key: means over rows are theirs */
     const double c = s->scale;
     out->raw_mean = t->mo.mean;
     out->raw_var = sv_moments_variance(&t->mo, s->ddof);
@@ -264,6 +275,8 @@ static void trial_finish(const sv_spec *s, const trial_acc *t, sv_trial_stats *o
     out->scaled_sink_weight = ksum_mean(&t->sink[1], nq);
     out->raw_entropy_norm = t->n_hn ? ksum_mean(&t->hn[0], t->n_hn) : NAN;
     out->scaled_entropy_norm = t->n_hn ? ksum_mean(&t->hn[1], t->n_hn) : NAN;
+    out->raw_max_logit = t->mo.n ? t->maxlogit : NAN;
+    out->rows_empty = (double)(s->n_q - t->seen);
 }
 
 void trial_stats(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
@@ -286,6 +299,8 @@ static void add_outputs(const plan *p, const workspace *ws, trial_acc *t, size_t
 {
     const size_t dv = p->dv;
     for (size_t i = 0; i < cnt; i++) {
+        if (ws->row_mo[i0 + i].n == 0)
+            continue; /* no key: no output */
         double *o = ws->o + (i0 + i) * 2 * dv;
         for (int k = 0; k < 2; k++) {
             const double z = 1.0 + ws->row_sm[i0 + i].r[k];
@@ -299,9 +314,12 @@ static void add_outputs(const plan *p, const workspace *ws, trial_acc *t, size_t
 }
 
 /* The per-row tap: each row's entropy and max weight added to row_sums. */
-static void add_row_sums(const plan *p, const sv_softmax_stats *st, size_t i0, size_t cnt)
+static void add_row_sums(const plan *p, const workspace *ws, const sv_softmax_stats *st, size_t i0,
+                         size_t cnt)
 {
     for (size_t i = 0; i < cnt; i++) {
+        if (ws->row_mo[i0 + i].n == 0)
+            continue; /* no key: nothing to add */
         double *rs = p->taps.row_sums + (i0 + i) * SV_ROW_FIELDS;
         rs[0] += st[i].entropy;
         rs[1] += st[cnt + i].entropy;
@@ -325,7 +343,7 @@ static void fold_rows(const plan *p, const workspace *ws, size_t i0, size_t i1, 
         if (p->dv > 0)
             add_outputs(p, ws, t, r0, cnt);
         if (p->taps.row_sums)
-            add_row_sums(p, ws->st, r0, cnt);
+            add_row_sums(p, ws, ws->st, r0, cnt);
     }
     add_entries(&t->q, ws->q_mo + i0, i1 - i0);
 }

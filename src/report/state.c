@@ -13,7 +13,7 @@
 static const unsigned char magic[8] = {'S', 'D', 'P', 'A', 'V', 'S', 'T', 0};
 
 /* A new sv_spec field must be added to put_spec and get_spec. */
-static_assert(sizeof(sv_spec) == 168, "sv_spec changed: encode the new field in state.c");
+static_assert(sizeof(sv_spec) == 176, "sv_spec changed: encode the new field in state.c");
 
 #define F SV_TRIAL_FIELDS
 #define B ((uint64_t)SV_SUMMARY_BLOCK)
@@ -88,6 +88,7 @@ static void put_spec(wr *w, const sv_spec *s)
     put_f64(w, s->plant);
     put_u64(w, s->ddof);
     put_u64(w, (uint64_t)s->grad);
+    put_u64(w, s->window);
 }
 
 /* Trials of p's head: those before its first block boundary. */
@@ -114,8 +115,8 @@ static void put_partial(wr *w, const sv_partial *p)
     }
     put_f64s(w, p->block_sum, nb * F);
     put_f64s(w, p->block_m2, nb * 2 * F);
-    put_f64s(w, p->lo, 2);
-    put_f64s(w, p->hi, 3);
+    put_f64s(w, p->lo, sizeof p->lo / sizeof p->lo[0]);
+    put_f64s(w, p->hi, sizeof p->hi / sizeof p->hi[0]);
     put_f64s(w, p->raw_var, (size_t)p->n);
     put_f64s(w, p->scaled_var, (size_t)p->n);
 }

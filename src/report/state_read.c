@@ -113,6 +113,7 @@ static void get_spec(rd *r, sv_spec *s)
     s->plant = get_f64(r);
     s->ddof = (unsigned)get_small(r, 0xffffffffu);
     s->grad = get_small(r, 1);
+    s->window = get_size(r);
 }
 
 /* The partial of trials [first, first + n): allocated by sv_partial_init,
@@ -135,8 +136,8 @@ static sv_status get_partial(rd *r, uint64_t first, uint64_t n, sv_partial *p)
     p->n_blocks = (size_t)nb;
     get_f64s(r, p->block_sum, (size_t)nb * F);
     get_f64s(r, p->block_m2, (size_t)nb * 2 * F);
-    get_f64s(r, p->lo, 2);
-    get_f64s(r, p->hi, 3);
+    get_f64s(r, p->lo, sizeof p->lo / sizeof p->lo[0]);
+    get_f64s(r, p->hi, sizeof p->hi / sizeof p->hi[0]);
     get_f64s(r, p->raw_var, (size_t)n);
     get_f64s(r, p->scaled_var, (size_t)n);
     p->n = n;

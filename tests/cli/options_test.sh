@@ -214,6 +214,8 @@ done <<'EOF'
 --dv does not apply with --per-row (it prints no output variance)|--dv 3 --per-row
 --dv does not apply with --histogram (it prints no output variance)|--dv 3 --histogram 5
 --grad does not apply with --per-row (it prints no gradient)|--grad --per-row
+--grad does not apply with --window (its backward passes are causal only)|--grad --window 2
+--example does not apply with --window (it shows full or causal rows)|--example --window 2
 --grad does not apply with --histogram (it prints no gradient)|--grad --histogram 5
 --columns does not apply with --format table (CSV, JSON and JSONL only)|--columns raw_var --format table
 --example does not apply with --columns (it prints text)|--example --columns raw_var

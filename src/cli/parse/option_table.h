@@ -83,6 +83,10 @@
       "with --d-model: keys from their own tokens X'")                                             \
     X(CAUSAL, "causal", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "causal", 0,                            \
       "query i sees keys 0..i only (decoder mask; n_q = n_k)")                                     \
+    X(WINDOW, "window", 0, "W", CLI_ARG_COUNT, 1, CLI_SIZE_MAX, NULL, "window", 0,                 \
+      "sliding window: with --causal query i sees keys\n"                                          \
+      "i-W+1..i (W keys, as HF's sliding_window), without\n"                                       \
+      "those with |i - j| < W")                                                                    \
     X(VALUES, "values", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "values", 0,                            \
       "also draw V (n_k x d_v) and report the variance of the\n"                                   \
       "attention output softmax(S) V, raw and scaled")                                             \
