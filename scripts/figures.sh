@@ -29,7 +29,9 @@
 #
 # Not made here: performance_scaling.png (timings; scripts/bench.sh),
 # real_models.png (pretrained models; scripts/real_models.sh) and
-# train_tiny.png (a training run; scripts/train_tiny.py).
+# train_tiny.png (a training run; scripts/train_tiny.py).  weights_row.csv
+# needs /usr/bin/python3 with numpy (Debian python3-numpy): sdpa-var draws
+# the row's query and keys (--save-qk) and numpy takes their softmax.
 #
 # Exit status: 0 when every data set (and figure) was written, 1 when a run
 # or a script failed, 2 on usage.
@@ -140,6 +142,35 @@ data_qk_norm() {
     "$bin" --dk 4:4096 --n 256 --trials 100 --qk-norm --quiet --format csv --no-header \
         --columns $cfg,seed,qk_norm_radius,raw_var,raw_var_theory,raw_var_expected,raw_var_sd,raw_var_sd_theory,raw_max_abs_logit
 }
+# Student figures (docs/figures.md).
+data_weights_row() {
+    # One query against 8 keys at d_k = 64, drawn by sdpa-var (seed 42, the
+    # row --example prints); numpy takes its softmax raw and times 1/8.
+    "$bin" --dk 64 --nq 1 --nk 8 --save-qk "$tmp/qk" --quiet --format csv --columns dk >/dev/null || return 1
+    /usr/bin/python3 - "$tmp/qk" <<'EOF'
+import sys
+import numpy as np
+q = np.load(sys.argv[1] + "/q.npy")[0]
+k = np.load(sys.argv[1] + "/k.npy")
+dk = q.shape[0]
+print("key,dk,scale_factor,raw_logit,scaled_logit,raw_weight,scaled_weight")
+s = np.array([sum(float(a) * float(b) for a, b in zip(q, kj)) for kj in k])
+c = 1 / np.sqrt(dk)
+w = lambda z: np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+for j, (a, b, pa, pb) in enumerate(zip(s, c * s, w(s), w(c * s))):
+    print("%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g" % (j, dk, c, a, b, pa, pb))
+EOF
+}
+data_variance_linear() {
+    "$bin" --dk 32,64,96,128,160,192,224,256,288,320,352,384,416,448,480,512 --n 256 --trials 4 \
+        --quiet --format csv \
+        --columns $cfg,raw_var,raw_var_theory,raw_var_sd_theory,scaled_var,scaled_var_theory,scaled_var_sd_theory
+}
+data_entropy_vs_dk() {
+    "$bin" --dk 1:1024 --n 1111 --trials 4 --quiet --format csv \
+        --columns $cfg,raw_entropy,scaled_entropy
+}
+
 # ---- the figures each data set feeds: FIGURE=SCRIPT[:gnuplot -e settings] ----
 figures_of() {
     case "$1" in
@@ -153,7 +184,8 @@ figures_of() {
 
 all=(variance_vs_dk softmax_vs_dk puzzle_histogram scale_choices input_moments
     fourth_moment gradient_signal entropy_approx projection_init causal_rows
-    score_histogram output_variance planted_key qk_norm)
+    score_histogram output_variance planted_key qk_norm
+    weights_row variance_linear entropy_vs_dk)
 [ ${#names[@]} -gt 0 ] || names=("${all[@]}")
 for n in "${names[@]}"; do
     declare -F "data_$n" >/dev/null || { echo "figures.sh: no data set '$n'; known: ${all[*]}" >&2; exit 2; }
