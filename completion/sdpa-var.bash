@@ -11,7 +11,8 @@ _sdpa_var() {
         --scale --q-mean --q-std --k-mean --k-std --qk-norm --qk-scale --plant
         --d-model --init --cross --causal --values --dv --grad --format --columns --no-header
         --per-trial --per-row --histogram --weight-histogram --example --quiet --threads
-        --block-rows --help --version --q --k --v --layout --pool --save-qk'
+        --block-rows --help --version --q --k --v --layout --pool --save-qk
+        --logits --logits-file --upstream'
     [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
     # --dist=t: bash splits the word at '=' (COMP_WORDBREAKS) into "--dist",
     # "=" and "t" (or just "--dist" and "=" when nothing follows yet).
@@ -30,7 +31,7 @@ _sdpa_var() {
         --layout) values='bhnd bnhd' ;;
         --pool) values='heads none all' ;;
         # Tensor files (FILE[:NAME]) and the directory --save-qk writes.
-        --q | --k | --v)
+        --q | --k | --v | --logits-file)
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return 0
             ;;
@@ -42,7 +43,7 @@ _sdpa_var() {
         -d | --dk | -n | --n | --nq | --nk | -t | --trials | -s | --seed | --nu | \
             --ddof | --observed | --q-mean | --q-std | --k-mean | --k-std | \
             --qk-scale | --plant | --d-model | --dv | --histogram | --threads | \
-            --block-rows | --columns)
+            --block-rows | --columns | --logits | --upstream)
             COMPREPLY=()
             return 0
             ;;

@@ -144,6 +144,9 @@ static void test_row_report(void)
     CHECK_CLOSE(st.entropy, 6.41577678734705508684e-09, 1e-12, 0.0);
     CHECK_CLOSE(st.jac_trace, 5.57893626816498594093e-10, 1e-12, 0.0);
     CHECK_CLOSE(p[2], 9.99999999721053134394e-01, 1e-12, 0.0);
+    /* The top key's J_22 = p_2 (1 - p_2) keeps its digits (p - p^2 would
+     * not): the diagonal sums to the trace. */
+    CHECK_CLOSE(jac[0] + jac[5] + jac[10] + jac[15], st.jac_trace, 1e-12, 0.0);
     CHECK(sv_softmax_row_report(a, 4, 0.125, g, p, jac, dz, &st) == SV_OK);
     sv_softmax_row_stats(a, 4, 0.125, &raw, &sc);
     CHECK(st.entropy == sc.entropy && st.jac_frob == sc.jac_frob && st.eff_keys == sc.eff_keys);

@@ -28,15 +28,28 @@ sv_status sv_softmax_row_report(const double *z, size_t n, double scale, const d
     if (st != SV_OK) /* |z| ~ 1e308: differences overflow */
         return st;
     *stats = scaled;
-    for (size_t i = 0; jac && i < n; i++)
-        for (size_t j = 0; j < n; j++)
-            jac[i * n + j] = (i == j ? p[i] : 0.0) - p[i] * p[j];
+    /* J_ii = p_i (1 - p_i) with 1 - p_i as the sum of the other weights:
+     * p_i - p_i^2 would cancel for the top key of a near one-hot row. */
+    for (size_t i = 0; jac && i < n; i++) {
+        double rest = 0.0;
+        for (size_t j = 0; j < n; j++) {
+            jac[i * n + j] = -p[i] * p[j];
+            rest += j != i ? p[j] : 0.0;
+        }
+        jac[i * n + i] = p[i] * rest;
+    }
     if (g) {
-        double pg = 0.0; /* E_p[g] */
+        /* g_j - p.g = (g_j - g_k) - sum_i p_i (g_i - g_k), k the top key:
+         * the top key's term is then a sum of small terms, where g_k - p.g
+         * would cancel to nothing in a near one-hot row. */
+        size_t k = 0;
+        for (size_t j = 1; j < n; j++)
+            k = p[j] > p[k] ? j : k;
+        double d = 0.0;
         for (size_t j = 0; j < n; j++)
-            pg += p[j] * g[j];
+            d += j != k ? p[j] * (g[j] - g[k]) : 0.0;
         for (size_t j = 0; j < n; j++)
-            dz[j] = p[j] * (g[j] - pg);
+            dz[j] = p[j] * ((g[j] - g[k]) - d);
     }
     return SV_OK;
 }

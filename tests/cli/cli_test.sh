@@ -237,6 +237,78 @@ usage_error "sdpa-var: --example does not apply with --trials (it shows trial 0)
 usage_error "sdpa-var: --example does not apply with --format (it prints text)" --example --format csv
 usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --scale, --dist, --init)" --example --dk 2,4
 
+# --- --logits: a slide's own rows (issue 24 section 1) ---------------------------
+# numpy recomputes weights, entropy, Jacobian and J g from the printed logits.
+printf '# two rows\n-20, 3, 25, -15\n\n1,2\n' >"$tmp/rows.txt"
+"$BIN" --logits "-2.5,0.4,3.1,-1.9" --logits-file "$tmp/rows.txt" --dk 64 --format json >"$tmp/lg.json" ||
+    fail "--logits --format json: exit $?"
+/usr/bin/python3 - "$tmp/lg.json" <<'PY' && ok || fail "--logits: numpy disagrees: $(cat "$tmp/lg.json")"
+import json, sys
+import numpy as np
+doc = json.load(open(sys.argv[1]))
+rows = doc["rows"]
+assert [(r["row"], r["scale"]) for r in rows] == [(i, s) for i in range(3) for s in ("none", "sqrt")]
+for r in rows:
+    z = np.array(r["logits"]) * r["scale_value"]
+    assert r["scale_value"] == (1.0 if r["scale"] == "none" else 0.125)
+    p = np.exp(z - z.max()); p /= p.sum()
+    assert np.allclose(r["weights"], p, rtol=1e-12, atol=1e-300)
+    J = np.diag(p) - np.outer(p, p)
+    # the diagonal as p_i (sum of the others): p - p^2 cancels for a top key
+    np.fill_diagonal(J, [p[i] * np.delete(p, i).sum() for i in range(len(p))])
+    assert np.allclose(r["jacobian"], J, rtol=1e-9, atol=1e-300)
+    H = -(p * np.log(p)).sum()
+    assert abs(r["entropy"] - H) <= 1e-9 * H + 1e-15, (r["entropy"], H)
+    assert abs(r["eff_keys"] - np.exp(H)) <= 1e-9 * np.exp(H)
+    assert abs(r["max_weight"] - p.max()) <= 1e-15
+    assert abs(r["jac_frob"] - np.linalg.norm(J)) <= 1e-9 * np.linalg.norm(J)
+    assert abs(r["entropy_bound"] - np.log(len(p))) <= 1e-15
+# the notes' rows: [-20, 3, 25, -15] near one-hot, entropy 6.4e-9 nats
+assert abs(rows[2]["entropy"] - 6.41577678734705508684e-09) <= 1e-20, rows[2]["entropy"]
+assert abs(rows[0]["max_weight"] - 0.927952536929104288) <= 1e-15
+PY
+"$BIN" --logits "-20,3,25,-15" --upstream "1,-2,0.5,3" --scale none,0.5,2 >"$tmp/lg.csv" || fail "--upstream: exit $?"
+/usr/bin/python3 - "$tmp/lg.csv" <<'PY' && ok || fail "--upstream: numpy disagrees: $(cat "$tmp/lg.csv")"
+import csv, sys
+import numpy as np
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 12 and rows[0]["scale"] == "none" and "dk" not in rows[0], rows[0].keys()
+g = np.array([1, -2, 0.5, 3.0])
+for c in ("1", "0.5", "2"):
+    block = [r for r in rows if r["scale_value"] == c]
+    z = float(c) * np.array([-20, 3, 25, -15.0])
+    p = np.exp(z - z.max()); p /= p.sum()
+    J = np.diag(p) - np.outer(p, p)
+    np.fill_diagonal(J, [p[i] * np.delete(p, i).sum() for i in range(len(p))])
+    got = np.array([float(r["grad_logit"]) for r in block])
+    # J g = p_i sum_j p_j (g_i - g_j): the i = j term is exactly 0, no cancelling
+    Jg = p * ((g[:, None] - g[None, :]) * p[None, :]).sum(axis=1)
+    assert np.allclose(got, Jg, rtol=1e-9, atol=1e-300), (got, Jg)
+    assert abs(float(block[0]["grad_logits"]) - np.linalg.norm(Jg)) <= 1e-9 * np.linalg.norm(Jg)
+    jac = np.array([[float(r["jac_%d" % j]) for j in range(4)] for r in block])
+    assert np.allclose(jac, J, rtol=1e-9, atol=1e-300)
+PY
+# A table on a terminal (asked for here), CSV otherwise; rows of different lengths pad jac_ with nan.
+"$BIN" --logits 1,2 --logits 1,2,3 --format table | grep -q '^Row 1, as given (--scale none):$' && ok || fail "--logits table"
+[ "$("$BIN" --logits 1,2 --logits 1,2,3 | awk -F, 'NR == 2 { print $NF }')" = nan ] && ok || fail "--logits: jac_2 of a 2-key row"
+usage_error "sdpa-var: --logits: '1,x,3': item 2 'x' is not a finite number" --logits 1,x,3
+usage_error "sdpa-var: --logits: '1,,3' has an empty item (item 2)" --logits 1,,3
+usage_error "sdpa-var: --logits: '$(seq -s, 1 65 | cut -c1-60)...' has more than 64 keys (at most 64)" --logits "$(seq -s, 1 65)"
+usage_error "sdpa-var: --scale sqrt needs --dk with --logits (it divides by sqrt(d_k))" --logits 1,2 --scale sqrt
+usage_error "sdpa-var: --logits takes one --dk value (got 2)" --logits 1,2 --dk 4,8
+usage_error "sdpa-var: --upstream: 3 values, but --logits '1,2' has 2 keys (one value a key)" --logits 1,2 --upstream 1,2,3
+# A bad file is a runtime error (exit 1), one line naming file, line and value.
+runtime_error() {
+    local want=$1; shift
+    "$BIN" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    [ "$rc" -eq 1 ] && [ ! -s "$tmp/out" ] && [ "$(cat "$tmp/err")" = "$want" ] && ok ||
+        fail "sdpa-var $* -> rc=$rc stdout=$(wc -c <"$tmp/out")B stderr=$(cat "$tmp/err") (want: $want)"
+}
+printf '1,2\n\n7,a\n' >"$tmp/bad.txt"
+runtime_error "sdpa-var: --logits-file: '$tmp/bad.txt' line 3: '7,a': item 2 'a' is not a finite number" --logits-file "$tmp/bad.txt"
+runtime_error "sdpa-var: --upstream: 3 values, but row 0 of --logits-file has 4 keys (one value a key)" --logits-file "$tmp/rows.txt" --upstream 1,2,3
+
 # --- --grad's spreads across trials (issue 15 section 4) -------------------------
 # grad_keys_sd is the plain SD of the per-trial values; the root-mean-square
 # columns' sd is the delta method's first-order SD of the per-trial root,

@@ -48,6 +48,11 @@ static int plain_real(const char *s)
     return *s == '\0';
 }
 
+int cli_plain_real(const char *s)
+{
+    return plain_real(s);
+}
+
 /* An exact integer in plain decimal, perhaps in scientific notation:
  * digits with at most one '.', then e[+-]digits ("1e5", "1.2e3", "100").
  * @return 1 with *out, 0 not an integer of that form ("1.5e0", "1e-1",
@@ -297,6 +302,14 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
     case CLI_OPT_K:
     case CLI_OPT_V:
     case CLI_OPT_SAVE_QK:
+    case CLI_OPT_LOGITS_FILE: /* read by logits_run.c */
+    case CLI_OPT_UPSTREAM:    /* rows: validate.c */
+        return 1;
+    case CLI_OPT_LOGITS: /* repeatable: every row kept; parsed by validate.c */
+        if (opt->n_logits == CLI_LOGITS_ROWS_MAX)
+            return cli_fail(err, errlen, "--logits: given more than %d times (at most %d rows)",
+                            CLI_LOGITS_ROWS_MAX, CLI_LOGITS_ROWS_MAX);
+        opt->logits[opt->n_logits++] = s;
         return 1;
     case CLI_OPT_LAYOUT: {
         const int i = name_index(s, layout_names);
