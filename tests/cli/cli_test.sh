@@ -201,7 +201,8 @@ is_number "$sd" && awk -v s="$sd" 'BEGIN { d = s - sqrt(4.75); exit !(d < 1e-12 
 # --- --example: trial 0 as numbers a student can check (issue 15 section 4) ------
 # numpy recomputes the product and its variance from the printed matrices,
 # and the variance is the run's own trial 0 (its --per-trial row).
-for args in "--dk 2 --n 2" "--dk 3 --nq 2 --nk 4 --ddof 1" "--dk 5 --n 5 --causal --dist rademacher"; do
+for args in "--dk 2 --n 2" "--dk 3 --nq 2 --nk 4 --ddof 1" "--dk 5 --n 5 --causal --dist rademacher" \
+    "--dk 3 --n 4 --grad --dv 2 --scale dk" "--dk 4 --n 4 --causal --values --scale 0.3"; do
     # shellcheck disable=SC2086
     "$BIN" $args --example >"$tmp/ex.txt" 2>&1 || fail "--example $args: exit $?"
     # shellcheck disable=SC2086
@@ -220,22 +221,58 @@ seen = S[np.tril_indices(S.shape[0])] if causal else S.ravel()
 printed = float(re.search(r"scores \(ddof.*\): (\S+)", text).group(1))
 assert abs(seen.var(ddof=ddof) - printed) <= 1e-4 * max(1.0, printed), (seen.var(ddof=ddof), printed)
 assert abs(printed - float(sys.argv[2])) <= 5e-7 * max(1.0, printed), (printed, sys.argv[2])
+# every later step from the printed matrices (issue 24 section 2)
+c = env["c"]
+dk = Q.shape[1]
+want = {"dk": 1 / dk, "0.3": 0.3}.get(re.search(r"--scale ([^:\s]+)", text).group(1), dk ** -0.5)
+assert abs(c - want) <= 1e-15 * want, (c, want)
+assert np.allclose(env["Z"], S * c, atol=2e-5)
+mask = np.tril(np.ones(S.shape, bool)) if causal else np.ones(S.shape, bool)
+def softmax(x):
+    e = np.where(mask, np.exp(x - np.where(mask, x, -np.inf).max(axis=1, keepdims=True)), 0.0)
+    return e / e.sum(axis=1, keepdims=True)
+Pr, P = softmax(Q @ K.T), softmax(Q @ K.T * c)
+assert np.allclose(env["Pr"], Pr, atol=2e-5) and np.allclose(env["P"], P, atol=2e-5)
+i = S.shape[0] - 1 if causal else 0
+for name, p in (("Jr", Pr[i]), ("J", P[i])):
+    assert np.allclose(env[name], np.diag(p) - np.outer(p, p), atol=2e-5), name
+if "V" in env:
+    V = env["V"]
+    assert np.allclose(env["Or"], Pr @ V, atol=5e-5) and np.allclose(env["O"], P @ V, atol=5e-5)
+if "G" in env:
+    G, V = env["G"], env["V"]
+    for name, p in (("dZr", Pr), ("dZ", P)):
+        A = G @ V.T
+        assert np.allclose(env[name], p * (A - (p * A).sum(axis=1, keepdims=True)), atol=5e-5), name
+assert ("V" in env) == ("--values" in sys.argv[3] or "--grad" in sys.argv[3])
+assert ("G" in env) == ("--grad" in sys.argv[3])
 PY
 done
-# Larger d_k: one query's logits, raw and scaled by c, and their softmax.
+# Larger d_k: one query's logits, raw and scaled by c, and their softmax,
+# a line a key: at most 10, the others said in words; 8 keys: all 8.
 "$BIN" --dk 64 --n 1111 --example >"$tmp/ex.txt"
 /usr/bin/python3 - "$tmp/ex.txt" <<'PY' && ok || fail "--example --dk 64: $(cat "$tmp/ex.txt")"
 import re, sys
-lines = {l[:15].strip(): [float(x) for x in l[16:].strip(" []\n").split(",")]
-         for l in open(sys.argv[1]) if l.startswith(("raw logits", "scaled *", "softmax,"))}
-raw, scaled = lines["raw logits q.k"], lines["scaled * 0.125"]
-assert all(abs(s - r * 0.125) <= 0.0051 + 0.00625 for r, s in zip(raw, scaled)), (raw, scaled)
-assert max(lines["softmax, raw"]) > 0.5 > max(lines["softmax, scaled"]), lines
+import numpy as np
+text = open(sys.argv[1]).read()
+rows = np.array([[float(x) for x in l.split()] for l in text.splitlines() if re.match(r"^ +\d+ ", l)])
+assert len(rows) == 10 and "10 keys shown, 1101 not" in text, text
+key, raw, scaled, pr, ps = rows.T
+assert list(key[:8]) == list(range(8)), key
+assert np.all(np.abs(scaled - raw * 0.125) <= 0.0001 + 0.0000625), (raw, scaled)
+assert pr.max() > 0.5 > ps.max()
+gaps = re.findall(r"\(keys (\d+) to (\d+) not shown\)", text)
+shown = set(key.astype(int)) | {k for a, b in gaps for k in range(int(a), int(b) + 1)}
+assert shown == set(range(1111)), len(shown)
 PY
+"$BIN" --dk 64 --n 8 --example | grep -c '^ *[0-9]\+ ' | grep -qx 8 && ok || fail "--example --n 8: not every key"
 [ "$(wc -L <"$tmp/ex.txt")" -le 80 ] && ok || fail "--example wider than 80 columns"
 usage_error "sdpa-var: --example does not apply with --trials (it shows trial 0)" --example --trials 3
 usage_error "sdpa-var: --example does not apply with --format (it prints text)" --example --format csv
 usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --scale, --dist, --init)" --example --dk 2,4
+usage_error "sdpa-var: --example --grad needs d_k, n_q, n_k, d_v <= 6 (it prints the matrices whole; got d_k=64, n_q=1111, n_k=1111, d_v=64)" --example --grad
+usage_error "sdpa-var: --example --values needs d_k, n_q, n_k, d_v <= 6 (it prints the matrices whole; got d_k=4, n_q=3, n_k=3, d_v=8)" --example --dk 4 --n 3 --values --dv 8
+usage_error "sdpa-var: --example --ddof needs d_k, n_q, n_k <= 6 (it prints the matrices whole; got d_k=64, n_q=1111, n_k=1111)" --example --ddof 1
 
 # --- --logits: a slide's own rows (issue 24 section 1) ---------------------------
 # numpy recomputes weights, entropy, Jacobian and J g from the printed logits.

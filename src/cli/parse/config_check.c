@@ -4,6 +4,7 @@
  * here. */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "budget.h"
@@ -112,4 +113,29 @@ int cli_config_check(const cli_options *o, cli_config *c, char *err, size_t errl
     if (st == SV_OK && (st = cli_budget_engine_bytes(&o->exec, spec, &c->engine_bytes)) != SV_OK)
         field = "n_q"; /* the sizes overflow */
     return st == SV_OK || library_error(o, c, st, field, err, errlen);
+}
+
+int cli_example_whole(const sv_spec *spec)
+{
+    const size_t lim = CLI_EXAMPLE_MATRIX_MAX;
+    return spec->n_q <= lim && spec->n_k <= lim && spec->d_k <= lim &&
+           (!spec->values || spec->d_v <= lim);
+}
+
+int cli_example_check(const cli_options *o, char *err, size_t errlen)
+{
+    const sv_spec *spec = &o->configs[0].spec;
+    static const cli_option_id whole_only[] = {CLI_OPT_VALUES, CLI_OPT_DV, CLI_OPT_GRAD,
+                                               CLI_OPT_DDOF};
+    char dv[40] = "";
+    if (spec->values)
+        snprintf(dv, sizeof dv, ", d_v=%zu", spec->d_v);
+    for (size_t i = 0; !cli_example_whole(spec) && i < sizeof whole_only / sizeof *whole_only; i++)
+        if (o->given[whole_only[i]])
+            return cli_fail(err, errlen,
+                            "--example --%s needs d_k, n_q, n_k%s <= %d (it prints the "
+                            "matrices whole; got d_k=%zu, n_q=%zu, n_k=%zu%s)",
+                            cli_option_defs[whole_only[i]].name, spec->values ? ", d_v" : "",
+                            CLI_EXAMPLE_MATRIX_MAX, spec->d_k, spec->n_q, spec->n_k, dv);
+    return 1;
 }

@@ -140,9 +140,10 @@
       "instead (n_k <= 4096)")                                                                     \
     X(EXAMPLE, "example", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                              \
       "print one concrete trial instead, trial 0 of the run:\n"                                    \
-      "up to 6 x 6, Q, K, S = QK^T and its variance (numpy\n"                                      \
-      "syntax); else one query's logits, raw and scaled, and\n"                                    \
-      "their softmax weights")                                                                     \
+      "up to 6 x 6, every step in numpy syntax (Q, K, S = QK^T\n"                                  \
+      "and its variance, S c, both softmaxes, a Jacobian; V and\n"                                 \
+      "G with --values, --grad); else one query's logits, raw\n"                                   \
+      "and scaled, and their softmax weights, a line a key")                                       \
     X(QUIET, "quiet", 'q', NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                                \
       "no progress line (shown on stderr when it is a terminal\n"                                  \
       "and a run takes more than half a second)")                                                  \

@@ -31,6 +31,7 @@ typedef enum cli_scale_kind {
 #define CLI_COLUMNS_MAX 256             /* names of --columns */
 #define CLI_LOGITS_KEYS_MAX 64          /* keys of a --logits row: its Jacobian is printed whole */
 #define CLI_LOGITS_ROWS_MAX 256         /* rows of --logits and --logits-file together */
+#define CLI_EXAMPLE_MATRIX_MAX 6        /* --example prints matrices up to this size whole */
 #define CLI_SIZE_MAX ((double)SIZE_MAX)
 #define CLI_U64_MAX ((double)UINT64_MAX)
 #define CLI_STR_(x) #x
@@ -190,6 +191,16 @@ int cli_plain_real(const char *s);
  * scale_name set), into c->engine_bytes; 0 and a message naming the
  * option and value that fail (config_check.c). */
 int cli_config_check(const cli_options *opt, cli_config *c, char *err, size_t errlen);
+
+/* Whether --example prints every matrix whole: d_k, n_q, n_k (and d_v
+ * with values) at most CLI_EXAMPLE_MATRIX_MAX. Else it shows one query's
+ * row, without V, G or a variance: validate.c refuses --values, --dv,
+ * --grad and --ddof then (config_check.c). */
+int cli_example_whole(const sv_spec *spec);
+
+/* With --example: 0 and a message when an option given is one it cannot
+ * show for the configuration (config_check.c). */
+int cli_example_check(const cli_options *opt, char *err, size_t errlen);
 
 /* Parses one count or number by the table's rules (plain decimal). */
 int cli_parse_count(const char *what, const char *s, double lo, double hi, uint64_t *out, char *err,

@@ -518,6 +518,10 @@ static int validate(cli_options *o, char *err, size_t errlen)
         }
     }
     o->n_configs = n;
+    if (o->example && !cli_example_check(o, err, errlen)) {
+        cli_options_free(o);
+        return 0;
+    }
     return 1;
 }
 
