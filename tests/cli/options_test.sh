@@ -79,7 +79,7 @@ usage_error "$p: --dist: 'gaussian' is not a list of normal, uniform, rademacher
 usage_error "$p: --dist: 'normal,studnt' is not a list of normal, uniform, rademacher, t; did you mean t?" --dist normal,studnt
 usage_error "$p: --dist: 'cauchy' is not a list of normal, uniform, rademacher, t" --dist cauchy
 usage_error "$p: --init: 'glorot' is not a list of xavier, lecun, normal; did you mean xavier?" --d-model 4 --init glorot
-usage_error "$p: --format: 'jsn' is not one of table, csv, json, jsonl; did you mean json?" --format jsn
+usage_error "$p: --format: 'jsn' is not one of table, csv, json, jsonl, gnuplot; did you mean json?" --format jsn
 usage_error "$p: --scale: 'sqr' is not a list of sqrt, dk, none or positive numbers; did you mean sqrt?" --scale sqr
 usage_error "$p: --scale: 'foo' is not a list of sqrt, dk, none or positive numbers" --scale foo
 
@@ -137,7 +137,7 @@ done
 # Every option of the table is in --help, with its default where it has one.
 for o in dk n nq nk trials seed dist ddof observed scale nu q-mean q-std k-mean k-std qk-norm \
     qk-scale plant d-model init cross causal values dv format columns example per-trial per-row histogram \
-    weight-histogram logits logits-file upstream quiet threads block-rows help version; do
+    weight-histogram plot output logits logits-file upstream quiet threads block-rows help version; do
     grep -qE -- "^  (-., |    )--$o( |\$)" "$tmp/help" && ok || fail "--help lacks --$o"
 done
 
@@ -301,6 +301,9 @@ done <<'EOF'
 --threads does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --threads 2
 --block-rows does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --block-rows 2
 --upstream needs --logits (the gradient of a given row)|--upstream 1,2
+--format gnuplot does not apply with --per-trial (it plots the summary)|--format gnuplot --per-trial
+--plot needs --format gnuplot (it says what the script draws)|--plot entropy
+--output needs --format gnuplot (the script's terminal)|--output a.png
 EOF
 src_rules=$(awk '/^static const cli_rule rules\[\] = \{/ { on = 1; next } on && /^\};/ { on = 0 }
                  on && /^ *\{CLI_OPT_/ { n++ } END { print n + 0 }' "$(dirname "$0")/../../src/cli/parse/validate.c")

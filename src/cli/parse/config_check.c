@@ -139,3 +139,26 @@ int cli_example_check(const cli_options *o, char *err, size_t errlen)
                             CLI_EXAMPLE_MATRIX_MAX, spec->d_k, spec->n_q, spec->n_k, dv);
     return 1;
 }
+
+int cli_plot_check(const cli_options *o, char *err, size_t errlen)
+{
+    static const cli_option_id unplotted[] = {CLI_OPT_Q, CLI_OPT_LOGITS, CLI_OPT_LOGITS_FILE,
+                                              CLI_OPT_COLUMNS};
+    for (size_t i = 0; i < sizeof unplotted / sizeof *unplotted; i++)
+        if (o->given[unplotted[i]])
+            return cli_fail(err, errlen,
+                            "--format gnuplot does not apply with --%s (it plots the summary of "
+                            "random draws, or --histogram)",
+                            cli_option_defs[unplotted[i]].name);
+    const int hist = o->plot == CLI_PLOT_HISTOGRAM;
+    char q[80];
+    if (hist && !o->histogram)
+        return cli_fail(err, errlen, "--plot histogram needs --histogram (its bins)");
+    if (o->histogram && o->given[CLI_OPT_PLOT] && !hist)
+        return cli_fail(err, errlen,
+                        "--plot %s does not apply with --histogram (it draws the histogram)",
+                        cli_quote(q, sizeof q, o->arg[CLI_OPT_PLOT]));
+    if (o->plot == CLI_PLOT_GRAD && !o->given[CLI_OPT_GRAD])
+        return cli_fail(err, errlen, "--plot grad needs --grad (the gradients it draws)");
+    return 1;
+}

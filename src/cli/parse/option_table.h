@@ -120,7 +120,15 @@
       "DIR/k.npy (DIR/v.npy), float64 n x d, for --q and --k")                                     \
     X(FORMAT, "format", 0, "F", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                                 \
       "table (default on a terminal), csv (default otherwise),\n"                                  \
-      "json (one document) or jsonl (one object a line)")                                          \
+      "json (one document), jsonl (one object a line) or\n"                                        \
+      "gnuplot (a script drawing --plot, data inline)")                                            \
+    X(PLOT, "plot", 0, "Y", CLI_ARG_LIST, 0, 0, "variance", NULL, 1,                               \
+      "with --format gnuplot: variance, entropy, max_weight,\n"                                    \
+      "eff_keys or grad (needs --grad) against the swept column,\n"                                \
+      "raw and scaled; histogram (needs --histogram)")                                             \
+    X(OUTPUT, "output", 0, "FILE", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                              \
+      "with --format gnuplot: the script draws into FILE, a\n"                                     \
+      ".png (pngcairo) or .svg; else the terminal is gnuplot's")                                   \
     X(COLUMNS, "columns", 0, "NAMES", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                           \
       "write only these columns, in this order: a comma list\n"                                    \
       "of names of docs/columns.md (CSV, JSON, JSONL; at most\n" CLI_STR(CLI_COLUMNS_MAX) ")")     \

@@ -171,7 +171,7 @@ static int not_one_of(const char *what, const char *q, const char *item, const c
     while (names[n])
         n++;
     const int list = strcmp(what, "--format") != 0 && strcmp(what, "--layout") != 0 &&
-                     strcmp(what, "--pool") != 0;
+                     strcmp(what, "--pool") != 0 && strcmp(what, "--plot") != 0;
     size_t at =
         (size_t)snprintf(err, errlen, "%s: '%s' is not %s", what, q, list ? "a list of" : "one of");
     const size_t named = n && strchr(names[n - 1], ' ') ? n - 1 : n; /* "positive numbers" */
@@ -256,7 +256,9 @@ static int init_item(cli_options *opt, const char *s, size_t i)
 static const char *const scale_names[] = {"sqrt", "dk", "none", "positive numbers", NULL};
 static const char *const dist_names[] = {"normal", "uniform", "rademacher", "t", NULL};
 static const char *const init_list[] = {"xavier", "lecun", "normal", NULL};
-static const char *const format_names[] = {"table", "csv", "json", "jsonl", NULL};
+static const char *const format_names[] = {"table", "csv", "json", "jsonl", "gnuplot", NULL};
+static const char *const plot_names[] = {"variance", "entropy",   "max_weight", "eff_keys",
+                                         "grad",     "histogram", NULL};
 static const char *const layout_names[] = {"bhnd", "bnhd", NULL};
 static const char *const pool_names[] = {"heads", "none", "all", NULL};
 
@@ -267,6 +269,28 @@ static int name_index(const char *s, const char *const *names)
         if (strcmp(s, names[i]) == 0)
             return i;
     return -1;
+}
+
+/* --plot and --output (--format gnuplot). */
+static int parse_plot(cli_options *opt, cli_option_id id, const char *s, char *err, size_t errlen)
+{
+    char q[80];
+    if (id == CLI_OPT_PLOT) {
+        const int i = name_index(s, plot_names);
+        if (i < 0)
+            return not_one_of("--plot", cli_quote(q, sizeof q, s), s, plot_names, err, errlen);
+        opt->plot = (cli_plot)i;
+        return 1;
+    }
+    /* a file name the script quotes: .png or .svg */
+    const size_t n = strlen(s);
+    if (n < 5 || (strcmp(s + n - 4, ".png") != 0 && strcmp(s + n - 4, ".svg") != 0))
+        return cli_fail(err, errlen, "--output: '%s' does not end in .png or .svg",
+                        cli_quote(q, sizeof q, s));
+    if (strpbrk(s, "'\"\\\n"))
+        return cli_fail(err, errlen, "--output: '%s' has a quote, backslash or newline",
+                        cli_quote(q, sizeof q, s));
+    return 1;
 }
 
 static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *err, size_t errlen)
@@ -318,6 +342,9 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
         opt->layout_bnhd = i;
         return 1;
     }
+    case CLI_OPT_PLOT:
+    case CLI_OPT_OUTPUT:
+        return parse_plot(opt, id, s, err, errlen);
     case CLI_OPT_POOL: {
         const int i = name_index(s, pool_names);
         if (i < 0)
@@ -334,6 +361,8 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
             opt->format = CLI_FORMAT_JSON;
         else if (strcmp(s, "jsonl") == 0)
             opt->format = CLI_FORMAT_JSONL;
+        else if (strcmp(s, "gnuplot") == 0)
+            opt->format = CLI_FORMAT_GNUPLOT;
         else
             return not_one_of("--format", cli_quote(q, sizeof q, s), s, format_names, err, errlen);
         return 1;

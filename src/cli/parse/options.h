@@ -88,6 +88,7 @@ typedef struct cli_options {
     double observed;      /* NAN without --observed */
     int layout_bnhd;      /* --layout bnhd: swap the heads and positions axes */
     cli_pool pool;        /* --pool */
+    cli_plot plot;        /* --plot */
     int help, version;
     const char *logits[CLI_LOGITS_ROWS_MAX]; /* each --logits row, as written */
     size_t n_logits;
@@ -201,6 +202,11 @@ int cli_example_whole(const sv_spec *spec);
 /* With --example: 0 and a message when an option given is one it cannot
  * show for the configuration (config_check.c). */
 int cli_example_check(const cli_options *opt, char *err, size_t errlen);
+
+/* With --format gnuplot: 0 and a message when the run has no plot
+ * (files, given logits, --columns) or --plot does not fit it (histogram
+ * without --histogram, grad without --grad) (config_check.c). */
+int cli_plot_check(const cli_options *opt, char *err, size_t errlen);
 
 /* Parses one count or number by the table's rules (plain decimal). */
 int cli_parse_count(const char *what, const char *s, double lo, double hi, uint64_t *out, char *err,

@@ -61,6 +61,16 @@ static int k_centred(const cli_options *o)
     return o->real[CLI_OPT_K_MEAN] == 0.0 && o->real[CLI_OPT_PLANT] == 0.0;
 }
 
+static int is_gnuplot(const cli_options *o)
+{
+    return o->format == CLI_FORMAT_GNUPLOT;
+}
+
+static int table_or_gnuplot(const cli_options *o)
+{
+    return is_table(o) || is_gnuplot(o);
+}
+
 static int not_csv(const cli_options *o)
 {
     return o->format != CLI_FORMAT_AUTO && o->format != CLI_FORMAT_CSV;
@@ -147,7 +157,11 @@ static const cli_rule rules[] = {
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_FORMAT, NULL, NULL, "it prints text", NULL},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_COLUMNS, NULL, NULL, "it prints text", NULL},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_NO_HEADER, NULL, NULL, "it prints text", NULL},
-    {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_ROW, is_table, NULL, "it prints CSV", NULL},
+    {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_ROW, table_or_gnuplot, NULL, "it prints CSV", NULL},
+    {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_TRIAL, is_gnuplot, NULL, "it plots the summary", NULL},
+    {CLI_OPT_PLOT, NEEDS, CLI_OPT_FORMAT, is_gnuplot, "gnuplot", "it says what the script draws",
+     NULL},
+    {CLI_OPT_OUTPUT, NEEDS, CLI_OPT_FORMAT, is_gnuplot, "gnuplot", "the script's terminal", NULL},
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_HISTOGRAM, is_table, NULL, "it prints CSV", NULL},
     {CLI_OPT_Q_MEAN, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
     {CLI_OPT_K_MEAN, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
@@ -459,7 +473,9 @@ static cli_output output_of(const cli_options *o, cli_format format)
                         .observed = o->observed,
                         .histogram = o->histogram,
                         .weight_histogram = o->weight_histogram,
-                        .pool = o->pool};
+                        .pool = o->pool,
+                        .plot = o->histogram ? CLI_PLOT_HISTOGRAM : o->plot,
+                        .plot_output = o->arg[CLI_OPT_OUTPUT]};
 }
 
 cli_plan cli_options_plan(const cli_options *opt, cli_format format)
@@ -483,6 +499,8 @@ static int validate(cli_options *o, char *err, size_t errlen)
         return 0;
     if (on(o, CLI_OPT_LOGITS))
         return cli_logits_validate(o, err, errlen);
+    if (o->format == CLI_FORMAT_GNUPLOT && !cli_plot_check(o, err, errlen))
+        return 0;
     if (o->given[CLI_OPT_COLUMNS] && !resolve_columns(o, err, errlen))
         return 0;
     const size_t n = cli_options_count(o);

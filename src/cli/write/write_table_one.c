@@ -9,7 +9,6 @@
 #include "layout.h"
 #include "write_table_one.h"
 
-
 /* The standard error of the mean of column @p name over the trials: its
  * sd across trials (name_sd) over sqrt(trials); with one trial, the
  * theory's sd of one trial (name_sd_theory) where there is one. */
