@@ -29,6 +29,8 @@ _sdpa_var() {
         --format) values='table csv json jsonl' ;;
         --layout) values='bhnd bnhd' ;;
         --pool) values='heads none all' ;;
+        # all, or +GROUP additions (docs/columns.md; column names are many).
+        --columns) values='all +sd +quantiles +theory +variance +entropy +jacobian +logits +sink +draw +ddof +plant +projection +diag +inputs +qk_norm +causal +values +grad +observed' ;;
         # Tensor files (FILE[:NAME]) and the directory --save-qk writes.
         --q | --k | --v)
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
@@ -42,7 +44,7 @@ _sdpa_var() {
         -d | --dk | -n | --n | --nq | --nk | -t | --trials | -s | --seed | --nu | \
             --ddof | --observed | --q-mean | --q-std | --k-mean | --k-std | \
             --qk-scale | --plant | --d-model | --dv | --histogram | --threads | \
-            --block-rows | --columns)
+            --block-rows)
             COMPREPLY=()
             return 0
             ;;
@@ -50,7 +52,7 @@ _sdpa_var() {
     if [ -n "$values" ]; then
         # A list: complete the item after the last comma, keep the rest.
         local head= item=$cur
-        case $prev in --dist | --init | --scale)
+        case $prev in --dist | --init | --scale | --columns)
             if [ "${cur%,*}" != "$cur" ]; then
                 head=${cur%,*},
                 item=${cur##*,}

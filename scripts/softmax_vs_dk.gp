@@ -1,8 +1,8 @@
 # softmax_vs_dk.gp: how sharp the attention softmax gets as d_k grows, raw vs scaled.
 #
 # Usage (reads the summary CSV from standard input, writes a PNG):
-#   build/sdpa-var --dk 1:1024 --n 1111 --format csv | gnuplot scripts/softmax_vs_dk.gp
-#   build/sdpa-var --dk 1:1024 --n 64 --trials 20 --format csv \
+#   build/sdpa-var --dk 1:1024 --n 1111 --format csv --columns all | gnuplot scripts/softmax_vs_dk.gp
+#   build/sdpa-var --dk 1:1024 --n 64 --trials 20 --format csv --columns all \
 #       | gnuplot -e "out='softmax.png'" scripts/softmax_vs_dk.gp
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default softmax_vs_dk.png in the current directory);
@@ -45,7 +45,7 @@ if (|$D| < 2) {
 header = "," . $D[1] . ","
 do for [c in "dk n_q n_k trials dist raw_entropy scaled_entropy raw_max_weight scaled_max_weight"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("softmax_vs_dk.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --format csv", c)
+        exit error sprintf("softmax_vs_dk.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the summary CSV of sdpa-var --format csv", c)
     }
 }
 

@@ -1,8 +1,8 @@
 # variance_vs_dk.gp: score variance against d_k, raw QK^T and scaled QK^T/sqrt(d_k).
 #
 # Usage (reads the summary CSV from standard input, writes a PNG):
-#   build/sdpa-var --dk 1:1024 --n 1111 --format csv | gnuplot scripts/variance_vs_dk.gp
-#   build/sdpa-var --dk 1:1024 --n 64 --trials 20 --format csv \
+#   build/sdpa-var --dk 1:1024 --n 1111 --format csv --columns all | gnuplot scripts/variance_vs_dk.gp
+#   build/sdpa-var --dk 1:1024 --n 64 --trials 20 --format csv --columns all \
 #       | gnuplot -e "out='variance.png'" scripts/variance_vs_dk.gp
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default variance_vs_dk.png in the current directory);
@@ -43,7 +43,7 @@ if (|$D| < 2) {
 header = "," . $D[1] . ","
 do for [c in "dk n_q n_k trials dist raw_var raw_var_theory raw_var_sd_theory scaled_var scaled_var_theory scaled_var_sd_theory"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("variance_vs_dk.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --format csv", c)
+        exit error sprintf("variance_vs_dk.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the summary CSV of sdpa-var --format csv", c)
     }
 }
 

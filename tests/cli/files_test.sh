@@ -264,7 +264,7 @@ usage_error "$p: --dk does not apply with --q (Q and K are read from files)" --q
 usage_error "$p: --layout: 'nhd' is not one of bhnd, bnhd*" --q q.npy --k k.npy --layout nhd
 # No column, no JSON config key describes random draws with files: per-row
 # rows of files had seed, dist, q_std, ... of draws that never happened.
-hdr=$("$BIN" --q q.npy --k k.npy --per-row --format csv | head -1)
+hdr=$("$BIN" --q q.npy --k k.npy --per-row --format csv --columns all | head -1)
 case ",$hdr," in
     *,seed,* | *,dist,* | *,q_std,* | *,trials,* | *,init,*) fail "per-row with files: draw columns in $hdr" ;;
     *,keys_seen,*,causal,*) ok ;;

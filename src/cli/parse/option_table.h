@@ -109,8 +109,11 @@
       "table (default on a terminal), csv (default otherwise),\n"                                  \
       "json (one document) or jsonl (one object a line)")                                          \
     X(COLUMNS, "columns", 0, "NAMES", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                           \
-      "write only these columns, in this order: a comma list\n"                                    \
-      "of names of docs/columns.md (CSV, JSON, JSONL; at most\n" CLI_STR(CLI_COLUMNS_MAX) ")")     \
+      "CSV, JSON, JSONL: by default the configuration, the\n"                                      \
+      "headline statistics and the columns of the options in\n"                                   \
+      "use; 'all' every column; '+sd,+grad' adds groups; or\n"                                    \
+      "a comma list of names, in this order (at most " CLI_STR(CLI_COLUMNS_MAX) ";\n"              \
+      "docs/columns.md)")                                                                          \
     X(NO_HEADER, "no-header", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                          \
       "CSV without its header line (to append runs to a file)")                                    \
     X(PER_TRIAL, "per-trial", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                          \

@@ -280,79 +280,6 @@ static void resolve(cli_options *o)
     o->version = g[CLI_OPT_VERSION];
 }
 
-sv_output_kind cli_options_kind(const cli_options *opt)
-{
-    return opt->histogram          ? SV_OUTPUT_HISTOGRAM
-           : opt->per_row          ? SV_OUTPUT_PER_ROW
-           : opt->per_trial        ? SV_OUTPUT_PER_TRIAL
-           : opt->given[CLI_OPT_Q] ? SV_OUTPUT_PER_HEAD
-                                   : SV_OUTPUT_SUMMARY;
-}
-
-/* The column of the run's kind named s[0..len), or -1; columns that exist
- * only with --observed count only with it. */
-static long column_index(const cli_options *o, const char *s, size_t len)
-{
-    const sv_output_kind kind = cli_options_kind(o);
-    for (size_t i = 0; i < sv_columns_count(kind); i++) {
-        const sv_column *c = sv_columns_get(kind, i);
-        if (strlen(c->name) == len && strncmp(c->name, s, len) == 0 &&
-            (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || !isnan(o->observed)) &&
-            !(o->given[CLI_OPT_Q] && (c->flags & SV_COLUMN_ONLY_DRAWS)))
-            return (long)i;
-    }
-    return -1;
-}
-
-static int observed_only(sv_output_kind kind, const char *name)
-{
-    for (size_t i = 0; i < sv_columns_count(kind); i++)
-        if (strcmp(sv_columns_get(kind, i)->name, name) == 0)
-            return (sv_columns_get(kind, i)->flags & SV_COLUMN_ONLY_OBSERVED) != 0;
-    return 0;
-}
-
-/* --columns NAME,...: each a column of the kind of rows asked for, once. */
-static int resolve_columns(cli_options *o, char *err, size_t errlen)
-{
-    const sv_output_kind kind = cli_options_kind(o);
-    const char *s = o->arg[CLI_OPT_COLUMNS], *names[512];
-    char q[80], item[80];
-    size_t n_names = 0;
-    for (size_t i = 0; i < sv_columns_count(kind) && n_names < 512; i++)
-        if (column_index(o, sv_columns_get(kind, i)->name, strlen(sv_columns_get(kind, i)->name)) >=
-            0)
-            names[n_names++] = sv_columns_get(kind, i)->name;
-    o->n_columns = 0;
-    for (const char *p = s;; p++) {
-        const size_t len = strcspn(p, ",");
-        snprintf(item, sizeof item, "%.*s", (int)(len < 79 ? len : 79), p);
-        cli_quote(q, sizeof q, item);
-        const long c = column_index(o, p, len);
-        if (o->n_columns == CLI_COLUMNS_MAX)
-            return cli_fail(err, errlen, "--columns: more than %d names", CLI_COLUMNS_MAX);
-        if (len == 0)
-            return cli_fail(err, errlen, "--columns: '%s' has an empty name",
-                            cli_quote(q, sizeof q, s));
-        if (c < 0 && isnan(o->observed) && observed_only(kind, item))
-            return cli_fail(err, errlen, "--columns: '%s' needs --observed", q);
-        if (c < 0) {
-            const char *near = len ? cli_suggest(item, names, n_names) : NULL;
-            return cli_fail(err, errlen, "--columns: '%s' is not a column of the %s output%s%s%s",
-                            q, sv_output_kind_name(kind), near ? "; did you mean " : "",
-                            near ? near : "", near ? "?" : " (docs/columns.md)");
-        }
-        for (size_t k = 0; k < o->n_columns; k++)
-            if (o->columns[k] == (size_t)c)
-                return cli_fail(err, errlen, "--columns: '%s' is named twice", q);
-        o->columns[o->n_columns++] = (size_t)c;
-        p += len;
-        if (*p == '\0')
-            break;
-    }
-    return 1;
-}
-
 size_t cli_options_count(const cli_options *opt)
 {
     return opt->n_scale * opt->n_dist * opt->n_init * opt->n_dk;
@@ -398,6 +325,8 @@ static cli_output output_of(const cli_options *o, cli_format format)
                         .kind = cli_options_kind(o),
                         .columns = o->columns,
                         .n_columns = o->n_columns,
+                        .columns_all = o->columns_all,
+                        .column_groups = o->column_groups,
                         .no_header = o->no_header,
                         .observed = o->observed,
                         .histogram = o->histogram,
@@ -529,7 +458,7 @@ static int validate(cli_options *o, char *err, size_t errlen)
         return 1;
     if (!check_rules(o, err, errlen) || !cli_omp_threads(o, err, errlen))
         return 0;
-    if (o->given[CLI_OPT_COLUMNS] && !resolve_columns(o, err, errlen))
+    if (o->given[CLI_OPT_COLUMNS] && !cli_resolve_columns(o, err, errlen))
         return 0;
     const size_t n = cli_options_count(o);
     if (n > CLI_CONFIGS_MAX)
