@@ -46,7 +46,7 @@ usage_error "$p: --qk-scale: '0' is not a positive number" --qk-scale 0
 usage_error "$p: --cross needs --d-model (keys from their own tokens)" --cross
 usage_error "$p: --causal needs n_q = n_k (got n_q=4, n_k=5)" --causal --nq 4 --nk 5
 usage_error "$p: --per-trial does not apply with --per-row (one kind of output)" --per-row --per-trial
-usage_error "$p: --histogram takes one configuration (got 2 from --dk, --scale, --dist, --init)" --histogram 10 --dk 2,4
+usage_error "$p: --histogram takes one configuration (got 2 from --dk, --n, --scale, --dist, --init)" --histogram 10 --dk 2,4
 usage_error "$p: --weight-histogram needs --histogram (it changes what is binned)" --weight-histogram
 usage_error "$p: --weight-histogram needs n_k <= 4096 (got 5000)" --histogram 5 --weight-histogram --n 5000
 usage_error "$p: --histogram: '0' is not a positive integer" --histogram 0
@@ -142,6 +142,21 @@ h3=$("$BIN" --dk 16 --nq 50 --nk 70 --trials 3 --histogram 40 --threads 3 --bloc
     ok || fail "--histogram counts"
 [ "$("$BIN" --dk 16 --n 30 --trials 2 --histogram 7 --weight-histogram --causal |
      awk -F, 'NR > 1 { r += $3; s += $4 } END { print r, s }')" = "930 930" ] && ok || fail "--weight-histogram counts"
+
+# --n sweeps like --dk (issue 24): lists and ranges; with a --dk list, every
+# pair, d_k fastest; one configuration's row equals its own run's.
+"$BIN" --dk 4,8 --n 16:64 --trials 2 --columns dk,n_q,n_k >"$tmp/nsweep.csv"
+[ "$(tail -n +2 "$tmp/nsweep.csv" | tr '\n' ' ')" = "4,16,16 8,16,16 4,32,32 8,32,32 4,64,64 8,64,64 " ] &&
+    ok || fail "--dk LIST --n A:B: $(tr '\n' ' ' <"$tmp/nsweep.csv")"
+[ "$("$BIN" --dk 4,8 --n 16:64 --trials 2 | sed -n 4p)" = "$("$BIN" --dk 4 --n 32 --trials 2 | sed -n 2p)" ] &&
+    ok || fail "--n sweep row = the single run"
+[ "$("$BIN" --n 8,16 --nq 4 --columns n_q,n_k | tail -n +2 | tr '\n' ' ')" = "4,8 4,16 " ] &&
+    ok || fail "--n LIST --nq: n_k follows the list"
+"$BIN" --dk 64 --n 16,32 --format table >"$tmp/ntable" &&
+    grep -q '^n_q=32 n_k=32:$' "$tmp/ntable" && ! head -1 "$tmp/ntable" | grep -q 'n_q=' &&
+    ok || fail "--n sweep table: $(cat "$tmp/ntable")"
+usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --n, --scale, --dist, --init)" --n 8,16 --example
+usage_error "sdpa-var: --n: '8,0' is not a list of positive integers or doubling ranges A:B with A <= B" --n 8,0
 
 # --- progress line: on a terminal only, after half a second, never with --quiet ----
 if command -v script >/dev/null 2>&1; then
@@ -244,7 +259,7 @@ PY
 [ "$(wc -L <"$tmp/ex.txt")" -le 80 ] && ok || fail "--example wider than 80 columns"
 usage_error "sdpa-var: --example does not apply with --trials (it shows trial 0)" --example --trials 3
 usage_error "sdpa-var: --example does not apply with --format (it prints text)" --example --format csv
-usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --scale, --dist, --init)" --example --dk 2,4
+usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --n, --scale, --dist, --init)" --example --dk 2,4
 
 # --- --grad's spreads across trials (issue 15 section 4) -------------------------
 # grad_keys_sd is the plain SD of the per-trial values; the root-mean-square

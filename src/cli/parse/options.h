@@ -65,6 +65,8 @@ typedef struct cli_options {
     sv_exec exec;             /* threads and block rows (progress: run.c) */
     size_t dk[SV_DKLIST_MAX]; /* the --dk values, in the order given */
     size_t n_dk;
+    size_t n[SV_DKLIST_MAX]; /* the --n values, in the order given */
+    size_t n_n;
     cli_scale_choice scale[CLI_SCALES_MAX]; /* the --scale values */
     size_t n_scale;
     sv_dist dist[CLI_NAMES_MAX]; /* the --dist values */

@@ -246,8 +246,8 @@ static void resolve(cli_options *o)
     const double *r = o->real;
     const unsigned char *g = o->given;
     sv_spec *b = &o->base;
-    b->n_q = (size_t)(g[CLI_OPT_NQ] ? c[CLI_OPT_NQ] : c[CLI_OPT_N]);
-    b->n_k = (size_t)(g[CLI_OPT_NK] ? c[CLI_OPT_NK] : c[CLI_OPT_N]);
+    b->n_q = (size_t)(g[CLI_OPT_NQ] ? c[CLI_OPT_NQ] : o->n[0]); /* per config: make_spec */
+    b->n_k = (size_t)(g[CLI_OPT_NK] ? c[CLI_OPT_NK] : o->n[0]);
     b->trials = c[CLI_OPT_TRIALS];
     b->seed = c[CLI_OPT_SEED];
     b->ddof = (unsigned)c[CLI_OPT_DDOF];
@@ -282,21 +282,27 @@ static void resolve(cli_options *o)
 
 size_t cli_options_count(const cli_options *opt)
 {
-    return opt->n_scale * opt->n_dist * opt->n_init * opt->n_dk;
+    return opt->n_scale * opt->n_dist * opt->n_init * opt->n_n * opt->n_dk;
 }
 
 static const cli_scale_choice *scale_of(const cli_options *opt, size_t i)
 {
-    return &opt->scale[i / (opt->n_dk * opt->n_init * opt->n_dist)];
+    return &opt->scale[i / (opt->n_dk * opt->n_n * opt->n_init * opt->n_dist)];
 }
 
 /* The i-th configuration, resolved: the only place a spec is made. */
 static sv_spec make_spec(const cli_options *opt, size_t i)
 {
     sv_spec spec = opt->base;
+    /* d_k varies fastest, then n: --dk LIST --n LIST is every pair. */
+    const size_t n = opt->n[i / opt->n_dk % opt->n_n], dn = opt->n_dk * opt->n_n;
     spec.d_k = opt->dk[i % opt->n_dk];
-    spec.init = opt->init[i / opt->n_dk % opt->n_init];
-    spec.dist = opt->dist[i / (opt->n_dk * opt->n_init) % opt->n_dist];
+    if (!opt->given[CLI_OPT_NQ])
+        spec.n_q = n;
+    if (!opt->given[CLI_OPT_NK])
+        spec.n_k = n;
+    spec.init = opt->init[i / dn % opt->n_init];
+    spec.dist = opt->dist[i / (dn * opt->n_init) % opt->n_dist];
     const cli_scale_choice *c = scale_of(opt, i);
     spec.scale = c->kind == CLI_SCALE_SQRT   ? 0.0
                  : c->kind == CLI_SCALE_DK   ? 1.0 / (double)spec.d_k
@@ -462,23 +468,24 @@ static int validate(cli_options *o, char *err, size_t errlen)
         return 0;
     const size_t n = cli_options_count(o);
     if (n > CLI_CONFIGS_MAX)
-        return cli_fail(err, errlen,
-                        "--scale, --dist, --init and --dk make %zu configurations (at most %d)", n,
-                        CLI_CONFIGS_MAX);
+        return cli_fail(
+            err, errlen,
+            "--scale, --dist, --init, --n and --dk make %zu configurations (at most %d)", n,
+            CLI_CONFIGS_MAX);
     if (o->example && n != 1)
         return cli_fail(err, errlen,
                         "--example takes one configuration (got %zu from --dk, "
-                        "--scale, --dist, --init)",
+                        "--n, --scale, --dist, --init)",
                         n);
     if (o->given[CLI_OPT_SAVE_QK] && n != 1)
         return cli_fail(err, errlen,
                         "--save-qk takes one configuration (got %zu from --dk, "
-                        "--scale, --dist, --init)",
+                        "--n, --scale, --dist, --init)",
                         n);
     if (o->histogram && n != 1)
         return cli_fail(err, errlen,
                         "--histogram takes one configuration (got %zu from --dk, "
-                        "--scale, --dist, --init)",
+                        "--n, --scale, --dist, --init)",
                         n);
     o->configs = calloc(n, sizeof *o->configs);
     if (!o->configs)
