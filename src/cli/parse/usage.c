@@ -80,10 +80,12 @@ void cli_options_usage(FILE *f)
           "  sdpa-var --dk 64 --n 1111                  raw variance ~64, scaled ~1\n"
           "  sdpa-var --dk 2 --n 2 --trials 100000 --observed 1.6\n"
           "                                             why numpy printed 1.6, not 2\n"
-          "  sdpa-var --dk 1:1024 --n 1111 | gnuplot scripts/variance_vs_dk.gp\n"
+          "  sdpa-var --dk 1:1024 --n 1111 --columns all |\n"
+          "      gnuplot " SV_SCRIPTS_DIR "/variance_vs_dk.gp\n"
           "  sdpa-var --q q.npy --k k.npy --causal     per-head statistics of a layer\n"
           "\n"
           "Exit status: 0 success, 1 runtime error (e.g. a failed write), 2 usage error.\n"
-          "Columns of the output: docs/columns.md; the theory: docs/theory.md.\n",
+          "Columns of the output: docs/columns.md; the theory: docs/theory.md.\n"
+          "gnuplot scripts that draw the CSV: " SV_SCRIPTS_DIR "/*.gp\n",
           f);
 }
