@@ -31,6 +31,8 @@ _sdpa_var() {
         --plot) values='variance entropy max_weight eff_keys grad histogram' ;;
         --layout) values='bhnd bnhd' ;;
         --pool) values='heads none all' ;;
+        # all, or +GROUP additions (docs/columns.md; column names are many).
+        --columns) values='all +sd +quantiles +theory +variance +entropy +jacobian +logits +sink +draw +ddof +plant +projection +diag +inputs +qk_norm +causal +values +grad +observed' ;;
         # Tensor files (FILE[:NAME]) and the directory --save-qk writes.
         --q | --k | --v | --logits-file | --output)
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
@@ -52,7 +54,7 @@ _sdpa_var() {
     if [ -n "$values" ]; then
         # A list: complete the item after the last comma, keep the rest.
         local head= item=$cur
-        case $prev in --dist | --init | --scale)
+        case $prev in --dist | --init | --scale | --columns)
             if [ "${cur%,*}" != "$cur" ]; then
                 head=${cur%,*},
                 item=${cur##*,}

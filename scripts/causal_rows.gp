@@ -1,9 +1,9 @@
 # causal_rows.gp: under a causal (decoder) mask, query i sees i + 1 keys: entropy and max weight by position.
 #
 # Usage (reads the per-row CSV from standard input, writes a PNG):
-#   build/sdpa-var --dk 64 --n 1024 --trials 8 --causal --per-row --format csv \
+#   build/sdpa-var --dk 64 --n 1024 --trials 8 --causal --per-row --format csv --columns all \
 #       | gnuplot scripts/causal_rows.gp
-#   build/sdpa-var --dk 64 --n 1024 --trials 8 --causal --per-row --format csv \
+#   build/sdpa-var --dk 64 --n 1024 --trials 8 --causal --per-row --format csv --columns all \
 #       | gnuplot -e "out='docs/figures/causal_rows.png'" scripts/causal_rows.gp
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default causal_rows.png in the current directory);
@@ -48,7 +48,7 @@ if (|$D| < 3) {
 header = "," . $D[1] . ","
 do for [c in "dk scale row keys_seen raw_entropy scaled_entropy entropy_bound raw_max_weight scaled_max_weight"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("causal_rows.gp: the input has no column '%s'; pipe in the per-row CSV of sdpa-var --causal --per-row", c)
+        exit error sprintf("causal_rows.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the per-row CSV of sdpa-var --causal --per-row", c)
     }
 }
 stats $D using (column("dk")) nooutput

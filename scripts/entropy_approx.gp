@@ -2,7 +2,7 @@
 #
 # Usage (reads the summary CSV from standard input, writes a PNG):
 #   build/sdpa-var --dk 64 --n 1024 --trials 4 \
-#       --scale 0.015625,0.03125,0.0625,0.0883883,0.125,0.176777,0.25,0.353553,0.5,0.707107,1 --format csv \
+#       --scale 0.015625,0.03125,0.0625,0.0883883,0.125,0.176777,0.25,0.353553,0.5,0.707107,1 --format csv --columns all \
 #       | gnuplot scripts/entropy_approx.gp
 #   ... | gnuplot -e "out='docs/figures/entropy_approx.png'" scripts/entropy_approx.gp
 # Options, each given as -e "name=value" BEFORE the script name:
@@ -61,7 +61,7 @@ if (|$D| < 2) {
 header = "," . $D[1] . ","
 do for [c in "dk n_q n_k trials dist scaled_var_theory scaled_entropy scaled_entropy_min scaled_entropy_max scaled_entropy_approx"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("entropy_approx.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --scale LIST", c)
+        exit error sprintf("entropy_approx.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the summary CSV of sdpa-var --scale LIST", c)
     }
 }
 

@@ -2,10 +2,10 @@
 #
 # Usage (reads summary CSVs from standard input, writes a PNG):
 #   for d in normal uniform rademacher t; do
-#       build/sdpa-var --dk 1:256 --n 16 --trials 2000 --dist $d --format csv
+#       build/sdpa-var --dk 1:256 --n 16 --trials 2000 --dist $d --format csv --columns all
 #   done | gnuplot scripts/fourth_moment.gp
 #   for d in normal uniform rademacher t; do
-#       build/sdpa-var --dk 1:256 --n 16 --trials 2000 --dist $d --format csv
+#       build/sdpa-var --dk 1:256 --n 16 --trials 2000 --dist $d --format csv --columns all
 #   done | gnuplot -e "out='docs/figures/fourth_moment.png'" scripts/fourth_moment.gp
 # The input is one or more summary CSVs of sdpa-var, concatenated: each run
 # repeats the header line, and the script keeps the first and drops the
@@ -65,7 +65,7 @@ if (|$D| < 2) {
 header = "," . $D[1] . ","
 do for [c in "dk n_q n_k trials dist nu raw_var_expected raw_var_sd raw_var_sd_theory"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("fourth_moment.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --format csv", c)
+        exit error sprintf("fourth_moment.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the summary CSV of sdpa-var --format csv", c)
     }
 }
 

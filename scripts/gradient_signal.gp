@@ -2,10 +2,10 @@
 #
 # Usage (reads summary CSVs of runs with --grad from standard input, writes a PNG):
 #   for n in 16 128 1024; do
-#       build/sdpa-var --dk 1:16384 --nq 256 --nk $n --trials 2 --dv 64 --grad --format csv
+#       build/sdpa-var --dk 1:16384 --nq 256 --nk $n --trials 2 --dv 64 --grad --format csv --columns all
 #   done | gnuplot scripts/gradient_signal.gp
 #   for n in 16 128 1024; do
-#       build/sdpa-var --dk 1:16384 --nq 256 --nk $n --trials 2 --dv 64 --grad --format csv
+#       build/sdpa-var --dk 1:16384 --nq 256 --nk $n --trials 2 --dv 64 --grad --format csv --columns all
 #   done | gnuplot -e "out='docs/figures/gradient_signal.png'" scripts/gradient_signal.gp
 # (about 15 s on 2 cores).  The input is one or more summary CSVs of sdpa-var
 # --grad, concatenated: each run repeats the header line, and the script
@@ -73,7 +73,7 @@ if (strstrt(header, ",raw_grad_logits,") == 0) {
 }
 do for [c in "dk n_q n_k trials dist scale d_v raw_grad_logits scaled_grad_logits raw_grad_logits_theory scaled_grad_logits_theory raw_grad_keys scaled_grad_keys raw_eff_keys scaled_eff_keys raw_grad_q scaled_grad_q"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("gradient_signal.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --grad --format csv", c)
+        exit error sprintf("gradient_signal.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the summary CSV of sdpa-var --grad --format csv", c)
     }
 }
 

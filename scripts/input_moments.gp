@@ -2,10 +2,10 @@
 #
 # Usage (reads summary CSVs from standard input, writes a PNG):
 #   for m in 0 0.25 0.5 0.75 1 1.25 1.5 1.75 2; do
-#       build/sdpa-var --dk 16 --n 16 --trials 2000 --q-mean 1 --k-mean $m --format csv
+#       build/sdpa-var --dk 16 --n 16 --trials 2000 --q-mean 1 --k-mean $m --format csv --columns all
 #   done | gnuplot scripts/input_moments.gp
 #   for m in 0 0.25 0.5 0.75 1 1.25 1.5 1.75 2; do
-#       build/sdpa-var --dk 16 --n 16 --trials 2000 --q-mean 1 --k-mean $m --format csv
+#       build/sdpa-var --dk 16 --n 16 --trials 2000 --q-mean 1 --k-mean $m --format csv --columns all
 #   done | gnuplot -e "out='docs/figures/input_moments.png'" scripts/input_moments.gp
 # The input is one or more summary CSVs of sdpa-var, concatenated: each run
 # repeats the header line, and the script keeps the first and drops the
@@ -67,7 +67,7 @@ if (|$D| < 2) {
 header = "," . $D[1] . ","
 do for [c in "dk n_q n_k trials dist ddof q_mean q_std k_mean k_std raw_var raw_var_theory raw_var_expected raw_var_sd"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("input_moments.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --format csv", c)
+        exit error sprintf("input_moments.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the summary CSV of sdpa-var --format csv", c)
     }
 }
 

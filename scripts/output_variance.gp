@@ -1,9 +1,9 @@
 # output_variance.gp: the variance of the attention output softmax(S) V vs d_k, raw and scaled.
 #
 # Usage (reads the summary CSV from standard input, writes a PNG):
-#   build/sdpa-var --dk 1:4096 --n 256 --trials 4 --values --format csv \
+#   build/sdpa-var --dk 1:4096 --n 256 --trials 4 --values --format csv --columns all \
 #       | gnuplot scripts/output_variance.gp
-#   build/sdpa-var --dk 1:4096 --n 256 --trials 4 --values --format csv \
+#   build/sdpa-var --dk 1:4096 --n 256 --trials 4 --values --format csv --columns all \
 #       | gnuplot -e "out='docs/figures/output_variance.png'" scripts/output_variance.gp
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default output_variance.png in the current directory);
@@ -52,7 +52,7 @@ if (|$D| < 2) {
 header = "," . $D[1] . ","
 do for [c in "dk n_q n_k trials dist scale d_v scaled_var_theory raw_out_var raw_out_var_theory scaled_out_var scaled_out_var_theory"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("output_variance.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --values", c)
+        exit error sprintf("output_variance.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the summary CSV of sdpa-var --values", c)
     }
 }
 # Without --values the output columns are nan (and d_v too).  Count such

@@ -1,9 +1,9 @@
 # per_trial_histogram.gp: the distribution across trials of any per-trial column.
 #
 # Usage (reads the per-trial CSV from standard input, writes a PNG):
-#   build/sdpa-var --dk 64 --n 16 --trials 5000 --per-trial --format csv \
+#   build/sdpa-var --dk 64 --n 16 --trials 5000 --per-trial --format csv --columns all \
 #       | gnuplot -e "col='scaled_entropy'" scripts/per_trial_histogram.gp
-#   build/sdpa-var --dk 2 --n 2 --trials 20000 --per-trial --format csv \
+#   build/sdpa-var --dk 2 --n 2 --trials 20000 --per-trial --format csv --columns all \
 #       | gnuplot -e "col='raw_var'; out='raw_var.pdf'" scripts/per_trial_histogram.gp
 # Options, each given as -e "name=value" BEFORE the script name:
 #   col='raw_var'    the column to plot, by its name in the header (default raw_var;
@@ -43,7 +43,7 @@ if (|$D| < 3) {
 header = "," . $D[1] . ","
 do for [c in "trial dk n_q n_k"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("per_trial_histogram.gp: no column '%s'; pipe in sdpa-var --per-trial CSV", c)
+        exit error sprintf("per_trial_histogram.gp: no column '%s' (sdpa-var --columns all writes every column); pipe in sdpa-var --per-trial CSV", c)
     }
 }
 if (strstrt(header, "," . col . ",") == 0) {

@@ -1,9 +1,9 @@
 # planted_key.gp: each query has one related key; its logit and weight vs d_k under 1/sqrt(d_k) and 1/d_k (muP).
 #
 # Usage (reads the summary CSV from standard input, writes a PNG):
-#   build/sdpa-var --dk 4:4096 --n 256 --trials 2 --plant 0.5 --scale sqrt,dk --format csv \
+#   build/sdpa-var --dk 4:4096 --n 256 --trials 2 --plant 0.5 --scale sqrt,dk --format csv --columns all \
 #       | gnuplot scripts/planted_key.gp
-#   build/sdpa-var --dk 4:4096 --n 256 --trials 2 --plant 0.5 --scale sqrt,dk --format csv \
+#   build/sdpa-var --dk 4:4096 --n 256 --trials 2 --plant 0.5 --scale sqrt,dk --format csv --columns all \
 #       | gnuplot -e "out='docs/figures/planted_key.png'" scripts/planted_key.gp
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default planted_key.png in the current directory);
@@ -52,7 +52,7 @@ if (|$D| < 2) {
 header = "," . $D[1] . ","
 do for [c in "dk n_q n_k trials dist scale plant scaled_diag_logit scaled_diag_logit_theory scaled_diag_weight"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("planted_key.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --plant RHO", c)
+        exit error sprintf("planted_key.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the summary CSV of sdpa-var --plant RHO", c)
     }
 }
 stats $D using (column("plant")) nooutput

@@ -2,10 +2,10 @@
 #
 # Usage (reads summary CSVs from standard input, writes a PNG):
 #   for i in xavier lecun normal; do
-#       build/sdpa-var --dk 8:512 --n 256 --d-model 512 --init $i --format csv
+#       build/sdpa-var --dk 8:512 --n 256 --d-model 512 --init $i --format csv --columns all
 #   done | gnuplot scripts/projection_init.gp
 #   for i in xavier lecun normal; do
-#       build/sdpa-var --dk 8:512 --n 256 --d-model 512 --init $i --format csv
+#       build/sdpa-var --dk 8:512 --n 256 --d-model 512 --init $i --format csv --columns all
 #   done | gnuplot -e "out='docs/figures/projection_init.png'" scripts/projection_init.gp
 # The input is one or more summary CSVs of sdpa-var --d-model D --init NAME,
 # concatenated: each run repeats the header line, and the script keeps the
@@ -63,7 +63,7 @@ if (|$D| < 2) {
 header = "," . $D[1] . ","
 do for [c in "dk n_q n_k trials dist scale d_model init cross scaled_var scaled_var_theory"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("projection_init.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --d-model D --init NAME", c)
+        exit error sprintf("projection_init.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the summary CSV of sdpa-var --d-model D --init NAME", c)
     }
 }
 # Every row must come from a projection run with the sqrt(d_k) scale.

@@ -1,9 +1,9 @@
 # puzzle_histogram.gp: why a 2x2 experiment "gave variance 1.6" when theory says d_k = 2.
 #
 # Usage (reads the per-trial CSV from standard input, writes a PNG):
-#   build/sdpa-var --dk 2 --n 2 --trials 100000 --per-trial --format csv \
+#   build/sdpa-var --dk 2 --n 2 --trials 100000 --per-trial --format csv --columns all \
 #       | gnuplot scripts/puzzle_histogram.gp
-#   build/sdpa-var --dk 2 --n 2 --trials 100000 --per-trial --format csv \
+#   build/sdpa-var --dk 2 --n 2 --trials 100000 --per-trial --format csv --columns all \
 #       | gnuplot -e "out='puzzle.png'; observed=1.6" scripts/puzzle_histogram.gp
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default puzzle_histogram.png in the current directory);
@@ -56,7 +56,7 @@ if (|$D| < 3) {
 header = "," . $D[1] . ","
 do for [c in "trial dk n_q n_k raw_var"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("puzzle_histogram.gp: no column '%s'; pipe in sdpa-var --per-trial CSV", c)
+        exit error sprintf("puzzle_histogram.gp: no column '%s' (sdpa-var --columns all writes every column); pipe in sdpa-var --per-trial CSV", c)
     }
 }
 

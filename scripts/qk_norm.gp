@@ -2,10 +2,10 @@
 #
 # Usage (reads summary CSVs from standard input, writes a PNG):
 #   for f in "" "--qk-norm"; do
-#       build/sdpa-var --dk 4:4096 --n 256 --trials 20 $f --format csv
+#       build/sdpa-var --dk 4:4096 --n 256 --trials 20 $f --format csv --columns all
 #   done | gnuplot scripts/qk_norm.gp
 #   for f in "" "--qk-norm"; do
-#       build/sdpa-var --dk 4:4096 --n 256 --trials 20 $f --format csv
+#       build/sdpa-var --dk 4:4096 --n 256 --trials 20 $f --format csv --columns all
 #   done | gnuplot -e "out='docs/figures/qk_norm.png'" scripts/qk_norm.gp
 # The input is one or more summary CSVs of sdpa-var, concatenated: each run
 # repeats the header line, and the script keeps the first and drops the
@@ -72,7 +72,7 @@ if (|$D| < 2) {
 header = "," . $D[1] . ","
 do for [c in "dk n_q n_k trials seed dist qk_norm_radius raw_var raw_var_theory raw_var_expected raw_var_sd raw_var_sd_theory raw_max_abs_logit"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("qk_norm.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --format csv", c)
+        exit error sprintf("qk_norm.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the summary CSV of sdpa-var --format csv", c)
     }
 }
 do for [c in "n_q n_k trials"] {

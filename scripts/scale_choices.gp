@@ -1,9 +1,9 @@
 # scale_choices.gp: what dividing QK^T by sqrt(d_k), by d_k or by nothing does, vs d_k.
 #
 # Usage (reads the summary CSV from standard input, writes a PNG):
-#   build/sdpa-var --dk 1:1024 --n 1111 --scale sqrt,dk,none --format csv \
+#   build/sdpa-var --dk 1:1024 --n 1111 --scale sqrt,dk,none --format csv --columns all \
 #       | gnuplot scripts/scale_choices.gp
-#   build/sdpa-var --dk 1:1024 --n 1111 --scale sqrt,dk,none --format csv \
+#   build/sdpa-var --dk 1:1024 --n 1111 --scale sqrt,dk,none --format csv --columns all \
 #       | gnuplot -e "out='docs/figures/scale_choices.png'" scripts/scale_choices.gp
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default scale_choices.png in the current directory);
@@ -50,7 +50,7 @@ if (|$D| < 2) {
 header = "," . $D[1] . ","
 do for [c in "dk n_q n_k trials dist scale scale_factor scaled_var scaled_var_theory scaled_entropy"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("scale_choices.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --scale sqrt,dk,none", c)
+        exit error sprintf("scale_choices.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the summary CSV of sdpa-var --scale sqrt,dk,none", c)
     }
 }
 

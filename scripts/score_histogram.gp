@@ -1,9 +1,9 @@
 # score_histogram.gp: the distribution of the raw and the scaled scores, against N(0, d_k) and N(0, 1).
 #
 # Usage (reads the histogram CSV from standard input, writes a PNG):
-#   build/sdpa-var --dk 64 --n 1024 --trials 4 --histogram 960 --format csv \
+#   build/sdpa-var --dk 64 --n 1024 --trials 4 --histogram 960 --format csv --columns all \
 #       | gnuplot scripts/score_histogram.gp
-#   build/sdpa-var --dk 64 --n 1024 --trials 4 --histogram 960 --format csv \
+#   build/sdpa-var --dk 64 --n 1024 --trials 4 --histogram 960 --format csv --columns all \
 #       | gnuplot -e "out='docs/figures/score_histogram.png'" scripts/score_histogram.gp
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default score_histogram.png in the current directory);
@@ -62,7 +62,7 @@ if (|$D| < 3) {
 header = "," . $D[1] . ","
 do for [c in "bin_lo bin_hi raw_count scaled_count"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("score_histogram.gp: the input has no column '%s'; pipe in the CSV of sdpa-var --histogram BINS", c)
+        exit error sprintf("score_histogram.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the CSV of sdpa-var --histogram BINS", c)
     }
 }
 stats $D using (column("bin_lo")) nooutput

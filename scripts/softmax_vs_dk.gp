@@ -1,8 +1,8 @@
 # softmax_vs_dk.gp: how sharp the attention softmax gets as d_k grows, raw vs scaled.
 #
 # Usage (reads the summary CSV from standard input, writes a PNG):
-#   build/sdpa-var --dk 1:1024 --n 1111 --format csv | gnuplot scripts/softmax_vs_dk.gp
-#   build/sdpa-var --dk 1:1024 --n 64 --trials 20 --format csv \
+#   build/sdpa-var --dk 1:1024 --n 1111 --format csv --columns all | gnuplot scripts/softmax_vs_dk.gp
+#   build/sdpa-var --dk 1:1024 --n 64 --trials 20 --format csv --columns all \
 #       | gnuplot -e "out='softmax.png'" scripts/softmax_vs_dk.gp
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default softmax_vs_dk.png in the current directory);
@@ -43,11 +43,23 @@ if (|$D| < 2) {
     exit error "softmax_vs_dk.gp: need the header and at least 1 data row of the summary CSV of sdpa-var --format csv on standard input"
 }
 header = "," . $D[1] . ","
-do for [c in "dk n_q n_k trials dist raw_entropy scaled_entropy raw_max_weight scaled_max_weight"] {
+do for [c in "dk n_q n_k trials dist scale raw_entropy scaled_entropy raw_max_weight scaled_max_weight"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("softmax_vs_dk.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --format csv", c)
+        exit error sprintf("softmax_vs_dk.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the summary CSV of sdpa-var --format csv", c)
     }
 }
+
+# The scale from the data, never assumed: --scale dk plots 1/d_k, not 1.
+stats $D every ::0::0 using (scale = strcol("scale"), 0) nooutput
+n_other = 0
+stats $D using (n_other = n_other + (strcol("scale") ne scale ? 1 : 0), 0) nooutput
+if (n_other > 0) {
+    exit error "softmax_vs_dk.gp: the input mixes several scales; run sdpa-var with one --scale"
+}
+scaled_label = (scale eq "sqrt" ? "QK^T/√d_k" : scale eq "dk" ? "QK^T/d_k" : \
+    scale eq "none" ? "QK^T (scale 1)" : sprintf("%s·QK^T", scale))
+scaled_theory = (scale eq "sqrt" ? "1" : scale eq "dk" ? "1/d_k" : \
+    scale eq "none" ? "d_k" : sprintf("%s^2·d_k", scale))
 
 stats $D using (column("dk")) nooutput
 dk_min = STATS_min
@@ -101,7 +113,7 @@ plot ceiling with lines lc rgb "#555555" dt 2 \
      $D using (column("dk")):(column("raw_entropy")) \
         with linespoints @raw_style title "raw QK^T", \
      $D using (column("dk")):(column("scaled_entropy")) \
-        with linespoints @scaled_style title "scaled QK^T/√d_k"
+        with linespoints @scaled_style title "scaled ".scaled_label
 
 # ---- right: largest weight --------------------------------------------------
 set lmargin at screen 0.57
@@ -116,7 +128,7 @@ plot 1.0 / nk with lines lc rgb "#555555" dt 2 \
      $D using (column("dk")):(column("raw_max_weight")) \
         with linespoints @raw_style title "raw QK^T", \
      $D using (column("dk")):(column("scaled_max_weight")) \
-        with linespoints @scaled_style title "scaled QK^T/√d_k"
+        with linespoints @scaled_style title "scaled ".scaled_label
 
 unset multiplot
 if (interactive) { pause mouse close }

@@ -1,8 +1,8 @@
 # variance_vs_dk.gp: score variance against d_k, raw QK^T and scaled QK^T/sqrt(d_k).
 #
 # Usage (reads the summary CSV from standard input, writes a PNG):
-#   build/sdpa-var --dk 1:1024 --n 1111 --format csv | gnuplot scripts/variance_vs_dk.gp
-#   build/sdpa-var --dk 1:1024 --n 64 --trials 20 --format csv \
+#   build/sdpa-var --dk 1:1024 --n 1111 --format csv --columns all | gnuplot scripts/variance_vs_dk.gp
+#   build/sdpa-var --dk 1:1024 --n 64 --trials 20 --format csv --columns all \
 #       | gnuplot -e "out='variance.png'" scripts/variance_vs_dk.gp
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default variance_vs_dk.png in the current directory);
@@ -41,11 +41,23 @@ if (|$D| < 2) {
     exit error "variance_vs_dk.gp: need the header and at least 1 data row of the summary CSV of sdpa-var --format csv on standard input"
 }
 header = "," . $D[1] . ","
-do for [c in "dk n_q n_k trials dist raw_var raw_var_theory raw_var_sd_theory scaled_var scaled_var_theory scaled_var_sd_theory"] {
+do for [c in "dk n_q n_k trials dist scale raw_var raw_var_theory raw_var_sd_theory scaled_var scaled_var_theory scaled_var_sd_theory"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("variance_vs_dk.gp: the input has no column '%s'; pipe in the summary CSV of sdpa-var --format csv", c)
+        exit error sprintf("variance_vs_dk.gp: the input has no column '%s' (sdpa-var --columns all writes every column); pipe in the summary CSV of sdpa-var --format csv", c)
     }
 }
+
+# The scale from the data, never assumed: --scale dk plots 1/d_k, not 1.
+stats $D every ::0::0 using (scale = strcol("scale"), 0) nooutput
+n_other = 0
+stats $D using (n_other = n_other + (strcol("scale") ne scale ? 1 : 0), 0) nooutput
+if (n_other > 0) {
+    exit error "variance_vs_dk.gp: the input mixes several scales; run sdpa-var with one --scale"
+}
+scaled_label = (scale eq "sqrt" ? "QK^T/√d_k" : scale eq "dk" ? "QK^T/d_k" : \
+    scale eq "none" ? "QK^T (scale 1)" : sprintf("%s·QK^T", scale))
+scaled_theory = (scale eq "sqrt" ? "1" : scale eq "dk" ? "1/d_k" : \
+    scale eq "none" ? "d_k" : sprintf("%s^2·d_k", scale))
 
 stats $D using (column("dk")) nooutput
 dk_min = STATS_min
@@ -96,7 +108,7 @@ lo(y, e) = (y - e > y / 2 ? y - e : y / 2)
 plot $D using (column("dk")):(column("raw_var_theory")) \
         with lines lc rgb "#d62728" dt 2 title "theory, raw: Var(q·k) = d_k", \
      $D using (column("dk")):(column("scaled_var_theory")) \
-        with lines lc rgb "#1f77b4" dt 2 title "theory, scaled: 1", \
+        with lines lc rgb "#1f77b4" dt 2 title "theory, scaled: ".scaled_theory, \
      $D using (column("dk")):(column("raw_var")) \
            :(lo(column("raw_var"), se("raw_var_sd_theory"))) \
            :(column("raw_var") + se("raw_var_sd_theory")) \
@@ -104,6 +116,6 @@ plot $D using (column("dk")):(column("raw_var_theory")) \
      $D using (column("dk")):(column("scaled_var")) \
            :(lo(column("scaled_var"), se("scaled_var_sd_theory"))) \
            :(column("scaled_var") + se("scaled_var_sd_theory")) \
-        with yerrorbars pt 5 ps 1.2 lc rgb "#1f77b4" title "scaled scores QK^T/√d_k"
+        with yerrorbars pt 5 ps 1.2 lc rgb "#1f77b4" title "scaled scores ".scaled_label
 
 if (interactive) { pause mouse close }

@@ -499,6 +499,28 @@ static void known_answers(void)
         CHECK_EQ(sv_column_required(obs, &a, 1), 1);
     }
 
+    /* sv_column_default: the core always, an option's columns with it, a
+     * spread with two trials, the extra groups never; the group names. */
+    const struct {
+        const char *name;
+        int want_a, want_b;
+    } dflt[] = {{"raw_var", 1, 1},        {"raw_var_sd", 0, 1},  {"qk_norm_radius", 0, 1},
+                {"raw_out_var", 0, 1},    {"raw_var_q05", 0, 0}, {"raw_mean_sd", 0, 0},
+                {"raw_var_theory", 1, 1}, {"plant", 0, 0}};
+    for (size_t i = 0; i < sizeof dflt / sizeof dflt[0]; i++) {
+        const sv_column *c = column_named(dflt[i].name);
+        CHECK(c && sv_column_default(c, &a, 0, 0) == dflt[i].want_a &&
+              sv_column_default(c, &b, 0, 0) == dflt[i].want_b);
+    }
+    const sv_column *qv = column_named("q_var");
+    CHECK(qv && !sv_column_default(qv, &a, 0, 0) && sv_column_default(qv, &a, 0, 1));
+    CHECK(obs && !sv_column_default(obs, &a, 0, 0) && sv_column_default(obs, &a, 1, 0));
+    CHECK(sv_column_default(NULL, &a, 0, 0) == 0 && sv_column_default(obs, NULL, 1, 0) == 0);
+    const char *doc = NULL;
+    CHECK(strcmp(sv_column_group_name(SV_GROUP_CORE, &doc), "core") == 0 && doc && *doc);
+    CHECK(strcmp(sv_column_group_name(SV_GROUP_GRAD, NULL), "grad") == 0);
+    CHECK(sv_column_group_name((sv_column_group)SV_COLUMN_GROUPS, NULL) == NULL);
+
     /* sv_spec_scale, sv_spec_scale2: the default 1 / sqrt(d_k) with 1 / d_k
      * rounded once; a given scale c with c^2. */
     sv_spec s64 = {.d_k = 64, .n_q = 2, .n_k = 2, .trials = 1};

@@ -65,8 +65,10 @@ typedef enum sv_column_need {
                                  for QK-norm of shifted rows or of a planted key
                                  with non-normal entries */
     SV_NEED_GRAD = 11,       /**< defined with grad */
-    SV_NEED_KEYS2 = 12       /**< defined when some row sees at least 2 keys: n_k >= 2,
+    SV_NEED_KEYS2 = 12,      /**< defined when some row sees at least 2 keys: n_k >= 2,
                                   and n_q >= 2 under causal (row i sees i + 1 keys) */
+    SV_NEED_WINDOW = 13      /**< meaningful with a sliding window (window > 0): the
+                                  rows a window can leave without keys */
 } sv_column_need;
 
 /**
@@ -101,6 +103,46 @@ typedef struct sv_row_view {
             means and stds, plant, projections, QK-norm,                                           \
             trials): no column of rows of measured Q and K                                         \
             (sv_source_strided), which it would misdescribe */
+
+/** sv_column.flags: a spread across trials (a standard deviation), nan for
+ *  one trial; the default output shows it only with two trials or more. */
+#define SV_COLUMN_SPREAD 16u
+
+/**
+ * The groups of columns that --columns +NAME adds; each column is in one
+ * (sv_column.flags bits 8 to 15). The default output is every column of
+ * the core group and of each option group whose option a run uses (see
+ * sv_column_default). Values pinned: appended, never renumbered.
+ */
+typedef enum sv_column_group {
+    SV_GROUP_CORE = 0,        /**< the configuration and the headline statistics */
+    SV_GROUP_SD = 1,          /**< spreads across trials of the other means */
+    SV_GROUP_QUANTILES = 2,   /**< quantiles of the variance across trials */
+    SV_GROUP_THEORY = 3,      /**< further theory: E[raw_var], E[raw_mean], entropy approximation */
+    SV_GROUP_VARIANCE = 4,    /**< the variance about the known mean, with ddof 0 and 1 */
+    SV_GROUP_ENTROPY = 5,     /**< smallest, largest and normalised row entropy */
+    SV_GROUP_JACOBIAN = 6,    /**< the Frobenius norm of the softmax Jacobian */
+    SV_GROUP_LOGITS = 7,      /**< the largest |logit| and the float16 headroom */
+    SV_GROUP_SINK = 8,        /**< the weight of key 0 (attention sinks) */
+    SV_GROUP_DRAW = 9,        /**< option: q_mean, q_std, k_mean, k_std not 0, 1, 0, 1 */
+    SV_GROUP_DDOF = 10,       /**< option: ddof not 0 */
+    SV_GROUP_PLANT = 11,      /**< option: plant not 0 */
+    SV_GROUP_PROJECTION = 12, /**< option: d_model > 0 */
+    SV_GROUP_DIAG = 13,       /**< option: query i and key i related (SV_NEED_DIAG) */
+    SV_GROUP_INPUTS = 14,     /**< option: Q and K measured (SV_NEED_QK_VAR, or arrays) */
+    SV_GROUP_QK_NORM = 15,    /**< option: qk_norm */
+    SV_GROUP_CAUSAL = 16,     /**< option: causal or window (masks) */
+    SV_GROUP_VALUES = 17,     /**< option: values */
+    SV_GROUP_GRAD = 18,       /**< option: grad */
+    SV_GROUP_OBSERVED = 19    /**< option: an observed variance */
+} sv_column_group;
+
+/** Number of sv_column_group values. */
+#define SV_COLUMN_GROUPS 20
+
+/** The sv_column.flags bits of group @p g, and the group of @p flags. */
+#define SV_COLUMN_GROUP_FLAGS(g) ((unsigned)(g) << 8)
+#define SV_COLUMN_GROUP(flags) ((sv_column_group)(((flags) >> 8) & 0xffu))
 
 /** One output column. */
 typedef struct sv_column {
@@ -144,5 +186,25 @@ int sv_column_required(const sv_column *col, const sv_spec *spec, int observed);
  */
 const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_view *row,
                                             int observed);
+
+/**
+ * The name of group @p g, as --columns +NAME spells it ("core", "sd",
+ * "grad", ...), and a line for docs/columns.md in @p doc (may be NULL).
+ * @return a static string; NULL for a bad group. Thread-safe, pure.
+ */
+const char *sv_column_group_name(sv_column_group g, const char **doc);
+
+/**
+ * Whether @p col belongs in the default output for rows of @p spec
+ * (resolved): its group is the core or an option group whose option
+ * @p spec uses, its need holds (sv_column_required; SV_NEED_NONE always
+ * does) and, for a SV_COLUMN_SPREAD column, spec->trials >= 2. So no
+ * column is there only to be NAN because an option is off. @p observed
+ * as in sv_column_required; @p measured nonzero when Q and K are loaded
+ * arrays (their moments are measured: the inputs group). A writer that
+ * writes several specs takes a column when any of them does.
+ * @return 1 or 0; 0 for col or spec NULL. Thread-safe, pure.
+ */
+int sv_column_default(const sv_column *col, const sv_spec *spec, int observed, int measured);
 
 #endif

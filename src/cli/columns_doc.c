@@ -41,15 +41,25 @@ static const char *type_name(sv_value_type t)
     return t == SV_VALUE_REAL ? "number" : t == SV_VALUE_COUNT ? "integer" : "word";
 }
 
-static void table(sv_output_kind k, size_t first, size_t last)
+/* The default columns and the --columns groups. */
+static void groups(void)
 {
-    puts("| # | column | unit | type | meaning |");
-    puts("|---|---|---|---|---|");
-    for (size_t i = first; i < last && i < sv_columns_count(k); i++) {
-        const sv_column *c = sv_columns_get(k, i);
-        printf("| %zu | `%s` | %s | %s | %s |\n", i + 1, c->name, c->unit[0] ? c->unit : "",
-               type_name(c->type), c->doc);
+    puts("## Which columns are written\n");
+    puts("By default a row has the **core** columns (the configuration and the\n"
+         "headline statistics) and the columns of every option the run uses; never\n"
+         "a column that would be `nan` only because an option is off, nor a spread\n"
+         "across trials (`*_sd`) of a single trial. The configuration comes first.\n"
+         "`--columns all` writes every column of the tables below, in their order\n"
+         "(positions never move); `--columns +GROUP,...` adds groups to the\n"
+         "default; `--columns NAME,...` writes these columns, in this order. The\n"
+         "groups (the *group* column below):\n");
+    puts("| group | columns |\n|---|---|");
+    for (int g = 0; g < SV_COLUMN_GROUPS; g++) {
+        const char *doc;
+        const char *name = sv_column_group_name((sv_column_group)g, &doc);
+        printf("| `%s` | %s |\n", name, doc);
     }
+    puts("");
 }
 
 static void markdown(void)
@@ -60,7 +70,8 @@ static void markdown(void)
     puts("Every output format takes its columns from one table in the library\n"
          "(`include/sdpa_var/columns.h`): the CSV header and rows, the JSON keys\n"
          "(`--format json`, `--format jsonl`), the table and this page. Columns keep\n"
-         "their names and positions; new ones are added at the end.\n");
+         "their names, and their positions in `--columns all`; new ones are added\n"
+         "at the end.\n");
     puts("- **Undefined values**: `nan` in CSV, `null` in JSON, `-` in the table,\n"
          "  alike in every format. A value is undefined where it has no meaning for\n"
          "  the configuration (the sd across one trial) or where a theory has no\n"
@@ -85,6 +96,7 @@ static void markdown(void)
          "below), every configuration column (a list of the distinct values when a\n"
          "run sweeps it, as `\"dk\": [1, 2, 8]`), `observed` with `--observed`, and\n"
          "`bins` and `histogram_of` with `--histogram`.\n");
+    groups();
     puts("## Defined when\n");
     puts("`always`; `N > 1` (two scores or more); `trials > 1`; `dist t`; `related\n"
          "pairs` (`--plant`, or `--d-model` without `--cross`); `Q, K measured`\n"
@@ -96,21 +108,23 @@ static void markdown(void)
          "nan` for theory\n"
          "without a closed form everywhere.\n");
     /* Indexed by sv_column_need: one name per value, in order. */
-    static const char *const need[] = {"may be nan", "always",        "N > 1",         "trials > 1",
-                                       "dist t",     "related pairs", "Q, K measured", "--qk-norm",
-                                       "--values",   "--observed",    "E[S] known",    "--grad",
-                                       "2 keys seen"};
+    static const char *const need[] = {
+        "may be nan",    "always",        "N > 1",       "trials > 1", "dist t",
+        "related pairs", "Q, K measured", "--qk-norm",   "--values",   "--observed",
+        "E[S] known",    "--grad",        "2 keys seen", "--window"};
     for (int k = 0; k < SV_OUTPUT_KINDS; k++) {
         printf("## %s\n\n", kind_title[k]);
         if (kind_note[k])
             puts(kind_note[k]);
-        puts("| # | column | unit | type | defined when | meaning |");
-        puts("|---|---|---|---|---|---|");
+        puts("| # | column | group | unit | type | defined when | meaning |");
+        puts("|---|---|---|---|---|---|---|");
         for (size_t i = 0; i < sv_columns_count((sv_output_kind)k); i++) {
             const sv_column *c = sv_columns_get((sv_output_kind)k, i);
             const unsigned nd = (unsigned)c->need;
-            printf("| %zu | `%s` | %s | %s | %s | %s%s%s |\n", i + 1, c->name, c->unit,
-                   type_name(c->type), nd < sizeof need / sizeof need[0] ? need[nd] : "?", c->doc,
+            printf("| %zu | `%s` | %s%s | %s | %s | %s | %s%s%s |\n", i + 1, c->name,
+                   sv_column_group_name(SV_COLUMN_GROUP(c->flags), NULL),
+                   c->flags & SV_COLUMN_SPREAD ? ", sd" : "", c->unit, type_name(c->type),
+                   nd < sizeof need / sizeof need[0] ? need[nd] : "?", c->doc,
                    c->flags & SV_COLUMN_CONFIG ? " (configuration)" : "",
                    c->flags & SV_COLUMN_ONLY_GRAD ? " (only with --grad)" : "");
         }
@@ -121,20 +135,35 @@ static void markdown(void)
 static void readme(void)
 {
     puts("<!-- columns:begin: generated by `build/columns-doc readme`; do not edit -->");
-    puts("The summary's first 31 columns (scripts read them by name or position):\n");
-    table(SV_OUTPUT_SUMMARY, 0, 31);
-    printf("\nThen, in this order:");
-    for (size_t i = 31; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++)
-        printf("%s `%s`", i > 31 ? "," : "", sv_columns_get(SV_OUTPUT_SUMMARY, i)->name);
-    puts(" (`observed` and `raw_var_cdf_observed` only with `--observed`; `grad` and the\n"
-         "columns after it only with `--grad`).\n");
+    puts("The summary's core columns, written by default (scripts read them by name;\n"
+         "`--columns all` gives every column, `--columns +GROUP` adds a group):\n");
+    puts("| column | unit | type | meaning |");
+    puts("|---|---|---|---|");
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++) {
+            const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
+            if (SV_COLUMN_GROUP(c->flags) == SV_GROUP_CORE &&
+                (!(c->flags & SV_COLUMN_CONFIG)) == pass)
+                printf("| `%s` | %s | %s | %s%s |\n", c->name, c->unit, type_name(c->type), c->doc,
+                       c->flags & SV_COLUMN_SPREAD ? " (with 2 trials or more)" : "");
+        }
+    printf("\nAnd the columns of each option in use: ");
+    for (int g = SV_GROUP_DRAW; g < SV_COLUMN_GROUPS; g++)
+        printf("%s`+%s`", g > SV_GROUP_DRAW ? ", " : "",
+               sv_column_group_name((sv_column_group)g, NULL));
+    printf(". Groups added on request: ");
+    for (int g = SV_GROUP_SD; g < SV_GROUP_DRAW; g++)
+        printf("%s`+%s`", g > SV_GROUP_SD ? ", " : "",
+               sv_column_group_name((sv_column_group)g, NULL));
+    puts(".\n");
     for (int k = 1; k < SV_OUTPUT_KINDS; k++) {
         printf("%s:", kind_title[k]);
         for (size_t i = 0; i < sv_columns_count((sv_output_kind)k); i++)
             printf("%s `%s`", i ? "," : "", sv_columns_get((sv_output_kind)k, i)->name);
         puts(".\n");
     }
-    puts("Every column, its unit and when it is defined: [docs/columns.md](docs/columns.md).");
+    puts("Every column, its unit, group and when it is defined: "
+         "[docs/columns.md](docs/columns.md).");
     puts("<!-- columns:end -->");
 }
 

@@ -500,6 +500,8 @@ int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
         return spec->grad != 0;
     case SV_NEED_KEYS2:
         return spec->n_k >= 2 && (!spec->causal || spec->n_q >= 2) && spec->window != 1;
+    case SV_NEED_WINDOW:
+        return spec->window != 0;
     }
     return 0;
 }

@@ -50,7 +50,7 @@ usage_error "$p: --window: 'x' is not a positive integer" --window x
 usage_error "$p: --grad does not apply with --window (its backward passes are causal only)" --window 2 --grad
 usage_error "$p: --example does not apply with --window (it shows full or causal rows)" --window 2 --example
 usage_error "$p: --per-trial does not apply with --per-row (one kind of output)" --per-row --per-trial
-usage_error "$p: --histogram takes one configuration (got 2 from --dk, --scale, --dist, --init)" --histogram 10 --dk 2,4
+usage_error "$p: --histogram takes one configuration (got 2 from --dk, --n, --scale, --dist, --init)" --histogram 10 --dk 2,4
 usage_error "$p: --weight-histogram needs --histogram (it changes what is binned)" --weight-histogram
 usage_error "$p: --weight-histogram needs n_k <= 4096 (got 5000)" --histogram 5 --weight-histogram --n 5000
 usage_error "$p: --histogram: '0' is not a positive integer" --histogram 0
@@ -100,17 +100,26 @@ There is NO WARRANTY, to the extent permitted by law."
 
 # --- output formats -------------------------------------------------------------
 want_header='dk,n_q,n_k,trials,seed,dist,ddof,raw_mean,raw_var,raw_var_theory,raw_var_expected,raw_var_sd,raw_var_sd_theory,raw_var_q05,raw_var_q50,raw_var_q95,scaled_mean,scaled_var,scaled_var_theory,scaled_var_expected,scaled_var_sd,scaled_var_sd_theory,scaled_var_q05,scaled_var_q50,scaled_var_q95,raw_entropy,scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace'
-"$BIN" --dk 1:1024 --n 64 >"$tmp/sweep.csv" 2>"$tmp/err"
-# The first issue's columns come first, in order; more may follow.
+"$BIN" --dk 1:1024 --n 64 --columns all >"$tmp/sweep.csv" 2>"$tmp/err"
+# --columns all: the first issue's columns come first, in order; more follow.
 [[ "$(head -1 "$tmp/sweep.csv")" == "$want_header",* ]] && ok || fail "CSV header"
+# By default: the configuration, then the headline statistics; no column
+# that is nan only because an option is off, no SD of one trial.
+want_default='dk,n_q,n_k,trials,seed,dist,scale,scale_factor,raw_mean,raw_var,raw_var_theory,scaled_mean,scaled_var,scaled_var_theory,raw_entropy,scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace,raw_eff_keys,scaled_eff_keys,entropy_bound'
+[ "$("$BIN" --dk 64 --n 1111 | head -1)" = "$want_default" ] && ok || fail "default CSV header"
+"$BIN" --dk 8 --n 16 --trials 3 --grad --causal --qk-norm --d-model 12 >"$tmp/dflt.csv" &&
+    ! grep -q nan "$tmp/dflt.csv" && ok || fail "default columns: a nan in '$(cat "$tmp/dflt.csv")'"
+"$BIN" --dk 8 --n 16 --trials 3 --grad --plant 0.5 --columns +sd >"$tmp/dflt.csv" &&
+    head -1 "$tmp/dflt.csv" | grep -q ',plant,.*,raw_var_sd,.*,raw_diag_logit,.*,raw_entropy_sd,.*,raw_grad_logits,' &&
+    ok || fail "default columns follow the options: '$(head -1 "$tmp/dflt.csv")'"
 [ "$(wc -l <"$tmp/sweep.csv")" -eq 12 ] && [ "$(column dk "$tmp/sweep.csv" | tr '\n' ' ')" = "1 2 4 8 16 32 64 128 256 512 1024 " ] && ok || fail "--dk 1:1024 rows"
 [ ! -s "$tmp/err" ] && ok || fail "stderr not empty on success"
 # With one trial the SD across trials is undefined: nan in CSV, '-' in the table.
 [ "$(column raw_var_sd "$tmp/sweep.csv" | sort -u)" = "nan" ] && ok || fail "nan for an SD over one trial"
-"$BIN" --dk 2 --n 2 --trials 10 --observed 1.6 >"$tmp/obs.csv"
+"$BIN" --dk 2 --n 2 --trials 10 --observed 1.6 --columns all >"$tmp/obs.csv"
 # Appended after the first issue's columns (later issues append after them).
 [[ "$(head -1 "$tmp/obs.csv")" == "$want_header",*",observed,raw_var_cdf_observed"* ]] && ok || fail "--observed header"
-"$BIN" --dk 2,3 --n 2 --trials 3 --per-trial >"$tmp/pt.csv"
+"$BIN" --dk 2,3 --n 2 --trials 3 --per-trial --columns all >"$tmp/pt.csv"
 [[ "$(head -1 "$tmp/pt.csv")" == "trial,dk,n_q,n_k,raw_mean,raw_var,scaled_mean,scaled_var,raw_entropy,scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace",* ]] &&
     [ "$(wc -l <"$tmp/pt.csv")" -eq 7 ] && ok || fail "--per-trial header and rows"
 "$BIN" --dk 8 --n 16 --format table >"$tmp/table" 2>&1
@@ -123,7 +132,7 @@ if command -v script >/dev/null 2>&1; then
     grep -q '^sdpa-var [0-9.]* d_k=8' "$tmp/tty" && ok || fail "table on a terminal"
 fi
 
-"$BIN" --dk 4,8 --n 6 --trials 3 --causal --per-row >"$tmp/rows.csv"
+"$BIN" --dk 4,8 --n 6 --trials 3 --causal --per-row --columns all >"$tmp/rows.csv"
 [ "$(head -1 "$tmp/rows.csv" | cut -d, -f1-9)" = "dk,scale,row,keys_seen,raw_entropy,scaled_entropy,entropy_bound,raw_max_weight,scaled_max_weight" ] &&
     [ "$(wc -l <"$tmp/rows.csv")" -eq 13 ] && [ "$(sed -n 2p "$tmp/rows.csv" | cut -d, -f1-9)" = "4,sqrt,0,1,0,0,0,1,1" ] &&
     ok || fail "--per-row with --causal"
@@ -137,6 +146,21 @@ h3=$("$BIN" --dk 16 --nq 50 --nk 70 --trials 3 --histogram 40 --threads 3 --bloc
     ok || fail "--histogram counts"
 [ "$("$BIN" --dk 16 --n 30 --trials 2 --histogram 7 --weight-histogram --causal |
      awk -F, 'NR > 1 { r += $3; s += $4 } END { print r, s }')" = "930 930" ] && ok || fail "--weight-histogram counts"
+
+# --n sweeps like --dk (issue 24): lists and ranges; with a --dk list, every
+# pair, d_k fastest; one configuration's row equals its own run's.
+"$BIN" --dk 4,8 --n 16:64 --trials 2 --columns dk,n_q,n_k >"$tmp/nsweep.csv"
+[ "$(tail -n +2 "$tmp/nsweep.csv" | tr '\n' ' ')" = "4,16,16 8,16,16 4,32,32 8,32,32 4,64,64 8,64,64 " ] &&
+    ok || fail "--dk LIST --n A:B: $(tr '\n' ' ' <"$tmp/nsweep.csv")"
+[ "$("$BIN" --dk 4,8 --n 16:64 --trials 2 | sed -n 4p)" = "$("$BIN" --dk 4 --n 32 --trials 2 | sed -n 2p)" ] &&
+    ok || fail "--n sweep row = the single run"
+[ "$("$BIN" --n 8,16 --nq 4 --columns n_q,n_k | tail -n +2 | tr '\n' ' ')" = "4,8 4,16 " ] &&
+    ok || fail "--n LIST --nq: n_k follows the list"
+"$BIN" --dk 64 --n 16,32 --format table >"$tmp/ntable" &&
+    grep -q '^n_q=32 n_k=32:$' "$tmp/ntable" && ! head -1 "$tmp/ntable" | grep -q 'n_q=' &&
+    ok || fail "--n sweep table: $(cat "$tmp/ntable")"
+usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --n, --scale, --dist, --init)" --n 8,16 --example
+usage_error "sdpa-var: --n: '8,0' is not a list of positive integers or doubling ranges A:B with A <= B" --n 8,0
 
 # --- progress line: on a terminal only, after half a second, never with --quiet ----
 if command -v script >/dev/null 2>&1; then
@@ -176,7 +200,7 @@ done; done
     fail "rows differ with the order of --dk and --scale"
 
 # --- the numbers: headline and the 1.6 puzzle, within 5 SE -------------------------
-"$BIN" --dk 64 --n 1111 >"$tmp/h.csv"
+"$BIN" --dk 64 --n 1111 --columns all >"$tmp/h.csv"
 within "$(column raw_var "$tmp/h.csv")" "$(column raw_var_expected "$tmp/h.csv")" "$(column raw_var_sd_theory "$tmp/h.csv")" 5 "headline raw variance ~ 64"
 within "$(column scaled_var "$tmp/h.csv")" 1 "$(column scaled_var_sd_theory "$tmp/h.csv")" 5 "headline scaled variance ~ 1"
 [ "$(column raw_var_theory "$tmp/h.csv")" = 64 ] && [ "$(column scaled_var_theory "$tmp/h.csv")" = 1 ] && ok || fail "population theory columns"
@@ -186,7 +210,7 @@ sv=$(column scaled_var "$tmp/s.csv")
 is_number "$sv" && [ "$sv" = "$(column scaled_var "$tmp/h.csv")" ] && [ "$(column scaled_var_theory "$tmp/s.csv")" = 1 ] &&
     [ "$(column scale_factor "$tmp/s.csv")" = 0.125 ] && ok || fail "--scale 0.125 at d_k 64 is the default 1/sqrt(d_k)"
 
-"$BIN" --dk 2 --n 2 --trials 100000 --observed 1.6 >"$tmp/p.csv"
+"$BIN" --dk 2 --n 2 --trials 100000 --observed 1.6 --columns all >"$tmp/p.csv"
 [ "$(column raw_var_expected "$tmp/p.csv")" = 1.5 ] && ok || fail "E[s^2] for 2x2 @ 2x2 ddof 0 is 1.5"
 # Mean of 100000 per-trial variances: SE = sd / sqrt(T), sd = raw_var_sd_theory.
 se=$(awk -v s="$(column raw_var_sd_theory "$tmp/p.csv")" 'BEGIN { print s / sqrt(100000) }')
@@ -273,7 +297,7 @@ PY
 [ "$(wc -L <"$tmp/ex.txt")" -le 80 ] && ok || fail "--example wider than 80 columns"
 usage_error "sdpa-var: --example does not apply with --trials (it shows trial 0)" --example --trials 3
 usage_error "sdpa-var: --example does not apply with --format (it prints text)" --example --format csv
-usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --scale, --dist, --init)" --example --dk 2,4
+usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --n, --scale, --dist, --init)" --example --dk 2,4
 usage_error "sdpa-var: --example --grad needs d_k, n_q, n_k, d_v <= 6 (it prints the matrices whole; got d_k=64, n_q=1111, n_k=1111, d_v=64)" --example --grad
 usage_error "sdpa-var: --example --values needs d_k, n_q, n_k, d_v <= 6 (it prints the matrices whole; got d_k=4, n_q=3, n_k=3, d_v=8)" --example --dk 4 --n 3 --values --dv 8
 usage_error "sdpa-var: --example --ddof needs d_k, n_q, n_k <= 6 (it prints the matrices whole; got d_k=64, n_q=1111, n_k=1111)" --example --ddof 1
@@ -349,6 +373,7 @@ runtime_error() {
 printf '1,2\n\n7,a\n' >"$tmp/bad.txt"
 runtime_error "sdpa-var: --logits-file: '$tmp/bad.txt' line 3: '7,a': item 2 'a' is not a finite number" --logits-file "$tmp/bad.txt"
 runtime_error "sdpa-var: --upstream: 3 values, but row 0 of --logits-file has 4 keys (one value a key)" --logits-file "$tmp/rows.txt" --upstream 1,2,3
+usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --n, --scale, --dist, --init)" --example --dk 2,4
 
 # --- --grad's spreads across trials (issue 15 section 4) -------------------------
 # grad_keys_sd is the plain SD of the per-trial values; the root-mean-square

@@ -147,7 +147,7 @@ rc=$?
     fail "closed pipe, SIGPIPE ignored: rc=$rc $(head -c 200 "$tmp/err")"
 # ulimit -f: before, death by SIGXFSZ and nothing said. The file keeps
 # whole rows only (cut back to the last one).
-(ulimit -f 8 && exec timeout 60 "$BIN" --dk 1:4096 --n 4 --threads 1 >"$tmp/big.csv" 2>"$tmp/err")
+(ulimit -f 8 && exec timeout 60 "$BIN" --dk 1:4096 --n 4 --threads 1 --columns all >"$tmp/big.csv" 2>"$tmp/err")
 rc=$?
 [ $rc -eq 1 ] && [ "$(cat "$tmp/err")" = "$p: error writing output: File too large" ] &&
     [ "$(tail -c 1 "$tmp/big.csv" | od -An -c | tr -d ' ')" = '\n' ] && ok ||

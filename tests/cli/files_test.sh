@@ -114,7 +114,7 @@ cols=$cols,raw_entropy_min,raw_entropy_max,raw_max_abs_logit,raw_eff_keys,raw_ou
 [ "$("$PY" -c 'import numpy as n; a=n.load("D/q.npy"); print(a.shape, a.dtype)')" = "(100, 16) float64" ] &&
     ok || fail "--save-qk: numpy reads D/q.npy"
 runtime_error "--save-qk: q.npy/q.npy: *" --save-qk q.npy/q.npy --dk 2 --n 2
-usage_error "$p: --save-qk takes one configuration (got 2 from --dk, --scale, --dist, --init)" \
+usage_error "$p: --save-qk takes one configuration (got 2 from --dk, --n, --scale, --dist, --init)" \
     --save-qk D2 --dk 2,4
 
 # --- bad files: one line naming the file, exit 1, nothing on stdout ---------
@@ -264,7 +264,7 @@ usage_error "$p: --dk does not apply with --q (Q and K are read from files)" --q
 usage_error "$p: --layout: 'nhd' is not one of bhnd, bnhd*" --q q.npy --k k.npy --layout nhd
 # No column, no JSON config key describes random draws with files: per-row
 # rows of files had seed, dist, q_std, ... of draws that never happened.
-hdr=$("$BIN" --q q.npy --k k.npy --per-row --format csv | head -1)
+hdr=$("$BIN" --q q.npy --k k.npy --per-row --format csv --columns all | head -1)
 case ",$hdr," in
     *,seed,* | *,dist,* | *,q_std,* | *,trials,* | *,init,*) fail "per-row with files: draw columns in $hdr" ;;
     *,keys_seen,*,causal,*) ok ;;

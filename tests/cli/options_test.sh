@@ -119,7 +119,7 @@ usage_error "$p: --scale: 'sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqr
 usage_error "$p: --scale: '$(printf '1%.0s' {1..32})' has an item longer than 31 characters" --scale "$(printf '1%.0s' {1..32})"
 usage_error "$p: --dist: 'normal,normal,normal,normal,normal,normal,normal,normal,norm...' has more than 8 items (at most 8)" --dist "$(printf 'normal,%.0s' {1..8})normal"
 usage_error "$p: --block-rows: '18446744073709551615' is too large (at most 1073741824)" --block-rows 18446744073709551615
-usage_error "$p: --scale, --dist, --init and --dk make 8192 configurations (at most 4096)" --dk "$(seq -s, 1 256)" --scale "$(printf 'sqrt,%.0s' {1..15})dk" --dist normal,t
+usage_error "$p: --scale, --dist, --init, --n and --dk make 8192 configurations (at most 4096)" --dk "$(seq -s, 1 256)" --scale "$(printf 'sqrt,%.0s' {1..15})dk" --dist normal,t
 "$BIN" --help >"$tmp/help"
 for want in 'At most 256 values' 'at most 16 items of at most 31 characters' 'at most 8 names' \
     '(1 to 1024)' '(1 to 1073741824; default 256)' '(1 to 100000)' '(> 4; default 6)' \
@@ -347,7 +347,7 @@ EOF
 [ -n "$(sed -n 2p "$tmp/one.csv")" ] && [ "$(sed -n 4p "$tmp/l.csv")" = "$(sed -n 2p "$tmp/one.csv")" ] && ok || fail "a list row equals its single run"
 "$BIN" --dk 2 --n 3 --d-model 4 --init xavier,lecun,normal >"$tmp/i.csv"
 [ "$(column init "$tmp/i.csv" | tr '\n' ' ')" = "xavier lecun normal " ] && ok || fail "--init list"
-usage_error "$p: --histogram takes one configuration (got 2 from --dk, --scale, --dist, --init)" --histogram 5 --dist normal,t
+usage_error "$p: --histogram takes one configuration (got 2 from --dk, --n, --scale, --dist, --init)" --histogram 5 --dist normal,t
 usage_error "$p: --dist: 'normal,' is not a list of normal, uniform, rademacher, t" --dist normal,
 
 done_tests

@@ -10,13 +10,13 @@
 # For each of scripts/{variance_vs_dk,softmax_vs_dk,puzzle_histogram,
 # scale_choices,entropy_approx,causal_rows,score_histogram,
 # output_variance,planted_key}.gp it runs
-#   "$BIN" ... --format csv | gnuplot -e "out='$OUTDIR/NAME.png'" "$SRC/scripts/NAME.gp"
+#   "$BIN" ... --format csv --columns all | gnuplot -e "out='$OUTDIR/NAME.png'" "$SRC/scripts/NAME.gp"
 # and for scripts/fourth_moment.gp and scripts/projection_init.gp, which read
 # several runs concatenated (one per --dist or per --init, each with its own
 # header line),
-#   for d in normal uniform rademacher t; do "$BIN" ... --dist $d --format csv; done |
+#   for d in normal uniform rademacher t; do "$BIN" ... --dist $d --format csv --columns all; done |
 #       gnuplot -e "out='$OUTDIR/fourth_moment.png'" "$SRC/scripts/fourth_moment.gp"
-#   for i in xavier lecun normal; do "$BIN" ... --init $i --format csv; done |
+#   for i in xavier lecun normal; do "$BIN" ... --init $i --format csv --columns all; done |
 #       gnuplot -e "out='$OUTDIR/projection_init.png'" "$SRC/scripts/projection_init.gp"
 # and likewise for scripts/input_moments.gp (one run per --k-mean),
 # scripts/gradient_signal.gp (one --grad run per --nk) and
@@ -105,7 +105,7 @@ check_png() {
 
 # run_tool ARGS...: one sdpa-var run, CSV on stdout.
 run_tool() {
-    "$BIN" "$@" --format csv
+    "$BIN" "$@" --format csv --columns all
 }
 
 # run_dists ARGS...: one run per --dist, concatenated (each with its header),
@@ -113,7 +113,7 @@ run_tool() {
 run_dists() {
     local d
     for d in normal uniform rademacher t; do
-        "$BIN" "$@" --dist "$d" --format csv || return
+        "$BIN" "$@" --dist "$d" --format csv --columns all || return
     done
 }
 
@@ -122,7 +122,7 @@ run_dists() {
 run_inits() {
     local i
     for i in xavier lecun normal; do
-        "$BIN" "$@" --init "$i" --format csv || return
+        "$BIN" "$@" --init "$i" --format csv --columns all || return
     done
 }
 
@@ -131,7 +131,7 @@ run_inits() {
 run_kmeans() {
     local m
     for m in 0 1 2; do
-        "$BIN" "$@" --k-mean "$m" --format csv || return
+        "$BIN" "$@" --k-mean "$m" --format csv --columns all || return
     done
 }
 
@@ -152,14 +152,14 @@ cat_weights() {
 run_nks() {
     local n
     for n in 8 32; do
-        "$BIN" "$@" --nk "$n" --format csv || return
+        "$BIN" "$@" --nk "$n" --format csv --columns all || return
     done
 }
 
 # run_qknorm ARGS...: one run without and one with --qk-norm, concatenated,
 # as qk_norm.gp reads them; fails with the first run that fails.
 run_qknorm() {
-    "$BIN" "$@" --format csv && "$BIN" "$@" --qk-norm --format csv
+    "$BIN" "$@" --format csv --columns all && "$BIN" "$@" --qk-norm --format csv --columns all
 }
 
 # render_from PRODUCER NAME WIDTH HEIGHT TOOL-ARGS...: one pipeline
@@ -171,21 +171,21 @@ render_from() {
     local codes
     rm -f "$png"
     if [ "$producer" = run_dists ]; then
-        echo "$name: for d in normal uniform rademacher t; do $BIN $* --dist \$d --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+        echo "$name: for d in normal uniform rademacher t; do $BIN $* --dist \$d --format csv --columns all; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     elif [ "$producer" = run_inits ]; then
-        echo "$name: for i in xavier lecun normal; do $BIN $* --init \$i --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+        echo "$name: for i in xavier lecun normal; do $BIN $* --init \$i --format csv --columns all; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     elif [ "$producer" = run_kmeans ]; then
-        echo "$name: for m in 0 1 2; do $BIN $* --k-mean \$m --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+        echo "$name: for m in 0 1 2; do $BIN $* --k-mean \$m --format csv --columns all; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     elif [ "$producer" = run_nks ]; then
-        echo "$name: for n in 8 32; do $BIN $* --nk \$n --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+        echo "$name: for n in 8 32; do $BIN $* --nk \$n --format csv --columns all; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     elif [ "$producer" = run_qknorm ]; then
-        echo "$name: for f in '' --qk-norm; do $BIN $* \$f --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+        echo "$name: for f in '' --qk-norm; do $BIN $* \$f --format csv --columns all; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     elif [ "$producer" = cat_perf ]; then
         echo "$name: gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp < $SRC/docs/performance_scaling.csv"
     elif [ "$producer" = cat_weights ]; then
         echo "$name: gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp < $SRC/docs/figures/data/weights_row.csv"
     else
-        echo "$name: $BIN $* --format csv | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+        echo "$name: $BIN $* --format csv --columns all | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     fi
     # The `||` keeps set -e from ending the test at the first failure, and
     # PIPESTATUS, read first thing there, says which side failed.
@@ -319,7 +319,7 @@ check_kind "$OUTDIR/svgdefault/variance_vs_dk.svg" SVG
 
 # puzzle_histogram.gp reads ddof: with --ddof 1 the expected line is d_k = 2.
 echo "puzzle_histogram with --ddof 1: expect 'E[s^2] = d_k(N-1)/(N-1) = 2' in the SVG"
-"$BIN" --dk 2 --n 2 --trials 2000 --per-trial --ddof 1 --format csv >"$OUTDIR/ddof1.csv"
+"$BIN" --dk 2 --n 2 --trials 2000 --per-trial --ddof 1 --format csv --columns all >"$OUTDIR/ddof1.csv"
 gp puzzle_histogram "$OUTDIR/ddof1.csv" "out='$OUTDIR/ddof1.svg'"
 if grep -q '(N-1)/(N-1) = 2' "$OUTDIR/ddof1.svg" && grep -q 'ddof 1' "$OUTDIR/ddof1.svg"; then
     pass "expected line E[s^2] = 2 for ddof 1"
@@ -333,8 +333,8 @@ fi
 echo "fourth_moment with different headers: expect an error and no PNG"
 rm -f "$OUTDIR/mixed_headers.png"
 codes=(0 0)
-{ "$BIN" --dk 1:4 --n 4 --trials 20 --format csv &&
-    "$BIN" --dk 1:4 --n 4 --trials 20 --observed 3 --format csv; } |
+{ "$BIN" --dk 1:4 --n 4 --trials 20 --format csv --columns all &&
+    "$BIN" --dk 1:4 --n 4 --trials 20 --observed 3 --format csv --columns all; } |
     gnuplot -e "out='$OUTDIR/mixed_headers.png'" "$SRC/scripts/fourth_moment.gp" \
         2>"$OUTDIR/mixed_headers.stderr" || codes=("${PIPESTATUS[@]}")
 if [ "${codes[0]}" -eq 0 ] && [ "${codes[1]}" -ne 0 ] &&
@@ -356,7 +356,7 @@ refuse() {
     local codes=(0 0)
     echo "$name given $what: expect an error and no PNG"
     rm -f "$png"
-    "$BIN" "$@" --format csv |
+    "$BIN" "$@" --format csv --columns all |
         gnuplot -e "out='$png'" "$SRC/scripts/$name.gp" 2>"$err" || codes=("${PIPESTATUS[@]}")
     if [ "${codes[0]}" -eq 0 ] && [ "${codes[1]}" -ne 0 ] && grep -q "$msg" "$err" && [ ! -e "$png" ]; then
         pass "gnuplot fails with '$msg' and writes no PNG"
@@ -373,7 +373,7 @@ echo "variance_vs_dk without out=: expect variance_vs_dk.png in the current dire
 mkdir -p "$OUTDIR/default"
 rm -f "$OUTDIR/default/variance_vs_dk.png"
 codes=(0 0)
-"$BIN" --dk 1:8 --n 16 --format csv |
+"$BIN" --dk 1:8 --n 16 --format csv --columns all |
     (cd "$OUTDIR/default" && gnuplot "$SRC/scripts/variance_vs_dk.gp") \
         2>"$OUTDIR/default/gnuplot.stderr" || codes=("${PIPESTATUS[@]}")
 if [ "${codes[0]}" -eq 0 ] && [ "${codes[1]}" -eq 0 ] && [ ! -s "$OUTDIR/default/gnuplot.stderr" ]; then

@@ -265,7 +265,9 @@ class Result:
 
 def run_program(name, argv0, cfg, seed):
     """Summary run, per-trial run (same seed), and for small T an aux run."""
-    base = argv0 + cfg.args + ["--seed", str(seed), "--format", "csv"]
+    # sdpa-var writes every column only with --columns all; the reference always does.
+    cols = ["--columns", "all"] if name == "tool" else []
+    base = argv0 + cfg.args + ["--seed", str(seed), "--format", "csv"] + cols
     observed = ["--observed", repr(cfg.observed)] if cfg.observed is not None else []
     s_header, summary = read_summary(run(base + observed))
     p_header, per_trial = read_per_trial(run(base + ["--per-trial"]))
@@ -273,7 +275,7 @@ def run_program(name, argv0, cfg, seed):
     if cfg.trials < SMALL_T:
         args = list(cfg.args)
         args[args.index("--trials") + 1] = str(AUX_TRIALS)
-        aux_argv = argv0 + args + ["--seed", str(seed + 500), "--format", "csv", "--per-trial"]
+        aux_argv = argv0 + args + ["--seed", str(seed + 500), "--format", "csv", "--per-trial"] + cols
         aux = read_per_trial(run(aux_argv))[1]
     return Result(name, s_header, summary, p_header, per_trial, aux)
 

@@ -42,7 +42,7 @@ f=$tmp/capture.safetensors
 # every row's output, 16 n_q d_v bytes (engine.h), 32 MiB here.
 /usr/bin/time -f '%M' -o "$tmp/peak" "$bin" --q "$f:q" --k "$f:k" --causal --format csv \
   --threads 2 >/dev/null || { echo "FAIL: sdpa-var exited $?"; exit 1; }
-args=(--q "$f:q" --k "$f:k" --v "$f:v" --causal --format csv --pool heads)
+args=(--q "$f:q" --k "$f:k" --v "$f:v" --causal --format csv --pool heads --columns all)
 "$bin" "${args[@]}" --threads 2 >"$tmp/two.csv" || { echo "FAIL: sdpa-var exited $?"; exit 1; }
 file_kib=$(( $(stat -c %s "$f") / 1024 ))
 peak=$(tail -1 "$tmp/peak")

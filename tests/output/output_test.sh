@@ -81,7 +81,7 @@ grep -q '^dist=t nu=6:$' "$tmp/t" && ! head -1 "$tmp/t" | grep -q 'dist=' &&
 # Each option's key result with its theory, the same number as the CSV's.
 args="--dk 16 --n 64 --trials 20 --plant 0.5 --causal --values"
 "$bin" $args --format table >"$tmp/t"
-"$bin" $args --format csv >"$tmp/c"
+"$bin" $args --format csv --columns all >"$tmp/c"
 # csv_col NAME FILE: a column by name; a missing one prints nothing and
 # counts as a failure naming it (in $tmp/missing: csv_col runs in $(...)).
 csv_col() {
@@ -105,7 +105,7 @@ head -2 "$tmp/t" | grep -q 'causal plant=0.5 values d_v=16' && grep -q '^extreme
   ok || fail "table header or extremes label: $(head -3 "$tmp/t")"
 # Same verdict: where the CSV has nan (no theory, or an approximation that
 # does not hold) the table has '-'.
-"$bin" --dk 64 --n 1111 --format csv >"$tmp/c"
+"$bin" --dk 64 --n 1111 --format csv --columns all >"$tmp/c"
 "$bin" --dk 64 --n 1111 --format table >"$tmp/t"
 [ "$(csv_col raw_entropy_approx "$tmp/c")" = nan ] &&
   [ "$(grep '^entropy H (nats)' "$tmp/t" | awk '{ print $6 }')" = - ] &&
@@ -118,7 +118,7 @@ grep -qx 'In short: the raw scores QK^T have variance 64.37 +- 0.49 (d_k = 64 in
 # An sd across trials for every mean shown (here the entropy's), and the
 # measured value rounded at its standard error's second digit.
 "$bin" --dk 64 --n 300 --trials 20 --format table >"$tmp/t"
-"$bin" --dk 64 --n 300 --trials 20 --format csv >"$tmp/c"
+"$bin" --dk 64 --n 300 --trials 20 --format csv --columns +sd >"$tmp/c"
 [ "$(grep '^entropy H (nats)' "$tmp/t" | awk '{ print $4, $5 }')" = \
   "$(awk -v m="$(csv_col raw_entropy "$tmp/c")" -v s="$(csv_col raw_entropy_sd "$tmp/c")" \
      'BEGIN { printf "%.4f %.2g", m, s }')" ] &&

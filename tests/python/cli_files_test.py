@@ -63,7 +63,7 @@ def numeric(cell):
 
 
 def cli_rows(args):
-    r = subprocess.run([exe] + args + ["--format", "csv"], capture_output=True, text=True)
+    r = subprocess.run([exe] + args + ["--format", "csv", "--columns", "all"], capture_output=True, text=True)
     if r.returncode != 0:
         chk.ok(False, " ".join(args), "exit %d: %s" % (r.returncode, r.stderr.strip()))
         return None

@@ -64,7 +64,7 @@ import sys
 
 import numpy as np
 
-BASE = ["--dk", "4", "--n", "5", "--trials", "10000", "--seed", "2026", "--format", "csv", "-q",
+BASE = ["--dk", "4", "--n", "5", "--trials", "10000", "--seed", "2026", "--format", "csv", "--columns", "all", "-q",
         "--threads", "1"]
 
 # Groups of options: two options of one group are alternatives, never a pair.

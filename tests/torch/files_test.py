@@ -80,7 +80,7 @@ def raw_entropy(q, k, causal):
 
 
 def run(args):
-    r = subprocess.run([BIN, *args, "--format", "csv", "--pool", "none"], capture_output=True, text=True)
+    r = subprocess.run([BIN, *args, "--format", "csv", "--columns", "all", "--pool", "none"], capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit("sdpa-var %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr))
     return list(csv.DictReader(io.StringIO(r.stdout)))

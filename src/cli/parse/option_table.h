@@ -26,8 +26,9 @@
       "doubling range 'A:B' = A, 2A, 4A, ... and B itself, e.g.\n"                                 \
       "'1:1000' = 1, 2, ..., 512, 1000; items mix: '1:8,100'.\n"                                   \
       "At most " CLI_STR(SV_DKLIST_MAX) " values")                                                 \
-    X(N, "n", 'n', "N", CLI_ARG_COUNT, 1, CLI_SIZE_MAX, "1111", "n_q", 0,                          \
-      "number of tokens: n_q = n_k = N")                                                           \
+    X(N, "n", 'n', "LIST", CLI_ARG_LIST, 0, 0, "1111", "n_q", 0,                                   \
+      "number of tokens: n_q = n_k = N; a list or ranges as\n"                                     \
+      "--dk ('16:4096'); with a --dk list, every pair")                                            \
     X(NQ, "nq", 0, "N", CLI_ARG_COUNT, 1, CLI_SIZE_MAX, NULL, "n_q", 0,                            \
       "number of queries n_q (default N)")                                                         \
     X(NK, "nk", 0, "N", CLI_ARG_COUNT, 1, CLI_SIZE_MAX, NULL, "n_k", 0,                            \
@@ -141,8 +142,12 @@
       "with --format gnuplot: the script draws into FILE, a\n"                                     \
       ".png (pngcairo) or .svg; else the terminal is gnuplot's")                                   \
     X(COLUMNS, "columns", 0, "NAMES", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                           \
-      "write only these columns, in this order: a comma list\n"                                    \
-      "of names of docs/columns.md (CSV, JSON, JSONL; at most\n" CLI_STR(CLI_COLUMNS_MAX) ")")     \
+      "CSV, JSON, JSONL: by default the configuration, the\n"                                      \
+      "headline statistics and the columns of the options in\n"                                    \
+      "use; 'all' every column; '+sd,+grad' adds groups; or\n"                                     \
+      "a comma list of names, in this order (at most " CLI_STR(                                    \
+          CLI_COLUMNS_MAX) ";\n"                                                                   \
+                           "docs/columns.md)")                                                     \
     X(NO_HEADER, "no-header", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                          \
       "CSV without its header line (to append runs to a file)")                                    \
     X(PER_TRIAL, "per-trial", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                          \

@@ -315,25 +315,43 @@ static int parse_plot(cli_options *opt, cli_option_id id, const char *s, char *e
     return 1;
 }
 
+/* --dk and --n: a list of positive integers and doubling ranges A:B
+ * (sv_dklist_parse). */
+static int parse_sizes(const char *name, const char *s, size_t *out, size_t *count, char *err,
+                       size_t errlen)
+{
+    char q[80];
+    const sv_status st = sv_dklist_parse(s, out, count);
+    cli_quote(q, sizeof q, s);
+    if (st == SV_ERANGE)
+        return cli_fail(err, errlen, "%s: '%s' has a value that is too large", name, q);
+    if (st == SV_ETOOBIG)
+        return cli_fail(err, errlen, "%s: '%s' has more than %d values (at most %d)", name, q,
+                        SV_DKLIST_MAX, SV_DKLIST_MAX);
+    if (st != SV_OK)
+        return cli_fail(err, errlen,
+                        "%s: '%s' is not a list of positive integers or doubling ranges "
+                        "A:B with A <= B",
+                        name, q);
+    return 1;
+}
+
 static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *err, size_t errlen)
 {
     char q[80];
     switch (id) {
-    case CLI_OPT_DK: {
-        const sv_status st = sv_dklist_parse(s, opt->dk, &opt->n_dk);
-        cli_quote(q, sizeof q, s);
-        if (st == SV_ERANGE)
-            return cli_fail(err, errlen, "--dk: '%s' has a value that is too large", q);
-        if (st == SV_ETOOBIG)
-            return cli_fail(err, errlen, "--dk: '%s' has more than %d values (at most %d)", q,
-                            SV_DKLIST_MAX, SV_DKLIST_MAX);
-        if (st != SV_OK)
-            return cli_fail(err, errlen,
-                            "--dk: '%s' is not a list of positive integers or doubling ranges "
-                            "A:B with A <= B",
-                            q);
-        return 1;
-    }
+    case CLI_OPT_DK:
+        return parse_sizes("--dk", s, opt->dk, &opt->n_dk, err, errlen);
+    case CLI_OPT_N: /* one value may be written as the other counts are (1.2e3) */
+        if (!strpbrk(s, ",:")) {
+            uint64_t v;
+            if (!cli_parse_count("--n", s, 1, CLI_SIZE_MAX, &v, err, errlen))
+                return 0;
+            opt->n[0] = (size_t)v;
+            opt->n_n = 1;
+            return 1;
+        }
+        return parse_sizes("--n", s, opt->n, &opt->n_n, err, errlen);
     case CLI_OPT_SCALE:
         return parse_items(opt, "--scale", s, CLI_SCALES_MAX, scale_item, scale_names,
                            &opt->n_scale, err, errlen);

@@ -68,6 +68,8 @@ typedef struct cli_options {
     sv_exec exec;             /* threads and block rows (progress: run.c) */
     size_t dk[SV_DKLIST_MAX]; /* the --dk values, in the order given */
     size_t n_dk;
+    size_t n[SV_DKLIST_MAX]; /* the --n values, in the order given */
+    size_t n_n;
     cli_scale_choice scale[CLI_SCALES_MAX]; /* the --scale values */
     size_t n_scale;
     sv_dist dist[CLI_NAMES_MAX]; /* the --dist values */
@@ -77,7 +79,9 @@ typedef struct cli_options {
     cli_format format;
     size_t columns[CLI_COLUMNS_MAX]; /* --columns: indices into the column table of
                                         cli_options_kind, in the order given */
-    size_t n_columns;                /* 0: every column */
+    size_t n_columns;                /* 0: the default columns (cli_output) */
+    int columns_all;                 /* --columns all */
+    unsigned long column_groups;     /* --columns +GROUP: bit g for sv_column_group g */
     int per_trial;
     int no_header;        /* --no-header: CSV without its header line */
     int per_row;          /* one row per query position instead */
@@ -130,6 +134,11 @@ cli_plan cli_options_plan(const cli_options *opt, cli_format format);
 
 /* The kind of rows @p opt asks for. */
 sv_output_kind cli_options_kind(const cli_options *opt);
+
+/* --columns (columns_arg.c): NAME,... (these columns, in this order), all,
+ * or +GROUP,... (the default columns and these groups); 0 with err set on
+ * an unknown or repeated name. */
+int cli_resolve_columns(cli_options *o, char *err, size_t errlen);
 
 /* Configurations to run: every --scale x --dist x --init x --dk, scale
  * outermost, then dist, then init, d_k innermost. */

@@ -53,17 +53,19 @@ typedef enum cli_pool {
 
 /* How the rows are written. */
 typedef struct cli_output {
-    cli_format format;       /* never CLI_FORMAT_AUTO once the run starts */
-    sv_output_kind kind;     /* summary, per trial, per row, histogram */
-    const size_t *columns;   /* --columns: indices into kind's column table */
-    size_t n_columns;        /* 0: every column */
-    int no_header;           /* CSV without its header line */
-    double observed;         /* the --observed value, NAN without */
-    size_t histogram;        /* bins, 0 without --histogram */
-    int weight_histogram;    /* the histogram is of the softmax weights */
-    cli_pool pool;           /* per-head output: which rows */
-    cli_plot plot;           /* --format gnuplot: what is drawn */
-    const char *plot_output; /* --output: the .png or .svg the script sets, or NULL */
+    cli_format format;           /* never CLI_FORMAT_AUTO once the run starts */
+    sv_output_kind kind;         /* summary, per trial, per row, histogram */
+    const size_t *columns;       /* --columns: indices into kind's column table */
+    size_t n_columns;            /* 0: the columns of the rule in sink.c (has) */
+    int columns_all;             /* --columns all: every column that exists */
+    unsigned long column_groups; /* --columns +GROUP: bit g adds sv_column_group g */
+    int no_header;               /* CSV without its header line */
+    double observed;             /* the --observed value, NAN without */
+    size_t histogram;            /* bins, 0 without --histogram */
+    int weight_histogram;        /* the histogram is of the softmax weights */
+    cli_pool pool;               /* per-head output: which rows */
+    cli_plot plot;               /* --format gnuplot: what is drawn */
+    const char *plot_output;     /* --output: the .png or .svg the script sets, or NULL */
 } cli_output;
 
 /* Everything a run needs, in the order it runs. */

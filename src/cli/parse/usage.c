@@ -84,10 +84,13 @@ void cli_options_usage(FILE *f)
           "                                             why numpy printed 1.6, not 2\n"
           "  sdpa-var --dk 1:1024 --n 1111 --format gnuplot | gnuplot -p\n"
           "                                             variance against d_k, drawn\n"
+          "  sdpa-var --dk 1:1024 --n 1111 --columns all |\n"
+          "      gnuplot " SV_SCRIPTS_DIR "/variance_vs_dk.gp\n"
           "  sdpa-var --q q.npy --k k.npy --causal     per-head statistics of a layer\n"
           "  sdpa-var --logits -20,3,25,-15 --dk 64     a slide's row, raw and / 8\n"
           "\n"
           "Exit status: 0 success, 1 runtime error (e.g. a failed write), 2 usage error.\n"
-          "Columns of the output: docs/columns.md; the theory: docs/theory.md.\n",
+          "Columns of the output: docs/columns.md; the theory: docs/theory.md.\n"
+          "gnuplot scripts that draw the CSV: " SV_SCRIPTS_DIR "/*.gp\n",
           f);
 }

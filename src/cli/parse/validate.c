@@ -318,8 +318,8 @@ static void resolve(cli_options *o)
     const double *r = o->real;
     const unsigned char *g = o->given;
     sv_spec *b = &o->base;
-    b->n_q = (size_t)(g[CLI_OPT_NQ] ? c[CLI_OPT_NQ] : c[CLI_OPT_N]);
-    b->n_k = (size_t)(g[CLI_OPT_NK] ? c[CLI_OPT_NK] : c[CLI_OPT_N]);
+    b->n_q = (size_t)(g[CLI_OPT_NQ] ? c[CLI_OPT_NQ] : o->n[0]); /* per config: make_spec */
+    b->n_k = (size_t)(g[CLI_OPT_NK] ? c[CLI_OPT_NK] : o->n[0]);
     b->trials = c[CLI_OPT_TRIALS];
     b->seed = c[CLI_OPT_SEED];
     b->ddof = (unsigned)c[CLI_OPT_DDOF];
@@ -353,96 +353,29 @@ static void resolve(cli_options *o)
     o->version = g[CLI_OPT_VERSION];
 }
 
-sv_output_kind cli_options_kind(const cli_options *opt)
-{
-    return opt->histogram          ? SV_OUTPUT_HISTOGRAM
-           : opt->per_row          ? SV_OUTPUT_PER_ROW
-           : opt->per_trial        ? SV_OUTPUT_PER_TRIAL
-           : opt->given[CLI_OPT_Q] ? SV_OUTPUT_PER_HEAD
-                                   : SV_OUTPUT_SUMMARY;
-}
-
-/* The column of the run's kind named s[0..len), or -1; columns that exist
- * only with --observed count only with it. */
-static long column_index(const cli_options *o, const char *s, size_t len)
-{
-    const sv_output_kind kind = cli_options_kind(o);
-    for (size_t i = 0; i < sv_columns_count(kind); i++) {
-        const sv_column *c = sv_columns_get(kind, i);
-        if (strlen(c->name) == len && strncmp(c->name, s, len) == 0 &&
-            (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || !isnan(o->observed)) &&
-            !(o->given[CLI_OPT_Q] && (c->flags & SV_COLUMN_ONLY_DRAWS)))
-            return (long)i;
-    }
-    return -1;
-}
-
-static int observed_only(sv_output_kind kind, const char *name)
-{
-    for (size_t i = 0; i < sv_columns_count(kind); i++)
-        if (strcmp(sv_columns_get(kind, i)->name, name) == 0)
-            return (sv_columns_get(kind, i)->flags & SV_COLUMN_ONLY_OBSERVED) != 0;
-    return 0;
-}
-
-/* --columns NAME,...: each a column of the kind of rows asked for, once. */
-static int resolve_columns(cli_options *o, char *err, size_t errlen)
-{
-    const sv_output_kind kind = cli_options_kind(o);
-    const char *s = o->arg[CLI_OPT_COLUMNS], *names[512];
-    char q[80], item[80];
-    size_t n_names = 0;
-    for (size_t i = 0; i < sv_columns_count(kind) && n_names < 512; i++)
-        if (column_index(o, sv_columns_get(kind, i)->name, strlen(sv_columns_get(kind, i)->name)) >=
-            0)
-            names[n_names++] = sv_columns_get(kind, i)->name;
-    o->n_columns = 0;
-    for (const char *p = s;; p++) {
-        const size_t len = strcspn(p, ",");
-        snprintf(item, sizeof item, "%.*s", (int)(len < 79 ? len : 79), p);
-        cli_quote(q, sizeof q, item);
-        const long c = column_index(o, p, len);
-        if (o->n_columns == CLI_COLUMNS_MAX)
-            return cli_fail(err, errlen, "--columns: more than %d names", CLI_COLUMNS_MAX);
-        if (len == 0)
-            return cli_fail(err, errlen, "--columns: '%s' has an empty name",
-                            cli_quote(q, sizeof q, s));
-        if (c < 0 && isnan(o->observed) && observed_only(kind, item))
-            return cli_fail(err, errlen, "--columns: '%s' needs --observed", q);
-        if (c < 0) {
-            const char *near = len ? cli_suggest(item, names, n_names) : NULL;
-            return cli_fail(err, errlen, "--columns: '%s' is not a column of the %s output%s%s%s",
-                            q, sv_output_kind_name(kind), near ? "; did you mean " : "",
-                            near ? near : "", near ? "?" : " (docs/columns.md)");
-        }
-        for (size_t k = 0; k < o->n_columns; k++)
-            if (o->columns[k] == (size_t)c)
-                return cli_fail(err, errlen, "--columns: '%s' is named twice", q);
-        o->columns[o->n_columns++] = (size_t)c;
-        p += len;
-        if (*p == '\0')
-            break;
-    }
-    return 1;
-}
-
 size_t cli_options_count(const cli_options *opt)
 {
-    return opt->n_scale * opt->n_dist * opt->n_init * opt->n_dk;
+    return opt->n_scale * opt->n_dist * opt->n_init * opt->n_n * opt->n_dk;
 }
 
 static const cli_scale_choice *scale_of(const cli_options *opt, size_t i)
 {
-    return &opt->scale[i / (opt->n_dk * opt->n_init * opt->n_dist)];
+    return &opt->scale[i / (opt->n_dk * opt->n_n * opt->n_init * opt->n_dist)];
 }
 
 /* The i-th configuration, resolved: the only place a spec is made. */
 static sv_spec make_spec(const cli_options *opt, size_t i)
 {
     sv_spec spec = opt->base;
+    /* d_k varies fastest, then n: --dk LIST --n LIST is every pair. */
+    const size_t n = opt->n[i / opt->n_dk % opt->n_n], dn = opt->n_dk * opt->n_n;
     spec.d_k = opt->dk[i % opt->n_dk];
-    spec.init = opt->init[i / opt->n_dk % opt->n_init];
-    spec.dist = opt->dist[i / (opt->n_dk * opt->n_init) % opt->n_dist];
+    if (!opt->given[CLI_OPT_NQ])
+        spec.n_q = n;
+    if (!opt->given[CLI_OPT_NK])
+        spec.n_k = n;
+    spec.init = opt->init[i / dn % opt->n_init];
+    spec.dist = opt->dist[i / (dn * opt->n_init) % opt->n_dist];
     const cli_scale_choice *c = scale_of(opt, i);
     spec.scale = c->kind == CLI_SCALE_SQRT   ? 0.0
                  : c->kind == CLI_SCALE_DK   ? 1.0 / (double)spec.d_k
@@ -471,6 +404,8 @@ static cli_output output_of(const cli_options *o, cli_format format)
                         .kind = cli_options_kind(o),
                         .columns = o->columns,
                         .n_columns = o->n_columns,
+                        .columns_all = o->columns_all,
+                        .column_groups = o->column_groups,
                         .no_header = o->no_header,
                         .observed = o->observed,
                         .histogram = o->histogram,
@@ -506,27 +441,28 @@ static int validate(cli_options *o, char *err, size_t errlen)
         return cli_logits_validate(o, err, errlen);
     if (o->format == CLI_FORMAT_GNUPLOT && !cli_plot_check(o, err, errlen))
         return 0;
-    if (o->given[CLI_OPT_COLUMNS] && !resolve_columns(o, err, errlen))
+    if (o->given[CLI_OPT_COLUMNS] && !cli_resolve_columns(o, err, errlen))
         return 0;
     const size_t n = cli_options_count(o);
     if (n > CLI_CONFIGS_MAX)
-        return cli_fail(err, errlen,
-                        "--scale, --dist, --init and --dk make %zu configurations (at most %d)", n,
-                        CLI_CONFIGS_MAX);
+        return cli_fail(
+            err, errlen,
+            "--scale, --dist, --init, --n and --dk make %zu configurations (at most %d)", n,
+            CLI_CONFIGS_MAX);
     if (o->example && n != 1)
         return cli_fail(err, errlen,
                         "--example takes one configuration (got %zu from --dk, "
-                        "--scale, --dist, --init)",
+                        "--n, --scale, --dist, --init)",
                         n);
     if (o->given[CLI_OPT_SAVE_QK] && n != 1)
         return cli_fail(err, errlen,
                         "--save-qk takes one configuration (got %zu from --dk, "
-                        "--scale, --dist, --init)",
+                        "--n, --scale, --dist, --init)",
                         n);
     if (o->histogram && n != 1)
         return cli_fail(err, errlen,
                         "--histogram takes one configuration (got %zu from --dk, "
-                        "--scale, --dist, --init)",
+                        "--n, --scale, --dist, --init)",
                         n);
     o->configs = calloc(n, sizeof *o->configs);
     if (!o->configs)

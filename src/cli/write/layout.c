@@ -144,8 +144,11 @@ void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
     word(&w, "sdpa-var %s", SV_VERSION_STRING);
     if (!cli_table_varies("dk", e, n))
         word(&w, "d_k=%zu", c->d_k);
-    word(&w, "n_q=%zu n_k=%zu trials=%llu seed=%llu", c->n_q, c->n_k, (unsigned long long)c->trials,
-         (unsigned long long)c->seed);
+    if (!cli_table_varies("n_q", e, n))
+        word(&w, "n_q=%zu", c->n_q);
+    if (!cli_table_varies("n_k", e, n))
+        word(&w, "n_k=%zu", c->n_k);
+    word(&w, "trials=%llu seed=%llu", (unsigned long long)c->trials, (unsigned long long)c->seed);
     if (!cli_table_varies("dist", e, n))
         word(&w, "dist=%s", sv_dist_name(c->dist));
     if (c->dist == SV_DIST_STUDENT_T && !cli_table_varies("nu", e, n))

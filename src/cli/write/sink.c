@@ -11,13 +11,30 @@
 #include "interrupt.h"
 #include "sink.h"
 
-/* Whether column c exists in this sink's rows (the --observed pair only
- * with --observed); --columns writes a selection of these (w.cols). */
-static int has(const cli_sink *s, const sv_column *c)
+/* Whether column c can be in this sink's rows at all (the --observed pair
+ * only with --observed, --grad's only with it, no draw columns for files). */
+static int exists(const cli_sink *s, const sv_column *c)
 {
     return (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || s->w.observed) &&
            (!(c->flags & SV_COLUMN_ONLY_GRAD) || (s->w.count > 0 && s->w.configs[0].spec.grad)) &&
            (!(c->flags & SV_COLUMN_ONLY_DRAWS) || !s->files);
+}
+
+/* The one rule for which columns the rows have without a --columns list of
+ * names: every column with --columns all; else the default columns of any
+ * configuration of the run (sv_column_default: the core and the options in
+ * use, no column NAN only because an option is off), and the +GROUPs. */
+static int has(const cli_sink *s, const sv_column *c)
+{
+    const cli_output *out = s->w.out;
+    if (!exists(s, c))
+        return 0;
+    if (out->columns_all || (out->column_groups >> SV_COLUMN_GROUP(c->flags) & 1u))
+        return 1;
+    for (size_t i = 0; i < s->w.count; i++)
+        if (sv_column_default(c, &s->w.configs[i].spec, s->w.observed, s->files))
+            return 1;
+    return 0;
 }
 
 int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
@@ -46,9 +63,17 @@ int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
     }
     for (size_t i = 0; i < out->n_columns; i++) /* --columns: as given */
         s->w.cols[s->w.n_cols++] = sv_columns_get(s->w.kind, out->columns[i]);
-    for (size_t i = 0; !out->n_columns && i < sv_columns_count(s->w.kind); i++)
-        if (has(s, sv_columns_get(s->w.kind, i)))
-            s->w.cols[s->w.n_cols++] = sv_columns_get(s->w.kind, i);
+    /* Without --columns NAMES: the table's order; but the summary, whose
+     * order grew by appending, has its configuration first (not with
+     * --columns all, where positions never move). */
+    const int sorted = s->w.kind == SV_OUTPUT_SUMMARY && !out->columns_all;
+    for (int pass = !sorted; !out->n_columns && pass < 2; pass++)
+        for (size_t i = 0; i < sv_columns_count(s->w.kind); i++) {
+            const sv_column *c = sv_columns_get(s->w.kind, i);
+            const int config = (c->flags & SV_COLUMN_CONFIG) != 0;
+            if (has(s, c) && (!sorted || config == !pass))
+                s->w.cols[s->w.n_cols++] = c;
+        }
     s->w.f = open_memstream(&s->buf, &s->buf_size);
     if (!s->w.f) {
         free(s->w.cols);

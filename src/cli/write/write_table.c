@@ -16,7 +16,7 @@
  * cli_writer.varying is set when labelled[k] differs between the
  * configurations (found once, in cli_table_begin: per row it made the
  * table quadratic in configurations). */
-static const char *const labelled[] = {"scale", "dist", "nu", "init", "d_model"};
+static const char *const labelled[] = {"n_q", "n_k", "scale", "dist", "nu", "init", "d_model"};
 #define N_LABELLED (sizeof labelled / sizeof labelled[0])
 
 static unsigned varying_of(const cli_table_entry *e, size_t n)
@@ -94,10 +94,15 @@ size_t cli_table_tail(const cli_writer *s, char *buf, size_t len)
     if (s->kind != SV_OUTPUT_SUMMARY || s->count < 2 || s->n_entries == 0)
         return 0;
     const cli_table_entry *e = &s->entries[0];
+    /* The bound depends on n_k: a number only when every row has the same. */
+    const int one_n = !cli_table_varies("n_k", s->entries, s->n_entries);
+    char bound[48] = "";
+    if (one_n)
+        snprintf(bound, sizeof bound, " = %.4f", cli_table_col(e, "entropy_bound", 0));
     int n = snprintf(buf, len,
                      "\nTheory: E[sample variance] of the raw scores, times c^2 (scaled).\n"
-                     "Entropy <= %s = %.4f.\n",
-                     e->spec.causal ? "ln(n!)/n" : "ln n_k", cli_table_col(e, "entropy_bound", 0));
+                     "Entropy <= %s%s.\n",
+                     e->spec.causal ? "ln(n!)/n" : "ln n_k", bound);
     if (s->observed && n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n,
                       "P(<=V): fraction of trials with raw sample variance <= V = %g.\n",

@@ -1,0 +1,154 @@
+/* --columns: a selection of names, "all", or +GROUP additions to the
+ * default columns (the groups of the column table, sv_column_group). */
+#include <math.h>
+#include <string.h>
+
+#include "options.h"
+#include "suggest.h"
+
+sv_output_kind cli_options_kind(const cli_options *opt)
+{
+    return opt->histogram          ? SV_OUTPUT_HISTOGRAM
+           : opt->per_row          ? SV_OUTPUT_PER_ROW
+           : opt->per_trial        ? SV_OUTPUT_PER_TRIAL
+           : opt->given[CLI_OPT_Q] ? SV_OUTPUT_PER_HEAD
+                                   : SV_OUTPUT_SUMMARY;
+}
+
+/* The column of the run's kind named s[0..len), or -1; columns that exist
+ * only with --observed count only with it. */
+static long column_index(const cli_options *o, const char *s, size_t len)
+{
+    const sv_output_kind kind = cli_options_kind(o);
+    for (size_t i = 0; i < sv_columns_count(kind); i++) {
+        const sv_column *c = sv_columns_get(kind, i);
+        if (strlen(c->name) == len && strncmp(c->name, s, len) == 0 &&
+            (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || !isnan(o->observed)) &&
+            !(o->given[CLI_OPT_Q] && (c->flags & SV_COLUMN_ONLY_DRAWS)))
+            return (long)i;
+    }
+    return -1;
+}
+
+static int observed_only(sv_output_kind kind, const char *name)
+{
+    for (size_t i = 0; i < sv_columns_count(kind); i++)
+        if (strcmp(sv_columns_get(kind, i)->name, name) == 0)
+            return (sv_columns_get(kind, i)->flags & SV_COLUMN_ONLY_OBSERVED) != 0;
+    return 0;
+}
+
+/* The group named s[0..len), or -1. */
+static int group_index(const char *s, size_t len)
+{
+    for (int g = 0; g < SV_COLUMN_GROUPS; g++) {
+        const char *name = sv_column_group_name((sv_column_group)g, NULL);
+        if (strlen(name) == len && strncmp(name, s, len) == 0)
+            return g;
+    }
+    return -1;
+}
+
+/* Whether group g has a column in the run's output. */
+static int group_applies(const cli_options *o, int g)
+{
+    const sv_output_kind kind = cli_options_kind(o);
+    if (g == SV_GROUP_GRAD && !o->given[CLI_OPT_GRAD])
+        return 0;
+    for (size_t i = 0; i < sv_columns_count(kind); i++) {
+        const sv_column *c = sv_columns_get(kind, i);
+        if ((int)SV_COLUMN_GROUP(c->flags) == g && column_index(o, c->name, strlen(c->name)) >= 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* +GROUP,...: each a group, once; no names among them. */
+static int resolve_groups(cli_options *o, char *err, size_t errlen)
+{
+    const char *s = o->arg[CLI_OPT_COLUMNS], *names[SV_COLUMN_GROUPS];
+    char q[80], item[80];
+    for (int g = 0; g < SV_COLUMN_GROUPS; g++)
+        names[g] = sv_column_group_name((sv_column_group)g, NULL);
+    for (const char *p = s;; p++) {
+        const size_t len = strcspn(p, ",");
+        snprintf(item, sizeof item, "%.*s", (int)(len < 79 ? len : 79), p);
+        cli_quote(q, sizeof q, item);
+        if (*p != '+')
+            return cli_fail(err, errlen,
+                            "--columns: '%s' is a name among +groups; give names alone "
+                            "or +groups alone",
+                            q);
+        const int g = group_index(p + 1, len - 1);
+        if (g < 0) {
+            const char *near = len > 1 ? cli_suggest(item + 1, names, SV_COLUMN_GROUPS) : NULL;
+            return cli_fail(err, errlen, "--columns: '%s' is not a group%s%s%s", q,
+                            near ? "; did you mean +" : " (docs/columns.md)", near ? near : "",
+                            near ? "?" : "");
+        }
+        if (!group_applies(o, g))
+            return cli_fail(err, errlen, "--columns: '%s' has no columns in the %s output%s", q,
+                            sv_output_kind_name(cli_options_kind(o)),
+                            g == SV_GROUP_GRAD       ? " without --grad"
+                            : g == SV_GROUP_OBSERVED ? " without --observed"
+                                                     : "");
+        if (o->column_groups & (1ul << g))
+            return cli_fail(err, errlen, "--columns: '%s' is named twice", q);
+        o->column_groups |= 1ul << g;
+        p += len;
+        if (*p == '\0')
+            break;
+    }
+    return 1;
+}
+
+int cli_resolve_columns(cli_options *o, char *err, size_t errlen)
+{
+    const sv_output_kind kind = cli_options_kind(o);
+    const char *s = o->arg[CLI_OPT_COLUMNS], *names[512];
+    char q[80], item[80];
+    size_t n_names = 0;
+    o->n_columns = 0;
+    o->columns_all = strcmp(s, "all") == 0;
+    o->column_groups = 0;
+    if (o->columns_all)
+        return 1;
+    if (s[0] == '+')
+        return resolve_groups(o, err, errlen);
+    for (size_t i = 0; i < sv_columns_count(kind) && n_names < 512; i++)
+        if (column_index(o, sv_columns_get(kind, i)->name, strlen(sv_columns_get(kind, i)->name)) >=
+            0)
+            names[n_names++] = sv_columns_get(kind, i)->name;
+    for (const char *p = s;; p++) {
+        const size_t len = strcspn(p, ",");
+        snprintf(item, sizeof item, "%.*s", (int)(len < 79 ? len : 79), p);
+        cli_quote(q, sizeof q, item);
+        const long c = column_index(o, p, len);
+        if (o->n_columns == CLI_COLUMNS_MAX)
+            return cli_fail(err, errlen, "--columns: more than %d names", CLI_COLUMNS_MAX);
+        if (len == 0)
+            return cli_fail(err, errlen, "--columns: '%s' has an empty name",
+                            cli_quote(q, sizeof q, s));
+        if (c < 0 && isnan(o->observed) && observed_only(kind, item))
+            return cli_fail(err, errlen, "--columns: '%s' needs --observed", q);
+        if (c < 0 && *p == '+')
+            return cli_fail(err, errlen,
+                            "--columns: '%s' is a +group among names; give names alone "
+                            "or +groups alone",
+                            q);
+        if (c < 0) {
+            const char *near = len ? cli_suggest(item, names, n_names) : NULL;
+            return cli_fail(err, errlen, "--columns: '%s' is not a column of the %s output%s%s%s",
+                            q, sv_output_kind_name(kind), near ? "; did you mean " : "",
+                            near ? near : "", near ? "?" : " (docs/columns.md)");
+        }
+        for (size_t k = 0; k < o->n_columns; k++)
+            if (o->columns[k] == (size_t)c)
+                return cli_fail(err, errlen, "--columns: '%s' is named twice", q);
+        o->columns[o->n_columns++] = (size_t)c;
+        p += len;
+        if (*p == '\0')
+            break;
+    }
+    return 1;
+}

@@ -1,0 +1,89 @@
+/* The column groups (columns.h): their names, and the rule that makes the
+ * default output, the core group and the groups of the options a run
+ * uses, where the column's need holds (columns.c). */
+#include "sdpa_var/columns.h"
+
+#include <math.h>
+#include <stddef.h>
+
+static const struct {
+    const char *name, *doc;
+} groups[SV_COLUMN_GROUPS] = {
+    [SV_GROUP_CORE] = {"core", "the configuration and the headline statistics (default)"},
+    [SV_GROUP_SD] = {"sd", "spreads across trials of the other means"},
+    [SV_GROUP_QUANTILES] = {"quantiles", "5 %, 50 % and 95 % quantiles of the variance"},
+    [SV_GROUP_THEORY] = {"theory", "further theory: expected sample variance, mean, entropy"},
+    [SV_GROUP_VARIANCE] = {"variance", "the variance about the known mean, with ddof 0 and 1"},
+    [SV_GROUP_ENTROPY] = {"entropy", "smallest, largest and normalised row entropy"},
+    [SV_GROUP_JACOBIAN] = {"jacobian", "Frobenius norm of the softmax Jacobian"},
+    [SV_GROUP_LOGITS] = {"logits", "largest |logit| and float16 headroom"},
+    [SV_GROUP_SINK] = {"sink", "weight of key 0 (attention sinks)"},
+    [SV_GROUP_DRAW] = {"draw", "--q-mean, --q-std, --k-mean, --k-std (default: when given)"},
+    [SV_GROUP_DDOF] = {"ddof", "--ddof (default: when not 0)"},
+    [SV_GROUP_PLANT] = {"plant", "--plant (default: when not 0)"},
+    [SV_GROUP_PROJECTION] = {"projection", "--d-model, --init, --cross (default: with --d-model)"},
+    [SV_GROUP_DIAG] = {"diag", "related pairs, S_ii (default: with --plant or self-attention "
+                               "--d-model)"},
+    [SV_GROUP_INPUTS] = {"inputs", "measured Q and K (default: with --d-model, --qk-norm, --q)"},
+    [SV_GROUP_QK_NORM] = {"qk_norm", "--qk-norm (default: with it)"},
+    [SV_GROUP_CAUSAL] = {"causal", "--causal, --window: masks (default: with either)"},
+    [SV_GROUP_VALUES] = {"values", "--values: the output O (default: with it)"},
+    [SV_GROUP_GRAD] = {"grad", "--grad: the gradients (default: with it)"},
+    [SV_GROUP_OBSERVED] = {"observed", "--observed (default: with it)"},
+};
+
+const char *sv_column_group_name(sv_column_group g, const char **doc)
+{
+    if ((unsigned)g >= SV_COLUMN_GROUPS)
+        return NULL;
+    if (doc)
+        *doc = groups[g].doc;
+    return groups[g].name;
+}
+
+/* Whether the option of group g is in use in spec; the non-option groups
+ * (sd, theory, ...) are not in the default output. */
+static int group_in_use(sv_column_group g, const sv_spec *spec, int observed, int measured)
+{
+    switch (g) {
+    case SV_GROUP_CORE:
+        return 1;
+    case SV_GROUP_DRAW:
+        return spec->q_mean != 0.0 || spec->q_std != 1.0 || spec->k_mean != 0.0 ||
+               spec->k_std != 1.0;
+    case SV_GROUP_DDOF:
+        return spec->ddof != 0;
+    case SV_GROUP_PLANT:
+        return spec->plant != 0.0;
+    case SV_GROUP_PROJECTION:
+        return spec->d_model > 0;
+    case SV_GROUP_DIAG:
+        return spec->plant != 0.0 || (spec->d_model > 0 && !spec->cross);
+    case SV_GROUP_INPUTS:
+        return measured || spec->d_model > 0 || spec->qk_norm;
+    case SV_GROUP_QK_NORM:
+        return spec->qk_norm != 0;
+    case SV_GROUP_CAUSAL:
+        return spec->causal != 0 || spec->window != 0;
+    case SV_GROUP_VALUES:
+        return spec->values != 0;
+    case SV_GROUP_GRAD:
+        return spec->grad != 0;
+    case SV_GROUP_OBSERVED:
+        return observed;
+    default:
+        return 0;
+    }
+}
+
+int sv_column_default(const sv_column *col, const sv_spec *spec, int observed, int measured)
+{
+    if (!col || !spec || !group_in_use(SV_COLUMN_GROUP(col->flags), spec, observed, measured))
+        return 0;
+    if ((col->flags & SV_COLUMN_SPREAD) && spec->trials < 2)
+        return 0;
+    /* Measured arrays define the inputs' moments whatever the spec says. */
+    if (col->need == SV_NEED_NONE || (measured && col->need == SV_NEED_QK_VAR))
+        return 1;
+    return sv_column_required(col, spec, observed);
+}
