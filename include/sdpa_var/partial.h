@@ -26,6 +26,22 @@
 /** Trials per block of the sums (see partial.h). */
 #define SV_SUMMARY_BLOCK 4096u
 
+/**
+ * The extremes over trials: the fields of sv_trial_stats that
+ * SV_TRIAL_STATS_MAP reduces by MIN or MAX, in its order.
+ */
+typedef struct sv_trial_extremes {
+#define SV_TRIAL_EXTREME_MEAN_(name)
+#define SV_TRIAL_EXTREME_MIN_(name) double name;
+#define SV_TRIAL_EXTREME_MAX_(name) double name;
+#define SV_TRIAL_EXTREME_(name, reduce, number) SV_TRIAL_EXTREME_##reduce##_(name)
+    SV_TRIAL_STATS_MAP(SV_TRIAL_EXTREME_)
+#undef SV_TRIAL_EXTREME_
+#undef SV_TRIAL_EXTREME_MAX_
+#undef SV_TRIAL_EXTREME_MIN_
+#undef SV_TRIAL_EXTREME_MEAN_
+} sv_trial_extremes;
+
 /** Trials [first, first + n) reduced; zero-initialised or from sv_partial_init. */
 typedef struct sv_partial {
     uint64_t first;               /**< number of the first trial */
@@ -40,8 +56,7 @@ typedef struct sv_partial {
     double *block_m2;             /**< n_blocks x 2 SV_TRIAL_FIELDS: each block's running
                                        mean, then sum of squared deviations from it, of
                                        every field (Welford 1962, trial order) */
-    double lo[2];                 /**< min raw, scaled entropy_min over the trials */
-    double hi[3];                 /**< max raw, scaled entropy_max; max raw_max_abs_logit */
+    sv_trial_extremes ext;        /**< each extreme over the trials added so far */
     double *raw_var, *scaled_var; /**< n values each, trial order */
 } sv_partial;
 

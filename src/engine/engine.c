@@ -253,40 +253,24 @@ static sv_status run_parallel(const plan *p, const ws_sizes *z, uint64_t first, 
     return failed ? SV_ENOMEM : SV_OK;
 }
 
-/* Whether every statistic that is a number for any spec is one: never
- * NaN (inf is a true answer that overflowed). Not raw_var_known_mean:
- * NaN where the theory has no closed mean. sv_spec_check's bound rules
- * a NaN out for the random draws; a caller's arrays are not bounded. */
+/* Whether every statistic that must be a number (SV_TRIAL_STATS_MAP's
+ * ALWAYS, GRAD with grad, VALUES with values) is one: never NaN (inf is a
+ * true answer that overflowed). sv_spec_check's bound rules a NaN out for
+ * the random draws; a caller's arrays are not bounded. */
 static int trial_is_number(const plan *p, const sv_trial_stats *t)
 {
-    const double must[] = {t->raw_mean,           t->raw_var,           t->scaled_mean,
-                           t->scaled_var,         t->raw_entropy,       t->scaled_entropy,
-                           t->raw_max_weight,     t->scaled_max_weight, t->raw_jac_trace,
-                           t->scaled_jac_trace,   t->raw_var_ddof0,     t->raw_jac_frob,
-                           t->scaled_jac_frob,    t->raw_eff_keys,      t->scaled_eff_keys,
-                           t->raw_entropy_min,    t->raw_entropy_max,   t->scaled_entropy_min,
-                           t->scaled_entropy_max, t->raw_max_abs_logit, t->raw_sum_p2,
-                           t->scaled_sum_p2,      t->raw_sink_weight,   t->scaled_sink_weight};
-    for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
-        if (isnan(must[i]))
-            return 0;
-    /* The known-mean variance is NaN exactly where theory has no E[S]. */
-    if (isnan(t->raw_var_known_mean) && !isnan(sv_theory_mean(p->spec)))
+    const int grad = p->grad, values = p->dv != 0;
+#define MUST_ALWAYS_(name) || isnan(t->name)
+#define MUST_GRAD_(name) || (grad && isnan(t->name))
+#define MUST_VALUES_(name) || (values && isnan(t->name))
+#define MUST_MAYBE_(name)
+#define MUST_(name, reduce, number) MUST_##number##_(name)
+    if (0 SV_TRIAL_STATS_MAP(MUST_))
         return 0;
-    const double g[] = {t->raw_grad_logits2,
-                        t->scaled_grad_logits2,
-                        t->raw_grad_logits_theory2,
-                        t->scaled_grad_logits_theory2,
-                        t->raw_grad_keys,
-                        t->scaled_grad_keys,
-                        t->raw_grad_q2,
-                        t->scaled_grad_q2,
-                        t->raw_grad_k2,
-                        t->scaled_grad_k2};
-    for (size_t i = 0; p->grad && i < sizeof g / sizeof g[0]; i++)
-        if (isnan(g[i]))
-            return 0;
-    return p->dv == 0 || (!isnan(t->raw_out_var) && !isnan(t->scaled_out_var));
+#undef MUST_
+    /* MAYBE, but the known-mean variance is NaN exactly where theory has
+     * no E[S]. */
+    return !isnan(t->raw_var_known_mean) || isnan(sv_theory_mean(p->spec));
 }
 
 static sv_status run_checked(const plan *p, const ws_sizes *z, uint64_t first, sv_trial_stats *out)

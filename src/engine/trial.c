@@ -229,3 +229,18 @@ void trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
     trial_add_entries(&t, ws->q_mo, nq, ws->k_mo, p->spec->n_k);
     trial_finish(p, &t, out);
 }
+
+size_t sv_trial_field_count(void)
+{
+    return SV_TRIAL_FIELDS;
+}
+
+const char *sv_trial_field_name(size_t i)
+{
+    static const char *const names[] = {
+#define SV_TRIAL_NAME_(name, reduce, number) #name,
+        SV_TRIAL_STATS_MAP(SV_TRIAL_NAME_)
+#undef SV_TRIAL_NAME_
+    };
+    return i < sizeof names / sizeof names[0] ? names[i] : NULL;
+}
