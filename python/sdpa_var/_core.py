@@ -14,7 +14,7 @@ _CHUNK = 65536  # trials per sv_engine_run call: bounds the stats array
 
 def _fail(st, what):
     msg = "%s: %s" % (what, L.status_str(st))
-    if st == 3:
+    if st == L.SV_ENOMEM:
         raise MemoryError(msg)
     raise ValueError(msg)
 
@@ -169,7 +169,7 @@ def stats(q, k, v=None, *, scale=None, causal=False, layout="bhnd", pool="heads"
                                  ctypes.cast(ctypes.byref(trials, t0 * ctypes.sizeof(
                                      L.sv_trial_stats)), ctypes.POINTER(L.sv_trial_stats)))
         if st != L.SV_OK:
-            _fail(st, "q, k (values too large?)" if st == 7 else "q, k")
+            _fail(st, "q, k (values too large?)" if st == L.SV_EOVERFLOW else "q, k")
     del owners  # the engine is done with the memory
     return _collect(spec, arrays, trials, qd, scale, pool)
 

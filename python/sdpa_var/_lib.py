@@ -71,12 +71,6 @@ _bound = _has(_cdll, _EARLY)  # else _load raises ImportError naming them
 SV_ARRAY_MAX_DIMS = 4
 SV_ROW_FIELDS = 4
 
-# sv_status (status.h)
-SV_OK = 0
-STATUS_NAMES = {0: "SV_OK", 1: "SV_EINVAL", 2: "SV_ERANGE", 3: "SV_ENOMEM",
-                4: "SV_ETOOBIG", 5: "SV_EFORMAT", 6: "SV_EMISMATCH",
-                7: "SV_EOVERFLOW", 8: "SV_EPRECISION", 9: "SV_EUNSUPPORTED"}
-
 # sv_dtype (source.h)
 SV_DTYPE_FLOAT64, SV_DTYPE_FLOAT32, SV_DTYPE_FLOAT16, SV_DTYPE_BFLOAT16 = 0, 1, 2, 3
 
@@ -228,6 +222,7 @@ def _load():
     path, lib = _library_path(), _cdll
     sigs = {
         "sv_status_str": (c_char_p, [c_int]),
+        "sv_status_name": (c_char_p, [c_int]),
         "sv_spec_resolve": (c_int, [P(sv_spec)]),
         "sv_spec_check_field": (c_int, [P(sv_spec), P(c_char_p)]),
         "sv_source_strided": (c_int, [P(sv_strided), ctypes.c_void_p]),
@@ -274,9 +269,24 @@ lib = _load()
 SOURCE_BYTES = lib.sv_struct_size(b"sv_source")
 
 
+def _status_codes():
+    """sv_status (status.h) from the library: {"SV_OK": 0, ...}, the codes
+    0, 1, ... that sv_status_name knows."""
+    codes, v = {}, 0
+    while lib.sv_status_name(v) is not None:
+        codes[lib.sv_status_name(v).decode()] = v
+        v += 1
+    return codes
+
+
+STATUS = _status_codes()
+SV_OK, SV_ENOMEM, SV_EOVERFLOW = STATUS["SV_OK"], STATUS["SV_ENOMEM"], STATUS["SV_EOVERFLOW"]
+
+
 def status_str(st):
     """The library's message for status @p st, with its name."""
-    return "%s (%s)" % (lib.sv_status_str(st).decode(), STATUS_NAMES.get(st, st))
+    name = lib.sv_status_name(st)
+    return "%s (%s)" % (lib.sv_status_str(st).decode(), name.decode() if name else st)
 
 
 def version():
