@@ -102,7 +102,7 @@ static void test_undefined(void)
     c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 1);
     CHECK(c && strcmp(c->name, "observed") == 0);
     cfg.qk_norm = 1;
-    CHECK(sv_spec_resolve(&cfg) == SV_OK); /* qk_scale */
+    CHECK(sv_spec_resolve(&cfg) == SV_OK); /* qk_radius */
     c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 0);
     CHECK(c && strcmp(c->name, "qk_norm_radius") == 0);
 }

@@ -121,7 +121,7 @@ static void test_spec(void)
     sv_spec s = {.d_k = 64, .n_q = 5, .n_k = 6, .trials = 1, .qk_norm = 1, .values = 1};
     CHECK(sv_spec_resolve(&s) == SV_OK);
     CHECK(s.q_std == 1.0 && s.k_std == 1.0 && s.scale == 0.125 && s.scale2 == 1.0 / 64.0);
-    CHECK(s.qk_scale == 8.0 && s.d_v == 64);
+    CHECK(s.qk_radius == 8.0 && s.d_v == 64);
     const uint64_t h = sv_spec_hash(&s);
     sv_spec again = s;
     CHECK(sv_spec_resolve(&again) == SV_OK && sv_spec_hash(&again) == h); /* idempotent */

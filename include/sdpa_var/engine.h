@@ -39,6 +39,10 @@ typedef struct sv_exec {
     void *progress_ctx;      /**< passed to progress */
 } sv_exec;
 
+/** Most keys (n_k) for a histogram of the softmax weights (sv_taps): a
+ * row's weights need its whole row of keys in one key block. */
+#define SV_WEIGHT_HIST_KEYS_MAX 4096
+
 /** Per-row sums in sv_taps.row_sums, in this order. */
 #define SV_ROW_FIELDS 4
 
@@ -54,7 +58,8 @@ typedef struct sv_taps {
                            hist_w_raw is not NULL, softmax weights into
                            hist_bins bins on [0, 1] (weight 1 in the last) of
                            hist_w_raw and hist_w_scaled (hist_bins + 1 counts
-                           each, the last unused), which needs n_k <= 4096 */
+                           each, the last unused), which needs n_k <=
+                           SV_WEIGHT_HIST_KEYS_MAX */
     double hist_lo, hist_hi;
     uint64_t *hist_raw, *hist_scaled, *hist_w_raw, *hist_w_scaled;
     double *row_sums; /**< NULL, or n_q x SV_ROW_FIELDS doubles to which each
@@ -67,7 +72,7 @@ typedef struct sv_taps {
  * Checks taps against @p spec.
  * @return SV_OK (also for taps NULL or hist_bins 0: no taps); SV_EINVAL
  *         for a histogram with hist_lo >= hist_hi or not finite, NULL
- *         arrays or spec, weight bins with n_k > 4096 or without
+ *         arrays or spec, weight bins with n_k > SV_WEIGHT_HIST_KEYS_MAX or without
  *         hist_w_scaled.
  */
 sv_status sv_taps_check(const sv_taps *taps, const sv_spec *spec);

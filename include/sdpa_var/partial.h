@@ -47,7 +47,7 @@ typedef struct sv_partial {
     uint64_t first;               /**< number of the first trial */
     uint64_t n;                   /**< trials added so far */
     uint64_t cap;                 /**< trials the arrays hold room for */
-    sv_trial_stats *head;         /**< the trials of [first, next multiple of
+    sv_trial_stats *lead;         /**< the lead: the trials of [first, next multiple of
                                        SV_SUMMARY_BLOCK) when first is not a
                                        multiple: kept whole, in trial order */
     size_t n_blocks;              /**< blocks started at or after the first block start */
@@ -88,7 +88,7 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b);
 
 /**
  * Means over the trials: every field of sv_trial_stats summed (blocks in
- * order, a head first as a block of its own) and divided by n, except the
+ * order, a lead first as a block of its own) and divided by n, except the
  * entropy minima and maxima and max |logit|, which are the extremes over
  * all trials. Every field NAN for n = 0 or p NULL; nothing written for
  * mean NULL.
@@ -98,7 +98,7 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean);
 /**
  * Standard deviations across the trials (ddof 1) of every field of
  * sv_trial_stats: each block's Welford mean and M2, merged in block order
- * (a head first) by Chan, Golub & LeVeque (1979), so the same bits for any
+ * (a lead first) by Chan, Golub & LeVeque (1979), so the same bits for any
  * chunking or merge of shards. NAN for fewer than two trials, and for the
  * entropy minima and maxima and max |logit| (extremes, not means). A field
  * that is NAN in any trial is NAN.

@@ -80,7 +80,7 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
 
 /**
  * sv_theory_raw generalised to a whole configuration: entries of Q with
- * mean mu_q and standard deviation sigma_q (cfg->q_mean, cfg->q_std), of K
+ * mean mu_q and standard deviation sigma_q (spec->q_mean, spec->q_std), of K
  * with mu_k and sigma_k, dist's fourth moment m4 (Student's t included),
  * the causal mask, QK-norm, a planted key, projections. With d = d_k and
  * N the visible scores, every variance comes from

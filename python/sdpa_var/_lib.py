@@ -94,7 +94,7 @@ class sv_spec(ctypes.Structure):
                 ("trials", c_u64), ("seed", c_u64), ("dist", c_int),
                 ("nu", c_dbl), ("scale", c_dbl), ("scale2", c_dbl),
                 ("q_mean", c_dbl), ("q_std", c_dbl), ("k_mean", c_dbl),
-                ("k_std", c_dbl), ("qk_norm", c_int), ("qk_scale", c_dbl),
+                ("k_std", c_dbl), ("qk_norm", c_int), ("qk_radius", c_dbl),
                 ("d_model", c_size), ("init", c_int), ("cross", c_int),
                 ("causal", c_int), ("values", c_int), ("d_v", c_size),
                 ("plant", c_dbl), ("ddof", c_uint), ("grad", c_int)]
@@ -174,7 +174,7 @@ class sv_summary(ctypes.Structure):
 class sv_partial(ctypes.Structure):
     """partial.h: struct sv_partial (inside sv_summary_acc)."""
     _fields_ = [("first", c_u64), ("n", c_u64), ("cap", c_u64),
-                ("head", ctypes.POINTER(sv_trial_stats)), ("n_blocks", c_size),
+                ("lead", ctypes.POINTER(sv_trial_stats)), ("n_blocks", c_size),
                 ("block_sum", ctypes.POINTER(c_dbl)), ("block_m2", ctypes.POINTER(c_dbl)),
                 ("ext", c_dbl * ((_cdll.sv_struct_size(b"sv_trial_extremes") if _bound else 0)
                                  // ctypes.sizeof(c_dbl))),

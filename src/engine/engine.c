@@ -23,7 +23,7 @@ static void workspace_free(workspace *ws)
 }
 
 /* n elements of `size` bytes aligned to SV_ALIGN (aligned_alloc wants a
- * multiple of the alignment). plan_make checked n size + SV_ALIGN. */
+ * multiple of the alignment). sv_plan_make checked n size + SV_ALIGN. */
 static void *alloc_aligned(size_t n, size_t size)
 {
     size_t bytes = n * size;
@@ -72,7 +72,7 @@ static void key_row(const plan *p, uint64_t trial, const workspace *ws, size_t j
     if (j < bk) {
         double *row = ws->k + j * d;
         p->src->rows(p->src, ws->state, trial, SV_MATRIX_K, j0 + j, 1, row, d, scratch);
-        rowpass_entries(p, row, &ws->k_mo[j0 + j]);
+        sv_rowpass_entries(p, row, &ws->k_mo[j0 + j]);
         if (dv > 0)
             p->src->rows(p->src, ws->state, trial, SV_MATRIX_V, j0 + j, 1, ws->v + j * dv, dv,
                          scratch);
@@ -108,7 +108,7 @@ static void run_item(const plan *p, uint64_t trial, const workspace *ws, size_t 
     const size_t end = nq - start < rows_per_item ? nq : start + rows_per_item;
     uint64_t units = 0;
     for (size_t i0 = start; i0 < end; i0 += tm, units++)
-        rowpass_tile(p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, me);
+        sv_rowpass_tile(p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, me);
     report(p, units); /* every item: a long trial shows progress too */
 }
 
@@ -145,9 +145,9 @@ static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_tri
             }
         }
     }
-    trial_reduce(p, ws, out);
+    sv_trial_reduce(p, ws, out);
     if (p->grad)
-        grad_trial(p, trial, ws, out);
+        sv_grad_trial(p, trial, ws, out);
 }
 
 /* Tiny trials [t0, t0 + cnt), cnt <= group, one tile and one key block each:
@@ -163,10 +163,10 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
         p->src->rows(p->src, ws->state, t0 + g, SV_MATRIX_Q, 0, nq, ws->qtile, d, ws->scratch);
         p->src->rows(p->src, ws->state, t0 + g, SV_MATRIX_K, 0, nk, ws->k, d, ws->scratch);
         for (size_t i = 0; i < nq; i++)
-            rowpass_entries(p, ws->qtile + i * d, &ws->q_mo[g * nq + i]);
+            sv_rowpass_entries(p, ws->qtile + i * d, &ws->q_mo[g * nq + i]);
         for (size_t j = 0; j < nk; j++)
-            rowpass_entries(p, ws->k + j * d, &ws->k_mo[g * nk + j]);
-        tile_product(p, ws->qtile, ws->k, ws->scores + g * n);
+            sv_rowpass_entries(p, ws->k + j * d, &ws->k_mo[g * nk + j]);
+        sv_tile_product(p, ws->qtile, ws->k, ws->scores + g * n);
         for (size_t i = 0; p->src->related_diag && i < nq && i < nk; i++)
             ws->planted[g * nq + i] = ws->scores[g * n + i * nk + i];
         for (size_t i = 0; i < nq; i++) /* key 0: every row sees it */
@@ -185,11 +185,11 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
     }
     (void)sv_softmax_acc_stats_rows(ws->row_sm, rows, p->spec->scale, ws->st, ws->st + rows);
     for (size_t r = 0; p->taps.hist_bins > 0 && r < rows; r++)
-        rowpass_hist(p, ws->scores + r * nk, p->spec->causal ? r % nq + 1 : nk, &ws->row_sm[r]);
+        sv_rowpass_hist(p, ws->scores + r * nk, p->spec->causal ? r % nq + 1 : nk, &ws->row_sm[r]);
     for (size_t g = 0; g < cnt; g++)
-        trial_stats(p, ws->row_mo + g * nq, ws->row_sm + g * nq, ws->st + g * nq,
-                    ws->st + rows + g * nq, ws->planted + g * nq, ws->sink + g * nq,
-                    ws->q_mo + g * nq, ws->k_mo + g * nk, &out[g]);
+        sv_trial_from_rows(p, ws->row_mo + g * nq, ws->row_sm + g * nq, ws->st + g * nq,
+                           ws->st + rows + g * nq, ws->planted + g * nq, ws->sink + g * nq,
+                           ws->q_mo + g * nq, ws->k_mo + g * nk, &out[g]);
 }
 
 /* Trials [t0, t0 + cnt): grouped if tiny, else one by one. */
@@ -289,7 +289,7 @@ sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec
     plan p;
     ws_sizes z;
     size_t bytes;
-    sv_status st = plan_make(&p, spec, src, exec, taps, first, count, &z, &bytes);
+    sv_status st = sv_plan_make(&p, spec, src, exec, taps, first, count, &z, &bytes);
     if (st != SV_OK)
         return st;
     if (!out)

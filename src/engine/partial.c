@@ -71,15 +71,15 @@ static void extremes_no_spread(sv_trial_stats *s)
     initializer(omp_priv = omp_orig)
 
 /* Trials before the first block boundary at or after p->first. */
-static uint64_t head_cap(const sv_partial *p)
+static uint64_t lead_cap(const sv_partial *p)
 {
     return p->first % B ? B - p->first % B : 0;
 }
 
-/* Blocks touched by the first n trials past the head. */
+/* Blocks touched by the first n trials past the lead. */
 static size_t blocks_for(const sv_partial *p, uint64_t n)
 {
-    const uint64_t h = head_cap(p);
+    const uint64_t h = lead_cap(p);
     return n > h ? (size_t)((n - h - 1) / B + 1) : 0;
 }
 
@@ -104,10 +104,10 @@ static sv_status reserve(sv_partial *p, uint64_t cap)
     double *bw = realloc(p->block_m2, sums ? 2 * sums : 1); /* 2 sums <= 2 cap F: no wrap */
     if (bw)
         p->block_m2 = bw;
-    const uint64_t hc = head_cap(p); /* one call: the analyser then sees hc > 0 */
-    if (!p->head && hc > 0)
-        p->head = malloc((size_t)hc * sizeof(sv_trial_stats));
-    if (!rv || !sv || !bs || !bw || (head_cap(p) > 0 && !p->head))
+    const uint64_t hc = lead_cap(p); /* one call: the analyser then sees hc > 0 */
+    if (!p->lead && hc > 0)
+        p->lead = malloc((size_t)hc * sizeof(sv_trial_stats));
+    if (!rv || !sv || !bs || !bw || (lead_cap(p) > 0 && !p->lead))
         return SV_ENOMEM; /* grown arrays are kept: still valid, just larger */
     p->cap = cap;
     return SV_OK;
@@ -161,15 +161,15 @@ static void add_blocks(sv_partial *p, const sv_trial_stats *t, size_t nblocks, d
     p->ext = e;
 }
 
-/* The sums of count more trials (room reserved): the head first, then the
+/* The sums of count more trials (room reserved): the lead first, then the
  * block in progress, whole blocks, the start of the next. */
 static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count)
 {
-    const uint64_t h = head_cap(p);
+    const uint64_t h = lead_cap(p);
     size_t i = 0;
     if (p->n < h) {
         const size_t m = h - p->n < count ? (size_t)(h - p->n) : count;
-        memcpy(p->head + p->n, t, m * sizeof *t);
+        memcpy(p->lead + p->n, t, m * sizeof *t);
         double unused[F] = {0}, unused_w[2 * F] = {0};
         add_trials(t, m, unused, unused_w, 0, &p->ext); /* extremes only */
         i = m;
@@ -228,10 +228,10 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b)
         return st;
     memcpy(a->raw_var + a->n, b->raw_var, (size_t)b->n * sizeof(double));
     memcpy(a->scaled_var + a->n, b->scaled_var, (size_t)b->n * sizeof(double));
-    /* b's head continues a's last block, trial by trial; b's blocks then
+    /* b's lead continues a's last block, trial by trial; b's blocks then
      * start on a boundary, as a's would have. */
-    const uint64_t bh = head_cap(b) < b->n ? head_cap(b) : b->n;
-    sum_trials(a, b->head, (size_t)bh);
+    const uint64_t bh = lead_cap(b) < b->n ? lead_cap(b) : b->n;
+    sum_trials(a, b->lead, (size_t)bh);
     memcpy(a->block_sum + a->n_blocks * F, b->block_sum, b->n_blocks * F * sizeof(double));
     memcpy(a->block_m2 + a->n_blocks * 2 * F, b->block_m2, b->n_blocks * 2 * F * sizeof(double));
     a->n_blocks += b->n_blocks;
@@ -251,11 +251,11 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean)
         memcpy(mean, m, sizeof m);
         return;
     }
-    const uint64_t h = head_cap(p) < p->n ? head_cap(p) : p->n;
-    if (h > 0) { /* a head is a block of its own, first */
+    const uint64_t h = lead_cap(p) < p->n ? lead_cap(p) : p->n;
+    if (h > 0) { /* a lead is a block of its own, first */
         double s[F] = {0}, w[2 * F] = {0};
         sv_trial_extremes unused = extremes_empty();
-        add_trials(p->head, (size_t)h, s, w, 0, &unused);
+        add_trials(p->lead, (size_t)h, s, w, 0, &unused);
         for (size_t f = 0; f < F; f++)
             sum[f] += s[f];
     }
@@ -282,11 +282,11 @@ void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd)
 {
     double w[2 * F] = {0}, s[F];
     double n = 0.0;
-    const uint64_t h = head_cap(p) < p->n ? head_cap(p) : p->n;
-    if (h > 0) { /* the head first, as a block of its own */
+    const uint64_t h = lead_cap(p) < p->n ? lead_cap(p) : p->n;
+    if (h > 0) { /* the lead first, as a block of its own */
         double sum[F] = {0};
         sv_trial_extremes unused = extremes_empty();
-        add_trials(p->head, (size_t)h, sum, w, 0, &unused);
+        add_trials(p->lead, (size_t)h, sum, w, 0, &unused);
         n = (double)h;
     }
     for (size_t b = 0; b < p->n_blocks; b++) {
@@ -304,7 +304,7 @@ void sv_partial_free(sv_partial *p)
 {
     if (!p)
         return;
-    free(p->head);
+    free(p->lead);
     free(p->block_sum);
     free(p->block_m2);
     free(p->raw_var);

@@ -7,7 +7,7 @@
 
 #include "plan.h"
 
-void rowpass_entries(const plan *p, const double *row, sv_moments *out)
+void sv_rowpass_entries(const plan *p, const double *row, sv_moments *out)
 {
     /* Measured where they are not simply the configured variance
      * (projections, QK-norm, caller arrays); an empty sample elsewhere, so
@@ -20,7 +20,7 @@ void rowpass_entries(const plan *p, const double *row, sv_moments *out)
 
 /* Counts are integers, so the totals do not depend on the order threads
  * add them in. */
-void rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_acc *acc)
+void sv_rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_acc *acc)
 {
     const sv_taps *t = &p->taps;
     const size_t b = t->hist_bins;
@@ -61,7 +61,7 @@ static void tile_rows(const plan *p, const workspace *ws, uint64_t trial, size_t
     memset(qtile + m * d, 0, (p->tm - m) * d * sizeof(double));
     if (j0 == 0)
         for (size_t r = 0; r < m; r++)
-            rowpass_entries(p, qtile + r * d, &ws->q_mo[i0 + r]);
+            sv_rowpass_entries(p, qtile + r * d, &ws->q_mo[i0 + r]);
 }
 
 /* Merges the tile's per-row results into the rows' running state. */
@@ -84,8 +84,8 @@ static void merge_rows(const plan *p, const workspace *ws, size_t i0, size_t m, 
     }
 }
 
-void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
-                  size_t j0, size_t bk, size_t me)
+void sv_rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
+                     size_t j0, size_t bk, size_t me)
 {
     const int causal = p->spec->causal;
     const size_t kb = p->kb;
@@ -97,7 +97,7 @@ void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0,
     sv_moments *mo = ws->mo + me * p->tm;
     tile_rows(p, ws, trial, i0, m, j0, qtile, me);
     /* A short last key block is zero-padded: the shape never changes. */
-    tile_product(p, qtile, ws->k, scores);
+    sv_tile_product(p, qtile, ws->k, scores);
     size_t seen[SV_TILE_ROWS]; /* keys of this block row r sees */
     for (size_t r = 0; r < m; r++)
         seen[r] = !causal ? bk : i0 + r < j0 ? 0 : i0 + r - j0 + 1 < bk ? i0 + r - j0 + 1 : bk;
@@ -114,7 +114,7 @@ void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0,
     if (p->taps.hist_bins > 0)
         for (size_t r = 0; r < m; r++)
             if (seen[r] > 0)
-                rowpass_hist(p, scores + r * kb, seen[r], &acc[r]);
+                sv_rowpass_hist(p, scores + r * kb, seen[r], &acc[r]);
     /* Key j = i shares something with query i and lies in this block:
      * keep S_ii. */
     if (p->src->related_diag)
@@ -127,6 +127,6 @@ void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0,
         for (size_t r = 0; r < m; r++)
             ws->sink[i0 + r] = scores[r * kb];
     if (p->dv > 0)
-        tile_outputs(p, ws, i0, m, j0, scores, acc, seen, me);
+        sv_tile_outputs(p, ws, i0, m, j0, scores, acc, seen, me);
     merge_rows(p, ws, i0, m, j0, seen, acc, mo);
 }

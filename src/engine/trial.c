@@ -153,7 +153,7 @@ static void trial_finish(const plan *p, const trial_acc *t, sv_trial_stats *out)
     out->scaled_out_var = out_var(p, &t->out[1]);
     out->raw_sum_p2 = ksum_mean(&t->p2[0], nq);
     out->scaled_sum_p2 = ksum_mean(&t->p2[1], nq);
-    /* The gradient statistics: grad_trial's, when it runs. */
+    /* The gradient statistics: sv_grad_trial's, when it runs. */
     out->raw_grad_logits2 = out->scaled_grad_logits2 = NAN;
     out->raw_grad_logits_theory2 = out->scaled_grad_logits_theory2 = NAN;
     out->raw_grad_keys = out->scaled_grad_keys = NAN;
@@ -166,10 +166,10 @@ static void trial_finish(const plan *p, const trial_acc *t, sv_trial_stats *out)
     out->scaled_entropy_norm = t->n_hn ? ksum_mean(&t->hn[1], t->n_hn) : NAN;
 }
 
-void trial_stats(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
-                 const sv_softmax_stats *raw, const sv_softmax_stats *sc, const double *planted,
-                 const double *sink, const sv_moments *q_mo, const sv_moments *k_mo,
-                 sv_trial_stats *out)
+void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
+                        const sv_softmax_stats *raw, const sv_softmax_stats *sc,
+                        const double *planted, const double *sink, const sv_moments *q_mo,
+                        const sv_moments *k_mo, sv_trial_stats *out)
 {
     trial_acc t;
     trial_init(&t, p);
@@ -208,7 +208,7 @@ static void add_row_sums(const plan *p, const sv_softmax_stats *st, size_t i0, s
     }
 }
 
-void trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
+void sv_trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
 {
     const size_t nq = p->spec->n_q;
     trial_acc t;

@@ -257,7 +257,7 @@ static void resolve(cli_options *o)
     b->q_std = g[CLI_OPT_Q_STD] ? r[CLI_OPT_Q_STD] : 0.0; /* 0: 1, and "not given" */
     b->k_std = g[CLI_OPT_K_STD] ? r[CLI_OPT_K_STD] : 0.0;
     b->qk_norm = on(o, CLI_OPT_QK_NORM);
-    b->qk_scale = g[CLI_OPT_QK_SCALE] ? r[CLI_OPT_QK_SCALE] : 0.0;
+    b->qk_radius = g[CLI_OPT_QK_SCALE] ? r[CLI_OPT_QK_SCALE] : 0.0;
     b->plant = r[CLI_OPT_PLANT];
     b->d_model = (size_t)c[CLI_OPT_D_MODEL];
     b->cross = g[CLI_OPT_CROSS];
@@ -513,8 +513,8 @@ static int check_config(const cli_options *o, size_t i, cli_config *c, char *err
             taps.hist_w_raw = taps.hist_w_scaled = dummy;
         st = sv_taps_check(&taps, spec);
         if (st != SV_OK && o->weight_histogram)
-            return cli_fail(err, errlen, "--weight-histogram needs n_k <= 4096 (got %zu)",
-                            spec->n_k);
+            return cli_fail(err, errlen, "--weight-histogram needs n_k <= %d (got %zu)",
+                            SV_WEIGHT_HIST_KEYS_MAX, spec->n_k);
         field = "hist_bins";
     }
     if (st == SV_OK && (st = cli_budget_engine_bytes(&o->exec, spec, &c->engine_bytes)) != SV_OK)
