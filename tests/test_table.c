@@ -1,4 +1,4 @@
-/* The one-configuration table's rounding (src/cli/write_table_one.c,
+/* The one-configuration table's rounding (src/cli/write/write_table_one.c,
  * issue 15 section 4): a measured value to the digits its standard error
  * supports, rounded at the SE's second significant digit. */
 #include <math.h>

@@ -124,7 +124,7 @@ size_t sv_columns_count(sv_output_kind kind);
  */
 const sv_column *sv_columns_get(sv_output_kind kind, size_t i);
 
-/** "summary", "per_trial", "per_row", "histogram"; NULL for a bad kind. */
+/** "summary", "per_trial", "per_row", "histogram", "per_head"; NULL for a bad kind. */
 const char *sv_output_kind_name(sv_output_kind kind);
 
 /**

@@ -3,9 +3,10 @@
  * The engine: rows from a source (source.h) -> score tiles S = Q K^T
  * (one dgemm per tile) -> a fused pass over each row (moments, online
  * softmax, optional taps) -> per-trial statistics. The n_q x n_k score
- * matrix is never held. What runs where: src/plan.c (sizes, every check),
- * src/tile.c (tile product and --values outputs), src/rowpass.c (the row
- * pass), src/trial.c (rows into a trial), src/engine.c (threads, trials).
+ * matrix is never held. What runs where, in src/engine/: plan.c (sizes,
+ * every check), tile.c (tile product and --values outputs), rowpass.c (the
+ * row pass), trial.c (rows into a trial), grad.c (the backward passes),
+ * engine.c (threads, trials).
  */
 #ifndef SDPA_VAR_ENGINE_H
 #define SDPA_VAR_ENGINE_H
@@ -199,7 +200,7 @@ const char *sv_trial_field_name(size_t i);
  * held whole: d_k 128, n 65536 needs about 30 MiB. With spec->grad, also
  * the backward passes' arena: dL/dq and dL/dk (2 (n_q + n_k) d_k doubles),
  * 13 doubles per query row, a query block of 4096 rows of Q and
- * G, and per thread the larger of the two passes' tiles (src/grad.c).
+ * G, and per thread the larger of the two passes' tiles (src/engine/grad.c).
  * @return SV_OK and *bytes set; the errors of sv_spec_check and
  *         sv_taps_check (taps may be NULL); SV_EINVAL for a negative
  *         thread count or NULL spec, src, exec or bytes; SV_ERANGE if the

@@ -126,7 +126,7 @@ struct sv_spec;
 sv_status sv_theory_spec(const struct sv_spec *spec, sv_theory *out);
 
 /**
- * The expected mean of one trial's visible scores for @p spec (sv_spec.h;
+ * The expected mean of one trial's visible scores for @p spec (spec.h;
  * what sv_theory_spec's `mean` gives for the same fields), without the
  * rest of the theory: cheap enough to call per trial, where the engine
  * centres raw_var_known_mean on it.

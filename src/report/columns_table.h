@@ -442,7 +442,7 @@ static const col_id summary_ids[] = {
     /* Since the column table: the rest of the configuration. */
     C_causal, C_qk_norm, C_values, C_raw_var_ddof0_theory, C_raw_var_ddof1_theory,
     C_summary_entropy_bound,
-    /* Since issue 15: the spread across trials of every mean. */
+    /* Appended later: the spread across trials of every mean. */
     C_raw_mean_sd, C_scaled_mean_sd, C_raw_var_known_mean_sd, C_raw_var_ddof0_sd,
     C_raw_var_ddof1_sd, C_raw_entropy_sd, C_scaled_entropy_sd, C_raw_eff_keys_sd,
     C_scaled_eff_keys_sd, C_raw_max_weight_sd, C_scaled_max_weight_sd, C_raw_jac_trace_sd,
@@ -457,7 +457,7 @@ static const col_id summary_ids[] = {
     C_raw_grad_k, C_scaled_grad_k, C_raw_grad_logits_sd, C_scaled_grad_logits_sd,
     C_raw_grad_keys_sd, C_scaled_grad_keys_sd, C_raw_grad_q_sd, C_scaled_grad_q_sd, C_raw_grad_k_sd,
     C_scaled_grad_k_sd,
-    /* Since issue 16: attention sinks and normalised entropy. */
+    /* Appended later: attention sinks and normalised entropy. */
     C_raw_sink_weight, C_scaled_sink_weight, C_raw_entropy_norm, C_scaled_entropy_norm};
 
 static const col_id per_trial_ids[] = {
@@ -475,7 +475,7 @@ static const col_id per_trial_ids[] = {
     C_grad, C_raw_grad_logits, C_raw_grad_logits_theory, C_scaled_grad_logits,
     C_scaled_grad_logits_theory, C_raw_grad_keys, C_scaled_grad_keys, C_raw_grad_q, C_scaled_grad_q,
     C_raw_grad_k, C_scaled_grad_k,
-    /* Since issue 16: attention sinks, normalised entropy, measured means. */
+    /* Appended later: attention sinks, normalised entropy, measured means. */
     C_raw_sink_weight, C_scaled_sink_weight, C_raw_entropy_norm, C_scaled_entropy_norm,
     C_q_mean_measured, C_k_mean_measured};
 

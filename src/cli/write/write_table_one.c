@@ -1,7 +1,6 @@
 /* The table of one configuration: statistics down; raw and scaled across,
  * each as (measured, sd across trials, theory); numbers to the digits
- * their standard error supports; and a verdict a student can read aloud
- * (issue 15 section 4). */
+ * their standard error supports; and a verdict a student can read aloud. */
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -97,7 +96,7 @@ static void option_rows(FILE *f, const cli_table_entry *e)
         };
         ROWS_(f, e, r);
     }
-    if (shown(e, "raw_grad_logits")) { /* --grad (issue 15 section 1) */
+    if (shown(e, "raw_grad_logits")) { /* --grad */
         static const stat_row r[] = {
             {"RMS |dL/dlogits|",
              {"raw_grad_logits", "raw_grad_logits_theory", "scaled_grad_logits",
