@@ -224,6 +224,12 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  * block_rows or threads, and trials [0, a) then [a, n) give the bits of
  * [0, n).
  *
+ * With spec->grad, two backward passes follow each trial's forward pass
+ * (the scores recomputed, as FlashAttention's backward, Dao et al. 2022,
+ * Algorithm 4): per row the logit gradient's sums and dL/dq_i over key
+ * blocks in key order, then dL/dk_j over query blocks in row order, each
+ * added in a fixed order (docs/theory.md section 12).
+ *
  * @param taps NULL or optional outputs (added to).
  * @param out  array of count entries, written in trial order.
  * @return SV_OK; the errors of sv_engine_bytes and src->check; SV_EINVAL
@@ -234,16 +240,6 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  *         sv_spec_check's bound rules that out for the random draws, not
  *         for a caller's arrays. After an error out and the taps may be
  *         partly written.
- * With spec->grad, two backward passes follow each trial's forward pass
- * (the scores recomputed, as FlashAttention's backward, Dao et al. 2022,
- * Algorithm 4): per row the logit gradient's sums and dL/dq_i over key
- * blocks in key order, then dL/dk_j over query blocks in row order, each
- * added in a fixed order (docs/theory.md section 12).
- * Cost: per trial 2 n_q n_k d_k flops in dgemm, 2 n_q n_k exp, and the
- *       source's rows: Q's rows once per key block (ceil(n_k / 4096)
- *       times), K's once. With grad, 16 n_q n_k d_k more dgemm flops
- *       for d_v = d_k (scores and G V^T once per pass, dL/dz times K and
- *       Q for raw and scaled) and 4 n_q n_k scalar exp.
  * Thread safety: the caller's OpenBLAS thread count is unchanged when it
  * returns: it runs its own OpenMP threads, so for the run it saves
  * openblas_get_num_threads(), sets OpenBLAS to one thread and restores the
@@ -255,6 +251,11 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  * another's count (results stay correct, but dgemm may then use several
  * threads: oversubscribed and not bit-for-bit reproducible). Otherwise
  * re-entrant: all state is in the arguments.
+ * Cost: per trial 2 n_q n_k d_k flops in dgemm, 2 n_q n_k exp, and the
+ *       source's rows: Q's rows once per key block (ceil(n_k / 4096)
+ *       times), K's once. With grad, 16 n_q n_k d_k more dgemm flops
+ *       for d_v = d_k (scores and G V^T once per pass, dL/dz times K and
+ *       Q for raw and scaled) and 4 n_q n_k scalar exp.
  */
 sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
                         const sv_taps *taps, uint64_t first, uint64_t count, sv_trial_stats *out);

@@ -63,7 +63,7 @@ typedef struct sv_softmax_stats {
  * @param scale  the multiplier c for *scaled, > 0 and finite.
  * @return SV_OK; SV_EINVAL, SV_ERANGE, SV_ENONFINITE as in the file's
  *         comment (a non-finite value: *raw and *scaled untouched).
- * Cost: 2n exp. Thread safety: reads s, writes *raw and *scaled only.
+ * Thread safety: reads s, writes *raw and *scaled only. Cost: 2n exp.
  */
 sv_status sv_softmax_row_stats(const double *s, size_t n, double scale, sv_softmax_stats *raw,
                                sv_softmax_stats *scaled);
@@ -93,7 +93,7 @@ typedef struct sv_softmax_acc {
  * c = 1 and c = @p scale > 0 (the multiplier of the scaled logits).
  * @return SV_OK; SV_EINVAL, SV_ERANGE, SV_ENONFINITE as in the file's
  *         comment.
- * Cost: 2n exp. Thread safety: reads s, writes *out only.
+ * Thread safety: reads s, writes *out only. Cost: 2n exp.
  */
 sv_status sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax_acc *out);
 
@@ -169,7 +169,7 @@ sv_status sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double 
  *              (may not alias s).
  * @return SV_OK; SV_EINVAL, SV_ERANGE as in the file's comment;
  *         SV_ENONFINITE for a non-finite value, checked first (p untouched).
- * Cost: n exp. Thread safety: reads s, writes p only.
+ * Thread safety: reads s, writes p only. Cost: n exp.
  */
 sv_status sv_softmax(const double *s, size_t n, double scale, double *p);
 

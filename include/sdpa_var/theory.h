@@ -132,10 +132,11 @@ sv_status sv_theory_spec(const struct sv_spec *spec, sv_theory *out);
  * centres raw_var_known_mean on it.
  * @p spec must have passed sv_spec_check; it is not checked again (the
  * engine calls this per trial, and the check would double a tiny trial's
- * cost). Cost: a few flops; a 2F1 series with QK-norm and a planted key.
+ * cost).
  * @return that mean; NAN if it has no closed form (QK-norm with both
  *         means nonzero; QK-norm with a planted key and a nonzero mean, or
  *         non-normal entries and |rho| < 1), for a NULL spec or a zero size.
+ * Cost: a few flops; a 2F1 series with QK-norm and a planted key.
  */
 double sv_theory_mean(const struct sv_spec *spec);
 
