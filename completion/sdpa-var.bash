@@ -11,7 +11,8 @@ _sdpa_var() {
         --scale --q-mean --q-std --k-mean --k-std --qk-norm --qk-scale --plant
         --d-model --init --cross --causal --values --dv --grad --format --columns --no-header
         --per-trial --per-row --histogram --weight-histogram --example --quiet --threads
-        --block-rows --help --version --q --k --v --layout --pool --save-qk'
+        --block-rows --help --version --q --k --v --layout --pool --save-qk
+        --first-trial --q-rows'
     [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
     # --dist=t: bash splits the word at '=' (COMP_WORDBREAKS) into "--dist",
     # "=" and "t" (or just "--dist" and "=" when nothing follows yet).
@@ -26,7 +27,7 @@ _sdpa_var() {
         --dist) values='normal uniform rademacher t' ;;
         --init) values='xavier lecun normal' ;;
         --scale) values='sqrt dk none' ;;
-        --format) values='table csv json jsonl' ;;
+        --format) values='table csv json jsonl state' ;;
         --layout) values='bhnd bnhd' ;;
         --pool) values='heads none all' ;;
         # Tensor files (FILE[:NAME]) and the directory --save-qk writes.
@@ -42,7 +43,7 @@ _sdpa_var() {
         -d | --dk | -n | --n | --nq | --nk | -t | --trials | -s | --seed | --nu | \
             --ddof | --observed | --q-mean | --q-std | --k-mean | --k-std | \
             --qk-scale | --plant | --d-model | --dv | --histogram | --threads | \
-            --block-rows | --columns)
+            --block-rows | --columns | --first-trial | --q-rows)
             COMPREPLY=()
             return 0
             ;;

@@ -18,6 +18,10 @@
 #   fontscale=1.6    font, line and point scale (1.6 at 1600,900 for a slide)
 #   term='qt'        a window instead of a file (scripts/terminal.gp, loaded
 #                    from this script's directory, documents all of these)
+#   panel='keys'     one panel alone, larger, with its own key: 'total' (a),
+#                    'keys' (b, without the e^H lines) or 'query' (c); default
+#                    1000,640.  docs/figures/gradient_{total,keys,query}.png
+#                    are these (scripts/figures.sh)
 #
 # What it shows, against d_k (log-log), for the loss L = sum_i g_i . o_i of a
 # random upstream gradient G through O = softmax(c Q K^T) V (docs/theory.md
@@ -125,7 +129,13 @@ do for [p in "a b c"] {
 # no empty output file behind.
 # scripts/terminal.gp, found beside this script (ARG0 is its path; -e "dir='...'"
 # overrides), picks the terminal from out's extension and sets `interactive`.
+if (exists("panel")) {
+    if (panel ne "total" && panel ne "keys" && panel ne "query") {
+        exit error sprintf("gradient_signal.gp: panel='%s': use 'total', 'keys' or 'query'", panel)
+    }
+}
 script = "gradient_signal"; default_width = 1500; default_height = 640
+if (exists("panel")) { default_width = 1000 }
 sv_dirname(p, i) = (i < 1 ? "" : (p[i:i] eq "/" ? p[1:i] : sv_dirname(p, i - 1)))
 if (!exists("dir")) { dir = sv_dirname(ARG0, strlen(ARG0)) }
 load dir . "terminal.gp"
@@ -135,6 +145,75 @@ colours = "#1f77b4 #2ca02c #d62728 #9467bd #ff7f0e #8c564b"
 colour(i) = word(colours, (i - 1) % words(colours) + 1)
 scaled_name = (scale eq "sqrt" ? "scaled QK^T/√d_k" : scale eq "dk" ? "scaled QK^T/d_k" \
     : scale eq "none" ? "\"scaled\" with --scale none: QK^T" : sprintf("scaled %s·QK^T", scale))
+
+raw_pts = 'pt 7 ps 0.9 lw 1.5'
+scaled_pts = 'pt 4 ps 0.9 lw 1.5 dt 2'
+ytics_from(lo) = 2 ** floor(log(lo) / log(2))
+
+# ---- one panel alone (panel='total', 'keys' or 'query') ----------------------
+# The same series as the three-panel layout below, larger, with the key at
+# the right; the keys panel leaves out the e^H lines, so that each panel has
+# six series: three n_k (colours) by raw and scaled (styles).
+if (exists("panel")) {
+    set title sprintf("%s\n{/*0.8 %s, d_v = %d, %s entries; G and V standard normal; means over query rows and trials}", \
+        (panel eq "total" ? "Total gradient on a row of logits: larger raw until the softmax is one-hot" \
+        : panel eq "keys" ? "How many keys the logit gradient reaches: about 2 raw, many scaled" \
+        : "Gradient on the query: grows with d_k raw, stays of order 1 scaled"), config, dv, dist)
+    set logscale xy 2
+    set format x "%g"
+    set format y "%g"
+    set xtics 1, (dk_max / dk_min > 256 ? 4 : 2)
+    set xrange [dk_min / 1.5 : dk_max * 1.5]
+    set xlabel "key dimension d_k"
+    set grid xtics ytics lc rgb "#dddddd" lt 1
+    set border back
+    set lmargin 10
+    set rmargin 27
+    set key outside right center vertical Left reverse samplen 3 spacing 1.3 width 1
+    if (panel eq "total") {
+        set ylabel "RMS ‖∂L/∂z_i‖ over query rows"
+        set yrange [a_lo / 1.3 : a_hi * 1.3]
+        set ytics ytics_from(a_lo / 1.3), 2
+        plot for [i = 1:n_groups] $D using (column("dk")):(of(word(groups, i), column("raw_grad_logits_theory"))) \
+                with lines lw 1.5 lc rgb colour(i) notitle, \
+             for [i = 1:n_groups] $D using (column("dk")):(of(word(groups, i), column("scaled_grad_logits_theory"))) \
+                with lines lw 1.5 dt 2 lc rgb colour(i) notitle, \
+             for [i = 1:n_groups] $D using (column("dk")):(of(word(groups, i), column("raw_grad_logits"))) \
+                with points @raw_pts lc rgb colour(i) notitle, \
+             for [i = 1:n_groups] $D using (column("dk")):(of(word(groups, i), column("scaled_grad_logits"))) \
+                with points @scaled_pts lc rgb colour(i) notitle, \
+             for [i = 1:n_groups] keyentry with lines lw 4 lc rgb colour(i) title sprintf("n_k = %s keys", word(groups, i)), \
+             keyentry with points pt 7 ps 0.9 lc rgb "black" title "raw QK^T", \
+             keyentry with points pt 4 ps 0.9 lc rgb "black" title scaled_name, \
+             keyentry with lines lw 1.5 lc rgb "black" title "theory, raw", \
+             keyentry with lines lw 1.5 dt 2 lc rgb "black" title "theory, scaled"
+    } else {
+        if (panel eq "keys") {
+            stats $D using (column("raw_grad_keys")) nooutput
+            k_hi = STATS_max
+            stats $D using (column("scaled_grad_keys")) nooutput
+            k_hi = (STATS_max > k_hi ? STATS_max : k_hi)
+            set ylabel "effective number of keys (Σg_j^2)^2 / Σg_j^4"
+            set yrange [1 : 2 ** ceil(log(k_hi * 1.3) / log(2))]
+            set ytics 1, 2
+            col_raw = "raw_grad_keys"; col_scaled = "scaled_grad_keys"
+        } else {
+            set ylabel "RMS ‖∂L/∂q_i‖, factor c included"
+            set yrange [c_lo / 1.3 : c_hi * 1.3]
+            set ytics ytics_from(c_lo / 1.3), 2
+            col_raw = "raw_grad_q"; col_scaled = "scaled_grad_q"
+        }
+        plot for [i = 1:n_groups] $D using (column("dk")):(of(word(groups, i), column(col_raw))) \
+                with linespoints @raw_pts lc rgb colour(i) notitle, \
+             for [i = 1:n_groups] $D using (column("dk")):(of(word(groups, i), column(col_scaled))) \
+                with linespoints @scaled_pts lc rgb colour(i) notitle, \
+             for [i = 1:n_groups] keyentry with lines lw 4 lc rgb colour(i) title sprintf("n_k = %s keys", word(groups, i)), \
+             keyentry with linespoints pt 7 ps 0.9 lw 1.5 lc rgb "black" title "raw QK^T", \
+             keyentry with linespoints pt 4 ps 0.9 lw 1.5 dt 2 lc rgb "black" title scaled_name
+    }
+    if (interactive) { pause mouse close }
+    exit
+}
 
 # ---- layout shared by the three panels --------------------------------------
 # Margins are fixed in screen coordinates, so the panels have the same size
@@ -153,9 +232,6 @@ set border back
 set tmargin at screen 0.80
 set bmargin at screen 0.27
 unset key
-raw_pts = 'pt 7 ps 0.9 lw 1.5'
-scaled_pts = 'pt 4 ps 0.9 lw 1.5 dt 2'
-ytics_from(lo) = 2 ** floor(log(lo) / log(2))
 
 # ---- (a) total logit gradient -------------------------------------------------
 set lmargin at screen 0.075

@@ -134,8 +134,10 @@ set format x "%g"
 set format y "2^{%L}"
 set xtics 2
 set xrange [dk_min / 1.4 : dk_max * 1.4]
-ylo = v_min / 2.0
-yhi = v_max * 4
+# A margin of a factor 1.5 above and below the data: no empty decade above
+# the top curve, and the points at 1 clear of the bottom border.
+ylo = v_min / 1.5
+yhi = v_max * 1.5
 set yrange [ylo : yhi]
 set ytics 4 ** floor(log(ylo) / log(4)), 4   # powers of 4
 set xlabel "key dimension d_k"

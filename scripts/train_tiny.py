@@ -307,7 +307,8 @@ def evaluate(model, ex, ey, monitor=None):
     attns = [blk.attn for blk in model.blocks]
     for a in attns:
         a.capture = True
-    mon = monitor(model, every=1, causal=True) if monitor else None
+    # reduce="none": batch x heads, as head_stats before its means
+    mon = monitor(model, every=1, causal=True, reduce="none") if monitor else None
     loss = model(ex, ey).item()
     layers = [head_stats(a) for a in attns]
     if mon:

@@ -142,7 +142,7 @@ static void add_outputs(const ldbl *p, size_t len, const double *v, size_t dv, l
 static void score_moments(const sv_spec *s, const double *S, sv_trial_stats *out)
 {
     const size_t nq = s->n_q, nk = s->n_k;
-    ldbl sum = 0.0L, n = 0.0L, m2 = 0.0L, known = 0.0L, maxabs = 0.0L;
+    ldbl sum = 0.0L, n = 0.0L, m2 = 0.0L, known = 0.0L, maxabs = 0.0L, maxs = -INFINITY;
     /* The known mean is the theory's E[S] (planted keys included): a
      * definition, not something this path should derive again. */
     const ldbl mu = sv_theory_mean(s);
@@ -154,6 +154,7 @@ static void score_moments(const sv_spec *s, const double *S, sv_trial_stats *out
                     sum += x;
                     n += 1.0L;
                     maxabs = fabsl(x) > maxabs ? fabsl(x) : maxabs;
+                    maxs = x > maxs ? x : maxs;
                 } else {
                     m2 += (x - sum / n) * (x - sum / n);
                     known += (x - mu) * (x - mu);
@@ -167,6 +168,8 @@ static void score_moments(const sv_spec *s, const double *S, sv_trial_stats *out
     out->raw_var_ddof0 = (double)(m2 / n);
     out->raw_var_ddof1 = n > 1.0L ? (double)(m2 / (n - 1.0L)) : NAN;
     out->raw_max_abs_logit = (double)maxabs;
+    out->raw_max_logit = (double)maxs;
+    out->rows_empty = 0.0;
 }
 
 /* The softmax statistics of every row, raw (w = 0) and scaled (w = 1). */
@@ -350,6 +353,8 @@ int ref_compare(const sv_spec *s, const sv_trial_stats *got, const sv_trial_stat
         F_(scaled_sink_weight, UNIT),
         F_(raw_entropy_norm, UNIT),
         F_(scaled_entropy_norm, UNIT),
+        F_(raw_max_logit, SCORE),
+        F_(rows_empty, UNIT),
 #undef F_
     };
     _Static_assert(sizeof fields / sizeof fields[0] == SV_TRIAL_FIELDS, "every field compared");

@@ -1,7 +1,7 @@
 /* A plain scalar path for the tests: independent of the engine's code, it
  * draws the same rows from the same streams (rng.h), holds the whole
  * n_q x n_k score matrix, and computes every statistic of sv_trial_stats
- * with textbook formulas in long double. test_experiment and test_shapes
+ * with textbook formulas in long double. test_engine_run and test_shapes
  * compare the engine against it. */
 #ifndef SDPA_VAR_TESTS_REFERENCE_H
 #define SDPA_VAR_TESTS_REFERENCE_H

@@ -11,18 +11,19 @@ static void test_table(void)
 {
     for (int k = 0; k < SV_OUTPUT_KINDS; k++) {
         const size_t n = sv_columns_count((sv_output_kind)k);
-        CHECK(n > 0 && sv_output_kind_name((sv_output_kind)k) != NULL);
+        CHECK_GT(n, 0);
+        CHECK_NE(sv_output_kind_name((sv_output_kind)k), NULL);
         for (size_t i = 0; i < n; i++) {
             const sv_column *c = sv_columns_get((sv_output_kind)k, i);
             CHECK(c && c->name && c->name[0] && c->doc && c->doc[0] && c->unit && c->get);
-            CHECK(strspn(c->name, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(c->name));
+            CHECK_EQ(strspn(c->name, "abcdefghijklmnopqrstuvwxyz0123456789_"), strlen(c->name));
             for (size_t j = 0; j < i; j++)
-                CHECK(strcmp(c->name, sv_columns_get((sv_output_kind)k, j)->name) != 0);
+                CHECK_NE(strcmp(c->name, sv_columns_get((sv_output_kind)k, j)->name), 0);
         }
-        CHECK(sv_columns_get((sv_output_kind)k, n) == NULL);
+        CHECK_EQ(sv_columns_get((sv_output_kind)k, n), NULL);
     }
-    CHECK(sv_columns_count((sv_output_kind)SV_OUTPUT_KINDS) == 0);
-    CHECK(sv_columns_get((sv_output_kind)SV_OUTPUT_KINDS, 0) == NULL);
+    CHECK_EQ(sv_columns_count((sv_output_kind)SV_OUTPUT_KINDS), 0);
+    CHECK_EQ(sv_columns_get((sv_output_kind)SV_OUTPUT_KINDS, 0), NULL);
     /* Scripts read the first 31 summary columns by position (README). */
     static const char *const first[] = {"dk",
                                         "n_q",
@@ -56,7 +57,7 @@ static void test_table(void)
                                         "raw_jac_trace",
                                         "scaled_jac_trace"};
     for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
-        CHECK(strcmp(sv_columns_get(SV_OUTPUT_SUMMARY, i)->name, first[i]) == 0);
+        CHECK_STR_EQ(sv_columns_get(SV_OUTPUT_SUMMARY, i)->name, first[i]);
 }
 
 /* A nan is a failure where the column must be defined, an answer where
@@ -64,26 +65,32 @@ static void test_table(void)
 static void test_undefined(void)
 {
     sv_spec cfg = {.d_k = 4, .n_q = 1, .n_k = 1, .trials = 1};
-    CHECK(sv_spec_resolve(&cfg) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&cfg), SV_OK);
     sv_trial_stats t;
     memset(&t, 0, sizeof t);
     t.raw_var_ddof1 = NAN; /* N = 1: no ddof-1 variance */
     t.raw_diag_logit = t.raw_diag_weight = t.scaled_diag_weight = NAN;
     t.q_var = t.k_var = t.raw_out_var = t.scaled_out_var = NAN;
     sv_row_view v = {.spec = &cfg, .stats = &t};
-    CHECK(sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0) == NULL);
+    CHECK_EQ(sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0), NULL);
     cfg.n_q = cfg.n_k = 2; /* now N = 4: raw_var_ddof1 must be a number */
     const sv_column *c = sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0);
-    CHECK(c && strcmp(c->name, "raw_var_ddof1") == 0);
+    if (CHECK(c)) {
+        CHECK_STR_EQ(c->name, "raw_var_ddof1");
+    }
     t.raw_var_ddof1 = 1.0;
     cfg.values = 1;
-    CHECK(sv_spec_resolve(&cfg) == SV_OK); /* d_v */
+    CHECK_STATUS(sv_spec_resolve(&cfg), SV_OK); /* d_v */
     c = sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0);
-    CHECK(c && strcmp(c->name, "raw_out_var") == 0);
+    if (CHECK(c)) {
+        CHECK_STR_EQ(c->name, "raw_out_var");
+    }
     cfg.values = 0;
     t.raw_entropy = NAN;
     c = sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0);
-    CHECK(c && strcmp(c->name, "raw_entropy") == 0);
+    if (CHECK(c)) {
+        CHECK_STR_EQ(c->name, "raw_entropy");
+    }
     /* Summary: theory columns may be nan; the spread needs two trials. */
     t.raw_entropy = 0.0;
     sv_summary s;
@@ -94,32 +101,39 @@ static void test_undefined(void)
     s.observed = s.raw_var_cdf_observed = s.qk_radius = NAN;
     sv_row_view w = {.spec = &cfg, .stats = &s.mean, .summary = &s};
     c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 0);
-    CHECK(c == NULL);
+    CHECK_EQ(c, NULL);
     cfg.trials = 2;
     c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 0);
-    CHECK(c && strcmp(c->name, "raw_var_sd") == 0);
+    if (CHECK(c)) {
+        CHECK_STR_EQ(c->name, "raw_var_sd");
+    }
     cfg.trials = 1;
     c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 1);
-    CHECK(c && strcmp(c->name, "observed") == 0);
+    if (CHECK(c)) {
+        CHECK_STR_EQ(c->name, "observed");
+    }
     cfg.qk_norm = 1;
-    CHECK(sv_spec_resolve(&cfg) == SV_OK); /* qk_radius */
+    CHECK_STATUS(sv_spec_resolve(&cfg), SV_OK); /* qk_radius */
     c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 0);
-    CHECK(c && strcmp(c->name, "qk_norm_radius") == 0);
+    if (CHECK(c)) {
+        CHECK_STR_EQ(c->name, "qk_norm_radius");
+    }
 }
 
 /* Getters: configuration words and per-row means. */
 static void test_getters(void)
 {
     sv_spec cfg = {.d_k = 9, .n_q = 3, .n_k = 3, .trials = 4, .causal = 1};
-    CHECK(sv_spec_resolve(&cfg) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&cfg), SV_OK);
     const double sums[SV_ROW_FIELDS] = {2.0, 4.0, 1.0, 3.0};
     sv_row_view v = {.spec = &cfg, .row = 1, .row_sums = sums};
     const sv_column *c = sv_columns_get(SV_OUTPUT_PER_ROW, 1);
-    CHECK(strcmp(c->name, "scale") == 0 && strcmp(c->get(&v).text, "sqrt") == 0);
+    CHECK_STR_EQ(c->name, "scale");
+    CHECK_STR_EQ(c->get(&v).text, "sqrt");
     for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_PER_ROW); i++) {
         c = sv_columns_get(SV_OUTPUT_PER_ROW, i);
         if (strcmp(c->name, "keys_seen") == 0)
-            CHECK(c->get(&v).count == 2); /* causal: row 1 sees keys 0, 1 */
+            CHECK_EQ(c->get(&v).count, 2); /* causal: row 1 sees keys 0, 1 */
         if (strcmp(c->name, "scaled_entropy") == 0)
             CHECK_CLOSE(c->get(&v).real, 1.0, 0.0, 0.0);
         if (strcmp(c->name, "entropy_bound") == 0)
@@ -132,11 +146,11 @@ static void test_getters(void)
 static void test_theory_beside_measured(void)
 {
     sv_spec cfg = {.d_k = 4, .n_q = 3, .n_k = 3, .trials = 2};
-    CHECK(sv_spec_resolve(&cfg) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&cfg), SV_OK);
     sv_summary s;
     memset(&s, 0, sizeof s);
-    CHECK(sv_theory_spec(&cfg, &s.raw_theory) == SV_OK);
-    CHECK(s.raw_theory.q_var > 0.0);   /* the library's value stays */
+    CHECK_STATUS(sv_theory_spec(&cfg, &s.raw_theory), SV_OK);
+    CHECK_GT(s.raw_theory.q_var, 0.0); /* the library's value stays */
     s.mean.q_var = s.mean.k_var = NAN; /* not measured (drawn rows) */
     sv_row_view w = {.spec = &cfg, .stats = &s.mean, .summary = &s};
     int seen = 0;
@@ -145,12 +159,12 @@ static void test_theory_beside_measured(void)
         if (strcmp(c->name, "q_var_theory") != 0 && strcmp(c->name, "k_var_theory") != 0)
             continue;
         seen++;
-        CHECK(isnan(c->get(&w).real));
+        CHECK_NAN(c->get(&w).real);
         s.mean.q_var = s.mean.k_var = 0.5; /* measured: the theory is printed */
         CHECK_CLOSE(c->get(&w).real, s.raw_theory.q_var, 0.0, 0.0);
         s.mean.q_var = s.mean.k_var = NAN;
     }
-    CHECK(seen == 2);
+    CHECK_EQ(seen, 2);
 }
 
 int main(void)

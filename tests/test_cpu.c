@@ -40,8 +40,8 @@ static void stats(const double *s, size_t n, double out[6])
     sv_softmax_stats raw, scaled;
     sv_softmax_acc acc;
     sv_moments mo;
-    CHECK(sv_softmax_row_stats(s, n, 0.125, &raw, &scaled) == SV_OK);
-    CHECK(sv_softmax_acc_row_moments(s, n, 0.125, &acc, &mo) == SV_OK);
+    CHECK_STATUS(sv_softmax_row_stats(s, n, 0.125, &raw, &scaled), SV_OK);
+    CHECK_STATUS(sv_softmax_acc_row_moments(s, n, 0.125, &acc, &mo), SV_OK);
     out[0] = raw.entropy;
     out[1] = scaled.entropy;
     out[2] = raw.jac_frob;
@@ -52,45 +52,47 @@ static void stats(const double *s, size_t n, double out[6])
 
 int main(void)
 {
-    CHECK(sv_cpu_capability_set(NULL) == SV_OK);
+    CHECK_STATUS(sv_cpu_capability_set(NULL), SV_OK);
     const int best = level_of(sv_cpu_capability());
-    CHECK(best >= 0);
-    CHECK(sv_cpu_capability_set("") == SV_OK && level_of(sv_cpu_capability()) == best);
+    CHECK_GE(best, 0);
+    CHECK_STATUS(sv_cpu_capability_set(""), SV_OK);
+    CHECK_EQ(level_of(sv_cpu_capability()), best);
     /* Unknown names and levels above the CPU's leave the choice alone. */
-    CHECK(sv_cpu_capability_set("default") == SV_OK);
-    CHECK(sv_cpu_capability_set("AVX2") == SV_EINVAL);
-    CHECK(sv_cpu_capability_set("avx512f") == SV_EINVAL);
-    CHECK(strcmp(sv_cpu_capability(), "default") == 0);
+    CHECK_STATUS(sv_cpu_capability_set("default"), SV_OK);
+    CHECK_STATUS(sv_cpu_capability_set("AVX2"), SV_EINVAL);
+    CHECK_STATUS(sv_cpu_capability_set("avx512f"), SV_EINVAL);
+    CHECK_STR_EQ(sv_cpu_capability(), "default");
     for (int l = best + 1; l < 3; l++) {
-        CHECK(sv_cpu_capability_set(names[l]) == SV_EUNSUPPORTED);
-        CHECK(strcmp(sv_cpu_capability(), "default") == 0);
+        CHECK_STATUS(sv_cpu_capability_set(names[l]), SV_EUNSUPPORTED);
+        CHECK_STR_EQ(sv_cpu_capability(), "default");
     }
 
     double s[N], want[6], got[6], again[6];
     row(s);
-    CHECK(sv_cpu_capability_set("default") == SV_OK);
+    CHECK_STATUS(sv_cpu_capability_set("default"), SV_OK);
     stats(s, N, want);
     const size_t lens[] = {N, 31, 2}; /* long rows and packed short rows */
     for (int l = 0; l <= best; l++) {
-        CHECK(sv_cpu_capability_set(names[l]) == SV_OK);
-        CHECK(strcmp(sv_cpu_capability(), names[l]) == 0);
+        CHECK_STATUS(sv_cpu_capability_set(names[l]), SV_OK);
+        CHECK_STR_EQ(sv_cpu_capability(), names[l]);
         stats(s, N, got);
         stats(s, N, again);
-        CHECK(memcmp(got, again, sizeof got) == 0);
+        CHECK_MEM_EQ(got, again, sizeof got);
         /* Other summation orders and a 4-ulp exp: a few ulp of a sum of
          * N terms with logits spanning ~50, far inside tolerance.py's 1e-9. */
         for (int k = 0; k < 6; k++)
             CHECK_CLOSE(got[k], want[k], 1e-9, 0.0);
         for (int i = 1; i < 3; i++) {
             double a[6], b[6];
-            CHECK(sv_cpu_capability_set("default") == SV_OK);
+            CHECK_STATUS(sv_cpu_capability_set("default"), SV_OK);
             stats(s, lens[i], a);
-            CHECK(sv_cpu_capability_set(names[l]) == SV_OK);
+            CHECK_STATUS(sv_cpu_capability_set(names[l]), SV_OK);
             stats(s, lens[i], b);
             for (int k = 0; k < 6; k++)
                 CHECK_CLOSE(b[k], a[k], 1e-9, 0.0);
         }
     }
-    CHECK(sv_cpu_capability_set(NULL) == SV_OK && level_of(sv_cpu_capability()) == best);
+    CHECK_STATUS(sv_cpu_capability_set(NULL), SV_OK);
+    CHECK_EQ(level_of(sv_cpu_capability()), best);
     return CHECK_DONE();
 }

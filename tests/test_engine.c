@@ -41,17 +41,20 @@ static void test_taps(int causal, int threads, size_t block_rows, counts *c, dou
                       sv_trial_stats *t)
 {
     sv_spec s = {.d_k = 16, .n_q = 300, .n_k = 300, .trials = 3, .seed = 5u, .causal = causal};
-    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
     sv_source src;
-    CHECK(sv_source_draw(&s, &src) == SV_OK);
+    CHECK_STATUS(sv_source_draw(&s, &src), SV_OK);
     memset(rs, 0, 300 * SV_ROW_FIELDS * sizeof *rs);
     const sv_taps taps = taps_of(c, rs);
     const sv_exec exec = {.threads = threads, .block_rows = block_rows};
-    CHECK(sv_engine_run(&s, &src, &exec, &taps, 0, 3, t) == SV_OK);
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, &taps, 0, 3, t), SV_OK);
     const uint64_t scores = 3u * (causal ? 300u * 301u / 2u : 300u * 300u);
-    CHECK(total(c->raw) == scores && total(c->scaled) == scores);
-    CHECK(total(c->w_raw) == scores && total(c->w_scaled) == scores);
-    CHECK(c->w_raw[BINS] == 0 && c->w_scaled[BINS] == 0); /* weights <= 1: never outside */
+    CHECK_EQ(total(c->raw), scores);
+    CHECK_EQ(total(c->scaled), scores);
+    CHECK_EQ(total(c->w_raw), scores);
+    CHECK_EQ(total(c->w_scaled), scores);
+    CHECK_EQ(c->w_raw[BINS], 0);
+    CHECK_EQ(c->w_scaled[BINS], 0); /* weights <= 1: never outside */
     /* mean over rows of the per-row sums = sum over trials of the means;
      * both are sums of the same 900 doubles in other orders: 1e-12 */
     for (int f = 0; f < 2; f++) {
@@ -72,48 +75,52 @@ static void test_same_counts(void)
     for (int causal = 0; causal < 2; causal++) {
         test_taps(causal, 1, 0, &a, ra, ta);
         test_taps(causal, 2, 1, &b, rb, tb);
-        CHECK(memcmp(&a, &b, sizeof a) == 0);
-        CHECK(memcmp(ra, rb, sizeof ra) == 0);
-        CHECK(memcmp(ta, tb, sizeof ta) == 0);
+        CHECK_MEM_EQ(&a, &b, sizeof a);
+        CHECK_MEM_EQ(ra, rb, sizeof ra);
+        CHECK_MEM_EQ(ta, tb, sizeof ta);
     }
 }
 
 static void test_taps_check(void)
 {
     sv_spec s = {.d_k = 4, .n_q = 3, .n_k = 5000, .trials = 1};
-    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
     counts c;
     sv_taps t = taps_of(&c, NULL);
-    CHECK(sv_taps_check(&t, &s) == SV_EINVAL); /* weight bins need n_k <= 4096 */
+    CHECK_STATUS(sv_taps_check(&t, &s), SV_EINVAL); /* weight bins need n_k <= 4096 */
     t.hist_w_raw = t.hist_w_scaled = NULL;
-    CHECK(sv_taps_check(&t, &s) == SV_OK);
-    CHECK(sv_taps_check(NULL, &s) == SV_OK);
+    CHECK_STATUS(sv_taps_check(&t, &s), SV_OK);
+    CHECK_STATUS(sv_taps_check(NULL, &s), SV_OK);
     sv_taps bad = t;
     bad.hist_lo = bad.hist_hi;
-    CHECK(sv_taps_check(&bad, &s) == SV_EINVAL);
+    CHECK_STATUS(sv_taps_check(&bad, &s), SV_EINVAL);
     bad = t;
     bad.hist_hi = INFINITY;
-    CHECK(sv_taps_check(&bad, &s) == SV_EINVAL);
+    CHECK_STATUS(sv_taps_check(&bad, &s), SV_EINVAL);
     bad = t;
     bad.hist_scaled = NULL;
-    CHECK(sv_taps_check(&bad, &s) == SV_EINVAL);
+    CHECK_STATUS(sv_taps_check(&bad, &s), SV_EINVAL);
     s.n_k = 5;
-    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
     bad = taps_of(&c, NULL);
     bad.hist_w_scaled = NULL; /* raw weights without scaled ones */
-    CHECK(sv_taps_check(&bad, &s) == SV_EINVAL);
+    CHECK_STATUS(sv_taps_check(&bad, &s), SV_EINVAL);
     /* the run refuses them too, before touching anything */
     sv_source src;
     sv_trial_stats out;
     const sv_exec exec = {0};
-    CHECK(sv_source_draw(&s, &src) == SV_OK);
-    CHECK(sv_engine_run(&s, &src, &exec, &bad, 0, 1, &out) == SV_EINVAL);
-    CHECK(total(c.raw) == 0);
+    CHECK_STATUS(sv_source_draw(&s, &src), SV_OK);
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, &bad, 0, 1, &out), SV_EINVAL);
+    CHECK_EQ(total(c.raw), 0);
     size_t bytes = 7;
-    CHECK(sv_engine_bytes(&s, &src, &exec, &bad, 1, &bytes) == SV_EINVAL && bytes == 7);
+    CHECK_STATUS(sv_engine_bytes(&s, &src, &exec, &bad, 1, &bytes), SV_EINVAL);
+    CHECK_EQ(bytes, 7);
     const sv_exec neg = {.threads = -1};
-    CHECK(sv_engine_bytes(&s, &src, &neg, NULL, 1, &bytes) == SV_EINVAL && bytes == 7);
-    CHECK(sv_engine_bytes(&s, &src, &exec, NULL, 1, &bytes) == SV_OK && bytes > 0);
+    CHECK_STATUS(sv_engine_bytes(&s, &src, &neg, NULL, 1, &bytes), SV_EINVAL);
+    CHECK_EQ(bytes, 7);
+    if (CHECK_STATUS(sv_engine_bytes(&s, &src, &exec, NULL, 1, &bytes), SV_OK)) {
+        CHECK_GT(bytes, 0);
+    }
 }
 
 /* Entropy in nats of the two weights (p, 1 - p), over ln 2. */
@@ -136,17 +143,17 @@ static void test_sink_two_keys(void)
     arr.k = arr.q;
     arr.k.data = k;
     sv_source src;
-    CHECK(sv_source_strided(&arr, &src) == SV_OK);
+    CHECK_STATUS(sv_source_strided(&arr, &src), SV_OK);
     const double w3 = 1.0 / (1.0 + sqrt(3.0));
     for (int causal = 0; causal < 2; causal++) {
         sv_spec s = {.d_k = 1, .n_q = 2, .n_k = 2, .trials = 1, .scale = 0.5, .causal = causal};
-        CHECK(sv_spec_resolve(&s) == SV_OK);
+        CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
         double rs[2 * SV_ROW_FIELDS] = {0};
         const sv_taps rows = {.row_sums = rs};
         sv_trial_stats a, b;
-        CHECK(sv_engine_run(&s, &src, &(sv_exec){.threads = 1}, NULL, 0, 1, &a) == SV_OK);
-        CHECK(sv_engine_run(&s, &src, &(sv_exec){.threads = 1}, &rows, 0, 1, &b) == SV_OK);
-        CHECK(memcmp(&a, &b, sizeof a) == 0);
+        CHECK_STATUS(sv_engine_run(&s, &src, &(sv_exec){.threads = 1}, NULL, 0, 1, &a), SV_OK);
+        CHECK_STATUS(sv_engine_run(&s, &src, &(sv_exec){.threads = 1}, &rows, 0, 1, &b), SV_OK);
+        CHECK_MEM_EQ(&a, &b, sizeof a);
         const double row0[2] = {causal ? 1.0 : 0.25, causal ? 1.0 : w3};
         CHECK_CLOSE(a.raw_sink_weight, (row0[0] + 0.1) / 2.0, 1e-15, 0.0);
         CHECK_CLOSE(a.scaled_sink_weight, (row0[1] + 0.25) / 2.0, 1e-15, 0.0);
@@ -157,12 +164,14 @@ static void test_sink_two_keys(void)
     }
     /* One key: every weight is 1 and no row sees 2 keys. */
     sv_spec s = {.d_k = 1, .n_q = 2, .n_k = 1, .trials = 1};
-    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
     arr.k.shape[0] = 1;
     sv_trial_stats t;
-    CHECK(sv_engine_run(&s, &src, &(sv_exec){.threads = 1}, NULL, 0, 1, &t) == SV_OK);
-    CHECK(t.raw_sink_weight == 1.0 && t.scaled_sink_weight == 1.0);
-    CHECK(isnan(t.raw_entropy_norm) && isnan(t.scaled_entropy_norm));
+    CHECK_STATUS(sv_engine_run(&s, &src, &(sv_exec){.threads = 1}, NULL, 0, 1, &t), SV_OK);
+    CHECK_EQ(t.raw_sink_weight, 1.0);
+    CHECK_EQ(t.scaled_sink_weight, 1.0);
+    CHECK_NAN(t.raw_entropy_norm);
+    CHECK_NAN(t.scaled_entropy_norm);
 }
 
 /* Key 0 in the first key block, the row's max in the second (n_k = 5000 >
@@ -180,14 +189,15 @@ static void test_sink_blocks(void)
     arr.q = (sv_array){.data = q, .ndim = 2, .shape = {1, 1}, .strides = {8, 8}};
     arr.k = (sv_array){.data = k, .ndim = 2, .shape = {NK, 1}, .strides = {8, 8}};
     sv_source src;
-    CHECK(sv_source_strided(&arr, &src) == SV_OK);
+    CHECK_STATUS(sv_source_strided(&arr, &src), SV_OK);
     sv_spec s = {.d_k = 1, .n_q = 1, .n_k = NK, .trials = 1, .scale = 0.5};
-    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
     sv_trial_stats t;
-    CHECK(sv_engine_run(&s, &src, &(sv_exec){.threads = 2}, NULL, 0, 1, &t) == SV_OK);
+    CHECK_STATUS(sv_engine_run(&s, &src, &(sv_exec){.threads = 2}, NULL, 0, 1, &t), SV_OK);
     CHECK_CLOSE(t.raw_sink_weight, 5.0 / (5.0 + 50.0 + 4998.0), 1e-13, 0.0);
     CHECK_CLOSE(t.scaled_sink_weight, sqrt(5.0) / (sqrt(5.0) + sqrt(50.0) + 4998.0), 1e-13, 0.0);
-    CHECK(t.raw_entropy_norm > 0.0 && t.raw_entropy_norm < 1.0);
+    CHECK_GT(t.raw_entropy_norm, 0.0);
+    CHECK_LT(t.raw_entropy_norm, 1.0);
 }
 
 int main(void)

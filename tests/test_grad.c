@@ -102,25 +102,28 @@ static int run_case(const gcase *g)
 static void test_rules(void)
 {
     sv_spec c = {.d_k = 8, .n_q = 100, .n_k = 100, .trials = 1, .grad = 1};
-    CHECK(sv_spec_resolve(&c) == SV_EINVAL);
+    CHECK_STATUS(sv_spec_resolve(&c), SV_EINVAL);
     const char *field = NULL;
-    CHECK(sv_spec_check_field(&c, &field) == SV_EINVAL && field && strcmp(field, "grad") == 0);
+    CHECK_STATUS(sv_spec_check_field(&c, &field), SV_EINVAL);
+    if (CHECK(field)) {
+        CHECK_STR_EQ(field, "grad");
+    }
     c.values = 1;
-    CHECK(sv_spec_resolve(&c) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&c), SV_OK);
     sv_source src;
     const sv_exec e = {.threads = 1};
     size_t with = 0, without = 0;
-    CHECK(sv_source_draw(&c, &src) == SV_OK);
-    CHECK(sv_engine_bytes(&c, &src, &e, NULL, 1, &with) == SV_OK);
+    CHECK_STATUS(sv_source_draw(&c, &src), SV_OK);
+    CHECK_STATUS(sv_engine_bytes(&c, &src, &e, NULL, 1, &with), SV_OK);
     c.grad = 0;
-    CHECK(sv_source_draw(&c, &src) == SV_OK);
-    CHECK(sv_engine_bytes(&c, &src, &e, NULL, 1, &without) == SV_OK);
+    CHECK_STATUS(sv_source_draw(&c, &src), SV_OK);
+    CHECK_STATUS(sv_engine_bytes(&c, &src, &e, NULL, 1, &without), SV_OK);
     /* dq and dk alone are 2 (n_q + n_k) d_k doubles */
-    CHECK(with >= without + 2 * 200 * 8 * sizeof(double));
+    CHECK_GE(with, without + 2 * 200 * 8 * sizeof(double));
     /* Specs without grad hash as before the field existed. */
     sv_spec a = c;
     a.grad = 1;
-    CHECK(sv_spec_hash(&a) != sv_spec_hash(&c));
+    CHECK_NE(sv_spec_hash(&a), sv_spec_hash(&c));
 }
 
 int main(void)
@@ -130,7 +133,7 @@ int main(void)
     for (size_t i = 0; i < n; i++)
         failed += !run_case(&cases[i]);
     printf("%zu cases, %d differ\n", n, failed);
-    CHECK(failed == 0);
+    CHECK_EQ(failed, 0);
     test_rules();
     return CHECK_DONE();
 }

@@ -42,7 +42,7 @@ static void test_numacc4(void)
 
     sv_moments m;
     sv_moments_of(numacc4, 1001, &m);
-    CHECK(m.n == 1001);
+    CHECK_EQ(m.n, 1001);
     /* Certified decimal values: the data themselves differ from the decimal
      * ones by up to half an ulp of 1e7 (9.3e-10), i.e. up to ~1e-8 relative
      * on deviations of 0.1, so 1e-8 is as close as any algorithm can get. */
@@ -64,7 +64,7 @@ static void test_numacc4(void)
             sv_moments_of(numacc4 + i, len, &part);
             sv_moments_merge(&acc, &part);
         }
-        CHECK(acc.n == 1001);
+        CHECK_EQ(acc.n, 1001);
         CHECK_CLOSE(acc.mean, (double)emean, 1e-13, 0.0);
         CHECK_CLOSE(acc.m2, (double)em2, 1e-9, 0.0);
     }
@@ -77,31 +77,38 @@ static void test_numacc4(void)
         s2 += numacc4[i] * numacc4[i];
     }
     const double naive_m2 = s2 - s * s / 1001.0;
-    CHECK(fabs(naive_m2 - (double)em2) > 1e-3 * (double)em2);
+    CHECK_GT(fabs(naive_m2 - (double)em2), 1e-3 * (double)em2);
 }
 
 static void test_edges(void)
 {
     sv_moments m;
     sv_moments_of(NULL, 0, &m);
-    CHECK(m.n == 0 && m.mean == 0.0 && m.m2 == 0.0);
-    CHECK(isnan(sv_moments_variance(&m, 0)));
+    CHECK_EQ(m.n, 0);
+    CHECK_EQ(m.mean, 0.0);
+    CHECK_EQ(m.m2, 0.0);
+    CHECK_NAN(sv_moments_variance(&m, 0));
     const double one = 5.0;
     sv_moments_of(&one, 1, &m);
-    CHECK(m.mean == 5.0 && m.m2 == 0.0);
-    CHECK(sv_moments_variance(&m, 0) == 0.0);
-    CHECK(isnan(sv_moments_variance(&m, 1)));
+    CHECK_EQ(m.mean, 5.0);
+    CHECK_EQ(m.m2, 0.0);
+    CHECK_EQ(sv_moments_variance(&m, 0), 0.0);
+    CHECK_NAN(sv_moments_variance(&m, 1));
     /* numpy: np.var([1, 2, 3, 4]) = 1.25, ddof 1: 5/3. */
     const double x[4] = {1, 2, 3, 4};
     sv_moments_of(x, 4, &m);
-    CHECK(sv_moments_variance(&m, 0) == 1.25);
+    CHECK_EQ(sv_moments_variance(&m, 0), 1.25);
     CHECK_CLOSE(sv_moments_variance(&m, 1), 5.0 / 3.0, 1e-16, 0.0);
     /* Merging an empty sample changes nothing, either way round. */
     sv_moments empty = {0, 0.0, 0.0}, acc = empty;
     sv_moments_merge(&acc, &m);
-    CHECK(acc.n == 4 && acc.mean == m.mean && acc.m2 == m.m2);
+    CHECK_EQ(acc.n, 4);
+    CHECK_EQ(acc.mean, m.mean);
+    CHECK_EQ(acc.m2, m.m2);
     sv_moments_merge(&acc, &empty);
-    CHECK(acc.n == 4 && acc.mean == m.mean && acc.m2 == m.m2);
+    CHECK_EQ(acc.n, 4);
+    CHECK_EQ(acc.mean, m.mean);
+    CHECK_EQ(acc.m2, m.m2);
 }
 
 static void test_quantiles(void)
@@ -110,12 +117,12 @@ static void test_quantiles(void)
      * = [1.2, 3.0, 8.8] (method 'linear'). */
     const double x[5] = {1, 2, 3, 4, 10};
     CHECK_CLOSE(sv_quantile_sorted(x, 5, 0.05), 1.2, 1e-15, 0.0);
-    CHECK(sv_quantile_sorted(x, 5, 0.5) == 3.0);
+    CHECK_EQ(sv_quantile_sorted(x, 5, 0.5), 3.0);
     CHECK_CLOSE(sv_quantile_sorted(x, 5, 0.95), 8.8, 1e-15, 0.0);
-    CHECK(sv_quantile_sorted(x, 5, 0.0) == 1.0);
-    CHECK(sv_quantile_sorted(x, 5, 1.0) == 10.0);
-    CHECK(sv_quantile_sorted(x, 1, 0.95) == 1.0);
-    CHECK(isnan(sv_quantile_sorted(x, 0, 0.5)));
+    CHECK_EQ(sv_quantile_sorted(x, 5, 0.0), 1.0);
+    CHECK_EQ(sv_quantile_sorted(x, 5, 1.0), 10.0);
+    CHECK_EQ(sv_quantile_sorted(x, 1, 0.95), 1.0);
+    CHECK_NAN(sv_quantile_sorted(x, 0, 0.5));
 }
 
 int main(void)

@@ -15,7 +15,7 @@
 static sv_spec spec_of(uint64_t trials)
 {
     sv_spec s = {.d_k = 3, .n_q = 4, .n_k = 4, .trials = trials, .seed = 7u, .values = 1};
-    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
     return s;
 }
 
@@ -24,18 +24,18 @@ static void run(const sv_spec *s, uint64_t first, uint64_t count, sv_trial_stats
 {
     sv_source src;
     const sv_exec exec = {.threads = 2};
-    CHECK(sv_source_draw(s, &src) == SV_OK);
-    CHECK(sv_engine_run(s, &src, &exec, NULL, first, count, out) == SV_OK);
+    CHECK_STATUS(sv_source_draw(s, &src), SV_OK);
+    CHECK_STATUS(sv_engine_run(s, &src, &exec, NULL, first, count, out), SV_OK);
 }
 
 static sv_partial partial_of(const sv_trial_stats *t, uint64_t first, uint64_t count)
 {
     sv_partial p;
-    CHECK(sv_partial_init(&p, first, count / 3) == SV_OK); /* grows */
+    CHECK_STATUS(sv_partial_init(&p, first, count / 3), SV_OK); /* grows */
     /* in uneven chunks: where a chunk ends must not show either */
     for (uint64_t i = 0; i < count;) {
         const uint64_t m = count - i < 1000u ? count - i : 1000u;
-        CHECK(sv_partial_add(&p, t + i, (size_t)m) == SV_OK);
+        CHECK_STATUS(sv_partial_add(&p, t + i, (size_t)m), SV_OK);
         i += m;
     }
     return p;
@@ -63,10 +63,10 @@ static void test_merge(void)
         /* two engine runs, as two shards would do */
         run(&s, 0, a, cut);
         run(&s, a, N_TRIALS - a, cut + a);
-        CHECK(memcmp(cut, all, N_TRIALS * sizeof *all) == 0);
+        CHECK_MEM_EQ(cut, all, N_TRIALS * sizeof *all);
         sv_partial pa = partial_of(cut, 0, a), pb = partial_of(cut + a, a, N_TRIALS - a);
-        CHECK(sv_partial_merge(&pb, &pa) == SV_EMISMATCH); /* b must follow a */
-        CHECK(sv_partial_merge(&pa, &pb) == SV_OK);
+        CHECK_STATUS(sv_partial_merge(&pb, &pa), SV_EMISMATCH); /* b must follow a */
+        CHECK_STATUS(sv_partial_merge(&pa, &pb), SV_OK);
         CHECK(same_bits(&pa, &one));
         if (!same_bits(&pa, &one))
             fprintf(stderr, "cut at %llu differs\n", (unsigned long long)a);
@@ -77,8 +77,8 @@ static void test_merge(void)
      * by one until the merge brings the block's start */
     sv_partial p1 = partial_of(all, 0, 4000), p2 = partial_of(all + 4000, 4000, 50),
                p3 = partial_of(all + 4050, 4050, N_TRIALS - 4050);
-    CHECK(sv_partial_merge(&p2, &p3) == SV_OK); /* (p2 p3) first, then p1 before it */
-    CHECK(sv_partial_merge(&p1, &p2) == SV_OK);
+    CHECK_STATUS(sv_partial_merge(&p2, &p3), SV_OK); /* (p2 p3) first, then p1 before it */
+    CHECK_STATUS(sv_partial_merge(&p1, &p2), SV_OK);
     CHECK(same_bits(&p1, &one));
     sv_partial_free(&p1);
     sv_partial_free(&p2);
@@ -93,24 +93,24 @@ static void test_summary_from_partial(void)
 {
     const uint64_t n = 5000;
     sv_spec cfg = {.d_k = 3, .n_q = 4, .n_k = 4, .trials = n, .seed = 7u, .values = 1};
-    CHECK(sv_spec_resolve(&cfg) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&cfg), SV_OK);
     sv_trial_stats *t = malloc(n * sizeof *t);
     run(&cfg, 0, n, t);
     sv_summary want, got;
-    CHECK(sv_summary_compute(&cfg, t, 0.5, &want) == SV_OK);
+    CHECK_STATUS(sv_summary_compute(&cfg, t, 0.5, &want), SV_OK);
     sv_partial a = partial_of(t, 0, 4321), b = partial_of(t + 4321, 4321, n - 4321);
-    CHECK(sv_partial_merge(&a, &b) == SV_OK);
-    CHECK(sv_summary_from_partial(&cfg, &a, 0.5, &got) == SV_OK);
-    CHECK(memcmp(&got.mean, &want.mean, sizeof got.mean) == 0);
-    CHECK(memcmp(&got.raw, &want.raw, sizeof got.raw) == 0);
-    CHECK(got.raw_var_cdf_observed == want.raw_var_cdf_observed);
-    CHECK(sv_summary_from_partial(&cfg, &b, 0.5, &got) == SV_EINVAL); /* not from trial 0 */
+    CHECK_STATUS(sv_partial_merge(&a, &b), SV_OK);
+    CHECK_STATUS(sv_summary_from_partial(&cfg, &a, 0.5, &got), SV_OK);
+    CHECK_MEM_EQ(&got.mean, &want.mean, sizeof got.mean);
+    CHECK_MEM_EQ(&got.raw, &want.raw, sizeof got.raw);
+    CHECK_EQ(got.raw_var_cdf_observed, want.raw_var_cdf_observed);
+    CHECK_STATUS(sv_summary_from_partial(&cfg, &b, 0.5, &got), SV_EINVAL); /* not from trial 0 */
     sv_summary_acc acc;
-    CHECK(sv_summary_begin(&cfg, &acc) == SV_OK);
-    CHECK(sv_summary_add(&acc, t, (size_t)n) == SV_OK);
-    CHECK(sv_summary_add(&acc, t, 1) == SV_EINVAL); /* more than the trials left */
-    CHECK(sv_summary_end(&acc, 0.5, &got) == SV_OK);
-    CHECK(memcmp(&got.mean, &want.mean, sizeof got.mean) == 0);
+    CHECK_STATUS(sv_summary_begin(&cfg, &acc), SV_OK);
+    CHECK_STATUS(sv_summary_add(&acc, t, (size_t)n), SV_OK);
+    CHECK_STATUS(sv_summary_add(&acc, t, 1), SV_EINVAL); /* more than the trials left */
+    CHECK_STATUS(sv_summary_end(&acc, 0.5, &got), SV_OK);
+    CHECK_MEM_EQ(&got.mean, &want.mean, sizeof got.mean);
     sv_partial_free(&a);
     sv_partial_free(&b);
     free(t);
@@ -119,44 +119,58 @@ static void test_summary_from_partial(void)
 static void test_spec(void)
 {
     sv_spec s = {.d_k = 64, .n_q = 5, .n_k = 6, .trials = 1, .qk_norm = 1, .values = 1};
-    CHECK(sv_spec_resolve(&s) == SV_OK);
-    CHECK(s.q_std == 1.0 && s.k_std == 1.0 && s.scale == 0.125 && s.scale2 == 1.0 / 64.0);
-    CHECK(s.qk_radius == 8.0 && s.d_v == 64);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
+    CHECK_EQ(s.q_std, 1.0);
+    CHECK_EQ(s.k_std, 1.0);
+    CHECK_EQ(s.scale, 0.125);
+    CHECK_EQ(s.scale2, 1.0 / 64.0);
+    CHECK_EQ(s.qk_radius, 8.0);
+    CHECK_EQ(s.d_v, 64);
     const uint64_t h = sv_spec_hash(&s);
     sv_spec again = s;
-    CHECK(sv_spec_resolve(&again) == SV_OK && sv_spec_hash(&again) == h); /* idempotent */
+    if (CHECK_STATUS(sv_spec_resolve(&again), SV_OK)) { /* idempotent */
+        CHECK_EQ(sv_spec_hash(&again), h);
+    }
     again.seed = 1;
-    CHECK(sv_spec_hash(&again) != h);
+    CHECK_NE(sv_spec_hash(&again), h);
     /* d_k = 3: scale2 is 1 / 3 rounded once, not (1 / sqrt(3))^2, which
      * is an ulp above it */
     sv_spec t = {.d_k = 3, .n_q = 2, .n_k = 2, .trials = 1};
-    CHECK(sv_spec_resolve(&t) == SV_OK && t.scale2 == 1.0 / 3.0);
+    if (CHECK_STATUS(sv_spec_resolve(&t), SV_OK)) {
+        CHECK_EQ(t.scale2, 1.0 / 3.0);
+    }
     const char *field = NULL;
     sv_spec bad = s;
     bad.d_v = (size_t)INT32_MAX + 1u;
-    CHECK(sv_spec_check_field(&bad, &field) == SV_ETOOBIG && strcmp(field, "d_v") == 0);
+    CHECK_STATUS(sv_spec_check_field(&bad, &field), SV_ETOOBIG);
+    CHECK_STR_EQ(field, "d_v");
     bad = s;
     bad.q_std = 0.0; /* unresolved */
-    CHECK(sv_spec_check_field(&bad, &field) == SV_EINVAL && strcmp(field, "q_std") == 0);
+    CHECK_STATUS(sv_spec_check_field(&bad, &field), SV_EINVAL);
+    CHECK_STR_EQ(field, "q_std");
     bad = s;
     bad.causal = 1;
-    CHECK(sv_spec_check_field(&bad, &field) == SV_EINVAL && strcmp(field, "causal") == 0);
+    CHECK_STATUS(sv_spec_check_field(&bad, &field), SV_EINVAL);
+    CHECK_STR_EQ(field, "causal");
     bad = s;
     bad.n_q = SIZE_MAX / 2;
-    CHECK(sv_spec_check_field(&bad, &field) == SV_ERANGE && strcmp(field, "n_q") == 0);
-    CHECK(sv_spec_check_field(&s, &field) == SV_OK && field == NULL);
+    CHECK_STATUS(sv_spec_check_field(&bad, &field), SV_ERANGE);
+    CHECK_STR_EQ(field, "n_q");
+    if (CHECK_STATUS(sv_spec_check_field(&s, &field), SV_OK)) {
+        CHECK_EQ(field, NULL);
+    }
     /* the engine refuses trials past the spec's and a source for another spec */
     sv_source src;
     sv_trial_stats out;
     const sv_exec exec = {0};
-    CHECK(sv_source_draw(&s, &src) == SV_OK);
-    CHECK(sv_engine_run(&s, &src, &exec, NULL, 1, 1, &out) == SV_EINVAL);
-    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 0, &out) == SV_EINVAL);
-    CHECK(sv_engine_run(&t, &src, &exec, NULL, 0, 1, &out) == SV_EMISMATCH);
-    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &out) == SV_OK);
-    CHECK(strcmp(sv_status_str(SV_EMISMATCH), "data does not match the experiment's shape or "
-                                              "trials") == 0);
-    CHECK(SV_EFORMAT == 5 && SV_EMISMATCH == 6 && SV_ETOOBIG == 4); /* pinned */
+    CHECK_STATUS(sv_source_draw(&s, &src), SV_OK);
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 1, 1, &out), SV_EINVAL);
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 0, &out), SV_EINVAL);
+    CHECK_STATUS(sv_engine_run(&t, &src, &exec, NULL, 0, 1, &out), SV_EMISMATCH);
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &out), SV_OK);
+    CHECK_STR_EQ(sv_status_str(SV_EMISMATCH), "data does not match the experiment's shape or "
+                                              "trials");
+    static_assert(SV_EFORMAT == 5 && SV_EMISMATCH == 6 && SV_ETOOBIG == 4, "pinned");
 }
 
 /* sv_partial_sd: the SD across trials (ddof 1) of a field, against a
@@ -176,16 +190,17 @@ static void test_sd(void)
         m2 += (all[i].raw_var - m) * (all[i].raw_var - m);
     sv_partial one = partial_of(all, 0, T), a = partial_of(all, 0, 1234),
                b = partial_of(all + 1234, 1234, T - 1234);
-    CHECK(sv_partial_merge(&a, &b) == SV_OK);
+    CHECK_STATUS(sv_partial_merge(&a, &b), SV_OK);
     sv_trial_stats sd1, sd2;
     sv_partial_sd(&one, &sd1);
     sv_partial_sd(&a, &sd2);
     CHECK_CLOSE(sd1.raw_var, (double)sqrtl(m2 / (T - 1)), 1e-12, 0.0);
-    CHECK(memcmp(&sd1, &sd2, sizeof sd1) == 0);
-    CHECK(isnan(sd1.raw_entropy_min) && isnan(sd1.raw_max_abs_logit)); /* extremes */
+    CHECK_MEM_EQ(&sd1, &sd2, sizeof sd1);
+    CHECK_NAN(sd1.raw_entropy_min);
+    CHECK_NAN(sd1.raw_max_abs_logit); /* extremes */
     sv_partial two = partial_of(all, 0, 1);
     sv_partial_sd(&two, &sd1); /* one trial: no spread */
-    CHECK(isnan(sd1.raw_var));
+    CHECK_NAN(sd1.raw_var);
     sv_partial_free(&one);
     sv_partial_free(&a);
     sv_partial_free(&b);

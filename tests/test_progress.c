@@ -40,18 +40,18 @@ static void check_reports_per_tile(void)
 {
     sv_spec s = spec_of(4, 600, 1);
     s.seed = 1;
-    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
     sv_source src;
-    CHECK(sv_source_draw(&s, &src) == SV_OK);
+    CHECK_STATUS(sv_source_draw(&s, &src), SV_OK);
     reports r = {0u, 1u, 0u, 0u};
     const sv_exec exec = {.threads = 1, .progress = count_report, .progress_ctx = &r};
     sv_trial_stats out;
-    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &out) == SV_OK);
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &out), SV_OK);
     if (r.calls < 3)
         fprintf(stderr, "reports: %u calls, want >= 3\n", r.calls);
-    CHECK(r.calls >= 3);
+    CHECK_GE(r.calls, 3);
     CHECK(r.monotone);
-    CHECK(r.last == r.total);
+    CHECK_EQ(r.last, r.total);
 }
 
 int main(void)
@@ -61,7 +61,7 @@ int main(void)
     CHECK_CLOSE(cli_progress_left(10.0, 25.0, 100.0), 30.0, 1e-15, 0.0);
     CHECK_CLOSE(cli_progress_left(4.0, 100.0, 100.0), 0.0, 0.0, 0.0);
     CHECK_CLOSE(cli_progress_left(4.0, 101.0, 100.0), 0.0, 0.0, 0.0); /* never negative */
-    CHECK(isnan(cli_progress_left(1.0, 0.0, 100.0)));                 /* no rate yet */
+    CHECK_NAN(cli_progress_left(1.0, 0.0, 100.0));                    /* no rate yet */
 
     /* Work: trials x n_q x n_k x (d_k + CLI_PROGRESS_SCORE_WORK). */
     sv_spec a = spec_of(64, 1000, 3);
@@ -96,6 +96,7 @@ int main(void)
     /* Half-way through the last configuration: a quarter of its work is
      * not yet the half of the sweep's time. */
     const double half = cli_progress_left(60.0, before + 0.5 * cli_progress_work(&last), total);
-    CHECK(half > 0.0 && half < left);
+    CHECK_GT(half, 0.0);
+    CHECK_LT(half, left);
     return CHECK_DONE();
 }

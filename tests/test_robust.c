@@ -93,13 +93,13 @@ static void test_block_rows(void)
     const size_t blocks[] = {SIZE_MAX, SIZE_MAX - 615, SIZE_MAX / 2 + 1, 1111, 1112, 100000};
     const sv_spec c = config(4, 1111, 1111, 1);
     sv_trial_stats want, got;
-    CHECK(run(c, (sv_exec){0}, &want) == SV_OK);
+    CHECK_STATUS(run(c, (sv_exec){0}, &want), SV_OK);
     CHECK(!isnan(want.raw_var));
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
         memset(&got, 0x5a, sizeof got);
         for (int t = 1; t <= 2; t++) {
-            CHECK(run(c, (sv_exec){.threads = t, .block_rows = blocks[i]}, &got) == SV_OK);
-            CHECK(memcmp(&got, &want, sizeof got) == 0);
+            CHECK_STATUS(run(c, (sv_exec){.threads = t, .block_rows = blocks[i]}, &got), SV_OK);
+            CHECK_MEM_EQ(&got, &want, sizeof got);
         }
     }
 }
@@ -114,10 +114,10 @@ static void test_tiny_tiles(void)
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         const sv_spec s = resolved(config(shapes[i][0], shapes[i][1], shapes[i][2], 3));
         sv_trial_stats got[3], want;
-        CHECK(run(s, (sv_exec){.threads = 1}, got) == SV_OK);
+        CHECK_STATUS(run(s, (sv_exec){.threads = 1}, got), SV_OK);
         for (uint64_t t = 0; t < 3; t++) {
             ref_trial(&s, t, &want);
-            CHECK(ref_compare(&s, &got[t], &want, 1e-12, "tiny tiles") == 0);
+            CHECK_EQ(ref_compare(&s, &got[t], &want, 1e-12, "tiny tiles"), 0);
         }
     }
 }
@@ -143,15 +143,16 @@ static void test_sizes(void)
         c.d_v = bad[i].dv;
         size_t bytes = 7;
         sv_trial_stats r;
-        CHECK(check(c, NULL) == bad[i].want);
-        CHECK(bytes_of(c, &bytes) == bad[i].want && bytes == 7);
-        CHECK(run(c, (sv_exec){.threads = 1}, &r) == bad[i].want);
+        CHECK_EQ(check(c, NULL), bad[i].want);
+        CHECK_EQ(bytes_of(c, &bytes), bad[i].want);
+        CHECK_EQ(bytes, 7);
+        CHECK_EQ(run(c, (sv_exec){.threads = 1}, &r), bad[i].want);
     }
     /* INT_MAX columns of V are allowed where the work arrays fit. */
     sv_spec ok = config(2, 3, 4, 1);
     ok.values = 1;
     ok.d_v = INT_MAX;
-    CHECK(check(ok, NULL) == SV_OK);
+    CHECK_STATUS(check(ok, NULL), SV_OK);
 }
 
 /* sv_spec_score_bound of @p c resolved. */
@@ -169,7 +170,7 @@ static void test_overflow_bound(void)
     sv_spec c = config(4, 3, 3, 1);
     /* Normal draws are at most 14.4: B = 4 (14.4 + 14.4)^2. */
     CHECK_CLOSE(bound_of(c), 4.0 * 28.8 * 28.8, 1e-15, 0.0);
-    CHECK(check(c, NULL) == SV_OK);
+    CHECK_STATUS(check(c, NULL), SV_OK);
     struct {
         double q_mean, q_std, k_std, qk_radius, scale;
         int qk_norm;
@@ -191,10 +192,12 @@ static void test_overflow_bound(void)
         sv_trial_stats r;
         size_t bytes;
         const char *field = NULL;
-        CHECK(check(b, &field) == SV_EOVERFLOW);
-        CHECK(field && strcmp(field, bad[i].blame) == 0);
-        CHECK(bytes_of(b, &bytes) == SV_EOVERFLOW);
-        CHECK(run(b, (sv_exec){0}, &r) == SV_EOVERFLOW);
+        CHECK_STATUS(check(b, &field), SV_EOVERFLOW);
+        if (CHECK(field)) {
+            CHECK_STR_EQ(field, bad[i].blame);
+        }
+        CHECK_STATUS(bytes_of(b, &bytes), SV_EOVERFLOW);
+        CHECK_STATUS(run(b, (sv_exec){0}, &r), SV_EOVERFLOW);
     }
     /* A mean whose entries' deviations round away (--q-mean 1e25: the
      * measured variance was 0, the true one 2e50) is refused; a ratio of
@@ -203,21 +206,25 @@ static void test_overflow_bound(void)
         sv_spec p = c;
         const char *field = NULL;
         p.q_mean = 1e25;
-        CHECK(check(p, &field) == SV_EPRECISION);
-        CHECK(field && strcmp(field, "q_mean") == 0);
+        CHECK_STATUS(check(p, &field), SV_EPRECISION);
+        if (CHECK(field)) {
+            CHECK_STR_EQ(field, "q_mean");
+        }
         p.q_mean = 0.0;
         p.k_mean = -2e6;
         p.k_std = 1.9;
-        CHECK(check(p, &field) == SV_EPRECISION);
-        CHECK(field && strcmp(field, "k_mean") == 0);
+        CHECK_STATUS(check(p, &field), SV_EPRECISION);
+        if (CHECK(field)) {
+            CHECK_STR_EQ(field, "k_mean");
+        }
         p.k_std = 2.0;
-        CHECK(check(p, NULL) == SV_OK);
+        CHECK_STATUS(check(p, NULL), SV_OK);
     }
     /* A scale whose square underflows to 0 is no scale at all. */
     c.scale = 1e-300;
-    CHECK(check(c, NULL) == SV_EINVAL);
+    CHECK_STATUS(check(c, NULL), SV_EINVAL);
     c.scale = 0.0;
-    CHECK(strcmp(sv_status_str(SV_EOVERFLOW), "value too large: scores would overflow") == 0);
+    CHECK_STR_EQ(sv_status_str(SV_EOVERFLOW), "value too large: scores would overflow");
     /* Just inside the bound: scores near 1e60, every statistic a number. */
     struct {
         size_t d;
@@ -243,8 +250,8 @@ static void test_overflow_bound(void)
         e.nu = 5.0;
         e.values = 1;
         sv_trial_stats r[2];
-        CHECK(bound_of(e) <= SV_SCORE_MAX);
-        CHECK(run(e, (sv_exec){0}, r) == SV_OK);
+        CHECK_LE(bound_of(e), SV_SCORE_MAX);
+        CHECK_STATUS(run(e, (sv_exec){0}, r), SV_OK);
         for (int t = 0; t < 2; t++)
             CHECK(isfinite(r[t].raw_var) && isfinite(r[t].raw_var_known_mean) &&
                   isfinite(r[t].raw_entropy) && isfinite(r[t].scaled_entropy) &&
@@ -260,8 +267,9 @@ static void test_nan_allowed(void)
     c.qk_norm = 1;
     c.q_mean = c.k_mean = 1.0;
     sv_trial_stats r[2];
-    CHECK(run(c, (sv_exec){0}, r) == SV_OK);
-    CHECK(isnan(r[0].raw_var_known_mean) && isfinite(r[0].raw_var));
+    CHECK_STATUS(run(c, (sv_exec){0}, r), SV_OK);
+    CHECK_NAN(r[0].raw_var_known_mean);
+    CHECK(isfinite(r[0].raw_var));
 }
 
 /* Caller arrays are not bounded by the spec: scores of 1e400 overflow to
@@ -282,16 +290,16 @@ static void test_nan_reported(void)
     arr.q.data = q;
     arr.k.data = k;
     sv_spec spec = {.d_k = 2, .n_q = 3, .n_k = 3, .trials = 1};
-    CHECK(sv_spec_resolve(&spec) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&spec), SV_OK);
     sv_source src;
-    CHECK(sv_source_strided(&arr, &src) == SV_OK);
+    CHECK_STATUS(sv_source_strided(&arr, &src), SV_OK);
     const sv_exec exec = {.threads = 1};
     sv_trial_stats r;
-    CHECK(sv_engine_run(&spec, &src, &exec, NULL, 0, 1, &r) == SV_EOVERFLOW);
+    CHECK_STATUS(sv_engine_run(&spec, &src, &exec, NULL, 0, 1, &r), SV_EOVERFLOW);
     /* The same arrays at a sane size are fine. */
     for (size_t i = 0; i < 6; i++)
         q[i] = k[i] = 1.0 + (double)i;
-    CHECK(sv_engine_run(&spec, &src, &exec, NULL, 0, 1, &r) == SV_OK);
+    CHECK_STATUS(sv_engine_run(&spec, &src, &exec, NULL, 0, 1, &r), SV_OK);
 }
 
 int main(void)

@@ -115,7 +115,7 @@ int main(void)
                     failed += !run_case(sizes[a], sizes[b], dks[k], o);
                 }
     printf("%d cases (shape x d_k x options), %d differ\n", cases, failed);
-    CHECK(failed == 0);
-    CHECK(cases == 81 * 4 * 7); /* the loops ran */
+    CHECK_EQ(failed, 0);
+    CHECK_EQ(cases, 81 * 4 * 7); /* the loops ran */
     return CHECK_DONE();
 }

@@ -34,8 +34,9 @@ static void test_examples(void)
     CHECK_CLOSE(raw.jac_trace, 5.57893626816498594093e-10, 1e-12, 0.0);
     /* ||diag(p) - p p^T||_F, 60-digit decimal (scripts in docs/theory.md). */
     CHECK_CLOSE(raw.jac_frob, 5.57893620401029485763e-10, 1e-12, 0.0);
-    CHECK(sc.entropy == raw.entropy && sc.max_weight == raw.max_weight &&
-          sc.jac_trace == raw.jac_trace);
+    CHECK_EQ(sc.entropy, raw.entropy);
+    CHECK_EQ(sc.max_weight, raw.max_weight);
+    CHECK_EQ(sc.jac_trace, raw.jac_trace);
 
     sv_softmax_row_stats(b, 4, 1.0, &raw, &sc);
     CHECK_CLOSE(raw.entropy, 2.93634763721398572844e-01, 1e-12, 0.0);
@@ -106,7 +107,8 @@ static void test_properties(void)
     sv_softmax_acc_merge(&acc, &part, 0.25);
     sv_softmax_acc_stats(&whole, 0.25, &r1, &s1);
     sv_softmax_acc_stats(&acc, 0.25, &r2, &s2);
-    CHECK(acc.max == whole.max && acc.min == whole.min);
+    CHECK_EQ(acc.max, whole.max);
+    CHECK_EQ(acc.min, whole.min);
     CHECK_CLOSE(r2.entropy, r1.entropy, 1e-13, 0.0);
     CHECK_CLOSE(s2.entropy, s1.entropy, 1e-13, 0.0);
     CHECK_CLOSE(r2.jac_trace, r1.jac_trace, 1e-13, 0.0);
@@ -122,13 +124,19 @@ static void test_properties(void)
     CHECK_CLOSE(r1.jac_trace, 0.875, 1e-15, 0.0);
     /* One key: always weight 1, entropy 0. */
     sv_softmax_row_stats(u, 1, 0.5, &r1, &s1);
-    CHECK(r1.entropy == 0.0 && r1.max_weight == 1.0 && r1.jac_trace == 0.0);
+    CHECK_EQ(r1.entropy, 0.0);
+    CHECK_EQ(r1.max_weight, 1.0);
+    CHECK_EQ(r1.jac_trace, 0.0);
 
     /* Raw scores at d_k = 65536 have std 256: no overflow, finite output. */
     const double big[3] = {700.0, -900.0, 1000.0}; /* scaled: 2.7, -3.5, 3.9 */
     sv_softmax_row_stats(big, 3, 1.0 / 256.0, &r1, &s1);
-    CHECK(isfinite(r1.entropy) && isfinite(s1.entropy) && r1.max_weight == 1.0);
-    CHECK(r1.entropy >= 0.0 && s1.entropy > 0.0 && s1.max_weight < 1.0);
+    CHECK(isfinite(r1.entropy));
+    CHECK(isfinite(s1.entropy));
+    CHECK_EQ(r1.max_weight, 1.0);
+    CHECK_GE(r1.entropy, 0.0);
+    CHECK_GT(s1.entropy, 0.0);
+    CHECK_LT(s1.max_weight, 1.0);
 }
 
 int main(void)

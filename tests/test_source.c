@@ -52,9 +52,9 @@ static void test_same_bits(void)
                  .d_v = DV,
                  .causal = 0,
                  .ddof = 1};
-    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
     sv_source draw, strided;
-    CHECK(sv_source_draw(&s, &draw) == SV_OK);
+    CHECK_STATUS(sv_source_draw(&s, &draw), SV_OK);
     double *q = malloc(T * NQ * D * sizeof *q), *kt = malloc(T * D * NK * sizeof *kt),
            *v = malloc(T * NK * DV * sizeof *v);
     fill(&draw, q, kt, v);
@@ -62,42 +62,44 @@ static void test_same_bits(void)
     const sv_strided arr = {.q = array3(q, NQ, D, NQ * D * e, D * e, e),
                             .k = array3(kt, NK, D, D * NK * e, e, NK * e), /* a transposed view */
                             .v = array3(v, NK, DV, NK * DV * e, DV * e, e)};
-    CHECK(sv_source_strided(&arr, &strided) == SV_OK);
+    CHECK_STATUS(sv_source_strided(&arr, &strided), SV_OK);
     sv_trial_stats a[T], b[T];
     const sv_exec exec = {.threads = 2, .block_rows = 100};
-    CHECK(sv_engine_run(&s, &draw, &exec, NULL, 0, T, a) == SV_OK);
-    CHECK(sv_engine_run(&s, &strided, &exec, NULL, 0, T, b) == SV_OK);
+    CHECK_STATUS(sv_engine_run(&s, &draw, &exec, NULL, 0, T, a), SV_OK);
+    CHECK_STATUS(sv_engine_run(&s, &strided, &exec, NULL, 0, T, b), SV_OK);
     for (size_t t = 0; t < T; t++) {
         /* the strided source measures the entries; plain draws do not */
-        CHECK(isnan(a[t].q_var) && !isnan(b[t].q_var) && !isnan(b[t].k_var));
+        CHECK_NAN(a[t].q_var);
+        CHECK(!isnan(b[t].q_var));
+        CHECK(!isnan(b[t].k_var));
         a[t].q_var = b[t].q_var;
         a[t].k_var = b[t].k_var;
         a[t].q_mean = b[t].q_mean;
         a[t].k_mean = b[t].k_mean;
-        CHECK(memcmp(&a[t], &b[t], sizeof a[t]) == 0);
+        CHECK_MEM_EQ(&a[t], &b[t], sizeof a[t]);
     }
     /* refusals: shape, trial range, draw fields, layout */
     sv_spec other = s;
     other.n_k = NK + 1;
-    CHECK(sv_spec_resolve(&other) == SV_OK);
-    CHECK(sv_engine_run(&other, &strided, &exec, NULL, 0, 1, b) == SV_EMISMATCH);
+    CHECK_STATUS(sv_spec_resolve(&other), SV_OK);
+    CHECK_STATUS(sv_engine_run(&other, &strided, &exec, NULL, 0, 1, b), SV_EMISMATCH);
     other = s;
     other.trials = T + 1;
-    CHECK(sv_engine_run(&other, &strided, &exec, NULL, 1, T, b) == SV_EMISMATCH);
+    CHECK_STATUS(sv_engine_run(&other, &strided, &exec, NULL, 1, T, b), SV_EMISMATCH);
     other = s;
     other.plant = 0.5;
-    CHECK(sv_engine_run(&other, &strided, &exec, NULL, 0, 1, b) == SV_EMISMATCH);
-    CHECK(sv_engine_run(&s, &strided, NULL, NULL, 0, 1, b) == SV_EINVAL);
+    CHECK_STATUS(sv_engine_run(&other, &strided, &exec, NULL, 0, 1, b), SV_EMISMATCH);
+    CHECK_STATUS(sv_engine_run(&s, &strided, NULL, NULL, 0, 1, b), SV_EINVAL);
     sv_strided bad = arr;
     bad.q.ndim = 5;
-    CHECK(sv_source_strided(&bad, &strided) == SV_EFORMAT);
+    CHECK_STATUS(sv_source_strided(&bad, &strided), SV_EFORMAT);
     bad = arr;
     bad.k.dtype = (sv_dtype)7;
-    CHECK(sv_source_strided(&bad, &strided) == SV_EFORMAT);
+    CHECK_STATUS(sv_source_strided(&bad, &strided), SV_EFORMAT);
     bad = arr;
     bad.q.data = NULL;
-    CHECK(sv_source_strided(&bad, &strided) == SV_EFORMAT);
-    CHECK(sv_source_strided(NULL, &strided) == SV_EINVAL);
+    CHECK_STATUS(sv_source_strided(&bad, &strided), SV_EFORMAT);
+    CHECK_STATUS(sv_source_strided(NULL, &strided), SV_EINVAL);
     free(q);
     free(kt);
     free(v);
@@ -118,7 +120,7 @@ static void test_float32(void)
             k64[i][l] = k32[i][l];
         }
     sv_spec s = {.d_k = DK, .n_q = N, .n_k = N, .trials = 1};
-    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
     const sv_array a32 = {.data = q32,
                           .dtype = SV_DTYPE_FLOAT32,
                           .ndim = 2,
@@ -130,16 +132,17 @@ static void test_float32(void)
     g.k = g.q;
     g.k.data = k64;
     sv_source sf, sg;
-    CHECK(sv_source_strided(&f, &sf) == SV_OK && sv_source_strided(&g, &sg) == SV_OK);
+    CHECK_STATUS(sv_source_strided(&f, &sf), SV_OK);
+    CHECK_STATUS(sv_source_strided(&g, &sg), SV_OK);
     sv_trial_stats a, b;
     const sv_exec exec = {.threads = 1};
-    CHECK(sv_engine_run(&s, &sf, &exec, NULL, 0, 1, &a) == SV_OK);
-    CHECK(sv_engine_run(&s, &sg, &exec, NULL, 0, 1, &b) == SV_OK);
-    CHECK(memcmp(&a, &b, sizeof a) == 0);
+    CHECK_STATUS(sv_engine_run(&s, &sf, &exec, NULL, 0, 1, &a), SV_OK);
+    CHECK_STATUS(sv_engine_run(&s, &sg, &exec, NULL, 0, 1, &b), SV_OK);
+    CHECK_MEM_EQ(&a, &b, sizeof a);
     /* a 2-D array is one trial */
     s.trials = 2;
-    CHECK(sv_spec_resolve(&s) == SV_OK);
-    CHECK(sv_engine_run(&s, &sf, &exec, NULL, 1, 1, &a) == SV_EMISMATCH);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
+    CHECK_STATUS(sv_engine_run(&s, &sf, &exec, NULL, 1, 1, &a), SV_EMISMATCH);
 }
 
 /* Caller data the engine cannot take: a NaN (the softmax's max search ran
@@ -154,25 +157,25 @@ static void test_bad_values(void)
         for (int l = 0; l < DK; l++)
             q[i][l] = k[i][l] = 0.5 * (i + 1) - l;
     sv_spec s = {.d_k = DK, .n_q = N, .n_k = N, .trials = 1};
-    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
     sv_strided arr = {0};
     arr.q = (sv_array){.data = q, .ndim = 2, .shape = {N, DK}, .strides = {DK * 8, 8}};
     arr.k = arr.q;
     arr.k.data = k;
     sv_source src;
-    CHECK(sv_source_strided(&arr, &src) == SV_OK);
+    CHECK_STATUS(sv_source_strided(&arr, &src), SV_OK);
     const sv_exec exec = {.threads = 1};
     sv_trial_stats t;
-    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t) == SV_OK);
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_OK);
     const double bad[] = {NAN, INFINITY, -INFINITY};
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
         k[N - 1][1] = bad[b];
-        CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t) == SV_ENONFINITE);
+        CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_ENONFINITE);
     }
     k[N - 1][1] = 1e31; /* d_k max|q| max|k| = 2 x 2 x 1e31 < 1e60 */
-    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t) == SV_OK);
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_OK);
     q[0][0] = 1e30; /* 2 x 1e30 x 1e31 > 1e60 */
-    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t) == SV_EOVERFLOW);
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_EOVERFLOW);
 }
 
 int main(void)

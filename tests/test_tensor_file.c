@@ -61,10 +61,10 @@ static sv_status parse(int safetensors, size_t len, const char *name, sv_array *
     const sv_status s = safetensors ? sv_safetensors_parse(copy, len, name, &a, why, sizeof why)
                                     : sv_npy_parse(copy, len, &a, why, sizeof why);
     if (s != SV_OK)
-        CHECK(memcmp(&a, &before, sizeof a) == 0);
+        CHECK_MEM_EQ(&a, &before, sizeof a);
     else
         a.data = file + ((const unsigned char *)a.data - copy); /* copy is freed */
-    CHECK(strchr(why, '\n') == NULL);
+    CHECK_EQ(strchr(why, '\n'), NULL);
     free(copy);
     *out = a;
     return s;
@@ -77,8 +77,8 @@ static void values(const sv_array *a, double *x)
     sv_strided arrays = {.q = *a, .k = *a};
     sv_source src;
     uint64_t trials = 0;
-    CHECK(sv_source_strided(&arrays, &src) == SV_OK);
-    CHECK(sv_strided_head(&arrays, 0, &trials, NULL) == SV_OK);
+    CHECK_STATUS(sv_source_strided(&arrays, &src), SV_OK);
+    CHECK_STATUS(sv_strided_head(&arrays, 0, &trials, NULL), SV_OK);
     const size_t rows = a->shape[a->ndim - 2], cols = a->shape[a->ndim - 1];
     for (uint64_t t = 0; t < trials; t++)
         src.rows(&src, NULL, t, SV_MATRIX_Q, 0, rows, x + t * rows * cols, cols, NULL);
@@ -89,7 +89,7 @@ static void values(const sv_array *a, double *x)
         sv_array a_;                                                                               \
         const sv_status s_ = (call);                                                               \
         (void)a_;                                                                                  \
-        CHECK(s_ == (status));                                                                     \
+        CHECK_STATUS(s_, status);                                                                  \
         CHECK(strstr(why, (text)) != NULL);                                                        \
         if (s_ != (status) || !strstr(why, (text)))                                                \
             fprintf(stderr, "  status %d, why '%s', want %d '%s'\n", (int)s_, why, (int)(status),  \
@@ -103,20 +103,31 @@ static void test_npy_dtypes(void)
     const double d[6] = {1.5, -2.0, 0.25, 1e300, -0.0, 3.0};
     size_t n =
         npy(file, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", d, sizeof d);
-    CHECK(parse(0, n, NULL, &a) == SV_OK);
-    CHECK(a.dtype == SV_DTYPE_FLOAT64 && a.ndim == 2 && a.shape[0] == 2 && a.shape[1] == 3);
-    CHECK(a.strides[0] == 24 && a.strides[1] == 8 && a.byte_swapped == !little());
+    CHECK_STATUS(parse(0, n, NULL, &a), SV_OK);
+    CHECK_EQ(a.dtype, SV_DTYPE_FLOAT64);
+    CHECK_EQ(a.ndim, 2);
+    CHECK_EQ(a.shape[0], 2);
+    CHECK_EQ(a.shape[1], 3);
+    CHECK_EQ(a.strides[0], 24);
+    CHECK_EQ(a.strides[1], 8);
+    CHECK_EQ(a.byte_swapped, !little());
     values(&a, x);
-    CHECK(memcmp(x, d, sizeof d) == 0);
+    CHECK_MEM_EQ(x, d, sizeof d);
 
     /* half: 1, -2, smallest subnormal 2^-24, largest subnormal, +inf, -inf */
     const uint16_t h[6] = {0x3c00, 0xc000, 0x0001, 0x03ff, 0x7c00, 0xfc00};
     n = npy(file, 2, "{\"shape\":(3,2),\"fortran_order\":False,\"descr\":\"<f2\"}", h, sizeof h);
-    CHECK(parse(0, n, NULL, &a) == SV_OK);
-    CHECK(a.dtype == SV_DTYPE_FLOAT16 && a.strides[0] == 4 && a.strides[1] == 2);
+    CHECK_STATUS(parse(0, n, NULL, &a), SV_OK);
+    CHECK_EQ(a.dtype, SV_DTYPE_FLOAT16);
+    CHECK_EQ(a.strides[0], 4);
+    CHECK_EQ(a.strides[1], 2);
     values(&a, x);
-    CHECK(x[0] == 1.0 && x[1] == -2.0 && x[2] == ldexp(1.0, -24));
-    CHECK(x[3] == ldexp(1023.0, -24) && x[4] == INFINITY && x[5] == -INFINITY);
+    CHECK_EQ(x[0], 1.0);
+    CHECK_EQ(x[1], -2.0);
+    CHECK_EQ(x[2], ldexp(1.0, -24));
+    CHECK_EQ(x[3], ldexp(1023.0, -24));
+    CHECK_EQ(x[4], INFINITY);
+    CHECK_EQ(x[5], -INFINITY);
 
     /* big-endian float32, Fortran order, 3-D, format 3.0: element (i, j, k)
      * = 100 i + 10 j + k stored at i + 2 j + 6 k */
@@ -131,9 +142,12 @@ static void test_npy_dtypes(void)
                     be[4 * (i + 2 * j + 6 * k) + b] = (unsigned char)(u >> (24 - 8 * b));
             }
     n = npy(file, 3, "{'descr': '>f4', 'fortran_order': True, 'shape': (2, 3, 4)}", be, sizeof be);
-    CHECK(parse(0, n, NULL, &a) == SV_OK);
-    CHECK(a.ndim == 3 && a.strides[0] == 4 && a.strides[1] == 8 && a.strides[2] == 24);
-    CHECK(a.byte_swapped == little());
+    CHECK_STATUS(parse(0, n, NULL, &a), SV_OK);
+    CHECK_EQ(a.ndim, 3);
+    CHECK_EQ(a.strides[0], 4);
+    CHECK_EQ(a.strides[1], 8);
+    CHECK_EQ(a.strides[2], 24);
+    CHECK_EQ(a.byte_swapped, little());
     values(&a, x);
     int ok = 1;
     for (int e = 0; e < 24; e++)
@@ -142,12 +156,21 @@ static void test_npy_dtypes(void)
 
     /* '=' is native; 4-D; 2.0; Python 2's 3L */
     n = npy(file, 2, "{'descr':'=f8','fortran_order':False,'shape':(1L,1L,2L,3L),}", d, sizeof d);
-    CHECK(parse(0, n, NULL, &a) == SV_OK);
-    CHECK(a.ndim == 4 && a.byte_swapped == 0 && a.strides[0] == 48 && a.strides[3] == 8);
+    CHECK_STATUS(parse(0, n, NULL, &a), SV_OK);
+    CHECK_EQ(a.ndim, 4);
+    CHECK_EQ(a.byte_swapped, 0);
+    CHECK_EQ(a.strides[0], 48);
+    CHECK_EQ(a.strides[3], 8);
     n = npy(file, 1, "{'descr':'|f8','fortran_order':False,'shape':(2,3)}", d, sizeof d);
-    CHECK(parse(0, n, NULL, &a) == SV_OK && a.byte_swapped == 0 && a.dtype == SV_DTYPE_FLOAT64);
+    if (CHECK_STATUS(parse(0, n, NULL, &a), SV_OK)) {
+        CHECK_EQ(a.byte_swapped, 0);
+        CHECK_EQ(a.dtype, SV_DTYPE_FLOAT64);
+    }
     n = npy(file, 1, "{'descr':'f4','fortran_order':False,'shape':(3,2)}", d, 24);
-    CHECK(parse(0, n, NULL, &a) == SV_OK && a.byte_swapped == 0 && a.dtype == SV_DTYPE_FLOAT32);
+    if (CHECK_STATUS(parse(0, n, NULL, &a), SV_OK)) {
+        CHECK_EQ(a.byte_swapped, 0);
+        CHECK_EQ(a.dtype, SV_DTYPE_FLOAT32);
+    }
     n = npy(file, 3, "{'descr':'<f8','fortran_order':False,'shape':(2L,3L)}", d, sizeof d);
     EXPECT_ERR(parse(0, n, NULL, &a_), SV_EFORMAT, "expected");
 }
@@ -158,10 +181,11 @@ static void test_npy_errors(void)
     const char *ok = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }";
     size_t n = npy(file, 1, ok, d, sizeof d);
     sv_array a;
-    CHECK(sv_npy_parse(NULL, n, &a, why, sizeof why) == SV_EINVAL);
-    CHECK(sv_npy_parse(file, n, NULL, why, sizeof why) == SV_EINVAL);
-    CHECK(sv_npy_parse(file, n, &a, NULL, 0) == SV_OK);
-    CHECK(sv_npy_parse(file, n - 1, &a, why, 8) == SV_EFORMAT && strlen(why) == 7);
+    CHECK_STATUS(sv_npy_parse(NULL, n, &a, why, sizeof why), SV_EINVAL);
+    CHECK_STATUS(sv_npy_parse(file, n, NULL, why, sizeof why), SV_EINVAL);
+    CHECK_STATUS(sv_npy_parse(file, n, &a, NULL, 0), SV_OK);
+    CHECK_STATUS(sv_npy_parse(file, n - 1, &a, why, 8), SV_EFORMAT);
+    CHECK_EQ(strlen(why), 7);
     EXPECT_ERR(parse(0, n - 1, NULL, &a_), SV_EFORMAT, "truncated: shape (2, 3) of '<f8' needs 48");
     EXPECT_ERR(parse(0, n + 0, NULL, &a_), SV_OK, "");
     file[n] = 0;
@@ -238,30 +262,44 @@ static void test_safetensors(void)
     size_t n = st(file, json, data, sizeof data);
     sv_array a;
     double x[6];
-    CHECK(parse(1, n, "q", &a) == SV_OK);
-    CHECK(a.dtype == SV_DTYPE_FLOAT32 && a.ndim == 2 && a.strides[0] == 12 && a.strides[1] == 4);
-    CHECK((const unsigned char *)a.data == file + 8 + strlen(json) + 8);
+    CHECK_STATUS(parse(1, n, "q", &a), SV_OK);
+    CHECK_EQ(a.dtype, SV_DTYPE_FLOAT32);
+    CHECK_EQ(a.ndim, 2);
+    CHECK_EQ(a.strides[0], 12);
+    CHECK_EQ(a.strides[1], 4);
+    CHECK_EQ((const unsigned char *)a.data, file + 8 + strlen(json) + 8);
     values(&a, x);
     int ok = 1;
     for (int e = 0; e < 6; e++)
         ok &= x[e] == (double)q[e];
     CHECK(ok);
-    CHECK(parse(1, n, "k", &a) == SV_OK);
-    CHECK(a.dtype == SV_DTYPE_BFLOAT16 && a.strides[0] == 4 && a.strides[1] == 2);
+    CHECK_STATUS(parse(1, n, "k", &a), SV_OK);
+    CHECK_EQ(a.dtype, SV_DTYPE_BFLOAT16);
+    CHECK_EQ(a.strides[0], 4);
+    CHECK_EQ(a.strides[1], 2);
     values(&a, x);
-    CHECK(x[0] == 1.0 && x[1] == 3.140625 && x[2] == ldexp(1.0, -133) && x[3] == -INFINITY);
+    CHECK_EQ(x[0], 1.0);
+    CHECK_EQ(x[1], 3.140625);
+    CHECK_EQ(x[2], ldexp(1.0, -133));
+    CHECK_EQ(x[3], -INFINITY);
     EXPECT_ERR(parse(1, n, NULL, &a_), SV_EMISMATCH, "holds 2 tensors: name one of 'q', 'k'");
     EXPECT_ERR(parse(1, n, "", &a_), SV_EMISMATCH, "holds 2 tensors");
     EXPECT_ERR(parse(1, n, "v\x7f", &a_), SV_EMISMATCH,
                "no tensor 'v\\x7f' in the file; it holds 'q', 'k'");
     EXPECT_ERR(parse(1, n, "__metadata__", &a_), SV_EMISMATCH, "no tensor '__metadata__'");
-    CHECK(sv_safetensors_parse(NULL, n, "q", &a, why, sizeof why) == SV_EINVAL);
-    CHECK(sv_safetensors_parse(file, n, "q", NULL, why, sizeof why) == SV_EINVAL);
+    CHECK_STATUS(sv_safetensors_parse(NULL, n, "q", &a, why, sizeof why), SV_EINVAL);
+    CHECK_STATUS(sv_safetensors_parse(file, n, "q", NULL, why, sizeof why), SV_EINVAL);
     /* only tensor, no name; 4-D; F64; F16 */
     n = st(file, "{\"v\":{\"dtype\":\"F16\",\"shape\":[1,1,2,2],\"data_offsets\":[0,8]}}", k, 8);
-    CHECK(parse(1, n, NULL, &a) == SV_OK && a.ndim == 4 && a.dtype == SV_DTYPE_FLOAT16);
+    if (CHECK_STATUS(parse(1, n, NULL, &a), SV_OK)) {
+        CHECK_EQ(a.ndim, 4);
+        CHECK_EQ(a.dtype, SV_DTYPE_FLOAT16);
+    }
     values(&a, x);
-    CHECK(x[0] == 1.875 && x[1] == 2.142578125 && x[2] == ldexp(1.0, -24) && isnan(x[3]));
+    CHECK_EQ(x[0], 1.875);
+    CHECK_EQ(x[1], 2.142578125);
+    CHECK_EQ(x[2], ldexp(1.0, -24));
+    CHECK_NAN(x[3]);
 }
 
 static void test_safetensors_errors(void)
@@ -269,7 +307,7 @@ static void test_safetensors_errors(void)
     unsigned char data[48] = {0};
     size_t n = st(file, "{\"q\":" F32_2x3 "[0,24]}}", data, 24);
     sv_array a;
-    CHECK(parse(1, n, NULL, &a) == SV_OK);
+    CHECK_STATUS(parse(1, n, NULL, &a), SV_OK);
     EXPECT_ERR(parse(1, 7, NULL, &a_), SV_EFORMAT, "truncated: 7 bytes");
     EXPECT_ERR(parse(1, n - 1, NULL, &a_), SV_EFORMAT, "'q': data_offsets [0, 24] run past");
     file[n] = 0;
@@ -332,7 +370,7 @@ static void test_safetensors_errors(void)
     n = st(file, json, data, 0);
     memset(file + n, 0, 120);
     EXPECT_ERR(parse(1, n + 120, "x", &a_), SV_EMISMATCH, "more");
-    CHECK(strlen(why) < 220);
+    CHECK_LT(strlen(why), 220);
 }
 
 static void test_header(void)
@@ -342,17 +380,19 @@ static void test_header(void)
     char buf[256];
     const size_t shape[4] = {3, 4, 5, 6};
     size_t n = sv_npy_header(buf, sizeof buf, SV_DTYPE_FLOAT64, 2, shape);
-    CHECK(n == 128 && memcmp(buf, want, sizeof want - 1) == 0 && buf[127] == '\n');
+    CHECK_EQ(n, 128);
+    CHECK_MEM_EQ(buf, want, sizeof want - 1);
+    CHECK_EQ(buf[127], '\n');
     int spaces = 1;
     for (size_t k = sizeof want - 1; k < 127; k++)
         spaces &= buf[k] == ' ';
     CHECK(spaces);
-    CHECK(sv_npy_header(buf, 127, SV_DTYPE_FLOAT64, 2, shape) == 0);
-    CHECK(sv_npy_header(NULL, 256, SV_DTYPE_FLOAT64, 2, shape) == 0);
-    CHECK(sv_npy_header(buf, 256, SV_DTYPE_FLOAT64, 0, shape) == 0);
-    CHECK(sv_npy_header(buf, 256, SV_DTYPE_FLOAT64, 5, shape) == 0);
-    CHECK(sv_npy_header(buf, 256, SV_DTYPE_BFLOAT16, 2, shape) == 0);
-    CHECK(sv_npy_header(buf, 256, (sv_dtype)7, 2, shape) == 0);
+    CHECK_EQ(sv_npy_header(buf, 127, SV_DTYPE_FLOAT64, 2, shape), 0);
+    CHECK_EQ(sv_npy_header(NULL, 256, SV_DTYPE_FLOAT64, 2, shape), 0);
+    CHECK_EQ(sv_npy_header(buf, 256, SV_DTYPE_FLOAT64, 0, shape), 0);
+    CHECK_EQ(sv_npy_header(buf, 256, SV_DTYPE_FLOAT64, 5, shape), 0);
+    CHECK_EQ(sv_npy_header(buf, 256, SV_DTYPE_BFLOAT16, 2, shape), 0);
+    CHECK_EQ(sv_npy_header(buf, 256, (sv_dtype)7, 2, shape), 0);
     /* its own parser reads it back, each dtype and 2..4 dimensions */
     for (int dt = 0; dt < 3; dt++)
         for (int nd = 2; nd <= 4; nd++) {
@@ -362,16 +402,22 @@ static void test_header(void)
                 bytes *= shape[d];
             memset(file + n, 0, bytes);
             sv_array a;
-            CHECK(n % 64 == 0 && parse(0, n + bytes, NULL, &a) == SV_OK);
-            CHECK(a.ndim == nd && (int)a.dtype == dt && a.shape[nd - 1] == shape[nd - 1]);
+            CHECK_EQ(n % 64, 0);
+            CHECK_STATUS(parse(0, n + bytes, NULL, &a), SV_OK);
+            CHECK_EQ(a.ndim, nd);
+            CHECK_EQ((int)a.dtype, dt);
+            CHECK_EQ(a.shape[nd - 1], shape[nd - 1]);
         }
     const size_t big[4] = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX};
     n = sv_npy_header(buf, sizeof buf - 1, SV_DTYPE_FLOAT16, 4, big);
     buf[n] = '\0';
-    CHECK(n == 192 && strstr(buf + 10, "(18446744073709551615, 18446744073709551615,") != NULL);
+    CHECK_EQ(n, 192);
+    CHECK_NE(strstr(buf + 10, "(18446744073709551615, 18446744073709551615,"), NULL);
     n = sv_npy_header(buf, sizeof buf - 1, SV_DTYPE_FLOAT32, 1, shape);
     buf[n] = '\0';
-    CHECK(n == 128 && strstr(buf + 10, "'<f4'") && strstr(buf + 10, "'shape': (3,), }"));
+    CHECK_EQ(n, 128);
+    CHECK(strstr(buf + 10, "'<f4'"));
+    CHECK(strstr(buf + 10, "'shape': (3,), }"));
 }
 
 int main(void)

@@ -87,18 +87,18 @@ static void test_exact_shifted(void)
                        .k_mean = cases[c].mk,
                        .k_std = cases[c].sk};
         sv_theory t;
-        CHECK(spec_theory(cfg, &t) == SV_OK);
+        CHECK_STATUS(spec_theory(cfg, &t), SV_OK);
         printf("shifted d=%zu %zux%zu means %g,%g: E[s2] %.15g (theory %.15g), Var(S) %.15g "
                "(theory %.15g)\n",
                cases[c].d, cases[c].nq, cases[c].nk, cases[c].mq, cases[c].mk, mean, t.var_expected,
                ss, t.var);
         CHECK_CLOSE(t.var_expected, mean, 1e-12, 1e-14);
         CHECK_CLOSE(t.var, ss, 1e-12, 1e-14);
-        CHECK(t.mean == (double)cases[c].d * cases[c].mq * cases[c].mk);
+        CHECK_EQ(t.mean, (double)cases[c].d * cases[c].mq * cases[c].mk);
         if (cases[c].mq == 0.0 && cases[c].mk == 0.0)
             CHECK_CLOSE(t.var_sd * t.var_sd, var, 1e-12, 1e-14); /* scaled SD theory */
         else
-            CHECK(isnan(t.var_sd));
+            CHECK_NAN(t.var_sd);
     }
 }
 
@@ -113,15 +113,16 @@ static void test_exact_rademacher(void)
         double mean, var;
         enumerate(cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof, &mean, &var);
         sv_theory t;
-        CHECK(sv_theory_raw(cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof, SV_DIST_RADEMACHER,
-                            &t) == SV_OK);
+        CHECK_STATUS(sv_theory_raw(cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof,
+                                   SV_DIST_RADEMACHER, &t),
+                     SV_OK);
         printf("rademacher d=%zu n_q=%zu n_k=%zu ddof=%u: E[s2] %.15g (theory %.15g), "
                "Var(s2) %.15g (theory %.15g)\n",
                cases[c].d, cases[c].nq, cases[c].nk, cases[c].ddof, mean, t.var_expected, var,
                t.var_sd * t.var_sd);
         CHECK_CLOSE(t.var_expected, mean, 1e-12, 0.0);
         CHECK_CLOSE(t.var_sd * t.var_sd, var, 1e-12, 1e-14);
-        CHECK(t.var == (double)cases[c].d);
+        CHECK_EQ(t.var, (double)cases[c].d);
     }
 }
 
@@ -154,8 +155,9 @@ static void test_algebra(void)
                 if (shapes[s][1] * shapes[s][2] <= ddof)
                     continue;
                 sv_theory t;
-                CHECK(sv_theory_raw(shapes[s][0], shapes[s][1], shapes[s][2], ddof, dists[di],
-                                    &t) == SV_OK);
+                CHECK_STATUS(
+                    sv_theory_raw(shapes[s][0], shapes[s][1], shapes[s][2], ddof, dists[di], &t),
+                    SV_OK);
                 const long double want =
                     var_s2_unsimplified(shapes[s][0], shapes[s][1], shapes[s][2],
                                         sv_dist_fourth_moment(dists[di], 0.0), ddof);
@@ -167,24 +169,28 @@ static void test_known_values_and_errors(void)
 {
     sv_theory t = {0};
     /* The 1.6 puzzle: 2x2 @ 2x2 normal, numpy's var (ddof 0). */
-    CHECK(sv_theory_raw(2, 2, 2, 0, SV_DIST_NORMAL, &t) == SV_OK);
-    CHECK(t.var == 2.0 && t.var_expected == 1.5);
+    CHECK_STATUS(sv_theory_raw(2, 2, 2, 0, SV_DIST_NORMAL, &t), SV_OK);
+    CHECK_EQ(t.var, 2.0);
+    CHECK_EQ(t.var_expected, 1.5);
     CHECK_CLOSE(t.var_sd, sqrt(4.75), 1e-15, 0.0);
     /* One score and ddof 0: the sample variance is always 0. */
-    CHECK(sv_theory_raw(5, 1, 1, 0, SV_DIST_NORMAL, &t) == SV_OK);
-    CHECK(t.var_expected == 0.0 && fabs(t.var_sd) < 1e-7);
+    CHECK_STATUS(sv_theory_raw(5, 1, 1, 0, SV_DIST_NORMAL, &t), SV_OK);
+    CHECK_EQ(t.var_expected, 0.0);
+    CHECK_LT(fabs(t.var_sd), 1e-7);
     /* At n = 65536 the simplified form loses nothing; the unsimplified one
      * needs long double (its N^2 d^2 terms cancel). */
-    CHECK(sv_theory_raw(128, 65536, 65536, 0, SV_DIST_NORMAL, &t) == SV_OK);
+    CHECK_STATUS(sv_theory_raw(128, 65536, 65536, 0, SV_DIST_NORMAL, &t), SV_OK);
     CHECK_CLOSE(t.var_sd * t.var_sd, (double)var_s2_unsimplified(128, 65536, 65536, 3, 0), 1e-9,
                 0.0);
 
     sv_theory u = t;
-    CHECK(sv_theory_raw(2, 2, 2, 4, SV_DIST_NORMAL, &u) == SV_EINVAL);
-    CHECK(sv_theory_raw(0, 2, 2, 0, SV_DIST_NORMAL, &u) == SV_EINVAL);
-    CHECK(sv_theory_raw(2, 0, 2, 0, SV_DIST_NORMAL, &u) == SV_EINVAL);
-    CHECK(sv_theory_raw(2, 2, 2, 0, (sv_dist)7, &u) == SV_EINVAL);
-    CHECK(u.var == t.var && u.var_expected == t.var_expected && u.var_sd == t.var_sd);
+    CHECK_STATUS(sv_theory_raw(2, 2, 2, 4, SV_DIST_NORMAL, &u), SV_EINVAL);
+    CHECK_STATUS(sv_theory_raw(0, 2, 2, 0, SV_DIST_NORMAL, &u), SV_EINVAL);
+    CHECK_STATUS(sv_theory_raw(2, 0, 2, 0, SV_DIST_NORMAL, &u), SV_EINVAL);
+    CHECK_STATUS(sv_theory_raw(2, 2, 2, 0, (sv_dist)7, &u), SV_EINVAL);
+    CHECK_EQ(u.var, t.var);
+    CHECK_EQ(u.var_expected, t.var_expected);
+    CHECK_EQ(u.var_sd, t.var_sd);
 }
 
 /* Monte Carlo through the engine. For T trials of s^2 with mean mu and
@@ -223,11 +229,11 @@ static void test_monte_carlo(sv_dist dist, size_t d, size_t nq, size_t nk, unsig
                    .nu = 20.0,
                    .ddof = ddof};
     sv_trial_stats *r = malloc(trials * sizeof *r);
-    CHECK(spec_run(cfg, r) == SV_OK);
+    CHECK_STATUS(spec_run(cfg, r), SV_OK);
     double mean, v, se_v;
     s2_spread(r, trials, &mean, &v, &se_v);
     sv_theory th;
-    CHECK(spec_theory(cfg, &th) == SV_OK);
+    CHECK_STATUS(spec_theory(cfg, &th), SV_OK);
     char label[128];
     snprintf(label, sizeof label, "%s d=%zu %zux%zu ddof %u: mean of s2", sv_dist_name(dist), d, nq,
              nk, ddof);
@@ -277,7 +283,7 @@ static void test_exact_causal(void)
                        .k_mean = cases[c].mk,
                        .causal = 1};
         sv_theory t;
-        CHECK(spec_theory(cfg, &t) == SV_OK);
+        CHECK_STATUS(spec_theory(cfg, &t), SV_OK);
         printf("causal d=%zu n=%zu means %g,%g: E[s2] %.15g (theory %.15g)\n", cases[c].d,
                cases[c].n, cases[c].mq, cases[c].mk, mean, t.var_expected);
         CHECK_CLOSE(t.var_expected, mean, 1e-12, 1e-14);
@@ -285,7 +291,7 @@ static void test_exact_causal(void)
         if (cases[c].mq == 0.0 && cases[c].mk == 0.0)
             CHECK_CLOSE(t.var_sd * t.var_sd, var, 1e-12, 1e-14);
         else
-            CHECK(isnan(t.var_sd));
+            CHECK_NAN(t.var_sd);
     }
 }
 
@@ -305,15 +311,16 @@ static void test_qk_norm_and_plant(void)
                    .qk_radius = 3.0};
     sv_theory th;
     double mean, se;
-    CHECK(spec_run(cfg, r) == SV_OK);
-    CHECK(spec_theory(cfg, &th) == SV_OK);
-    CHECK(th.var == 81.0 / 16.0 && isnan(th.var_sd)); /* uniform rows: not on a sphere */
+    CHECK_STATUS(spec_run(cfg, r), SV_OK);
+    CHECK_STATUS(spec_theory(cfg, &th), SV_OK);
+    CHECK_EQ(th.var, 81.0 / 16.0);
+    CHECK_NAN(th.var_sd); /* uniform rows: not on a sphere */
     mean_se(r, T, offsetof(sv_trial_stats, raw_var), &mean, &se);
     CHECK_SE("qk-norm R = 3, d = 16: mean of s2", mean, th.var_expected, se, 5.0);
     double maxabs = 0.0;
     for (size_t t = 0; t < T; t++)
         maxabs = fmax(maxabs, r[t].raw_max_abs_logit);
-    CHECK(maxabs <= 9.0 * (1.0 + 1e-12));
+    CHECK_LE(maxabs, 9.0 * (1.0 + 1e-12));
 
     /* Normal rows under QK-norm are uniform on the sphere: the spread of s^2
      * has a closed form (section 8.4). Variance of s^2 over trials within
@@ -331,8 +338,8 @@ static void test_qk_norm_and_plant(void)
                         .dist = SV_DIST_NORMAL,
                         .qk_norm = 1,
                         .qk_radius = 1.7};
-        CHECK(spec_run(cfg, rq) == SV_OK);
-        CHECK(spec_theory(cfg, &th) == SV_OK);
+        CHECK_STATUS(spec_run(cfg, rq), SV_OK);
+        CHECK_STATUS(spec_theory(cfg, &th), SV_OK);
         double m, v, se_v;
         s2_spread(rq, T2, &m, &v, &se_v);
         char label[96];
@@ -350,8 +357,8 @@ static void test_qk_norm_and_plant(void)
                     .dist = SV_DIST_NORMAL,
                     .plant = 0.6,
                     .q_std = 1.5};
-    CHECK(spec_run(cfg, r) == SV_OK);
-    CHECK(spec_theory(cfg, &th) == SV_OK);
+    CHECK_STATUS(spec_run(cfg, r), SV_OK);
+    CHECK_STATUS(spec_theory(cfg, &th), SV_OK);
     CHECK_CLOSE(th.diag_logit, 0.6 * 32.0 * 2.25, 1e-15, 0.0);
     CHECK(isfinite(th.var_expected)); /* zero means: any q_std (section 8.5) */
     mean_se(r, T, offsetof(sv_trial_stats, raw_var), &mean, &se);
@@ -360,7 +367,7 @@ static void test_qk_norm_and_plant(void)
     CHECK_SE("plant 0.6, q_std 1.5, d = 32: planted logit", mean, th.diag_logit, se, 5.0);
     /* Under QK-norm the planted logit is rho R^2 on average only approximately
      * (the norms are fixed, the angle is not): checked in the CLI figures. */
-    CHECK(r[0].raw_diag_weight > r[0].scaled_diag_weight);
+    CHECK_GT(r[0].raw_diag_weight, r[0].scaled_diag_weight);
 
     /* Unit entries: E[s^2] of the mixture, with the (i, j), (j, i) pairs.
      * Small n and large d_k make every term visible. */
@@ -373,8 +380,8 @@ static void test_qk_norm_and_plant(void)
                     .plant = 0.8};
     static sv_trial_stats r2[4 * T];
     cfg.trials = 4 * T;
-    CHECK(spec_run(cfg, r2) == SV_OK);
-    CHECK(spec_theory(cfg, &th) == SV_OK);
+    CHECK_STATUS(spec_run(cfg, r2), SV_OK);
+    CHECK_STATUS(spec_theory(cfg, &th), SV_OK);
     mean_se(r2, 4 * T, offsetof(sv_trial_stats, raw_var), &mean, &se);
     CHECK_SE("plant 0.8, uniform, d = 12, 4x5: mean of s2", mean, th.var_expected, se, 5.0);
 }
@@ -399,8 +406,8 @@ static void test_projections(sv_dist dist, int cross, sv_init init)
                    .cross = cross};
     sv_theory th;
     double mean, se;
-    CHECK(spec_run(cfg, r) == SV_OK);
-    CHECK(spec_theory(cfg, &th) == SV_OK);
+    CHECK_STATUS(spec_run(cfg, r), SV_OK);
+    CHECK_STATUS(spec_theory(cfg, &th), SV_OK);
     char label[96];
     snprintf(label, sizeof label, "%s %s, init %d: mean of s2", cross ? "cross" : "self",
              sv_dist_name(dist), (int)init);
@@ -427,16 +434,21 @@ static void test_projections(sv_dist dist, int cross, sv_init init)
 static void test_plugin(void)
 {
     sv_spec s = {.d_k = 4, .n_q = 3, .n_k = 3, .trials = 1, .d_model = 8, .plant = 0.0};
-    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
     sv_trial_stats m;
     memset(&m, 0, sizeof m);
     m.q_mean = 0.5, m.q_var = 4.0, m.k_mean = -1.0, m.k_var = 0.25;
     sv_spec p;
-    CHECK(sv_theory_plugin_spec(&s, &m, &p) == SV_OK);
-    CHECK(p.dist == SV_DIST_NORMAL && p.d_model == 0 && p.q_std == 2.0 && p.k_std == 0.5);
-    CHECK(p.d_k == 4 && p.n_q == 3 && p.scale == s.scale);
+    CHECK_STATUS(sv_theory_plugin_spec(&s, &m, &p), SV_OK);
+    CHECK_EQ(p.dist, SV_DIST_NORMAL);
+    CHECK_EQ(p.d_model, 0);
+    CHECK_EQ(p.q_std, 2.0);
+    CHECK_EQ(p.k_std, 0.5);
+    CHECK_EQ(p.d_k, 4);
+    CHECK_EQ(p.n_q, 3);
+    CHECK_EQ(p.scale, s.scale);
     sv_theory t;
-    CHECK(sv_theory_spec(&p, &t) == SV_OK);
+    CHECK_STATUS(sv_theory_spec(&p, &t), SV_OK);
     CHECK_CLOSE(t.mean, -2.0, 1e-15, 0.0);
     CHECK_CLOSE(t.var, 20.25, 1e-15, 0.0);
     /* not measured, negative, zero variance: refused, *out untouched */
@@ -445,12 +457,12 @@ static void test_plugin(void)
         {NAN, 4.0, -1.0, 0.25}, {0.5, 4.0, -1.0, NAN}, {0.5, -1.0, 0, 1.0}, {0.5, 0.0, -1.0, 0.25}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         m.q_mean = bad[i][0], m.q_var = bad[i][1], m.k_mean = bad[i][2], m.k_var = bad[i][3];
-        CHECK(sv_theory_plugin_spec(&s, &m, &p) == SV_EINVAL);
-        CHECK(memcmp(&p, &keep, sizeof p) == 0);
+        CHECK_STATUS(sv_theory_plugin_spec(&s, &m, &p), SV_EINVAL);
+        CHECK_MEM_EQ(&p, &keep, sizeof p);
     }
-    CHECK(sv_theory_plugin_spec(NULL, &m, &p) == SV_EINVAL);
-    CHECK(sv_theory_plugin_spec(&s, NULL, &p) == SV_EINVAL);
-    CHECK(sv_theory_plugin_spec(&s, &m, NULL) == SV_EINVAL);
+    CHECK_STATUS(sv_theory_plugin_spec(NULL, &m, &p), SV_EINVAL);
+    CHECK_STATUS(sv_theory_plugin_spec(&s, NULL, &p), SV_EINVAL);
+    CHECK_STATUS(sv_theory_plugin_spec(&s, &m, NULL), SV_EINVAL);
     /* the engine measures the moments of a caller's arrays */
     double q[2][4], k[2][4];
     for (int i = 0; i < 2; i++)
@@ -464,14 +476,15 @@ static void test_plugin(void)
     arr.k.data = k;
     sv_source src;
     sv_spec e = {.d_k = 4, .n_q = 2, .n_k = 2, .trials = 1};
-    CHECK(sv_spec_resolve(&e) == SV_OK && sv_source_strided(&arr, &src) == SV_OK);
-    CHECK(sv_engine_run(&e, &src, &(sv_exec){.threads = 1}, NULL, 0, 1, &m) == SV_OK);
-    CHECK(sv_theory_plugin_spec(&e, &m, &p) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&e), SV_OK);
+    CHECK_STATUS(sv_source_strided(&arr, &src), SV_OK);
+    CHECK_STATUS(sv_engine_run(&e, &src, &(sv_exec){.threads = 1}, NULL, 0, 1, &m), SV_OK);
+    CHECK_STATUS(sv_theory_plugin_spec(&e, &m, &p), SV_OK);
     CHECK_CLOSE(p.q_mean, 0.5, 1e-15, 0.0);
     CHECK_CLOSE(p.q_std, 1.0, 1e-15, 0.0);
     CHECK_CLOSE(p.k_mean, 1.0, 1e-15, 0.0);
     CHECK_CLOSE(p.k_std, 2.0, 1e-15, 0.0);
-    CHECK(sv_theory_spec(&p, &t) == SV_OK);
+    CHECK_STATUS(sv_theory_spec(&p, &t), SV_OK);
     CHECK_CLOSE(t.mean, 2.0, 1e-15, 0.0); /* 4 (0.5)(1) */
     CHECK_CLOSE(t.var, 4.0 * (4.0 + 1.0 + 0.25 * 4.0), 1e-15, 0.0);
 }
@@ -482,30 +495,35 @@ static void test_plugin(void)
 static void test_summary_head(void)
 {
     sv_spec s = {.d_k = 4, .n_q = 3, .n_k = 3, .trials = 2};
-    CHECK(sv_spec_resolve(&s) == SV_OK);
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
     sv_trial_stats m;
     memset(&m, 0, sizeof m);
     m.raw_var = 7.0, m.q_mean = 0.5, m.q_var = 4.0, m.k_mean = -1.0, m.k_var = 0.25;
     sv_spec plug;
     sv_summary one, pooled, out;
-    CHECK(sv_summary_head(&s, &m, NULL, &plug, &one) == SV_OK);
-    CHECK(one.mean.raw_var == 7.0 && one.scale == sv_spec_scale(&s) && isnan(one.observed));
-    CHECK(plug.q_std == 2.0 && plug.k_std == 0.5);
+    CHECK_STATUS(sv_summary_head(&s, &m, NULL, &plug, &one), SV_OK);
+    CHECK_EQ(one.mean.raw_var, 7.0);
+    CHECK_EQ(one.scale, sv_spec_scale(&s));
+    CHECK_NAN(one.observed);
+    CHECK_EQ(plug.q_std, 2.0);
+    CHECK_EQ(plug.k_std, 0.5);
     CHECK_CLOSE(one.raw_theory.var, 20.25, 1e-15, 0.0); /* test_plugin's moments */
     CHECK_CLOSE(one.scaled_theory.var, 20.25 * s.scale2, 1e-15, 0.0);
     memset(&pooled, 0, sizeof pooled);
     pooled.mean = m;
     pooled.raw.sd = 3.0;
-    CHECK(sv_summary_head(&s, &pooled.mean, &pooled, &plug, &out) == SV_OK);
-    CHECK(out.raw.sd == 3.0 && out.raw_theory.var == one.raw_theory.var);
+    CHECK_STATUS(sv_summary_head(&s, &pooled.mean, &pooled, &plug, &out), SV_OK);
+    CHECK_EQ(out.raw.sd, 3.0);
+    CHECK_EQ(out.raw_theory.var, one.raw_theory.var);
     m.q_mean = NAN; /* not measured: no plug-in */
-    CHECK(sv_summary_head(&s, &m, NULL, &plug, &out) == SV_OK);
-    CHECK(memcmp(&plug, &s, sizeof s) == 0 && isnan(out.raw_theory.var) &&
-          isnan(out.scaled_theory.mean));
-    CHECK(sv_summary_head(NULL, &m, NULL, &plug, &out) == SV_EINVAL);
-    CHECK(sv_summary_head(&s, NULL, NULL, &plug, &out) == SV_EINVAL);
-    CHECK(sv_summary_head(&s, &m, NULL, NULL, &out) == SV_EINVAL);
-    CHECK(sv_summary_head(&s, &m, NULL, &plug, NULL) == SV_EINVAL);
+    CHECK_STATUS(sv_summary_head(&s, &m, NULL, &plug, &out), SV_OK);
+    CHECK_MEM_EQ(&plug, &s, sizeof s);
+    CHECK_NAN(out.raw_theory.var);
+    CHECK_NAN(out.scaled_theory.mean);
+    CHECK_STATUS(sv_summary_head(NULL, &m, NULL, &plug, &out), SV_EINVAL);
+    CHECK_STATUS(sv_summary_head(&s, NULL, NULL, &plug, &out), SV_EINVAL);
+    CHECK_STATUS(sv_summary_head(&s, &m, NULL, NULL, &out), SV_EINVAL);
+    CHECK_STATUS(sv_summary_head(&s, &m, NULL, &plug, NULL), SV_EINVAL);
 }
 
 int main(void)

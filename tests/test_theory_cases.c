@@ -116,9 +116,9 @@ static void test_plant_exact(void)
         c.k_mean = cases[i].mk;
         c.k_std = cases[i].sk;
         sv_theory t;
-        CHECK(spec_theory(c, &t) == SV_OK);
+        CHECK_STATUS(spec_theory(c, &t), SV_OK);
         sv_spec spec;
-        CHECK(spec_resolved(c, &spec) == SV_OK);
+        CHECK_STATUS(spec_resolved(c, &spec), SV_OK);
         CHECK_CLOSE(sv_theory_mean(&spec), t.mean, 0.0, 0.0);
         const exact e = enumerate(&c, t.mean);
         printf("plant %g causal %d: mean %.15g (%.15g) known %.15g (%.15g) diag %.15g (%.15g) "
@@ -136,19 +136,19 @@ static void test_plant_exact(void)
     c.plant = 0.6;
     c.q_mean = c.k_mean = 1.0;
     sv_theory t;
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     CHECK_CLOSE(t.diag_logit, 8.0, 1e-15, 0.0);
     CHECK_CLOSE(t.mean, 6.4, 1e-15, 0.0);
     c = base(16, 4, 4);
     c.dist = SV_DIST_NORMAL;
     c.plant = 0.5;
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     CHECK_CLOSE(t.mean, 2.0, 1e-15, 0.0);
     c = base(4, 3, 3);
     c.dist = SV_DIST_NORMAL;
     c.plant = 0.7;
     c.causal = 1;
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     CHECK_CLOSE(t.var_expected, 6.11, 1e-14, 0.0); /* 36.66 / 6; was 5.7833 */
 }
 
@@ -175,7 +175,9 @@ static void test_qk_exact(void)
         c.qk_norm = 1;
         c.qk_radius = cases[i].R;
         sv_theory t;
-        CHECK(spec_resolved(c, &c) == SV_OK && sv_theory_spec(&c, &t) == SV_OK);
+        if (CHECK_STATUS(spec_resolved(c, &c), SV_OK)) {
+            CHECK_STATUS(sv_theory_spec(&c, &t), SV_OK);
+        }
         const exact e = enumerate(&c, t.mean);
         printf("qk rho %g means %g %g: mean %.15g (%.15g) known %.15g (%.15g) s2 %.15g (%.15g)\n",
                c.plant, c.q_mean, c.k_mean, e.mean, t.mean, e.known, t.var, e.s2, t.var_expected);
@@ -185,14 +187,17 @@ static void test_qk_exact(void)
             CHECK_CLOSE(t.var_expected, e.s2, 1e-12, 1e-14);
             CHECK_CLOSE(t.diag_logit, e.diag, 1e-12, 1e-14);
         } else {
-            CHECK(isnan(t.var_expected)); /* shifted rows covary through E[row] */
+            CHECK_NAN(t.var_expected); /* shifted rows covary through E[row] */
         }
     }
     sv_spec c = base(2, 3, 3); /* signs, |rho| < 1: no closed form claimed */
     c.plant = 0.5;
     c.qk_norm = 1;
     sv_theory t;
-    CHECK(spec_theory(c, &t) == SV_OK && isnan(t.var) && isnan(t.mean));
+    if (CHECK_STATUS(spec_theory(c, &t), SV_OK)) {
+        CHECK_NAN(t.var);
+        CHECK_NAN(t.mean);
+    }
 }
 
 /* The causal mask: ddof 0 and 1 over the n(n+1)/2 visible scores, and the
@@ -204,7 +209,7 @@ static void test_causal_exact(void)
     c.causal = 1;
     c.ddof = 1;
     sv_theory t;
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     CHECK_CLOSE(t.var_ddof0, 4.0 / 3.0, 1e-15, 0.0); /* was 1.5: n_q n_k scores */
     CHECK_CLOSE(t.var_ddof1, 2.0, 1e-15, 0.0);
     CHECK_CLOSE(t.var_expected, t.var_ddof1, 0.0, 0.0);
@@ -212,7 +217,7 @@ static void test_causal_exact(void)
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         c = base(shapes[i][0], shapes[i][1], shapes[i][1]);
         c.causal = 1;
-        CHECK(spec_theory(c, &t) == SV_OK);
+        CHECK_STATUS(spec_theory(c, &t), SV_OK);
         const exact e = enumerate(&c, 0.0);
         CHECK_CLOSE(t.var_ddof0, e.s2, 1e-12, 1e-14);
         CHECK_CLOSE(t.var_sd * t.var_sd, e.s2_var, 1e-12, 1e-14);
@@ -237,7 +242,9 @@ static void mean_se(const sv_trial_stats *r, size_t T, size_t off, double *mean,
 static void mc_field(const char *label, sv_spec c, size_t off, double want)
 {
     sv_trial_stats *r = malloc(c.trials * sizeof *r);
-    CHECK(r && spec_run(c, r) == SV_OK);
+    if (CHECK(r)) {
+        CHECK_STATUS(spec_run(c, r), SV_OK);
+    }
     double m, se;
     mean_se(r, c.trials, off, &m, &se);
     CHECK_SE(label, m, want, se, 5.0);
@@ -249,7 +256,9 @@ static void mc_field(const char *label, sv_spec c, size_t off, double want)
 static void mc_spread(const char *label, sv_spec c, double want_sd)
 {
     sv_trial_stats *r = malloc(c.trials * sizeof *r);
-    CHECK(r && spec_run(c, r) == SV_OK);
+    if (CHECK(r)) {
+        CHECK_STATUS(spec_run(c, r), SV_OK);
+    }
     const double T = (double)c.trials;
     double m = 0.0, m2 = 0.0, m4 = 0.0;
     for (size_t t = 0; t < c.trials; t++)
@@ -271,11 +280,11 @@ static void test_monte_carlo(void)
     sv_theory t;
     /* Causal, normal entries: the m4 - 3 terms of the triangle's spread. */
     sv_spec c = {.d_k = 4, .n_q = 3, .n_k = 3, .trials = 200000, .seed = 11, .causal = 1};
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     CHECK_CLOSE(t.var_sd, 3.1564161580759538, 1e-12, 0.0);
     mc_spread("causal normal d=4 n=3: variance of s2", c, t.var_sd);
     c.dist = SV_DIST_UNIFORM;
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     mc_spread("causal uniform d=4 n=3: variance of s2", c, t.var_sd);
     /* QK-norm of signs is a fixed rescaling: the spread of s^2 is exact. */
     c = (sv_spec){.d_k = 3,
@@ -286,11 +295,11 @@ static void test_monte_carlo(void)
                   .dist = SV_DIST_RADEMACHER,
                   .qk_norm = 1,
                   .qk_radius = 1.5};
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     mc_spread("qk-norm rademacher R=1.5: variance of s2", c, t.var_sd);
     /* Planted key under QK-norm: R^2 E[cos], exact for normal entries. */
     c = (sv_spec){.d_k = 1, .n_q = 3, .n_k = 3, .trials = 1, .plant = 0.5, .qk_norm = 1};
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     CHECK_CLOSE(t.diag_logit, 1.0 / 3.0, 1e-15, 0.0); /* (2/pi) asin 0.5; was 0.5 */
     c = (sv_spec){.d_k = 3,
                   .n_q = 4,
@@ -301,7 +310,7 @@ static void test_monte_carlo(void)
                   .qk_norm = 1,
                   .qk_radius = 2.0,
                   .q_std = 2.0};
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     mc_field("qk-norm plant 0.8 d=3 q_std 2: planted logit", c, OFF(raw_diag_logit), t.diag_logit);
     mc_field("  and the mean score", c, OFF(raw_mean), t.mean);
     /* Issue 14. A planted key under QK-norm, normal, d = 2, n = 3, rho = 0.5,
@@ -315,7 +324,7 @@ static void test_monte_carlo(void)
      * Monte Carlo gave 2.0179 and 1.7856. */
     c = (sv_spec){
         .d_k = 2, .n_q = 3, .n_k = 3, .trials = 200000, .seed = 16, .plant = 0.5, .qk_norm = 1};
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     CHECK_CLOSE(t.var, 2.0179341728126143, 1e-12, 0.0);
     CHECK_CLOSE(t.var_expected, 1.7855672259500475, 1e-12, 0.0);
     mc_field("qk-norm plant 0.5 d=2 n=3: known-mean variance", c, OFF(raw_var_known_mean), t.var);
@@ -330,7 +339,7 @@ static void test_monte_carlo(void)
                   .causal = 1,
                   .q_std = 2.0,
                   .k_std = 0.7};
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     mc_field("qk-norm plant 0.8 causal q_std 2 k_std 0.7: mean of s2", c, OFF(raw_var),
              t.var_expected);
     /* QK-norm, normal, causal: rows on the sphere (8.4), the issue's
@@ -342,7 +351,7 @@ static void test_monte_carlo(void)
      * 485.333, sd = sqrt(V)/6 = 3.6717137. */
     c = (sv_spec){
         .d_k = 8, .n_q = 3, .n_k = 3, .trials = 200000, .seed = 18, .qk_norm = 1, .causal = 1};
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     CHECK_CLOSE(t.var_sd, 3.671713698190736, 1e-12, 0.0);
     mc_spread("qk-norm causal normal d=8 n=3: variance of s2", c, t.var_sd);
     /* Projections under QK-norm: isotropic rows, E S^2 = R^4/d. */
@@ -354,41 +363,42 @@ static void test_monte_carlo(void)
                   .d_model = 5,
                   .qk_norm = 1,
                   .qk_radius = 1.5};
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     CHECK_CLOSE(t.var, 1.6875, 1e-15, 0.0); /* 1.5^4 / 3 */
-    CHECK(isnan(t.var_expected));           /* self: shared tokens, not closed */
+    CHECK_NAN(t.var_expected);              /* self: shared tokens, not closed */
     mc_field("self qk-norm d_model 5: known-mean variance", c, OFF(raw_var_known_mean), t.var);
     c.cross = 1;
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     mc_field("cross qk-norm d_model 5: mean of s2", c, OFF(raw_var), t.var_expected);
     /* Self-attention projections: the known-mean variance has the larger
      * diagonal scores (3.52, was 2.88); n_q != n_k and causal E[s^2]. */
     c = (sv_spec){.d_k = 2, .n_q = 3, .n_k = 3, .trials = 200000, .seed = 14, .d_model = 3};
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     CHECK_CLOSE(t.var, 3.52, 1e-14, 0.0);
     mc_field("self d_model 3: known-mean variance", c, OFF(raw_var_known_mean), t.var);
     c.n_k = 5;
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     mc_field("self d_model 3, 3x5: mean of s2", c, OFF(raw_var), t.var_expected);
     c.n_k = 4;
     c.n_q = 4;
     c.causal = 1;
     c.dist = SV_DIST_UNIFORM;
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     mc_field("self causal uniform d_model 3: mean of s2", c, OFF(raw_var), t.var_expected);
     c.cross = 1;
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     mc_field("cross causal: mean of s2", c, OFF(raw_var), t.var_expected);
     /* q_var and k_var: E of the measured ddof-0 sample variance. */
     c = (sv_spec){
         .d_k = 2, .n_q = 2, .n_k = 3, .trials = 200000, .seed = 15, .qk_norm = 1, .qk_radius = 3.0};
-    CHECK(spec_theory(c, &t) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
     CHECK_CLOSE(t.q_var, 4.5 * 3.0 / 4.0, 1e-15, 0.0); /* was R^2/d = 4.5 */
     mc_field("qk-norm R=3 2x2: q_var", c, OFF(q_var), t.q_var);
     mc_field("qk-norm R=3 3x2: k_var", c, OFF(k_var), t.k_var);
     c.q_mean = 1.0;
-    CHECK(spec_theory(c, &t) == SV_OK);
-    CHECK(isnan(t.q_var) && !isnan(t.k_var)); /* was a second moment, R^2/d */
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
+    CHECK_NAN(t.q_var);
+    CHECK(!isnan(t.k_var)); /* was a second moment, R^2/d */
 }
 
 /* sv_theory_mean, the engine's per-trial shortcut, agrees with the whole
@@ -414,11 +424,13 @@ static void test_mean_shortcut(void)
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
         sv_theory t;
         sv_spec spec;
-        CHECK(spec_resolved(cs[i], &spec) == SV_OK && sv_theory_spec(&spec, &t) == SV_OK);
+        if (CHECK_STATUS(spec_resolved(cs[i], &spec), SV_OK)) {
+            CHECK_STATUS(sv_theory_spec(&spec, &t), SV_OK);
+        }
         const double m = sv_theory_mean(&spec);
         CHECK((isnan(m) && isnan(t.mean)) || m == t.mean);
     }
-    CHECK(isnan(sv_theory_mean(NULL)));
+    CHECK_NAN(sv_theory_mean(NULL));
 }
 
 /* Histogram range on the mean, entropy approximation NAN where it fails,
@@ -429,20 +441,28 @@ static void test_writers_values(void)
     double lo, hi;
     sv_theory t;
     sv_spec r;
-    CHECK(spec_resolved(c, &r) == SV_OK && sv_theory_histogram_range(&r, &lo, &hi) == SV_OK);
-    CHECK(spec_theory(c, &t) == SV_OK);
-    CHECK(lo < 36.0 - 5.0 * sqrt(t.var) && hi > 36.0 + 5.0 * sqrt(t.var)); /* mean 36 */
+    if (CHECK_STATUS(spec_resolved(c, &r), SV_OK)) {
+        CHECK_STATUS(sv_theory_histogram_range(&r, &lo, &hi), SV_OK);
+    }
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
+    CHECK_LT(lo, 36.0 - 5.0 * sqrt(t.var));
+    CHECK_GT(hi, 36.0 + 5.0 * sqrt(t.var)); /* mean 36 */
     c = (sv_spec){.d_k = 64, .n_q = 1111, .n_k = 1111, .trials = 1};
-    CHECK(spec_theory(c, &t) == SV_OK);
-    CHECK(isnan(t.entropy_approx)); /* was -24.99 in the CSV */
-    CHECK(spec_resolved(c, &r) == SV_OK);
+    CHECK_STATUS(spec_theory(c, &t), SV_OK);
+    CHECK_NAN(t.entropy_approx); /* was -24.99 in the CSV */
+    CHECK_STATUS(spec_resolved(c, &r), SV_OK);
     sv_theory_scale(&r, &t);
     CHECK_CLOSE(t.entropy_approx, log(1111.0) - 0.5, 1e-15, 0.0);
     c.dist = SV_DIST_STUDENT_T;
     c.nu = 8.0;
-    CHECK(spec_theory(c, &t) == SV_OK && t.var_sd_heavy_tail && isfinite(t.var_sd));
+    if (CHECK_STATUS(spec_theory(c, &t), SV_OK)) {
+        CHECK(t.var_sd_heavy_tail);
+        CHECK(isfinite(t.var_sd));
+    }
     c.nu = 8.5;
-    CHECK(spec_theory(c, &t) == SV_OK && !t.var_sd_heavy_tail);
+    if (CHECK_STATUS(spec_theory(c, &t), SV_OK)) {
+        CHECK(!t.var_sd_heavy_tail);
+    }
 }
 
 int main(void)

@@ -161,7 +161,13 @@ sv_status sv_taps_check(const sv_taps *taps, const sv_spec *spec);
        mean over the rows that see at least 2 keys, NAN if none does. 1 for uniform weights, 0     \
        for one-hot */                                                                              \
     X(raw_entropy_norm, MEAN, MAYBE)                                                               \
-    X(scaled_entropy_norm, MEAN, MAYBE) /* the same for scaled rows */
+    X(scaled_entropy_norm, MEAN, MAYBE) /* the same for scaled rows */                             \
+    /* max S_ij over the visible scores of the trial, signed (the S_max of QK-clip); scaled:       \
+       times scale (> 0); NAN if no row sees a key */                                              \
+    X(raw_max_logit, MAX, MAYBE)                                                                   \
+    /* query rows that see no key (a mask or window excludes all): left out of every mean over     \
+       rows; 0 without a mask */                                                                   \
+    X(rows_empty, MEAN, ALWAYS)
 
 /** Statistics of one trial: the fields of SV_TRIAL_STATS_MAP. */
 typedef struct sv_trial_stats {
@@ -240,16 +246,15 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  *         sv_spec_check's bound rules that out for the random draws, not
  *         for a caller's arrays. After an error out and the taps may be
  *         partly written.
- * Thread safety: the caller's OpenBLAS thread count is unchanged when it
- * returns: it runs its own OpenMP threads, so for the run it saves
- * openblas_get_num_threads(), sets OpenBLAS to one thread and restores the
- * saved count before returning, whatever the status (OpenBLAS 0.3.21 has
- * no per-thread setting; an OpenMP-built OpenBLAS also changes OpenMP's
- * thread count with it, restored the same way). That setting is process-
- * wide while the run lasts: runs in several threads at once, or a run
- * beside the caller's own OpenBLAS calls in another thread, may see one
- * another's count (results stay correct, but dgemm may then use several
- * threads: oversubscribed and not bit-for-bit reproducible). Otherwise
+ * Thread safety: the caller's OpenBLAS thread count is unchanged when the
+ * last of any concurrent runs returns: it runs its own OpenMP threads, so
+ * the first run to start saves openblas_get_num_threads() and sets
+ * OpenBLAS to one thread, and the last to finish restores the saved count,
+ * whatever the status (a counter under a mutex: OpenBLAS 0.3.21 has no
+ * per-thread setting); each run restores its own thread's OpenMP thread
+ * count, which an OpenMP-built OpenBLAS changes with it. The setting is
+ * process-wide while runs last: the caller's own OpenBLAS calls in another
+ * thread meanwhile run single-threaded (results stay correct). Otherwise
  * re-entrant: all state is in the arguments.
  * Cost: per trial 2 n_q n_k d_k flops in dgemm, 2 n_q n_k exp, and the
  *       source's rows: Q's rows once per key block (ceil(n_k / 4096)

@@ -89,9 +89,10 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b);
 /**
  * Means over the trials: every field of sv_trial_stats summed (blocks in
  * order, a lead first as a block of its own) and divided by n, except the
- * entropy minima and maxima and max |logit|, which are the extremes over
- * all trials. Every field NAN for n = 0 or p NULL; nothing written for
- * mean NULL.
+ * MIN and MAX fields of SV_TRIAL_STATS_MAP (entropy minima and maxima,
+ * max |logit|, max logit), which are the extremes over all trials (a
+ * MAYBE field NaN in every trial stays NaN). Every field NAN for n = 0 or
+ * p NULL; nothing written for mean NULL.
  */
 void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean);
 
@@ -100,7 +101,7 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean);
  * sv_trial_stats: each block's Welford mean and M2, merged in block order
  * (a lead first) by Chan, Golub & LeVeque (1979), so the same bits for any
  * chunking or merge of shards. NAN for fewer than two trials, and for the
- * entropy minima and maxima and max |logit| (extremes, not means). A field
+ * MIN and MAX fields (extremes, not means). A field
  * that is NAN in any trial is NAN.
  */
 void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd);

@@ -84,7 +84,23 @@ typedef struct sv_spec {
                            dist, its own stream SV_MATRIX_G) and the gradients
                            of L = sum_i g_i . o_i through O = softmax(c S) V,
                            raw (c = 1) and scaled (engine.h: *_grad_*) */
+    size_t window;    /**< > 0: sliding window of W = window keys. With causal,
+                           query i sees keys j with i - W < j <= i (W keys,
+                           itself included: Mistral, Gemma and HF
+                           transformers' sliding_window, flash-attn's
+                           window_size (W - 1, 0)); without, |i - j| < W
+                           (2W - 1 keys, top-left aligned when n_q != n_k).
+                           0: no window. Not with grad */
 } sv_spec;
+
+/**
+ * The keys query row @p i sees under the spec's causal flag and window,
+ * before any caller mask: [*lo, *hi) (empty when *lo >= *hi). Full
+ * attention: [0, n_k); causal: [0, min(i + 1, n_k)); window W: from
+ * max(0, i + 1 - W), up to i + 1 (causal) or i + W (not), at most n_k.
+ * Thread-safe, O(1); spec NULL: [0, 0).
+ */
+void sv_spec_row_keys(const sv_spec *spec, size_t i, size_t *lo, size_t *hi);
 
 /**
  * Resolves every default of @p spec in place (the only place they are
@@ -148,8 +164,8 @@ double sv_spec_score_bound(const sv_spec *spec);
  *     a mean not finite; plant outside [-1, 1]; causal with n_q != n_k;
  *     cross without d_model; d_model with an init out of range, plant, a
  *     mean or a std other than 1; values with d_v 0;
- *     grad without values; ddof >= the number of
- *     scores (n_q n_k, or n (n + 1) / 2 with causal);
+ *     grad without values; window with grad; ddof >= the number of
+ *     scores (n_q n_k, or n (n + 1) / 2 with causal, sv_spec_scores);
  *   SV_ERANGE if n_q n_k, (n_q + n_k) d_k, n_k d_v or d_model d_k overflow,
  *     in elements or in bytes;
  *   SV_ETOOBIG if d_k, d_v or d_model exceeds INT_MAX: the engine hands
@@ -197,7 +213,8 @@ double sv_spec_scale(const sv_spec *spec);
 double sv_spec_scale2(const sv_spec *spec);
 
 /**
- * Number of scores a trial measures: n_q n_k, or n (n + 1) / 2 with causal.
+ * Number of scores a trial measures: n_q n_k, or n (n + 1) / 2 with causal,
+ * or the sum over rows of sv_spec_row_keys with a window (O(n_q)).
  * @return SV_OK; SV_EINVAL for a NULL argument; SV_ERANGE if n_q n_k
  *         overflows size_t (*n untouched after an error). Sizes are not
  *         otherwise checked: n_q = 0 gives 0.

@@ -20,7 +20,8 @@
     X(EOVERFLOW, 7, "value too large: scores would overflow")                                      \
     X(EPRECISION, 8, "mean too large against the standard deviation for double precision")         \
     X(EUNSUPPORTED, 9, "not supported by this CPU or build")                                       \
-    X(ENONFINITE, 10, "data hold a NaN or an infinity, or overflow to one")
+    X(ECORRUPT, 10, "state data corrupt or truncated")                                             \
+    X(ENONFINITE, 11, "data hold a NaN or an infinity, or overflow to one")
 
 /** Result of every library function that can fail. */
 typedef enum sv_status {

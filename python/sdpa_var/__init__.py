@@ -5,6 +5,9 @@
     s.scaled_entropy                  # (batch, head) array, nats
     s.to_dict(prefix="layer0")        # {"layer0/head0/raw_entropy": ...}
     sdpa_var.random(dk=64, n=1111)    # the CLI's summary row
+    with sdpa_var.monitor(model) as mon:  # per-step, per-layer x head, in training
+        ...; mon.step(); mon.to_dict(prefix="attn/")
+    sdpa_var.observe(q, k, causal=True)   # from your own attention code
 
 docs/python.md describes the package; the column names are the CLI's
 (docs/columns.md).
@@ -15,6 +18,8 @@ from ._core import stats
 from ._random import random
 from ._result import Stats
 from ._monitor import monitor, Monitor
+from ._capture import observe
+from ._merge import merge
 
 __version__ = _version()
-__all__ = ["stats", "random", "monitor", "Monitor", "Stats", "__version__"]
+__all__ = ["stats", "random", "merge", "monitor", "Monitor", "observe", "Stats", "__version__"]

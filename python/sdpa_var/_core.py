@@ -3,6 +3,7 @@
 import ctypes
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -10,6 +11,7 @@ from . import _arrays, _columns, _result
 from . import _lib as L
 
 _CHUNK = 65536  # trials per sv_engine_run call: bounds the stats array
+THREADS_MAX = 1024  # as the CLI's --threads
 
 
 def _fail(st, what):
@@ -22,9 +24,13 @@ def _fail(st, what):
 def _exec(threads):
     if threads is None:
         threads = 0
-    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 0:
-        raise ValueError("threads: %r is not a thread count >= 0 (0: OpenMP's default)"
-                         % (threads,))
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+        raise TypeError("threads: %r is not an integer thread count" % (threads,))
+    # Bounded as the CLI's --threads, before any c_int conversion (2**32 + 1
+    # would wrap to 1; 5000 OpenMP threads can take the process down).
+    if not 0 <= threads <= THREADS_MAX:
+        raise ValueError("threads: %r is outside 0..%d (0: OpenMP's default)"
+                         % (threads, THREADS_MAX))
     e = L.sv_exec()
     e.threads = int(threads)
     return e
@@ -36,6 +42,19 @@ def _count(value, name, lo=0, hi=2**64 - 1):
     if not lo <= value <= hi:
         raise ValueError("%s: %d is outside %d..%d" % (name, value, lo, hi))
     return int(value)
+
+
+def _scalar(x):
+    """A 0-dim (or one-element) tensor or array as a Python float, as torch's
+    own scale arguments accept; anything else unchanged (checked after)."""
+    if hasattr(x, "shape") and hasattr(x, "item") and not isinstance(x, numbers.Real):
+        if int(np.prod(x.shape)) != 1:
+            raise TypeError("scale: an array of shape %s is not one number"
+                             % (tuple(x.shape),))
+        if getattr(getattr(x, "dtype", None), "is_complex", False):
+            return x
+        return x.item()
+    return x
 
 
 def _check_spec(spec, names):
@@ -85,7 +104,21 @@ def _row(spec, stats, scale_name, head=None, summary=None):
     return view
 
 
+def _scale_number(scale):
+    """A positive finite multiplier; a 0-dim or one-element numpy array or
+    torch tensor (torch.tensor(0.1)) counts as its number."""
+    scale = _scalar(scale)
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise TypeError("scale: %r is not a number" % (scale,))
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError("scale: %r is not a positive finite number" % (scale,))
+    return float(scale)
+
+
 def _prepare(q, k, v, layout):
+    for name, x in (("q", q), ("k", k)):
+        if x is None:
+            raise TypeError("%s: None is not an array (numpy array or torch tensor)" % name)
     if layout not in ("bhnd", "bnhd"):
         raise ValueError("layout: %r is not 'bhnd' or 'bnhd'" % (layout,))
     arrays, owners = L.sv_strided(), []
@@ -101,6 +134,10 @@ def _prepare(q, k, v, layout):
         setattr(arrays, name, a)
         owners.append(owner)
     qd, kd = _arrays.dims(arrays.q), _arrays.dims(arrays.k)
+    if layout == "bhnd" and arrays.k.ndim == 4 and kd[2] < kd[1]:
+        warnings.warn("k: shape %s read as batch x heads x n x d gives %d heads of %d keys; "
+                      "if it is batch x n x heads x d, pass layout='bnhd'"
+                      % (kd, kd[1], kd[2]), UserWarning, stacklevel=3)
     if kd[3] != qd[3]:
         raise ValueError("k: d_k %d does not match q's %d" % (kd[3], qd[3]))
     if kd[0] != qd[0]:
@@ -122,8 +159,8 @@ def _prepare(q, k, v, layout):
     return arrays, owners, qd, kd
 
 
-def stats(q, k, v=None, *, scale=None, causal=False, layout="bhnd", pool="heads", ddof=0,
-          threads=None):
+def stats(q, k, v=None, *, scale=None, causal=False, window=None, layout="bhnd", pool="heads",
+          ddof=0, threads=None):
     """Per-head attention statistics of Q and K (and V) by the engine.
 
     q: [batch x] [heads_q x] n_q x d_k; k: [batch x] [heads_kv x] n_k x d_k
@@ -133,6 +170,9 @@ def stats(q, k, v=None, *, scale=None, causal=False, layout="bhnd", pool="heads"
     or float64, any strides; read in place, never copied. layout "bnhd":
     4-D batch x n x heads x d. scale: the multiplier of the scaled logits,
     None = 1/sqrt(d_k) as torch's SDPA. causal: query i sees keys 0..i.
+    window: W >= 1, a sliding window: with causal query i sees keys j with
+    i - W < j <= i (HF transformers' sliding_window), without |i - j| < W;
+    a row that sees no key is counted in rows_empty and left out of means.
     ddof: of the score variance. pool: "heads" (per-head arrays and the
     pooled row), "none" (no pooled row) or "all" (the pooled row only, in
     .pooled). threads: OpenMP threads (None or 0: OpenMP's default).
@@ -149,12 +189,11 @@ def stats(q, k, v=None, *, scale=None, causal=False, layout="bhnd", pool="heads"
     spec.causal = 1 if causal else 0
     if causal and qd[2] != kd[2]:
         raise ValueError("causal: needs n_q = n_k, got %d and %d" % (qd[2], kd[2]))
+    if window is not None:
+        spec.window = _count(window, "window", 1, 2**63 - 1)
     spec.ddof = _count(ddof, "ddof", 0, 2**32 - 1)
     if scale is not None:
-        if isinstance(scale, bool) or not isinstance(scale, numbers.Real) \
-                or not (math.isfinite(scale) and scale > 0):
-            raise ValueError("scale: %r is not a positive finite number" % (scale,))
-        spec.scale = float(scale)
+        spec.scale = _scale_number(scale)
     if v is not None:
         spec.values, spec.d_v = 1, _arrays.dims(arrays.v)[3]
     _check_spec(spec, {"d_k": "q", "n_q": "q", "n_k": "k", "d_v": "v", "trials": "q"})

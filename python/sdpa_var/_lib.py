@@ -97,7 +97,8 @@ class sv_spec(ctypes.Structure):
                 ("k_std", c_dbl), ("qk_norm", c_int), ("qk_radius", c_dbl),
                 ("d_model", c_size), ("init", c_int), ("cross", c_int),
                 ("causal", c_int), ("values", c_int), ("d_v", c_size),
-                ("plant", c_dbl), ("ddof", c_uint), ("grad", c_int)]
+                ("plant", c_dbl), ("ddof", c_uint), ("grad", c_int),
+                ("window", c_size)]
 
 
 class sv_array(ctypes.Structure):
@@ -186,6 +187,25 @@ class sv_summary_acc(ctypes.Structure):
     _fields_ = [("spec", sv_spec), ("trials", sv_partial)]
 
 
+class sv_state_config(ctypes.Structure):
+    """state.h: struct sv_state_config."""
+    _fields_ = [("spec", sv_spec), ("scale_name", ctypes.c_char * 32), ("observed", c_dbl),
+                ("trial_first", c_u64), ("trial_count", c_u64), ("row_begin", c_u64),
+                ("row_end", c_u64), ("trials", sv_partial), ("folds", ctypes.c_void_p)]
+
+
+class sv_state(ctypes.Structure):
+    """state.h: struct sv_state (read by sv_state_decode, freed by sv_state_free)."""
+    _fields_ = [("version", ctypes.c_char * 32), ("n_configs", c_size),
+                ("configs", ctypes.POINTER(sv_state_config))]
+
+
+class sv_state_why(ctypes.Structure):
+    """state.h: struct sv_state_why."""
+    _fields_ = [("problem", ctypes.c_int), ("shard", c_size), ("other", c_size),
+                ("config", c_size), ("lo", c_u64), ("hi", c_u64), ("trial", c_u64)]
+
+
 class sv_row_view(ctypes.Structure):
     """columns.h: struct sv_row_view."""
     _fields_ = [("spec", ctypes.POINTER(sv_spec)), ("scale_name", c_char_p),
@@ -242,6 +262,12 @@ def _load():
         "sv_summary_head": (c_int, [P(sv_spec), P(sv_trial_stats), P(sv_summary), P(sv_spec),
                                     P(sv_summary)]),
         "sv_spec_scale": (c_dbl, [P(sv_spec)]),
+        "sv_state_decode": (c_int, [ctypes.c_char_p, c_size, P(sv_state)]),
+        "sv_state_merge": (c_int, [ctypes.c_void_p, c_size, c_int, P(sv_state),
+                                   P(sv_state_why)]),
+        "sv_state_summary": (c_int, [P(sv_state), c_size, P(sv_spec), P(sv_summary)]),
+        "sv_state_problem_str": (c_char_p, [c_int]),
+        "sv_state_free": (None, [P(sv_state)]),
         **_EARLY,
     }
     _bind(path, lib, sigs)

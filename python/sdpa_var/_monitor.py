@@ -1,197 +1,362 @@
-"""monitor(model): per-layer, per-head attention statistics during training,
-from Q and K captured by forward hooks, computed by the engine without the
-weight matrix (and without F.scaled_dot_product_attention: torch 1.13).
+"""monitor(model): per-step, per-layer, per-head attention statistics of
+the Q and K a model's softmax sees, by the engine (docs/python.md, "The
+monitor", says which path serves which kind of model and what each misses).
 
-Modules recognised (docs/python.md, "The monitor"):
-- torch.nn.MultiheadAttention, called with query, key (and value)
-  positional, as nn.Transformer*Layer call it: q and k are recomputed from
-  in_proj_weight / in_proj_bias (or q_proj_weight, k_proj_weight), split
-  into num_heads heads as torch does, scale 1/sqrt(head_dim).
-- any module with nn.Linear attributes q_proj and k_proj (Llama, GPT-NeoX
-  style) and a head count n_heads, num_heads or n_head, optionally
-  n_kv_heads or num_key_value_heads (GQA): q_proj(x) and k_proj(x) are
-  taken from hooks on the projections themselves (no recomputation),
-  split as x.view(batch, n, heads, head_dim).
-- a nanoGPT block: an nn.Linear c_attn giving q, k, v side by side
-  (split(n_embd, dim=2)) and n_head.
-- first of all, any module with hook points hook_q and hook_k (modules
-  the q and k the product uses pass through, as TransformerLens's
-  HookPoints): their outputs, batch x n x heads x d_head, or batch x heads
-  x n x d_head when the module says hook_layout = "bhnd". They see q and k
-  after any QK-norm, which hooks on q_proj and k_proj cannot.
-Inputs are batch x n x d_model (or n x batch x d_model for an
-nn.MultiheadAttention with batch_first False). causal applies to every
-layer unless the module has a bool attribute is_causal.
+Paths, best first; a module call measured by one is not measured again:
+1. F.scaled_dot_product_attention (PyTorch >= 2.0) wrapped while the
+   monitor is attached (_capture.py): Q, K after rotary and QK-norm, the
+   call's attn_mask, is_causal, scale, enable_gqa. Each call belongs to the
+   innermost monitored module running (pre/post forward hooks keep a stack).
+2. HF transformers' ALL_ATTENTION_FUNCTIONS, where importable (untested).
+3. sdpa_var.observe(q, k, ...) from the caller's attention code.
+4. Hooks (_layouts.py): TransformerLens hook points (hook_rot_q/hook_rot_k
+   before hook_q/hook_k; hook_attn_scores for the mask); q_proj/k_proj;
+   c_attn (nn.Linear or GPT-2's Conv1D); timm's qkv; GPT-NeoX's
+   query_key_value; nn.MultiheadAttention (its call's attn_mask,
+   key_padding_mask, is_causal). Never for a module that rotates or
+   normalises Q, K after its projections: monitor() refuses it unless
+   SDPA capture can serve it.
+Nothing the monitor does raises inside the model's forward: a call it
+cannot measure is skipped with one warning per reason.
 """
 
+import collections.abc
+import inspect
 import math
+import numbers
+import warnings
 
-from . import _core
+import numpy as np
 
-MONITORED = ("raw_entropy", "scaled_entropy", "raw_entropy_norm", "scaled_entropy_norm",
-             "raw_max_abs_logit", "scaled_max_abs_logit", "raw_max_weight",
-             "scaled_max_weight", "raw_sink_weight", "scaled_sink_weight")
+from . import _capture, _core, _layouts, _measure, _report
 
-
-def _heads(m, *names):
-    for n in names:
-        v = getattr(m, n, None)
-        if isinstance(v, int) and v > 0:
-            return v
-    return None
+DEFAULT_STATS = ("scaled_entropy", "scaled_entropy_norm", "scaled_max_weight",
+                 "scaled_sink_weight", "scaled_max_abs_logit", "scaled_max_logit")
+MONITORED = DEFAULT_STATS  # the name before issue 23
+HOOK_KINDS = ("mha", "tl", "proj", "c_attn", "qkv", "query_key_value")
 
 
-def _mha_qk(m, args):
-    import torch.nn.functional as F
-
-    query, key = args[0], args[1] if len(args) > 1 else args[0]
-    if query.dim() == 2:  # unbatched: n x E
-        query, key = query.unsqueeze(1), key.unsqueeze(1)
-    elif getattr(m, "batch_first", False):
-        query, key = query.transpose(0, 1), key.transpose(0, 1)
-    e = m.embed_dim
-    if m._qkv_same_embed_dim:
-        wq, wk = m.in_proj_weight[:e], m.in_proj_weight[e:2 * e]
-    else:
-        wq, wk = m.q_proj_weight, m.k_proj_weight
-    b = m.in_proj_bias
-    q = F.linear(query, wq, None if b is None else b[:e])
-    k = F.linear(key, wk, None if b is None else b[e:2 * e])
-    h, hd = m.num_heads, e // m.num_heads
-    # n x batch x E -> batch x n x heads x head_dim (a view: bnhd)
-    q = q.view(q.shape[0], q.shape[1], h, hd).transpose(0, 1)
-    k = k.view(k.shape[0], k.shape[1], h, hd).transpose(0, 1)
-    return q, k
+class _Layer:
+    def __init__(self, name, module, kind):
+        self.name, self.module, self.kind = name, module, kind
+        self.heads = self.kv_heads = None
+        self.scale = None          # given by monitor(scale=), else read per call
+        self.causal = None         # the module's own word (is_causal, bias), or None
+        self.mode = "hooks"        # or "capture": SDPA / HF / observe() only
+        self.reason = None         # why hooks on the projections would be wrong
 
 
-class Monitor:
+class _Frame:
+    __slots__ = ("layer", "produced", "caps", "call")
+
+    def __init__(self, layer):
+        self.layer, self.produced, self.caps, self.call = layer, False, {}, None
+
+
+def _positive(v, what):
+    try:
+        x = _layouts.as_number(v, what)
+    except ValueError as e:
+        raise ValueError(str(e)) from None
+    if x is None:
+        raise TypeError("%s: %r is not a number (a float or a 0-dim tensor)" % (what, v))
+    if not (math.isfinite(x) and x > 0):
+        raise ValueError("%s: %r is not a positive finite number" % (what, v))
+    return x
+
+
+def _per_module(v, what, names, check):
+    """{module name: checked value} from a mapping, or the one value for all."""
+    if isinstance(v, collections.abc.Mapping):
+        unknown = [n for n in v if n not in names]
+        if unknown:
+            raise ValueError("%s: no module named %s in the model" % (what, ", ".join(
+                repr(n) for n in unknown)))
+        return {n: check(x, "%s[%r]" % (what, n)) for n, x in v.items()}, None
+    return {}, (None if v is None else check(v, what))
+
+
+def _heads_arg(v, what):
+    ok = lambda x: isinstance(x, numbers.Integral) and not isinstance(x, bool) and x > 0
+    if ok(v) or (isinstance(v, tuple) and len(v) == 2 and all(ok(x) for x in v)
+                 and v[0] % v[1] == 0):
+        return v
+    raise ValueError("%s: %r is not a head count or a (heads, kv_heads) pair" % (what, v))
+
+
+class Monitor(_report.Report):
     """Hooks on a model's attention modules; see monitor()."""
 
-    def __init__(self, model, every=1, causal=False, threads=None):
+    def __init__(self, model, every=1, causal=False, scale=None, heads=None, reduce="batch",
+                 rows=None, seed=0, stats=None, hooks=True, threads=None):
         import torch.nn as nn
 
-        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+        if not isinstance(model, nn.Module):
+            raise TypeError("model: %r is not a torch.nn.Module" % (type(model).__name__,))
+        if isinstance(every, bool) or not isinstance(every, numbers.Integral) or every < 1:
             raise ValueError("every: %r is not a step count >= 1" % (every,))
-        self.every, self.causal, self.threads = every, bool(causal), threads
-        self.steps = 0
-        self.last = {}
-        self._pending = {}
-        self._handles = []
-        self._captured = {}
+        if not isinstance(causal, bool):
+            raise TypeError("causal: %r is not True or False" % (causal,))
+        if reduce not in ("batch", "none"):
+            raise ValueError("reduce: %r is not 'batch' or 'none'" % (reduce,))
+        if rows is not None and (isinstance(rows, bool) or not isinstance(rows, numbers.Integral)
+                                 or rows < 1):
+            raise ValueError("rows: %r is not a row count >= 1 (or None: every row)" % (rows,))
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+            raise ValueError("seed: %r is not an integer >= 0" % (seed,))
+        if stats is None:
+            stats = DEFAULT_STATS
+        if isinstance(stats, str) or not all(isinstance(s, str) for s in stats):
+            raise TypeError("stats: %r is not a list of statistic names" % (stats,))
+        _core._exec(threads)  # ValueError naming threads, now rather than in a forward
+        self.every, self.causal, self.threads = int(every), causal, threads
+        self.reduce, self.rows, self.seed, self.stats = reduce, rows, int(seed), tuple(stats)
+        self.steps, self.last, self.last_step = 0, {}, None
         self.layers = []
+        self._model, self._handles, self._forwards = model, [], []
+        self._stack, self._ran, self._covered, self._unnamed = [], set(), set(), 0
+        self._acc, self._hist, self._warned, self._rows_cache = {}, [], set(), {}
+        names = {n for n, _ in model.named_modules()}
+        scales, scale_all = _per_module(scale, "scale", names, _positive)
+        given_heads, heads_all = _per_module(heads, "heads", names, _heads_arg)
+        self._layers, self._names = {}, {id(m): (n or "model") for n, m in model.named_modules()}
+        sdpa = _capture.sdpa_available()
+        refused, headless = [], []
         for name, m in model.named_modules():
-            if isinstance(m, nn.MultiheadAttention):
-                self._attach(name, m, self._mha_hook(name))
-            elif isinstance(getattr(m, "hook_q", None), nn.Module) and \
-                    isinstance(getattr(m, "hook_k", None), nn.Module):
-                # hook points (TransformerLens): the q, k the product uses,
-                # after any QK-norm a hook on q_proj would miss
-                self._capture(name, "hq", m.hook_q)
-                self._capture(name, "hk", m.hook_k)
-                self._attach(name, m, self._proj_hook(name))
-            elif isinstance(getattr(m, "q_proj", None), nn.Linear) and \
-                    isinstance(getattr(m, "k_proj", None), nn.Linear) and \
-                    _heads(m, "n_heads", "num_heads", "n_head"):
-                self._capture(name, "q", m.q_proj)
-                self._capture(name, "k", m.k_proj)
-                self._attach(name, m, self._proj_hook(name))
-            elif isinstance(getattr(m, "c_attn", None), nn.Linear) and _heads(m, "n_head",
-                                                                               "n_heads"):
-                self._capture(name, "qkv", m.c_attn)
-                self._attach(name, m, self._proj_hook(name))
-        if not self.layers:
-            raise ValueError("model: no attention module found (nn.MultiheadAttention, or "
-                             "q_proj/k_proj/c_attn with n_heads; docs/python.md)")
+            kind = _layouts.kind_of(m)
+            if kind is None:
+                continue
+            L = _Layer(name or "model", m, kind)
+            L.heads, L.kv_heads = _layouts.heads_of(m, given_heads.get(name, heads_all))
+            L.scale = scales.get(name, scale_all)
+            L.causal = _layouts.module_causal(m)
+            L.reason = _layouts.transforms_after_projection(m)
+            if kind == "tl" and isinstance(getattr(m, "hook_rot_q", None), nn.Module):
+                L.reason = None  # hook_rot_q / hook_rot_k see the rotated Q, K
+            if kind == "attn" or not hooks:
+                L.mode = "capture"
+            elif L.reason is not None and kind != "mha":
+                if not sdpa:
+                    refused.append("%r (%s)" % (L.name, L.reason))
+                L.mode = "capture"
+            elif kind in ("proj", "c_attn", "qkv", "query_key_value") and L.heads is None:
+                if not sdpa:
+                    headless.append(L.name)
+                L.mode = "capture"
+            self.layers.append(L.name)
+            self._layers[id(m)] = L
+        if refused:
+            raise ValueError(
+                "model: %s transform%s Q and K after their projections, so hooks on "
+                "q_proj/k_proj (or c_attn, qkv) would see them before that; the monitor "
+                "never reports those numbers. Two ways measure what the softmax sees: "
+                "(1) SDPA capture: the module calls torch.nn.functional."
+                "scaled_dot_product_attention (PyTorch >= 2.0; this torch has none); "
+                "(2) sdpa_var.observe(q, k, scale=..., causal=...) in the module's forward "
+                "after the rotation, with monitor(model, hooks=False)."
+                % (", ".join(refused), "s" if len(refused) == 1 else ""))
+        if headless:
+            raise ValueError("heads: no head count for %s (num_heads, n_head, "
+                             "num_attention_heads or config.num_attention_heads); pass "
+                             "heads={name: count}" % ", ".join(repr(n) for n in headless))
+        if not self.layers and not sdpa:
+            raise ValueError("model: no attention module found (nn.MultiheadAttention, "
+                             "q_proj/k_proj, c_attn, qkv, query_key_value, hook points, or a "
+                             "module named *Attention*; docs/python.md)")
+        # the model's pre-hook before a layer's (the model may be the layer),
+        # its post-hook after
+        self._handles.append(model.register_forward_pre_hook(self._root_pre))
+        for L in self._layers.values():
+            self._attach(L)
+        self._handles.append(model.register_forward_hook(self._root_post))
+        _capture.attach(self)
 
+    # -- hooks ---------------------------------------------------------------
     def _active(self):
-        return self.steps % self.every == 0 and bool(self._handles)
+        return self.steps % self.every == 0 and self._model is not None
 
-    def _attach(self, name, m, hook):
-        self.layers.append(name or "model")
-        self._handles.append(m.register_forward_hook(hook))
+    def _attach(self, L):
+        m = L.module
+        self._handles.append(m.register_forward_pre_hook(lambda mod, args: self._pre(L)))
+        self._handles.append(m.register_forward_hook(lambda mod, args, out: self._post(L)))
+        if L.mode != "hooks":
+            return
+        if L.kind == "mha":
+            self._wrap_forward(L)
+        elif L.kind == "tl":
+            for what in ("hook_q", "hook_k", "hook_rot_q", "hook_rot_k", "hook_attn_scores"):
+                if getattr(m, what, None) is not None:
+                    self._keep(L, what, getattr(m, what))
+        elif L.kind == "proj":
+            self._keep(L, "q", m.q_proj)
+            self._keep(L, "k", m.k_proj)
+        else:
+            self._keep(L, "qkv", getattr(m, L.kind))
+            if getattr(m, "is_cross_attention", False) and hasattr(m, "q_attn"):
+                self._keep(L, "q", m.q_attn)  # GPT-2 cross-attention: c_attn gives k, v
 
-    def _capture(self, name, what, proj):
-        def hook(mod, inputs, output):
-            if self._active():
-                self._captured[(name, what)] = output
+    def _keep(self, L, what, proj):
+        def hook(mod, args, out):
+            if self._stack and self._stack[-1].layer is L:
+                self._stack[-1].caps[what] = (out, args[0] if args else None)
         self._handles.append(proj.register_forward_hook(hook))
 
-    def _causal(self, m):
-        c = getattr(m, "is_causal", None)
-        return c if isinstance(c, bool) else self.causal
+    def _wrap_forward(self, L):
+        m, original = L.module, L.module.forward
+        sig = inspect.signature(original)
 
-    def _measure(self, name, m, q, k, layout="bnhd"):
-        hd = q.shape[-1]
-        s = _core.stats(q, k, layout=layout, scale=1.0 / math.sqrt(hd), causal=self._causal(m),
-                        threads=self.threads)
-        self._pending[name or "model"] = s
+        def forward(*args, **kwargs):
+            if self._stack and self._stack[-1].layer is L:
+                try:
+                    b = sig.bind(*args, **kwargs)
+                    b.apply_defaults()
+                    self._stack[-1].call = dict(b.arguments)
+                except TypeError:
+                    pass
+            return original(*args, **kwargs)
+        m.forward = forward
+        self._forwards.append((m, forward))
 
-    def _mha_hook(self, name):
-        def hook(m, args, output):
-            if not self._active() or not args:
-                return
-            import torch
-            with torch.no_grad():
-                q, k = _mha_qk(m, args)
-            self._measure(name, m, q, k)
-        return hook
+    def _root_pre(self, mod, args):
+        if self._active():
+            self._stack, self._ran, self._covered, self._unnamed = [], set(), set(), 0
 
-    def _proj_hook(self, name):
-        def hook(m, args, output):
+    def _root_post(self, mod, args, out):
+        if not self._active() or not self._layers:
+            return
+        silent = sorted(self._ran - self._covered)
+        if not self._ran and not self._covered:
+            self._warn("nothing:" + ",".join(self.layers),
+                       "no monitored module ran in this forward (%s): an inference fast path "
+                       "or a compiled/flash kernel bypasses them" % ", ".join(self.layers))
+        elif silent:
+            self._warn("silent:" + ",".join(silent),
+                       "%s ran but produced no Q, K: the module calls attention the monitor "
+                       "does not see (a function bound before the monitor started, a "
+                       "compiled or flash kernel); use sdpa_var.observe(q, k) in its forward"
+                       % ", ".join(repr(s) for s in silent))
+
+    def _pre(self, L):
+        if self._active():
+            self._stack.append(_Frame(L))
+            self._ran.add(L.name)
+
+    def _post(self, L):
+        if not self._active():
+            return
+        while self._stack and self._stack[-1].layer is not L:
+            self._stack.pop()
+        if not self._stack:
+            return
+        frame = self._stack.pop()
+        if frame.produced or L.mode != "hooks":
+            return
+        try:
+            if self._from_hooks(L, frame):
+                self._covered.add(L.name)
+                for f in self._stack:
+                    self._covered.add(f.layer.name)
+        except Exception as e:  # never into the model's forward
+            self._warn("hook:%s:%s" % (L.name, type(e).__name__),
+                       "%s: not measured (%s: %s)" % (L.name, type(e).__name__, e))
+
+    # -- Q, K from each path -------------------------------------------------
+    def _from_hooks(self, L, frame):
+        import torch
+
+        causal = L.causal if L.causal is not None else self.causal
+        with torch.no_grad():
+            got = _layouts.hook_qk(L.kind, L.module, frame.caps, frame.call, L.heads,
+                                   L.kv_heads, causal)
+        if got is None:
+            return False
+        q, k, causal, mask = got
+        scale, source = _layouts.module_scale(L.module, q.shape[-1], L.scale)
+        if L.kind == "mha" and L.scale is None:
+            scale, source = q.shape[-1] ** -0.5, "nn.MultiheadAttention 1/sqrt(d)"
+        self._measure(L.name, "hooks:" + L.kind, q, k, scale, source, causal, mask, None)
+        return True
+
+    def _capture(self, path, who, q, k, scale, causal, mask, window):
+        """From _capture.py's wrappers and observe(); never raises."""
+        try:
             if not self._active():
                 return
-            if (name, "hq") in self._captured:
-                q = self._captured.pop((name, "hq"))
-                k = self._captured.pop((name, "hk"), None)
-                if k is not None:
-                    layout = getattr(m, "hook_layout", "bnhd")
-                    self._measure(name, m, q.detach(), k.detach(), layout)
-                return
-            if (name, "qkv") in self._captured:
-                qkv = self._captured.pop((name, "qkv"))
-                e = qkv.shape[-1] // 3
-                q, k = qkv[..., :e], qkv[..., e:2 * e]
-                h = hkv = _heads(m, "n_head", "n_heads")
+            if isinstance(who, str):
+                name = who
+            elif who is not None:
+                L = self._layers.get(id(who))
+                name = L.name if L is not None else self._names.get(id(who), path)
+            elif self._stack:
+                name = self._stack[-1].layer.name
             else:
-                q = self._captured.pop((name, "q"), None)
-                k = self._captured.pop((name, "k"), None)
-                if q is None or k is None:
-                    return
-                h = _heads(m, "n_heads", "num_heads", "n_head")
-                hkv = _heads(m, "n_kv_heads", "num_key_value_heads", "num_kv_heads") or h
-            if q.dim() == 2:
-                q, k = q.unsqueeze(0), k.unsqueeze(0)
-            q = q.reshape(q.shape[0], q.shape[1], h, q.shape[-1] // h)
-            k = k.reshape(k.shape[0], k.shape[1], hkv, k.shape[-1] // hkv)
-            self._measure(name, m, q, k)
-        return hook
+                name = "%s%d" % (path, self._unnamed)
+                self._unnamed += 1
+            for f in self._stack:
+                f.produced = True
+                self._covered.add(f.layer.name)
+            if scale is None:
+                scale, source = q.shape[-1] ** -0.5, path + " 1/sqrt(d)"
+            else:
+                scale, source = _positive(scale, "scale"), path + " scale"
+            self._measure(name, path, q, k, scale, source, causal, mask, window)
+        except Exception as e:
+            self._warn("capture:%s:%s" % (path, type(e).__name__),
+                       "a %s call was not measured (%s: %s)" % (path, type(e).__name__, e))
 
+    def _measure(self, name, path, q, k, scale, source, causal, mask, window):
+        acc = self._acc.get(name)
+        if acc is None:
+            acc = self._acc[name] = _measure.Accumulator(self.reduce)
+        acc.path, acc.scale, acc.scale_source = path, scale, source
+        try:
+            st = _measure.run(q, k, scale, causal, mask, window, self.rows, self.seed,
+                              self._rows_cache, self.threads)
+        except _measure.Skip as s:
+            if s.key == "nonfinite":
+                acc.nonfinite += s.count
+                self._warn("nonfinite", "step %d, %s: %s; the step is recorded as non-finite "
+                           "(warned once; the count is in the step's rows)"
+                           % (self.steps, name, s))
+            else:
+                self._warn("skip:" + s.key, "%s: not measured: %s" % (name, s))
+            return
+        acc.add(st, int(np.asarray(st.values["n_q"]).flat[0]))
+
+    def _warn(self, key, message):
+        if key not in self._warned:
+            self._warned.add(key)
+            warnings.warn("sdpa_var.monitor: " + message, RuntimeWarning, stacklevel=3)
+
+    # -- results -------------------------------------------------------------
     def step(self):
         """Ends a training step: returns {layer: Stats} if this step was
         measured (every `every` steps, from the first), else None."""
         measured = self._active()
         self.steps += 1
-        self._captured.clear()
+        self._stack = []
         if not measured:
             return None
-        self.last, self._pending = self._pending, {}
-        return self.last
-
-    def to_dict(self, names=MONITORED):
-        """{"layer/head3/raw_entropy": value} of the last measured step,
-        the statistics @p names (default: the monitored ones)."""
         out = {}
-        for layer, s in self.last.items():
-            for key, v in s.to_dict(prefix=layer).items():
-                if key.rsplit("/", 1)[1] in names:
-                    out[key] = v
+        for name, acc in self._acc.items():
+            if not acc.calls and not acc.nonfinite:
+                continue  # every call skipped (and warned about)
+            out[name] = st = self._stats_of(acc)
+            self._record(self.steps - 1, name, st)
+        self._acc = {}
+        self.last, self.last_step = out, self.steps - 1
         return out
 
     def remove(self):
-        """Removes every hook; the model is as before."""
+        """Removes every hook and wrapper; the model is as before."""
         for h in self._handles:
             h.remove()
-        self._handles = []
+        for m, fwd in self._forwards:
+            if m.__dict__.get("forward") is fwd:
+                del m.forward
+        self._handles, self._forwards = [], []
+        _capture.detach(self)
+        self._model = None
 
     def __enter__(self):
         return self
@@ -200,12 +365,27 @@ class Monitor:
         self.remove()
 
 
-def monitor(model, every=1, *, causal=False, threads=None):
-    """Attaches forward hooks to @p model's attention modules (module
-    docstring) and returns a Monitor: call mon.step() after each training
-    step; every @p every steps (the first included) it returns, and keeps
-    in mon.last, {layer name: Stats} with per-head (batch x head) entropy,
-    normalised entropy, max |logit| raw and scaled, max weight and sink
-    share (MONITORED; every per-head column is there). mon.remove() or a
-    `with` block detaches it."""
-    return Monitor(model, every, causal, threads)
+def monitor(model, every=1, *, causal=False, scale=None, heads=None, reduce="batch", rows=None,
+            seed=0, stats=None, hooks=True, threads=None):
+    """Attaches to @p model's attention (module docstring) and returns a
+    Monitor. Call mon.step() after each training step; on measured steps
+    (the first and every @p every-th) it returns, and keeps in mon.last,
+    {layer name: Stats} with every per-head column, of shape (heads,)
+    reduced over the batch and the step's calls (reduce="batch": row-weighted
+    means of averages, the maximum of maxima) or (batch, heads) per call's
+    batch element side by side (reduce="none"). Stats.config holds the
+    scale used, its scale_source, the path, calls and nonfinite (NaN/Inf
+    values seen; such calls are skipped).
+
+    causal: for hook-path modules nothing else describes (is_causal, a
+    `bias` buffer, the call's masks win; cross-attention never). scale: a
+    number, 0-dim tensor or {module name: number}, for hook paths (SDPA,
+    HF and observe() calls carry their own). heads: a count, (heads,
+    kv_heads) or {module name: either}. rows: measure a fixed sample of
+    that many query rows (seeded by @p seed). stats: the names mon.to_dict()
+    and mon.to_pandas() keep (DEFAULT_STATS). hooks=False: no projection
+    hooks, only SDPA / HF / observe(). threads: the engine's.
+    Raises TypeError / ValueError naming the argument; never raises inside
+    the model's forward (warns once per reason). mon.remove() or a `with`
+    block detaches it."""
+    return Monitor(model, every, causal, scale, heads, reduce, rows, seed, stats, hooks, threads)

@@ -131,6 +131,12 @@ def random(dk=64, n=1111, *, observed=None, threads=None, block_rows=None, **opt
     st = L.lib.sv_summary_end(ctypes.byref(acc), obs, ctypes.byref(summ))
     if st != L.SV_OK:
         _core._fail(st, "d_k=%d" % spec.d_k)
+    return summary_stats(spec, summ, scale_name, observed is not None)
+
+
+def summary_stats(spec, summ, scale_name, observed):
+    """The summary row of @p spec and its sv_summary @p summ as Stats, the
+    columns the CLI writes (with observed: its columns too)."""
     view = L.sv_row_view()
     view.spec = ctypes.pointer(spec)
     view.scale_name = scale_name
@@ -138,7 +144,7 @@ def random(dk=64, n=1111, *, observed=None, threads=None, block_rows=None, **opt
     view.summary = ctypes.pointer(summ)
     values, units, config, order = {}, {}, {}, []
     for c in _columns.table(L.SV_OUTPUT_SUMMARY):
-        if c.flags & L.SV_COLUMN_ONLY_OBSERVED and observed is None:
+        if c.flags & L.SV_COLUMN_ONLY_OBSERVED and not observed:
             continue
         if c.flags & L.SV_COLUMN_ONLY_GRAD and not spec.grad:
             continue
@@ -147,7 +153,7 @@ def random(dk=64, n=1111, *, observed=None, threads=None, block_rows=None, **opt
         order.append(c.name)
         if c.type == L.SV_VALUE_TEXT:
             config[c.name] = x
-    bad = _first_undefined(view, observed is not None)
+    bad = _first_undefined(view, observed)
     if bad:
         raise ValueError("d_k=%d: column %s is nan where it must be defined" % (spec.d_k, bad))
     return _result.make("summary", (), (), order, values, {}, config, units)

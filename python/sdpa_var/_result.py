@@ -73,12 +73,12 @@ class Stats:
             for name, v in self._numeric():
                 out[pre + name] = v.item() if hasattr(v, "item") else v
             return out
-        batch, heads = self.shape
-        for b in range(batch):
-            for h in range(heads):
-                where = ("head%d/" % h) if batch == 1 else ("batch%d/head%d/" % (b, h))
-                for name, v in self._numeric():
-                    out[pre + where + name] = v[b, h].item()
+        for ix in np.ndindex(self.shape):  # (batch, head), or (head,) from the monitor
+            b, h = (0, ix[0]) if len(ix) == 1 else ix
+            one = len(ix) == 1 or self.shape[0] == 1
+            where = ("head%d/" % h) if one else ("batch%d/head%d/" % (b, h))
+            for name, v in self._numeric():
+                out[pre + where + name] = v[ix].item()
         for name, v in self.pooled.items():
             if not isinstance(v, str):
                 out[pre + "all/" + name] = v.item() if hasattr(v, "item") else v
@@ -94,15 +94,13 @@ class Stats:
                 from None
         if not self.dims:
             return pd.DataFrame([dict(self.values)], columns=list(self.columns))
-        batch, heads = self.shape
         rows, index = [], []
-        for b in range(batch):
-            for h in range(heads):
-                rows.append({n: v[b, h].item() for n, v in self._numeric()})
-                index.append((str(b), str(h)))
+        for ix in np.ndindex(self.shape):
+            rows.append({n: v[ix].item() for n, v in self._numeric()})
+            index.append(tuple(str(i) for i in ix))
         if self.pooled:
             rows.append({n: v for n, v in self.pooled.items() if not isinstance(v, str)})
-            index.append(("all", "all"))
+            index.append(("all",) * len(self.dims))
         names = [n for n, _ in self._numeric()]
         return pd.DataFrame(rows, columns=names,
                             index=pd.MultiIndex.from_tuples(index, names=list(self.dims)))

@@ -105,6 +105,8 @@ int main(int argc, char **argv)
      * loop -> sinks (run). */
     static cli_options opt; /* large (the --dk list): off the stack */
     char err[512];
+    if (argc > 1 && strcmp(argv[1], "merge") == 0) /* a subcommand: no run options */
+        return leave(cli_merge(argc - 1, argv + 1));
     if (!cpu_capability_env(err, sizeof err) ||
         !cli_options_parse(argc, argv, &opt, err, sizeof err) ||
         (!opt.help && !opt.version && !cli_options_check_sizes(&opt, err, sizeof err))) {
@@ -160,6 +162,10 @@ static int run(cli_options *o)
                                   : opt.no_header || opt.n_columns || !isatty(STDOUT_FILENO)
                                       ? CLI_FORMAT_CSV
                                       : CLI_FORMAT_TABLE;
+        if (format == CLI_FORMAT_STATE && isatty(STDOUT_FILENO)) {
+            fprintf(stderr, "%s: --format state writes bytes: redirect stdout to a file\n", prog);
+            return CLI_EXIT_USAGE;
+        }
         if (opt.given[CLI_OPT_Q])
             return run_files(o, format);
         const cli_plan plan = cli_options_plan(o, format);

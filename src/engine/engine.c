@@ -6,6 +6,7 @@
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,10 +102,10 @@ static void report(const plan *p, uint64_t units)
 static void run_item(const plan *p, uint64_t trial, const workspace *ws, size_t b, size_t j0,
                      size_t bk, size_t me)
 {
-    const size_t nq = p->spec->n_q, tm = p->tm, rows_per_item = tm * p->block_tiles;
-    /* b < nitems, so b rows_per_item < n_q; the end is clamped without
-     * forming (b + 1) rows_per_item, which could wrap */
-    const size_t start = b * rows_per_item;
+    const size_t nq = p->row1, tm = p->tm, rows_per_item = tm * p->block_tiles;
+    /* b < nitems, so row0 + b rows_per_item < row1; the end is clamped
+     * without forming (b + 1) rows_per_item, which could wrap */
+    const size_t start = p->row0 + b * rows_per_item;
     const size_t end = nq - start < rows_per_item ? nq : start + rows_per_item;
     uint64_t units = 0;
     for (size_t i0 = start; i0 < end; i0 += tm, units++)
@@ -114,7 +115,7 @@ static void run_item(const plan *p, uint64_t trial, const workspace *ws, size_t 
 
 static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out)
 {
-    const size_t nq = p->spec->n_q, nk = p->spec->n_k, kb = p->kb;
+    const size_t nq = p->row1 - p->row0, nk = p->spec->n_k, kb = p->kb;
     const size_t per_item = p->tm * p->block_tiles; /* <= n_q + tm - 1: derive() */
     const size_t nitems = (nq - 1) / per_item + 1;
     if (p->src->trial_len > 0)
@@ -144,6 +145,10 @@ static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_tri
                     run_item(p, trial, ws, b, j0, bk, me);
             }
         }
+    }
+    if (p->folds) { /* sv_engine_run_rows: no gradient there */
+        sv_trial_folds(p, ws, p->folds + (trial - p->first) * p->fold_blocks);
+        return;
     }
     sv_trial_reduce(p, ws, out);
     if (p->grad)
@@ -259,6 +264,10 @@ static sv_status run_parallel(const plan *p, const ws_sizes *z, uint64_t first, 
  * the random draws; a caller's arrays are not bounded. */
 static int trial_is_number(const plan *p, const sv_trial_stats *t)
 {
+    /* A window can leave every row of a trial without a key: nothing to
+     * measure, and rows_empty says so. */
+    if (t->rows_empty >= (double)p->spec->n_q)
+        return 1;
     const int grad = p->grad, values = p->dv != 0;
 #define MUST_ALWAYS_(name) || isnan(t->name)
 #define MUST_GRAD_(name) || (grad && isnan(t->name))
@@ -277,9 +286,67 @@ static sv_status run_checked(const plan *p, const ws_sizes *z, uint64_t first, s
 {
     const sv_status st =
         p->trial_parallel ? run_parallel(p, z, first, out) : run_serial(p, z, first, out);
-    for (uint64_t t = 0; st == SV_OK && t < p->count; t++)
+    for (uint64_t t = 0; st == SV_OK && !p->folds && t < p->count; t++)
         if (!trial_is_number(p, &out[t]))
             return SV_EOVERFLOW;
+    return st;
+}
+
+/* OpenBLAS's thread count is process-wide: runs in several threads at once
+ * must not each save and restore it, or they interleave (A saves N and sets
+ * 1, B saves A's 1, A restores N, B restores 1: the caller is left with 1).
+ * The first run in saves the caller's count and sets 1, the last run out
+ * restores it; the runs themselves stay concurrent. */
+static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static int blas_users, blas_saved;
+
+static void blas_enter(void)
+{
+    pthread_mutex_lock(&blas_lock);
+    if (blas_users++ == 0) {
+        blas_saved = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+    }
+    pthread_mutex_unlock(&blas_lock);
+}
+
+static void blas_leave(void)
+{
+    pthread_mutex_lock(&blas_lock);
+    if (--blas_users == 0)
+        openblas_set_num_threads(blas_saved);
+    pthread_mutex_unlock(&blas_lock);
+}
+
+/* The run of a made plan: progress, OpenBLAS's threads, the trials. */
+static sv_status run_plan(plan p, const ws_sizes *z, uint64_t first, uint64_t count,
+                          sv_trial_stats *out)
+{
+    const sv_spec *spec = p.spec;
+    const sv_exec *exec = p.exec;
+    sv_status st;
+    progress prog = {0u, 0u, 0u};
+    if (exec->progress) {
+        const uint64_t tiles = (spec->n_q - 1) / p.tm + 1, blocks = (spec->n_k - 1) / p.kb + 1;
+        prog.total = tiles * blocks * count;
+        p.prog = &prog;
+    }
+    /* We parallelise ourselves; OpenBLAS threads inside ours would
+     * oversubscribe the cores. OpenBLAS 0.3.21 has only the process-wide
+     * setting: the first run in sets 1, the last out puts the caller's
+     * back (blas_enter); an OpenMP-built OpenBLAS sets OpenMP's thread
+     * count with it, which each run restores for its own thread. */
+    const int omp_threads = omp_get_max_threads(); /* this thread's own setting */
+    blas_enter();
+    st = run_checked(&p, z, first, out);
+    blas_leave();
+    if (omp_get_max_threads() != omp_threads)
+        omp_set_num_threads(omp_threads);
+    /* Thread 0 may not finish the last unit: say once that all are done
+     * (from the caller's thread, after the parallel region, so the
+     * callback still never runs concurrently with itself). */
+    if (st == SV_OK && p.prog && prog.reported != prog.total)
+        exec->progress(exec->progress_ctx, prog.total, prog.total);
     return st;
 }
 
@@ -294,26 +361,37 @@ sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec
         return st;
     if (!out)
         return SV_EINVAL;
-    progress prog = {0u, 0u, 0u};
-    if (exec->progress) {
-        const uint64_t tiles = (spec->n_q - 1) / p.tm + 1, blocks = (spec->n_k - 1) / p.kb + 1;
-        prog.total = tiles * blocks * count;
-        p.prog = &prog;
-    }
-    /* We parallelise ourselves; OpenBLAS threads inside ours would
-     * oversubscribe the cores. OpenBLAS 0.3.21 has only the process-wide
-     * setting: save the caller's, set 1, put it back (an OpenMP-built
-     * OpenBLAS sets OpenMP's thread count with it: that too). */
-    const int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();
-    openblas_set_num_threads(1);
-    st = run_checked(&p, &z, first, out);
-    openblas_set_num_threads(blas_threads);
-    if (omp_get_max_threads() != omp_threads)
-        omp_set_num_threads(omp_threads);
-    /* Thread 0 may not finish the last unit: say once that all are done
-     * (from the caller's thread, after the parallel region, so the
-     * callback still never runs concurrently with itself). */
-    if (st == SV_OK && p.prog && prog.reported != prog.total)
-        exec->progress(exec->progress_ctx, prog.total, prog.total);
-    return st;
+    return run_plan(p, &z, first, count, out);
+}
+
+sv_status sv_rowfold_check(const sv_spec *spec, size_t row_begin, size_t row_end)
+{
+    if (!spec || row_begin >= row_end || row_end > spec->n_q || row_begin % SV_FOLD_ROWS != 0 ||
+        (row_end % SV_FOLD_ROWS != 0 && row_end != spec->n_q) || spec->grad)
+        return SV_EINVAL;
+    return SV_OK;
+}
+
+sv_status sv_engine_run_rows(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
+                             uint64_t first, uint64_t count, size_t row_begin, size_t row_end,
+                             sv_rowfold *out)
+{
+    plan p;
+    ws_sizes z;
+    size_t bytes;
+    sv_status st = sv_plan_make(&p, spec, src, exec, NULL, first, count, &z, &bytes);
+    if (st == SV_OK)
+        st = sv_rowfold_check(spec, row_begin, row_end);
+    if (st != SV_OK)
+        return st;
+    if (!out)
+        return SV_EINVAL;
+    /* One trial at a time through the tile path: the grouped path of tiny
+     * trials (n_q <= 256, one block) needs no less than its workspace. */
+    p.group = 1;
+    p.row0 = row_begin;
+    p.row1 = row_end;
+    p.folds = out;
+    p.fold_blocks = sv_rowfold_blocks(row_begin, row_end);
+    return run_plan(p, &z, first, count, NULL);
 }

@@ -95,7 +95,8 @@ static void derive(plan *p, uint64_t count)
      * one tile and one key block: a small tile is not enough (n_q = 257,
      * n_k = 1 has a tiny tile of 256 rows and a second tile). */
     const int one_tile = s->n_q == p->tm && s->n_k == p->kb;
-    p->group = p->tiny && one_tile && p->inner_threads == 1 && !p->taps.row_sums && !s->values
+    p->group = p->tiny && one_tile && p->inner_threads == 1 && !p->taps.row_sums && !s->values &&
+                       s->window == 0
                    ? SV_TRIAL_GROUP
                    : 1u;
     p->prog = NULL;
@@ -166,7 +167,7 @@ sv_status sv_plan_make(plan *p, const sv_spec *spec, const sv_source *src, const
     sv_status st = check_inputs(spec, src, exec, taps, first, count);
     if (st != SV_OK)
         return st;
-    *p = (plan){.spec = spec, .src = src, .exec = exec};
+    *p = (plan){.spec = spec, .src = src, .exec = exec, .first = first, .row1 = spec->n_q};
     if (taps)
         p->taps = *taps;
     derive(p, count);

@@ -30,6 +30,7 @@
 
 #include "sdpa_var/engine.h"
 #include "sdpa_var/moments.h"
+#include "sdpa_var/rowfold.h"
 #include "sdpa_var/softmax.h"
 
 #define SV_TILE_ROWS 256u  /* tm: query rows per dgemm */
@@ -71,6 +72,10 @@ typedef struct plan {
     int tiny;           /* tile product small enough for plain loops */
     size_t group;       /* trials run together by one thread (tiny ones) */
     progress *prog;     /* shared counter; NULL without a callback */
+    uint64_t first;     /* the first trial of the run */
+    size_t row0, row1;  /* query rows run: [0, n_q) but for sv_engine_run_rows */
+    sv_rowfold *folds;  /* sv_engine_run_rows: count x fold_blocks folds, else NULL */
+    size_t fold_blocks; /* blocks of the fold in [row0, row1) */
 } plan;
 
 /* Element counts of a workspace's arrays, all checked for overflow. */
@@ -141,8 +146,8 @@ sv_status sv_plan_make(plan *p, const sv_spec *spec, const sv_source *src, const
  * outputs of one tile, merged into the rows' running outputs. */
 void sv_tile_product(const plan *p, const double *qtile, const double *k, double *scores);
 void sv_tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
-                     const double *scores, const sv_softmax_acc *acc, const size_t *seen,
-                     size_t me);
+                     const double *scores, const sv_softmax_acc *acc, const size_t *lo,
+                     const size_t *hi, size_t me);
 
 /* rowpass.c: one tile (query rows [i0, i0 + m) against the key block at
  * j0 with bk keys) through the row pass, merged into the rows' state. */
@@ -167,6 +172,8 @@ void sv_grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_
  * weight of row i is exp(c (S_i0 - max_i)) / Z_i from its score on key 0
  * (ws->sink), as the diagonal weight is from S_ii (ws->planted). */
 void sv_trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out);
+/* sv_engine_run_rows: the folds of rows [row0, row1), one per block. */
+void sv_trial_folds(const plan *p, const workspace *ws, sv_rowfold *out);
 void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
                         const sv_softmax_stats *raw, const sv_softmax_stats *sc,
                         const double *planted, const double *sink, const sv_moments *q_mo,

@@ -64,14 +64,20 @@ static void tile_rows(const plan *p, const workspace *ws, uint64_t trial, size_t
             sv_rowpass_entries(p, qtile + r * d, &ws->q_mo[i0 + r]);
 }
 
-/* Merges the tile's per-row results into the rows' running state. */
+/* Merges the tile's per-row results into the rows' running state. A row's
+ * state starts at its first block with a visible key: at the first key
+ * block it is emptied (row_mo n = 0), so a window that starts later, or a
+ * row that sees nothing (rows_empty), never reads an earlier trial's. */
 static void merge_rows(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
-                       const size_t *seen, const sv_softmax_acc *acc, const sv_moments *mo)
+                       const size_t *lo, const size_t *hi, const sv_softmax_acc *acc,
+                       const sv_moments *mo)
 {
     for (size_t r = 0; r < m; r++) {
-        if (seen[r] == 0)
+        if (j0 == 0)
+            ws->row_mo[i0 + r].n = 0;
+        if (hi[r] <= lo[r])
             continue;
-        if (j0 == 0) {
+        if (ws->row_mo[i0 + r].n == 0) {
             ws->row_mo[i0 + r] = mo[r];
             ws->row_sm[i0 + r] = acc[r];
         } else {
@@ -84,13 +90,33 @@ static void merge_rows(const plan *p, const workspace *ws, size_t i0, size_t m, 
     }
 }
 
+/* The keys of the block [j0, j0 + bk) row i0 + r sees, relative to j0:
+ * [lo[r], hi[r]) (causal and window, sv_spec_row_keys); 1 if any row of
+ * the tile sees one. */
+static int tile_spans(const plan *p, size_t i0, size_t m, size_t j0, size_t bk, size_t *lo,
+                      size_t *hi)
+{
+    int any = 0;
+    for (size_t r = 0; r < m; r++) {
+        size_t a, b;
+        sv_spec_row_keys(p->spec, i0 + r, &a, &b);
+        a = a > j0 ? a - j0 : 0;
+        b = b > j0 ? b - j0 : 0;
+        lo[r] = a < bk ? a : bk;
+        hi[r] = b < bk ? b : bk;
+        any |= hi[r] > lo[r];
+    }
+    return any;
+}
+
 void sv_rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
                      size_t j0, size_t bk, size_t me)
 {
-    const int causal = p->spec->causal;
+    const int full = !p->spec->causal && p->spec->window == 0;
     const size_t kb = p->kb;
-    if (causal && i0 + m <= j0)
-        return; /* every row of the tile comes before every key of the block */
+    size_t lo[SV_TILE_ROWS], hi[SV_TILE_ROWS]; /* keys of this block row r sees */
+    if (!tile_spans(p, i0, m, j0, bk, lo, hi) && j0 > 0)
+        return; /* no row of the tile sees a key of the block */
     double *qtile = ws->qtile + me * p->tm * p->spec->d_k;
     double *scores = ws->scores + me * p->tm * kb;
     sv_softmax_acc *acc = ws->acc + me * p->tm;
@@ -98,35 +124,32 @@ void sv_rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t 
     tile_rows(p, ws, trial, i0, m, j0, qtile, me);
     /* A short last key block is zero-padded: the shape never changes. */
     sv_tile_product(p, qtile, ws->k, scores);
-    size_t seen[SV_TILE_ROWS]; /* keys of this block row r sees */
-    for (size_t r = 0; r < m; r++)
-        seen[r] = !causal ? bk : i0 + r < j0 ? 0 : i0 + r - j0 + 1 < bk ? i0 + r - j0 + 1 : bk;
-    if (!causal) {
+    if (full) {
         /* Status unread: rows of bk >= 1 keys, ld kb >= bk; a non-finite
          * score shows as a NaN statistic, which the trial reports. */
         (void)sv_softmax_acc_rows(scores, m, bk, kb, p->spec->scale, acc, mo);
     } else {
         for (size_t r = 0; r < m; r++)
-            if (seen[r] > 0)
-                (void)sv_softmax_acc_rows(scores + r * kb, 1, seen[r], kb, p->spec->scale, &acc[r],
-                                          &mo[r]);
+            if (hi[r] > lo[r])
+                (void)sv_softmax_acc_rows(scores + r * kb + lo[r], 1, hi[r] - lo[r], kb,
+                                          p->spec->scale, &acc[r], &mo[r]);
     }
     if (p->taps.hist_bins > 0)
         for (size_t r = 0; r < m; r++)
-            if (seen[r] > 0)
-                sv_rowpass_hist(p, scores + r * kb, seen[r], &acc[r]);
+            if (hi[r] > lo[r])
+                sv_rowpass_hist(p, scores + r * kb + lo[r], hi[r] - lo[r], &acc[r]);
     /* Key j = i shares something with query i and lies in this block:
-     * keep S_ii. */
+     * keep S_ii (every row sees its own key under causal and a window). */
     if (p->src->related_diag)
         for (size_t r = 0; r < m; r++)
             if (i0 + r >= j0 && i0 + r < j0 + bk)
                 ws->planted[i0 + r] = scores[r * kb + (i0 + r - j0)];
-    /* Key 0 lies in the first block, and every row sees it (causal too):
-     * keep S_i0 for the sink weight. */
+    /* Key 0 lies in the first block: keep S_i0 for the sink weight, or
+     * -inf (weight 0) for a row whose window starts later. */
     if (j0 == 0)
         for (size_t r = 0; r < m; r++)
-            ws->sink[i0 + r] = scores[r * kb];
+            ws->sink[i0 + r] = lo[r] == 0 && hi[r] > 0 ? scores[r * kb] : -INFINITY;
     if (p->dv > 0)
-        sv_tile_outputs(p, ws, i0, m, j0, scores, acc, seen, me);
-    merge_rows(p, ws, i0, m, j0, seen, acc, mo);
+        sv_tile_outputs(p, ws, i0, m, j0, scores, acc, lo, hi, me);
+    merge_rows(p, ws, i0, m, j0, lo, hi, acc, mo);
 }

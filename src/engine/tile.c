@@ -50,14 +50,15 @@ static void merge_output(double *o, const double *part, size_t stride, size_t dv
  * row's running output in the frame of the larger max, before the row's
  * softmax sums are merged (they still hold the old max). */
 void sv_tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
-                     const double *scores, const sv_softmax_acc *acc, const size_t *seen, size_t me)
+                     const double *scores, const sv_softmax_acc *acc, const size_t *lo,
+                     const size_t *hi, size_t me)
 {
     const size_t tm = p->tm, kb = p->kb, dv = p->dv;
     const double c = p->spec->scale;
     double *e = ws->e + me * 2 * tm * kb, *op = ws->o_part + me * 2 * tm * dv;
     for (size_t r = 0; r < tm; r++)
         for (size_t j = 0; j < kb; j++) {
-            const int vis = r < m && j < seen[r];
+            const int vis = r < m && j >= lo[r] && j < hi[r];
             const double t = vis ? scores[r * kb + j] - acc[r].max : 0.0;
             e[r * kb + j] = vis ? exp(t) : 0.0;
             e[tm * kb + r * kb + j] = vis ? exp(c * t) : 0.0;
@@ -65,8 +66,11 @@ void sv_tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, si
     for (int k = 0; k < 2; k++)
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)tm, (int)dv, (int)kb, 1.0,
                     e + k * tm * kb, (int)kb, ws->v, (int)dv, 0.0, op + k * tm * dv, (int)dv);
+    /* A row's first visible block starts its output (row_mo n is 0 there:
+     * merge_rows runs after this). */
     for (size_t r = 0; r < m; r++)
-        if (seen[r] > 0)
+        if (hi[r] > lo[r])
             merge_output(ws->o + (i0 + r) * 2 * dv, op + r * dv, tm * dv, dv,
-                         ws->row_sm[i0 + r].max, acc[r].max, c, j0 == 0);
+                         ws->row_sm[i0 + r].max, acc[r].max, c,
+                         j0 == 0 || ws->row_mo[i0 + r].n == 0);
 }

@@ -1,19 +1,24 @@
 /* Rows into a trial: the per-row state (moments, softmax sums, planted
- * logits, entries of Q and K, outputs) merged in row order into one
- * sv_trial_stats, the same code for the one-trial path and the grouped
- * path of tiny trials, so both give the same bits. */
+ * logits, entries of Q and K, outputs) folded in blocks of SV_FOLD_ROWS
+ * rows, each block in row order from empty, the blocks then left to right
+ * (rowfold.h): the same code for the one-trial path, the grouped path of
+ * tiny trials and the merge of row shards, so all give the same bits. */
 #include <math.h>
+#include <string.h>
 
 #include "plan.h"
+#include "sdpa_var/rowfold.h"
 #include "sdpa_var/theory.h"
 
-/* A trial's statistics, built from its rows in row order: the same bits for
- * any thread count or block size. */
+/* A fold of rows: the same bits for any thread count or block size. */
 typedef struct trial_acc {
-    sv_moments mo, q, k; /* the scores; the entries of Q and of K */
+    uint64_t rows;       /* rows folded */
+    uint64_t seen;       /* rows seeing at least one key: those of every mean over rows */
+    sv_moments mo, q, k; /* the scores; the entries of Q and of K (K: the
+                            first block of a run carries them) */
     ksum h[2], mw[2], jt[2], jf[2], ek[2], pl_logit, pl_w[2], p2[2], sink[2], hn[2];
     sv_moments out[2]; /* entries of O, raw and scaled */
-    double hmin[2], hmax[2], maxabs;
+    double hmin[2], hmax[2], maxabs, maxlogit;
     size_t n_planted;
     size_t n_hn; /* rows seeing >= 2 keys: those of the normalised entropy */
     int plain;   /* few rows: plain sums are as exact, and cheaper */
@@ -31,24 +36,129 @@ static void acc_add(const trial_acc *t, ksum *k, double x)
         ksum_add(k, x);
 }
 
-static void trial_init(trial_acc *t, const plan *p)
+static void trial_init(trial_acc *t, const sv_spec *s)
 {
     *t = (trial_acc){.hmin = {INFINITY, INFINITY},
                      .hmax = {-INFINITY, -INFINITY},
-                     .plain = p->spec->n_q <= SV_PLAIN_ROWS};
+                     .maxlogit = -INFINITY,
+                     .plain = s->n_q <= SV_PLAIN_ROWS};
 }
 
-/* Row i's entropy over ln(keys it sees) (n_k, or min(i + 1, n_k) under
- * causal), for rows that see at least 2 keys; the weight of key 0,
- * exp(c (S_i0 - max)) / Z with Z = 1 + r. */
-static void trial_add_norm(const plan *p, trial_acc *t, size_t row, const sv_softmax_acc *sm,
+/* The compensated sums of a fold, in the order they are stored. */
+#define ACC_KSUMS 19
+static void acc_ksums(trial_acc *t, ksum *k[ACC_KSUMS])
+{
+    ksum *all[ACC_KSUMS] = {&t->h[0],     &t->h[1],    &t->mw[0],   &t->mw[1], &t->jt[0],
+                            &t->jt[1],    &t->jf[0],   &t->jf[1],   &t->ek[0], &t->ek[1],
+                            &t->pl_logit, &t->pl_w[0], &t->pl_w[1], &t->p2[0], &t->p2[1],
+                            &t->sink[0],  &t->sink[1], &t->hn[0],   &t->hn[1]};
+    memcpy(k, all, sizeof all);
+}
+
+/* Block b (a fold of rows) after a (the blocks before it): a = a + b. */
+static void acc_combine(trial_acc *a, const trial_acc *b)
+{
+    if (b->rows == 0)
+        return;
+    if (a->rows == 0) { /* exactly b: one block gives the bits of no blocks */
+        const sv_moments k = a->k;
+        *a = *b;
+        if (k.n)
+            a->k = k;
+        return;
+    }
+    a->rows += b->rows;
+    /* Statuses unread: counts far below 2^64. */
+    (void)sv_moments_merge(&a->mo, &b->mo);
+    (void)sv_moments_merge(&a->q, &b->q);
+    if (a->k.n == 0)
+        a->k = b->k;
+    for (int c = 0; c < 2; c++) {
+        (void)sv_moments_merge(&a->out[c], &b->out[c]);
+        a->hmin[c] = fmin(a->hmin[c], b->hmin[c]);
+        a->hmax[c] = fmax(a->hmax[c], b->hmax[c]);
+    }
+    a->maxabs = fmax(a->maxabs, b->maxabs);
+    a->maxlogit = fmax(a->maxlogit, b->maxlogit);
+    a->seen += b->seen;
+    a->n_planted += b->n_planted;
+    a->n_hn += b->n_hn;
+    ksum *ka[ACC_KSUMS], *kb[ACC_KSUMS];
+    acc_ksums(a, ka);
+    acc_ksums((trial_acc *)b, kb); /* read only */
+    for (int i = 0; i < ACC_KSUMS; i++) {
+        if (a->plain) {
+            ka[i]->s += kb[i]->s;
+        } else {
+            ksum_add(ka[i], kb[i]->s);
+            ka[i]->c += kb[i]->c;
+        }
+    }
+}
+
+/* A fold as plain numbers (rowfold.h), and back. */
+static void acc_pack(trial_acc *t, sv_rowfold *f)
+{
+    const sv_moments *m[5] = {&t->mo, &t->q, &t->k, &t->out[0], &t->out[1]};
+    size_t j = 0;
+    for (int i = 0; i < 5; i++) {
+        f->count[i] = m[i]->n;
+        f->sum[j++] = m[i]->mean;
+        f->sum[j++] = m[i]->m2;
+    }
+    f->count[5] = t->rows;
+    f->count[6] = t->n_planted;
+    f->count[7] = t->n_hn;
+    f->count[8] = t->seen;
+    ksum *k[ACC_KSUMS];
+    acc_ksums(t, k);
+    for (int i = 0; i < ACC_KSUMS; i++) {
+        f->sum[j++] = k[i]->s;
+        f->sum[j++] = k[i]->c;
+    }
+    const double ext[6] = {t->hmin[0], t->hmin[1], t->hmax[0], t->hmax[1], t->maxabs, t->maxlogit};
+    memcpy(f->sum + j, ext, sizeof ext);
+}
+
+static void acc_unpack(const sv_rowfold *f, const sv_spec *s, trial_acc *t)
+{
+    trial_init(t, s);
+    sv_moments *m[5] = {&t->mo, &t->q, &t->k, &t->out[0], &t->out[1]};
+    size_t j = 0;
+    for (int i = 0; i < 5; i++) {
+        m[i]->n = f->count[i];
+        m[i]->mean = f->sum[j++];
+        m[i]->m2 = f->sum[j++];
+    }
+    t->rows = f->count[5];
+    t->n_planted = (size_t)f->count[6];
+    t->n_hn = (size_t)f->count[7];
+    t->seen = f->count[8];
+    ksum *k[ACC_KSUMS];
+    acc_ksums(t, k);
+    for (int i = 0; i < ACC_KSUMS; i++) {
+        k[i]->s = f->sum[j++];
+        k[i]->c = f->sum[j++];
+    }
+    t->hmin[0] = f->sum[j];
+    t->hmin[1] = f->sum[j + 1];
+    t->hmax[0] = f->sum[j + 2];
+    t->hmax[1] = f->sum[j + 3];
+    t->maxabs = f->sum[j + 4];
+    t->maxlogit = f->sum[j + 5];
+}
+
+/* Row i's entropy over ln(keys it sees) (its moments' count: n_k, or
+ * min(i + 1, n_k) under causal, its window's keys), for rows that see at
+ * least 2 keys; the weight of key 0, exp(c (S_i0 - max)) / Z with
+ * Z = 1 + r (0 when the row does not see key 0: S_i0 is -inf). */
+static void trial_add_norm(const plan *p, trial_acc *t, size_t seen, const sv_softmax_acc *sm,
                            const sv_softmax_stats *raw, const sv_softmax_stats *sc, double sink)
 {
     const sv_spec *s = p->spec;
     const double t0 = sink - sm->max;
     acc_add(t, &t->sink[0], exp(t0) / (1.0 + sm->r[0]));
     acc_add(t, &t->sink[1], exp(s->scale * t0) / (1.0 + sm->r[1]));
-    const size_t seen = s->causal && row + 1 < s->n_k ? row + 1 : s->n_k;
     if (seen < 2)
         return;
     const double ln_seen = log((double)seen);
@@ -68,7 +178,11 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
     const sv_spec *s = p->spec;
     const size_t n_planted = !p->src->related_diag ? 0 : s->n_q < s->n_k ? s->n_q : s->n_k;
     const double scale = s->scale;
+    t->rows += n;
     for (size_t i = 0; i < n; i++) {
+        if (mo[i].n == 0)
+            continue; /* a row that sees no key: counted in rows_empty */
+        t->seen++;
         if (row0 + i < n_planted) {
             /* p = exp(scale (S_ii - max)) / Z, Z = 1 + r. */
             const double t0 = planted[i] - sm[i].max;
@@ -89,35 +203,32 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
             t->hmin[c] = fmin(t->hmin[c], st[c]->entropy);
             t->hmax[c] = fmax(t->hmax[c], st[c]->entropy);
         }
-        trial_add_norm(p, t, row0 + i, &sm[i], &raw[i], &sc[i], sink[i]);
+        trial_add_norm(p, t, (size_t)mo[i].n, &sm[i], &raw[i], &sc[i], sink[i]);
         t->maxabs = fmax(t->maxabs, fmax(fabs(sm[i].max), fabs(sm[i].min)));
+        t->maxlogit = fmax(t->maxlogit, sm[i].max);
     }
 }
 
-/* The entries of Q and K, row moments merged in row order. */
-static void trial_add_entries(trial_acc *t, const sv_moments *q, size_t nq, const sv_moments *k,
-                              size_t nk)
+/* Entries (moments of rows of Q or K) merged in row order. */
+static void add_entries(sv_moments *acc, const sv_moments *m, size_t n)
 {
-    for (size_t i = 0; i < nq; i++)
-        (void)sv_moments_merge(&t->q, &q[i]); /* counts far below 2^64 */
-    for (size_t j = 0; j < nk; j++)
-        (void)sv_moments_merge(&t->k, &k[j]); /* counts far below 2^64 */
+    for (size_t i = 0; i < n; i++)
+        (void)sv_moments_merge(acc, &m[i]); /* counts far below 2^64 */
 }
 
 /* Mean of O^2 (V has mean 0, so this is the known-mean variance): given
  * the weights, E[O_il^2] = sum_j p_ij^2 exactly. The sample variance
  * would also remove the spread of the rows' means, which is not small
  * when rows share their top keys (d_k = 1). */
-static double out_var(const plan *p, const sv_moments *o)
+static double out_var(const sv_spec *s, const sv_moments *o)
 {
     const double nn = (double)o->n, om = o->mean;
-    return p->dv > 0 && nn > 0 ? (o->m2 + nn * om * om) / nn : NAN;
+    return s->values && nn > 0 ? (o->m2 + nn * om * om) / nn : NAN;
 }
 
-static void trial_finish(const plan *p, const trial_acc *t, sv_trial_stats *out)
+static void trial_finish(const sv_spec *s, const trial_acc *t, sv_trial_stats *out)
 {
-    const sv_spec *s = p->spec;
-    const size_t nq = s->n_q;
+    const size_t nq = t->seen; /* the rows that see a key: means over rows are theirs */
     const double c = s->scale;
     out->raw_mean = t->mo.mean;
     out->raw_var = sv_moments_variance(&t->mo, s->ddof);
@@ -149,8 +260,8 @@ static void trial_finish(const plan *p, const trial_acc *t, sv_trial_stats *out)
     out->scaled_diag_weight = t->n_planted ? ksum_mean(&t->pl_w[1], t->n_planted) : NAN;
     out->q_var = sv_moments_variance(&t->q, 0);
     out->k_var = sv_moments_variance(&t->k, 0);
-    out->raw_out_var = out_var(p, &t->out[0]);
-    out->scaled_out_var = out_var(p, &t->out[1]);
+    out->raw_out_var = out_var(s, &t->out[0]);
+    out->scaled_out_var = out_var(s, &t->out[1]);
     out->raw_sum_p2 = ksum_mean(&t->p2[0], nq);
     out->scaled_sum_p2 = ksum_mean(&t->p2[1], nq);
     /* The gradient statistics: sv_grad_trial's, when it runs. */
@@ -164,6 +275,8 @@ static void trial_finish(const plan *p, const trial_acc *t, sv_trial_stats *out)
     out->scaled_sink_weight = ksum_mean(&t->sink[1], nq);
     out->raw_entropy_norm = t->n_hn ? ksum_mean(&t->hn[0], t->n_hn) : NAN;
     out->scaled_entropy_norm = t->n_hn ? ksum_mean(&t->hn[1], t->n_hn) : NAN;
+    out->raw_max_logit = t->mo.n ? t->maxlogit : NAN;
+    out->rows_empty = (double)(s->n_q - t->seen);
 }
 
 void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
@@ -171,11 +284,13 @@ void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softma
                         const double *planted, const double *sink, const sv_moments *q_mo,
                         const sv_moments *k_mo, sv_trial_stats *out)
 {
+    /* Tiny trials: n_q <= SV_TILE_ROWS, one block of the fold. */
     trial_acc t;
-    trial_init(&t, p);
+    trial_init(&t, p->spec);
     trial_add(p, &t, 0, row_mo, row_sm, raw, sc, planted, sink, p->spec->n_q);
-    trial_add_entries(&t, q_mo, p->spec->n_q, k_mo, p->spec->n_k);
-    trial_finish(p, &t, out);
+    add_entries(&t.q, q_mo, p->spec->n_q);
+    add_entries(&t.k, k_mo, p->spec->n_k);
+    trial_finish(p->spec, &t, out);
 }
 
 /* --values: O_i = o_i / Z_i for rows i0 .. i0 + cnt - 1; their entries'
@@ -184,6 +299,8 @@ static void add_outputs(const plan *p, const workspace *ws, trial_acc *t, size_t
 {
     const size_t dv = p->dv;
     for (size_t i = 0; i < cnt; i++) {
+        if (ws->row_mo[i0 + i].n == 0)
+            continue; /* no key: no output */
         double *o = ws->o + (i0 + i) * 2 * dv;
         for (int k = 0; k < 2; k++) {
             const double z = 1.0 + ws->row_sm[i0 + i].r[k];
@@ -197,9 +314,12 @@ static void add_outputs(const plan *p, const workspace *ws, trial_acc *t, size_t
 }
 
 /* The per-row tap: each row's entropy and max weight added to row_sums. */
-static void add_row_sums(const plan *p, const sv_softmax_stats *st, size_t i0, size_t cnt)
+static void add_row_sums(const plan *p, const workspace *ws, const sv_softmax_stats *st, size_t i0,
+                         size_t cnt)
 {
     for (size_t i = 0; i < cnt; i++) {
+        if (ws->row_mo[i0 + i].n == 0)
+            continue; /* no key: nothing to add */
         double *rs = p->taps.row_sums + (i0 + i) * SV_ROW_FIELDS;
         rs[0] += st[i].entropy;
         rs[1] += st[cnt + i].entropy;
@@ -208,26 +328,75 @@ static void add_row_sums(const plan *p, const sv_softmax_stats *st, size_t i0, s
     }
 }
 
+/* The fold of rows [i0, i1) (within one block of the fold), from empty:
+ * softmax statistics of SV_STATS_ROWS rows at a time, then the rows in
+ * order. */
+static void fold_rows(const plan *p, const workspace *ws, size_t i0, size_t i1, trial_acc *t)
+{
+    trial_init(t, p->spec);
+    for (size_t r0 = i0; r0 < i1; r0 += SV_STATS_ROWS) {
+        const size_t cnt = i1 - r0 < SV_STATS_ROWS ? i1 - r0 : SV_STATS_ROWS;
+        (void)sv_softmax_acc_stats_rows(ws->row_sm + r0, cnt, p->spec->scale, ws->st,
+                                        ws->st + cnt); /* plan's arrays, resolved scale */
+        trial_add(p, t, r0, ws->row_mo + r0, ws->row_sm + r0, ws->st, ws->st + cnt,
+                  ws->planted + r0, ws->sink + r0, cnt);
+        if (p->dv > 0)
+            add_outputs(p, ws, t, r0, cnt);
+        if (p->taps.row_sums)
+            add_row_sums(p, ws, ws->st, r0, cnt);
+    }
+    add_entries(&t->q, ws->q_mo + i0, i1 - i0);
+}
+
 void sv_trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
 {
     const size_t nq = p->spec->n_q;
-    trial_acc t;
-    trial_init(&t, p);
-    /* The softmax statistics of SV_STATS_ROWS rows at a time, then the
-     * rows in order. */
-    for (size_t i0 = 0; i0 < nq; i0 += SV_STATS_ROWS) {
-        const size_t cnt = nq - i0 < SV_STATS_ROWS ? nq - i0 : SV_STATS_ROWS;
-        (void)sv_softmax_acc_stats_rows(ws->row_sm + i0, cnt, p->spec->scale, ws->st,
-                                        ws->st + cnt); /* plan's arrays, resolved scale */
-        trial_add(p, &t, i0, ws->row_mo + i0, ws->row_sm + i0, ws->st, ws->st + cnt,
-                  ws->planted + i0, ws->sink + i0, cnt);
-        if (p->dv > 0)
-            add_outputs(p, ws, &t, i0, cnt);
-        if (p->taps.row_sums)
-            add_row_sums(p, ws->st, i0, cnt);
+    trial_acc t, b;
+    trial_init(&t, p->spec);
+    for (size_t i0 = 0; i0 < nq; i0 += SV_FOLD_ROWS) {
+        fold_rows(p, ws, i0, nq - i0 < SV_FOLD_ROWS ? nq : i0 + SV_FOLD_ROWS, &b);
+        acc_combine(&t, &b);
     }
-    trial_add_entries(&t, ws->q_mo, nq, ws->k_mo, p->spec->n_k);
-    trial_finish(p, &t, out);
+    add_entries(&t.k, ws->k_mo, p->spec->n_k);
+    trial_finish(p->spec, &t, out);
+}
+
+void sv_trial_folds(const plan *p, const workspace *ws, sv_rowfold *out)
+{
+    const size_t r1 = p->row1;
+    size_t b = 0;
+    for (size_t i0 = p->row0; i0 < r1; i0 += SV_FOLD_ROWS, b++) {
+        trial_acc t;
+        fold_rows(p, ws, i0, r1 - i0 < SV_FOLD_ROWS ? r1 : i0 + SV_FOLD_ROWS, &t);
+        if (b == 0) /* K's entries, once per run: with its first block */
+            add_entries(&t.k, ws->k_mo, p->spec->n_k);
+        acc_pack(&t, &out[b]);
+    }
+}
+
+size_t sv_rowfold_blocks(size_t row_begin, size_t row_end)
+{
+    if (row_begin >= row_end)
+        return 0;
+    return (row_end - 1) / SV_FOLD_ROWS + 1 - row_begin / SV_FOLD_ROWS;
+}
+
+sv_status sv_rowfold_finish(const sv_spec *spec, const sv_rowfold *blocks, size_t nb,
+                            sv_trial_stats *out)
+{
+    if (!spec || !blocks || !out || sv_spec_check(spec) != SV_OK ||
+        nb != sv_rowfold_blocks(0, spec->n_q))
+        return SV_EINVAL;
+    trial_acc t, b;
+    trial_init(&t, spec);
+    for (size_t i = 0; i < nb; i++) {
+        acc_unpack(&blocks[i], spec, &b);
+        acc_combine(&t, &b);
+    }
+    if (t.rows != spec->n_q)
+        return SV_EMISMATCH;
+    trial_finish(spec, &t, out);
+    return SV_OK;
 }
 
 size_t sv_trial_field_count(void)

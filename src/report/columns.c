@@ -50,6 +50,8 @@ TRIAL_GETTER_(raw_entropy_max)
 TRIAL_GETTER_(scaled_entropy_min)
 TRIAL_GETTER_(scaled_entropy_max)
 TRIAL_GETTER_(raw_max_abs_logit)
+TRIAL_GETTER_(raw_max_logit)
+TRIAL_GETTER_(rows_empty)
 TRIAL_GETTER_(raw_diag_logit)
 TRIAL_GETTER_(raw_diag_weight)
 TRIAL_GETTER_(scaled_diag_weight)
@@ -284,6 +286,10 @@ static sv_value get_causal(const sv_row_view *r)
 {
     return count(r->spec->causal ? 1 : 0);
 }
+static sv_value get_window(const sv_row_view *r)
+{
+    return count(r->spec->window);
+}
 static sv_value get_qk_norm(const sv_row_view *r)
 {
     return count(r->spec->qk_norm ? 1 : 0);
@@ -302,6 +308,10 @@ static const double fp16_max = 65504.0; /* largest finite IEEE binary16 */
 static sv_value get_scaled_max_abs_logit(const sv_row_view *r)
 {
     return real(r->stats->raw_max_abs_logit * sv_spec_scale(r->spec));
+}
+static sv_value get_scaled_max_logit(const sv_row_view *r)
+{
+    return real(r->stats->raw_max_logit * sv_spec_scale(r->spec)); /* scale > 0: the max */
 }
 static sv_value get_raw_fp16_headroom(const sv_row_view *r)
 {
@@ -354,7 +364,9 @@ static sv_value get_var_scale(const sv_row_view *r)
 /* Per row: the query position's sums over trials, divided by the trials. */
 static size_t keys_seen(const sv_row_view *r)
 {
-    return r->spec->causal ? r->row + 1 : r->spec->n_k;
+    size_t lo, hi;
+    sv_spec_row_keys(r->spec, r->row, &lo, &hi);
+    return hi > lo ? hi - lo : 0;
 }
 static double row_mean(const sv_row_view *r, int k)
 {
@@ -394,6 +406,15 @@ static sv_value get_row_scaled_max_weight(const sv_row_view *r)
 static sv_value get_summary_entropy_bound(const sv_row_view *r)
 {
     const double n = (double)r->spec->n_q;
+    if (r->spec->window > 0) { /* over the rows that see a key, O(n_q) */
+        double sum = 0.0, rows = 0.0;
+        for (size_t i = 0, lo, hi; i < r->spec->n_q; i++) {
+            sv_spec_row_keys(r->spec, i, &lo, &hi);
+            sum += hi > lo ? log((double)(hi - lo)) : 0.0;
+            rows += hi > lo;
+        }
+        return real(rows > 0.0 ? sum / rows : NAN);
+    }
     return real(r->spec->causal ? lgamma(n + 1.0) / n : log((double)r->spec->n_k));
 }
 
@@ -478,7 +499,7 @@ int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
     case SV_NEED_GRAD:
         return spec->grad != 0;
     case SV_NEED_KEYS2:
-        return spec->n_k >= 2 && (!spec->causal || spec->n_q >= 2);
+        return spec->n_k >= 2 && (!spec->causal || spec->n_q >= 2) && spec->window != 1;
     }
     return 0;
 }

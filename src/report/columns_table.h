@@ -158,6 +158,10 @@ typedef enum col_id {
     C_head,
     C_kv_head,
     C_var_scale,
+    C_raw_max_logit,
+    C_scaled_max_logit,
+    C_rows_empty,
+    C_window,
     C_COUNT_
 } col_id;
 
@@ -303,7 +307,7 @@ static const sv_column columns[C_COUNT_] = {
                                 get_raw_var_cdf_observed},
     /* Per row: one query position, means over trials. */
     NR_(row, "the query position i, from 0"),
-    NR_(keys_seen, "keys row i sees: n_k, or i + 1 when causal"),
+    NR_(keys_seen, "keys row i sees: n_k, or i + 1 when causal, its window's with --window"),
     [C_row_raw_entropy] = {"raw_entropy", "nats", "softmax entropy of row i, mean over trials",
                            SV_VALUE_REAL, A, 0, get_row_raw_entropy},
     [C_row_scaled_entropy] = {"scaled_entropy", "nats", "the same for the scaled logits",
@@ -404,6 +408,16 @@ static const sv_column columns[C_COUNT_] = {
     R_(var_scale, "1/score", A,
        "1 / sqrt(raw_var): the scale that would bring this head's score variance to 1; "
        "compare with scale_factor (1/sqrt(d_k) by default)"),
+    /* Issue 23: the signed max logit (QK-clip's S_max) and masked rows. */
+    R_(raw_max_logit, "score", A,
+       "largest S_ij (signed) over the scores rows see, the S_max that QK-clip bounds; in a "
+       "summary or pooled row, the largest over all trials"),
+    R_(scaled_max_logit, "score", A, "raw_max_logit * c"),
+    R_(rows_empty, "", A,
+       "query rows that see no key (a mask or window excludes every key), left out of every "
+       "mean over rows; in a summary, the mean over trials"),
+    N_(window, "W of a sliding window: with causal query i sees keys i-W+1..i, without "
+               "|i - j| < W; 0: none"),
     [C_scaled_count] = {"scaled_count", "", "scaled scores (weights) in the bin", SV_VALUE_COUNT, A,
                         0, get_scaled_count},
 };
@@ -458,7 +472,9 @@ static const col_id summary_ids[] = {
     C_raw_grad_keys_sd, C_scaled_grad_keys_sd, C_raw_grad_q_sd, C_scaled_grad_q_sd, C_raw_grad_k_sd,
     C_scaled_grad_k_sd,
     /* Appended later: attention sinks and normalised entropy. */
-    C_raw_sink_weight, C_scaled_sink_weight, C_raw_entropy_norm, C_scaled_entropy_norm};
+    C_raw_sink_weight, C_scaled_sink_weight, C_raw_entropy_norm, C_scaled_entropy_norm,
+    /* Then: signed max logit, rows that see no key, the window. */
+    C_raw_max_logit, C_scaled_max_logit, C_rows_empty, C_window};
 
 static const col_id per_trial_ids[] = {
     C_trial, C_dk, C_n_q, C_n_k, C_raw_mean, C_raw_var, C_scaled_mean, C_scaled_var, C_raw_entropy,
@@ -477,14 +493,18 @@ static const col_id per_trial_ids[] = {
     C_raw_grad_k, C_scaled_grad_k,
     /* Appended later: attention sinks, normalised entropy, measured means. */
     C_raw_sink_weight, C_scaled_sink_weight, C_raw_entropy_norm, C_scaled_entropy_norm,
-    C_q_mean_measured, C_k_mean_measured};
+    C_q_mean_measured, C_k_mean_measured,
+    /* Then: signed max logit, rows that see no key, the window. */
+    C_raw_max_logit, C_scaled_max_logit, C_rows_empty, C_window};
 
 static const col_id per_row_ids[] = {
     C_dk, C_scale, C_row, C_keys_seen, C_row_raw_entropy, C_row_scaled_entropy, C_entropy_bound,
     C_row_raw_max_weight, C_row_scaled_max_weight,
     /* The configuration, so that concatenated runs describe themselves. */
     C_n_q, C_n_k, C_trials, C_seed, C_dist, C_nu, C_ddof, C_scale_factor, C_q_mean, C_q_std,
-    C_k_mean, C_k_std, C_plant, C_d_model, C_init, C_cross, C_causal, C_qk_norm, C_values, C_d_v};
+    C_k_mean, C_k_std, C_plant, C_d_model, C_init, C_cross, C_causal, C_qk_norm, C_values, C_d_v,
+    /* Appended later: the window. */
+    C_window};
 
 static const col_id histogram_ids[] = {C_bin_lo, C_bin_hi, C_raw_count, C_scaled_count};
 
@@ -500,6 +520,9 @@ static const col_id per_head_ids[] = {
     C_raw_entropy_max, C_scaled_entropy_min, C_scaled_entropy_max, C_raw_max_weight,
     C_scaled_max_weight, C_raw_eff_keys, C_scaled_eff_keys, C_raw_max_abs_logit,
     C_scaled_max_abs_logit, C_raw_fp16_headroom, C_scaled_fp16_headroom, C_raw_sink_weight,
-    C_scaled_sink_weight, C_raw_out_var, C_scaled_out_var, C_raw_sum_p2, C_scaled_sum_p2, C_ddof};
+    C_scaled_sink_weight, C_raw_out_var, C_scaled_out_var, C_raw_sum_p2, C_scaled_sum_p2, C_ddof,
+    /* Appended later: signed max logit, rows that see no key; the Jacobian. */
+    C_raw_max_logit, C_scaled_max_logit, C_rows_empty, C_raw_jac_trace, C_scaled_jac_trace,
+    C_raw_jac_frob, C_scaled_jac_frob, C_window};
 
 #endif

@@ -84,11 +84,30 @@ static const char *values_rule(const sv_spec *s)
         {s->causal && s->n_q != s->n_k, "causal"},
         {s->values && s->d_v == 0, "d_v"},
         {s->grad && !s->values, "grad"},
+        /* The backward passes know the causal mask only. */
+        {s->grad && s->window > 0, "window"},
     };
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
         if (rules[i].bad)
             return rules[i].field;
     return NULL;
+}
+
+void sv_spec_row_keys(const sv_spec *spec, size_t i, size_t *lo, size_t *hi)
+{
+    size_t a = 0, b = 0;
+    if (spec) {
+        const size_t nk = spec->n_k, w = spec->window;
+        b = nk;
+        if (spec->causal)
+            b = i < nk ? i + 1 : nk;
+        else if (w > 0)
+            b = i < nk && w <= nk - i ? i + w : nk; /* i + w without wrapping */
+        if (w > 0 && i + 1 > w)                     /* i < SIZE_MAX for any row */
+            a = i + 1 - w;
+    }
+    *lo = a;
+    *hi = b;
 }
 
 sv_status sv_spec_scores(const sv_spec *spec, size_t *n)
@@ -98,6 +117,15 @@ sv_status sv_spec_scores(const sv_spec *spec, size_t *n)
     size_t all;
     if (!mul_ok(spec->n_q, spec->n_k, &all))
         return SV_ERANGE;
+    if (spec->window > 0) { /* at most n_q n_k: no overflow */
+        size_t sum = 0, lo, hi;
+        for (size_t i = 0; i < spec->n_q; i++) {
+            sv_spec_row_keys(spec, i, &lo, &hi);
+            sum += hi > lo ? hi - lo : 0;
+        }
+        *n = sum;
+        return SV_OK;
+    }
     if (!spec->causal) {
         *n = all;
         return SV_OK;
@@ -270,7 +298,8 @@ uint64_t sv_spec_hash(const sv_spec *s)
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         h = hash_word(h, words[i]);
     /* Hashed only when on: the hashes of specs without it do not change. */
-    return s->grad ? hash_word(h, (uint64_t)s->grad) : h;
+    h = s->grad ? hash_word(h, (uint64_t)s->grad) : h;
+    return s->window ? hash_word(h, (uint64_t)s->window ^ 0x77696e646f77u) : h;
 }
 
 double sv_spec_scale(const sv_spec *spec)

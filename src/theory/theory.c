@@ -71,16 +71,86 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
     return theory_unit(d_k, n_q, n_k, ddof, sv_dist_fourth_moment(dist, 0.0), out);
 }
 
-/* Mean over rows of ln(keys seen): ln n_k, or ln(n!) / n under the mask. */
+/* Mean over rows of ln(keys seen): ln n_k, or ln(n!) / n under the mask;
+ * with a window, over the rows that see a key (O(n_q)). */
 static double ln_keys(const sv_spec *spec)
 {
     const double nq = (double)spec->n_q;
+    if (spec->window > 0) {
+        double sum = 0.0, rows = 0.0;
+        for (size_t i = 0, lo, hi; i < spec->n_q; i++) {
+            sv_spec_row_keys(spec, i, &lo, &hi);
+            if (hi > lo) {
+                sum += log((double)(hi - lo));
+                rows += 1.0;
+            }
+        }
+        return rows > 0.0 ? sum / rows : NAN;
+    }
     return spec->causal ? lgamma(nq + 1.0) / nq : log((double)spec->n_k);
+}
+
+/* Row pairs beyond which ||M M^T||_F^2 of a window is not summed: its
+ * O(n_q min(n_q, 4W)) loop would take seconds (var_sd theory NAN). */
+#define SV_WINDOW_PAIRS 4e8
+
+/* The grid of a sliding window (docs/theory.md, section 14): rows are
+ * intervals [lo_i, hi_i), so r_i = hi_i - lo_i, c_j counts the rows whose
+ * interval holds j, and (M M^T)_{ii'} is the overlap of two intervals,
+ * zero once |i - i'| >= 2W. */
+static void grid_window(const sv_spec *spec, grid *g, int related)
+{
+    const size_t nq = spec->n_q, nk = spec->n_k, w = spec->window;
+    const size_t np = nq < nk ? nq : nk, reach = 2 * w < nq ? 2 * w : nq;
+    double N = 0.0, sr2 = 0.0, sc2 = 0.0, trg2 = 0.0, pt = 0.0;
+    for (size_t i = 0, lo, hi; i < nq; i++) {
+        sv_spec_row_keys(spec, i, &lo, &hi);
+        const double r = hi > lo ? (double)(hi - lo) : 0.0;
+        N += r;
+        sr2 += r * r;
+    }
+    for (size_t j = 0; j < nk; j++) { /* rows i with j in row i's interval */
+        const size_t a = spec->causal ? j : (j + 1 > w ? j + 1 - w : 0);
+        const size_t b = j < nq && w <= nq - j ? j + w : nq;
+        const double c = b > a ? (double)(b - a) : 0.0;
+        sc2 += c * c;
+    }
+    if ((double)nq * (double)reach <= SV_WINDOW_PAIRS) {
+        for (size_t i = 0, lo, hi; i < nq; i++) {
+            sv_spec_row_keys(spec, i, &lo, &hi);
+            for (size_t u = i >= reach ? i - reach : 0, l2, h2; u < nq && u <= i + reach; u++) {
+                sv_spec_row_keys(spec, u, &l2, &h2);
+                const size_t a = lo > l2 ? lo : l2, b = hi < h2 ? hi : h2;
+                const double o = b > a ? (double)(b - a) : 0.0;
+                trg2 += o * o;
+            }
+        }
+    } else {
+        trg2 = NAN;
+    }
+    /* Related pairs (i, j), (j, i), i != j, both < min(n_q, n_k) and both
+     * visible: none under causal; |i - j| < W without. */
+    for (size_t i = 0; related && !spec->causal && i < np; i++) {
+        const size_t a = i + 1 > w ? i + 1 - w : 0, b = i < np && w <= np - i ? i + w : np;
+        pt += (double)(b - a) - 1.0;
+    }
+    g->N = N;
+    g->sr2 = sr2;
+    g->sc2 = sc2;
+    g->trg2 = trg2;
+    g->nd = related ? (double)np : 0.0;
+    g->pt = pt;
 }
 
 static int has_related(const sv_spec *spec)
 {
     return spec->plant != 0.0 || (spec->d_model > 0 && !spec->cross);
+}
+
+/* A 0/1 mask other than the full grid: causal or a window. */
+static int masked(const sv_spec *spec)
+{
+    return spec->causal || spec->window > 0;
 }
 
 static void grid_of(const sv_spec *spec, grid *g)
@@ -89,7 +159,9 @@ static void grid_of(const sv_spec *spec, grid *g)
     g->d = (double)spec->d_k;
     g->nq = nq;
     g->nk = nk;
-    if (spec->causal) { /* n_q = n_k = n; r_i = i + 1, c_j = n - j */
+    if (spec->window > 0) {
+        grid_window(spec, g, has_related(spec));
+    } else if (spec->causal) { /* n_q = n_k = n; r_i = i + 1, c_j = n - j */
         const double n = nq;
         g->N = n * (n + 1.0) / 2.0;
         g->sr2 = g->sc2 = n * (n + 1.0) * (2.0 * n + 1.0) / 6.0;
@@ -135,7 +207,7 @@ static void theory_shifted(const sv_spec *spec, const grid *g, double m4, part *
     p->m2_sd = NAN;
     if (mq == 0.0 && mk == 0.0) {
         const double v =
-            spec->causal ? sqrt(fmax(m2_var_mask(g, m4), 0.0)) : m2_sd_full(d, g->nq, g->nk, m4);
+            masked(spec) ? sqrt(fmax(m2_var_mask(g, m4), 0.0)) : m2_sd_full(d, g->nq, g->nk, m4);
         p->m2_sd = vq * vk * v;
     }
     p->diag = NAN;
@@ -195,11 +267,11 @@ static void theory_qk(const sv_spec *spec, const grid *g, part *p)
          * unit rademacher ones (m4 = 1). */
         const double s = R * R / d;
         p->m2_sd = s * s *
-                   (spec->causal ? sqrt(fmax(m2_var_mask(g, 1.0), 0.0))
+                   (masked(spec) ? sqrt(fmax(m2_var_mask(g, 1.0), 0.0))
                                  : m2_sd_full(d, g->nq, g->nk, 1.0));
     } else if (spec->dist == SV_DIST_NORMAL) {
         /* Normal rows rescaled to norm R are uniform on the sphere. */
-        p->m2_sd = qk_sphere_m2_sd(g, spec->causal, R);
+        p->m2_sd = qk_sphere_m2_sd(g, masked(spec), R);
     }
 }
 
@@ -266,6 +338,12 @@ static void entry_vars(const sv_spec *spec, const grid *g, sv_theory *t)
 static void theory_part(const sv_spec *spec, const grid *g, part *p)
 {
     const double m4 = sv_dist_fourth_moment(spec->dist, spec->nu);
+    if (spec->window > 0 && (spec->d_model > 0 || spec->plant != 0.0)) {
+        /* Their closed forms count planted and shared-token pairs for the
+         * full and causal grids only. */
+        p->mean = p->var = p->m2 = p->m2_sd = p->diag = p->logit_var = NAN;
+        return;
+    }
     if (spec->d_model > 0)
         theory_projected(spec, g, m4, p);
     else if (spec->qk_norm)
@@ -314,6 +392,10 @@ double sv_theory_mean(const sv_spec *spec)
         return NAN;
     if (spec->d_model > 0)
         return 0.0;
+    if (spec->window > 0) /* without building its O(n W) grid, per trial */
+        return spec->plant != 0.0 ? NAN
+               : spec->qk_norm    ? (spec->q_mean != 0.0 && spec->k_mean != 0.0 ? NAN : 0.0)
+                                  : (double)spec->d_k * spec->q_mean * spec->k_mean;
     grid g;
     grid_of(spec, &g);
     if (spec->qk_norm) {

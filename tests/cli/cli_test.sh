@@ -45,6 +45,10 @@ usage_error "$p: --plant: '1.5' is not between -1 and 1" --plant 1.5
 usage_error "$p: --qk-scale: '0' is not a positive number" --qk-scale 0
 usage_error "$p: --cross needs --d-model (keys from their own tokens)" --cross
 usage_error "$p: --causal needs n_q = n_k (got n_q=4, n_k=5)" --causal --nq 4 --nk 5
+usage_error "$p: --window: '0' is not a positive integer" --window 0
+usage_error "$p: --window: 'x' is not a positive integer" --window x
+usage_error "$p: --grad does not apply with --window (its backward passes are causal only)" --window 2 --grad
+usage_error "$p: --example does not apply with --window (it shows full or causal rows)" --window 2 --example
 usage_error "$p: --per-trial does not apply with --per-row (one kind of output)" --per-row --per-trial
 usage_error "$p: --histogram takes one configuration (got 2 from --dk, --scale, --dist, --init)" --histogram 10 --dk 2,4
 usage_error "$p: --weight-histogram needs --histogram (it changes what is binned)" --weight-histogram
@@ -54,7 +58,7 @@ usage_error "$p: --dv: '0' is not a positive integer" --dv 0
 usage_error "$p: --init: 'he' is not a list of xavier, lecun, normal" --init he
 usage_error "$p: --d-model: '0' is not a positive integer" --d-model 0
 usage_error "$p: --plant does not apply with --d-model (projections draw their own tokens)" --d-model 8 --plant 0.5
-usage_error "$p: --format: 'xml' is not one of table, csv, json, jsonl" --format xml
+usage_error "$p: --format: 'xml' is not one of table, csv, json, jsonl, state" --format xml
 usage_error "$p: --no-header does not apply with --format table (CSV only)" --no-header --format table
 usage_error "$p: --observed: 'abc' is not a finite number" --observed abc
 usage_error "$p: --observed: 'nan' is not a finite number" --observed nan

@@ -79,7 +79,7 @@ usage_error "$p: --dist: 'gaussian' is not a list of normal, uniform, rademacher
 usage_error "$p: --dist: 'normal,studnt' is not a list of normal, uniform, rademacher, t; did you mean t?" --dist normal,studnt
 usage_error "$p: --dist: 'cauchy' is not a list of normal, uniform, rademacher, t" --dist cauchy
 usage_error "$p: --init: 'glorot' is not a list of xavier, lecun, normal; did you mean xavier?" --d-model 4 --init glorot
-usage_error "$p: --format: 'jsn' is not one of table, csv, json, jsonl; did you mean json?" --format jsn
+usage_error "$p: --format: 'jsn' is not one of table, csv, json, jsonl, state; did you mean json?" --format jsn
 usage_error "$p: --scale: 'sqr' is not a list of sqrt, dk, none or positive numbers; did you mean sqrt?" --scale sqr
 usage_error "$p: --scale: 'foo' is not a list of sqrt, dk, none or positive numbers" --scale foo
 
@@ -214,6 +214,8 @@ done <<'EOF'
 --dv does not apply with --per-row (it prints no output variance)|--dv 3 --per-row
 --dv does not apply with --histogram (it prints no output variance)|--dv 3 --histogram 5
 --grad does not apply with --per-row (it prints no gradient)|--grad --per-row
+--grad does not apply with --window (its backward passes are causal only)|--grad --window 2
+--example does not apply with --window (it shows full or causal rows)|--example --window 2
 --grad does not apply with --histogram (it prints no gradient)|--grad --histogram 5
 --columns does not apply with --format table (CSV, JSON and JSONL only)|--columns raw_var --format table
 --example does not apply with --columns (it prints text)|--example --columns raw_var

@@ -141,6 +141,12 @@ cat_perf() {
     cat "$SRC/docs/performance_scaling.csv"
 }
 
+# weights_row.gp reads a row's weights, which scripts/figures.sh computes
+# (sdpa-var's draw, numpy's softmax): the committed data.
+cat_weights() {
+    cat "$SRC/docs/figures/data/weights_row.csv"
+}
+
 # run_nks ARGS...: one --grad run per --nk, concatenated (each with its
 # header), as gradient_signal.gp reads them; fails with the first that fails.
 run_nks() {
@@ -176,6 +182,8 @@ render_from() {
         echo "$name: for f in '' --qk-norm; do $BIN $* \$f --format csv; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     elif [ "$producer" = cat_perf ]; then
         echo "$name: gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp < $SRC/docs/performance_scaling.csv"
+    elif [ "$producer" = cat_weights ]; then
+        echo "$name: gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp < $SRC/docs/figures/data/weights_row.csv"
     else
         echo "$name: $BIN $* --format csv | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     fi
@@ -277,6 +285,12 @@ render_from run_kmeans input_moments 1200 640 --dk 4 --n 8 --trials 50 --q-mean 
 render_from run_qknorm qk_norm 1500 620 --dk 4:64 --n 32 --trials 4
 render per_trial_histogram 1000 650 --dk 16 --n 8 --trials 2000 --per-trial
 render_from cat_perf performance_scaling 1100 480
+# The student figures of docs/figures.md, with the columns they read.
+render variance_linear 1100 560 --dk 32,64,96 --n 16 --trials 2 \
+    --columns dk,scale,n_q,n_k,trials,dist,raw_var,raw_var_theory,raw_var_sd_theory,scaled_var,scaled_var_theory,scaled_var_sd_theory
+render entropy_vs_dk 1000 640 --dk 1:64 --n 32 --trials 2 \
+    --columns dk,scale,n_q,n_k,trials,dist,raw_entropy,scaled_entropy
+render_from cat_weights weights_row 1000 640
 
 # terminal.gp: the extension picks the terminal; nothing else is guessed.
 csv="$OUTDIR/variance_vs_dk.csv"

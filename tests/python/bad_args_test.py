@@ -51,13 +51,25 @@ raises("v heads", ValueError, "v", S, q, k, q)
 raises("causal n_q != n_k", ValueError, "causal", S, q, k[:, :, :7], causal=True)
 raises("scale 0", ValueError, "scale", S, q, k, scale=0.0)
 raises("scale nan", ValueError, "scale", S, q, k, scale=float("nan"))
-raises("scale str", ValueError, "scale", S, q, k, scale="sqrt")
+raises("scale str", TypeError, "scale", S, q, k, scale="sqrt")
+raises("scale 1-D tensor", TypeError, "scale", S, q, k, scale=torch.tensor([0.1, 0.2]))
+# a 0-dim tensor or array is its number (issue 23)
+for zero_dim in (torch.tensor(0.1), np.float64(0.1), np.array(0.1)):
+    got = S(q, k, scale=zero_dim).scaled_entropy
+    want = S(q, k, scale=float(zero_dim.item())).scaled_entropy  # float32 0.1 for the tensor
+    chk.ok(np.array_equal(got, want), "scale 0-dim %r" % (zero_dim,), "differs from its item()")
+raises("k None", TypeError, "k", S, q, None)
+raises("q None", TypeError, "q", S, None, k)
 raises("layout", ValueError, "layout", S, q, k, layout="nhd")
 raises("bnhd 3-D", ValueError, "layout", S, q[0], k[0], layout="bnhd")
 raises("pool", ValueError, "pool", S, q, k, pool="max")
 raises("ddof too big", ValueError, "ddof", S, q[:, :, :1, :], k[:, :, :1, :], ddof=1)
 raises("ddof negative", ValueError, "ddof", S, q, k, ddof=-1)
 raises("threads", ValueError, "threads", S, q, k, threads=-2)
+# bounded as the CLI's --threads, before c_int (2**32 + 1 would wrap to 1)
+raises("threads 5000", ValueError, "threads", S, q, k, threads=5000)
+raises("threads 2**32+1", ValueError, "threads", S, q, k, threads=2**32 + 1)
+raises("threads float", TypeError, "threads", S, q, k, threads=1.5)
 raises("huge values", ValueError, "q, k", S, q * 1e40, k * 1e40)
 raises("1x1 ddof 1", ValueError, "ddof", S, np.ones((1, 1)), np.ones((1, 1)), ddof=1)
 R = sdpa_var.random
@@ -93,4 +105,33 @@ else:
     after = blas.openblas_get_num_threads()
     # sv_engine_run restores the caller's count (engine.h).
     chk.ok(after == 2, "openblas threads", "2 before, %d after" % after)
+    # Issue 23: 8 Python threads x 5 overlapping calls leave it (and the
+    # bits) as they were; the first call in saves it, the last out restores.
+    import threading
+    blas.openblas_set_num_threads(3)
+    omp = ctypes.CDLL("libgomp.so.1")
+    omp_before = omp.omp_get_max_threads()
+    big_q = rng.standard_normal((1, 4, 600, 32))
+    want = S(big_q, big_q, threads=2).scaled_entropy
+    results, errors = [], []
+
+    def worker():
+        try:
+            for _ in range(5):
+                results.append(S(big_q, big_q, threads=2).scaled_entropy)
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    pool = [threading.Thread(target=worker) for _ in range(8)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    chk.ok(not errors, "8 threads x 5 calls", repr(errors[:1]))
+    chk.ok(len(results) == 40 and all(np.array_equal(r, want) for r in results),
+           "8 threads x 5 calls: same bits", "%d results" % len(results))
+    after = blas.openblas_get_num_threads()
+    chk.ok(after == 3, "openblas threads after 8 x 5", "3 before, %d after" % after)
+    chk.ok(omp.omp_get_max_threads() == omp_before, "omp threads after 8 x 5",
+           "%d before, %d after" % (omp_before, omp.omp_get_max_threads()))
 chk.done()

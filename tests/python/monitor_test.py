@@ -2,7 +2,9 @@
 models, so every number is comparable to 1e-10): nn.MultiheadAttention
 (batch_first and not; its own returned attention weights are the peer),
 a hand-written GQA layer with q_proj/k_proj/n_kv_heads, and a nanoGPT
-block with a fused c_attn; every-k stepping and remove()."""
+block with a fused c_attn; every-k stepping and remove(); reduce="none"
+(per batch element) throughout: tests/python/monitor_paths_test.py checks
+the default batch reduction and the paths of issue 23."""
 
 import math
 
@@ -65,7 +67,7 @@ def compare(what, st, ref):
 for batch_first in (True, False):
     mha = nn.MultiheadAttention(32, 4, batch_first=batch_first)
     x = torch.randn(3, 11, 32) if batch_first else torch.randn(11, 3, 32)
-    with sdpa_var.monitor(mha) as mon:
+    with sdpa_var.monitor(mha, reduce="none") as mon:
         _, w = mha(x, x, x, need_weights=True, average_attn_weights=False)
         res = mon.step()
     st = res[mon.layers[0]]
@@ -104,7 +106,7 @@ class GQA(nn.Module):
 
 
 model = nn.Sequential(GQA(), nn.Linear(48, 48), GQA(n_kv_heads=1))
-mon = sdpa_var.monitor(model, every=2, causal=True)
+mon = sdpa_var.monitor(model, every=2, causal=True, reduce="none")
 for step in range(3):
     model(torch.randn(2, 13, 48))
     res = mon.step()
@@ -117,8 +119,9 @@ for step in range(3):
         compare("gqa layer %s step %d" % (name, step), res[name],
                 softmax_stats(q, k, q.shape[-1] ** -0.5, True))
         chk.ok(res[name].shape == (2, 6), "gqa shape", str(res[name].shape))
-keys = mon.to_dict()
-chk.ok("0/batch1/head5/scaled_entropy" in keys and len(keys) == 2 * (2 * 6 + 1) * 10, "to_dict",
+keys = mon.to_dict(prefix=None)
+nstats = len([n for n in sdpa_var._monitor.DEFAULT_STATS if n in res["0"].values])
+chk.ok("0/batch1/head5/scaled_entropy" in keys and len(keys) == 2 * 2 * 6 * nstats, "to_dict",
        "%d keys: %s" % (len(keys), list(keys)[:3]))
 mon.remove()
 model(torch.randn(2, 13, 48))
@@ -148,7 +151,7 @@ class CausalSelfAttention(nn.Module):
 
 blk = CausalSelfAttention()
 blk.is_causal = True
-with sdpa_var.monitor(blk) as mon:
+with sdpa_var.monitor(blk, reduce="none") as mon:
     blk(torch.randn(2, 9, 32))
     res = mon.step()
 q, k = blk.captured

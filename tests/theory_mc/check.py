@@ -104,6 +104,16 @@ TRIPLES = [
     ["--plant", "0.6", "--q-mean", "0.5", "--k-mean", "-0.7", "--q-std", "1.5", "--k-std", "0.6",
      "--nq", "4", "--nk", "6"],
     ["--d-model", "6", "--cross", "--qk-norm", "--causal"],
+    # Issue 23: sliding windows (docs/theory.md section 14), with and
+    # without causal, shifted entries (row and column counts matter),
+    # QK-norm, a rectangle with rows that see no key's edge.
+    ["--window", "2"],
+    ["--window", "2", "--causal"],
+    ["--window", "3", "--causal", "--q-mean", "0.5", "--k-mean", "-0.7"],
+    ["--window", "2", "--q-mean", "0.5", "--k-mean", "-0.7", "--dist", "uniform"],
+    ["--window", "2", "--qk-norm"],
+    ["--window", "2", "--causal", "--qk-scale", "1.7", "--dist", "rademacher"],
+    ["--window", "2", "--nq", "4", "--nk", "6", "--q-std", "1.5", "--k-std", "0.6"],
 ]
 
 # Pairs the CLI rejects (exit 2), and why. The checker asserts that exactly
@@ -174,6 +184,11 @@ def option_sets():
             yield (g1, g2), a1 + a2
     for a in TRIPLES:
         yield ("triple",), a
+
+
+def window_sets():
+    """Only the sliding-window sets: --window on the command line."""
+    return [(g, a) for g, a in option_sets() if "--window" in a]
 
 
 def check_one(binary, groups, args):
@@ -268,7 +283,7 @@ def main(argv):
         return 0
     # Two runs at a time (the machine's 2 cores): each check is independent
     # and its result does not depend on the order, only on the seed.
-    sets = list(option_sets())
+    sets = window_sets() if "--window-only" in argv else list(option_sets())
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda ga: check_one(binary, ga[0], ga[1]), sets))
     failures = [f for _, _, fs in results for f in fs]

@@ -33,6 +33,12 @@
       "number of keys n_k (default N)")                                                            \
     X(TRIALS, "trials", 't', "T", CLI_ARG_COUNT, 1, CLI_U64_MAX, "1", "trials", 0,                 \
       "independent repetitions with fresh draws")                                                  \
+    X(FIRST_TRIAL, "first-trial", 0, "F", CLI_ARG_COUNT, 0, CLI_U64_MAX, "0", NULL, 0,              \
+      "run trials F .. F+T-1 of the long run: a shard, with\n"                                     \
+      "--format state (then `sdpa-var merge`) or --per-trial")                                     \
+    X(Q_ROWS, "q-rows", 0, "A:B", CLI_ARG_LIST, 0, 0, NULL, NULL, 0,                               \
+      "only query rows A .. B-1 of each trial: a row shard, with\n"                               \
+      "--format state; A and B multiples of " CLI_STR(SV_FOLD_ROWS) " (or B = n_q)")                   \
     X(SEED, "seed", 's', "S", CLI_ARG_COUNT, 0, CLI_U64_MAX, "42", "seed", 0,                      \
       "unsigned 64-bit seed; same seed, same output")                                              \
     X(DIST, "dist", 0, "LIST", CLI_ARG_LIST, 0, 0, "normal", "dist", 0,                            \
@@ -77,6 +83,10 @@
       "with --d-model: keys from their own tokens X'")                                             \
     X(CAUSAL, "causal", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "causal", 0,                            \
       "query i sees keys 0..i only (decoder mask; n_q = n_k)")                                     \
+    X(WINDOW, "window", 0, "W", CLI_ARG_COUNT, 1, CLI_SIZE_MAX, NULL, "window", 0,                 \
+      "sliding window: with --causal query i sees keys\n"                                          \
+      "i-W+1..i (W keys, as HF's sliding_window), without\n"                                       \
+      "those with |i - j| < W")                                                                    \
     X(VALUES, "values", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "values", 0,                            \
       "also draw V (n_k x d_v) and report the variance of the\n"                                   \
       "attention output softmax(S) V, raw and scaled")                                             \
@@ -107,7 +117,8 @@
       "DIR/k.npy (DIR/v.npy), float64 n x d, for --q and --k")                                     \
     X(FORMAT, "format", 0, "F", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                                 \
       "table (default on a terminal), csv (default otherwise),\n"                                  \
-      "json (one document) or jsonl (one object a line)")                                          \
+      "json (one document), jsonl (one object a line) or state\n"                                 \
+      "(the mergeable partial result: `sdpa-var merge`)")                                          \
     X(COLUMNS, "columns", 0, "NAMES", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                           \
       "write only these columns, in this order: a comma list\n"                                    \
       "of names of docs/columns.md (CSV, JSON, JSONL; at most\n" CLI_STR(CLI_COLUMNS_MAX) ")")     \

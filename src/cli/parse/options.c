@@ -251,7 +251,7 @@ static int init_item(cli_options *opt, const char *s, size_t i)
 static const char *const scale_names[] = {"sqrt", "dk", "none", "positive numbers", NULL};
 static const char *const dist_names[] = {"normal", "uniform", "rademacher", "t", NULL};
 static const char *const init_list[] = {"xavier", "lecun", "normal", NULL};
-static const char *const format_names[] = {"table", "csv", "json", "jsonl", NULL};
+static const char *const format_names[] = {"table", "csv", "json", "jsonl", "state", NULL};
 static const char *const layout_names[] = {"bhnd", "bnhd", NULL};
 static const char *const pool_names[] = {"heads", "none", "all", NULL};
 
@@ -262,6 +262,27 @@ static int name_index(const char *s, const char *const *names)
         if (strcmp(s, names[i]) == 0)
             return i;
     return -1;
+}
+
+/* --q-rows A:B, two counts with A < B (block boundaries: shards.c). */
+static int parse_q_rows(cli_options *opt, const char *s, char *err, size_t errlen)
+{
+    char q[80], first[32];
+    uint64_t a, b;
+    const char *colon = strchr(s, ':');
+    cli_quote(q, sizeof q, s);
+    if (!colon || (size_t)(colon - s) >= sizeof first)
+        return cli_fail(err, errlen, "--q-rows: '%s' is not A:B", q);
+    memcpy(first, s, (size_t)(colon - s));
+    first[colon - s] = '\0';
+    if (!cli_parse_count("--q-rows", first, 0, CLI_SIZE_MAX, &a, err, errlen) ||
+        !cli_parse_count("--q-rows", colon + 1, 1, CLI_SIZE_MAX, &b, err, errlen))
+        return 0;
+    if (a >= b)
+        return cli_fail(err, errlen, "--q-rows: '%s' is not A:B with A < B", q);
+    opt->q_rows[0] = (size_t)a;
+    opt->q_rows[1] = (size_t)b;
+    return 1;
 }
 
 static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *err, size_t errlen)
@@ -292,6 +313,8 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
     case CLI_OPT_INIT:
         return parse_items(opt, "--init", s, CLI_NAMES_MAX, init_item, init_list, &opt->n_init, err,
                            errlen);
+    case CLI_OPT_Q_ROWS:
+        return parse_q_rows(opt, s, err, errlen);
     case CLI_OPT_COLUMNS: /* names depend on the kind of output: validate.c */
     case CLI_OPT_Q:       /* files: opened by tensor_input.c, after validation */
     case CLI_OPT_K:
@@ -321,6 +344,8 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
             opt->format = CLI_FORMAT_JSON;
         else if (strcmp(s, "jsonl") == 0)
             opt->format = CLI_FORMAT_JSONL;
+        else if (strcmp(s, "state") == 0)
+            opt->format = CLI_FORMAT_STATE;
         else
             return not_one_of("--format", cli_quote(q, sizeof q, s), s, format_names, err, errlen);
         return 1;

@@ -84,6 +84,7 @@ typedef struct cli_options {
     int example;          /* --example: one trial shown instead */
     double observed;      /* NAN without --observed */
     int layout_bnhd;      /* --layout bnhd: swap the heads and positions axes */
+    size_t q_rows[2];     /* --q-rows A:B as given */
     cli_pool pool;        /* --pool */
     int help, version;
     /* Validated (validate.c): every configuration resolved and
@@ -128,6 +129,11 @@ sv_spec cli_options_spec(const cli_options *opt, size_t i);
 /* Checks the memory the run needs against this machine's (budget.c); 0
  * and a message in err when it cannot run. */
 int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen);
+
+/* shards.c: --first-trial, --q-rows and --format state checked against
+ * the rest (0 and one line in err); and set in a plan. */
+int cli_check_shards(const cli_options *opt, char *err, size_t errlen);
+void cli_shard_plan(const cli_options *opt, cli_plan *plan);
 
 /* Writes --help, its option list generated from the option table. */
 void cli_options_usage(FILE *f);

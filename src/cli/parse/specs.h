@@ -20,7 +20,8 @@ typedef enum cli_format {
     CLI_FORMAT_TABLE,
     CLI_FORMAT_CSV,
     CLI_FORMAT_JSON, /* one document */
-    CLI_FORMAT_JSONL /* JSON Lines: the config, then one row a line */
+    CLI_FORMAT_JSONL, /* JSON Lines: the config, then one row a line */
+    CLI_FORMAT_STATE  /* the mergeable state (sdpa_var/state.h), bytes */
 } cli_format;
 
 /* One configuration of the run: a resolved, checked spec, the --scale
@@ -64,6 +65,8 @@ typedef struct cli_plan {
                                  (tensor_input.h), read by a strided source;
                                  NULL: the configurations' random draws */
     cli_output out;
+    uint64_t first_trial; /* --first-trial: trials first_trial .. + trials - 1 */
+    size_t q_rows[2];     /* --q-rows A:B (a row shard), else 0 and n_q */
 } cli_plan;
 
 #endif

@@ -13,14 +13,13 @@
 #include "suggest.h"
 #include "budget.h"
 
-/* Rules of what applies with what. A rule on option `opt` (as given)
- * fires when, for CLI_RULE_NEEDS, `other` is off or `cond` is false, and
- * for CLI_RULE_EXCLUDES, `other` is on and `cond` (if any) is true. `other`
- * counts as on when given or implied (--qk-scale implies --qk-norm, --dv
- * and --grad --values). The message: "--opt needs --other[ value]" or "--opt does not
- * apply with --other[ value]" and the reason. tests/cli/options_test.sh
- * ("options that do not apply") runs every line, and fails when this table
- * has a rule it does not run. */
+/* Rules of what applies with what. A rule on option `opt` (as given) fires
+ * when, for CLI_RULE_NEEDS, `other` is off or `cond` is false, and for
+ * CLI_RULE_EXCLUDES, `other` is on and `cond` (if any) is true. `other` is on
+ * when given or implied (--qk-scale implies --qk-norm, --dv and --grad
+ * --values). The message: "--opt needs (or does not apply with) --other[
+ * value]" and the reason. tests/cli/options_test.sh runs every line, and
+ * fails when this table has a rule it does not run. */
 typedef enum { CLI_RULE_NEEDS, CLI_RULE_EXCLUDES } cli_rule_kind;
 
 typedef struct cli_rule {
@@ -93,6 +92,8 @@ static const cli_rule rules[] = {
     {CLI_OPT_DV, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no output variance", NULL},
     {CLI_OPT_DV, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance", NULL},
     {CLI_OPT_GRAD, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no gradient", NULL},
+    {CLI_OPT_GRAD, EXCL, CLI_OPT_WINDOW, NULL, NULL, "its backward passes are causal only", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_WINDOW, NULL, NULL, "it shows full or causal rows", NULL},
     {CLI_OPT_GRAD, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no gradient", NULL},
     {CLI_OPT_NO_HEADER, EXCL, CLI_OPT_FORMAT, not_csv, "*", "CSV only",
      "--format table, json, jsonl"},
@@ -262,6 +263,7 @@ static void resolve(cli_options *o)
     b->d_model = (size_t)c[CLI_OPT_D_MODEL];
     b->cross = g[CLI_OPT_CROSS];
     b->causal = g[CLI_OPT_CAUSAL];
+    b->window = g[CLI_OPT_WINDOW] ? (size_t)c[CLI_OPT_WINDOW] : 0;
     b->values = on(o, CLI_OPT_VALUES);
     b->d_v = (size_t)c[CLI_OPT_DV];
     b->grad = g[CLI_OPT_GRAD];
@@ -407,14 +409,16 @@ static cli_output output_of(const cli_options *o, cli_format format)
 
 cli_plan cli_options_plan(const cli_options *opt, cli_format format)
 {
-    return (cli_plan){.configs = opt->configs,
-                      .count = opt->n_configs,
-                      .exec = opt->exec,
-                      .threads_by = opt->given[CLI_OPT_THREADS] ? "--threads"
-                                    : opt->exec.threads > 0     ? "OMP_NUM_THREADS"
-                                                                : NULL,
-                      .quiet = opt->quiet,
-                      .out = output_of(opt, format)};
+    cli_plan p = {.configs = opt->configs,
+                  .count = opt->n_configs,
+                  .exec = opt->exec,
+                  .threads_by = opt->given[CLI_OPT_THREADS] ? "--threads"
+                                : opt->exec.threads > 0     ? "OMP_NUM_THREADS"
+                                                            : NULL,
+                  .quiet = opt->quiet,
+                  .out = output_of(opt, format)};
+    cli_shard_plan(opt, &p);
+    return p;
 }
 
 /* The option that sets library field `field`: the given one if several
@@ -527,7 +531,8 @@ static int validate(cli_options *o, char *err, size_t errlen)
     resolve(o);
     if (o->help || o->version)
         return 1;
-    if (!check_rules(o, err, errlen) || !cli_omp_threads(o, err, errlen))
+    if (!check_rules(o, err, errlen) || !cli_check_shards(o, err, errlen) ||
+        !cli_omp_threads(o, err, errlen))
         return 0;
     if (o->given[CLI_OPT_COLUMNS] && !resolve_columns(o, err, errlen))
         return 0;

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -48,6 +49,9 @@ typedef struct config_run {
     double *row_sums;
     uint64_t *hist;
     sv_summary summary;
+    uint64_t first;         /* --first-trial */
+    size_t rows[2];         /* --q-rows, else [0, n_q) */
+    sv_state_config *state; /* --format state: filled here, else NULL */
 } config_run;
 
 static void free_run(config_run *r)
@@ -181,16 +185,59 @@ static int write_heads(cli_sink *s, const config_run *r, uint64_t first, uint64_
     return 1;
 }
 
-/* Runs the trials of one configuration in chunks, folding each into the
- * summary (same numbers as one call: the streams are numbered by trial). */
-static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_progress *pl)
+/* A row shard's trials in chunks: their folds into the state. */
+static sv_status run_rows(config_run *r, const sv_spec *es, const sv_source *src, cli_progress *pl)
 {
     const uint64_t trials = r->spec.trials, chunk = cli_budget_chunk(trials);
+    const size_t nb = sv_rowfold_blocks(r->rows[0], r->rows[1]);
+    sv_rowfold *f = calloc((size_t)trials * nb, sizeof *f); /* validated: far below SIZE_MAX */
+    if (!f)
+        return SV_ENOMEM;
+    sv_status st = SV_OK;
+    for (uint64_t t0 = 0; st == SV_OK && t0 < trials; t0 += chunk) {
+        const uint64_t n = trials - t0 < chunk ? trials - t0 : chunk;
+        pl->t0 = t0;
+        pl->chunk = n;
+        pl->trials = trials;
+        st = sv_engine_run_rows(es, src, &r->exec, r->first + t0, n, r->rows[0], r->rows[1],
+                                f + t0 * nb);
+    }
+    if (st != SV_OK) {
+        free(f);
+        return st;
+    }
+    r->state->folds = f;
+    return SV_OK;
+}
+
+/* Runs the trials of one configuration in chunks, folding each into the
+ * summary (same numbers as one call: the streams are numbered by trial).
+ * The engine's spec counts the trials before --first-trial too. */
+static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_progress *pl)
+{
+    const uint64_t trials = r->spec.trials, chunk = cli_budget_chunk(trials), first = r->first;
+    sv_spec es = r->spec;
+    es.trials = first + trials; /* validated: no wrap */
     sv_source src;
-    sv_summary_acc acc;
-    sv_status st = r->arrays ? sv_source_strided(r->arrays, &src) : sv_source_draw(&r->spec, &src);
+    sv_partial part = {0};
+    sv_status st = r->arrays ? sv_source_strided(r->arrays, &src) : sv_source_draw(&es, &src);
+    if (st == SV_OK && r->state) {
+        *r->state = (sv_state_config){.spec = r->spec,
+                                      .observed = out->observed,
+                                      .trial_first = first,
+                                      .trial_count = trials,
+                                      .row_begin = r->rows[0],
+                                      .row_end = r->rows[1]};
+        snprintf(r->state->scale_name, sizeof r->state->scale_name, "%s", r->scale_name);
+        if (r->rows[0] != 0 || r->rows[1] != r->spec.n_q) {
+            st = run_rows(r, &es, &src, pl);
+            if (st != SV_OK)
+                say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
+            return st == SV_OK;
+        }
+    }
     if (st == SV_OK)
-        st = sv_summary_begin(&r->spec, &acc);
+        st = sv_partial_init(&part, first, trials);
     if (st != SV_OK) { /* nothing to free */
         say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
         return 0;
@@ -201,18 +248,22 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
         pl->t0 = t0;
         pl->chunk = n;
         pl->trials = trials;
-        st = sv_engine_run(&r->spec, &src, &r->exec, &r->taps, t0, n, r->chunk);
+        st = sv_engine_run(&es, &src, &r->exec, &r->taps, first + t0, n, r->chunk);
         if (st == SV_OK)
-            st = sv_summary_add(&acc, r->chunk, (size_t)n);
-        if (st == SV_OK && s->w.kind == SV_OUTPUT_PER_TRIAL)
-            ok = write_trials(s, r, t0, n, pl);
-        if (st == SV_OK && s->w.kind == SV_OUTPUT_PER_HEAD && out->pool != CLI_POOL_ALL)
+            st = sv_partial_add(&part, r->chunk, (size_t)n);
+        if (st == SV_OK && s && s->w.kind == SV_OUTPUT_PER_TRIAL)
+            ok = write_trials(s, r, first + t0, n, pl);
+        if (st == SV_OK && s && s->w.kind == SV_OUTPUT_PER_HEAD && out->pool != CLI_POOL_ALL)
             ok = write_heads(s, r, t0, n, pl);
     }
-    if (st != SV_OK || !ok)
-        sv_summary_end(&acc, NAN, NULL); /* frees */
-    else
-        st = sv_summary_end(&acc, out->observed, &r->summary);
+    if (st == SV_OK && ok && r->state) {
+        r->state->trials = part; /* the state owns it now */
+        return 1;
+    }
+    /* A slice of trials has per-trial rows only (shards.c): no summary. */
+    if (st == SV_OK && ok && first == 0)
+        st = sv_summary_from_partial(&r->spec, &part, out->observed, &r->summary);
+    sv_partial_free(&part);
     if (st != SV_OK)
         say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
     return st == SV_OK && ok;
@@ -279,12 +330,15 @@ static int write_config(cli_sink *s, const config_run *r, const cli_output *out,
 /* Runs configuration @p i and writes its rows (committed: they are out,
  * whole, before the next configuration starts). */
 static int run_config(const cli_plan *plan, size_t i, cli_sink *sink, const cli_budget *budget,
-                      cli_progress *pl, int progress)
+                      cli_progress *pl, int progress, sv_state_config *state)
 {
     config_run r = {.spec = plan->configs[i].spec, /* resolved and checked: validate.c */
                     .exec = plan->exec,
                     .scale_name = plan->configs[i].scale_name,
-                    .arrays = plan->arrays};
+                    .arrays = plan->arrays,
+                    .first = plan->first_trial,
+                    .rows = {plan->q_rows[0], plan->q_rows[1]},
+                    .state = state};
     pl->index = i;
     pl->d_k = r.spec.d_k;
     pl->current = cli_progress_work(&r.spec);
@@ -300,7 +354,9 @@ static int run_config(const cli_plan *plan, size_t i, cli_sink *sink, const cli_
     } else if (!alloc_taps(&r, &plan->out)) {
         say("d_k=%zu: %s", r.spec.d_k, sv_status_str(SV_ENOMEM));
         ok = 0;
-    } else
+    } else if (state)
+        ok = run_trials(&r, sink, &plan->out, pl);
+    else
         ok = run_trials(&r, sink, &plan->out, pl) && write_config(sink, &r, &plan->out, pl) &&
              cli_sink_commit(sink);
     free_run(&r);
@@ -308,8 +364,62 @@ static int run_config(const cli_plan *plan, size_t i, cli_sink *sink, const cli_
     return ok;
 }
 
+int cli_write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        const ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return 0;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 1;
+}
+
+/* --format state: every configuration run, then their state in one
+ * write (a state is all or nothing). */
+static int run_state(const cli_plan *plan)
+{
+    sv_state st = {.n_configs = plan->count,
+                   .configs = calloc(plan->count, sizeof(sv_state_config))};
+    snprintf(st.version, sizeof st.version, "%s", SV_VERSION_STRING);
+    cli_budget budget;
+    cli_budget_begin(&budget, plan);
+    cli_progress pl = {.start = cli_progress_now(), .count = plan->count};
+    for (size_t i = 0; i < plan->count; i++)
+        pl.total += cli_progress_work(&plan->configs[i].spec);
+    the_progress = &pl;
+    const int progress = !plan->quiet && isatty(STDERR_FILENO);
+    int ok = st.configs != NULL;
+    if (!ok)
+        say("%s", sv_status_str(SV_ENOMEM));
+    for (size_t i = 0; ok && i < plan->count; i++)
+        ok = run_config(plan, i, NULL, &budget, &pl, progress, &st.configs[i]);
+    cli_progress_erase(&pl);
+    the_progress = NULL;
+    size_t len = 0;
+    unsigned char *buf = NULL;
+    if (ok && sv_state_encode(&st, NULL, 0, &len) == SV_ERANGE && (buf = malloc(len)) &&
+        sv_state_encode(&st, buf, len, &len) == SV_OK) {
+        ok = cli_write_all(STDOUT_FILENO, buf, len);
+        if (!ok)
+            say("error writing output: %s", strerror(errno));
+    } else if (ok) {
+        say("%s", sv_status_str(SV_ENOMEM));
+        ok = 0;
+    }
+    free(buf);
+    sv_state_free(&st);
+    return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
+}
+
 int cli_run(const cli_plan *plan)
 {
+    if (plan->out.format == CLI_FORMAT_STATE)
+        return run_state(plan);
     const size_t count = plan->count;
     cli_sink sink;
     if (!cli_sink_begin(&sink, STDOUT_FILENO, plan)) {
@@ -327,7 +437,7 @@ int cli_run(const cli_plan *plan)
     cli_interrupt_begin();
     int ok = 1;
     for (size_t i = 0; ok && i < count && !cli_interrupt_pending(); i++)
-        ok = run_config(plan, i, &sink, &budget, &pl, progress);
+        ok = run_config(plan, i, &sink, &budget, &pl, progress, NULL);
     cli_progress_erase(&pl);
     ok = ok && !cli_interrupt_pending() && cli_sink_end(&sink);
     if (!ok && sink.w.f)

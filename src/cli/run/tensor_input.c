@@ -278,6 +278,7 @@ static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_
                      .dist = SV_DIST_NORMAL,
                      .scale = scale_for(c->scale_name, cols_of(q)),
                      .causal = c->spec.causal,
+                     .window = c->spec.window,
                      .values = v->data != NULL,
                      .d_v = v->data ? cols_of(v) : 0,
                      .ddof = c->spec.ddof};

@@ -1,4 +1,4 @@
-/* The experiment end to end: the numpy run of seed 001 (d_k = 111,
+/* sv_engine_run end to end on random draws: the numpy run of seed 001 (d_k = 111,
  * n = 1111), same bits for every block size and thread count, agreement
  * with a plain scalar path that holds the whole score matrix, stability at
  * d_k = 65536, summaries, and every error the header promises. */
@@ -50,9 +50,9 @@ static void test_seed001_experiment(void)
     const sv_spec c = config(111, 1111, 1111, 2);
     const sv_exec exec = {0};
     sv_trial_stats r[2];
-    CHECK(run(c, exec, r) == SV_OK);
+    CHECK_STATUS(run(c, exec, r), SV_OK);
     sv_theory t;
-    CHECK(sv_theory_raw(111, 1111, 1111, 0, SV_DIST_NORMAL, &t) == SV_OK);
+    CHECK_STATUS(sv_theory_raw(111, 1111, 1111, 0, SV_DIST_NORMAL, &t), SV_OK);
     for (int i = 0; i < 2; i++) {
         CHECK_SE("seed 001 raw variance", r[i].raw_var, t.var_expected, t.var_sd, 5.0);
         CHECK_SE("seed 001 scaled variance", r[i].scaled_var, t.var_expected / 111.0,
@@ -60,10 +60,11 @@ static void test_seed001_experiment(void)
         /* Mean of N scores: SE sqrt(d / N) (uncorrelated scores). */
         CHECK_SE("seed 001 raw mean", r[i].raw_mean, 0.0, sqrt(111.0 / (1111.0 * 1111.0)), 5.0);
         /* Scaled attention is far from one-hot, raw attention close to it. */
-        CHECK(r[i].scaled_max_weight < 0.2 && r[i].raw_max_weight > 0.5);
-        CHECK(r[i].scaled_entropy > r[i].raw_entropy + 2.0);
+        CHECK_LT(r[i].scaled_max_weight, 0.2);
+        CHECK_GT(r[i].raw_max_weight, 0.5);
+        CHECK_GT(r[i].scaled_entropy, r[i].raw_entropy + 2.0);
     }
-    CHECK(memcmp(&r[0], &r[1], sizeof r[0]) != 0); /* trials differ */
+    CHECK_NE(memcmp(&r[0], &r[1], sizeof r[0]), 0); /* trials differ */
 }
 
 static void test_same_bits(void)
@@ -74,13 +75,13 @@ static void test_same_bits(void)
     sv_trial_stats ref[3], got[3];
     const sv_spec c = config(40, 300, 130, 3);
     sv_exec e = {.threads = 1};
-    CHECK(run(c, e, ref) == SV_OK);
+    CHECK_STATUS(run(c, e, ref), SV_OK);
     int same = 1;
     for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
         for (size_t t = 0; t < 3; t++) {
             e.block_rows = blocks[b];
             e.threads = threads[t];
-            CHECK(run(c, e, got) == SV_OK);
+            CHECK_STATUS(run(c, e, got), SV_OK);
             if (memcmp(ref, got, sizeof ref) != 0) {
                 same = 0;
                 fprintf(stderr, "bits differ: block_rows %zu threads %d\n", blocks[b], threads[t]);
@@ -93,9 +94,9 @@ static void test_same_bits(void)
     memset(a, 0xab, sizeof a);
     memset(b2, 0xcd, sizeof b2);
     const sv_spec s = config(3, 2, 5, 500);
-    CHECK(run(s, (sv_exec){.threads = 1}, a) == SV_OK);
-    CHECK(run(s, (sv_exec){.threads = 3, .block_rows = 1}, b2) == SV_OK);
-    CHECK(memcmp(a, b2, sizeof a) == 0);
+    CHECK_STATUS(run(s, (sv_exec){.threads = 1}, a), SV_OK);
+    CHECK_STATUS(run(s, (sv_exec){.threads = 3, .block_rows = 1}, b2), SV_OK);
+    CHECK_MEM_EQ(a, b2, sizeof a);
 }
 
 /* Against the plain scalar path (tests/reference.c: the full score
@@ -107,11 +108,11 @@ static void test_against_scalar(sv_dist dist, size_t d, size_t nq, size_t nk, un
     c.dist = dist;
     c.ddof = ddof;
     sv_trial_stats got[2], want;
-    CHECK(run(c, (sv_exec){0}, got) == SV_OK);
+    CHECK_STATUS(run(c, (sv_exec){0}, got), SV_OK);
     const sv_spec s = resolved(c);
     for (uint64_t t = 0; t < 2; t++) {
         ref_trial(&s, t, &want);
-        CHECK(ref_compare(&s, &got[t], &want, 1e-12, "test_against_scalar") == 0);
+        CHECK_EQ(ref_compare(&s, &got[t], &want, 1e-12, "test_against_scalar"), 0);
     }
 }
 
@@ -123,20 +124,23 @@ static void test_scales(void)
     const sv_exec exec = {0};
     sv_trial_stats r[2];
     c.scale = 1.0;
-    CHECK(run(c, exec, r) == SV_OK);
-    CHECK(r[0].scaled_var == r[0].raw_var && r[0].scaled_entropy == r[0].raw_entropy &&
-          r[0].scaled_jac_frob == r[0].raw_jac_frob &&
-          r[1].scaled_max_weight == r[1].raw_max_weight);
+    CHECK_STATUS(run(c, exec, r), SV_OK);
+    CHECK_EQ(r[0].scaled_var, r[0].raw_var);
+    CHECK_EQ(r[0].scaled_entropy, r[0].raw_entropy);
+    CHECK_EQ(r[0].scaled_jac_frob, r[0].raw_jac_frob);
+    CHECK_EQ(r[1].scaled_max_weight, r[1].raw_max_weight);
     c.scale = 1.0 / 64.0;
-    CHECK(run(c, exec, r) == SV_OK);
+    CHECK_STATUS(run(c, exec, r), SV_OK);
     CHECK_CLOSE(r[0].scaled_var, r[0].raw_var / 4096.0, 1e-15, 0.0);
     /* Logit variance 1/64: H ~ ln n_k - 1/128 (docs/theory.md section 8). */
     CHECK_CLOSE(r[0].scaled_entropy, log(300.0) - 1.0 / 128.0, 2e-3, 0.0);
-    CHECK(r[0].scaled_eff_keys > 0.99 * 300.0 && r[0].scaled_max_weight < 2.0 / 300.0);
+    CHECK_GT(r[0].scaled_eff_keys, 0.99 * 300.0);
+    CHECK_LT(r[0].scaled_max_weight, 2.0 / 300.0);
     /* Known mean, ddof 0 and ddof 1 from the same M2. */
     CHECK_CLOSE(r[0].raw_var_ddof1 * (12000.0 - 1.0), r[0].raw_var_ddof0 * 12000.0, 1e-14, 0.0);
-    CHECK(r[0].raw_entropy_min <= r[0].raw_entropy && r[0].raw_entropy <= r[0].raw_entropy_max);
-    CHECK(r[0].raw_max_abs_logit > 3.0 * 8.0); /* max of 12000 |N(0, 64)|: ~4 sd */
+    CHECK_LE(r[0].raw_entropy_min, r[0].raw_entropy);
+    CHECK_LE(r[0].raw_entropy, r[0].raw_entropy_max);
+    CHECK_GT(r[0].raw_max_abs_logit, 3.0 * 8.0); /* max of 12000 |N(0, 64)|: ~4 sd */
 }
 
 /* The causal mask: row i sees i + 1 keys, so row 0 has entropy 0 and
@@ -150,8 +154,11 @@ static void test_causal(void)
     double *rows = calloc(5000 * SV_ROW_FIELDS, sizeof *rows);
     sv_trial_stats r[2];
     const sv_taps taps = {.row_sums = rows};
-    CHECK(run_range(c, (sv_exec){0}, &taps, 0, 2, r) == SV_OK);
-    CHECK(rows[0] == 0.0 && rows[1] == 0.0 && rows[2] == 2.0 && rows[3] == 2.0);
+    CHECK_STATUS(run_range(c, (sv_exec){0}, &taps, 0, 2, r), SV_OK);
+    CHECK_EQ(rows[0], 0.0);
+    CHECK_EQ(rows[1], 0.0);
+    CHECK_EQ(rows[2], 2.0);
+    CHECK_EQ(rows[3], 2.0);
     int bounded = 1;
     double mean_h = 0.0;
     for (size_t i = 0; i < 5000; i++) {
@@ -163,8 +170,8 @@ static void test_causal(void)
     CHECK_CLOSE(mean_h / 5000.0, (r[0].raw_entropy + r[1].raw_entropy) / 2.0, 1e-12, 0.0);
     /* Same bits with other threads and blocks. */
     sv_trial_stats r2[2];
-    CHECK(run(c, (sv_exec){.threads = 1, .block_rows = 700}, r2) == SV_OK);
-    CHECK(memcmp(r, r2, sizeof r) == 0);
+    CHECK_STATUS(run(c, (sv_exec){.threads = 1, .block_rows = 700}, r2), SV_OK);
+    CHECK_MEM_EQ(r, r2, sizeof r);
     free(rows);
 }
 
@@ -177,7 +184,7 @@ static void test_values(void)
     c.d_v = 3;
     c.causal = 0;
     sv_trial_stats r;
-    CHECK(run(c, (sv_exec){0}, &r) == SV_OK);
+    CHECK_STATUS(run(c, (sv_exec){0}, &r), SV_OK);
     const size_t d = 4, nq = 30, nk = 5000, dv = 3;
     double *q = malloc(nq * d * sizeof *q), *k = malloc(nk * d * sizeof *k);
     double *v = malloc(nk * dv * sizeof *v), *s = malloc(nk * sizeof *s),
@@ -227,7 +234,7 @@ static void test_values(void)
     static sv_trial_stats rs[T];
     sv_spec e = config(8, 20, 40, T);
     e.values = 1;
-    CHECK(run(e, (sv_exec){0}, rs) == SV_OK);
+    CHECK_STATUS(run(e, (sv_exec){0}, rs), SV_OK);
     double sd = 0.0, sd2 = 0.0;
     for (int t = 0; t < T; t++) {
         const double x = rs[t].scaled_out_var - rs[t].scaled_sum_p2;
@@ -236,7 +243,7 @@ static void test_values(void)
     }
     const double mean = sd / T, se = sqrt((sd2 / T - mean * mean) / (T - 1));
     CHECK_SE("E[O^2] - E[sum p^2], scaled", mean, 0.0, se, 5.0);
-    CHECK(se < 0.1 * rs[0].scaled_sum_p2); /* the test can see a 10 % error */
+    CHECK_LT(se, 0.1 * rs[0].scaled_sum_p2); /* the test can see a 10 % error */
 }
 
 /* Trials in chunks (first_trial) give the same bits as one run, and a
@@ -246,47 +253,50 @@ static void test_chunks(void)
     enum { T = 1000 };
     static sv_trial_stats all[T], part[T];
     const sv_spec c = resolved(config(3, 4, 5, T));
-    CHECK(run(c, (sv_exec){0}, all) == SV_OK);
+    CHECK_STATUS(run(c, (sv_exec){0}, all), SV_OK);
     const uint64_t cuts[] = {0, 1, 100, 577, T};
     for (size_t k = 0; k + 1 < sizeof cuts / sizeof cuts[0]; k++)
-        CHECK(run_range(c, (sv_exec){0}, NULL, cuts[k], cuts[k + 1] - cuts[k], part + cuts[k]) ==
-              SV_OK);
-    CHECK(memcmp(all, part, sizeof all) == 0);
+        CHECK_STATUS(
+            run_range(c, (sv_exec){0}, NULL, cuts[k], cuts[k + 1] - cuts[k], part + cuts[k]),
+            SV_OK);
+    CHECK_MEM_EQ(all, part, sizeof all);
     sv_summary one, chunked;
-    CHECK(sv_summary_compute(&c, all, 1.0, &one) == SV_OK);
+    CHECK_STATUS(sv_summary_compute(&c, all, 1.0, &one), SV_OK);
     sv_summary_acc acc;
-    CHECK(sv_summary_begin(&c, &acc) == SV_OK);
+    CHECK_STATUS(sv_summary_begin(&c, &acc), SV_OK);
     sv_summary_add(&acc, all, 10);
     sv_summary_add(&acc, all + 10, T - 10);
-    CHECK(sv_summary_end(&acc, 1.0, &chunked) == SV_OK);
-    CHECK(memcmp(&one, &chunked, sizeof one) == 0);
+    CHECK_STATUS(sv_summary_end(&acc, 1.0, &chunked), SV_OK);
+    CHECK_MEM_EQ(&one, &chunked, sizeof one);
     /* Many blocks (summed in parallel), added in uneven chunks. */
     enum { U = 5 * SV_SUMMARY_BLOCK + 123 };
     static sv_trial_stats many[U];
     const sv_spec u = resolved(config(2, 2, 3, U));
-    CHECK(run(u, (sv_exec){0}, many) == SV_OK);
-    CHECK(sv_summary_compute(&u, many, 1.5, &one) == SV_OK);
+    CHECK_STATUS(run(u, (sv_exec){0}, many), SV_OK);
+    CHECK_STATUS(sv_summary_compute(&u, many, 1.5, &one), SV_OK);
     const size_t cuts2[] = {0, 1, SV_SUMMARY_BLOCK - 1, SV_SUMMARY_BLOCK + 7, 3 * SV_SUMMARY_BLOCK,
                             U};
-    CHECK(sv_summary_begin(&u, &acc) == SV_OK);
+    CHECK_STATUS(sv_summary_begin(&u, &acc), SV_OK);
     for (size_t k = 0; k + 1 < sizeof cuts2 / sizeof cuts2[0]; k++)
         sv_summary_add(&acc, many + cuts2[k], cuts2[k + 1] - cuts2[k]);
-    CHECK(sv_summary_end(&acc, 1.5, &chunked) == SV_OK);
-    CHECK(memcmp(&one, &chunked, sizeof one) == 0);
+    CHECK_STATUS(sv_summary_end(&acc, 1.5, &chunked), SV_OK);
+    CHECK_MEM_EQ(&one, &chunked, sizeof one);
     /* Too few trials added: an error, and the arrays are freed (ASan). */
-    CHECK(sv_summary_begin(&c, &acc) == SV_OK);
+    CHECK_STATUS(sv_summary_begin(&c, &acc), SV_OK);
     sv_summary_add(&acc, all, 5);
-    CHECK(sv_summary_end(&acc, NAN, &chunked) == SV_EINVAL);
+    CHECK_STATUS(sv_summary_end(&acc, NAN, &chunked), SV_EINVAL);
 }
 
 static void test_large_dk(void)
 {
     /* Raw scores with sd 256: a naive softmax would overflow exp. */
     sv_trial_stats r;
-    CHECK(run(config(65536, 6, 9, 1), (sv_exec){0}, &r) == SV_OK);
+    CHECK_STATUS(run(config(65536, 6, 9, 1), (sv_exec){0}, &r), SV_OK);
     CHECK(isfinite(r.raw_entropy) && isfinite(r.raw_max_weight) && isfinite(r.raw_jac_trace));
-    CHECK(r.raw_max_weight > 0.99 && r.raw_entropy >= 0.0 && r.raw_entropy < 0.05);
-    CHECK(r.scaled_max_weight < 0.9);
+    CHECK_GT(r.raw_max_weight, 0.99);
+    CHECK_GE(r.raw_entropy, 0.0);
+    CHECK_LT(r.raw_entropy, 0.05);
+    CHECK_LT(r.scaled_max_weight, 0.9);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -307,20 +317,28 @@ static void test_summary(void)
         t[i].raw_entropy = i;
     }
     sv_summary s;
-    CHECK(sv_summary_compute(&c, t, 3.0, &s) == SV_OK);
-    CHECK(s.mean.raw_var == 4.0 && s.mean.raw_entropy == 2.0);
+    CHECK_STATUS(sv_summary_compute(&c, t, 3.0, &s), SV_OK);
+    CHECK_EQ(s.mean.raw_var, 4.0);
+    CHECK_EQ(s.mean.raw_entropy, 2.0);
     /* numpy: np.std([4, 1, 10, 2, 3], ddof=1) = sqrt(12.5) */
     CHECK_CLOSE(s.raw.sd, sqrt(12.5), 1e-15, 0.0);
     CHECK_CLOSE(s.scaled.sd, sqrt(12.5) / 2.0, 1e-15, 0.0);
     CHECK_CLOSE(s.raw.q05, 1.2, 1e-15, 0.0);
-    CHECK(s.raw.q50 == 3.0);
+    CHECK_EQ(s.raw.q50, 3.0);
     CHECK_CLOSE(s.raw.q95, 8.8, 1e-15, 0.0);
-    CHECK(s.raw_var_cdf_observed == 0.6 && s.observed == 3.0);
-    CHECK(s.raw_theory.var_expected == 1.5 && s.scaled_theory.var_expected == 0.75);
-    CHECK(s.scaled_theory.var == 1.0);
-    CHECK(sv_summary_compute(&c, t, NAN, &s) == SV_OK && isnan(s.raw_var_cdf_observed));
+    CHECK_EQ(s.raw_var_cdf_observed, 0.6);
+    CHECK_EQ(s.observed, 3.0);
+    CHECK_EQ(s.raw_theory.var_expected, 1.5);
+    CHECK_EQ(s.scaled_theory.var_expected, 0.75);
+    CHECK_EQ(s.scaled_theory.var, 1.0);
+    if (CHECK_STATUS(sv_summary_compute(&c, t, NAN, &s), SV_OK)) {
+        CHECK_NAN(s.raw_var_cdf_observed);
+    }
     c.trials = 1;
-    CHECK(sv_summary_compute(&c, t, NAN, &s) == SV_OK && isnan(s.raw.sd) && s.raw.q95 == 4.0);
+    if (CHECK_STATUS(sv_summary_compute(&c, t, NAN, &s), SV_OK)) {
+        CHECK_NAN(s.raw.sd);
+        CHECK_EQ(s.raw.q95, 4.0);
+    }
 
     /* Quantiles by selection against a full sort, with many ties. */
     enum { T = 1001 };
@@ -333,11 +351,11 @@ static void test_summary(void)
     }
     qsort(sorted, T, sizeof sorted[0], cmp_double);
     c.trials = T;
-    CHECK(sv_summary_compute(&c, many, NAN, &s) == SV_OK);
-    CHECK(s.raw.q05 == sv_quantile_sorted(sorted, T, 0.05));
-    CHECK(s.raw.q50 == sv_quantile_sorted(sorted, T, 0.50));
-    CHECK(s.raw.q95 == sv_quantile_sorted(sorted, T, 0.95));
-    CHECK(s.scaled.q95 == s.raw.q95);
+    CHECK_STATUS(sv_summary_compute(&c, many, NAN, &s), SV_OK);
+    CHECK_EQ(s.raw.q05, sv_quantile_sorted(sorted, T, 0.05));
+    CHECK_EQ(s.raw.q50, sv_quantile_sorted(sorted, T, 0.50));
+    CHECK_EQ(s.raw.q95, sv_quantile_sorted(sorted, T, 0.95));
+    CHECK_EQ(s.scaled.q95, s.raw.q95);
     /* Every small n, where the median's index sits next to the others. */
     int all_same = 1;
     for (int len = 1; len <= 60; len++) {
@@ -347,7 +365,7 @@ static void test_summary(void)
         }
         qsort(sorted, (size_t)len, sizeof sorted[0], cmp_double);
         c.trials = (uint64_t)len;
-        CHECK(sv_summary_compute(&c, many, NAN, &s) == SV_OK);
+        CHECK_STATUS(sv_summary_compute(&c, many, NAN, &s), SV_OK);
         all_same &= s.raw.q05 == sv_quantile_sorted(sorted, (size_t)len, 0.05) &&
                     s.raw.q50 == sv_quantile_sorted(sorted, (size_t)len, 0.50) &&
                     s.raw.q95 == sv_quantile_sorted(sorted, (size_t)len, 0.95);
@@ -366,9 +384,10 @@ static void check_refused(const sv_spec *b, sv_status want)
     sv_source src;
     size_t bytes = 123;
     sv_source_draw(b, &src); /* never fails; the engine checks the spec */
-    CHECK(sv_engine_bytes(b, &src, &exec, NULL, 1, &bytes) == want && bytes == 123);
-    CHECK(sv_engine_run(b, &src, &exec, NULL, 0, 1, &r) == want);
-    CHECK(memcmp(&r, &sentinel, sizeof r) == 0);
+    CHECK_EQ(sv_engine_bytes(b, &src, &exec, NULL, 1, &bytes), want);
+    CHECK_EQ(bytes, 123);
+    CHECK_EQ(sv_engine_run(b, &src, &exec, NULL, 0, 1, &r), want);
+    CHECK_MEM_EQ(&r, &sentinel, sizeof r);
 }
 
 static void test_errors(void)
@@ -376,9 +395,12 @@ static void test_errors(void)
     sv_spec c = resolved(config(4, 3, 3, 1));
     sv_source src;
     size_t bytes = 123;
-    CHECK(sv_spec_check(&c) == SV_OK && sv_source_draw(&c, &src) == SV_OK);
-    CHECK(sv_engine_bytes(&c, &src, &(sv_exec){0}, NULL, 1, &bytes) == SV_OK &&
-          bytes >= (6 * 4 + 9) * sizeof(double));
+    if (CHECK_STATUS(sv_spec_check(&c), SV_OK)) {
+        CHECK_STATUS(sv_source_draw(&c, &src), SV_OK);
+    }
+    if (CHECK_STATUS(sv_engine_bytes(&c, &src, &(sv_exec){0}, NULL, 1, &bytes), SV_OK)) {
+        CHECK_GE(bytes, (6 * 4 + 9) * sizeof(double));
+    }
     const struct {
         size_t d, nq, nk;
         uint64_t trials;
@@ -398,40 +420,49 @@ static void test_errors(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sv_spec b = config(bad[i].d, bad[i].nq, bad[i].nk, bad[i].trials);
         b.ddof = bad[i].ddof;
-        CHECK(sv_spec_resolve(&b) == bad[i].want);
-        CHECK(sv_spec_check(&b) == bad[i].want);
+        CHECK_EQ(sv_spec_resolve(&b), bad[i].want);
+        CHECK_EQ(sv_spec_check(&b), bad[i].want);
         const char *field = NULL;
-        CHECK(sv_spec_check_field(&b, &field) == bad[i].want && field &&
-              strcmp(field, bad[i].field) == 0);
+        CHECK_EQ(sv_spec_check_field(&b, &field), bad[i].want);
+        if (CHECK(field)) {
+            CHECK_STR_EQ(field, bad[i].field);
+        }
         check_refused(&b, bad[i].want);
     }
     c.dist = (sv_dist)5;
-    CHECK(sv_spec_check(&c) == SV_EINVAL);
+    CHECK_STATUS(sv_spec_check(&c), SV_EINVAL);
     c.dist = SV_DIST_NORMAL;
-    CHECK(sv_engine_bytes(&c, &src, &(sv_exec){.threads = -1}, NULL, 1, &bytes) == SV_EINVAL);
-    CHECK(sv_spec_check(NULL) == SV_EINVAL);
+    CHECK_STATUS(sv_engine_bytes(&c, &src, &(sv_exec){.threads = -1}, NULL, 1, &bytes), SV_EINVAL);
+    CHECK_STATUS(sv_spec_check(NULL), SV_EINVAL);
     /* A rule on two fields blames the option that asks for it. */
     const char *field = "unset";
-    CHECK(sv_spec_check_field(&c, &field) == SV_OK && field == NULL);
+    if (CHECK_STATUS(sv_spec_check_field(&c, &field), SV_OK)) {
+        CHECK_EQ(field, NULL);
+    }
     c.causal = 1;
     c.ddof = 7; /* n = 3 causal: 6 visible scores, not 9 */
-    CHECK(sv_spec_check_field(&c, &field) == SV_EINVAL && strcmp(field, "ddof") == 0);
+    CHECK_STATUS(sv_spec_check_field(&c, &field), SV_EINVAL);
+    CHECK_STR_EQ(field, "ddof");
     c.ddof = 0;
     c.n_k = 4;
-    CHECK(sv_spec_check_field(&c, &field) == SV_EINVAL && strcmp(field, "causal") == 0);
+    CHECK_STATUS(sv_spec_check_field(&c, &field), SV_EINVAL);
+    CHECK_STR_EQ(field, "causal");
     c.causal = 0;
     c.n_k = 3;
     c.dist = SV_DIST_STUDENT_T;
     c.nu = 4.0;
-    CHECK(sv_spec_check_field(&c, &field) == SV_EINVAL && strcmp(field, "nu") == 0);
+    CHECK_STATUS(sv_spec_check_field(&c, &field), SV_EINVAL);
+    CHECK_STR_EQ(field, "nu");
     c.dist = SV_DIST_NORMAL;
     c.cross = 1;
-    CHECK(sv_spec_check_field(&c, &field) == SV_EINVAL && strcmp(field, "cross") == 0);
+    CHECK_STATUS(sv_spec_check_field(&c, &field), SV_EINVAL);
+    CHECK_STR_EQ(field, "cross");
     c.cross = 0;
-    CHECK(sv_spec_check_field(NULL, &field) == SV_EINVAL && strcmp(field, "spec") == 0);
-    CHECK(sv_engine_run(&c, &src, &(sv_exec){0}, NULL, 0, 1, NULL) == SV_EINVAL);
-    CHECK(strcmp(sv_status_str(SV_ENOMEM), "out of memory") == 0);
-    CHECK(strcmp(sv_status_str((sv_status)99), "unknown status") == 0);
+    CHECK_STATUS(sv_spec_check_field(NULL, &field), SV_EINVAL);
+    CHECK_STR_EQ(field, "spec");
+    CHECK_STATUS(sv_engine_run(&c, &src, &(sv_exec){0}, NULL, 0, 1, NULL), SV_EINVAL);
+    CHECK_STR_EQ(sv_status_str(SV_ENOMEM), "out of memory");
+    CHECK_STR_EQ(sv_status_str((sv_status)99), "unknown status");
 }
 
 int main(void)

@@ -1,0 +1,299 @@
+"""What the monitor reads from a model's attention modules: which kind of
+module it is, its head counts, the scale its softmax uses, whether it is
+causal, whether it transforms Q and K after their projections (rotary,
+QK-norm), and how to cut Q and K out of a projection's output.
+
+Everything here is read at monitor() time or from one call's arguments; it
+never runs the model. Tensors come out as batch x heads x n x d (bhnd).
+"""
+
+import math
+import numbers
+
+# Attributes and config keys that mean "Q and K are rotated (or normalised)
+# after the projections": hooks on q_proj/k_proj would see the wrong Q, K.
+ROTARY_ATTRS = ("rotary_emb", "rotary_fn", "rope", "rotary", "rotary_embedding")
+QK_NORM_ATTRS = ("q_norm", "k_norm", "q_layernorm", "k_layernorm")
+HEADS = ("num_heads", "n_head", "n_heads", "num_attention_heads")
+KV_HEADS = ("num_key_value_heads", "n_kv_heads", "num_kv_heads", "n_kv_head",
+            "num_key_value_groups_heads")
+
+
+def as_number(x, what):
+    """A Python float from a number or a 0-dim tensor/array; None if @p x
+    is none of them. Raises ValueError for a tensor of more than one value."""
+    if isinstance(x, bool) or x is None:
+        return None
+    if isinstance(x, numbers.Real):
+        return float(x)
+    shape = getattr(x, "shape", None)
+    if shape is not None and hasattr(x, "item"):
+        if len(tuple(shape)) != 0 and int(math.prod(tuple(shape))) != 1:
+            raise ValueError("%s: a tensor of shape %s is not one number" % (what, tuple(shape)))
+        return float(x.item())
+    return None
+
+
+def _int_attr(obj, names):
+    for n in names:
+        v = getattr(obj, n, None)
+        if isinstance(v, numbers.Integral) and not isinstance(v, bool) and v > 0:
+            return int(v)
+    return None
+
+
+def heads_of(m, given=None):
+    """(heads, kv_heads) of module @p m: @p given (an int or a pair) first,
+    then its attributes, then m.config's; (None, None) if none says."""
+    if given is not None:
+        if isinstance(given, tuple):
+            return int(given[0]), int(given[1])
+        return int(given), int(given)
+    cfg = getattr(m, "config", None)
+    h = _int_attr(m, HEADS) or (cfg is not None and _int_attr(cfg, HEADS)) or None
+    kv = _int_attr(m, KV_HEADS) or (cfg is not None and _int_attr(cfg, KV_HEADS)) or None
+    return h, (kv or h)
+
+
+def transforms_after_projection(m):
+    """The reason (a short text) why hooks on @p m's projections would not
+    see the Q and K its softmax sees, or None."""
+    for a in ROTARY_ATTRS:
+        if getattr(m, a, None) is not None:
+            return "rotary embeddings (attribute %r)" % a
+    cfg = getattr(m, "config", None)
+    if cfg is not None:
+        if getattr(cfg, "rope_theta", None) is not None:
+            return "rotary embeddings (config.rope_theta)"
+        if getattr(cfg, "position_embedding_type", None) == "rotary":
+            return "rotary embeddings (config.position_embedding_type='rotary')"
+    for a in QK_NORM_ATTRS:
+        v = getattr(m, a, None)
+        if v is not None and type(v).__name__ != "Identity":
+            return "a QK-norm (attribute %r)" % a
+    return None
+
+
+def module_scale(m, head_dim, given=None):
+    """(scale, source): the multiplier of q.k the softmax of @p m sees.
+    @p given (monitor(scale=)) first; then the module's scaling, scale,
+    softmax_scale, attn_scale (a divisor, TransformerLens), GPT-2's
+    scale_attn_weights / scale_attn_by_inverse_layer_idx; else 1/sqrt(d)."""
+    if given is not None:
+        return given, "scale="
+    for a in ("scaling", "softmax_scale", "scale"):
+        v = getattr(m, a, None)
+        if v is not None and not callable(v):
+            try:
+                x = as_number(v, a)
+            except ValueError:
+                x = None
+            if x is not None and math.isfinite(x) and x > 0:
+                return x, "module." + a
+    v = getattr(m, "attn_scale", None)
+    x = as_number(v, "attn_scale") if v is not None and not callable(v) else None
+    if x is not None and x > 0:
+        return 1.0 / x, "1/module.attn_scale"
+    if hasattr(m, "scale_attn_weights") or hasattr(m, "scale_attn_by_inverse_layer_idx"):
+        s, src = 1.0, []
+        if getattr(m, "scale_attn_weights", True):
+            s, src = head_dim ** -0.5, ["1/sqrt(d)"]
+        if getattr(m, "scale_attn_by_inverse_layer_idx", False):
+            idx = getattr(m, "layer_idx", None)
+            if isinstance(idx, numbers.Integral):
+                s /= float(idx + 1)
+                src.append("1/(layer_idx+1)")
+        return s, "GPT-2 " + ("*".join(src) or "unscaled")
+    return head_dim ** -0.5, "1/sqrt(d)"
+
+
+def module_causal(m):
+    """True/False from @p m's is_causal, or its lower-triangular `bias`
+    buffer (nanoGPT, older GPT-2); None if neither says."""
+    c = getattr(m, "is_causal", None)
+    if isinstance(c, bool):
+        return c
+    b = getattr(m, "bias", None)
+    if _is_tril(b):
+        return True
+    return None
+
+
+def _is_tril(b):
+    """@p b a 0/1 (or bool) buffer, ... x T x T, lower triangular ones."""
+    import torch
+
+    if not isinstance(b, torch.Tensor) or isinstance(b, torch.nn.Parameter) or b.dim() < 2 \
+            or b.shape[-1] != b.shape[-2] or b.shape[-1] < 2 or b.is_complex():
+        return False
+    t = b.reshape(-1, b.shape[-2], b.shape[-1])[0]
+    want = torch.ones(t.shape, dtype=torch.bool).tril()
+    return bool(((t != 0) == want).all()) and bool(((t == 0) | (t == 1)).all())
+
+
+def is_projection(p):
+    """A Linear-like module: nn.Linear or GPT-2's Conv1D (a 2-D weight)."""
+    w = getattr(p, "weight", None)
+    return w is not None and hasattr(w, "dim") and w.dim() == 2
+
+
+def kind_of(m):
+    """How Q and K can be taken from @p m by hooks: "mha", "tl" (hook
+    points), "proj" (q_proj/k_proj), "c_attn", "qkv", "query_key_value",
+    or None; and "attn" for a module only named like attention (SDPA
+    capture and observe() attribute to it)."""
+    import torch.nn as nn
+
+    if isinstance(m, nn.MultiheadAttention):
+        return "mha"
+    if isinstance(getattr(m, "hook_q", None), nn.Module) and \
+            isinstance(getattr(m, "hook_k", None), nn.Module):
+        return "tl"
+    if is_projection(getattr(m, "q_proj", None)) and is_projection(getattr(m, "k_proj", None)):
+        return "proj"
+    for a in ("c_attn", "qkv", "query_key_value"):
+        if is_projection(getattr(m, a, None)):
+            return a
+    if "attention" in type(m).__name__.lower():
+        return "attn"
+    return None
+
+
+def split_heads(x, heads):
+    """batch x n x (heads*d) (or n x (heads*d)) -> batch x heads x n x d."""
+    if x.dim() == 2:
+        x = x.unsqueeze(0)
+    b, n, e = x.shape[0], x.shape[1], x.shape[-1]
+    return x.reshape(b, n, heads, e // heads).transpose(1, 2)
+
+
+def fused_qk(kind, out, h, hkv):
+    """Q and K (bhnd) from a fused projection's output @p out."""
+    if out.dim() == 2:
+        out = out.unsqueeze(0)
+    if kind == "query_key_value":  # GPT-NeoX, Bloom: per head [q | k | v]
+        b, n = out.shape[0], out.shape[1]
+        d = out.shape[-1] // (3 * h)
+        t = out.reshape(b, n, h, 3 * d)
+        return t[..., :d].transpose(1, 2), t[..., d:2 * d].transpose(1, 2)
+    # c_attn (nanoGPT, GPT-2) and timm's qkv: [q | k | v], k of hkv heads
+    d = out.shape[-1] // (h + 2 * hkv)
+    return split_heads(out[..., :h * d], h), split_heads(out[..., h * d:(h + hkv) * d], hkv)
+
+
+def mha_qk(m, query, key):
+    """Q and K (bhnd) of nn.MultiheadAttention @p m for inputs @p query,
+    @p key, recomputed from in_proj as torch does."""
+    import torch.nn.functional as F
+
+    if query.dim() == 2:  # unbatched: n x E
+        query, key = query.unsqueeze(1), key.unsqueeze(1)
+    elif getattr(m, "batch_first", False):
+        query, key = query.transpose(0, 1), key.transpose(0, 1)
+    e = m.embed_dim
+    if m._qkv_same_embed_dim:
+        wq, wk = m.in_proj_weight[:e], m.in_proj_weight[e:2 * e]
+    else:
+        wq, wk = m.q_proj_weight, m.k_proj_weight
+    b = m.in_proj_bias
+    q = F.linear(query, wq, None if b is None else b[:e])
+    k = F.linear(key, wk, None if b is None else b[e:2 * e])
+    # n x batch x E -> batch x heads x n x head_dim
+    return split_heads(q.transpose(0, 1), m.num_heads), split_heads(k.transpose(0, 1),
+                                                                    m.num_heads)
+
+
+def hook_qk(kind, m, caps, call, heads, kv_heads, causal):
+    """(q, k, causal, mask) of one call of module @p m of @p kind from what
+    the monitor's hooks kept: @p caps {what: (output, first input)} of its
+    hook points or projections, @p call nn.MultiheadAttention's bound
+    arguments; @p causal the default. None if they hold no Q and K."""
+    mask = None
+    if kind == "mha":
+        if call is None:
+            return None
+        q, k = mha_qk(m, call["query"], call["key"])
+        pad = call.get("key_padding_mask")
+        causal = bool(call.get("is_causal", False))  # then attn_mask is the causal one
+        mask = mha_mask(m, None if causal else call.get("attn_mask"), pad, q.shape[0],
+                        q.shape[2], k.shape[2])
+        if call["query"] is not call["key"]:
+            causal = False  # cross-attention
+    elif kind == "tl":
+        q = caps.get("hook_rot_q", caps.get("hook_q"))
+        k = caps.get("hook_rot_k", caps.get("hook_k"))
+        if q is None or k is None:
+            return None
+        q, k = q[0], k[0]
+        if getattr(m, "hook_layout", "bnhd") != "bhnd":
+            q, k = q.transpose(1, 2), k.transpose(1, 2)
+        if "hook_attn_scores" in caps:  # masked, scaled scores: -inf where excluded
+            mask, causal = caps["hook_attn_scores"][0] != -math.inf, False
+    elif kind == "proj" or "q" in caps:
+        if "q" not in caps or ("k" not in caps and "qkv" not in caps):
+            return None
+        qo, qi = caps["q"]
+        if "k" in caps:
+            ko, ki = caps["k"]
+        else:  # GPT-2 cross-attention: c_attn(encoder states) = [k | v]
+            ko, ki = caps["qkv"]
+            ko = ko[..., :ko.shape[-1] // 2]
+        q, k = split_heads(qo, heads), split_heads(ko, kv_heads)
+        if qi is not ki:
+            causal = False  # cross-attention
+    else:
+        if "qkv" not in caps:
+            return None
+        q, k = fused_qk(kind, caps["qkv"][0], heads, kv_heads)
+    return q, k, causal, mask
+
+
+def mha_mask(m, attn_mask, key_padding_mask, batch, n_q, n_k):
+    """nn.MultiheadAttention's masks (True = excluded for bool ones) as
+    one mask in SDPA's convention (bool True = attend, or additive float),
+    broadcastable to batch x heads x n_q x n_k; None if no mask."""
+    import torch
+
+    out = None
+    if attn_mask is not None:
+        a = attn_mask
+        if a.dim() == 3:  # (batch*heads) x n_q x n_k
+            a = a.reshape(batch, m.num_heads, n_q, n_k)
+        out = ~a if a.dtype == torch.bool else a
+    if key_padding_mask is not None:
+        p = key_padding_mask.reshape(batch, 1, 1, n_k)
+        p = ~p if p.dtype == torch.bool else p
+        out = p if out is None else combine(out, p)
+    return out
+
+
+def combine(a, b):
+    """Two SDPA-convention masks as one (and of bool ones, else a sum)."""
+    import torch
+
+    if a.dtype == torch.bool and b.dtype == torch.bool:
+        return a & b
+    dt = a.dtype if a.is_floating_point() else b.dtype
+    return as_additive(a, dt) + as_additive(b, dt)
+
+
+def as_additive(a, dtype):
+    import torch
+
+    if a.dtype == torch.bool:
+        return torch.zeros(a.shape, dtype=dtype).masked_fill(~a, -math.inf)
+    return a.to(dtype)
+
+
+def causal_pattern(mask, n_q, n_k):
+    """True if SDPA-convention @p mask is exactly the causal mask (keys j <=
+    i, top-left) for every batch and head, False otherwise."""
+    import torch
+
+    if mask is None or mask.shape[-2:] != (n_q, n_k) and mask.shape[-1] != n_k:
+        return False
+    vis = mask if mask.dtype == torch.bool else mask > -math.inf
+    if mask.dtype != torch.bool and bool(((mask != 0) & (mask != -math.inf)).any()):
+        return False  # a float mask with biases besides 0 / -inf
+    want = torch.ones(n_q, n_k, dtype=torch.bool).tril()
+    return vis.shape[-2] == n_q and bool((vis == want).all())

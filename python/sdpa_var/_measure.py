@@ -1,0 +1,206 @@
+"""One captured attention call -> the engine's per-head statistics, and
+their accumulation over the calls of one training step.
+
+A call is Q, K (torch tensors, batch x heads x n x d), the scale, causal
+(top-left aligned), a mask in F.scaled_dot_product_attention's convention
+(bool True = attend, or additive float; broadcastable) and a window. What
+the engine cannot take as such is rewritten into what it can: a causal call
+with n_q < n_k reads only the first n_q keys (the only ones any query
+sees); an explicit mask that is exactly causal becomes causal=True; a row
+sample under causal or a window becomes a boolean mask of those rows.
+Masks and windows go to sdpa_var.stats(mask=, window=) (issue 23 section 2).
+"""
+
+import math
+
+import numpy as np
+
+from . import _core
+from . import _layouts
+
+MAXIMA = ("max_abs_logit", "max_logit", "entropy_max")
+MINIMA = ("entropy_min", "fp16_headroom")
+CONSTANT = ("kv_head", "dk", "n_q", "n_k", "d_v", "scale_factor", "causal", "values",
+            "var_scale", "ddof")
+
+
+class Skip(Exception):
+    """A call not measured, for a reason the monitor warns about once."""
+
+    def __init__(self, key, message, count=0):
+        super().__init__(message)
+        self.key, self.count = key, count
+
+
+def _to_bhnd(x):
+    """n x d -> 1 x 1 x n x d; batch x n x d -> batch x 1 x n x d; leading
+    axes beyond four folded into the batch."""
+    if x.dim() == 2:
+        x = x.unsqueeze(0)
+    if x.dim() == 3:
+        x = x.unsqueeze(1)
+    if x.dim() > 4:
+        x = x.reshape(-1, *x.shape[-3:])
+    return x
+
+
+def _row_sample(n_q, rows, seed, cache):
+    if rows is None or rows >= n_q:
+        return None
+    key = (n_q, rows)
+    if key not in cache:
+        rng = np.random.default_rng(seed)
+        cache[key] = np.sort(rng.choice(n_q, size=rows, replace=False))
+    return cache[key]
+
+
+def _band(rows, n_k, causal, window):
+    """Bool (len(rows) x n_k): True where query rows[r] sees key j."""
+    import torch
+
+    i = torch.as_tensor(rows).reshape(-1, 1)
+    j = torch.arange(n_k).reshape(1, -1)
+    vis = torch.ones(i.shape[0], n_k, dtype=torch.bool)
+    if causal:
+        vis &= j <= i
+    if window is not None:
+        vis &= (i - j < window) if causal else ((i - j).abs() < window)
+    return vis
+
+
+def prepare(q, k, causal, mask, window, rows, seed, cache):
+    """(q, k, causal, mask, window) rewritten for the engine (module
+    docstring); q, k detached on the CPU. Raises Skip."""
+    import torch
+
+    q, k = _to_bhnd(q.detach()), _to_bhnd(k.detach())
+    if q.device.type == "meta" or k.device.type == "meta":
+        raise Skip("meta", "meta tensors hold no values")
+    if mask is not None:
+        mask = mask.detach()
+        if mask.device.type == "meta":
+            raise Skip("meta", "meta tensors hold no values")
+        while mask.dim() < 4:
+            mask = mask.unsqueeze(0)
+        if mask.dim() > 4:
+            mask = mask.reshape(-1, *mask.shape[-3:])
+        mask = mask.cpu()
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    if mask is not None and window is None:
+        if mask.dtype == torch.bool and bool(mask.all()):
+            mask = None
+        elif mask.dtype != torch.bool and bool((mask == 0).all()):
+            mask = None
+        elif _layouts.causal_pattern(mask, n_q, n_k):
+            mask, causal = None, True
+    if causal and n_q < n_k and mask is None and window is None:
+        k = k[..., :n_q, :]  # top-left: query i sees keys 0..i < n_q
+        n_k = n_q
+    idx = _row_sample(n_q, rows, seed, cache)
+    if idx is not None:
+        q = q[..., torch.as_tensor(idx), :]
+        if mask is not None and mask.shape[-2] == n_q:
+            mask = mask[..., torch.as_tensor(idx), :]
+        if causal or window is not None:
+            band = _band(idx, n_k, causal, window)
+            mask = band if mask is None else _layouts.combine(mask, band)
+            causal, window = False, None
+    elif causal and n_q != n_k:
+        band = _band(np.arange(n_q), n_k, True, window)
+        mask = band if mask is None else _layouts.combine(mask, band)
+        causal, window = False, None
+    q, k = q.cpu(), k.cpu()
+    bad = int((~torch.isfinite(q)).sum()) + int((~torch.isfinite(k)).sum())
+    if mask is not None and mask.is_floating_point():
+        bad += int(torch.isnan(mask).sum())
+    if bad:
+        raise Skip("nonfinite", "%d NaN or infinite values in Q, K" % bad, bad)
+    return q, k, causal, mask, window
+
+
+def run(q, k, scale, causal, mask, window, rows, seed, cache, threads):
+    """The engine's Stats (batch x heads) of one call, or raises Skip."""
+    q, k, causal, mask, window = prepare(q, k, causal, mask, window, rows, seed, cache)
+    kw = {"scale": scale, "causal": causal, "layout": "bhnd", "pool": "none",
+          "threads": threads}
+    if mask is not None:
+        kw["mask"] = mask.double().numpy() if mask.is_floating_point() else mask.numpy()
+    if window is not None:
+        kw["window"] = int(window)
+    try:
+        return _core.stats(q, k, **kw)
+    except TypeError as e:
+        if ("mask" in kw or "window" in kw) and ("mask" in str(e) or "window" in str(e)):
+            raise Skip("nomask", "this sdpa_var.stats() takes no mask or window (a masked "
+                       "call needs the engine's masks, issue 23 section 2)") from None
+        raise
+
+
+def _kind(name):
+    if name in CONSTANT:
+        return "first"
+    if any(name.endswith(m) for m in MAXIMA):
+        return "max"
+    if any(name.endswith(m) for m in MINIMA):
+        return "min"
+    return "mean"
+
+
+class Accumulator:
+    """One layer's calls within one step: per head, a row-weighted mean over
+    batch elements and calls for averages, the max (min) for maxima (minima);
+    or, reduce="none", the calls' batch rows side by side."""
+
+    def __init__(self, reduce):
+        self.reduce = reduce
+        self.calls = 0
+        self.nonfinite = 0
+        self.scale = None
+        self.scale_source = None
+        self.path = None
+        self.parts = []      # reduce="none": Stats of each call
+        self.sum, self.weight, self.ext, self.first = {}, 0.0, {}, {}
+        self.columns, self.units, self.heads = (), {}, None
+
+    def add(self, st, rows):
+        """Adds Stats @p st (batch x heads) of @p rows query rows each."""
+        b, h = st.shape
+        if self.heads is not None and h != self.heads:
+            raise Skip("heads", "%d heads after %d in the same step" % (h, self.heads))
+        self.heads, self.columns, self.units = h, st.columns, dict(st.units)
+        self.calls += 1
+        if self.reduce == "none":
+            self.parts.append(st)
+            return
+        w = float(rows)
+        for name in st.columns:
+            v = np.asarray(st.values[name])
+            how = _kind(name)
+            if how == "first":
+                self.first.setdefault(name, v[0])
+            elif how == "mean":
+                x = np.where(np.isnan(v), 0.0, v.astype(np.float64)) * w
+                c = np.where(np.isnan(v), 0.0, w)
+                s, n = self.sum.get(name, (0.0, 0.0))
+                self.sum[name] = (s + x.sum(0), n + c.sum(0))
+            else:
+                f = np.fmax if how == "max" else np.fmin
+                r = f.reduce(v.astype(np.float64), axis=0)
+                self.ext[name] = r if name not in self.ext else f(self.ext[name], r)
+
+    def values(self):
+        """name -> array (heads,) (or (batch, heads) for reduce="none")."""
+        if self.reduce == "none":
+            return {n: np.concatenate([np.asarray(p.values[n]) for p in self.parts])
+                    for n in self.columns}
+        out = {}
+        for name in self.columns:
+            if name in self.first:
+                out[name] = self.first[name]
+            elif name in self.ext:
+                out[name] = self.ext[name]
+            elif name in self.sum:
+                s, n = self.sum[name]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    out[name] = np.where(n > 0, s / np.where(n > 0, n, 1), math.nan)
+        return out

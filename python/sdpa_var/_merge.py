@@ -1,0 +1,55 @@
+"""merge(): shards written by `sdpa-var --format state` merged by the
+library's own code (sv_state_merge), so the numbers are the CLI's."""
+import ctypes
+import math
+import os
+
+from . import _lib as L
+from ._random import summary_stats
+
+
+def merge(paths):
+    """Reads the state files @p paths (shards of trials and query rows, in
+    any order: docs/scaling.md) and returns one Stats(kind="summary") per
+    configuration: what `sdpa-var merge FILE...` prints, the same numbers.
+    Raises ValueError naming the file for a corrupt, truncated, mismatched,
+    overlapping or missing shard; OSError when a file cannot be read.
+    A user who runs shards with multiprocessing, Dask or Ray writes each
+    shard's state with the CLI (or keeps its bytes) and merges them here."""
+    paths = [os.fspath(p) for p in paths]
+    if not paths:
+        raise ValueError("merge: no state files")
+    states = (L.sv_state * len(paths))()
+    decoded = 0
+    try:
+        for i, p in enumerate(paths):
+            with open(p, "rb") as f:
+                b = f.read()
+            st = L.lib.sv_state_decode(b, len(b), ctypes.byref(states[i]))
+            if st != L.SV_OK:
+                raise ValueError("%s: %s" % (p, L.status_str(st)))
+            decoded = i + 1
+        ptrs = (ctypes.c_void_p * len(paths))(
+            *[ctypes.addressof(states[i]) for i in range(len(paths))])
+        merged, why = L.sv_state(), L.sv_state_why()
+        st = L.lib.sv_state_merge(ptrs, len(paths), 1, ctypes.byref(merged), ctypes.byref(why))
+        if st != L.SV_OK:
+            what = L.lib.sv_state_problem_str(why.problem).decode()
+            raise ValueError("%s: %s (%s)" % (paths[why.shard], what, L.status_str(st)))
+        try:
+            out = []
+            for c in range(merged.n_configs):
+                spec, summ = L.sv_spec(), L.sv_summary()
+                st = L.lib.sv_state_summary(ctypes.byref(merged), c, ctypes.byref(spec),
+                                            ctypes.byref(summ))
+                if st != L.SV_OK:
+                    raise ValueError("merge: %s" % L.status_str(st))
+                cfg = merged.configs[c]
+                out.append(summary_stats(spec, summ, cfg.scale_name,
+                                         not math.isnan(cfg.observed)))
+            return out
+        finally:
+            L.lib.sv_state_free(ctypes.byref(merged))
+    finally:
+        for i in range(decoded):
+            L.lib.sv_state_free(ctypes.byref(states[i]))

@@ -1,0 +1,71 @@
+"""The monitor's output: a step's accumulators as Stats, the tidy history
+behind to_pandas(), and to_dict()'s flat scalar keys (a mixin of Monitor)."""
+
+import math
+
+import numpy as np
+
+from . import _result
+
+
+class Report:
+    """Monitor's results; needs self.reduce, self.stats, self.last, self._hist."""
+
+    def _stats_of(self, acc):
+        values = acc.values() if acc.heads is not None else {}
+        dims = ("head",) if self.reduce == "batch" else ("batch", "head")
+        shape = next(iter(values.values())).shape if values else ()
+        config = {"scale": repr(acc.scale), "scale_source": str(acc.scale_source),
+                  "path": str(acc.path), "calls": str(acc.calls),
+                  "nonfinite": str(acc.nonfinite)}
+        return _result.make("per_head", dims if values else (), shape,
+                            [c for c in acc.columns if c in values], values, {}, config,
+                            acc.units)
+
+    def _record(self, step, layer, st):
+        c = st.config
+        extra = (float(c["scale"]) if c["scale"] != "None" else math.nan, c["scale_source"],
+                 c["path"], int(c["calls"]))
+        if int(c["nonfinite"]):
+            self._hist.append((step, layer, None, -1, "nonfinite", float(c["nonfinite"]))
+                              + extra)
+        for name in self.stats:
+            if name not in st.values:
+                continue
+            v = np.asarray(st.values[name], dtype=np.float64)
+            for ix in np.ndindex(v.shape):
+                b, h = (None, ix[0]) if v.ndim == 1 else ix
+                self._hist.append((step, layer, b, h, name, float(v[ix])) + extra)
+
+    def to_dict(self, prefix="attn/", stats=None):
+        """Flat {"attn/<layer>/head<h>/<statistic>": float} of the last
+        measured step, for TensorBoard's add_scalars or a W&B-style log:
+        at most layers x heads x len(stats) keys (reduce="none": per batch
+        element, "batch<b>/head<h>"). stats: default monitor(stats=)."""
+        names = self.stats if stats is None else tuple(stats)
+        pre = "" if prefix is None else str(prefix)
+        out = {}
+        for layer, st in self.last.items():
+            for name in names:
+                if name not in st.values:
+                    continue
+                v = np.asarray(st.values[name], dtype=np.float64)
+                for ix in np.ndindex(v.shape):
+                    where = "head%d" % ix[0] if v.ndim == 1 else "batch%d/head%d" % ix
+                    out["%s%s/%s/%s" % (pre, layer, where, name)] = float(v[ix])
+        return out
+
+    def to_pandas(self):
+        """Every measured step as a tidy pandas DataFrame: step, layer,
+        batch (None when reduced), head, statistic, value (the monitor's
+        stats=, and "nonfinite" with head -1: NaN/Inf values seen), and the
+        layer's scale, scale_source, path and calls. Needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("Monitor.to_pandas needs pandas: apt-get install python3-pandas") \
+                from None
+        cols = ["step", "layer", "batch", "head", "statistic", "value", "scale", "scale_source",
+                "path", "calls"]
+        df = pd.DataFrame(self._hist, columns=cols)
+        return df.drop(columns="batch") if self.reduce == "batch" else df

@@ -1,0 +1,231 @@
+/* `sdpa-var merge`: state files (shards) in, what one run prints out.
+ * The files are read here; decoding, the checks and the merge are the
+ * library's (sdpa_var/state.h), so Python's sdpa_var.merge gives the same
+ * numbers. Output goes through the run's own sinks, from the specs and
+ * summaries the states carry: merge has no configuration of its own. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run.h"
+#include "sink.h"
+
+static const char prog[] = "sdpa-var";
+
+static const char usage[] =
+    "Usage: sdpa-var merge [--format table|csv|json|jsonl|state] FILE...\n"
+    "Merges state files written by `sdpa-var --format state` (shards of trials\n"
+    "with --first-trial, of query rows with --q-rows, in any order; - reads\n"
+    "stdin) and prints what one run of all their trials prints.\n";
+
+/* The bytes of path ("-": stdin), malloc'ed; NULL and errno on failure. */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        unsigned char *b = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+        if (!b) {
+            free(buf);
+            buf = NULL;
+            errno = ENOMEM;
+        }
+        buf = b;
+        cap *= 2;
+    }
+    const int bad = buf && ferror(f);
+    const int e = errno;
+    if (f != stdin)
+        fclose(f);
+    if (bad) {
+        free(buf);
+        errno = e ? e : EIO;
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+/* One line naming the files a failed merge blames. */
+static void say_why(const sv_state_why *w, char **files, const sv_state *const *s)
+{
+    const char *f = files[w->shard], *o = files[w->other];
+    const unsigned long long lo = w->lo, hi = w->hi;
+    switch (w->problem) {
+    case SV_STATE_OTHER_BUILD:
+        fprintf(stderr, "%s: merge: %s: written by sdpa-var %s, this is %s\n", prog, f,
+                s[w->shard]->version, SV_VERSION_STRING);
+        break;
+    case SV_STATE_OTHER_SPEC:
+        fprintf(stderr,
+                "%s: merge: %s: another experiment than %s (spec, seed, scale or "
+                "configurations differ)\n",
+                prog, f, o);
+        break;
+    case SV_STATE_OVERLAP:
+        fprintf(stderr, "%s: merge: %s: overlaps %s (trials or rows %llu..%llu)\n", prog, f, o,
+                lo < hi ? lo : hi, (lo < hi ? hi : lo) - 1);
+        break;
+    case SV_STATE_MISSING_TRIALS:
+        fprintf(stderr, "%s: merge: trials %llu..%llu are in no file (%s starts after them)\n",
+                prog, lo, hi - 1, f);
+        break;
+    case SV_STATE_MISSING_ROWS:
+        fprintf(stderr,
+                "%s: merge: query rows %llu..%llu of the trials from %llu are in no file "
+                "(beside %s)\n",
+                prog, lo, hi - 1, (unsigned long long)w->trial, f);
+        break;
+    default:
+        fprintf(stderr, "%s: merge: %s\n", prog, sv_state_problem_str(w->problem));
+    }
+}
+
+/* The merged state written in @p format, through the run's sinks. */
+static int write_merged(const sv_state *m, cli_format format)
+{
+    if (format == CLI_FORMAT_STATE) {
+        size_t len = 0;
+        unsigned char *buf = NULL;
+        int ok = sv_state_encode(m, NULL, 0, &len) == SV_ERANGE && (buf = malloc(len)) &&
+                 sv_state_encode(m, buf, len, &len) == SV_OK;
+        if (!ok)
+            fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(SV_ENOMEM));
+        else if (!(ok = cli_write_all(STDOUT_FILENO, buf, len)))
+            fprintf(stderr, "%s: error writing output: %s\n", prog, strerror(errno));
+        free(buf);
+        return ok;
+    }
+    cli_config *cfg = calloc(m->n_configs, sizeof *cfg);
+    sv_summary *sum = calloc(m->n_configs, sizeof *sum);
+    int ok = cfg && sum;
+    for (size_t i = 0; ok && i < m->n_configs; i++) {
+        const sv_status st = sv_state_summary(m, i, &cfg[i].spec, &sum[i]);
+        memcpy(cfg[i].scale_name, m->configs[i].scale_name, sizeof cfg[i].scale_name);
+        if (st != SV_OK) {
+            fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(st));
+            ok = 0;
+        }
+    }
+    const cli_plan plan = {
+        .configs = cfg,
+        .count = m->n_configs,
+        .out = {.format = format, .kind = SV_OUTPUT_SUMMARY, .observed = m->configs[0].observed}};
+    cli_sink sink;
+    if (ok && !cli_sink_begin(&sink, STDOUT_FILENO, &plan)) {
+        fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(SV_ENOMEM));
+        ok = 0;
+    } else if (ok) {
+        for (size_t i = 0; ok && i < m->n_configs; i++) {
+            const sv_row_view v = {.spec = &cfg[i].spec,
+                                   .scale_name = cfg[i].scale_name,
+                                   .stats = &sum[i].mean,
+                                   .summary = &sum[i]};
+            ok = cli_sink_row(&sink, &v) && cli_sink_commit(&sink);
+        }
+        ok = ok && cli_sink_end(&sink);
+        if (!ok) {
+            cli_sink_abort(&sink);
+            fprintf(stderr, "%s: error writing output: %s\n", prog,
+                    sink.write_errno ? strerror(sink.write_errno) : "out of memory");
+        }
+    }
+    free(cfg);
+    free(sum);
+    return ok;
+}
+
+/* Reads and decodes every file; the merge; the output. */
+static int merge_files(char **files, size_t n, cli_format format)
+{
+    sv_state *st = calloc(n, sizeof *st);
+    const sv_state **sp = calloc(n, sizeof *sp);
+    int ok = st && sp;
+    for (size_t i = 0; ok && i < n; i++) {
+        size_t len = 0;
+        unsigned char *b = slurp(files[i], &len);
+        if (!b) {
+            fprintf(stderr, "%s: merge: %s: %s\n", prog, files[i], strerror(errno));
+            ok = 0;
+            break;
+        }
+        const sv_status s = sv_state_decode(b, len, &st[i]);
+        free(b);
+        if (s != SV_OK) {
+            fprintf(stderr, "%s: merge: %s: %s\n", prog, files[i],
+                    s == SV_EUNSUPPORTED ? "a state of another format version" : sv_status_str(s));
+            ok = 0;
+        }
+        sp[i] = &st[i];
+    }
+    sv_state m;
+    sv_state_why why;
+    if (ok) {
+        const sv_status s = sv_state_merge(sp, n, format != CLI_FORMAT_STATE, &m, &why);
+        if (s == SV_EMISMATCH)
+            say_why(&why, files, sp);
+        else if (s != SV_OK)
+            fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(s));
+        ok = s == SV_OK && write_merged(&m, format);
+        if (s == SV_OK)
+            sv_state_free(&m);
+    }
+    for (size_t i = 0; st && i < n; i++)
+        sv_state_free(&st[i]);
+    free(st);
+    free(sp);
+    return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
+}
+
+int cli_merge(int argc, char **argv)
+{
+    static const char *const names[] = {"table", "csv", "json", "jsonl", "state"};
+    cli_format format = CLI_FORMAT_AUTO;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
+        }
+        if (strcmp(a, "--format") == 0 && i + 1 < argc)
+            v = argv[++i];
+        else if (strncmp(a, "--format=", 9) == 0)
+            v = a + 9;
+        if (!v) {
+            fprintf(stderr, "%s: merge: unknown option '%s' (try '%s merge --help')\n", prog, a,
+                    prog);
+            return CLI_EXIT_USAGE;
+        }
+        format = CLI_FORMAT_AUTO;
+        for (int k = 0; k < 5; k++)
+            if (strcmp(v, names[k]) == 0)
+                format = (cli_format)(CLI_FORMAT_TABLE + k);
+        if (format == CLI_FORMAT_AUTO) {
+            fprintf(stderr,
+                    "%s: merge: --format: '%s' is not one of table, csv, json, jsonl, state\n",
+                    prog, v);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    if (i >= argc) {
+        fprintf(stderr, "%s: merge: no state files (try '%s merge --help')\n", prog, prog);
+        return CLI_EXIT_USAGE;
+    }
+    if (format == CLI_FORMAT_AUTO)
+        format = isatty(STDOUT_FILENO) ? CLI_FORMAT_TABLE : CLI_FORMAT_CSV;
+    return merge_files(argv + i, (size_t)(argc - i), format);
+}

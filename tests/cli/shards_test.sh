@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Shards (docs/scaling.md): three trial shards, three row shards and both
+# (--first-trial, --q-rows, --format state) merged by `sdpa-var merge` in
+# any order print one run's bytes in csv, json, jsonl and table; per-trial
+# rows of a trial shard are the long run's; a bad shard is one line naming
+# the file, exit 1; Python's sdpa_var.merge gives the CLI's numbers.
+# Usage: tests/cli/shards_test.sh path/to/sdpa-var [path/to/python-dir]
+set -u
+BIN=${1:?usage: shards_test.sh path/to/sdpa-var [python dir]}
+PYDIR=${2:-}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+same() { if cmp -s "$1" "$2"; then ok; else bad "$3: $1 and $2 differ"; fi; }
+
+# --- trial shards: 9000 trials of two configurations, cut off the blocks
+A=(--dk 4,16 --n 20 --observed 60 --seed 5)
+"$BIN" "${A[@]}" --trials 9000 --format csv >"$T/one.csv"
+"$BIN" "${A[@]}" --trials 2500 --first-trial 0 --format state >"$T/t0.st"
+"$BIN" "${A[@]}" --trials 4000 --first-trial 2500 --format state >"$T/t1.st"
+"$BIN" "${A[@]}" --trials 2500 --first-trial 6500 --format state >"$T/t2.st"
+"$BIN" merge "$T/t2.st" "$T/t0.st" "$T/t1.st" >"$T/m.csv"
+same "$T/one.csv" "$T/m.csv" "trial shards, csv"
+# merge of merges: a state of trials 2500..8999, then the rest from stdin
+"$BIN" merge --format state "$T/t1.st" "$T/t2.st" >"$T/t12.st"
+"$BIN" merge "$T/t12.st" - <"$T/t0.st" >"$T/m2.csv"
+same "$T/one.csv" "$T/m2.csv" "a merged state merged again"
+# per-trial rows of a shard are the long run's (the trials column says T)
+C=trial,raw_var,scaled_entropy,raw_max_weight
+"$BIN" --dk 8 --n 20 --trials 30 --per-trial --columns $C >"$T/pt.csv"
+"$BIN" --dk 8 --n 20 --trials 10 --first-trial 20 --per-trial --columns $C --no-header >"$T/pt2.csv"
+tail -n 10 "$T/pt.csv" >"$T/pt_tail.csv"
+same "$T/pt_tail.csv" "$T/pt2.csv" "per-trial rows of --first-trial"
+
+# --- row shards: n_q = 2 blocks + 808 rows, causal; then both kinds
+R=(--dk 2 --n $((2 * 4096 + 808)) --causal --seed 3)
+"$BIN" "${R[@]}" --trials 4 --format state >"$T/whole.st"
+for r in 0:4096 4096:8192 8192:9000; do
+    "$BIN" "${R[@]}" --trials 4 --q-rows $r --format state >"$T/r_${r%:*}.st"
+done
+for t in 0 2; do
+    for r in 0:4096 4096:9000; do
+        "$BIN" "${R[@]}" --trials 2 --first-trial $t --q-rows $r --format state >"$T/b_${t}_${r%:*}.st"
+    done
+done
+for f in csv json jsonl table; do
+    "$BIN" "${R[@]}" --trials 4 --format $f >"$T/rone.$f"
+    "$BIN" merge --format $f "$T/r_8192.st" "$T/r_0.st" "$T/r_4096.st" >"$T/rows.$f"
+    same "$T/rone.$f" "$T/rows.$f" "row shards, $f"
+    "$BIN" merge --format $f "$T"/b_*.st >"$T/both.$f"
+    same "$T/rone.$f" "$T/both.$f" "trial and row shards, $f"
+    "$BIN" merge --format $f "$T/t0.st" "$T/t1.st" "$T/t2.st" >"$T/tm.$f"
+    "$BIN" "${A[@]}" --trials 9000 --format $f >"$T/tone.$f"
+    same "$T/tone.$f" "$T/tm.$f" "trial shards, $f"
+done
+
+# --- bad shards: one line naming the file, exit 1, nothing on stdout
+fails_with() { # want-regex, merge args...
+    local want=$1
+    shift
+    "$BIN" merge "$@" >"$T/out" 2>"$T/err"
+    local rc=$? lines
+    lines=$(wc -l <"$T/err")
+    if [ $rc -eq 1 ] && [ "$lines" -eq 1 ] && [ ! -s "$T/out" ] && grep -Eq "$want" "$T/err"; then
+        ok
+    else
+        bad "merge $* -> rc=$rc, $lines lines: $(cat "$T/err") (want: $want)"
+    fi
+}
+head -c 300 "$T/t0.st" >"$T/cut.st"
+cp "$T/t0.st" "$T/flip.st"
+printf '\x7f' | dd of="$T/flip.st" bs=1 seek=200 conv=notrunc 2>/dev/null
+"$BIN" "${A[@]}" --trials 2500 --first-trial 2500 --seed 6 --format state >"$T/seed.st"
+"$BIN" "${A[@]}" --trials 10 --first-trial 2000 --format state >"$T/over.st"
+: >"$T/empty.st"
+fails_with "cut.st: state data corrupt or truncated" "$T/cut.st" "$T/t1.st" "$T/t2.st"
+fails_with "flip.st: state data corrupt or truncated" "$T/flip.st"
+fails_with "empty.st: state data corrupt or truncated" "$T/empty.st"
+fails_with "seed.st: another experiment than .*t0.st" "$T/t0.st" "$T/seed.st"
+fails_with "over.st: overlaps .*t0.st" "$T/t0.st" "$T/over.st" "$T/t1.st" "$T/t2.st"
+fails_with "trials 2500..6499 are in no file" "$T/t0.st" "$T/t2.st"
+fails_with "trials 0..2499 are in no file" "$T/t1.st" "$T/t2.st"
+fails_with "query rows 4096..8191 of the trials from 0 are in no file" "$T/r_0.st" "$T/r_8192.st"
+fails_with "r_0.st: overlaps" "$T/r_0.st" "$T/r_0.st" "$T/r_4096.st" "$T/r_8192.st"
+fails_with "missing.st: No such file" "$T/missing.st"
+# another build: the version string rewritten, the digest made again
+python3 - "$T/t0.st" "$T/old.st" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+n = struct.unpack_from("<Q", b, 16)[0]
+b[24:24 + n] = b"0.0.0"[:n].ljust(n, b"0")
+h = 0xcbf29ce484222325
+for x in b[:-8]:
+    h = ((h ^ x) * 0x100000001b3) & (2**64 - 1)
+struct.pack_into("<Q", b, len(b) - 8, h)
+open(sys.argv[2], "wb").write(b)
+PY
+fails_with "old.st: written by sdpa-var 0.0.0" "$T/old.st" "$T/t1.st" "$T/t2.st"
+
+# --- Python reads and merges the same state
+if [ -n "$PYDIR" ] && PYTHONPATH="$PYDIR" /usr/bin/python3 -c 'import sdpa_var' 2>/dev/null; then
+    if PYTHONPATH="$PYDIR" /usr/bin/python3 - "$T" <<'PY'; then ok; else bad "python merge"; fi
+import csv, math, sys
+import sdpa_var
+t = sys.argv[1]
+rows = sdpa_var.merge([f"{t}/t2.st", f"{t}/t0.st", f"{t}/t1.st"])
+want = list(csv.DictReader(open(f"{t}/one.csv")))
+assert len(rows) == len(want) == 2, (len(rows), len(want))
+for r, w in zip(rows, want):
+    for k, v in w.items():
+        x = r.values[k]
+        if isinstance(x, float):
+            assert (math.isnan(x) and v == "nan") or repr(x) == v or float(v) == x, (k, x, v)
+        else:
+            assert str(x) == v, (k, x, v)
+PY
+else
+    echo "SKIP: python merge (no sdpa_var package at '$PYDIR')"
+fi
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

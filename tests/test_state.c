@@ -1,0 +1,116 @@
+/* State files (state.h): a shard encoded and decoded is the same shard;
+ * trial shards and row shards merged in any order give one run's summary
+ * bits; every bad byte string is refused; overlaps and gaps are named. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "sdpa_var/sdpa_var.h"
+
+#define NQ (SV_FOLD_ROWS + 100u)
+
+static sv_spec spec_of(uint64_t trials)
+{
+    sv_spec s = {.d_k = 2, .n_q = NQ, .n_k = 30, .trials = trials, .seed = 11};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    return s;
+}
+
+/* Trials [first, first + count), rows [r0, r1), as one decoded state. */
+static sv_state shard(uint64_t first, uint64_t count, size_t r0, size_t r1)
+{
+    sv_spec s = spec_of(first + count);
+    sv_source src;
+    const sv_exec exec = {.threads = 2};
+    CHECK(sv_source_draw(&s, &src) == SV_OK);
+    sv_state st = {.n_configs = 1, .configs = calloc(1, sizeof(sv_state_config))};
+    strcpy(st.version, sv_version());
+    sv_state_config *c = st.configs;
+    *c = (sv_state_config){.spec = s,
+                           .observed = NAN,
+                           .trial_first = first,
+                           .trial_count = count,
+                           .row_begin = r0,
+                           .row_end = r1};
+    c->spec.trials = count;
+    strcpy(c->scale_name, "sqrt");
+    if (r0 == 0 && r1 == NQ) {
+        sv_trial_stats t[4];
+        CHECK(sv_engine_run(&s, &src, &exec, NULL, first, count, t) == SV_OK);
+        CHECK(sv_partial_init(&c->trials, first, count) == SV_OK);
+        CHECK(sv_partial_add(&c->trials, t, (size_t)count) == SV_OK);
+    } else {
+        c->folds = calloc((size_t)count * sv_rowfold_blocks(r0, r1), sizeof(sv_rowfold));
+        CHECK(sv_engine_run_rows(&s, &src, &exec, first, count, r0, r1, c->folds) == SV_OK);
+    }
+    /* through bytes: what a file holds */
+    size_t len = 0;
+    CHECK(sv_state_encode(&st, NULL, 0, &len) == SV_ERANGE && len > 0);
+    unsigned char *b = malloc(len);
+    CHECK(sv_state_encode(&st, b, len, &len) == SV_OK);
+    sv_state back;
+    CHECK(sv_state_decode(b, len, &back) == SV_OK);
+    size_t len2 = 0;
+    unsigned char *b2 = malloc(len);
+    CHECK(sv_state_encode(&back, b2, len, &len2) == SV_OK && len2 == len);
+    CHECK(memcmp(b, b2, len) == 0);
+    /* cut short, a bit flipped, one byte more: refused */
+    sv_state bad;
+    CHECK(sv_state_decode(b, len - 1, &bad) == SV_ECORRUPT);
+    b[len / 2] ^= 4;
+    CHECK(sv_state_decode(b, len, &bad) == SV_ECORRUPT);
+    free(b);
+    free(b2);
+    sv_state_free(&st);
+    return back;
+}
+
+int main(void)
+{
+    /* one run: 4 trials */
+    const sv_spec s = spec_of(4);
+    sv_trial_stats t[4];
+    sv_source src;
+    const sv_exec exec = {.threads = 1};
+    CHECK(sv_source_draw(&s, &src) == SV_OK);
+    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, 4, t) == SV_OK);
+    sv_summary want, got;
+    CHECK(sv_summary_compute(&s, t, NAN, &want) == SV_OK);
+    /* trials [2, 4) whole; [0, 2) in two row shards; given out of order */
+    sv_state a = shard(2, 2, 0, NQ), b = shard(0, 2, SV_FOLD_ROWS, NQ),
+             c = shard(0, 2, 0, SV_FOLD_ROWS);
+    const sv_state *all[3] = {&a, &b, &c};
+    sv_state m;
+    sv_state_why why;
+    CHECK(sv_state_merge(all, 3, 1, &m, &why) == SV_OK && why.problem == SV_STATE_FINE);
+    sv_spec ms;
+    CHECK(sv_state_summary(&m, 0, &ms, &got) == SV_OK);
+    CHECK(ms.trials == 4 && sv_spec_hash(&ms) == sv_spec_hash(&s));
+    CHECK(memcmp(&want, &got, sizeof want) == 0);
+    sv_state_free(&m);
+    /* a row shard missing, a shard twice, trials from 2 only */
+    const sv_state *gap[2] = {&a, &b}, *twice[4] = {&a, &b, &c, &a}, *late[1] = {&a};
+    CHECK(sv_state_merge(gap, 2, 1, &m, &why) == SV_EMISMATCH &&
+          why.problem == SV_STATE_MISSING_ROWS && why.lo == 0 && why.hi == SV_FOLD_ROWS);
+    CHECK(sv_state_merge(twice, 4, 1, &m, &why) == SV_EMISMATCH && why.problem == SV_STATE_OVERLAP);
+    CHECK(sv_state_merge(late, 1, 1, &m, &why) == SV_EMISMATCH &&
+          why.problem == SV_STATE_MISSING_TRIALS && why.hi == 2);
+    CHECK(sv_state_merge(late, 1, 0, &m, &why) == SV_OK); /* a state of trials 2..3 */
+    sv_state_free(&m);
+    /* another seed; another build */
+    a.configs[0].spec.seed++;
+    CHECK(sv_state_merge(all, 3, 1, &m, &why) == SV_EMISMATCH &&
+          why.problem == SV_STATE_OTHER_SPEC);
+    a.configs[0].spec.seed--;
+    strcpy(b.version, "0.0.1");
+    CHECK(sv_state_merge(all, 3, 1, &m, &why) == SV_EMISMATCH &&
+          why.problem == SV_STATE_OTHER_BUILD && why.shard == 1);
+    CHECK(strcmp(sv_state_problem_str(SV_STATE_OVERLAP), "overlaps another shard") == 0);
+    sv_state z;
+    CHECK(sv_state_decode((const unsigned char *)"SDPAVST", 7, &z) == SV_ECORRUPT);
+    sv_state_free(&a);
+    sv_state_free(&b);
+    sv_state_free(&c);
+    return CHECK_DONE();
+}
