@@ -12,7 +12,7 @@ _sdpa_var() {
         --d-model --init --cross --causal --values --dv --grad --format --columns --no-header
         --per-trial --per-row --histogram --weight-histogram --example --quiet --threads
         --block-rows --help --version --q --k --v --layout --pool --save-qk
-        --first-trial --q-rows'
+        --first-trial --q-rows --window --logits --logits-file --upstream --plot --output'
     [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
     # --dist=t: bash splits the word at '=' (COMP_WORDBREAKS) into "--dist",
     # "=" and "t" (or just "--dist" and "=" when nothing follows yet).
@@ -27,11 +27,12 @@ _sdpa_var() {
         --dist) values='normal uniform rademacher t' ;;
         --init) values='xavier lecun normal' ;;
         --scale) values='sqrt dk none' ;;
-        --format) values='table csv json jsonl state' ;;
+        --format) values='table csv json jsonl state gnuplot' ;;
+        --plot) values='variance entropy max_weight eff_keys grad histogram' ;;
         --layout) values='bhnd bnhd' ;;
         --pool) values='heads none all' ;;
         # Tensor files (FILE[:NAME]) and the directory --save-qk writes.
-        --q | --k | --v)
+        --q | --k | --v | --logits-file | --output)
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return 0
             ;;
@@ -43,7 +44,7 @@ _sdpa_var() {
         -d | --dk | -n | --n | --nq | --nk | -t | --trials | -s | --seed | --nu | \
             --ddof | --observed | --q-mean | --q-std | --k-mean | --k-std | \
             --qk-scale | --plant | --d-model | --dv | --histogram | --threads | \
-            --block-rows | --columns | --first-trial | --q-rows)
+            --block-rows | --columns | --first-trial | --q-rows | --window | --logits | --upstream)
             COMPREPLY=()
             return 0
             ;;

@@ -1,5 +1,6 @@
 /* Softmax statistics: the two worked examples of the notes (seed 003),
  * known to 1e-12 from a 60-digit decimal computation, and properties. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -139,9 +140,60 @@ static void test_properties(void)
     CHECK_LT(s1.max_weight, 1.0);
 }
 
+/* sv_softmax_row_report: the slide's row at c = 1 and c = 1/8 (the same
+ * 60-digit references as test_examples), its Jacobian and a gradient
+ * against the definitions, and the errors. */
+static void test_row_report(void)
+{
+    const double a[4] = {-20, 3, 25, -15}, g[4] = {1.0, -2.0, 0.5, 3.0};
+    double p[4], jac[16], dz[4];
+    sv_softmax_stats st, raw, sc;
+    CHECK(sv_softmax_row_report(a, 4, 1.0, NULL, p, jac, NULL, &st) == SV_OK);
+    CHECK_CLOSE(st.entropy, 6.41577678734705508684e-09, 1e-12, 0.0);
+    CHECK_CLOSE(st.jac_trace, 5.57893626816498594093e-10, 1e-12, 0.0);
+    CHECK_CLOSE(p[2], 9.99999999721053134394e-01, 1e-12, 0.0);
+    /* The top key's J_22 = p_2 (1 - p_2) keeps its digits (p - p^2 would
+     * not): the diagonal sums to the trace. */
+    CHECK_CLOSE(jac[0] + jac[5] + jac[10] + jac[15], st.jac_trace, 1e-12, 0.0);
+    CHECK(sv_softmax_row_report(a, 4, 0.125, g, p, jac, dz, &st) == SV_OK);
+    sv_softmax_row_stats(a, 4, 0.125, &raw, &sc);
+    CHECK(st.entropy == sc.entropy && st.jac_frob == sc.jac_frob && st.eff_keys == sc.eff_keys);
+    /* a / 8 = [-2.5, 0.375, 3.125, -1.875]: not quite the notes' row b. */
+    CHECK_CLOSE(p[2] / p[1], exp(22.0 / 8.0), 1e-14, 0.0);
+    CHECK_CLOSE(p[0] + p[1] + p[2] + p[3], 1.0, 1e-15, 0.0);
+    double tr = 0.0, f2 = 0.0, sum = 0.0;
+    for (int i = 0; i < 4; i++) {
+        double jg = 0.0;
+        for (int j = 0; j < 4; j++) {
+            CHECK(jac[i * 4 + j] == jac[j * 4 + i]);
+            CHECK_CLOSE(jac[i * 4 + j], (i == j ? p[i] : 0.0) - p[i] * p[j], 1e-15, 1e-300);
+            jg += jac[i * 4 + j] * g[j];
+            f2 += jac[i * 4 + j] * jac[i * 4 + j];
+        }
+        tr += jac[i * 4 + i];
+        sum += dz[i];
+        CHECK_CLOSE(dz[i], jg, 1e-13, 1e-15);
+    }
+    CHECK_CLOSE(tr, st.jac_trace, 1e-13, 0.0);
+    CHECK_CLOSE(sqrt(f2), st.jac_frob, 1e-13, 0.0);
+    CHECK(fabs(sum) < 1e-15); /* J 1 = 0: a shift of every logit changes nothing */
+    /* Errors: outputs untouched. */
+    const double bad[2] = {1.0, NAN};
+    p[0] = 7.0;
+    CHECK_STATUS(sv_softmax_row_report(bad, 2, 1.0, NULL, p, NULL, NULL, &st), SV_ENONFINITE);
+    CHECK_EQ(p[0], 7.0);
+    CHECK_STATUS(sv_softmax_row_report(a, 4, 1.0, bad, p, NULL, dz, &st), SV_ENONFINITE);
+    CHECK(sv_softmax_row_report(a, 4, 1.0, g, p, NULL, NULL, &st) == SV_EINVAL);
+    CHECK(sv_softmax_row_report(a, 0, 1.0, NULL, p, NULL, NULL, &st) == SV_EINVAL);
+    CHECK(sv_softmax_row_report(a, 4, 0.0, NULL, p, NULL, NULL, &st) == SV_EINVAL);
+    CHECK(sv_softmax_row_report(a, 4, 1.0, NULL, NULL, NULL, NULL, &st) == SV_EINVAL);
+    CHECK(sv_softmax_row_report(a, SIZE_MAX / 4, 1.0, NULL, p, jac, NULL, &st) == SV_ERANGE);
+}
+
 int main(void)
 {
     test_examples();
+    test_row_report();
     test_properties();
     return CHECK_DONE();
 }

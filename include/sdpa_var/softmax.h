@@ -173,4 +173,46 @@ sv_status sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double 
  */
 sv_status sv_softmax(const double *s, size_t n, double scale, double *p);
 
+/**
+ * Everything a slide says about one row of logits at one scale: the
+ * softmax weights p = softmax(c z), their statistics, the Jacobian
+ * J = d p / d(c z) = diag(p) - p p^T and, given an upstream gradient g =
+ * dL/dp on the weights, the gradient of L with respect to the logits the
+ * softmax sees, dL/d(c z) = J^T g = p * (g - p.g) (J is symmetric). For
+ * attention, where p weights the rows v_j of V and dL/do is the gradient
+ * on the output o = sum_j p_j v_j, pass g_j = v_j . dL/do. The gradient
+ * with respect to the unscaled z is c times the one returned.
+ *
+ * @param z      n >= 1 finite logits, as given (unscaled).
+ * @param n      keys; n n doubles must fit in size_t bytes when jac is
+ *               not NULL.
+ * @param scale  the multiplier c > 0 (finite) of the logits: p =
+ *               softmax(c z), computed with the row max subtracted
+ *               (sv_softmax).
+ * @param g      n finite upstream values dL/dp, or NULL (no gradient).
+ * @param p      n outputs: the weights, summing to 1.
+ * @param jac    n x n outputs (row-major) J_ij = p_i (delta_ij - p_j), or
+ *               NULL.
+ * @param dz     n outputs dL/d(c z), when g is not NULL (else unused, may
+ *               be NULL).
+ * @param stats  entropy (nats), e^H, max weight, trace and Frobenius norm
+ *               of J at this scale: the `scaled` result of
+ *               sv_softmax_row_stats (its cancellation-free forms: trace
+ *               1 - sum p^2 keeps its digits for one-hot rows).
+ * No output may alias an input.
+ * @return SV_OK; SV_EINVAL for z, p or stats NULL, g given with dz NULL,
+ *         n = 0 or a bad scale; SV_ERANGE when n (or n n with jac)
+ *         doubles overflow size_t bytes; SV_ENONFINITE for a non-finite
+ *         value in z or g (all three checked first, in that order:
+ *         outputs untouched), or logits so far apart (|z| ~ 1e308) that
+ *         their differences overflow.
+ * Thread safety: reads z and g, writes the outputs only.
+ * Cost: 3n exp, n^2 for jac.
+ * Source: softmax, Vaswani et al. 2017, eq. 1; its Jacobian
+ * d p_i / d x_j = p_i (delta_ij - p_j), e.g. Goodfellow et al., Deep
+ * Learning (2016), 6.2.2.3; docs/theory.md.
+ */
+sv_status sv_softmax_row_report(const double *z, size_t n, double scale, const double *g, double *p,
+                                double *jac, double *dz, sv_softmax_stats *stats);
+
 #endif

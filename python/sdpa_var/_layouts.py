@@ -29,7 +29,7 @@ def as_number(x, what):
     shape = getattr(x, "shape", None)
     if shape is not None and hasattr(x, "item"):
         if len(tuple(shape)) != 0 and int(math.prod(tuple(shape))) != 1:
-            raise ValueError("%s: a tensor of shape %s is not one number" % (what, tuple(shape)))
+            raise TypeError("%s: a tensor of shape %s is not one number" % (what, tuple(shape)))
         return float(x.item())
     return None
 

@@ -11,6 +11,7 @@
 
 #include "budget.h"
 #include "example.h"
+#include "logits_run.h"
 #include "options.h"
 #include "sdpa_var/cpu.h"
 #include "run.h"
@@ -168,6 +169,8 @@ static int run(cli_options *o)
         }
         if (opt.given[CLI_OPT_Q])
             return run_files(o, format);
+        if (opt.n_logits || opt.given[CLI_OPT_LOGITS_FILE])
+            return cli_logits_run(o, format);
         const cli_plan plan = cli_options_plan(o, format);
         if (getenv("SDPA_VAR_MEMORY_ESTIMATE"))
             fprintf(stderr, "%s: memory estimate %.0f KiB\n", prog,

@@ -58,7 +58,7 @@ usage_error "$p: --dv: '0' is not a positive integer" --dv 0
 usage_error "$p: --init: 'he' is not a list of xavier, lecun, normal" --init he
 usage_error "$p: --d-model: '0' is not a positive integer" --d-model 0
 usage_error "$p: --plant does not apply with --d-model (projections draw their own tokens)" --d-model 8 --plant 0.5
-usage_error "$p: --format: 'xml' is not one of table, csv, json, jsonl, state" --format xml
+usage_error "$p: --format: 'xml' is not one of table, csv, json, jsonl, state, gnuplot" --format xml
 usage_error "$p: --no-header does not apply with --format table (CSV only)" --no-header --format table
 usage_error "$p: --observed: 'abc' is not a finite number" --observed abc
 usage_error "$p: --observed: 'nan' is not a finite number" --observed nan
@@ -205,7 +205,8 @@ is_number "$sd" && awk -v s="$sd" 'BEGIN { d = s - sqrt(4.75); exit !(d < 1e-12 
 # --- --example: trial 0 as numbers a student can check (issue 15 section 4) ------
 # numpy recomputes the product and its variance from the printed matrices,
 # and the variance is the run's own trial 0 (its --per-trial row).
-for args in "--dk 2 --n 2" "--dk 3 --nq 2 --nk 4 --ddof 1" "--dk 5 --n 5 --causal --dist rademacher"; do
+for args in "--dk 2 --n 2" "--dk 3 --nq 2 --nk 4 --ddof 1" "--dk 5 --n 5 --causal --dist rademacher" \
+    "--dk 3 --n 4 --grad --dv 2 --scale dk" "--dk 4 --n 4 --causal --values --scale 0.3"; do
     # shellcheck disable=SC2086
     "$BIN" $args --example >"$tmp/ex.txt" 2>&1 || fail "--example $args: exit $?"
     # shellcheck disable=SC2086
@@ -224,22 +225,130 @@ seen = S[np.tril_indices(S.shape[0])] if causal else S.ravel()
 printed = float(re.search(r"scores \(ddof.*\): (\S+)", text).group(1))
 assert abs(seen.var(ddof=ddof) - printed) <= 1e-4 * max(1.0, printed), (seen.var(ddof=ddof), printed)
 assert abs(printed - float(sys.argv[2])) <= 5e-7 * max(1.0, printed), (printed, sys.argv[2])
+# every later step from the printed matrices (issue 24 section 2)
+c = env["c"]
+dk = Q.shape[1]
+want = {"dk": 1 / dk, "0.3": 0.3}.get(re.search(r"--scale ([^:\s]+)", text).group(1), dk ** -0.5)
+assert abs(c - want) <= 1e-15 * want, (c, want)
+assert np.allclose(env["Z"], S * c, atol=2e-5)
+mask = np.tril(np.ones(S.shape, bool)) if causal else np.ones(S.shape, bool)
+def softmax(x):
+    e = np.where(mask, np.exp(x - np.where(mask, x, -np.inf).max(axis=1, keepdims=True)), 0.0)
+    return e / e.sum(axis=1, keepdims=True)
+Pr, P = softmax(Q @ K.T), softmax(Q @ K.T * c)
+assert np.allclose(env["Pr"], Pr, atol=2e-5) and np.allclose(env["P"], P, atol=2e-5)
+i = S.shape[0] - 1 if causal else 0
+for name, p in (("Jr", Pr[i]), ("J", P[i])):
+    assert np.allclose(env[name], np.diag(p) - np.outer(p, p), atol=2e-5), name
+if "V" in env:
+    V = env["V"]
+    assert np.allclose(env["Or"], Pr @ V, atol=5e-5) and np.allclose(env["O"], P @ V, atol=5e-5)
+if "G" in env:
+    G, V = env["G"], env["V"]
+    for name, p in (("dZr", Pr), ("dZ", P)):
+        A = G @ V.T
+        assert np.allclose(env[name], p * (A - (p * A).sum(axis=1, keepdims=True)), atol=5e-5), name
+assert ("V" in env) == ("--values" in sys.argv[3] or "--grad" in sys.argv[3])
+assert ("G" in env) == ("--grad" in sys.argv[3])
 PY
 done
-# Larger d_k: one query's logits, raw and scaled by c, and their softmax.
+# Larger d_k: one query's logits, raw and scaled by c, and their softmax,
+# a line a key: at most 10, the others said in words; 8 keys: all 8.
 "$BIN" --dk 64 --n 1111 --example >"$tmp/ex.txt"
 /usr/bin/python3 - "$tmp/ex.txt" <<'PY' && ok || fail "--example --dk 64: $(cat "$tmp/ex.txt")"
 import re, sys
-lines = {l[:15].strip(): [float(x) for x in l[16:].strip(" []\n").split(",")]
-         for l in open(sys.argv[1]) if l.startswith(("raw logits", "scaled *", "softmax,"))}
-raw, scaled = lines["raw logits q.k"], lines["scaled * 0.125"]
-assert all(abs(s - r * 0.125) <= 0.0051 + 0.00625 for r, s in zip(raw, scaled)), (raw, scaled)
-assert max(lines["softmax, raw"]) > 0.5 > max(lines["softmax, scaled"]), lines
+import numpy as np
+text = open(sys.argv[1]).read()
+rows = np.array([[float(x) for x in l.split()] for l in text.splitlines() if re.match(r"^ +\d+ ", l)])
+assert len(rows) == 10 and "10 keys shown, 1101 not" in text, text
+key, raw, scaled, pr, ps = rows.T
+assert list(key[:8]) == list(range(8)), key
+assert np.all(np.abs(scaled - raw * 0.125) <= 0.0001 + 0.0000625), (raw, scaled)
+assert pr.max() > 0.5 > ps.max()
+gaps = re.findall(r"\(keys (\d+) to (\d+) not shown\)", text)
+shown = set(key.astype(int)) | {k for a, b in gaps for k in range(int(a), int(b) + 1)}
+assert shown == set(range(1111)), len(shown)
 PY
+"$BIN" --dk 64 --n 8 --example | grep -c '^ *[0-9]\+ ' | grep -qx 8 && ok || fail "--example --n 8: not every key"
 [ "$(wc -L <"$tmp/ex.txt")" -le 80 ] && ok || fail "--example wider than 80 columns"
 usage_error "sdpa-var: --example does not apply with --trials (it shows trial 0)" --example --trials 3
 usage_error "sdpa-var: --example does not apply with --format (it prints text)" --example --format csv
 usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --scale, --dist, --init)" --example --dk 2,4
+usage_error "sdpa-var: --example --grad needs d_k, n_q, n_k, d_v <= 6 (it prints the matrices whole; got d_k=64, n_q=1111, n_k=1111, d_v=64)" --example --grad
+usage_error "sdpa-var: --example --values needs d_k, n_q, n_k, d_v <= 6 (it prints the matrices whole; got d_k=4, n_q=3, n_k=3, d_v=8)" --example --dk 4 --n 3 --values --dv 8
+usage_error "sdpa-var: --example --ddof needs d_k, n_q, n_k <= 6 (it prints the matrices whole; got d_k=64, n_q=1111, n_k=1111)" --example --ddof 1
+
+# --- --logits: a slide's own rows (issue 24 section 1) ---------------------------
+# numpy recomputes weights, entropy, Jacobian and J g from the printed logits.
+printf '# two rows\n-20, 3, 25, -15\n\n1,2\n' >"$tmp/rows.txt"
+"$BIN" --logits "-2.5,0.4,3.1,-1.9" --logits-file "$tmp/rows.txt" --dk 64 --format json >"$tmp/lg.json" ||
+    fail "--logits --format json: exit $?"
+/usr/bin/python3 - "$tmp/lg.json" <<'PY' && ok || fail "--logits: numpy disagrees: $(cat "$tmp/lg.json")"
+import json, sys
+import numpy as np
+doc = json.load(open(sys.argv[1]))
+rows = doc["rows"]
+assert [(r["row"], r["scale"]) for r in rows] == [(i, s) for i in range(3) for s in ("none", "sqrt")]
+for r in rows:
+    z = np.array(r["logits"]) * r["scale_value"]
+    assert r["scale_value"] == (1.0 if r["scale"] == "none" else 0.125)
+    p = np.exp(z - z.max()); p /= p.sum()
+    assert np.allclose(r["weights"], p, rtol=1e-12, atol=1e-300)
+    J = np.diag(p) - np.outer(p, p)
+    # the diagonal as p_i (sum of the others): p - p^2 cancels for a top key
+    np.fill_diagonal(J, [p[i] * np.delete(p, i).sum() for i in range(len(p))])
+    assert np.allclose(r["jacobian"], J, rtol=1e-9, atol=1e-300)
+    H = -(p * np.log(p)).sum()
+    assert abs(r["entropy"] - H) <= 1e-9 * H + 1e-15, (r["entropy"], H)
+    assert abs(r["eff_keys"] - np.exp(H)) <= 1e-9 * np.exp(H)
+    assert abs(r["max_weight"] - p.max()) <= 1e-15
+    assert abs(r["jac_frob"] - np.linalg.norm(J)) <= 1e-9 * np.linalg.norm(J)
+    assert abs(r["entropy_bound"] - np.log(len(p))) <= 1e-15
+# the notes' rows: [-20, 3, 25, -15] near one-hot, entropy 6.4e-9 nats
+assert abs(rows[2]["entropy"] - 6.41577678734705508684e-09) <= 1e-20, rows[2]["entropy"]
+assert abs(rows[0]["max_weight"] - 0.927952536929104288) <= 1e-15
+PY
+"$BIN" --logits "-20,3,25,-15" --upstream "1,-2,0.5,3" --scale none,0.5,2 >"$tmp/lg.csv" || fail "--upstream: exit $?"
+/usr/bin/python3 - "$tmp/lg.csv" <<'PY' && ok || fail "--upstream: numpy disagrees: $(cat "$tmp/lg.csv")"
+import csv, sys
+import numpy as np
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 12 and rows[0]["scale"] == "none" and "dk" not in rows[0], rows[0].keys()
+g = np.array([1, -2, 0.5, 3.0])
+for c in ("1", "0.5", "2"):
+    block = [r for r in rows if r["scale_value"] == c]
+    z = float(c) * np.array([-20, 3, 25, -15.0])
+    p = np.exp(z - z.max()); p /= p.sum()
+    J = np.diag(p) - np.outer(p, p)
+    np.fill_diagonal(J, [p[i] * np.delete(p, i).sum() for i in range(len(p))])
+    got = np.array([float(r["grad_logit"]) for r in block])
+    # J g = p_i sum_j p_j (g_i - g_j): the i = j term is exactly 0, no cancelling
+    Jg = p * ((g[:, None] - g[None, :]) * p[None, :]).sum(axis=1)
+    assert np.allclose(got, Jg, rtol=1e-9, atol=1e-300), (got, Jg)
+    assert abs(float(block[0]["grad_logits"]) - np.linalg.norm(Jg)) <= 1e-9 * np.linalg.norm(Jg)
+    jac = np.array([[float(r["jac_%d" % j]) for j in range(4)] for r in block])
+    assert np.allclose(jac, J, rtol=1e-9, atol=1e-300)
+PY
+# A table on a terminal (asked for here), CSV otherwise; rows of different lengths pad jac_ with nan.
+"$BIN" --logits 1,2 --logits 1,2,3 --format table | grep -q '^Row 1, as given (--scale none):$' && ok || fail "--logits table"
+[ "$("$BIN" --logits 1,2 --logits 1,2,3 | awk -F, 'NR == 2 { print $NF }')" = nan ] && ok || fail "--logits: jac_2 of a 2-key row"
+usage_error "sdpa-var: --logits: '1,x,3': item 2 'x' is not a finite number" --logits 1,x,3
+usage_error "sdpa-var: --logits: '1,,3' has an empty item (item 2)" --logits 1,,3
+usage_error "sdpa-var: --logits: '$(seq -s, 1 65 | cut -c1-60)...' has more than 64 keys (at most 64)" --logits "$(seq -s, 1 65)"
+usage_error "sdpa-var: --scale sqrt needs --dk with --logits (it divides by sqrt(d_k))" --logits 1,2 --scale sqrt
+usage_error "sdpa-var: --logits takes one --dk value (got 2)" --logits 1,2 --dk 4,8
+usage_error "sdpa-var: --upstream: 3 values, but --logits '1,2' has 2 keys (one value a key)" --logits 1,2 --upstream 1,2,3
+# A bad file is a runtime error (exit 1), one line naming file, line and value.
+runtime_error() {
+    local want=$1; shift
+    "$BIN" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    [ "$rc" -eq 1 ] && [ ! -s "$tmp/out" ] && [ "$(cat "$tmp/err")" = "$want" ] && ok ||
+        fail "sdpa-var $* -> rc=$rc stdout=$(wc -c <"$tmp/out")B stderr=$(cat "$tmp/err") (want: $want)"
+}
+printf '1,2\n\n7,a\n' >"$tmp/bad.txt"
+runtime_error "sdpa-var: --logits-file: '$tmp/bad.txt' line 3: '7,a': item 2 'a' is not a finite number" --logits-file "$tmp/bad.txt"
+runtime_error "sdpa-var: --upstream: 3 values, but row 0 of --logits-file has 4 keys (one value a key)" --logits-file "$tmp/rows.txt" --upstream 1,2,3
 
 # --- --grad's spreads across trials (issue 15 section 4) -------------------------
 # grad_keys_sd is the plain SD of the per-trial values; the root-mean-square

@@ -79,7 +79,7 @@ usage_error "$p: --dist: 'gaussian' is not a list of normal, uniform, rademacher
 usage_error "$p: --dist: 'normal,studnt' is not a list of normal, uniform, rademacher, t; did you mean t?" --dist normal,studnt
 usage_error "$p: --dist: 'cauchy' is not a list of normal, uniform, rademacher, t" --dist cauchy
 usage_error "$p: --init: 'glorot' is not a list of xavier, lecun, normal; did you mean xavier?" --d-model 4 --init glorot
-usage_error "$p: --format: 'jsn' is not one of table, csv, json, jsonl, state; did you mean json?" --format jsn
+usage_error "$p: --format: 'jsn' is not one of table, csv, json, jsonl, state, gnuplot; did you mean json?" --format jsn
 usage_error "$p: --scale: 'sqr' is not a list of sqrt, dk, none or positive numbers; did you mean sqrt?" --scale sqr
 usage_error "$p: --scale: 'foo' is not a list of sqrt, dk, none or positive numbers" --scale foo
 
@@ -137,7 +137,7 @@ done
 # Every option of the table is in --help, with its default where it has one.
 for o in dk n nq nk trials seed dist ddof observed scale nu q-mean q-std k-mean k-std qk-norm \
     qk-scale plant d-model init cross causal values dv format columns example per-trial per-row histogram \
-    weight-histogram quiet threads block-rows help version; do
+    weight-histogram plot output logits logits-file upstream quiet threads block-rows help version; do
     grep -qE -- "^  (-., |    )--$o( |\$)" "$tmp/help" && ok || fail "--help lacks --$o"
 done
 
@@ -265,6 +265,47 @@ done <<'EOF'
 --per-trial does not apply with --q (rows are per head: --pool)|--per-trial --q q.npy --k k.npy
 --example does not apply with --q (it shows a random trial)|--example --q q.npy --k k.npy
 --save-qk does not apply with --q (it saves random draws)|--save-qk d --q q.npy --k k.npy
+--n does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --n 3
+--nq does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --nq 3
+--nk does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --nk 3
+--trials does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --trials 3
+--seed does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --seed 3
+--dist does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --dist t
+--ddof does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --ddof 1
+--observed does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --observed 1
+--nu does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --nu 6
+--q-mean does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --q-mean 1
+--q-std does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --q-std 2
+--k-mean does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --k-mean 1
+--k-std does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --k-std 2
+--qk-norm does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --qk-norm
+--qk-scale does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --qk-scale 2
+--plant does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --plant 0.5
+--d-model does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --d-model 3
+--init does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --init lecun
+--cross does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --cross
+--causal does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --causal
+--values does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --values
+--dv does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --dv 3
+--grad does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --grad
+--q does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --q q.npy
+--k does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --k k.npy
+--v does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --v v.npy
+--layout does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --layout bnhd
+--pool does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --pool none
+--save-qk does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --save-qk d
+--columns does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --columns dk
+--per-trial does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --per-trial
+--per-row does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --per-row
+--histogram does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --histogram 5
+--weight-histogram does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --weight-histogram
+--example does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --example
+--threads does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --threads 2
+--block-rows does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --block-rows 2
+--upstream needs --logits (the gradient of a given row)|--upstream 1,2
+--format gnuplot does not apply with --per-trial (it plots the summary)|--format gnuplot --per-trial
+--plot needs --format gnuplot (it says what the script draws)|--plot entropy
+--output needs --format gnuplot (the script's terminal)|--output a.png
 EOF
 src_rules=$(awk '/^static const cli_rule rules\[\] = \{/ { on = 1; next } on && /^\};/ { on = 0 }
                  on && /^ *\{CLI_OPT_/ { n++ } END { print n + 0 }' "$(dirname "$0")/../../src/cli/parse/validate.c")

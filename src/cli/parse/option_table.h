@@ -10,7 +10,8 @@
  * Kinds: CLI_ARG_FLAG; CLI_ARG_COUNT (plain decimal integer in [lo, hi]);
  * CLI_ARG_REAL (plain decimal number in [lo, hi]); CLI_ARG_ABOVE (more
  * than lo); CLI_ARG_LIST (parsed by cli_parse_<id>, lo and hi unused).
- * Sections: 0 experiment, 4 measured tensors, 1 output, 2 performance, 3 help.
+ * Sections: 0 experiment, 4 measured tensors, 5 given logits, 1 output,
+ * 2 performance, 3 help.
  * To add an option: a line here, and its use in cli_options_resolve. */
 #ifndef SDPA_VAR_CLI_OPTION_TABLE_H
 #define SDPA_VAR_CLI_OPTION_TABLE_H
@@ -112,13 +113,33 @@
     X(POOL, "pool", 0, "P", CLI_ARG_LIST, 0, 0, "heads", NULL, 4,                                  \
       "heads: a row per (batch, head) then the pooled row (means\n"                                \
       "over heads); none: the heads' rows; all: the pooled row")                                   \
+    X(LOGITS, "logits", 0, "ROW", CLI_ARG_LIST, 0, 0, NULL, NULL, 5,                               \
+      "a row of logits, e.g. '-20,3,25,-15' (repeatable): its\n"                                   \
+      "softmax weights, entropy, e^H, max weight and Jacobian\n"                                   \
+      "diag(p) - pp^T for each --scale (default: as given, and\n"                                  \
+      "* 1/sqrt(d_k) with --dk); at most " CLI_STR(CLI_LOGITS_KEYS_MAX) " keys a row")             \
+    X(LOGITS_FILE, "logits-file", 0, "FILE", CLI_ARG_LIST, 0, 0, NULL, NULL, 5,                    \
+      "rows of logits from FILE ('-': stdin), one comma list a\n"                                  \
+      "line; blank and '#' lines skipped; at most " CLI_STR(CLI_LOGITS_ROWS_MAX) " rows")          \
+    X(UPSTREAM, "upstream", 0, "G", CLI_ARG_LIST, 0, 0, NULL, NULL, 5,                             \
+      "upstream gradient dL/dp on the weights, one value a key:\n"                                 \
+      "also the logit gradient J g = p (g - p.g) (for attention,\n"                                \
+      "g_j = v_j . dL/do)")                                                                        \
     X(SAVE_QK, "save-qk", 0, "DIR", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                             \
       "also write trial 0's drawn Q and K (and V) to DIR/q.npy,\n"                                 \
       "DIR/k.npy (DIR/v.npy), float64 n x d, for --q and --k")                                     \
     X(FORMAT, "format", 0, "F", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                                 \
       "table (default on a terminal), csv (default otherwise),\n"                                  \
-      "json (one document), jsonl (one object a line) or state\n"                                 \
-      "(the mergeable partial result: `sdpa-var merge`)")                                          \
+      "json (one document), jsonl (one object a line), state\n"                                   \
+      "(the mergeable partial result: `sdpa-var merge`) or\n"                                    \
+      "gnuplot (a script drawing --plot, data inline)")                                            \
+    X(PLOT, "plot", 0, "Y", CLI_ARG_LIST, 0, 0, "variance", NULL, 1,                               \
+      "with --format gnuplot: variance, entropy, max_weight,\n"                                    \
+      "eff_keys or grad (needs --grad) against the swept column,\n"                                \
+      "raw and scaled; histogram (needs --histogram)")                                             \
+    X(OUTPUT, "output", 0, "FILE", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                              \
+      "with --format gnuplot: the script draws into FILE, a\n"                                     \
+      ".png (pngcairo) or .svg; else the terminal is gnuplot's")                                   \
     X(COLUMNS, "columns", 0, "NAMES", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                           \
       "write only these columns, in this order: a comma list\n"                                    \
       "of names of docs/columns.md (CSV, JSON, JSONL; at most\n" CLI_STR(CLI_COLUMNS_MAX) ")")     \
@@ -138,9 +159,10 @@
       "instead (n_k <= " CLI_STR(SV_WEIGHT_HIST_KEYS_MAX) ")")                                     \
     X(EXAMPLE, "example", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                              \
       "print one concrete trial instead, trial 0 of the run:\n"                                    \
-      "up to 6 x 6, Q, K, S = QK^T and its variance (numpy\n"                                      \
-      "syntax); else one query's logits, raw and scaled, and\n"                                    \
-      "their softmax weights")                                                                     \
+      "up to 6 x 6, every step in numpy syntax (Q, K, S = QK^T\n"                                  \
+      "and its variance, S c, both softmaxes, a Jacobian; V and\n"                                 \
+      "G with --values, --grad); else one query's logits, raw\n"                                   \
+      "and scaled, and their softmax weights, a line a key")                                       \
     X(QUIET, "quiet", 'q', NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                                \
       "no progress line (shown on stderr when it is a terminal\n"                                  \
       "and a run takes more than half a second)")                                                  \

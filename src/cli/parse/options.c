@@ -48,6 +48,11 @@ static int plain_real(const char *s)
     return *s == '\0';
 }
 
+int cli_plain_real(const char *s)
+{
+    return plain_real(s);
+}
+
 /* An exact integer in plain decimal, perhaps in scientific notation:
  * digits with at most one '.', then e[+-]digits ("1e5", "1.2e3", "100").
  * @return 1 with *out, 0 not an integer of that form ("1.5e0", "1e-1",
@@ -166,7 +171,7 @@ static int not_one_of(const char *what, const char *q, const char *item, const c
     while (names[n])
         n++;
     const int list = strcmp(what, "--format") != 0 && strcmp(what, "--layout") != 0 &&
-                     strcmp(what, "--pool") != 0;
+                     strcmp(what, "--pool") != 0 && strcmp(what, "--plot") != 0;
     size_t at =
         (size_t)snprintf(err, errlen, "%s: '%s' is not %s", what, q, list ? "a list of" : "one of");
     const size_t named = n && strchr(names[n - 1], ' ') ? n - 1 : n; /* "positive numbers" */
@@ -251,7 +256,10 @@ static int init_item(cli_options *opt, const char *s, size_t i)
 static const char *const scale_names[] = {"sqrt", "dk", "none", "positive numbers", NULL};
 static const char *const dist_names[] = {"normal", "uniform", "rademacher", "t", NULL};
 static const char *const init_list[] = {"xavier", "lecun", "normal", NULL};
-static const char *const format_names[] = {"table", "csv", "json", "jsonl", "state", NULL};
+static const char *const format_names[] = {"table", "csv",     "json", "jsonl",
+                                           "state", "gnuplot", NULL};
+static const char *const plot_names[] = {"variance", "entropy",   "max_weight", "eff_keys",
+                                         "grad",     "histogram", NULL};
 static const char *const layout_names[] = {"bhnd", "bnhd", NULL};
 static const char *const pool_names[] = {"heads", "none", "all", NULL};
 
@@ -282,6 +290,28 @@ static int parse_q_rows(cli_options *opt, const char *s, char *err, size_t errle
         return cli_fail(err, errlen, "--q-rows: '%s' is not A:B with A < B", q);
     opt->q_rows[0] = (size_t)a;
     opt->q_rows[1] = (size_t)b;
+    return 1;
+}
+
+/* --plot and --output (--format gnuplot). */
+static int parse_plot(cli_options *opt, cli_option_id id, const char *s, char *err, size_t errlen)
+{
+    char q[80];
+    if (id == CLI_OPT_PLOT) {
+        const int i = name_index(s, plot_names);
+        if (i < 0)
+            return not_one_of("--plot", cli_quote(q, sizeof q, s), s, plot_names, err, errlen);
+        opt->plot = (cli_plot)i;
+        return 1;
+    }
+    /* a file name the script quotes: .png or .svg */
+    const size_t n = strlen(s);
+    if (n < 5 || (strcmp(s + n - 4, ".png") != 0 && strcmp(s + n - 4, ".svg") != 0))
+        return cli_fail(err, errlen, "--output: '%s' does not end in .png or .svg",
+                        cli_quote(q, sizeof q, s));
+    if (strpbrk(s, "'\"\\\n"))
+        return cli_fail(err, errlen, "--output: '%s' has a quote, backslash or newline",
+                        cli_quote(q, sizeof q, s));
     return 1;
 }
 
@@ -320,6 +350,14 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
     case CLI_OPT_K:
     case CLI_OPT_V:
     case CLI_OPT_SAVE_QK:
+    case CLI_OPT_LOGITS_FILE: /* read by logits_run.c */
+    case CLI_OPT_UPSTREAM:    /* rows: validate.c */
+        return 1;
+    case CLI_OPT_LOGITS: /* repeatable: every row kept; parsed by validate.c */
+        if (opt->n_logits == CLI_LOGITS_ROWS_MAX)
+            return cli_fail(err, errlen, "--logits: given more than %d times (at most %d rows)",
+                            CLI_LOGITS_ROWS_MAX, CLI_LOGITS_ROWS_MAX);
+        opt->logits[opt->n_logits++] = s;
         return 1;
     case CLI_OPT_LAYOUT: {
         const int i = name_index(s, layout_names);
@@ -328,6 +366,9 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
         opt->layout_bnhd = i;
         return 1;
     }
+    case CLI_OPT_PLOT:
+    case CLI_OPT_OUTPUT:
+        return parse_plot(opt, id, s, err, errlen);
     case CLI_OPT_POOL: {
         const int i = name_index(s, pool_names);
         if (i < 0)
@@ -346,6 +387,8 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
             opt->format = CLI_FORMAT_JSONL;
         else if (strcmp(s, "state") == 0)
             opt->format = CLI_FORMAT_STATE;
+        else if (strcmp(s, "gnuplot") == 0)
+            opt->format = CLI_FORMAT_GNUPLOT;
         else
             return not_one_of("--format", cli_quote(q, sizeof q, s), s, format_names, err, errlen);
         return 1;

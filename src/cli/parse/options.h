@@ -29,6 +29,9 @@ typedef enum cli_scale_kind {
 #define CLI_BLOCK_ROWS_MAX 1073741824.0 /* --block-rows: 2^30 */
 #define CLI_CONFIGS_MAX 4096            /* configurations of one run */
 #define CLI_COLUMNS_MAX 256             /* names of --columns */
+#define CLI_LOGITS_KEYS_MAX 64          /* keys of a --logits row: its Jacobian is printed whole */
+#define CLI_LOGITS_ROWS_MAX 256         /* rows of --logits and --logits-file together */
+#define CLI_EXAMPLE_MATRIX_MAX 6        /* --example prints matrices up to this size whole */
 #define CLI_SIZE_MAX ((double)SIZE_MAX)
 #define CLI_U64_MAX ((double)UINT64_MAX)
 #define CLI_STR_(x) #x
@@ -86,7 +89,17 @@ typedef struct cli_options {
     int layout_bnhd;      /* --layout bnhd: swap the heads and positions axes */
     size_t q_rows[2];     /* --q-rows A:B as given */
     cli_pool pool;        /* --pool */
+    cli_plot plot;        /* --plot */
     int help, version;
+    const char *logits[CLI_LOGITS_ROWS_MAX]; /* each --logits row, as written */
+    size_t n_logits;
+    /* --logits and --logits-file (validate.c): the scales each row is
+     * shown at (none = as given; sqrt and dk resolved with --dk) and the
+     * --upstream row. */
+    cli_scale_choice logit_scale[CLI_SCALES_MAX];
+    size_t n_logit_scale;
+    double upstream[CLI_LOGITS_KEYS_MAX];
+    size_t n_upstream; /* 0: no --upstream */
     /* Validated (validate.c): every configuration resolved and
      * checked once, in run order; owned, freed by cli_options_free. */
     cli_config *configs;
@@ -176,6 +189,30 @@ extern int cli_omp_num_threads_taken;
 /* OMP_NUM_THREADS, when --threads is not given, validated like it into
  * opt->exec.threads (omp_env.c). 0 and a message when it is not valid. */
 int cli_omp_threads(cli_options *opt, char *err, size_t errlen);
+
+/* Whether s is a number in plain decimal (--help's rule): an optional
+ * '-', digits with at most one '.', an exponent; no blanks, '+', inf, nan. */
+int cli_plain_real(const char *s);
+
+/* The library's check of configuration @p c (its spec resolved, its
+ * scale_name set), into c->engine_bytes; 0 and a message naming the
+ * option and value that fail (config_check.c). */
+int cli_config_check(const cli_options *opt, cli_config *c, char *err, size_t errlen);
+
+/* Whether --example prints every matrix whole: d_k, n_q, n_k (and d_v
+ * with values) at most CLI_EXAMPLE_MATRIX_MAX. Else it shows one query's
+ * row, without V, G or a variance: validate.c refuses --values, --dv,
+ * --grad and --ddof then (config_check.c). */
+int cli_example_whole(const sv_spec *spec);
+
+/* With --example: 0 and a message when an option given is one it cannot
+ * show for the configuration (config_check.c). */
+int cli_example_check(const cli_options *opt, char *err, size_t errlen);
+
+/* With --format gnuplot: 0 and a message when the run has no plot
+ * (files, given logits, --columns) or --plot does not fit it (histogram
+ * without --histogram, grad without --grad) (config_check.c). */
+int cli_plot_check(const cli_options *opt, char *err, size_t errlen);
 
 /* Parses one count or number by the table's rules (plain decimal). */
 int cli_parse_count(const char *what, const char *s, double lo, double hi, uint64_t *out, char *err,

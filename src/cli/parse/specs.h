@@ -19,10 +19,21 @@ typedef enum cli_format {
     CLI_FORMAT_AUTO,
     CLI_FORMAT_TABLE,
     CLI_FORMAT_CSV,
-    CLI_FORMAT_JSON, /* one document */
-    CLI_FORMAT_JSONL, /* JSON Lines: the config, then one row a line */
-    CLI_FORMAT_STATE  /* the mergeable state (sdpa_var/state.h), bytes */
+    CLI_FORMAT_JSON,   /* one document */
+    CLI_FORMAT_JSONL,  /* JSON Lines: the config, then one row a line */
+    CLI_FORMAT_STATE,  /* the mergeable state (sdpa_var/state.h), bytes */
+    CLI_FORMAT_GNUPLOT /* a gnuplot script, the rows as its datablock */
 } cli_format;
+
+/* --plot: what --format gnuplot draws against the swept column. */
+typedef enum cli_plot {
+    CLI_PLOT_VARIANCE,
+    CLI_PLOT_ENTROPY,
+    CLI_PLOT_MAX_WEIGHT,
+    CLI_PLOT_EFF_KEYS,
+    CLI_PLOT_GRAD,
+    CLI_PLOT_HISTOGRAM
+} cli_plot;
 
 /* One configuration of the run: a resolved, checked spec, the --scale
  * item it came from, as written ("sqrt", "dk", "none", "0.125"), and the
@@ -42,15 +53,17 @@ typedef enum cli_pool {
 
 /* How the rows are written. */
 typedef struct cli_output {
-    cli_format format;     /* never CLI_FORMAT_AUTO once the run starts */
-    sv_output_kind kind;   /* summary, per trial, per row, histogram */
-    const size_t *columns; /* --columns: indices into kind's column table */
-    size_t n_columns;      /* 0: every column */
-    int no_header;         /* CSV without its header line */
-    double observed;       /* the --observed value, NAN without */
-    size_t histogram;      /* bins, 0 without --histogram */
-    int weight_histogram;  /* the histogram is of the softmax weights */
-    cli_pool pool;         /* per-head output: which rows */
+    cli_format format;       /* never CLI_FORMAT_AUTO once the run starts */
+    sv_output_kind kind;     /* summary, per trial, per row, histogram */
+    const size_t *columns;   /* --columns: indices into kind's column table */
+    size_t n_columns;        /* 0: every column */
+    int no_header;           /* CSV without its header line */
+    double observed;         /* the --observed value, NAN without */
+    size_t histogram;        /* bins, 0 without --histogram */
+    int weight_histogram;    /* the histogram is of the softmax weights */
+    cli_pool pool;           /* per-head output: which rows */
+    cli_plot plot;           /* --format gnuplot: what is drawn */
+    const char *plot_output; /* --output: the .png or .svg the script sets, or NULL */
 } cli_output;
 
 /* Everything a run needs, in the order it runs. */

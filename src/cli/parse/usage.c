@@ -45,9 +45,11 @@ void cli_options_usage(FILE *f)
         "\nPerformance (results are the same bits for every value):\n",
         "\n",
         "\nMeasured Q and K (instead of random draws; one row per head):\n",
+        "\nGiven logits (instead of Q and K: a slide's own rows):\n",
     };
     fputs("Usage: sdpa-var [OPTION]...\n"
           "  or:  sdpa-var --q FILE[:NAME] --k FILE[:NAME] [--v FILE[:NAME]] [OPTION]...\n"
+          "  or:  sdpa-var --logits ROW [--logits ROW]... [--dk N] [--scale LIST]\n"
           "Draw random queries Q (n_q x d_k) and keys K (n_k x d_k) with mean 0 and\n"
           "variance 1, or read them from .npy or .safetensors files, and compare the\n"
           "statistics of the raw scores QK^T and of the scaled logits QK^T/sqrt(d_k)\n"
@@ -80,8 +82,10 @@ void cli_options_usage(FILE *f)
           "  sdpa-var --dk 64 --n 1111                  raw variance ~64, scaled ~1\n"
           "  sdpa-var --dk 2 --n 2 --trials 100000 --observed 1.6\n"
           "                                             why numpy printed 1.6, not 2\n"
-          "  sdpa-var --dk 1:1024 --n 1111 | gnuplot scripts/variance_vs_dk.gp\n"
+          "  sdpa-var --dk 1:1024 --n 1111 --format gnuplot | gnuplot -p\n"
+          "                                             variance against d_k, drawn\n"
           "  sdpa-var --q q.npy --k k.npy --causal     per-head statistics of a layer\n"
+          "  sdpa-var --logits -20,3,25,-15 --dk 64     a slide's row, raw and / 8\n"
           "\n"
           "Exit status: 0 success, 1 runtime error (e.g. a failed write), 2 usage error.\n"
           "Columns of the output: docs/columns.md; the theory: docs/theory.md.\n",

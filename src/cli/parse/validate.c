@@ -12,6 +12,7 @@
 #include "options.h"
 #include "suggest.h"
 #include "budget.h"
+#include "logits.h"
 
 /* Rules of what applies with what. A rule on option `opt` (as given) fires
  * when, for CLI_RULE_NEEDS, `other` is off or `cond` is false, and for
@@ -59,6 +60,16 @@ static int k_centred(const cli_options *o)
     return o->real[CLI_OPT_K_MEAN] == 0.0 && o->real[CLI_OPT_PLANT] == 0.0;
 }
 
+static int is_gnuplot(const cli_options *o)
+{
+    return o->format == CLI_FORMAT_GNUPLOT;
+}
+
+static int table_or_gnuplot(const cli_options *o)
+{
+    return is_table(o) || is_gnuplot(o);
+}
+
 static int not_csv(const cli_options *o)
 {
     return o->format != CLI_FORMAT_AUTO && o->format != CLI_FORMAT_CSV;
@@ -71,8 +82,49 @@ static int both_nq_nk(const cli_options *o)
 
 #define NEEDS CLI_RULE_NEEDS
 #define FROM_FILES "Q and K are read from files"
+#define GIVEN_ROWS "the rows are given, nothing is drawn"
 #define EXCL CLI_RULE_EXCLUDES
 static const cli_rule rules[] = {
+    /* Given rows of logits (--logits or --logits-file): nothing is drawn
+     * (first, so that each is the rule that fires). */
+    {CLI_OPT_N, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_NQ, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_NK, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_TRIALS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_SEED, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_DIST, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_DDOF, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_NU, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_Q_MEAN, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_Q_STD, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_K_MEAN, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_K_STD, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_QK_NORM, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_QK_SCALE, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_PLANT, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_D_MODEL, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_INIT, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_CROSS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_CAUSAL, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_VALUES, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_DV, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_GRAD, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_Q, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_K, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_V, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_LAYOUT, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_POOL, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_SAVE_QK, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_COLUMNS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_PER_ROW, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_HISTOGRAM, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_WEIGHT_HISTOGRAM, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_THREADS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_BLOCK_ROWS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_UPSTREAM, NEEDS, CLI_OPT_LOGITS, NULL, NULL, "the gradient of a given row", NULL},
     {CLI_OPT_NU, NEEDS, CLI_OPT_DIST, any_t, "t", "degrees of freedom of Student's t", NULL},
     {CLI_OPT_INIT, NEEDS, CLI_OPT_D_MODEL, NULL, NULL, "it initialises the projections", NULL},
     {CLI_OPT_CROSS, NEEDS, CLI_OPT_D_MODEL, NULL, NULL, "keys from their own tokens", NULL},
@@ -106,7 +158,11 @@ static const cli_rule rules[] = {
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_FORMAT, NULL, NULL, "it prints text", NULL},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_COLUMNS, NULL, NULL, "it prints text", NULL},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_NO_HEADER, NULL, NULL, "it prints text", NULL},
-    {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_ROW, is_table, NULL, "it prints CSV", NULL},
+    {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_ROW, table_or_gnuplot, NULL, "it prints CSV", NULL},
+    {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_TRIAL, is_gnuplot, NULL, "it plots the summary", NULL},
+    {CLI_OPT_PLOT, NEEDS, CLI_OPT_FORMAT, is_gnuplot, "gnuplot", "it says what the script draws",
+     NULL},
+    {CLI_OPT_OUTPUT, NEEDS, CLI_OPT_FORMAT, is_gnuplot, "gnuplot", "the script's terminal", NULL},
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_HISTOGRAM, is_table, NULL, "it prints CSV", NULL},
     {CLI_OPT_Q_MEAN, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
     {CLI_OPT_K_MEAN, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
@@ -157,11 +213,13 @@ static const cli_rule rules[] = {
 #undef NEEDS
 #undef EXCL
 #undef FROM_FILES
+#undef GIVEN_ROWS
 
 static int on(const cli_options *o, cli_option_id id)
 {
     return o->given[id] || (id == CLI_OPT_QK_NORM && o->given[CLI_OPT_QK_SCALE]) ||
-           (id == CLI_OPT_VALUES && (o->given[CLI_OPT_DV] || o->given[CLI_OPT_GRAD]));
+           (id == CLI_OPT_VALUES && (o->given[CLI_OPT_DV] || o->given[CLI_OPT_GRAD])) ||
+           (id == CLI_OPT_LOGITS && o->given[CLI_OPT_LOGITS_FILE]);
 }
 
 static int check_rules(const cli_options *o, char *err, size_t errlen)
@@ -184,9 +242,14 @@ static int check_rules(const cli_options *o, char *err, size_t errlen)
             cli_options_echo(o, r->other, other + 1, sizeof other - 1), other[0] = ' ';
         else if (r->value)
             snprintf(other, sizeof other, " %s", r->value);
+        /* --logits-file counts as --logits: name the one given. */
+        const cli_option_id named =
+            r->other == CLI_OPT_LOGITS && !o->given[CLI_OPT_LOGITS] && r->kind == CLI_RULE_EXCLUDES
+                ? CLI_OPT_LOGITS_FILE
+                : r->other;
         return cli_fail(err, errlen, "--%s%s %s --%s%s (%s)", cli_option_defs[r->opt].name, val,
                         r->kind == CLI_RULE_NEEDS ? "needs" : "does not apply with",
-                        cli_option_defs[r->other].name, other, r->why);
+                        cli_option_defs[named].name, other, r->why);
     }
     return 1;
 }
@@ -195,7 +258,23 @@ static int check_rules(const cli_options *o, char *err, size_t errlen)
  * together). */
 static int draw_only(const cli_rule *r)
 {
-    return r->kind == CLI_RULE_EXCLUDES && r->other == CLI_OPT_Q;
+    return r->kind == CLI_RULE_EXCLUDES && (r->other == CLI_OPT_Q || r->other == CLI_OPT_LOGITS);
+}
+
+/* "  --q                not with --nu, --init, ...": the options the
+ * rules on @p group exclude, wrapped under the first. */
+static void group_usage(FILE *f, cli_option_id group, const char *head)
+{
+    int at = fprintf(f, "\n  %-19s%s", head, "not with") - 1;
+    const char *sep = " ";
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (draw_only(&rules[i]) && rules[i].other == group) {
+            const char *name = cli_option_defs[rules[i].opt].name;
+            if (at + (int)strlen(sep) + 2 + (int)strlen(name) + 1 > 79)
+                at = fprintf(f, ",\n%30s", "") - 2, sep = "";
+            at += fprintf(f, "%s--%s", sep, name);
+            sep = ", ";
+        }
 }
 
 void cli_options_rules_usage(FILE *f)
@@ -226,16 +305,8 @@ void cli_options_rules_usage(FILE *f)
                  (prev ? 1 : 0);
         prev = r;
     }
-    at = fprintf(f, "\n  %-19s%s", "--q", "not with") - 1;
-    const char *sep = " ";
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-        if (draw_only(&rules[i])) {
-            const char *name = cli_option_defs[rules[i].opt].name;
-            if (at + (int)strlen(sep) + 2 + (int)strlen(name) + 1 > 79)
-                at = fprintf(f, ",\n%30s", "") - 2, sep = "";
-            at += fprintf(f, "%s--%s", sep, name);
-            sep = ", ";
-        }
+    group_usage(f, CLI_OPT_Q, "--q");
+    group_usage(f, CLI_OPT_LOGITS, "--logits(-file)");
     fputs("\n", f);
 }
 
@@ -404,7 +475,9 @@ static cli_output output_of(const cli_options *o, cli_format format)
                         .observed = o->observed,
                         .histogram = o->histogram,
                         .weight_histogram = o->weight_histogram,
-                        .pool = o->pool};
+                        .pool = o->pool,
+                        .plot = o->histogram ? CLI_PLOT_HISTOGRAM : o->plot,
+                        .plot_output = o->arg[CLI_OPT_OUTPUT]};
 }
 
 cli_plan cli_options_plan(const cli_options *opt, cli_format format)
@@ -421,111 +494,6 @@ cli_plan cli_options_plan(const cli_options *opt, cli_format format)
     return p;
 }
 
-/* The option that sets library field `field`: the given one if several
- * do (--n and --nq both set n_q). */
-static int option_of(const cli_options *o, const char *field)
-{
-    int found = -1;
-    for (int id = 0; id < CLI_OPT_COUNT; id++) {
-        const char *f = cli_option_defs[id].field;
-        if (f && strcmp(f, field) == 0 && (found < 0 || o->given[id]))
-            found = id;
-    }
-    return found;
-}
-
-/* A failure of sv_spec_check_field on @p spec, as a message naming the
- * option and its value. */
-static int library_error(const cli_options *o, size_t index, const sv_spec *spec, sv_status st,
-                         const char *field, char *err, size_t errlen)
-{
-    const int id = field ? option_of(o, field) : -1;
-    char q[80];
-    if (id < 0)
-        return cli_fail(err, errlen, "invalid configuration (%s%s%s)", sv_status_str(st),
-                        field ? ": " : "", field ? field : "");
-    const char *name = cli_option_defs[id].name;
-    cli_options_echo(o, (cli_option_id)id, q, sizeof q);
-    if (id == CLI_OPT_DDOF && spec->causal)
-        return cli_fail(
-            err, errlen,
-            "--ddof: '%s' must be less than the n(n+1)/2 = %zu scores a causal mask "
-            "shows (n = %zu)",
-            q, spec->n_q % 2 ? (spec->n_q + 1) / 2 * spec->n_q : spec->n_q / 2 * (spec->n_q + 1),
-            spec->n_q);
-    if (id == CLI_OPT_DDOF)
-        return cli_fail(err, errlen,
-                        "--ddof: '%s' must be less than the number of scores n_q*n_k = %zu", q,
-                        spec->n_q * spec->n_k);
-    if (id == CLI_OPT_CAUSAL)
-        return cli_fail(err, errlen, "--causal needs n_q = n_k (got n_q=%zu, n_k=%zu)", spec->n_q,
-                        spec->n_k);
-    if (spec->d_model > 0 && (id == CLI_OPT_PLANT || id == CLI_OPT_Q_MEAN || id == CLI_OPT_K_MEAN ||
-                              id == CLI_OPT_Q_STD || id == CLI_OPT_K_STD))
-        return cli_fail(err, errlen,
-                        "--%s does not apply with --d-model (projections draw their own tokens)",
-                        name);
-    if (st == SV_ETOOBIG && id == CLI_OPT_DK)
-        return cli_fail(err, errlen, "--dk: '%zu' is too large (at most %d: CBLAS takes int sizes)",
-                        spec->d_k, INT_MAX);
-    if (st == SV_ERANGE && (id == CLI_OPT_N || id == CLI_OPT_NQ || id == CLI_OPT_NK) &&
-        spec->d_k > INT_MAX) /* (n_q + n_k) d_k overflowed: d_k's fault */
-        return cli_fail(err, errlen, "--dk: '%zu' is too large (at most %d: CBLAS takes int sizes)",
-                        spec->d_k, INT_MAX);
-    if (st == SV_ERANGE && (id == CLI_OPT_N || id == CLI_OPT_NQ || id == CLI_OPT_NK))
-        return cli_fail(err, errlen,
-                        "sizes too large: n_q*n_k = %zu*%zu scores with d_k=%zu overflow 64-bit "
-                        "sizes",
-                        spec->n_q, spec->n_k, spec->d_k);
-    if (id == CLI_OPT_DK)
-        snprintf(q, sizeof q, "%zu", spec->d_k);
-    if (id == CLI_OPT_SCALE) /* the item of this configuration, not the list */
-        cli_quote(q, sizeof q, scale_of(o, index)->name);
-    if (st == SV_EOVERFLOW)
-        return cli_fail(err, errlen,
-                        "--%s: '%s' is too %s: scores could reach %.3g at d_k=%zu (at most "
-                        "%.3g)",
-                        name, q, "large", sv_spec_score_bound(spec), spec->d_k, SV_SCORE_MAX);
-    if (st == SV_EPRECISION)
-        return cli_fail(err, errlen,
-                        "--%s: '%s' is too large against the standard deviation (|mean| / std "
-                        "at most %.3g: double precision would round the scores' spread away)",
-                        name, q, SV_MEAN_STD_MAX);
-    if (id == CLI_OPT_SCALE && st == SV_EINVAL) /* scale^2 is 0 or inf */
-        return cli_fail(err, errlen,
-                        "--scale: '%s' is too %s (its square is not a positive finite "
-                        "double)",
-                        q, spec->scale < 1.0 ? "small" : "large");
-    return cli_fail(err, errlen, "--%s: '%s' is out of range for d_k=%zu, n_q=%zu, n_k=%zu (%s)",
-                    name, q, spec->d_k, spec->n_q, spec->n_k, sv_status_str(st));
-}
-
-/* The library's checks of configuration @p i, mapped to options. */
-static int check_config(const cli_options *o, size_t i, cli_config *c, char *err, size_t errlen)
-{
-    const sv_spec *spec = &c->spec;
-    const char *field = NULL;
-    sv_status st = sv_spec_check_field(spec, &field);
-    if (st == SV_OK && o->histogram) { /* the histogram the run will ask for */
-        uint64_t dummy[2] = {0, 0};    /* not written: the check reads nothing */
-        sv_taps taps = {.hist_bins = o->histogram,
-                        .hist_lo = o->weight_histogram ? 0.0 : -1.0,
-                        .hist_hi = 1.0,
-                        .hist_raw = dummy,
-                        .hist_scaled = dummy};
-        if (o->weight_histogram)
-            taps.hist_w_raw = taps.hist_w_scaled = dummy;
-        st = sv_taps_check(&taps, spec);
-        if (st != SV_OK && o->weight_histogram)
-            return cli_fail(err, errlen, "--weight-histogram needs n_k <= %d (got %zu)",
-                            SV_WEIGHT_HIST_KEYS_MAX, spec->n_k);
-        field = "hist_bins";
-    }
-    if (st == SV_OK && (st = cli_budget_engine_bytes(&o->exec, spec, &c->engine_bytes)) != SV_OK)
-        field = "n_q"; /* the sizes overflow */
-    return st == SV_OK || library_error(o, i, spec, st, field, err, errlen);
-}
-
 static int validate(cli_options *o, char *err, size_t errlen)
 {
     resolve(o);
@@ -533,6 +501,10 @@ static int validate(cli_options *o, char *err, size_t errlen)
         return 1;
     if (!check_rules(o, err, errlen) || !cli_check_shards(o, err, errlen) ||
         !cli_omp_threads(o, err, errlen))
+        return 0;
+    if (on(o, CLI_OPT_LOGITS))
+        return cli_logits_validate(o, err, errlen);
+    if (o->format == CLI_FORMAT_GNUPLOT && !cli_plot_check(o, err, errlen))
         return 0;
     if (o->given[CLI_OPT_COLUMNS] && !resolve_columns(o, err, errlen))
         return 0;
@@ -563,12 +535,16 @@ static int validate(cli_options *o, char *err, size_t errlen)
         cli_config *c = &o->configs[i];
         c->spec = make_spec(o, i);
         snprintf(c->scale_name, sizeof c->scale_name, "%s", scale_of(o, i)->name);
-        if (!check_config(o, i, c, err, errlen)) {
+        if (!cli_config_check(o, c, err, errlen)) {
             cli_options_free(o);
             return 0;
         }
     }
     o->n_configs = n;
+    if (o->example && !cli_example_check(o, err, errlen)) {
+        cli_options_free(o);
+        return 0;
+    }
     return 1;
 }
 

@@ -5,10 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Trial 0's rows of Q and K, drawn as the engine draws them. */
+#include "sdpa_var/softmax.h"
+
+/* Trial 0's rows of Q and K (and V, G), drawn as the engine draws them. */
 typedef struct drawn {
-    double *q, *k; /* n_q x d_k, n_k x d_k, row-major */
+    double *q, *k, *v, *g; /* n_q x d_k, n_k x d_k, n_k x d_v, n_q x d_v; v, g may be NULL */
 } drawn;
+
+static void drawn_free(drawn *d)
+{
+    free(d->q);
+    free(d->k);
+    free(d->v);
+    free(d->g);
+}
 
 static sv_status draw(const sv_spec *spec, drawn *d)
 {
@@ -16,12 +26,13 @@ static sv_status draw(const sv_spec *spec, drawn *d)
     sv_status st = sv_source_draw(spec, &src);
     if (st != SV_OK)
         return st;
-    const size_t dk = spec->d_k;
-    d->q = malloc(spec->n_q * dk * sizeof(double));
-    d->k = malloc(spec->n_k * dk * sizeof(double));
+    const size_t dk = spec->d_k, dv = spec->d_v;
+    *d = (drawn){malloc(spec->n_q * dk * sizeof(double)), malloc(spec->n_k * dk * sizeof(double)),
+                 spec->values ? malloc(spec->n_k * dv * sizeof(double)) : NULL,
+                 spec->grad ? malloc(spec->n_q * dv * sizeof(double)) : NULL};
     double *state = calloc(src.trial_len + 1, sizeof(double));
     double *scratch = calloc(src.scratch_len + 1, sizeof(double));
-    if (!d->q || !d->k || !state || !scratch) {
+    if (!d->q || !d->k || !state || !scratch || (spec->values && !d->v) || (spec->grad && !d->g)) {
         st = SV_ENOMEM;
     } else {
         if (src.trial_len > 0)
@@ -30,13 +41,15 @@ static sv_status draw(const sv_spec *spec, drawn *d)
             src.rows(&src, state, 0, SV_MATRIX_Q, i, 1, d->q + i * dk, dk, scratch);
         for (size_t j = 0; j < spec->n_k; j++)
             src.rows(&src, state, 0, SV_MATRIX_K, j, 1, d->k + j * dk, dk, scratch);
+        for (size_t j = 0; d->v && j < spec->n_k; j++)
+            src.rows(&src, state, 0, SV_MATRIX_V, j, 1, d->v + j * dv, dv, scratch);
+        for (size_t i = 0; d->g && i < spec->n_q; i++)
+            src.rows(&src, state, 0, SV_MATRIX_G, i, 1, d->g + i * dv, dv, scratch);
     }
     free(state);
     free(scratch);
-    if (st != SV_OK) {
-        free(d->q);
-        free(d->k);
-    }
+    if (st != SV_OK)
+        drawn_free(d);
     return st;
 }
 
@@ -62,8 +75,6 @@ static void matrix(FILE *f, const char *name, const double *x, size_t rows, size
     fputs("])\n", f);
 }
 
-/* Small sizes: Q, K, S = Q K^T and S's sample variance, as the engine
- * measures it (the visible scores, about their mean, over N - ddof). */
 static void header(FILE *f, const sv_spec *spec)
 {
     fprintf(f,
@@ -73,21 +84,26 @@ static void header(FILE *f, const sv_spec *spec)
             sv_dist_name(spec->dist));
 }
 
-static void small(FILE *f, const sv_spec *spec, const drawn *d)
+/* The keys query i sees. */
+static size_t seen(const sv_spec *spec, size_t i)
 {
-    header(f, spec);
+    return spec->causal ? i + 1 : spec->n_k;
+}
+
+/* S = Q K^T and its sample variance, as the engine measures it (the
+ * visible scores, about their mean, over N - ddof). */
+static void scores(FILE *f, const sv_spec *spec, const drawn *d, double *s)
+{
     const size_t nq = spec->n_q, nk = spec->n_k, dk = spec->d_k;
-    double s[CLI_EXAMPLE_MATRIX_MAX * CLI_EXAMPLE_MATRIX_MAX];
-    double sum = 0.0, n = 0.0;
+    double sum = 0.0, n = 0.0, m2 = 0.0;
     for (size_t i = 0; i < nq; i++)
         for (size_t j = 0; j < nk; j++) {
             s[i * nk + j] = dot(d->q + i * dk, d->k + j * dk, dk);
-            if (!spec->causal || j <= i)
+            if (j < seen(spec, i))
                 sum += s[i * nk + j], n += 1.0;
         }
-    double m2 = 0.0;
     for (size_t i = 0; i < nq; i++)
-        for (size_t j = 0; j < nk && (!spec->causal || j <= i); j++)
+        for (size_t j = 0; j < seen(spec, i); j++)
             m2 += (s[i * nk + j] - sum / n) * (s[i * nk + j] - sum / n);
     matrix(f, "Q", d->q, nq, dk);
     matrix(f, "K", d->k, nk, dk);
@@ -104,85 +120,170 @@ static void small(FILE *f, const sv_spec *spec, const drawn *d)
             (double)dk * (n - 1.0) / (n - (double)spec->ddof), dk);
 }
 
+/* Softmax of every row of c S (masked keys: weight 0) into p, and with G
+ * and V the gradient dL/d(c S) of L = sum(G * (P V)) into dz; query jq's
+ * Jacobian into jac (n_k x n_k, zero past the keys it sees). */
+static void softmax_rows(const sv_spec *spec, const drawn *d, const double *s, double c, double *p,
+                         double *dz, size_t jq, double *jac)
+{
+    const size_t nq = spec->n_q, nk = spec->n_k, dv = spec->d_v;
+    double a[CLI_EXAMPLE_MATRIX_MAX], jrow[CLI_EXAMPLE_MATRIX_MAX * CLI_EXAMPLE_MATRIX_MAX];
+    memset(p, 0, nq * nk * sizeof *p);
+    memset(dz, 0, nq * nk * sizeof *dz);
+    for (size_t i = 0; i < nq; i++) {
+        const size_t n = seen(spec, i);
+        for (size_t j = 0; d->g && j < n; j++) /* dL/dp_ij = g_i . v_j */
+            a[j] = dot(d->g + i * dv, d->v + j * dv, dv);
+        sv_softmax_stats st;
+        (void)sv_softmax_row_report(s + i * nk, n, c, d->g ? a : NULL, p + i * nk, jrow,
+                                    d->g ? dz + i * nk : NULL, &st); /* finite: drawn */
+        for (size_t r = 0; i == jq && r < nk; r++)
+            for (size_t j = 0; j < nk; j++)
+                jac[r * nk + j] = r < n && j < n ? jrow[r * n + j] : 0.0;
+    }
+}
+
+/* Small sizes: every matrix of the computation, as numpy lines. */
+static void small(FILE *f, const sv_spec *spec, const drawn *d, const char *scale_name)
+{
+    enum { M = CLI_EXAMPLE_MATRIX_MAX * CLI_EXAMPLE_MATRIX_MAX };
+    const size_t nq = spec->n_q, nk = spec->n_k, dv = spec->d_v;
+    const size_t jq = spec->causal ? nq - 1 : 0;
+    const double c = sv_spec_scale(spec);
+    double s[M], z[M], pr[M], p[M], dzr[M], dz[M], jr[M], j[M], o[M] = {0};
+    header(f, spec);
+    scores(f, spec, d, s);
+    for (size_t i = 0; i < nq * nk; i++)
+        z[i] = c * s[i];
+    softmax_rows(spec, d, s, 1.0, pr, dzr, jq, jr);
+    softmax_rows(spec, d, s, c, p, dz, jq, j);
+    fprintf(f, "c = %.17g  # --scale %s: the multiplier of the scaled logits\n", c, scale_name);
+    matrix(f, "Z", z, nq, nk);
+    fprintf(f, "# Z = S * c. Pr: softmax of each row of S (raw), P: of Z (scaled)%s.\n",
+            spec->causal ? ";\n# --causal: query i sees keys 0..i, the others get weight 0" : "");
+    matrix(f, "Pr", pr, nq, nk);
+    matrix(f, "P", p, nq, nk);
+    fprintf(f,
+            "# Query %zu's softmax Jacobian d p / d z = diag(p) - p p^T, p its row of\n"
+            "# Pr (Jr) and of P (J):\n",
+            jq);
+    matrix(f, "Jr", jr, nk, nk);
+    matrix(f, "J", j, nk, nk);
+    if (!d->v)
+        return;
+    matrix(f, "V", d->v, nk, dv);
+    fputs("# The attention output: Or = Pr @ V (raw), O = P @ V (scaled).\n", f);
+    for (int scaled = 0; scaled < 2; scaled++) {
+        for (size_t i = 0; i < nq; i++)
+            for (size_t l = 0; l < dv; l++) {
+                double t = 0.0;
+                for (size_t k = 0; k < nk; k++)
+                    t += (scaled ? p : pr)[i * nk + k] * d->v[k * dv + l];
+                o[i * dv + l] = t;
+            }
+        matrix(f, scaled ? "O" : "Or", o, nq, dv);
+    }
+    if (!d->g)
+        return;
+    matrix(f, "G", d->g, nq, dv);
+    fputs("# L = sum(G * O): dL/dP = G @ V.T, and the gradient on the logits the\n"
+          "# softmax sees, dZ = P * (dL/dP - sum(P * dL/dP, axis=1)) (dZr: raw, of S):\n",
+          f);
+    matrix(f, "dZr", dzr, nq, nk);
+    matrix(f, "dZ", dz, nq, nk);
+}
+
 /* Softmax of x[0..n) times c into p (max subtracted); returns its
  * entropy in nats. */
 static double softmax(const double *x, size_t n, double c, double *p)
 {
-    double mx = -INFINITY, z = 0.0, h = 0.0;
-    for (size_t j = 0; j < n; j++)
-        mx = fmax(mx, c * x[j]);
-    for (size_t j = 0; j < n; j++)
-        z += p[j] = exp(c * x[j] - mx);
-    for (size_t j = 0; j < n; j++) {
-        p[j] /= z;
-        h -= p[j] > 0.0 ? p[j] * log(p[j]) : 0.0;
-    }
-    return h;
+    sv_softmax_stats st;
+    (void)sv_softmax_row_report(x, n, c, NULL, p, NULL, NULL, &st); /* drawn: finite */
+    return st.entropy;
 }
 
-/* One line of the query's row: x[key[0..n)] times `times`, each in fmt. */
-static void row_line(FILE *f, const char *label, const double *x, const size_t *key, size_t n,
-                     double times, const char *fmt)
+static size_t argmax(const double *x, size_t n)
 {
-    fprintf(f, "%-15s [", label);
-    for (size_t j = 0; j < n; j++) {
-        char v[32];
-        snprintf(v, sizeof v, fmt, x[key[j]] * times);
-        fprintf(f, "%s%7s", j ? ", " : "", v);
+    size_t k = 0;
+    for (size_t j = 1; j < n; j++)
+        k = x[j] > x[k] ? j : k;
+    return k;
+}
+
+/* Which keys are shown: all when there are at most CLI_EXAMPLE_KEYS,
+ * else the first CLI_EXAMPLE_KEYS - 2 and the raw and scaled softmax's
+ * top keys (or the next ones in order when those are among the first).
+ * @return how many, in key[], ascending. */
+static size_t keys_shown(size_t n, size_t jr, size_t js, size_t *key)
+{
+    size_t m = 0;
+    const size_t first = n <= CLI_EXAMPLE_KEYS ? n : CLI_EXAMPLE_KEYS - 2;
+    for (size_t j = 0; j < first; j++)
+        key[m++] = j;
+    if (n > CLI_EXAMPLE_KEYS) {
+        const size_t top[2] = {jr < js ? jr : js, jr < js ? js : jr};
+        size_t next = first;
+        for (int t = 0; t < 2; t++)
+            if (top[t] >= first && (t == 0 || top[1] != top[0]))
+                key[m++] = top[t];
+        while (m < CLI_EXAMPLE_KEYS) { /* tops among the first: more in order */
+            while (next == jr || next == js)
+                next++;
+            key[m++] = next++;
+        }
+        for (size_t a = 1; a < m; a++) /* insertion sort: a handful */
+            for (size_t b = a; b > 0 && key[b - 1] > key[b]; b--) {
+                const size_t t = key[b];
+                key[b] = key[b - 1], key[b - 1] = t;
+            }
     }
-    fputs("]\n", f);
+    return m;
 }
 
 /* Larger sizes: one query's logits over its keys, raw and scaled, and
- * their softmax weights (the weights over every key the query sees; the
- * first CLI_EXAMPLE_KEYS printed). */
+ * their softmax weights, one line a key; the keys not shown said in words. */
 static sv_status one_query(FILE *f, const sv_spec *spec, const drawn *d, const char *scale_name)
 {
     const size_t i = spec->causal ? spec->n_q - 1 : 0, dk = spec->d_k;
-    const size_t seen = spec->causal ? i + 1 : spec->n_k;
-    const size_t shown = seen < CLI_EXAMPLE_KEYS ? seen : CLI_EXAMPLE_KEYS;
+    const size_t n = seen(spec, i);
     const double c = sv_spec_scale(spec);
-    double *s = calloc(3 * seen, sizeof(double));
+    double *s = calloc(3 * n, sizeof(double));
     if (!s)
         return SV_ENOMEM;
-    double *pr = s + seen, *ps = s + 2 * seen;
+    double *pr = s + n, *ps = s + 2 * n;
     header(f, spec); /* after the one allocation: nothing half-written */
-    for (size_t j = 0; j < seen; j++)
+    for (size_t j = 0; j < n; j++)
         s[j] = dot(d->q + i * dk, d->k + j * dk, dk);
-    const double hr = softmax(s, seen, 1.0, pr), hs = softmax(s, seen, c, ps);
-    size_t jr = 0, js = 0;
-    for (size_t j = 1; j < seen; j++) {
-        jr = pr[j] > pr[jr] ? j : jr;
-        js = ps[j] > ps[js] ? j : js;
-    }
-    /* The first keys, the last one shown replaced by the raw softmax's
-     * favourite when it is not among them. */
+    const double hr = softmax(s, n, 1.0, pr), hs = softmax(s, n, c, ps);
+    const size_t jr = argmax(pr, n), js = argmax(ps, n);
     size_t key[CLI_EXAMPLE_KEYS];
-    for (size_t j = 0; j < shown; j++)
-        key[j] = j;
-    if (jr >= shown)
-        key[shown - 1] = jr;
-    fprintf(f,
-            "Query %zu against the %zu keys it sees (%zu shown, with the one the raw\n"
-            "softmax picks), trial 0:\n\n",
-            i, seen, shown);
-    fprintf(f, "%-15s [", "key");
-    for (size_t j = 0; j < shown; j++)
-        fprintf(f, "%s%7zu", j ? ", " : "", key[j]);
-    fputs("]\n", f);
-    row_line(f, "raw logits q.k", s, key, shown, 1.0, "%.1f");
-    char label[64];
-    snprintf(label, sizeof label, "scaled * %.4g", c);
-    row_line(f, label, s, key, shown, c, "%.2f");
-    row_line(f, "softmax, raw", pr, key, shown, 1.0, "%.2g");
-    row_line(f, "softmax, scaled", ps, key, shown, 1.0, "%.2g");
+    const size_t m = keys_shown(n, jr, js, key);
+    fprintf(f, "Query %zu against the %zu keys it sees, trial 0, c = %.4g (--scale %s)", i, n, c,
+            scale_name);
+    if (m == n)
+        fputs(":\nevery key.\n\n", f);
+    else
+        fprintf(f,
+                ":\n%zu keys shown, %zu not (at most %d a query: the first ones and the\n"
+                "raw and scaled softmax's top keys).\n\n",
+                m, n - m, CLI_EXAMPLE_KEYS);
+    fprintf(f, "%7s  %14s  %14s  %14s  %15s\n", "key", "raw logit q.k", "scaled c q.k",
+            "softmax, raw", "softmax, scaled");
+    for (size_t t = 0; t < m; t++) {
+        const size_t j = key[t];
+        if (t > 0 && key[t - 1] + 1 < j)
+            fprintf(f, "%7s  (keys %zu to %zu not shown)\n", "...", key[t - 1] + 1, j - 1);
+        fprintf(f, "%7zu  %14.4f  %14.4f  %14.4g  %15.4g\n", j, s[j], c * s[j], pr[j], ps[j]);
+    }
+    if (key[m - 1] + 1 < n)
+        fprintf(f, "%7s  (keys %zu to %zu not shown)\n", "...", key[m - 1] + 1, n - 1);
     fprintf(f,
             "\nRaw: the largest weight is %.3f (key %zu), entropy %.3f nats:\n"
             "  e^H = %.1f of %zu keys carry the attention.\n"
             "Scaled (--scale %s): the largest weight is %.3f (key %zu), entropy\n"
             "  %.3f nats:"
             " e^H = %.1f keys. A logit's variance is d_k = %zu raw, %.4g scaled.\n",
-            pr[jr], jr, hr, exp(hr), seen, scale_name, ps[js], js, hs, exp(hs), dk,
+            pr[jr], jr, hr, exp(hr), n, scale_name, ps[js], js, hs, exp(hs), dk,
             c * c * (double)dk);
     free(s);
     return SV_OK;
@@ -194,14 +295,11 @@ sv_status cli_example(FILE *f, const sv_spec *spec, const char *scale_name)
     const sv_status st = draw(spec, &d);
     if (st != SV_OK)
         return st;
-    const int whole = spec->n_q <= CLI_EXAMPLE_MATRIX_MAX && spec->n_k <= CLI_EXAMPLE_MATRIX_MAX &&
-                      spec->d_k <= CLI_EXAMPLE_MATRIX_MAX;
     sv_status out = SV_OK;
-    if (whole)
-        small(f, spec, &d);
+    if (cli_example_whole(spec))
+        small(f, spec, &d, scale_name);
     else
         out = one_query(f, spec, &d, scale_name);
-    free(d.q);
-    free(d.k);
+    drawn_free(&d);
     return out;
 }

@@ -81,6 +81,9 @@ static int start(cli_sink *s)
     case CLI_FORMAT_JSON:
     case CLI_FORMAT_JSONL:
         return cli_json_begin(&s->w);
+    case CLI_FORMAT_GNUPLOT:
+        cli_gnuplot_begin(&s->w);
+        return 1;
     default:
         cli_csv_header(&s->w);
         return 1;
@@ -98,6 +101,9 @@ int cli_sink_row(cli_sink *s, const sv_row_view *row)
     case CLI_FORMAT_JSON:
     case CLI_FORMAT_JSONL:
         cli_json_row(&s->w, row);
+        break;
+    case CLI_FORMAT_GNUPLOT:
+        cli_gnuplot_row(&s->w, row);
         break;
     default:
         cli_csv_row(&s->w, row);
@@ -190,6 +196,8 @@ int cli_sink_end(cli_sink *s)
     start(s); /* a run always has rows; this only keeps the pairing */
     if (s->w.format == CLI_FORMAT_TABLE) {
         cli_table_end(&s->w);
+    } else if (s->w.format == CLI_FORMAT_GNUPLOT) {
+        cli_gnuplot_end(&s->w);
     } else {
         char tail[1024];
         const size_t len = cli_sink_tail(s, tail, sizeof tail);

@@ -47,5 +47,10 @@ void cli_table_begin(cli_writer *s);
 void cli_table_row(cli_writer *s, const sv_row_view *row);
 void cli_table_end(cli_writer *s);
 size_t cli_table_tail(const cli_writer *s, char *buf, size_t len);
+/* --format gnuplot (write_gnuplot.c): the script's head and the
+ * datablock's start, a data line a row, then EOD and the plot. */
+void cli_gnuplot_begin(cli_writer *s);
+void cli_gnuplot_row(cli_writer *s, const sv_row_view *row);
+void cli_gnuplot_end(cli_writer *s);
 
 #endif

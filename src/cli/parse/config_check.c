@@ -1,0 +1,164 @@
+/* The library's check of one configuration (sv_spec_check_field, and
+ * sv_taps_check for a histogram), its failure mapped back to the option
+ * that set the field and its value. The library's rules are not repeated
+ * here. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "budget.h"
+#include "options.h"
+
+/* The option that sets library field `field`: the given one if several
+ * do (--n and --nq both set n_q). */
+static int option_of(const cli_options *o, const char *field)
+{
+    int found = -1;
+    for (int id = 0; id < CLI_OPT_COUNT; id++) {
+        const char *f = cli_option_defs[id].field;
+        if (f && strcmp(f, field) == 0 && (found < 0 || o->given[id]))
+            found = id;
+    }
+    return found;
+}
+
+/* A failure of sv_spec_check_field on @p spec, as a message naming the
+ * option and its value. */
+static int library_error(const cli_options *o, const cli_config *c, sv_status st, const char *field,
+                         char *err, size_t errlen)
+{
+    const sv_spec *spec = &c->spec;
+    const int id = field ? option_of(o, field) : -1;
+    char q[80];
+    if (id < 0)
+        return cli_fail(err, errlen, "invalid configuration (%s%s%s)", sv_status_str(st),
+                        field ? ": " : "", field ? field : "");
+    const char *name = cli_option_defs[id].name;
+    cli_options_echo(o, (cli_option_id)id, q, sizeof q);
+    if (id == CLI_OPT_DDOF && spec->causal)
+        return cli_fail(
+            err, errlen,
+            "--ddof: '%s' must be less than the n(n+1)/2 = %zu scores a causal mask "
+            "shows (n = %zu)",
+            q, spec->n_q % 2 ? (spec->n_q + 1) / 2 * spec->n_q : spec->n_q / 2 * (spec->n_q + 1),
+            spec->n_q);
+    if (id == CLI_OPT_DDOF)
+        return cli_fail(err, errlen,
+                        "--ddof: '%s' must be less than the number of scores n_q*n_k = %zu", q,
+                        spec->n_q * spec->n_k);
+    if (id == CLI_OPT_CAUSAL)
+        return cli_fail(err, errlen, "--causal needs n_q = n_k (got n_q=%zu, n_k=%zu)", spec->n_q,
+                        spec->n_k);
+    if (spec->d_model > 0 && (id == CLI_OPT_PLANT || id == CLI_OPT_Q_MEAN || id == CLI_OPT_K_MEAN ||
+                              id == CLI_OPT_Q_STD || id == CLI_OPT_K_STD))
+        return cli_fail(err, errlen,
+                        "--%s does not apply with --d-model (projections draw their own tokens)",
+                        name);
+    if (st == SV_ETOOBIG && id == CLI_OPT_DK)
+        return cli_fail(err, errlen, "--dk: '%zu' is too large (at most %d: CBLAS takes int sizes)",
+                        spec->d_k, INT_MAX);
+    if (st == SV_ERANGE && (id == CLI_OPT_N || id == CLI_OPT_NQ || id == CLI_OPT_NK) &&
+        spec->d_k > INT_MAX) /* (n_q + n_k) d_k overflowed: d_k's fault */
+        return cli_fail(err, errlen, "--dk: '%zu' is too large (at most %d: CBLAS takes int sizes)",
+                        spec->d_k, INT_MAX);
+    if (st == SV_ERANGE && (id == CLI_OPT_N || id == CLI_OPT_NQ || id == CLI_OPT_NK))
+        return cli_fail(err, errlen,
+                        "sizes too large: n_q*n_k = %zu*%zu scores with d_k=%zu overflow 64-bit "
+                        "sizes",
+                        spec->n_q, spec->n_k, spec->d_k);
+    if (id == CLI_OPT_DK)
+        snprintf(q, sizeof q, "%zu", spec->d_k);
+    if (id == CLI_OPT_SCALE) /* the item of this configuration, not the list */
+        cli_quote(q, sizeof q, c->scale_name);
+    if (st == SV_EOVERFLOW)
+        return cli_fail(err, errlen,
+                        "--%s: '%s' is too %s: scores could reach %.3g at d_k=%zu (at most "
+                        "%.3g)",
+                        name, q, "large", sv_spec_score_bound(spec), spec->d_k, SV_SCORE_MAX);
+    if (st == SV_EPRECISION)
+        return cli_fail(err, errlen,
+                        "--%s: '%s' is too large against the standard deviation (|mean| / std "
+                        "at most %.3g: double precision would round the scores' spread away)",
+                        name, q, SV_MEAN_STD_MAX);
+    if (id == CLI_OPT_SCALE && st == SV_EINVAL) /* scale^2 is 0 or inf */
+        return cli_fail(err, errlen,
+                        "--scale: '%s' is too %s (its square is not a positive finite "
+                        "double)",
+                        q, spec->scale < 1.0 ? "small" : "large");
+    return cli_fail(err, errlen, "--%s: '%s' is out of range for d_k=%zu, n_q=%zu, n_k=%zu (%s)",
+                    name, q, spec->d_k, spec->n_q, spec->n_k, sv_status_str(st));
+}
+
+int cli_config_check(const cli_options *o, cli_config *c, char *err, size_t errlen)
+{
+    const sv_spec *spec = &c->spec;
+    const char *field = NULL;
+    sv_status st = sv_spec_check_field(spec, &field);
+    if (st == SV_OK && o->histogram) { /* the histogram the run will ask for */
+        uint64_t dummy[2] = {0, 0};    /* not written: the check reads nothing */
+        sv_taps taps = {.hist_bins = o->histogram,
+                        .hist_lo = o->weight_histogram ? 0.0 : -1.0,
+                        .hist_hi = 1.0,
+                        .hist_raw = dummy,
+                        .hist_scaled = dummy};
+        if (o->weight_histogram)
+            taps.hist_w_raw = taps.hist_w_scaled = dummy;
+        st = sv_taps_check(&taps, spec);
+        if (st != SV_OK && o->weight_histogram)
+            return cli_fail(err, errlen, "--weight-histogram needs n_k <= %d (got %zu)",
+                            SV_WEIGHT_HIST_KEYS_MAX, spec->n_k);
+        field = "hist_bins";
+    }
+    if (st == SV_OK && (st = cli_budget_engine_bytes(&o->exec, spec, &c->engine_bytes)) != SV_OK)
+        field = "n_q"; /* the sizes overflow */
+    return st == SV_OK || library_error(o, c, st, field, err, errlen);
+}
+
+int cli_example_whole(const sv_spec *spec)
+{
+    const size_t lim = CLI_EXAMPLE_MATRIX_MAX;
+    return spec->n_q <= lim && spec->n_k <= lim && spec->d_k <= lim &&
+           (!spec->values || spec->d_v <= lim);
+}
+
+int cli_example_check(const cli_options *o, char *err, size_t errlen)
+{
+    const sv_spec *spec = &o->configs[0].spec;
+    static const cli_option_id whole_only[] = {CLI_OPT_VALUES, CLI_OPT_DV, CLI_OPT_GRAD,
+                                               CLI_OPT_DDOF};
+    char dv[40] = "";
+    if (spec->values)
+        snprintf(dv, sizeof dv, ", d_v=%zu", spec->d_v);
+    for (size_t i = 0; !cli_example_whole(spec) && i < sizeof whole_only / sizeof *whole_only; i++)
+        if (o->given[whole_only[i]])
+            return cli_fail(err, errlen,
+                            "--example --%s needs d_k, n_q, n_k%s <= %d (it prints the "
+                            "matrices whole; got d_k=%zu, n_q=%zu, n_k=%zu%s)",
+                            cli_option_defs[whole_only[i]].name, spec->values ? ", d_v" : "",
+                            CLI_EXAMPLE_MATRIX_MAX, spec->d_k, spec->n_q, spec->n_k, dv);
+    return 1;
+}
+
+int cli_plot_check(const cli_options *o, char *err, size_t errlen)
+{
+    static const cli_option_id unplotted[] = {CLI_OPT_Q, CLI_OPT_LOGITS, CLI_OPT_LOGITS_FILE,
+                                              CLI_OPT_COLUMNS};
+    for (size_t i = 0; i < sizeof unplotted / sizeof *unplotted; i++)
+        if (o->given[unplotted[i]])
+            return cli_fail(err, errlen,
+                            "--format gnuplot does not apply with --%s (it plots the summary of "
+                            "random draws, or --histogram)",
+                            cli_option_defs[unplotted[i]].name);
+    const int hist = o->plot == CLI_PLOT_HISTOGRAM;
+    char q[80];
+    if (hist && !o->histogram)
+        return cli_fail(err, errlen, "--plot histogram needs --histogram (its bins)");
+    if (o->histogram && o->given[CLI_OPT_PLOT] && !hist)
+        return cli_fail(err, errlen,
+                        "--plot %s does not apply with --histogram (it draws the histogram)",
+                        cli_quote(q, sizeof q, o->arg[CLI_OPT_PLOT]));
+    if (o->plot == CLI_PLOT_GRAD && !o->given[CLI_OPT_GRAD])
+        return cli_fail(err, errlen, "--plot grad needs --grad (the gradients it draws)");
+    return 1;
+}

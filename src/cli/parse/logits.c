@@ -1,0 +1,98 @@
+/* --logits rows and their options (logits.h). */
+#include "logits.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fail.h"
+#include "options.h"
+
+static int blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+int cli_logits_parse_row(const char *where, const char *s, double *out, size_t *n, char *err,
+                         size_t errlen)
+{
+    char q[80], iq[48], item[64];
+    cli_quote(q, sizeof q, s);
+    size_t k = 0;
+    for (const char *p = s;; k++) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len && blank(*p))
+            p++, len--;
+        while (len && blank(p[len - 1]))
+            len--;
+        if (k == CLI_LOGITS_KEYS_MAX)
+            return cli_fail(err, errlen, "%s: '%s' has more than %d keys (at most %d)", where, q,
+                            CLI_LOGITS_KEYS_MAX, CLI_LOGITS_KEYS_MAX);
+        if (len == 0 && !end && k == 0)
+            return cli_fail(err, errlen, "%s: '%s' has no numbers", where, q);
+        if (len == 0)
+            return cli_fail(err, errlen, "%s: '%s' has an empty item (item %zu)", where, q, k + 1);
+        snprintf(item, sizeof item, "%.*s", (int)(len < 63 ? len : 63), p);
+        cli_quote(iq, sizeof iq, item);
+        if (len > 63 || !cli_plain_real(item))
+            return cli_fail(err, errlen, "%s: '%s': item %zu '%s' is not a finite number", where, q,
+                            k + 1, iq);
+        const double v = strtod(item, NULL);
+        if (!(fabs(v) <= CLI_LOGIT_ABS_MAX))
+            return cli_fail(err, errlen, "%s: '%s': item %zu '%s' is too large (at most %g)", where,
+                            q, k + 1, iq, CLI_LOGIT_ABS_MAX);
+        out[k] = v;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    *n = k + 1;
+    return 1;
+}
+
+/* --logits and --logits-file: the scales (resolved), the rows given on
+ * the command line and --upstream, checked; no configuration is drawn.
+ * The file's rows are read and checked by logits_run.c. */
+int cli_logits_validate(cli_options *o, char *err, size_t errlen)
+{
+    const int dk = o->given[CLI_OPT_DK];
+    if (dk && o->n_dk != 1)
+        return cli_fail(err, errlen, "--logits takes one --dk value (got %zu)", o->n_dk);
+    const double d = (double)o->dk[0];
+    if (!o->given[CLI_OPT_SCALE]) { /* as given, and / sqrt(d_k) with --dk */
+        o->n_scale = dk ? 2 : 1;
+        o->scale[0] = (cli_scale_choice){CLI_SCALE_NONE, 1.0, "none"};
+        o->scale[1] = (cli_scale_choice){CLI_SCALE_SQRT, 0.0, "sqrt"};
+    }
+    for (size_t i = 0; i < o->n_scale; i++) {
+        cli_scale_choice c = o->scale[i];
+        if (!dk && (c.kind == CLI_SCALE_SQRT || c.kind == CLI_SCALE_DK))
+            return cli_fail(err, errlen, "--scale %s needs --dk with --logits (%s)", c.name,
+                            c.kind == CLI_SCALE_SQRT ? "it divides by sqrt(d_k)"
+                                                     : "it divides by d_k");
+        c.value = c.kind == CLI_SCALE_SQRT   ? 1.0 / sqrt(d)
+                  : c.kind == CLI_SCALE_DK   ? 1.0 / d
+                  : c.kind == CLI_SCALE_NONE ? 1.0
+                                             : c.value;
+        o->logit_scale[i] = c;
+    }
+    o->n_logit_scale = o->n_scale;
+    if (o->given[CLI_OPT_UPSTREAM] &&
+        !cli_logits_parse_row("--upstream", o->arg[CLI_OPT_UPSTREAM], o->upstream, &o->n_upstream,
+                              err, errlen))
+        return 0;
+    for (size_t i = 0; i < o->n_logits; i++) {
+        double row[CLI_LOGITS_KEYS_MAX];
+        size_t n = 0;
+        char q[80];
+        if (!cli_logits_parse_row("--logits", o->logits[i], row, &n, err, errlen))
+            return 0;
+        if (o->n_upstream && n != o->n_upstream)
+            return cli_fail(err, errlen,
+                            "--upstream: %zu values, but --logits '%s' has %zu keys (one value "
+                            "a key)",
+                            o->n_upstream, cli_quote(q, sizeof q, o->logits[i]), n);
+    }
+    return 1;
+}

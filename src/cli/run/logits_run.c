@@ -1,0 +1,139 @@
+/* --logits (logits_run.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "logits_run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "logits.h"
+#include "write_logits.h"
+
+static const char prog[] = "sdpa-var";
+
+/* The rows: --logits' in order, then the file's; n_k[r] keys of row r at
+ * z + r CLI_LOGITS_KEYS_MAX. */
+typedef struct rows {
+    double z[CLI_LOGITS_ROWS_MAX][CLI_LOGITS_KEYS_MAX];
+    size_t n[CLI_LOGITS_ROWS_MAX];
+    size_t count;
+} rows;
+
+/* One line of the file, blanks and a '\r' at its end taken off. */
+static int file_rows(const char *path, rows *r, char *err, size_t errlen)
+{
+    char q[80], where[128];
+    cli_quote(q, sizeof q, path);
+    const int in = strcmp(path, "-") == 0;
+    FILE *f = in ? stdin : fopen(path, "r");
+    if (!f)
+        return cli_fail(err, errlen, "--logits-file: '%s': %s", q, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    int ok = 1;
+    for (ssize_t len; ok && (len = getline(&line, &cap, f)) >= 0;) {
+        lineno++;
+        while (len > 0 && strchr(" \t\r\n", line[len - 1]))
+            line[--len] = '\0';
+        const char *p = line + strspn(line, " \t");
+        if (*p == '\0' || *p == '#')
+            continue;
+        if (strlen(p) != (size_t)(len - (p - line))) { /* a NUL byte */
+            ok = cli_fail(err, errlen, "--logits-file: '%s' line %zu: not text", q, lineno);
+            break;
+        }
+        if (r->count == CLI_LOGITS_ROWS_MAX) {
+            ok = cli_fail(err, errlen,
+                          "--logits-file: '%s' line %zu: more than %d rows in all (at most %d)", q,
+                          lineno, CLI_LOGITS_ROWS_MAX, CLI_LOGITS_ROWS_MAX);
+            break;
+        }
+        snprintf(where, sizeof where, "--logits-file: '%s' line %zu", q, lineno);
+        ok = cli_logits_parse_row(where, p, r->z[r->count], &r->n[r->count], err, errlen);
+        r->count += ok;
+    }
+    if (ok && ferror(f))
+        ok = cli_fail(err, errlen, "--logits-file: '%s': %s", q, strerror(errno));
+    if (ok && r->count == 0)
+        ok = cli_fail(err, errlen, "--logits-file: '%s' has no rows", q);
+    free(line);
+    if (!in)
+        fclose(f);
+    return ok;
+}
+
+int cli_logits_run(const cli_options *opt, cli_format format)
+{
+    char err[512];
+    static rows r; /* 128 KiB: off the stack */
+    r.count = 0;
+    for (size_t i = 0; i < opt->n_logits; i++) /* checked by validate.c */
+        if (cli_logits_parse_row("--logits", opt->logits[i], r.z[r.count], &r.n[r.count], err,
+                                 sizeof err))
+            r.count++;
+    const size_t given = r.count;
+    if (opt->given[CLI_OPT_LOGITS_FILE] &&
+        !file_rows(opt->arg[CLI_OPT_LOGITS_FILE], &r, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return CLI_EXIT_RUNTIME;
+    }
+    size_t max_n = 0;
+    for (size_t i = 0; i < r.count; i++) {
+        max_n = r.n[i] > max_n ? r.n[i] : max_n;
+        if (opt->n_upstream && r.n[i] != opt->n_upstream) {
+            fprintf(stderr,
+                    "%s: --upstream: %zu values, but row %zu of --logits-file has %zu keys "
+                    "(one value a key)\n",
+                    prog, opt->n_upstream, i - given, r.n[i]);
+            return CLI_EXIT_RUNTIME;
+        }
+    }
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    double p[CLI_LOGITS_KEYS_MAX], dz[CLI_LOGITS_KEYS_MAX];
+    static double jac[CLI_LOGITS_KEYS_MAX * CLI_LOGITS_KEYS_MAX];
+    if (!f) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return CLI_EXIT_RUNTIME;
+    }
+    cli_logits_writer w = {.f = f,
+                           .format = format,
+                           .no_header = opt->no_header,
+                           .dk = opt->given[CLI_OPT_DK] ? opt->dk[0] : 0,
+                           .max_n = max_n,
+                           .grad = opt->n_upstream > 0};
+    cli_logits_begin(&w);
+    for (size_t i = 0; i < r.count; i++)
+        for (size_t k = 0; k < opt->n_logit_scale; k++) {
+            const cli_scale_choice *c = &opt->logit_scale[k];
+            cli_logits_entry e = {.row = i,
+                                  .n = r.n[i],
+                                  .z = r.z[i],
+                                  .scale_name = c->name,
+                                  .scale = c->value,
+                                  .p = p,
+                                  .jac = jac,
+                                  .g = w.grad ? opt->upstream : NULL,
+                                  .dz = w.grad ? dz : NULL};
+            const sv_status st = sv_softmax_row_report(r.z[i], r.n[i], c->value, e.g, p, jac,
+                                                       e.g ? dz : NULL, &e.st);
+            if (st != SV_OK) { /* parsed values are finite and bounded: not expected */
+                fclose(f);
+                free(buf);
+                fprintf(stderr, "%s: --logits: row %zu: %s\n", prog, i, sv_status_str(st));
+                return CLI_EXIT_RUNTIME;
+            }
+            cli_logits_write(&w, &e);
+        }
+    cli_logits_end(&w);
+    int ok = fflush(f) == 0;
+    fclose(f);
+    ok = ok && fwrite(buf, 1, size, stdout) == size && fflush(stdout) == 0;
+    free(buf);
+    if (!ok) {
+        fprintf(stderr, "%s: error writing output: %s\n", prog, strerror(errno));
+        return CLI_EXIT_RUNTIME;
+    }
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,180 @@
+/* --logits output (write_logits.h). CSV has one line per row, scale and
+ * key: the key's logit, weight and Jacobian row jac_0 .. jac_{m-1} (m the
+ * longest row's keys; "nan" past a shorter row's end), beside the row's
+ * statistics, named as the summary's raw_ and scaled_ columns without
+ * their prefix (entropy, eff_keys, max_weight, jac_trace, jac_frob,
+ * grad_logits). JSON has one object per row and scale, with arrays. */
+#include "write_logits.h"
+
+#include <math.h>
+
+static void real(FILE *f, double v, int json)
+{
+    if (isnan(v) || (json && !isfinite(v)))
+        fputs(json ? "null" : "nan", f);
+    else if (isinf(v))
+        fputs(v > 0 ? "inf" : "-inf", f);
+    else
+        fprintf(f, "%.17g", v);
+}
+
+static double norm(const double *x, size_t n)
+{
+    double s = 0.0;
+    for (size_t j = 0; j < n; j++)
+        s += x[j] * x[j];
+    return sqrt(s);
+}
+
+void cli_logits_begin(cli_logits_writer *w)
+{
+    FILE *f = w->f;
+    if (w->format == CLI_FORMAT_CSV && !w->no_header) {
+        fputs("row,scale,scale_value,", f);
+        if (w->dk)
+            fputs("dk,", f);
+        fputs("n_k,key,logit,scaled_logit,weight,", f);
+        if (w->grad)
+            fputs("upstream,grad_logit,", f);
+        fputs("entropy,entropy_bound,eff_keys,max_weight,jac_trace,jac_frob", f);
+        if (w->grad)
+            fputs(",grad_logits", f);
+        for (size_t j = 0; j < w->max_n; j++)
+            fprintf(f, ",jac_%zu", j);
+        fputc('\n', f);
+    } else if (w->format == CLI_FORMAT_JSON || w->format == CLI_FORMAT_JSONL) {
+        fprintf(f, "{\"tool\":\"sdpa-var\",\"version\":\"%s\",\"config\":{\"output\":\"logits\"",
+                SV_VERSION_STRING);
+        if (w->dk)
+            fprintf(f, ",\"dk\":%zu", w->dk);
+        fputs(w->format == CLI_FORMAT_JSON ? "},\"rows\":[" : "}}\n", f);
+    }
+}
+
+static void csv(cli_logits_writer *w, const cli_logits_entry *e)
+{
+    FILE *f = w->f;
+    for (size_t i = 0; i < e->n; i++) {
+        fprintf(f, "%zu,%s,", e->row, e->scale_name);
+        real(f, e->scale, 0);
+        if (w->dk)
+            fprintf(f, ",%zu", w->dk);
+        fprintf(f, ",%zu,%zu,", e->n, i);
+        const double v[] = {e->z[i], e->scale * e->z[i], e->p[i]};
+        for (size_t k = 0; k < 3; k++)
+            real(f, v[k], 0), fputc(',', f);
+        if (w->grad)
+            real(f, e->g[i], 0), fputc(',', f), real(f, e->dz[i], 0), fputc(',', f);
+        const double s[] = {e->st.entropy,    log((double)e->n), e->st.eff_keys,
+                            e->st.max_weight, e->st.jac_trace,   e->st.jac_frob};
+        for (size_t k = 0; k < 6; k++)
+            fputs(k ? "," : "", f), real(f, s[k], 0);
+        if (w->grad)
+            fputc(',', f), real(f, norm(e->dz, e->n), 0);
+        for (size_t j = 0; j < w->max_n; j++)
+            fputc(',', f), real(f, j < e->n ? e->jac[i * e->n + j] : NAN, 0);
+        fputc('\n', f);
+    }
+}
+
+static void json_array(FILE *f, const char *name, const double *x, size_t n, double times)
+{
+    fprintf(f, ",\"%s\":[", name);
+    for (size_t j = 0; j < n; j++)
+        fputs(j ? "," : "", f), real(f, x[j] * times, 1);
+    fputc(']', f);
+}
+
+static void json(cli_logits_writer *w, const cli_logits_entry *e)
+{
+    FILE *f = w->f;
+    if (w->format == CLI_FORMAT_JSON)
+        fputs(w->written ? ",\n" : "\n", f);
+    fprintf(f, "{\"row\":%zu,\"scale\":\"%s\",\"scale_value\":", e->row, e->scale_name);
+    real(f, e->scale, 1);
+    fprintf(f, ",\"n_k\":%zu", e->n);
+    json_array(f, "logits", e->z, e->n, 1.0);
+    json_array(f, "scaled_logits", e->z, e->n, e->scale);
+    json_array(f, "weights", e->p, e->n, 1.0);
+    const char *names[] = {"entropy",    "entropy_bound", "eff_keys",
+                           "max_weight", "jac_trace",     "jac_frob"};
+    const double s[] = {e->st.entropy,    log((double)e->n), e->st.eff_keys,
+                        e->st.max_weight, e->st.jac_trace,   e->st.jac_frob};
+    for (size_t k = 0; k < 6; k++)
+        fprintf(f, ",\"%s\":", names[k]), real(f, s[k], 1);
+    fputs(",\"jacobian\":[", f);
+    for (size_t i = 0; i < e->n; i++) {
+        fputs(i ? ",[" : "[", f);
+        for (size_t j = 0; j < e->n; j++)
+            fputs(j ? "," : "", f), real(f, e->jac[i * e->n + j], 1);
+        fputc(']', f);
+    }
+    fputc(']', f);
+    if (w->grad) {
+        json_array(f, "upstream", e->g, e->n, 1.0);
+        json_array(f, "grad_logit", e->dz, e->n, 1.0);
+        fputs(",\"grad_logits\":", f), real(f, norm(e->dz, e->n), 1);
+    }
+    fputs(w->format == CLI_FORMAT_JSONL ? "}\n" : "}", f);
+}
+
+/* The scale as a reader says it: "as given", "* 0.125 = 1/sqrt(d_k)". */
+static void scale_words(const cli_logits_writer *w, const cli_logits_entry *e, char *buf,
+                        size_t len)
+{
+    const char *n = e->scale_name;
+    if (n[0] == 'n') /* none */
+        snprintf(buf, len, "as given (--scale none)");
+    else if (n[0] == 's')
+        snprintf(buf, len, "* %.6g = 1/sqrt(d_k), d_k = %zu (--scale sqrt)", e->scale, w->dk);
+    else if (n[0] == 'd')
+        snprintf(buf, len, "* %.6g = 1/d_k, d_k = %zu (--scale dk)", e->scale, w->dk);
+    else
+        snprintf(buf, len, "* %.6g (--scale %s)", e->scale, n);
+}
+
+static void table(cli_logits_writer *w, const cli_logits_entry *e)
+{
+    FILE *f = w->f;
+    char words[96];
+    scale_words(w, e, words, sizeof words);
+    fprintf(f, "%sRow %zu, %s:\n", w->written ? "\n" : "", e->row, words);
+    fprintf(f, "  %4s %11s %11s %11s", "key", "logit", "scaled", "weight");
+    if (w->grad)
+        fprintf(f, " %11s %11s", "upstream", "dL/dlogit");
+    fputs("   Jacobian diag(p) - pp^T\n", f);
+    for (size_t i = 0; i < e->n; i++) {
+        fprintf(f, "  %4zu %11.4g %11.4g %11.4g", i, e->z[i], e->scale * e->z[i], e->p[i]);
+        if (w->grad)
+            fprintf(f, " %11.4g %11.4g", e->g[i], e->dz[i]);
+        fputs("  ", f);
+        for (size_t j = 0; j < e->n; j++)
+            fprintf(f, " %10.3g", e->jac[i * e->n + j]);
+        fputc('\n', f);
+    }
+    fprintf(f,
+            "  entropy %.4g nats (uniform: ln %zu = %.4g), e^H %.4g keys, max weight %.4g\n"
+            "  Jacobian trace %.4g, Frobenius norm %.4g",
+            e->st.entropy, e->n, log((double)e->n), e->st.eff_keys, e->st.max_weight,
+            e->st.jac_trace, e->st.jac_frob);
+    if (w->grad)
+        fprintf(f, ", |dL/dlogits| %.4g", norm(e->dz, e->n));
+    fputc('\n', f);
+}
+
+void cli_logits_write(cli_logits_writer *w, const cli_logits_entry *e)
+{
+    if (w->format == CLI_FORMAT_CSV)
+        csv(w, e);
+    else if (w->format == CLI_FORMAT_TABLE)
+        table(w, e);
+    else
+        json(w, e);
+    w->written++;
+}
+
+void cli_logits_end(cli_logits_writer *w)
+{
+    if (w->format == CLI_FORMAT_JSON)
+        fputs("\n]}\n", w->f);
+}

@@ -1,0 +1,42 @@
+/* --logits: each given row at each scale, as a table, CSV or JSON
+ * (write_logits.c). The numbers come from sv_softmax_row_report
+ * (logits_run.c); this only formats them. */
+#ifndef SDPA_VAR_CLI_WRITE_LOGITS_H
+#define SDPA_VAR_CLI_WRITE_LOGITS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sdpa_var/softmax.h"
+#include "specs.h"
+
+/* One given row at one scale. */
+typedef struct cli_logits_entry {
+    size_t row;             /* from 0: --logits rows in order, then the file's */
+    size_t n;               /* keys */
+    const double *z;        /* n logits as given */
+    const char *scale_name; /* none, sqrt, dk or the number, as written */
+    double scale;           /* the multiplier c */
+    const double *p;        /* n weights softmax(c z) */
+    const double *jac;      /* n x n, diag(p) - p p^T */
+    const double *g, *dz;   /* --upstream and dL/d(c z) = J g; NULL without */
+    sv_softmax_stats st;    /* at c */
+} cli_logits_entry;
+
+typedef struct cli_logits_writer {
+    FILE *f;
+    cli_format format; /* table, csv, json or jsonl */
+    int no_header;     /* CSV without its header */
+    size_t dk;         /* --dk, 0 when not given */
+    size_t max_n;      /* keys of the longest row: CSV's jac_ columns */
+    int grad;          /* --upstream given */
+    size_t written;    /* entries so far */
+} cli_logits_writer;
+
+/* The header (CSV), the document's start (JSON); nothing for the table. */
+void cli_logits_begin(cli_logits_writer *w);
+void cli_logits_write(cli_logits_writer *w, const cli_logits_entry *e);
+/* JSON's "]}"; nothing for the others. */
+void cli_logits_end(cli_logits_writer *w);
+
+#endif
