@@ -73,7 +73,7 @@ static void draw_qk(const sv_spec *s, uint64_t trial, double *q, double *k)
         for (size_t l = 0; l < d; l++)
             ss += (ldbl)row[l] * row[l];
         for (size_t l = 0; l < d; l++)
-            row[l] = ss > 0.0L ? (double)(row[l] * (s->qk_scale / sqrtl(ss))) : 0.0;
+            row[l] = ss > 0.0L ? (double)(row[l] * (s->qk_radius / sqrtl(ss))) : 0.0;
     }
 }
 

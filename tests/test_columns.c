@@ -113,7 +113,7 @@ static void test_undefined(void)
         CHECK_STR_EQ(c->name, "observed");
     }
     cfg.qk_norm = 1;
-    CHECK_STATUS(sv_spec_resolve(&cfg), SV_OK); /* qk_scale */
+    CHECK_STATUS(sv_spec_resolve(&cfg), SV_OK); /* qk_radius */
     c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 0);
     if (CHECK(c)) {
         CHECK_STR_EQ(c->name, "qk_norm_radius");

@@ -124,7 +124,7 @@ static void test_spec(void)
     CHECK_EQ(s.k_std, 1.0);
     CHECK_EQ(s.scale, 0.125);
     CHECK_EQ(s.scale2, 1.0 / 64.0);
-    CHECK_EQ(s.qk_scale, 8.0);
+    CHECK_EQ(s.qk_radius, 8.0);
     CHECK_EQ(s.d_v, 64);
     const uint64_t h = sv_spec_hash(&s);
     sv_spec again = s;

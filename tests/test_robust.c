@@ -172,13 +172,13 @@ static void test_overflow_bound(void)
     CHECK_CLOSE(bound_of(c), 4.0 * 28.8 * 28.8, 1e-15, 0.0);
     CHECK_STATUS(check(c, NULL), SV_OK);
     struct {
-        double q_mean, q_std, k_std, qk_scale, scale;
+        double q_mean, q_std, k_std, qk_radius, scale;
         int qk_norm;
         const char *blame;
     } const bad[] = {
-        {1e308, 0, 0, 0, 0, 0, "q_mean"},   /* --q-mean 1e308 */
-        {0, 0, 0, 1e308, 0, 1, "qk_scale"}, /* --qk-norm --qk-scale 1e308 */
-        {0, 1e300, 0, 0, 0, 0, "q_std"},    {0, 0, 1e31, 0, 0, 0, "k_std"},
+        {1e308, 0, 0, 0, 0, 0, "q_mean"},    /* --q-mean 1e308 */
+        {0, 0, 0, 1e308, 0, 1, "qk_radius"}, /* --qk-norm --qk-scale 1e308 */
+        {0, 1e300, 0, 0, 0, 0, "q_std"},     {0, 0, 1e31, 0, 0, 0, "k_std"},
         {0, 0, 0, 0, 1e100, 0, "scale"}, /* scaled logits scale S overflow */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -186,7 +186,7 @@ static void test_overflow_bound(void)
         b.q_mean = bad[i].q_mean;
         b.q_std = bad[i].q_std;
         b.k_std = bad[i].k_std;
-        b.qk_scale = bad[i].qk_scale;
+        b.qk_radius = bad[i].qk_radius;
         b.scale = bad[i].scale;
         b.qk_norm = bad[i].qk_norm;
         sv_trial_stats r;
@@ -228,7 +228,7 @@ static void test_overflow_bound(void)
     /* Just inside the bound: scores near 1e60, every statistic a number. */
     struct {
         size_t d;
-        double q_mean, k_mean, qk_scale;
+        double q_mean, k_mean, qk_radius;
         int qk_norm;
         sv_dist dist;
     } const edge[] = {
@@ -241,7 +241,7 @@ static void test_overflow_bound(void)
         sv_spec e = config(edge[i].d, 300, 300, 2);
         e.q_mean = edge[i].q_mean;
         e.k_mean = edge[i].k_mean;
-        e.qk_scale = edge[i].qk_scale;
+        e.qk_radius = edge[i].qk_radius;
         e.qk_norm = edge[i].qk_norm;
         /* The largest std that keeps |mean| / std within SV_MEAN_STD_MAX. */
         e.q_std = edge[i].q_mean != 0.0 ? fabs(edge[i].q_mean) / SV_MEAN_STD_MAX : 0.0;

@@ -81,11 +81,11 @@ static void test_values(void)
     BAD(SV_EINVAL, "q_mean", s.q_mean = NAN);
     BAD(SV_EINVAL, "q_mean", s.q_mean = -INFINITY);
     BAD(SV_EINVAL, "k_mean", s.k_mean = INFINITY);
-    /* qk_scale is read only with qk_norm */
-    GOOD(s.qk_scale = NAN);
-    GOOD(s.qk_norm = 1, s.qk_scale = 2.0);
-    BAD(SV_EINVAL, "qk_scale", s.qk_norm = 1, s.qk_scale = 0.0);
-    BAD(SV_EINVAL, "qk_scale", s.qk_norm = 1, s.qk_scale = INFINITY);
+    /* qk_radius is read only with qk_norm */
+    GOOD(s.qk_radius = NAN);
+    GOOD(s.qk_norm = 1, s.qk_radius = 2.0);
+    BAD(SV_EINVAL, "qk_radius", s.qk_norm = 1, s.qk_radius = 0.0);
+    BAD(SV_EINVAL, "qk_radius", s.qk_norm = 1, s.qk_radius = INFINITY);
     /* plant in [-1, 1], both ends included */
     GOOD(s.plant = 1.0);
     GOOD(s.plant = -1.0);
@@ -161,10 +161,10 @@ static double root_of_max(void)
 
 static void test_overflow(void)
 {
-    /* the bound is SV_SCORE_MAX itself, included: qk_scale^2 at it */
+    /* the bound is SV_SCORE_MAX itself, included: qk_radius^2 at it */
     const double r = root_of_max();
-    GOOD(s.qk_norm = 1, s.qk_scale = r);
-    BAD(SV_EOVERFLOW, "qk_scale", s.qk_norm = 1, s.qk_scale = nextafter(r, INFINITY));
+    GOOD(s.qk_norm = 1, s.qk_radius = r);
+    BAD(SV_EOVERFLOW, "qk_radius", s.qk_norm = 1, s.qk_radius = nextafter(r, INFINITY));
     /* the largest term is blamed */
     BAD(SV_EOVERFLOW, "q_mean", s.q_mean = 1e30, s.q_std = 1e25);
     BAD(SV_EOVERFLOW, "q_std", s.q_std = 1e30);
@@ -190,7 +190,7 @@ static void test_resolve(void)
     CHECK_EQ(s.k_std, 1.0);
     CHECK_EQ(s.scale, 0.25);
     CHECK_EQ(s.scale2, 1.0 / 16.0);
-    CHECK_EQ(s.qk_scale, 4.0);
+    CHECK_EQ(s.qk_radius, 4.0);
     CHECK_EQ(s.d_v, 16);
     const uint64_t h = sv_spec_hash(&s);
     CHECK_STATUS(sv_spec_resolve(&s), SV_OK); /* idempotent */
@@ -207,8 +207,8 @@ static void test_resolve(void)
     CHECK_EQ(given.scale, 0.3);
     CHECK_EQ(given.scale2, 0.3 * 0.3);
     CHECK_EQ(given.q_std, 2.0);
-    CHECK_EQ(given.qk_scale, 0.0); /* no qk_norm */
-    CHECK_EQ(given.d_v, 0);        /* no values */
+    CHECK_EQ(given.qk_radius, 0.0); /* no qk_norm */
+    CHECK_EQ(given.d_v, 0);         /* no values */
     given.scale2 = 0.1;
     CHECK_STATUS(sv_spec_resolve(&given), SV_OK);
     CHECK_EQ(given.scale2, 0.1);
@@ -265,7 +265,7 @@ static void test_bound_and_hash(void)
     s.scale = 4.0; /* and times scale when above 1 */
     CHECK_EQ(sv_spec_score_bound(&s), 64.0);
     s = base();
-    s.qk_norm = 1, s.qk_scale = 100.0;
+    s.qk_norm = 1, s.qk_radius = 100.0;
     CHECK_EQ(sv_spec_score_bound(&s), 10000.0);
     CHECK_EQ(sv_spec_hash(NULL), 0);
     CHECK_NAN(sv_spec_scale(NULL));
@@ -282,7 +282,7 @@ static void test_bound_and_hash(void)
     t[k++].d_k++, t[k++].n_q++, t[k++].n_k++, t[k++].trials++, t[k++].seed++;
     t[k++].dist = SV_DIST_UNIFORM, t[k++].nu = 5.0, t[k++].scale = 0.25, t[k++].scale2 = 0.5;
     t[k++].q_mean = 0.5, t[k++].q_std = 2.0, t[k++].k_mean = 0.5, t[k++].k_std = 2.0;
-    t[k++].qk_norm = 1, t[k++].qk_scale = 1.0, t[k++].d_model = 1, t[k++].init = SV_INIT_LECUN;
+    t[k++].qk_norm = 1, t[k++].qk_radius = 1.0, t[k++].d_model = 1, t[k++].init = SV_INIT_LECUN;
     t[k++].cross = 1, t[k++].causal = 1, t[k++].values = 1, t[k++].d_v = 1, t[k++].plant = 0.5;
     t[k++].ddof = 1, t[k++].grad = 1;
     CHECK_EQ(k, sizeof t / sizeof t[0]);

@@ -1,4 +1,4 @@
-/* The one-configuration table's rounding (src/cli/write_table_one.c,
+/* The one-configuration table's rounding (src/cli/write/write_table_one.c,
  * issue 15 section 4): a measured value to the digits its standard error
  * supports, rounded at the SE's second significant digit. */
 #include <math.h>
@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "layout.h"
+#include "write_table_one.h"
 
 static int rounded_is(double v, double se, int width, const char *want)
 {
@@ -17,8 +18,49 @@ static int rounded_is(double v, double se, int width, const char *want)
     return strcmp(buf, want) == 0;
 }
 
+/* Every column the one-configuration table names exists in the library's
+ * column table: a misspelt name aborts (cli_table_find_column) instead of
+ * printing "-". The spec turns on every optional block of rows (values
+ * need not make sense: only the names are looked up). */
+static void table_names_exist(void)
+{
+    cli_table_entry e;
+    memset(&e, 0, sizeof e);
+    e.spec = (sv_spec){.d_k = 4,
+                       .n_q = 4,
+                       .n_k = 4,
+                       .trials = 2,
+                       .plant = 1.0,
+                       .d_model = 8,
+                       .qk_norm = 1,
+                       .values = 1,
+                       .grad = 1};
+    (void)sv_spec_resolve(&e.spec); /* this mix is no valid run; the scale is set */
+    snprintf(e.scale_name, sizeof e.scale_name, "sqrt");
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    cli_table_one(f, &e); /* aborts on an unknown name */
+    char text[8192] = "";
+    rewind(f);
+    const size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    static const char *const blocks[] = {"diagonal logit", "Var of an entry of Q", "output var.",
+                                         "RMS |dL/dlogits|", "max |logit|"};
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
+        if (!strstr(text, blocks[i])) {
+            CHECK(!"every block of rows shown");
+            fprintf(stderr, "table without '%s'\n", blocks[i]);
+        }
+    CHECK(cli_table_find_column("raw_var") != NULL);
+    CHECK(isnan(cli_table_col_if(&e, "no_such_column", 0)));
+}
+
 int main(void)
 {
+    table_names_exist();
     CHECK(rounded_is(64.36989, 0.4869941, 9, "64.37"));    /* the README's run */
     CHECK(rounded_is(1.00578, 0.0076093, 9, "1.0058"));    /* its scaled side */
     CHECK(rounded_is(0.0144729, 0.0063, 9, "0.0145"));     /* SE 0.0063: to 1e-4 */

@@ -308,7 +308,7 @@ static void test_qk_norm_and_plant(void)
                    .seed = 5u,
                    .dist = SV_DIST_UNIFORM,
                    .qk_norm = 1,
-                   .qk_scale = 3.0};
+                   .qk_radius = 3.0};
     sv_theory th;
     double mean, se;
     CHECK_STATUS(spec_run(cfg, r), SV_OK);
@@ -337,7 +337,7 @@ static void test_qk_norm_and_plant(void)
                         .seed = 11u,
                         .dist = SV_DIST_NORMAL,
                         .qk_norm = 1,
-                        .qk_scale = 1.7};
+                        .qk_radius = 1.7};
         CHECK_STATUS(spec_run(cfg, rq), SV_OK);
         CHECK_STATUS(spec_theory(cfg, &th), SV_OK);
         double m, v, se_v;

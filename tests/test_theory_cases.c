@@ -47,7 +47,7 @@ static exact enumerate(const sv_spec *c, double mu)
             for (size_t l = 0; l < d; l++)
                 ss += row[l] * row[l];
             for (size_t l = 0; l < d; l++)
-                row[l] *= c->qk_scale / sqrt(ss);
+                row[l] *= c->qk_radius / sqrt(ss);
         }
         size_t n = 0;
         double m = 0.0, diag = 0.0;
@@ -173,7 +173,7 @@ static void test_qk_exact(void)
         c.q_mean = cases[i].mq;
         c.k_mean = cases[i].mk;
         c.qk_norm = 1;
-        c.qk_scale = cases[i].R;
+        c.qk_radius = cases[i].R;
         sv_theory t;
         if (CHECK_STATUS(spec_resolved(c, &c), SV_OK)) {
             CHECK_STATUS(sv_theory_spec(&c, &t), SV_OK);
@@ -294,7 +294,7 @@ static void test_monte_carlo(void)
                   .seed = 12,
                   .dist = SV_DIST_RADEMACHER,
                   .qk_norm = 1,
-                  .qk_scale = 1.5};
+                  .qk_radius = 1.5};
     CHECK_STATUS(spec_theory(c, &t), SV_OK);
     mc_spread("qk-norm rademacher R=1.5: variance of s2", c, t.var_sd);
     /* Planted key under QK-norm: R^2 E[cos], exact for normal entries. */
@@ -308,7 +308,7 @@ static void test_monte_carlo(void)
                   .seed = 13,
                   .plant = 0.8,
                   .qk_norm = 1,
-                  .qk_scale = 2.0,
+                  .qk_radius = 2.0,
                   .q_std = 2.0};
     CHECK_STATUS(spec_theory(c, &t), SV_OK);
     mc_field("qk-norm plant 0.8 d=3 q_std 2: planted logit", c, OFF(raw_diag_logit), t.diag_logit);
@@ -362,7 +362,7 @@ static void test_monte_carlo(void)
                   .seed = 19,
                   .d_model = 5,
                   .qk_norm = 1,
-                  .qk_scale = 1.5};
+                  .qk_radius = 1.5};
     CHECK_STATUS(spec_theory(c, &t), SV_OK);
     CHECK_CLOSE(t.var, 1.6875, 1e-15, 0.0); /* 1.5^4 / 3 */
     CHECK_NAN(t.var_expected);              /* self: shared tokens, not closed */
@@ -390,7 +390,7 @@ static void test_monte_carlo(void)
     mc_field("cross causal: mean of s2", c, OFF(raw_var), t.var_expected);
     /* q_var and k_var: E of the measured ddof-0 sample variance. */
     c = (sv_spec){
-        .d_k = 2, .n_q = 2, .n_k = 3, .trials = 200000, .seed = 15, .qk_norm = 1, .qk_scale = 3.0};
+        .d_k = 2, .n_q = 2, .n_k = 3, .trials = 200000, .seed = 15, .qk_norm = 1, .qk_radius = 3.0};
     CHECK_STATUS(spec_theory(c, &t), SV_OK);
     CHECK_CLOSE(t.q_var, 4.5 * 3.0 / 4.0, 1e-15, 0.0); /* was R^2/d = 4.5 */
     mc_field("qk-norm R=3 2x2: q_var", c, OFF(q_var), t.q_var);

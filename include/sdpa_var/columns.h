@@ -166,15 +166,16 @@ size_t sv_columns_count(sv_output_kind kind);
  */
 const sv_column *sv_columns_get(sv_output_kind kind, size_t i);
 
-/** "summary", "per_trial", "per_row", "histogram"; NULL for a bad kind. */
+/** "summary", "per_trial", "per_row", "histogram", "per_head"; NULL for a bad kind. */
 const char *sv_output_kind_name(sv_output_kind kind);
 
 /**
  * Whether @p col's value must be defined (not NAN) in a row of @p spec (resolved), by
  * col->need. With @p observed nonzero, an observed variance was given.
  * A REAL value that is NAN where this returns 1 is a failure of the run,
- * not an answer. Thread-safe, pure.
+ * not an answer.
  * @return 1 or 0; 0 for col or spec NULL (nothing can be required).
+ * Thread safety: pure, thread-safe.
  */
 int sv_column_required(const sv_column *col, const sv_spec *spec, int observed);
 

@@ -3,9 +3,10 @@
  * The engine: rows from a source (source.h) -> score tiles S = Q K^T
  * (one dgemm per tile) -> a fused pass over each row (moments, online
  * softmax, optional taps) -> per-trial statistics. The n_q x n_k score
- * matrix is never held. What runs where: src/plan.c (sizes, every check),
- * src/tile.c (tile product and --values outputs), src/rowpass.c (the row
- * pass), src/trial.c (rows into a trial), src/engine.c (threads, trials).
+ * matrix is never held. What runs where, in src/engine/: plan.c (sizes,
+ * every check), tile.c (tile product and --values outputs), rowpass.c (the
+ * row pass), trial.c (rows into a trial), grad.c (the backward passes),
+ * engine.c (threads, trials).
  */
 #ifndef SDPA_VAR_ENGINE_H
 #define SDPA_VAR_ENGINE_H
@@ -39,6 +40,10 @@ typedef struct sv_exec {
     void *progress_ctx;      /**< passed to progress */
 } sv_exec;
 
+/** Most keys (n_k) for a histogram of the softmax weights (sv_taps): a
+ * row's weights need its whole row of keys in one key block. */
+#define SV_WEIGHT_HIST_KEYS_MAX 4096
+
 /** Per-row sums in sv_taps.row_sums, in this order. */
 #define SV_ROW_FIELDS 4
 
@@ -54,7 +59,8 @@ typedef struct sv_taps {
                            hist_w_raw is not NULL, softmax weights into
                            hist_bins bins on [0, 1] (weight 1 in the last) of
                            hist_w_raw and hist_w_scaled (hist_bins + 1 counts
-                           each, the last unused), which needs n_k <= 4096 */
+                           each, the last unused), which needs n_k <=
+                           SV_WEIGHT_HIST_KEYS_MAX */
     double hist_lo, hist_hi;
     uint64_t *hist_raw, *hist_scaled, *hist_w_raw, *hist_w_scaled;
     double *row_sums; /**< NULL, or n_q x SV_ROW_FIELDS doubles to which each
@@ -67,95 +73,127 @@ typedef struct sv_taps {
  * Checks taps against @p spec.
  * @return SV_OK (also for taps NULL or hist_bins 0: no taps); SV_EINVAL
  *         for a histogram with hist_lo >= hist_hi or not finite, NULL
- *         arrays or spec, weight bins with n_k > 4096 or without
+ *         arrays or spec, weight bins with n_k > SV_WEIGHT_HIST_KEYS_MAX or without
  *         hist_w_scaled.
  */
 sv_status sv_taps_check(const sv_taps *taps, const sv_spec *spec);
 
-/** Statistics of one trial. "raw" is S = Q K^T, "scaled" is scale S. */
+/**
+ * The per-trial statistics, one table: X(name, reduce, number) per field of
+ * sv_trial_stats, in order. Every field is a double. @c reduce says how
+ * sv_partial_mean combines trials: MEAN (the mean over trials, with a
+ * standard deviation), MIN or MAX (the extreme over trials, no spread).
+ * @c number says when the engine must produce a number, not NaN (else
+ * SV_EOVERFLOW): ALWAYS, GRAD (with spec->grad), VALUES (with values),
+ * MAYBE (NaN has a meaning: see the field). "raw" is S = Q K^T, "scaled"
+ * is scale S. A new statistic is a line here (at the end: field order is
+ * ABI), its computation in src/engine/trial.c and its column in
+ * src/report/columns_table.h.
+ */
+#define SV_TRIAL_STATS_MAP(X)                                                                      \
+    X(raw_mean, MEAN, ALWAYS)    /* mean of the n_q n_k raw scores */                              \
+    X(raw_var, MEAN, ALWAYS)     /* their sample variance, M2 / (N - ddof) */                      \
+    X(scaled_mean, MEAN, ALWAYS) /* raw_mean * scale */                                            \
+    X(scaled_var, MEAN, ALWAYS)  /* raw_var * scale2 (scale^2) */                                  \
+    /* softmax entropy (nats) of a raw row, mean over the n_q rows */                              \
+    X(raw_entropy, MEAN, ALWAYS)                                                                   \
+    X(scaled_entropy, MEAN, ALWAYS)    /* the same for scaled rows */                              \
+    X(raw_max_weight, MEAN, ALWAYS)    /* max softmax weight of a row, mean over rows */           \
+    X(scaled_max_weight, MEAN, ALWAYS) /* the same for scaled rows */                              \
+    X(raw_jac_trace, MEAN, ALWAYS)     /* 1 - sum_j p_j^2 of a row, mean over rows */              \
+    X(scaled_jac_trace, MEAN, ALWAYS)  /* the same for scaled rows */                              \
+    /* sum (S - E[S])^2 / N with the known mean E[S] = d_k q_mean k_mean */                        \
+    X(raw_var_known_mean, MEAN, MAYBE)                                                             \
+    X(raw_var_ddof0, MEAN, ALWAYS)   /* M2 / N, whatever the spec's ddof is */                     \
+    X(raw_var_ddof1, MEAN, MAYBE)    /* M2 / (N - 1); NAN for N = 1 */                             \
+    X(raw_jac_frob, MEAN, ALWAYS)    /* Frobenius norm of the softmax Jacobian, mean over rows */  \
+    X(scaled_jac_frob, MEAN, ALWAYS) /* the same for scaled rows */                                \
+    X(raw_eff_keys, MEAN, ALWAYS)    /* exp(entropy): effective number of keys, mean over rows */  \
+    X(scaled_eff_keys, MEAN, ALWAYS) /* the same for scaled rows */                                \
+    X(raw_entropy_min, MIN, ALWAYS)  /* smallest row entropy (nats) */                             \
+    X(raw_entropy_max, MAX, ALWAYS)  /* largest row entropy */                                     \
+    X(scaled_entropy_min, MIN, ALWAYS) /* the same for scaled rows */                              \
+    X(scaled_entropy_max, MAX, ALWAYS)                                                             \
+    X(raw_max_abs_logit, MAX, ALWAYS) /* max |S_ij| over the trial; scaled: divide by scale */     \
+    /* S_ii, mean over i < min(n_q, n_k), for pairs that share something (the source's             \
+       related_diag: planted key, or the same token with d_model without cross); else NAN */       \
+    X(raw_diag_logit, MEAN, MAYBE)                                                                 \
+    X(raw_diag_weight, MEAN, MAYBE)    /* softmax weight of key i in row i, raw logits */          \
+    X(scaled_diag_weight, MEAN, MAYBE) /* the same for scaled logits */                            \
+    /* sample variance (ddof 0) of the n_q d_k entries of Q, measured when the source says so      \
+       (draws with d_model or qk_norm; caller arrays); else NAN (the configured q_std^2 holds) */  \
+    X(q_var, MEAN, MAYBE)                                                                          \
+    X(k_var, MEAN, MAYBE) /* the same for K */                                                     \
+    /* with values: mean of the squares of the n_q d_v entries of O = softmax(S) V (their          \
+       variance about the known mean 0); else NAN */                                               \
+    X(raw_out_var, MEAN, VALUES)                                                                   \
+    X(scaled_out_var, MEAN, VALUES) /* the same with softmax(scale S) */                           \
+    /* sum_j p_j^2 of a row, mean over rows = 1 - jac trace: what Var(O) should be, V having       \
+       variance 1 */                                                                               \
+    X(raw_sum_p2, MEAN, ALWAYS)                                                                    \
+    X(scaled_sum_p2, MEAN, ALWAYS) /* the same for scaled rows */                                  \
+    /* With spec->grad (else NAN): L = sum_i g_i . o_i, O = softmax(c S) V,                        \
+     * G and V of standard entries; per row z = c s_i, p = softmax(z),                             \
+     * g = dL/dz_i, g_j = p_j (g_i . v_j - g_i . o_i); raw c = 1. Means of                         \
+     * squares, so that means over trials give root mean squares over rows                         \
+     * and trials (the columns take the square root). */                                           \
+    X(raw_grad_logits2, MEAN, GRAD)    /* |dL/dz_i|^2, mean over rows */                           \
+    X(scaled_grad_logits2, MEAN, GRAD) /* the same for the scaled logits */                        \
+    /* d_v |J_i|_F^2, mean over rows: E[|dL/dz_i|^2] given the weights, J = diag(p) - p p^T */     \
+    X(raw_grad_logits_theory2, MEAN, GRAD)                                                         \
+    X(scaled_grad_logits_theory2, MEAN, GRAD) /* the same for the scaled logits */                 \
+    /* (sum_j g_j^2)^2 / sum_j g_j^4, mean over rows: the effective number of keys the logit       \
+       gradient reaches (0 for a row whose gradient is 0: one visible key) */                      \
+    X(raw_grad_keys, MEAN, GRAD)                                                                   \
+    X(scaled_grad_keys, MEAN, GRAD) /* the same for the scaled logits */                           \
+    X(raw_grad_q2, MEAN, GRAD)      /* |dL/dq_i|^2 = |c sum_j g_j k_j|^2, mean over rows */        \
+    X(scaled_grad_q2, MEAN, GRAD)   /* the same for the scaled logits */                           \
+    X(raw_grad_k2, MEAN, GRAD)      /* |dL/dk_j|^2 = |c sum_i g_ij q_i|^2, mean over keys */       \
+    X(scaled_grad_k2, MEAN, GRAD)   /* the same for the scaled logits */                           \
+    /* mean of the n_q d_k entries of Q, measured when q_var is; else NAN */                       \
+    X(q_mean, MEAN, MAYBE)                                                                         \
+    X(k_mean, MEAN, MAYBE) /* the same for K */                                                    \
+    /* softmax weight of key 0 (the first position, which every row sees, also under causal),      \
+       mean over rows: the attention-sink share (Xiao et al. 2023) */                              \
+    X(raw_sink_weight, MEAN, ALWAYS)                                                               \
+    X(scaled_sink_weight, MEAN, ALWAYS) /* the same for scaled logits */                           \
+    /* row entropy / ln(keys the row sees): n_k, or min(i + 1, n_k) for row i under causal;        \
+       mean over the rows that see at least 2 keys, NAN if none does. 1 for uniform weights, 0     \
+       for one-hot */                                                                              \
+    X(raw_entropy_norm, MEAN, MAYBE)                                                               \
+    X(scaled_entropy_norm, MEAN, MAYBE) /* the same for scaled rows */                             \
+    /* max S_ij over the visible scores of the trial, signed (the S_max of QK-clip); scaled:       \
+       times scale (> 0); NAN if no row sees a key */                                              \
+    X(raw_max_logit, MAX, MAYBE)                                                                   \
+    /* query rows that see no key (a mask or window excludes all): left out of every mean over     \
+       rows; 0 without a mask */                                                                   \
+    X(rows_empty, MEAN, ALWAYS)
+
+/** Statistics of one trial: the fields of SV_TRIAL_STATS_MAP. */
 typedef struct sv_trial_stats {
-    double raw_mean;           /**< mean of the n_q n_k raw scores */
-    double raw_var;            /**< their sample variance, M2 / (N - ddof) */
-    double scaled_mean;        /**< raw_mean * scale */
-    double scaled_var;         /**< raw_var * scale2 (scale^2) */
-    double raw_entropy;        /**< softmax entropy (nats) of a raw row, mean over the n_q rows */
-    double scaled_entropy;     /**< the same for scaled rows */
-    double raw_max_weight;     /**< max softmax weight of a row, mean over rows */
-    double scaled_max_weight;  /**< the same for scaled rows */
-    double raw_jac_trace;      /**< 1 - sum_j p_j^2 of a row, mean over rows */
-    double scaled_jac_trace;   /**< the same for scaled rows */
-    double raw_var_known_mean; /**< sum (S - E[S])^2 / N with the known mean
-                                    E[S] = d_k q_mean k_mean */
-    double raw_var_ddof0;      /**< M2 / N, whatever the spec's ddof is */
-    double raw_var_ddof1;      /**< M2 / (N - 1); NAN for N = 1 */
-    double raw_jac_frob;       /**< Frobenius norm of the softmax Jacobian, mean over rows */
-    double scaled_jac_frob;    /**< the same for scaled rows */
-    double raw_eff_keys;       /**< exp(entropy): effective number of keys, mean over rows */
-    double scaled_eff_keys;    /**< the same for scaled rows */
-    double raw_entropy_min;    /**< smallest row entropy (nats) */
-    double raw_entropy_max;    /**< largest row entropy */
-    double scaled_entropy_min; /**< the same for scaled rows */
-    double scaled_entropy_max;
-    double raw_max_abs_logit;  /**< max |S_ij| over the trial; scaled: divide by scale */
-    double raw_diag_logit;     /**< S_ii, mean over i < min(n_q, n_k), for pairs that
-                                    share something (the source's related_diag:
-                                    planted key, or the same token with d_model
-                                    without cross); else NAN */
-    double raw_diag_weight;    /**< softmax weight of key i in row i, raw logits */
-    double scaled_diag_weight; /**< the same for scaled logits */
-    double q_var;              /**< sample variance (ddof 0) of the n_q d_k entries of Q,
-                                    measured when the source says so (draws with
-                                    d_model or qk_norm; caller arrays); else NAN
-                                    (the configured q_std^2 holds) */
-    double k_var;              /**< the same for K */
-    double raw_out_var;        /**< with values: mean of the squares of the n_q d_v
-                                    entries of O = softmax(S) V (their variance
-                                    about the known mean 0); else NAN */
-    double scaled_out_var;     /**< the same with softmax(scale S) */
-    double raw_sum_p2;         /**< sum_j p_j^2 of a row, mean over rows = 1 - jac trace:
-                                    what Var(O) should be, V having variance 1 */
-    double scaled_sum_p2;      /**< the same for scaled rows */
-    /* With spec->grad (else NAN): L = sum_i g_i . o_i, O = softmax(c S) V,
-     * G and V of standard entries; per row z = c s_i, p = softmax(z),
-     * g = dL/dz_i, g_j = p_j (g_i . v_j - g_i . o_i); raw c = 1. Means of
-     * squares, so that means over trials give root mean squares over rows
-     * and trials (the columns take the square root). */
-    double raw_grad_logits2;           /**< |dL/dz_i|^2, mean over rows */
-    double scaled_grad_logits2;        /**< the same for the scaled logits */
-    double raw_grad_logits_theory2;    /**< d_v |J_i|_F^2, mean over rows: E[|dL/dz_i|^2]
-                                            given the weights, J = diag(p) - p p^T */
-    double scaled_grad_logits_theory2; /**< the same for the scaled logits */
-    double raw_grad_keys;              /**< (sum_j g_j^2)^2 / sum_j g_j^4, mean over rows: the
-                                            effective number of keys the logit gradient
-                                            reaches (0 for a row whose gradient is 0: one
-                                            visible key) */
-    double scaled_grad_keys;           /**< the same for the scaled logits */
-    double raw_grad_q2;                /**< |dL/dq_i|^2 = |c sum_j g_j k_j|^2, mean over rows */
-    double scaled_grad_q2;             /**< the same for the scaled logits */
-    double raw_grad_k2;                /**< |dL/dk_j|^2 = |c sum_i g_ij q_i|^2, mean over keys */
-    double scaled_grad_k2;             /**< the same for the scaled logits */
-    double q_mean;                     /**< mean of the n_q d_k entries of Q, measured when q_var
-                                            is; else NAN */
-    double k_mean;                     /**< the same for K */
-    double raw_sink_weight;            /**< softmax weight of key 0 (the first position, which
-                                            every row sees, also under causal), mean over rows:
-                                            the attention-sink share (Xiao et al. 2023) */
-    double scaled_sink_weight;         /**< the same for scaled logits */
-    double raw_entropy_norm;           /**< row entropy / ln(keys the row sees): n_k, or
-                                            min(i + 1, n_k) for row i under causal; mean over
-                                            the rows that see at least 2 keys, NAN if none does.
-                                            1 for uniform weights, 0 for one-hot */
-    double scaled_entropy_norm;        /**< the same for scaled rows */
-    double raw_max_logit;              /**< max S_ij over the visible scores of the trial,
-                                            signed (the S_max of QK-clip); scaled: times
-                                            scale (> 0); NAN if no row sees a key */
-    double rows_empty;                 /**< query rows that see no key (a mask or window
-                                            excludes all): left out of every mean over
-                                            rows; 0 without a mask */
+#define SV_TRIAL_FIELD_(name, reduce, number) double name;
+    SV_TRIAL_STATS_MAP(SV_TRIAL_FIELD_)
+#undef SV_TRIAL_FIELD_
 } sv_trial_stats;
 
 /** Number of doubles in sv_trial_stats (it holds nothing else). */
-#define SV_TRIAL_FIELDS 49
+#define SV_TRIAL_ONE_(name, reduce, number) +1
+#define SV_TRIAL_FIELDS (0 SV_TRIAL_STATS_MAP(SV_TRIAL_ONE_))
+
+/**
+ * Number of fields of sv_trial_stats: SV_TRIAL_FIELDS, for callers that
+ * read the table at run time (bindings).
+ * @return SV_TRIAL_FIELDS. Thread-safe. Cost: O(1).
+ */
+size_t sv_trial_field_count(void);
+
+/**
+ * Name of field @p i of sv_trial_stats, as in SV_TRIAL_STATS_MAP: field i
+ * is the double at byte offset i * sizeof(double).
+ * @return a static string such as "raw_mean"; NULL for i >= SV_TRIAL_FIELDS.
+ *         Thread-safe. Cost: O(1).
+ */
+const char *sv_trial_field_name(size_t i);
 
 /**
  * Bytes of memory sv_engine_run allocates for trials of @p spec, not
@@ -168,7 +206,7 @@ typedef struct sv_trial_stats {
  * held whole: d_k 128, n 65536 needs about 30 MiB. With spec->grad, also
  * the backward passes' arena: dL/dq and dL/dk (2 (n_q + n_k) d_k doubles),
  * 13 doubles per query row, a query block of 4096 rows of Q and
- * G, and per thread the larger of the two passes' tiles (src/grad.c).
+ * G, and per thread the larger of the two passes' tiles (src/engine/grad.c).
  * @return SV_OK and *bytes set; the errors of sv_spec_check and
  *         sv_taps_check (taps may be NULL); SV_EINVAL for a negative
  *         thread count or NULL spec, src, exec or bytes; SV_ERANGE if the
@@ -192,6 +230,12 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  * block_rows or threads, and trials [0, a) then [a, n) give the bits of
  * [0, n).
  *
+ * With spec->grad, two backward passes follow each trial's forward pass
+ * (the scores recomputed, as FlashAttention's backward, Dao et al. 2022,
+ * Algorithm 4): per row the logit gradient's sums and dL/dq_i over key
+ * blocks in key order, then dL/dk_j over query blocks in row order, each
+ * added in a fixed order (docs/theory.md section 12).
+ *
  * @param taps NULL or optional outputs (added to).
  * @param out  array of count entries, written in trial order.
  * @return SV_OK; the errors of sv_engine_bytes and src->check; SV_EINVAL
@@ -202,16 +246,6 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  *         sv_spec_check's bound rules that out for the random draws, not
  *         for a caller's arrays. After an error out and the taps may be
  *         partly written.
- * With spec->grad, two backward passes follow each trial's forward pass
- * (the scores recomputed, as FlashAttention's backward, Dao et al. 2022,
- * Algorithm 4): per row the logit gradient's sums and dL/dq_i over key
- * blocks in key order, then dL/dk_j over query blocks in row order, each
- * added in a fixed order (docs/theory.md section 12).
- * Cost: per trial 2 n_q n_k d_k flops in dgemm, 2 n_q n_k exp, and the
- *       source's rows: Q's rows once per key block (ceil(n_k / 4096)
- *       times), K's once. With grad, 16 n_q n_k d_k more dgemm flops
- *       for d_v = d_k (scores and G V^T once per pass, dL/dz times K and
- *       Q for raw and scaled) and 4 n_q n_k scalar exp.
  * Thread safety: the caller's OpenBLAS thread count is unchanged when the
  * last of any concurrent runs returns: it runs its own OpenMP threads, so
  * the first run to start saves openblas_get_num_threads() and sets
@@ -222,6 +256,11 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  * process-wide while runs last: the caller's own OpenBLAS calls in another
  * thread meanwhile run single-threaded (results stay correct). Otherwise
  * re-entrant: all state is in the arguments.
+ * Cost: per trial 2 n_q n_k d_k flops in dgemm, 2 n_q n_k exp, and the
+ *       source's rows: Q's rows once per key block (ceil(n_k / 4096)
+ *       times), K's once. With grad, 16 n_q n_k d_k more dgemm flops
+ *       for d_v = d_k (scores and G V^T once per pass, dL/dz times K and
+ *       Q for raw and scaled) and 4 n_q n_k scalar exp.
  */
 sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
                         const sv_taps *taps, uint64_t first, uint64_t count, sv_trial_stats *out);

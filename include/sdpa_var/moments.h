@@ -34,13 +34,13 @@ sv_status sv_moments_of(const double *x, size_t n, sv_moments *out);
 /**
  * Merges sample @p b into @p acc as if both had been one sample:
  * n = na + nb, d = mean_b - mean_a, mean = mean_a + d nb / n,
- * M2 = M2_a + M2_b + d^2 na nb / n.
- * Source: T. F. Chan, G. H. Golub and R. J. LeVeque, "Updating formulae and
- * a pairwise algorithm for computing sample variances", Stanford
- * STAN-CS-79-773 (1979), eq. 2.1. Floating point addition is not
+ * M2 = M2_a + M2_b + d^2 na nb / n. Floating point addition is not
  * associative: merge in a fixed order to get the same bits every run.
  * @return SV_OK; SV_EINVAL for a NULL argument; SV_ERANGE if na + nb
  *         overflows uint64_t (*acc untouched after an error).
+ * Source: T. F. Chan, G. H. Golub and R. J. LeVeque, "Updating formulae and
+ * a pairwise algorithm for computing sample variances", Stanford
+ * STAN-CS-79-773 (1979), eq. 2.1.
  */
 sv_status sv_moments_merge(sv_moments *acc, const sv_moments *b);
 

@@ -26,12 +26,28 @@
 /** Trials per block of the sums (see partial.h). */
 #define SV_SUMMARY_BLOCK 4096u
 
+/**
+ * The extremes over trials: the fields of sv_trial_stats that
+ * SV_TRIAL_STATS_MAP reduces by MIN or MAX, in its order.
+ */
+typedef struct sv_trial_extremes {
+#define SV_TRIAL_EXTREME_MEAN_(name)
+#define SV_TRIAL_EXTREME_MIN_(name) double name;
+#define SV_TRIAL_EXTREME_MAX_(name) double name;
+#define SV_TRIAL_EXTREME_(name, reduce, number) SV_TRIAL_EXTREME_##reduce##_(name)
+    SV_TRIAL_STATS_MAP(SV_TRIAL_EXTREME_)
+#undef SV_TRIAL_EXTREME_
+#undef SV_TRIAL_EXTREME_MAX_
+#undef SV_TRIAL_EXTREME_MIN_
+#undef SV_TRIAL_EXTREME_MEAN_
+} sv_trial_extremes;
+
 /** Trials [first, first + n) reduced; zero-initialised or from sv_partial_init. */
 typedef struct sv_partial {
     uint64_t first;               /**< number of the first trial */
     uint64_t n;                   /**< trials added so far */
     uint64_t cap;                 /**< trials the arrays hold room for */
-    sv_trial_stats *head;         /**< the trials of [first, next multiple of
+    sv_trial_stats *lead;         /**< the lead: the trials of [first, next multiple of
                                        SV_SUMMARY_BLOCK) when first is not a
                                        multiple: kept whole, in trial order */
     size_t n_blocks;              /**< blocks started at or after the first block start */
@@ -40,9 +56,7 @@ typedef struct sv_partial {
     double *block_m2;             /**< n_blocks x 2 SV_TRIAL_FIELDS: each block's running
                                        mean, then sum of squared deviations from it, of
                                        every field (Welford 1962, trial order) */
-    double lo[2];                 /**< min raw, scaled entropy_min over the trials */
-    double hi[4];                 /**< max raw, scaled entropy_max; max raw_max_abs_logit,
-                                       max raw_max_logit */
+    sv_trial_extremes ext;        /**< each extreme over the trials added so far */
     double *raw_var, *scaled_var; /**< n values each, trial order */
 } sv_partial;
 
@@ -74,19 +88,20 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b);
 
 /**
  * Means over the trials: every field of sv_trial_stats summed (blocks in
- * order, a head first as a block of its own) and divided by n, except the
- * entropy minima and maxima and max |logit|, which are the extremes over
- * all trials. Every field NAN for n = 0 or p NULL; nothing written for
- * mean NULL.
+ * order, a lead first as a block of its own) and divided by n, except the
+ * MIN and MAX fields of SV_TRIAL_STATS_MAP (entropy minima and maxima,
+ * max |logit|, max logit), which are the extremes over all trials (a
+ * MAYBE field NaN in every trial stays NaN). Every field NAN for n = 0 or
+ * p NULL; nothing written for mean NULL.
  */
 void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean);
 
 /**
  * Standard deviations across the trials (ddof 1) of every field of
  * sv_trial_stats: each block's Welford mean and M2, merged in block order
- * (a head first) by Chan, Golub & LeVeque (1979), so the same bits for any
+ * (a lead first) by Chan, Golub & LeVeque (1979), so the same bits for any
  * chunking or merge of shards. NAN for fewer than two trials, and for the
- * entropy minima and maxima and max |logit| (extremes, not means). A field
+ * MIN and MAX fields (extremes, not means). A field
  * that is NAN in any trial is NAN.
  */
 void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd);

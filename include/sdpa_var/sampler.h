@@ -61,12 +61,12 @@ double sv_dist_fourth_moment(sv_dist dist, double nu);
  * Marsaglia & Tsang, "A Simple Method for Generating Gamma Variables",
  * ACM TOMS 26(3), 2000 (nu / 2 >= 1, so their main case applies).
  *
- * Cost: normal ~2.05 PCG32 outputs per value on average.
- * Thread safety: touches only *rng and x.
  * @return SV_OK (n = 0: nothing drawn); SV_EINVAL for a dist out of range,
  *         a t with nu not > 2 and finite, or rng or x NULL with n > 0;
  *         SV_ERANGE for n > SIZE_MAX / 8 (no such array). *rng and x
  *         untouched after an error.
+ * Thread safety: touches only *rng and x.
+ * Cost: normal ~2.05 PCG32 outputs per value on average.
  */
 sv_status sv_sample_fill(sv_rng *rng, sv_dist dist, double nu, double *x, size_t n);
 

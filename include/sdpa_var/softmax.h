@@ -9,7 +9,7 @@
  * finite, with every output untouched; SV_ERANGE for sizes whose arrays
  * would not fit in size_t bytes (n > SIZE_MAX / 8), outputs untouched.
  * A row with a NaN or an infinity (or values so far apart that s_max - s_j
- * overflows, |s| ~ 1e308) gives SV_EINVAL after the outputs are written:
+ * overflows, |s| ~ 1e308) gives SV_ENONFINITE after the outputs are written:
  * they then hold NaN (the engine's scores are bounded by SV_SCORE_MAX
  * = 1e60, so it never sees this).
  *
@@ -61,9 +61,9 @@ typedef struct sv_softmax_stats {
  *
  * @param s      one row of n raw scores; n >= 1; values finite.
  * @param scale  the multiplier c for *scaled, > 0 and finite.
- * @return SV_OK; SV_EINVAL, SV_ERANGE as in the file's comment (a
- *         non-finite value: *raw and *scaled untouched).
- * Cost: 2n exp. Thread safety: reads s, writes *raw and *scaled only.
+ * @return SV_OK; SV_EINVAL, SV_ERANGE, SV_ENONFINITE as in the file's
+ *         comment (a non-finite value: *raw and *scaled untouched).
+ * Thread safety: reads s, writes *raw and *scaled only. Cost: 2n exp.
  */
 sv_status sv_softmax_row_stats(const double *s, size_t n, double scale, sv_softmax_stats *raw,
                                sv_softmax_stats *scaled);
@@ -91,8 +91,9 @@ typedef struct sv_softmax_acc {
 /**
  * Partial sums of the logits s[0 .. n-1] (n >= 1, finite) into *out, for
  * c = 1 and c = @p scale > 0 (the multiplier of the scaled logits).
- * @return SV_OK; SV_EINVAL, SV_ERANGE as in the file's comment.
- * Cost: 2n exp. Thread safety: reads s, writes *out only.
+ * @return SV_OK; SV_EINVAL, SV_ERANGE, SV_ENONFINITE as in the file's
+ *         comment.
+ * Thread safety: reads s, writes *out only. Cost: 2n exp.
  */
 sv_status sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax_acc *out);
 
@@ -101,9 +102,9 @@ sv_status sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax
  * s (as sv_moments_of: corrected two-pass mean and M2) into *mo, which may
  * be NULL. The engine's per-row kernel: pass 1 finds the max and the sum,
  * pass 2 the exps and the squared deviations.
- * @return SV_OK; SV_EINVAL, SV_ERANGE as in the file's comment (a
- *         non-finite value, or a sum of s that overflows: *out and *mo
- *         written, NaN or infinite).
+ * @return SV_OK; SV_EINVAL, SV_ERANGE as in the file's comment;
+ *         SV_ENONFINITE for a non-finite value, or a sum of s that
+ *         overflows (*out and *mo written, NaN or infinite).
  */
 sv_status sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv_softmax_acc *out,
                                      sv_moments *mo);
@@ -120,7 +121,7 @@ sv_status sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv
  * @return SV_OK (rows = 0: nothing written); SV_EINVAL for n = 0, ld < n,
  *         a bad scale, s or acc NULL with rows > 0; SV_ERANGE when
  *         (rows - 1) ld + n doubles or rows sv_softmax_acc overflow size_t
- *         bytes (outputs untouched after these); SV_EINVAL when a row has
+ *         bytes (outputs untouched after these); SV_ENONFINITE when a row has
  *         a non-finite value (every row written; that row's sums NaN).
  */
 sv_status sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld, double scale,
@@ -166,9 +167,9 @@ sv_status sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double 
  *
  * @param s     n >= 1 finite logits; @param scale the multiplier c > 0; @param p n outputs
  *              (may not alias s).
- * @return SV_OK; SV_EINVAL, SV_ERANGE as in the file's comment; SV_EINVAL
- *         for a non-finite value too, checked first (p untouched).
- * Cost: n exp. Thread safety: reads s, writes p only.
+ * @return SV_OK; SV_EINVAL, SV_ERANGE as in the file's comment;
+ *         SV_ENONFINITE for a non-finite value, checked first (p untouched).
+ * Thread safety: reads s, writes p only. Cost: n exp.
  */
 sv_status sv_softmax(const double *s, size_t n, double scale, double *p);
 
@@ -200,9 +201,11 @@ sv_status sv_softmax(const double *s, size_t n, double scale, double *p);
  *               1 - sum p^2 keeps its digits for one-hot rows).
  * No output may alias an input.
  * @return SV_OK; SV_EINVAL for z, p or stats NULL, g given with dz NULL,
- *         n = 0, a bad scale, or a non-finite value in z or g (checked
- *         first: outputs untouched); SV_ERANGE when n (or n n with jac)
- *         doubles overflow size_t bytes (outputs untouched).
+ *         n = 0 or a bad scale; SV_ERANGE when n (or n n with jac)
+ *         doubles overflow size_t bytes; SV_ENONFINITE for a non-finite
+ *         value in z or g (all three checked first, in that order:
+ *         outputs untouched), or logits so far apart (|z| ~ 1e308) that
+ *         their differences overflow.
  * Thread safety: reads z and g, writes the outputs only.
  * Cost: 3n exp, n^2 for jac.
  * Source: softmax, Vaswani et al. 2017, eq. 1; its Jacobian

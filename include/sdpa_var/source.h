@@ -159,7 +159,7 @@ sv_status sv_strided_head(const sv_strided *arrays, uint64_t trial, uint64_t *tr
  * draw fields (seed, dist, means, QK-norm, plant, d_model) do not apply:
  * check() rejects a spec with plant, qk_norm or d_model (SV_EMISMATCH),
  * since it would describe rows the arrays do not hold; it also reads every
- * entry of the trials' heads once and returns SV_EINVAL for a NaN or an
+ * entry of the trials' heads once and returns SV_ENONFINITE for a NaN or an
  * infinity (sv_array_find_nonfinite says where), SV_EOVERFLOW when d_k
  * max|q| max|k| (or that times spec->scale) exceeds SV_SCORE_MAX, as for
  * drawn entries.

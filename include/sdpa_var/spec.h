@@ -36,61 +36,61 @@ double sv_init_variance(sv_init init, size_t d_model, size_t d_k);
  * never writes to it.
  */
 typedef struct sv_spec {
-    size_t d_k;      /**< dimension of each query and key vector, >= 1 */
-    size_t n_q;      /**< number of queries (rows of Q), >= 1 */
-    size_t n_k;      /**< number of keys (rows of K), >= 1 */
-    uint64_t trials; /**< independent repetitions, >= 1 */
-    uint64_t seed;   /**< any value; same seed, same numbers */
-    sv_dist dist;    /**< distribution of the entries of Q and K (before
-                          q_mean, q_std, k_mean, k_std) */
-    double nu;       /**< degrees of freedom when dist is SV_DIST_STUDENT_T, > 4 */
-    double scale;    /**< MULTIPLIER s of the scaled logits s S, as `scale=`
-                          in PyTorch's scaled_dot_product_attention: 0
-                          resolves to 1 / sqrt(d_k) (Vaswani et al. 2017);
-                          1 is none, 1 / d_k the muP choice (Yang et al.
-                          2022); > 0 once resolved */
-    double scale2;   /**< s^2, the multiplier of the scaled variances: 0
-                          resolves to 1 / d_k (rounded once, not
-                          (1 / sqrt(d_k))^2) when scale was 0, else to
-                          scale^2 */
-    double q_mean;   /**< entries of Q are q_mean + q_std x, x of dist */
-    double q_std;    /**< > 0; 0 resolves to 1 */
-    double k_mean;   /**< entries of K are k_mean + k_std x */
-    double k_std;    /**< as q_std */
-    int qk_norm;     /**< nonzero: every row of Q and K is rescaled to L2 norm
-                          qk_scale before the product (QK-norm, as in
-                          Dehghani et al. 2023, ViT-22B) */
-    double qk_scale; /**< that norm; with qk_norm, 0 resolves to sqrt(d_k),
+    size_t d_k;       /**< dimension of each query and key vector, >= 1 */
+    size_t n_q;       /**< number of queries (rows of Q), >= 1 */
+    size_t n_k;       /**< number of keys (rows of K), >= 1 */
+    uint64_t trials;  /**< independent repetitions, >= 1 */
+    uint64_t seed;    /**< any value; same seed, same numbers */
+    sv_dist dist;     /**< distribution of the entries of Q and K (before
+                           q_mean, q_std, k_mean, k_std) */
+    double nu;        /**< degrees of freedom when dist is SV_DIST_STUDENT_T, > 4 */
+    double scale;     /**< MULTIPLIER c of the scaled logits c S, as `scale=`
+                           in PyTorch's scaled_dot_product_attention: 0
+                           resolves to 1 / sqrt(d_k) (Vaswani et al. 2017);
+                           1 is none, 1 / d_k the muP choice (Yang et al.
+                           2022); > 0 once resolved */
+    double scale2;    /**< c^2, the multiplier of the scaled variances: 0
+                           resolves to 1 / d_k (rounded once, not
+                           (1 / sqrt(d_k))^2) when scale was 0, else to
+                           scale^2 */
+    double q_mean;    /**< entries of Q are q_mean + q_std x, x of dist */
+    double q_std;     /**< > 0; 0 resolves to 1 */
+    double k_mean;    /**< entries of K are k_mean + k_std x */
+    double k_std;     /**< as q_std */
+    int qk_norm;      /**< nonzero: every row of Q and K is rescaled to L2 norm
+                           qk_radius before the product (QK-norm, as in
+                           Dehghani et al. 2023, ViT-22B) */
+    double qk_radius; /**< that norm; with qk_norm, 0 resolves to sqrt(d_k),
                           the norm a unit-variance row has on average */
-    size_t d_model;  /**< > 0: Q = X W_Q and K = X W_K (or X' W_K with cross):
-                          X is n x d_model with entries of dist (unit
-                          variance), W_Q and W_K d_model x d_k drawn with
-                          init per trial; 0: Q and K drawn directly */
-    sv_init init;    /**< initialisation of W_Q and W_K */
-    int cross;       /**< with d_model: keys from their own tokens X' */
-    int causal;      /**< nonzero: query i sees keys 0 .. i only (decoder
-                          attention); needs n_q = n_k; the statistics are
-                          over the n (n + 1) / 2 visible scores */
-    int values;      /**< nonzero: also V (n_k x d_v, entries of dist) and the
-                          attention output O = softmax(S) V, raw and scaled */
-    size_t d_v;      /**< columns of V; with values, 0 resolves to d_k */
-    double plant;    /**< rho in [-1, 1]: key j < min(n_q, n_k) is
-                          rho q_j + sqrt(1 - rho^2) z_j, z_j its own draw, so
-                          each query has one related key, as in trained
-                          models; 0 plants nothing */
-    unsigned ddof;   /**< delta degrees of freedom of the variance; < the
-                          number of scores */
-    int grad;        /**< nonzero (needs values): also G (n_q x d_v, entries of
-                          dist, its own stream SV_MATRIX_G) and the gradients
-                          of L = sum_i g_i . o_i through O = softmax(c S) V,
-                          raw (c = 1) and scaled (engine.h: *_grad_*) */
-    size_t window;   /**< > 0: sliding window of W = window keys. With causal,
-                          query i sees keys j with i - W < j <= i (W keys,
-                          itself included: Mistral, Gemma and HF
-                          transformers' sliding_window, flash-attn's
-                          window_size (W - 1, 0)); without, |i - j| < W
-                          (2W - 1 keys, top-left aligned when n_q != n_k).
-                          0: no window. Not with grad */
+    size_t d_model;   /**< > 0: Q = X W_Q and K = X W_K (or X' W_K with cross):
+                           X is n x d_model with entries of dist (unit
+                           variance), W_Q and W_K d_model x d_k drawn with
+                           init per trial; 0: Q and K drawn directly */
+    sv_init init;     /**< initialisation of W_Q and W_K */
+    int cross;        /**< with d_model: keys from their own tokens X' */
+    int causal;       /**< nonzero: query i sees keys 0 .. i only (decoder
+                           attention); needs n_q = n_k; the statistics are
+                           over the n (n + 1) / 2 visible scores */
+    int values;       /**< nonzero: also V (n_k x d_v, entries of dist) and the
+                           attention output O = softmax(S) V, raw and scaled */
+    size_t d_v;       /**< columns of V; with values, 0 resolves to d_k */
+    double plant;     /**< rho in [-1, 1]: key j < min(n_q, n_k) is
+                           rho q_j + sqrt(1 - rho^2) z_j, z_j its own draw, so
+                           each query has one related key, as in trained
+                           models; 0 plants nothing */
+    unsigned ddof;    /**< delta degrees of freedom of the variance; < the
+                           number of scores */
+    int grad;         /**< nonzero (needs values): also G (n_q x d_v, entries of
+                           dist, its own stream SV_MATRIX_G) and the gradients
+                           of L = sum_i g_i . o_i through O = softmax(c S) V,
+                           raw (c = 1) and scaled (engine.h: *_grad_*) */
+    size_t window;    /**< > 0: sliding window of W = window keys. With causal,
+                           query i sees keys j with i - W < j <= i (W keys,
+                           itself included: Mistral, Gemma and HF
+                           transformers' sliding_window, flash-attn's
+                           window_size (W - 1, 0)); without, |i - j| < W
+                           (2W - 1 keys, top-left aligned when n_q != n_k).
+                           0: no window. Not with grad */
 } sv_spec;
 
 /**
@@ -105,7 +105,7 @@ void sv_spec_row_keys(const sv_spec *spec, size_t i, size_t *lo, size_t *hi);
 /**
  * Resolves every default of @p spec in place (the only place they are
  * resolved): q_std and k_std 0 -> 1; scale 0 -> 1 / sqrt(d_k) with scale2
- * 1 / d_k; scale2 0 -> scale^2; with qk_norm, qk_scale 0 -> sqrt(d_k); with values,
+ * 1 / d_k; scale2 0 -> scale^2; with qk_norm, qk_radius 0 -> sqrt(d_k); with values,
  * d_v 0 -> d_k. Idempotent. Then checks it (sv_spec_check).
  * @return the result of sv_spec_check; SV_EINVAL for NULL. After an error
  *         the spec may be partly resolved.
@@ -147,7 +147,7 @@ sv_status sv_spec_resolve(sv_spec *spec);
  *   A_q = |q_mean| + q_std X,  A_k = |k_mean| + k_std X
  *   (with projections A_q = A_k = 14.4 d_model X: |W| <= 14.4, Var W <= 1),
  *   B = d_k (A_q + A_k)^2 (a planted key's entries are at most A_q + A_k),
- *   with QK-norm the larger of B and qk_scale^2 (|q.k| <= |q||k|); and the
+ *   with QK-norm the larger of B and qk_radius^2 (|q.k| <= |q||k|); and the
  *   larger of that and that times scale.
  * The bound holds for the random draws (sv_source_draw); a caller's arrays
  * are not bounded by it (the engine reports a NaN instead).
@@ -160,7 +160,7 @@ double sv_spec_score_bound(const sv_spec *spec);
  * @return SV_OK;
  *   SV_EINVAL if d_k, n_q, n_k or trials is 0; dist out of range or a t
  *     with nu <= 4; scale, scale2, q_std or k_std not positive and finite
- *     (an unresolved spec); qk_norm with qk_scale not positive and finite;
+ *     (an unresolved spec); qk_norm with qk_radius not positive and finite;
  *     a mean not finite; plant outside [-1, 1]; causal with n_q != n_k;
  *     cross without d_model; d_model with an init out of range, plant, a
  *     mean or a std other than 1; values with d_v 0;
@@ -172,9 +172,9 @@ double sv_spec_score_bound(const sv_spec *spec);
  *     them to CBLAS, which takes int (n_q and n_k reach it in tiles of at
  *     most 256 and 4096 rows, so any size_t is fine for them);
  *   SV_EOVERFLOW if sv_spec_score_bound exceeds SV_SCORE_MAX: means,
- *     standard deviations, qk_scale or scale so large that scores
+ *     standard deviations, qk_radius or scale so large that scores
  *     or their squared sums could overflow (blames the largest term:
- *     "q_mean", "q_std", "k_mean", "k_std", "qk_scale", "scale", "d_k" or
+ *     "q_mean", "q_std", "k_mean", "k_std", "qk_radius", "scale", "d_k" or
  *     "d_model");
  *   SV_EPRECISION (checked after SV_EOVERFLOW) if |q_mean| / q_std or
  *     |k_mean| / k_std exceeds SV_MEAN_STD_MAX (blames "q_mean" or
@@ -206,10 +206,10 @@ sv_status sv_spec_check_field(const sv_spec *spec, const char **field);
  */
 uint64_t sv_spec_hash(const sv_spec *spec);
 
-/** The multiplier s of the scaled logits s S: spec->scale (resolved); NAN for NULL. */
+/** The multiplier c of the scaled logits c S: spec->scale (resolved); NAN for NULL. */
 double sv_spec_scale(const sv_spec *spec);
 
-/** s^2: spec->scale2 (resolved; 1 / d_k rounded once for the default); NAN for NULL. */
+/** c^2: spec->scale2 (resolved; 1 / d_k rounded once for the default); NAN for NULL. */
 double sv_spec_scale2(const sv_spec *spec);
 
 /**

@@ -13,8 +13,10 @@
  * configuration the spec's 24 fields in sv_spec_hash's order then grad,
  * its hash, the scale name (length, bytes), observed, the trials
  * (first, count) and rows (begin, end) it covers, then either (rows
- * [0, n_q)) the sv_partial of its trials: head trials, blocks, their sums
- * and Welford pairs, the extremes, raw_var and scaled_var of every trial;
+ * [0, n_q)) the sv_partial of its trials: lead trials, blocks, their sums
+ * and Welford pairs, the 6 extremes (raw and scaled entropy_min, raw and
+ * scaled entropy_max, raw_max_abs_logit, raw_max_logit), raw_var and
+ * scaled_var of every trial;
  * or (rows in part) count x sv_rowfold_blocks folds, each SV_FOLD_COUNTS
  * counts and SV_FOLD_SUMS doubles. Last, an FNV-1a 64 digest of every
  * byte before it.

@@ -2,7 +2,9 @@
  * @file status.h
  * Error codes of the sdpa-var library: one X-macro table makes both the enum
  * and the messages, so codes and messages cannot drift apart. Values are
- * pinned: new codes are appended, never renumbered.
+ * pinned: new codes are appended, never renumbered. SV_EINVAL is a bad
+ * argument (outputs untouched); SV_ENONFINITE is data that are not finite
+ * (each function says whether its outputs were written, then as NaN).
  */
 #ifndef SDPA_VAR_STATUS_H
 #define SDPA_VAR_STATUS_H
@@ -18,7 +20,8 @@
     X(EOVERFLOW, 7, "value too large: scores would overflow")                                      \
     X(EPRECISION, 8, "mean too large against the standard deviation for double precision")         \
     X(EUNSUPPORTED, 9, "not supported by this CPU or build")                                       \
-    X(ECORRUPT, 10, "state data corrupt or truncated")
+    X(ECORRUPT, 10, "state data corrupt or truncated")                                             \
+    X(ENONFINITE, 11, "data hold a NaN or an infinity, or overflow to one")
 
 /** Result of every library function that can fail. */
 typedef enum sv_status {
@@ -31,8 +34,19 @@ typedef enum sv_status {
  * Human-readable message for a status code.
  *
  * @return a static string such as "out of memory"; "unknown status" for a
- *         value not in SV_STATUS_MAP. Never NULL. Thread-safe.
+ *         value not in SV_STATUS_MAP. Never NULL.
+ * Thread safety: none needed (reads a constant table). Cost: O(1).
  */
 const char *sv_status_str(sv_status status);
+
+/**
+ * The enum name of a status code, as libuv's uv_err_name: "SV_ENOMEM" for
+ * SV_ENOMEM. Bindings read the codes from here (0, 1, ... until NULL).
+ *
+ * @return a static string such as "SV_EINVAL"; NULL for a value not in
+ *         SV_STATUS_MAP.
+ * Thread safety: none needed (reads a constant table). Cost: O(1).
+ */
+const char *sv_status_name(sv_status status);
 
 #endif

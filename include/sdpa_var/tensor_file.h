@@ -28,7 +28,6 @@
  * than the three, or one given twice, is malformed. The data must be
  * exactly as long as the shape says (numpy.save writes no more; extra
  * bytes mean the shape does not describe the data): SV_EFORMAT.
- * Thread-safe; O(len of the header); allocates nothing.
  * @param why NULL, or @p why_len bytes for one line (no file name, no
  *        newline, printable ASCII: bytes from the file are escaped \xNN)
  *        saying what is wrong, e.g. "dtype '<i4' is not float16, float32
@@ -42,6 +41,8 @@
  *         object, integer, complex or structured dtype, ndim not 2..4, a
  *         zero dimension); SV_ERANGE for a shape whose byte size overflows
  *         (past PTRDIFF_MAX). *out untouched after an error.
+ * Thread safety: thread-safe. Cost: O(len of the header); allocates
+ * nothing.
  */
 sv_status sv_npy_parse(const void *buf, size_t len, sv_array *out, char *why, size_t why_len);
 
@@ -60,9 +61,6 @@ sv_status sv_npy_parse(const void *buf, size_t len, sv_array *out, char *why, si
  * fine unless it is the one picked. Names are unique. Shape entries and
  * offsets must be whole JSON numbers below 2^53. Data are little-endian;
  * dtypes F16, BF16, F32, F64; 2- to 4-D shapes.
- * Copies the header (N + 1 bytes) for cJSON and allocates a table of the
- * tensors: O(N log N). Thread-safe except that cJSON writes its last error
- * to a global (cJSON 1.7), which this parser never reads.
  * @param why as in sv_npy_parse; for a missing name it lists the tensors
  *        (in file order, quoted, cut short with "and N more"), e.g. "no
  *        tensor 'x' in the file; it holds 'q', 'k', 'v'". Names from the
@@ -76,6 +74,10 @@ sv_status sv_npy_parse(const void *buf, size_t len, sv_array *out, char *why, si
  *         no tensor or several; SV_ERANGE for a byte size past
  *         PTRDIFF_MAX; SV_ENOMEM when the header's copy or the table cannot
  *         be allocated. *out untouched after an error.
+ * Thread safety: thread-safe, except that cJSON writes its last error to
+ * a global (cJSON 1.7), which this parser never reads.
+ * Cost: copies the header (N + 1 bytes) for cJSON and allocates a table
+ * of the tensors: O(N log N).
  */
 sv_status sv_safetensors_parse(const void *buf, size_t len, const char *name, sv_array *out,
                                char *why, size_t why_len);

@@ -80,7 +80,7 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
 
 /**
  * sv_theory_raw generalised to a whole configuration: entries of Q with
- * mean mu_q and standard deviation sigma_q (cfg->q_mean, cfg->q_std), of K
+ * mean mu_q and standard deviation sigma_q (spec->q_mean, spec->q_std), of K
  * with mu_k and sigma_k, dist's fourth moment m4 (Student's t included),
  * the causal mask, QK-norm, a planted key, projections. With d = d_k and
  * N the visible scores, every variance comes from
@@ -126,16 +126,17 @@ struct sv_spec;
 sv_status sv_theory_spec(const struct sv_spec *spec, sv_theory *out);
 
 /**
- * The expected mean of one trial's visible scores for @p spec (sv_spec.h;
+ * The expected mean of one trial's visible scores for @p spec (spec.h;
  * what sv_theory_spec's `mean` gives for the same fields), without the
  * rest of the theory: cheap enough to call per trial, where the engine
  * centres raw_var_known_mean on it.
  * @p spec must have passed sv_spec_check; it is not checked again (the
  * engine calls this per trial, and the check would double a tiny trial's
- * cost). Cost: a few flops; a 2F1 series with QK-norm and a planted key.
+ * cost).
  * @return that mean; NAN if it has no closed form (QK-norm with both
  *         means nonzero; QK-norm with a planted key and a nonzero mean, or
  *         non-normal entries and |rho| < 1), for a NULL spec or a zero size.
+ * Cost: a few flops; a 2F1 series with QK-norm and a planted key.
  */
 double sv_theory_mean(const struct sv_spec *spec);
 

@@ -16,7 +16,7 @@ THREADS_MAX = 1024  # as the CLI's --threads
 
 def _fail(st, what):
     msg = "%s: %s" % (what, L.status_str(st))
-    if st == 3:
+    if st == L.SV_ENOMEM:
         raise MemoryError(msg)
     raise ValueError(msg)
 
@@ -208,7 +208,7 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, layout="bhnd",
                                  ctypes.cast(ctypes.byref(trials, t0 * ctypes.sizeof(
                                      L.sv_trial_stats)), ctypes.POINTER(L.sv_trial_stats)))
         if st != L.SV_OK:
-            _fail(st, "q, k (values too large?)" if st == 7 else "q, k")
+            _fail(st, "q, k (values too large?)" if st == L.SV_EOVERFLOW else "q, k")
     del owners  # the engine is done with the memory
     return _collect(spec, arrays, trials, qd, scale, pool)
 

@@ -7,8 +7,9 @@ ${prefix}/${CMAKE_INSTALL_LIBDIR}/libsdpa_var.so.MAJOR.MINOR), in both cases
 as a path relative to this package, so no LD_LIBRARY_PATH is needed.
 
 Every struct here mirrors one in include/sdpa_var/*.h field by field (same
-order, same C types). At import the library's ABI version (sv_abi_version)
-must equal the one this package was configured with, and each mirror's size
+order, same C types); sv_trial_stats is built from the library's own list
+of its fields (sv_trial_field_name). At import the library's ABI version
+(sv_abi_version) must equal the one this package was configured with, and each mirror's size
 must equal the C sizeof (sv_struct_size): a mismatch, or a library without
 one of the functions used here, raises ImportError naming both values, never
 a silent misread.
@@ -27,15 +28,48 @@ c_int = ctypes.c_int
 c_uint = ctypes.c_uint
 c_char_p = ctypes.c_char_p
 
+
+def _library_path():
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.normpath(os.path.join(here, _config.LIBRARY))
+
+
+def _open():
+    """The library, with the few functions the mirrors below are built from
+    bound; if it lacks them, _load names them with the others it lacks."""
+    path = _library_path()
+    try:
+        cdll = ctypes.CDLL(path)
+    except OSError as e:
+        raise ImportError("sdpa_var: cannot load the engine library %s (from _config.py, "
+                          "written by CMake): %s" % (path, e)) from None
+    if _has(cdll, _EARLY):
+        _bind(path, cdll, _EARLY)
+    return cdll
+
+
+def _has(cdll, names):
+    return all(hasattr(cdll, name) for name in names)
+
+
+def _bind(path, cdll, sigs):
+    missing = [name for name in sigs if not hasattr(cdll, name)]
+    if missing:
+        raise ImportError("sdpa_var: %s lacks %s: the library is older than this package "
+                          "(reinstall the package with its library)" % (path, ", ".join(missing)))
+    for name, (res, args) in sigs.items():
+        f = getattr(cdll, name)
+        f.restype, f.argtypes = res, args
+
+
+_EARLY = {"sv_struct_size": (c_size, [c_char_p]),
+          "sv_trial_field_count": (c_size, []),
+          "sv_trial_field_name": (c_char_p, [c_size])}
+_cdll = _open()
+_bound = _has(_cdll, _EARLY)  # else _load raises ImportError naming them
+
 SV_ARRAY_MAX_DIMS = 4
 SV_ROW_FIELDS = 4
-
-# sv_status (status.h)
-SV_OK = 0
-STATUS_NAMES = {0: "SV_OK", 1: "SV_EINVAL", 2: "SV_ERANGE", 3: "SV_ENOMEM",
-                4: "SV_ETOOBIG", 5: "SV_EFORMAT", 6: "SV_EMISMATCH",
-                7: "SV_EOVERFLOW", 8: "SV_EPRECISION", 9: "SV_EUNSUPPORTED",
-                10: "SV_ECORRUPT"}
 
 # sv_dtype (source.h)
 SV_DTYPE_FLOAT64, SV_DTYPE_FLOAT32, SV_DTYPE_FLOAT16, SV_DTYPE_BFLOAT16 = 0, 1, 2, 3
@@ -60,7 +94,7 @@ class sv_spec(ctypes.Structure):
                 ("trials", c_u64), ("seed", c_u64), ("dist", c_int),
                 ("nu", c_dbl), ("scale", c_dbl), ("scale2", c_dbl),
                 ("q_mean", c_dbl), ("q_std", c_dbl), ("k_mean", c_dbl),
-                ("k_std", c_dbl), ("qk_norm", c_int), ("qk_scale", c_dbl),
+                ("k_std", c_dbl), ("qk_norm", c_int), ("qk_radius", c_dbl),
                 ("d_model", c_size), ("init", c_int), ("cross", c_int),
                 ("causal", c_int), ("values", c_int), ("d_v", c_size),
                 ("plant", c_dbl), ("ddof", c_uint), ("grad", c_int),
@@ -102,27 +136,16 @@ class sv_taps(ctypes.Structure):
                 ("row_sums", ctypes.POINTER(c_dbl))]
 
 
-# engine.h: sv_trial_stats, SV_TRIAL_FIELDS doubles in this order.
-TRIAL_FIELDS = (
-    "raw_mean", "raw_var", "scaled_mean", "scaled_var", "raw_entropy",
-    "scaled_entropy", "raw_max_weight", "scaled_max_weight", "raw_jac_trace",
-    "scaled_jac_trace", "raw_var_known_mean", "raw_var_ddof0", "raw_var_ddof1",
-    "raw_jac_frob", "scaled_jac_frob", "raw_eff_keys", "scaled_eff_keys",
-    "raw_entropy_min", "raw_entropy_max", "scaled_entropy_min",
-    "scaled_entropy_max", "raw_max_abs_logit", "raw_diag_logit",
-    "raw_diag_weight", "scaled_diag_weight", "q_var", "k_var", "raw_out_var",
-    "scaled_out_var", "raw_sum_p2", "scaled_sum_p2", "raw_grad_logits2",
-    "scaled_grad_logits2", "raw_grad_logits_theory2",
-    "scaled_grad_logits_theory2", "raw_grad_keys", "scaled_grad_keys",
-    "raw_grad_q2", "scaled_grad_q2", "raw_grad_k2", "scaled_grad_k2",
-    "q_mean", "k_mean", "raw_sink_weight", "scaled_sink_weight",
-    "raw_entropy_norm", "scaled_entropy_norm", "raw_max_logit", "rows_empty")
-SV_TRIAL_FIELDS = 49
-assert len(TRIAL_FIELDS) == SV_TRIAL_FIELDS
+# engine.h: sv_trial_stats, doubles in the order of the library's table
+# (SV_TRIAL_STATS_MAP), read from the library itself: a statistic added
+# there needs nothing here.
+TRIAL_FIELDS = tuple(_cdll.sv_trial_field_name(i).decode()
+                     for i in range(_cdll.sv_trial_field_count() if _bound else 0))
+SV_TRIAL_FIELDS = len(TRIAL_FIELDS)
 
 
 class sv_trial_stats(ctypes.Structure):
-    """engine.h: struct sv_trial_stats (49 doubles)."""
+    """engine.h: struct sv_trial_stats (SV_TRIAL_FIELDS doubles)."""
     _fields_ = [(name, c_dbl) for name in TRIAL_FIELDS]
 
 
@@ -152,9 +175,10 @@ class sv_summary(ctypes.Structure):
 class sv_partial(ctypes.Structure):
     """partial.h: struct sv_partial (inside sv_summary_acc)."""
     _fields_ = [("first", c_u64), ("n", c_u64), ("cap", c_u64),
-                ("head", ctypes.POINTER(sv_trial_stats)), ("n_blocks", c_size),
+                ("lead", ctypes.POINTER(sv_trial_stats)), ("n_blocks", c_size),
                 ("block_sum", ctypes.POINTER(c_dbl)), ("block_m2", ctypes.POINTER(c_dbl)),
-                ("lo", c_dbl * 2), ("hi", c_dbl * 4),
+                ("ext", c_dbl * ((_cdll.sv_struct_size(b"sv_trial_extremes") if _bound else 0)
+                                 // ctypes.sizeof(c_dbl))),
                 ("raw_var", ctypes.POINTER(c_dbl)), ("scaled_var", ctypes.POINTER(c_dbl))]
 
 
@@ -214,20 +238,11 @@ MIRRORS = {name: t for name, t in globals().items()
 P = ctypes.POINTER
 
 
-def _library_path():
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.normpath(os.path.join(here, _config.LIBRARY))
-
-
 def _load():
-    path = _library_path()
-    try:
-        lib = ctypes.CDLL(path)
-    except OSError as e:
-        raise ImportError("sdpa_var: cannot load the engine library %s (from _config.py, "
-                          "written by CMake): %s" % (path, e)) from None
+    path, lib = _library_path(), _cdll
     sigs = {
         "sv_status_str": (c_char_p, [c_int]),
+        "sv_status_name": (c_char_p, [c_int]),
         "sv_spec_resolve": (c_int, [P(sv_spec)]),
         "sv_spec_check_field": (c_int, [P(sv_spec), P(c_char_p)]),
         "sv_source_strided": (c_int, [P(sv_strided), ctypes.c_void_p]),
@@ -244,7 +259,6 @@ def _load():
         "sv_dist_from_name": (c_int, [c_char_p, P(c_int)]),
         "sv_version": (c_char_p, []),
         "sv_abi_version": (c_uint, []),
-        "sv_struct_size": (c_size, [c_char_p]),
         "sv_summary_head": (c_int, [P(sv_spec), P(sv_trial_stats), P(sv_summary), P(sv_spec),
                                     P(sv_summary)]),
         "sv_spec_scale": (c_dbl, [P(sv_spec)]),
@@ -254,14 +268,9 @@ def _load():
         "sv_state_summary": (c_int, [P(sv_state), c_size, P(sv_spec), P(sv_summary)]),
         "sv_state_problem_str": (c_char_p, [c_int]),
         "sv_state_free": (None, [P(sv_state)]),
+        **_EARLY,
     }
-    missing = [name for name in sigs if not hasattr(lib, name)]
-    if missing:
-        raise ImportError("sdpa_var: %s lacks %s: the library is older than this package "
-                          "(reinstall the package with its library)" % (path, ", ".join(missing)))
-    for name, (res, args) in sigs.items():
-        f = getattr(lib, name)
-        f.restype, f.argtypes = res, args
+    _bind(path, lib, sigs)
     _check_abi(path, lib)
     return lib
 
@@ -286,9 +295,24 @@ lib = _load()
 SOURCE_BYTES = lib.sv_struct_size(b"sv_source")
 
 
+def _status_codes():
+    """sv_status (status.h) from the library: {"SV_OK": 0, ...}, the codes
+    0, 1, ... that sv_status_name knows."""
+    codes, v = {}, 0
+    while lib.sv_status_name(v) is not None:
+        codes[lib.sv_status_name(v).decode()] = v
+        v += 1
+    return codes
+
+
+STATUS = _status_codes()
+SV_OK, SV_ENOMEM, SV_EOVERFLOW = STATUS["SV_OK"], STATUS["SV_ENOMEM"], STATUS["SV_EOVERFLOW"]
+
+
 def status_str(st):
     """The library's message for status @p st, with its name."""
-    return "%s (%s)" % (lib.sv_status_str(st).decode(), STATUS_NAMES.get(st, st))
+    name = lib.sv_status_name(st)
+    return "%s (%s)" % (lib.sv_status_str(st).decode(), name.decode() if name else st)
 
 
 def version():

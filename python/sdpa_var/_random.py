@@ -13,13 +13,13 @@ _FIELDS = {"trials": ("trials", "count"), "seed": ("seed", "count"),
            "ddof": ("ddof", "count"), "nu": ("nu", "real"),
            "q_mean": ("q_mean", "real"), "q_std": ("q_std", "real"),
            "k_mean": ("k_mean", "real"), "k_std": ("k_std", "real"),
-           "qk_norm": ("qk_norm", "flag"), "qk_scale": ("qk_scale", "real"),
+           "qk_norm": ("qk_norm", "flag"), "qk_scale": ("qk_radius", "real"),
            "plant": ("plant", "real"), "d_model": ("d_model", "count"),
            "cross": ("cross", "flag"), "causal": ("causal", "flag"),
            "values": ("values", "flag"), "d_v": ("d_v", "count"), "grad": ("grad", "flag")}
 _DEFAULTS = {"trials": 1, "seed": 42, "ddof": 0, "nu": 6.0}
 # spec field -> the keyword that sets it, for error messages
-_NAMES = {"d_k": "dk", "n_q": "n_q", "n_k": "n_k"}
+_NAMES = {"d_k": "dk", "n_q": "n_q", "n_k": "n_k", "qk_radius": "qk_scale"}
 
 
 def _scale(scale, d_k):
@@ -75,7 +75,7 @@ def _spec(dk, n, options):
             value = 1 if value else 0
         setattr(spec, field, value)
     # implied options, as the CLI's: --qk-scale -> --qk-norm, --dv / --grad -> --values
-    if spec.qk_scale:
+    if spec.qk_radius:
         spec.qk_norm = 1
     if spec.d_v or spec.grad:
         spec.values = 1

@@ -30,7 +30,7 @@ sv_status sv_softmax(const double *s, size_t n, double scale, double *p)
         return SV_ERANGE;
     for (size_t j = 0; j < n; j++)
         if (!isfinite(s[j]))
-            return SV_EINVAL;
+            return SV_ENONFINITE;
     const double m = s[argmax(s, n)];
     double z = 0.0;
     for (size_t j = 0; j < n; j++) {
@@ -230,7 +230,7 @@ sv_status sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv
         mo->mean = mean + mo_acc[1] / (double)n;
         mo->m2 = m2 > 0.0 ? m2 : 0.0;
     }
-    return isfinite(sum) && acc_finite(out) ? SV_OK : SV_EINVAL;
+    return isfinite(sum) && acc_finite(out) ? SV_OK : SV_ENONFINITE;
 }
 
 /* Rows shorter than this are packed several to a chunk, so that one vector
@@ -313,7 +313,7 @@ sv_status sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld,
         for (size_t r = 0; r < rows; r++)
             bad |= sv_softmax_acc_row_moments(s + r * ld, n, scale, &acc[r], mo ? &mo[r] : NULL) !=
                    SV_OK;
-        return bad ? SV_EINVAL : SV_OK;
+        return bad ? SV_ENONFINITE : SV_OK;
     }
     const size_t per = SV_CHUNK / n;
     for (size_t r0 = 0; r0 < rows; r0 += per) {
@@ -322,7 +322,7 @@ sv_status sv_softmax_acc_rows(const double *s, size_t rows, size_t n, size_t ld,
     }
     for (size_t r = 0; r < rows; r++)
         bad |= !acc_finite(&acc[r]);
-    return bad ? SV_EINVAL : SV_OK;
+    return bad ? SV_ENONFINITE : SV_OK;
 }
 
 sv_status sv_softmax_acc_row(const double *s, size_t n, double scale, sv_softmax_acc *out)

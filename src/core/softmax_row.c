@@ -20,7 +20,7 @@ sv_status sv_softmax_row_report(const double *z, size_t n, double scale, const d
     if (n > SIZE_MAX / sizeof(double) || (jac && n > SIZE_MAX / sizeof(double) / n))
         return SV_ERANGE;
     if (!all_finite(z, n) || (g && !all_finite(g, n)))
-        return SV_EINVAL;
+        return SV_ENONFINITE;
     sv_softmax_stats raw, scaled;
     sv_status st = sv_softmax_row_stats(z, n, scale, &raw, &scaled);
     if (st == SV_OK)

@@ -24,7 +24,7 @@ static void workspace_free(workspace *ws)
 }
 
 /* n elements of `size` bytes aligned to SV_ALIGN (aligned_alloc wants a
- * multiple of the alignment). plan_make checked n size + SV_ALIGN. */
+ * multiple of the alignment). sv_plan_make checked n size + SV_ALIGN. */
 static void *alloc_aligned(size_t n, size_t size)
 {
     size_t bytes = n * size;
@@ -73,7 +73,7 @@ static void key_row(const plan *p, uint64_t trial, const workspace *ws, size_t j
     if (j < bk) {
         double *row = ws->k + j * d;
         p->src->rows(p->src, ws->state, trial, SV_MATRIX_K, j0 + j, 1, row, d, scratch);
-        rowpass_entries(p, row, &ws->k_mo[j0 + j]);
+        sv_rowpass_entries(p, row, &ws->k_mo[j0 + j]);
         if (dv > 0)
             p->src->rows(p->src, ws->state, trial, SV_MATRIX_V, j0 + j, 1, ws->v + j * dv, dv,
                          scratch);
@@ -109,7 +109,7 @@ static void run_item(const plan *p, uint64_t trial, const workspace *ws, size_t 
     const size_t end = nq - start < rows_per_item ? nq : start + rows_per_item;
     uint64_t units = 0;
     for (size_t i0 = start; i0 < end; i0 += tm, units++)
-        rowpass_tile(p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, me);
+        sv_rowpass_tile(p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, me);
     report(p, units); /* every item: a long trial shows progress too */
 }
 
@@ -147,12 +147,12 @@ static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_tri
         }
     }
     if (p->folds) { /* sv_engine_run_rows: no gradient there */
-        trial_folds(p, ws, p->folds + (trial - p->first) * p->fold_blocks);
+        sv_trial_folds(p, ws, p->folds + (trial - p->first) * p->fold_blocks);
         return;
     }
-    trial_reduce(p, ws, out);
+    sv_trial_reduce(p, ws, out);
     if (p->grad)
-        grad_trial(p, trial, ws, out);
+        sv_grad_trial(p, trial, ws, out);
 }
 
 /* Tiny trials [t0, t0 + cnt), cnt <= group, one tile and one key block each:
@@ -168,10 +168,10 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
         p->src->rows(p->src, ws->state, t0 + g, SV_MATRIX_Q, 0, nq, ws->qtile, d, ws->scratch);
         p->src->rows(p->src, ws->state, t0 + g, SV_MATRIX_K, 0, nk, ws->k, d, ws->scratch);
         for (size_t i = 0; i < nq; i++)
-            rowpass_entries(p, ws->qtile + i * d, &ws->q_mo[g * nq + i]);
+            sv_rowpass_entries(p, ws->qtile + i * d, &ws->q_mo[g * nq + i]);
         for (size_t j = 0; j < nk; j++)
-            rowpass_entries(p, ws->k + j * d, &ws->k_mo[g * nk + j]);
-        tile_product(p, ws->qtile, ws->k, ws->scores + g * n);
+            sv_rowpass_entries(p, ws->k + j * d, &ws->k_mo[g * nk + j]);
+        sv_tile_product(p, ws->qtile, ws->k, ws->scores + g * n);
         for (size_t i = 0; p->src->related_diag && i < nq && i < nk; i++)
             ws->planted[g * nq + i] = ws->scores[g * n + i * nk + i];
         for (size_t i = 0; i < nq; i++) /* key 0: every row sees it */
@@ -190,11 +190,11 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
     }
     (void)sv_softmax_acc_stats_rows(ws->row_sm, rows, p->spec->scale, ws->st, ws->st + rows);
     for (size_t r = 0; p->taps.hist_bins > 0 && r < rows; r++)
-        rowpass_hist(p, ws->scores + r * nk, p->spec->causal ? r % nq + 1 : nk, &ws->row_sm[r]);
+        sv_rowpass_hist(p, ws->scores + r * nk, p->spec->causal ? r % nq + 1 : nk, &ws->row_sm[r]);
     for (size_t g = 0; g < cnt; g++)
-        trial_stats(p, ws->row_mo + g * nq, ws->row_sm + g * nq, ws->st + g * nq,
-                    ws->st + rows + g * nq, ws->planted + g * nq, ws->sink + g * nq,
-                    ws->q_mo + g * nq, ws->k_mo + g * nk, &out[g]);
+        sv_trial_from_rows(p, ws->row_mo + g * nq, ws->row_sm + g * nq, ws->st + g * nq,
+                           ws->st + rows + g * nq, ws->planted + g * nq, ws->sink + g * nq,
+                           ws->q_mo + g * nq, ws->k_mo + g * nk, &out[g]);
 }
 
 /* Trials [t0, t0 + cnt): grouped if tiny, else one by one. */
@@ -258,45 +258,28 @@ static sv_status run_parallel(const plan *p, const ws_sizes *z, uint64_t first, 
     return failed ? SV_ENOMEM : SV_OK;
 }
 
-/* Whether every statistic that is a number for any spec is one: never
- * NaN (inf is a true answer that overflowed). Not raw_var_known_mean:
- * NaN where the theory has no closed mean. sv_spec_check's bound rules
- * a NaN out for the random draws; a caller's arrays are not bounded. */
+/* Whether every statistic that must be a number (SV_TRIAL_STATS_MAP's
+ * ALWAYS, GRAD with grad, VALUES with values) is one: never NaN (inf is a
+ * true answer that overflowed). sv_spec_check's bound rules a NaN out for
+ * the random draws; a caller's arrays are not bounded. */
 static int trial_is_number(const plan *p, const sv_trial_stats *t)
 {
-    const double must[] = {t->raw_mean,           t->raw_var,           t->scaled_mean,
-                           t->scaled_var,         t->raw_entropy,       t->scaled_entropy,
-                           t->raw_max_weight,     t->scaled_max_weight, t->raw_jac_trace,
-                           t->scaled_jac_trace,   t->raw_var_ddof0,     t->raw_jac_frob,
-                           t->scaled_jac_frob,    t->raw_eff_keys,      t->scaled_eff_keys,
-                           t->raw_entropy_min,    t->raw_entropy_max,   t->scaled_entropy_min,
-                           t->scaled_entropy_max, t->raw_max_abs_logit, t->raw_sum_p2,
-                           t->scaled_sum_p2,      t->raw_sink_weight,   t->scaled_sink_weight,
-                           t->raw_max_logit};
     /* A window can leave every row of a trial without a key: nothing to
      * measure, and rows_empty says so. */
     if (t->rows_empty >= (double)p->spec->n_q)
         return 1;
-    for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
-        if (isnan(must[i]))
-            return 0;
-    /* The known-mean variance is NaN exactly where theory has no E[S]. */
-    if (isnan(t->raw_var_known_mean) && !isnan(sv_theory_mean(p->spec)))
+    const int grad = p->grad, values = p->dv != 0;
+#define MUST_ALWAYS_(name) || isnan(t->name)
+#define MUST_GRAD_(name) || (grad && isnan(t->name))
+#define MUST_VALUES_(name) || (values && isnan(t->name))
+#define MUST_MAYBE_(name)
+#define MUST_(name, reduce, number) MUST_##number##_(name)
+    if (0 SV_TRIAL_STATS_MAP(MUST_))
         return 0;
-    const double g[] = {t->raw_grad_logits2,
-                        t->scaled_grad_logits2,
-                        t->raw_grad_logits_theory2,
-                        t->scaled_grad_logits_theory2,
-                        t->raw_grad_keys,
-                        t->scaled_grad_keys,
-                        t->raw_grad_q2,
-                        t->scaled_grad_q2,
-                        t->raw_grad_k2,
-                        t->scaled_grad_k2};
-    for (size_t i = 0; p->grad && i < sizeof g / sizeof g[0]; i++)
-        if (isnan(g[i]))
-            return 0;
-    return p->dv == 0 || (!isnan(t->raw_out_var) && !isnan(t->scaled_out_var));
+#undef MUST_
+    /* MAYBE, but the known-mean variance is NaN exactly where theory has
+     * no E[S]. */
+    return !isnan(t->raw_var_known_mean) || isnan(sv_theory_mean(p->spec));
 }
 
 static sv_status run_checked(const plan *p, const ws_sizes *z, uint64_t first, sv_trial_stats *out)
@@ -373,7 +356,7 @@ sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec
     plan p;
     ws_sizes z;
     size_t bytes;
-    sv_status st = plan_make(&p, spec, src, exec, taps, first, count, &z, &bytes);
+    sv_status st = sv_plan_make(&p, spec, src, exec, taps, first, count, &z, &bytes);
     if (st != SV_OK)
         return st;
     if (!out)
@@ -396,7 +379,7 @@ sv_status sv_engine_run_rows(const sv_spec *spec, const sv_source *src, const sv
     plan p;
     ws_sizes z;
     size_t bytes;
-    sv_status st = plan_make(&p, spec, src, exec, NULL, first, count, &z, &bytes);
+    sv_status st = sv_plan_make(&p, spec, src, exec, NULL, first, count, &z, &bytes);
     if (st == SV_OK)
         st = sv_rowfold_check(spec, row_begin, row_end);
     if (st != SV_OK)

@@ -182,7 +182,7 @@ static void rows_tile(const plan *p, const grad_layout *g, const workspace *ws, 
     double *gt = ws->grad + g->thread + me * g->per, *at = gt + tm * dv, *dqp = at + tm * kb;
     fetch(p, ws, trial, SV_MATRIX_Q, i0, m, tm, qt, d, me);
     fetch(p, ws, trial, SV_MATRIX_G, i0, m, tm, gt, dv, me);
-    tile_product(p, qt, ws->k, sc); /* the forward pass's very bits */
+    sv_tile_product(p, qt, ws->k, sc); /* the forward pass's very bits */
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tm, (int)kb, (int)dv, 1.0, gt,
                 (int)dv, ws->v, (int)dv, 0.0, at, (int)kb);
     for (int k = 0; k < 2; k++) {
@@ -369,10 +369,10 @@ static void grad_finish(const plan *p, const grad_layout *g, const workspace *ws
     out->scaled_grad_k2 = ksum_mean(&k2[1], nk);
 }
 
-void grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out)
+void sv_grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out)
 {
     grad_layout g = {0};
-    (void)grad_layout_of(p, &g); /* checked by plan_make */
+    (void)sv_grad_layout_of(p, &g); /* checked by sv_plan_make */
     /* dq, dk, delta and the row sums start at 0 (delta is written whole);
      * no row has found its top key */
     memset(ws->grad, 0, g.qblk * sizeof(double));

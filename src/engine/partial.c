@@ -17,19 +17,82 @@ static_assert(sizeof(sv_trial_stats) == SV_TRIAL_FIELDS * sizeof(double),
 #define B ((uint64_t)SV_SUMMARY_BLOCK)
 #define F SV_TRIAL_FIELDS
 
-/* Field indices of the statistics that are extremes, not means. */
-#define SV_F(name) (offsetof(sv_trial_stats, name) / sizeof(double))
+/* The extremes (SV_TRIAL_STATS_MAP's MIN and MAX fields): their start,
+ * one trial's folded in, two partials' merged. */
+#define MIN_(a, b) a = fmin(a, b);
+#define MAX_(a, b) a = fmax(a, b);
+#define MEAN_(a, b)
+
+static sv_trial_extremes extremes_empty(void)
+{
+    sv_trial_extremes e;
+#define START_MIN_(name) e.name = INFINITY;
+#define START_MAX_(name) e.name = -INFINITY;
+#define START_(name, reduce, number) START_##reduce##_(name)
+#define START_MEAN_(name)
+    SV_TRIAL_STATS_MAP(START_)
+    return e;
+}
+
+static void extremes_add(sv_trial_extremes *e, const sv_trial_stats *t)
+{
+#define ADD_(name, reduce, number) reduce##_(e->name, t->name)
+    SV_TRIAL_STATS_MAP(ADD_)
+}
+
+static void extremes_merge(sv_trial_extremes *a, const sv_trial_extremes *b)
+{
+#define MERGE_(name, reduce, number) reduce##_(a->name, b->name)
+    SV_TRIAL_STATS_MAP(MERGE_)
+}
+
+/* An extreme that no trial gave: fmin and fmax skip NaN, so a trial whose
+ * MAYBE field is NaN (raw_max_logit of a trial whose rows all see nothing)
+ * does not hide the others', and if every trial's is NaN it stays at its
+ * start, which reads NaN. */
+static double extreme_or_nan(double e, double start, int maybe)
+{
+    return maybe && e == start ? NAN : e;
+}
+
+/* The extremes into a mean (the other fields untouched); NAN into a
+ * standard deviation (extremes have no spread). */
+static void extremes_put(const sv_trial_extremes *e, sv_trial_stats *m)
+{
+#define MAYBE_ALWAYS_ 0
+#define MAYBE_GRAD_ 0
+#define MAYBE_VALUES_ 0
+#define MAYBE_MAYBE_ 1
+#define PUT_(name, reduce, number) PUT_##reduce##_(name, MAYBE_##number##_)
+#define PUT_MEAN_(name, maybe)
+#define PUT_MIN_(name, maybe) m->name = extreme_or_nan(e->name, INFINITY, maybe);
+#define PUT_MAX_(name, maybe) m->name = extreme_or_nan(e->name, -INFINITY, maybe);
+    SV_TRIAL_STATS_MAP(PUT_)
+}
+
+static void extremes_no_spread(sv_trial_stats *s)
+{
+#define NAN_(name, reduce, number) NAN_##reduce##_(name)
+#define NAN_MEAN_(name)
+#define NAN_MIN_(name) s->name = NAN;
+#define NAN_MAX_(name) s->name = NAN;
+    SV_TRIAL_STATS_MAP(NAN_)
+}
+
+#pragma omp declare reduction(extremes:sv_trial_extremes                                           \
+                              : extremes_merge(&omp_out, &omp_in))                                 \
+    initializer(omp_priv = omp_orig)
 
 /* Trials before the first block boundary at or after p->first. */
-static uint64_t head_cap(const sv_partial *p)
+static uint64_t lead_cap(const sv_partial *p)
 {
     return p->first % B ? B - p->first % B : 0;
 }
 
-/* Blocks touched by the first n trials past the head. */
+/* Blocks touched by the first n trials past the lead. */
 static size_t blocks_for(const sv_partial *p, uint64_t n)
 {
-    const uint64_t h = head_cap(p);
+    const uint64_t h = lead_cap(p);
     return n > h ? (size_t)((n - h - 1) / B + 1) : 0;
 }
 
@@ -54,10 +117,10 @@ static sv_status reserve(sv_partial *p, uint64_t cap)
     double *bw = realloc(p->block_m2, sums ? 2 * sums : 1); /* 2 sums <= 2 cap F: no wrap */
     if (bw)
         p->block_m2 = bw;
-    const uint64_t hc = head_cap(p); /* one call: the analyser then sees hc > 0 */
-    if (!p->head && hc > 0)
-        p->head = malloc((size_t)hc * sizeof(sv_trial_stats));
-    if (!rv || !sv || !bs || !bw || (head_cap(p) > 0 && !p->head))
+    const uint64_t hc = lead_cap(p); /* one call: the analyser then sees hc > 0 */
+    if (!p->lead && hc > 0)
+        p->lead = malloc((size_t)hc * sizeof(sv_trial_stats));
+    if (!rv || !sv || !bs || !bw || (lead_cap(p) > 0 && !p->lead))
         return SV_ENOMEM; /* grown arrays are kept: still valid, just larger */
     p->cap = cap;
     return SV_OK;
@@ -67,9 +130,7 @@ sv_status sv_partial_init(sv_partial *p, uint64_t first, uint64_t cap)
 {
     if (!p)
         return SV_EINVAL;
-    *p = (sv_partial){.first = first,
-                      .lo = {INFINITY, INFINITY},
-                      .hi = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}};
+    *p = (sv_partial){.first = first, .ext = extremes_empty()};
     if (first > UINT64_MAX - cap)
         return SV_ERANGE;
     sv_status st = reserve(p, cap > 0 ? cap : 1);
@@ -81,9 +142,9 @@ sv_status sv_partial_init(sv_partial *p, uint64_t first, uint64_t cap)
 /* Adds trials t[0 .. count-1] to the sum `sum` (trial order), to the
  * running mean and M2 `w` (w[0 .. F): means, w[F .. 2F): sums of squared
  * deviations; Welford 1962, after `done` trials of the same block), and
- * their extremes to lo/hi. */
+ * their extremes to e. */
 static void add_trials(const sv_trial_stats *t, size_t count, double *sum, double *w, uint64_t done,
-                       double *lo, double *hi)
+                       sv_trial_extremes *e)
 {
     double v[F];
     for (size_t i = 0; i < count; i++) {
@@ -95,12 +156,7 @@ static void add_trials(const sv_trial_stats *t, size_t count, double *sum, doubl
             w[f] += delta / k;
             w[F + f] += delta * (v[f] - w[f]);
         }
-        lo[0] = fmin(lo[0], v[SV_F(raw_entropy_min)]);
-        lo[1] = fmin(lo[1], v[SV_F(scaled_entropy_min)]);
-        hi[0] = fmax(hi[0], v[SV_F(raw_entropy_max)]);
-        hi[1] = fmax(hi[1], v[SV_F(scaled_entropy_max)]);
-        hi[2] = fmax(hi[2], v[SV_F(raw_max_abs_logit)]);
-        hi[3] = fmax(hi[3], v[SV_F(raw_max_logit)]);
+        extremes_add(e, &t[i]);
     }
 }
 
@@ -108,30 +164,27 @@ static void add_trials(const sv_trial_stats *t, size_t count, double *sum, doubl
  * when there are more than 8. */
 static void add_blocks(sv_partial *p, const sv_trial_stats *t, size_t nblocks, double *sums)
 {
-    double lo[2] = {p->lo[0], p->lo[1]}, hi[4] = {p->hi[0], p->hi[1], p->hi[2], p->hi[3]};
+    sv_trial_extremes e = p->ext;
     double *w = p->block_m2 + p->n_blocks * 2 * F;
     memset(sums, 0, nblocks * F * sizeof(double));
     memset(w, 0, nblocks * 2 * F * sizeof(double));
-#pragma omp parallel for schedule(static) reduction(min                                            \
-                                                    : lo[:2]) reduction(max                        \
-                                                                        : hi[:4]) if (nblocks > 8)
+#pragma omp parallel for schedule(static) reduction(extremes : e) if (nblocks > 8)
     for (size_t b = 0; b < nblocks; b++)
-        add_trials(t + b * B, B, sums + b * F, w + b * 2 * F, 0, lo, hi);
-    memcpy(p->lo, lo, sizeof lo);
-    memcpy(p->hi, hi, sizeof hi);
+        add_trials(t + b * B, B, sums + b * F, w + b * 2 * F, 0, &e);
+    p->ext = e;
 }
 
-/* The sums of count more trials (room reserved): the head first, then the
+/* The sums of count more trials (room reserved): the lead first, then the
  * block in progress, whole blocks, the start of the next. */
 static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count)
 {
-    const uint64_t h = head_cap(p);
+    const uint64_t h = lead_cap(p);
     size_t i = 0;
     if (p->n < h) {
         const size_t m = h - p->n < count ? (size_t)(h - p->n) : count;
-        memcpy(p->head + p->n, t, m * sizeof *t);
+        memcpy(p->lead + p->n, t, m * sizeof *t);
         double unused[F] = {0}, unused_w[2 * F] = {0};
-        add_trials(t, m, unused, unused_w, 0, p->lo, p->hi); /* extremes only */
+        add_trials(t, m, unused, unused_w, 0, &p->ext); /* extremes only */
         i = m;
     }
     uint64_t n = p->n + i;
@@ -139,7 +192,7 @@ static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count)
         const size_t left = (size_t)(B - (n - h) % B);
         const size_t m = left < count - i ? left : count - i;
         add_trials(t + i, m, p->block_sum + (p->n_blocks - 1) * F,
-                   p->block_m2 + (p->n_blocks - 1) * 2 * F, (n - h) % B, p->lo, p->hi);
+                   p->block_m2 + (p->n_blocks - 1) * 2 * F, (n - h) % B, &p->ext);
         i += m;
     }
     const size_t whole = (count - i) / B;
@@ -152,7 +205,7 @@ static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count)
         double *s = p->block_sum + p->n_blocks * F, *w = p->block_m2 + p->n_blocks * 2 * F;
         memset(s, 0, F * sizeof(double));
         memset(w, 0, (size_t)2 * F * sizeof(double));
-        add_trials(t + i, count - i, s, w, 0, p->lo, p->hi);
+        add_trials(t + i, count - i, s, w, 0, &p->ext);
         p->n_blocks++;
     }
     p->n += count;
@@ -188,18 +241,15 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b)
         return st;
     memcpy(a->raw_var + a->n, b->raw_var, (size_t)b->n * sizeof(double));
     memcpy(a->scaled_var + a->n, b->scaled_var, (size_t)b->n * sizeof(double));
-    /* b's head continues a's last block, trial by trial; b's blocks then
+    /* b's lead continues a's last block, trial by trial; b's blocks then
      * start on a boundary, as a's would have. */
-    const uint64_t bh = head_cap(b) < b->n ? head_cap(b) : b->n;
-    sum_trials(a, b->head, (size_t)bh);
+    const uint64_t bh = lead_cap(b) < b->n ? lead_cap(b) : b->n;
+    sum_trials(a, b->lead, (size_t)bh);
     memcpy(a->block_sum + a->n_blocks * F, b->block_sum, b->n_blocks * F * sizeof(double));
     memcpy(a->block_m2 + a->n_blocks * 2 * F, b->block_m2, b->n_blocks * 2 * F * sizeof(double));
     a->n_blocks += b->n_blocks;
     a->n += b->n - bh;
-    a->lo[0] = fmin(a->lo[0], b->lo[0]);
-    a->lo[1] = fmin(a->lo[1], b->lo[1]);
-    for (int k = 0; k < 4; k++)
-        a->hi[k] = fmax(a->hi[k], b->hi[k]);
+    extremes_merge(&a->ext, &b->ext);
     return SV_OK;
 }
 
@@ -214,10 +264,11 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean)
         memcpy(mean, m, sizeof m);
         return;
     }
-    const uint64_t h = head_cap(p) < p->n ? head_cap(p) : p->n;
-    if (h > 0) { /* a head is a block of its own, first */
-        double lo[2] = {0}, hi[4] = {0}, s[F] = {0}, w[2 * F] = {0}; /* extremes unused */
-        add_trials(p->head, (size_t)h, s, w, 0, lo, hi);
+    const uint64_t h = lead_cap(p) < p->n ? lead_cap(p) : p->n;
+    if (h > 0) { /* a lead is a block of its own, first */
+        double s[F] = {0}, w[2 * F] = {0};
+        sv_trial_extremes unused = extremes_empty();
+        add_trials(p->lead, (size_t)h, s, w, 0, &unused);
         for (size_t f = 0; f < F; f++)
             sum[f] += s[f];
     }
@@ -226,14 +277,8 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean)
             sum[f] += p->block_sum[b * F + f];
     for (size_t f = 0; f < F; f++)
         m[f] = sum[f] / (double)p->n;
-    m[SV_F(raw_entropy_min)] = p->n ? p->lo[0] : NAN;
-    m[SV_F(scaled_entropy_min)] = p->n ? p->lo[1] : NAN;
-    m[SV_F(raw_entropy_max)] = p->n ? p->hi[0] : NAN;
-    m[SV_F(scaled_entropy_max)] = p->n ? p->hi[1] : NAN;
-    m[SV_F(raw_max_abs_logit)] = p->n ? p->hi[2] : NAN;
-    /* fmax skips NaN: a trial whose rows all see nothing does not hide the others' max */
-    m[SV_F(raw_max_logit)] = p->n && p->hi[3] > -INFINITY ? p->hi[3] : NAN;
     memcpy(mean, m, sizeof m);
+    extremes_put(&p->ext, mean);
 }
 
 /* Merges (nb, wb) into (na, wa): Chan, Golub & LeVeque (1979), eq. 2.1. */
@@ -250,10 +295,11 @@ void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd)
 {
     double w[2 * F] = {0}, s[F];
     double n = 0.0;
-    const uint64_t h = head_cap(p) < p->n ? head_cap(p) : p->n;
-    if (h > 0) { /* the head first, as a block of its own */
-        double lo[2] = {0}, hi[4] = {0}, sum[F] = {0};
-        add_trials(p->head, (size_t)h, sum, w, 0, lo, hi);
+    const uint64_t h = lead_cap(p) < p->n ? lead_cap(p) : p->n;
+    if (h > 0) { /* the lead first, as a block of its own */
+        double sum[F] = {0};
+        sv_trial_extremes unused = extremes_empty();
+        add_trials(p->lead, (size_t)h, sum, w, 0, &unused);
         n = (double)h;
     }
     for (size_t b = 0; b < p->n_blocks; b++) {
@@ -263,17 +309,15 @@ void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd)
     }
     for (size_t f = 0; f < F; f++)
         s[f] = p->n > 1 ? sqrt((w[F + f] < 0.0 ? 0.0 : w[F + f]) / (n - 1.0)) : NAN; /* NAN stays */
-    s[SV_F(raw_entropy_min)] = s[SV_F(scaled_entropy_min)] = NAN; /* extremes: no spread */
-    s[SV_F(raw_entropy_max)] = s[SV_F(scaled_entropy_max)] = NAN;
-    s[SV_F(raw_max_abs_logit)] = s[SV_F(raw_max_logit)] = NAN;
     memcpy(sd, s, sizeof s);
+    extremes_no_spread(sd);
 }
 
 void sv_partial_free(sv_partial *p)
 {
     if (!p)
         return;
-    free(p->head);
+    free(p->lead);
     free(p->block_sum);
     free(p->block_m2);
     free(p->raw_var);

@@ -23,6 +23,7 @@
 #ifndef SDPA_VAR_PLAN_H
 #define SDPA_VAR_PLAN_H
 
+#include <assert.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,7 @@
 
 #define SV_TILE_ROWS 256u  /* tm: query rows per dgemm */
 #define SV_KEY_BLOCK 4096u /* kb: keys per block (scores tile: 8 MiB) */
+static_assert(SV_KEY_BLOCK >= SV_WEIGHT_HIST_KEYS_MAX, "a weight histogram's row in one block");
 #define SV_ALIGN 64u
 #define SV_TINY_TILE 512u  /* tm kb d_k below which plain loops beat dgemm */
 #define SV_TRIAL_GROUP 64u /* tiny trials run together */
@@ -51,7 +53,7 @@ typedef struct progress {
 } progress;
 
 /* Everything one run reads: the caller's spec, source, options and taps,
- * and the sizes derived from them once (plan_make), checked. */
+ * and the sizes derived from them once (sv_plan_make), checked. */
 typedef struct plan {
     const sv_spec *spec;
     const sv_source *src;
@@ -136,45 +138,45 @@ static inline double ksum_mean(const ksum *k, size_t n)
 
 /* plan.c: checks spec, source, options and taps, and derives the plan and
  * the workspace's sizes; every size product is overflow-checked here. */
-sv_status plan_make(plan *p, const sv_spec *spec, const sv_source *src, const sv_exec *exec,
-                    const sv_taps *taps, uint64_t first, uint64_t count, ws_sizes *z,
-                    size_t *bytes);
+sv_status sv_plan_make(plan *p, const sv_spec *spec, const sv_source *src, const sv_exec *exec,
+                       const sv_taps *taps, uint64_t first, uint64_t count, ws_sizes *z,
+                       size_t *bytes);
 
 /* tile.c: scores (tm x kb) = qtile (tm x d_k) k^T; and the --values
  * outputs of one tile, merged into the rows' running outputs. */
-void tile_product(const plan *p, const double *qtile, const double *k, double *scores);
-void tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
-                  const double *scores, const sv_softmax_acc *acc, const size_t *lo,
-                  const size_t *hi, size_t me);
+void sv_tile_product(const plan *p, const double *qtile, const double *k, double *scores);
+void sv_tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
+                     const double *scores, const sv_softmax_acc *acc, const size_t *lo,
+                     const size_t *hi, size_t me);
 
 /* rowpass.c: one tile (query rows [i0, i0 + m) against the key block at
  * j0 with bk keys) through the row pass, merged into the rows' state. */
-void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
-                  size_t j0, size_t bk, size_t me);
+void sv_rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
+                     size_t j0, size_t bk, size_t me);
 /* Adds one row's visible scores (and weights) to the histogram taps. */
-void rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_acc *acc);
+void sv_rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_acc *acc);
 /* Moments of one row of Q or K when the source asks for them; empty else. */
-void rowpass_entries(const plan *p, const double *row, sv_moments *out);
+void sv_rowpass_entries(const plan *p, const double *row, sv_moments *out);
 
 /* grad.c: the layout of the arena (0 on size_t overflow); and with
- * spec->grad, after trial_reduce (ws->o holds O), the backward passes of
+ * spec->grad, after sv_trial_reduce (ws->o holds O), the backward passes of
  * one trial: a pass over query tiles (row statistics, dL/dQ), a pass over
  * key tiles (dL/dK), scores recomputed in each; their statistics into out. */
-int grad_layout_of(const plan *p, grad_layout *g);
-void grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out);
+int sv_grad_layout_of(const plan *p, grad_layout *g);
+void sv_grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out);
 
 /* trial.c: the statistics of a trial from its rows' state (moments,
  * softmax sums, planted logits, entries), rows merged in row order. Used by
- * the one-trial path (trial_reduce: all n_q rows of ws) and the grouped
- * path (trial_stats: rows whose statistics are already in st). The sink
+ * the one-trial path (sv_trial_reduce: all n_q rows of ws) and the grouped
+ * path (sv_trial_from_rows: rows whose statistics are already in st). The sink
  * weight of row i is exp(c (S_i0 - max_i)) / Z_i from its score on key 0
  * (ws->sink), as the diagonal weight is from S_ii (ws->planted). */
-void trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out);
+void sv_trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out);
 /* sv_engine_run_rows: the folds of rows [row0, row1), one per block. */
-void trial_folds(const plan *p, const workspace *ws, sv_rowfold *out);
-void trial_stats(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
-                 const sv_softmax_stats *raw, const sv_softmax_stats *sc, const double *planted,
-                 const double *sink, const sv_moments *q_mo, const sv_moments *k_mo,
-                 sv_trial_stats *out);
+void sv_trial_folds(const plan *p, const workspace *ws, sv_rowfold *out);
+void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
+                        const sv_softmax_stats *raw, const sv_softmax_stats *sc,
+                        const double *planted, const double *sink, const sv_moments *q_mo,
+                        const sv_moments *k_mo, sv_trial_stats *out);
 
 #endif

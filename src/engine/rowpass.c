@@ -7,7 +7,7 @@
 
 #include "plan.h"
 
-void rowpass_entries(const plan *p, const double *row, sv_moments *out)
+void sv_rowpass_entries(const plan *p, const double *row, sv_moments *out)
 {
     /* Measured where they are not simply the configured variance
      * (projections, QK-norm, caller arrays); an empty sample elsewhere, so
@@ -20,7 +20,7 @@ void rowpass_entries(const plan *p, const double *row, sv_moments *out)
 
 /* Counts are integers, so the totals do not depend on the order threads
  * add them in. */
-void rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_acc *acc)
+void sv_rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_acc *acc)
 {
     const sv_taps *t = &p->taps;
     const size_t b = t->hist_bins;
@@ -61,7 +61,7 @@ static void tile_rows(const plan *p, const workspace *ws, uint64_t trial, size_t
     memset(qtile + m * d, 0, (p->tm - m) * d * sizeof(double));
     if (j0 == 0)
         for (size_t r = 0; r < m; r++)
-            rowpass_entries(p, qtile + r * d, &ws->q_mo[i0 + r]);
+            sv_rowpass_entries(p, qtile + r * d, &ws->q_mo[i0 + r]);
 }
 
 /* Merges the tile's per-row results into the rows' running state. A row's
@@ -109,8 +109,8 @@ static int tile_spans(const plan *p, size_t i0, size_t m, size_t j0, size_t bk, 
     return any;
 }
 
-void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
-                  size_t j0, size_t bk, size_t me)
+void sv_rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
+                     size_t j0, size_t bk, size_t me)
 {
     const int full = !p->spec->causal && p->spec->window == 0;
     const size_t kb = p->kb;
@@ -123,7 +123,7 @@ void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0,
     sv_moments *mo = ws->mo + me * p->tm;
     tile_rows(p, ws, trial, i0, m, j0, qtile, me);
     /* A short last key block is zero-padded: the shape never changes. */
-    tile_product(p, qtile, ws->k, scores);
+    sv_tile_product(p, qtile, ws->k, scores);
     if (full) {
         /* Status unread: rows of bk >= 1 keys, ld kb >= bk; a non-finite
          * score shows as a NaN statistic, which the trial reports. */
@@ -137,7 +137,7 @@ void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0,
     if (p->taps.hist_bins > 0)
         for (size_t r = 0; r < m; r++)
             if (hi[r] > lo[r])
-                rowpass_hist(p, scores + r * kb + lo[r], hi[r] - lo[r], &acc[r]);
+                sv_rowpass_hist(p, scores + r * kb + lo[r], hi[r] - lo[r], &acc[r]);
     /* Key j = i shares something with query i and lies in this block:
      * keep S_ii (every row sees its own key under causal and a window). */
     if (p->src->related_diag)
@@ -150,6 +150,6 @@ void rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0,
         for (size_t r = 0; r < m; r++)
             ws->sink[i0 + r] = lo[r] == 0 && hi[r] > 0 ? scores[r * kb] : -INFINITY;
     if (p->dv > 0)
-        tile_outputs(p, ws, i0, m, j0, scores, acc, lo, hi, me);
+        sv_tile_outputs(p, ws, i0, m, j0, scores, acc, lo, hi, me);
     merge_rows(p, ws, i0, m, j0, lo, hi, acc, mo);
 }

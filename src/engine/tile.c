@@ -6,7 +6,7 @@
 
 #include "plan.h"
 
-void tile_product(const plan *p, const double *qtile, const double *k, double *scores)
+void sv_tile_product(const plan *p, const double *qtile, const double *k, double *scores)
 {
     const size_t d = p->spec->d_k, tm = p->tm, kb = p->kb;
     if (p->tiny) {
@@ -49,9 +49,9 @@ static void merge_output(double *o, const double *part, size_t stride, size_t dv
  * max frame (one dgemm each for raw and scaled exps), merged into each
  * row's running output in the frame of the larger max, before the row's
  * softmax sums are merged (they still hold the old max). */
-void tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
-                  const double *scores, const sv_softmax_acc *acc, const size_t *lo,
-                  const size_t *hi, size_t me)
+void sv_tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
+                     const double *scores, const sv_softmax_acc *acc, const size_t *lo,
+                     const size_t *hi, size_t me)
 {
     const size_t tm = p->tm, kb = p->kb, dv = p->dv;
     const double c = p->spec->scale;

@@ -264,7 +264,7 @@ static void trial_finish(const sv_spec *s, const trial_acc *t, sv_trial_stats *o
     out->scaled_out_var = out_var(s, &t->out[1]);
     out->raw_sum_p2 = ksum_mean(&t->p2[0], nq);
     out->scaled_sum_p2 = ksum_mean(&t->p2[1], nq);
-    /* The gradient statistics: grad_trial's, when it runs. */
+    /* The gradient statistics: sv_grad_trial's, when it runs. */
     out->raw_grad_logits2 = out->scaled_grad_logits2 = NAN;
     out->raw_grad_logits_theory2 = out->scaled_grad_logits_theory2 = NAN;
     out->raw_grad_keys = out->scaled_grad_keys = NAN;
@@ -279,10 +279,10 @@ static void trial_finish(const sv_spec *s, const trial_acc *t, sv_trial_stats *o
     out->rows_empty = (double)(s->n_q - t->seen);
 }
 
-void trial_stats(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
-                 const sv_softmax_stats *raw, const sv_softmax_stats *sc, const double *planted,
-                 const double *sink, const sv_moments *q_mo, const sv_moments *k_mo,
-                 sv_trial_stats *out)
+void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
+                        const sv_softmax_stats *raw, const sv_softmax_stats *sc,
+                        const double *planted, const double *sink, const sv_moments *q_mo,
+                        const sv_moments *k_mo, sv_trial_stats *out)
 {
     /* Tiny trials: n_q <= SV_TILE_ROWS, one block of the fold. */
     trial_acc t;
@@ -348,7 +348,7 @@ static void fold_rows(const plan *p, const workspace *ws, size_t i0, size_t i1, 
     add_entries(&t->q, ws->q_mo + i0, i1 - i0);
 }
 
-void trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
+void sv_trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
 {
     const size_t nq = p->spec->n_q;
     trial_acc t, b;
@@ -361,7 +361,7 @@ void trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
     trial_finish(p->spec, &t, out);
 }
 
-void trial_folds(const plan *p, const workspace *ws, sv_rowfold *out)
+void sv_trial_folds(const plan *p, const workspace *ws, sv_rowfold *out)
 {
     const size_t r1 = p->row1;
     size_t b = 0;
@@ -397,4 +397,19 @@ sv_status sv_rowfold_finish(const sv_spec *spec, const sv_rowfold *blocks, size_
         return SV_EMISMATCH;
     trial_finish(spec, &t, out);
     return SV_OK;
+}
+
+size_t sv_trial_field_count(void)
+{
+    return SV_TRIAL_FIELDS;
+}
+
+const char *sv_trial_field_name(size_t i)
+{
+    static const char *const names[] = {
+#define SV_TRIAL_NAME_(name, reduce, number) #name,
+        SV_TRIAL_STATS_MAP(SV_TRIAL_NAME_)
+#undef SV_TRIAL_NAME_
+    };
+    return i < sizeof names / sizeof names[0] ? names[i] : NULL;
 }

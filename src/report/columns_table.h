@@ -495,7 +495,7 @@ static const col_id summary_ids[] = {
     /* Since the column table: the rest of the configuration. */
     C_causal, C_qk_norm, C_values, C_raw_var_ddof0_theory, C_raw_var_ddof1_theory,
     C_summary_entropy_bound,
-    /* Since issue 15: the spread across trials of every mean. */
+    /* Appended later: the spread across trials of every mean. */
     C_raw_mean_sd, C_scaled_mean_sd, C_raw_var_known_mean_sd, C_raw_var_ddof0_sd,
     C_raw_var_ddof1_sd, C_raw_entropy_sd, C_scaled_entropy_sd, C_raw_eff_keys_sd,
     C_scaled_eff_keys_sd, C_raw_max_weight_sd, C_scaled_max_weight_sd, C_raw_jac_trace_sd,
@@ -510,9 +510,9 @@ static const col_id summary_ids[] = {
     C_raw_grad_k, C_scaled_grad_k, C_raw_grad_logits_sd, C_scaled_grad_logits_sd,
     C_raw_grad_keys_sd, C_scaled_grad_keys_sd, C_raw_grad_q_sd, C_scaled_grad_q_sd, C_raw_grad_k_sd,
     C_scaled_grad_k_sd,
-    /* Since issue 16: attention sinks and normalised entropy. */
+    /* Appended later: attention sinks and normalised entropy. */
     C_raw_sink_weight, C_scaled_sink_weight, C_raw_entropy_norm, C_scaled_entropy_norm,
-    /* Since issue 23: signed max logit, rows that see no key. */
+    /* Then: signed max logit, rows that see no key, the window. */
     C_raw_max_logit, C_scaled_max_logit, C_rows_empty, C_window};
 
 static const col_id per_trial_ids[] = {
@@ -530,10 +530,10 @@ static const col_id per_trial_ids[] = {
     C_grad, C_raw_grad_logits, C_raw_grad_logits_theory, C_scaled_grad_logits,
     C_scaled_grad_logits_theory, C_raw_grad_keys, C_scaled_grad_keys, C_raw_grad_q, C_scaled_grad_q,
     C_raw_grad_k, C_scaled_grad_k,
-    /* Since issue 16: attention sinks, normalised entropy, measured means. */
+    /* Appended later: attention sinks, normalised entropy, measured means. */
     C_raw_sink_weight, C_scaled_sink_weight, C_raw_entropy_norm, C_scaled_entropy_norm,
     C_q_mean_measured, C_k_mean_measured,
-    /* Since issue 23: signed max logit, rows that see no key. */
+    /* Then: signed max logit, rows that see no key, the window. */
     C_raw_max_logit, C_scaled_max_logit, C_rows_empty, C_window};
 
 static const col_id per_row_ids[] = {
@@ -542,7 +542,7 @@ static const col_id per_row_ids[] = {
     /* The configuration, so that concatenated runs describe themselves. */
     C_n_q, C_n_k, C_trials, C_seed, C_dist, C_nu, C_ddof, C_scale_factor, C_q_mean, C_q_std,
     C_k_mean, C_k_std, C_plant, C_d_model, C_init, C_cross, C_causal, C_qk_norm, C_values, C_d_v,
-    /* Since issue 23. */
+    /* Appended later: the window. */
     C_window};
 
 static const col_id histogram_ids[] = {C_bin_lo, C_bin_hi, C_raw_count, C_scaled_count};
@@ -560,7 +560,7 @@ static const col_id per_head_ids[] = {
     C_scaled_max_weight, C_raw_eff_keys, C_scaled_eff_keys, C_raw_max_abs_logit,
     C_scaled_max_abs_logit, C_raw_fp16_headroom, C_scaled_fp16_headroom, C_raw_sink_weight,
     C_scaled_sink_weight, C_raw_out_var, C_scaled_out_var, C_raw_sum_p2, C_scaled_sum_p2, C_ddof,
-    /* Since issue 23: signed max logit, rows that see no key; the Jacobian. */
+    /* Appended later: signed max logit, rows that see no key; the Jacobian. */
     C_raw_max_logit, C_scaled_max_logit, C_rows_empty, C_raw_jac_trace, C_scaled_jac_trace,
     C_raw_jac_frob, C_scaled_jac_frob, C_window};
 

@@ -30,7 +30,7 @@ sv_status sv_theory_plugin_spec(const sv_spec *spec, const sv_trial_stats *stats
     p.init = SV_INIT_XAVIER;
     p.cross = 0;
     p.qk_norm = 0;
-    p.qk_scale = 0.0;
+    p.qk_radius = 0.0;
     p.plant = 0.0;
     const sv_status st = sv_spec_check(&p);
     if (st != SV_OK)

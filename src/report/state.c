@@ -12,8 +12,12 @@
 
 static const unsigned char magic[8] = {'S', 'D', 'P', 'A', 'V', 'S', 'T', 0};
 
-/* A new sv_spec field must be added to put_spec and get_spec. */
+/* A new sv_spec field must be added to put_spec and get_spec; a new
+ * extreme (SV_TRIAL_STATS_MAP's MIN or MAX) to put_extremes and
+ * get_extremes. */
 static_assert(sizeof(sv_spec) == 176, "sv_spec changed: encode the new field in state.c");
+static_assert(sizeof(sv_trial_extremes) == 6 * sizeof(double),
+              "sv_trial_extremes changed: encode the new field in state.c");
 
 #define F SV_TRIAL_FIELDS
 #define B ((uint64_t)SV_SUMMARY_BLOCK)
@@ -80,7 +84,7 @@ static void put_spec(wr *w, const sv_spec *s)
     const double d[] = {s->nu, s->scale, s->scale2, s->q_mean, s->q_std, s->k_mean, s->k_std};
     put_f64s(w, d, 7);
     put_u64(w, (uint64_t)s->qk_norm);
-    put_f64(w, s->qk_scale);
+    put_f64(w, s->qk_radius);
     const uint64_t v[] = {s->d_model,          (uint64_t)s->init,   (uint64_t)s->cross,
                           (uint64_t)s->causal, (uint64_t)s->values, s->d_v};
     for (size_t i = 0; i < 6; i++)
@@ -91,8 +95,17 @@ static void put_spec(wr *w, const sv_spec *s)
     put_u64(w, s->window);
 }
 
-/* Trials of p's head: those before its first block boundary. */
-static uint64_t head_of(const sv_partial *p)
+/* The extremes, field by field: minima, then maxima (the order of
+ * version 1, whatever the table's order). */
+static void put_extremes(wr *w, const sv_trial_extremes *e)
+{
+    const double x[] = {e->raw_entropy_min,    e->scaled_entropy_min, e->raw_entropy_max,
+                        e->scaled_entropy_max, e->raw_max_abs_logit,  e->raw_max_logit};
+    put_f64s(w, x, sizeof x / sizeof x[0]);
+}
+
+/* Trials of p's lead: those before its first block boundary. */
+static uint64_t lead_of(const sv_partial *p)
 {
     const uint64_t h = p->first % B ? B - p->first % B : 0;
     return h < p->n ? h : p->n;
@@ -100,23 +113,22 @@ static uint64_t head_of(const sv_partial *p)
 
 static size_t blocks_of(const sv_partial *p)
 {
-    const uint64_t h = head_of(p);
+    const uint64_t h = lead_of(p);
     return p->n > h ? (size_t)((p->n - h - 1) / B + 1) : 0;
 }
 
 static void put_partial(wr *w, const sv_partial *p)
 {
-    const uint64_t h = head_of(p);
+    const uint64_t h = lead_of(p);
     const size_t nb = blocks_of(p);
     for (uint64_t i = 0; i < h; i++) {
         double v[F];
-        memcpy(v, &p->head[i], sizeof v);
+        memcpy(v, &p->lead[i], sizeof v);
         put_f64s(w, v, F);
     }
     put_f64s(w, p->block_sum, nb * F);
     put_f64s(w, p->block_m2, nb * 2 * F);
-    put_f64s(w, p->lo, sizeof p->lo / sizeof p->lo[0]);
-    put_f64s(w, p->hi, sizeof p->hi / sizeof p->hi[0]);
+    put_extremes(w, &p->ext);
     put_f64s(w, p->raw_var, (size_t)p->n);
     put_f64s(w, p->scaled_var, (size_t)p->n);
 }

@@ -103,7 +103,7 @@ static void get_spec(rd *r, sv_spec *s)
     s->k_mean = d[5];
     s->k_std = d[6];
     s->qk_norm = get_small(r, 1);
-    s->qk_scale = get_f64(r);
+    s->qk_radius = get_f64(r);
     s->d_model = get_size(r);
     s->init = (sv_init)get_small(r, 16);
     s->cross = get_small(r, 1);
@@ -116,13 +116,25 @@ static void get_spec(rd *r, sv_spec *s)
     s->window = get_size(r);
 }
 
+/* The extremes, in put_extremes's order. */
+static void get_extremes(rd *r, sv_trial_extremes *e)
+{
+    e->raw_entropy_min = get_f64(r);
+    e->scaled_entropy_min = get_f64(r);
+    e->raw_entropy_max = get_f64(r);
+    e->scaled_entropy_max = get_f64(r);
+    e->raw_max_abs_logit = get_f64(r);
+    e->raw_max_logit = get_f64(r);
+}
+
 /* The partial of trials [first, first + n): allocated by sv_partial_init,
  * filled from the bytes. */
 static sv_status get_partial(rd *r, uint64_t first, uint64_t n, sv_partial *p)
 {
     const uint64_t hc = first % B ? B - first % B : 0, h = hc < n ? hc : n;
     const uint64_t nb = n > h ? (n - h - 1) / B + 1 : 0;
-    /* head, blocks, 5 extremes, 2 n variances: all there before allocating */
+    /* lead, blocks, 2 n variances: all there before allocating (the 6
+     * extremes are checked as read) */
     if (!left_for(r, h, F * 8) || !left_for(r, nb, 3 * F * 8) || !left_for(r, n, 16))
         return SV_ECORRUPT;
     sv_status st = sv_partial_init(p, first, n);
@@ -131,13 +143,12 @@ static sv_status get_partial(rd *r, uint64_t first, uint64_t n, sv_partial *p)
     for (uint64_t i = 0; i < h; i++) {
         double v[F];
         get_f64s(r, v, F);
-        memcpy(&p->head[i], v, sizeof v);
+        memcpy(&p->lead[i], v, sizeof v);
     }
     p->n_blocks = (size_t)nb;
     get_f64s(r, p->block_sum, (size_t)nb * F);
     get_f64s(r, p->block_m2, (size_t)nb * 2 * F);
-    get_f64s(r, p->lo, sizeof p->lo / sizeof p->lo[0]);
-    get_f64s(r, p->hi, sizeof p->hi / sizeof p->hi[0]);
+    get_extremes(r, &p->ext);
     get_f64s(r, p->raw_var, (size_t)n);
     get_f64s(r, p->scaled_var, (size_t)n);
     p->n = n;

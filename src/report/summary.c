@@ -125,7 +125,7 @@ static void scaled_theory(const sv_spec *spec, sv_summary *s)
     s->scale = sv_spec_scale(spec);
     s->scaled_theory = s->raw_theory;
     (void)sv_theory_scale(spec, &s->scaled_theory); /* neither is NULL */
-    s->qk_radius = spec->qk_norm ? spec->qk_scale : NAN;
+    s->qk_radius = spec->qk_norm ? spec->qk_radius : NAN;
 }
 
 sv_status sv_summary_from_partial(const sv_spec *spec, sv_partial *part, double observed,

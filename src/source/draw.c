@@ -98,7 +98,7 @@ static void qk_rows(const sv_spec *s, const double *state, uint64_t trial, sv_ma
                 row[l] = rho * scratch[l] + rest * row[l];
         }
         if (s->qk_norm)
-            qk_normalise(row, d, s->qk_scale);
+            qk_normalise(row, d, s->qk_radius);
     }
 }
 

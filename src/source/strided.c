@@ -212,7 +212,7 @@ static sv_status values_ok(const sv_strided *a, const sv_spec *spec, uint64_t fi
     const double mq = max_abs(a, &a->q, 0, first, count), mk = max_abs(a, &a->k, 1, first, count);
     if (isnan(mq) || isnan(mk) || (spec->values && isnan(max_abs(a, &a->v, 1, first, count))) ||
         (spec->grad && isnan(max_abs(a, &a->g, 0, first, count))))
-        return SV_EINVAL;
+        return SV_ENONFINITE;
     const double bound = (double)spec->d_k * mq * mk;
     if (!(bound <= SV_SCORE_MAX && bound * spec->scale <= SV_SCORE_MAX))
         return SV_EOVERFLOW;

@@ -39,8 +39,8 @@ sv_status sv_spec_resolve(sv_spec *spec)
     } else if (spec->scale != 0.0 && spec->scale2 == 0.0) {
         spec->scale2 = spec->scale * spec->scale;
     }
-    if (spec->qk_norm && spec->qk_scale == 0.0)
-        spec->qk_scale = sqrt((double)spec->d_k);
+    if (spec->qk_norm && spec->qk_radius == 0.0)
+        spec->qk_radius = sqrt((double)spec->d_k);
     if (spec->values && spec->d_v == 0)
         spec->d_v = spec->d_k;
     return sv_spec_check(spec);
@@ -70,7 +70,7 @@ static const char *values_rule(const sv_spec *s)
         {!positive_finite(s->k_std), "k_std"},
         {!isfinite(s->q_mean), "q_mean"},
         {!isfinite(s->k_mean), "k_mean"},
-        {s->qk_norm && !positive_finite(s->qk_scale), "qk_scale"},
+        {s->qk_norm && !positive_finite(s->qk_radius), "qk_radius"},
         {!(s->plant >= -1.0 && s->plant <= 1.0), "plant"},
         /* Projections: their own token draws, so no shifted entries or
          * planted keys on top (the theory covers each alone). */
@@ -181,9 +181,9 @@ static double score_bound(const sv_spec *s, const char **blame)
         *blame = "d_model";
     }
     double b = d * a * a;
-    if (s->qk_norm && s->qk_scale * s->qk_scale > b) {
-        b = s->qk_scale * s->qk_scale;
-        *blame = "qk_scale";
+    if (s->qk_norm && s->qk_radius * s->qk_radius > b) {
+        b = s->qk_radius * s->qk_radius;
+        *blame = "qk_radius";
     }
     if (b <= SV_SCORE_MAX && b * s->scale > SV_SCORE_MAX)
         *blame = "scale";
@@ -285,7 +285,7 @@ uint64_t sv_spec_hash(const sv_spec *s)
                               bits_of(s->k_mean),
                               bits_of(s->k_std),
                               (uint64_t)s->qk_norm,
-                              bits_of(s->qk_scale),
+                              bits_of(s->qk_radius),
                               s->d_model,
                               (uint64_t)s->init,
                               (uint64_t)s->cross,
@@ -320,7 +320,7 @@ sv_status sv_taps_check(const sv_taps *t, const sv_spec *spec)
         return SV_EINVAL;
     if (!(t->hist_lo < t->hist_hi) || !isfinite(t->hist_lo) || !isfinite(t->hist_hi) ||
         !t->hist_raw || !t->hist_scaled ||
-        (t->hist_w_raw && (!t->hist_w_scaled || spec->n_k > 4096u)))
+        (t->hist_w_raw && (!t->hist_w_scaled || spec->n_k > SV_WEIGHT_HIST_KEYS_MAX)))
         return SV_EINVAL;
     return SV_OK;
 }

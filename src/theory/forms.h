@@ -32,9 +32,9 @@ static inline double std_or_one(double s)
     return s > 0.0 ? s : 1.0;
 }
 
-static inline double qk_radius(const sv_spec *cfg)
+static inline double qk_radius(const sv_spec *spec)
 {
-    return cfg->qk_scale > 0.0 ? cfg->qk_scale : sqrt((double)cfg->d_k);
+    return spec->qk_radius > 0.0 ? spec->qk_radius : sqrt((double)spec->d_k);
 }
 
 /* Var(XY) of independent X, Y: vx vy + vx my^2 + mx^2 vy, the expansion of

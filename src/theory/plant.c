@@ -58,61 +58,61 @@ static double normal_cos2_mean(double rho, double d)
 }
 
 /* Mean of the planted score S_ii without QK-norm: k_i = rho q_i + r z_i. */
-static double plant_diag(const sv_spec *cfg)
+static double plant_diag(const sv_spec *spec)
 {
-    const double rho = cfg->plant, r = sqrt(1.0 - rho * rho), mq = cfg->q_mean;
-    const double vq = std_or_one(cfg->q_std) * std_or_one(cfg->q_std);
-    return (double)cfg->d_k * (rho * (vq + mq * mq) + r * mq * cfg->k_mean);
+    const double rho = spec->plant, r = sqrt(1.0 - rho * rho), mq = spec->q_mean;
+    const double vq = std_or_one(spec->q_std) * std_or_one(spec->q_std);
+    return (double)spec->d_k * (rho * (vq + mq * mq) + r * mq * spec->k_mean);
 }
 
 /* k = rho q + r z with q, z of standard deviations sq, sk: the correlation
  * of each coordinate of k with that of q, rho sq / sqrt(rho^2 sq^2 + r^2 sk^2)
  * (QK-norm then rescales both rows: the cosine depends on it alone). */
-static double plant_rho_qk(const sv_spec *cfg)
+static double plant_rho_qk(const sv_spec *spec)
 {
-    const double rho = cfg->plant, sq = std_or_one(cfg->q_std), sk = std_or_one(cfg->k_std);
+    const double rho = spec->plant, sq = std_or_one(spec->q_std), sk = std_or_one(spec->k_std);
     return rho * sq / sqrt(rho * rho * sq * sq + (1.0 - rho * rho) * sk * sk);
 }
 
 /* Mean of the planted score under QK-norm: R^2 E[cos], normal entries with
  * zero means only (else NAN); any law when k = +-q. */
-double sv_theory_plant_diag_qk(const sv_spec *cfg)
+double sv_theory_plant_diag_qk(const sv_spec *spec)
 {
-    const double rho = cfg->plant, R = qk_radius(cfg);
+    const double rho = spec->plant, R = qk_radius(spec);
     if (rho == 1.0 || rho == -1.0)
         return rho * R * R;
-    if (cfg->q_mean != 0.0 || cfg->k_mean != 0.0 || cfg->dist != SV_DIST_NORMAL)
+    if (spec->q_mean != 0.0 || spec->k_mean != 0.0 || spec->dist != SV_DIST_NORMAL)
         return NAN;
-    return R * R * normal_cos_mean(plant_rho_qk(cfg), (double)cfg->d_k);
+    return R * R * normal_cos_mean(plant_rho_qk(spec), (double)spec->d_k);
 }
 
 /* E[S_ii^2] of the planted score under QK-norm: R^4 E[cos^2] for normal
  * entries with zero means; R^4 when k = +-q (any law); else NAN. */
-static double plant_diag2_qk(const sv_spec *cfg)
+static double plant_diag2_qk(const sv_spec *spec)
 {
-    const double rho = cfg->plant, R = qk_radius(cfg), r4 = R * R * R * R;
+    const double rho = spec->plant, R = qk_radius(spec), r4 = R * R * R * R;
     if (rho == 1.0 || rho == -1.0)
         return r4;
-    if (cfg->q_mean != 0.0 || cfg->k_mean != 0.0 || cfg->dist != SV_DIST_NORMAL)
+    if (spec->q_mean != 0.0 || spec->k_mean != 0.0 || spec->dist != SV_DIST_NORMAL)
         return NAN;
-    return r4 * normal_cos2_mean(plant_rho_qk(cfg), (double)cfg->d_k);
+    return r4 * normal_cos2_mean(plant_rho_qk(spec), (double)spec->d_k);
 }
 
 /* Visible scores off the diagonal in a planted key's column (the rest of
  * the N are the n_d planted ones and those in unplanted columns). */
-static double plant_off_count(const sv_spec *cfg, const grid *g)
+static double plant_off_count(const sv_spec *spec, const grid *g)
 {
-    return cfg->causal ? g->nq * (g->nq - 1.0) / 2.0 : g->nd * (g->nq - 1.0);
+    return spec->causal ? g->nq * (g->nq - 1.0) / 2.0 : g->nd * (g->nq - 1.0);
 }
 
 /* Mean of the visible scores with a planted key, no QK-norm: planted ones
  * plant_diag, others d mu_q times their key's mean. */
-double sv_theory_plant_mean(const sv_spec *cfg, const grid *g)
+double sv_theory_plant_mean(const sv_spec *spec, const grid *g)
 {
-    const double rho = cfg->plant, mq = cfg->q_mean, mk = cfg->k_mean;
+    const double rho = spec->plant, mq = spec->q_mean, mk = spec->k_mean;
     const double mp = rho * mq + sqrt(1.0 - rho * rho) * mk;
-    const double n_op = plant_off_count(cfg, g), n_ou = g->N - g->nd - n_op;
-    return (g->nd * plant_diag(cfg) + g->d * mq * (n_op * mp + n_ou * mk)) / g->N;
+    const double n_op = plant_off_count(spec, g), n_ou = g->N - g->nd - n_op;
+    return (g->nd * plant_diag(spec) + g->d * mq * (n_op * mp + n_ou * mk)) / g->N;
 }
 
 /* Var(t), t = sum over visible (i, j) of q_i k_j in one coordinate (T is
@@ -121,13 +121,13 @@ double sv_theory_plant_mean(const sv_spec *cfg, const grid *g)
  * a and b of variances vq, vk, symmetric (odd central moments 0), so t is a
  * constant, a linear and a quadratic form in (a, b), uncorrelated; every
  * term below is >= 0 (nothing cancels at large means). */
-static double plant_var_t(const sv_spec *cfg, const grid *g, double m4)
+static double plant_var_t(const sv_spec *spec, const grid *g, double m4)
 {
-    const double rho = cfg->plant, r2 = 1.0 - rho * rho, r = sqrt(r2), mq = cfg->q_mean,
-                 mk = cfg->k_mean, rr = rho * rho;
-    const double vq = std_or_one(cfg->q_std) * std_or_one(cfg->q_std);
-    const double vk = std_or_one(cfg->k_std) * std_or_one(cfg->k_std);
-    if (cfg->causal) {
+    const double rho = spec->plant, r2 = 1.0 - rho * rho, r = sqrt(r2), mq = spec->q_mean,
+                 mk = spec->k_mean, rr = rho * rho;
+    const double vq = std_or_one(spec->q_std) * std_or_one(spec->q_std);
+    const double vk = std_or_one(spec->k_std) * std_or_one(spec->k_std);
+    if (spec->causal) {
         /* t = (rho/2)[(sum q)^2 + sum q^2] + r sum_{j <= i} q_i z_j: the
          * linear coefficients are rho mq (n + 1) + r mk (i + 1) on a_i and
          * r mq (n - j) on b_j; the quadratic part rho a^T ((J + I)/2) a +
@@ -153,32 +153,32 @@ static double plant_var_t(const sv_spec *cfg, const grid *g, double m4)
 /* A planted key k_i = rho q_i + r z_i, r = sqrt(1 - rho^2), no QK-norm
  * (docs/theory.md 8.5). Per coordinate: q of mean mq, variance vq; z of mk,
  * vk; the planted key of mp = rho mq + r mk, vp = rho^2 vq + r^2 vk. */
-void sv_theory_plant(const sv_spec *cfg, const grid *g, double m4, part *p)
+void sv_theory_plant(const sv_spec *spec, const grid *g, double m4, part *p)
 {
-    const double d = g->d, N = g->N, rho = cfg->plant, r2 = 1.0 - rho * rho, r = sqrt(r2);
-    const double mq = cfg->q_mean, mk = cfg->k_mean;
-    const double vq = std_or_one(cfg->q_std) * std_or_one(cfg->q_std);
-    const double vk = std_or_one(cfg->k_std) * std_or_one(cfg->k_std);
+    const double d = g->d, N = g->N, rho = spec->plant, r2 = 1.0 - rho * rho, r = sqrt(r2);
+    const double mq = spec->q_mean, mk = spec->k_mean;
+    const double vq = std_or_one(spec->q_std) * std_or_one(spec->q_std);
+    const double vk = std_or_one(spec->k_std) * std_or_one(spec->k_std);
     const double mp = rho * mq + r * mk, vp = rho * rho * vq + r2 * vk;
     /* Var(q^2) = E q^4 - (E q^2)^2 = 4 mq^2 vq + (m4 - 1) vq^2, expanded. */
     const double var_q2 = 4.0 * mq * mq * vq + (m4 - 1.0) * vq * vq;
     /* S_ii = sum_l q_l (rho q_l + r z_l): Var per coordinate is
      * rho^2 Var(q^2) + r^2 Var(q z) + 2 rho r Cov(q^2, q z), with
      * Cov(q^2, q z) = mk (E q^3 - E q^2 mq) = 2 mq vq mk (symmetric laws). */
-    const double md = plant_diag(cfg);
+    const double md = plant_diag(spec);
     const double vd =
         d * (rho * rho * var_q2 + r2 * var_product(vq, mq, vk, mk) + 4.0 * rho * r * mq * vq * mk);
     const double mo_p = d * mq * mp, vo_p = d * var_product(vq, mq, vp, mp);
     const double mo_u = d * mq * mk, vo_u = d * var_product(vq, mq, vk, mk);
-    const double n_op = plant_off_count(cfg, g), n_ou = N - g->nd - n_op;
-    p->mean = sv_theory_plant_mean(cfg, g);
+    const double n_op = plant_off_count(spec, g), n_ou = N - g->nd - n_op;
+    p->mean = sv_theory_plant_mean(spec, g);
     const double sumvar = g->nd * vd + n_op * vo_p + n_ou * vo_u;
     const double between = g->nd * (md - p->mean) * (md - p->mean) +
                            n_op * (mo_p - p->mean) * (mo_p - p->mean) +
                            n_ou * (mo_u - p->mean) * (mo_u - p->mean);
     p->var = (sumvar + between) / N;
     /* E[M2] = sum Var + sum (E S - mean)^2 - Var(T) / N, T = sum S. */
-    p->m2 = sumvar + between - d * plant_var_t(cfg, g, m4) / N;
+    p->m2 = sumvar + between - d * plant_var_t(spec, g, m4) / N;
     p->m2_sd = NAN;
     p->diag = md;
     p->logit_var = NAN; /* the planted logit dominates its row */
@@ -189,15 +189,15 @@ void sv_theory_plant(const sv_spec *cfg, const grid *g, double m4, part *p)
  * of the other and isotropic); the planted score has its own two moments,
  * and the only covariance is S_ij with S_ji of two planted rows,
  * sum_l E[q_l k_l]^2 = (E S_ii)^2 / d. */
-void sv_theory_plant_qk(const sv_spec *cfg, const grid *g, part *p)
+void sv_theory_plant_qk(const sv_spec *spec, const grid *g, part *p)
 {
-    const double d = g->d, N = g->N, R = qk_radius(cfg);
+    const double d = g->d, N = g->N, R = qk_radius(spec);
     p->mean = p->var = p->m2 = p->m2_sd = p->logit_var = NAN;
-    p->diag = sv_theory_plant_diag_qk(cfg);
-    if (cfg->q_mean != 0.0 || cfg->k_mean != 0.0)
+    p->diag = sv_theory_plant_diag_qk(spec);
+    if (spec->q_mean != 0.0 || spec->k_mean != 0.0)
         return;                    /* the rescaled rows' moments have no closed form */
     p->mean = g->nd * p->diag / N; /* off the diagonal: mean 0 */
-    const double md = p->diag, vd = plant_diag2_qk(cfg) - md * md, vo = R * R * R * R / d;
+    const double md = p->diag, vd = plant_diag2_qk(spec) - md * md, vo = R * R * R * R / d;
     const double sumvar = g->nd * vd + (N - g->nd) * vo;
     const double between =
         g->nd * (md - p->mean) * (md - p->mean) + (N - g->nd) * p->mean * p->mean;

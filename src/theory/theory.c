@@ -73,13 +73,13 @@ sv_status sv_theory_raw(size_t d_k, size_t n_q, size_t n_k, unsigned ddof, sv_di
 
 /* Mean over rows of ln(keys seen): ln n_k, or ln(n!) / n under the mask;
  * with a window, over the rows that see a key (O(n_q)). */
-static double ln_keys(const sv_spec *cfg)
+static double ln_keys(const sv_spec *spec)
 {
-    const double nq = (double)cfg->n_q;
-    if (cfg->window > 0) {
+    const double nq = (double)spec->n_q;
+    if (spec->window > 0) {
         double sum = 0.0, rows = 0.0;
-        for (size_t i = 0, lo, hi; i < cfg->n_q; i++) {
-            sv_spec_row_keys(cfg, i, &lo, &hi);
+        for (size_t i = 0, lo, hi; i < spec->n_q; i++) {
+            sv_spec_row_keys(spec, i, &lo, &hi);
             if (hi > lo) {
                 sum += log((double)(hi - lo));
                 rows += 1.0;
@@ -87,7 +87,7 @@ static double ln_keys(const sv_spec *cfg)
         }
         return rows > 0.0 ? sum / rows : NAN;
     }
-    return cfg->causal ? lgamma(nq + 1.0) / nq : log((double)cfg->n_k);
+    return spec->causal ? lgamma(nq + 1.0) / nq : log((double)spec->n_k);
 }
 
 /* Row pairs beyond which ||M M^T||_F^2 of a window is not summed: its
@@ -98,28 +98,28 @@ static double ln_keys(const sv_spec *cfg)
  * intervals [lo_i, hi_i), so r_i = hi_i - lo_i, c_j counts the rows whose
  * interval holds j, and (M M^T)_{ii'} is the overlap of two intervals,
  * zero once |i - i'| >= 2W. */
-static void grid_window(const sv_spec *cfg, grid *g, int related)
+static void grid_window(const sv_spec *spec, grid *g, int related)
 {
-    const size_t nq = cfg->n_q, nk = cfg->n_k, w = cfg->window;
+    const size_t nq = spec->n_q, nk = spec->n_k, w = spec->window;
     const size_t np = nq < nk ? nq : nk, reach = 2 * w < nq ? 2 * w : nq;
     double N = 0.0, sr2 = 0.0, sc2 = 0.0, trg2 = 0.0, pt = 0.0;
     for (size_t i = 0, lo, hi; i < nq; i++) {
-        sv_spec_row_keys(cfg, i, &lo, &hi);
+        sv_spec_row_keys(spec, i, &lo, &hi);
         const double r = hi > lo ? (double)(hi - lo) : 0.0;
         N += r;
         sr2 += r * r;
     }
     for (size_t j = 0; j < nk; j++) { /* rows i with j in row i's interval */
-        const size_t a = cfg->causal ? j : (j + 1 > w ? j + 1 - w : 0);
+        const size_t a = spec->causal ? j : (j + 1 > w ? j + 1 - w : 0);
         const size_t b = j < nq && w <= nq - j ? j + w : nq;
         const double c = b > a ? (double)(b - a) : 0.0;
         sc2 += c * c;
     }
     if ((double)nq * (double)reach <= SV_WINDOW_PAIRS) {
         for (size_t i = 0, lo, hi; i < nq; i++) {
-            sv_spec_row_keys(cfg, i, &lo, &hi);
+            sv_spec_row_keys(spec, i, &lo, &hi);
             for (size_t u = i >= reach ? i - reach : 0, l2, h2; u < nq && u <= i + reach; u++) {
-                sv_spec_row_keys(cfg, u, &l2, &h2);
+                sv_spec_row_keys(spec, u, &l2, &h2);
                 const size_t a = lo > l2 ? lo : l2, b = hi < h2 ? hi : h2;
                 const double o = b > a ? (double)(b - a) : 0.0;
                 trg2 += o * o;
@@ -130,7 +130,7 @@ static void grid_window(const sv_spec *cfg, grid *g, int related)
     }
     /* Related pairs (i, j), (j, i), i != j, both < min(n_q, n_k) and both
      * visible: none under causal; |i - j| < W without. */
-    for (size_t i = 0; related && !cfg->causal && i < np; i++) {
+    for (size_t i = 0; related && !spec->causal && i < np; i++) {
         const size_t a = i + 1 > w ? i + 1 - w : 0, b = i < np && w <= np - i ? i + w : np;
         pt += (double)(b - a) - 1.0;
     }
@@ -142,32 +142,32 @@ static void grid_window(const sv_spec *cfg, grid *g, int related)
     g->pt = pt;
 }
 
-static int has_related(const sv_spec *cfg)
+static int has_related(const sv_spec *spec)
 {
-    return cfg->plant != 0.0 || (cfg->d_model > 0 && !cfg->cross);
+    return spec->plant != 0.0 || (spec->d_model > 0 && !spec->cross);
 }
 
 /* A 0/1 mask other than the full grid: causal or a window. */
-static int masked(const sv_spec *cfg)
+static int masked(const sv_spec *spec)
 {
-    return cfg->causal || cfg->window > 0;
+    return spec->causal || spec->window > 0;
 }
 
-static void grid_of(const sv_spec *cfg, grid *g)
+static void grid_of(const sv_spec *spec, grid *g)
 {
-    const double nq = (double)cfg->n_q, nk = (double)cfg->n_k;
-    g->d = (double)cfg->d_k;
+    const double nq = (double)spec->n_q, nk = (double)spec->n_k;
+    g->d = (double)spec->d_k;
     g->nq = nq;
     g->nk = nk;
-    if (cfg->window > 0) {
-        grid_window(cfg, g, has_related(cfg));
-    } else if (cfg->causal) { /* n_q = n_k = n; r_i = i + 1, c_j = n - j */
+    if (spec->window > 0) {
+        grid_window(spec, g, has_related(spec));
+    } else if (spec->causal) { /* n_q = n_k = n; r_i = i + 1, c_j = n - j */
         const double n = nq;
         g->N = n * (n + 1.0) / 2.0;
         g->sr2 = g->sc2 = n * (n + 1.0) * (2.0 * n + 1.0) / 6.0;
         /* sum over i, i' of (min(i, i') + 1)^2 */
         g->trg2 = n * (n + 1.0) * (n * n + n + 1.0) / 6.0;
-        g->nd = has_related(cfg) ? n : 0.0;
+        g->nd = has_related(spec) ? n : 0.0;
         g->pt = 0.0; /* (i, j) and (j, i) are both visible only for i = j */
     } else {
         const double np = nq < nk ? nq : nk;
@@ -175,8 +175,8 @@ static void grid_of(const sv_spec *cfg, grid *g)
         g->sr2 = nq * nk * nk;
         g->sc2 = nk * nq * nq;
         g->trg2 = g->N * g->N;
-        g->nd = has_related(cfg) ? np : 0.0;
-        g->pt = has_related(cfg) ? np * (np - 1.0) : 0.0;
+        g->nd = has_related(spec) ? np : 0.0;
+        g->pt = has_related(spec) ? np * (np - 1.0) : 0.0;
     }
 }
 
@@ -193,11 +193,11 @@ static double m2_var_mask(const grid *g, double m4)
 }
 
 /* Shifted and scaled iid entries, any mask (docs/theory.md 8.1, 8.3). */
-static void theory_shifted(const sv_spec *cfg, const grid *g, double m4, part *p)
+static void theory_shifted(const sv_spec *spec, const grid *g, double m4, part *p)
 {
-    const double d = g->d, N = g->N, mq = cfg->q_mean, mk = cfg->k_mean;
-    const double vq = std_or_one(cfg->q_std) * std_or_one(cfg->q_std);
-    const double vk = std_or_one(cfg->k_std) * std_or_one(cfg->k_std);
+    const double d = g->d, N = g->N, mq = spec->q_mean, mk = spec->k_mean;
+    const double vq = std_or_one(spec->q_std) * std_or_one(spec->q_std);
+    const double vk = std_or_one(spec->k_std) * std_or_one(spec->k_std);
     p->mean = d * mq * mk;
     p->var = d * var_product(vq, mq, vk, mk);
     /* Scores sharing a row covary by d vq mk^2, sharing a column by
@@ -207,7 +207,7 @@ static void theory_shifted(const sv_spec *cfg, const grid *g, double m4, part *p
     p->m2_sd = NAN;
     if (mq == 0.0 && mk == 0.0) {
         const double v =
-            masked(cfg) ? sqrt(fmax(m2_var_mask(g, m4), 0.0)) : m2_sd_full(d, g->nq, g->nk, m4);
+            masked(spec) ? sqrt(fmax(m2_var_mask(g, m4), 0.0)) : m2_sd_full(d, g->nq, g->nk, m4);
         p->m2_sd = vq * vk * v;
     }
     p->diag = NAN;
@@ -241,15 +241,15 @@ static double qk_sphere_m2_sd(const grid *g, int causal, double R)
 }
 
 /* QK-norm without projections (docs/theory.md 8.4). */
-static void theory_qk(const sv_spec *cfg, const grid *g, part *p)
+static void theory_qk(const sv_spec *spec, const grid *g, part *p)
 {
-    const double d = g->d, N = g->N, R = qk_radius(cfg);
-    if (cfg->plant != 0.0) {
-        sv_theory_plant_qk(cfg, g, p);
+    const double d = g->d, N = g->N, R = qk_radius(spec);
+    if (spec->plant != 0.0) {
+        sv_theory_plant_qk(spec, g, p);
         return;
     }
     p->mean = p->var = p->m2 = p->m2_sd = p->logit_var = p->diag = NAN;
-    if (cfg->q_mean != 0.0 && cfg->k_mean != 0.0)
+    if (spec->q_mean != 0.0 && spec->k_mean != 0.0)
         return; /* the rescaled rows' moments have no closed form */
     /* One side of mean 0 (sign-symmetric, isotropic: E k k^T = (R^2/d) I):
      * E S = 0 and E S^2 = R^4/d whatever the other row is. */
@@ -257,21 +257,21 @@ static void theory_qk(const sv_spec *cfg, const grid *g, part *p)
     p->var = R * R * R * R / d;
     /* A row's logits q_i.k_j given q_i: mean 0, variance R^4/d when the
      * keys have mean 0; with shifted keys they share q_i.E[k]. */
-    p->logit_var = cfg->k_mean == 0.0 ? p->var : NAN;
-    if (cfg->q_mean != 0.0 || cfg->k_mean != 0.0)
+    p->logit_var = spec->k_mean == 0.0 ? p->var : NAN;
+    if (spec->q_mean != 0.0 || spec->k_mean != 0.0)
         return; /* scores sharing the shifted row covary by (R^2/d)|E row|^2 */
     p->m2 = (N - 1.0) * p->var;
-    if (cfg->dist == SV_DIST_RADEMACHER) {
+    if (spec->dist == SV_DIST_RADEMACHER) {
         /* Rows of +-sigma have the fixed norm sigma sqrt(d): QK-norm just
          * multiplies by R / (sigma sqrt(d)), so scores are R^2/d times
          * unit rademacher ones (m4 = 1). */
         const double s = R * R / d;
-        p->m2_sd =
-            s * s *
-            (masked(cfg) ? sqrt(fmax(m2_var_mask(g, 1.0), 0.0)) : m2_sd_full(d, g->nq, g->nk, 1.0));
-    } else if (cfg->dist == SV_DIST_NORMAL) {
+        p->m2_sd = s * s *
+                   (masked(spec) ? sqrt(fmax(m2_var_mask(g, 1.0), 0.0))
+                                 : m2_sd_full(d, g->nq, g->nk, 1.0));
+    } else if (spec->dist == SV_DIST_NORMAL) {
         /* Normal rows rescaled to norm R are uniform on the sphere. */
-        p->m2_sd = qk_sphere_m2_sd(g, masked(cfg), R);
+        p->m2_sd = qk_sphere_m2_sd(g, masked(spec), R);
     }
 }
 
@@ -279,25 +279,25 @@ static void theory_qk(const sv_spec *cfg, const grid *g, part *p)
  * (docs/theory.md 8.6). Off the diagonal E S^2 = E||A||_F^2 = D^2 d w^2;
  * a shared token's score x A x^T adds (m4 - 1) D d w^2; two shared-token
  * scores covary by E tr(A)^2 = D d w^2, S_ij and S_ji by E tr(A^2) = D d w^2. */
-static void theory_projected(const sv_spec *cfg, const grid *g, double m4, part *p)
+static void theory_projected(const sv_spec *spec, const grid *g, double m4, part *p)
 {
-    const double D = (double)cfg->d_model, d = g->d, N = g->N;
-    const double w = sv_init_variance(cfg->init, cfg->d_model, cfg->d_k);
+    const double D = (double)spec->d_model, d = g->d, N = g->N;
+    const double w = sv_init_variance(spec->init, spec->d_model, spec->d_k);
     const double a = D * D * d * w * w, b = D * d * w * w;
     p->mean = 0.0; /* flipping x_i flips its scores */
-    p->diag = has_related(cfg) ? 0.0 : NAN;
+    p->diag = has_related(spec) ? 0.0 : NAN;
     p->m2_sd = NAN; /* every score of a trial shares W */
     p->var = p->m2 = p->logit_var = NAN;
-    if (cfg->qk_norm) {
+    if (spec->qk_norm) {
         /* Given X, x W with normal W is N(0, |x|^2 w I): q_i and k_j are
          * isotropic, a shared token's q_i and k_i independent (W_Q, W_K
          * are), so every score has E S^2 = R^4/d. Cross-attention: no two
          * scores covary (each token once). Self-attention: S_ii with
          * S_i'i' and S_ij with S_ji covary by (R^4/d) E[g(cos(x_i,
          * x_i'))^2], g the mean cosine of 8.5: not in closed form. */
-        const double R = qk_radius(cfg);
+        const double R = qk_radius(spec);
         p->var = p->logit_var = R * R * R * R / d;
-        p->m2 = cfg->cross ? (N - 1.0) * p->var : NAN;
+        p->m2 = spec->cross ? (N - 1.0) * p->var : NAN;
         return;
     }
     const double sum2 = N * a + g->nd * (m4 - 1.0) * b;
@@ -309,49 +309,49 @@ static void theory_projected(const sv_spec *cfg, const grid *g, double m4, part 
 /* q_var, k_var: E of the ddof-0 sample variance of Q's n_q d_k (K's n_k
  * d_k) entries of one trial. Entries are uncorrelated (sign symmetry, or
  * independence), so it is vbar (M - 1)/M plus the spread of their means. */
-static void entry_vars(const sv_spec *cfg, const grid *g, sv_theory *t)
+static void entry_vars(const sv_spec *spec, const grid *g, sv_theory *t)
 {
-    const double mq_n = g->nq * g->d, mk_n = g->nk * g->d, mq = cfg->q_mean, mk = cfg->k_mean;
-    if (cfg->d_model > 0 || cfg->qk_norm) {
-        const double v = cfg->qk_norm ? qk_radius(cfg) * qk_radius(cfg) / g->d
-                                      : (double)cfg->d_model *
-                                            sv_init_variance(cfg->init, cfg->d_model, cfg->d_k);
+    const double mq_n = g->nq * g->d, mk_n = g->nk * g->d, mq = spec->q_mean, mk = spec->k_mean;
+    if (spec->d_model > 0 || spec->qk_norm) {
+        const double v = spec->qk_norm ? qk_radius(spec) * qk_radius(spec) / g->d
+                                       : (double)spec->d_model *
+                                             sv_init_variance(spec->init, spec->d_model, spec->d_k);
         /* QK-norm of shifted rows: no closed form. */
-        const int q_ok = !cfg->qk_norm || mq == 0.0;
-        const int k_ok = !cfg->qk_norm || (mk == 0.0 && (cfg->plant == 0.0 || mq == 0.0));
+        const int q_ok = !spec->qk_norm || mq == 0.0;
+        const int k_ok = !spec->qk_norm || (mk == 0.0 && (spec->plant == 0.0 || mq == 0.0));
         t->q_var = q_ok ? entry_var(v, 0.0, mq_n) : NAN;
         t->k_var = k_ok ? entry_var(v, 0.0, mk_n) : NAN;
         return;
     }
-    const double vq = std_or_one(cfg->q_std) * std_or_one(cfg->q_std);
-    const double vk = std_or_one(cfg->k_std) * std_or_one(cfg->k_std);
+    const double vq = std_or_one(spec->q_std) * std_or_one(spec->q_std);
+    const double vk = std_or_one(spec->k_std) * std_or_one(spec->k_std);
     t->q_var = entry_var(vq, 0.0, mq_n);
     t->k_var = entry_var(vk, 0.0, mk_n);
-    if (cfg->plant != 0.0) { /* rows of two kinds: planted and not */
-        const double rho = cfg->plant, r2 = 1.0 - rho * rho;
+    if (spec->plant != 0.0) { /* rows of two kinds: planted and not */
+        const double rho = spec->plant, r2 = 1.0 - rho * rho;
         const double mp = rho * mq + sqrt(r2) * mk, vp = rho * rho * vq + r2 * vk;
         const double f = (g->nq < g->nk ? g->nq : g->nk) / g->nk;
         t->k_var = entry_var(f * vp + (1.0 - f) * vk, f * (1.0 - f) * (mp - mk) * (mp - mk), mk_n);
     }
 }
 
-static void theory_part(const sv_spec *cfg, const grid *g, part *p)
+static void theory_part(const sv_spec *spec, const grid *g, part *p)
 {
-    const double m4 = sv_dist_fourth_moment(cfg->dist, cfg->nu);
-    if (cfg->window > 0 && (cfg->d_model > 0 || cfg->plant != 0.0)) {
+    const double m4 = sv_dist_fourth_moment(spec->dist, spec->nu);
+    if (spec->window > 0 && (spec->d_model > 0 || spec->plant != 0.0)) {
         /* Their closed forms count planted and shared-token pairs for the
          * full and causal grids only. */
         p->mean = p->var = p->m2 = p->m2_sd = p->diag = p->logit_var = NAN;
         return;
     }
-    if (cfg->d_model > 0)
-        theory_projected(cfg, g, m4, p);
-    else if (cfg->qk_norm)
-        theory_qk(cfg, g, p);
-    else if (cfg->plant != 0.0)
-        sv_theory_plant(cfg, g, m4, p);
+    if (spec->d_model > 0)
+        theory_projected(spec, g, m4, p);
+    else if (spec->qk_norm)
+        theory_qk(spec, g, p);
+    else if (spec->plant != 0.0)
+        sv_theory_plant(spec, g, m4, p);
     else
-        theory_shifted(cfg, g, m4, p);
+        theory_shifted(spec, g, m4, p);
 }
 
 sv_status sv_theory_spec(const sv_spec *spec, sv_theory *out)
@@ -447,7 +447,7 @@ sv_status sv_theory_histogram_range(const sv_spec *spec, double *lo, double *hi)
     double m = t.mean, sd = sqrt(t.var);
     if (!isfinite(m) || !(sd > 0.0) || !isfinite(sd)) {
         /* |S| <= R^2 under QK-norm; else the unit-entry N(0, d_k). */
-        const double r2 = spec->qk_norm ? spec->qk_scale * spec->qk_scale : NAN;
+        const double r2 = spec->qk_norm ? spec->qk_radius * spec->qk_radius : NAN;
         m = 0.0;
         sd = spec->qk_norm ? r2 / 6.0 : sqrt((double)spec->d_k);
     }

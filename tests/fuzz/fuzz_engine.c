@@ -91,7 +91,7 @@ static void print_config(const char *what, const job *j)
             " [%g, %g) plant %g ddof %u block_rows %zu threads %d\n",
             what, c->d_k, c->n_q, c->n_k, (unsigned long long)j->first,
             (unsigned long long)j->count, (int)c->dist, c->nu, c->scale, c->q_mean, c->q_std,
-            c->k_mean, c->k_std, c->qk_norm, c->qk_scale, c->d_model, (int)c->init, c->cross,
+            c->k_mean, c->k_std, c->qk_norm, c->qk_radius, c->d_model, (int)c->init, c->cross,
             c->causal, c->values, c->d_v, t->hist_bins, t->hist_lo, t->hist_hi, c->plant, c->ddof,
             j->exec.block_rows, j->exec.threads);
 }
@@ -144,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     c.cross = flags >> 1 & 1;
     c.causal = flags >> 2 & 1;
     c.values = flags >> 3 & 1;
-    c.qk_scale = pick(&r);
+    c.qk_radius = pick(&r);
     c.d_model = pick_size(&r, 8);
     c.init = (sv_init)(byte(&r) % 4); /* 3 is not an init */
     c.d_v = pick_size(&r, 8);

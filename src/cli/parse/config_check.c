@@ -106,8 +106,8 @@ int cli_config_check(const cli_options *o, cli_config *c, char *err, size_t errl
             taps.hist_w_raw = taps.hist_w_scaled = dummy;
         st = sv_taps_check(&taps, spec);
         if (st != SV_OK && o->weight_histogram)
-            return cli_fail(err, errlen, "--weight-histogram needs n_k <= 4096 (got %zu)",
-                            spec->n_k);
+            return cli_fail(err, errlen, "--weight-histogram needs n_k <= %d (got %zu)",
+                            SV_WEIGHT_HIST_KEYS_MAX, spec->n_k);
         field = "hist_bins";
     }
     if (st == SV_OK && (st = cli_budget_engine_bytes(&o->exec, spec, &c->engine_bytes)) != SV_OK)

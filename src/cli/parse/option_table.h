@@ -70,7 +70,7 @@
     X(K_STD, "k-std", 0, "S", CLI_ARG_ABOVE, 0, CLI_INF, "1", "k_std", 0, "S of K's entries")      \
     X(QK_NORM, "qk-norm", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "qk_norm", 0,                         \
       "rescale each row of Q and K to norm sqrt(d_k) (QK-norm)")                                   \
-    X(QK_SCALE, "qk-scale", 0, "R", CLI_ARG_ABOVE, 0, CLI_INF, NULL, "qk_scale", 0,                \
+    X(QK_SCALE, "qk-scale", 0, "R", CLI_ARG_ABOVE, 0, CLI_INF, NULL, "qk_radius", 0,               \
       "the same with norm R (implies --qk-norm)")                                                  \
     X(PLANT, "plant", 0, "RHO", CLI_ARG_REAL, -1, 1, "0", "plant", 0,                              \
       "key j = RHO q_j + sqrt(1 - RHO^2) z for j < n_q: each\n"                                    \
@@ -161,7 +161,7 @@
       "CSV always, like --per-row)")                                                               \
     X(WEIGHT_HISTOGRAM, "weight-histogram", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,            \
       "with --histogram: of the softmax weights on [0, 1]\n"                                       \
-      "instead (n_k <= 4096)")                                                                     \
+      "instead (n_k <= " CLI_STR(SV_WEIGHT_HIST_KEYS_MAX) ")")                                     \
     X(EXAMPLE, "example", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                              \
       "print one concrete trial instead, trial 0 of the run:\n"                                    \
       "up to 6 x 6, every step in numpy syntax (Q, K, S = QK^T\n"                                  \

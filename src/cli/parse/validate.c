@@ -329,7 +329,7 @@ static void resolve(cli_options *o)
     b->q_std = g[CLI_OPT_Q_STD] ? r[CLI_OPT_Q_STD] : 0.0; /* 0: 1, and "not given" */
     b->k_std = g[CLI_OPT_K_STD] ? r[CLI_OPT_K_STD] : 0.0;
     b->qk_norm = on(o, CLI_OPT_QK_NORM);
-    b->qk_scale = g[CLI_OPT_QK_SCALE] ? r[CLI_OPT_QK_SCALE] : 0.0;
+    b->qk_radius = g[CLI_OPT_QK_SCALE] ? r[CLI_OPT_QK_SCALE] : 0.0;
     b->plant = r[CLI_OPT_PLANT];
     b->d_model = (size_t)c[CLI_OPT_D_MODEL];
     b->cross = g[CLI_OPT_CROSS];

@@ -1,6 +1,7 @@
 /* The table's cells, wrapped words and title: what write_table.c (sweeps,
  * trials) and write_table_one.c (one configuration) both lay out, below
  * both. */
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,32 +57,55 @@ void cli_table_cell(FILE *f, int width, double v)
     }
     fprintf(f, " %*s", width, buf);
 }
-/* The value of summary column @p name for entry @p e, times c^power
- * (c the scale: the scaled side of a raw-only column); NAN for
- * NULL. The table takes every number from the column table, so it gives
- * the CSV's verdict on every value. */
-double cli_table_col(const cli_table_entry *e, const char *name, int power)
-{
-    if (!name)
-        return NAN;
-    const sv_row_view v = {.spec = &e->spec,
-                           .scale_name = e->scale_name,
-                           .stats = &e->summary.mean,
-                           .summary = &e->summary};
-    for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++) {
-        const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
-        if (strcmp(c->name, name) == 0 && c->type == SV_VALUE_REAL)
-            return c->get(&v).real * pow(e->summary.scale, power);
-    }
-    return NAN;
-}
-
-const sv_column *cli_table_find_column(const char *name)
+/* The summary column named @p name, or NULL. */
+static const sv_column *lookup(const char *name)
 {
     for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++)
         if (strcmp(sv_columns_get(SV_OUTPUT_SUMMARY, i)->name, name) == 0)
             return sv_columns_get(SV_OUTPUT_SUMMARY, i);
     return NULL;
+}
+
+/* The table's names are fixed in its source: one the column table lacks
+ * is a bug to stop at, not a "-" to print. */
+const sv_column *cli_table_find_column(const char *name)
+{
+    const sv_column *c = lookup(name);
+    if (!c) {
+        fprintf(stderr,
+                "sdpa-var: internal error: the table asks for column '%s', which the "
+                "library does not have\n",
+                name);
+        abort();
+    }
+    return c;
+}
+
+/* Summary column @p c for @p e, times the spec's scale (power 1) or
+ * scale2 (power 2, the c^2 that 1/d_k is rounded once for, as the
+ * library's own scaled variances); NAN for a column that is not a real.
+ * The table takes every number from the column table, so it gives the
+ * CSV's verdict on every value. */
+static double value_of(const cli_table_entry *e, const sv_column *c, int power)
+{
+    const sv_row_view v = {.spec = &e->spec,
+                           .scale_name = e->scale_name,
+                           .stats = &e->summary.mean,
+                           .summary = &e->summary};
+    assert(power >= 0 && power <= 2);
+    const double times[3] = {1.0, e->spec.scale, e->spec.scale2};
+    return c->type == SV_VALUE_REAL ? c->get(&v).real * times[power] : NAN;
+}
+
+double cli_table_col(const cli_table_entry *e, const char *name, int power)
+{
+    return name ? value_of(e, cli_table_find_column(name), power) : NAN;
+}
+
+double cli_table_col_if(const cli_table_entry *e, const char *name, int power)
+{
+    const sv_column *c = name ? lookup(name) : NULL;
+    return c ? value_of(e, c, power) : NAN;
 }
 
 /* A configuration column's value as text ("sqrt", "64", "0.5"). */
@@ -102,8 +126,6 @@ int cli_table_varies(const char *name, const cli_table_entry *e, size_t n)
 {
     const sv_column *c = cli_table_find_column(name);
     char a[64], b[64];
-    if (!c)
-        return 0;
     cli_table_config_text(c, &e[0], a, sizeof a);
     for (size_t i = 1; i < n; i++) {
         cli_table_config_text(c, &e[i], b, sizeof b);

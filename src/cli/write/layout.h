@@ -11,11 +11,17 @@
  * fits; '-' where the value is undefined. */
 void cli_table_cell(FILE *f, int width, double v);
 
-/* The value of summary column @p name for @p e, times c^power (c the
- * scale); NAN for NULL or a name the column table does not have. */
+/* The value of summary column @p name for @p e, times c^power (power 0,
+ * 1 or 2; c the spec's scale, c^2 its scale2); NAN for name NULL. A name
+ * the column table does not have aborts (cli_table_find_column). */
 double cli_table_col(const cli_table_entry *e, const char *name, int power);
 
-/* The summary column named @p name, or NULL. */
+/* cli_table_col for a name the column table may lack (a derived "_sd"
+ * name): NAN then. */
+double cli_table_col_if(const cli_table_entry *e, const char *name, int power);
+
+/* The summary column named @p name; a name it does not have is a bug in
+ * the table's source: a message on stderr and abort(). */
 const sv_column *cli_table_find_column(const char *name);
 
 /* A configuration column's value as text ("sqrt", "64", "0.5"). */

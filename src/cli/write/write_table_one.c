@@ -1,7 +1,6 @@
 /* The table of one configuration: statistics down; raw and scaled across,
  * each as (measured, sd across trials, theory); numbers to the digits
- * their standard error supports; and a verdict a student can read aloud
- * (issue 15 section 4). */
+ * their standard error supports; and a verdict a student can read aloud. */
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -18,8 +17,8 @@ static double std_error(const cli_table_entry *e, const char *name, int power)
     snprintf(sd, sizeof sd, "%s_sd", name);
     /* The variants of the sample variance share raw_var's theory sd. */
     snprintf(th, sizeof th, "%s_sd_theory", strncmp(name, "raw_var_", 8) == 0 ? "raw_var" : name);
-    const double t = (double)e->spec.trials, s = cli_table_col(e, sd, power);
-    return sqrt(1.0 / t) * (isnan(s) ? cli_table_col(e, th, power) : s);
+    const double t = (double)e->spec.trials, s = cli_table_col_if(e, sd, power);
+    return sqrt(1.0 / t) * (isnan(s) ? cli_table_col_if(e, th, power) : s);
 }
 
 /* One line: raw (measured, sd, theory) and scaled (measured, sd,
@@ -39,7 +38,7 @@ static void measured_cells(FILE *f, const cli_table_entry *e, const char *name, 
     const double x = cli_table_col(e, name, power);
     if (name)
         snprintf(sd, sizeof sd, "%s_sd", name);
-    const double spread = name ? cli_table_col(e, sd, power) : NAN;
+    const double spread = name ? cli_table_col_if(e, sd, power) : NAN;
     cli_table_rounded(v, sizeof v, x, name ? std_error(e, name, power) : NAN, VAL_W);
     cli_table_rounded(s, sizeof s, spread, spread, SD_W);
     fprintf(f, " %*s %*s", VAL_W, v, SD_W, s);
@@ -63,8 +62,7 @@ static void print_rows(FILE *f, const cli_table_entry *e, const stat_row *rows, 
 /* Whether summary column @p name exists and must be defined for @p e. */
 static int shown(const cli_table_entry *e, const char *name)
 {
-    const sv_column *c = cli_table_find_column(name);
-    return c && sv_column_required(c, &e->spec, 0);
+    return sv_column_required(cli_table_find_column(name), &e->spec, 0);
 }
 
 /* What --plant, --d-model, --qk-norm, --values (and --grad, once its
@@ -98,7 +96,7 @@ static void option_rows(FILE *f, const cli_table_entry *e)
         };
         ROWS_(f, e, r);
     }
-    if (shown(e, "raw_grad_logits")) { /* --grad (issue 15 section 1) */
+    if (shown(e, "raw_grad_logits")) { /* --grad */
         static const stat_row r[] = {
             {"RMS |dL/dlogits|",
              {"raw_grad_logits", "raw_grad_logits_theory", "scaled_grad_logits",
