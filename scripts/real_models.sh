@@ -6,9 +6,10 @@
 # Usage:
 #   scripts/real_models.sh [--quick] [--reuse] [--out DIR] [--train DIR]
 #                          [--bin SDPA_VAR] [--figures DIR]
-#     --quick        train_tiny.py --quick (2 layers, 60 steps, ~15 s), saves
-#                    at steps 0, 20, 40, 60; else 4 layers, 500 steps (~2.5
-#                    min on 2 cores), saves every 50 steps
+#     --quick        train_tiny.py --quick (2 layers, 60 steps, ~30 s), saves
+#                    at steps 0, 20, 40, 60; else 4 layers, 500 steps (4-8
+#                    min on 2 cores), saves every 50 steps; both train the
+#                    four variants sqrt, none, qknorm, rope
 #     --reuse        use the .safetensors already in the training directory
 #                    (any steps, any layers) instead of training
 #     --out DIR      results (default build/real_models)
@@ -44,7 +45,7 @@
 # Exit status 0, 1 on a failed step (one line on stderr), 2 on usage.
 set -euo pipefail
 
-usage() { sed -n '7,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '7,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "real_models.sh: $*" >&2; exit 1; }
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 quick=0 reuse=0 out=build/real_models train="" bin=build/sdpa-var figures=""
