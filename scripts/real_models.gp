@@ -5,7 +5,8 @@
 #   gnuplot -e "out='docs/figures/real_models.png'" scripts/real_models.gp < build/real_models/heads.csv
 # The input: one row per (variant, step, layer, batch, head), sdpa-var's
 # columns (docs/columns.md) after variant, step and layer; variants sqrt,
-# none, qknorm (any subset) are told apart by the variant column.
+# none, qknorm (any subset) are told apart by the variant column; rows of
+# other variants (rope: its table is in tables.md) are not drawn.
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default real_models.png in the current directory);
 #                    .png, .pdf or .svg picks the terminal, any other is an error

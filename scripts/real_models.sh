@@ -6,9 +6,10 @@
 # Usage:
 #   scripts/real_models.sh [--quick] [--reuse] [--out DIR] [--train DIR]
 #                          [--bin SDPA_VAR] [--figures DIR]
-#     --quick        train_tiny.py --quick (2 layers, 60 steps, ~15 s), saves
-#                    at steps 0, 20, 40, 60; else 4 layers, 500 steps (~2.5
-#                    min on 2 cores), saves every 50 steps
+#     --quick        train_tiny.py --quick (2 layers, 60 steps, ~30 s), saves
+#                    at steps 0, 20, 40, 60; else 4 layers, 500 steps (4-8
+#                    min on 2 cores), saves every 50 steps; both train the
+#                    four variants sqrt, none, qknorm, rope
 #     --reuse        use the .safetensors already in the training directory
 #                    (any steps, any layers) instead of training
 #     --out DIR      results (default build/real_models)
@@ -34,12 +35,17 @@
 #                sdpa-var
 #   steps.csv    one row per (variant, step) over the layers x batch x heads
 #                rows of heads.csv: means, minima and maxima (awk, below)
-#   tables.md    the tables of docs/real-models.md, from steps.csv and heads.csv
+#   tables.md    the tables of docs/real-models.md, from steps.csv and heads.csv;
+#                the last one, rope's per-head entropy and signed max logit
+#                at every saved step, takes the signed max from sdpa-var's
+#                scaled_max_logit column when this binary has it, else from
+#                torch (train_tiny.py's heads.csv, column max_logit); its
+#                header says which
 #   real_models.png   scripts/real_models.gp on heads.csv
 # Exit status 0, 1 on a failed step (one line on stderr), 2 on usage.
 set -euo pipefail
 
-usage() { sed -n '7,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '7,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "real_models.sh: $*" >&2; exit 1; }
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 quick=0 reuse=0 out=build/real_models train="" bin=build/sdpa-var figures=""
@@ -102,16 +108,26 @@ EOF
 }
 
 # Variants in the docs' order: "sqrt..." -> "1,sqrt...", none 2, qknorm 3.
-rank() { sed 's/^sqrt\([ ,]\)/1,sqrt\1/; s/^none\([ ,]\)/2,none\1/; s/^qknorm\([ ,]\)/3,qknorm\1/'; }
+rank() {
+    sed 's/^sqrt\([ ,]\)/1,sqrt\1/; s/^none\([ ,]\)/2,none\1/; s/^qknorm\([ ,]\)/3,qknorm\1/;
+         s/^rope\([ ,]\)/4,rope\1/'
+}
 
 COLS=batch,head,dk,n_q,scale,scale_factor,raw_mean,raw_var,raw_var_theory,q_mean_measured,q_var
 COLS=$COLS,k_mean_measured,k_var,var_scale,scaled_var,scaled_entropy,scaled_entropy_norm
 COLS=$COLS,scaled_max_weight,raw_max_abs_logit,scaled_max_abs_logit,scaled_sink_weight
 heads=$out/heads.csv
-echo "variant,step,layer,$COLS,eval_loss" > "$heads.tmp"
 shopt -s nullglob
 files=("$train"/*_step*.safetensors)
 [ ${#files[@]} -gt 0 ] || die "no *_step*.safetensors in '$train'"
+# The signed max logit (QK-clip's S_max) from sdpa-var where it has the
+# column (issue 23 section 2), else torch's from train_tiny.py.
+signed=torch
+if "$bin" --q "${files[0]}:layer0.q" --k "${files[0]}:layer0.k" --causal --pool none \
+        --format csv --columns scaled_max_logit >/dev/null 2>&1; then
+    signed=sdpa-var COLS=$COLS,scaled_max_logit
+fi
+echo "variant,step,layer,$COLS,eval_loss" > "$heads.tmp"
 for f in "${files[@]}"; do
     base=$(basename "$f" .safetensors)
     variant=${base%%_step*} step=$((10#${base##*_step}))
@@ -230,6 +246,45 @@ awk -F, '
             for (h = 0; h < nh; h++) s = s (h ? " " : "") sprintf("%.3f", sc[k, h])
             return s }' "$heads" | sed 's/^| //' | rank | sort -t, -k1,1n -s |
         sed 's/^[0-9],/| /'
+    # rope per (step, layer): entropy per head (mean over the windows), the
+    # signed max logit and max |logit| per head (the larger of the windows)
+    echo
+    echo "| step | layer | entropy per head (nats) | max logit per head ($signed) |" \
+         "max \\|logit\\| per head |"
+    echo "|---:|---:|---|---|---|"
+    tf=$train/heads.csv
+    [ -f "$tf" ] || tf=/dev/null
+    awk -F, -v tf="$tf" -v src="$signed" '
+        FNR == 1 { for (i = 1; i <= NF; i++) c[FILENAME, $i] = i; next }
+        function col(n) { return $(c[FILENAME, n]) }
+        FILENAME == tf { if (col("variant") == "rope")
+                             tml[col("step") + 0, col("layer") + 0, col("head") + 0] = col("max_logit")
+                         next }
+        col("variant") == "rope" {
+            k = (col("step") + 0) SUBSEP (col("layer") + 0); hd = col("head") + 0
+            if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+            if (hd + 1 > nh) nh = hd + 1
+            n[k, hd]++; en[k, hd] += col("scaled_entropy")
+            a = col("scaled_max_abs_logit") + 0
+            if (!((k, hd) in ab) || a > ab[k, hd]) ab[k, hd] = a
+            if (src == "sdpa-var") {
+                x = col("scaled_max_logit") + 0
+                if (!((k, hd) in ml) || x > ml[k, hd]) ml[k, hd] = x
+            }
+        }
+        END {
+            for (i = 1; i <= nk; i++) {
+                k = keys[i]; split(k, sl, SUBSEP); e = m = a = ""
+                for (h = 0; h < nh; h++) {
+                    sp = h ? " " : ""
+                    e = e sp sprintf("%.2f", en[k, h] / n[k, h])
+                    x = src == "sdpa-var" ? ml[k, h] : ((sl[1], sl[2], h) in tml ? tml[sl[1], sl[2], h] : "nan")
+                    m = m sp (x == "nan" ? "nan" : sprintf("%.2f", x))
+                    a = a sp sprintf("%.2f", ab[k, h])
+                }
+                printf "%d,%d,| %d | %d | %s | %s | %s |\n", sl[1], sl[2], sl[1], sl[2], e, m, a
+            }
+        }' "$tf" "$heads" | sort -t, -k1,1n -k2,2n | cut -d, -f3-
 } > "$out/tables.md"
 
 gnuplot -e "out='$figures/real_models.png'" "$SRC/scripts/real_models.gp" < "$heads" ||

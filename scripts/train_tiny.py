@@ -3,7 +3,7 @@
 
     /usr/bin/python3 scripts/train_tiny.py --out build/train_tiny
     /usr/bin/python3 scripts/train_tiny.py --out /tmp/t --quick
-    /usr/bin/python3 scripts/train_tiny.py --out /tmp/t --variants qknorm --steps 300
+    /usr/bin/python3 scripts/train_tiny.py --out /tmp/t --variants qknorm,rope --steps 300
 
 The data: the licence texts every Debian machine has (base-files'
 /usr/share/common-licenses/GPL-3, GPL-2, LGPL-2.1, Apache-2.0; those present,
@@ -31,6 +31,11 @@ in the scores the softmax sees, with q = LN(x) W_q and k = LN(x) W_k per head:
           gain and the fixed 1/sqrt(d_k)); the learnable scalar in place of a
           fixed scale follows Henry et al. 2020 ("Query-Key Normalization for
           Transformers"). So |logit| <= s_h d_k for every pair.
+  rope    q^ = R_i q, k^ = R_j k (rotary embeddings, Su et al. 2021, after
+          the projections, per head, GPT-NeoX / Llama's rotate_half
+          convention: features l and l + d_k/2 of position i turned by the
+          angle i theta^(-2l/d_k), theta = 10000, all d_k features), then
+          logits = (q^ . k^) / sqrt(d_k): a function of q, k and j - i only.
 
 What is saved (one .safetensors per (variant, step), written by
 write_safetensors below from the format's spec, F32, little-endian):
@@ -38,9 +43,10 @@ write_safetensors below from the format's spec, F32, little-endian):
     layerL.q, layerL.k   batch x heads x n x d_k (PyTorch's bhnd layout):
                          what the attention multiplies, before the scale
                          multiplier: q, k for sqrt and none; q~, k~ (rows of
-                         norm sqrt(d_k)) for qknorm
+                         norm sqrt(d_k)) for qknorm; the rotated q^, k^ for
+                         rope (what its softmax sees)
     layerL.scale         heads: the multiplier the model applies to q . k
-                         (1/sqrt(d_k), 1, or s_h)
+                         (1/sqrt(d_k), 1, or s_h; 1/sqrt(d_k) for rope)
   taken on the fixed evaluation batch (train mode off, no dropout anyway)
   at the steps of --save (default 0, 50, 200 and the last step).
   OUT/log.json           configuration, loss per step, wall time per variant,
@@ -61,6 +67,8 @@ causal weight matrix of the evaluation batch, averaged over its batch entries:
   max_weight     mean over rows of max_j p_ij
   sink_weight    mean over rows of p_i0 (the weight on the first token)
   max_abs_logit  max over visible pairs of |logit| (the multiplier included)
+  max_logit      max over visible pairs of the logit, signed (QK-clip's
+                 S_max; the batch's maximum)
   raw_var        variance (ddof 1) of q . k over ALL n x n pairs of the head
                  (masked ones too: the random-init theory is for all pairs)
   q_var, k_var   variance (ddof 0) of the entries of the saved q, k
@@ -86,12 +94,12 @@ import torch.nn.functional as F  # noqa: E402
 LICENSES = ("GPL-3", "GPL-2", "LGPL-2.1", "Apache-2.0")
 LICENSE_DIR = "/usr/share/common-licenses"
 EVAL_BATCH = 2
-VARIANTS = ("sqrt", "none", "qknorm")
+VARIANTS = ("sqrt", "none", "qknorm", "rope")
 STEPS_HEADER = ("variant,step,eval_loss,layers,heads,n,dk,raw_var_mean,raw_var_min,raw_var_max,"
                 "raw_var_init_theory,entropy_mean,max_weight_mean,max_abs_logit,"
                 "logit_bound,sink_weight_max")
 STAT_NAMES = ("entropy", "entropy_norm", "max_weight", "sink_weight",
-              "max_abs_logit", "raw_var", "q_var", "k_var", "scale")
+              "max_abs_logit", "max_logit", "raw_var", "q_var", "k_var", "scale")
 
 
 # ---------------------------------------------------------------- safetensors
@@ -128,6 +136,26 @@ def write_safetensors(path, tensors, metadata=None):
 
 
 # ---------------------------------------------------------------- model
+class Rotary(nn.Module):
+    """Rotary embeddings as GPT-NeoX and HF Llama apply them (rotate_half):
+    for a b x heads x n x d_k tensor, features l and l + d_k/2 of position i
+    turned by the angle i theta^(-2l/d_k). cos and sin are float32 tables
+    of the first `context` positions (buffers, not saved)."""
+
+    def __init__(self, d_k, context, theta=10000.0):
+        super().__init__()
+        inv = 1.0 / theta ** (torch.arange(0, d_k, 2, dtype=torch.float32) / d_k)
+        ang = torch.outer(torch.arange(context, dtype=torch.float32), inv)
+        ang = torch.cat((ang, ang), dim=-1)
+        self.register_buffer("cos", ang.cos(), persistent=False)
+        self.register_buffer("sin", ang.sin(), persistent=False)
+
+    def forward(self, x):
+        n = x.shape[-2]
+        x1, x2 = x.chunk(2, dim=-1)
+        return x * self.cos[:n] + torch.cat((-x2, x1), dim=-1) * self.sin[:n]
+
+
 class Attention(nn.Module):
     """Causal multi-head self-attention with its q, k in the open.
 
@@ -136,13 +164,19 @@ class Attention(nn.Module):
     n_heads, d_k, qk_norm (True for the qknorm variant: the rows q_proj gives
     are rescaled to norm sqrt(d_k) before the product, so a hook on q_proj
     sees the pre-norm q), hook_q and hook_k (nn.Identity modules whose
-    forward hooks see the q, k the product uses, batch x heads x n x d_k),
-    and scale() (the multiplier per head, a tensor of n_heads).
+    forward hooks see q, k batch x heads x n x d_k: what the product uses,
+    except for rope, where, as in TransformerLens, they are before the
+    rotation), and scale() (the multiplier per head, a tensor of n_heads).
+    rope only: rotary_emb (a Rotary), hook_rot_q and hook_rot_k (the rotated
+    q, k the product uses), and observe: None, or a function called as
+    observe(q, k, scale=, causal=True) with the rotated q, k in every
+    forward (train_variant sets sdpa_var.observe, which does nothing unless
+    a monitor is attached).
     With capture = True, forward keeps self.q, self.k (batch x heads x n x
     d_k, what the product uses, detached).
     """
 
-    def __init__(self, d_model, n_heads, variant):
+    def __init__(self, d_model, n_heads, variant, context):
         super().__init__()
         assert d_model % n_heads == 0
         self.n_heads, self.d_k, self.variant = n_heads, d_model // n_heads, variant
@@ -158,12 +192,16 @@ class Attention(nn.Module):
         # hook on them sees the post-QK-norm rows a hook on q_proj cannot.
         self.hook_q, self.hook_k = nn.Identity(), nn.Identity()
         self.hook_layout = "bhnd"  # for sdpa_var.monitor: what the hooks see
+        self.rotary_emb, self.observe = None, None
+        if variant == "rope":  # no parameters: the same init as sqrt's
+            self.rotary_emb = Rotary(self.d_k, context)
+            self.hook_rot_q, self.hook_rot_k = nn.Identity(), nn.Identity()
         self.capture = False
 
     def scale(self):
         if self.qk_norm:
             return self.log_scale.exp()
-        c = 1.0 / math.sqrt(self.d_k) if self.variant == "sqrt" else 1.0
+        c = 1.0 if self.variant == "none" else 1.0 / math.sqrt(self.d_k)
         return torch.full((self.n_heads,), c)
 
     def forward(self, x):
@@ -178,7 +216,13 @@ class Attention(nn.Module):
             q = r * F.normalize(q, dim=-1, eps=1e-6)
             k = r * F.normalize(k, dim=-1, eps=1e-6)
         q, k = self.hook_q(q), self.hook_k(k)
-        logits = (q @ k.transpose(-2, -1)) * self.scale().to(x.dtype).view(1, -1, 1, 1)
+        scale = self.scale().to(x.dtype)
+        if self.rotary_emb is not None:
+            q = self.hook_rot_q(self.rotary_emb(q))
+            k = self.hook_rot_k(self.rotary_emb(k))
+            if self.observe is not None:  # the float32 multiplier, exactly
+                self.observe(q, k, scale=float(scale[0]), causal=True)
+        logits = (q @ k.transpose(-2, -1)) * scale.view(1, -1, 1, 1)
         mask = torch.ones(n, n, dtype=torch.bool, device=x.device).triu(1)
         logits = logits.masked_fill(mask, float("-inf"))
         if self.capture:
@@ -188,10 +232,10 @@ class Attention(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, d_model, n_heads, variant):
+    def __init__(self, d_model, n_heads, variant, context):
         super().__init__()
         self.ln1, self.ln2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
-        self.attn = Attention(d_model, n_heads, variant)
+        self.attn = Attention(d_model, n_heads, variant, context)
         self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(),
                                  nn.Linear(4 * d_model, d_model))
 
@@ -205,7 +249,8 @@ class TinyGPT(nn.Module):
         super().__init__()
         self.tok = nn.Embedding(vocab, d_model)
         self.pos = nn.Embedding(context, d_model)
-        self.blocks = nn.ModuleList(Block(d_model, n_heads, variant) for _ in range(n_layers))
+        self.blocks = nn.ModuleList(Block(d_model, n_heads, variant, context)
+                                    for _ in range(n_layers))
         self.ln_f = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab, bias=False)
 
@@ -253,7 +298,10 @@ def head_stats(attn):
     """Per-head statistics (dict of lists over heads) of a captured forward:
     from the saved float32 q, k and multiplier, in float64 (so the files
     reproduce them), through the full causal weight matrix; means over the
-    batch entries (max_abs_logit: the largest)."""
+    batch entries (max_abs_logit, max_logit: the largest). max_logit is
+    torch's until the engine has a signed max: then the monitor's
+    scaled_max_logit is logged beside it (evaluate) and compared by
+    tests/train/train_tiny_test.py."""
     q, k = attn.q.double(), attn.k.double()
     b, h, n, _ = q.shape
     s = q @ k.transpose(-2, -1)
@@ -273,20 +321,21 @@ def head_stats(attn):
         "max_weight": p.max(-1).values.mean(-1),
         "sink_weight": p[..., 0].mean(-1),
         "max_abs_logit": absl.flatten(2).max(-1).values,
+        "max_logit": logits.flatten(2).max(-1).values,  # -inf never wins: i sees i
         "raw_var": s.flatten(2).var(-1, unbiased=True),
         "q_var": q.flatten(2).var(-1, unbiased=False),
         "k_var": k.flatten(2).var(-1, unbiased=False),
     }
     res = {name: v.mean(0).tolist() for name, v in out.items()}
-    res["max_abs_logit"] = out["max_abs_logit"].max(0).values.tolist()
+    for name in ("max_abs_logit", "max_logit"):
+        res[name] = out[name].max(0).values.tolist()
     res["scale"] = attn.scale().double().tolist()
     return res
 
 
-@torch.no_grad()
-def load_monitor():
-    """sdpa_var.monitor, from the build tree (build/python) or an install;
-    None when the package is not there (the run then logs torch's numbers
+def load_sdpa_var():
+    """The sdpa_var package, from the build tree (build/python) or an
+    install; None when it is not there (the run then logs torch's numbers
     only)."""
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, os.path.join(here, "..", "build", "python"))
@@ -296,9 +345,10 @@ def load_monitor():
         return None
     finally:
         sys.path.pop(0)
-    return sdpa_var.monitor
+    return sdpa_var
 
 
+@torch.no_grad()
 def evaluate(model, ex, ey, monitor=None):
     """Loss on the evaluation batch, per-layer statistics, captured q, k;
     with @p monitor (sdpa_var.monitor), the engine's numbers of the same
@@ -316,7 +366,8 @@ def evaluate(model, ex, ey, monitor=None):
         mon.remove()
         for i, lay in enumerate(layers):
             st = got["blocks.%d.attn" % i]
-            lay["monitor"] = {n: st.values[n].tolist() for n in MONITORED}
+            lay["monitor"] = {n: st.values[n].tolist() for n in MONITORED if n in st.values}
+            lay["monitor_path"] = st.config["path"]
     tensors = {}
     for i, a in enumerate(attns):
         tensors["layer%d.q" % i] = a.q
@@ -328,10 +379,11 @@ def evaluate(model, ex, ey, monitor=None):
     return loss, layers, tensors
 
 
-# The monitor's statistics logged beside torch's (sdpa_var._monitor.MONITORED).
+# The monitor's statistics logged beside torch's, those the engine has (the
+# signed *_max_logit come with the engine's masks, issue 23 section 2).
 MONITORED = ("raw_entropy", "scaled_entropy", "raw_max_weight", "scaled_max_weight",
              "raw_sink_weight", "scaled_sink_weight", "raw_max_abs_logit", "scaled_max_abs_logit",
-             "raw_entropy_norm", "scaled_entropy_norm")
+             "raw_entropy_norm", "scaled_entropy_norm", "raw_max_logit", "scaled_max_logit")
 
 
 # ---------------------------------------------------------------- training
@@ -345,8 +397,11 @@ def lr_at(step, args):
 
 def train_variant(variant, data, vocab, args, saves, log):
     torch.manual_seed(args.seed)
-    monitor = load_monitor()
+    sv = load_sdpa_var()
+    monitor = sv.monitor if sv else None
     model = TinyGPT(vocab, args.context, args.layers, args.heads, args.d_model, variant)
+    for blk in model.blocks:  # rope: the rotated q, k to a monitor (Attention)
+        blk.attn.observe = sv.observe if sv else None
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.95),
                             weight_decay=0.1)
     gen = torch.Generator().manual_seed(args.seed)
@@ -430,8 +485,8 @@ class OneLineParser(argparse.ArgumentParser):
 def parse_args(argv):
     ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="build/train_tiny", help="output directory")
-    ap.add_argument("--variants", default="sqrt,none,qknorm",
-                    help="comma-separated subset of sqrt,none,qknorm")
+    ap.add_argument("--variants", default=",".join(VARIANTS),
+                    help="comma-separated subset of " + ",".join(VARIANTS))
     ap.add_argument("--steps", type=int, default=None, help="training steps")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quick", action="store_true",
@@ -458,7 +513,7 @@ def parse_args(argv):
     variants = args.variants.split(",")
     bad = [v for v in variants if v not in VARIANTS]
     if bad or not variants:
-        ap.error("--variants: %r: expected a subset of sqrt,none,qknorm" % args.variants)
+        ap.error("--variants: %r: expected a subset of %s" % (args.variants, ",".join(VARIANTS)))
     if args.steps < 1 or args.d_model % args.heads:
         ap.error("--steps must be >= 1 and --d-model a multiple of --heads")
     if args.save is None:

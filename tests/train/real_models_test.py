@@ -5,16 +5,21 @@ the tables and the gnuplot figure; sdpa-var's numbers against numpy's.
 Usage: real_models_test.py SDPA_VAR SOURCE_DIR
 
 Runs `scripts/real_models.sh --quick --out SCRATCH --bin SDPA_VAR`
-(train_tiny.py --quick: 3 variants, 2 layers x 4 heads, d_k 32, n 64, batch
-2, saves at steps 0, 20, 40, 60; ~20 s on 2 cores) and checks:
+(train_tiny.py --quick: 4 variants, 2 layers x 4 heads, d_k 32, n 64, batch
+2, saves at steps 0, 20, 40, 60; ~30 s on 2 cores) and checks:
 
 (a) heads.csv has exactly one row per (variant, step, layer, batch, head):
-    3 x 4 x 2 x 2 x 4 = 192, every value finite; the multiplier of every
+    4 x 4 x 2 x 2 x 4 = 256, every value finite; the multiplier of every
     row is the one the model applied (layerL.scale[head] of the file, as
     float32: `sqrt` and `1` for the fixed ones, head h's own s_h for
     QK-norm, so the script kept the right configuration of the --scale
-    list); steps.csv has 12 rows, tables.md both tables, and
+    list); steps.csv has 16 rows, tables.md its three tables, and
     real_models.png is a PNG of 1500 x 1000 pixels bigger than 5 KB.
+(c) The rope table (per step and layer: entropy, signed max logit and max
+    |logit| per head, two decimals): every entry within 0.005 + 1e-6 of
+    numpy's on the files (entropy the mean over the windows, the logits
+    the larger of the two; the multiplier the file's float32), whether the
+    signed max came from sdpa-var or from torch's heads.csv.
 (b) Peers: from the same .safetensors files (read here by a reader of our
     own: JSON header + numpy.frombuffer), numpy in float64 over the visible
     pairs j <= i of each (batch, head):
@@ -40,7 +45,7 @@ import tempfile
 
 import numpy as np
 
-VARIANTS = ("sqrt", "none", "qknorm")
+VARIANTS = ("sqrt", "none", "qknorm", "rope")
 STEPS = (0, 20, 40, 60)
 LAYERS, BATCH, HEADS, DK, N = 2, 2, 4, 32, 64
 failures = []
@@ -75,7 +80,8 @@ def numpy_stats(q, k, s):
     """Per (batch, head) arrays of the causal statistics, float64."""
     q, k = q.astype(np.float64), k.astype(np.float64)
     out = {n: np.zeros(q.shape[:2]) for n in
-           ("raw_var", "scaled_max_abs_logit", "scaled_entropy", "scaled_sink_weight")}
+           ("raw_var", "scaled_max_abs_logit", "scaled_entropy", "scaled_sink_weight",
+            "scaled_max_logit")}
     mask = np.tril(np.ones((q.shape[2], k.shape[2]), dtype=bool))
     for b in range(q.shape[0]):
         for h in range(q.shape[1]):
@@ -83,6 +89,7 @@ def numpy_stats(q, k, s):
             out["raw_var"][b, h] = raw[mask].var()
             z = np.where(mask, s[h] * raw, -np.inf)
             out["scaled_max_abs_logit"][b, h] = np.abs(z[mask]).max()
+            out["scaled_max_logit"][b, h] = z[mask].max()
             z = z - z.max(axis=1, keepdims=True)
             p = np.exp(z)
             p /= p.sum(axis=1, keepdims=True)
@@ -90,6 +97,27 @@ def numpy_stats(q, k, s):
             out["scaled_entropy"][b, h] = (-(p * lp).sum(axis=1)).mean()
             out["scaled_sink_weight"][b, h] = p[:, 0].mean()
     return out
+
+
+def check_rope_table(tables, out):
+    """(c): the last table of tables.md against numpy on the rope files."""
+    lines = [x for x in tables.split("\n") if x.startswith("|")]
+    rows = [[c.strip() for c in x.strip("|").split("|")] for x in lines[-len(STEPS) * LAYERS:]]
+    worst, seen = 0.0, 0
+    for r in rows:
+        step, la = int(r[0]), int(r[1])
+        t = read_safetensors(os.path.join(out, "train", "rope_step%06d.safetensors" % step))
+        ref = numpy_stats(t["layer%d.q" % la], t["layer%d.k" % la],
+                          t["layer%d.scale" % la].astype(np.float64))
+        want = (ref["scaled_entropy"].mean(0), ref["scaled_max_logit"].max(0),
+                ref["scaled_max_abs_logit"].max(0))
+        for col, w in zip(r[2:5], want):
+            got = np.array([float(x) for x in col.split()])
+            worst = max(worst, np.abs(got - w).max())
+            seen += got.size
+    check(seen == len(STEPS) * LAYERS * HEADS * 3 and worst <= 0.005 + 1e-6,
+          "rope table: %d entries, worst |table - numpy| %.4f (<= 0.005)" % (seen, worst))
+    print("rope table: %d entries within %.4f of numpy (%s)" % (seen, worst, lines[-len(STEPS) * LAYERS - 2]))
 
 
 def main():
@@ -121,7 +149,7 @@ def main():
                                                                           int(r["step"])))
             t = files.setdefault(path, read_safetensors(path))
             s = float(t["layer%s.scale" % r["layer"]][int(r["head"])])
-            want_arg = {"sqrt": "sqrt", "none": "1"}.get(r["variant"])
+            want_arg = {"sqrt": "sqrt", "none": "1", "rope": "sqrt"}.get(r["variant"])
             ok = rel(float(r["scale_factor"]), s) <= 1e-7 and (
                 want_arg is None or r["scale"] == want_arg or r["step"] == "0")
             if not ok:
@@ -131,12 +159,15 @@ def main():
                 break
         with open(os.path.join(out, "steps.csv")) as f:
             n_steps = sum(1 for _ in f) - 1
-        check(n_steps == len(VARIANTS) * len(STEPS), "steps.csv: %d rows, want 12" % n_steps)
+        check(n_steps == len(VARIANTS) * len(STEPS), "steps.csv: %d rows, want %d"
+              % (n_steps, len(VARIANTS) * len(STEPS)))
         with open(os.path.join(out, "tables.md")) as f:
             tables = f.read()
         n_rows = sum(1 for line in tables.split("\n") if line.startswith("|"))
-        want_rows = 2 + len(VARIANTS) * len(STEPS) + 2 + len(VARIANTS) * LAYERS
+        want_rows = (2 + len(VARIANTS) * len(STEPS) + 2 + len(VARIANTS) * LAYERS
+                     + 2 + len(STEPS) * LAYERS)
         check(n_rows == want_rows, "tables.md: %d table lines, want %d" % (n_rows, want_rows))
+        check_rope_table(tables, out)
         png = os.path.join(out, "real_models.png")
         with open(png, "rb") as f:
             head = f.read(24)

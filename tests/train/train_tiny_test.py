@@ -5,7 +5,7 @@ training moves it away, and scripts/train_tiny.gp draws the run.
 Usage: train_tiny_test.py SOURCE_DIR
 
 Runs `scripts/train_tiny.py --quick` (2 layers, 4 heads, d_k 32, d_model 128,
-n = 64, 60 steps; ~15 s on 2 cores) into a scratch directory and reads its
+n = 64, 60 steps, four variants; ~20 s on 2 cores) into a scratch directory and reads its
 .safetensors files with a reader of its own (json header + numpy.frombuffer,
 nothing shared with the script's writer). For every head h (layers x heads of
 them) v_h = the sample variance (ddof 1) of the n x n scores q_i . k_j of the
@@ -37,16 +37,37 @@ head over ALL pairs, averaged over the 2 windows of the evaluation batch.
     every layer's input, so the standard error of the mean over H heads is
     SE = sd(v_h)/sqrt(H) (~3 % of d_k/9 for H = 8); we require
     |mean v_h - theory| <= 5 SE. The 0.5 % bias is a sixth of one SE.
-    With the same seed, sqrt and none share every weight at step 0, so their
-    layer-0 Q and K must be equal bit for bit (layer 1's input differs: the
-    scale changed layer 0's output).
+    rope: q^_i = R_i q_i, k^_j = R_j k_j with R_i orthogonal and fixed (the
+    rotation of position i), so q^_i . k^_j = q_i^T A k_j, A = R_i^T R_j
+    orthogonal. Given x, q_i and k_j are independent with covariance
+    (1/3) I each (above), so E[(q_i^T A k_j)^2] = tr((1/3) I A (1/3) I A^T)
+    = tr(A A^T)/9 = d_k/9: unchanged for every pair, because the covariance
+    is isotropic and rotations preserve it. The mean-score term changes:
+    with Var(W)^2 = 1/(9 d_model^2) and tr(R_a R_b^T) = 2 sum_f
+    cos(theta_f (a - b)), E[s_bar^2] = (2/(9 d_model^2 n^4)) sum_f
+    |X(theta_f)|^2 |X(-theta_f)|^2, X(t) = sum_i x_i e^(i t i) the rows'
+    spectrum, where sqrt has d_k |X(0)|^4 (the -0.5 % above). The slow
+    pairs (theta_f -> 10000^(-15/16)) keep that term; the fast ones see the
+    rows' spectrum away from 0, about n d_model against |X(0)|^2 = n^2
+    |x_bar|^2 ~ 3 n d_model here, a tenth of the term or less. So rope's
+    bias is between 0 and about sqrt's -0.5 %: the same theory and the
+    same 5-SE test.
+    With the same seed, sqrt, none and rope share every weight at step 0
+    (rope adds no parameter), so sqrt's and none's layer-0 Q and K must be
+    equal bit for bit (layer 1's input differs: the scale changed layer
+    0's output), and rope's must be sqrt's rotated: numpy's rotation of
+    sqrt's file, float64 angles, against the model's float32 tables (angle
+    error of order 64 * 2^-24 rad per entry): |difference| <= 1e-4 max |q|, where
+    an unrotated or wrongly paired q differs by O(max |q|).
 
 (b) Training changes it: per head the log ratio r_h = ln(v_h(last)/v_h(0));
     if training left the scores' spread alone, r_h would scatter around 0.
     The t statistic mean(r)/(sd(r)/sqrt(H)) must exceed 5 in absolute value.
-    Measured: t = 8.8 (sqrt), 8.1 (none), 13.2 (qknorm) at step 60.
+    Measured: t = 8.8 (sqrt), 8.1 (none), 13.2 (qknorm), 6.8 (rope) at
+    step 60.
     The entropy change is printed, not checked: after 60 steps its t is -4.9
-    for sqrt (-9.3 none, -6.2 qknorm), too close to 5 to be a stable check.
+    for sqrt (-9.3 none, -6.2 qknorm, -3.3 rope), too close to 5 to be a
+    stable check.
 """
 import json
 import math
@@ -60,7 +81,8 @@ import numpy as np
 
 D_K = 32
 SIGMAS = 5.0
-THEORY = {"sqrt": D_K / 9.0, "none": D_K / 9.0, "qknorm": float(D_K)}
+VARIANTS = ("sqrt", "none", "qknorm", "rope")
+THEORY = {"sqrt": D_K / 9.0, "none": D_K / 9.0, "qknorm": float(D_K), "rope": D_K / 9.0}
 
 
 def read_safetensors(path):
@@ -135,8 +157,85 @@ def file_stats(t, layer):
         "max_weight": p.max(-1).mean(-1).mean(0),
         "sink_weight": p[..., 0].mean(-1).mean(0),
         "max_abs_logit": np.where(visible, np.abs(z), 0.0).max((-1, -2)).max(0),
+        "max_logit": z.max((-1, -2)).max(0),
         "raw_var": s.reshape(s.shape[0], s.shape[1], -1).var(-1, ddof=1).mean(0),
     }
+
+
+def load_script(src):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("train_tiny", os.path.join(src, "scripts", "train_tiny.py"))
+    tt = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tt)
+    return tt
+
+
+def rope_np(x):
+    """GPT-NeoX / Llama rotary embedding of b x h x n x d (numpy, float64
+    angles): features l, l + d/2 of position i turned by i 10000^(-2l/d)."""
+    n, d = x.shape[-2], x.shape[-1]
+    ang = np.outer(np.arange(n), 10000.0 ** (-np.arange(0, d, 2) / d))
+    cos, sin = np.cos(ang), np.sin(ang)
+    x1, x2 = x[..., :d // 2], x[..., d // 2:]
+    return np.concatenate((x1 * cos - x2 * sin, x2 * cos + x1 * sin), axis=-1)
+
+
+def check_rope_paths(src, check):
+    """The monitor on a rope model (torch 1.13: no SDPA to capture) by the
+    two ways the script offers, against head_stats (torch's weights,
+    float64 from the same float32 q, k and multiplier; 1e-10 relative):
+    (1) observe() in the forward (what train_tiny.py's evaluate uses),
+    (2) hooks on hook_rot_q / hook_rot_k (observe unset; the float32
+    multiplier given as monitor(scale=), else the hooks assume the double
+    1/sqrt(d_k), 2e-8 relative away); and (3) the same
+    module without those hook points: monitor() refuses it, naming both
+    ways, rather than measure pre-rotary q, k through hook_q or q_proj."""
+    import torch
+    import torch.nn.functional as F
+    tt = load_script(src)
+    sv = tt.load_sdpa_var()
+    if sv is None:
+        check(False, "rope paths: sdpa_var not importable from build/python")
+        return
+    torch.manual_seed(0)
+    model = tt.TinyGPT(vocab=50, context=16, n_layers=2, n_heads=4, d_model=128, variant="rope")
+    x = torch.randint(50, (3, 16))
+    attns = [blk.attn for blk in model.blocks]
+    for path, observe in (("observe", sv.observe), ("hooks:tl", None)):
+        for a in attns:
+            a.observe, a.capture = observe, True
+        scale = None if observe else float(attns[0].scale()[0])
+        with sv.monitor(model, causal=True, reduce="none", scale=scale) as mon, \
+                torch.no_grad():
+            model(x)
+            got = mon.step()
+        worst, paths = 0.0, set()
+        for i, a in enumerate(attns):
+            want, st = tt.head_stats(a), got["blocks.%d.attn" % i]
+            paths.add(st.config["path"])
+            for name in ("entropy", "entropy_norm", "max_weight", "sink_weight", "max_abs_logit",
+                         "max_logit"):
+                if "scaled_" + name not in st.values:
+                    continue  # max_logit: not in this engine yet
+                m = np.asarray(st.values["scaled_" + name])
+                m = m.max(0) if "logit" in name else m.mean(0)
+                w = np.array(want[name])
+                worst = max(worst, (np.abs(m - w) / np.abs(w)).max())
+        check(paths == {path} and worst <= 1e-10,
+              "rope through %s: paths %s, worst relative %.2g vs torch's weights (<= 1e-10)"
+              % (path, sorted(paths), worst))
+    if callable(getattr(F, "scaled_dot_product_attention", None)):
+        print("SKIP rope refusal: this torch has SDPA, which serves the module instead")
+        return
+    for a in attns:
+        del a.hook_rot_q, a.hook_rot_k
+    try:
+        sv.monitor(model, causal=True).remove()
+        msg = None
+    except ValueError as e:
+        msg = str(e)
+    check(msg is not None and "rotary" in msg and "observe" in msg,
+          "rope without hook_rot_*: monitor() refuses: %s" % (msg or "no error")[:120])
 
 
 def check_hooks(src, check):
@@ -145,11 +244,8 @@ def check_hooks(src, check):
     see q_proj's b x n x d_model output and hook_q's b x heads x n x d_k
     rows (QK-norm: of norm sqrt(d_k)), the latter equal to what a capture
     keeps."""
-    import importlib.util
     import torch
-    spec = importlib.util.spec_from_file_location("train_tiny", os.path.join(src, "scripts", "train_tiny.py"))
-    tt = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tt)
+    tt = load_script(src)
     torch.manual_seed(0)
     model = tt.TinyGPT(vocab=50, context=16, n_layers=2, n_heads=4, d_model=128, variant="qknorm")
     attn = model.blocks[1].attn
@@ -189,11 +285,11 @@ def main():
         last = log["config"]["steps"]
         render_figure(src, out, check)
         files = {}
-        for v in ("sqrt", "none", "qknorm"):
+        for v in VARIANTS:
             for step in (0, last):
                 files[v, step] = read_safetensors(os.path.join(out, "%s_step%06d.safetensors" % (v, step)))
 
-    for v in ("sqrt", "none", "qknorm"):
+    for v in VARIANTS:
         v0 = head_variances(files[v, 0])
         h = len(v0)
         se = v0.std(ddof=1) / math.sqrt(h)
@@ -220,7 +316,7 @@ def main():
     # summation orders; 1e-9 relative leaves ~1e4 of rounding room and
     # still fails any other definition (ddof, mask, multiplier, mean/max).
     worst = 0.0
-    for v in ("sqrt", "none", "qknorm"):
+    for v in VARIANTS:
         evals = {e["step"]: e for e in log["variants"][v]["evals"]}
         for step in (0, last):
             for layer, logged in enumerate(evals[step]["layers"]):
@@ -238,7 +334,16 @@ def main():
     # none multiplies by 1, the monitor's raw logits: 1e-10 relative. sqrt's
     # multiplier is the float32 of 1/sqrt(d_k) in the model and the double in
     # the monitor (2.6e-8 apart, times |logits| up to ~20): 1e-6 there.
-    for v, tag, tol in (("none", "raw", 1e-10), ("sqrt", "scaled", 1e-6)):
+    # rope hands the model's float32 multiplier to observe() (the monitor's
+    # path "observe"): 1e-10 again. The signed max logit is compared where
+    # the engine has it (scaled_max_logit), else reported as skipped.
+    paths = {e["layers"][0].get("monitor_path") for e in log["variants"]["rope"]["evals"]}
+    check(paths == {"observe"}, "rope: the monitor's path %s, want observe" % sorted(paths))
+    if not any("scaled_max_logit" in lay.get("monitor", {}) for v in VARIANTS
+               for e in log["variants"][v]["evals"] for lay in e["layers"]):
+        print("SKIP monitor's signed max logit: this engine has no scaled_max_logit yet")
+    for v, tag, tol in (("none", "raw", 1e-10), ("sqrt", "scaled", 1e-6),
+                        ("rope", "scaled", 1e-10)):
         worst, where, seen = 0.0, "", 0
         for e in log["variants"][v]["evals"]:
             for layer, logged in enumerate(e["layers"]):
@@ -246,9 +351,12 @@ def main():
                 if mon is None:
                     continue
                 seen += 1
-                for name in ("entropy", "max_weight", "sink_weight", "max_abs_logit"):
+                for name in ("entropy", "max_weight", "sink_weight", "max_abs_logit",
+                             "max_logit"):
+                    if "%s_%s" % (tag, name) not in mon:
+                        continue
                     m = np.array(mon["%s_%s" % (tag, name)])
-                    m = m.max(0) if name == "max_abs_logit" else m.mean(0)
+                    m = m.max(0) if "logit" in name else m.mean(0)
                     want = np.array(logged[name])
                     rel = (np.abs(m - want) / np.maximum(np.abs(want), 1e-300)).max()
                     if rel > worst:
@@ -257,10 +365,19 @@ def main():
               "%s: monitor vs torch's weights on %d layer evaluations: worst relative %.2g "
               "(tolerance %g) %s" % (v, seen, worst, tol, where))
     check_hooks(src, check)
+    check_rope_paths(src, check)
     same = all(np.array_equal(files["sqrt", 0]["layer0." + x], files["none", 0]["layer0." + x])
                for x in ("q", "k"))
     check(same, "sqrt and none: identical layer-0 Q, K at step 0 (same seed)")
-    for v, want in (("sqrt", 1 / math.sqrt(D_K)), ("none", 1.0), ("qknorm", 1 / math.sqrt(D_K))):
+    for x in ("q", "k"):
+        base = files["sqrt", 0]["layer0." + x]
+        diff = np.abs(files["rope", 0]["layer0." + x] - rope_np(base)).max()
+        unrot = np.abs(files["rope", 0]["layer0." + x] - base).max()
+        check(diff <= 1e-4 * np.abs(base).max(),
+              "rope: layer-0 %s at step 0 is sqrt's rotated: max |diff| %.2g (unrotated: %.2g), "
+              "<= 1e-4 max |%s| = %.2g" % (x, diff, unrot, x, 1e-4 * np.abs(base).max()))
+    for v, want in (("sqrt", 1 / math.sqrt(D_K)), ("none", 1.0), ("qknorm", 1 / math.sqrt(D_K)),
+                    ("rope", 1 / math.sqrt(D_K))):
         got = files[v, 0]["layer0.scale"]
         check(bool(np.allclose(got, want, rtol=1e-6)), "%s: layer0.scale %s, want %.6g" % (v, got, want))
     norms = np.linalg.norm(files["qknorm", last]["layer1.q"], axis=-1)
