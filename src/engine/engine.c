@@ -3,9 +3,10 @@
  * rowpass.c), then its rows are reduced in order (trial.c). Tiny trials
  * run 64 at a time through one call of the row kernel; whole trials run
  * one per thread when there are enough of them. */
-#include <cblas.h>
 #include <math.h>
-#include <omp.h>
+#ifdef SV_HAVE_BLAS
+#include <cblas.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,7 +92,7 @@ static void report(const plan *p, uint64_t units)
     uint64_t done;
 #pragma omp atomic capture
     done = p->prog->done += units;
-    if (omp_get_thread_num() == 0) {
+    if (SV_THREAD_NUM() == 0) {
         p->prog->reported = done;
         p->exec->progress(p->exec->progress_ctx, done, p->prog->total);
     }
@@ -132,7 +133,7 @@ static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_tri
     } else {
 #pragma omp parallel num_threads(p->inner_threads)
         {
-            const size_t me = (size_t)omp_get_thread_num();
+            const size_t me = (size_t)SV_THREAD_NUM();
             for (size_t j0 = 0; j0 < nk; j0 += kb) {
                 const size_t bk = nk - j0 < kb ? nk - j0 : kb;
                 /* Every row its own stream: who fetches it does not matter. */
@@ -320,12 +321,16 @@ sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec
      * oversubscribe the cores. OpenBLAS 0.3.21 has only the process-wide
      * setting: save the caller's, set 1, put it back (an OpenMP-built
      * OpenBLAS sets OpenMP's thread count with it: that too). */
+#if defined(SV_HAVE_BLAS) && defined(_OPENMP)
     const int blas_threads = openblas_get_num_threads(), omp_threads = omp_get_max_threads();
     openblas_set_num_threads(1);
     st = run_checked(&p, &z, first, out);
     openblas_set_num_threads(blas_threads);
     if (omp_get_max_threads() != omp_threads)
         omp_set_num_threads(omp_threads);
+#else
+    st = run_checked(&p, &z, first, out);
+#endif
     /* Thread 0 may not finish the last unit: say once that all are done
      * (from the caller's thread, after the parallel region, so the
      * callback still never runs concurrently with itself). */
