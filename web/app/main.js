@@ -50,7 +50,8 @@ function int(id, lo, hi, dflt) {
 function options() {
   const scale = $('scale').value;
   return {
-    dk: int('dk', 1, 4096, 64), n: int('n', 2, 65536, 256), scale,
+    // 65 535: in 32-bit WebAssembly n_q n_k must fit a 32-bit size_t.
+    dk: int('dk', 1, 4096, 64), n: int('n', 2, 65535, 256), scale,
     custom: scale === 'custom' ? Number($('custom').value) : 0,
     causal: $('causal').checked, trials: int('trials', 1, 100000, 20),
     seed: int('seed', 0, Number.MAX_SAFE_INTEGER, 42),
@@ -327,7 +328,10 @@ async function editor() {
 
 // ---- wiring ----
 function link(sliderId, fieldId) {
-  $(sliderId).addEventListener('input', () => { $(fieldId).value = 2 ** Number($(sliderId).value); schedule(); });
+  $(sliderId).addEventListener('input', () => {
+    $(fieldId).value = Math.min(Number($(fieldId).max), 2 ** Number($(sliderId).value));
+    schedule();
+  });
   $(fieldId).addEventListener('change', () => {
     const v = Number($(fieldId).value);
     if (v > 0) $(sliderId).value = Math.round(Math.log2(v));
