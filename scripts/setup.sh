@@ -38,6 +38,13 @@ SV_TEST_PACKAGES=(
     gcovr            # line and branch coverage (scripts/coverage.sh)
     tmux             # a real terminal for the progress line (cli.sigint)
 )
+# Packages of the web page (scripts/web.sh; installed by test.sh's release
+# step, not by run.sh): without them the web.page test is skipped, visibly.
+SV_WEB_PACKAGES=(
+    emscripten       # the library in WebAssembly (3.1.6 on Debian 12)
+    chromium         # the browser test drives it headless (web.page)
+    chromium-driver
+)
 
 # libFuzzer and the sanitizer runtimes ship in libclang-rt-N-dev, N the major
 # version of the distribution's clang: 14 on Debian 12, 18 on Ubuntu 24.04.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start, step 2: install what is missing (build and test packages),
 # then run the whole suite, step by step:
-#   release   build Release into build/, ctest (unit, CLI, golden, numpy,
+#   release   build Release into build/ and the web page into build-web/
+#             (scripts/web.sh), ctest (unit, CLI, golden, numpy, web page,
 #             gnuplot, torch, install, valgrind, ...)
 #   portability  the tests that compare with stored numbers (label
 #             `stored`) again under every OpenBLAS core type and instruction
@@ -74,7 +75,13 @@ for s in "${steps[@]}"; do
     start=$SECONDS
     ok=1
     case $s in
-        release | asan) { sv_build "$s" && ctest --preset "$s"; } || ok=0 ;;
+        release)
+            # The web page (emscripten, Chromium) for ctest web.page; when it
+            # cannot be installed or built, web.page says SKIP.
+            scripts/web.sh || echo "test.sh: scripts/web.sh failed: web.page will be skipped" >&2
+            { sv_build "$s" && ctest --preset "$s"; } || ok=0
+            ;;
+        asan) { sv_build "$s" && ctest --preset "$s"; } || ok=0 ;;
         portability) { sv_build release && scripts/portability.sh; } || ok=0 ;;
         fuzz) scripts/fuzz.sh 30 || ok=0 ;;
         coverage) scripts/coverage.sh || ok=0 ;;

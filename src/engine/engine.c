@@ -3,10 +3,11 @@
  * rowpass.c), then its rows are reduced in order (trial.c). Tiny trials
  * run 64 at a time through one call of the row kernel; whole trials run
  * one per thread when there are enough of them. */
-#include <cblas.h>
 #include <math.h>
-#include <omp.h>
+#ifdef SV_HAVE_BLAS
+#include <cblas.h>
 #include <pthread.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,7 +93,7 @@ static void report(const plan *p, uint64_t units)
     uint64_t done;
 #pragma omp atomic capture
     done = p->prog->done += units;
-    if (omp_get_thread_num() == 0) {
+    if (SV_THREAD_NUM() == 0) {
         p->prog->reported = done;
         p->exec->progress(p->exec->progress_ctx, done, p->prog->total);
     }
@@ -133,7 +134,7 @@ static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_tri
     } else {
 #pragma omp parallel num_threads(p->inner_threads)
         {
-            const size_t me = (size_t)omp_get_thread_num();
+            const size_t me = (size_t)SV_THREAD_NUM();
             for (size_t j0 = 0; j0 < nk; j0 += kb) {
                 const size_t bk = nk - j0 < kb ? nk - j0 : kb;
                 /* Every row its own stream: who fetches it does not matter. */
@@ -297,6 +298,7 @@ static sv_status run_checked(const plan *p, const ws_sizes *z, uint64_t first, s
  * 1, B saves A's 1, A restores N, B restores 1: the caller is left with 1).
  * The first run in saves the caller's count and sets 1, the last run out
  * restores it; the runs themselves stay concurrent. */
+#ifdef SV_HAVE_BLAS
 static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
 static int blas_users, blas_saved;
 
@@ -317,6 +319,15 @@ static void blas_leave(void)
         openblas_set_num_threads(blas_saved);
     pthread_mutex_unlock(&blas_lock);
 }
+#else
+/* No OpenBLAS (the WebAssembly build): nothing to save. */
+static void blas_enter(void)
+{
+}
+static void blas_leave(void)
+{
+}
+#endif
 
 /* The run of a made plan: progress, OpenBLAS's threads, the trials. */
 static sv_status run_plan(plan p, const ws_sizes *z, uint64_t first, uint64_t count,
@@ -336,12 +347,16 @@ static sv_status run_plan(plan p, const ws_sizes *z, uint64_t first, uint64_t co
      * setting: the first run in sets 1, the last out puts the caller's
      * back (blas_enter); an OpenMP-built OpenBLAS sets OpenMP's thread
      * count with it, which each run restores for its own thread. */
-    const int omp_threads = omp_get_max_threads(); /* this thread's own setting */
+    const int omp_threads = SV_MAX_THREADS(); /* this thread's own setting */
     blas_enter();
     st = run_checked(&p, z, first, out);
     blas_leave();
+#ifdef _OPENMP
     if (omp_get_max_threads() != omp_threads)
         omp_set_num_threads(omp_threads);
+#else
+    (void)omp_threads;
+#endif
     /* Thread 0 may not finish the last unit: say once that all are done
      * (from the caller's thread, after the parallel region, so the
      * callback still never runs concurrently with itself). */

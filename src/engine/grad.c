@@ -25,9 +25,7 @@
  *   a_t - delta_i = a_t (1 - p_t) - sum_{j != t} p_j a_j,
  * with 1 - p_t = r / Z from the forward sums (softmax.h): both terms are
  * small and computed as such. Pass 2 uses the stored value. */
-#include <cblas.h>
 #include <math.h>
-#include <omp.h>
 #include <string.h>
 
 #include "plan.h"
@@ -183,8 +181,7 @@ static void rows_tile(const plan *p, const grad_layout *g, const workspace *ws, 
     fetch(p, ws, trial, SV_MATRIX_Q, i0, m, tm, qt, d, me);
     fetch(p, ws, trial, SV_MATRIX_G, i0, m, tm, gt, dv, me);
     sv_tile_product(p, qt, ws->k, sc); /* the forward pass's very bits */
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tm, (int)kb, (int)dv, 1.0, gt,
-                (int)dv, ws->v, (int)dv, 0.0, at, (int)kb);
+    sv_tile_gemm(1, tm, kb, dv, gt, dv, ws->v, dv, at, kb);
     for (int k = 0; k < 2; k++) {
         double *z = ws->e + me * 2 * tm * kb + (size_t)k * tm * kb;
         for (size_t r = 0; r < tm; r++) {
@@ -197,8 +194,7 @@ static void rows_tile(const plan *p, const grad_layout *g, const workspace *ws, 
             else
                 memset(z + r * kb, 0, kb * sizeof(double));
         }
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)tm, (int)d, (int)kb, 1.0, z,
-                    (int)kb, ws->k, (int)d, 0.0, dqp, (int)d);
+        sv_tile_gemm(0, tm, d, kb, z, kb, ws->k, d, dqp, d);
         const double c = k ? s->scale : 1.0;
         for (size_t r = 0; r < m; r++) {
             double *dq = ws->grad + g->dq + ((i0 + r) * 2 + (size_t)k) * d;
@@ -222,10 +218,8 @@ static void keys_tile(const plan *p, const grad_layout *g, const workspace *ws, 
     double *at = st + tk * qb, *dz = at + tk * qb, *dkp = dz + 2 * tk * qb;
     fetch(p, ws, trial, SV_MATRIX_K, t0, mt, tk, kt, d, me);
     fetch(p, ws, trial, SV_MATRIX_V, t0, mt, tk, vt, dv, me);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tk, (int)qb, (int)d, 1.0, kt, (int)d,
-                qblk, (int)d, 0.0, st, (int)qb);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tk, (int)qb, (int)dv, 1.0, vt,
-                (int)dv, gblk, (int)dv, 0.0, at, (int)qb);
+    sv_tile_gemm(1, tk, qb, d, kt, d, qblk, d, st, qb);
+    sv_tile_gemm(1, tk, qb, dv, vt, dv, gblk, dv, at, qb);
     for (int k = 0; k < 2; k++) {
         double *z = dz + (size_t)k * tk * qb;
         for (size_t r = 0; r < tk; r++)
@@ -235,8 +229,7 @@ static void keys_tile(const plan *p, const grad_layout *g, const workspace *ws, 
                 z[r * qb + c] =
                     vis ? dz_of(p, ws, g, i, j, k, st[r * qb + c], at[r * qb + c]) : 0.0;
             }
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)tk, (int)d, (int)qb, 1.0, z,
-                    (int)qb, qblk, (int)d, 0.0, dkp, (int)d);
+        sv_tile_gemm(0, tk, d, qb, z, qb, qblk, d, dkp, d);
         const double c = k ? s->scale : 1.0;
         for (size_t r = 0; r < mt; r++) {
             double *dk = ws->grad + g->dk + ((t0 + r) * 2 + (size_t)k) * d;
@@ -300,7 +293,7 @@ static void passes_parallel(const plan *p, const grad_layout *g, const workspace
     const size_t q_tiles = (nq - 1) / tm + 1, k_tiles = (nk - 1) / tk + 1;
 #pragma omp parallel num_threads(p->inner_threads)
     {
-        const size_t me = (size_t)omp_get_thread_num();
+        const size_t me = (size_t)SV_THREAD_NUM();
 #pragma omp for schedule(static)
         for (size_t i = 0; i < nq; i++)
             delta_row(p, g, ws, trial, i, me);

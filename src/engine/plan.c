@@ -2,7 +2,6 @@
  * and every size the engine allocates, derived and overflow-checked in one
  * place. engine.c allocates exactly these sizes and trusts nothing else. */
 #include <limits.h>
-#include <omp.h>
 
 #include "plan.h"
 #include "sizes.h"
@@ -68,7 +67,7 @@ int sv_grad_layout_of(const plan *p, grad_layout *g)
 static void derive(plan *p, uint64_t count)
 {
     const sv_spec *s = p->spec;
-    const int want = p->exec->threads > 0 ? p->exec->threads : omp_get_max_threads();
+    const int want = p->exec->threads > 0 ? p->exec->threads : SV_MAX_THREADS();
     p->threads = want < 1 ? 1 : want;
     const size_t scores = s->n_q * s->n_k; /* checked by sv_spec_check */
     p->count = count;

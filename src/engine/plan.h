@@ -28,6 +28,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "sdpa_var/engine.h"
 #include "sdpa_var/moments.h"
 #include "sdpa_var/rowfold.h"
@@ -37,6 +41,17 @@
 #define SV_KEY_BLOCK 4096u /* kb: keys per block (scores tile: 8 MiB) */
 static_assert(SV_KEY_BLOCK >= SV_WEIGHT_HIST_KEYS_MAX, "a weight histogram's row in one block");
 #define SV_ALIGN 64u
+
+/* This thread's number and the default thread count: OpenMP's, or one
+ * thread in a build without OpenMP (WebAssembly), where every `omp`
+ * pragma is ignored and the loops run in order. */
+#ifdef _OPENMP
+#define SV_THREAD_NUM() omp_get_thread_num()
+#define SV_MAX_THREADS() omp_get_max_threads()
+#else
+#define SV_THREAD_NUM() 0
+#define SV_MAX_THREADS() 1
+#endif
 #define SV_TINY_TILE 512u  /* tm kb d_k below which plain loops beat dgemm */
 #define SV_TRIAL_GROUP 64u /* tiny trials run together */
 #define SV_STATS_ROWS 128u /* rows whose softmax statistics are taken at once */
@@ -142,6 +157,10 @@ sv_status sv_plan_make(plan *p, const sv_spec *spec, const sv_source *src, const
                        const sv_taps *taps, uint64_t first, uint64_t count, ws_sizes *z,
                        size_t *bytes);
 
+/* tile.c: C (m x n, row stride ldc) = A (m x k) B^T when trans_b, else
+ * A B (B k x n), row-major: OpenBLAS's dgemm, or plain loops without it. */
+void sv_tile_gemm(int trans_b, size_t m, size_t n, size_t k, const double *a, size_t lda,
+               const double *b, size_t ldb, double *c, size_t ldc);
 /* tile.c: scores (tm x kb) = qtile (tm x d_k) k^T; and the --values
  * outputs of one tile, merged into the rows' running outputs. */
 void sv_tile_product(const plan *p, const double *qtile, const double *k, double *scores);

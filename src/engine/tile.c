@@ -1,10 +1,82 @@
 /* The tile products: scores = Q tile x K block^T, and with --values the
  * tile's attention outputs exps x V block. Fixed shapes (tm x kb x d_k,
- * tm x d_v x kb) so that OpenBLAS picks the same kernels every call. */
-#include <cblas.h>
+ * tm x d_v x kb) so that OpenBLAS picks the same kernels every call.
+ * Without OpenBLAS (SV_HAVE_BLAS unset: the WebAssembly build) plain
+ * loops do the same products; only the order of additions differs, within
+ * the cross-machine tolerance (tests/tolerance.py). */
 #include <math.h>
+#ifdef SV_HAVE_BLAS
+#include <cblas.h>
+#endif
 
 #include "plan.h"
+
+#ifndef SV_HAVE_BLAS
+/* C = A B^T: four rows of B at a time, so that four independent sums
+ * (which the compiler may put in SIMD lanes) share each load of A. */
+static void gemm_nt(size_t m, size_t n, size_t k, const double *a, size_t lda, const double *b,
+                    size_t ldb, double *c, size_t ldc)
+{
+    for (size_t i = 0; i < m; i++) {
+        const double *ai = a + i * lda;
+        size_t j = 0;
+        for (; j + 4 <= n; j += 4) {
+            const double *b0 = b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+            for (size_t l = 0; l < k; l++) {
+                s0 += ai[l] * b0[l];
+                s1 += ai[l] * b1[l];
+                s2 += ai[l] * b2[l];
+                s3 += ai[l] * b3[l];
+            }
+            c[i * ldc + j] = s0;
+            c[i * ldc + j + 1] = s1;
+            c[i * ldc + j + 2] = s2;
+            c[i * ldc + j + 3] = s3;
+        }
+        for (; j < n; j++) {
+            double s = 0.0;
+            for (size_t l = 0; l < k; l++)
+                s += ai[l] * b[j * ldb + l];
+            c[i * ldc + j] = s;
+        }
+    }
+}
+
+/* C = A B: row i of C is the sum of rows of B weighted by row i of A (the
+ * inner loop runs along contiguous rows: vectorizable). */
+static void gemm_nn(size_t m, size_t n, size_t k, const double *a, size_t lda, const double *b,
+                    size_t ldb, double *c, size_t ldc)
+{
+    for (size_t i = 0; i < m; i++) {
+        double *ci = c + i * ldc;
+        for (size_t j = 0; j < n; j++)
+            ci[j] = 0.0;
+        for (size_t l = 0; l < k; l++) {
+            const double x = a[i * lda + l];
+            const double *bl = b + l * ldb;
+            if (x != 0.0) /* masked and padded entries are exact zeros */
+                for (size_t j = 0; j < n; j++)
+                    ci[j] += x * bl[j];
+        }
+    }
+}
+#endif
+
+void sv_tile_gemm(int trans_b, size_t m, size_t n, size_t k, const double *a, size_t lda,
+                  const double *b, size_t ldb, double *c, size_t ldc)
+{
+#ifdef SV_HAVE_BLAS
+    /* int casts: every dimension is a tile's (<= 4096) or d_k, d_v <= INT_MAX (plan.c) */
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)m, (int)n,
+                (int)k, 1.0, a, (int)lda, b, (int)ldb, 0.0, c, (int)ldc);
+#else
+    if (trans_b)
+        gemm_nt(m, n, k, a, lda, b, ldb, c, ldc);
+    else
+        gemm_nn(m, n, k, a, lda, b, ldb, c, ldc);
+#endif
+}
 
 void sv_tile_product(const plan *p, const double *qtile, const double *k, double *scores)
 {
@@ -20,8 +92,7 @@ void sv_tile_product(const plan *p, const double *qtile, const double *k, double
             }
     } else {
         /* int casts: tm <= 256, kb <= 4096, d_k <= INT_MAX (plan.c) */
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tm, (int)kb, (int)d, 1.0, qtile,
-                    (int)d, k, (int)d, 0.0, scores, (int)kb);
+        sv_tile_gemm(1, tm, kb, d, qtile, d, k, d, scores, kb);
     }
 }
 
@@ -64,8 +135,7 @@ void sv_tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, si
             e[tm * kb + r * kb + j] = vis ? exp(c * t) : 0.0;
         }
     for (int k = 0; k < 2; k++)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)tm, (int)dv, (int)kb, 1.0,
-                    e + k * tm * kb, (int)kb, ws->v, (int)dv, 0.0, op + k * tm * dv, (int)dv);
+        sv_tile_gemm(0, tm, dv, kb, e + k * tm * kb, kb, ws->v, dv, op + k * tm * dv, dv);
     /* A row's first visible block starts its output (row_mo n is 0 there:
      * merge_rows runs after this). */
     for (size_t r = 0; r < m; r++)

@@ -1,0 +1,499 @@
+/* The web page's glue: a thin layer over the library's public API, as the
+ * CLI is, compiled with it to WebAssembly (web/CMakeLists.txt). It makes
+ * the spec the CLI makes for the same options, runs the engine in chunks
+ * of trials (the page's worker calls svw_step between messages), and hands
+ * the page JSON text: the summary row named and valued by the column table
+ * (columns.h), the engine's histogram bins, one row's weights. JavaScript
+ * computes no statistic; it reads these and draws them.
+ *
+ * Every function returns NULL or a negative number on failure, with the
+ * reason in svw_error(). Strings returned stay valid until the next call
+ * that returns one (or svw_free of their run). Single-threaded. */
+#include <emscripten.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sdpa_var/columns.h"
+#include "sdpa_var/engine.h"
+#include "sdpa_var/rng.h"
+#include "sdpa_var/softmax.h"
+#include "sdpa_var/source.h"
+#include "sdpa_var/summary.h"
+#include "sdpa_var/theory.h"
+#include "sv_web.h"
+
+#define SVW_EXPORT EMSCRIPTEN_KEEPALIVE
+
+/* A growing JSON text. */
+typedef struct text {
+    char *s;
+    size_t len, cap;
+    int failed;
+} text;
+
+static void put(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char small[128];
+    const int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0 || t->failed)
+        return;
+    if (t->len + (size_t)n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (t->len + (size_t)n + 1 > cap)
+            cap *= 2;
+        char *s = realloc(t->s, cap);
+        if (!s) {
+            t->failed = 1;
+            return;
+        }
+        t->s = s;
+        t->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}
+
+/* A real as --format json writes it: %.17g, null when not finite. */
+static void put_real(text *t, double x)
+{
+    if (isfinite(x))
+        put(t, "%.17g", x);
+    else
+        put(t, "null");
+}
+
+static void put_reals(text *t, const char *name, const double *x, size_t n)
+{
+    put(t, "\"%s\":[", name);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            put(t, ",");
+        put_real(t, x[i]);
+    }
+    put(t, "]");
+}
+
+static char last_error[160];
+static text out; /* the last string returned when it is not a run's */
+
+SVW_EXPORT const char *svw_error(void)
+{
+    return last_error;
+}
+
+static void fail(const char *what, sv_status st)
+{
+    snprintf(last_error, sizeof last_error, "%s: %s", what, sv_status_str(st));
+}
+
+/* PCG32 seeded with (42, 54), first output: 0xa15c02b7 natively (O'Neill's
+ * pcg32-demo); the check that the build's integer arithmetic is the same. */
+SVW_EXPORT uint32_t svw_pcg_check(void)
+{
+    sv_rng r;
+    sv_rng_seed(&r, 42u, 54u);
+    return sv_rng_next(&r);
+}
+
+/* The page's scale choice, as the CLI's --scale: sqrt, dk, none, custom. */
+enum { SVW_SQRT = 0, SVW_DK = 1, SVW_NONE = 2, SVW_CUSTOM = 3 };
+
+/* The spec the CLI makes (validate.c, make_spec) for the same options. */
+static sv_status make_spec(sv_spec *s, int d_k, int n_q, int n_k, int scale_kind, double custom,
+                           int causal, double trials, double seed, int grad)
+{
+    *s = (sv_spec){0};
+    if (d_k < 1 || n_q < 1 || n_k < 1 || !(trials >= 1) || !(seed >= 0) ||
+        seed > 9007199254740992.0)
+        return SV_EINVAL;
+    s->d_k = (size_t)d_k;
+    s->n_q = (size_t)n_q;
+    s->n_k = (size_t)n_k;
+    s->trials = (uint64_t)trials;
+    s->seed = (uint64_t)seed;
+    s->dist = SV_DIST_NORMAL;
+    s->nu = 6.0;
+    s->causal = causal != 0;
+    s->values = grad != 0;
+    s->grad = grad != 0;
+    s->scale = scale_kind == SVW_SQRT   ? 0.0
+               : scale_kind == SVW_DK   ? 1.0 / (double)d_k
+               : scale_kind == SVW_NONE ? 1.0
+                                        : custom;
+    return sv_spec_resolve(s);
+}
+
+/* One configuration while it runs. */
+typedef struct svw_run {
+    sv_spec spec;
+    char scale_name[32];
+    sv_source src;
+    sv_exec exec;
+    sv_taps taps;
+    sv_summary_acc acc;
+    int acc_open;
+    sv_trial_stats *chunk;
+    size_t chunk_cap;
+    uint64_t done;
+    uint64_t *hist; /* 2 (bins + 1): raw, scaled */
+    uint64_t *s2;   /* s2_bins + 1 counts of the trials' raw_var on [0, s2_hi) */
+    size_t s2_bins;
+    double s2_hi;
+    double observed;
+    sv_summary summary;
+    int ended;
+    text json;
+} svw_run;
+
+static const char *const scale_names[] = {"sqrt", "dk", "none"};
+
+/* Progress inside one chunk (a long trial): the worker's Module.onProgress. */
+static void progress(void *ctx, uint64_t done, uint64_t total)
+{
+    (void)ctx;
+    svw_js_progress((double)done, (double)total);
+}
+
+SVW_EXPORT void svw_free(svw_run *r)
+{
+    if (!r)
+        return;
+    if (r->acc_open && !r->ended)
+        sv_summary_end(&r->acc, NAN, NULL); /* frees */
+    free(r->chunk);
+    free(r->hist);
+    free(r->s2);
+    free(r->json.s);
+    free(r);
+}
+
+/* A run of trials x (d_k, n_q x n_k) with the page's options; hist_bins > 0
+ * adds the engine's score histogram (as --histogram), s2_bins > 0 counts
+ * each trial's raw_var into s2_bins bins on [0, s2_hi) (the puzzle's
+ * distribution of s^2), observed (NaN: none) as --observed. */
+SVW_EXPORT svw_run *svw_begin(int d_k, int n_q, int n_k, int scale_kind, double custom, int causal,
+                              double trials, double seed, int grad, int hist_bins, double observed,
+                              int s2_bins, double s2_hi)
+{
+    svw_run *r = calloc(1, sizeof *r);
+    if (!r) {
+        fail("run", SV_ENOMEM);
+        return NULL;
+    }
+    sv_status st =
+        make_spec(&r->spec, d_k, n_q, n_k, scale_kind, custom, causal, trials, seed, grad);
+    if (st != SV_OK) {
+        const char *field = "spec";
+        (void)sv_spec_check_field(&r->spec, &field);
+        fail(field ? field : "spec", st);
+        free(r);
+        return NULL;
+    }
+    if (scale_kind >= SVW_SQRT && scale_kind <= SVW_NONE)
+        snprintf(r->scale_name, sizeof r->scale_name, "%s", scale_names[scale_kind]);
+    else
+        snprintf(r->scale_name, sizeof r->scale_name, "%.17g", custom);
+    r->observed = observed;
+    r->exec.threads = 1;
+    r->exec.progress = progress;
+    if (hist_bins > 0) {
+        const size_t b = (size_t)hist_bins;
+        r->hist = calloc(2 * (b + 1), sizeof(uint64_t));
+        if (!r->hist ||
+            sv_theory_histogram_range(&r->spec, &r->taps.hist_lo, &r->taps.hist_hi) != SV_OK) {
+            fail("histogram", SV_ENOMEM);
+            svw_free(r);
+            return NULL;
+        }
+        r->taps.hist_bins = b;
+        r->taps.hist_raw = r->hist;
+        r->taps.hist_scaled = r->hist + b + 1;
+    }
+    if (s2_bins > 0 && s2_hi > 0) {
+        r->s2_bins = (size_t)s2_bins;
+        r->s2_hi = s2_hi;
+        r->s2 = calloc(r->s2_bins + 1, sizeof(uint64_t));
+    }
+    st = sv_source_draw(&r->spec, &r->src);
+    if (st == SV_OK)
+        st = sv_taps_check(&r->taps, &r->spec);
+    if (st == SV_OK)
+        st = sv_summary_begin(&r->spec, &r->acc);
+    if (st != SV_OK || (s2_bins > 0 && !r->s2)) {
+        fail("run", st != SV_OK ? st : SV_ENOMEM);
+        svw_free(r);
+        return NULL;
+    }
+    r->acc_open = 1;
+    return r;
+}
+
+/* Runs up to max_trials more trials. Returns the number of trials done so
+ * far (all: spec.trials), or -1. */
+SVW_EXPORT double svw_step(svw_run *r, double max_trials)
+{
+    if (!r || r->ended || !(max_trials >= 1))
+        return -1;
+    const uint64_t left = r->spec.trials - r->done;
+    const uint64_t n = (uint64_t)max_trials < left ? (uint64_t)max_trials : left;
+    if (n > r->chunk_cap) {
+        free(r->chunk);
+        r->chunk = calloc((size_t)n, sizeof(sv_trial_stats));
+        r->chunk_cap = r->chunk ? (size_t)n : 0;
+        if (!r->chunk) {
+            fail("run", SV_ENOMEM);
+            return -1;
+        }
+    }
+    sv_status st = sv_engine_run(&r->spec, &r->src, &r->exec, &r->taps, r->done, n, r->chunk);
+    if (st == SV_OK)
+        st = sv_summary_add(&r->acc, r->chunk, (size_t)n);
+    if (st != SV_OK) {
+        fail("engine", st);
+        return -1;
+    }
+    for (uint64_t t = 0; r->s2 && t < n; t++) {
+        const double v = r->chunk[t].raw_var;
+        const double b = v / r->s2_hi * (double)r->s2_bins;
+        r->s2[b >= 0 && b < (double)r->s2_bins ? (size_t)b : r->s2_bins]++;
+    }
+    r->done += n;
+    return (double)r->done;
+}
+
+/* The summary row: every column of the table by name, as --format json
+ * writes it; and "se": the standard error of the mean over trials,
+ * sd / sqrt(trials), of every *_sd column (keyed by the column it is of). */
+static void put_summary(text *t, const svw_run *r)
+{
+    const sv_row_view v = {.spec = &r->spec,
+                           .scale_name = r->scale_name,
+                           .stats = &r->summary.mean,
+                           .summary = &r->summary};
+    const int observed = !isnan(r->observed);
+    const size_t n = sv_columns_count(SV_OUTPUT_SUMMARY);
+    put(t, "\"summary\":{");
+    int first = 1;
+    for (size_t i = 0; i < n; i++) {
+        const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
+        if (((c->flags & SV_COLUMN_ONLY_OBSERVED) && !observed) ||
+            ((c->flags & SV_COLUMN_ONLY_GRAD) && !r->spec.grad))
+            continue;
+        const sv_value x = c->get(&v);
+        put(t, "%s\"%s\":", first ? "" : ",", c->name);
+        first = 0;
+        if (c->type == SV_VALUE_REAL)
+            put_real(t, x.real);
+        else if (c->type == SV_VALUE_COUNT)
+            put(t, "%" PRIu64, x.count);
+        else
+            put(t, "\"%s\"", x.text); /* words of [a-z0-9._-]: nothing to escape */
+    }
+    put(t, "},\"se\":{");
+    first = 1;
+    const double root = sqrt((double)r->spec.trials);
+    for (size_t i = 0; i < n; i++) {
+        const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
+        const size_t len = strlen(c->name);
+        if (c->type != SV_VALUE_REAL || len < 4 || strcmp(c->name + len - 3, "_sd") != 0 ||
+            ((c->flags & SV_COLUMN_ONLY_GRAD) && !r->spec.grad))
+            continue;
+        put(t, "%s\"%.*s\":", first ? "" : ",", (int)(len - 3), c->name);
+        first = 0;
+        put_real(t, c->get(&v).real / root);
+    }
+    put(t, "}");
+}
+
+/* The engine's bins, grouped by `group` (the page shows at most ~60):
+ * [lo, hi, count] for bins first .. last - 1 of counts h. */
+static void put_bins(text *t, const char *name, const uint64_t *h, double lo, double w,
+                     size_t first, size_t last, size_t group)
+{
+    put(t, "\"%s\":[", name);
+    for (size_t i = first; i < last; i += group) {
+        uint64_t c = 0;
+        const size_t end = i + group < last ? i + group : last;
+        for (size_t j = i; j < end; j++)
+            c += h[j];
+        put(t, "%s[", i > first ? "," : "");
+        put_real(t, lo + w * (double)i);
+        put(t, ",");
+        put_real(t, lo + w * (double)end);
+        put(t, ",%" PRIu64 "]", c);
+    }
+    put(t, "]");
+}
+
+static size_t group_of(size_t bins, size_t show)
+{
+    const size_t g = bins / show;
+    return g < 1 ? 1 : g;
+}
+
+/* The histograms: raw scores over the whole range in ~60 groups of the
+ * engine's bins; scaled over the bins within 6 of its theory sd. */
+static void put_hist(text *t, const svw_run *r)
+{
+    const size_t b = r->taps.hist_bins;
+    const double lo = r->taps.hist_lo, w = (r->taps.hist_hi - lo) / (double)b;
+    put(t, ",\"hist\":{\"bins\":%zu,\"lo\":", b);
+    put_real(t, lo);
+    put(t, ",\"hi\":");
+    put_real(t, r->taps.hist_hi);
+    put(t, ",\"outside\":[%" PRIu64 ",%" PRIu64 "],", r->hist[b], r->hist[2 * b + 1]);
+    put_bins(t, "raw", r->hist, lo, w, 0, b, group_of(b, 60));
+    const double sd = sqrt(r->summary.scaled_theory.var);
+    double a = (-6.0 * sd - lo) / w, z = (6.0 * sd - lo) / w;
+    const size_t first = isfinite(a) && a > 0 ? (size_t)a : 0;
+    const size_t last = isfinite(z) && z < (double)b ? (size_t)z + 1 : b;
+    put(t, ",");
+    put_bins(t, "scaled", r->hist + b + 1, lo, w, first, last, group_of(last - first, 60));
+    put(t, "}");
+}
+
+/* Ends the run (all trials done) and returns its JSON:
+ * {"trials": done, "summary": {...}, "se": {...}, "hist": {...}, "s2": {...}}. */
+SVW_EXPORT const char *svw_result(svw_run *r)
+{
+    if (!r || r->done != r->spec.trials) {
+        snprintf(last_error, sizeof last_error, "result: the run has not finished");
+        return NULL;
+    }
+    if (!r->ended) {
+        const sv_status st = sv_summary_end(&r->acc, r->observed, &r->summary);
+        r->ended = 1;
+        if (st != SV_OK) {
+            fail("summary", st);
+            return NULL;
+        }
+    }
+    text *t = &r->json;
+    t->len = 0;
+    put(t, "{\"trials\":%" PRIu64 ",", r->done);
+    put_summary(t, r);
+    if (r->hist)
+        put_hist(t, r);
+    if (r->s2) {
+        put(t, ",");
+        put_bins(t, "s2", r->s2, 0.0, r->s2_hi / (double)r->s2_bins, 0, r->s2_bins, 1);
+        put(t, ",\"s2_outside\":%" PRIu64, r->s2[r->s2_bins]);
+    }
+    put(t, "}");
+    return t->failed ? NULL : t->s;
+}
+
+/* Softmax of one row of logits, raw and times scale: the weights, the
+ * statistics of softmax.h and the Jacobian J = diag(p) - p p^T of each. */
+static int put_row(text *t, const double *s, size_t n, double scale)
+{
+    sv_softmax_stats st[2];
+    double *p = malloc(2 * n * sizeof(double));
+    if (!p || sv_softmax_row_stats(s, n, scale, &st[0], &st[1]) != SV_OK ||
+        sv_softmax(s, n, 1.0, p) != SV_OK || sv_softmax(s, n, scale, p + n) != SV_OK) {
+        free(p);
+        return 0;
+    }
+    put(t, "\"scale\":");
+    put_real(t, scale);
+    put(t, ",");
+    put_reals(t, "logits", s, n);
+    for (int k = 0; k < 2; k++) {
+        const double *pk = p + (size_t)k * n;
+        put(t, ",\"%s\":{", k ? "scaled" : "raw");
+        put_reals(t, "weights", pk, n);
+        put(t, ",\"entropy\":");
+        put_real(t, st[k].entropy);
+        put(t, ",\"eff_keys\":");
+        put_real(t, st[k].eff_keys);
+        put(t, ",\"max_weight\":");
+        put_real(t, st[k].max_weight);
+        put(t, ",\"jac_trace\":");
+        put_real(t, st[k].jac_trace);
+        put(t, ",\"jac_frob\":");
+        put_real(t, st[k].jac_frob);
+        if (n <= 16) {
+            put(t, ",\"jacobian\":[");
+            for (size_t i = 0; i < n; i++) {
+                put(t, "%s[", i ? "," : "");
+                for (size_t j = 0; j < n; j++) {
+                    put(t, j ? "," : "");
+                    put_real(t, pk[i] * ((i == j) - pk[j]));
+                }
+                put(t, "]");
+            }
+            put(t, "]");
+        }
+        put(t, "}");
+    }
+    free(p);
+    return 1;
+}
+
+/* The row editor (hook for the engine's --logits path): the softmax of the
+ * n logits at x, raw and times scale, as JSON {"scale", "logits", "raw":
+ * {"weights", "entropy", "eff_keys", "max_weight", "jac_trace",
+ * "jac_frob", "jacobian" (n <= 16)}, "scaled": {...}}. */
+SVW_EXPORT const char *svw_logits(const double *x, int n, double scale)
+{
+    out.len = 0;
+    out.failed = 0;
+    put(&out, "{");
+    if (n < 1 || !(scale > 0) || !put_row(&out, x, (size_t)n, scale)) {
+        snprintf(last_error, sizeof last_error, "logits: need 1 or more finite numbers");
+        return NULL;
+    }
+    put(&out, "}");
+    return out.failed ? NULL : out.s;
+}
+
+/* Query 0 of trial 0 against its keys (at most 4096), drawn as the engine
+ * draws them (as --example): the logits q.k and their softmax raw and
+ * scaled, in svw_logits's form. */
+SVW_EXPORT const char *svw_example(int d_k, int n, int scale_kind, double custom, double seed)
+{
+    sv_spec s;
+    sv_source src;
+    sv_status st = make_spec(&s, d_k, 1, n > 4096 ? 4096 : n, scale_kind, custom, 0, 1, seed, 0);
+    if (st == SV_OK)
+        st = sv_source_draw(&s, &src);
+    if (st != SV_OK) {
+        fail("example", st);
+        return NULL;
+    }
+    const size_t dk = s.d_k, nk = s.n_k;
+    double *q = malloc(dk * sizeof(double)), *k = malloc(dk * sizeof(double));
+    double *logit = malloc(nk * sizeof(double));
+    double *state = calloc(src.trial_len + 1, sizeof(double));
+    double *scratch = calloc(src.scratch_len + 1, sizeof(double));
+    const char *res = NULL;
+    if (q && k && logit && state && scratch) {
+        if (src.trial_len > 0)
+            src.begin_trial(&src, 0, state);
+        src.rows(&src, state, 0, SV_MATRIX_Q, 0, 1, q, dk, scratch);
+        for (size_t j = 0; j < nk; j++) {
+            src.rows(&src, state, 0, SV_MATRIX_K, j, 1, k, dk, scratch);
+            double dot = 0.0;
+            for (size_t l = 0; l < dk; l++)
+                dot += q[l] * k[l];
+            logit[j] = dot;
+        }
+        res = svw_logits(logit, (int)nk, s.scale);
+    } else
+        fail("example", SV_ENOMEM);
+    free(q);
+    free(k);
+    free(logit);
+    free(state);
+    free(scratch);
+    return res;
+}
