@@ -11,12 +11,14 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$SV_ROOT"
+# Exit 77: what the page needs cannot be installed here (test.sh then lets
+# ctest web.page say SKIP); any other failure is a failure.
 if [ "${1:-}" != --no-install ]; then
-    sv_ensure_packages "${SV_WEB_PACKAGES[@]}"
-    command -v npm >/dev/null 2>&1 || sv_ensure_packages nodejs npm
+    sv_ensure_packages "${SV_WEB_PACKAGES[@]}" || exit 77
+    command -v npm >/dev/null 2>&1 || sv_ensure_packages nodejs npm || exit 77
 fi
 for tool in emcmake node npm; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "web.sh: $tool not found" >&2; exit 1; }
+    command -v "$tool" >/dev/null 2>&1 || { echo "web.sh: $tool not found" >&2; exit 77; }
 done
 # Debian's emscripten tools load Debian's node modules; a newer node does
 # not look there by itself.

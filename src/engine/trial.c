@@ -228,7 +228,7 @@ static double out_var(const sv_spec *s, const sv_moments *o)
 
 static void trial_finish(const sv_spec *s, const trial_acc *t, sv_trial_stats *out)
 {
-    const size_t nq = t->seen; /* the rows that see a key: means over rows are theirs */
+    const size_t nq = (size_t)t->seen; /* the rows that see a key: means over rows are theirs */
     const double c = s->scale;
     out->raw_mean = t->mo.mean;
     out->raw_var = sv_moments_variance(&t->mo, s->ddof);

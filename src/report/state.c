@@ -5,6 +5,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,9 @@ static const unsigned char magic[8] = {'S', 'D', 'P', 'A', 'V', 'S', 'T', 0};
 /* A new sv_spec field must be added to put_spec and get_spec; a new
  * extreme (SV_TRIAL_STATS_MAP's MIN or MAX) to put_extremes and
  * get_extremes. */
+#if SIZE_MAX == UINT64_MAX /* the 64-bit layout; 32-bit builds (WebAssembly) differ */
 static_assert(sizeof(sv_spec) == 176, "sv_spec changed: encode the new field in state.c");
+#endif
 static_assert(sizeof(sv_trial_extremes) == 6 * sizeof(double),
               "sv_trial_extremes changed: encode the new field in state.c");
 
@@ -145,7 +148,8 @@ static int config_ok(const sv_state_config *c)
     if (whole_rows(c))
         return c->trials.first == c->trial_first && c->trials.n == c->trial_count &&
                (c->trial_count <= SIZE_MAX / sizeof(double));
-    return c->folds && sv_rowfold_check(&c->spec, c->row_begin, c->row_end) == SV_OK;
+    return c->folds && c->row_end <= SIZE_MAX &&
+           sv_rowfold_check(&c->spec, (size_t)c->row_begin, (size_t)c->row_end) == SV_OK;
 }
 
 static void put_config(wr *w, const sv_state_config *c)
@@ -161,7 +165,7 @@ static void put_config(wr *w, const sv_state_config *c)
         put_partial(w, &c->trials);
         return;
     }
-    const size_t nb = sv_rowfold_blocks(c->row_begin, c->row_end);
+    const size_t nb = sv_rowfold_blocks((size_t)c->row_begin, (size_t)c->row_end);
     for (uint64_t t = 0; t < c->trial_count; t++)
         for (size_t b = 0; b < nb; b++) {
             const sv_rowfold *f = &c->folds[t * nb + b];

@@ -33,7 +33,7 @@ o = json.load(open(sys.argv[1] + "/page.json"))["options"][int(sys.argv[2])]
 print(o["dk"], o["n"], o["trials"], o["seed"])
 PY
 )
-    "$bin" --dk "$dk" --n "$n" --trials "$trials" --seed "$seed" --scale sqrt --format json >"$out/cli$i.json"
+    "$bin" --dk "$dk" --n "$n" --trials "$trials" --seed "$seed" --scale sqrt --format json --columns all >"$out/cli$i.json"
     py "$i" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1] + "/page.json"))
@@ -41,7 +41,7 @@ json.dump({"rows": [d["main"][int(sys.argv[2])]]}, open(sys.argv[1] + "/got%s.js
 PY
     /usr/bin/python3 "$root/tests/web/compare.py" "$out/cli$i.json" "$out/got$i.json" "page d_k=$dk" || ok=1
 done
-"$bin" --dk 2 --n 2 --trials 100000 --observed 1.6 --format json >"$out/puzzle_cli.json"
+"$bin" --dk 2 --n 2 --trials 100000 --observed 1.6 --format json --columns all >"$out/puzzle_cli.json"
 py <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1] + "/page.json"))

@@ -290,7 +290,7 @@ async function editor() {
     out.textContent = 'logits: numbers separated by commas; scale: a positive number';
     return;
   }
-  $('cmd-logits').textContent = `sdpa-var --logits ${values.join(',')} --scale ${scale}   (the --logits option: next release)`;
+  $('cmd-logits').textContent = `sdpa-var --logits=${values.join(',')} --scale none,${scale}`;
   try {
     const res = (await engine.run({ kind: 'logits', values, scale })).data;
     sv.last.logits = res;
