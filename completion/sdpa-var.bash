@@ -27,7 +27,7 @@ _sdpa_var() {
         --dist) values='normal uniform rademacher t' ;;
         --init) values='xavier lecun normal' ;;
         --scale) values='sqrt dk none' ;;
-        --format) values='table csv json jsonl state gnuplot' ;;
+        --format) values='table csv json jsonl state gnuplot markdown latex' ;;
         --plot) values='variance entropy max_weight eff_keys grad histogram' ;;
         --layout) values='bhnd bnhd' ;;
         --pool) values='heads none all' ;;

@@ -58,7 +58,7 @@ usage_error "$p: --dv: '0' is not a positive integer" --dv 0
 usage_error "$p: --init: 'he' is not a list of xavier, lecun, normal" --init he
 usage_error "$p: --d-model: '0' is not a positive integer" --d-model 0
 usage_error "$p: --plant does not apply with --d-model (projections draw their own tokens)" --d-model 8 --plant 0.5
-usage_error "$p: --format: 'xml' is not one of table, csv, json, jsonl, state, gnuplot" --format xml
+usage_error "$p: --format: 'xml' is not one of table, csv, json, jsonl, state, gnuplot, markdown, latex" --format xml
 usage_error "$p: --no-header does not apply with --format table (CSV only)" --no-header --format table
 usage_error "$p: --observed: 'abc' is not a finite number" --observed abc
 usage_error "$p: --observed: 'nan' is not a finite number" --observed nan

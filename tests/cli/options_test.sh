@@ -79,7 +79,7 @@ usage_error "$p: --dist: 'gaussian' is not a list of normal, uniform, rademacher
 usage_error "$p: --dist: 'normal,studnt' is not a list of normal, uniform, rademacher, t; did you mean t?" --dist normal,studnt
 usage_error "$p: --dist: 'cauchy' is not a list of normal, uniform, rademacher, t" --dist cauchy
 usage_error "$p: --init: 'glorot' is not a list of xavier, lecun, normal; did you mean xavier?" --d-model 4 --init glorot
-usage_error "$p: --format: 'jsn' is not one of table, csv, json, jsonl, state, gnuplot; did you mean json?" --format jsn
+usage_error "$p: --format: 'jsn' is not one of table, csv, json, jsonl, state, gnuplot, markdown, latex; did you mean json?" --format jsn
 usage_error "$p: --scale: 'sqr' is not a list of sqrt, dk, none or positive numbers; did you mean sqrt?" --scale sqr
 usage_error "$p: --scale: 'foo' is not a list of sqrt, dk, none or positive numbers" --scale foo
 
@@ -306,6 +306,13 @@ done <<'EOF'
 --format gnuplot does not apply with --per-trial (it plots the summary)|--format gnuplot --per-trial
 --plot needs --format gnuplot (it says what the script draws)|--plot entropy
 --output needs --format gnuplot (the script's terminal)|--output a.png
+--columns does not apply with --format markdown (CSV, JSON and JSONL only)|--columns raw_var --format markdown
+--per-trial does not apply with --format markdown (a slide's table is the summary)|--per-trial --format markdown
+--per-row does not apply with --format latex (a slide's table is the summary)|--per-row --format latex
+--histogram does not apply with --format markdown (a slide's table is the summary)|--histogram 5 --format markdown
+--q does not apply with --format markdown (drawn Q and K only)|--q q.npy --k k.npy --format markdown
+--logits does not apply with --format latex (table, CSV or JSON)|--logits 1,2 --format latex
+--logits-file does not apply with --format markdown (table, CSV or JSON)|--logits-file rows.txt --format markdown
 EOF
 src_rules=$(awk '/^static const cli_rule rules\[\] = \{/ { on = 1; next } on && /^\};/ { on = 0 }
                  on && /^ *\{CLI_OPT_/ { n++ } END { print n + 0 }' "$(dirname "$0")/../../src/cli/parse/validate.c")

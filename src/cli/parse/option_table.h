@@ -132,8 +132,10 @@
     X(FORMAT, "format", 0, "F", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                                 \
       "table (default on a terminal), csv (default otherwise),\n"                                  \
       "json (one document), jsonl (one object a line), state\n"                                   \
-      "(the mergeable partial result: `sdpa-var merge`) or\n"                                    \
-      "gnuplot (a script drawing --plot, data inline)")                                            \
+      "(the mergeable partial result: `sdpa-var merge`),\n"                                      \
+      "gnuplot (a script drawing --plot, data inline), or\n"                                      \
+      "markdown or latex (the table for slides, numbers\n"                                        \
+      "rounded at their standard error)")                                            \
     X(PLOT, "plot", 0, "Y", CLI_ARG_LIST, 0, 0, "variance", NULL, 1,                               \
       "with --format gnuplot: variance, entropy, max_weight,\n"                                    \
       "eff_keys or grad (needs --grad) against the swept column,\n"                                \

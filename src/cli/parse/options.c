@@ -256,8 +256,8 @@ static int init_item(cli_options *opt, const char *s, size_t i)
 static const char *const scale_names[] = {"sqrt", "dk", "none", "positive numbers", NULL};
 static const char *const dist_names[] = {"normal", "uniform", "rademacher", "t", NULL};
 static const char *const init_list[] = {"xavier", "lecun", "normal", NULL};
-static const char *const format_names[] = {"table", "csv",     "json", "jsonl",
-                                           "state", "gnuplot", NULL};
+static const char *const format_names[] = {"table",   "csv",      "json",  "jsonl", "state",
+                                           "gnuplot", "markdown", "latex", NULL};
 static const char *const plot_names[] = {"variance", "entropy",   "max_weight", "eff_keys",
                                          "grad",     "histogram", NULL};
 static const char *const layout_names[] = {"bhnd", "bnhd", NULL};
@@ -394,22 +394,13 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
         opt->pool = (cli_pool)i;
         return 1;
     }
-    case CLI_OPT_FORMAT:
-        if (strcmp(s, "table") == 0)
-            opt->format = CLI_FORMAT_TABLE;
-        else if (strcmp(s, "csv") == 0)
-            opt->format = CLI_FORMAT_CSV;
-        else if (strcmp(s, "json") == 0)
-            opt->format = CLI_FORMAT_JSON;
-        else if (strcmp(s, "jsonl") == 0)
-            opt->format = CLI_FORMAT_JSONL;
-        else if (strcmp(s, "state") == 0)
-            opt->format = CLI_FORMAT_STATE;
-        else if (strcmp(s, "gnuplot") == 0)
-            opt->format = CLI_FORMAT_GNUPLOT;
-        else
+    case CLI_OPT_FORMAT: { /* format_names is in cli_format's order, from table */
+        const int k = name_index(s, format_names);
+        if (k < 0)
             return not_one_of("--format", cli_quote(q, sizeof q, s), s, format_names, err, errlen);
+        opt->format = (cli_format)(CLI_FORMAT_TABLE + k);
         return 1;
+    }
     default:
         return cli_fail(err, errlen, "--%s: no parser", cli_option_defs[id].name);
     }

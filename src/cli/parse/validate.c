@@ -65,6 +65,17 @@ static int is_gnuplot(const cli_options *o)
     return o->format == CLI_FORMAT_GNUPLOT;
 }
 
+/* --format markdown and latex: the table view for slides. */
+static int is_slides(const cli_options *o)
+{
+    return o->format == CLI_FORMAT_MARKDOWN || o->format == CLI_FORMAT_LATEX;
+}
+
+static int table_or_slides(const cli_options *o)
+{
+    return is_table(o) || is_slides(o);
+}
+
 static int table_or_gnuplot(const cli_options *o)
 {
     return is_table(o) || is_gnuplot(o);
@@ -149,7 +160,20 @@ static const cli_rule rules[] = {
     {CLI_OPT_GRAD, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no gradient", NULL},
     {CLI_OPT_NO_HEADER, EXCL, CLI_OPT_FORMAT, not_csv, "*", "CSV only",
      "--format table, json, jsonl"},
-    {CLI_OPT_COLUMNS, EXCL, CLI_OPT_FORMAT, is_table, "table", "CSV, JSON and JSONL only", NULL},
+    {CLI_OPT_COLUMNS, EXCL, CLI_OPT_FORMAT, table_or_slides, "*", "CSV, JSON and JSONL only",
+     "--format table, markdown, latex"},
+    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_FORMAT, is_slides, "*", "a slide's table is the summary",
+     "--format markdown, latex"},
+    {CLI_OPT_PER_ROW, EXCL, CLI_OPT_FORMAT, is_slides, "*", "a slide's table is the summary",
+     "--format markdown, latex"},
+    {CLI_OPT_HISTOGRAM, EXCL, CLI_OPT_FORMAT, is_slides, "*", "a slide's table is the summary",
+     "--format markdown, latex"},
+    {CLI_OPT_Q, EXCL, CLI_OPT_FORMAT, is_slides, "*", "drawn Q and K only",
+     "--format markdown, latex"},
+    {CLI_OPT_LOGITS, EXCL, CLI_OPT_FORMAT, is_slides, "*", "table, CSV or JSON",
+     "--format markdown, latex"},
+    {CLI_OPT_LOGITS_FILE, EXCL, CLI_OPT_FORMAT, is_slides, "*", "table, CSV or JSON",
+     "--format markdown, latex"},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_TRIALS, NULL, NULL, "it shows trial 0", NULL},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_OBSERVED, NULL, NULL, "it shows trial 0", NULL},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_PER_TRIAL, NULL, NULL, "one kind of output", NULL},

@@ -79,8 +79,9 @@ int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
         free(s->w.cols);
         return 0;
     }
-    if (format == CLI_FORMAT_TABLE &&
-        (s->w.kind == SV_OUTPUT_SUMMARY || s->w.kind == SV_OUTPUT_PER_TRIAL)) {
+    const int tables =
+        format == CLI_FORMAT_TABLE || format == CLI_FORMAT_MARKDOWN || format == CLI_FORMAT_LATEX;
+    if (tables && (s->w.kind == SV_OUTPUT_SUMMARY || s->w.kind == SV_OUTPUT_PER_TRIAL)) {
         s->w.entries = calloc(count, sizeof *s->w.entries);
         if (!s->w.entries) {
             fclose(s->w.f);
@@ -109,6 +110,10 @@ static int start(cli_sink *s)
     case CLI_FORMAT_GNUPLOT:
         cli_gnuplot_begin(&s->w);
         return 1;
+    case CLI_FORMAT_MARKDOWN:
+    case CLI_FORMAT_LATEX:
+        cli_slides_begin(&s->w);
+        return 1;
     default:
         cli_csv_header(&s->w);
         return 1;
@@ -130,6 +135,10 @@ int cli_sink_row(cli_sink *s, const sv_row_view *row)
     case CLI_FORMAT_GNUPLOT:
         cli_gnuplot_row(&s->w, row);
         break;
+    case CLI_FORMAT_MARKDOWN:
+    case CLI_FORMAT_LATEX:
+        cli_slides_row(&s->w, row);
+        break;
     default:
         cli_csv_row(&s->w, row);
         break;
@@ -147,6 +156,8 @@ size_t cli_sink_tail(const cli_sink *s, char *buf, size_t len)
         return (size_t)snprintf(buf, len, "\n]}\n");
     if (s->w.format == CLI_FORMAT_TABLE)
         return cli_table_tail(&s->w, buf, len);
+    if (s->w.format == CLI_FORMAT_MARKDOWN || s->w.format == CLI_FORMAT_LATEX)
+        return cli_slides_tail(&s->w, buf, len);
     return 0;
 }
 
@@ -223,6 +234,8 @@ int cli_sink_end(cli_sink *s)
         cli_table_end(&s->w);
     } else if (s->w.format == CLI_FORMAT_GNUPLOT) {
         cli_gnuplot_end(&s->w);
+    } else if (s->w.format == CLI_FORMAT_MARKDOWN || s->w.format == CLI_FORMAT_LATEX) {
+        cli_slides_end(&s->w);
     } else {
         char tail[1024];
         const size_t len = cli_sink_tail(s, tail, sizeof tail);

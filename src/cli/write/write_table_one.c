@@ -11,7 +11,7 @@
 /* The standard error of the mean of column @p name over the trials: its
  * sd across trials (name_sd) over sqrt(trials); with one trial, the
  * theory's sd of one trial (name_sd_theory) where there is one. */
-static double std_error(const cli_table_entry *e, const char *name, int power)
+double cli_table_std_error(const cli_table_entry *e, const char *name, int power)
 {
     char sd[64], th[64];
     snprintf(sd, sizeof sd, "%s_sd", name);
@@ -39,7 +39,7 @@ static void measured_cells(FILE *f, const cli_table_entry *e, const char *name, 
     if (name)
         snprintf(sd, sizeof sd, "%s_sd", name);
     const double spread = name ? cli_table_col_if(e, sd, power) : NAN;
-    cli_table_rounded(v, sizeof v, x, name ? std_error(e, name, power) : NAN, VAL_W);
+    cli_table_rounded(v, sizeof v, x, name ? cli_table_std_error(e, name, power) : NAN, VAL_W);
     cli_table_rounded(s, sizeof s, spread, spread, SD_W);
     fprintf(f, " %*s %*s", VAL_W, v, SD_W, s);
 }
@@ -193,7 +193,7 @@ static void say(cli_wrap *p, const char *fmt, ...)
 /* "64.37 +- 0.49" for column @p name (times c^power). */
 static void with_se(const cli_table_entry *e, const char *name, int power, char *buf, size_t len)
 {
-    const double se = std_error(e, name, power);
+    const double se = cli_table_std_error(e, name, power);
     char v[48], s[48];
     if (len < 2 * sizeof v)
         return;
@@ -224,7 +224,7 @@ static void keys_words(const cli_table_entry *e, const char *name, char *buf, si
 {
     const double k = cli_table_col(e, name, 0);
     if (e->spec.trials > 1)
-        cli_table_rounded(buf, len, k, std_error(e, name, 0), 12);
+        cli_table_rounded(buf, len, k, cli_table_std_error(e, name, 0), 12);
     else
         snprintf(buf, len, k < 10.0 ? "%.1f" : "%.0f", k);
 }

@@ -52,5 +52,11 @@ size_t cli_table_tail(const cli_writer *s, char *buf, size_t len);
 void cli_gnuplot_begin(cli_writer *s);
 void cli_gnuplot_row(cli_writer *s, const sv_row_view *row);
 void cli_gnuplot_end(cli_writer *s);
+/* --format markdown and latex (write_slides.c): the table view for
+ * slides; like the table, the summaries are kept in entries. */
+void cli_slides_begin(cli_writer *s);
+void cli_slides_row(cli_writer *s, const sv_row_view *row);
+void cli_slides_end(cli_writer *s);
+size_t cli_slides_tail(const cli_writer *s, char *buf, size_t len);
 
 #endif

@@ -1,0 +1,379 @@
+/* --format markdown and --format latex: the table view for slides. One
+ * configuration is statistics down, raw and scaled across (measured, sd,
+ * theory); a sweep is a row per configuration. Every measured number is
+ * rounded at the second digit of its standard error (layout.c), and a
+ * theory beside it to the same place, so no 63.99995 reaches a slide. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "write_table_one.h"
+#include "writer.h"
+
+/* A row of cells: markdown "| a | b |", LaTeX "a & b \\". */
+typedef struct grid {
+    FILE *f;
+    int latex;
+    int col; /* cells written on this row */
+} grid;
+
+static void cell(grid *g, const char *text)
+{
+    if (g->latex) {
+        fputs(g->col ? " & " : "", g->f);
+        for (const char *p = text; *p; p++) /* the characters TeX reads as commands */
+            if (strchr("_%&#$", *p))
+                fprintf(g->f, "\\%c", *p);
+            else if (*p == '^')
+                fputs("\\^{}", g->f);
+            else
+                fputc(*p, g->f);
+    } else {
+        fprintf(g->f, "%s %s", g->col ? " |" : "|", text);
+    }
+    g->col++;
+}
+
+static void end_row(grid *g)
+{
+    fputs(g->latex ? " \\\\\n" : " |\n", g->f);
+    g->col = 0;
+}
+
+/* The rule under the header: markdown's "|---|--:|", LaTeX's \midrule. */
+static void header_rule(grid *g, int cols)
+{
+    if (g->latex) {
+        fputs("\\midrule\n", g->f);
+        return;
+    }
+    fputs("|---", g->f);
+    for (int i = 1; i < cols; i++)
+        fputs("|--:", g->f);
+    fputs("|\n", g->f);
+}
+
+/* The title (every option that shapes the run) as one line: a paragraph
+ * in markdown, a comment in LaTeX (the caption is the author's). */
+static void title(grid *g, const cli_table_entry *e, size_t n)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *m = open_memstream(&buf, &size);
+    if (!m)
+        return;
+    cli_table_title(m, e, n);
+    fclose(m);
+    fputs(g->latex ? "% " : "", g->f);
+    int space = 0;
+    for (const char *p = buf; *p; p++) {
+        if (*p == '\n' || *p == ' ') {
+            space = 1;
+            continue;
+        }
+        if (space && p != buf)
+            fputc(' ', g->f);
+        space = 0;
+        fputc(*p, g->f);
+    }
+    fputs("\n\n", g->f);
+    free(buf);
+}
+
+static void begin_tabular(grid *g, int cols)
+{
+    if (!g->latex)
+        return;
+    fputs("\\begin{tabular}{l", g->f);
+    for (int i = 1; i < cols; i++)
+        fputc('r', g->f);
+    fputs("}\n\\toprule\n", g->f);
+}
+
+static void end_tabular(grid *g)
+{
+    if (g->latex)
+        fputs("\\bottomrule\n\\end{tabular}\n", g->f);
+}
+
+/* A measured value at its standard error @p se; "-" where undefined. */
+static void value_cell(grid *g, double v, double se)
+{
+    char buf[64];
+    cli_table_rounded(buf, sizeof buf, v, se, 24);
+    cell(g, strcmp(buf, "-") == 0 && g->latex ? "--" : buf);
+}
+
+/* A theory to the place of the measured value beside it (standard error
+ * @p se); without one, 4 significant digits and no trailing zeros. */
+static void theory_cell(grid *g, double t, double se)
+{
+    char buf[64];
+    if (se > 0.0 && isfinite(se) && !isnan(t)) {
+        value_cell(g, t, se);
+        return;
+    }
+    if (isnan(t))
+        snprintf(buf, sizeof buf, "%s", g->latex ? "--" : "-");
+    else
+        snprintf(buf, sizeof buf, "%.4g", t);
+    cell(g, buf);
+}
+
+/* One statistic of the one-configuration table: measured, sd and theory
+ * for raw and scaled, each a summary column times c^power; sqrt_of takes
+ * the square root of all three (the score SD beside the variance). */
+typedef struct slide_row {
+    const char *label;
+    const char *col[4]; /* raw measured, raw theory, scaled measured, scaled theory */
+    int power[4];
+    int sqrt_of;
+} slide_row;
+
+static void side(grid *g, const cli_table_entry *e, const slide_row *r, int k)
+{
+    const char *name = r->col[2 * k];
+    const int many = e->spec.trials > 1;
+    double v = cli_table_col(e, name, r->power[2 * k]);
+    double se = name ? cli_table_std_error(e, name, r->power[2 * k]) : NAN;
+    char sdname[64] = "";
+    if (name)
+        snprintf(sdname, sizeof sdname, many ? "%s_sd" : "%s_sd_theory", name);
+    double sd = name ? cli_table_col_if(e, sdname, r->power[2 * k]) : NAN;
+    double t = cli_table_col(e, r->col[2 * k + 1], r->power[2 * k + 1]);
+    if (r->sqrt_of) { /* d sqrt(x) = dx / (2 sqrt(x)) */
+        se = se / (2.0 * sqrt(v));
+        sd = sd / (2.0 * sqrt(v));
+        v = sqrt(v);
+        t = sqrt(t);
+    }
+    value_cell(g, v, se);
+    value_cell(g, sd, sd);
+    theory_cell(g, t, isnan(v) ? NAN : se);
+}
+
+static const slide_row one_rows[] = {
+    {"score mean",
+     {"raw_mean", "raw_mean_theory", "scaled_mean", "raw_mean_theory"},
+     {0, 0, 0, 1},
+     0},
+    {"score variance",
+     {"raw_var", "raw_var_expected", "scaled_var", "scaled_var_expected"},
+     {0, 0, 0, 0},
+     0},
+    {"score SD (sqrt of the variance)",
+     {"raw_var", "raw_var_expected", "scaled_var", "scaled_var_expected"},
+     {0, 0, 0, 0},
+     1},
+    {"entropy H (nats)",
+     {"raw_entropy", "raw_entropy_approx", "scaled_entropy", "scaled_entropy_approx"},
+     {0, 0, 0, 0},
+     0},
+    {"  bound (uniform rows)", {NULL, "entropy_bound", NULL, "entropy_bound"}, {0, 0, 0, 0}, 0},
+    {"effective keys e^H", {"raw_eff_keys", NULL, "scaled_eff_keys", NULL}, {0, 0, 0, 0}, 0},
+    {"max softmax weight", {"raw_max_weight", NULL, "scaled_max_weight", NULL}, {0, 0, 0, 0}, 0},
+    {"Jacobian trace", {"raw_jac_trace", NULL, "scaled_jac_trace", NULL}, {0, 0, 0, 0}, 0},
+    {"Var of an entry of Q", {"q_var", "q_var_theory", NULL, NULL}, {0, 0, 0, 0}, 0},
+    {"Var of an entry of K", {"k_var", "k_var_theory", NULL, NULL}, {0, 0, 0, 0}, 0},
+    {"output variance",
+     {"raw_out_var", "raw_out_var_theory", "scaled_out_var", "scaled_out_var_theory"},
+     {0, 0, 0, 0},
+     0},
+    {"RMS dL/dlogits",
+     {"raw_grad_logits", "raw_grad_logits_theory", "scaled_grad_logits",
+      "scaled_grad_logits_theory"},
+     {0, 0, 0, 0},
+     0},
+    {"keys the gradient reaches",
+     {"raw_grad_keys", NULL, "scaled_grad_keys", NULL},
+     {0, 0, 0, 0},
+     0},
+    {"trials with raw var <= V (observed)",
+     {"raw_var_cdf_observed", NULL, NULL, NULL},
+     {0, 0, 0, 0},
+     0},
+};
+
+/* A row whose measured columns are NAN for this run (an option off) is
+ * left out: the slide shows what the run measured. */
+static int defined(const cli_table_entry *e, const slide_row *r)
+{
+    return !r->col[0] || !isnan(cli_table_col(e, r->col[0], 0));
+}
+
+static void one_table(grid *g, const cli_table_entry *e)
+{
+    char scaled[64], sd[32];
+    title(g, e, 1);
+    begin_tabular(g, 7);
+    snprintf(scaled, sizeof scaled, "scaled x %.6g", e->summary.scale);
+    snprintf(sd, sizeof sd, e->spec.trials > 1 ? "sd" : "sd (theory)");
+    const char *head[] = {e->spec.trials > 1 ? "mean over trials" : "statistic",
+                          "raw",
+                          sd,
+                          "theory",
+                          scaled,
+                          sd,
+                          "theory"};
+    for (int i = 0; i < 7; i++)
+        cell(g, head[i]);
+    end_row(g);
+    header_rule(g, 7);
+    for (size_t i = 0; i < sizeof one_rows / sizeof one_rows[0]; i++) {
+        const slide_row *r = &one_rows[i];
+        if (!defined(e, r))
+            continue;
+        cell(g, r->label[0] == ' ' && !g->latex ? r->label + 2 : r->label);
+        side(g, e, r, 0);
+        side(g, e, r, 1);
+        end_row(g);
+    }
+    end_tabular(g);
+}
+
+/* The configuration columns a sweep row is labelled by, when they vary
+ * (d_k always). */
+static const char *const labelled[] = {"dk",   "n_q", "n_k",  "scale",
+                                       "dist", "nu",  "init", "d_model"};
+#define N_LABELLED (sizeof labelled / sizeof labelled[0])
+
+/* A sweep's statistic columns: (name, power, as a square root). */
+typedef struct sweep_col {
+    const char *head, *name;
+    int sqrt_of, theory; /* theory: rounded at the previous column's se */
+} sweep_col;
+
+static const sweep_col sweep_cols[] = {
+    {"raw var", "raw_var", 0, 0},
+    {"sd", "raw_var_sd", 0, 0},
+    {"theory", "raw_var_expected", 0, 1},
+    {"raw SD", "raw_var", 1, 0},
+    {"scaled var", "scaled_var", 0, 0},
+    {"sd", "scaled_var_sd", 0, 0},
+    {"theory", "scaled_var_expected", 0, 1},
+    {"scaled SD", "scaled_var", 1, 0},
+    {"raw H", "raw_entropy", 0, 0},
+    {"scaled H", "scaled_entropy", 0, 0},
+    {"raw max w", "raw_max_weight", 0, 0},
+    {"scaled max w", "scaled_max_weight", 0, 0},
+};
+#define N_SWEEP (sizeof sweep_cols / sizeof sweep_cols[0])
+
+static int n_label_cols(const cli_writer *s)
+{
+    int n = 1;
+    for (size_t k = 1; k < N_LABELLED; k++)
+        n += (int)(s->varying >> k & 1u);
+    return n;
+}
+
+static void sweep_head(const cli_writer *s, grid *g)
+{
+    title(g, s->entries, s->count);
+    const int cols = n_label_cols(s) + (int)N_SWEEP + s->observed;
+    begin_tabular(g, cols);
+    cell(g, "d_k");
+    for (size_t k = 1; k < N_LABELLED; k++)
+        if (s->varying >> k & 1u)
+            cell(g, labelled[k]);
+    const int many = s->entries[0].spec.trials > 1;
+    for (size_t k = 0; k < N_SWEEP; k++) /* with one trial, the sd is the theory's */
+        cell(g,
+             strcmp(sweep_cols[k].head, "sd") == 0 && !many ? "sd (theory)" : sweep_cols[k].head);
+    if (s->observed)
+        cell(g, "P(var <= V)");
+    end_row(g);
+    header_rule(g, cols);
+}
+
+static void sweep_row(const cli_writer *s, grid *g, const cli_table_entry *e)
+{
+    char v[64];
+    for (size_t k = 0; k < N_LABELLED; k++)
+        if (k == 0 || (s->varying >> k & 1u)) {
+            cli_table_config_text(cli_table_find_column(labelled[k]), e, v, sizeof v);
+            cell(g, strcmp(v, "nan") == 0 ? (g->latex ? "--" : "-") : v);
+        }
+    double se = NAN;
+    for (size_t k = 0; k < N_SWEEP; k++) {
+        const sweep_col *c = &sweep_cols[k];
+        const int spread = strstr(c->name, "_sd") != NULL;
+        char name[64];
+        snprintf(name, sizeof name, "%s%s", c->name, spread && e->spec.trials < 2 ? "_theory" : "");
+        double x = cli_table_col_if(e, name, 0);
+        if (c->theory) {
+            theory_cell(g, x, se);
+            continue;
+        }
+        se = cli_table_std_error(e, c->name, 0);
+        if (spread) /* to its own second digit */
+            se = x;
+        if (c->sqrt_of) {
+            se /= 2.0 * sqrt(x);
+            x = sqrt(x);
+        }
+        value_cell(g, x, se);
+    }
+    if (s->observed)
+        theory_cell(g, cli_table_col(e, "raw_var_cdf_observed", 0), NAN);
+    end_row(g);
+}
+
+/* The varying bits, as write_table.c finds them for its block labels. */
+static unsigned varying_of(const cli_table_entry *e, size_t n)
+{
+    unsigned bits = 0;
+    for (size_t k = 1; k < N_LABELLED; k++)
+        if (cli_table_varies(labelled[k], e, n))
+            bits |= 1u << k;
+    return bits;
+}
+
+void cli_slides_begin(cli_writer *s)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        cli_table_entry *e = &s->entries[i];
+        e->spec = s->configs[i].spec;
+        snprintf(e->scale_name, sizeof e->scale_name, "%s", s->configs[i].scale_name);
+        e->summary.observed = NAN;
+        e->summary.qk_radius = NAN; /* known after the run */
+    }
+    s->varying = varying_of(s->entries, s->count);
+}
+
+void cli_slides_row(cli_writer *s, const sv_row_view *row)
+{
+    grid g = {s->f, s->format == CLI_FORMAT_LATEX, 0};
+    const size_t i = s->n_entries++;
+    cli_table_entry *e = &s->entries[i];
+    e->spec = *row->spec;
+    e->summary = *row->summary;
+    snprintf(e->scale_name, sizeof e->scale_name, "%s", row->scale_name ? row->scale_name : "sqrt");
+    if (s->count < 2)
+        return; /* one configuration: written at the end */
+    if (i == 0)
+        sweep_head(s, &g);
+    sweep_row(s, &g, e);
+}
+
+size_t cli_slides_tail(const cli_writer *s, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (s->format != CLI_FORMAT_LATEX || s->count < 2)
+        return 0;
+    const int n = snprintf(buf, len, "\\bottomrule\n\\end{tabular}\n");
+    return n > 0 && (size_t)n < len ? (size_t)n : 0;
+}
+
+void cli_slides_end(cli_writer *s)
+{
+    grid g = {s->f, s->format == CLI_FORMAT_LATEX, 0};
+    if (s->n_entries == 0)
+        return;
+    if (s->count == 1)
+        one_table(&g, &s->entries[0]);
+    else
+        end_tabular(&g);
+}
