@@ -3,6 +3,7 @@
 #include "logits_run.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,17 +108,27 @@ int cli_logits_run(const cli_options *opt, cli_format format)
     for (size_t i = 0; i < r.count; i++)
         for (size_t k = 0; k < opt->n_logit_scale; k++) {
             const cli_scale_choice *c = &opt->logit_scale[k];
+            /* logn: SSMax's s ln n (Nakanishi 2025), s the base. */
+            const double mult =
+                c->kind == CLI_SCALE_LOGN ? c->value * log((double)r.n[i]) : c->value;
+            if (!(mult > 0.0)) {
+                fclose(f);
+                free(buf);
+                fprintf(stderr, "%s: --scale logn: row %zu has 1 key (ln 1 = 0; needs 2 or more)\n",
+                        prog, i);
+                return CLI_EXIT_RUNTIME;
+            }
             cli_logits_entry e = {.row = i,
                                   .n = r.n[i],
                                   .z = r.z[i],
                                   .scale_name = c->name,
-                                  .scale = c->value,
+                                  .scale = mult,
                                   .p = p,
                                   .jac = jac,
                                   .g = w.grad ? opt->upstream : NULL,
                                   .dz = w.grad ? dz : NULL};
-            const sv_status st = sv_softmax_row_report(r.z[i], r.n[i], c->value, e.g, p, jac,
-                                                       e.g ? dz : NULL, &e.st);
+            const sv_status st =
+                sv_softmax_row_report(r.z[i], r.n[i], mult, e.g, p, jac, e.g ? dz : NULL, &e.st);
             if (st != SV_OK) { /* parsed values are finite and bounded: not expected */
                 fclose(f);
                 free(buf);
