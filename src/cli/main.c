@@ -170,7 +170,7 @@ static int run(cli_options *o)
     } else {
         int mpi = 0; /* under mpirun, stdout is its pty, not the user's terminal */
 #ifdef SV_MPI
-        mpi = cli_mpi_ranks() > 1;
+        mpi = cli_mpi_launched();
 #endif
         const cli_format format = opt.format != CLI_FORMAT_AUTO ? opt.format
                                   : mpi || opt.no_header || opt.n_columns || !isatty(STDOUT_FILENO)

@@ -39,8 +39,8 @@ mpi 3 "$M" "${A[@]}" >"$T/mpi_default" && cmp -s "$T/one.csv" "$T/mpi_default" &
 C=(--dk 2 --n 4200 --causal --trials 7 --seed 4)
 "$M" "${C[@]}" >"$T/c1" && mpi 2 "$M" "${C[@]}" >"$T/c2" && cmp -s "$T/c1" "$T/c2" && ok ||
     bad "mpirun -n 2, causal: not one process's bytes"
-# one rank is the plain run
-mpi 1 "$M" "${A[@]}" --format csv >"$T/mpi1.csv" && cmp -s "$T/one.csv" "$T/mpi1.csv" && ok ||
+# one rank is the plain run, CSV without --format too
+mpi 1 "$M" "${A[@]}" >"$T/mpi1.csv" && cmp -s "$T/one.csv" "$T/mpi1.csv" && ok ||
     bad "mpirun -n 1: not one process's bytes"
 refused() { # WANT ARGS...: exit 2, one line from rank 0 naming what
     local want=$1

@@ -26,6 +26,14 @@ int cli_mpi_ranks(void)
     return n;
 }
 
+int cli_mpi_launched(void)
+{
+    /* Open MPI's and PMI(x) launchers' variables: set by mpirun even for
+     * -n 1, absent in a singleton started from a shell. */
+    return cli_mpi_ranks() > 1 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") ||
+           getenv("PMIX_RANK");
+}
+
 int cli_mpi_end(int status)
 {
     MPI_Finalize();

@@ -13,6 +13,10 @@ void cli_mpi_begin(int *argc, char ***argv);
 /* The ranks of MPI_COMM_WORLD (1 without mpirun). */
 int cli_mpi_ranks(void);
 
+/* Nonzero when started by mpirun (even -n 1): stdout is then mpirun's
+ * pty, not the user's terminal. */
+int cli_mpi_launched(void);
+
 /* Runs @p plan's trials split across the ranks; rank 0 writes the
  * merged result in plan->out.format. Every rank returns the same exit
  * status: 2 (rank 0 says why) for what a split run cannot do (per-trial
