@@ -12,7 +12,7 @@ if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
     echo "SKIP: mpicc or mpirun not found: apt-get install libopenmpi-dev openmpi-bin"
     exit 77
 fi
-cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DSV_MPI=ON >"$BUILD.log" 2>&1 &&
+cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DSV_MPI=ON -DSV_WERROR=ON >"$BUILD.log" 2>&1 &&
     cmake --build "$BUILD" -j2 --target sdpa-var >>"$BUILD.log" 2>&1 || {
     echo "FAIL: the MPI build failed:"
     tail -n 20 "$BUILD.log"
