@@ -26,7 +26,7 @@ _sdpa_var() {
     case $prev in
         --dist) values='normal uniform rademacher t' ;;
         --init) values='xavier lecun normal' ;;
-        --scale) values='sqrt dk none' ;;
+        --scale) values='sqrt dk none logn' ;;
         --format) values='table csv json jsonl state gnuplot markdown latex' ;;
         --plot) values='variance entropy max_weight eff_keys grad histogram' ;;
         --layout) values='bhnd bnhd' ;;

@@ -37,6 +37,9 @@ SV_TEST_PACKAGES=(
     valgrind         # memcheck over CLI cases (tests/valgrind)
     gcovr            # line and branch coverage (scripts/coverage.sh)
     tmux             # a real terminal for the progress line (cli.sigint)
+    parallel         # GNU parallel: the shards example of docs/scaling.md (cli.parallel)
+    libopenmpi-dev   # the optional -DSV_MPI=ON build (cli.mpi builds it)
+    openmpi-bin      # mpirun for cli.mpi
 )
 # Packages of the web page (scripts/web.sh; installed by test.sh's release
 # step, not by run.sh): without them the web.page test is skipped, visibly.

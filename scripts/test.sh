@@ -52,8 +52,10 @@ step_static() {
     sv_build release || return 1
     local out
     out=$(mktemp)
+    # mpi_run.c is compiled only with -DSV_MPI=ON (not in build/'s commands:
+    # no mpi.h there); cli.mpi builds it with warnings as errors.
     # shellcheck disable=SC2046
-    if ! clang-tidy -p build --quiet $(git ls-files 'src/*.c') >"$out" 2>&1; then
+    if ! clang-tidy -p build --quiet $(git ls-files 'src/*.c' ':!src/cli/run/mpi_run.c') >"$out" 2>&1; then
         grep -v 'warnings\? generated' "$out" >&2
         rm -f "$out"
         echo "clang-tidy: findings above" >&2

@@ -12,6 +12,9 @@
 #include "budget.h"
 #include "example.h"
 #include "logits_run.h"
+#ifdef SV_MPI
+#include "mpi_run.h"
+#endif
 #include "options.h"
 #include "sdpa_var/cpu.h"
 #include "run.h"
@@ -88,6 +91,9 @@ static int cpu_capability_env(char *err, size_t errlen)
  * exit handlers (stdout and stderr flushed first). */
 static int leave(int status)
 {
+#ifdef SV_MPI
+    status = cli_mpi_end(status);
+#endif
     if (cli_budget_limited()) {
         fflush(NULL);
         _exit(status);
@@ -106,6 +112,9 @@ int main(int argc, char **argv)
      * loop -> sinks (run). */
     static cli_options opt; /* large (the --dk list): off the stack */
     char err[512];
+#ifdef SV_MPI
+    cli_mpi_begin(&argc, &argv);
+#endif
     if (argc > 1 && strcmp(argv[1], "merge") == 0) /* a subcommand: no run options */
         return leave(cli_merge(argc - 1, argv + 1));
     if (!cpu_capability_env(err, sizeof err) ||
@@ -159,11 +168,15 @@ static int run(cli_options *o)
             return CLI_EXIT_RUNTIME;
         }
     } else {
+        int mpi = 0; /* under mpirun, stdout is its pty, not the user's terminal */
+#ifdef SV_MPI
+        mpi = cli_mpi_launched();
+#endif
         const cli_format format = opt.format != CLI_FORMAT_AUTO ? opt.format
-                                  : opt.no_header || opt.n_columns || !isatty(STDOUT_FILENO)
+                                  : mpi || opt.no_header || opt.n_columns || !isatty(STDOUT_FILENO)
                                       ? CLI_FORMAT_CSV
                                       : CLI_FORMAT_TABLE;
-        if (format == CLI_FORMAT_STATE && isatty(STDOUT_FILENO)) {
+        if (format == CLI_FORMAT_STATE && !mpi && isatty(STDOUT_FILENO)) {
             fprintf(stderr, "%s: --format state writes bytes: redirect stdout to a file\n", prog);
             return CLI_EXIT_USAGE;
         }
@@ -175,6 +188,10 @@ static int run(cli_options *o)
         if (getenv("SDPA_VAR_MEMORY_ESTIMATE"))
             fprintf(stderr, "%s: memory estimate %.0f KiB\n", prog,
                     cli_budget_estimate(&plan) / 1024.0);
+#ifdef SV_MPI
+        if (cli_mpi_ranks() > 1) /* mpirun -n P: the trials split across ranks */
+            return cli_mpi_run(&plan);
+#endif
         return cli_run(&plan); /* every write checked */
     }
     /* --help, --version, --example: a full disk or a closed file shows here. */

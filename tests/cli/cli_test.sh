@@ -32,10 +32,10 @@ usage_error "$p: --seed: '18446744073709551616' is too large (at most 1844674407
 usage_error "$p: --ddof: '-1' is not a non-negative integer" --ddof -1
 usage_error "$p: --ddof: '4' must be less than the number of scores n_q*n_k = 4" --ddof 4 --n 2 --dk 2
 usage_error "$p: --dist: 'cauchy' is not a list of normal, uniform, rademacher, t" --dist cauchy
-usage_error "$p: --scale: 'sqrt,' is not a list of sqrt, dk, none or positive numbers" --scale sqrt,
-usage_error "$p: --scale: '0' is not a list of sqrt, dk, none or positive numbers" --scale 0
-usage_error "$p: --scale: '-2' is not a list of sqrt, dk, none or positive numbers" --scale -2
-usage_error "$p: --scale: 'log' is not a list of sqrt, dk, none or positive numbers" --scale log
+usage_error "$p: --scale: 'sqrt,' is not a list of sqrt, dk, none, logn or positive numbers" --scale sqrt,
+usage_error "$p: --scale: '0' is not a list of sqrt, dk, none, logn or positive numbers" --scale 0
+usage_error "$p: --scale: '-2' is not a list of sqrt, dk, none, logn or positive numbers" --scale -2
+usage_error "$p: --scale: 'log' is not a list of sqrt, dk, none, logn or positive numbers; did you mean logn?" --scale log
 usage_error "$p: --nu: '4' is not more than 4" --dist t --nu 4
 usage_error "$p: --nu: 'x' is not a finite number" --nu x
 usage_error "$p: --q-std: '0' is not a positive number" --q-std 0
@@ -373,6 +373,16 @@ runtime_error() {
 printf '1,2\n\n7,a\n' >"$tmp/bad.txt"
 runtime_error "sdpa-var: --logits-file: '$tmp/bad.txt' line 3: '7,a': item 2 'a' is not a finite number" --logits-file "$tmp/bad.txt"
 runtime_error "sdpa-var: --upstream: 3 values, but row 0 of --logits-file has 4 keys (one value a key)" --logits-file "$tmp/rows.txt" --upstream 1,2,3
+# --scale logn (SSMax's s ln n, issue 25): ln n per row, n = the row's keys;
+# Scalable-Softmax's Figure 1 at n = 10 (all -2, one +3): max weight .943
+# as given, n^5 / (n^5 + n - 1) with ln n (unit test unit.ssmax: n to 10^4).
+runtime_error "sdpa-var: --scale logn: row 1 has 1 key (ln 1 = 0; needs 2 or more)" --logits 1,2 --logits 5 --scale logn
+usage_error "sdpa-var: --scale logn: only with --logits or --logits-file (the drawn runs apply one multiplier to every row)" --dk 4 --scale sqrt,logn
+got=$("$BIN" --logits -2,-2,-2,-2,-2,-2,-2,-2,-2,3 --scale none,logn --format csv |
+    awk -F, '$5 == 9 { printf "%s %.3g %.6f;", $2, $3, $12 }')
+[ "$got" = "none 1 0.942826;logn 2.3 0.999910;" ] && ok || fail "--scale logn at n = 10: $got"
+got=$("$BIN" --logits 1,2,3,4 --dk 16 --scale logn --format csv | awk -F, 'NR == 2 { print $3 }')
+[ "$got" = "$(awk 'BEGIN { printf "%.17g", log(4) / 4 }')" ] && ok || fail "--scale logn --dk 16: multiplier $got, want ln 4 / 4"
 usage_error "sdpa-var: --example takes one configuration (got 2 from --dk, --n, --scale, --dist, --init)" --example --dk 2,4
 
 # --- --grad's spreads across trials (issue 15 section 4) -------------------------

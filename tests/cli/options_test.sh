@@ -80,8 +80,8 @@ usage_error "$p: --dist: 'normal,studnt' is not a list of normal, uniform, radem
 usage_error "$p: --dist: 'cauchy' is not a list of normal, uniform, rademacher, t" --dist cauchy
 usage_error "$p: --init: 'glorot' is not a list of xavier, lecun, normal; did you mean xavier?" --d-model 4 --init glorot
 usage_error "$p: --format: 'jsn' is not one of table, csv, json, jsonl, state, gnuplot, markdown, latex; did you mean json?" --format jsn
-usage_error "$p: --scale: 'sqr' is not a list of sqrt, dk, none or positive numbers; did you mean sqrt?" --scale sqr
-usage_error "$p: --scale: 'foo' is not a list of sqrt, dk, none or positive numbers" --scale foo
+usage_error "$p: --scale: 'sqr' is not a list of sqrt, dk, none, logn or positive numbers; did you mean sqrt?" --scale sqr
+usage_error "$p: --scale: 'foo' is not a list of sqrt, dk, none, logn or positive numbers" --scale foo
 
 # --- --columns: names checked against the column table, order as given ----------
 "$BIN" --dk 2,4 --n 3 --columns dk,scaled_var,raw_var >"$tmp/c.csv"

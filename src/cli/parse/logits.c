@@ -71,9 +71,13 @@ int cli_logits_validate(cli_options *o, char *err, size_t errlen)
             return cli_fail(err, errlen, "--scale %s needs --dk with --logits (%s)", c.name,
                             c.kind == CLI_SCALE_SQRT ? "it divides by sqrt(d_k)"
                                                      : "it divides by d_k");
+        /* logn: the base, 1/sqrt(d_k) with --dk (the logits are q.k) or 1
+         * without (they are already scaled, as SSMax's z); logits_run.c
+         * multiplies it by ln n for each row. */
         c.value = c.kind == CLI_SCALE_SQRT   ? 1.0 / sqrt(d)
                   : c.kind == CLI_SCALE_DK   ? 1.0 / d
                   : c.kind == CLI_SCALE_NONE ? 1.0
+                  : c.kind == CLI_SCALE_LOGN ? (dk ? 1.0 / sqrt(d) : 1.0)
                                              : c.value;
         o->logit_scale[i] = c;
     }

@@ -229,6 +229,8 @@ static int scale_item(cli_options *opt, const char *s, size_t i)
         c.kind = CLI_SCALE_DK;
     else if (strcmp(s, "none") == 0)
         c.kind = CLI_SCALE_NONE;
+    else if (strcmp(s, "logn") == 0)
+        c.kind = CLI_SCALE_LOGN;
     else if (!plain_real(s) || !((c.value = strtod(s, NULL)) > 0.0) || !isfinite(c.value))
         return 0;
     opt->scale[i] = c;
@@ -253,7 +255,7 @@ static int init_item(cli_options *opt, const char *s, size_t i)
 }
 
 /* The names each list option takes, as its message lists them. */
-static const char *const scale_names[] = {"sqrt", "dk", "none", "positive numbers", NULL};
+static const char *const scale_names[] = {"sqrt", "dk", "none", "logn", "positive numbers", NULL};
 static const char *const dist_names[] = {"normal", "uniform", "rademacher", "t", NULL};
 static const char *const init_list[] = {"xavier", "lecun", "normal", NULL};
 static const char *const format_names[] = {"table",   "csv",      "json",  "jsonl", "state",

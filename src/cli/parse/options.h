@@ -18,7 +18,8 @@ typedef enum cli_scale_kind {
     CLI_SCALE_SQRT,
     CLI_SCALE_DK,
     CLI_SCALE_NONE,
-    CLI_SCALE_VALUE
+    CLI_SCALE_VALUE,
+    CLI_SCALE_LOGN /* base times ln n per row (--logits only: logits.c) */
 } cli_scale_kind;
 
 /* Limits, stated in --help and in the messages that enforce them. */
@@ -57,8 +58,8 @@ typedef enum cli_arg_kind {
 
 typedef struct cli_scale_choice {
     cli_scale_kind kind;
-    double value;                /* for CLI_SCALE_VALUE */
-    char name[CLI_ITEM_MAX + 1]; /* as written: sqrt, dk, none or the number */
+    double value;                /* for CLI_SCALE_VALUE; for LOGN the base */
+    char name[CLI_ITEM_MAX + 1]; /* as written: sqrt, dk, none, logn or the number */
 } cli_scale_choice;
 
 typedef struct cli_options {

@@ -463,6 +463,11 @@ static int validate(cli_options *o, char *err, size_t errlen)
         return 0;
     if (on(o, CLI_OPT_LOGITS))
         return cli_logits_validate(o, err, errlen);
+    for (size_t i = 0; i < o->n_scale; i++)
+        if (o->scale[i].kind == CLI_SCALE_LOGN) /* the engine has one multiplier a trial */
+            return cli_fail(err, errlen,
+                            "--scale logn: only with --logits or --logits-file (the drawn "
+                            "runs apply one multiplier to every row)");
     if (o->format == CLI_FORMAT_GNUPLOT && !cli_plot_check(o, err, errlen))
         return 0;
     if (o->given[CLI_OPT_COLUMNS] && !cli_resolve_columns(o, err, errlen))

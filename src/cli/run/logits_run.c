@@ -3,6 +3,7 @@
 #include "logits_run.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,26 @@ static int file_rows(const char *path, rows *r, char *err, size_t errlen)
     return ok;
 }
 
+/* The multiplier of a row of n keys: logn is SSMax's s ln n (Nakanishi
+ * 2025), s the base in c->value; the others are c->value. */
+static double row_scale(const cli_scale_choice *c, size_t n)
+{
+    return c->kind == CLI_SCALE_LOGN ? c->value * log((double)n) : c->value;
+}
+
+/* logn needs ln n > 0: a row of one key is an error (message on stderr). */
+static int logn_rows_ok(const cli_options *opt, const rows *r)
+{
+    for (size_t k = 0; k < opt->n_logit_scale; k++)
+        for (size_t i = 0; i < r->count; i++)
+            if (!(row_scale(&opt->logit_scale[k], r->n[i]) > 0.0)) {
+                fprintf(stderr, "%s: --scale logn: row %zu has 1 key (ln 1 = 0; needs 2 or more)\n",
+                        prog, i);
+                return 0;
+            }
+    return 1;
+}
+
 int cli_logits_run(const cli_options *opt, cli_format format)
 {
     char err[512];
@@ -88,6 +109,8 @@ int cli_logits_run(const cli_options *opt, cli_format format)
             return CLI_EXIT_RUNTIME;
         }
     }
+    if (!logn_rows_ok(opt, &r))
+        return CLI_EXIT_RUNTIME;
     char *buf = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);
@@ -107,17 +130,18 @@ int cli_logits_run(const cli_options *opt, cli_format format)
     for (size_t i = 0; i < r.count; i++)
         for (size_t k = 0; k < opt->n_logit_scale; k++) {
             const cli_scale_choice *c = &opt->logit_scale[k];
+            const double mult = row_scale(c, r.n[i]); /* > 0: checked above */
             cli_logits_entry e = {.row = i,
                                   .n = r.n[i],
                                   .z = r.z[i],
                                   .scale_name = c->name,
-                                  .scale = c->value,
+                                  .scale = mult,
                                   .p = p,
                                   .jac = jac,
                                   .g = w.grad ? opt->upstream : NULL,
                                   .dz = w.grad ? dz : NULL};
-            const sv_status st = sv_softmax_row_report(r.z[i], r.n[i], c->value, e.g, p, jac,
-                                                       e.g ? dz : NULL, &e.st);
+            const sv_status st =
+                sv_softmax_row_report(r.z[i], r.n[i], mult, e.g, p, jac, e.g ? dz : NULL, &e.st);
             if (st != SV_OK) { /* parsed values are finite and bounded: not expected */
                 fclose(f);
                 free(buf);

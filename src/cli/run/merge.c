@@ -91,7 +91,7 @@ static void say_why(const sv_state_why *w, char **files, const sv_state *const *
 }
 
 /* The merged state written in @p format, through the run's sinks. */
-static int write_merged(const sv_state *m, cli_format format)
+int cli_merge_write(const sv_state *m, cli_format format)
 {
     if (format == CLI_FORMAT_STATE) {
         size_t len = 0;
@@ -175,7 +175,7 @@ static int merge_files(char **files, size_t n, cli_format format)
             say_why(&why, files, sp);
         else if (s != SV_OK)
             fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(s));
-        ok = s == SV_OK && write_merged(&m, format);
+        ok = s == SV_OK && cli_merge_write(&m, format);
         if (s == SV_OK)
             sv_state_free(&m);
     }

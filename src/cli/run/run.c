@@ -379,13 +379,11 @@ int cli_write_all(int fd, const void *buf, size_t n)
     return 1;
 }
 
-/* --format state: every configuration run, then their state in one
- * write (a state is all or nothing). */
-static int run_state(const cli_plan *plan)
+int cli_run_state_into(const cli_plan *plan, sv_state *st)
 {
-    sv_state st = {.n_configs = plan->count,
-                   .configs = calloc(plan->count, sizeof(sv_state_config))};
-    snprintf(st.version, sizeof st.version, "%s", SV_VERSION_STRING);
+    *st = (sv_state){.n_configs = plan->count,
+                     .configs = calloc(plan->count, sizeof(sv_state_config))};
+    snprintf(st->version, sizeof st->version, "%s", SV_VERSION_STRING);
     cli_budget budget;
     cli_budget_begin(&budget, plan);
     cli_progress pl = {.start = cli_progress_now(), .count = plan->count};
@@ -393,13 +391,22 @@ static int run_state(const cli_plan *plan)
         pl.total += cli_progress_work(&plan->configs[i].spec);
     the_progress = &pl;
     const int progress = !plan->quiet && isatty(STDERR_FILENO);
-    int ok = st.configs != NULL;
+    int ok = st->configs != NULL;
     if (!ok)
         say("%s", sv_status_str(SV_ENOMEM));
     for (size_t i = 0; ok && i < plan->count; i++)
-        ok = run_config(plan, i, NULL, &budget, &pl, progress, &st.configs[i]);
+        ok = run_config(plan, i, NULL, &budget, &pl, progress, &st->configs[i]);
     cli_progress_erase(&pl);
     the_progress = NULL;
+    return ok;
+}
+
+/* --format state: every configuration run, then their state in one
+ * write (a state is all or nothing). */
+static int run_state(const cli_plan *plan)
+{
+    sv_state st;
+    int ok = cli_run_state_into(plan, &st);
     size_t len = 0;
     unsigned char *buf = NULL;
     if (ok && sv_state_encode(&st, NULL, 0, &len) == SV_ERANGE && (buf = malloc(len)) &&

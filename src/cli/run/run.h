@@ -4,6 +4,7 @@
 #ifndef SDPA_VAR_CLI_RUN_H
 #define SDPA_VAR_CLI_RUN_H
 
+#include "sdpa_var/state.h"
 #include "specs.h"
 
 /* Runs every configuration of @p plan and writes its rows to stdout in
@@ -23,5 +24,14 @@ int cli_write_all(int fd, const void *buf, size_t n);
  * state files (or - for stdin), merges them (sdpa_var/state.h) and writes
  * what one run prints. @return the exit status (one line on stderr). */
 int cli_merge(int argc, char **argv);
+
+/* Runs every configuration of @p plan into *st (allocated: sv_state_free,
+ * also after a failure), as --format state would write it. @return 1; 0
+ * after one line on stderr. */
+int cli_run_state_into(const cli_plan *plan, sv_state *st);
+
+/* Writes merged state @p m to stdout in @p format, as `sdpa-var merge`
+ * does. @return 1; 0 after one line on stderr. */
+int cli_merge_write(const sv_state *m, cli_format format);
 
 #endif

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# slurm_array.sh: one sdpa-var run cut into trial shards by a Slurm job
+# array, merged by a dependent job into the bytes one run prints
+# (docs/scaling.md).
+#
+# Usage:
+#   scripts/slurm_array.sh submit TASKS TRIALS DIR [SBATCH_OPTION...] -- SDPA_VAR_ARG...
+#       sbatch an array of TASKS tasks (each runs `shard`) and a merge job
+#       that starts after all of them succeeded (afterok); prints both ids.
+#   scripts/slurm_array.sh shard TRIALS DIR -- SDPA_VAR_ARG...
+#       one task: task k of K (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN,
+#       SLURM_ARRAY_TASK_COUNT) draws trials floor(k T / K) ..
+#       floor((k + 1) T / K) - 1 of the T-trial run into
+#       DIR/shard_<k>_of_<K>.state (written whole or not at all).
+#   scripts/slurm_array.sh merge DIR [MERGE_OPTION...]
+#       `sdpa-var merge` of every DIR/shard_*.state into DIR/result
+#       (stdout too); merge itself refuses a missing or repeated range.
+# SDPA_VAR_ARG must not hold --trials, --first-trial or --format (the
+# script sets them); MERGE_OPTION is merge's --format. The binary is
+# $SDPA_VAR, else sdpa-var on PATH; every task must run the same build
+# (a state names it, and merge checks).
+# Exit status: 0; 2 on usage; else the failing command's.
+set -euo pipefail
+SDPA_VAR=${SDPA_VAR:-sdpa-var}
+me=$(readlink -f "$0")
+
+usage() { # [STATUS]: 2 (on stderr) unless 0 (--help, on stdout)
+    if [ "${1:-2}" = 0 ]; then
+        sed -n '2,22p' "$me" | sed 's/^# \{0,1\}//'
+        exit 0
+    fi
+    sed -n '2,22p' "$me" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+}
+die() {
+    echo "slurm_array.sh: $*" >&2
+    exit 2
+}
+count() { # NAME VALUE: VALUE is a whole number >= 1
+    [[ $2 =~ ^[1-9][0-9]{0,17}$ ]] || die "$1: '$2' is not a whole number >= 1"
+}
+args_after_dashes() { # prints the index of "--" in "$@", or dies
+    local i=0
+    for a in "$@"; do
+        [ "$a" = -- ] && { echo "$i"; return; }
+        i=$((i + 1))
+    done
+    die "no '--' before the sdpa-var arguments"
+}
+no_shard_options() {
+    for a in "$@"; do
+        case "$a" in
+        --trials | --trials=* | --first-trial | --first-trial=* | --format | --format=*)
+            die "$a: the script sets --trials, --first-trial and --format itself" ;;
+        esac
+    done
+}
+
+shard() {
+    [ $# -ge 3 ] || usage
+    local trials=$1 dir=$2
+    shift 2
+    [ "$1" = -- ] || usage
+    shift
+    count TRIALS "$trials"
+    no_shard_options "$@"
+    local id=${SLURM_ARRAY_TASK_ID:?not a Slurm array task (SLURM_ARRAY_TASK_ID unset)}
+    local n=${SLURM_ARRAY_TASK_COUNT:?SLURM_ARRAY_TASK_COUNT unset}
+    local k=$((id - ${SLURM_ARRAY_TASK_MIN:-0}))
+    count SLURM_ARRAY_TASK_COUNT "$n"
+    ((k >= 0 && k < n)) || die "task $k is not in 0..$((n - 1))"
+    ((n <= trials)) || die "$n tasks for $trials trials: a task would draw none"
+    # floor(k T / K) without overflow for T below 2^63 / K
+    local first=$((k * trials / n)) next=$(((k + 1) * trials / n))
+    local out=$dir/shard_${k}_of_${n}.state
+    mkdir -p "$dir"
+    "$SDPA_VAR" "$@" --first-trial "$first" --trials "$((next - first))" --format state \
+        >"$out.tmp.$$"
+    mv "$out.tmp.$$" "$out"
+}
+
+merge() {
+    [ $# -ge 1 ] || usage
+    local dir=$1
+    shift
+    local files=("$dir"/shard_*.state)
+    [ -e "${files[0]}" ] || die "merge: no shard_*.state in '$dir'"
+    "$SDPA_VAR" merge "$@" "${files[@]}" >"$dir/result.tmp.$$"
+    mv "$dir/result.tmp.$$" "$dir/result"
+    cat "$dir/result"
+}
+
+submit() {
+    [ $# -ge 4 ] || usage
+    local tasks=$1 trials=$2 dir=$3
+    shift 3
+    count TASKS "$tasks"
+    count TRIALS "$trials"
+    local d
+    d=$(args_after_dashes "$@")
+    local sbatch_opts=("${@:1:d}") run_args=("${@:d+2}")
+    no_shard_options "${run_args[@]}"
+    ((tasks <= trials)) || die "$tasks tasks for $trials trials: a task would draw none"
+    local array merge_job
+    mkdir -p "$dir"
+    array=$(sbatch --parsable --array=0-$((tasks - 1)) "${sbatch_opts[@]}" \
+        --output="$dir/slurm-%A_%a.out" "$me" shard "$trials" "$dir" -- "${run_args[@]}")
+    merge_job=$(sbatch --parsable --dependency=afterok:"${array%%;*}" "${sbatch_opts[@]}" \
+        --output="$dir/slurm-merge-%j.out" "$me" merge "$dir")
+    echo "array ${array%%;*}, merge $merge_job: $dir/result when both finish"
+}
+
+[ $# -ge 1 ] || usage
+cmd=$1
+shift
+case "$cmd" in
+shard) shard "$@" ;;
+merge) merge "$@" ;;
+submit) submit "$@" ;;
+-h | --help) usage 0 ;;
+*) die "'$cmd' is not shard, merge or submit" ;;
+esac

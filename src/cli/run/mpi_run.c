@@ -1,0 +1,174 @@
+/* The MPI run (mpi_run.h). Only the trials are split: each rank's shard
+ * is --first-trial lo --trials hi - lo of the same plan, so the merge in
+ * rank order is the merge `sdpa-var merge` does of those shards, and its
+ * bytes are one process's. */
+#include "mpi_run.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+
+static const char prog[] = "sdpa-var";
+
+void cli_mpi_begin(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+}
+
+int cli_mpi_ranks(void)
+{
+    int n = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
+
+int cli_mpi_launched(void)
+{
+    /* Open MPI's and PMI(x) launchers' variables: set by mpirun even for
+     * -n 1, absent in a singleton started from a shell. */
+    return cli_mpi_ranks() > 1 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") ||
+           getenv("PMIX_RANK");
+}
+
+int cli_mpi_end(int status)
+{
+    MPI_Finalize();
+    return status;
+}
+
+/* What a split run cannot do, or NULL. The same on every rank. */
+static const char *unsplittable(const cli_plan *p, uint64_t ranks)
+{
+    if (p->out.kind != SV_OUTPUT_SUMMARY)
+        return "per-trial, per-row and histogram output";
+    if (p->out.n_columns || p->out.columns_all || p->out.column_groups)
+        return "--columns";
+    if (p->out.format == CLI_FORMAT_GNUPLOT)
+        return "--format gnuplot";
+    if (p->arrays)
+        return "measured --q and --k";
+    if (p->first_trial || p->q_rows[0] || (p->count && p->q_rows[1] != p->configs[0].spec.n_q))
+        return "--first-trial and --q-rows (the ranks split the trials)";
+    if (p->count && p->configs[0].spec.trials < ranks)
+        return "fewer trials than ranks";
+    return NULL;
+}
+
+/* Rank r's shard: trials floor(r T / P) .. floor((r + 1) T / P) - 1. */
+static uint64_t split(uint64_t t, uint64_t r, uint64_t p)
+{
+    return r * (t / p) + r * (t % p) / p; /* r (t % p) < p^2: no overflow */
+}
+
+/* This rank's state, encoded; NULL after a message. */
+static unsigned char *run_shard(const cli_plan *plan, int rank, int ranks, size_t *len)
+{
+    const uint64_t t = plan->configs[0].spec.trials;
+    const uint64_t lo = split(t, (uint64_t)rank, (uint64_t)ranks),
+                   hi = split(t, (uint64_t)rank + 1, (uint64_t)ranks);
+    cli_config *cfg = malloc(plan->count * sizeof *cfg);
+    if (!cfg) {
+        fprintf(stderr, "%s: rank %d: out of memory\n", prog, rank);
+        return NULL;
+    }
+    memcpy(cfg, plan->configs, plan->count * sizeof *cfg);
+    for (size_t i = 0; i < plan->count; i++)
+        cfg[i].spec.trials = hi - lo;
+    cli_plan p = *plan;
+    p.configs = cfg;
+    p.first_trial = lo;
+    p.out.format = CLI_FORMAT_STATE;
+    p.quiet = plan->quiet || rank != 0; /* one progress line */
+    sv_state st;
+    unsigned char *buf = NULL;
+    int ok = cli_run_state_into(&p, &st);
+    if (ok && !(sv_state_encode(&st, NULL, 0, len) == SV_ERANGE && (buf = malloc(*len)) &&
+                sv_state_encode(&st, buf, *len, len) == SV_OK && *len <= INT_MAX)) {
+        fprintf(stderr, "%s: rank %d: out of memory\n", prog, rank);
+        free(buf);
+        buf = NULL;
+    }
+    sv_state_free(&st);
+    free(cfg);
+    return buf;
+}
+
+/* Rank 0: the ranks' states in rank order, decoded, merged, written. */
+static int merge_ranks(unsigned char *mine, const unsigned long long *lens, int ranks,
+                       cli_format format)
+{
+    sv_state *st = calloc((size_t)ranks, sizeof *st);
+    const sv_state **sp = calloc((size_t)ranks, sizeof *sp);
+    if (!st || !sp) {
+        fprintf(stderr, "%s: mpi: out of memory\n", prog);
+        MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_RUNTIME); /* the ranks wait to send */
+    }
+    int ok = 1;
+    for (int r = 0; r < ranks; r++) { /* every rank's bytes received, in rank order */
+        unsigned char *b = r ? malloc(lens[r]) : mine;
+        if (!b) {
+            fprintf(stderr, "%s: mpi: out of memory\n", prog);
+            MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_RUNTIME);
+        }
+        if (r)
+            MPI_Recv(b, (int)lens[r], MPI_BYTE, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        ok = sv_state_decode(b, lens[r], &st[r]) == SV_OK && ok;
+        sp[r] = &st[r];
+        if (r)
+            free(b);
+    }
+    sv_state m;
+    sv_state_why why;
+    if (ok) {
+        const sv_status s = sv_state_merge(sp, (size_t)ranks, format != CLI_FORMAT_STATE, &m, &why);
+        ok = s == SV_OK && cli_merge_write(&m, format);
+        if (s == SV_OK)
+            sv_state_free(&m);
+        else
+            fprintf(stderr, "%s: mpi: merge: %s\n", prog, sv_status_str(s));
+    } else
+        fprintf(stderr, "%s: mpi: a rank's state did not arrive whole\n", prog);
+    for (int r = 0; r < ranks; r++)
+        sv_state_free(&st[r]);
+    free(st);
+    free(sp);
+    return ok;
+}
+
+int cli_mpi_run(const cli_plan *plan)
+{
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const char *why = unsplittable(plan, (uint64_t)ranks);
+    if (why) {
+        if (rank == 0)
+            fprintf(stderr, "%s: mpirun -n %d: not with %s (run it as one process)\n", prog, ranks,
+                    why);
+        return CLI_EXIT_USAGE;
+    }
+    size_t len = 0;
+    unsigned char *mine = run_shard(plan, rank, ranks, &len);
+    unsigned long long my_len = mine ? (unsigned long long)len : 0, *lens = NULL;
+    if (rank == 0 && !(lens = calloc((size_t)ranks, sizeof *lens)))
+        MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_RUNTIME);
+    MPI_Gather(&my_len, 1, MPI_UNSIGNED_LONG_LONG, lens, 1, MPI_UNSIGNED_LONG_LONG, 0,
+               MPI_COMM_WORLD);
+    int all = 1; /* every rank has its state (0: a rank said why it has none) */
+    for (int r = 0; rank == 0 && r < ranks; r++)
+        all = all && lens[r] > 0;
+    MPI_Bcast(&all, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int ok = all;
+    if (all && rank != 0)
+        MPI_Send(mine, (int)len, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+    else if (all)
+        ok = merge_ranks(mine, lens, ranks, plan->out.format);
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free(mine);
+    free(lens);
+    return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The optional MPI build (issue 25 section 2): configured and built in its
+# own build directory with -DSV_MPI=ON against Debian's OpenMPI, then
+# `mpirun -n 3` (ranks oversubscribed on this machine) prints one
+# process's bytes in every format; what a split run cannot do is refused
+# with exit 2. Skipped (exit 77) without mpicc and mpirun.
+# Usage: tests/cli/mpi_test.sh SOURCE_DIR MPI_BUILD_DIR
+set -u
+SRC=${1:?usage: mpi_test.sh SOURCE_DIR MPI_BUILD_DIR}
+BUILD=${2:?usage: mpi_test.sh SOURCE_DIR MPI_BUILD_DIR}
+if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
+    echo "SKIP: mpicc or mpirun not found: apt-get install libopenmpi-dev openmpi-bin"
+    exit 77
+fi
+cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DSV_MPI=ON -DSV_WERROR=ON >"$BUILD.log" 2>&1 &&
+    cmake --build "$BUILD" -j2 --target sdpa-var >>"$BUILD.log" 2>&1 || {
+    echo "FAIL: the MPI build failed:"
+    tail -n 20 "$BUILD.log"
+    exit 1
+}
+M=$BUILD/sdpa-var
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+mpi() { mpirun --allow-run-as-root --oversubscribe -n "$@"; }
+
+A=(--dk 8,16 --n 40 --seed 11 --trials 1000 --observed 7)
+for f in csv json jsonl table state; do
+    "$M" "${A[@]}" --format $f >"$T/one.$f"
+    mpi 3 "$M" "${A[@]}" --format $f >"$T/mpi.$f" || bad "mpirun -n 3, $f: exit $?"
+    cmp -s "$T/one.$f" "$T/mpi.$f" && ok || bad "mpirun -n 3, $f: not one process's bytes"
+done
+# no --format under mpirun: CSV (its stdout is mpirun's, not a terminal)
+mpi 3 "$M" "${A[@]}" >"$T/mpi_default" && cmp -s "$T/one.csv" "$T/mpi_default" && ok ||
+    bad "mpirun -n 3 without --format: not the CSV"
+# causal rows over two row blocks, 7 trials on 2 ranks
+C=(--dk 2 --n 4200 --causal --trials 7 --seed 4)
+"$M" "${C[@]}" >"$T/c1" && mpi 2 "$M" "${C[@]}" >"$T/c2" && cmp -s "$T/c1" "$T/c2" && ok ||
+    bad "mpirun -n 2, causal: not one process's bytes"
+# one rank is the plain run, CSV without --format too
+mpi 1 "$M" "${A[@]}" >"$T/mpi1.csv" && cmp -s "$T/one.csv" "$T/mpi1.csv" && ok ||
+    bad "mpirun -n 1: not one process's bytes"
+refused() { # WANT ARGS...: exit 2, one line from rank 0 naming what
+    local want=$1
+    shift
+    mpi 3 "$M" "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    [ $rc -ne 0 ] && [ ! -s "$T/out" ] && [ "$(grep -c '^sdpa-var:' "$T/err")" -eq 1 ] &&
+        grep -qF "$want" "$T/err" && ok || bad "mpirun -n 3 $* -> rc=$rc $(head -n 3 "$T/err")"
+}
+refused "not with fewer trials than ranks" --dk 4 --trials 2
+refused "not with per-trial, per-row and histogram output" --dk 4 --trials 9 --per-trial
+refused "not with --first-trial and --q-rows" --dk 4 --trials 9 --first-trial 3 --format state
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# scripts/slurm_array.sh without Slurm (issue 25 section 2): each array task
+# run by hand with the variables Slurm sets, then the merge job's command;
+# the merged bytes equal one run's, whatever the task order and the
+# array's first id; each task's shard is exactly its trial range
+# (floor(k T / K) .. floor((k + 1) T / K) - 1); bad uses exit 2.
+# Usage: tests/cli/slurm_test.sh path/to/sdpa-var SOURCE_DIR
+set -u
+BIN=${1:?usage: slurm_test.sh path/to/sdpa-var SOURCE_DIR}
+SRC=${2:?usage: slurm_test.sh path/to/sdpa-var SOURCE_DIR}
+S=$SRC/scripts/slurm_array.sh
+export SDPA_VAR=$BIN
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+same() { if cmp -s "$1" "$2"; then ok; else bad "$3: $1 and $2 differ"; fi; }
+task() { # DIR MIN ID COUNT TRIALS ARGS...
+    local dir=$1 min=$2 id=$3 n=$4 trials=$5
+    shift 5
+    SLURM_ARRAY_TASK_MIN=$min SLURM_ARRAY_TASK_ID=$id SLURM_ARRAY_TASK_COUNT=$n \
+        "$S" shard "$trials" "$dir" -- "$@"
+}
+
+A=(--dk 8,16 --n 40 --seed 11)
+"$BIN" "${A[@]}" --trials 1000 >"$T/one.csv"
+for id in 2 0 1; do # the tasks in any order
+    task "$T/a" 0 $id 3 1000 "${A[@]}" || bad "task $id failed"
+done
+"$S" merge "$T/a" >"$T/m.csv" || bad "merge failed"
+same "$T/one.csv" "$T/m.csv" "3 tasks merged"
+same "$T/one.csv" "$T/a/result" "the merge job's result file"
+"$BIN" "${A[@]}" --trials 1000 --format json >"$T/one.json"
+"$S" merge "$T/a" --format json >"$T/m.json"
+same "$T/one.json" "$T/m.json" "3 tasks merged, json"
+
+# --array=5-8 (SLURM_ARRAY_TASK_MIN 5), 10 trials: shards of 2, 3, 2, 3
+B=(--dk 4 --n 30 --seed 2)
+for id in 5 6 7 8; do
+    task "$T/b" 5 $id 4 10 "${B[@]}" || bad "task $id of 5..8 failed"
+done
+k=0
+for range in 0:2 2:3 5:2 7:3; do
+    "$BIN" "${B[@]}" --first-trial "${range%:*}" --trials "${range#*:}" --format state >"$T/want.st"
+    same "$T/want.st" "$T/b/shard_${k}_of_4.state" "task $k of 4: trials ${range%:*}+${range#*:}"
+    k=$((k + 1))
+done
+"$BIN" "${B[@]}" --trials 10 >"$T/one10.csv"
+"$S" merge "$T/b" >"$T/m10.csv"
+same "$T/one10.csv" "$T/m10.csv" "4 tasks from --array=5-8 merged"
+
+# a missing task: merge fails (sdpa-var's exit 1), no result file
+task "$T/c" 0 0 3 1000 "${A[@]}"
+task "$T/c" 0 2 3 1000 "${A[@]}"
+"$S" merge "$T/c" >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && [ ! -e "$T/c/result" ] && ok || bad "merge with task 1 missing: rc=$rc $(cat "$T/err")"
+
+# usage errors: exit 2, one line, nothing written
+usage_error() { # WANT-GLOB COMMAND...
+    local want=$1
+    shift
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    [ $rc -eq 2 ] && [ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+        [[ "$(cat "$T/err")" == $want ]] && ok || bad "$* -> rc=$rc $(cat "$T/err") (want $want)"
+}
+usage_error "*4 tasks for 3 trials*" task "$T/d" 0 0 4 3 "${B[@]}"
+usage_error "*--trials: the script sets*" task "$T/d" 0 0 2 10 "${B[@]}" --trials 5
+usage_error "*task 3 is not in 0..2*" task "$T/d" 0 3 3 10 "${B[@]}"
+usage_error "*TRIALS: '0x' is not*" task "$T/d" 0 0 3 0x "${B[@]}"
+usage_error "*no shard_\*.state*" "$S" merge "$T/d"
+[ ! -e "$T/d" ] || [ -z "$(ls "$T/d")" ] && ok || bad "a refused task wrote $(ls "$T/d")"
+SLURM_ARRAY_TASK_ID= "$S" shard 10 "$T/e" -- "${B[@]}" >/dev/null 2>&1 && bad "no task id: accepted" || ok
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
