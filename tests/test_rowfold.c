@@ -48,7 +48,7 @@ int main(void)
 {
     check_rows((sv_spec){.d_k = 2, .n_q = NQ, .n_k = 40, .trials = 2, .seed = 3});
     check_rows((sv_spec){.d_k = 2, .n_q = NQ, .n_k = NQ, .trials = 2, .seed = 4, .causal = 1});
-    check_rows(
-        (sv_spec){.d_k = 3, .n_q = NQ, .n_k = 50, .trials = 2, .seed = 5, .values = 1, .plant = 0.5});
+    check_rows((sv_spec){
+        .d_k = 3, .n_q = NQ, .n_k = 50, .trials = 2, .seed = 5, .values = 1, .plant = 0.5});
     return CHECK_DONE();
 }

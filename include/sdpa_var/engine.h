@@ -177,7 +177,7 @@ typedef struct sv_trial_stats {
 } sv_trial_stats;
 
 /** Number of doubles in sv_trial_stats (it holds nothing else). */
-#define SV_TRIAL_ONE_(name, reduce, number) +1
+#define SV_TRIAL_ONE_(name, reduce, number) +1 /* NOLINT(bugprone-macro-parentheses): a term */
 #define SV_TRIAL_FIELDS (0 SV_TRIAL_STATS_MAP(SV_TRIAL_ONE_))
 
 /**

@@ -160,7 +160,7 @@ sv_status sv_plan_make(plan *p, const sv_spec *spec, const sv_source *src, const
 /* tile.c: C (m x n, row stride ldc) = A (m x k) B^T when trans_b, else
  * A B (B k x n), row-major: OpenBLAS's dgemm, or plain loops without it. */
 void sv_tile_gemm(int trans_b, size_t m, size_t n, size_t k, const double *a, size_t lda,
-               const double *b, size_t ldb, double *c, size_t ldc);
+                  const double *b, size_t ldb, double *c, size_t ldc);
 /* tile.c: scores (tm x kb) = qtile (tm x d_k) k^T; and the --values
  * outputs of one tile, merged into the rows' running outputs. */
 void sv_tile_product(const plan *p, const double *qtile, const double *k, double *scores);

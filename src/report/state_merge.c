@@ -36,8 +36,10 @@ static uint64_t run_hash(const sv_spec *s)
 
 static int same_config(const sv_state_config *a, const sv_state_config *b)
 {
+    /* --observed: the same value, or both absent (NAN) */
+    const int observed = a->observed == b->observed || (isnan(a->observed) && isnan(b->observed));
     return run_hash(&a->spec) == run_hash(&b->spec) && strcmp(a->scale_name, b->scale_name) == 0 &&
-           memcmp(&a->observed, &b->observed, sizeof(double)) == 0;
+           observed;
 }
 
 static sv_status fail(sv_state_why *why, sv_state_problem p, size_t shard, size_t other,

@@ -135,7 +135,8 @@ static sv_status get_partial(rd *r, uint64_t first, uint64_t n, sv_partial *p)
     const uint64_t nb = n > h ? (n - h - 1) / B + 1 : 0;
     /* lead, blocks, 2 n variances: all there before allocating (the 6
      * extremes are checked as read) */
-    if (!left_for(r, h, F * 8) || !left_for(r, nb, 3 * F * 8) || !left_for(r, n, 16))
+    if (!left_for(r, h, (size_t)F * 8) || !left_for(r, nb, (size_t)3 * F * 8) ||
+        !left_for(r, n, 16))
         return SV_ECORRUPT;
     sv_status st = sv_partial_init(p, first, n);
     if (st != SV_OK)
@@ -158,7 +159,7 @@ static sv_status get_partial(rd *r, uint64_t first, uint64_t n, sv_partial *p)
 static sv_status get_folds(rd *r, sv_state_config *c)
 {
     const size_t nb = sv_rowfold_blocks((size_t)c->row_begin, (size_t)c->row_end);
-    const size_t each = (SV_FOLD_COUNTS + SV_FOLD_SUMS) * 8;
+    const size_t each = ((size_t)SV_FOLD_COUNTS + SV_FOLD_SUMS) * 8;
     if (nb == 0 || !left_for(r, c->trial_count, each) ||
         !left_for(r, c->trial_count * nb, each)) /* count <= bytes / each: no wrap */
         return SV_ECORRUPT;
@@ -214,7 +215,7 @@ static sv_status decode(rd *r, sv_state *s)
     r->len -= 8;
     get_str(r, s->version);
     const uint64_t n = get_u64(r);
-    if (n == 0 || !left_for(r, n, 8 * 30)) /* a configuration is > 30 words */
+    if (n == 0 || !left_for(r, n, (size_t)8 * 30)) /* a configuration is > 30 words */
         return SV_ECORRUPT;
     s->configs = calloc((size_t)n, sizeof *s->configs);
     if (!s->configs)

@@ -35,12 +35,12 @@
       "number of keys n_k (default N)")                                                            \
     X(TRIALS, "trials", 't', "T", CLI_ARG_COUNT, 1, CLI_U64_MAX, "1", "trials", 0,                 \
       "independent repetitions with fresh draws")                                                  \
-    X(FIRST_TRIAL, "first-trial", 0, "F", CLI_ARG_COUNT, 0, CLI_U64_MAX, "0", NULL, 0,              \
+    X(FIRST_TRIAL, "first-trial", 0, "F", CLI_ARG_COUNT, 0, CLI_U64_MAX, "0", NULL, 0,             \
       "run trials F .. F+T-1 of the long run: a shard, with\n"                                     \
       "--format state (then `sdpa-var merge`) or --per-trial")                                     \
     X(Q_ROWS, "q-rows", 0, "A:B", CLI_ARG_LIST, 0, 0, NULL, NULL, 0,                               \
-      "only query rows A .. B-1 of each trial: a row shard, with\n"                               \
-      "--format state; A and B multiples of " CLI_STR(SV_FOLD_ROWS) " (or B = n_q)")                   \
+      "only query rows A .. B-1 of each trial: a row shard, with\n"                                \
+      "--format state; A and B multiples of " CLI_STR(SV_FOLD_ROWS) " (or B = n_q)")               \
     X(SEED, "seed", 's', "S", CLI_ARG_COUNT, 0, CLI_U64_MAX, "42", "seed", 0,                      \
       "unsigned 64-bit seed; same seed, same output")                                              \
     X(DIST, "dist", 0, "LIST", CLI_ARG_LIST, 0, 0, "normal", "dist", 0,                            \
@@ -57,9 +57,9 @@
     X(SCALE, "scale", 0, "LIST", CLI_ARG_LIST, 0, 0, "sqrt", "scale", 0,                           \
       "the multiplier of QK^T in the \"scaled\" logits, as\n"                                      \
       "scale= in PyTorch's SDPA: sqrt (1/sqrt(d_k)), dk\n"                                         \
-      "(1/d_k, as muP), none (1), a positive number or,\n"                                        \
-      "with --logits only, logn (ln n times 1/sqrt(d_k),\n"                                       \
-      "or times 1 without --dk; n = keys of the row); a\n"                                        \
+      "(1/d_k, as muP), none (1), a positive number or,\n"                                         \
+      "with --logits only, logn (ln n times 1/sqrt(d_k),\n"                                        \
+      "or times 1 without --dk; n = keys of the row); a\n"                                         \
       "comma list runs each, e.g. 'sqrt,dk,none';\n"                                               \
       "at most " CLI_STR(CLI_SCALES_MAX) " items of at most " CLI_STR(CLI_ITEM_MAX) " characters") \
     X(NU, "nu", 0, "NU", CLI_ARG_ABOVE, 4, CLI_INF, "6", "nu", 0,                                  \
@@ -133,11 +133,11 @@
       "DIR/k.npy (DIR/v.npy), float64 n x d, for --q and --k")                                     \
     X(FORMAT, "format", 0, "F", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                                 \
       "table (default on a terminal), csv (default otherwise),\n"                                  \
-      "json (one document), jsonl (one object a line), state\n"                                   \
-      "(the mergeable partial result: `sdpa-var merge`),\n"                                      \
-      "gnuplot (a script drawing --plot, data inline), or\n"                                      \
-      "markdown or latex (the table for slides, numbers\n"                                        \
-      "rounded at their standard error)")                                            \
+      "json (one document), jsonl (one object a line), state\n"                                    \
+      "(the mergeable partial result: `sdpa-var merge`),\n"                                        \
+      "gnuplot (a script drawing --plot, data inline), or\n"                                       \
+      "markdown or latex (the table for slides, numbers\n"                                         \
+      "rounded at their standard error)")                                                          \
     X(PLOT, "plot", 0, "Y", CLI_ARG_LIST, 0, 0, "variance", NULL, 1,                               \
       "with --format gnuplot: variance, entropy, max_weight,\n"                                    \
       "eff_keys or grad (needs --grad) against the swept column,\n"                                \

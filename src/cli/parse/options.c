@@ -346,7 +346,7 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
         return parse_sizes("--dk", s, opt->dk, &opt->n_dk, err, errlen);
     case CLI_OPT_N: /* one value may be written as the other counts are (1.2e3) */
         if (!strpbrk(s, ",:")) {
-            uint64_t v;
+            uint64_t v = 0;
             if (!cli_parse_count("--n", s, 1, CLI_SIZE_MAX, &v, err, errlen))
                 return 0;
             opt->n[0] = (size_t)v;

@@ -19,10 +19,10 @@ typedef enum cli_format {
     CLI_FORMAT_AUTO,
     CLI_FORMAT_TABLE,
     CLI_FORMAT_CSV,
-    CLI_FORMAT_JSON,   /* one document */
-    CLI_FORMAT_JSONL,  /* JSON Lines: the config, then one row a line */
-    CLI_FORMAT_STATE,  /* the mergeable state (sdpa_var/state.h), bytes */
-    CLI_FORMAT_GNUPLOT, /* a gnuplot script, the rows as its datablock */
+    CLI_FORMAT_JSON,     /* one document */
+    CLI_FORMAT_JSONL,    /* JSON Lines: the config, then one row a line */
+    CLI_FORMAT_STATE,    /* the mergeable state (sdpa_var/state.h), bytes */
+    CLI_FORMAT_GNUPLOT,  /* a gnuplot script, the rows as its datablock */
     CLI_FORMAT_MARKDOWN, /* the table view as a markdown (GFM) table */
     CLI_FORMAT_LATEX     /* the table view as a booktabs tabular */
 } cli_format;

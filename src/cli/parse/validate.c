@@ -493,7 +493,7 @@ static int validate(cli_options *o, char *err, size_t errlen)
                         "--histogram takes one configuration (got %zu from --dk, "
                         "--n, --scale, --dist, --init)",
                         n);
-    o->configs = calloc(n, sizeof *o->configs);
+    o->configs = calloc(n ? n : 1, sizeof *o->configs); /* n >= 1: every list has an item */
     if (!o->configs)
         return cli_fail(err, errlen, "out of memory");
     for (size_t i = 0; i < n; i++) {

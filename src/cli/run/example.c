@@ -150,7 +150,8 @@ static void small(FILE *f, const sv_spec *spec, const drawn *d, const char *scal
     const size_t nq = spec->n_q, nk = spec->n_k, dv = spec->d_v;
     const size_t jq = spec->causal ? nq - 1 : 0;
     const double c = sv_spec_scale(spec);
-    double s[M], z[M], pr[M], p[M], dzr[M], dz[M], jr[M], j[M], o[M] = {0};
+    double s[M] = {0}, z[M] = {0}, pr[M] = {0}, p[M] = {0}, dzr[M] = {0}, dz[M] = {0}, jr[M] = {0},
+           j[M] = {0}, o[M] = {0};
     header(f, spec);
     scores(f, spec, d, s);
     for (size_t i = 0; i < nq * nk; i++)

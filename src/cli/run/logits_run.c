@@ -114,7 +114,7 @@ int cli_logits_run(const cli_options *opt, cli_format format)
     char *buf = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);
-    double p[CLI_LOGITS_KEYS_MAX], dz[CLI_LOGITS_KEYS_MAX];
+    double p[CLI_LOGITS_KEYS_MAX] = {0}, dz[CLI_LOGITS_KEYS_MAX] = {0};
     static double jac[CLI_LOGITS_KEYS_MAX * CLI_LOGITS_KEYS_MAX];
     if (!f) {
         fprintf(stderr, "%s: out of memory\n", prog);

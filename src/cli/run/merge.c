@@ -148,7 +148,7 @@ int cli_merge_write(const sv_state *m, cli_format format)
 static int merge_files(char **files, size_t n, cli_format format)
 {
     sv_state *st = calloc(n, sizeof *st);
-    const sv_state **sp = calloc(n, sizeof *sp);
+    const sv_state **sp = calloc(n, sizeof(const sv_state *));
     int ok = st && sp;
     for (size_t i = 0; ok && i < n; i++) {
         size_t len = 0;

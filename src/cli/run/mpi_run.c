@@ -102,7 +102,7 @@ static int merge_ranks(unsigned char *mine, const unsigned long long *lens, int 
                        cli_format format)
 {
     sv_state *st = calloc((size_t)ranks, sizeof *st);
-    const sv_state **sp = calloc((size_t)ranks, sizeof *sp);
+    const sv_state **sp = calloc((size_t)ranks, sizeof(const sv_state *));
     if (!st || !sp) {
         fprintf(stderr, "%s: mpi: out of memory\n", prog);
         MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_RUNTIME); /* the ranks wait to send */

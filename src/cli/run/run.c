@@ -301,6 +301,8 @@ static int write_config(cli_sink *s, const config_run *r, const cli_output *out,
     case SV_OUTPUT_HISTOGRAM: {
         const size_t b = out->histogram;
         const uint64_t *h = r->hist;
+        if (!h) /* allocated with the histogram tap whenever this output is */
+            return 0;
         const double lo = out->weight_histogram ? 0.0 : r->taps.hist_lo;
         const double hi = out->weight_histogram ? 1.0 : r->taps.hist_hi;
         cli_progress_erase(pl);

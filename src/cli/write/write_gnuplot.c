@@ -137,11 +137,12 @@ void cli_gnuplot_begin(cli_writer *s)
 {
     FILE *f = s->f;
     const sv_spec *sp = &s->configs[0].spec;
-    fprintf(f,
-            "# sdpa-var %s: a gnuplot script with its data inline; draw it with\n"
-            "#   ... --format gnuplot | gnuplot -p\n"
-            "# (terminal: gnuplot -e 'set terminal pngcairo; set output \"f.png\"' -, or GNUTERM)\n",
-            SV_VERSION_STRING);
+    fprintf(
+        f,
+        "# sdpa-var %s: a gnuplot script with its data inline; draw it with\n"
+        "#   ... --format gnuplot | gnuplot -p\n"
+        "# (terminal: gnuplot -e 'set terminal pngcairo; set output \"f.png\"' -, or GNUTERM)\n",
+        SV_VERSION_STRING);
     fprintf(f, "# n_q=%zu n_k=%zu trials=%llu seed=%llu dist=%s\n", sp->n_q, sp->n_k,
             (unsigned long long)sp->trials, (unsigned long long)sp->seed, sv_dist_name(sp->dist));
     const char *out = s->out->plot_output;
@@ -222,9 +223,9 @@ void cli_gnuplot_end(cli_writer *s)
         hi = v > hi ? v : hi;
     }
     fprintf(f,
-            "set title \"%s against %s: raw and scaled logits (n_q=%zu, n_k=%zu%s)\" "
+            "set title \"%s against %s: raw and scaled logits (n_q=%zu, n_k=%zu)\" "
             "noenhanced\n",
-            p->title, x, sp->n_q, sp->n_k, strcmp(xc->name, "dk") ? "" : "");
+            p->title, x, sp->n_q, sp->n_k);
     fprintf(f, "set xlabel \"%s\" noenhanced\nset ylabel \"%s\" noenhanced\n", x, p->ylabel);
     if (hi >= 8 * lo && lo > 0)
         fputs("set logscale x 2\n", f);

@@ -134,15 +134,16 @@ typedef struct slide_row {
 
 static void side(grid *g, const cli_table_entry *e, const slide_row *r, int k)
 {
-    const char *name = r->col[2 * k];
+    const size_t m = 2 * (size_t)k, m1 = m + 1;
+    const char *name = r->col[m];
     const int many = e->spec.trials > 1;
-    double v = cli_table_col(e, name, r->power[2 * k]);
-    double se = name ? cli_table_std_error(e, name, r->power[2 * k]) : NAN;
+    double v = cli_table_col(e, name, r->power[m]);
+    double se = name ? cli_table_std_error(e, name, r->power[m]) : NAN;
     char sdname[64] = "";
     if (name)
         snprintf(sdname, sizeof sdname, many ? "%s_sd" : "%s_sd_theory", name);
-    double sd = name ? cli_table_col_if(e, sdname, r->power[2 * k]) : NAN;
-    double t = cli_table_col(e, r->col[2 * k + 1], r->power[2 * k + 1]);
+    double sd = name ? cli_table_col_if(e, sdname, r->power[m]) : NAN;
+    double t = cli_table_col(e, r->col[m1], r->power[m1]);
     if (r->sqrt_of) { /* d sqrt(x) = dx / (2 sqrt(x)) */
         se = se / (2.0 * sqrt(v));
         sd = sd / (2.0 * sqrt(v));
