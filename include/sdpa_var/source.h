@@ -51,6 +51,17 @@ struct sv_source {
      */
     void (*rows)(const sv_source *src, const double *state, uint64_t trial, sv_matrix which,
                  size_t row0, size_t m, double *x, size_t ld, double *scratch);
+    /**
+     * NULL: no mask beyond the spec's causal flag and window. Else the
+     * additive mask of query row @p row against keys col0 .. col0 + n - 1
+     * of @p trial into x[0 .. n-1], on the SCALED logits: 0 where the key
+     * is seen as is, -INFINITY where it is excluded, else a finite value M
+     * the model adds after scaling (the engine's raw logit is then
+     * S + M / scale, so that scaled = scale * raw holds). Applied within
+     * the keys the spec's causal flag and window leave. Re-entrant.
+     */
+    void (*mask)(const sv_source *src, uint64_t trial, size_t row, size_t col0, size_t n,
+                 double *x);
 };
 
 /**
@@ -64,15 +75,17 @@ sv_status sv_source_draw(const sv_spec *spec, sv_source *src);
 
 /** Element type of a caller's array. Values pinned: appended, never renumbered. */
 typedef enum sv_dtype {
-    SV_DTYPE_FLOAT64 = 0, /**< IEEE double (numpy float64, torch.float64, safetensors F64) */
-    SV_DTYPE_FLOAT32 = 1, /**< IEEE single (float32, F32): widened exactly */
-    SV_DTYPE_FLOAT16 = 2, /**< IEEE half (float16, F16): widened exactly, subnormals too */
-    SV_DTYPE_BFLOAT16 = 3 /**< bfloat16 (torch.bfloat16, safetensors BF16): the high 16
+    SV_DTYPE_FLOAT64 = 0,  /**< IEEE double (numpy float64, torch.float64, safetensors F64) */
+    SV_DTYPE_FLOAT32 = 1,  /**< IEEE single (float32, F32): widened exactly */
+    SV_DTYPE_FLOAT16 = 2,  /**< IEEE half (float16, F16): widened exactly, subnormals too */
+    SV_DTYPE_BFLOAT16 = 3, /**< bfloat16 (torch.bfloat16, safetensors BF16): the high 16
                                bits of a float32, widened exactly */
+    SV_DTYPE_BOOL = 4      /**< one byte, nonzero = true (numpy bool, torch.bool): masks
+                                only (sv_strided.mask), never Q, K, V or G */
 } sv_dtype;
 
 /** Number of sv_dtype values. */
-#define SV_DTYPES 4
+#define SV_DTYPES 5
 
 /** Most dimensions an sv_array has: batch x heads x rows x cols. */
 #define SV_ARRAY_MAX_DIMS 4
@@ -122,6 +135,13 @@ typedef struct sv_strided {
     sv_array v; /**< [batch x] [heads_kv x] n_k x d_v, or data NULL */
     sv_array g; /**< [batch x] [heads_q x] n_q x d_v: the upstream gradient
                      dL/dO of spec->grad (SV_MATRIX_G), or data NULL */
+    /** [batch|1 x] [heads_q|1 x] n_q|1 x n_k|1, or data NULL: an attention
+     *  mask as PyTorch's SDPA attn_mask, a size-1 axis broadcast (stride
+     *  unread). SV_DTYPE_BOOL: true = attend. A float dtype: added to the
+     *  scaled logits; -inf and the dtype's lowest finite value (HF's
+     *  torch.finfo(dtype).min) exclude the key. Read a row at a time,
+     *  never expanded. Not with spec->grad. */
+    sv_array mask;
 } sv_strided;
 
 /** Where trial t of a strided source reads (sv_strided_head). */
@@ -162,9 +182,15 @@ sv_status sv_strided_head(const sv_strided *arrays, uint64_t trial, uint64_t *tr
  * entry of the trials' heads once and returns SV_ENONFINITE for a NaN or an
  * infinity (sv_array_find_nonfinite says where), SV_EOVERFLOW when d_k
  * max|q| max|k| (or that times spec->scale) exceeds SV_SCORE_MAX, as for
- * drawn entries.
+ * drawn entries. With arrays->mask (src->mask set), check() returns
+ * SV_EMISMATCH for a mask axis that is neither 1 nor the matching size
+ * (batch, heads_q, n_q, n_k) or for spec->grad, SV_ENONFINITE for a NaN or
+ * +inf mask entry, SV_EOVERFLOW when max |M| / scale over the finite,
+ * not excluded entries exceeds SV_SCORE_MAX. Statistics of a masked row
+ * are over the keys it sees; a row that sees none counts in rows_empty.
  * @return SV_OK; SV_EINVAL for NULL arguments; SV_EFORMAT for a dtype out
- *         of range, ndim out of 2..4, or a NULL q or k.
+ *         of range (SV_DTYPE_BOOL for Q, K, V or G), ndim out of 2..4, or
+ *         a NULL q or k.
  */
 sv_status sv_source_strided(const sv_strided *arrays, sv_source *src);
 

@@ -159,8 +159,48 @@ def _prepare(q, k, v, layout):
     return arrays, owners, qd, kd
 
 
-def stats(q, k, v=None, *, scale=None, causal=False, window=None, layout="bhnd", pool="heads",
-          ddof=0, threads=None):
+def _mask(mask, qd, kd):
+    """(sv_array, owner) of @p mask, checked against batch x heads_q x n_q
+    x n_k: bool (True = attend) or float (added to the scaled logits),
+    numpy or torch, a size-1 axis broadcast, fewer axes padded on the left
+    as numpy broadcasts."""
+    if _arrays._is_torch(mask):
+        import torch
+
+        mask = mask.detach()
+        while mask.dim() < 2:
+            mask = mask.unsqueeze(0)
+        if mask.dim() <= 4 and mask.device.type == "cpu" and mask.is_floating_point() and \
+                bool((torch.isnan(mask) | (mask == math.inf)).any()):
+            raise ValueError("mask: NaN or +inf entry (a float mask holds finite values, or "
+                             "-inf to exclude a key)")
+    else:
+        if not isinstance(mask, np.ndarray):
+            try:
+                mask = np.asarray(mask)
+            except Exception as e:
+                raise TypeError("mask: not an array (%s)" % e) from None
+        while mask.ndim < 2:
+            mask = mask[np.newaxis]
+        if mask.dtype.kind == "f" and mask.ndim <= 4 and \
+                bool((np.isnan(mask) | (mask == np.inf)).any()):
+            raise ValueError("mask: NaN or +inf entry (a float mask holds finite values, or "
+                             "-inf to exclude a key)")
+    shape = tuple(mask.shape)
+    want = (qd[0], qd[1], qd[2], kd[2])
+    if len(shape) > 4:
+        raise ValueError("mask: shape %s has %d axes; expected at most 4, broadcastable to "
+                         "batch x heads x n_q x n_k = %s" % (shape, len(shape), want))
+    a, owner = _arrays.as_array(mask, "mask", allow_bool=True)
+    got = _arrays.dims(a)
+    if any(g not in (1, w) for g, w in zip(got, want)):
+        raise ValueError("mask: shape %s does not broadcast to batch x heads x n_q x n_k = %s"
+                         % (shape, want))
+    return a, owner
+
+
+def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, layout="bhnd",
+          pool="heads", ddof=0, threads=None):
     """Per-head attention statistics of Q and K (and V) by the engine.
 
     q: [batch x] [heads_q x] n_q x d_k; k: [batch x] [heads_kv x] n_k x d_k
@@ -173,7 +213,14 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, layout="bhnd",
     window: W >= 1, a sliding window: with causal query i sees keys j with
     i - W < j <= i (HF transformers' sliding_window), without |i - j| < W;
     a row that sees no key is counted in rows_empty and left out of means.
-    ddof: of the score variance. pool: "heads" (per-head arrays and the
+    mask: as torch's SDPA attn_mask, broadcastable to batch x heads_q x
+    n_q x n_k whatever the layout (numpy or torch): bool, True = attend;
+    or float, added to the scaled logits, -inf or the dtype's lowest value
+    (torch.finfo(dtype).min, as HF fills) excluding the key. The raw
+    logits are then S + mask / scale (scaled = scale * raw). With causal
+    or window, a key is seen where both allow it. Statistics of a row are
+    over the keys it sees (rows_empty counts rows that see none); the
+    plug-in theory of the scores is as without a mask. ddof: of the score variance. pool: "heads" (per-head arrays and the
     pooled row), "none" (no pooled row) or "all" (the pooled row only, in
     .pooled). threads: OpenMP threads (None or 0: OpenMP's default).
     Returns Stats with arrays of shape (batch, heads_q).
@@ -197,6 +244,9 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, layout="bhnd",
     if v is not None:
         spec.values, spec.d_v = 1, _arrays.dims(arrays.v)[3]
     _check_spec(spec, {"d_k": "q", "n_q": "q", "n_k": "k", "d_v": "v", "trials": "q"})
+    if mask is not None:
+        arrays.mask, owner = _mask(mask, qd, kd)
+        owners.append(owner)
     src = ctypes.create_string_buffer(L.SOURCE_BYTES)
     st = L.lib.sv_source_strided(ctypes.byref(arrays), src)
     if st != L.SV_OK:

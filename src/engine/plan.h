@@ -96,6 +96,7 @@ typedef struct plan {
 /* Element counts of a workspace's arrays, all checked for overflow. */
 typedef struct ws_sizes {
     size_t k, qtile, scores, rows, tiles, stats, k_rows, scratch, state, v, e, o_part, o;
+    size_t mrow; /* a source mask: inner_threads x kb; 0 without */
     size_t grad; /* the backward passes' arena (grad_layout); 0 without grad */
 } ws_sizes;
 
@@ -119,6 +120,8 @@ typedef struct workspace {
     double *o_part;         /* values: inner_threads x 2 x tm x d_v partial outputs */
     double *o;              /* values: n_q x 2 x d_v running outputs, in each row's max frame */
     double *grad;           /* grad: the arena grad_layout slices */
+    double *mrow;           /* mask: inner_threads x kb, one row's mask, then its
+                               visible scores packed (rowpass.c); NULL without */
 } workspace;
 
 /* grad.c: offsets (in doubles) into the backward passes' arena. Shared:
@@ -160,7 +163,7 @@ sv_status sv_plan_make(plan *p, const sv_spec *spec, const sv_source *src, const
 /* tile.c: C (m x n, row stride ldc) = A (m x k) B^T when trans_b, else
  * A B (B k x n), row-major: OpenBLAS's dgemm, or plain loops without it. */
 void sv_tile_gemm(int trans_b, size_t m, size_t n, size_t k, const double *a, size_t lda,
-               const double *b, size_t ldb, double *c, size_t ldc);
+                  const double *b, size_t ldb, double *c, size_t ldc);
 /* tile.c: scores (tm x kb) = qtile (tm x d_k) k^T; and the --values
  * outputs of one tile, merged into the rows' running outputs. */
 void sv_tile_product(const plan *p, const double *qtile, const double *k, double *scores);

@@ -158,7 +158,7 @@ static double entry(const sv_array *a, const size_t *index)
     const unsigned char *p = a->data;
     for (int i = 0; i < a->ndim; i++)
         p += (ptrdiff_t)index[i] * a->strides[i];
-    static const size_t size[SV_DTYPES] = {8, 4, 2, 2};
+    static const size_t size[SV_DTYPES] = {8, 4, 2, 2, 1};
     unsigned char b[8] = {0};
     const size_t n = size[a->dtype];
     for (size_t i = 0; i < n; i++)
