@@ -5,7 +5,15 @@ attend) and additive ones (added to the scaled logits: the raw logits are
 S + M / scale; -inf and the dtype's lowest value exclude a key); key
 padding B x 1 x 1 x n_k; fully masked rows (rows_empty); a mask with causal
 and a window; --values outputs; the same bits for any thread count; bad
-masks name themselves."""
+masks name themselves. With the sdpa-var binary as argv[1]: --mask FILE.npy
+gives stats(mask=)'s numbers, and bad mask files name themselves."""
+
+import csv
+import io
+import os
+import subprocess
+import sys
+import tempfile
 
 import numpy as np
 import torch
@@ -133,4 +141,57 @@ try:
     chk.ok(False, "int mask", "no exception")
 except TypeError as ex:
     chk.ok(str(ex).startswith("mask:"), "int mask", str(ex))
+
+
+def cli(binary, *args):
+    r = subprocess.run([binary, *args], capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr.strip()
+
+
+def cli_mask(binary):
+    """--mask FILE.npy against stats(mask=): bool and additive, broadcast."""
+    cols = ["raw_mean", "raw_var", "scaled_entropy", "scaled_max_weight", "scaled_max_logit",
+            "scaled_sink_weight", "scaled_entropy_norm", "rows_empty"]
+    with tempfile.TemporaryDirectory() as d:
+        q, k = rng.standard_normal((2, 3, 40, 8)), rng.standard_normal((2, 1, 40, 8))
+        np.save(os.path.join(d, "q.npy"), q)
+        np.save(os.path.join(d, "k.npy"), k)
+        vis = rng.random((2, 1, 40, 40)) < 0.6
+        vis[1, 0, 7] = False
+        for name, m in (("bool", vis), ("additive", np.where(vis, -rng.random(vis.shape), -np.inf)),
+                        ("padding", vis[:, :, :1, :]), ("float32 2-D", np.where(
+                            vis[0, 0], 0.0, np.finfo(np.float32).min).astype(np.float32))):
+            path = os.path.join(d, "m.npy")
+            np.save(path, m)
+            rc, out, err = cli(binary, "--q", os.path.join(d, "q.npy"), "--k",
+                               os.path.join(d, "k.npy"), "--mask", path, "--pool", "none",
+                               "--columns", ",".join(["batch", "head"] + cols))
+            chk.ok(rc == 0, "--mask %s exit" % name, err)
+            if rc:
+                continue
+            want = sdpa_var.stats(q, k, mask=m, pool="none")
+            for row in csv.DictReader(io.StringIO(out)):
+                b, h = int(row["batch"]), int(row["head"])
+                for c in cols:
+                    g, w = float(row[c]), float(getattr(want, c)[b, h])
+                    chk.ok(g == w or (np.isnan(g) and np.isnan(w)),
+                           "--mask %s %s (%d, %d)" % (name, c, b, h), "CLI %r, stats %r" % (g, w))
+        for name, m, want in (("shape", np.ones((2, 2, 40, 40), bool), "does not broadcast"),
+                              ("nan", np.full((40, 40), np.nan), "is nan"),
+                              ("+inf", np.full((40, 40), np.inf), "is inf")):
+            path = os.path.join(d, "bad.npy")
+            np.save(path, m)
+            rc, out, err = cli(binary, "--q", os.path.join(d, "q.npy"), "--k",
+                               os.path.join(d, "k.npy"), "--mask", path)
+            chk.ok(rc == 1 and path in err and want in err and out == "",
+                   "--mask %s refused" % name, "exit %d: %s" % (rc, err))
+        rc, out, err = cli(binary, "--mask", path)
+        chk.ok(rc == 2 and "--mask needs --q" in err, "--mask without --q", err)
+        np.save(path, np.ones((40, 8), bool))
+        rc, out, err = cli(binary, "--q", path, "--k", path)
+        chk.ok(rc == 1 and "dtype bool" in err, "a bool --q refused", err)
+
+
+if len(sys.argv) > 1:
+    cli_mask(sys.argv[1])
 chk.done()
