@@ -127,6 +127,28 @@ typedef struct sv_array {
  */
 int sv_array_find_nonfinite(const sv_array *a, size_t *index);
 
+/**
+ * The largest |entry| of @p a (a bool array's entries are 0 and 1), for
+ * the bound of sv_entry_bound.
+ * @return the maximum; NAN if an entry is NaN; -1 for a NULL or malformed
+ *         array (ndim out of 2..4, data NULL, dtype out of range).
+ * Thread safety: thread-safe. Cost: reads every entry once. Source: none.
+ */
+double sv_array_max_abs(const sv_array *a);
+
+/**
+ * The largest entry magnitude m for which the engine's sums of squares
+ * over @p n entries stay finite: sqrt(DBL_MAX / (4 n)) (a two-pass or
+ * merged M2 adds n squared deviations, each at most (2 m)^2). q_var sums
+ * n_q d_k squares of Q's entries, k_var n_k d_k of K's, and the output
+ * variances n_q d_v squares of outputs bounded by max |V|: a caller's
+ * array past this bound would give inf for a finite input, so
+ * sv_source_strided's check() refuses it (SV_EOVERFLOW).
+ * @return the bound; DBL_MAX's square root over 2 for n 0.
+ * Thread safety: thread-safe. Cost: O(1). Source: none.
+ */
+double sv_entry_bound(size_t n);
+
 /** The arrays a strided source reads; v.data NULL when spec->values is 0,
  *  g.data NULL when spec->grad is 0. */
 typedef struct sv_strided {
@@ -182,12 +204,12 @@ sv_status sv_strided_head(const sv_strided *arrays, uint64_t trial, uint64_t *tr
  * entry of the trials' heads once and returns SV_ENONFINITE for a NaN or an
  * infinity (sv_array_find_nonfinite says where), SV_EOVERFLOW when d_k
  * max|q| max|k| (or that times spec->scale) exceeds SV_SCORE_MAX, as for
- * drawn entries. With arrays->mask (src->mask set), check() returns
- * SV_EMISMATCH for a mask axis that is neither 1 nor the matching size
- * (batch, heads_q, n_q, n_k) or for spec->grad, SV_ENONFINITE for a NaN or
- * +inf mask entry, SV_EOVERFLOW when max |M| / scale over the finite,
- * not excluded entries exceeds SV_SCORE_MAX. Statistics of a masked row
- * are over the keys it sees; a row that sees none counts in rows_empty.
+ * drawn entries, or when max|q|, max|k| or max|v| passes sv_entry_bound
+ * of the trial's n_q d_k, n_k d_k or n_q d_v entries. With arrays->mask (src->mask set), check()
+ * returns SV_EMISMATCH for a mask axis that is neither 1 nor the matching size (batch, heads_q,
+ * n_q, n_k) or for spec->grad, SV_ENONFINITE for a NaN or +inf mask entry, SV_EOVERFLOW when max
+ * |M| / scale over the finite, not excluded entries exceeds SV_SCORE_MAX. Statistics of a masked
+ * row are over the keys it sees; a row that sees none counts in rows_empty.
  * @return SV_OK; SV_EINVAL for NULL arguments; SV_EFORMAT for a dtype out
  *         of range (SV_DTYPE_BOOL for Q, K, V or G), ndim out of 2..4, or
  *         a NULL q or k.

@@ -156,6 +156,18 @@ def _prepare(q, k, v, layout):
             at = _arrays.find_nonfinite(a)
             if at is not None:
                 raise ValueError("%s: NaN or infinity at index %s" % (name, at))
+    # Sums of squares stay finite (sv_entry_bound): no inf from finite input.
+    for name, a, n, what in (
+            ("q", arrays.q, qd[2] * qd[3], "q_var (a sum of n_q*d_k squares)"),
+            ("k", arrays.k, kd[2] * kd[3], "k_var (a sum of n_k*d_k squares)"),
+            ("v", arrays.v, qd[2] * (_arrays.dims(arrays.v)[3] if v is not None else 0),
+             "raw_out_var and scaled_out_var (sums of n_q*d_v squared outputs)")):
+        if a.data:
+            m, bound = L.lib.sv_array_max_abs(a), L.lib.sv_entry_bound(n)
+            if m > bound:
+                raise ValueError("%s: entries up to %.3g in magnitude: %s would overflow "
+                                 "(above %.3g for this shape); rescale the tensor"
+                                 % (name, m, what, bound))
     return arrays, owners, qd, kd
 
 
@@ -220,11 +232,12 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     logits are then S + mask / scale (scaled = scale * raw). With causal
     or window, a key is seen where both allow it. Statistics of a row are
     over the keys it sees (rows_empty counts rows that see none); the
-    plug-in theory of the scores is as without a mask. ddof: of the score variance. pool: "heads" (per-head arrays and the
-    pooled row), "none" (no pooled row) or "all" (the pooled row only, in
-    .pooled). threads: OpenMP threads (None or 0: OpenMP's default).
-    Returns Stats with arrays of shape (batch, heads_q).
-    Raises TypeError / ValueError naming the argument at fault.
+    plug-in theory of the scores is as without a mask. ddof: of the score
+    variance. pool: "heads" (per-head arrays and the pooled row), "none" (no
+    pooled row) or "all" (the pooled row only, in .pooled). threads: OpenMP
+    threads (None or 0: OpenMP's default). Returns Stats with arrays of shape
+    (batch, heads_q). Raises TypeError / ValueError naming the argument at
+    fault.
     """
     if pool not in ("heads", "none", "all"):
         raise ValueError("pool: %r is not 'heads', 'none' or 'all'" % (pool,))

@@ -116,6 +116,34 @@ int sv_array_find_nonfinite(const sv_array *a, size_t *index)
     return 0;
 }
 
+double sv_array_max_abs(const sv_array *a)
+{
+    if (!a || !format_ok(a))
+        return -1.0;
+    size_t n[4];
+    ptrdiff_t s[4];
+    axes4(a, n, s);
+    double m = 0.0;
+    for (size_t b = 0; b < n[0]; b++)
+        for (size_t h = 0; h < n[1]; h++)
+            for (size_t i = 0; i < n[2]; i++)
+                for (size_t l = 0; l < n[3]; l++) {
+                    const unsigned char *p = (const unsigned char *)a->data + (ptrdiff_t)b * s[0] +
+                                             (ptrdiff_t)h * s[1] + (ptrdiff_t)i * s[2] +
+                                             (ptrdiff_t)l * s[3];
+                    const double x = fabs(load(p, a->dtype, a->byte_swapped));
+                    if (isnan(x))
+                        return NAN;
+                    m = x > m ? x : m;
+                }
+    return m;
+}
+
+double sv_entry_bound(size_t n)
+{
+    return sqrt(DBL_MAX / (4.0 * (double)(n ? n : 1)));
+}
+
 /* Batch and head counts of Q (and G) against K (and V): the GQA rules. */
 static sv_status heads_ok(const sv_strided *a, size_t *batch, size_t *heads_q, size_t *heads_kv)
 {
@@ -225,6 +253,12 @@ static sv_status values_ok(const sv_strided *a, const sv_spec *spec, uint64_t fi
         return SV_ENONFINITE;
     const double bound = (double)spec->d_k * mq * mk;
     if (!(bound <= SV_SCORE_MAX && bound * spec->scale <= SV_SCORE_MAX))
+        return SV_EOVERFLOW;
+    /* Sums of squares of the entries (q_var, k_var) and of the outputs,
+     * bounded by max|v| (raw_out_var), stay finite. */
+    if (mq > sv_entry_bound(spec->n_q * spec->d_k) || mk > sv_entry_bound(spec->n_k * spec->d_k) ||
+        (spec->values &&
+         max_abs(a, &a->v, 1, first, count) > sv_entry_bound(spec->n_q * spec->d_v)))
         return SV_EOVERFLOW;
     return SV_OK;
 }

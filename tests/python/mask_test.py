@@ -187,6 +187,16 @@ def cli_mask(binary):
                    "--mask %s refused" % name, "exit %d: %s" % (rc, err))
         rc, out, err = cli(binary, "--mask", path)
         chk.ok(rc == 2 and "--mask needs --q" in err, "--mask without --q", err)
+        # No inf with exit 0 for finite files: q_var of +-1e154, outputs of +-1e200.
+        qb, kb, vb = (os.path.join(d, x) for x in ("qb.npy", "kb.npy", "vb.npy"))
+        np.save(qb, np.where(q > 0, 1e154, -1e154))
+        np.save(kb, k * 1e-100)
+        np.save(vb, np.where(k > 0, 1e200, -1e200)[..., :3])
+        for args, want, bad in (((qb, kb), "q_var", qb), ((os.path.join(d, "q.npy"), os.path.join(
+                d, "k.npy"), "--v", vb), "raw_out_var", vb)):
+            rc, out, err = cli(binary, "--q", args[0], "--k", *args[1:])
+            chk.ok(rc == 1 and want in err and bad in err and out == "",
+                   "no inf: %s refused" % want, "exit %d: %s" % (rc, err))
         np.save(path, np.ones((40, 8), bool))
         rc, out, err = cli(binary, "--q", path, "--k", path)
         chk.ok(rc == 1 and "dtype bool" in err, "a bool --q refused", err)

@@ -252,6 +252,32 @@ static int mask_ok(const cli_tensors *t, char *err, size_t errlen)
     return 1;
 }
 
+/* Entries small enough that the sums of squares of q_var, k_var and the
+ * output variances stay finite (sv_entry_bound): no inf from a finite
+ * file. After finite(): no NaN is left. */
+static int magnitudes(const cli_tensors *t, char *err, size_t errlen)
+{
+    const sv_array *q = &t->arrays.q, *k = &t->arrays.k, *v = &t->arrays.v;
+    const sv_array *a[3] = {q, k, v};
+    const size_t n[3] = {rows_of(q) * cols_of(q), rows_of(k) * cols_of(k),
+                         v->data ? rows_of(q) * cols_of(v) : 0};
+    static const char *const what[3] = {
+        "q_var (a sum of n_q*d_k squares)", "k_var (a sum of n_k*d_k squares)",
+        "raw_out_var and scaled_out_var (sums of n_q*d_v squared outputs)"};
+    for (int i = 0; i < 3; i++) {
+        if (!t->file[i].arg)
+            continue;
+        const double m = sv_array_max_abs(a[i]), bound = sv_entry_bound(n[i]);
+        char fa[80];
+        if (m > bound)
+            return cli_fail(err, errlen,
+                            "%s: entries up to %.3g in magnitude: %s would overflow (above %.3g "
+                            "for this shape); rescale the tensor",
+                            cli_quote(fa, sizeof fa, t->file[i].arg), m, what[i], bound);
+    }
+    return 1;
+}
+
 /* K (and V) against Q: d_k, batch, heads that divide, V's rows and heads. */
 static int shapes(const cli_tensors *t, int causal, char *err, size_t errlen)
 {
@@ -476,6 +502,7 @@ int cli_tensors_open(cli_tensors *t, cli_options *opt, char *err, size_t errlen)
              make_configs(t, opt, err, errlen);
     for (int i = 0; ok && i < 3; i++)
         ok = !t->file[i].arg || finite(&t->file[i], arr[i], err, errlen);
+    ok = ok && magnitudes(t, err, errlen);
     if (!ok)
         cli_tensors_close(t);
     return ok;
