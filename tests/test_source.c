@@ -253,7 +253,15 @@ static void test_mask(void)
     arr.mask.shape[1] = N - 1; /* neither 1 nor n_k */
     CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_EMISMATCH);
     arr.mask = masks[1];
+    CHECK(sv_mask_max_abs(&arr.mask) == 0.0);
+    madd[1][1] = -INFINITY;
+    madd[1][2] = -DBL_MAX; /* the dtype's lowest: excluded, not a value */
+    madd[1][3] = -2.5;
+    CHECK(sv_mask_max_abs(&arr.mask) == 2.5);
+    madd[1][3] = -1e61;
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_EOVERFLOW);
     madd[2][3] = NAN;
+    CHECK(isnan(sv_mask_max_abs(&arr.mask)));
     CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_ENONFINITE);
     arr.q.dtype = SV_DTYPE_BOOL;
     CHECK_STATUS(sv_source_strided(&arr, &src), SV_EFORMAT);

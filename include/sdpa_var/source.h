@@ -137,6 +137,17 @@ int sv_array_find_nonfinite(const sv_array *a, size_t *index);
 double sv_array_max_abs(const sv_array *a);
 
 /**
+ * The largest |M| over the entries of mask @p a (sv_strided.mask) that do
+ * not exclude their key: 0 for a bool mask; for a float one, over the
+ * finite entries above the dtype's lowest value. The engine refuses a mask
+ * whose value over the scale passes SV_SCORE_MAX (raw logits S + M / c).
+ * @return the maximum; NAN if an entry is NaN or +inf; -1 for a NULL or
+ *         malformed array.
+ * Thread safety: thread-safe. Cost: reads every entry once. Source: none.
+ */
+double sv_mask_max_abs(const sv_array *a);
+
+/**
  * The largest entry magnitude m for which the engine's sums of squares
  * over @p n entries stay finite: sqrt(DBL_MAX / (4 n)) (a two-pass or
  * merged M2 adds n squared deviations, each at most (2 m)^2). q_var sums

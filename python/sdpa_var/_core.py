@@ -260,6 +260,10 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     if mask is not None:
         arrays.mask, owner = _mask(mask, qd, kd)
         owners.append(owner)
+        top, c = L.lib.sv_mask_max_abs(arrays.mask), spec.scale or qd[3] ** -0.5
+        if not top / c <= 1e60:  # SV_SCORE_MAX: raw logits S + M / scale stay finite
+            raise ValueError("mask: entries up to %.3g in magnitude: over the scale %.3g the "
+                             "raw logits S + M / scale would pass 1e60" % (top, c))
     src = ctypes.create_string_buffer(L.SOURCE_BYTES)
     st = L.lib.sv_source_strided(ctypes.byref(arrays), src)
     if st != L.SV_OK:

@@ -252,6 +252,7 @@ def _load():
         "sv_strided_head": (c_int, [P(sv_strided), c_u64, P(c_u64), P(sv_head)]),
         "sv_array_find_nonfinite": (c_int, [P(sv_array), P(c_size)]),
         "sv_array_max_abs": (c_dbl, [P(sv_array)]),
+        "sv_mask_max_abs": (c_dbl, [P(sv_array)]),
         "sv_entry_bound": (c_dbl, [c_size]),
         "sv_engine_run": (c_int, [P(sv_spec), ctypes.c_void_p, P(sv_exec), ctypes.c_void_p,
                                   c_u64, c_u64, P(sv_trial_stats)]),

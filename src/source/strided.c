@@ -294,6 +294,31 @@ static const unsigned char *mask_row(const sv_strided *all, uint64_t trial, size
            (n[1] > 1 ? (ptrdiff_t)head * s[1] : 0) + (n[2] > 1 ? (ptrdiff_t)row * s[2] : 0);
 }
 
+double sv_mask_max_abs(const sv_array *a)
+{
+    if (!a || !format_ok(a))
+        return -1.0;
+    size_t n[4];
+    ptrdiff_t s[4];
+    axes4(a, n, s);
+    double top = 0.0;
+    for (size_t b = 0; b < n[0]; b++)
+        for (size_t h = 0; h < n[1]; h++)
+            for (size_t i = 0; i < n[2]; i++)
+                for (size_t l = 0; l < n[3]; l++) {
+                    const unsigned char *p = (const unsigned char *)a->data + (ptrdiff_t)b * s[0] +
+                                             (ptrdiff_t)h * s[1] + (ptrdiff_t)i * s[2] +
+                                             (ptrdiff_t)l * s[3];
+                    const double x = load(p, a->dtype, a->byte_swapped);
+                    if (isnan(x) || x == INFINITY)
+                        return NAN;
+                    const double m = mask_value(x, a->dtype);
+                    if (isfinite(m) && fabs(m) > top)
+                        top = fabs(m);
+                }
+    return top;
+}
+
 /* A mask broadcasts against batch x heads_q x n_q x n_k; its entries are
  * -inf, finite, or excluded, and a finite M / scale stays a finite logit. */
 static sv_status mask_ok(const sv_strided *a, const sv_spec *spec)
@@ -308,21 +333,9 @@ static sv_status mask_ok(const sv_strided *a, const sv_spec *spec)
     for (int i = 0; i < 4; i++)
         if (n[i] != 1 && n[i] != want[i])
             return SV_EMISMATCH;
-    double top = 0.0;
-    for (size_t b = 0; b < n[0]; b++)
-        for (size_t h = 0; h < n[1]; h++)
-            for (size_t i = 0; i < n[2]; i++)
-                for (size_t l = 0; l < n[3]; l++) {
-                    const unsigned char *p = (const unsigned char *)a->mask.data +
-                                             (ptrdiff_t)b * s[0] + (ptrdiff_t)h * s[1] +
-                                             (ptrdiff_t)i * s[2] + (ptrdiff_t)l * s[3];
-                    const double x = load(p, a->mask.dtype, a->mask.byte_swapped);
-                    if (isnan(x) || x == INFINITY)
-                        return SV_ENONFINITE;
-                    const double m = mask_value(x, a->mask.dtype);
-                    if (isfinite(m) && fabs(m) > top)
-                        top = fabs(m);
-                }
+    const double top = sv_mask_max_abs(&a->mask);
+    if (isnan(top))
+        return SV_ENONFINITE;
     return top / spec->scale <= SV_SCORE_MAX ? SV_OK : SV_EOVERFLOW;
 }
 

@@ -130,6 +130,7 @@ chk.ok(np.all(e.rows_empty == 50), "all masked: rows_empty", str(e.rows_empty))
 for bad, what in ((np.ones((4, 50, 50), bool), "(4, 50, 50)"),
                   (np.ones((50, 49)), "(50, 49)"),
                   (np.full((50, 50), np.nan), "NaN"),
+                  (np.full((50, 50), -1e70), "-1e70 / scale past 1e60"),
                   (np.ones((1, 1, 1, 1, 50), bool), "5 axes")):
     try:
         sdpa_var.stats(q, q, mask=bad)
@@ -178,6 +179,7 @@ def cli_mask(binary):
                            "--mask %s %s (%d, %d)" % (name, c, b, h), "CLI %r, stats %r" % (g, w))
         for name, m, want in (("shape", np.ones((2, 2, 40, 40), bool), "does not broadcast"),
                               ("nan", np.full((40, 40), np.nan), "is nan"),
+                              ("-1e70", np.full((40, 40), -1e70), "would pass 1e+60"),
                               ("+inf", np.full((40, 40), np.inf), "is inf")):
             path = os.path.join(d, "bad.npy")
             np.save(path, m)

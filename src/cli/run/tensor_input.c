@@ -375,6 +375,16 @@ static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_
         if (st != SV_OK)
             return cli_fail(err, errlen, "%s: d_k=%zu n_q=%zu n_k=%zu: %s%s%s", qa, s.d_k, s.n_q,
                             s.n_k, sv_status_str(st), field ? ": " : "", field ? field : "");
+        if (t->arrays.mask.data) { /* raw logits S + M / scale stay below SV_SCORE_MAX */
+            const double top = sv_mask_max_abs(&t->arrays.mask);
+            char ma[80];
+            if (!(top / s.scale <= SV_SCORE_MAX))
+                return cli_fail(err, errlen,
+                                "%s: mask entries up to %.3g in magnitude: over the scale %.3g "
+                                "the raw logits S + M / scale would pass %.3g",
+                                cli_quote(ma, sizeof ma, t->file[3].arg), top, s.scale,
+                                SV_SCORE_MAX);
+        }
         c->spec = s;
         if (!fits(opt, c, qa, err, errlen))
             return 0;
