@@ -84,15 +84,22 @@ def _summary(spec, trials, observed=math.nan):
     return st, out if st == L.SV_OK else None
 
 
-def _row(spec, stats, scale_name, head=None, summary=None):
+def _row(spec, stats, scale_name, head=None, summary=None, masked=False):
     """A row view as the CLI's per-head rows, from sv_summary_head: per head
     (@p summary None) a summary holding only @p stats as its mean; the
     pooled row (@p stats the mean of @p summary) the summary of all trials.
-    Either way with the plug-in theory of @p stats."""
+    Either way with the plug-in theory of @p stats; NaN with a mask
+    (@p masked: no closed form for a data mask, docs/theory.md section 15),
+    as the CLI's --mask."""
     one, summ = L.sv_spec(), L.sv_summary()
     L.lib.sv_summary_head(ctypes.byref(spec), ctypes.byref(stats),
                           None if summary is None else ctypes.byref(summary),
                           ctypes.byref(one), ctypes.byref(summ))
+    if masked:
+        for t in (summ.raw_theory, summ.scaled_theory):
+            for name, ty in L.sv_theory._fields_:
+                if ty is L.c_dbl:
+                    setattr(t, name, math.nan)
     view = L.sv_row_view()
     view.spec = ctypes.pointer(one)
     view.scale_name = scale_name
@@ -232,7 +239,7 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     logits are then S + mask / scale (scaled = scale * raw). With causal
     or window, a key is seen where both allow it. Statistics of a row are
     over the keys it sees (rows_empty counts rows that see none); the
-    plug-in theory of the scores is as without a mask. ddof: of the score
+    theory columns are NaN (no closed form for a data mask). ddof: of the score
     variance. pool: "heads" (per-head arrays and the pooled row), "none" (no
     pooled row) or "all" (the pooled row only, in .pooled). threads: OpenMP
     threads (None or 0: OpenMP's default). Returns Stats with arrays of shape
@@ -295,7 +302,7 @@ def _collect(spec, arrays, trials, qd, scale, pool):
                                        ctypes.byref(head))
             if st != L.SV_OK:
                 _fail(st, "q, k")
-            view = _row(spec, trials[t], scale_name, head)
+            view = _row(spec, trials[t], scale_name, head, masked=bool(arrays.mask.data))
             for c in cols:
                 per[c.name].append(c.value(view))
         for c in cols:
@@ -311,7 +318,7 @@ def _collect(spec, arrays, trials, qd, scale, pool):
         st, summ = _summary(spec, trials)
         if st != L.SV_OK:
             _fail(st, "summary")
-        view = _row(spec, summ.mean, scale_name, summary=summ)
+        view = _row(spec, summ.mean, scale_name, summary=summ, masked=bool(arrays.mask.data))
         for c in cols:
             x = c.value(view)
             if c.type == L.SV_VALUE_TEXT and c.flags & L.SV_COLUMN_CONFIG:

@@ -5,7 +5,7 @@ attend) and additive ones (added to the scaled logits: the raw logits are
 S + M / scale; -inf and the dtype's lowest value exclude a key); key
 padding B x 1 x 1 x n_k; fully masked rows (rows_empty); a mask with causal
 and a window; --values outputs; the same bits for any thread count; bad
-masks name themselves. With the sdpa-var binary as argv[1]: --mask FILE.npy
+masks name themselves; the theory columns are nan with a mask. With the sdpa-var binary as argv[1]: --mask FILE.npy
 gives stats(mask=)'s numbers, and bad mask files name themselves."""
 
 import csv
@@ -123,6 +123,8 @@ for nq, nk, w, causal in ((129, 129, 7, True), (4200, 4200, None, True), (300, 4
 q = rng.standard_normal((2, 3, 50, 16))
 a, b = sdpa_var.stats(q, q, mask=np.ones((50, 50), bool)), sdpa_var.stats(q, q)
 chk.ok(np.array_equal(a.scaled_entropy, b.scaled_entropy), "all-true mask = no mask", "differ")
+chk.ok(np.isnan(a.raw_var_theory).all() and np.isnan(a.pooled["raw_var_theory"]) and
+       np.isfinite(b.raw_var_theory).all(), "theory nan with a mask", str(a.raw_var_theory))
 # Every row masked: rows_empty n, no exception.
 e = sdpa_var.stats(q, q, mask=np.zeros((1, 50), bool), pool="none")
 chk.ok(np.all(e.rows_empty == 50), "all masked: rows_empty", str(e.rows_empty))
@@ -152,7 +154,7 @@ def cli(binary, *args):
 def cli_mask(binary):
     """--mask FILE.npy against stats(mask=): bool and additive, broadcast."""
     cols = ["raw_mean", "raw_var", "scaled_entropy", "scaled_max_weight", "scaled_max_logit",
-            "scaled_sink_weight", "scaled_entropy_norm", "rows_empty"]
+            "scaled_sink_weight", "scaled_entropy_norm", "rows_empty", "raw_var_theory"]
     with tempfile.TemporaryDirectory() as d:
         q, k = rng.standard_normal((2, 3, 40, 8)), rng.standard_normal((2, 1, 40, 8))
         np.save(os.path.join(d, "q.npy"), q)
