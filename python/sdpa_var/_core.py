@@ -89,7 +89,7 @@ def _row(spec, stats, scale_name, head=None, summary=None, masked=False):
     (@p summary None) a summary holding only @p stats as its mean; the
     pooled row (@p stats the mean of @p summary) the summary of all trials.
     Either way with the plug-in theory of @p stats; NaN with a mask
-    (@p masked: no closed form for a data mask, docs/theory.md section 15),
+    (@p masked: no closed form for a data mask, docs/theory.md section 16),
     as the CLI's --mask."""
     one, summ = L.sv_spec(), L.sv_summary()
     L.lib.sv_summary_head(ctypes.byref(spec), ctypes.byref(stats),
