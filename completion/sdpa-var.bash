@@ -11,7 +11,7 @@ _sdpa_var() {
         --scale --q-mean --q-std --k-mean --k-std --qk-norm --qk-scale --plant
         --d-model --init --cross --causal --values --dv --grad --format --columns --no-header
         --per-trial --per-row --histogram --weight-histogram --example --quiet --threads
-        --block-rows --help --version --q --k --v --layout --pool --save-qk
+        --block-rows --help --version --q --k --v --mask --layout --pool --save-qk
         --first-trial --q-rows --window --logits --logits-file --upstream --plot --output'
     [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
     # --dist=t: bash splits the word at '=' (COMP_WORDBREAKS) into "--dist",
@@ -34,7 +34,7 @@ _sdpa_var() {
         # all, or +GROUP additions (docs/columns.md; column names are many).
         --columns) values='all +sd +quantiles +theory +variance +entropy +jacobian +logits +sink +draw +ddof +plant +projection +diag +inputs +qk_norm +causal +values +grad +observed' ;;
         # Tensor files (FILE[:NAME]) and the directory --save-qk writes.
-        --q | --k | --v | --logits-file | --output)
+        --q | --k | --v | --mask | --logits-file | --output)
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return 0
             ;;

@@ -2,6 +2,7 @@
  * rows (the draw source's rows copied into arrays and read back through
  * the strided source, in float64 and through a transposed layout), and the
  * strided source refuses what it cannot serve with the promised status. */
+#include <float.h>
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
@@ -178,10 +179,100 @@ static void test_bad_values(void)
     CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_EOVERFLOW);
 }
 
+/* Sums of squares: entries past sv_entry_bound are refused (no inf from a
+ * finite input), sv_array_max_abs finds the largest |entry|. */
+static void test_magnitudes(void)
+{
+    enum { N = 4, DK = 2 };
+    double q[N][DK], k[N][DK];
+    for (int i = 0; i < N; i++)
+        for (int l = 0; l < DK; l++)
+            q[i][l] = (i + l) % 2 ? 1e154 : -1e154, k[i][l] = 1e-100 * (i - l);
+    sv_spec s = {.d_k = DK, .n_q = N, .n_k = N, .trials = 1};
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
+    sv_strided arr = {0};
+    arr.q = (sv_array){.data = q, .ndim = 2, .shape = {N, DK}, .strides = {DK * 8, 8}};
+    arr.k = arr.q;
+    arr.k.data = k;
+    CHECK(sv_array_max_abs(&arr.q) == 1e154);
+    CHECK(sv_array_max_abs(NULL) == -1.0);
+    CHECK(fabs(sv_entry_bound(8) - sqrt(DBL_MAX / 32.0)) <= 1e-15 * sv_entry_bound(8));
+    sv_source src;
+    CHECK_STATUS(sv_source_strided(&arr, &src), SV_OK);
+    const sv_exec exec = {.threads = 1};
+    sv_trial_stats t;
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_EOVERFLOW);
+    for (int i = 0; i < N; i++)
+        for (int l = 0; l < DK; l++)
+            q[i][l] *= 1e-4; /* 1e150: q_var about 1e300, finite */
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_OK);
+    CHECK(isfinite(t.q_var) && t.q_var > 1e299);
+}
+
+/* A mask (sv_strided.mask): all true is no mask, to the bit; all false
+ * leaves every row empty; a bad shape, a NaN, grad, a bool Q refused. */
+static void test_mask(void)
+{
+    enum { N = 5, DK = 3 };
+    double q[N][DK], k[N][DK], madd[N][N];
+    unsigned char yes[N][N], no[N];
+    for (int i = 0; i < N; i++) {
+        for (int l = 0; l < DK; l++)
+            q[i][l] = sin(i + 2.0 * l), k[i][l] = cos(3.0 * i - l);
+        for (int j = 0; j < N; j++)
+            yes[i][j] = 1, madd[i][j] = 0.0;
+        no[i] = 0;
+    }
+    sv_spec s = {.d_k = DK, .n_q = N, .n_k = N, .trials = 1};
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
+    sv_strided arr = {0};
+    arr.q = (sv_array){.data = q, .ndim = 2, .shape = {N, DK}, .strides = {DK * 8, 8}};
+    arr.k = arr.q;
+    arr.k.data = k;
+    const sv_exec exec = {.threads = 1};
+    sv_source src;
+    sv_trial_stats plain, t;
+    CHECK_STATUS(sv_source_strided(&arr, &src), SV_OK);
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &plain), SV_OK);
+    const sv_array masks[2] = {
+        {.data = yes, .dtype = SV_DTYPE_BOOL, .ndim = 2, .shape = {N, N}, .strides = {N, 1}},
+        {.data = madd, .ndim = 2, .shape = {N, N}, .strides = {N * 8, 8}}};
+    for (int m = 0; m < 2; m++) {
+        arr.mask = masks[m];
+        CHECK_STATUS(sv_source_strided(&arr, &src), SV_OK);
+        CHECK(src.mask != NULL);
+        CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_OK);
+        CHECK(t.scaled_entropy == plain.scaled_entropy && t.raw_var == plain.raw_var);
+    }
+    /* key padding broadcast over rows: no key at all */
+    arr.mask = (sv_array){
+        .data = no, .dtype = SV_DTYPE_BOOL, .ndim = 2, .shape = {1, N}, .strides = {0, 1}};
+    CHECK_STATUS(sv_source_strided(&arr, &src), SV_OK);
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_OK);
+    CHECK(t.rows_empty == N);
+    arr.mask.shape[1] = N - 1; /* neither 1 nor n_k */
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_EMISMATCH);
+    arr.mask = masks[1];
+    CHECK(sv_mask_max_abs(&arr.mask) == 0.0);
+    madd[1][1] = -INFINITY;
+    madd[1][2] = -DBL_MAX; /* the dtype's lowest: excluded, not a value */
+    madd[1][3] = -2.5;
+    CHECK(sv_mask_max_abs(&arr.mask) == 2.5);
+    madd[1][3] = -1e61;
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_EOVERFLOW);
+    madd[2][3] = NAN;
+    CHECK(isnan(sv_mask_max_abs(&arr.mask)));
+    CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_ENONFINITE);
+    arr.q.dtype = SV_DTYPE_BOOL;
+    CHECK_STATUS(sv_source_strided(&arr, &src), SV_EFORMAT);
+}
+
 int main(void)
 {
     test_same_bits();
     test_float32();
     test_bad_values();
+    test_magnitudes();
+    test_mask();
     return CHECK_DONE();
 }

@@ -51,6 +51,17 @@ struct sv_source {
      */
     void (*rows)(const sv_source *src, const double *state, uint64_t trial, sv_matrix which,
                  size_t row0, size_t m, double *x, size_t ld, double *scratch);
+    /**
+     * NULL: no mask beyond the spec's causal flag and window. Else the
+     * additive mask of query row @p row against keys col0 .. col0 + n - 1
+     * of @p trial into x[0 .. n-1], on the SCALED logits: 0 where the key
+     * is seen as is, -INFINITY where it is excluded, else a finite value M
+     * the model adds after scaling (the engine's raw logit is then
+     * S + M / scale, so that scaled = scale * raw holds). Applied within
+     * the keys the spec's causal flag and window leave. Re-entrant.
+     */
+    void (*mask)(const sv_source *src, uint64_t trial, size_t row, size_t col0, size_t n,
+                 double *x);
 };
 
 /**
@@ -64,15 +75,17 @@ sv_status sv_source_draw(const sv_spec *spec, sv_source *src);
 
 /** Element type of a caller's array. Values pinned: appended, never renumbered. */
 typedef enum sv_dtype {
-    SV_DTYPE_FLOAT64 = 0, /**< IEEE double (numpy float64, torch.float64, safetensors F64) */
-    SV_DTYPE_FLOAT32 = 1, /**< IEEE single (float32, F32): widened exactly */
-    SV_DTYPE_FLOAT16 = 2, /**< IEEE half (float16, F16): widened exactly, subnormals too */
-    SV_DTYPE_BFLOAT16 = 3 /**< bfloat16 (torch.bfloat16, safetensors BF16): the high 16
+    SV_DTYPE_FLOAT64 = 0,  /**< IEEE double (numpy float64, torch.float64, safetensors F64) */
+    SV_DTYPE_FLOAT32 = 1,  /**< IEEE single (float32, F32): widened exactly */
+    SV_DTYPE_FLOAT16 = 2,  /**< IEEE half (float16, F16): widened exactly, subnormals too */
+    SV_DTYPE_BFLOAT16 = 3, /**< bfloat16 (torch.bfloat16, safetensors BF16): the high 16
                                bits of a float32, widened exactly */
+    SV_DTYPE_BOOL = 4      /**< one byte, nonzero = true (numpy bool, torch.bool): masks
+                                only (sv_strided.mask), never Q, K, V or G */
 } sv_dtype;
 
 /** Number of sv_dtype values. */
-#define SV_DTYPES 4
+#define SV_DTYPES 5
 
 /** Most dimensions an sv_array has: batch x heads x rows x cols. */
 #define SV_ARRAY_MAX_DIMS 4
@@ -114,6 +127,39 @@ typedef struct sv_array {
  */
 int sv_array_find_nonfinite(const sv_array *a, size_t *index);
 
+/**
+ * The largest |entry| of @p a (a bool array's entries are 0 and 1), for
+ * the bound of sv_entry_bound.
+ * @return the maximum; NAN if an entry is NaN; -1 for a NULL or malformed
+ *         array (ndim out of 2..4, data NULL, dtype out of range).
+ * Thread safety: thread-safe. Cost: reads every entry once. Source: none.
+ */
+double sv_array_max_abs(const sv_array *a);
+
+/**
+ * The largest |M| over the entries of mask @p a (sv_strided.mask) that do
+ * not exclude their key: 0 for a bool mask; for a float one, over the
+ * finite entries above the dtype's lowest value. The engine refuses a mask
+ * whose value over the scale passes SV_SCORE_MAX (raw logits S + M / c).
+ * @return the maximum; NAN if an entry is NaN or +inf; -1 for a NULL or
+ *         malformed array.
+ * Thread safety: thread-safe. Cost: reads every entry once. Source: none.
+ */
+double sv_mask_max_abs(const sv_array *a);
+
+/**
+ * The largest entry magnitude m for which the engine's sums of squares
+ * over @p n entries stay finite: sqrt(DBL_MAX / (4 n)) (a two-pass or
+ * merged M2 adds n squared deviations, each at most (2 m)^2). q_var sums
+ * n_q d_k squares of Q's entries, k_var n_k d_k of K's, and the output
+ * variances n_q d_v squares of outputs bounded by max |V|: a caller's
+ * array past this bound would give inf for a finite input, so
+ * sv_source_strided's check() refuses it (SV_EOVERFLOW).
+ * @return the bound; DBL_MAX's square root over 2 for n 0.
+ * Thread safety: thread-safe. Cost: O(1). Source: none.
+ */
+double sv_entry_bound(size_t n);
+
 /** The arrays a strided source reads; v.data NULL when spec->values is 0,
  *  g.data NULL when spec->grad is 0. */
 typedef struct sv_strided {
@@ -122,6 +168,13 @@ typedef struct sv_strided {
     sv_array v; /**< [batch x] [heads_kv x] n_k x d_v, or data NULL */
     sv_array g; /**< [batch x] [heads_q x] n_q x d_v: the upstream gradient
                      dL/dO of spec->grad (SV_MATRIX_G), or data NULL */
+    /** [batch|1 x] [heads_q|1 x] n_q|1 x n_k|1, or data NULL: an attention
+     *  mask as PyTorch's SDPA attn_mask, a size-1 axis broadcast (stride
+     *  unread). SV_DTYPE_BOOL: true = attend. A float dtype: added to the
+     *  scaled logits; -inf and the dtype's lowest finite value (HF's
+     *  torch.finfo(dtype).min) exclude the key. Read a row at a time,
+     *  never expanded. Not with spec->grad. */
+    sv_array mask;
 } sv_strided;
 
 /** Where trial t of a strided source reads (sv_strided_head). */
@@ -162,9 +215,15 @@ sv_status sv_strided_head(const sv_strided *arrays, uint64_t trial, uint64_t *tr
  * entry of the trials' heads once and returns SV_ENONFINITE for a NaN or an
  * infinity (sv_array_find_nonfinite says where), SV_EOVERFLOW when d_k
  * max|q| max|k| (or that times spec->scale) exceeds SV_SCORE_MAX, as for
- * drawn entries.
+ * drawn entries, or when max|q|, max|k| or max|v| passes sv_entry_bound
+ * of the trial's n_q d_k, n_k d_k or n_q d_v entries. With arrays->mask (src->mask set), check()
+ * returns SV_EMISMATCH for a mask axis that is neither 1 nor the matching size (batch, heads_q,
+ * n_q, n_k) or for spec->grad, SV_ENONFINITE for a NaN or +inf mask entry, SV_EOVERFLOW when max
+ * |M| / scale over the finite, not excluded entries exceeds SV_SCORE_MAX. Statistics of a masked
+ * row are over the keys it sees; a row that sees none counts in rows_empty.
  * @return SV_OK; SV_EINVAL for NULL arguments; SV_EFORMAT for a dtype out
- *         of range, ndim out of 2..4, or a NULL q or k.
+ *         of range (SV_DTYPE_BOOL for Q, K, V or G), ndim out of 2..4, or
+ *         a NULL q or k.
  */
 sv_status sv_source_strided(const sv_strided *arrays, sv_source *src);
 

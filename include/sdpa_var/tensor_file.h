@@ -20,7 +20,8 @@
  * header length (2 bytes in 1.0, 4 in 2.0 and 3.0, little-endian), a
  * Python dict literal {'descr': ..., 'fortran_order': ..., 'shape': ...}
  * (latin-1, or UTF-8 in 3.0), then the data. descr '<f2' '<f4' '<f8' or
- * '>f2' '>f4' '>f8' ('=', '|' or no prefix: this machine's order); a 2-,
+ * '>f2' '>f4' '>f8' ('=', '|' or no prefix: this machine's order), or
+ * '|b1' (numpy's bool: SV_DTYPE_BOOL, a mask's dtype); a 2-,
  * 3- or 4-D shape; C or Fortran order (strides set accordingly).
  * The dict is read as Python would, for what numpy writes: keys in any
  * order, either quote, any whitespace, a trailing comma, shapes like

@@ -13,7 +13,7 @@ def _is_torch(x):
     return type(x).__module__.startswith("torch") and hasattr(x, "detach")
 
 
-def _from_torch(t, name):
+def _from_torch(t, name, allow_bool=False):
     """A numpy view of tensor @p t sharing its memory, and its sv_dtype."""
     import torch
 
@@ -21,6 +21,8 @@ def _from_torch(t, name):
     if t.device.type != "cpu":
         raise ValueError("%s: tensor is on %s; the engine reads CPU memory (%s.cpu())"
                          % (name, t.device, name))
+    if allow_bool and t.dtype == torch.bool:
+        return t.numpy(), L.SV_DTYPE_BOOL
     if t.is_complex() or not t.is_floating_point():
         raise TypeError("%s: dtype %s is not float16, bfloat16, float32 or float64"
                         % (name, t.dtype))
@@ -41,13 +43,14 @@ def _from_torch(t, name):
     return t.numpy(), None
 
 
-def as_array(x, name):
+def as_array(x, name, allow_bool=False):
     """(sv_array, owner): @p x described for the engine; owner keeps the
-    memory alive. Raises TypeError for a dtype the engine does not read,
-    ValueError for ndim outside 2..4 or an empty array."""
+    memory alive. allow_bool: a boolean array is taken (a mask). Raises
+    TypeError for a dtype the engine does not read, ValueError for ndim
+    outside 2..4 or an empty array."""
     dtype = None
     if _is_torch(x):
-        arr, dtype = _from_torch(x, name)
+        arr, dtype = _from_torch(x, name, allow_bool)
     elif isinstance(x, np.ndarray):
         arr = x
     else:
@@ -55,6 +58,8 @@ def as_array(x, name):
             arr = np.asarray(x)
         except Exception as e:  # a ragged list, an object
             raise TypeError("%s: not an array (%s)" % (name, e)) from None
+    if dtype is None and allow_bool and arr.dtype == np.bool_:
+        dtype = L.SV_DTYPE_BOOL
     if dtype is None:
         dt = arr.dtype
         if dt.kind != "f" or dt.itemsize not in (2, 4, 8):

@@ -84,15 +84,22 @@ def _summary(spec, trials, observed=math.nan):
     return st, out if st == L.SV_OK else None
 
 
-def _row(spec, stats, scale_name, head=None, summary=None):
+def _row(spec, stats, scale_name, head=None, summary=None, masked=False):
     """A row view as the CLI's per-head rows, from sv_summary_head: per head
     (@p summary None) a summary holding only @p stats as its mean; the
     pooled row (@p stats the mean of @p summary) the summary of all trials.
-    Either way with the plug-in theory of @p stats."""
+    Either way with the plug-in theory of @p stats; NaN with a mask
+    (@p masked: no closed form for a data mask, docs/theory.md section 16),
+    as the CLI's --mask."""
     one, summ = L.sv_spec(), L.sv_summary()
     L.lib.sv_summary_head(ctypes.byref(spec), ctypes.byref(stats),
                           None if summary is None else ctypes.byref(summary),
                           ctypes.byref(one), ctypes.byref(summ))
+    if masked:
+        for t in (summ.raw_theory, summ.scaled_theory):
+            for name, ty in L.sv_theory._fields_:
+                if ty is L.c_dbl:
+                    setattr(t, name, math.nan)
     view = L.sv_row_view()
     view.spec = ctypes.pointer(one)
     view.scale_name = scale_name
@@ -156,11 +163,63 @@ def _prepare(q, k, v, layout):
             at = _arrays.find_nonfinite(a)
             if at is not None:
                 raise ValueError("%s: NaN or infinity at index %s" % (name, at))
+    # Sums of squares stay finite (sv_entry_bound): no inf from finite input.
+    for name, a, n, what in (
+            ("q", arrays.q, qd[2] * qd[3], "q_var (a sum of n_q*d_k squares)"),
+            ("k", arrays.k, kd[2] * kd[3], "k_var (a sum of n_k*d_k squares)"),
+            ("v", arrays.v, qd[2] * (_arrays.dims(arrays.v)[3] if v is not None else 0),
+             "raw_out_var and scaled_out_var (sums of n_q*d_v squared outputs)")):
+        if a.data:
+            m, bound = L.lib.sv_array_max_abs(a), L.lib.sv_entry_bound(n)
+            if m > bound:
+                raise ValueError("%s: entries up to %.3g in magnitude: %s would overflow "
+                                 "(above %.3g for this shape); rescale the tensor"
+                                 % (name, m, what, bound))
     return arrays, owners, qd, kd
 
 
-def stats(q, k, v=None, *, scale=None, causal=False, window=None, layout="bhnd", pool="heads",
-          ddof=0, threads=None):
+def _mask(mask, qd, kd):
+    """(sv_array, owner) of @p mask, checked against batch x heads_q x n_q
+    x n_k: bool (True = attend) or float (added to the scaled logits),
+    numpy or torch, a size-1 axis broadcast, fewer axes padded on the left
+    as numpy broadcasts."""
+    if _arrays._is_torch(mask):
+        import torch
+
+        mask = mask.detach()
+        while mask.dim() < 2:
+            mask = mask.unsqueeze(0)
+        if mask.dim() <= 4 and mask.device.type == "cpu" and mask.is_floating_point() and \
+                bool((torch.isnan(mask) | (mask == math.inf)).any()):
+            raise ValueError("mask: NaN or +inf entry (a float mask holds finite values, or "
+                             "-inf to exclude a key)")
+    else:
+        if not isinstance(mask, np.ndarray):
+            try:
+                mask = np.asarray(mask)
+            except Exception as e:
+                raise TypeError("mask: not an array (%s)" % e) from None
+        while mask.ndim < 2:
+            mask = mask[np.newaxis]
+        if mask.dtype.kind == "f" and mask.ndim <= 4 and \
+                bool((np.isnan(mask) | (mask == np.inf)).any()):
+            raise ValueError("mask: NaN or +inf entry (a float mask holds finite values, or "
+                             "-inf to exclude a key)")
+    shape = tuple(mask.shape)
+    want = (qd[0], qd[1], qd[2], kd[2])
+    if len(shape) > 4:
+        raise ValueError("mask: shape %s has %d axes; expected at most 4, broadcastable to "
+                         "batch x heads x n_q x n_k = %s" % (shape, len(shape), want))
+    a, owner = _arrays.as_array(mask, "mask", allow_bool=True)
+    got = _arrays.dims(a)
+    if any(g not in (1, w) for g, w in zip(got, want)):
+        raise ValueError("mask: shape %s does not broadcast to batch x heads x n_q x n_k = %s"
+                         % (shape, want))
+    return a, owner
+
+
+def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, layout="bhnd",
+          pool="heads", ddof=0, threads=None):
     """Per-head attention statistics of Q and K (and V) by the engine.
 
     q: [batch x] [heads_q x] n_q x d_k; k: [batch x] [heads_kv x] n_k x d_k
@@ -173,11 +232,19 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, layout="bhnd",
     window: W >= 1, a sliding window: with causal query i sees keys j with
     i - W < j <= i (HF transformers' sliding_window), without |i - j| < W;
     a row that sees no key is counted in rows_empty and left out of means.
-    ddof: of the score variance. pool: "heads" (per-head arrays and the
-    pooled row), "none" (no pooled row) or "all" (the pooled row only, in
-    .pooled). threads: OpenMP threads (None or 0: OpenMP's default).
-    Returns Stats with arrays of shape (batch, heads_q).
-    Raises TypeError / ValueError naming the argument at fault.
+    mask: as torch's SDPA attn_mask, broadcastable to batch x heads_q x
+    n_q x n_k whatever the layout (numpy or torch): bool, True = attend;
+    or float, added to the scaled logits, -inf or the dtype's lowest value
+    (torch.finfo(dtype).min, as HF fills) excluding the key. The raw
+    logits are then S + mask / scale (scaled = scale * raw). With causal
+    or window, a key is seen where both allow it. Statistics of a row are
+    over the keys it sees (rows_empty counts rows that see none); the
+    theory columns are NaN (no closed form for a data mask). ddof: of the score
+    variance. pool: "heads" (per-head arrays and the pooled row), "none" (no
+    pooled row) or "all" (the pooled row only, in .pooled). threads: OpenMP
+    threads (None or 0: OpenMP's default). Returns Stats with arrays of shape
+    (batch, heads_q). Raises TypeError / ValueError naming the argument at
+    fault.
     """
     if pool not in ("heads", "none", "all"):
         raise ValueError("pool: %r is not 'heads', 'none' or 'all'" % (pool,))
@@ -197,6 +264,13 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, layout="bhnd",
     if v is not None:
         spec.values, spec.d_v = 1, _arrays.dims(arrays.v)[3]
     _check_spec(spec, {"d_k": "q", "n_q": "q", "n_k": "k", "d_v": "v", "trials": "q"})
+    if mask is not None:
+        arrays.mask, owner = _mask(mask, qd, kd)
+        owners.append(owner)
+        top, c = L.lib.sv_mask_max_abs(arrays.mask), spec.scale or qd[3] ** -0.5
+        if not top / c <= 1e60:  # SV_SCORE_MAX: raw logits S + M / scale stay finite
+            raise ValueError("mask: entries up to %.3g in magnitude: over the scale %.3g the "
+                             "raw logits S + M / scale would pass 1e60" % (top, c))
     src = ctypes.create_string_buffer(L.SOURCE_BYTES)
     st = L.lib.sv_source_strided(ctypes.byref(arrays), src)
     if st != L.SV_OK:
@@ -228,7 +302,7 @@ def _collect(spec, arrays, trials, qd, scale, pool):
                                        ctypes.byref(head))
             if st != L.SV_OK:
                 _fail(st, "q, k")
-            view = _row(spec, trials[t], scale_name, head)
+            view = _row(spec, trials[t], scale_name, head, masked=bool(arrays.mask.data))
             for c in cols:
                 per[c.name].append(c.value(view))
         for c in cols:
@@ -244,7 +318,7 @@ def _collect(spec, arrays, trials, qd, scale, pool):
         st, summ = _summary(spec, trials)
         if st != L.SV_OK:
             _fail(st, "summary")
-        view = _row(spec, summ.mean, scale_name, summary=summ)
+        view = _row(spec, summ.mean, scale_name, summary=summ, masked=bool(arrays.mask.data))
         for c in cols:
             x = c.value(view)
             if c.type == L.SV_VALUE_TEXT and c.flags & L.SV_COLUMN_CONFIG:

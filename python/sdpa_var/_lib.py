@@ -72,7 +72,8 @@ SV_ARRAY_MAX_DIMS = 4
 SV_ROW_FIELDS = 4
 
 # sv_dtype (source.h)
-SV_DTYPE_FLOAT64, SV_DTYPE_FLOAT32, SV_DTYPE_FLOAT16, SV_DTYPE_BFLOAT16 = 0, 1, 2, 3
+SV_DTYPE_FLOAT64, SV_DTYPE_FLOAT32, SV_DTYPE_FLOAT16, SV_DTYPE_BFLOAT16, SV_DTYPE_BOOL = \
+    0, 1, 2, 3, 4
 
 # sv_output_kind (columns.h)
 SV_OUTPUT_SUMMARY, SV_OUTPUT_PER_TRIAL, SV_OUTPUT_PER_ROW = 0, 1, 2
@@ -111,7 +112,8 @@ class sv_array(ctypes.Structure):
 
 class sv_strided(ctypes.Structure):
     """source.h: struct sv_strided."""
-    _fields_ = [("q", sv_array), ("k", sv_array), ("v", sv_array), ("g", sv_array)]
+    _fields_ = [("q", sv_array), ("k", sv_array), ("v", sv_array), ("g", sv_array),
+                ("mask", sv_array)]
 
 
 class sv_head(ctypes.Structure):
@@ -249,6 +251,9 @@ def _load():
         "sv_source_draw": (c_int, [P(sv_spec), ctypes.c_void_p]),
         "sv_strided_head": (c_int, [P(sv_strided), c_u64, P(c_u64), P(sv_head)]),
         "sv_array_find_nonfinite": (c_int, [P(sv_array), P(c_size)]),
+        "sv_array_max_abs": (c_dbl, [P(sv_array)]),
+        "sv_mask_max_abs": (c_dbl, [P(sv_array)]),
+        "sv_entry_bound": (c_dbl, [c_size]),
         "sv_engine_run": (c_int, [P(sv_spec), ctypes.c_void_p, P(sv_exec), ctypes.c_void_p,
                                   c_u64, c_u64, P(sv_trial_stats)]),
         "sv_summary_begin": (c_int, [P(sv_spec), P(sv_summary_acc)]),

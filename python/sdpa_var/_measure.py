@@ -124,7 +124,9 @@ def run(q, k, scale, causal, mask, window, rows, seed, cache, threads):
     kw = {"scale": scale, "causal": causal, "layout": "bhnd", "pool": "none",
           "threads": threads}
     if mask is not None:
-        kw["mask"] = mask.double().numpy() if mask.is_floating_point() else mask.numpy()
+        # Its own dtype: the engine knows that dtype's lowest value (HF's
+        # finfo(dtype).min fill) as "excluded"; widened, it would not be.
+        kw["mask"] = mask
     if window is not None:
         kw["window"] = int(window)
     try:

@@ -18,7 +18,7 @@ static void workspace_free(workspace *ws)
 {
     void *arrays[] = {ws->k,  ws->qtile,   ws->scores,  ws->row_mo, ws->row_sm, ws->acc,  ws->mo,
                       ws->st, ws->planted, ws->scratch, ws->state,  ws->q_mo,   ws->k_mo, ws->v,
-                      ws->e,  ws->o_part,  ws->o,       ws->grad,   ws->sink};
+                      ws->e,  ws->o_part,  ws->o,       ws->grad,   ws->sink,   ws->mrow};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         free(arrays[i]);
     *ws = (workspace){0};
@@ -54,8 +54,9 @@ static int workspace_alloc(workspace *ws, const ws_sizes *z)
     ws->o_part = alloc_aligned(z->o_part, sizeof(double));
     ws->o = alloc_aligned(z->o, sizeof(double));
     ws->grad = z->grad ? alloc_aligned(z->grad, sizeof(double)) : NULL;
-    if ((z->grad && !ws->grad) || !ws->k || !ws->qtile || !ws->scores || !ws->row_mo ||
-        !ws->row_sm || !ws->acc || !ws->mo || !ws->st || !ws->planted || !ws->sink ||
+    ws->mrow = z->mrow ? alloc_aligned(z->mrow, sizeof(double)) : NULL;
+    if ((z->grad && !ws->grad) || (z->mrow && !ws->mrow) || !ws->k || !ws->qtile || !ws->scores ||
+        !ws->row_mo || !ws->row_sm || !ws->acc || !ws->mo || !ws->st || !ws->planted || !ws->sink ||
         !ws->scratch || !ws->state || !ws->q_mo || !ws->k_mo || !ws->v || !ws->e || !ws->o_part ||
         !ws->o) {
         workspace_free(ws);

@@ -95,7 +95,7 @@ static void derive(plan *p, uint64_t count)
      * n_k = 1 has a tiny tile of 256 rows and a second tile). */
     const int one_tile = s->n_q == p->tm && s->n_k == p->kb;
     p->group = p->tiny && one_tile && p->inner_threads == 1 && !p->taps.row_sums && !s->values &&
-                       s->window == 0
+                       s->window == 0 && !p->src->mask
                    ? SV_TRIAL_GROUP
                    : 1u;
     p->prog = NULL;
@@ -120,6 +120,7 @@ static int sizes_of(const plan *p, ws_sizes *z)
     if (p->grad && !sv_grad_layout_of(p, &g))
         return 0;
     z->grad = g.total;
+    z->mrow = p->src->mask ? (size_t)p->inner_threads * p->kb : 0; /* <= tiles x kb: no wrap */
     z->state = p->src->trial_len;
     z->stats = p->group > 1 ? z->rows : SV_STATS_ROWS;
     if (p->group > 1 && z->scores < p->group * s->n_q * s->n_k)
@@ -149,7 +150,8 @@ static int bytes_of(const ws_sizes *z, size_t *bytes)
                                {z->e, sizeof(double)},
                                {z->o_part, sizeof(double)},
                                {z->o, sizeof(double)},
-                               {z->grad, sizeof(double)}};
+                               {z->grad, sizeof(double)},
+                               {z->mrow, sizeof(double)}};
     size_t total = 0, one;
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++)
         if (!mul_ok(items[i][0], items[i][1], &one) || !add_ok(one, SV_ALIGN, &one) ||

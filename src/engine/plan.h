@@ -96,6 +96,7 @@ typedef struct plan {
 /* Element counts of a workspace's arrays, all checked for overflow. */
 typedef struct ws_sizes {
     size_t k, qtile, scores, rows, tiles, stats, k_rows, scratch, state, v, e, o_part, o;
+    size_t mrow; /* a source mask: inner_threads x kb; 0 without */
     size_t grad; /* the backward passes' arena (grad_layout); 0 without grad */
 } ws_sizes;
 
@@ -119,6 +120,8 @@ typedef struct workspace {
     double *o_part;         /* values: inner_threads x 2 x tm x d_v partial outputs */
     double *o;              /* values: n_q x 2 x d_v running outputs, in each row's max frame */
     double *grad;           /* grad: the arena grad_layout slices */
+    double *mrow;           /* mask: inner_threads x kb, one row's mask, then its
+                               visible scores packed (rowpass.c); NULL without */
 } workspace;
 
 /* grad.c: offsets (in doubles) into the backward passes' arena. Shared:

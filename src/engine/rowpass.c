@@ -109,6 +109,44 @@ static int tile_spans(const plan *p, size_t i0, size_t m, size_t j0, size_t bk, 
     return any;
 }
 
+/* A source mask within each row's [lo, hi): the block's scores get M / c
+ * (so that c times the raw logit is the model's masked, scaled logit) or
+ * -inf where the key is excluded, and each row's seen scores, packed in
+ * key order into one buffer, go through the row kernel: the statistics
+ * are over the keys the row sees. A row that sees none of the block gets
+ * lo = hi (skipped, as outside the causal/window interval). */
+static void mask_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
+                      size_t j0, size_t *lo, size_t *hi, double *scores, sv_softmax_acc *acc,
+                      sv_moments *mo, size_t me)
+{
+    const size_t kb = p->kb;
+    const double c = p->spec->scale;
+    double *buf = ws->mrow + me * kb;
+    for (size_t r = 0; r < m; r++) {
+        if (hi[r] <= lo[r])
+            continue;
+        double *s = scores + r * kb;
+        p->src->mask(p->src, trial, i0 + r, j0 + lo[r], hi[r] - lo[r], buf);
+        size_t n = 0; /* n <= j - lo: packing never overwrites an unread entry */
+        for (size_t j = lo[r]; j < hi[r]; j++) {
+            const double add = buf[j - lo[r]];
+            if (add == -INFINITY) {
+                s[j] = -INFINITY;
+            } else {
+                s[j] += add / c;
+                buf[n++] = s[j];
+            }
+        }
+        if (n == 0) {
+            hi[r] = lo[r];
+            continue;
+        }
+        (void)sv_softmax_acc_rows(buf, 1, n, n, c, &acc[r], &mo[r]);
+        if (p->taps.hist_bins > 0)
+            sv_rowpass_hist(p, buf, n, &acc[r]);
+    }
+}
+
 void sv_rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
                      size_t j0, size_t bk, size_t me)
 {
@@ -124,7 +162,9 @@ void sv_rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t 
     tile_rows(p, ws, trial, i0, m, j0, qtile, me);
     /* A short last key block is zero-padded: the shape never changes. */
     sv_tile_product(p, qtile, ws->k, scores);
-    if (full) {
+    if (p->src->mask) {
+        mask_tile(p, ws, trial, i0, m, j0, lo, hi, scores, acc, mo, me);
+    } else if (full) {
         /* Status unread: rows of bk >= 1 keys, ld kb >= bk; a non-finite
          * score shows as a NaN statistic, which the trial reports. */
         (void)sv_softmax_acc_rows(scores, m, bk, kb, p->spec->scale, acc, mo);
@@ -134,7 +174,7 @@ void sv_rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t 
                 (void)sv_softmax_acc_rows(scores + r * kb + lo[r], 1, hi[r] - lo[r], kb,
                                           p->spec->scale, &acc[r], &mo[r]);
     }
-    if (p->taps.hist_bins > 0)
+    if (p->taps.hist_bins > 0 && !p->src->mask)
         for (size_t r = 0; r < m; r++)
             if (hi[r] > lo[r])
                 sv_rowpass_hist(p, scores + r * kb + lo[r], hi[r] - lo[r], &acc[r]);

@@ -267,7 +267,8 @@ static sv_status parse_dict(npy_cursor *c, npy_header *h, char *why, size_t why_
     return SV_OK;
 }
 
-/* The dtype of a descr: '<f8', '>f4', '=f2', '|f8' or 'f8'. */
+/* The dtype of a descr: '<f8', '>f4', '=f2', '|f8' or 'f8'; '|b1' (numpy's
+ * bool, for masks). */
 static sv_status descr_dtype(const npy_header *h, sv_dtype *dt, int *swapped, char *why,
                              size_t why_len)
 {
@@ -282,6 +283,11 @@ static sv_status descr_dtype(const npy_header *h, sv_dtype *dt, int *swapped, ch
     if (!h->descr_list && n == 2 && s[0] == 'f' && (s[1] == '2' || s[1] == '4' || s[1] == '8')) {
         *dt = s[1] == '8' ? SV_DTYPE_FLOAT64 : s[1] == '4' ? SV_DTYPE_FLOAT32 : SV_DTYPE_FLOAT16;
         *swapped = little != sv_io_little_endian();
+        return SV_OK;
+    }
+    if (!h->descr_list && ((n == 2 && s[0] == 'b' && s[1] == '1') || (n == 1 && s[0] == '?'))) {
+        *dt = SV_DTYPE_BOOL;
+        *swapped = 0;
         return SV_OK;
     }
     char q[64];
@@ -410,7 +416,10 @@ sv_status sv_npy_parse(const void *buf, size_t len, sv_array *out, char *why, si
     int swapped;
     if ((st = descr_dtype(&h, &dt, &swapped, why, why_len)) != SV_OK)
         return st;
-    const size_t esize = dt == SV_DTYPE_FLOAT64 ? 8 : dt == SV_DTYPE_FLOAT32 ? 4 : 2;
+    const size_t esize = dt == SV_DTYPE_FLOAT64   ? 8
+                         : dt == SV_DTYPE_FLOAT32 ? 4
+                         : dt == SV_DTYPE_BOOL    ? 1
+                                                  : 2;
     size_t bytes = 0;
     if ((st = shape_bytes(&h, esize, &bytes, why, why_len)) != SV_OK)
         return st;

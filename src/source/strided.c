@@ -4,6 +4,7 @@
  * 4-D), widened to double. Trial t is (batch, head) of Q and (batch,
  * kv_head) of K and V: grouped-query heads are read in place, never
  * expanded. The engine cannot tell it from draws. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -20,13 +21,19 @@ static const sv_array *array_of(const sv_strided *a, sv_matrix which)
 
 static size_t elem_size(sv_dtype t)
 {
-    return t == SV_DTYPE_FLOAT64 ? 8 : t == SV_DTYPE_FLOAT32 ? 4 : 2;
+    return t == SV_DTYPE_FLOAT64 ? 8 : t == SV_DTYPE_FLOAT32 ? 4 : t == SV_DTYPE_BOOL ? 1 : 2;
 }
 
 static int format_ok(const sv_array *a)
 {
     return a->data && a->ndim >= 2 && a->ndim <= SV_ARRAY_MAX_DIMS &&
            (unsigned)a->dtype < SV_DTYPES;
+}
+
+/* Q, K, V and G hold numbers: a bool array is a mask only. */
+static int data_ok(const sv_array *a)
+{
+    return format_ok(a) && a->dtype != SV_DTYPE_BOOL;
 }
 
 /* Axis sizes and strides of a as batch x heads x rows x cols (a missing
@@ -58,6 +65,8 @@ static double load(const unsigned char *p, sv_dtype t, int swapped)
 {
     unsigned char b[8];
     const size_t n = elem_size(t);
+    if (t == SV_DTYPE_BOOL)
+        return p[0] ? 1.0 : 0.0;
     for (size_t i = 0; i < n; i++)
         b[i] = p[swapped ? n - 1 - i : i];
     if (t == SV_DTYPE_FLOAT64) {
@@ -107,6 +116,34 @@ int sv_array_find_nonfinite(const sv_array *a, size_t *index)
     return 0;
 }
 
+double sv_array_max_abs(const sv_array *a)
+{
+    if (!a || !format_ok(a))
+        return -1.0;
+    size_t n[4];
+    ptrdiff_t s[4];
+    axes4(a, n, s);
+    double m = 0.0;
+    for (size_t b = 0; b < n[0]; b++)
+        for (size_t h = 0; h < n[1]; h++)
+            for (size_t i = 0; i < n[2]; i++)
+                for (size_t l = 0; l < n[3]; l++) {
+                    const unsigned char *p = (const unsigned char *)a->data + (ptrdiff_t)b * s[0] +
+                                             (ptrdiff_t)h * s[1] + (ptrdiff_t)i * s[2] +
+                                             (ptrdiff_t)l * s[3];
+                    const double x = fabs(load(p, a->dtype, a->byte_swapped));
+                    if (isnan(x))
+                        return NAN;
+                    m = x > m ? x : m;
+                }
+    return m;
+}
+
+double sv_entry_bound(size_t n)
+{
+    return sqrt(DBL_MAX / (4.0 * (double)(n ? n : 1)));
+}
+
 /* Batch and head counts of Q (and G) against K (and V): the GQA rules. */
 static sv_status heads_ok(const sv_strided *a, size_t *batch, size_t *heads_q, size_t *heads_kv)
 {
@@ -136,8 +173,9 @@ sv_status sv_strided_head(const sv_strided *arrays, uint64_t trial, uint64_t *tr
 {
     if (!arrays)
         return SV_EINVAL;
-    if (!format_ok(&arrays->q) || !format_ok(&arrays->k) ||
-        (arrays->v.data && !format_ok(&arrays->v)) || (arrays->g.data && !format_ok(&arrays->g)))
+    if (!data_ok(&arrays->q) || !data_ok(&arrays->k) || (arrays->v.data && !data_ok(&arrays->v)) ||
+        (arrays->g.data && !data_ok(&arrays->g)) ||
+        (arrays->mask.data && !format_ok(&arrays->mask)))
         return SV_EFORMAT;
     size_t batch, hq, hkv;
     const sv_status st = heads_ok(arrays, &batch, &hq, &hkv);
@@ -216,15 +254,111 @@ static sv_status values_ok(const sv_strided *a, const sv_spec *spec, uint64_t fi
     const double bound = (double)spec->d_k * mq * mk;
     if (!(bound <= SV_SCORE_MAX && bound * spec->scale <= SV_SCORE_MAX))
         return SV_EOVERFLOW;
+    /* Sums of squares of the entries (q_var, k_var) and of the outputs,
+     * bounded by max|v| (raw_out_var), stay finite. */
+    if (mq > sv_entry_bound(spec->n_q * spec->d_k) || mk > sv_entry_bound(spec->n_k * spec->d_k) ||
+        (spec->values &&
+         max_abs(a, &a->v, 1, first, count) > sv_entry_bound(spec->n_q * spec->d_v)))
+        return SV_EOVERFLOW;
     return SV_OK;
+}
+
+/* The lowest finite value of a float dtype: HF fills masked logits with
+ * torch.finfo(dtype).min, which excludes the key as -inf does. */
+static double lowest(sv_dtype t)
+{
+    return t == SV_DTYPE_FLOAT64   ? -DBL_MAX
+           : t == SV_DTYPE_FLOAT32 ? -(double)FLT_MAX
+           : t == SV_DTYPE_FLOAT16 ? -65504.0
+                                   : -0x1.fep127; /* bfloat16 */
+}
+
+/* Mask entry x of dtype t as an additive value on the scaled logits. */
+static double mask_value(double x, sv_dtype t)
+{
+    if (t == SV_DTYPE_BOOL)
+        return x != 0.0 ? 0.0 : -INFINITY;
+    return x <= lowest(t) ? -INFINITY : x;
+}
+
+/* The mask's byte offset of (trial, row), its axes broadcast. */
+static const unsigned char *mask_row(const sv_strided *all, uint64_t trial, size_t row, size_t n[4],
+                                     ptrdiff_t s[4])
+{
+    size_t nq[4];
+    ptrdiff_t sq[4];
+    axes4(&all->q, nq, sq);
+    const size_t batch = (size_t)(trial / nq[1]), head = (size_t)(trial % nq[1]);
+    axes4(&all->mask, n, s);
+    return (const unsigned char *)all->mask.data + (n[0] > 1 ? (ptrdiff_t)batch * s[0] : 0) +
+           (n[1] > 1 ? (ptrdiff_t)head * s[1] : 0) + (n[2] > 1 ? (ptrdiff_t)row * s[2] : 0);
+}
+
+double sv_mask_max_abs(const sv_array *a)
+{
+    if (!a || !format_ok(a))
+        return -1.0;
+    size_t n[4];
+    ptrdiff_t s[4];
+    axes4(a, n, s);
+    double top = 0.0;
+    for (size_t b = 0; b < n[0]; b++)
+        for (size_t h = 0; h < n[1]; h++)
+            for (size_t i = 0; i < n[2]; i++)
+                for (size_t l = 0; l < n[3]; l++) {
+                    const unsigned char *p = (const unsigned char *)a->data + (ptrdiff_t)b * s[0] +
+                                             (ptrdiff_t)h * s[1] + (ptrdiff_t)i * s[2] +
+                                             (ptrdiff_t)l * s[3];
+                    const double x = load(p, a->dtype, a->byte_swapped);
+                    if (isnan(x) || x == INFINITY)
+                        return NAN;
+                    const double m = mask_value(x, a->dtype);
+                    if (isfinite(m) && fabs(m) > top)
+                        top = fabs(m);
+                }
+    return top;
+}
+
+/* A mask broadcasts against batch x heads_q x n_q x n_k; its entries are
+ * -inf, finite, or excluded, and a finite M / scale stays a finite logit. */
+static sv_status mask_ok(const sv_strided *a, const sv_spec *spec)
+{
+    if (spec->grad)
+        return SV_EMISMATCH; /* the backward passes know the causal mask only */
+    size_t n[4], nq[4];
+    ptrdiff_t s[4];
+    axes4(&a->q, nq, s);
+    axes4(&a->mask, n, s);
+    const size_t want[4] = {nq[0], nq[1], spec->n_q, spec->n_k};
+    for (int i = 0; i < 4; i++)
+        if (n[i] != 1 && n[i] != want[i])
+            return SV_EMISMATCH;
+    const double top = sv_mask_max_abs(&a->mask);
+    if (isnan(top))
+        return SV_ENONFINITE;
+    return top / spec->scale <= SV_SCORE_MAX ? SV_OK : SV_EOVERFLOW;
+}
+
+static void strided_mask(const sv_source *src, uint64_t trial, size_t row, size_t col0, size_t m,
+                         double *x)
+{
+    const sv_strided *all = src->impl;
+    const sv_array *a = &all->mask;
+    size_t n[4];
+    ptrdiff_t s[4];
+    const unsigned char *base = mask_row(all, trial, row, n, s);
+    for (size_t l = 0; l < m; l++) {
+        const ptrdiff_t at = n[3] > 1 ? (ptrdiff_t)(col0 + l) * s[3] : 0;
+        x[l] = mask_value(load(base + at, a->dtype, a->byte_swapped), a->dtype);
+    }
 }
 
 static sv_status strided_check(const sv_source *src, const sv_spec *spec, uint64_t first,
                                uint64_t count)
 {
     const sv_strided *a = src->impl;
-    if (!format_ok(&a->q) || !format_ok(&a->k) || (spec->values && !format_ok(&a->v)) ||
-        (spec->grad && !format_ok(&a->g)))
+    if (!data_ok(&a->q) || !data_ok(&a->k) || (spec->values && !data_ok(&a->v)) ||
+        (spec->grad && !data_ok(&a->g)))
         return SV_EFORMAT;
     /* The draw fields would describe rows the arrays do not hold. */
     if (spec->plant != 0.0 || spec->qk_norm || spec->d_model > 0)
@@ -239,7 +373,8 @@ static sv_status strided_check(const sv_source *src, const sv_spec *spec, uint64
         (spec->values && !shape_ok(&a->v, spec->n_k, spec->d_v)) ||
         (spec->grad && !shape_ok(&a->g, spec->n_q, spec->d_v)))
         return SV_EMISMATCH;
-    return values_ok(a, spec, first, count);
+    const sv_status sv = values_ok(a, spec, first, count);
+    return sv != SV_OK || !a->mask.data ? sv : mask_ok(a, spec);
 }
 
 static void strided_rows(const sv_source *src, const double *state, uint64_t trial, sv_matrix which,
@@ -270,10 +405,14 @@ sv_status sv_source_strided(const sv_strided *arrays, sv_source *src)
 {
     if (!arrays || !src)
         return SV_EINVAL;
-    if (!format_ok(&arrays->q) || !format_ok(&arrays->k) ||
-        (arrays->v.data && !format_ok(&arrays->v)) || (arrays->g.data && !format_ok(&arrays->g)))
+    if (!data_ok(&arrays->q) || !data_ok(&arrays->k) || (arrays->v.data && !data_ok(&arrays->v)) ||
+        (arrays->g.data && !data_ok(&arrays->g)) ||
+        (arrays->mask.data && !format_ok(&arrays->mask)))
         return SV_EFORMAT;
-    *src = (sv_source){
-        .impl = arrays, .measure_entries = 1, .check = strided_check, .rows = strided_rows};
+    *src = (sv_source){.impl = arrays,
+                       .measure_entries = 1,
+                       .check = strided_check,
+                       .rows = strided_rows,
+                       .mask = arrays->mask.data ? strided_mask : NULL};
     return SV_OK;
 }

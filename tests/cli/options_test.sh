@@ -236,6 +236,7 @@ done <<'EOF'
 --q needs --k (Q and K make the scores)|--q q.npy
 --k needs --q (Q and K make the scores)|--k k.npy
 --v needs --q (the values of measured Q and K)|--v v.npy
+--mask needs --q (it masks the scores of measured Q and K)|--mask m.npy
 --layout needs --q (it says how files are laid out)|--layout bnhd
 --pool needs --q (it pools the heads of files)|--pool none
 --pool does not apply with --per-row (one kind of output)|--q q.npy --k k.npy --pool none --per-row

@@ -35,7 +35,10 @@ static void fuzz_check_result(sv_status st, const sv_array *a, const sv_array *b
         fprintf(stderr, "ndim %d dtype %d\n", a->ndim, (int)a->dtype);
         abort();
     }
-    const size_t es = a->dtype == SV_DTYPE_FLOAT64 ? 8 : a->dtype == SV_DTYPE_FLOAT32 ? 4 : 2;
+    const size_t es = a->dtype == SV_DTYPE_FLOAT64   ? 8
+                      : a->dtype == SV_DTYPE_FLOAT32 ? 4
+                      : a->dtype == SV_DTYPE_BOOL    ? 1
+                                                     : 2;
     size_t idx[SV_ARRAY_MAX_DIMS] = {0};
     volatile unsigned sum = 0;
     for (;;) {

@@ -38,6 +38,14 @@ raises("5-D k", ValueError, "k", S, q, k[None])
 raises("d_k mismatch", ValueError, "k", S, q, k[..., :4])
 raises("heads not dividing", ValueError, "heads", S, q[:, :3], k)
 raises("batch mismatch", ValueError, "batch", S, q, k[:1])
+# No inf from finite input (issue 23 section 2): entries whose sums of
+# squares would overflow are refused naming the tensor and the quantity.
+big_q = np.where(q > 0, 1e154, -1e154)
+raises("q entries 1e154", ValueError, "q: entries up to 1e+154", S, big_q, k * 1e-100)
+raises("q entries 1e154 names q_var", ValueError, "q_var", S, big_q, k * 1e-100)
+raises("v entries 1e200", ValueError, "raw_out_var", S, q, k, np.where(k > 0, 1e200, -1e200))
+chk.ok(np.isfinite(S(q * 1e150, k * 1e-100).q_var).all(), "q entries 1e150 finite q_var",
+       "not finite")
 raises("NaN in q", ValueError, "(1, 2, 3, 4)", S, nan_q, k)
 raises("Inf in k", ValueError, "k", S, q, inf_k)
 raises("int q", TypeError, "q", S, q.astype(np.int32), k)

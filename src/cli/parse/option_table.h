@@ -110,6 +110,11 @@
       "query head h reads key head h / (heads_q / heads_kv))")                                     \
     X(V, "v", 0, "FILE[:NAME]", CLI_ARG_LIST, 0, 0, NULL, NULL, 4,                                 \
       "V likewise (n_k x d_v per key head): the output columns")                                   \
+    X(MASK, "mask", 0, "FILE", CLI_ARG_LIST, 0, 0, NULL, NULL, 4,                                  \
+      "an attention mask from a .npy file, as SDPA's attn_mask:\n"                                 \
+      "bool (true = attend) or float (added to the scaled\n"                                       \
+      "logits; -inf excludes), [batch|1 x] [heads|1 x] n_q|1 x\n"                                  \
+      "n_k|1 whatever --layout; statistics over the keys seen")                                    \
     X(LAYOUT, "layout", 0, "L", CLI_ARG_LIST, 0, 0, "bhnd", NULL, 4,                               \
       "axes of 4-D files: bhnd (batch, heads, n, d: PyTorch's\n"                                   \
       "SDPA) or bnhd (batch, n, heads, d: TransformerLens)")                                       \

@@ -369,6 +369,7 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
     case CLI_OPT_Q:       /* files: opened by tensor_input.c, after validation */
     case CLI_OPT_K:
     case CLI_OPT_V:
+    case CLI_OPT_MASK:
     case CLI_OPT_SAVE_QK:
     case CLI_OPT_LOGITS_FILE: /* read by logits_run.c */
     case CLI_OPT_UPSTREAM:    /* rows: validate.c */

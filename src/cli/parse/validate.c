@@ -202,6 +202,7 @@ static const cli_rule rules[] = {
     {CLI_OPT_Q, NEEDS, CLI_OPT_K, NULL, NULL, "Q and K make the scores", NULL},
     {CLI_OPT_K, NEEDS, CLI_OPT_Q, NULL, NULL, "Q and K make the scores", NULL},
     {CLI_OPT_V, NEEDS, CLI_OPT_Q, NULL, NULL, "the values of measured Q and K", NULL},
+    {CLI_OPT_MASK, NEEDS, CLI_OPT_Q, NULL, NULL, "it masks the scores of measured Q and K", NULL},
     {CLI_OPT_LAYOUT, NEEDS, CLI_OPT_Q, NULL, NULL, "it says how files are laid out", NULL},
     {CLI_OPT_POOL, NEEDS, CLI_OPT_Q, NULL, NULL, "it pools the heads of files", NULL},
     {CLI_OPT_POOL, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "one kind of output", NULL},

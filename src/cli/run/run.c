@@ -148,7 +148,11 @@ static int head_row(cli_sink *s, const config_run *r, const sv_trial_stats *stat
     sv_spec plug;
     sv_summary sum;
     (void)sv_summary_head(&r->spec, stats, head ? NULL : &r->summary, &plug,
-                          &sum); /* arguments are set: SV_OK */
+                          &sum);           /* arguments are set: SV_OK */
+    if (r->arrays && r->arrays->mask.data) /* no closed form for a data mask */
+        for (int i = 0; i < 2; i++)
+            *(i ? &sum.scaled_theory : &sum.raw_theory) =
+                (sv_theory){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0};
     const sv_row_view v = {.spec = &plug,
                            .scale_name = r->scale_name,
                            .stats = stats,

@@ -158,7 +158,7 @@ static double entry(const sv_array *a, const size_t *index)
     const unsigned char *p = a->data;
     for (int i = 0; i < a->ndim; i++)
         p += (ptrdiff_t)index[i] * a->strides[i];
-    static const size_t size[SV_DTYPES] = {8, 4, 2, 2};
+    static const size_t size[SV_DTYPES] = {8, 4, 2, 2, 1};
     unsigned char b[8] = {0};
     const size_t n = size[a->dtype];
     for (size_t i = 0; i < n; i++)
@@ -195,6 +195,87 @@ static int finite(const cli_tensor_file *f, const sv_array *a, char *err, size_t
                     isnan(v) ? "nan"
                     : v > 0  ? "inf"
                              : "-inf");
+}
+
+/* "(2, 1, 5, 7)": the shape of a as the file has it (before --layout). */
+static void shape_text(const sv_array *a, char *buf, size_t len)
+{
+    size_t at = (size_t)snprintf(buf, len, "(");
+    for (int i = 0; i < a->ndim && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%zu", i ? ", " : "", a->shape[i]);
+    if (at < len)
+        snprintf(buf + at, len - at, ")");
+}
+
+/* --mask against Q and K: each axis 1 or batch, heads_q, n_q, n_k; no NaN
+ * or +inf entry (-inf excludes a key). A bool array only as a mask. */
+static int mask_ok(const cli_tensors *t, char *err, size_t errlen)
+{
+    const sv_array *q = &t->arrays.q, *k = &t->arrays.k, *m = &t->arrays.mask;
+    const sv_array *data[3] = {q, k, &t->arrays.v};
+    char ma[80], sh[128];
+    for (int i = 0; i < 3; i++)
+        if (t->file[i].arg && data[i]->dtype == SV_DTYPE_BOOL)
+            return cli_fail(err, errlen,
+                            "%s: dtype bool: Q, K and V hold numbers (a bool array "
+                            "is a --mask)",
+                            cli_quote(ma, sizeof ma, t->file[i].arg));
+    if (!m->data)
+        return 1;
+    cli_quote(ma, sizeof ma, t->file[3].arg);
+    shape_text(m, sh, sizeof sh);
+    const size_t want[4] = {batch_of(q), heads_of(q), rows_of(q), rows_of(k)};
+    for (int i = 0; i < m->ndim; i++) {
+        const size_t w = want[4 - m->ndim + i];
+        if (m->shape[i] != 1 && m->shape[i] != w)
+            return cli_fail(err, errlen,
+                            "%s: mask shape %s does not broadcast to batch x heads x n_q x n_k "
+                            "= (%zu, %zu, %zu, %zu)",
+                            ma, sh, want[0], want[1], want[2], want[3]);
+    }
+    if (m->dtype == SV_DTYPE_BOOL)
+        return 1;
+    size_t n[4] = {1, 1, 1, 1}, ix[4] = {0};
+    for (int i = 0; i < m->ndim; i++)
+        n[4 - m->ndim + i] = m->shape[i];
+    for (size_t a = 0; a < n[0] * n[1] * n[2] * n[3]; a++) {
+        size_t r = a;
+        for (int i = 3; i >= 0; i--)
+            ix[i] = r % n[i], r /= n[i];
+        const double v = entry(m, ix + 4 - m->ndim);
+        if (isnan(v) || v == INFINITY)
+            return cli_fail(err, errlen,
+                            "%s: mask entry %zu (row-major) is %s: a float mask holds finite "
+                            "values, or -inf to exclude a key",
+                            ma, a, isnan(v) ? "nan" : "inf");
+    }
+    return 1;
+}
+
+/* Entries small enough that the sums of squares of q_var, k_var and the
+ * output variances stay finite (sv_entry_bound): no inf from a finite
+ * file. After finite(): no NaN is left. */
+static int magnitudes(const cli_tensors *t, char *err, size_t errlen)
+{
+    const sv_array *q = &t->arrays.q, *k = &t->arrays.k, *v = &t->arrays.v;
+    const sv_array *a[3] = {q, k, v};
+    const size_t n[3] = {rows_of(q) * cols_of(q), rows_of(k) * cols_of(k),
+                         v->data ? rows_of(q) * cols_of(v) : 0};
+    static const char *const what[3] = {
+        "q_var (a sum of n_q*d_k squares)", "k_var (a sum of n_k*d_k squares)",
+        "raw_out_var and scaled_out_var (sums of n_q*d_v squared outputs)"};
+    for (int i = 0; i < 3; i++) {
+        if (!t->file[i].arg)
+            continue;
+        const double m = sv_array_max_abs(a[i]), bound = sv_entry_bound(n[i]);
+        char fa[80];
+        if (m > bound)
+            return cli_fail(err, errlen,
+                            "%s: entries up to %.3g in magnitude: %s would overflow (above %.3g "
+                            "for this shape); rescale the tensor",
+                            cli_quote(fa, sizeof fa, t->file[i].arg), m, what[i], bound);
+    }
+    return 1;
 }
 
 /* K (and V) against Q: d_k, batch, heads that divide, V's rows and heads. */
@@ -294,6 +375,16 @@ static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_
         if (st != SV_OK)
             return cli_fail(err, errlen, "%s: d_k=%zu n_q=%zu n_k=%zu: %s%s%s", qa, s.d_k, s.n_q,
                             s.n_k, sv_status_str(st), field ? ": " : "", field ? field : "");
+        if (t->arrays.mask.data) { /* raw logits S + M / scale stay below SV_SCORE_MAX */
+            const double top = sv_mask_max_abs(&t->arrays.mask);
+            char ma[80];
+            if (!(top / s.scale <= SV_SCORE_MAX))
+                return cli_fail(err, errlen,
+                                "%s: mask entries up to %.3g in magnitude: over the scale %.3g "
+                                "the raw logits S + M / scale would pass %.3g",
+                                cli_quote(ma, sizeof ma, t->file[3].arg), top, s.scale,
+                                SV_SCORE_MAX);
+        }
         c->spec = s;
         if (!fits(opt, c, qa, err, errlen))
             return 0;
@@ -312,7 +403,7 @@ static struct {
     uintptr_t begin, end;
     char line[160];
     size_t line_len;
-} bus_file[3];
+} bus_file[4];
 static char bus_all[512];
 static size_t bus_all_len;
 static atomic_flag bus_taken = ATOMIC_FLAG_INIT;
@@ -341,7 +432,7 @@ static void on_sigbus(int sig, siginfo_t *info, void *context)
             pause();
     cli_interrupt_abandon(); /* the rows already out stay whole, JSON closed */
     const uintptr_t at = info ? (uintptr_t)info->si_addr : 0;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (bus_file[i].line_len && at >= bus_file[i].begin && at < bus_file[i].end) {
             bus_write(bus_file[i].line, bus_file[i].line_len);
             _exit(CLI_EXIT_RUNTIME);
@@ -362,7 +453,7 @@ static void guard_add(const cli_tensors *t, int i)
     bus_file[i].end = (uintptr_t)f->map + f->len;
     bus_file[i].line_len = n > 0 && (size_t)n < sizeof bus_file[i].line ? (size_t)n : 0;
     size_t at = (size_t)snprintf(bus_all, sizeof bus_all, "sdpa-var: ");
-    for (int k = 0, first = 1; k < 3; k++)
+    for (int k = 0, first = 1; k < 4; k++)
         if (t->file[k].map) {
             at += (size_t)snprintf(bus_all + at, sizeof bus_all - at, "%s%s", first ? "" : ", ",
                                    cli_quote(q, sizeof q, t->file[k].path));
@@ -395,11 +486,11 @@ static void guard_end(void)
 
 int cli_tensors_open(cli_tensors *t, cli_options *opt, char *err, size_t errlen)
 {
-    static const cli_option_id ids[3] = {CLI_OPT_Q, CLI_OPT_K, CLI_OPT_V};
-    static const char *const options[3] = {"--q", "--k", "--v"};
+    static const cli_option_id ids[4] = {CLI_OPT_Q, CLI_OPT_K, CLI_OPT_V, CLI_OPT_MASK};
+    static const char *const options[4] = {"--q", "--k", "--v", "--mask"};
     memset(t, 0, sizeof *t);
-    sv_array *arr[3] = {&t->arrays.q, &t->arrays.k, &t->arrays.v};
-    for (int i = 0; i < 3; i++) {
+    sv_array *arr[4] = {&t->arrays.q, &t->arrays.k, &t->arrays.v, &t->arrays.mask};
+    for (int i = 0; i < 4; i++) {
         cli_tensor_file *f = &t->file[i];
         f->arg = opt->given[ids[i]] ? opt->arg[ids[i]] : NULL;
         if (!f->arg)
@@ -413,13 +504,15 @@ int cli_tensors_open(cli_tensors *t, cli_options *opt, char *err, size_t errlen)
             cli_tensors_close(t);
             return 0;
         }
-        if (opt->layout_bnhd)
+        if (opt->layout_bnhd && i < 3) /* a mask is batch x heads x n_q x n_k */
             to_bhnd(arr[i]);
     }
     /* the sizes before the finite scan, which reads every byte */
-    int ok = shapes(t, opt->base.causal, err, errlen) && make_configs(t, opt, err, errlen);
+    int ok = shapes(t, opt->base.causal, err, errlen) && mask_ok(t, err, errlen) &&
+             make_configs(t, opt, err, errlen);
     for (int i = 0; ok && i < 3; i++)
         ok = !t->file[i].arg || finite(&t->file[i], arr[i], err, errlen);
+    ok = ok && magnitudes(t, err, errlen);
     if (!ok)
         cli_tensors_close(t);
     return ok;
@@ -428,7 +521,7 @@ int cli_tensors_open(cli_tensors *t, cli_options *opt, char *err, size_t errlen)
 void cli_tensors_close(cli_tensors *t)
 {
     guard_end();
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (t->file[i].map)
             munmap(t->file[i].map, t->file[i].len);
         free(t->file[i].path);

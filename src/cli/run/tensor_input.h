@@ -1,4 +1,4 @@
-/* Measured Q, K (and V) for --q, --k, --v: each file opened, checked to be
+/* Measured Q, K (and V, a mask) for --q, --k, --v, --mask: each file opened, checked to be
  * a regular file, memory-mapped read-only (never read whole: the engine's
  * strided source reads rows from the mapping) and parsed by its magic
  * (.npy: "\x93NUMPY"; else safetensors) with the library's parsers
@@ -29,7 +29,7 @@ typedef struct cli_tensor_file {
 
 /* The files of a run and the arrays the strided source reads. */
 typedef struct cli_tensors {
-    cli_tensor_file file[3]; /* Q, K, V (V's arg NULL without --v) */
+    cli_tensor_file file[4]; /* Q, K, V, mask (arg NULL without --v, --mask) */
     sv_strided arrays;       /* bnhd already turned into bhnd */
 } cli_tensors;
 
