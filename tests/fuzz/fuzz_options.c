@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!cli_options_check_sizes(&opt, err, sizeof err)) {
             check_message("cli_options_check_sizes", err, sizeof err);
         } else {
-            const size_t n = cli_options_count(&opt);
+            const size_t n = opt.n_configs; /* 0 for --logits: no configuration is made */
             for (size_t i = 0; i < n; i++) {
                 const sv_spec cfg = cli_options_spec(&opt, i);
                 size_t bytes = 0;
