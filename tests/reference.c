@@ -277,16 +277,16 @@ void ref_trial(const sv_spec *s, uint64_t trial, sv_trial_stats *out)
     score_moments(s, S, out);
     row_statistics(s, S, v, out);
     grad_statistics(s, trial, q, k, S, v, out);
-    const int measured = s->d_model > 0 || s->qk_norm;
-    out->q_var = measured ? variance(q, nq * d) : NAN;
-    out->k_var = measured ? variance(k, nk * d) : NAN;
+    /* Every built-in source measures Q's and K's entries. */
+    out->q_var = variance(q, nq * d);
+    out->k_var = variance(k, nk * d);
     ldbl qs = 0.0L, ks = 0.0L;
     for (size_t i = 0; i < nq * d; i++)
         qs += q[i];
     for (size_t i = 0; i < nk * d; i++)
         ks += k[i];
-    out->q_mean = measured ? (double)(qs / (ldbl)(nq * d)) : NAN;
-    out->k_mean = measured ? (double)(ks / (ldbl)(nk * d)) : NAN;
+    out->q_mean = (double)(qs / (ldbl)(nq * d));
+    out->k_mean = (double)(ks / (ldbl)(nk * d));
     free(q);
     free(k);
     free(S);

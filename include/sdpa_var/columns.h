@@ -57,7 +57,10 @@ typedef enum sv_column_need {
     SV_NEED_STUDENT_T = 4,   /**< defined when dist is Student's t */
     SV_NEED_DIAG = 5,        /**< defined when query i and key i are related: plant != 0,
                                   or d_model > 0 without cross */
-    SV_NEED_QK_VAR = 6,      /**< defined when Q and K are measured: d_model > 0 or qk_norm */
+    SV_NEED_QK_VAR = 6,      /**< required with d_model > 0 or qk_norm (every built-in
+                                  source measures Q and K, so the value is a number
+                                  elsewhere too; it is required where it says
+                                  something about the options) */
     SV_NEED_QK_NORM = 7,     /**< defined with qk_norm */
     SV_NEED_VALUES = 8,      /**< defined with values */
     SV_NEED_OBSERVED = 9,    /**< defined when an observed variance was given */

@@ -31,7 +31,8 @@ struct sv_source {
     int related_diag;    /**< key i shares something with query i (planted
                               key, same token): the engine measures S_ii */
     int measure_entries; /**< the engine measures the variance of Q's and K's
-                              entries (q_var, k_var); else they are NAN */
+                              entries (q_var, k_var); else they are NAN.
+                              Every built-in source sets it */
     /**
      * Checks that the source can serve trials [first, first + count) of
      * @p spec (shapes, trial range, data types).

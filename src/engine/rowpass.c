@@ -9,9 +9,8 @@
 
 void sv_rowpass_entries(const plan *p, const double *row, sv_moments *out)
 {
-    /* Measured where they are not simply the configured variance
-     * (projections, QK-norm, caller arrays); an empty sample elsewhere, so
-     * tiny trials do not pay for it. */
+    /* Every built-in source measures (a slide's table shows the input
+     * variances for draws too); a source may opt out. */
     if (p->src->measure_entries)
         (void)sv_moments_of(row, p->spec->d_k, out); /* a row of d_k >= 1 entries */
     else

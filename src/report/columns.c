@@ -180,8 +180,8 @@ ROOT_SD_GETTER_(scaled_grad_k, scaled_grad_k2)
 #undef ROOT_SD_GETTER_
 
 /* A theory column is printed only where its measured column is: q_var and
- * k_var are measured only when the source says so (sv_source's
- * measure_entries: projections, QK-norm, strided arrays); else both are nan. */
+ * k_var are measured when the source says so (sv_source's measure_entries,
+ * which every built-in source sets); else both are nan. */
 static sv_value get_q_var_theory(const sv_row_view *r)
 {
     return real(isnan(r->stats->q_var) ? NAN : r->summary->raw_theory.q_var);

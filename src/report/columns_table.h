@@ -264,7 +264,7 @@ static const sv_column columns[C_COUNT_] = {
        "softmax weight of key i in row i, raw logits"),
     R_(scaled_diag_weight, GR(DIAG), "1", SV_NEED_DIAG, "the same for the scaled logits"),
     R_(q_var, GR(INPUTS), "1", SV_NEED_QK_VAR,
-       "sample variance (ddof 0) of the entries of Q, with d_model or qk_norm; nan otherwise"),
+       "sample variance (ddof 0) of the entries of Q in one trial"),
     R_(k_var, GR(INPUTS), "1", SV_NEED_QK_VAR, "the same for K"),
     R_(raw_out_var, GR(VALUES), "1", SV_NEED_VALUES,
        "mean square of the entries of O = softmax(S) V, with --values; nan otherwise"),

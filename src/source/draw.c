@@ -139,7 +139,7 @@ sv_status sv_source_draw(const sv_spec *spec, sv_source *src)
         .trial_len = 2 * spec->d_model * spec->d_k,
         .scratch_len = spec->d_model > spec->d_k ? spec->d_model : spec->d_k,
         .related_diag = spec->plant != 0.0 || (spec->d_model > 0 && !spec->cross),
-        .measure_entries = spec->d_model > 0 || spec->qk_norm,
+        .measure_entries = 1,
         .check = draw_check,
         .begin_trial = spec->d_model > 0 ? draw_weights : NULL,
         .rows = draw_rows,
