@@ -102,15 +102,17 @@ def _engine(spec, src, exe, first, count, out):
 
     t = threading.Thread(target=worker, name="sdpa_var engine", daemon=True)
     t.start()
+    # `done` is filled before `ended` is released, and tested rather than
+    # the acquire's result: an interrupt just after a successful acquire
+    # must not wait for a release that already happened.
     try:
-        while not ended.acquire(timeout=0.05):
-            pass
+        while not done:
+            ended.acquire(timeout=0.05)
     except BaseException:
         flag.value = 1
-        while True:
+        while not done:
             try:
-                if ended.acquire(timeout=0.05):
-                    break
+                ended.acquire(timeout=0.05)
             except KeyboardInterrupt:  # a second Ctrl-C: the stop is on its way
                 pass
         raise

@@ -5,8 +5,8 @@ child's KeyboardInterrupt must come within the bound: the engine call runs
 in a worker thread and stops within one tile per thread (sv_exec.cancel,
 SV_ECANCELED). Without that, the signal waits for the whole call.
 
-Also: after the interrupt no worker thread is left and the next call
-works; an exception the worker's call raises reaches the caller unchanged;
+Also: after the interrupt (one SIGINT, or two) no worker thread is left
+and the next call works; an exception the worker's call raises reaches the caller unchanged;
 the threaded path gives the inline path's bits.
 
 Bound: the issue asks for 0.5 s. This machine is shared by several builds
@@ -31,20 +31,26 @@ from sdpa_var import _lib as L
 BOUND = float(os.environ.get("SV_INTERRUPT_BOUND", "0.5"))
 
 CHILD = r"""
-import sys, threading, time
+import signal, sys, threading, time
 import numpy as np
 import sdpa_var
 n = int(sys.argv[1])
 rng = np.random.default_rng(0)
 q, k = rng.standard_normal((n, 64)), rng.standard_normal((n, 64))
 print("started %.6f" % time.monotonic(), flush=True)
+t = None
 try:
-    sdpa_var.stats(q, k)
-    print("finished %.6f" % time.monotonic(), flush=True)
-    sys.exit(3)
-except KeyboardInterrupt:
-    t = time.monotonic()
-    print("interrupted %.6f threads %d" % (t, threading.active_count()), flush=True)
+    try:
+        sdpa_var.stats(q, k)
+        print("finished %.6f" % time.monotonic(), flush=True)
+        sys.exit(3)
+    except KeyboardInterrupt:
+        t = time.monotonic()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+except KeyboardInterrupt:  # a second SIGINT after stats() raised the first
+    t = t or time.monotonic()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+print("interrupted %.6f threads %d" % (t, threading.active_count()), flush=True)
 small = sdpa_var.stats(q[:64], k[:64])
 print("after %.6f" % float(small.scaled_entropy.ravel()[0]), flush=True)
 """
@@ -60,8 +66,9 @@ def check(cond, what):
     return cond
 
 
-def interrupt_once(n=32768, wait=1.0):
-    """Latency in seconds from SIGINT to the child's KeyboardInterrupt."""
+def interrupt_once(n=32768, wait=1.0, signals=1):
+    """Latency in seconds from SIGINT to the child's KeyboardInterrupt;
+    @p signals SIGINTs 2 ms apart (a second Ctrl-C during the stop)."""
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(n)], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True,
                              env=dict(os.environ, OMP_WAIT_POLICY="passive"))
@@ -72,6 +79,9 @@ def interrupt_once(n=32768, wait=1.0):
     time.sleep(wait)
     sent = time.monotonic()
     child.send_signal(signal.SIGINT)
+    for _ in range(signals - 1):
+        time.sleep(0.002)
+        child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=120)
     lines = out.split("\n")
     got = lines[0].split()
@@ -134,6 +144,10 @@ def main():
         print("SIGINT to KeyboardInterrupt: %.3f s (bound %.2f s; load %s)"
               % (lat, BOUND, " ".join("%.1f" % x for x in os.getloadavg())))
         check(lat < BOUND, "latency %.3f s >= %.2f s" % (lat, BOUND))
+    # Ctrl-C twice: one KeyboardInterrupt, once the worker is done.
+    lat = interrupt_once(n=16384, wait=0.5, signals=2)
+    if lat is not None:
+        print("two SIGINTs: %.3f s" % lat)
     print("%d failed" % failures)
     return 1 if failures else 0
 
