@@ -31,13 +31,23 @@ typedef void (*sv_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
 /** How to run: none of it changes a single bit of the results. */
 typedef struct sv_exec {
-    int threads;             /**< OpenMP threads; 0 uses OpenMP's default
-                                  (OMP_NUM_THREADS, else all cores); >= 0 */
-    size_t block_rows;       /**< query rows per work item handed to a thread
-                                  (rounded up to whole tiles of 256); 0 means
-                                  one tile */
-    sv_progress_fn progress; /**< NULL, or called as work completes */
-    void *progress_ctx;      /**< passed to progress */
+    int threads;                /**< OpenMP threads; 0 uses OpenMP's default
+                                     (OMP_NUM_THREADS, else all cores); >= 0 */
+    size_t block_rows;          /**< query rows per work item handed to a thread
+                                     (rounded up to whole tiles of 256); 0 means
+                                     one tile */
+    sv_progress_fn progress;    /**< NULL, or called as work completes */
+    void *progress_ctx;         /**< passed to progress */
+    const volatile int *cancel; /**< NULL, or a flag the engine reads (relaxed)
+                                     between work items (score tiles; trials;
+                                     the backward passes' tiles), which another
+                                     thread may set: once it is nonzero, each
+                                     thread skips the rest of its work, so the
+                                     run stops within one tile per thread, and
+                                     returns SV_ECANCELED; partial results are
+                                     discarded (no output). A plain int suits:
+                                     a binding's ctypes c_int, set by the
+                                     thread that caught Ctrl-C. */
 } sv_exec;
 
 /** Most keys (n_k) for a histogram of the softmax weights (sv_taps): a
@@ -244,8 +254,10 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  *         number for any spec (mean, variance, entropy, max weight,
  *         Jacobian, max |logit|, with values the output's) came out NaN:
  *         sv_spec_check's bound rules that out for the random draws, not
- *         for a caller's arrays. After an error out and the taps may be
- *         partly written.
+ *         for a caller's arrays; SV_ECANCELED if exec->cancel was set
+ *         during the run (also when it was set after the last tile: the
+ *         flag is read once more at the end). After an error out and the
+ *         taps may be partly written.
  * Thread safety: the caller's OpenBLAS thread count is unchanged when the
  * last of any concurrent runs returns: it runs its own OpenMP threads, so
  * the first run to start saves openblas_get_num_threads() and sets

@@ -4,7 +4,9 @@
  * and the messages, so codes and messages cannot drift apart. Values are
  * pinned: new codes are appended, never renumbered. SV_EINVAL is a bad
  * argument (outputs untouched); SV_ENONFINITE is data that are not finite
- * (each function says whether its outputs were written, then as NaN).
+ * (each function says whether its outputs were written, then as NaN);
+ * SV_ECANCELED is a run the caller stopped (sv_exec.cancel, engine.h): its
+ * partial results are discarded, no output is complete.
  */
 #ifndef SDPA_VAR_STATUS_H
 #define SDPA_VAR_STATUS_H
@@ -21,7 +23,8 @@
     X(EPRECISION, 8, "mean too large against the standard deviation for double precision")         \
     X(EUNSUPPORTED, 9, "not supported by this CPU or build")                                       \
     X(ECORRUPT, 10, "state data corrupt or truncated")                                             \
-    X(ENONFINITE, 11, "data hold a NaN or an infinity, or overflow to one")
+    X(ENONFINITE, 11, "data hold a NaN or an infinity, or overflow to one")                        \
+    X(ECANCELED, 12, "canceled by the caller")
 
 /** Result of every library function that can fail. */
 typedef enum sv_status {

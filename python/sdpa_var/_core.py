@@ -3,6 +3,7 @@
 import ctypes
 import math
 import numbers
+import threading
 import warnings
 
 import numpy as np
@@ -34,6 +35,93 @@ def _exec(threads):
     e = L.sv_exec()
     e.threads = int(threads)
     return e
+
+
+# Work (about trials x n_q x n_k x (d_k + d_v + 32) steps) below which an
+# engine call runs in the calling thread (_engine): such a call ends within
+# ~5 ms here, so Ctrl-C waits no longer, while a worker thread costs
+# ~0.2 ms a call, most of a small call (a 2 x 2 stats() takes ~0.25 ms).
+_INLINE_WORK = 1 << 25
+
+
+def _work(spec, count):
+    per = spec.n_q * spec.n_k * (spec.d_k + spec.d_v + 32) + \
+        (spec.n_q + spec.n_k) * spec.d_model * spec.d_k
+    return count * per * (5 if spec.grad else 1)
+
+
+def _omp_max_threads():
+    """The calling thread's OpenMP default (omp_get_max_threads of the
+    libgomp the engine links); 0, OpenMP's global default, without one."""
+    f = getattr(L.lib, "omp_get_max_threads", None)
+    return max(0, min(f(), THREADS_MAX)) if f is not None else 0
+
+
+def _engine(spec, src, exe, first, count, out):
+    """sv_engine_run(spec, src, exe, NULL, first, count, out), its status,
+    stoppable by Ctrl-C. Python runs signal handlers in the main thread
+    only, and only between bytecodes: a long foreign call would hold
+    KeyboardInterrupt until it returns. So the call runs in a worker thread
+    (ctypes releases the GIL) while the main thread waits in short joins;
+    whatever the wait raises (KeyboardInterrupt, or a signal handler's
+    exception) sets exe.cancel's flag, and the engine stops within one
+    tile per thread (SV_ECANCELED, results discarded); the exception is
+    re-raised once the worker is done with the caller's memory. Small calls
+    and calls from other threads (no signal reaches them) run inline."""
+    def call(how):
+        return L.lib.sv_engine_run(ctypes.byref(spec), src, ctypes.byref(how), None, first,
+                                   count, out)
+
+    if threading.current_thread() is not threading.main_thread() or \
+            _work(spec, count) < _INLINE_WORK:
+        return call(exe)
+    flag = L.c_int(0)
+    run = L.sv_exec.from_buffer_copy(exe)
+    run.cancel = ctypes.pointer(flag)
+    if run.threads == 0:
+        # OpenMP's default is per thread (torch.set_num_threads changes the
+        # caller's): the worker, a new thread, would get the global one.
+        run.threads = _omp_max_threads()
+    done = []
+    # The worker releases `ended` when its call returns. The wait is on
+    # this plain lock, not Thread.join: in Python 3.11 a join that Ctrl-C
+    # interrupts releases the running thread's own lock (threading.py's
+    # bpo-45274 clean-up sees it locked), so the thread looks ended while
+    # the engine still reads the caller's arrays; an interrupted acquire
+    # of a plain lock is simply not acquired.
+    ended = threading.Lock()
+    ended.acquire()
+
+    def worker():
+        try:
+            done.append((call(run), None))
+        except BaseException as e:  # noqa: B902: handed to the caller unchanged
+            done.append((None, e))
+        finally:
+            ended.release()
+
+    t = threading.Thread(target=worker, name="sdpa_var engine", daemon=True)
+    t.start()
+    # `done` is filled before `ended` is released, and tested rather than
+    # the acquire's result: an interrupt just after a successful acquire
+    # must not wait for a release that already happened.
+    try:
+        while not done:
+            ended.acquire(timeout=0.05)
+    except BaseException:
+        flag.value = 1
+        while not done:
+            try:
+                ended.acquire(timeout=0.05)
+            except KeyboardInterrupt:  # a second Ctrl-C: the stop is on its way
+                pass
+        raise
+    finally:
+        t.join()  # the call has returned: the thread only exits
+    st, err = done[0]
+    if err is not None:
+        raise err
+    return st
 
 
 def _count(value, name, lo=0, hi=2**64 - 1):
@@ -278,9 +366,9 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     trials = (L.sv_trial_stats * spec.trials)()
     for t0 in range(0, spec.trials, _CHUNK):
         n = min(_CHUNK, spec.trials - t0)
-        st = L.lib.sv_engine_run(ctypes.byref(spec), src, ctypes.byref(exe), None, t0, n,
-                                 ctypes.cast(ctypes.byref(trials, t0 * ctypes.sizeof(
-                                     L.sv_trial_stats)), ctypes.POINTER(L.sv_trial_stats)))
+        st = _engine(spec, src, exe, t0, n,
+                     ctypes.cast(ctypes.byref(trials, t0 * ctypes.sizeof(L.sv_trial_stats)),
+                                 ctypes.POINTER(L.sv_trial_stats)))
         if st != L.SV_OK:
             _fail(st, "q, k (values too large?)" if st == L.SV_EOVERFLOW else "q, k")
     del owners  # the engine is done with the memory

@@ -127,7 +127,8 @@ PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, c_u64, c_u64)
 class sv_exec(ctypes.Structure):
     """engine.h: struct sv_exec."""
     _fields_ = [("threads", c_int), ("block_rows", c_size),
-                ("progress", PROGRESS_FN), ("progress_ctx", ctypes.c_void_p)]
+                ("progress", PROGRESS_FN), ("progress_ctx", ctypes.c_void_p),
+                ("cancel", ctypes.POINTER(c_int))]
 
 
 class sv_taps(ctypes.Structure):
@@ -312,6 +313,7 @@ def _status_codes():
 
 STATUS = _status_codes()
 SV_OK, SV_ENOMEM, SV_EOVERFLOW = STATUS["SV_OK"], STATUS["SV_ENOMEM"], STATUS["SV_EOVERFLOW"]
+SV_ECANCELED = STATUS["SV_ECANCELED"]
 
 
 def status_str(st):

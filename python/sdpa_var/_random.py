@@ -121,7 +121,7 @@ def random(dk=64, n=1111, *, observed=None, threads=None, block_rows=None, **opt
     buf = (L.sv_trial_stats * chunk)()
     for t0 in range(0, spec.trials, chunk):
         n_t = min(chunk, spec.trials - t0)
-        st = L.lib.sv_engine_run(ctypes.byref(spec), src, ctypes.byref(exe), None, t0, n_t, buf)
+        st = _core._engine(spec, src, exe, t0, n_t, buf)
         if st == L.SV_OK:
             st = L.lib.sv_summary_add(ctypes.byref(acc), buf, n_t)
         if st != L.SV_OK:

@@ -110,7 +110,8 @@ static void run_item(const plan *p, uint64_t trial, const workspace *ws, size_t 
     const size_t start = p->row0 + b * rows_per_item;
     const size_t end = nq - start < rows_per_item ? nq : start + rows_per_item;
     uint64_t units = 0;
-    for (size_t i0 = start; i0 < end; i0 += tm, units++)
+    /* A long item (a large block_rows) still stops within one tile. */
+    for (size_t i0 = start; i0 < end && !sv_cancelled(p); i0 += tm, units++)
         sv_rowpass_tile(p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, me);
     report(p, units); /* every item: a long trial shows progress too */
 }
@@ -120,6 +121,8 @@ static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_tri
     const size_t nq = p->row1 - p->row0, nk = p->spec->n_k, kb = p->kb;
     const size_t per_item = p->tm * p->block_tiles; /* <= n_q + tm - 1: derive() */
     const size_t nitems = (nq - 1) / per_item + 1;
+    if (sv_cancelled(p))
+        return;
     if (p->src->trial_len > 0)
         p->src->begin_trial(p->src, trial, ws->state);
     if (p->inner_threads == 1) {
@@ -127,9 +130,9 @@ static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_tri
          * region, where even an if(0) region would cost a team per trial. */
         for (size_t j0 = 0; j0 < nk; j0 += kb) {
             const size_t bk = nk - j0 < kb ? nk - j0 : kb;
-            for (size_t j = 0; j < kb; j++)
+            for (size_t j = 0; j < kb && !sv_cancelled(p); j++)
                 key_row(p, trial, ws, j0, bk, j, 0);
-            for (size_t b = 0; b < nitems; b++)
+            for (size_t b = 0; b < nitems && !sv_cancelled(p); b++)
                 run_item(p, trial, ws, b, j0, bk, 0);
         }
     } else {
@@ -138,16 +141,22 @@ static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_tri
             const size_t me = (size_t)SV_THREAD_NUM();
             for (size_t j0 = 0; j0 < nk; j0 += kb) {
                 const size_t bk = nk - j0 < kb ? nk - j0 : kb;
-                /* Every row its own stream: who fetches it does not matter. */
+                /* Every row its own stream: who fetches it does not matter.
+                 * No break out of an omp for: a canceled run skips the work
+                 * of each remaining item instead. */
 #pragma omp for schedule(static)
                 for (size_t j = 0; j < kb; j++)
-                    key_row(p, trial, ws, j0, bk, j, me);
+                    if (!sv_cancelled(p))
+                        key_row(p, trial, ws, j0, bk, j, me);
 #pragma omp for schedule(dynamic, 1)
                 for (size_t b = 0; b < nitems; b++)
-                    run_item(p, trial, ws, b, j0, bk, me);
+                    if (!sv_cancelled(p))
+                        run_item(p, trial, ws, b, j0, bk, me);
             }
         }
     }
+    if (sv_cancelled(p)) /* rows part done: nothing to reduce */
+        return;
     if (p->folds) { /* sv_engine_run_rows: no gradient there */
         sv_trial_folds(p, ws, p->folds + (trial - p->first) * p->fold_blocks);
         return;
@@ -164,6 +173,8 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
                             sv_trial_stats *out)
 {
     const size_t nq = p->spec->n_q, nk = p->spec->n_k, n = nq * nk, d = p->spec->d_k;
+    if (sv_cancelled(p))
+        return;
     for (size_t g = 0; g < cnt; g++) {
         if (p->src->trial_len > 0)
             p->src->begin_trial(p->src, t0 + g, ws->state);
@@ -218,7 +229,7 @@ static sv_status run_serial(const plan *p, const ws_sizes *z, uint64_t first, sv
     if (!workspace_alloc(&ws, z))
         return SV_ENOMEM;
     const uint64_t per_trial = p->prog ? p->prog->total / p->count : 0;
-    for (uint64_t t = 0; t < p->count; t += p->group) {
+    for (uint64_t t = 0; t < p->count && !sv_cancelled(p); t += p->group) {
         const size_t cnt = p->count - t < p->group ? (size_t)(p->count - t) : p->group;
         run_trials(p, first + t, cnt, &ws, &out[t]);
         if (p->group > 1) /* grouped tiny trials; others report per item */
@@ -248,6 +259,8 @@ static sv_status run_parallel(const plan *p, const ws_sizes *z, uint64_t first, 
             const uint64_t groups = (p->count - 1) / p->group + 1;
 #pragma omp for schedule(dynamic, 4)
             for (uint64_t g = 0; g < groups; g++) {
+                if (sv_cancelled(p)) /* no break out of an omp for */
+                    continue;
                 const uint64_t t = g * p->group;
                 const size_t cnt = p->count - t < p->group ? (size_t)(p->count - t) : p->group;
                 run_trials(p, first + t, cnt, &ws, &out[t]);
@@ -286,8 +299,10 @@ static int trial_is_number(const plan *p, const sv_trial_stats *t)
 
 static sv_status run_checked(const plan *p, const ws_sizes *z, uint64_t first, sv_trial_stats *out)
 {
-    const sv_status st =
+    sv_status st =
         p->trial_parallel ? run_parallel(p, z, first, out) : run_serial(p, z, first, out);
+    if (st == SV_OK && sv_cancelled(p)) /* trials skipped or part done */
+        st = SV_ECANCELED;
     for (uint64_t t = 0; st == SV_OK && !p->folds && t < p->count; t++)
         if (!trial_is_number(p, &out[t]))
             return SV_EOVERFLOW;

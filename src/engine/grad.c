@@ -268,7 +268,7 @@ static void passes_serial(const plan *p, const grad_layout *g, const workspace *
         const size_t bk = s->n_k - j0 < p->kb ? s->n_k - j0 : p->kb;
         for (size_t j = 0; j < p->kb; j++)
             key_row(p, ws, trial, j0, bk, j, 0);
-        for (size_t i0 = 0; i0 < s->n_q; i0 += p->tm)
+        for (size_t i0 = 0; i0 < s->n_q && !sv_cancelled(p); i0 += p->tm)
             rows_tile(p, g, ws, trial, i0, s->n_q - i0 < p->tm ? s->n_q - i0 : p->tm, j0, bk, 0);
     }
     for (size_t i = 0; i < s->n_q; i++)
@@ -277,7 +277,7 @@ static void passes_serial(const plan *p, const grad_layout *g, const workspace *
         const size_t bq = s->n_q - b0 < p->qb ? s->n_q - b0 : p->qb;
         for (size_t i = 0; i < p->qb; i++)
             query_row(p, g, ws, trial, b0, bq, i, 0);
-        for (size_t t0 = 0; t0 < s->n_k; t0 += p->tk)
+        for (size_t t0 = 0; t0 < s->n_k && !sv_cancelled(p); t0 += p->tk)
             keys_tile(p, g, ws, trial, t0, s->n_k - t0 < p->tk ? s->n_k - t0 : p->tk, b0, bq, 0);
     }
 }
@@ -303,8 +303,10 @@ static void passes_parallel(const plan *p, const grad_layout *g, const workspace
             for (size_t j = 0; j < p->kb; j++)
                 key_row(p, ws, trial, j0, bk, j, me);
 #pragma omp for schedule(dynamic, 1)
-            for (size_t t = 0; t < q_tiles; t++)
-                rows_tile(p, g, ws, trial, t * tm, nq - t * tm < tm ? nq - t * tm : tm, j0, bk, me);
+            for (size_t t = 0; t < q_tiles; t++) /* canceled: skip, no break in omp for */
+                if (!sv_cancelled(p))
+                    rows_tile(p, g, ws, trial, t * tm, nq - t * tm < tm ? nq - t * tm : tm, j0, bk,
+                              me);
         }
 #pragma omp for schedule(static)
         for (size_t i = 0; i < nq; i++)
@@ -316,7 +318,9 @@ static void passes_parallel(const plan *p, const grad_layout *g, const workspace
                 query_row(p, g, ws, trial, b0, bq, i, me);
 #pragma omp for schedule(dynamic, 1)
             for (size_t t = 0; t < k_tiles; t++)
-                keys_tile(p, g, ws, trial, t * tk, nk - t * tk < tk ? nk - t * tk : tk, b0, bq, me);
+                if (!sv_cancelled(p))
+                    keys_tile(p, g, ws, trial, t * tk, nk - t * tk < tk ? nk - t * tk : tk, b0, bq,
+                              me);
         }
     }
 }
@@ -375,5 +379,7 @@ void sv_grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_
         passes_serial(p, &g, ws, trial);
     else
         passes_parallel(p, &g, ws, trial);
+    if (sv_cancelled(p)) /* part done: the run returns SV_ECANCELED */
+        return;
     grad_finish(p, &g, ws, out);
 }

@@ -93,6 +93,21 @@ typedef struct plan {
     size_t fold_blocks; /* blocks of the fold in [row0, row1) */
 } plan;
 
+/* Whether the caller asked the run to stop (sv_exec.cancel): a relaxed
+ * read, since another thread writes the flag; callers skip the rest of
+ * their work item, and run_checked turns it into SV_ECANCELED. */
+static inline int sv_cancelled(const plan *p)
+{
+    const volatile int *flag = p->exec->cancel;
+    if (!flag)
+        return 0;
+#if defined(__GNUC__) || defined(__clang__)
+    return __atomic_load_n(flag, __ATOMIC_RELAXED) != 0;
+#else
+    return *flag != 0;
+#endif
+}
+
 /* Element counts of a workspace's arrays, all checked for overflow. */
 typedef struct ws_sizes {
     size_t k, qtile, scores, rows, tiles, stats, k_rows, scratch, state, v, e, o_part, o;
