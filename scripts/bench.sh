@@ -186,5 +186,7 @@ $(build/exp_bench 2>&1 || echo "exp_bench unavailable (needs libsleef-dev and AV
 
 EOF
 cat docs/performance_notes.md
+# The page in Chromium, measured by scripts/web_bench.sh (when it has run).
+if [ -f docs/performance_web.md ]; then echo; cat docs/performance_web.md; fi
 } >"$OUT"
 printf 'bench: wrote %s\n' "$OUT" >&2

@@ -278,7 +278,7 @@ static void spec_theory_summary(void)
     CHECK_NAN(sv_spec_score_bound(NULL));
     CHECK_NAN(sv_spec_scale(NULL));
     CHECK_NAN(sv_spec_scale2(NULL));
-    size_t n = 5;
+    uint64_t n = 5;
     CHECK_STATUS(sv_spec_scores(NULL, &n), SV_EINVAL);
     CHECK_EQ(n, 5);
     sv_spec zero = {0};
@@ -539,7 +539,7 @@ static void known_answers(void)
     }
 
     /* sv_spec_scores: n_q n_k; n (n + 1) / 2 causal, even and odd n. */
-    size_t n = 0;
+    uint64_t n = 0;
     if (CHECK_STATUS(sv_spec_scores(&b, &n), SV_OK)) {
         CHECK_EQ(n, 6);
     }

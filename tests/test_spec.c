@@ -228,7 +228,7 @@ static void test_resolve(void)
 static void test_scores(void)
 {
     sv_spec s = base();
-    size_t n = 5;
+    uint64_t n = 5;
     CHECK_STATUS(sv_spec_scores(NULL, &n), SV_EINVAL);
     CHECK_STATUS(sv_spec_scores(&s, NULL), SV_EINVAL);
     CHECK_EQ(n, 5);
@@ -237,6 +237,13 @@ static void test_scores(void)
     s.causal = 1;
     CHECK_STATUS(sv_spec_scores(&s, &n), SV_OK);
     CHECK_EQ(n, 6);
+    /* n = 65 536 (the web page's largest): 2^32 scores, a 64-bit count
+     * whatever size_t is, and a spec that passes (issue 26). */
+    sv_spec page = base();
+    page.n_q = page.n_k = 65536;
+    CHECK_STATUS(sv_spec_check(&page), SV_OK);
+    CHECK_STATUS(sv_spec_scores(&page, &n), SV_OK);
+    CHECK(n == (uint64_t)1 << 32);
     /* the largest causal n whose n (n + 1) / 2 fits, without forming n (n + 1) */
     const size_t big = ((size_t)1 << 32) - 1; /* n (n + 1) / 2 = 2^63 - 2^31 */
     s.n_q = s.n_k = big;
@@ -348,7 +355,8 @@ static void test_window_scores(void)
                 for (int c = 0; c < 2; c++) {
                     sv_spec s = {
                         .d_k = 1, .n_q = nq, .n_k = nk, .trials = 1, .causal = c, .window = w};
-                    size_t got = 0, want = 0, lo, hi;
+                    uint64_t got = 0, want = 0;
+                    size_t lo, hi;
                     for (size_t i = 0; i < nq; i++) {
                         sv_spec_row_keys(&s, i, &lo, &hi);
                         want += hi > lo ? hi - lo : 0;
@@ -357,7 +365,7 @@ static void test_window_scores(void)
                         CHECK_EQ(got, want);
                 }
     sv_spec big = {.d_k = 1, .n_q = (size_t)1 << 40, .n_k = 3, .trials = 1, .window = 2};
-    size_t n = 0;
+    uint64_t n = 0;
     CHECK_STATUS(sv_spec_scores(&big, &n), SV_OK);
     CHECK_EQ(n, 8); /* rows 0..3 see 2, 3, 2, 1 keys (|i - j| < 2); the rest none */
 }

@@ -166,8 +166,9 @@ double sv_spec_score_bound(const sv_spec *spec);
  *     mean or a std other than 1; values with d_v 0;
  *     grad without values; window with grad; ddof >= the number of
  *     scores (n_q n_k, or n (n + 1) / 2 with causal, sv_spec_scores);
- *   SV_ERANGE if n_q n_k, (n_q + n_k) d_k, n_k d_v or d_model d_k overflow,
- *     in elements or in bytes;
+ *   SV_ERANGE if n_q n_k overflows 64 bits (a count: it is never stored),
+ *     or (n_q + n_k) d_k, n_k d_v or d_model d_k overflow size_t, in
+ *     elements or in bytes;
  *   SV_ETOOBIG if d_k, d_v or d_model exceeds INT_MAX: the engine hands
  *     them to CBLAS, which takes int (n_q and n_k reach it in tiles of at
  *     most 256 and 4096 rows, so any size_t is fine for them);
@@ -214,11 +215,13 @@ double sv_spec_scale2(const sv_spec *spec);
 
 /**
  * Number of scores a trial measures: n_q n_k, or n (n + 1) / 2 with causal,
- * or the sum over rows of sv_spec_row_keys with a window (O(n_q)).
+ * or the sum over rows of sv_spec_row_keys with a window (in O(1)).
+ * A count in 64 bits whatever size_t is: the scores are never stored, so
+ * 32-bit targets (WebAssembly) take n_q n_k >= 2^32 too.
  * @return SV_OK; SV_EINVAL for a NULL argument; SV_ERANGE if n_q n_k
- *         overflows size_t (*n untouched after an error). Sizes are not
+ *         overflows 64 bits (*n untouched after an error). Sizes are not
  *         otherwise checked: n_q = 0 gives 0.
  */
-sv_status sv_spec_scores(const sv_spec *spec, size_t *n);
+sv_status sv_spec_scores(const sv_spec *spec, uint64_t *n);
 
 #endif

@@ -69,7 +69,9 @@ static void derive(plan *p, uint64_t count)
     const sv_spec *s = p->spec;
     const int want = p->exec->threads > 0 ? p->exec->threads : SV_MAX_THREADS();
     p->threads = want < 1 ? 1 : want;
-    const size_t scores = s->n_q * s->n_k; /* checked by sv_spec_check */
+    /* a count (2^32 at n = 65 536 overflows a 32-bit size_t); checked by
+     * sv_spec_check */
+    const uint64_t scores = (uint64_t)s->n_q * s->n_k;
     p->count = count;
     p->trial_parallel = p->threads > 1 && count > 1 && !p->taps.row_sums &&
                         (scores < SV_SMALL_TRIAL_SCORES || count >= (uint64_t)p->threads * 4u);

@@ -128,9 +128,9 @@ static size_t sat_add(size_t a, size_t b)
  * (w - 1, n_k - w, n_k - 1, n_k + w - 1, each +-1), so each stretch is an
  * arithmetic series, summed as count * (first + last) / 2 with the even
  * factor halved first. At most n_q n_k (checked by the caller): no
- * overflow. A row-by-row loop was O(n_q): a crafted state file took
- * seconds to check. */
-static size_t window_scores(const sv_spec *spec)
+ * overflow of the 64-bit sum. A row-by-row loop was O(n_q): a crafted
+ * state file took seconds to check. */
+static uint64_t window_scores(const sv_spec *spec)
 {
     const size_t nq = spec->n_q, nk = spec->n_k, w = spec->window;
     size_t cut[16] = {0, nq};
@@ -147,23 +147,25 @@ static size_t window_scores(const sv_spec *spec)
             cut[b] = cut[b - 1];
             cut[b - 1] = t;
         }
-    size_t sum = 0;
+    uint64_t sum = 0;
     for (size_t k = 0; k + 1 < m; k++) {
         const size_t a = cut[k], b = cut[k + 1];
         if (b <= a)
             continue;
-        const size_t len = b - a, ends = row_count(spec, a) + row_count(spec, b - 1);
+        const uint64_t len = b - a, ends = (uint64_t)row_count(spec, a) + row_count(spec, b - 1);
         sum += len % 2 == 0 ? len / 2 * ends : ends / 2 * len;
     }
     return sum;
 }
 
-sv_status sv_spec_scores(const sv_spec *spec, size_t *n)
+sv_status sv_spec_scores(const sv_spec *spec, uint64_t *n)
 {
     if (!spec || !n)
         return SV_EINVAL;
-    size_t all;
-    if (!mul_ok(spec->n_q, spec->n_k, &all))
+    /* A count in 64 bits, not a size: 2^32 scores (n = 65 536) must pass
+     * where size_t has 32 bits (WebAssembly). */
+    uint64_t all;
+    if (!mul64_ok(spec->n_q, spec->n_k, &all))
         return SV_ERANGE;
     if (spec->window > 0) {
         *n = window_scores(spec);
@@ -176,9 +178,10 @@ sv_status sv_spec_scores(const sv_spec *spec, size_t *n)
     /* causal: the visible scores n (n + 1) / 2, without forming n (n + 1);
      * n = n_q (the mask needs n_q = n_k, but a spec not yet checked may
      * differ: n_q = SIZE_MAX, n_k = 1 must not wrap to 0). */
-    const size_t q = spec->n_q;
-    size_t causal;
-    if (q == SIZE_MAX || !mul_ok(q % 2 == 0 ? q / 2 : (q + 1) / 2, q % 2 == 0 ? q + 1 : q, &causal))
+    const uint64_t q = spec->n_q;
+    uint64_t causal;
+    if (q == UINT64_MAX ||
+        !mul64_ok(q % 2 == 0 ? q / 2 : (q + 1) / 2, q % 2 == 0 ? q + 1 : q, &causal))
         return SV_ERANGE;
     *n = causal;
     return SV_OK;
@@ -255,7 +258,8 @@ sv_status sv_spec_check_field(const sv_spec *spec, const char **field)
         SV_FAIL(bad, SV_EINVAL);
     /* Every size the engine forms from the spec alone, in elements and in
      * bytes (plan.c checks the ones that depend on threads and tiles). */
-    size_t n, rows, elems, v;
+    size_t rows, elems, v;
+    uint64_t n; /* scores: a count, never allocated (sv_spec_scores) */
     if (!mul_ok(spec->d_model, spec->d_k, &elems) || !mul_ok(elems, 2 * sizeof(double), &elems))
         SV_FAIL("d_model", SV_ERANGE);
     if (sv_spec_scores(spec, &n) != SV_OK || !add_ok(spec->n_q, spec->n_k, &rows) ||

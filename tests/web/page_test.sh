@@ -3,7 +3,8 @@
 # build-web/site/) in headless Chromium (web/test/page_test.js), its numbers
 # compared with the CLI for the same options and seed (tests/web/compare.py,
 # relative 1e-9): two d_k values of the slider, the 1.6 puzzle; and the row
-# editor's weights with numpy's softmax. Skipped (exit 77, with a line
+# editor's weights with numpy's softmax (page_test.js itself fails when
+# n = 65 537 is not set back to the page's largest, 65 536). Skipped (exit 77, with a line
 # saying why) when the page, Chromium or playwright-core is not there:
 # scripts/test.sh's release step runs scripts/web.sh, which installs them.
 #   page_test.sh BIN

@@ -7,7 +7,7 @@
 
 const $ = (id) => document.getElementById(id);
 const SWEEP_DK = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
-const SWEEP_N = 128, SWEEP_TRIALS = 4, HIST_BINS = 2400;
+const SWEEP_N = 128, SWEEP_TRIALS = 4, HIST_BINS = 2400, N_MAX = 65536;
 const sv = (window.sv = { state: 'loading', generation: 0, last: {}, times: {} });
 
 // ---- the worker: one at a time; cancel = terminate and start afresh ----
@@ -43,15 +43,19 @@ const engine = {
 };
 
 // ---- controls ----
+// A field's whole number within its range; a value outside (n = 65 537) is
+// refused: the field is set back to the nearest one allowed, which is what runs.
 function int(id, lo, hi, dflt) {
   const v = Math.round(Number($(id).value));
-  return Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : dflt;
+  const x = Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : dflt;
+  if (String(x) !== $(id).value) $(id).value = String(x);
+  return x;
 }
 function options() {
   const scale = $('scale').value;
   return {
-    // 65 535: in 32-bit WebAssembly n_q n_k must fit a 32-bit size_t.
-    dk: int('dk', 1, 4096, 64), n: int('n', 2, 65535, 256), scale,
+    // n up to 65 536: 2^32 scores, counted in 64 bits by the library.
+    dk: int('dk', 1, 4096, 64), n: int('n', 2, N_MAX, 256), scale,
     custom: scale === 'custom' ? Number($('custom').value) : 0,
     causal: $('causal').checked, trials: int('trials', 1, 100000, 20),
     seed: int('seed', 0, Number.MAX_SAFE_INTEGER, 42),

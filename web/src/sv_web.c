@@ -20,6 +20,7 @@
 #include "sdpa_var/columns.h"
 #include "sdpa_var/engine.h"
 #include "sdpa_var/rng.h"
+#include "sdpa_var/rowfold.h"
 #include "sdpa_var/softmax.h"
 #include "sdpa_var/source.h"
 #include "sdpa_var/summary.h"
@@ -268,6 +269,40 @@ SVW_EXPORT double svw_step(svw_run *r, double max_trials)
     }
     r->done += n;
     return (double)r->done;
+}
+
+/* The bytes the engine allocates for one trial of the run (its plan,
+ * sv_engine_bytes), or -1: whether a size is accepted, without running. */
+SVW_EXPORT double svw_bytes(svw_run *r)
+{
+    size_t b = 0;
+    const sv_status st = r ? sv_engine_bytes(&r->spec, &r->src, &r->exec, NULL, 1, &b) : SV_EINVAL;
+    if (st != SV_OK) {
+        fail("plan", st);
+        return -1;
+    }
+    return (double)b;
+}
+
+/* Query rows [0, row_end) of the run's first trial (as --q-rows 0:B, on a
+ * fold block boundary): the cheap part of a trial too long to run whole.
+ * Returns the fold blocks run, or -1. */
+SVW_EXPORT double svw_rows(svw_run *r, double row_end)
+{
+    if (!r || !(row_end >= 1) || row_end > (double)r->spec.n_q) {
+        snprintf(last_error, sizeof last_error, "rows: need 1 <= row_end <= n_q");
+        return -1;
+    }
+    const size_t end = (size_t)row_end, nb = sv_rowfold_blocks(0, end);
+    sv_rowfold *f = calloc(nb, sizeof *f);
+    sv_status st =
+        f ? sv_engine_run_rows(&r->spec, &r->src, &r->exec, r->done, 1, 0, end, f) : SV_ENOMEM;
+    free(f);
+    if (st != SV_OK) {
+        fail("rows", st);
+        return -1;
+    }
+    return (double)nb;
 }
 
 /* The summary row: every column of the table by name, as --format json

@@ -17,6 +17,10 @@ svw_run *svw_begin(int d_k, int n_q, int n_k, int scale_kind, double custom, int
                    int s2_bins, double s2_hi);
 /* Up to max_trials more trials; the trials done so far, or -1. */
 double svw_step(svw_run *r, double max_trials);
+/* The bytes the engine allocates for one trial of r, or -1. */
+double svw_bytes(svw_run *r);
+/* Query rows [0, row_end) of r's first trial alone: the fold blocks, or -1. */
+double svw_rows(svw_run *r, double row_end);
 /* The finished run as JSON; NULL on error. */
 const char *svw_result(svw_run *r);
 void svw_free(svw_run *r);

@@ -2,6 +2,7 @@
  * sv_taps_check for a histogram), its failure mapped back to the option
  * that set the field and its value. The library's rules are not repeated
  * here. */
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,22 +32,23 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
     const sv_spec *spec = &c->spec;
     const int id = field ? option_of(o, field) : -1;
     char q[80];
+    /* Counts in 64 bits, as sv_spec_scores, where size_t has 32. */
+    const uint64_t nq = spec->n_q, all = nq * spec->n_k,
+                   causal = nq % 2 ? (nq + 1) / 2 * nq : nq / 2 * (nq + 1);
     if (id < 0)
         return cli_fail(err, errlen, "invalid configuration (%s%s%s)", sv_status_str(st),
                         field ? ": " : "", field ? field : "");
     const char *name = cli_option_defs[id].name;
     cli_options_echo(o, (cli_option_id)id, q, sizeof q);
     if (id == CLI_OPT_DDOF && spec->causal)
-        return cli_fail(
-            err, errlen,
-            "--ddof: '%s' must be less than the n(n+1)/2 = %zu scores a causal mask "
-            "shows (n = %zu)",
-            q, spec->n_q % 2 ? (spec->n_q + 1) / 2 * spec->n_q : spec->n_q / 2 * (spec->n_q + 1),
-            spec->n_q);
+        return cli_fail(err, errlen,
+                        "--ddof: '%s' must be less than the n(n+1)/2 = %" PRIu64
+                        " scores a causal mask shows (n = %zu)",
+                        q, causal, spec->n_q);
     if (id == CLI_OPT_DDOF)
         return cli_fail(err, errlen,
-                        "--ddof: '%s' must be less than the number of scores n_q*n_k = %zu", q,
-                        spec->n_q * spec->n_k);
+                        "--ddof: '%s' must be less than the number of scores n_q*n_k = %" PRIu64, q,
+                        all);
     if (id == CLI_OPT_CAUSAL)
         return cli_fail(err, errlen, "--causal needs n_q = n_k (got n_q=%zu, n_k=%zu)", spec->n_q,
                         spec->n_k);

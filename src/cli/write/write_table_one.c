@@ -1,6 +1,7 @@
 /* The table of one configuration: statistics down; raw and scaled across,
  * each as (measured, sd across trials, theory); numbers to the digits
  * their standard error supports; and a verdict a student can read aloud. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -160,8 +161,10 @@ static void footer(FILE *f, const cli_table_entry *e)
     const int plain = c->q_mean == 0.0 && c->k_mean == 0.0 && !c->causal && c->d_model == 0 &&
                       c->plant == 0.0 && !c->qk_norm;
     if (plain)
-        fprintf(f, "\nVariance theory: E[s^2] = d_k (N-1)/(N-ddof) for N = n_q n_k = %zu scores.\n",
-                c->n_q * c->n_k);
+        fprintf(f,
+                "\nVariance theory: E[s^2] = d_k (N-1)/(N-ddof) for N = n_q n_k = %" PRIu64
+                " scores.\n",
+                (uint64_t)c->n_q * c->n_k);
     else
         fprintf(f, "\nVariance theory for these options: docs/theory.md, section 8.\n");
     fprintf(f, "Entropy: 0 (one-hot) to the bound (uniform rows); its theory column is\n"
