@@ -39,6 +39,17 @@ mpi 3 "$M" "${A[@]}" >"$T/mpi_default" && cmp -s "$T/one.csv" "$T/mpi_default" &
 C=(--dk 2 --n 4200 --causal --trials 7 --seed 4)
 "$M" "${C[@]}" >"$T/c1" && mpi 2 "$M" "${C[@]}" >"$T/c2" && cmp -s "$T/c1" "$T/c2" && ok ||
     bad "mpirun -n 2, causal: not one process's bytes"
+# one long trial: the ranks split query rows in blocks of 4096 (9000 rows:
+# 4096, 4096, 808), in every format, causal and a d_k list too
+R=(--dk 2,3 --n 9000 --seed 5)
+for f in csv json table state; do
+    "$M" "${R[@]}" --format $f >"$T/r1.$f"
+    mpi 3 "$M" "${R[@]}" --format $f >"$T/r3.$f" || bad "mpirun -n 3, rows, $f: exit $?"
+    cmp -s "$T/r1.$f" "$T/r3.$f" && ok || bad "mpirun -n 3, rows, $f: not one process's bytes"
+done
+R=(--dk 4 --n 8193 --causal --trials 2 --seed 6)
+"$M" "${R[@]}" >"$T/r1" && mpi 3 "$M" "${R[@]}" >"$T/r3" && cmp -s "$T/r1" "$T/r3" && ok ||
+    bad "mpirun -n 3, causal rows of 2 trials: not one process's bytes"
 # one rank is the plain run, CSV without --format too
 mpi 1 "$M" "${A[@]}" >"$T/mpi1.csv" && cmp -s "$T/one.csv" "$T/mpi1.csv" && ok ||
     bad "mpirun -n 1: not one process's bytes"
@@ -50,7 +61,9 @@ refused() { # WANT ARGS...: exit 2, one line from rank 0 naming what
     [ $rc -ne 0 ] && [ ! -s "$T/out" ] && [ "$(grep -c '^sdpa-var:' "$T/err")" -eq 1 ] &&
         grep -qF "$want" "$T/err" && ok || bad "mpirun -n 3 $* -> rc=$rc $(head -n 3 "$T/err")"
 }
-refused "not with fewer trials than ranks" --dk 4 --trials 2
+refused "not with fewer trials than ranks and fewer blocks of 4096 query rows" --dk 4 --trials 2
+refused "fewer trials than ranks and --grad" --dk 4 --n 9000 --values --grad --trials 2
+refused "fewer trials than ranks and fewer blocks" --dk 4 --n 9000,5000 --trials 1
 refused "not with per-trial, per-row and histogram output" --dk 4 --trials 9 --per-trial
 refused "not with --first-trial and --q-rows" --dk 4 --trials 9 --first-trial 3 --format state
 echo "$passes passed, $fails failed"

@@ -1,11 +1,14 @@
-/* The MPI run (mpi_run.h). Only the trials are split: each rank's shard
- * is --first-trial lo --trials hi - lo of the same plan, so the merge in
- * rank order is the merge `sdpa-var merge` does of those shards, and its
- * bytes are one process's. */
+/* The MPI run (mpi_run.h). With at least as many trials as ranks, each
+ * rank's shard is --first-trial lo --trials hi - lo of the same plan;
+ * with fewer (one long trial), it is --q-rows of whole blocks of
+ * SV_FOLD_ROWS query rows of every trial. Either way the merge in rank
+ * order is the merge `sdpa-var merge` does of those shards, and its bytes
+ * are one process's. */
 #include "mpi_run.h"
 
 #include <limits.h>
 #include <mpi.h>
+#include <sdpa_var/rowfold.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +43,23 @@ int cli_mpi_end(int status)
     return status;
 }
 
+/* Blocks of SV_FOLD_ROWS query rows in a trial, or 0 when the
+ * configurations differ in n_q (a sweep over --n: no common row split). */
+static uint64_t row_blocks(const cli_plan *p)
+{
+    const size_t nq = p->configs[0].spec.n_q;
+    for (size_t i = 1; i < p->count; i++)
+        if (p->configs[i].spec.n_q != nq)
+            return 0;
+    return (nq + SV_FOLD_ROWS - 1) / SV_FOLD_ROWS;
+}
+
+/* Whether the ranks split query rows (fewer trials than ranks). */
+static int split_rows(const cli_plan *p, uint64_t ranks)
+{
+    return p->count && p->configs[0].spec.trials < ranks;
+}
+
 /* What a split run cannot do, or NULL. The same on every rank. */
 static const char *unsplittable(const cli_plan *p, uint64_t ranks)
 {
@@ -53,8 +73,10 @@ static const char *unsplittable(const cli_plan *p, uint64_t ranks)
         return "measured --q and --k";
     if (p->first_trial || p->q_rows[0] || (p->count && p->q_rows[1] != p->configs[0].spec.n_q))
         return "--first-trial and --q-rows (the ranks split the trials)";
-    if (p->count && p->configs[0].spec.trials < ranks)
-        return "fewer trials than ranks";
+    if (split_rows(p, ranks) && p->configs[0].spec.grad)
+        return "fewer trials than ranks and --grad (dL/dk sums over every row: only trials split)";
+    if (split_rows(p, ranks) && row_blocks(p) < ranks)
+        return "fewer trials than ranks and fewer blocks of 4096 query rows than ranks";
     return NULL;
 }
 
@@ -67,20 +89,27 @@ static uint64_t split(uint64_t t, uint64_t r, uint64_t p)
 /* This rank's state, encoded; NULL after a message. */
 static unsigned char *run_shard(const cli_plan *plan, int rank, int ranks, size_t *len)
 {
-    const uint64_t t = plan->configs[0].spec.trials;
-    const uint64_t lo = split(t, (uint64_t)rank, (uint64_t)ranks),
-                   hi = split(t, (uint64_t)rank + 1, (uint64_t)ranks);
+    const int rows = split_rows(plan, (uint64_t)ranks);
+    const uint64_t t = plan->configs[0].spec.trials, n = rows ? row_blocks(plan) : t;
+    const uint64_t lo = split(n, (uint64_t)rank, (uint64_t)ranks),
+                   hi = split(n, (uint64_t)rank + 1, (uint64_t)ranks);
     cli_config *cfg = malloc(plan->count * sizeof *cfg);
     if (!cfg) {
         fprintf(stderr, "%s: rank %d: out of memory\n", prog, rank);
         return NULL;
     }
     memcpy(cfg, plan->configs, plan->count * sizeof *cfg);
-    for (size_t i = 0; i < plan->count; i++)
-        cfg[i].spec.trials = hi - lo;
     cli_plan p = *plan;
     p.configs = cfg;
-    p.first_trial = lo;
+    if (rows) { /* every trial, query rows of blocks lo .. hi - 1 */
+        const size_t nq = plan->configs[0].spec.n_q;
+        p.q_rows[0] = (size_t)lo * SV_FOLD_ROWS;
+        p.q_rows[1] = (size_t)hi * SV_FOLD_ROWS < nq ? (size_t)hi * SV_FOLD_ROWS : nq;
+    } else {
+        for (size_t i = 0; i < plan->count; i++)
+            cfg[i].spec.trials = hi - lo;
+        p.first_trial = lo;
+    }
     p.out.format = CLI_FORMAT_STATE;
     p.quiet = plan->quiet || rank != 0; /* one progress line */
     sv_state st;
