@@ -1,5 +1,6 @@
-/* mpirun -n P sdpa-var ... (built with -DSV_MPI=ON only): the trials cut
- * into P contiguous ranges, one a rank, each run into a state in memory;
+/* mpirun -n P sdpa-var ... (built with -DSV_MPI=ON only): the trials (or,
+ * with fewer trials than ranks, the blocks of 4096 query rows) cut into P
+ * contiguous ranges, one a rank, each run into a state in memory;
  * rank 0 gathers them in rank order, merges them (sv_state_merge) and
  * writes what one process prints (docs/scaling.md). */
 #ifndef SDPA_VAR_CLI_MPI_RUN_H
