@@ -377,7 +377,15 @@ runtime_error "sdpa-var: --upstream: 3 values, but row 0 of --logits-file has 4 
 # Scalable-Softmax's Figure 1 at n = 10 (all -2, one +3): max weight .943
 # as given, n^5 / (n^5 + n - 1) with ln n (unit test unit.ssmax: n to 10^4).
 runtime_error "sdpa-var: --scale logn: row 1 has 1 key (ln 1 = 0; needs 2 or more)" --logits 1,2 --logits 5 --scale logn
-usage_error "sdpa-var: --scale logn: only with --logits or --logits-file (the drawn runs apply one multiplier to every row)" --dk 4 --scale sqrt,logn
+# Drawn runs: one multiplier ln(n_k)/sqrt(d_k) where every row sees n_k keys;
+# the bytes are those of that number given to --scale, but for the name.
+usage_error "sdpa-var: --scale logn: not with --causal (its rows see different numbers of keys; the drawn runs apply one multiplier to every row)" --dk 4 --scale sqrt,logn --causal
+usage_error "sdpa-var: --scale logn: not with --window (its rows see different numbers of keys; the drawn runs apply one multiplier to every row)" --dk 4 --scale logn --window 3
+usage_error "sdpa-var: --scale logn: n_k = 1 (ln 1 = 0; needs 2 or more)" --dk 4 --n 3,1 --scale logn
+c=$(awk 'BEGIN { printf "%.17g", log(300) / sqrt(16) }')
+a1=$("$BIN" --dk 16 --n 300 --trials 3 --scale logn --columns all | sed 's/,logn,/,X,/')
+a2=$("$BIN" --dk 16 --n 300 --trials 3 --scale "$c" --columns all | sed "s/,$c,/,X,/")
+[ -n "$a1" ] && [ "$a1" = "$a2" ] && ok || fail "--scale logn (drawn) is not --scale ln(300)/4"
 got=$("$BIN" --logits -2,-2,-2,-2,-2,-2,-2,-2,-2,3 --scale none,logn --format csv |
     awk -F, '$5 == 9 { printf "%s %.3g %.6f;", $2, $3, $12 }')
 [ "$got" = "none 1 0.942826;logn 2.3 0.999910;" ] && ok || fail "--scale logn at n = 10: $got"

@@ -405,7 +405,9 @@ static sv_spec make_spec(const cli_options *opt, size_t i)
     spec.scale = c->kind == CLI_SCALE_SQRT   ? 0.0
                  : c->kind == CLI_SCALE_DK   ? 1.0 / (double)spec.d_k
                  : c->kind == CLI_SCALE_NONE ? 1.0
-                                             : c->value;
+                 : c->kind == CLI_SCALE_LOGN /* SSMax's s ln n, s = 1/sqrt(d_k): theory.md 15 */
+                     ? log((double)spec.n_k) / sqrt((double)spec.d_k)
+                     : c->value;
     (void)sv_spec_resolve(&spec); /* checked by validate */
     return spec;
 }
@@ -464,11 +466,23 @@ static int validate(cli_options *o, char *err, size_t errlen)
         return 0;
     if (on(o, CLI_OPT_LOGITS))
         return cli_logits_validate(o, err, errlen);
-    for (size_t i = 0; i < o->n_scale; i++)
-        if (o->scale[i].kind == CLI_SCALE_LOGN) /* the engine has one multiplier a trial */
-            return cli_fail(err, errlen,
-                            "--scale logn: only with --logits or --logits-file (the drawn "
-                            "runs apply one multiplier to every row)");
+    /* The engine has one multiplier a trial: log-n scaling is that only
+     * where every row sees the same n_k keys. */
+    static const cli_option_id per_row[] = {CLI_OPT_CAUSAL, CLI_OPT_WINDOW, CLI_OPT_MASK,
+                                            CLI_OPT_Q};
+    for (size_t i = 0; i < o->n_scale; i++) {
+        if (o->scale[i].kind != CLI_SCALE_LOGN)
+            continue;
+        for (size_t k = 0; k < sizeof per_row / sizeof per_row[0]; k++)
+            if (on(o, per_row[k]))
+                return cli_fail(err, errlen,
+                                "--scale logn: not with --%s (its rows see different numbers of "
+                                "keys; the drawn runs apply one multiplier to every row)",
+                                cli_option_defs[per_row[k]].name);
+        for (size_t k = 0; k < o->n_n; k++)
+            if ((o->given[CLI_OPT_NK] ? o->base.n_k : o->n[k]) < 2)
+                return cli_fail(err, errlen, "--scale logn: n_k = 1 (ln 1 = 0; needs 2 or more)");
+    }
     if (o->format == CLI_FORMAT_GNUPLOT && !cli_plot_check(o, err, errlen))
         return 0;
     if (o->given[CLI_OPT_COLUMNS] && !cli_resolve_columns(o, err, errlen))
