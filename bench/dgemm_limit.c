@@ -4,20 +4,26 @@
  * numbers, no softmax, no moments. scripts/bench.sh compares sdpa-var's
  * wall time with this program's.
  *
- *   dgemm_limit D_K_LIST N_Q N_K TRIALS [TM KB]
+ *   dgemm_limit D_K_LIST N_Q N_K TRIALS [TM KB [exps]]
  * D_K_LIST is a comma list (a sweep runs each d_k in turn). Prints the
  * seconds all products took, their GFLOP/s and OpenBLAS's kernel name.
- * TM and KB default to sdpa-var's (src/plan.h). */
+ * TM and KB default to sdpa-var's (src/engine/plan.h). With "exps", each
+ * tile's scores also go through the engine's own vector exp (sv_vexp,
+ * src/core/vexp.c) twice, as the raw and the scaled softmax need: the
+ * floor of docs/performance.md, the product and the exps and nothing
+ * else. */
 #include <cblas.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "vexp.h"
+
 char *openblas_get_corename(void);
 
 /* Seconds for `trials` trials of one d_k; adds the flops to *flops. */
-static double run(long d, long nq, long nk, long trials, long tm, long kb, double *flops)
+static double run(long d, long nq, long nk, long trials, long tm, long kb, int exps, double *flops)
 {
     if (tm > nq)
         tm = nq;
@@ -33,17 +39,24 @@ static double run(long d, long nq, long nk, long trials, long tm, long kb, doubl
     {
         double *q = calloc((size_t)tm * d, sizeof(double));
         double *s = malloc((size_t)tm * kb * sizeof(double));
+        double *e = exps ? malloc((size_t)tm * kb * sizeof(double)) : NULL;
         for (long i = 0; i < tm * d; i++)
             q[i] = (double)(i % 5) - 2.0;
         for (long t = 0; t < trials; t++)
             for (long b = 0; b < blocks; b++) {
 #pragma omp for schedule(dynamic, 1)
-                for (long i = 0; i < tiles; i++)
+                for (long i = 0; i < tiles; i++) {
                     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tm, (int)kb, (int)d,
                                 1.0, q, (int)d, k, (int)d, 0.0, s, (int)kb);
+                    if (exps) { /* raw and scaled: two exps a score */
+                        sv_vexp(s, e, (size_t)(tm * kb));
+                        sv_vexp(e, s, (size_t)(tm * kb));
+                    }
+                }
             }
         free(q);
         free(s);
+        free(e);
     }
     const double sec = omp_get_wtime() - t0;
     free(k);
@@ -54,14 +67,15 @@ static double run(long d, long nq, long nk, long trials, long tm, long kb, doubl
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: dgemm_limit D_K_LIST N_Q N_K TRIALS [TM KB]\n");
+        fprintf(stderr, "usage: dgemm_limit D_K_LIST N_Q N_K TRIALS [TM KB [exps]]\n");
         return 2;
     }
     const long nq = atol(argv[2]), nk = atol(argv[3]), trials = atol(argv[4]);
     const long tm = argc > 5 ? atol(argv[5]) : 256, kb = argc > 6 ? atol(argv[6]) : 4096;
+    const int exps = argc > 7 && strcmp(argv[7], "exps") == 0;
     double sec = 0.0, flops = 0.0;
     for (char *item = strtok(argv[1], ","); item; item = strtok(NULL, ","))
-        sec += run(atol(item), nq, nk, trials, tm, kb, &flops);
+        sec += run(atol(item), nq, nk, trials, tm, kb, exps, &flops);
     printf("%.6f s %.1f GFLOP/s %s\n", sec, flops / sec / 1e9, openblas_get_corename());
     return 0;
 }
