@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark: sdpa-var against numpy (scripts/numpy_reference.py computing the
-# same statistics) and against the limit (bench/dgemm_limit.c: the bare
+# same statistics), PyTorch on the CPU (scripts/torch_reference.py, float32 and
+# float64, in query-row blocks) and against the limit (bench/dgemm_limit.c: the bare
 # cblas_dgemm products of the same shapes, blocked the same way), side by side
 # in one run. Writes docs/performance.md and docs/figures/performance_scaling.png.
 #
@@ -58,7 +59,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "" || b == "-" |
 
 mem_gib=$(awk '/MemTotal/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)
 rows=()
-# config LABEL "SDPA ARGS" "LIMIT ARGS" [NUMPY_SKIP_REASON]
+# [TORCH_RUNS=N] config LABEL "SDPA ARGS" "LIMIT ARGS" [NUMPY_SKIP_REASON]
+# TORCH_RUNS overrides $RUNS for the two torch measurements (and says so in
+# the row): for the runs too long to repeat.
 config() {
     local label=$1 args=$2 largs=$3 skip=${4:-}
     printf 'bench: %s\n' "$label" >&2
@@ -74,9 +77,22 @@ config() {
     else
         np_note=$skip
     fi
+    # PyTorch as a user would run it: row blocks, torch's own threads (all
+    # cores: torch_reference.py's default), float32 then float64.
+    local runs_save=$RUNS t32 t64 torch_note=
+    RUNS=${TORCH_RUNS:-$RUNS}
+    # shellcheck disable=SC2086
+    measure t32 "$PY" scripts/torch_reference.py $args --dtype float32
+    t32=$MED
+    # shellcheck disable=SC2086
+    measure t64 "$PY" scripts/torch_reference.py $args --dtype float64
+    t64=$MED
+    [ "$RUNS" = "$runs_save" ] || torch_note="torch: $RUNS run(s), not $runs_save (each takes minutes)"
+    RUNS=$runs_save
     # shellcheck disable=SC2086
     local lim_t; lim_t=$(limit_seconds $largs)
-    rows+=("| \`$label\` | $sv_t | $sv_rss | $np_t | $np_rss | $lim_t | $(ratio "$np_t" "$sv_t") | $(ratio "$sv_t" "$lim_t") |${np_note:+ $np_note}")
+    local note=${np_note}${np_note:+${torch_note:+; }}${torch_note}
+    rows+=("| \`$label\` | $sv_t | $sv_rss | $np_t | $np_rss | $t32 | $t64 | $lim_t | $(ratio "$np_t" "$sv_t") | $(ratio "$t32" "$sv_t") | $(ratio "$t64" "$sv_t") | $(ratio "$sv_t" "$lim_t") |${note:+ $note}")
     RES_SV=$sv_t RES_NP=$np_t RES_LIM=$lim_t RES_RSS=$sv_rss
 }
 
@@ -88,7 +104,7 @@ big_sv=$RES_SV big_np=$RES_NP big_lim=$RES_LIM
 config "--dk 2 --n 2 --trials 1000000" "--dk 2 --n 2 --trials 1000000" "2 2 2 1000000"
 tiny_sv=$RES_SV tiny_np=$RES_NP
 config "--dk 1:1024 --n 2048 --trials 4" "--dk 1:1024 --n 2048 --trials 4" "$sweep_dk 2048 2048 4"
-config "--dk 128 --n 65536" "--dk 128 --n 65536" "128 65536 65536 1" \
+TORCH_RUNS=1 config "--dk 128 --n 65536" "--dk 128 --n 65536" "128 65536 65536 1" \
     "numpy skipped: its 65536 x 65536 score matrix alone is 32 GiB; this machine has $mem_gib GiB"
 huge_sv=$RES_SV huge_lim=$RES_LIM huge_rss=$RES_RSS
 
@@ -116,6 +132,7 @@ t3=$(ratio "$huge_sv" "$huge_lim"); t4=$(ratio "$tiny_np" "$tiny_sv")
 
 blas_core=$("$LIMIT" 8 8 8 1 | awk '{ print $NF }')
 numpy_v=$("$PY" -c 'import numpy; print(numpy.__version__)')
+torch_v=$("$PY" -c 'import torch; print(torch.__version__)')
 {
 cat <<EOF
 # Performance
@@ -130,15 +147,16 @@ from GNU time). Regenerate with that command; every number below comes from it.
 - Compiler: $(gcc --version | head -1)
 - BLAS: OpenBLAS $(dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null || echo '?') (pthread build, kernel $blas_core), one thread per call inside our OpenMP threads
 - numpy $numpy_v on /usr/bin/python3 with the same OpenBLAS
+- PyTorch $torch_v (Debian's python3-torch, CPU) on /usr/bin/python3, $(nproc) threads (torch_reference.py's \`torch.set_num_threads\`)
 - Date: $(date -u +%Y-%m-%d)
 
 ## Results
 
-Times in seconds (whole process for sdpa-var and numpy; the products alone for the
-limit), peak RSS in MiB.
+Times in seconds (whole process for sdpa-var, numpy and torch; the products alone
+for the limit), peak RSS in MiB.
 
-| configuration | sdpa-var s | sdpa-var MiB | numpy s | numpy MiB | limit s | numpy ÷ sdpa-var | sdpa-var ÷ limit |
-|---|---|---|---|---|---|---|---|
+| configuration | sdpa-var s | sdpa-var MiB | numpy s | numpy MiB | torch f32 s | torch f64 s | limit s | numpy ÷ sdpa-var | torch f32 ÷ sdpa-var | torch f64 ÷ sdpa-var | sdpa-var ÷ limit |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 EOF
 printf '%s\n' "${rows[@]}"
 cat <<EOF
@@ -147,6 +165,14 @@ cat <<EOF
   forms \`Q @ K.T\`, takes \`var\`, and computes the softmax entropy, max weight and
   Jacobian trace, raw and scaled, as sdpa-var does. Many small trials run as one
   batched \`(T,2,2) @ (T,2,2)\` product, in chunks.
+- *torch* is \`scripts/torch_reference.py\` with the same arguments and \`--dtype float32\`
+  (\`f32\`) or \`--dtype float64\` (\`f64\`): PyTorch on the CPU, written as a PyTorch
+  user would. It draws with \`torch.randn\` and takes the scores in blocks of query rows
+  (2²³ scores at a time: 1024 rows of 8192 keys, 128 of 65536), so it never holds the
+  n×n matrix and runs \`--n 65536\` too. Per block it calls \`torch.matmul\`, \`var_mean\`, \`log_softmax\` and
+  row reductions, and sums them across blocks in float64. Its time includes about
+  1 s of \`import torch\`. The 2×2 trials run as a batched \`bmm\`, in chunks.
+  \`ctest -R torch.reference\` checks its statistics against numpy's on the same Q and K.
 - The *limit* is \`bench/dgemm_limit\`. It runs the bare \`cblas_dgemm\` calls of the
   same shapes with the same blocking (query tiles of 256 rows, key blocks of 4096
   keys, OpenMP across tiles) and nothing else. For 2×2 trials, sdpa-var does not
