@@ -119,5 +119,39 @@ PY
 else
     echo "SKIP: python merge (no sdpa_var package at '$PYDIR')"
 fi
+# --- shards from different CPUs: each made with another OpenBLAS kernel and
+# another instruction set for the row loops and the exp (as other machines
+# would make them, scripts/portability.sh), merged, equal one run within the
+# cross-machine tolerance (tests/tolerance.py), trial and row shards.
+flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+kinds=("Prescott default")
+[[ $flags == *" avx2 "* && $flags == *" fma "* ]] && kinds+=("Haswell avx2")
+[[ $flags == *" avx512f "* && $flags == *" avx512bw "* && $flags == *" avx512vl "* ]] &&
+    kinds+=("SkylakeX avx512")
+if [ "${#kinds[@]}" -ge 2 ] && [ -f "$(dirname "$0")/../tolerance.py" ]; then
+    "$BIN" --dk 32 --n 5000 --seed 21 --trials 3 --format csv >"$T/x_one.csv"
+    i=0
+    for f in 0 1 2; do
+        read -r core level <<<"${kinds[i % ${#kinds[@]}]}"
+        i=$((i + 1))
+        OPENBLAS_CORETYPE=$core SV_CPU_CAPABILITY=$level "$BIN" --dk 32 --n 5000 --seed 21 \
+            --trials 1 --first-trial $f --format state >"$T/x_t$f.st"
+    done
+    for r in 0:4096 4096:5000; do
+        read -r core level <<<"${kinds[i % ${#kinds[@]}]}"
+        i=$((i + 1))
+        OPENBLAS_CORETYPE=$core SV_CPU_CAPABILITY=$level "$BIN" --dk 32 --n 5000 --seed 21 \
+            --trials 3 --q-rows $r --format state >"$T/x_r${r%%:*}.st"
+    done
+    for kind in t r; do
+        "$BIN" merge "$T"/x_$kind*.st >"$T/x_$kind.csv"
+        cmp -s "$T/x_one.csv" "$T/x_$kind.csv" &&
+            echo "note: cross-CPU $kind shards merged to the same bytes (kernels agreed here)"
+        if /usr/bin/python3 "$(dirname "$0")/../tolerance.py" csv "$T/x_one.csv" "$T/x_$kind.csv" \
+            "cross-CPU $kind shards"; then ok; else bad "cross-CPU $kind shards"; fi
+    done
+else
+    echo "SKIP: cross-CPU shards (one OpenBLAS kernel family on this CPU)"
+fi
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
