@@ -105,7 +105,7 @@ plot $D using (column("ln_n")):(column("entropy_bound")) with lines dt 2 lw 1.5 
      $D using (column("ln_n")):(column("scaled_entropy")) with points pt 5 ps 1.1 lc rgb "#1f77b4" \
          title "measured, scaled " . scaled_name, \
      [x_min - 0.4 : x_max + 0.4] raw_theory(x) with lines dt (12, 6) lw 2 lc rgb "#d62728" \
-         title sprintf("theory, raw (σ = %g): ln n − σ²/2 past the freezing point; frozen before: O(1), drawn at 0", sr), \
+         title sprintf("theory, raw (σ = %g): ln n − σ²/2, and O(1) (drawn at 0) where frozen", sr), \
      $D using (column("ln_n")):(column("raw_entropy")) with points pt 7 ps 1.1 lc rgb "#d62728" \
          title "measured, raw QK^T"
 if (interactive) { pause mouse close }
