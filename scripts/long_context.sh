@@ -81,7 +81,7 @@ while [ $# -gt 0 ]; do
 done
 pow2() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge $MIN_N ] && [ "$1" -le 1048576 ] && [ $(($1 & ($1 - 1))) = 0 ]; }
 pow2 "$max_n" || usage "--max-n '$max_n' is not a power of 2 from $MIN_N to 1048576"
-pow2 "$check_n" && [ "$check_n" -ge 8192 ] || usage "--check-n '$check_n' is not a power of 2 >= 8192 (2 row shards of 4096)"
+{ pow2 "$check_n" && [ "$check_n" -ge 8192 ]; } || usage "--check-n '$check_n' is not a power of 2 >= 8192 (2 row shards of 4096)"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || usage "--jobs '$jobs' is not a positive count"
 [ -x "$bin" ] || usage "'$bin' is not an executable (build first, or give --bin)"
 command -v parallel >/dev/null || { echo "long_context.sh: GNU parallel not found (Debian: parallel)" >&2; exit 1; }
@@ -92,7 +92,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 trials_of() { if [ "$1" -le 8192 ]; then echo 8; elif [ "$1" -le 16384 ]; then echo 4; elif [ "$1" -le 32768 ]; then echo 2; else echo 1; fi; }
-run=("$bin" --dk $DK --seed $SEED --quiet)
+run=("$bin" --dk "$DK" --seed "$SEED" --quiet)
 cols=n_k,dk,scale,scale_factor,trials,raw_var_theory,scaled_var_theory,raw_entropy,raw_entropy_sd,raw_entropy_approx,scaled_entropy,scaled_entropy_sd,scaled_entropy_approx,entropy_bound
 
 # shards N T DIR: the row shards of n = N (T trials) into DIR, merged to DIR/merged.csv.
