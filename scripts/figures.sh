@@ -27,6 +27,12 @@
 # data and the PNGs.  Sizes are chosen so that all data take well under a
 # minute on 2 cores (puzzle_histogram: 10 000 trials, not 100 000).
 #
+# long_context.png is only drawn here: its data (n up to 262144, a few
+# minutes) are made by scripts/long_context.sh, which writes
+# docs/figures/long_context.csv; this script re-renders the PNG from that
+# committed CSV (not with --data-only; ctest docs.long_context reruns its
+# cheap rows).
+#
 # Not made here: performance_scaling.png (timings; scripts/bench.sh),
 # real_models.png (pretrained models; scripts/real_models.sh) and
 # train_tiny.png (a training run; scripts/train_tiny.py).  weights_row.csv
@@ -186,12 +192,17 @@ all=(variance_vs_dk softmax_vs_dk puzzle_histogram scale_choices input_moments
     fourth_moment gradient_signal entropy_approx projection_init causal_rows
     score_histogram output_variance planted_key qk_norm
     weights_row variance_linear entropy_vs_dk)
-[ ${#names[@]} -gt 0 ] || names=("${all[@]}")
+# Figures drawn from a committed CSV that another script makes: NAME=CSV.
+drawn_only=("long_context=$src/docs/figures/long_context.csv")
+[ ${#names[@]} -gt 0 ] || names=("${all[@]}" "${drawn_only[@]%%=*}")
+draw=()
 for n in "${names[@]}"; do
-    declare -F "data_$n" >/dev/null || { echo "figures.sh: no data set '$n'; known: ${all[*]}" >&2; exit 2; }
+    for d in "${drawn_only[@]}"; do [ "${d%%=*}" = "$n" ] && draw+=("$d") && continue 2; done
+    declare -F "data_$n" >/dev/null || { echo "figures.sh: no data set '$n'; known: ${all[*]} ${drawn_only[*]%%=*}" >&2; exit 2; }
 done
 
 for n in "${names[@]}"; do
+    declare -F "data_$n" >/dev/null || continue
     csv=$out/data/$n.csv
     if ! "data_$n" >"$tmp/$n.csv"; then
         echo "figures.sh: $n: the sdpa-var run failed" >&2
@@ -209,4 +220,13 @@ for n in "${names[@]}"; do
         fi
         mv "$tmp/$fig.png" "$out/$fig.png"
     done < <(figures_of "$n")
+done
+[ $data_only = 1 ] && exit 0
+for d in "${draw[@]}"; do
+    fig=${d%%=*} csv=${d#*=}
+    if ! gnuplot -e "out='$tmp/$fig.png'" "$src/scripts/$fig.gp" <"$csv"; then
+        echo "figures.sh: $fig: gnuplot $fig.gp failed on $csv" >&2
+        exit 1
+    fi
+    mv "$tmp/$fig.png" "$out/$fig.png"
 done
