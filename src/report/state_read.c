@@ -58,7 +58,9 @@ static void get_f64s(rd *r, double *x, size_t n)
 static void get_str(rd *r, char *s)
 {
     const uint64_t n = get_u64(r);
-    if (r->bad || n >= SV_STATE_NAME_MAX || r->len - r->at < n) {
+    /* A NUL inside would be cut off on the way back: not a state's bytes. */
+    if (r->bad || n >= SV_STATE_NAME_MAX || r->len - r->at < n ||
+        memchr(r->buf + r->at, 0, (size_t)n)) {
         r->bad = 1;
         s[0] = '\0';
         return;
