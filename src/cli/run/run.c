@@ -225,6 +225,10 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
     sv_source src;
     sv_partial part = {0};
     sv_status st = r->arrays ? sv_source_strided(r->arrays, &src) : sv_source_draw(&es, &src);
+    /* Entries of Q and K that no column shows are not measured (a state
+     * keeps every statistic: it has no sink). */
+    if (s && !cli_sink_shows_entries(s))
+        src.measure_entries = 0;
     if (st == SV_OK && r->state) {
         *r->state = (sv_state_config){.spec = r->spec,
                                       .observed = out->observed,

@@ -93,6 +93,19 @@ int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
     return 1;
 }
 
+int cli_sink_shows_entries(const cli_sink *s)
+{
+    const cli_format f = s->w.format;
+    if (f != CLI_FORMAT_CSV && f != CLI_FORMAT_JSON && f != CLI_FORMAT_JSONL)
+        return 1; /* the table views choose their rows themselves */
+    for (size_t i = 0; i < s->w.n_cols + s->w.n_config_cols; i++) {
+        const sv_column *c = i < s->w.n_cols ? s->w.cols[i] : s->w.config_cols[i - s->w.n_cols];
+        if (SV_COLUMN_GROUP(c->flags) == SV_GROUP_INPUTS)
+            return 1;
+    }
+    return 0;
+}
+
 /* What comes before the first row, written with it: a run that fails in
  * its first configuration writes nothing at all. */
 static int start(cli_sink *s)
