@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sizes.h"
+#include "vexp.h"
 
 static_assert(sizeof(sv_trial_stats) == SV_TRIAL_FIELDS * sizeof(double),
               "sv_trial_stats holds SV_TRIAL_FIELDS doubles and nothing else");
@@ -17,10 +18,23 @@ static_assert(sizeof(sv_trial_stats) == SV_TRIAL_FIELDS * sizeof(double),
 #define B ((uint64_t)SV_SUMMARY_BLOCK)
 #define F SV_TRIAL_FIELDS
 
+/* fmin and fmax as glibc's x86-64 ones compute them (a NaN gives the
+ * other operand; else minsd / maxsd, the second on a tie), inline: a call
+ * each cost more than the comparison, six per trial. */
+static inline double min_of(double a, double b)
+{
+    return isnan(a) ? b : isnan(b) ? a : a < b ? a : b;
+}
+
+static inline double max_of(double a, double b)
+{
+    return isnan(a) ? b : isnan(b) ? a : a > b ? a : b;
+}
+
 /* The extremes (SV_TRIAL_STATS_MAP's MIN and MAX fields): their start,
  * one trial's folded in, two partials' merged. */
-#define MIN_(a, b) a = fmin(a, b);
-#define MAX_(a, b) a = fmax(a, b);
+#define MIN_(a, b) a = min_of(a, b);
+#define MAX_(a, b) a = max_of(a, b);
 #define MEAN_(a, b)
 
 static sv_trial_extremes extremes_empty(void)
@@ -139,25 +153,73 @@ sv_status sv_partial_init(sv_partial *p, uint64_t first, uint64_t cap)
     return st;
 }
 
-/* Adds trials t[0 .. count-1] to the sum `sum` (trial order), to the
+/* Adds trials t[0 .. count-1] to the sum `sum` (trial order) and to the
  * running mean and M2 `w` (w[0 .. F): means, w[F .. 2F): sums of squared
- * deviations; Welford 1962, after `done` trials of the same block), and
- * their extremes to e. */
-static void add_trials(const sv_trial_stats *t, size_t count, double *sum, double *w, uint64_t done,
-                       sv_trial_extremes *e)
+ * deviations; Welford 1962, after `done` trials of the same block). Each
+ * field on its own: any vector width gives the same bits, so the loop is
+ * compiled for AVX-512, AVX2 and plain x86-64 (as softmax.c's row loops)
+ * and sv_cpu_level() picks one. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define SV_WELFORD_VARIANTS 1
+#define WELFORD_INLINE static inline __attribute__((always_inline))
+#else
+#define WELFORD_INLINE static inline
+#endif
+
+WELFORD_INLINE void welford_body(const sv_trial_stats *t, size_t count, double *sum, double *w,
+                                 uint64_t done)
 {
-    double v[F];
     for (size_t i = 0; i < count; i++) {
-        memcpy(v, &t[i], sizeof v);
+        const double *v = (const double *)&t[i]; /* F doubles: asserted above */
         const double k = (double)(done + i + 1);
+#pragma omp simd
         for (size_t f = 0; f < F; f++) {
             sum[f] += v[f];
             const double delta = v[f] - w[f];
             w[f] += delta / k;
             w[F + f] += delta * (v[f] - w[f]);
         }
-        extremes_add(e, &t[i]);
     }
+}
+
+static void welford_default(const sv_trial_stats *t, size_t count, double *sum, double *w,
+                            uint64_t done)
+{
+    welford_body(t, count, sum, w, done);
+}
+
+#if defined(SV_WELFORD_VARIANTS)
+__attribute__((target("avx2"))) static void welford_avx2(const sv_trial_stats *t, size_t count,
+                                                         double *sum, double *w, uint64_t done)
+{
+    welford_body(t, count, sum, w, done);
+}
+
+__attribute__((target("avx512f"))) static void welford_avx512(const sv_trial_stats *t, size_t count,
+                                                              double *sum, double *w, uint64_t done)
+{
+    welford_body(t, count, sum, w, done);
+}
+#endif
+
+/* ... and their extremes to e. */
+static void add_trials(const sv_trial_stats *t, size_t count, double *sum, double *w, uint64_t done,
+                       sv_trial_extremes *e)
+{
+    void (*welford)(const sv_trial_stats *, size_t, double *, double *, uint64_t) = welford_default;
+#if defined(SV_WELFORD_VARIANTS)
+    switch (sv_cpu_level()) {
+    case SV_CPU_AVX512:
+        welford = welford_avx512;
+        break;
+    case SV_CPU_AVX2:
+        welford = welford_avx2;
+        break;
+    }
+#endif
+    welford(t, count, sum, w, done);
+    for (size_t i = 0; i < count; i++)
+        extremes_add(e, &t[i]);
 }
 
 /* Whole blocks, each summed in trial order into its own slot, in parallel
