@@ -222,57 +222,6 @@ static void run_trials(const plan *p, uint64_t t0, size_t cnt, const workspace *
     }
 }
 
-/* Trials one group after another, sharing one workspace across threads. */
-static sv_status run_serial(const plan *p, const ws_sizes *z, uint64_t first, sv_trial_stats *out)
-{
-    workspace ws = {0};
-    if (!workspace_alloc(&ws, z))
-        return SV_ENOMEM;
-    const uint64_t per_trial = p->prog ? p->prog->total / p->count : 0;
-    for (uint64_t t = 0; t < p->count && !sv_cancelled(p); t += p->group) {
-        const size_t cnt = p->count - t < p->group ? (size_t)(p->count - t) : p->group;
-        run_trials(p, first + t, cnt, &ws, &out[t]);
-        if (p->group > 1) /* grouped tiny trials; others report per item */
-            report(p, per_trial * cnt);
-    }
-    workspace_free(&ws);
-    return SV_OK;
-}
-
-/* Whole trials (or groups of tiny ones) per thread, a workspace each. */
-static sv_status run_parallel(const plan *p, const ws_sizes *z, uint64_t first, sv_trial_stats *out)
-{
-    int failed = 0;
-    const uint64_t per_trial = p->prog ? p->prog->total / p->count : 0;
-#pragma omp parallel num_threads(p->threads)
-    {
-        workspace ws = {0};
-        if (!workspace_alloc(&ws, z)) {
-#pragma omp atomic write
-            failed = 1;
-        }
-#pragma omp barrier
-        int stop;
-#pragma omp atomic read
-        stop = failed;
-        if (!stop) {
-            const uint64_t groups = (p->count - 1) / p->group + 1;
-#pragma omp for schedule(dynamic, 4)
-            for (uint64_t g = 0; g < groups; g++) {
-                if (sv_cancelled(p)) /* no break out of an omp for */
-                    continue;
-                const uint64_t t = g * p->group;
-                const size_t cnt = p->count - t < p->group ? (size_t)(p->count - t) : p->group;
-                run_trials(p, first + t, cnt, &ws, &out[t]);
-                if (p->group > 1) /* grouped tiny trials; others report per item */
-                    report(p, per_trial * cnt);
-            }
-        }
-        workspace_free(&ws);
-    }
-    return failed ? SV_ENOMEM : SV_OK;
-}
-
 /* Whether every statistic that must be a number (SV_TRIAL_STATS_MAP's
  * ALWAYS, GRAD with grad, VALUES with values) is one: never NaN (inf is a
  * true answer that overflowed). sv_spec_check's bound rules a NaN out for
@@ -297,16 +246,85 @@ static int trial_is_number(const plan *p, const sv_trial_stats *t)
     return !isnan(t->raw_var_known_mean) || isnan(sv_theory_mean(p->spec));
 }
 
+/* Whether trials out[0 .. cnt - 1] all pass trial_is_number (never for
+ * sv_engine_run_rows, whose folds are checked when finished): checked by
+ * the thread that ran them, while they are in its cache. */
+static int trials_are_numbers(const plan *p, const sv_trial_stats *out, size_t cnt)
+{
+    for (size_t g = 0; !p->folds && g < cnt; g++)
+        if (!trial_is_number(p, &out[g]))
+            return 0;
+    return 1;
+}
+
+/* Trials one group after another, sharing one workspace across threads. */
+static sv_status run_serial(const plan *p, const ws_sizes *z, uint64_t first, sv_trial_stats *out,
+                            int *nan_seen)
+{
+    workspace ws = {0};
+    if (!workspace_alloc(&ws, z))
+        return SV_ENOMEM;
+    const uint64_t per_trial = p->prog ? p->prog->total / p->count : 0;
+    for (uint64_t t = 0; t < p->count && !sv_cancelled(p); t += p->group) {
+        const size_t cnt = p->count - t < p->group ? (size_t)(p->count - t) : p->group;
+        run_trials(p, first + t, cnt, &ws, &out[t]);
+        if (!sv_cancelled(p) && !trials_are_numbers(p, &out[t], cnt))
+            *nan_seen = 1;
+        if (p->group > 1) /* grouped tiny trials; others report per item */
+            report(p, per_trial * cnt);
+    }
+    workspace_free(&ws);
+    return SV_OK;
+}
+
+/* Whole trials (or groups of tiny ones) per thread, a workspace each. */
+static sv_status run_parallel(const plan *p, const ws_sizes *z, uint64_t first, sv_trial_stats *out,
+                              int *nan_seen)
+{
+    int failed = 0, nan = 0;
+    const uint64_t per_trial = p->prog ? p->prog->total / p->count : 0;
+#pragma omp parallel num_threads(p->threads)
+    {
+        workspace ws = {0};
+        if (!workspace_alloc(&ws, z)) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp barrier
+        int stop;
+#pragma omp atomic read
+        stop = failed;
+        if (!stop) {
+            const uint64_t groups = (p->count - 1) / p->group + 1;
+#pragma omp for schedule(dynamic, 4)
+            for (uint64_t g = 0; g < groups; g++) {
+                if (sv_cancelled(p)) /* no break out of an omp for */
+                    continue;
+                const uint64_t t = g * p->group;
+                const size_t cnt = p->count - t < p->group ? (size_t)(p->count - t) : p->group;
+                run_trials(p, first + t, cnt, &ws, &out[t]);
+                if (!sv_cancelled(p) && !trials_are_numbers(p, &out[t], cnt)) {
+#pragma omp atomic write
+                    nan = 1;
+                }
+                if (p->group > 1) /* grouped tiny trials; others report per item */
+                    report(p, per_trial * cnt);
+            }
+        }
+        workspace_free(&ws);
+    }
+    *nan_seen = nan;
+    return failed ? SV_ENOMEM : SV_OK;
+}
+
 static sv_status run_checked(const plan *p, const ws_sizes *z, uint64_t first, sv_trial_stats *out)
 {
-    sv_status st =
-        p->trial_parallel ? run_parallel(p, z, first, out) : run_serial(p, z, first, out);
+    int nan_seen = 0; /* some trial failed trial_is_number */
+    sv_status st = p->trial_parallel ? run_parallel(p, z, first, out, &nan_seen)
+                                     : run_serial(p, z, first, out, &nan_seen);
     if (st == SV_OK && sv_cancelled(p)) /* trials skipped or part done */
         st = SV_ECANCELED;
-    for (uint64_t t = 0; st == SV_OK && !p->folds && t < p->count; t++)
-        if (!trial_is_number(p, &out[t]))
-            return SV_EOVERFLOW;
-    return st;
+    return st == SV_OK && nan_seen ? SV_EOVERFLOW : st;
 }
 
 /* OpenBLAS's thread count is process-wide: runs in several threads at once
