@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan.h"
 #include "sizes.h"
 #include "vexp.h"
 
@@ -18,23 +19,11 @@ static_assert(sizeof(sv_trial_stats) == SV_TRIAL_FIELDS * sizeof(double),
 #define B ((uint64_t)SV_SUMMARY_BLOCK)
 #define F SV_TRIAL_FIELDS
 
-/* fmin and fmax as glibc's x86-64 ones compute them (a NaN gives the
- * other operand; else minsd / maxsd, the second on a tie), inline: a call
- * each cost more than the comparison, six per trial. */
-static inline double min_of(double a, double b)
-{
-    return isnan(a) ? b : isnan(b) ? a : a < b ? a : b;
-}
-
-static inline double max_of(double a, double b)
-{
-    return isnan(a) ? b : isnan(b) ? a : a > b ? a : b;
-}
-
 /* The extremes (SV_TRIAL_STATS_MAP's MIN and MAX fields): their start,
  * one trial's folded in, two partials' merged. */
-#define MIN_(a, b) a = min_of(a, b);
-#define MAX_(a, b) a = max_of(a, b);
+/* sv_fmin, sv_fmax (plan.h): fmin and fmax, inline. */
+#define MIN_(a, b) a = sv_fmin(a, b);
+#define MAX_(a, b) a = sv_fmax(a, b);
 #define MEAN_(a, b)
 
 static sv_trial_extremes extremes_empty(void)

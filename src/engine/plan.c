@@ -100,6 +100,7 @@ static void derive(plan *p, uint64_t count)
                        s->window == 0 && !p->src->mask
                    ? SV_TRIAL_GROUP
                    : 1u;
+    p->ln_nk = log((double)s->n_k);
     p->prog = NULL;
 }
 

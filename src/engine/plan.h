@@ -91,7 +91,21 @@ typedef struct plan {
     size_t row0, row1;  /* query rows run: [0, n_q) but for sv_engine_run_rows */
     sv_rowfold *folds;  /* sv_engine_run_rows: count x fold_blocks folds, else NULL */
     size_t fold_blocks; /* blocks of the fold in [row0, row1) */
+    double ln_nk;       /* log(n_k): the normalised entropy of a row seeing every key */
 } plan;
+
+/* fmin and fmax as glibc's x86-64 ones compute them (a NaN gives the
+ * other operand; else minsd / maxsd, the second on a tie), inline: a call
+ * cost more than the comparison, and trials take several per row. */
+static inline double sv_fmin(double a, double b)
+{
+    return isnan(a) ? b : isnan(b) ? a : a < b ? a : b;
+}
+
+static inline double sv_fmax(double a, double b)
+{
+    return isnan(a) ? b : isnan(b) ? a : a > b ? a : b;
+}
 
 /* Whether the caller asked the run to stop (sv_exec.cancel): a relaxed
  * read, since another thread writes the flag; callers skip the rest of

@@ -157,11 +157,12 @@ static void trial_add_norm(const plan *p, trial_acc *t, size_t seen, const sv_so
 {
     const sv_spec *s = p->spec;
     const double t0 = sink - sm->max;
-    acc_add(t, &t->sink[0], exp(t0) / (1.0 + sm->r[0]));
-    acc_add(t, &t->sink[1], exp(s->scale * t0) / (1.0 + sm->r[1]));
+    /* Key 0 the row's top (often, with few keys): exp(0) is 1, no call. */
+    acc_add(t, &t->sink[0], (t0 == 0.0 ? 1.0 : exp(t0)) / (1.0 + sm->r[0]));
+    acc_add(t, &t->sink[1], (t0 == 0.0 ? 1.0 : exp(s->scale * t0)) / (1.0 + sm->r[1]));
     if (seen < 2)
         return;
-    const double ln_seen = log((double)seen);
+    const double ln_seen = seen == s->n_k ? p->ln_nk : log((double)seen);
     acc_add(t, &t->hn[0], raw->entropy / ln_seen);
     acc_add(t, &t->hn[1], sc->entropy / ln_seen);
     t->n_hn++;
@@ -200,12 +201,12 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
             acc_add(t, &t->p2[c], 1.0 - st[c]->jac_trace);
             acc_add(t, &t->jf[c], st[c]->jac_frob);
             acc_add(t, &t->ek[c], st[c]->eff_keys);
-            t->hmin[c] = fmin(t->hmin[c], st[c]->entropy);
-            t->hmax[c] = fmax(t->hmax[c], st[c]->entropy);
+            t->hmin[c] = sv_fmin(t->hmin[c], st[c]->entropy);
+            t->hmax[c] = sv_fmax(t->hmax[c], st[c]->entropy);
         }
         trial_add_norm(p, t, (size_t)mo[i].n, &sm[i], &raw[i], &sc[i], sink[i]);
-        t->maxabs = fmax(t->maxabs, fmax(fabs(sm[i].max), fabs(sm[i].min)));
-        t->maxlogit = fmax(t->maxlogit, sm[i].max);
+        t->maxabs = sv_fmax(t->maxabs, sv_fmax(fabs(sm[i].max), fabs(sm[i].min)));
+        t->maxlogit = sv_fmax(t->maxlogit, sm[i].max);
     }
 }
 
