@@ -105,6 +105,20 @@ static void test_summary_from_partial(void)
     CHECK_MEM_EQ(&got.raw, &want.raw, sizeof got.raw);
     CHECK_EQ(got.raw_var_cdf_observed, want.raw_var_cdf_observed);
     CHECK_STATUS(sv_summary_from_partial(&cfg, &b, 0.5, &got), SV_EINVAL); /* not from trial 0 */
+    /* Without the quantiles: the same means and SDs, quantiles NAN (a
+     * fresh partial: the SD sums the arrays in their order, which the
+     * quantiles of a summary change). */
+    sv_summary lean;
+    sv_partial c = partial_of(t, 0, n);
+    CHECK_STATUS(sv_summary_from_partial_want(&cfg, &c, 0.5, 0u, &lean), SV_OK);
+    CHECK_MEM_EQ(&lean.mean, &want.mean, sizeof lean.mean);
+    CHECK_MEM_EQ(&lean.sd, &want.sd, sizeof lean.sd);
+    CHECK_EQ(lean.raw.sd, want.raw.sd);
+    CHECK_EQ(lean.scaled.sd, want.scaled.sd);
+    CHECK(isnan(lean.raw.q05) && isnan(lean.raw.q50) && isnan(lean.scaled.q95));
+    CHECK_STATUS(sv_summary_from_partial_want(&cfg, &c, 0.5, SV_SUMMARY_QUANTILES, &lean), SV_OK);
+    CHECK_MEM_EQ(&lean.raw, &want.raw, sizeof lean.raw);
+    sv_partial_free(&c);
     sv_summary_acc acc;
     CHECK_STATUS(sv_summary_begin(&cfg, &acc), SV_OK);
     CHECK_STATUS(sv_summary_add(&acc, t, (size_t)n), SV_OK);

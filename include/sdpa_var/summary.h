@@ -101,6 +101,24 @@ sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out);
 sv_status sv_summary_from_partial(const sv_spec *spec, sv_partial *part, double observed,
                                   sv_summary *out);
 
+/** sv_summary_from_partial_want's @p want: the 5/50/95 % quantiles of
+ *  raw_var and scaled_var. */
+#define SV_SUMMARY_QUANTILES 1u
+
+/**
+ * sv_summary_from_partial, computing beyond the means and standard
+ * deviations only what @p want asks: without SV_SUMMARY_QUANTILES the six
+ * quantiles (raw.q05 .. scaled.q95) are NAN and part's arrays keep their
+ * order. The quantiles' selections are the larger part of summarising
+ * many cheap trials; a caller that shows none skips them. With
+ * SV_SUMMARY_QUANTILES, the same as sv_summary_from_partial.
+ * @return as sv_summary_from_partial.
+ * Thread safety: re-entrant; OpenMP threads as sv_summary_compute's.
+ * Cost: O(trials); without the quantiles two passes over each array.
+ */
+sv_status sv_summary_from_partial_want(const sv_spec *spec, sv_partial *part, double observed,
+                                       unsigned want, sv_summary *out);
+
 /**
  * Summarises the spec->trials per-trial results of trials 0 ..
  * spec->trials - 1 of @p spec (resolved), as sv_engine_run writes them:

@@ -82,10 +82,10 @@ static double quantile_select_below(double *x, size_t hi, size_t n, double p)
     return x[i] + (h - floor(h)) * (next - x[i]);
 }
 
-/* Spread of n values x (reordered in place): SD (two-pass, ddof 1) and the
- * 5/50/95 % quantiles, the median first so that the others search only
- * the part they are in. */
-static void spread_of(double *x, size_t n, sv_var_spread *out)
+/* Spread of n values x (reordered in place): SD (two-pass, ddof 1) and,
+ * if asked, the 5/50/95 % quantiles (else NAN), the median first so that
+ * the others search only the part they are in. */
+static void spread_of(double *x, size_t n, int quantiles, sv_var_spread *out)
 {
     double sum = 0.0, m2 = 0.0;
     for (size_t i = 0; i < n; i++)
@@ -94,6 +94,10 @@ static void spread_of(double *x, size_t n, sv_var_spread *out)
     for (size_t i = 0; i < n; i++)
         m2 += (x[i] - mean) * (x[i] - mean);
     out->sd = n > 1 ? sqrt(m2 / (double)(n - 1)) : NAN;
+    if (!quantiles) {
+        out->q05 = out->q50 = out->q95 = NAN;
+        return;
+    }
     out->q50 = quantile_select(x, 0, n, 0.50);
     /* Now nothing before the median's index is larger than what follows. */
     const size_t mid = (size_t)floor((double)(n - 1) * 0.50);
@@ -131,6 +135,12 @@ static void scaled_theory(const sv_spec *spec, sv_summary *s)
 sv_status sv_summary_from_partial(const sv_spec *spec, sv_partial *part, double observed,
                                   sv_summary *out)
 {
+    return sv_summary_from_partial_want(spec, part, observed, SV_SUMMARY_QUANTILES, out);
+}
+
+sv_status sv_summary_from_partial_want(const sv_spec *spec, sv_partial *part, double observed,
+                                       unsigned want, sv_summary *out)
+{
     if (!spec || !part || !out || part->first != 0 || part->n != spec->trials || part->n == 0)
         return SV_EINVAL;
     const size_t n = (size_t)part->n;
@@ -155,9 +165,9 @@ sv_status sv_summary_from_partial(const sv_spec *spec, sv_partial *part, double 
 #pragma omp parallel sections num_threads(2) if (n > 100000)
     {
 #pragma omp section
-        spread_of(raw, n, &s.raw);
+        spread_of(raw, n, (want & SV_SUMMARY_QUANTILES) != 0, &s.raw);
 #pragma omp section
-        spread_of(scaled, n, &s.scaled);
+        spread_of(scaled, n, (want & SV_SUMMARY_QUANTILES) != 0, &s.scaled);
     }
     scaled_theory(spec, &s);
     *out = s;

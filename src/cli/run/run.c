@@ -52,6 +52,7 @@ typedef struct config_run {
     uint64_t first;         /* --first-trial */
     size_t rows[2];         /* --q-rows, else [0, n_q) */
     sv_state_config *state; /* --format state: filled here, else NULL */
+    unsigned skipped;       /* bit g: group g's statistics not computed, as none is shown */
 } config_run;
 
 static void free_run(config_run *r)
@@ -66,9 +67,28 @@ static void free_run(config_run *r)
 
 /* A nan where the column table says the value must be defined is no true
  * answer (an overflow, a bug): say which and where, and stop. */
-static int undefined(const cli_sink *s, const sv_row_view *v, const char *where)
+/* sv_columns_first_undefined, but for the groups in skipped (bit g: group
+ * g), whose statistics the run left NAN as nothing shows them. */
+static const sv_column *first_undefined(const cli_sink *s, const sv_row_view *v, unsigned skipped)
 {
-    const sv_column *c = sv_columns_first_undefined(s->w.kind, v, s->w.observed);
+    if (!skipped)
+        return sv_columns_first_undefined(s->w.kind, v, s->w.observed);
+    for (size_t i = 0; i < sv_columns_count(s->w.kind); i++) {
+        const sv_column *c = sv_columns_get(s->w.kind, i);
+        if (c->type != SV_VALUE_REAL || (skipped >> SV_COLUMN_GROUP(c->flags) & 1u) ||
+            ((c->flags & SV_COLUMN_ONLY_OBSERVED) && !s->w.observed) ||
+            ((c->flags & SV_COLUMN_ONLY_GRAD) && !v->spec->grad))
+            continue;
+        if (sv_column_required(c, v->spec, s->w.observed) && isnan(c->get(v).real))
+            return c;
+    }
+    return NULL;
+}
+
+static int undefined(const cli_sink *s, const config_run *r, const sv_row_view *v,
+                     const char *where)
+{
+    const sv_column *c = first_undefined(s, v, r->skipped);
     if (!c)
         return 0;
     say("%s is nan at d_k=%zu scale=%s dist=%s%s, which is not a true answer", c->name,
@@ -129,7 +149,7 @@ static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64
             v.stats = &r->chunk[t];
             v.trial = first + t;
             snprintf(where, sizeof where, " trial=%llu", (unsigned long long)v.trial);
-            if (pass == 0 && undefined(s, &v, where))
+            if (pass == 0 && undefined(s, r, &v, where))
                 return 0;
             if (pass == 1) {
                 cli_progress_erase(pl);
@@ -165,7 +185,7 @@ static int head_row(cli_sink *s, const config_run *r, const sv_trial_stats *stat
     else
         snprintf(where, sizeof where, " (pooled)");
     if (pass == 0)
-        return !undefined(s, &v, where);
+        return !undefined(s, r, &v, where);
     cli_progress_erase(pl);
     return emit(s, &v);
 }
@@ -227,8 +247,12 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
     sv_status st = r->arrays ? sv_source_strided(r->arrays, &src) : sv_source_draw(&es, &src);
     /* Entries of Q and K that no column shows are not measured (a state
      * keeps every statistic: it has no sink). */
-    if (s && !cli_sink_shows_entries(s))
+    if (s && !cli_sink_shows_group(s, SV_GROUP_INPUTS)) {
         src.measure_entries = 0;
+        r->skipped |= 1u << SV_GROUP_INPUTS;
+    }
+    if (s && !cli_sink_shows_group(s, SV_GROUP_QUANTILES))
+        r->skipped |= 1u << SV_GROUP_QUANTILES;
     if (st == SV_OK && r->state) {
         *r->state = (sv_state_config){.spec = r->spec,
                                       .observed = out->observed,
@@ -270,7 +294,9 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
     }
     /* A slice of trials has per-trial rows only (shards.c): no summary. */
     if (st == SV_OK && ok && first == 0)
-        st = sv_summary_from_partial(&r->spec, &part, out->observed, &r->summary);
+        st = sv_summary_from_partial_want(
+            &r->spec, &part, out->observed,
+            r->skipped >> SV_GROUP_QUANTILES & 1u ? 0u : SV_SUMMARY_QUANTILES, &r->summary);
     sv_partial_free(&part);
     if (st != SV_OK)
         say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
@@ -286,7 +312,7 @@ static int write_config(cli_sink *s, const config_run *r, const cli_output *out,
     case SV_OUTPUT_SUMMARY:
         v.stats = &r->summary.mean;
         v.summary = &r->summary;
-        if (undefined(s, &v, ""))
+        if (undefined(s, r, &v, ""))
             return 0;
         cli_progress_erase(pl);
         if (!emit(s, &v))
@@ -297,7 +323,7 @@ static int write_config(cli_sink *s, const config_run *r, const cli_output *out,
             for (size_t i = 0; i < r->spec.n_q; i++) {
                 v.row = i;
                 v.row_sums = r->row_sums + i * SV_ROW_FIELDS;
-                if (pass == 0 && undefined(s, &v, " (per row)"))
+                if (pass == 0 && undefined(s, r, &v, " (per row)"))
                     return 0;
                 if (pass == 1) {
                     cli_progress_erase(pl);

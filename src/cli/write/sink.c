@@ -93,14 +93,14 @@ int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
     return 1;
 }
 
-int cli_sink_shows_entries(const cli_sink *s)
+int cli_sink_shows_group(const cli_sink *s, sv_column_group g)
 {
     const cli_format f = s->w.format;
     if (f != CLI_FORMAT_CSV && f != CLI_FORMAT_JSON && f != CLI_FORMAT_JSONL)
         return 1; /* the table views choose their rows themselves */
     for (size_t i = 0; i < s->w.n_cols + s->w.n_config_cols; i++) {
         const sv_column *c = i < s->w.n_cols ? s->w.cols[i] : s->w.config_cols[i - s->w.n_cols];
-        if (SV_COLUMN_GROUP(c->flags) == SV_GROUP_INPUTS)
+        if (SV_COLUMN_GROUP(c->flags) == g)
             return 1;
     }
     return 0;

@@ -35,11 +35,11 @@ typedef struct cli_sink {
  * of memory. */
 int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan);
 
-/* Whether some row written may show a statistic of the entries of Q or K
- * (q_var, k_var, their means: the columns of group "inputs"). 1 but for
- * CSV and JSON, whose columns are known, when none of them is of that
- * group: the engine need not measure the entries then. */
-int cli_sink_shows_entries(const cli_sink *s);
+/* Whether some row written may show a column of group @p g (sv_column_group):
+ * 1 but for CSV and JSON, whose columns are known, when none is of that
+ * group; the run then need not compute what only that group shows (the
+ * entries of Q and K for "inputs", the quantiles for "quantiles"). */
+int cli_sink_shows_group(const cli_sink *s, sv_column_group g);
 
 /* Formats one row of the sink's kind, whole, into the buffer. 0 when out
  * of memory. */
