@@ -222,10 +222,46 @@ static void test_sd(void)
     free(all);
 }
 
+/* Without the SDs: the same sums, extremes and arrays, in any chunking
+ * (blocks whole, a block in progress, a lead); every SD NAN. */
+static void test_add_means(void)
+{
+    enum { T = 9000 };
+    const sv_spec s = spec_of(T);
+    sv_trial_stats *all = malloc(T * sizeof *all);
+    run(&s, 0, T, all);
+    const uint64_t firsts[] = {0, 100};
+    for (size_t k = 0; k < 2; k++) {
+        const uint64_t f = firsts[k];
+        sv_partial full = partial_of(all + f, f, T - f), lean;
+        CHECK_STATUS(sv_partial_init(&lean, f, 10), SV_OK);
+        const size_t steps[] = {5000, 1, 4095, T};
+        for (size_t i = f, j = 0; i < T; j++) {
+            const size_t m = T - i < steps[j % 4] ? T - i : steps[j % 4];
+            CHECK_STATUS(sv_partial_add_means(&lean, all + i, m), SV_OK);
+            i += m;
+        }
+        sv_trial_stats m1, m2, sd;
+        sv_partial_mean(&full, &m1);
+        sv_partial_mean(&lean, &m2);
+        CHECK_MEM_EQ(&m1, &m2, sizeof m1);
+        CHECK_MEM_EQ(lean.raw_var, full.raw_var, (T - f) * sizeof(double));
+        CHECK_MEM_EQ(lean.scaled_var, full.scaled_var, (T - f) * sizeof(double));
+        sv_partial_sd(&lean, &sd);
+        CHECK_NAN(sd.raw_var);
+        CHECK_NAN(sd.scaled_entropy);
+        sv_partial_free(&full);
+        sv_partial_free(&lean);
+    }
+    CHECK_STATUS(sv_partial_add_means(NULL, all, 1), SV_EINVAL);
+    free(all);
+}
+
 int main(void)
 {
     test_merge();
     test_sd();
+    test_add_means();
     test_summary_from_partial();
     test_spec();
     return CHECK_DONE();

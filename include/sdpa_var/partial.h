@@ -78,6 +78,19 @@ sv_status sv_partial_init(sv_partial *p, uint64_t first, uint64_t cap);
 sv_status sv_partial_add(sv_partial *p, const sv_trial_stats *t, size_t count);
 
 /**
+ * sv_partial_add without the standard deviations across trials: the same
+ * sums, extremes and variances, but no Welford update (a division per
+ * field and trial, the larger part of adding a cheap trial). Each block
+ * these trials touch gets a NAN mean and M2, so sv_partial_sd gives NAN
+ * for every field once any trial came this way (a merge keeps the NAN).
+ * For callers that show no such standard deviation; raw and scaled var's
+ * spread (sv_summary's raw and scaled) is unaffected.
+ * @return as sv_partial_add.
+ * Thread safety: as sv_partial_add. Cost: O(count SV_TRIAL_FIELDS) additions.
+ */
+sv_status sv_partial_add_means(sv_partial *p, const sv_trial_stats *t, size_t count);
+
+/**
  * Merges @p b, which must start where @p a ends (b->first == a->first +
  * a->n), into @p a: the result is bit for bit what adding b's trials to
  * a would have given. b is left as it was (free it yourself).

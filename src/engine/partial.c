@@ -191,10 +191,29 @@ __attribute__((target("avx512f"))) static void welford_avx512(const sv_trial_sta
 }
 #endif
 
-/* ... and their extremes to e. */
+/* ... their extremes to e, and (vars not NULL) their raw_var and
+ * scaled_var to vars[0] and vars[1]. Without m2 (sv_partial_add_means),
+ * only the sums: the block's mean and M2 become NAN, and stay so. */
 static void add_trials(const sv_trial_stats *t, size_t count, double *sum, double *w, uint64_t done,
-                       sv_trial_extremes *e)
+                       int m2, double *const *vars, sv_trial_extremes *e)
 {
+    for (size_t i = 0; vars && i < count; i++) {
+        vars[0][i] = t[i].raw_var;
+        vars[1][i] = t[i].scaled_var;
+    }
+    if (!m2) {
+        for (size_t i = 0; i < count; i++) {
+            const double *v = (const double *)&t[i];
+#pragma omp simd
+            for (size_t f = 0; f < F; f++)
+                sum[f] += v[f];
+        }
+        for (size_t f = 0; f < 2 * F; f++)
+            w[f] = NAN;
+        for (size_t i = 0; i < count; i++)
+            extremes_add(e, &t[i]);
+        return;
+    }
     void (*welford)(const sv_trial_stats *, size_t, double *, double *, uint64_t) = welford_default;
 #if defined(SV_WELFORD_VARIANTS)
     switch (sv_cpu_level()) {
@@ -212,30 +231,36 @@ static void add_trials(const sv_trial_stats *t, size_t count, double *sum, doubl
 }
 
 /* Whole blocks, each summed in trial order into its own slot, in parallel
- * when there are more than 8. */
-static void add_blocks(sv_partial *p, const sv_trial_stats *t, size_t nblocks, double *sums)
+ * when there are more than 8; their variances to rv and sv (NULL: not). */
+static void add_blocks(sv_partial *p, const sv_trial_stats *t, size_t nblocks, double *sums, int m2,
+                       double *rv, double *sv)
 {
     sv_trial_extremes e = p->ext;
     double *w = p->block_m2 + p->n_blocks * 2 * F;
     memset(sums, 0, nblocks * F * sizeof(double));
     memset(w, 0, nblocks * 2 * F * sizeof(double));
 #pragma omp parallel for schedule(static) reduction(extremes : e) if (nblocks > 8)
-    for (size_t b = 0; b < nblocks; b++)
-        add_trials(t + b * B, B, sums + b * F, w + b * 2 * F, 0, &e);
+    for (size_t b = 0; b < nblocks; b++) {
+        double *const vars[2] = {rv ? rv + b * B : NULL, sv ? sv + b * B : NULL};
+        add_trials(t + b * B, B, sums + b * F, w + b * 2 * F, 0, m2, rv ? vars : NULL, &e);
+    }
     p->ext = e;
 }
 
 /* The sums of count more trials (room reserved): the lead first, then the
- * block in progress, whole blocks, the start of the next. */
-static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count)
+ * block in progress, whole blocks, the start of the next; m2 as add_trials;
+ * with copy, the trials' raw_var and scaled_var into p's arrays too. */
+static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count, int m2, int copy)
 {
     const uint64_t h = lead_cap(p);
+    double *const rv = p->raw_var + p->n, *const sv = p->scaled_var + p->n; /* t[0]'s */
     size_t i = 0;
+#define VARS_(i) (copy ? (double *const[2]){rv + (i), sv + (i)} : NULL)
     if (p->n < h) {
         const size_t m = h - p->n < count ? (size_t)(h - p->n) : count;
         memcpy(p->lead + p->n, t, m * sizeof *t);
         double unused[F] = {0}, unused_w[2 * F] = {0};
-        add_trials(t, m, unused, unused_w, 0, &p->ext); /* extremes only */
+        add_trials(t, m, unused, unused_w, 0, 1, VARS_(0), &p->ext); /* extremes only */
         i = m;
     }
     uint64_t n = p->n + i;
@@ -243,12 +268,13 @@ static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count)
         const size_t left = (size_t)(B - (n - h) % B);
         const size_t m = left < count - i ? left : count - i;
         add_trials(t + i, m, p->block_sum + (p->n_blocks - 1) * F,
-                   p->block_m2 + (p->n_blocks - 1) * 2 * F, (n - h) % B, &p->ext);
+                   p->block_m2 + (p->n_blocks - 1) * 2 * F, (n - h) % B, m2, VARS_(i), &p->ext);
         i += m;
     }
     const size_t whole = (count - i) / B;
     if (whole > 0) {
-        add_blocks(p, t + i, whole, p->block_sum + p->n_blocks * F);
+        add_blocks(p, t + i, whole, p->block_sum + p->n_blocks * F, m2, copy ? rv + i : NULL,
+                   copy ? sv + i : NULL);
         p->n_blocks += whole;
         i += whole * B;
     }
@@ -256,13 +282,14 @@ static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count)
         double *s = p->block_sum + p->n_blocks * F, *w = p->block_m2 + p->n_blocks * 2 * F;
         memset(s, 0, F * sizeof(double));
         memset(w, 0, (size_t)2 * F * sizeof(double));
-        add_trials(t + i, count - i, s, w, 0, &p->ext);
+        add_trials(t + i, count - i, s, w, 0, m2, VARS_(i), &p->ext);
         p->n_blocks++;
     }
+#undef VARS_
     p->n += count;
 }
 
-sv_status sv_partial_add(sv_partial *p, const sv_trial_stats *t, size_t count)
+static sv_status add(sv_partial *p, const sv_trial_stats *t, size_t count, int m2)
 {
     if (!p || (count > 0 && !t))
         return SV_EINVAL;
@@ -271,12 +298,18 @@ sv_status sv_partial_add(sv_partial *p, const sv_trial_stats *t, size_t count)
     sv_status st = reserve(p, p->n + count);
     if (st != SV_OK)
         return st;
-    for (size_t i = 0; i < count; i++) {
-        p->raw_var[p->n + i] = t[i].raw_var;
-        p->scaled_var[p->n + i] = t[i].scaled_var;
-    }
-    sum_trials(p, t, count);
+    sum_trials(p, t, count, m2, 1);
     return SV_OK;
+}
+
+sv_status sv_partial_add(sv_partial *p, const sv_trial_stats *t, size_t count)
+{
+    return add(p, t, count, 1);
+}
+
+sv_status sv_partial_add_means(sv_partial *p, const sv_trial_stats *t, size_t count)
+{
+    return add(p, t, count, 0);
 }
 
 sv_status sv_partial_merge(sv_partial *a, const sv_partial *b)
@@ -295,7 +328,7 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b)
     /* b's lead continues a's last block, trial by trial; b's blocks then
      * start on a boundary, as a's would have. */
     const uint64_t bh = lead_cap(b) < b->n ? lead_cap(b) : b->n;
-    sum_trials(a, b->lead, (size_t)bh);
+    sum_trials(a, b->lead, (size_t)bh, 1, 0); /* arrays copied above */
     memcpy(a->block_sum + a->n_blocks * F, b->block_sum, b->n_blocks * F * sizeof(double));
     memcpy(a->block_m2 + a->n_blocks * 2 * F, b->block_m2, b->n_blocks * 2 * F * sizeof(double));
     a->n_blocks += b->n_blocks;
@@ -319,7 +352,7 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean)
     if (h > 0) { /* a lead is a block of its own, first */
         double s[F] = {0}, w[2 * F] = {0};
         sv_trial_extremes unused = extremes_empty();
-        add_trials(p->lead, (size_t)h, s, w, 0, &unused);
+        add_trials(p->lead, (size_t)h, s, w, 0, 1, NULL, &unused);
         for (size_t f = 0; f < F; f++)
             sum[f] += s[f];
     }
@@ -350,7 +383,7 @@ void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd)
     if (h > 0) { /* the lead first, as a block of its own */
         double sum[F] = {0};
         sv_trial_extremes unused = extremes_empty();
-        add_trials(p->lead, (size_t)h, sum, w, 0, &unused);
+        add_trials(p->lead, (size_t)h, sum, w, 0, 1, NULL, &unused);
         n = (double)h;
     }
     for (size_t b = 0; b < p->n_blocks; b++) {

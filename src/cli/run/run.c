@@ -53,6 +53,7 @@ typedef struct config_run {
     size_t rows[2];         /* --q-rows, else [0, n_q) */
     sv_state_config *state; /* --format state: filled here, else NULL */
     unsigned skipped;       /* bit g: group g's statistics not computed, as none is shown */
+    int no_trial_sd;        /* the SDs across trials not computed (cli_column_trial_sd) */
 } config_run;
 
 static void free_run(config_run *r)
@@ -67,15 +68,18 @@ static void free_run(config_run *r)
 
 /* A nan where the column table says the value must be defined is no true
  * answer (an overflow, a bug): say which and where, and stop. */
-/* sv_columns_first_undefined, but for the groups in skipped (bit g: group
- * g), whose statistics the run left NAN as nothing shows them. */
-static const sv_column *first_undefined(const cli_sink *s, const sv_row_view *v, unsigned skipped)
+/* sv_columns_first_undefined, but for what the run left NAN as nothing
+ * shows it: the groups in r->skipped (bit g: group g), the SDs across
+ * trials with r->no_trial_sd. */
+static const sv_column *first_undefined(const cli_sink *s, const config_run *r,
+                                        const sv_row_view *v)
 {
-    if (!skipped)
+    if (!r->skipped && !r->no_trial_sd)
         return sv_columns_first_undefined(s->w.kind, v, s->w.observed);
     for (size_t i = 0; i < sv_columns_count(s->w.kind); i++) {
         const sv_column *c = sv_columns_get(s->w.kind, i);
-        if (c->type != SV_VALUE_REAL || (skipped >> SV_COLUMN_GROUP(c->flags) & 1u) ||
+        if (c->type != SV_VALUE_REAL || (r->skipped >> SV_COLUMN_GROUP(c->flags) & 1u) ||
+            (r->no_trial_sd && cli_column_trial_sd(c)) ||
             ((c->flags & SV_COLUMN_ONLY_OBSERVED) && !s->w.observed) ||
             ((c->flags & SV_COLUMN_ONLY_GRAD) && !v->spec->grad))
             continue;
@@ -88,7 +92,7 @@ static const sv_column *first_undefined(const cli_sink *s, const sv_row_view *v,
 static int undefined(const cli_sink *s, const config_run *r, const sv_row_view *v,
                      const char *where)
 {
-    const sv_column *c = first_undefined(s, v, r->skipped);
+    const sv_column *c = first_undefined(s, r, v);
     if (!c)
         return 0;
     say("%s is nan at d_k=%zu scale=%s dist=%s%s, which is not a true answer", c->name,
@@ -253,6 +257,7 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
     }
     if (s && !cli_sink_shows_group(s, SV_GROUP_QUANTILES))
         r->skipped |= 1u << SV_GROUP_QUANTILES;
+    r->no_trial_sd = s && !cli_sink_shows_trial_sd(s);
     if (st == SV_OK && r->state) {
         *r->state = (sv_state_config){.spec = r->spec,
                                       .observed = out->observed,
@@ -282,7 +287,8 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
         pl->trials = trials;
         st = sv_engine_run(&es, &src, &r->exec, &r->taps, first + t0, n, r->chunk);
         if (st == SV_OK)
-            st = sv_partial_add(&part, r->chunk, (size_t)n);
+            st = r->no_trial_sd ? sv_partial_add_means(&part, r->chunk, (size_t)n)
+                                : sv_partial_add(&part, r->chunk, (size_t)n);
         if (st == SV_OK && s && s->w.kind == SV_OUTPUT_PER_TRIAL)
             ok = write_trials(s, r, first + t0, n, pl);
         if (st == SV_OK && s && s->w.kind == SV_OUTPUT_PER_HEAD && out->pool != CLI_POOL_ALL)

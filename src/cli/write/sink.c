@@ -93,17 +93,46 @@ int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
     return 1;
 }
 
-int cli_sink_shows_group(const cli_sink *s, sv_column_group g)
+int cli_column_trial_sd(const sv_column *c)
+{
+    return (c->flags & SV_COLUMN_SPREAD) && SV_COLUMN_GROUP(c->flags) != SV_GROUP_CORE;
+}
+
+/* Whether a column written may satisfy is: 1 for the table views, which
+ * choose their rows themselves. */
+static int shows(const cli_sink *s, int (*is)(const sv_column *, sv_column_group),
+                 sv_column_group g)
 {
     const cli_format f = s->w.format;
     if (f != CLI_FORMAT_CSV && f != CLI_FORMAT_JSON && f != CLI_FORMAT_JSONL)
-        return 1; /* the table views choose their rows themselves */
+        return 1;
     for (size_t i = 0; i < s->w.n_cols + s->w.n_config_cols; i++) {
         const sv_column *c = i < s->w.n_cols ? s->w.cols[i] : s->w.config_cols[i - s->w.n_cols];
-        if (SV_COLUMN_GROUP(c->flags) == g)
+        if (is(c, g))
             return 1;
     }
     return 0;
+}
+
+static int in_group(const sv_column *c, sv_column_group g)
+{
+    return SV_COLUMN_GROUP(c->flags) == g;
+}
+
+static int trial_sd(const sv_column *c, sv_column_group g)
+{
+    (void)g;
+    return cli_column_trial_sd(c);
+}
+
+int cli_sink_shows_group(const cli_sink *s, sv_column_group g)
+{
+    return shows(s, in_group, g);
+}
+
+int cli_sink_shows_trial_sd(const cli_sink *s)
+{
+    return shows(s, trial_sd, SV_GROUP_CORE);
 }
 
 /* What comes before the first row, written with it: a run that fails in

@@ -41,6 +41,15 @@ int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan);
  * entries of Q and K for "inputs", the quantiles for "quantiles"). */
 int cli_sink_shows_group(const cli_sink *s, sv_column_group g);
 
+/* Whether column @p c shows a standard deviation across trials of a
+ * per-trial statistic (sv_summary's sd, from sv_partial_sd): the spread
+ * columns, but for the core's raw_var_sd and scaled_var_sd (sv_summary's
+ * raw and scaled, from the per-trial arrays). */
+int cli_column_trial_sd(const sv_column *c);
+
+/* Whether some row written may show such a column (as cli_sink_shows_group). */
+int cli_sink_shows_trial_sd(const cli_sink *s);
+
 /* Formats one row of the sink's kind, whole, into the buffer. 0 when out
  * of memory. */
 int cli_sink_row(cli_sink *s, const sv_row_view *row);
