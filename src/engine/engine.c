@@ -175,14 +175,18 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
     const size_t nq = p->spec->n_q, nk = p->spec->n_k, n = nq * nk, d = p->spec->d_k;
     if (sv_cancelled(p))
         return;
+    if (!p->src->measure_entries) { /* empty, as sv_rowpass_entries leaves them */
+        memset(ws->q_mo, 0, cnt * nq * sizeof *ws->q_mo);
+        memset(ws->k_mo, 0, cnt * nk * sizeof *ws->k_mo);
+    }
     for (size_t g = 0; g < cnt; g++) {
         if (p->src->trial_len > 0)
             p->src->begin_trial(p->src, t0 + g, ws->state);
         p->src->rows(p->src, ws->state, t0 + g, SV_MATRIX_Q, 0, nq, ws->qtile, d, ws->scratch);
         p->src->rows(p->src, ws->state, t0 + g, SV_MATRIX_K, 0, nk, ws->k, d, ws->scratch);
-        for (size_t i = 0; i < nq; i++)
+        for (size_t i = 0; p->src->measure_entries && i < nq; i++)
             sv_rowpass_entries(p, ws->qtile + i * d, &ws->q_mo[g * nq + i]);
-        for (size_t j = 0; j < nk; j++)
+        for (size_t j = 0; p->src->measure_entries && j < nk; j++)
             sv_rowpass_entries(p, ws->k + j * d, &ws->k_mo[g * nk + j]);
         sv_tile_product(p, ws->qtile, ws->k, ws->scores + g * n);
         for (size_t i = 0; p->src->related_diag && i < nq && i < nk; i++)

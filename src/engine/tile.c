@@ -78,18 +78,35 @@ void sv_tile_gemm(int trans_b, size_t m, size_t n, size_t k, const double *a, si
 #endif
 }
 
+/* The plain product of a tiny tile: each score summed over l in order. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void
+tiny_product(const double *qtile, const double *k, double *scores, size_t tm, size_t kb, size_t d)
+{
+    for (size_t i = 0; i < tm; i++)
+        for (size_t j = 0; j < kb; j++) {
+            double dot = 0.0;
+            for (size_t l = 0; l < d; l++)
+                dot += qtile[i * d + l] * k[j * d + l];
+            scores[i * kb + j] = dot;
+        }
+}
+
 void sv_tile_product(const plan *p, const double *qtile, const double *k, double *scores)
 {
     const size_t d = p->spec->d_k, tm = p->tm, kb = p->kb;
     if (p->tiny) {
-        /* A call into the BLAS costs more than a product this small. */
-        for (size_t i = 0; i < tm; i++)
-            for (size_t j = 0; j < kb; j++) {
-                double dot = 0.0;
-                for (size_t l = 0; l < d; l++)
-                    dot += qtile[i * d + l] * k[j * d + l];
-                scores[i * kb + j] = dot;
-            }
+        /* A call into the BLAS costs more than a product this small; the
+         * loop's overhead too, for d_k of 1 or 2 (a constant d unrolls:
+         * the same additions, the same bits). */
+        if (d == 1)
+            tiny_product(qtile, k, scores, tm, kb, 1);
+        else if (d == 2)
+            tiny_product(qtile, k, scores, tm, kb, 2);
+        else
+            tiny_product(qtile, k, scores, tm, kb, d);
     } else {
         /* int casts: tm <= 256, kb <= 4096, d_k <= INT_MAX (plan.c) */
         sv_tile_gemm(1, tm, kb, d, qtile, d, k, d, scores, kb);
