@@ -247,7 +247,7 @@ static int trial_is_number(const plan *p, const sv_trial_stats *t)
 #undef MUST_
     /* MAYBE, but the known-mean variance is NaN exactly where theory has
      * no E[S]. */
-    return !isnan(t->raw_var_known_mean) || isnan(sv_theory_mean(p->spec));
+    return !isnan(t->raw_var_known_mean) || isnan(p->theory_mean);
 }
 
 /* Whether trials out[0 .. cnt - 1] all pass trial_is_number (never for

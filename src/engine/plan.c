@@ -4,6 +4,7 @@
 #include <limits.h>
 
 #include "plan.h"
+#include "sdpa_var/theory.h"
 #include "sizes.h"
 
 static sv_status check_inputs(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
@@ -101,6 +102,7 @@ static void derive(plan *p, uint64_t count)
                    ? SV_TRIAL_GROUP
                    : 1u;
     p->ln_nk = log((double)s->n_k);
+    p->theory_mean = sv_theory_mean(s);
     p->prog = NULL;
 }
 

@@ -92,6 +92,7 @@ typedef struct plan {
     sv_rowfold *folds;  /* sv_engine_run_rows: count x fold_blocks folds, else NULL */
     size_t fold_blocks; /* blocks of the fold in [row0, row1) */
     double ln_nk;       /* log(n_k): the normalised entropy of a row seeing every key */
+    double theory_mean; /* sv_theory_mean(spec): the known-mean variance's E[S] */
 } plan;
 
 /* fmin and fmax as glibc's x86-64 ones compute them (a NaN gives the

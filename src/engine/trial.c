@@ -227,7 +227,9 @@ static double out_var(const sv_spec *s, const sv_moments *o)
     return s->values && nn > 0 ? (o->m2 + nn * om * om) / nn : NAN;
 }
 
-static void trial_finish(const sv_spec *s, const trial_acc *t, sv_trial_stats *out)
+/* mu: sv_theory_mean(s), which a plan keeps (a call per trial cost more
+ * than the rest of a tiny trial's known-mean variance). */
+static void trial_finish(const sv_spec *s, double mu, const trial_acc *t, sv_trial_stats *out)
 {
     const size_t nq = (size_t)t->seen; /* the rows that see a key: means over rows are theirs */
     const double c = s->scale;
@@ -243,7 +245,7 @@ static void trial_finish(const sv_spec *s, const trial_acc *t, sv_trial_stats *o
     out->scaled_jac_trace = ksum_mean(&t->jt[1], nq);
     /* Known mean: sum (S - mu)^2 = M2 + N (mean - mu)^2, mu the theory's
      * E[S] over the visible scores (planted ones included); NAN if none. */
-    const double mu = sv_theory_mean(s), n = (double)t->mo.n;
+    const double n = (double)t->mo.n;
     out->raw_var_known_mean = (t->mo.m2 + n * (t->mo.mean - mu) * (t->mo.mean - mu)) / n;
     out->raw_var_ddof0 = sv_moments_variance(&t->mo, 0);
     out->raw_var_ddof1 = sv_moments_variance(&t->mo, 1);
@@ -291,7 +293,7 @@ void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softma
     trial_add(p, &t, 0, row_mo, row_sm, raw, sc, planted, sink, p->spec->n_q);
     add_entries(&t.q, q_mo, p->spec->n_q);
     add_entries(&t.k, k_mo, p->spec->n_k);
-    trial_finish(p->spec, &t, out);
+    trial_finish(p->spec, p->theory_mean, &t, out);
 }
 
 /* --values: O_i = o_i / Z_i for rows i0 .. i0 + cnt - 1; their entries'
@@ -359,7 +361,7 @@ void sv_trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
         acc_combine(&t, &b);
     }
     add_entries(&t.k, ws->k_mo, p->spec->n_k);
-    trial_finish(p->spec, &t, out);
+    trial_finish(p->spec, p->theory_mean, &t, out);
 }
 
 void sv_trial_folds(const plan *p, const workspace *ws, sv_rowfold *out)
@@ -396,7 +398,7 @@ sv_status sv_rowfold_finish(const sv_spec *spec, const sv_rowfold *blocks, size_
     }
     if (t.rows != spec->n_q)
         return SV_EMISMATCH;
-    trial_finish(spec, &t, out);
+    trial_finish(spec, sv_theory_mean(spec), &t, out);
     return SV_OK;
 }
 
