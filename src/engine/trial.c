@@ -291,8 +291,10 @@ void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softma
     trial_acc t;
     trial_init(&t, p->spec);
     trial_add(p, &t, 0, row_mo, row_sm, raw, sc, planted, sink, p->spec->n_q);
-    add_entries(&t.q, q_mo, p->spec->n_q);
-    add_entries(&t.k, k_mo, p->spec->n_k);
+    if (p->src->measure_entries) { /* else every row's moments are empty */
+        add_entries(&t.q, q_mo, p->spec->n_q);
+        add_entries(&t.k, k_mo, p->spec->n_k);
+    }
     trial_finish(p->spec, p->theory_mean, &t, out);
 }
 
