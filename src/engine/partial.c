@@ -37,7 +37,11 @@ static sv_trial_extremes extremes_empty(void)
     return e;
 }
 
-static void extremes_add(sv_trial_extremes *e, const sv_trial_stats *t)
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* into each Welford variant, once per trial */
+#endif
+static inline void
+extremes_add(sv_trial_extremes *e, const sv_trial_stats *t)
 {
 #define ADD_(name, reduce, number) reduce##_(e->name, t->name)
     SV_TRIAL_STATS_MAP(ADD_)
@@ -155,39 +159,59 @@ sv_status sv_partial_init(sv_partial *p, uint64_t first, uint64_t cap)
 #define WELFORD_INLINE static inline
 #endif
 
+/* One pass over the trials: their variances to vars (unless NULL), their
+ * fields to sum and (unless w is NULL) to the running means and M2, their
+ * extremes to e. */
 WELFORD_INLINE void welford_body(const sv_trial_stats *t, size_t count, double *sum, double *w,
-                                 uint64_t done)
+                                 uint64_t done, double *const *vars, sv_trial_extremes *e)
 {
     for (size_t i = 0; i < count; i++) {
         const double *v = (const double *)&t[i]; /* F doubles: asserted above */
-        const double k = (double)(done + i + 1);
-#pragma omp simd
-        for (size_t f = 0; f < F; f++) {
-            sum[f] += v[f];
-            const double delta = v[f] - w[f];
-            w[f] += delta / k;
-            w[F + f] += delta * (v[f] - w[f]);
+        if (vars) {
+            vars[0][i] = t[i].raw_var;
+            vars[1][i] = t[i].scaled_var;
         }
+        if (w) {
+            const double k = (double)(done + i + 1);
+#pragma omp simd
+            for (size_t f = 0; f < F; f++) {
+                sum[f] += v[f];
+                const double delta = v[f] - w[f];
+                w[f] += delta / k;
+                w[F + f] += delta * (v[f] - w[f]);
+            }
+        } else {
+#pragma omp simd
+            for (size_t f = 0; f < F; f++)
+                sum[f] += v[f];
+        }
+        extremes_add(e, &t[i]);
     }
 }
 
+typedef void welford_fn(const sv_trial_stats *, size_t, double *, double *, uint64_t,
+                        double *const *, sv_trial_extremes *);
+
 static void welford_default(const sv_trial_stats *t, size_t count, double *sum, double *w,
-                            uint64_t done)
+                            uint64_t done, double *const *vars, sv_trial_extremes *e)
 {
-    welford_body(t, count, sum, w, done);
+    welford_body(t, count, sum, w, done, vars, e);
 }
 
 #if defined(SV_WELFORD_VARIANTS)
 __attribute__((target("avx2"))) static void welford_avx2(const sv_trial_stats *t, size_t count,
-                                                         double *sum, double *w, uint64_t done)
+                                                         double *sum, double *w, uint64_t done,
+                                                         double *const *vars, sv_trial_extremes *e)
 {
-    welford_body(t, count, sum, w, done);
+    welford_body(t, count, sum, w, done, vars, e);
 }
 
 __attribute__((target("avx512f"))) static void welford_avx512(const sv_trial_stats *t, size_t count,
-                                                              double *sum, double *w, uint64_t done)
+                                                              double *sum, double *w, uint64_t done,
+                                                              double *const *vars,
+                                                              sv_trial_extremes *e)
 {
-    welford_body(t, count, sum, w, done);
+    welford_body(t, count, sum, w, done, vars, e);
 }
 #endif
 
@@ -197,24 +221,7 @@ __attribute__((target("avx512f"))) static void welford_avx512(const sv_trial_sta
 static void add_trials(const sv_trial_stats *t, size_t count, double *sum, double *w, uint64_t done,
                        int m2, double *const *vars, sv_trial_extremes *e)
 {
-    for (size_t i = 0; vars && i < count; i++) {
-        vars[0][i] = t[i].raw_var;
-        vars[1][i] = t[i].scaled_var;
-    }
-    if (!m2) {
-        for (size_t i = 0; i < count; i++) {
-            const double *v = (const double *)&t[i];
-#pragma omp simd
-            for (size_t f = 0; f < F; f++)
-                sum[f] += v[f];
-        }
-        for (size_t f = 0; f < 2 * F; f++)
-            w[f] = NAN;
-        for (size_t i = 0; i < count; i++)
-            extremes_add(e, &t[i]);
-        return;
-    }
-    void (*welford)(const sv_trial_stats *, size_t, double *, double *, uint64_t) = welford_default;
+    welford_fn *welford = welford_default;
 #if defined(SV_WELFORD_VARIANTS)
     switch (sv_cpu_level()) {
     case SV_CPU_AVX512:
@@ -225,9 +232,9 @@ static void add_trials(const sv_trial_stats *t, size_t count, double *sum, doubl
         break;
     }
 #endif
-    welford(t, count, sum, w, done);
-    for (size_t i = 0; i < count; i++)
-        extremes_add(e, &t[i]);
+    welford(t, count, sum, m2 ? w : NULL, done, vars, e);
+    for (size_t f = 0; !m2 && f < 2 * F; f++)
+        w[f] = NAN;
 }
 
 /* Whole blocks, each summed in trial order into its own slot, in parallel
