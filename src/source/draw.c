@@ -45,18 +45,31 @@ static void projected_row(const sv_spec *s, const double *state, uint64_t token_
             x[l] += scratch[r] * w[r * d + l];
 }
 
-/* One row of Q or K before QK-norm: dist, then mean + std x. */
-static void base_row(const sv_spec *s, uint64_t key, sv_matrix which, size_t row, double *x)
+/* How rows of Q or of K are drawn: read from the spec once per call of
+ * qk_rows, not per row (the sampler's calls in between make the compiler
+ * read them again). */
+typedef struct row_law {
+    sv_dist dist;
+    double nu, mu, sd;
+    int affine; /* mu != 0 or sd != 1 */
+} row_law;
+
+static row_law law_of(const sv_spec *s, sv_matrix which)
 {
-    const size_t d = s->d_k;
     const double mu = which == SV_MATRIX_Q ? s->q_mean : s->k_mean;
     const double sd = which == SV_MATRIX_Q ? s->q_std : s->k_std;
+    return (row_law){s->dist, s->nu, mu, sd, mu != 0.0 || sd != 1.0};
+}
+
+/* One row of d values of Q or K before QK-norm: dist, then mean + std x. */
+static void base_row(const row_law *law, size_t d, uint64_t key, size_t row, double *x)
+{
     sv_rng rng;
     sv_rng_seed_keyed(&rng, key, row);
-    (void)sv_sample_fill(&rng, s->dist, s->nu, x, d);
-    if (mu != 0.0 || sd != 1.0)
+    (void)sv_sample_fill(&rng, law->dist, law->nu, x, d);
+    if (law->affine)
         for (size_t l = 0; l < d; l++)
-            x[l] = mu + sd * x[l];
+            x[l] = law->mu + law->sd * x[l];
 }
 
 /* Rescales a row of d values to L2 norm r (a zero row stays zero). */
@@ -83,22 +96,29 @@ static void qk_rows(const sv_spec *s, const double *state, uint64_t trial, sv_ma
                                                               : SV_MATRIX_X;
     const uint64_t key = sv_rng_matrix_key(s->seed, trial, from);
     const uint64_t qkey = s->plant != 0.0 ? sv_rng_matrix_key(s->seed, trial, SV_MATRIX_Q) : 0;
-    const size_t planted = s->n_q < s->n_k ? s->n_q : s->n_k;
-    const double rho = s->plant, rest = sqrt(1.0 - rho * rho);
+    const double rho = s->plant;
+    /* Rows below `planted` get a planted key (K only, rho != 0). */
+    const size_t planted = which != SV_MATRIX_K || rho == 0.0 ? 0
+                           : s->n_q < s->n_k                  ? s->n_q
+                                                              : s->n_k;
+    const double rest = planted ? sqrt(1.0 - rho * rho) : 0.0;
+    const row_law law = law_of(s, which), qlaw = law_of(s, SV_MATRIX_Q);
+    const int projected = s->d_model > 0, norm = s->qk_norm;
+    const double radius = s->qk_radius;
     for (size_t i = 0; i < m; i++) {
         double *row = x + i * ld;
-        if (s->d_model > 0)
+        if (projected)
             projected_row(s, state, key, which, row0 + i, row, scratch);
         else
-            base_row(s, key, which, row0 + i, row);
-        if (which == SV_MATRIX_K && rho != 0.0 && row0 + i < planted) {
+            base_row(&law, d, key, row0 + i, row);
+        if (row0 + i < planted) {
             /* k_j = rho q_j + sqrt(1 - rho^2) z_j */
-            base_row(s, qkey, SV_MATRIX_Q, row0 + i, scratch);
+            base_row(&qlaw, d, qkey, row0 + i, scratch);
             for (size_t l = 0; l < d; l++)
                 row[l] = rho * scratch[l] + rest * row[l];
         }
-        if (s->qk_norm)
-            qk_normalise(row, d, s->qk_radius);
+        if (norm)
+            qk_normalise(row, d, radius);
     }
 }
 
