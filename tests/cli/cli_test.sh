@@ -411,4 +411,18 @@ for c, tol in [("raw_grad_keys", 1e-12), ("scaled_grad_keys", 1e-12), ("raw_grad
     assert abs(got - want) <= tol * want, (c, got, want)
 PY
 
+# --- statistics nobody asked for (issue 25 section 4) ----------------------------
+# CSV and JSON skip the entries of Q and K, the quantiles and the SDs across
+# trials when no column shows them: the columns shown keep their bytes, and
+# a statistic required but skipped (q_var with --d-model) is no failure.
+for cols in raw_var,raw_entropy raw_var,q_var,raw_var_q50,raw_entropy_sd; do
+    a=$("$BIN" --dk 3 --n 4 --trials 500 --d-model 5 --columns "$cols" --format json)
+    b=$("$BIN" --dk 3 --n 4 --trials 500 --d-model 5 --columns all --format json)
+    got=$(/usr/bin/python3 -c '
+import json, sys
+a, b = (json.loads(x)["rows"][0] for x in sys.argv[1:3])
+print(all(repr(a[k]) == repr(b[k]) for k in a))' "$a" "$b")
+    [ "$got" = True ] && ok || fail "--columns $cols: values differ from --columns all"
+done
+
 done_tests
