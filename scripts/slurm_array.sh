@@ -79,43 +79,45 @@ array_task() {
 # The fold's row block (SV_FOLD_ROWS, include/sdpa_var/rowfold.h).
 FOLD_ROWS=4096
 
-shard() {
+# task_args MODE NAME SIZE DIR -- ARG...: the checks every task makes; sets
+# SIZE, DIR, K_ID, K_COUNT and ARGS (the sdpa-var arguments).
+task_args() {
+    local mode=$1 name=$2
+    shift 2
     [ $# -ge 3 ] || usage
-    local trials=$1 dir=$2
+    SIZE=$1 DIR=$2
     shift 2
     [ "$1" = -- ] || usage
     shift
-    count TRIALS "$trials"
-    no_shard_options trials "$@"
+    count "$name" "$SIZE"
+    no_shard_options "$mode" "$@"
     array_task
-    local k=$K_ID n=$K_COUNT
-    ((n <= trials)) || die "$n tasks for $trials trials: a task would draw none"
-    # floor(k T / K) without overflow for T below 2^63 / K
-    local first=$((k * trials / n)) next=$(((k + 1) * trials / n))
-    local out=$dir/shard_${k}_of_${n}.state
-    mkdir -p "$dir"
-    "$SDPA_VAR" "$@" --first-trial "$first" --trials "$((next - first))" --format state \
-        >"$out.tmp.$$"
+    ARGS=("$@")
+}
+# write_shard SHARD_OPTION...: task K_ID's state, written whole or not at all.
+write_shard() {
+    local out=$DIR/shard_${K_ID}_of_${K_COUNT}.state
+    mkdir -p "$DIR"
+    "$SDPA_VAR" "${ARGS[@]}" "$@" --format state >"$out.tmp.$$"
     mv "$out.tmp.$$" "$out"
 }
 
+shard() {
+    task_args trials TRIALS "$@"
+    local k=$K_ID n=$K_COUNT trials=$SIZE
+    ((n <= trials)) || die "$n tasks for $trials trials: a task would draw none"
+    # floor(k T / K) without overflow for T below 2^63 / K
+    local first=$((k * trials / n)) next=$(((k + 1) * trials / n))
+    write_shard --first-trial "$first" --trials "$((next - first))"
+}
+
 shard_rows() {
-    [ $# -ge 3 ] || usage
-    local nq=$1 dir=$2
-    shift 2
-    [ "$1" = -- ] || usage
-    shift
-    count N_Q "$nq"
-    no_shard_options rows "$@"
-    array_task
-    local k=$K_ID n=$K_COUNT blocks=$(((nq + FOLD_ROWS - 1) / FOLD_ROWS))
+    task_args rows N_Q "$@"
+    local k=$K_ID n=$K_COUNT nq=$SIZE blocks=$(((SIZE + FOLD_ROWS - 1) / FOLD_ROWS))
     ((n <= blocks)) || die "$n tasks for $blocks row blocks of $FOLD_ROWS: a task would get none"
     local a=$((k * blocks / n * FOLD_ROWS)) b=$(((k + 1) * blocks / n * FOLD_ROWS))
     ((b <= nq)) || b=$nq
-    local out=$dir/shard_${k}_of_${n}.state
-    mkdir -p "$dir"
-    "$SDPA_VAR" "$@" --q-rows "$a:$b" --format state >"$out.tmp.$$"
-    mv "$out.tmp.$$" "$out"
+    write_shard --q-rows "$a:$b"
 }
 
 merge() {
