@@ -184,6 +184,8 @@ void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
         word(&w, "K=%g+%g*x", cli_table_col(e, "k_mean", 0), cli_table_col(e, "k_std", 0));
     if (c->causal)
         word(&w, "causal");
+    if (c->window > 0)
+        word(&w, "window=%zu", c->window);
     if (c->qk_norm)
         word(&w, isnan(e->summary.qk_radius) ? "qk-norm" : "qk-norm R=%g", e->summary.qk_radius);
     if (c->plant != 0.0)
