@@ -35,6 +35,14 @@ static double run(long d, long nq, long nk, long trials, long tm, long kb, int e
     for (long i = 0; i < kb * d; i++)
         k[i] = (double)(i % 7) - 3.0;
     const long tiles = (nq + tm - 1) / tm, blocks = (nk + kb - 1) / kb;
+    /* Untimed: OpenMP's threads and OpenBLAS's per-thread buffers start on
+     * first use, which at small sizes outweighed the products and made the
+     * limit noisy (docs/performance_scaling.csv at n = 2048, d_k = 16). */
+#pragma omp parallel
+    {
+        double a[4] = {1.0, 2.0, 3.0, 4.0}, c[4];
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 2, 2, 2, 1.0, a, 2, a, 2, 0.0, c, 2);
+    }
     const double t0 = omp_get_wtime();
 #pragma omp parallel
     {
