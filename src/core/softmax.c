@@ -81,13 +81,13 @@ SV_INLINE void accumulate_body(const double *s, size_t len, size_t *ties, double
     sv_vexp(t, e0, len);
     sv_vexp(ct, e1, len);
     double r0 = 0.0, w0 = 0.0, q0 = 0.0, u0 = 0.0, r1 = 0.0, w1 = 0.0, q1 = 0.0, u1 = 0.0;
-    size_t eq = 0;
+    double eq = 0.0; /* a count, in double so that the loop vectorizes */
 #pragma omp simd reduction(+ : r0, w0, q0, u0, r1, w1, q1, u1, eq)
     for (size_t i = 0; i < len; i++) {
-        const int top = t[i] == 0.0;
-        const double x0 = top ? 0.0 : e0[i], x1 = top ? 0.0 : e1[i];
+        const double top = t[i] == 0.0 ? 1.0 : 0.0, keep = 1.0 - top;
+        const double x0 = keep * e0[i], x1 = keep * e1[i];
         const double sq0 = x0 * x0, sq1 = x1 * x1;
-        eq += (size_t)top;
+        eq += top;
         r0 += x0;
         w0 += x0 * t[i];
         q0 += sq0;
@@ -97,7 +97,7 @@ SV_INLINE void accumulate_body(const double *s, size_t len, size_t *ties, double
         q1 += sq1;
         u1 += sq1 * x1;
     }
-    *ties += eq;
+    *ties += (size_t)eq;
     a->r[0] += r0;
     a->w[0] += w0;
     a->q[0] += q0;
