@@ -85,7 +85,7 @@ static void test_same_bits(void)
 }
 
 /* Theory: with zero means, var = sum n_i c_i^2 d / sum n_i and
- * var_expected = (N - 1) / (N - ddof) of it (theory.md 15.2). */
+ * var_expected = (N - 1) / (N - ddof) of it (theory.md 15.1). */
 static void test_theory(void)
 {
     sv_spec c = logn(16, 50, 1, 1);

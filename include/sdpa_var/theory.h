@@ -153,7 +153,7 @@ double sv_theory_mean(const struct sv_spec *spec);
  * projections but cross), else NAN; var_expected, var_ddof0 and var_ddof1
  * from E[M2] = (N - 1) A2 var for zero means without projections, else
  * NAN; var_sd, logit_var, entropy_approx and diag_logit NAN
- * (docs/theory.md 15.2; Nakanishi 2025, arXiv:2501.19399).
+ * (docs/theory.md 15.1; Nakanishi 2025, arXiv:2501.19399).
  * @return SV_OK; SV_EINVAL for a NULL argument (*t untouched).
  */
 sv_status sv_theory_scale(const struct sv_spec *spec, sv_theory *t);

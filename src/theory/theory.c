@@ -419,7 +419,7 @@ double sv_theory_entropy_approx(const sv_spec *spec, double logit_var)
     return approx_rule(g.nk, ln_keys(spec), logit_var);
 }
 
-/* sv_theory_scale with scale_logn (docs/theory.md 15.2): row i's n_i
+/* sv_theory_scale with scale_logn (docs/theory.md 15.1): row i's n_i
  * scores have multiplier c_i = s ln n_i. Over the N = sum n_i visible
  * scores, A1 = sum n_i c_i / N and A2 = sum n_i c_i^2 / N. Where every
  * visible score has the same mean mu and variance v (no planted key, no

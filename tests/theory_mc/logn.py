@@ -6,7 +6,7 @@
 With --causal or --window, row i's logits are c_i S_i, c_i = s ln n_i
 (s = 1/sqrt(d_k), n_i the keys row i sees). Over the N = sum n_i visible
 scores let A1 = sum n_i c_i / N, A2 = sum n_i c_i^2 / N (docs/theory.md
-15.2). For each option set on the base shape of check.py (d_k = 4, n = 5:
+15.1). For each option set on the base shape of check.py (d_k = 4, n = 5:
 rows of 1 .. 5 keys, where the per-row multipliers differ most), the tool
 runs twice with the same seed (summary, then --per-trial) and:
 

@@ -462,7 +462,7 @@ cli_plan cli_options_plan(const cli_options *opt, cli_format format)
  * every row sees n_k keys; per row (spec.scale_logn) with --causal or
  * --window, whose n_i the engine counts. A mask's or a file's rows are
  * not counted, and what the per-row multipliers do not reach is refused
- * (theory.md 15.2). */
+ * (theory.md 15.1). */
 static int check_logn(const cli_options *o, char *err, size_t errlen)
 {
     static const cli_option_id never[] = {CLI_OPT_MASK, CLI_OPT_Q};
