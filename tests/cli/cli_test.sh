@@ -395,6 +395,11 @@ for w in "--causal" "--window 5" "--causal --window 9"; do
     r2=$("$BIN" --dk 8 --n 300 --trials 3 --scale logn $w --columns all --threads 2 --block-rows 7)
     [ -n "$r1" ] && [ "$r1" = "$r2" ] && ok || fail "--scale logn $w: bytes differ across --threads"
 done
+# Trial shards keep the per-row flag in their state (bit 1 of grad's word).
+l=(--dk 8 --n 300 --causal --scale logn --trials 3)
+"$BIN" "${l[@]}" --format state >"$tmp/l0.state" && "$BIN" "${l[@]}" --first-trial 3 --format state >"$tmp/l1.state" &&
+    "$BIN" --dk 8 --n 300 --causal --scale logn --trials 6 | cmp -s - <("$BIN" merge "$tmp/l0.state" "$tmp/l1.state") &&
+    ok || fail "--scale logn --causal: merged trial shards differ from one run"
 usage_error "sdpa-var: --scale logn: n_k = 1 (ln 1 = 0; needs 2 or more)" --dk 4 --n 3,1 --scale logn
 c=$(awk 'BEGIN { printf "%.17g", log(300) / sqrt(16) }')
 a1=$("$BIN" --dk 16 --n 300 --trials 3 --scale logn --columns all | sed 's/,logn,/,X,/')
