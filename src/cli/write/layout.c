@@ -93,7 +93,10 @@ static double value_of(const cli_table_entry *e, const sv_column *c, int power)
                            .stats = &e->summary.mean,
                            .summary = &e->summary};
     assert(power >= 0 && power <= 2);
-    const double times[3] = {1.0, e->spec.scale, e->spec.scale2};
+    /* Log-n scaling per row has no one multiplier: what is a raw value
+     * times c or c^2 is then no scaled value. */
+    const double one = e->spec.scale_logn ? NAN : 1.0;
+    const double times[3] = {1.0, e->spec.scale * one, e->spec.scale2 * one};
     return c->type == SV_VALUE_REAL ? c->get(&v).real * times[power] : NAN;
 }
 
