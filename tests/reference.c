@@ -138,32 +138,44 @@ static void add_outputs(const ldbl *p, size_t len, const double *v, size_t dv, l
     }
 }
 
+/* Row i's multiplier: scale, or with scale_logn scale ln(keys seen)
+ * (SSMax; 0 for a row of one key, whose softmax is weight 1 whatever c). */
+static ldbl row_scale(const sv_spec *s, size_t i)
+{
+    const size_t len = s->causal ? i + 1 : s->n_k;
+    return s->scale_logn ? (ldbl)s->scale * logl((ldbl)len) : (ldbl)s->scale;
+}
+
 /* The moments of the visible scores into out. */
 static void score_moments(const sv_spec *s, const double *S, sv_trial_stats *out)
 {
     const size_t nq = s->n_q, nk = s->n_k;
     ldbl sum = 0.0L, n = 0.0L, m2 = 0.0L, known = 0.0L, maxabs = 0.0L, maxs = -INFINITY;
+    ldbl csum = 0.0L, cm2 = 0.0L; /* of the scaled logits c_i S_ij */
     /* The known mean is the theory's E[S] (planted keys included): a
      * definition, not something this path should derive again. */
     const ldbl mu = sv_theory_mean(s);
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < nq; i++)
             for (size_t j = 0; j < (s->causal ? i + 1 : nk); j++) {
-                const ldbl x = S[i * nk + j];
+                const ldbl x = S[i * nk + j], cx = row_scale(s, i) * x;
                 if (pass == 0) {
                     sum += x;
+                    csum += cx;
                     n += 1.0L;
                     maxabs = fabsl(x) > maxabs ? fabsl(x) : maxabs;
                     maxs = x > maxs ? x : maxs;
                 } else {
                     m2 += (x - sum / n) * (x - sum / n);
                     known += (x - mu) * (x - mu);
+                    cm2 += (cx - csum / n) * (cx - csum / n);
                 }
             }
     out->raw_mean = (double)(sum / n);
     out->raw_var = (double)(m2 / (n - s->ddof));
-    out->scaled_mean = (double)(sum / n * s->scale);
-    out->scaled_var = (double)(m2 / (n - s->ddof) * s->scale2);
+    out->scaled_mean = (double)(s->scale_logn ? csum / n : sum / n * s->scale);
+    out->scaled_var =
+        (double)(s->scale_logn ? cm2 / (n - s->ddof) : m2 / (n - s->ddof) * s->scale2);
     out->raw_var_known_mean = (double)(known / n);
     out->raw_var_ddof0 = (double)(m2 / n);
     out->raw_var_ddof1 = n > 1.0L ? (double)(m2 / (n - 1.0L)) : NAN;
@@ -185,7 +197,7 @@ static void row_statistics(const sv_spec *s, const double *S, const double *v, s
     for (size_t i = 0; i < nq; i++) {
         const size_t len = s->causal ? i + 1 : nk;
         for (int w = 0; w < 2; w++) {
-            const row_stats r = softmax_row(S + i * nk, len, w ? (ldbl)s->scale : 1.0L, p);
+            const row_stats r = softmax_row(S + i * nk, len, w ? row_scale(s, i) : 1.0L, p);
             h[w] += r.h;
             mw[w] += r.maxw;
             jt[w] += r.trace;

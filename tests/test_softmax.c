@@ -123,6 +123,21 @@ static void test_properties(void)
     CHECK_CLOSE(r1.entropy, log(8.0), 1e-15, 0.0);
     CHECK_CLOSE(r1.max_weight, 0.125, 1e-15, 0.0);
     CHECK_CLOSE(r1.jac_trace, 0.875, 1e-15, 0.0);
+    /* A long row (chunks of 256) with its max three times, in three
+     * chunks: every copy but the first counts as e = 1. */
+    double lng[600];
+    for (int j = 0; j < 600; j++)
+        lng[j] = sin(0.37 * j) * 2.0;
+    lng[10] = lng[300] = lng[599] = 2.5;
+    sv_softmax_row_stats(lng, 600, 0.5, &r1, &s1);
+    CHECK_CLOSE(r1.entropy, direct_entropy(lng, 600, 1.0), 1e-12, 0.0);
+    CHECK_CLOSE(s1.entropy, direct_entropy(lng, 600, 0.5), 1e-12, 0.0);
+    CHECK_CLOSE(r1.jac_frob, direct_frob(lng, 600, 1.0), 1e-12, 0.0);
+    CHECK_CLOSE(s1.jac_frob, direct_frob(lng, 600, 0.5), 1e-12, 0.0);
+    double zr = 0.0;
+    for (int j = 0; j < 600; j++)
+        zr += exp(lng[j] - 2.5);
+    CHECK_CLOSE(r1.max_weight, 1.0 / zr, 1e-13, 0.0);
     /* One key: always weight 1, entropy 0. */
     sv_softmax_row_stats(u, 1, 0.5, &r1, &s1);
     CHECK_EQ(r1.entropy, 0.0);

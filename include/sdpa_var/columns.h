@@ -70,8 +70,11 @@ typedef enum sv_column_need {
     SV_NEED_GRAD = 11,       /**< defined with grad */
     SV_NEED_KEYS2 = 12,      /**< defined when some row sees at least 2 keys: n_k >= 2,
                                   and n_q >= 2 under causal (row i sees i + 1 keys) */
-    SV_NEED_WINDOW = 13      /**< meaningful with a sliding window (window > 0): the
+    SV_NEED_WINDOW = 13,     /**< meaningful with a sliding window (window > 0): the
                                   rows a window can leave without keys */
+    SV_NEED_ONE_SCALE = 14   /**< defined with one multiplier for every row: not
+                                  with scale_logn (a max |c_i S| is no max |S|
+                                  times one c) */
 } sv_column_need;
 
 /**

@@ -219,8 +219,10 @@ const char *sv_trial_field_name(size_t i);
  * G, and per thread the larger of the two passes' tiles (src/engine/grad.c).
  * @return SV_OK and *bytes set; the errors of sv_spec_check and
  *         sv_taps_check (taps may be NULL); SV_EINVAL for a negative
- *         thread count or NULL spec, src, exec or bytes; SV_ERANGE if the
- *         total overflows size_t. *bytes untouched after an error.
+ *         thread count or NULL spec, src, exec or bytes, or for
+ *         spec->scale_logn with a source mask or histogram taps (they take
+ *         one multiplier); SV_ERANGE if the total overflows size_t.
+ *         *bytes untouched after an error.
  */
 sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
                           const sv_taps *taps, uint64_t count, size_t *bytes);
@@ -234,7 +236,8 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  * scores S = Q K^T come from one cblas_dgemm of a fixed shape (plain loops
  * when the tile product has at most 512 multiply-adds). Each (row, key
  * block) yields two-pass moments and partial softmax sums
- * (sv_softmax_acc_rows with the multiplier scale); they are merged
+ * (sv_softmax_acc_rows with the multiplier scale, or row i's c_i with
+ * spec->scale_logn: sv_spec_row_scale); they are merged
  * into the row in key order (Chan et al. 1979; online softmax), and rows
  * into the trial in row order. So results are the same bits for any
  * block_rows or threads, and trials [0, a) then [a, n) give the bits of

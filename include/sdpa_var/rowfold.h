@@ -48,8 +48,9 @@ size_t sv_rowfold_blocks(size_t row_begin, size_t row_end);
 /**
  * Whether rows [row_begin, row_end) of a trial of @p spec can be run
  * apart: 0 <= row_begin < row_end <= n_q, both on block boundaries
- * (multiples of SV_FOLD_ROWS, or n_q for row_end), and no gradient
- * (spec->grad needs every row: dL/dk sums over them).
+ * (multiples of SV_FOLD_ROWS, or n_q for row_end), no gradient
+ * (spec->grad needs every row: dL/dk sums over them) and no scale_logn
+ * (a fold holds the scaled moments of one multiplier).
  * @return SV_OK; SV_EINVAL otherwise or for NULL.
  */
 sv_status sv_rowfold_check(const sv_spec *spec, size_t row_begin, size_t row_end);
@@ -74,7 +75,7 @@ sv_status sv_engine_run_rows(const sv_spec *spec, const sv_source *src, const sv
  * the bits sv_engine_run writes for it. Gradient statistics NAN (row
  * runs have none).
  * @return SV_OK; SV_EINVAL for NULL, a resolved spec that fails
- *         sv_spec_check, or nb not that count; SV_EMISMATCH if the folds
+ *         sv_spec_check or has scale_logn, or nb not that count; SV_EMISMATCH if the folds
  *         do not hold n_q rows.
  * Thread safety: reads its arguments only. Cost: O(nb).
  */

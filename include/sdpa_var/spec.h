@@ -91,6 +91,18 @@ typedef struct sv_spec {
                            window_size (W - 1, 0)); without, |i - j| < W
                            (2W - 1 keys, top-left aligned when n_q != n_k).
                            0: no window. Not with grad */
+    int scale_logn;   /**< nonzero: log-n scaling per row (Scalable-Softmax,
+                           Nakanishi 2025, arXiv:2501.19399): row i's
+                           multiplier is c_i = scale ln(n_i), n_i the keys
+                           it sees (sv_spec_row_keys: i + 1 under causal,
+                           its window's count with window, else n_k), so
+                           scale is SSMax's s and scale2 its s^2
+                           (sv_spec_row_scale). A row of one key has c_i 0
+                           (its softmax is weight 1 whatever c is). Not
+                           with values, grad, plant or d_model without
+                           cross (planted and shared-token logits have one
+                           multiplier). 0: one multiplier, scale, for
+                           every row */
 } sv_spec;
 
 /**
@@ -101,6 +113,14 @@ typedef struct sv_spec {
  * Thread-safe, O(1); spec NULL: [0, 0).
  */
 void sv_spec_row_keys(const sv_spec *spec, size_t i, size_t *lo, size_t *hi);
+
+/**
+ * The multiplier of query row @p i's logits: spec->scale, or with
+ * scale_logn spec->scale ln(n_i), n_i = hi - lo of sv_spec_row_keys (0 for
+ * a row of one key, NAN for a row that sees none).
+ * Thread-safe, O(1); NAN for spec NULL.
+ */
+double sv_spec_row_scale(const sv_spec *spec, size_t i);
 
 /**
  * Resolves every default of @p spec in place (the only place they are
@@ -148,7 +168,7 @@ sv_status sv_spec_resolve(sv_spec *spec);
  *   (with projections A_q = A_k = 14.4 d_model X: |W| <= 14.4, Var W <= 1),
  *   B = d_k (A_q + A_k)^2 (a planted key's entries are at most A_q + A_k),
  *   with QK-norm the larger of B and qk_radius^2 (|q.k| <= |q||k|); and the
- *   larger of that and that times scale.
+ *   larger of that and that times scale (times ln n_k with scale_logn).
  * The bound holds for the random draws (sv_source_draw); a caller's arrays
  * are not bounded by it (the engine reports a NaN instead).
  * @return the bound (+inf if it overflows); NAN for NULL.
@@ -164,7 +184,8 @@ double sv_spec_score_bound(const sv_spec *spec);
  *     a mean not finite; plant outside [-1, 1]; causal with n_q != n_k;
  *     cross without d_model; d_model with an init out of range, plant, a
  *     mean or a std other than 1; values with d_v 0;
- *     grad without values; window with grad; ddof >= the number of
+ *     grad without values; window with grad; scale_logn with values,
+ *     grad, plant or d_model without cross; ddof >= the number of
  *     scores (n_q n_k, or n (n + 1) / 2 with causal, sv_spec_scores);
  *   SV_ERANGE if n_q n_k overflows 64 bits (a count: it is never stored),
  *     or (n_q + n_k) d_k, n_k d_v or d_model d_k overflow size_t, in

@@ -146,7 +146,14 @@ double sv_theory_mean(const struct sv_spec *spec);
  * diag_logit multiplied by c, variances (var, var_expected, var_ddof0,
  * var_ddof1, var_sd, logit_var) by c^2 (sv_spec_scale2), entropy_approx
  * recomputed from the scaled logit_var. q_var and k_var are those of Q and
- * K and stay.
+ * K and stay. With spec->scale_logn (row i's multiplier c_i = scale
+ * ln n_i, n_i its keys; A1 and A2 the means of c_i and c_i^2 over the N
+ * visible scores): mean A1 mean and var A2 var + (A2 - A1^2) mean^2 where
+ * every visible score has the same mean and variance (no plant, and no
+ * projections but cross), else NAN; var_expected, var_ddof0 and var_ddof1
+ * from E[M2] = (N - 1) A2 var for zero means without projections, else
+ * NAN; var_sd, logit_var, entropy_approx and diag_logit NAN
+ * (docs/theory.md 15.1; Nakanishi 2025, arXiv:2501.19399).
  * @return SV_OK; SV_EINVAL for a NULL argument (*t untouched).
  */
 sv_status sv_theory_scale(const struct sv_spec *spec, sv_theory *t);

@@ -104,14 +104,14 @@ static void markdown(void)
          "`--grad` (a column marked *only with --grad* is not written without it);\n"
          "`E[S] known` (theory gives the mean score: not for QK-norm of shifted\n"
          "rows, nor a planted key with non-normal entries); `2 keys seen` (some row\n"
-         "sees at least 2 keys: n_k >= 2, and n_q >= 2 under `--causal`); `may be\n"
-         "nan` for theory\n"
+         "sees at least 2 keys: n_k >= 2, and n_q >= 2 under `--causal`); `one\n"
+         "scale` (not with `--scale logn` per row); `may be nan` for theory\n"
          "without a closed form everywhere.\n");
     /* Indexed by sv_column_need: one name per value, in order. */
     static const char *const need[] = {
         "may be nan",    "always",        "N > 1",       "trials > 1", "dist t",
         "related pairs", "Q, K measured", "--qk-norm",   "--values",   "--observed",
-        "E[S] known",    "--grad",        "2 keys seen", "--window"};
+        "E[S] known",    "--grad",        "2 keys seen", "--window",   "one scale"};
     for (int k = 0; k < SV_OUTPUT_KINDS; k++) {
         printf("## %s\n\n", kind_title[k]);
         if (kind_note[k])

@@ -103,6 +103,28 @@ static int leave(int status)
 
 static int run(cli_options *opt);
 
+/* Under mpirun every rank parses the same argv and would say the same
+ * thing: rank 0 alone prints usage errors, --help, --version, --example,
+ * writes --save-qk and runs merge; the others exit with its status. */
+static int quiet_rank(void)
+{
+#ifdef SV_MPI
+    return cli_mpi_rank() != 0;
+#else
+    return 0;
+#endif
+}
+
+/* Started by mpirun: stdout is its pty, not the user's terminal. */
+static int mpi_launched(void)
+{
+#ifdef SV_MPI
+    return cli_mpi_launched();
+#else
+    return 0;
+#endif
+}
+
 int main(int argc, char **argv)
 {
     /* A file size limit (ulimit -f) fails the write with EFBIG, which is
@@ -116,11 +138,12 @@ int main(int argc, char **argv)
     cli_mpi_begin(&argc, &argv);
 #endif
     if (argc > 1 && strcmp(argv[1], "merge") == 0) /* a subcommand: no run options */
-        return leave(cli_merge(argc - 1, argv + 1));
+        return leave(quiet_rank() ? CLI_EXIT_OK : cli_merge(argc - 1, argv + 1, mpi_launched()));
     if (!cpu_capability_env(err, sizeof err) ||
         !cli_options_parse(argc, argv, &opt, err, sizeof err) ||
         (!opt.help && !opt.version && !cli_options_check_sizes(&opt, err, sizeof err))) {
-        fprintf(stderr, "%s: %s (try '%s --help')\n", prog, err, prog);
+        if (!quiet_rank())
+            fprintf(stderr, "%s: %s (try '%s --help')\n", prog, err, prog);
         cli_options_free(&opt);
         return leave(CLI_EXIT_USAGE);
     }
@@ -150,7 +173,9 @@ static int run(cli_options *o)
 {
     const cli_options opt = *o; /* shallow: configs stay o's */
     char err[512];
-    if (opt.given[CLI_OPT_SAVE_QK] && !opt.help && !opt.version &&
+    if ((opt.help || opt.version || opt.example) && quiet_rank())
+        return CLI_EXIT_OK;
+    if (opt.given[CLI_OPT_SAVE_QK] && !opt.help && !opt.version && !quiet_rank() &&
         !cli_save_qk(opt.arg[CLI_OPT_SAVE_QK], &opt.configs[0].spec, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return CLI_EXIT_RUNTIME;
@@ -168,10 +193,7 @@ static int run(cli_options *o)
             return CLI_EXIT_RUNTIME;
         }
     } else {
-        int mpi = 0; /* under mpirun, stdout is its pty, not the user's terminal */
-#ifdef SV_MPI
-        mpi = cli_mpi_launched();
-#endif
+        const int mpi = mpi_launched();
         const cli_format format = opt.format != CLI_FORMAT_AUTO ? opt.format
                                   : mpi || opt.no_header || opt.n_columns || !isatty(STDOUT_FILENO)
                                       ? CLI_FORMAT_CSV

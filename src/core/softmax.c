@@ -59,11 +59,13 @@ sv_status sv_softmax(const double *s, size_t n, double scale, double *p)
 /* Chunk of a row handled at once: scratch on the stack, no allocation. */
 #define SV_CHUNK 256
 
-/* Sums of one chunk of a row; the element at `skip` (an index into this
- * chunk, or anything >= len) is the row's first max and is left out. With
- * mo_acc non-NULL also accumulates sum (x - mean)^2 and sum (x - mean) into
- * mo_acc[0] and mo_acc[1], in the same pass. */
-SV_INLINE void accumulate_body(const double *s, size_t len, size_t skip, double m, double c,
+/* Sums of one chunk of a row. Elements equal to the max m (t = 0: s - m is
+ * 0 only for s == m) are left out and counted into *ties: the caller adds
+ * back all but one of them, so the row's first max is left out without a
+ * scalar search for it. With mo_acc non-NULL also accumulates sum
+ * (x - mean)^2 and sum (x - mean) into mo_acc[0] and mo_acc[1], in the
+ * same pass. */
+SV_INLINE void accumulate_body(const double *s, size_t len, size_t *ties, double m, double c,
                                double mean, sv_softmax_acc *a, double *mo_acc)
 {
     double t[SV_CHUNK], ct[SV_CHUNK], e0[SV_CHUNK], e1[SV_CHUNK];
@@ -78,21 +80,24 @@ SV_INLINE void accumulate_body(const double *s, size_t len, size_t skip, double 
     }
     sv_vexp(t, e0, len);
     sv_vexp(ct, e1, len);
-    if (skip < len)
-        e0[skip] = e1[skip] = 0.0;
     double r0 = 0.0, w0 = 0.0, q0 = 0.0, u0 = 0.0, r1 = 0.0, w1 = 0.0, q1 = 0.0, u1 = 0.0;
-#pragma omp simd reduction(+ : r0, w0, q0, u0, r1, w1, q1, u1)
+    double eq = 0.0; /* a count, in double so that the loop vectorizes */
+#pragma omp simd reduction(+ : r0, w0, q0, u0, r1, w1, q1, u1, eq)
     for (size_t i = 0; i < len; i++) {
-        const double sq0 = e0[i] * e0[i], sq1 = e1[i] * e1[i];
-        r0 += e0[i];
-        w0 += e0[i] * t[i];
+        const double top = t[i] == 0.0 ? 1.0 : 0.0, keep = 1.0 - top;
+        const double x0 = keep * e0[i], x1 = keep * e1[i];
+        const double sq0 = x0 * x0, sq1 = x1 * x1;
+        eq += top;
+        r0 += x0;
+        w0 += x0 * t[i];
         q0 += sq0;
-        u0 += sq0 * e0[i];
-        r1 += e1[i];
-        w1 += e1[i] * t[i];
+        u0 += sq0 * x0;
+        r1 += x1;
+        w1 += x1 * t[i];
         q1 += sq1;
-        u1 += sq1 * e1[i];
+        u1 += sq1 * x1;
     }
+    *ties += (size_t)eq;
     a->r[0] += r0;
     a->w[0] += w0;
     a->q[0] += q0;
@@ -122,14 +127,14 @@ SV_INLINE void max_and_sum_body(const double *s, size_t n, double *max, double *
     *sum = t;
 }
 
-typedef void accumulate_fn(const double *, size_t, size_t, double, double, double, sv_softmax_acc *,
-                           double *);
+typedef void accumulate_fn(const double *, size_t, size_t *, double, double, double,
+                           sv_softmax_acc *, double *);
 typedef void max_and_sum_fn(const double *, size_t, double *, double *, double *);
 
-static void accumulate_default(const double *s, size_t len, size_t skip, double m, double c,
+static void accumulate_default(const double *s, size_t len, size_t *ties, double m, double c,
                                double mean, sv_softmax_acc *a, double *mo_acc)
 {
-    accumulate_body(s, len, skip, m, c, mean, a, mo_acc);
+    accumulate_body(s, len, ties, m, c, mean, a, mo_acc);
 }
 
 static void max_and_sum_default(const double *s, size_t n, double *max, double *min, double *sum)
@@ -139,11 +144,11 @@ static void max_and_sum_default(const double *s, size_t n, double *max, double *
 
 #if defined(SV_ROW_VARIANTS)
 __attribute__((target("avx2"))) static void accumulate_avx2(const double *s, size_t len,
-                                                            size_t skip, double m, double c,
+                                                            size_t *ties, double m, double c,
                                                             double mean, sv_softmax_acc *a,
                                                             double *mo_acc)
 {
-    accumulate_body(s, len, skip, m, c, mean, a, mo_acc);
+    accumulate_body(s, len, ties, m, c, mean, a, mo_acc);
 }
 
 __attribute__((target("avx2"))) static void max_and_sum_avx2(const double *s, size_t n, double *max,
@@ -153,11 +158,11 @@ __attribute__((target("avx2"))) static void max_and_sum_avx2(const double *s, si
 }
 
 __attribute__((target("avx512f"))) static void accumulate_avx512(const double *s, size_t len,
-                                                                 size_t skip, double m, double c,
+                                                                 size_t *ties, double m, double c,
                                                                  double mean, sv_softmax_acc *a,
                                                                  double *mo_acc)
 {
-    accumulate_body(s, len, skip, m, c, mean, a, mo_acc);
+    accumulate_body(s, len, ties, m, c, mean, a, mo_acc);
 }
 
 __attribute__((target("avx512f"))) static void
@@ -207,21 +212,27 @@ sv_status sv_softmax_acc_row_moments(const double *s, size_t n, double scale, sv
     /* Pass 1: the max (for the softmax) and the sum (for the mean). */
     double m, lo, sum;
     max_and_sum(s, n, &m, &lo, &sum);
-    /* The first max; with a NaN in s, m may be found nowhere (k = n: no
-     * element is left out, and the sums come out NaN). */
-    size_t k = 0;
-    while (k < n && s[k] != m)
-        k++;
     const double mean = sum / (double)n;
     *out = (sv_softmax_acc){.max = m, .min = lo};
     /* Pass 2, chunk by chunk: exps and squared deviations. The max's e is
      * exactly 1 and is kept out of r and q, so that nearly one-hot rows keep
      * every digit of Z - 1. */
     double mo_acc[2] = {0.0, 0.0};
+    size_t ties = 0;
     for (size_t j0 = 0; j0 < n; j0 += SV_CHUNK) {
         const size_t len = n - j0 < SV_CHUNK ? n - j0 : SV_CHUNK;
-        accumulate(s + j0, len, k - j0, m, scale, mean, out, mo ? mo_acc : NULL);
+        accumulate(s + j0, len, &ties, m, scale, mean, out, mo ? mo_acc : NULL);
     }
+    /* Other elements equal to the max have e = 1 exactly (t = 0, w gets
+     * nothing). With a NaN in s the max may be found nowhere (ties = 0): the
+     * sums are NaN already. */
+    if (ties > 1)
+        for (int i = 0; i < 2; i++) {
+            const double extra = (double)(ties - 1);
+            out->r[i] += extra;
+            out->q[i] += extra;
+            out->u[i] += extra;
+        }
     if (mo) {
         /* mo_acc[1] / n is the rounding error of the mean: the corrected
          * two-pass algorithm of sv_moments_of. */

@@ -420,7 +420,8 @@ sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec
 sv_status sv_rowfold_check(const sv_spec *spec, size_t row_begin, size_t row_end)
 {
     if (!spec || row_begin >= row_end || row_end > spec->n_q || row_begin % SV_FOLD_ROWS != 0 ||
-        (row_end % SV_FOLD_ROWS != 0 && row_end != spec->n_q) || spec->grad)
+        (row_end % SV_FOLD_ROWS != 0 && row_end != spec->n_q) || spec->grad ||
+        spec->scale_logn) /* a fold carries one multiplier's scaled moments */
         return SV_EINVAL;
     return SV_OK;
 }

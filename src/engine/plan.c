@@ -20,6 +20,10 @@ static sv_status check_inputs(const sv_spec *spec, const sv_source *src, const s
         st = src->check(src, spec, first, count);
     if (st == SV_OK && src->trial_len > 0 && !src->begin_trial)
         st = SV_EINVAL;
+    /* Per-row log-n multipliers reach the row pass and the trial's
+     * statistics; a source mask and the histograms take one multiplier. */
+    if (st == SV_OK && spec->scale_logn && (src->mask || (taps && taps->hist_bins > 0)))
+        st = SV_EINVAL;
     return st;
 }
 
@@ -97,8 +101,10 @@ static void derive(plan *p, uint64_t count)
      * one tile and one key block: a small tile is not enough (n_q = 257,
      * n_k = 1 has a tiny tile of 256 rows and a second tile). */
     const int one_tile = s->n_q == p->tm && s->n_k == p->kb;
+    /* Log-n scaling per row runs one trial at a time: the grouped path
+     * has one multiplier for every row. */
     p->group = p->tiny && one_tile && p->inner_threads == 1 && !p->taps.row_sums && !s->values &&
-                       s->window == 0 && !p->src->mask
+                       s->window == 0 && !p->src->mask && !s->scale_logn
                    ? SV_TRIAL_GROUP
                    : 1u;
     p->ln_nk = log((double)s->n_k);

@@ -123,6 +123,21 @@ static inline int sv_cancelled(const plan *p)
 #endif
 }
 
+/* The multiplier of row i's softmax sums: spec->scale, or with
+ * scale_logn c_i = scale ln(n_i) (sv_spec_row_scale). A row of one key has
+ * c_i = 0, but its sums (r = w = q = u = 0: only its max key) and
+ * statistics (weight 1, entropy 0) are the same for every c, so it takes
+ * spec->scale, which the softmax functions accept (they need c > 0), and
+ * its logit c_i S counts as 0 only in the scaled moments (trial.c). A row
+ * of no key (NaN) is never summed. */
+static inline double sv_row_scale(const plan *p, size_t i)
+{
+    if (!p->spec->scale_logn)
+        return p->spec->scale;
+    const double c = sv_spec_row_scale(p->spec, i);
+    return c > 0.0 ? c : p->spec->scale;
+}
+
 /* Element counts of a workspace's arrays, all checked for overflow. */
 typedef struct ws_sizes {
     size_t k, qtile, scores, rows, tiles, stats, k_rows, scratch, state, v, e, o_part, o;

@@ -84,7 +84,7 @@ static void merge_rows(const plan *p, const workspace *ws, size_t i0, size_t m, 
              * resolved scale, n_q n_k counts in range); a non-finite score
              * shows as a NaN statistic, which the trial reports. */
             (void)sv_moments_merge(&ws->row_mo[i0 + r], &mo[r]);
-            (void)sv_softmax_acc_merge(&ws->row_sm[i0 + r], &acc[r], p->spec->scale);
+            (void)sv_softmax_acc_merge(&ws->row_sm[i0 + r], &acc[r], sv_row_scale(p, i0 + r));
         }
     }
 }
@@ -165,13 +165,14 @@ void sv_rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t 
         mask_tile(p, ws, trial, i0, m, j0, lo, hi, scores, acc, mo, me);
     } else if (full) {
         /* Status unread: rows of bk >= 1 keys, ld kb >= bk; a non-finite
-         * score shows as a NaN statistic, which the trial reports. */
-        (void)sv_softmax_acc_rows(scores, m, bk, kb, p->spec->scale, acc, mo);
+         * score shows as a NaN statistic, which the trial reports. Every
+         * row sees n_k keys: one multiplier, also with scale_logn. */
+        (void)sv_softmax_acc_rows(scores, m, bk, kb, sv_row_scale(p, i0), acc, mo);
     } else {
         for (size_t r = 0; r < m; r++)
             if (hi[r] > lo[r])
                 (void)sv_softmax_acc_rows(scores + r * kb + lo[r], 1, hi[r] - lo[r], kb,
-                                          p->spec->scale, &acc[r], &mo[r]);
+                                          sv_row_scale(p, i0 + r), &acc[r], &mo[r]);
     }
     if (p->taps.hist_bins > 0 && !p->src->mask)
         for (size_t r = 0; r < m; r++)

@@ -18,6 +18,8 @@ typedef struct trial_acc {
                             first block of a run carries them) */
     ksum h[2], mw[2], jt[2], jf[2], ek[2], pl_logit, pl_w[2], p2[2], sink[2], hn[2];
     sv_moments out[2]; /* entries of O, raw and scaled */
+    sv_moments smo;    /* scale_logn: the scaled logits c_i S_ij (not in a
+                          sv_rowfold: row shards refuse scale_logn) */
     double hmin[2], hmax[2], maxabs, maxlogit;
     size_t n_planted;
     size_t n_hn; /* rows seeing >= 2 keys: those of the normalised entropy */
@@ -71,6 +73,7 @@ static void acc_combine(trial_acc *a, const trial_acc *b)
     /* Statuses unread: counts far below 2^64. */
     (void)sv_moments_merge(&a->mo, &b->mo);
     (void)sv_moments_merge(&a->q, &b->q);
+    (void)sv_moments_merge(&a->smo, &b->smo);
     if (a->k.n == 0)
         a->k = b->k;
     for (int c = 0; c < 2; c++) {
@@ -151,21 +154,32 @@ static void acc_unpack(const sv_rowfold *f, const sv_spec *s, trial_acc *t)
 /* Row i's entropy over ln(keys it sees) (its moments' count: n_k, or
  * min(i + 1, n_k) under causal, its window's keys), for rows that see at
  * least 2 keys; the weight of key 0, exp(c (S_i0 - max)) / Z with
- * Z = 1 + r (0 when the row does not see key 0: S_i0 is -inf). */
-static void trial_add_norm(const plan *p, trial_acc *t, size_t seen, const sv_softmax_acc *sm,
-                           const sv_softmax_stats *raw, const sv_softmax_stats *sc, double sink)
+ * Z = 1 + r (0 when the row does not see key 0: S_i0 is -inf), c the
+ * row's multiplier. */
+static void trial_add_norm(const plan *p, trial_acc *t, size_t seen, double c,
+                           const sv_softmax_acc *sm, const sv_softmax_stats *raw,
+                           const sv_softmax_stats *sc, double sink)
 {
-    const sv_spec *s = p->spec;
     const double t0 = sink - sm->max;
     /* Key 0 the row's top (often, with few keys): exp(0) is 1, no call. */
     acc_add(t, &t->sink[0], (t0 == 0.0 ? 1.0 : exp(t0)) / (1.0 + sm->r[0]));
-    acc_add(t, &t->sink[1], (t0 == 0.0 ? 1.0 : exp(s->scale * t0)) / (1.0 + sm->r[1]));
+    acc_add(t, &t->sink[1], (t0 == 0.0 ? 1.0 : exp(c * t0)) / (1.0 + sm->r[1]));
     if (seen < 2)
         return;
-    const double ln_seen = seen == s->n_k ? p->ln_nk : log((double)seen);
+    const double ln_seen = seen == p->spec->n_k ? p->ln_nk : log((double)seen);
     acc_add(t, &t->hn[0], raw->entropy / ln_seen);
     acc_add(t, &t->hn[1], sc->entropy / ln_seen);
     t->n_hn++;
+}
+
+/* Row i's moments {n, mean, M2} as those of c_i S: {n, c_i mean,
+ * c_i^2 M2}, c_i = sv_spec_row_scale (0 for a row of one key, whose
+ * logit c_i S_i0 is 0), merged into the scaled moments in row order. */
+static void add_scaled(const plan *p, trial_acc *t, size_t i, const sv_moments *mo)
+{
+    const double c = sv_spec_row_scale(p->spec, i);
+    const sv_moments m = {mo->n, c * mo->mean, c * c * mo->m2};
+    (void)sv_moments_merge(&t->smo, &m); /* counts far below 2^64 */
 }
 
 /* Adds rows row0 .. row0 + n - 1 with moments mo[i], softmax sums sm[i],
@@ -178,11 +192,11 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
 {
     const sv_spec *s = p->spec;
     const size_t n_planted = !p->src->related_diag ? 0 : s->n_q < s->n_k ? s->n_q : s->n_k;
-    const double scale = s->scale;
     t->rows += n;
     for (size_t i = 0; i < n; i++) {
         if (mo[i].n == 0)
             continue; /* a row that sees no key: counted in rows_empty */
+        const double scale = sv_row_scale(p, row0 + i);
         t->seen++;
         if (row0 + i < n_planted) {
             /* p = exp(scale (S_ii - max)) / Z, Z = 1 + r. */
@@ -193,6 +207,8 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
             t->n_planted++;
         }
         (void)sv_moments_merge(&t->mo, &mo[i]); /* counts far below 2^64 */
+        if (s->scale_logn)
+            add_scaled(p, t, row0 + i, &mo[i]);
         const sv_softmax_stats *st[2] = {&raw[i], &sc[i]};
         for (int c = 0; c < 2; c++) {
             acc_add(t, &t->h[c], st[c]->entropy);
@@ -204,7 +220,7 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
             t->hmin[c] = sv_fmin(t->hmin[c], st[c]->entropy);
             t->hmax[c] = sv_fmax(t->hmax[c], st[c]->entropy);
         }
-        trial_add_norm(p, t, (size_t)mo[i].n, &sm[i], &raw[i], &sc[i], sink[i]);
+        trial_add_norm(p, t, (size_t)mo[i].n, scale, &sm[i], &raw[i], &sc[i], sink[i]);
         t->maxabs = sv_fmax(t->maxabs, sv_fmax(fabs(sm[i].max), fabs(sm[i].min)));
         t->maxlogit = sv_fmax(t->maxlogit, sm[i].max);
     }
@@ -235,8 +251,11 @@ static void trial_finish(const sv_spec *s, double mu, const trial_acc *t, sv_tri
     const double c = s->scale;
     out->raw_mean = t->mo.mean;
     out->raw_var = sv_moments_variance(&t->mo, s->ddof);
-    out->scaled_mean = t->mo.mean * c;
-    out->scaled_var = out->raw_var * s->scale2;
+    /* One multiplier: c mean and c^2 var; per row (scale_logn): the
+     * pooled moments of the c_i S_ij the softmax saw. */
+    out->scaled_mean = s->scale_logn ? t->smo.mean : t->mo.mean * c;
+    out->scaled_var =
+        s->scale_logn ? sv_moments_variance(&t->smo, s->ddof) : out->raw_var * s->scale2;
     out->raw_entropy = ksum_mean(&t->h[0], nq);
     out->scaled_entropy = ksum_mean(&t->h[1], nq);
     out->raw_max_weight = ksum_mean(&t->mw[0], nq);
@@ -333,6 +352,24 @@ static void add_row_sums(const plan *p, const workspace *ws, const sv_softmax_st
     }
 }
 
+/* Softmax statistics of rows [r0, r0 + cnt) into ws->st (raw) and
+ * ws->st + cnt (scaled): one call, or with scale_logn one per run of rows
+ * with the same multiplier (a row's bits do not depend on the others of
+ * its call: sv_softmax_acc_stats_rows). */
+static void row_stats(const plan *p, const workspace *ws, size_t r0, size_t cnt)
+{
+    for (size_t a = 0, b; a < cnt; a = b) {
+        const double c = sv_row_scale(p, r0 + a);
+        for (b = a + 1; p->spec->scale_logn && b < cnt && sv_row_scale(p, r0 + b) == c; b++)
+            ;
+        if (!p->spec->scale_logn)
+            b = cnt;
+        /* plan's arrays, resolved scale */
+        (void)sv_softmax_acc_stats_rows(ws->row_sm + r0 + a, b - a, c, ws->st + a,
+                                        ws->st + cnt + a);
+    }
+}
+
 /* The fold of rows [i0, i1) (within one block of the fold), from empty:
  * softmax statistics of SV_STATS_ROWS rows at a time, then the rows in
  * order. */
@@ -341,8 +378,7 @@ static void fold_rows(const plan *p, const workspace *ws, size_t i0, size_t i1, 
     trial_init(t, p->spec);
     for (size_t r0 = i0; r0 < i1; r0 += SV_STATS_ROWS) {
         const size_t cnt = i1 - r0 < SV_STATS_ROWS ? i1 - r0 : SV_STATS_ROWS;
-        (void)sv_softmax_acc_stats_rows(ws->row_sm + r0, cnt, p->spec->scale, ws->st,
-                                        ws->st + cnt); /* plan's arrays, resolved scale */
+        row_stats(p, ws, r0, cnt);
         trial_add(p, t, r0, ws->row_mo + r0, ws->row_sm + r0, ws->st, ws->st + cnt,
                   ws->planted + r0, ws->sink + r0, cnt);
         if (p->dv > 0)
@@ -389,7 +425,7 @@ size_t sv_rowfold_blocks(size_t row_begin, size_t row_end)
 sv_status sv_rowfold_finish(const sv_spec *spec, const sv_rowfold *blocks, size_t nb,
                             sv_trial_stats *out)
 {
-    if (!spec || !blocks || !out || sv_spec_check(spec) != SV_OK ||
+    if (!spec || !blocks || !out || sv_spec_check(spec) != SV_OK || spec->scale_logn ||
         nb != sv_rowfold_blocks(0, spec->n_q))
         return SV_EINVAL;
     trial_acc t, b;

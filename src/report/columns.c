@@ -305,13 +305,19 @@ static sv_value get_grad(const sv_row_view *r)
 
 /* Derived from the per-trial statistics. */
 static const double fp16_max = 65504.0; /* largest finite IEEE binary16 */
+/* The one multiplier of every row; NAN with scale_logn, whose rows each
+ * have their own (a max |c_i S| is not a max |S| times one c). */
+static double one_scale(const sv_spec *spec)
+{
+    return spec->scale_logn ? NAN : sv_spec_scale(spec);
+}
 static sv_value get_scaled_max_abs_logit(const sv_row_view *r)
 {
-    return real(r->stats->raw_max_abs_logit * sv_spec_scale(r->spec));
+    return real(r->stats->raw_max_abs_logit * one_scale(r->spec));
 }
 static sv_value get_scaled_max_logit(const sv_row_view *r)
 {
-    return real(r->stats->raw_max_logit * sv_spec_scale(r->spec)); /* scale > 0: the max */
+    return real(r->stats->raw_max_logit * one_scale(r->spec)); /* scale > 0: the max */
 }
 static sv_value get_raw_fp16_headroom(const sv_row_view *r)
 {
@@ -319,11 +325,11 @@ static sv_value get_raw_fp16_headroom(const sv_row_view *r)
 }
 static sv_value get_scaled_fp16_headroom(const sv_row_view *r)
 {
-    return real(fp16_max / (r->stats->raw_max_abs_logit * sv_spec_scale(r->spec)));
+    return real(fp16_max / (r->stats->raw_max_abs_logit * one_scale(r->spec)));
 }
 static sv_value get_scaled_diag_logit(const sv_row_view *r)
 {
-    return real(r->stats->raw_diag_logit * sv_spec_scale(r->spec));
+    return real(r->stats->raw_diag_logit * one_scale(r->spec));
 }
 /* Var(O) given the weights is sum p^2 (V has variance 1): the theory of
  * the output variance is the measured mean of sum p^2 = 1 - Jacobian trace. */
@@ -502,6 +508,8 @@ int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
         return spec->n_k >= 2 && (!spec->causal || spec->n_q >= 2) && spec->window != 1;
     case SV_NEED_WINDOW:
         return spec->window != 0;
+    case SV_NEED_ONE_SCALE:
+        return !spec->scale_logn;
     }
     return 0;
 }

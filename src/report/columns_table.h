@@ -299,10 +299,10 @@ static const sv_column columns[C_COUNT_] = {
        "ln(keys) - sigma^2 / 2, sigma^2 the variance of a row's logits; nan where that "
        "approximation does not hold"),
     R_(scaled_entropy_approx, GR(THEORY), "nats", NONE, "the same for the scaled logits"),
-    R_(scaled_max_abs_logit, GR(LOGITS), "score", A, "raw_max_abs_logit * c"),
+    R_(scaled_max_abs_logit, GR(LOGITS), "score", SV_NEED_ONE_SCALE, "raw_max_abs_logit * c"),
     R_(raw_fp16_headroom, GR(LOGITS), "1", A,
        "65504 / raw_max_abs_logit: how far from float16 overflow"),
-    R_(scaled_fp16_headroom, GR(LOGITS), "1", A, "65504 / scaled_max_abs_logit"),
+    R_(scaled_fp16_headroom, GR(LOGITS), "1", SV_NEED_ONE_SCALE, "65504 / scaled_max_abs_logit"),
     R_(qk_norm_radius, GR(QK_NORM), "1", SV_NEED_QK_NORM,
        "the row norm R under QK-norm; nan without"),
     R_(raw_diag_logit_theory, GR(DIAG), "score", NONE, "E[S_ii] of a related pair; nan where none"),
@@ -445,7 +445,7 @@ static const sv_column columns[C_COUNT_] = {
     R_(raw_max_logit, GR(LOGITS), "score", A,
        "largest S_ij (signed) over the scores rows see, the S_max that QK-clip bounds; in a "
        "summary or pooled row, the largest over all trials"),
-    R_(scaled_max_logit, GR(LOGITS), "score", A, "raw_max_logit * c"),
+    R_(scaled_max_logit, GR(LOGITS), "score", SV_NEED_ONE_SCALE, "raw_max_logit * c"),
     R_(rows_empty, GR(CAUSAL), "", SV_NEED_WINDOW,
        "query rows that see no key (a mask or window excludes every key), left out of every "
        "mean over rows; in a summary, the mean over trials"),

@@ -17,7 +17,7 @@ static const unsigned char magic[8] = {'S', 'D', 'P', 'A', 'V', 'S', 'T', 0};
  * extreme (SV_TRIAL_STATS_MAP's MIN or MAX) to put_extremes and
  * get_extremes. */
 #if SIZE_MAX == UINT64_MAX /* the 64-bit layout; 32-bit builds (WebAssembly) differ */
-static_assert(sizeof(sv_spec) == 176, "sv_spec changed: encode the new field in state.c");
+static_assert(sizeof(sv_spec) == 184, "sv_spec changed: encode the new field in state.c");
 #endif
 static_assert(sizeof(sv_trial_extremes) == 6 * sizeof(double),
               "sv_trial_extremes changed: encode the new field in state.c");
@@ -94,7 +94,9 @@ static void put_spec(wr *w, const sv_spec *s)
         put_u64(w, v[i]);
     put_f64(w, s->plant);
     put_u64(w, s->ddof);
-    put_u64(w, (uint64_t)s->grad);
+    /* scale_logn as bit 1 of grad's word: a state without it keeps the
+     * bytes of version 1. */
+    put_u64(w, (uint64_t)s->grad | (s->scale_logn ? 2u : 0u));
     put_u64(w, s->window);
 }
 

@@ -114,7 +114,9 @@ static void get_spec(rd *r, sv_spec *s)
     s->d_v = get_size(r);
     s->plant = get_f64(r);
     s->ddof = (unsigned)get_small(r, 0xffffffffu);
-    s->grad = get_small(r, 1);
+    const int grad = get_small(r, 3); /* bit 1: scale_logn (state.c) */
+    s->grad = grad & 1;
+    s->scale_logn = grad >> 1;
     s->window = get_size(r);
 }
 

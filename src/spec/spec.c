@@ -86,6 +86,12 @@ static const char *values_rule(const sv_spec *s)
         {s->grad && !s->values, "grad"},
         /* The backward passes know the causal mask only. */
         {s->grad && s->window > 0, "window"},
+        /* Log-n scaling per row reaches the softmax statistics only: the
+         * outputs, gradients and planted theory have one multiplier. */
+        {s->scale_logn && s->values, "scale_logn"},
+        {s->scale_logn && s->grad, "scale_logn"},
+        {s->scale_logn && s->plant != 0.0, "scale_logn"},
+        {s->scale_logn && s->d_model > 0 && !s->cross, "scale_logn"},
     };
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
         if (rules[i].bad)
@@ -231,9 +237,11 @@ static double score_bound(const sv_spec *s, const char **blame)
         b = s->qk_radius * s->qk_radius;
         *blame = "qk_radius";
     }
-    if (b <= SV_SCORE_MAX && b * s->scale > SV_SCORE_MAX)
+    /* With scale_logn a row's multiplier is at most scale ln n_k. */
+    const double c = s->scale_logn && s->n_k > 1 ? s->scale * log((double)s->n_k) : s->scale;
+    if (b <= SV_SCORE_MAX && b * c > SV_SCORE_MAX)
         *blame = "scale";
-    return fmax(b, b * s->scale);
+    return fmax(b, b * c);
 }
 
 double sv_spec_score_bound(const sv_spec *spec)
@@ -346,12 +354,24 @@ uint64_t sv_spec_hash(const sv_spec *s)
         h = hash_word(h, words[i]);
     /* Hashed only when on: the hashes of specs without it do not change. */
     h = s->grad ? hash_word(h, (uint64_t)s->grad) : h;
+    h = s->scale_logn ? hash_word(h, 0x6c6f676eu) : h;
     return s->window ? hash_word(h, (uint64_t)s->window ^ 0x77696e646f77u) : h;
 }
 
 double sv_spec_scale(const sv_spec *spec)
 {
     return spec ? spec->scale : NAN;
+}
+
+double sv_spec_row_scale(const sv_spec *spec, size_t i)
+{
+    if (!spec)
+        return NAN;
+    if (!spec->scale_logn)
+        return spec->scale;
+    size_t lo, hi;
+    sv_spec_row_keys(spec, i, &lo, &hi);
+    return hi > lo ? spec->scale * log((double)(hi - lo)) : NAN;
 }
 
 double sv_spec_scale2(const sv_spec *spec)

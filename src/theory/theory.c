@@ -419,10 +419,53 @@ double sv_theory_entropy_approx(const sv_spec *spec, double logit_var)
     return approx_rule(g.nk, ln_keys(spec), logit_var);
 }
 
+/* sv_theory_scale with scale_logn (docs/theory.md 15.1): row i's n_i
+ * scores have multiplier c_i = s ln n_i. Over the N = sum n_i visible
+ * scores, A1 = sum n_i c_i / N and A2 = sum n_i c_i^2 / N. Where every
+ * visible score has the same mean mu and variance v (no planted key, no
+ * self-attention projections, whose shared-token scores differ):
+ * E[c S] pooled = A1 mu, var = A2 v + (A2 - A1^2) mu^2 (the spread of the
+ * rows' means c_i mu). With zero means the scores are uncorrelated, so
+ * Var(sum c_i S_ij) = N A2 v and E[M2] = (N - 1) A2 v. Everything else
+ * (covariances with shifted means, var_sd, a row's logit variance, the
+ * entropy approximation, whose rule needs n_i >= 16 for every row) is
+ * NAN. */
+static void theory_scale_rows(const sv_spec *spec, sv_theory *t)
+{
+    double n = 0.0, a1 = 0.0, a2 = 0.0;
+    for (size_t i = 0; i < spec->n_q; i++) {
+        size_t lo, hi;
+        sv_spec_row_keys(spec, i, &lo, &hi);
+        if (hi <= lo)
+            continue;
+        const double ni = (double)(hi - lo), c = spec->scale * log(ni);
+        n += ni;
+        a1 += ni * c;
+        a2 += ni * c * c;
+    }
+    a1 /= n;
+    a2 /= n;
+    const double mu = t->mean, v = t->var;
+    const int uniform = spec->plant == 0.0 && (spec->d_model == 0 || spec->cross);
+    const int uncorrelated =
+        uniform && spec->d_model == 0 && spec->q_mean == 0.0 && spec->k_mean == 0.0;
+    const double m2 = uncorrelated ? (n - 1.0) * a2 * v : NAN;
+    t->mean = uniform ? a1 * mu : NAN;
+    t->var = uniform ? a2 * v + (a2 - a1 * a1) * mu * mu : NAN;
+    t->var_expected = m2 / (n - (double)spec->ddof);
+    t->var_ddof0 = m2 / n;
+    t->var_ddof1 = n > 1.0 ? m2 / (n - 1.0) : NAN;
+    t->var_sd = t->logit_var = t->entropy_approx = t->diag_logit = NAN;
+}
+
 sv_status sv_theory_scale(const sv_spec *spec, sv_theory *t)
 {
     if (!spec || !t)
         return SV_EINVAL;
+    if (spec->scale_logn && spec->n_q > 0) {
+        theory_scale_rows(spec, t);
+        return SV_OK;
+    }
     const double c = sv_spec_scale(spec), c2 = sv_spec_scale2(spec);
     t->mean *= c;
     t->diag_logit *= c;

@@ -379,8 +379,27 @@ runtime_error "sdpa-var: --upstream: 3 values, but row 0 of --logits-file has 4 
 runtime_error "sdpa-var: --scale logn: row 1 has 1 key (ln 1 = 0; needs 2 or more)" --logits 1,2 --logits 5 --scale logn
 # Drawn runs: one multiplier ln(n_k)/sqrt(d_k) where every row sees n_k keys;
 # the bytes are those of that number given to --scale, but for the name.
-usage_error "sdpa-var: --scale logn: not with --causal (its rows see different numbers of keys; the drawn runs apply one multiplier to every row)" --dk 4 --scale sqrt,logn --causal
-usage_error "sdpa-var: --scale logn: not with --window (its rows see different numbers of keys; the drawn runs apply one multiplier to every row)" --dk 4 --scale logn --window 3
+# Per row with --causal and --window (spec.scale_logn: c_i = ln(n_i)/sqrt(d_k),
+# n_i the keys row i sees); what the per-row multipliers do not reach is refused.
+for o in "--grad" "--values" "--dv 3" "--histogram 10" "--weight-histogram --histogram 10" \
+         "--plant 0.5" "--q-rows 0:64 --format state" "--example" "--d-model 8"; do
+    name=${o%% *}; [ "$o" = "--weight-histogram --histogram 10" ] && name=--histogram
+    [ "$o" = "--dv 3" ] && name=--values
+    usage_error "sdpa-var: --scale logn with --causal: not with $name (the per-row multipliers reach the softmax statistics only)" --dk 4 --n 64 --scale sqrt,logn --causal $o
+done
+usage_error "sdpa-var: --scale logn with --window: not with --values (the per-row multipliers reach the softmax statistics only)" --dk 4 --n 64 --scale logn --window 3 --values
+usage_error "sdpa-var: --scale logn: not with --q (log-n scaling counts the keys of --causal and --window in drawn runs only)" --scale logn --q "$tmp/none.npy" --k "$tmp/none.npy"
+# ... and what they do reach: the same bytes for any threads and blocks.
+for w in "--causal" "--window 5" "--causal --window 9"; do
+    r1=$("$BIN" --dk 8 --n 300 --trials 3 --scale logn $w --columns all --threads 1)
+    r2=$("$BIN" --dk 8 --n 300 --trials 3 --scale logn $w --columns all --threads 2 --block-rows 7)
+    [ -n "$r1" ] && [ "$r1" = "$r2" ] && ok || fail "--scale logn $w: bytes differ across --threads"
+done
+# Trial shards keep the per-row flag in their state (bit 1 of grad's word).
+l=(--dk 8 --n 300 --causal --scale logn --trials 3)
+"$BIN" "${l[@]}" --format state >"$tmp/l0.state" && "$BIN" "${l[@]}" --first-trial 3 --format state >"$tmp/l1.state" &&
+    "$BIN" --dk 8 --n 300 --causal --scale logn --trials 6 | cmp -s - <("$BIN" merge "$tmp/l0.state" "$tmp/l1.state") &&
+    ok || fail "--scale logn --causal: merged trial shards differ from one run"
 usage_error "sdpa-var: --scale logn: n_k = 1 (ln 1 = 0; needs 2 or more)" --dk 4 --n 3,1 --scale logn
 c=$(awk 'BEGIN { printf "%.17g", log(300) / sqrt(16) }')
 a1=$("$BIN" --dk 16 --n 300 --trials 3 --scale logn --columns all | sed 's/,logn,/,X,/')

@@ -59,12 +59,25 @@ refused() { # WANT ARGS...: exit 2, one line from rank 0 naming what
     mpi 3 "$M" "$@" >"$T/out" 2>"$T/err"
     local rc=$?
     [ $rc -ne 0 ] && [ ! -s "$T/out" ] && [ "$(grep -c '^sdpa-var:' "$T/err")" -eq 1 ] &&
-        grep -qF "$want" "$T/err" && ok || bad "mpirun -n 3 $* -> rc=$rc $(head -n 3 "$T/err")"
+        grep -qF -- "$want" "$T/err" && ok || bad "mpirun -n 3 $* -> rc=$rc $(head -n 3 "$T/err")"
 }
 refused "not with fewer trials than ranks and fewer blocks of 4096 query rows" --dk 4 --trials 2
 refused "fewer trials than ranks and --grad" --dk 4 --n 9000 --values --grad --trials 2
 refused "fewer trials than ranks and fewer blocks" --dk 4 --n 9000,5000 --trials 1
 refused "not with per-trial, per-row and histogram output" --dk 4 --trials 9 --per-trial
 refused "not with --first-trial and --q-rows" --dk 4 --trials 9 --first-trial 3 --format state
+# Parse errors, --help, --version and merge: what one process says, once
+# (rank 0 alone speaks; every rank exits with the same status).
+refused "--dk: '0' is not" --dk 0
+refused "--frobnicate" --frobnicate
+for a in --help --version; do
+    "$M" $a >"$T/one.txt"
+    mpi 3 "$M" $a >"$T/mpi.txt" 2>"$T/err" && cmp -s "$T/one.txt" "$T/mpi.txt" && ok ||
+        bad "mpirun -n 3 $a: not one process's output"
+done
+"$M" --dk 4 --trials 4 --format state >"$T/s.state"
+"$M" --dk 4 --trials 4 >"$T/s.csv"
+mpi 3 "$M" merge "$T/s.state" >"$T/mm.csv" && cmp -s "$T/s.csv" "$T/mm.csv" && ok ||
+    bad "mpirun -n 3 merge: not one merge's output"
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -4,6 +4,7 @@
 # the merged bytes equal one run's, whatever the task order and the
 # array's first id; each task's shard is exactly its trial range
 # (floor(k T / K) .. floor((k + 1) T / K) - 1); bad uses exit 2.
+# Row shards (shard-rows): the same for query-row blocks of 4096.
 # Usage: tests/cli/slurm_test.sh path/to/sdpa-var SOURCE_DIR
 set -u
 BIN=${1:?usage: slurm_test.sh path/to/sdpa-var SOURCE_DIR}
@@ -57,6 +58,35 @@ task "$T/c" 0 2 3 1000 "${A[@]}"
 rc=$?
 [ $rc -eq 1 ] && [ ! -e "$T/c/result" ] && ok || bad "merge with task 1 missing: rc=$rc $(cat "$T/err")"
 
+# Row shards (shard-rows): 9000 query rows are 3 blocks of 4096 rows
+# (0:4096, 4096:8192, 8192:9000); 2 tasks take blocks 0 and 1..2, 3 tasks
+# one each; either way the merge is one run's bytes, and each task's state
+# is the --q-rows shard of its range.
+rtask() { # DIR ID COUNT N_Q ARGS...
+    local dir=$1 id=$2 n=$3 nq=$4
+    shift 4
+    SLURM_ARRAY_TASK_ID=$id SLURM_ARRAY_TASK_COUNT=$n "$S" shard-rows "$nq" "$dir" -- "$@"
+}
+R=(--dk 4 --n 9000 --seed 5 --trials 2)
+"$BIN" "${R[@]}" >"$T/rone.csv"
+for n in 2 3; do
+    for ((id = n - 1; id >= 0; id--)); do
+        rtask "$T/r$n" $id $n 9000 "${R[@]}" || bad "row task $id of $n failed"
+    done
+    "$S" merge "$T/r$n" >"$T/rm$n.csv" || bad "merge of $n row tasks failed"
+    same "$T/rone.csv" "$T/rm$n.csv" "$n row tasks merged"
+done
+k=0
+for range in 0:4096 4096:9000; do
+    "$BIN" "${R[@]}" --q-rows "$range" --format state >"$T/want.st"
+    same "$T/want.st" "$T/r2/shard_${k}_of_2.state" "row task $k of 2: rows $range"
+    k=$((k + 1))
+done
+# N_Q smaller than the run's n_q: the merge finds rows uncovered (exit 1)
+for id in 0 1; do rtask "$T/rs" $id 2 8192 "${R[@]}"; done
+"$S" merge "$T/rs" >/dev/null 2>"$T/err"
+[ $? -eq 1 ] && [ ! -e "$T/rs/result" ] && ok || bad "row shards of 8192 of 9000 rows merged: $(cat "$T/err")"
+
 # usage errors: exit 2, one line, nothing written
 usage_error() { # WANT-GLOB COMMAND...
     local want=$1
@@ -71,6 +101,10 @@ usage_error "*--trials: the script sets*" task "$T/d" 0 0 2 10 "${B[@]}" --trial
 usage_error "*task 3 is not in 0..2*" task "$T/d" 0 3 3 10 "${B[@]}"
 usage_error "*TRIALS: '0x' is not*" task "$T/d" 0 0 3 0x "${B[@]}"
 usage_error "*no shard_\*.state*" "$S" merge "$T/d"
+usage_error "*4 tasks for 3 row blocks*" rtask "$T/d" 0 4 9000 "${R[@]}"
+usage_error "*--q-rows: the script sets*" rtask "$T/d" 0 2 9000 "${R[@]}" --q-rows 0:4096
+usage_error "*N_Q: '-1' is not*" rtask "$T/d" 0 2 -1 "${R[@]}"
+usage_error "*'rows' is not shard, shard-rows*" "$S" rows 9000 "$T/d" -- "${R[@]}"
 [ ! -e "$T/d" ] || [ -z "$(ls "$T/d")" ] && ok || bad "a refused task wrote $(ls "$T/d")"
 SLURM_ARRAY_TASK_ID= "$S" shard 10 "$T/e" -- "${B[@]}" >/dev/null 2>&1 && bad "no task id: accepted" || ok
 

@@ -59,8 +59,9 @@
       "scale= in PyTorch's SDPA: sqrt (1/sqrt(d_k)), dk\n"                                         \
       "(1/d_k, as muP), none (1), a positive number or\n"                                          \
       "logn (ln n times 1/sqrt(d_k), or times 1 with\n"                                            \
-      "--logits without --dk; n = keys of the row: n_k in\n"                                       \
-      "drawn runs, not with --causal, --window); a\n"                                              \
+      "--logits without --dk; n = keys of the row: n_k, or\n"                                      \
+      "per row i + 1 with --causal, the window's with\n"                                           \
+      "--window; not with files or --mask); a\n"                                                   \
       "comma list runs each, e.g. 'sqrt,dk,none';\n"                                               \
       "at most " CLI_STR(CLI_SCALES_MAX) " items of at most " CLI_STR(CLI_ITEM_MAX) " characters") \
     X(NU, "nu", 0, "NU", CLI_ARG_ABOVE, 4, CLI_INF, "6", "nu", 0,                                  \

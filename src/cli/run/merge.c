@@ -186,7 +186,7 @@ static int merge_files(char **files, size_t n, cli_format format)
     return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
 }
 
-int cli_merge(int argc, char **argv)
+int cli_merge(int argc, char **argv, int mpi)
 {
     static const char *const names[] = {"table", "csv", "json", "jsonl", "state"};
     cli_format format = CLI_FORMAT_AUTO;
@@ -226,6 +226,6 @@ int cli_merge(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     if (format == CLI_FORMAT_AUTO)
-        format = isatty(STDOUT_FILENO) ? CLI_FORMAT_TABLE : CLI_FORMAT_CSV;
+        format = !mpi && isatty(STDOUT_FILENO) ? CLI_FORMAT_TABLE : CLI_FORMAT_CSV;
     return merge_files(argv + i, (size_t)(argc - i), format);
 }

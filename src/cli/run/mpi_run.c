@@ -29,6 +29,13 @@ int cli_mpi_ranks(void)
     return n;
 }
 
+int cli_mpi_rank(void)
+{
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
 int cli_mpi_launched(void)
 {
     /* Open MPI's and PMI(x) launchers' variables: set by mpirun even for

@@ -14,6 +14,9 @@ void cli_mpi_begin(int *argc, char ***argv);
 /* The ranks of MPI_COMM_WORLD (1 without mpirun). */
 int cli_mpi_ranks(void);
 
+/* This process's rank in MPI_COMM_WORLD (0 without mpirun). */
+int cli_mpi_rank(void);
+
 /* Nonzero when started by mpirun (even -n 1): stdout is then mpirun's
  * pty, not the user's terminal. */
 int cli_mpi_launched(void);

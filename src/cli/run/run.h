@@ -22,8 +22,10 @@ int cli_write_all(int fd, const void *buf, size_t n);
 
 /* `sdpa-var merge [--format F] FILE...` (argv[0] is "merge"): reads the
  * state files (or - for stdin), merges them (sdpa_var/state.h) and writes
- * what one run prints. @return the exit status (one line on stderr). */
-int cli_merge(int argc, char **argv);
+ * what one run prints; without --format a table on a terminal, else CSV,
+ * and CSV when @p mpi (stdout is then mpirun's pty, not the user's
+ * terminal). @return the exit status (one line on stderr). */
+int cli_merge(int argc, char **argv, int mpi);
 
 /* Runs every configuration of @p plan into *st (allocated: sv_state_free,
  * also after a failure), as --format state would write it. @return 1; 0

@@ -93,7 +93,10 @@ static double value_of(const cli_table_entry *e, const sv_column *c, int power)
                            .stats = &e->summary.mean,
                            .summary = &e->summary};
     assert(power >= 0 && power <= 2);
-    const double times[3] = {1.0, e->spec.scale, e->spec.scale2};
+    /* Log-n scaling per row has no one multiplier: what is a raw value
+     * times c or c^2 is then no scaled value. */
+    const double one = e->spec.scale_logn ? NAN : 1.0;
+    const double times[3] = {1.0, e->spec.scale * one, e->spec.scale2 * one};
     return c->type == SV_VALUE_REAL ? c->get(&v).real * times[power] : NAN;
 }
 
@@ -184,6 +187,8 @@ void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
         word(&w, "K=%g+%g*x", cli_table_col(e, "k_mean", 0), cli_table_col(e, "k_std", 0));
     if (c->causal)
         word(&w, "causal");
+    if (c->window > 0)
+        word(&w, "window=%zu", c->window);
     if (c->qk_norm)
         word(&w, isnan(e->summary.qk_radius) ? "qk-norm" : "qk-norm R=%g", e->summary.qk_radius);
     if (c->plant != 0.0)

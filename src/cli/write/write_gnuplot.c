@@ -122,7 +122,8 @@ static void scaled_name(const cli_config *c, char *buf, size_t len)
     else if (strcmp(n, "none") == 0)
         snprintf(buf, len, "QK^T (--scale none)");
     else
-        snprintf(buf, len, "QK^T * %.6g", sv_spec_scale(&c->spec));
+        snprintf(buf, len, "QK^T * %.6g%s", sv_spec_scale(&c->spec),
+                 c->spec.scale_logn ? " ln n_i" : "");
 }
 
 static void real(FILE *f, double v)

@@ -209,7 +209,8 @@ static void one_table(grid *g, const cli_table_entry *e)
     char scaled[64], sd[32];
     title(g, e, 1);
     begin_tabular(g, 7);
-    snprintf(scaled, sizeof scaled, "scaled x %.6g", e->summary.scale);
+    snprintf(scaled, sizeof scaled, "scaled x %.6g%s", e->summary.scale,
+             e->spec.scale_logn ? " ln n_i" : "");
     snprintf(sd, sizeof sd, e->spec.trials > 1 ? "sd" : "sd (theory)");
     const char *head[] = {e->spec.trials > 1 ? "mean over trials" : "statistic",
                           "raw",

@@ -248,7 +248,8 @@ static void verdict(FILE *f, const cli_table_entry *e)
     cli_wrap p = {f, 76, 0, 0};
     fputc('\n', f);
     say(&p, "In short: the raw scores QK^T have variance %s (%s);", raw, traw);
-    say(&p, "scaled by %.6g they have %s (%s).", e->summary.scale, scaled, tscaled);
+    say(&p, "scaled by %.6g%s they have %s (%s).", e->summary.scale,
+        c->scale_logn ? " ln(keys seen)" : "", scaled, tscaled);
     say(&p, "The raw softmax spreads its weight over e^H = %s of %s%zu keys,", kr,
         c->causal ? "up to " : "", c->n_k);
     say(&p, "the scaled one over %s.", ks);
@@ -268,7 +269,8 @@ void cli_table_one(FILE *f, const cli_table_entry *e)
     const int many = c->trials > 1;
     cli_table_title(f, e, 1);
     char scaled_head[64];
-    snprintf(scaled_head, sizeof scaled_head, "scaled QK^T * %.6g", e->summary.scale);
+    snprintf(scaled_head, sizeof scaled_head, "scaled QK^T * %.6g%s", e->summary.scale,
+             c->scale_logn ? " ln n_i" : "");
     const int side = VAL_W + 1 + SD_W + 1 + VAL_W;
     fprintf(f, "\n%-*s %*s  %*s\n", LABEL_W, "", side, "raw QK^T", side, scaled_head);
     fprintf(f, "%-*s %*s %*s %*s  %*s %*s %*s\n", LABEL_W, many ? "mean over trials" : "statistic",
