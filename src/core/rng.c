@@ -1,48 +1,25 @@
 #include "sdpa_var/rng.h"
 
-/* The LCG multiplier of PCG32 (O'Neill 2014, section 4.2.1). */
-#define SV_PCG_MULT 6364136223846793005ULL
+#include "pcg.h"
 
 uint32_t sv_rng_next(sv_rng *rng)
 {
-    uint64_t old = rng->state;
-    rng->state = old * SV_PCG_MULT + rng->inc;
-    /* XSH RR: xorshift high bits down, then rotate by the top 5 bits. */
-    uint32_t xorshifted = (uint32_t)(((old >> 18u) ^ old) >> 27u);
-    uint32_t rot = (uint32_t)(old >> 59u);
-    return (xorshifted >> rot) | (xorshifted << ((-rot) & 31u));
+    return sv_pcg_next(rng);
 }
 
 void sv_rng_seed(sv_rng *rng, uint64_t initstate, uint64_t initseq)
 {
-    rng->state = 0u;
-    rng->inc = (initseq << 1u) | 1u;
-    sv_rng_next(rng);
-    rng->state += initstate;
-    sv_rng_next(rng);
-}
-
-/* SplitMix64's output function: a bijection of 64-bit words with good
- * avalanche, used to turn structured keys (trial, row) into unrelated seeds. */
-static uint64_t splitmix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
+    sv_pcg_seed(rng, initstate, initseq);
 }
 
 uint64_t sv_rng_matrix_key(uint64_t seed, uint64_t trial, sv_matrix matrix)
 {
-    uint64_t h = splitmix64(seed);
-    h = splitmix64(h ^ trial);
-    return splitmix64(h ^ (uint64_t)matrix);
+    return sv_pcg_matrix_key(seed, trial, matrix);
 }
 
 void sv_rng_seed_keyed(sv_rng *rng, uint64_t key, uint64_t row)
 {
-    const uint64_t h = splitmix64(key ^ row);
-    sv_rng_seed(rng, h, splitmix64(h ^ 0x5851f42d4c957f2dULL));
+    sv_pcg_seed_keyed(rng, key, row);
 }
 
 void sv_rng_seed_row(sv_rng *rng, uint64_t seed, uint64_t trial, sv_matrix matrix, uint64_t row)

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "pcg.h"
 #include "ziggurat_table.h"
 
 static const char *const dist_names[] = {"normal", "uniform", "rademacher", "t"};
@@ -45,8 +46,8 @@ double sv_dist_fourth_moment(sv_dist dist, double nu)
 /* 64 random bits: two PCG32 outputs. */
 static uint64_t next64(sv_rng *rng)
 {
-    const uint64_t hi = sv_rng_next(rng);
-    return (hi << 32) | sv_rng_next(rng);
+    const uint64_t hi = sv_pcg_next(rng);
+    return (hi << 32) | sv_pcg_next(rng);
 }
 
 /* Uniform in (0, 1): 53 bits, never 0, so log() is always finite. */
@@ -128,7 +129,7 @@ sv_status sv_sample_fill(sv_rng *rng, sv_dist dist, double nu, double *x, size_t
     }
     case SV_DIST_RADEMACHER:
         for (size_t i = 0; i < n; i++)
-            x[i] = (sv_rng_next(rng) >> 31) ? 1.0 : -1.0;
+            x[i] = (sv_pcg_next(rng) >> 31) ? 1.0 : -1.0;
         break;
     case SV_DIST_STUDENT_T:
         /* t = z / sqrt(chi2 / nu), chi2 = 2 g; times sqrt((nu - 2) / nu)

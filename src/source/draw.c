@@ -6,6 +6,8 @@
 
 #include "sdpa_var/source.h"
 
+#include "pcg.h"
+
 /* W_Q and W_K of one trial into state (d_model x d_k each, W_Q first):
  * row r of each from its own stream. */
 static void draw_weights(const sv_source *src, uint64_t trial, double *state)
@@ -15,10 +17,10 @@ static void draw_weights(const sv_source *src, uint64_t trial, double *state)
     const double sd = sqrt(sv_init_variance(s->init, s->d_model, d));
     for (int w = 0; w < 2; w++) {
         double *m = state + (w ? s->d_model * d : 0);
-        const uint64_t key = sv_rng_matrix_key(s->seed, trial, w ? SV_MATRIX_WK : SV_MATRIX_WQ);
+        const uint64_t key = sv_pcg_matrix_key(s->seed, trial, w ? SV_MATRIX_WK : SV_MATRIX_WQ);
         for (size_t r = 0; r < s->d_model; r++) {
             sv_rng rng;
-            sv_rng_seed_keyed(&rng, key, r);
+            sv_pcg_seed_keyed(&rng, key, r);
             /* Statuses of sv_sample_fill unread in this file: the spec
              * passed sv_spec_check (dist in range, nu > 4, arrays sized). */
             (void)sv_sample_fill(&rng, SV_DIST_NORMAL, 0.0, m + r * d, d);
@@ -35,7 +37,7 @@ static void projected_row(const sv_spec *s, const double *state, uint64_t token_
 {
     const size_t d = s->d_k, dm = s->d_model;
     sv_rng rng;
-    sv_rng_seed_keyed(&rng, token_key, row);
+    sv_pcg_seed_keyed(&rng, token_key, row);
     (void)sv_sample_fill(&rng, s->dist, s->nu, scratch, dm);
     const double *w = state + (which == SV_MATRIX_Q ? 0 : dm * d);
     for (size_t l = 0; l < d; l++)
@@ -65,7 +67,7 @@ static row_law law_of(const sv_spec *s, sv_matrix which)
 static void base_row(const row_law *law, size_t d, uint64_t key, size_t row, double *x)
 {
     sv_rng rng;
-    sv_rng_seed_keyed(&rng, key, row);
+    sv_pcg_seed_keyed(&rng, key, row);
     (void)sv_sample_fill(&rng, law->dist, law->nu, x, d);
     if (law->affine)
         for (size_t l = 0; l < d; l++)
@@ -94,8 +96,8 @@ static void qk_rows(const sv_spec *s, const double *state, uint64_t trial, sv_ma
     const sv_matrix from = s->d_model == 0                    ? which
                            : which == SV_MATRIX_K && s->cross ? SV_MATRIX_XK
                                                               : SV_MATRIX_X;
-    const uint64_t key = sv_rng_matrix_key(s->seed, trial, from);
-    const uint64_t qkey = s->plant != 0.0 ? sv_rng_matrix_key(s->seed, trial, SV_MATRIX_Q) : 0;
+    const uint64_t key = sv_pcg_matrix_key(s->seed, trial, from);
+    const uint64_t qkey = s->plant != 0.0 ? sv_pcg_matrix_key(s->seed, trial, SV_MATRIX_Q) : 0;
     const double rho = s->plant;
     /* Rows below `planted` get a planted key (K only, rho != 0). */
     const size_t planted = which != SV_MATRIX_K || rho == 0.0 ? 0
@@ -132,10 +134,10 @@ static void draw_rows(const sv_source *src, const double *state, uint64_t trial,
     }
     /* V, or G (--grad): d_v entries of dist a row, each matrix its own
      * streams, so --grad leaves V as --values draws it. */
-    const uint64_t key = sv_rng_matrix_key(s->seed, trial, which);
+    const uint64_t key = sv_pcg_matrix_key(s->seed, trial, which);
     for (size_t j = 0; j < m; j++) {
         sv_rng rng;
-        sv_rng_seed_keyed(&rng, key, row0 + j);
+        sv_pcg_seed_keyed(&rng, key, row0 + j);
         (void)sv_sample_fill(&rng, s->dist, s->nu, x + j * ld, s->d_v);
     }
 }
