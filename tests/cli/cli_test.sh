@@ -414,6 +414,8 @@ got=$("$BIN" --dk 16 --n 64,32 --causal --trials 3 --scale sqrt,logn --format ta
 [ "$got" = "Theory: E[sample variance] of the raw scores, times c^2 (scaled).
 The scaled theory with --scale logn per row: docs/theory.md 15.1." ] && ok ||
     fail "--causal --scale logn: sweep table footer '$got'"
+got=$("$BIN" --dk 16 --n 64 --window 3 --trials 2 --scale sqrt,logn --format table | tail -n 1)
+[ "$got" = "Entropy <= mean ln(keys seen) = 1.5865." ] && ok || fail "--window 3: sweep table's bound '$got'"
 c=$(awk 'BEGIN { printf "%.17g", log(300) / sqrt(16) }')
 a1=$("$BIN" --dk 16 --n 300 --trials 3 --scale logn --columns all | sed 's/,logn,/,X,/')
 a2=$("$BIN" --dk 16 --n 300 --trials 3 --scale "$c" --columns all | sed "s/,$c,/,X,/")

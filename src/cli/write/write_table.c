@@ -108,7 +108,10 @@ size_t cli_table_tail(const cli_writer *s, char *buf, size_t len)
                  "\nTheory: E[sample variance] of the raw scores, times c^2 (scaled).\n%s"
                  "Entropy <= %s%s.\n",
                  logn ? "The scaled theory with --scale logn per row: docs/theory.md 15.1.\n" : "",
-                 e->spec.causal ? "ln(n!)/n" : "ln n_k", bound);
+                 e->spec.window   ? "mean ln(keys seen)"
+                 : e->spec.causal ? "ln(n!)/n"
+                                  : "ln n_k",
+                 bound);
     if (s->observed && n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n,
                       "P(<=V): fraction of trials with raw sample variance <= V = %g.\n",
