@@ -31,6 +31,8 @@ usage_error "$p: --seed: '-1' is not a non-negative integer" --seed -1
 usage_error "$p: --seed: '18446744073709551616' is too large (at most 18446744073709551615)" --seed 18446744073709551616
 usage_error "$p: --ddof: '-1' is not a non-negative integer" --ddof -1
 usage_error "$p: --ddof: '4' must be less than the number of scores n_q*n_k = 4" --ddof 4 --n 2 --dk 2
+usage_error "$p: --ddof: '3' must be less than the 3 scores a window of 1 shows" --ddof 3 --n 3 --dk 2 --window 1
+usage_error "$p: --ddof: '7' must be less than the 7 scores a window of 2 shows" --ddof 7 --n 4 --dk 2 --window 2 --causal --scale logn
 usage_error "$p: --dist: 'cauchy' is not a list of normal, uniform, rademacher, t" --dist cauchy
 usage_error "$p: --scale: 'sqrt,' is not a list of sqrt, dk, none, logn or positive numbers" --scale sqrt,
 usage_error "$p: --scale: '0' is not a list of sqrt, dk, none, logn or positive numbers" --scale 0
