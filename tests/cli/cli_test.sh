@@ -31,6 +31,8 @@ usage_error "$p: --seed: '-1' is not a non-negative integer" --seed -1
 usage_error "$p: --seed: '18446744073709551616' is too large (at most 18446744073709551615)" --seed 18446744073709551616
 usage_error "$p: --ddof: '-1' is not a non-negative integer" --ddof -1
 usage_error "$p: --ddof: '4' must be less than the number of scores n_q*n_k = 4" --ddof 4 --n 2 --dk 2
+usage_error "$p: --ddof: '3' must be less than the 3 scores a window of 1 shows" --ddof 3 --n 3 --dk 2 --window 1
+usage_error "$p: --ddof: '7' must be less than the 7 scores a window of 2 shows" --ddof 7 --n 4 --dk 2 --window 2 --causal --scale logn
 usage_error "$p: --dist: 'cauchy' is not a list of normal, uniform, rademacher, t" --dist cauchy
 usage_error "$p: --scale: 'sqrt,' is not a list of sqrt, dk, none, logn or positive numbers" --scale sqrt,
 usage_error "$p: --scale: '0' is not a list of sqrt, dk, none, logn or positive numbers" --scale 0
@@ -401,6 +403,21 @@ l=(--dk 8 --n 300 --causal --scale logn --trials 3)
     "$BIN" --dk 8 --n 300 --causal --scale logn --trials 6 | cmp -s - <("$BIN" merge "$tmp/l0.state" "$tmp/l1.state") &&
     ok || fail "--scale logn --causal: merged trial shards differ from one run"
 usage_error "sdpa-var: --scale logn: n_k = 1 (ln 1 = 0; needs 2 or more)" --dk 4 --n 3,1 --scale logn
+# The table's footer: a window's N is the visible scores, not n_q n_k, and
+# the per-row multipliers' theory is section 15.1, not d_k (N-1)/(N-ddof).
+want="Variance theory for these options: docs/theory.md, section 8."
+got=$("$BIN" --dk 16 --n 64 --window 3 --trials 3 --format table | grep 'Variance theory')
+[ "$got" = "$want" ] && ok || fail "--window 3: table footer '$got'"
+got=$("$BIN" --dk 16 --n 64 --window 3 --trials 3 --scale logn --format table | grep -A1 'Variance theory')
+[ "$got" = "$want
+The scaled scores' theory with --scale logn per row: section 15.1." ] && ok ||
+    fail "--window 3 --scale logn: table footer '$got'"
+got=$("$BIN" --dk 16 --n 64,32 --causal --trials 3 --scale sqrt,logn --format table | grep -A1 '^Theory:')
+[ "$got" = "Theory: E[sample variance] of the raw scores, times c^2 (scaled).
+The scaled theory with --scale logn per row: docs/theory.md 15.1." ] && ok ||
+    fail "--causal --scale logn: sweep table footer '$got'"
+got=$("$BIN" --dk 16 --n 64 --window 3 --trials 2 --scale sqrt,logn --format table | tail -n 1)
+[ "$got" = "Entropy <= mean ln(keys seen) = 1.5865." ] && ok || fail "--window 3: sweep table's bound '$got'"
 c=$(awk 'BEGIN { printf "%.17g", log(300) / sqrt(16) }')
 a1=$("$BIN" --dk 16 --n 300 --trials 3 --scale logn --columns all | sed 's/,logn,/,X,/')
 a2=$("$BIN" --dk 16 --n 300 --trials 3 --scale "$c" --columns all | sed "s/,$c,/,X,/")

@@ -64,6 +64,10 @@ refused() { # WANT ARGS...: exit 2, one line from rank 0 naming what
 refused "not with fewer trials than ranks and fewer blocks of 4096 query rows" --dk 4 --trials 2
 refused "fewer trials than ranks and --grad" --dk 4 --n 9000 --values --grad --trials 2
 refused "fewer trials than ranks and fewer blocks" --dk 4 --n 9000,5000 --trials 1
+# per-row log-n scales: a row fold carries one multiplier's scaled moments
+# (sv_rowfold_check), so a row split is refused, also in a scale sweep
+refused "fewer trials than ranks and --scale logn" --dk 4 --n 9000 --causal --scale logn --trials 1
+refused "fewer trials than ranks and --scale logn" --dk 4 --n 9000 --window 9 --scale sqrt,logn
 refused "not with per-trial, per-row and histogram output" --dk 4 --trials 9 --per-trial
 refused "not with --first-trial and --q-rows" --dk 4 --trials 9 --first-trial 3 --format state
 # Parse errors, --help, --version and merge: what one process says, once

@@ -47,6 +47,10 @@ SETS = [
     ["--window", "2", "--causal"],
     ["--window", "2"],
     ["--window", "3", "--q-mean", "0.5", "--k-mean", "-0.7"],
+    ["--causal", "--dist", "rademacher"],
+    ["--causal", "--dist", "t", "--q-std", "1.5"],
+    ["--causal", "--q-mean", "0.5"],  # mu = 0, yet a column's scores correlate
+    ["--window", "2", "--dist", "uniform", "--ddof", "1"],
 ]
 DK, N = 4, 5
 

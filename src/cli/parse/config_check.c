@@ -40,6 +40,12 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
                         field ? ": " : "", field ? field : "");
     const char *name = cli_option_defs[id].name;
     cli_options_echo(o, (cli_option_id)id, q, sizeof q);
+    uint64_t shown = 0; /* a window's scores (sv_spec_scores), not n_q n_k */
+    if (id == CLI_OPT_DDOF && spec->window > 0 && sv_spec_scores(spec, &shown) == SV_OK)
+        return cli_fail(err, errlen,
+                        "--ddof: '%s' must be less than the %" PRIu64
+                        " scores a window of %zu shows",
+                        q, shown, spec->window);
     if (id == CLI_OPT_DDOF && spec->causal)
         return cli_fail(err, errlen,
                         "--ddof: '%s' must be less than the n(n+1)/2 = %" PRIu64

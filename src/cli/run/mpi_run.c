@@ -67,6 +67,16 @@ static int split_rows(const cli_plan *p, uint64_t ranks)
     return p->count && p->configs[0].spec.trials < ranks;
 }
 
+/* Whether some configuration has log-n multipliers per row: a row fold
+ * holds the scaled moments of one multiplier (sv_rowfold_check). */
+static int any_logn_rows(const cli_plan *p)
+{
+    for (size_t i = 0; i < p->count; i++)
+        if (p->configs[i].spec.scale_logn)
+            return 1;
+    return 0;
+}
+
 /* What a split run cannot do, or NULL. The same on every rank. */
 static const char *unsplittable(const cli_plan *p, uint64_t ranks)
 {
@@ -82,6 +92,8 @@ static const char *unsplittable(const cli_plan *p, uint64_t ranks)
         return "--first-trial and --q-rows (the ranks split the trials)";
     if (split_rows(p, ranks) && p->configs[0].spec.grad)
         return "fewer trials than ranks and --grad (dL/dk sums over every row: only trials split)";
+    if (split_rows(p, ranks) && any_logn_rows(p))
+        return "fewer trials than ranks and --scale logn per row (only trials split)";
     if (split_rows(p, ranks) && row_blocks(p) < ranks)
         return "fewer trials than ranks and fewer blocks of 4096 query rows than ranks";
     return NULL;

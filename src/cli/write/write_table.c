@@ -99,10 +99,19 @@ size_t cli_table_tail(const cli_writer *s, char *buf, size_t len)
     char bound[48] = "";
     if (one_n)
         snprintf(bound, sizeof bound, " = %.4f", cli_table_col(e, "entropy_bound", 0));
-    int n = snprintf(buf, len,
-                     "\nTheory: E[sample variance] of the raw scores, times c^2 (scaled).\n"
-                     "Entropy <= %s%s.\n",
-                     e->spec.causal ? "ln(n!)/n" : "ln n_k", bound);
+    /* Per-row log-n multipliers have no one c: their theory is 15.1. */
+    int logn = 0;
+    for (size_t i = 0; i < s->n_entries; i++)
+        logn |= s->entries[i].spec.scale_logn;
+    int n =
+        snprintf(buf, len,
+                 "\nTheory: E[sample variance] of the raw scores, times c^2 (scaled).\n%s"
+                 "Entropy <= %s%s.\n",
+                 logn ? "The scaled theory with --scale logn per row: docs/theory.md 15.1.\n" : "",
+                 e->spec.window   ? "mean ln(keys seen)"
+                 : e->spec.causal ? "ln(n!)/n"
+                                  : "ln n_k",
+                 bound);
     if (s->observed && n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n,
                       "P(<=V): fraction of trials with raw sample variance <= V = %g.\n",

@@ -158,8 +158,9 @@ static void footer(FILE *f, const cli_table_entry *e)
 {
     const sv_spec *c = &e->spec;
     const sv_summary *s = &e->summary;
-    const int plain = c->q_mean == 0.0 && c->k_mean == 0.0 && !c->causal && c->d_model == 0 &&
-                      c->plant == 0.0 && !c->qk_norm;
+    /* N = n_q n_k only without a mask: a window's rows see fewer keys. */
+    const int plain = c->q_mean == 0.0 && c->k_mean == 0.0 && !c->causal && c->window == 0 &&
+                      c->d_model == 0 && c->plant == 0.0 && !c->qk_norm;
     if (plain)
         fprintf(f,
                 "\nVariance theory: E[s^2] = d_k (N-1)/(N-ddof) for N = n_q n_k = %" PRIu64
@@ -167,6 +168,8 @@ static void footer(FILE *f, const cli_table_entry *e)
                 (uint64_t)c->n_q * c->n_k);
     else
         fprintf(f, "\nVariance theory for these options: docs/theory.md, section 8.\n");
+    if (c->scale_logn)
+        fprintf(f, "The scaled scores' theory with --scale logn per row: section 15.1.\n");
     fprintf(f, "Entropy: 0 (one-hot) to the bound (uniform rows); its theory column is\n"
                "ln(keys) - sigma^2/2, an approximation shown only where it holds\n"
                "(a softmax far from one-hot). Float16 headroom: 65504 / max |logit|.\n"
