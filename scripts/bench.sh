@@ -196,8 +196,10 @@ tiny_ns=$(awk -v t="$tiny_sv" 'BEGIN { printf "%.0f", t * 1e9 / 1e6 }')
 profile() {
     command -v perf >/dev/null || { echo "| (perf is not installed) | | |"; return; }
     perf record -q -o "$tmp/perf.data" "$@" >/dev/null 2>&1 || { echo "| (perf record failed) | | |"; return; }
-    perf report -i "$tmp/perf.data" --no-children --stdio 2>/dev/null | grep -E '^ +[0-9.]+%' |
-        head -8 | awk '{ printf "| %s | %s | `%s` |\n", $1, $3, $5 }'
+    # awk reads to the end: head would close the pipe early, and perf's
+    # SIGPIPE fails the pipeline under pipefail.
+    perf report -i "$tmp/perf.data" --no-children --stdio 2>/dev/null |
+        awk '/^ +[0-9.]+%/ && ++k <= 8 { printf "| %s | %s | `%s` |\n", $1, $3, $5 }'
 }
 printf 'bench: perf profiles\n' >&2
 prof_big=$(profile "$BIN" --dk 128 --n 8192)
