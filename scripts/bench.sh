@@ -47,12 +47,14 @@ measure() {
     RSS=$(awk '$2 > m { m = $2 } END { printf "%.1f", m / 1024 }' "$tmp/$name.times")
 }
 
-# limit_seconds ARGS...: median over $RUNS of dgemm_limit's own timer (the
-# products alone, without process start-up).
+# limit_seconds ARGS...: the fastest of $RUNS runs of dgemm_limit's own
+# timer (the products alone, without process start-up). The limit is a
+# bound, so its best run estimates it: a median of 3 let one noisy minute
+# on this shared machine put the n = 16384 limit above sdpa-var.
 limit_seconds() {
     local i
     for ((i = 0; i < RUNS; i++)); do "$LIMIT" "$@" | awk '{ print $1 }'; done |
-        sort -n | awk '{ t[NR] = $1 } END { print (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2 }'
+        sort -n | head -n 1
 }
 
 verdict() { awk -v x="$1" -v lim="$2" -v op="$3" 'BEGIN { ok = (op == "<=") ? x <= lim : x >= lim; print ok ? "met" : "**not met**" }'; }
@@ -231,8 +233,8 @@ from GNU time). Regenerate with that command; every number below comes from it.
 
 ## Results
 
-Times in seconds (whole process for sdpa-var, numpy and torch; the products alone
-for the limit), peak RSS in MiB.
+Times in seconds (whole process for sdpa-var, numpy and torch, medians; the
+products alone for the limit, the fastest run), peak RSS in MiB.
 
 | configuration | sdpa-var s | sdpa-var MiB | numpy s | numpy MiB | torch f32 s | torch f64 s | limit s | numpy ÷ sdpa-var | torch f32 ÷ sdpa-var | torch f64 ÷ sdpa-var | sdpa-var ÷ limit |
 |---|---|---|---|---|---|---|---|---|---|---|---|
