@@ -54,7 +54,7 @@ measure() {
 limit_seconds() {
     local i
     for ((i = 0; i < RUNS; i++)); do "$LIMIT" "$@" | awk '{ print $1 }'; done |
-        sort -n | head -n 1
+        sort -n | awk 'NR == 1'
 }
 
 verdict() { awk -v x="$1" -v lim="$2" -v op="$3" 'BEGIN { ok = (op == "<=") ? x <= lim : x >= lim; print ok ? "met" : "**not met**" }'; }
