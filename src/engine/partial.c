@@ -233,7 +233,7 @@ static void add_trials(const sv_trial_stats *t, size_t count, double *sum, doubl
     }
 #endif
     welford(t, count, sum, m2 ? w : NULL, done, vars, e);
-    for (size_t f = 0; !m2 && f < 2 * F; f++)
+    for (size_t f = 0; !m2 && f < (size_t)2 * F; f++)
         w[f] = NAN;
 }
 
