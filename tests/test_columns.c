@@ -90,7 +90,11 @@ static void test_undefined(void)
     c = sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0);
     if (CHECK(c)) {
         CHECK_STR_EQ(c->name, "raw_entropy");
+        /* The per-column verdict the search makes; NULLs are no verdict. */
+        CHECK_EQ(sv_column_undefined(c, &v, 0), 1);
+        CHECK_EQ(sv_column_undefined(c, NULL, 0), 0);
     }
+    CHECK_EQ(sv_column_undefined(NULL, &v, 0), 0);
     /* Summary: theory columns may be nan; the spread needs two trials. */
     t.raw_entropy = 0.0;
     sv_summary s;

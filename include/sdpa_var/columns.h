@@ -186,8 +186,18 @@ const char *sv_output_kind_name(sv_output_kind kind);
 int sv_column_required(const sv_column *col, const sv_spec *spec, int observed);
 
 /**
+ * Whether @p col's value in @p row is NAN although it must be defined: a
+ * REAL column, not ONLY_OBSERVED without @p observed nor ONLY_GRAD without
+ * row->spec->grad, that sv_column_required requires.
+ * @return 1 or 0; 0 for col, row or row->spec NULL.
+ * Thread safety: pure, thread-safe.
+ */
+int sv_column_undefined(const sv_column *col, const sv_row_view *row, int observed);
+
+/**
  * The first column of @p kind whose value in @p row is NAN although
- * sv_column_required says it must be defined, or NULL when there is none.
+ * sv_column_required says it must be defined (sv_column_undefined), or
+ * NULL when there is none.
  * @p observed as in sv_column_required. @p row must have the members
  * its kind's getters read (sv_row_view); NULL for row or row->spec NULL.
  */

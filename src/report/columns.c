@@ -514,17 +514,21 @@ int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
     return 0;
 }
 
+int sv_column_undefined(const sv_column *col, const sv_row_view *row, int observed)
+{
+    if (!col || !row || !row->spec || col->type != SV_VALUE_REAL ||
+        ((col->flags & SV_COLUMN_ONLY_OBSERVED) && !observed) ||
+        ((col->flags & SV_COLUMN_ONLY_GRAD) && !row->spec->grad))
+        return 0;
+    return sv_column_required(col, row->spec, observed) && isnan(col->get(row).real);
+}
+
 const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_view *row,
                                             int observed)
 {
-    if (!row || !row->spec)
-        return NULL;
     for (size_t i = 0; i < sv_columns_count(kind); i++) {
         const sv_column *c = sv_columns_get(kind, i);
-        if (c->type != SV_VALUE_REAL || ((c->flags & SV_COLUMN_ONLY_OBSERVED) && !observed) ||
-            ((c->flags & SV_COLUMN_ONLY_GRAD) && !row->spec->grad))
-            continue;
-        if (sv_column_required(c, row->spec, observed) && isnan(c->get(row).real))
+        if (sv_column_undefined(c, row, observed))
             return c;
     }
     return NULL;

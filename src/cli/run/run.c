@@ -78,12 +78,8 @@ static const sv_column *first_undefined(const cli_sink *s, const config_run *r,
         return sv_columns_first_undefined(s->w.kind, v, s->w.observed);
     for (size_t i = 0; i < sv_columns_count(s->w.kind); i++) {
         const sv_column *c = sv_columns_get(s->w.kind, i);
-        if (c->type != SV_VALUE_REAL || (r->skipped >> SV_COLUMN_GROUP(c->flags) & 1u) ||
-            (r->no_trial_sd && cli_column_trial_sd(c)) ||
-            ((c->flags & SV_COLUMN_ONLY_OBSERVED) && !s->w.observed) ||
-            ((c->flags & SV_COLUMN_ONLY_GRAD) && !v->spec->grad))
-            continue;
-        if (sv_column_required(c, v->spec, s->w.observed) && isnan(c->get(v).real))
+        if (!(r->skipped >> SV_COLUMN_GROUP(c->flags) & 1u) &&
+            !(r->no_trial_sd && cli_column_trial_sd(c)) && sv_column_undefined(c, v, s->w.observed))
             return c;
     }
     return NULL;
