@@ -201,6 +201,37 @@ static void test_normal_tails(void)
     free(x);
 }
 
+/* sv_sample_rows: the bits of seeding each row's keyed stream and calling
+ * sv_sample_fill, for every law, a row offset and a padded stride; and its
+ * errors. */
+static void test_sample_rows(void)
+{
+    enum { M = 5, D = 3, LD = 4 };
+    const uint64_t key = sv_rng_matrix_key(11u, 2u, SV_MATRIX_K);
+    for (int dist = 0; dist < 4; dist++) {
+        double x[M * LD], want[M * LD];
+        for (size_t i = 0; i < M * LD; i++)
+            x[i] = want[i] = -7.0; /* the padding stays */
+        CHECK_STATUS(sv_sample_rows(key, 9u, M, D, (sv_dist)dist, 6.0, x, LD), SV_OK);
+        for (size_t i = 0; i < M; i++) {
+            sv_rng rng;
+            sv_rng_seed_keyed(&rng, key, 9u + i);
+            CHECK_STATUS(sv_sample_fill(&rng, (sv_dist)dist, 6.0, want + i * LD, D), SV_OK);
+        }
+        CHECK_MEM_EQ(x, want, sizeof x);
+    }
+    double x[2 * D] = {0};
+    CHECK_STATUS(sv_sample_rows(key, 0u, 0, D, SV_DIST_NORMAL, 0.0, NULL, 0), SV_OK);
+    CHECK_STATUS(sv_sample_rows(key, 0u, 2, 0, SV_DIST_NORMAL, 0.0, NULL, 0), SV_OK);
+    CHECK_STATUS(sv_sample_rows(key, 0u, 2, D, SV_DIST_NORMAL, 0.0, NULL, D), SV_EINVAL);
+    CHECK_STATUS(sv_sample_rows(key, 0u, 2, D, SV_DIST_NORMAL, 0.0, x, D - 1), SV_EINVAL);
+    CHECK_STATUS(sv_sample_rows(key, 0u, 1, D, SV_DIST_NORMAL, 0.0, x, 0), SV_OK); /* one row */
+    CHECK_STATUS(sv_sample_rows(key, 0u, 2, D, (sv_dist)4, 0.0, x, D), SV_EINVAL);
+    CHECK_STATUS(sv_sample_rows(key, 0u, 2, D, SV_DIST_STUDENT_T, 2.0, x, D), SV_EINVAL);
+    CHECK_STATUS(sv_sample_rows(key, 0u, 3, D, SV_DIST_NORMAL, 0.0, x, SIZE_MAX / 16), SV_ERANGE);
+    CHECK_STATUS(sv_sample_rows(key, 0u, 1, SIZE_MAX / 4, SV_DIST_NORMAL, 0.0, x, 0), SV_ERANGE);
+}
+
 int main(void)
 {
     test_normal_tails();
@@ -214,5 +245,6 @@ int main(void)
     test_ks(SV_DIST_UNIFORM);
     test_fill_details();
     test_stream_independence();
+    test_sample_rows();
     return CHECK_DONE();
 }

@@ -195,6 +195,15 @@ int sv_column_required(const sv_column *col, const sv_spec *spec, int observed);
 int sv_column_undefined(const sv_column *col, const sv_row_view *row, int observed);
 
 /**
+ * The groups of per-trial statistics (SV_SKIP_* of engine.h) that @p col's
+ * value is computed from: a run none of whose columns reads a group may
+ * leave it uncomputed (sv_taps.skip).
+ * @return SV_SKIP_* bits; 0 for a column that reads none, or col NULL.
+ * Thread safety: pure, thread-safe.
+ */
+unsigned sv_column_reads(const sv_column *col);
+
+/**
  * The first column of @p kind whose value in @p row is NAN although
  * sv_column_required says it must be defined (sv_column_undefined), or
  * NULL when there is none.

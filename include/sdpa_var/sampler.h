@@ -70,4 +70,21 @@ double sv_dist_fourth_moment(sv_dist dist, double nu);
  */
 sv_status sv_sample_fill(sv_rng *rng, sv_dist dist, double nu, double *x, size_t n);
 
+/**
+ * Rows @p row0 .. row0 + m - 1 of a random matrix whose row r is @p d
+ * draws of @p dist from its own stream, seeded by sv_rng_seed_keyed(rng,
+ * @p key, r) (rng.h): row i of the block goes to x[i ld .. i ld + d - 1].
+ * The same values, bit for bit, as seeding each row's stream and calling
+ * sv_sample_fill, in one call: a million trials of 2 x 2 scores draw four
+ * rows of two values each, and a call per row cost a twentieth of them.
+ * @return SV_OK (m = 0 or d = 0: nothing drawn); SV_EINVAL for a dist
+ *         or nu sv_sample_fill refuses, x NULL with m d > 0, or ld < d
+ *         with m > 1; SV_ERANGE if (m - 1) ld + d doubles exceed SIZE_MAX
+ *         bytes. x untouched after an error.
+ * Thread safety: touches only x. Cost: as sv_sample_fill per value, plus
+ * three SplitMix64 rounds and two PCG32 steps per row.
+ */
+sv_status sv_sample_rows(uint64_t key, uint64_t row0, size_t m, size_t d, sv_dist dist, double nu,
+                         double *x, size_t ld);
+
 #endif

@@ -136,7 +136,7 @@ class sv_taps(ctypes.Structure):
     _fields_ = [("hist_bins", c_size), ("hist_lo", c_dbl), ("hist_hi", c_dbl),
                 ("hist_raw", ctypes.POINTER(c_u64)), ("hist_scaled", ctypes.POINTER(c_u64)),
                 ("hist_w_raw", ctypes.POINTER(c_u64)), ("hist_w_scaled", ctypes.POINTER(c_u64)),
-                ("row_sums", ctypes.POINTER(c_dbl))]
+                ("row_sums", ctypes.POINTER(c_dbl)), ("skip", ctypes.c_uint)]
 
 
 # engine.h: sv_trial_stats, doubles in the order of the library's table

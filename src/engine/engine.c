@@ -4,6 +4,7 @@
  * run 64 at a time through one call of the row kernel; whole trials run
  * one per thread when there are enough of them. */
 #include <math.h>
+#include <stddef.h>
 #ifdef SV_HAVE_BLAS
 #include <cblas.h>
 #include <pthread.h>
@@ -175,10 +176,8 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
     const size_t nq = p->spec->n_q, nk = p->spec->n_k, n = nq * nk, d = p->spec->d_k;
     if (sv_cancelled(p))
         return;
-    if (!p->src->measure_entries) { /* empty, as sv_rowpass_entries leaves them */
-        memset(ws->q_mo, 0, cnt * nq * sizeof *ws->q_mo);
-        memset(ws->k_mo, 0, cnt * nk * sizeof *ws->k_mo);
-    }
+    /* Without measure_entries, q_mo and k_mo are left as they are:
+     * sv_trial_from_rows does not read them then. */
     for (size_t g = 0; g < cnt; g++) {
         if (p->src->trial_len > 0)
             p->src->begin_trial(p->src, t0 + g, ws->state);
@@ -237,7 +236,8 @@ static int trial_is_number(const plan *p, const sv_trial_stats *t)
     if (t->rows_empty >= (double)p->spec->n_q)
         return 1;
     const int grad = p->grad, values = p->dv != 0;
-#define MUST_ALWAYS_(name) || isnan(t->name)
+#define MUST_ALWAYS_(name)                                                                         \
+    || (isnan(t->name) && !(p->skipped >> offsetof(sv_trial_stats, name) / sizeof(double) & 1u))
 #define MUST_GRAD_(name) || (grad && isnan(t->name))
 #define MUST_VALUES_(name) || (values && isnan(t->name))
 #define MUST_MAYBE_(name)
@@ -247,7 +247,8 @@ static int trial_is_number(const plan *p, const sv_trial_stats *t)
 #undef MUST_
     /* MAYBE, but the known-mean variance is NaN exactly where theory has
      * no E[S]. */
-    return !isnan(t->raw_var_known_mean) || isnan(p->theory_mean);
+    return !isnan(t->raw_var_known_mean) || isnan(p->theory_mean) ||
+           (p->taps.skip & SV_SKIP_VARIANCE);
 }
 
 /* Whether trials out[0 .. cnt - 1] all pass trial_is_number (never for

@@ -182,6 +182,10 @@ sv_status sv_plan_make(plan *p, const sv_spec *spec, const sv_source *src, const
     *p = (plan){.spec = spec, .src = src, .exec = exec, .first = first, .row1 = spec->n_q};
     if (taps)
         p->taps = *taps;
+    _Static_assert(SV_TRIAL_FIELDS <= 64, "plan.skipped has a bit per field");
+    for (size_t i = 0; i < SV_TRIAL_FIELDS; i++)
+        if (p->taps.skip & sv_trial_skip_bit(i * sizeof(double)))
+            p->skipped |= (uint64_t)1 << i;
     derive(p, count);
     size_t one;
     if (!sizes_of(p, z) || !bytes_of(z, &one) ||

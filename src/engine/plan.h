@@ -93,6 +93,7 @@ typedef struct plan {
     size_t fold_blocks; /* blocks of the fold in [row0, row1) */
     double ln_nk;       /* log(n_k): the normalised entropy of a row seeing every key */
     double theory_mean; /* sv_theory_mean(spec): the known-mean variance's E[S] */
+    uint64_t skipped;   /* bit i: field i of sv_trial_stats is in taps.skip (NAN) */
 } plan;
 
 /* fmin and fmax as glibc's x86-64 ones compute them (a NaN gives the
@@ -245,5 +246,8 @@ void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softma
                         const sv_softmax_stats *raw, const sv_softmax_stats *sc,
                         const double *planted, const double *sink, const sv_moments *q_mo,
                         const sv_moments *k_mo, sv_trial_stats *out);
+/* The SV_SKIP_* bit of the sv_trial_stats field at byte offset @p offset
+ * (0 for a field always computed): what the NaN check forgives. */
+unsigned sv_trial_skip_bit(size_t offset);
 
 #endif

@@ -4,6 +4,7 @@
  * (rowfold.h): the same code for the one-trial path, the grouped path of
  * tiny trials and the merge of row shards, so all give the same bits. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "plan.h"
@@ -22,8 +23,9 @@ typedef struct trial_acc {
                           sv_rowfold: row shards refuse scale_logn) */
     double hmin[2], hmax[2], maxabs, maxlogit;
     size_t n_planted;
-    size_t n_hn; /* rows seeing >= 2 keys: those of the normalised entropy */
-    int plain;   /* few rows: plain sums are as exact, and cheaper */
+    size_t n_hn;   /* rows seeing >= 2 keys: those of the normalised entropy */
+    int plain;     /* few rows: plain sums are as exact, and cheaper */
+    unsigned skip; /* sv_taps.skip: groups left uncomputed */
 } trial_acc;
 
 /* Rows up to which a trial's means over rows are plain sums: the rounding
@@ -38,12 +40,13 @@ static void acc_add(const trial_acc *t, ksum *k, double x)
         ksum_add(k, x);
 }
 
-static void trial_init(trial_acc *t, const sv_spec *s)
+static void trial_init(trial_acc *t, const sv_spec *s, unsigned skip)
 {
     *t = (trial_acc){.hmin = {INFINITY, INFINITY},
                      .hmax = {-INFINITY, -INFINITY},
                      .maxlogit = -INFINITY,
-                     .plain = s->n_q <= SV_PLAIN_ROWS};
+                     .plain = s->n_q <= SV_PLAIN_ROWS,
+                     .skip = skip};
 }
 
 /* The compensated sums of a fold, in the order they are stored. */
@@ -125,7 +128,7 @@ static void acc_pack(trial_acc *t, sv_rowfold *f)
 
 static void acc_unpack(const sv_rowfold *f, const sv_spec *s, trial_acc *t)
 {
-    trial_init(t, s);
+    trial_init(t, s, 0);
     sv_moments *m[5] = {&t->mo, &t->q, &t->k, &t->out[0], &t->out[1]};
     size_t j = 0;
     for (int i = 0; i < 5; i++) {
@@ -162,9 +165,11 @@ static void trial_add_norm(const plan *p, trial_acc *t, size_t seen, double c,
 {
     const double t0 = sink - sm->max;
     /* Key 0 the row's top (often, with few keys): exp(0) is 1, no call. */
-    acc_add(t, &t->sink[0], (t0 == 0.0 ? 1.0 : exp(t0)) / (1.0 + sm->r[0]));
-    acc_add(t, &t->sink[1], (t0 == 0.0 ? 1.0 : exp(c * t0)) / (1.0 + sm->r[1]));
-    if (seen < 2)
+    if (!(t->skip & SV_SKIP_SINK)) {
+        acc_add(t, &t->sink[0], (t0 == 0.0 ? 1.0 : exp(t0)) / (1.0 + sm->r[0]));
+        acc_add(t, &t->sink[1], (t0 == 0.0 ? 1.0 : exp(c * t0)) / (1.0 + sm->r[1]));
+    }
+    if (seen < 2 || (t->skip & SV_SKIP_ENTROPY_RANGE))
         return;
     const double ln_seen = seen == p->spec->n_k ? p->ln_nk : log((double)seen);
     acc_add(t, &t->hn[0], raw->entropy / ln_seen);
@@ -192,6 +197,7 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
 {
     const sv_spec *s = p->spec;
     const size_t n_planted = !p->src->related_diag ? 0 : s->n_q < s->n_k ? s->n_q : s->n_k;
+    const unsigned skip = t->skip;
     t->rows += n;
     for (size_t i = 0; i < n; i++) {
         if (mo[i].n == 0)
@@ -214,15 +220,23 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
             acc_add(t, &t->h[c], st[c]->entropy);
             acc_add(t, &t->mw[c], st[c]->max_weight);
             acc_add(t, &t->jt[c], st[c]->jac_trace);
-            acc_add(t, &t->p2[c], 1.0 - st[c]->jac_trace);
-            acc_add(t, &t->jf[c], st[c]->jac_frob);
             acc_add(t, &t->ek[c], st[c]->eff_keys);
-            t->hmin[c] = sv_fmin(t->hmin[c], st[c]->entropy);
-            t->hmax[c] = sv_fmax(t->hmax[c], st[c]->entropy);
+            if (!(skip & SV_SKIP_SUM_P2))
+                acc_add(t, &t->p2[c], 1.0 - st[c]->jac_trace);
+            if (!(skip & SV_SKIP_JAC_FROB))
+                acc_add(t, &t->jf[c], st[c]->jac_frob);
+            if (!(skip & SV_SKIP_ENTROPY_RANGE)) {
+                t->hmin[c] = sv_fmin(t->hmin[c], st[c]->entropy);
+                t->hmax[c] = sv_fmax(t->hmax[c], st[c]->entropy);
+            }
         }
-        trial_add_norm(p, t, (size_t)mo[i].n, scale, &sm[i], &raw[i], &sc[i], sink[i]);
-        t->maxabs = sv_fmax(t->maxabs, sv_fmax(fabs(sm[i].max), fabs(sm[i].min)));
-        t->maxlogit = sv_fmax(t->maxlogit, sm[i].max);
+        if ((skip & (SV_SKIP_SINK | SV_SKIP_ENTROPY_RANGE)) !=
+            (SV_SKIP_SINK | SV_SKIP_ENTROPY_RANGE))
+            trial_add_norm(p, t, (size_t)mo[i].n, scale, &sm[i], &raw[i], &sc[i], sink[i]);
+        if (!(skip & SV_SKIP_LOGITS)) {
+            t->maxabs = sv_fmax(t->maxabs, sv_fmax(fabs(sm[i].max), fabs(sm[i].min)));
+            t->maxlogit = sv_fmax(t->maxlogit, sm[i].max);
+        }
     }
 }
 
@@ -241,6 +255,37 @@ static double out_var(const sv_spec *s, const sv_moments *o)
 {
     const double nn = (double)o->n, om = o->mean;
     return s->values && nn > 0 ? (o->m2 + nn * om * om) / nn : NAN;
+}
+
+/* The statistics of the SV_SKIP_* groups, NAN for those in t->skip. */
+static void trial_finish_extra(double mu, const trial_acc *t, sv_trial_stats *out)
+{
+    const size_t nq = (size_t)t->seen;
+    const unsigned skip = t->skip;
+    /* Known mean: sum (S - mu)^2 = M2 + N (mean - mu)^2, mu the theory's
+     * E[S] over the visible scores (planted ones included); NAN if none. */
+    const double n = (double)t->mo.n;
+    const int var = !(skip & SV_SKIP_VARIANCE), frob = !(skip & SV_SKIP_JAC_FROB);
+    const int range = !(skip & SV_SKIP_ENTROPY_RANGE), logits = !(skip & SV_SKIP_LOGITS);
+    const int p2 = !(skip & SV_SKIP_SUM_P2), sink = !(skip & SV_SKIP_SINK);
+    out->raw_var_known_mean =
+        var ? (t->mo.m2 + n * (t->mo.mean - mu) * (t->mo.mean - mu)) / n : NAN;
+    out->raw_var_ddof0 = var ? sv_moments_variance(&t->mo, 0) : NAN;
+    out->raw_var_ddof1 = var ? sv_moments_variance(&t->mo, 1) : NAN;
+    out->raw_jac_frob = frob ? ksum_mean(&t->jf[0], nq) : NAN;
+    out->scaled_jac_frob = frob ? ksum_mean(&t->jf[1], nq) : NAN;
+    out->raw_entropy_min = range ? t->hmin[0] : NAN;
+    out->raw_entropy_max = range ? t->hmax[0] : NAN;
+    out->scaled_entropy_min = range ? t->hmin[1] : NAN;
+    out->scaled_entropy_max = range ? t->hmax[1] : NAN;
+    out->raw_entropy_norm = range && t->n_hn ? ksum_mean(&t->hn[0], t->n_hn) : NAN;
+    out->scaled_entropy_norm = range && t->n_hn ? ksum_mean(&t->hn[1], t->n_hn) : NAN;
+    out->raw_max_abs_logit = logits ? t->maxabs : NAN;
+    out->raw_max_logit = logits && t->mo.n ? t->maxlogit : NAN;
+    out->raw_sum_p2 = p2 ? ksum_mean(&t->p2[0], nq) : NAN;
+    out->scaled_sum_p2 = p2 ? ksum_mean(&t->p2[1], nq) : NAN;
+    out->raw_sink_weight = sink ? ksum_mean(&t->sink[0], nq) : NAN;
+    out->scaled_sink_weight = sink ? ksum_mean(&t->sink[1], nq) : NAN;
 }
 
 /* mu: sv_theory_mean(s), which a plan keeps (a call per trial cost more
@@ -262,21 +307,9 @@ static void trial_finish(const sv_spec *s, double mu, const trial_acc *t, sv_tri
     out->scaled_max_weight = ksum_mean(&t->mw[1], nq);
     out->raw_jac_trace = ksum_mean(&t->jt[0], nq);
     out->scaled_jac_trace = ksum_mean(&t->jt[1], nq);
-    /* Known mean: sum (S - mu)^2 = M2 + N (mean - mu)^2, mu the theory's
-     * E[S] over the visible scores (planted ones included); NAN if none. */
-    const double n = (double)t->mo.n;
-    out->raw_var_known_mean = (t->mo.m2 + n * (t->mo.mean - mu) * (t->mo.mean - mu)) / n;
-    out->raw_var_ddof0 = sv_moments_variance(&t->mo, 0);
-    out->raw_var_ddof1 = sv_moments_variance(&t->mo, 1);
-    out->raw_jac_frob = ksum_mean(&t->jf[0], nq);
-    out->scaled_jac_frob = ksum_mean(&t->jf[1], nq);
     out->raw_eff_keys = ksum_mean(&t->ek[0], nq);
     out->scaled_eff_keys = ksum_mean(&t->ek[1], nq);
-    out->raw_entropy_min = t->hmin[0];
-    out->raw_entropy_max = t->hmax[0];
-    out->scaled_entropy_min = t->hmin[1];
-    out->scaled_entropy_max = t->hmax[1];
-    out->raw_max_abs_logit = t->maxabs;
+    trial_finish_extra(mu, t, out);
     out->raw_diag_logit = t->n_planted ? ksum_mean(&t->pl_logit, t->n_planted) : NAN;
     out->raw_diag_weight = t->n_planted ? ksum_mean(&t->pl_w[0], t->n_planted) : NAN;
     out->scaled_diag_weight = t->n_planted ? ksum_mean(&t->pl_w[1], t->n_planted) : NAN;
@@ -284,8 +317,6 @@ static void trial_finish(const sv_spec *s, double mu, const trial_acc *t, sv_tri
     out->k_var = sv_moments_variance(&t->k, 0);
     out->raw_out_var = out_var(s, &t->out[0]);
     out->scaled_out_var = out_var(s, &t->out[1]);
-    out->raw_sum_p2 = ksum_mean(&t->p2[0], nq);
-    out->scaled_sum_p2 = ksum_mean(&t->p2[1], nq);
     /* The gradient statistics: sv_grad_trial's, when it runs. */
     out->raw_grad_logits2 = out->scaled_grad_logits2 = NAN;
     out->raw_grad_logits_theory2 = out->scaled_grad_logits_theory2 = NAN;
@@ -293,11 +324,6 @@ static void trial_finish(const sv_spec *s, double mu, const trial_acc *t, sv_tri
     out->raw_grad_q2 = out->scaled_grad_q2 = out->raw_grad_k2 = out->scaled_grad_k2 = NAN;
     out->q_mean = t->q.n ? t->q.mean : NAN;
     out->k_mean = t->k.n ? t->k.mean : NAN;
-    out->raw_sink_weight = ksum_mean(&t->sink[0], nq);
-    out->scaled_sink_weight = ksum_mean(&t->sink[1], nq);
-    out->raw_entropy_norm = t->n_hn ? ksum_mean(&t->hn[0], t->n_hn) : NAN;
-    out->scaled_entropy_norm = t->n_hn ? ksum_mean(&t->hn[1], t->n_hn) : NAN;
-    out->raw_max_logit = t->mo.n ? t->maxlogit : NAN;
     out->rows_empty = (double)(s->n_q - t->seen);
 }
 
@@ -308,7 +334,7 @@ void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softma
 {
     /* Tiny trials: n_q <= SV_TILE_ROWS, one block of the fold. */
     trial_acc t;
-    trial_init(&t, p->spec);
+    trial_init(&t, p->spec, p->taps.skip);
     trial_add(p, &t, 0, row_mo, row_sm, raw, sc, planted, sink, p->spec->n_q);
     if (p->src->measure_entries) { /* else every row's moments are empty */
         add_entries(&t.q, q_mo, p->spec->n_q);
@@ -375,7 +401,7 @@ static void row_stats(const plan *p, const workspace *ws, size_t r0, size_t cnt)
  * order. */
 static void fold_rows(const plan *p, const workspace *ws, size_t i0, size_t i1, trial_acc *t)
 {
-    trial_init(t, p->spec);
+    trial_init(t, p->spec, p->taps.skip);
     for (size_t r0 = i0; r0 < i1; r0 += SV_STATS_ROWS) {
         const size_t cnt = i1 - r0 < SV_STATS_ROWS ? i1 - r0 : SV_STATS_ROWS;
         row_stats(p, ws, r0, cnt);
@@ -393,7 +419,7 @@ void sv_trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
 {
     const size_t nq = p->spec->n_q;
     trial_acc t, b;
-    trial_init(&t, p->spec);
+    trial_init(&t, p->spec, p->taps.skip);
     for (size_t i0 = 0; i0 < nq; i0 += SV_FOLD_ROWS) {
         fold_rows(p, ws, i0, nq - i0 < SV_FOLD_ROWS ? nq : i0 + SV_FOLD_ROWS, &b);
         acc_combine(&t, &b);
@@ -429,7 +455,7 @@ sv_status sv_rowfold_finish(const sv_spec *spec, const sv_rowfold *blocks, size_
         nb != sv_rowfold_blocks(0, spec->n_q))
         return SV_EINVAL;
     trial_acc t, b;
-    trial_init(&t, spec);
+    trial_init(&t, spec, 0);
     for (size_t i = 0; i < nb; i++) {
         acc_unpack(&blocks[i], spec, &b);
         acc_combine(&t, &b);
@@ -438,6 +464,39 @@ sv_status sv_rowfold_finish(const sv_spec *spec, const sv_rowfold *blocks, size_
         return SV_EMISMATCH;
     trial_finish(spec, sv_theory_mean(spec), &t, out);
     return SV_OK;
+}
+
+unsigned sv_trial_skip_bit(size_t offset)
+{
+#define OFF_(f) offsetof(sv_trial_stats, f)
+    switch (offset) {
+    case OFF_(raw_jac_frob):
+    case OFF_(scaled_jac_frob):
+        return SV_SKIP_JAC_FROB;
+    case OFF_(raw_entropy_min):
+    case OFF_(raw_entropy_max):
+    case OFF_(scaled_entropy_min):
+    case OFF_(scaled_entropy_max):
+    case OFF_(raw_entropy_norm):
+    case OFF_(scaled_entropy_norm):
+        return SV_SKIP_ENTROPY_RANGE;
+    case OFF_(raw_sink_weight):
+    case OFF_(scaled_sink_weight):
+        return SV_SKIP_SINK;
+    case OFF_(raw_max_abs_logit):
+    case OFF_(raw_max_logit):
+        return SV_SKIP_LOGITS;
+    case OFF_(raw_sum_p2):
+    case OFF_(scaled_sum_p2):
+        return SV_SKIP_SUM_P2;
+    case OFF_(raw_var_known_mean):
+    case OFF_(raw_var_ddof0):
+    case OFF_(raw_var_ddof1):
+        return SV_SKIP_VARIANCE;
+    default:
+        return 0;
+    }
+#undef OFF_
 }
 
 size_t sv_trial_field_count(void)

@@ -523,6 +523,50 @@ int sv_column_undefined(const sv_column *col, const sv_row_view *row, int observ
     return sv_column_required(col, row->spec, observed) && isnan(col->get(row).real);
 }
 
+unsigned sv_column_reads(const sv_column *col)
+{
+    /* Every column computed from a field of an SV_SKIP_* group: its mean,
+     * its spread across trials, or a value derived from it. unit.columns
+     * checks that no other column changes when a group's fields are NAN. */
+    static const struct {
+        col_id id;
+        unsigned skip;
+    } reads[] = {
+        {C_raw_jac_frob, SV_SKIP_JAC_FROB},
+        {C_scaled_jac_frob, SV_SKIP_JAC_FROB},
+        {C_raw_jac_frob_sd, SV_SKIP_JAC_FROB},
+        {C_scaled_jac_frob_sd, SV_SKIP_JAC_FROB},
+        {C_raw_entropy_min, SV_SKIP_ENTROPY_RANGE},
+        {C_raw_entropy_max, SV_SKIP_ENTROPY_RANGE},
+        {C_scaled_entropy_min, SV_SKIP_ENTROPY_RANGE},
+        {C_scaled_entropy_max, SV_SKIP_ENTROPY_RANGE},
+        {C_raw_entropy_norm, SV_SKIP_ENTROPY_RANGE},
+        {C_scaled_entropy_norm, SV_SKIP_ENTROPY_RANGE},
+        {C_raw_sink_weight, SV_SKIP_SINK},
+        {C_scaled_sink_weight, SV_SKIP_SINK},
+        {C_raw_max_abs_logit, SV_SKIP_LOGITS},
+        {C_scaled_max_abs_logit, SV_SKIP_LOGITS},
+        {C_raw_fp16_headroom, SV_SKIP_LOGITS},
+        {C_scaled_fp16_headroom, SV_SKIP_LOGITS},
+        {C_raw_max_logit, SV_SKIP_LOGITS},
+        {C_scaled_max_logit, SV_SKIP_LOGITS},
+        {C_raw_sum_p2, SV_SKIP_SUM_P2},
+        {C_scaled_sum_p2, SV_SKIP_SUM_P2},
+        {C_raw_out_var_theory, SV_SKIP_SUM_P2},
+        {C_scaled_out_var_theory, SV_SKIP_SUM_P2},
+        {C_raw_var_known_mean, SV_SKIP_VARIANCE},
+        {C_raw_var_ddof0, SV_SKIP_VARIANCE},
+        {C_raw_var_ddof1, SV_SKIP_VARIANCE},
+        {C_raw_var_known_mean_sd, SV_SKIP_VARIANCE},
+        {C_raw_var_ddof0_sd, SV_SKIP_VARIANCE},
+        {C_raw_var_ddof1_sd, SV_SKIP_VARIANCE},
+    };
+    for (size_t i = 0; col && i < sizeof reads / sizeof reads[0]; i++)
+        if (col == &columns[reads[i].id])
+            return reads[i].skip;
+    return 0;
+}
+
 const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_view *row,
                                             int observed)
 {

@@ -18,15 +18,11 @@ static void draw_weights(const sv_source *src, uint64_t trial, double *state)
     for (int w = 0; w < 2; w++) {
         double *m = state + (w ? s->d_model * d : 0);
         const uint64_t key = sv_pcg_matrix_key(s->seed, trial, w ? SV_MATRIX_WK : SV_MATRIX_WQ);
-        for (size_t r = 0; r < s->d_model; r++) {
-            sv_rng rng;
-            sv_pcg_seed_keyed(&rng, key, r);
-            /* Statuses of sv_sample_fill unread in this file: the spec
-             * passed sv_spec_check (dist in range, nu > 4, arrays sized). */
-            (void)sv_sample_fill(&rng, SV_DIST_NORMAL, 0.0, m + r * d, d);
-            for (size_t l = 0; l < d; l++)
-                m[r * d + l] *= sd;
-        }
+        /* Statuses unread in this file: the spec passed sv_spec_check
+         * (dist in range, nu > 4, arrays sized). */
+        (void)sv_sample_rows(key, 0, s->d_model, d, SV_DIST_NORMAL, 0.0, m, d);
+        for (size_t l = 0; l < s->d_model * d; l++)
+            m[l] *= sd;
     }
 }
 
@@ -36,9 +32,7 @@ static void projected_row(const sv_spec *s, const double *state, uint64_t token_
                           sv_matrix which, size_t row, double *x, double *scratch)
 {
     const size_t d = s->d_k, dm = s->d_model;
-    sv_rng rng;
-    sv_pcg_seed_keyed(&rng, token_key, row);
-    (void)sv_sample_fill(&rng, s->dist, s->nu, scratch, dm);
+    (void)sv_sample_rows(token_key, row, 1, dm, s->dist, s->nu, scratch, dm);
     const double *w = state + (which == SV_MATRIX_Q ? 0 : dm * d);
     for (size_t l = 0; l < d; l++)
         x[l] = 0.0;
@@ -63,15 +57,15 @@ static row_law law_of(const sv_spec *s, sv_matrix which)
     return (row_law){s->dist, s->nu, mu, sd, mu != 0.0 || sd != 1.0};
 }
 
-/* One row of d values of Q or K before QK-norm: dist, then mean + std x. */
-static void base_row(const row_law *law, size_t d, uint64_t key, size_t row, double *x)
+/* Rows row .. row + m - 1 of d values of Q or K before QK-norm (row i at
+ * x + i ld): dist, then mean + std x. */
+static void base_rows(const row_law *law, size_t d, uint64_t key, size_t row, size_t m, double *x,
+                      size_t ld)
 {
-    sv_rng rng;
-    sv_pcg_seed_keyed(&rng, key, row);
-    (void)sv_sample_fill(&rng, law->dist, law->nu, x, d);
-    if (law->affine)
+    (void)sv_sample_rows(key, row, m, d, law->dist, law->nu, x, ld);
+    for (size_t i = 0; law->affine && i < m; i++)
         for (size_t l = 0; l < d; l++)
-            x[l] = law->mu + law->sd * x[l];
+            x[i * ld + l] = law->mu + law->sd * x[i * ld + l];
 }
 
 /* Rescales a row of d values to L2 norm r (a zero row stays zero). */
@@ -107,15 +101,17 @@ static void qk_rows(const sv_spec *s, const double *state, uint64_t trial, sv_ma
     const row_law law = law_of(s, which), qlaw = law_of(s, SV_MATRIX_Q);
     const int projected = s->d_model > 0, norm = s->qk_norm;
     const double radius = s->qk_radius;
+    /* Each row its own stream: all rows drawn first, in one call, give
+     * the bits of drawing them one by one. */
+    if (!projected)
+        base_rows(&law, d, key, row0, m, x, ld);
     for (size_t i = 0; i < m; i++) {
         double *row = x + i * ld;
         if (projected)
             projected_row(s, state, key, which, row0 + i, row, scratch);
-        else
-            base_row(&law, d, key, row0 + i, row);
         if (row0 + i < planted) {
             /* k_j = rho q_j + sqrt(1 - rho^2) z_j */
-            base_row(&qlaw, d, qkey, row0 + i, scratch);
+            base_rows(&qlaw, d, qkey, row0 + i, 1, scratch, d);
             for (size_t l = 0; l < d; l++)
                 row[l] = rho * scratch[l] + rest * row[l];
         }
@@ -134,12 +130,8 @@ static void draw_rows(const sv_source *src, const double *state, uint64_t trial,
     }
     /* V, or G (--grad): d_v entries of dist a row, each matrix its own
      * streams, so --grad leaves V as --values draws it. */
-    const uint64_t key = sv_pcg_matrix_key(s->seed, trial, which);
-    for (size_t j = 0; j < m; j++) {
-        sv_rng rng;
-        sv_pcg_seed_keyed(&rng, key, row0 + j);
-        (void)sv_sample_fill(&rng, s->dist, s->nu, x + j * ld, s->d_v);
-    }
+    (void)sv_sample_rows(sv_pcg_matrix_key(s->seed, trial, which), row0, m, s->d_v, s->dist, s->nu,
+                         x, ld);
 }
 
 static sv_status draw_check(const sv_source *src, const sv_spec *spec, uint64_t first,

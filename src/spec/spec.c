@@ -381,6 +381,8 @@ double sv_spec_scale2(const sv_spec *spec)
 
 sv_status sv_taps_check(const sv_taps *t, const sv_spec *spec)
 {
+    if (t && (t->skip & ~SV_SKIP_ALL))
+        return SV_EINVAL;
     if (!t || t->hist_bins == 0)
         return SV_OK;
     if (!spec)

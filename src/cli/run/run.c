@@ -70,16 +70,17 @@ static void free_run(config_run *r)
  * answer (an overflow, a bug): say which and where, and stop. */
 /* sv_columns_first_undefined, but for what the run left NAN as nothing
  * shows it: the groups in r->skipped (bit g: group g), the SDs across
- * trials with r->no_trial_sd. */
+ * trials with r->no_trial_sd, the columns reading r->taps.skip. */
 static const sv_column *first_undefined(const cli_sink *s, const config_run *r,
                                         const sv_row_view *v)
 {
-    if (!r->skipped && !r->no_trial_sd)
+    if (!r->skipped && !r->no_trial_sd && !r->taps.skip)
         return sv_columns_first_undefined(s->w.kind, v, s->w.observed);
     for (size_t i = 0; i < sv_columns_count(s->w.kind); i++) {
         const sv_column *c = sv_columns_get(s->w.kind, i);
         if (!(r->skipped >> SV_COLUMN_GROUP(c->flags) & 1u) &&
-            !(r->no_trial_sd && cli_column_trial_sd(c)) && sv_column_undefined(c, v, s->w.observed))
+            !(sv_column_reads(c) & r->taps.skip) && !(r->no_trial_sd && cli_column_trial_sd(c)) &&
+            sv_column_undefined(c, v, s->w.observed))
             return c;
     }
     return NULL;
@@ -253,6 +254,8 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
     }
     if (s && !cli_sink_shows_group(s, SV_GROUP_QUANTILES))
         r->skipped |= 1u << SV_GROUP_QUANTILES;
+    /* Nor the per-trial statistics that no column reads. */
+    r->taps.skip = s ? SV_SKIP_ALL & ~cli_sink_reads(s) : 0;
     r->no_trial_sd = s && !cli_sink_shows_trial_sd(s);
     if (st == SV_OK && r->state) {
         *r->state = (sv_state_config){.spec = r->spec,

@@ -130,6 +130,18 @@ int cli_sink_shows_group(const cli_sink *s, sv_column_group g)
     return shows(s, in_group, g);
 }
 
+unsigned cli_sink_reads(const cli_sink *s)
+{
+    const cli_format f = s->w.format;
+    if (f != CLI_FORMAT_CSV && f != CLI_FORMAT_JSON && f != CLI_FORMAT_JSONL)
+        return SV_SKIP_ALL;
+    unsigned reads = 0;
+    for (size_t i = 0; i < s->w.n_cols + s->w.n_config_cols; i++)
+        reads |=
+            sv_column_reads(i < s->w.n_cols ? s->w.cols[i] : s->w.config_cols[i - s->w.n_cols]);
+    return reads;
+}
+
 int cli_sink_shows_trial_sd(const cli_sink *s)
 {
     return shows(s, trial_sd, SV_GROUP_CORE);

@@ -50,6 +50,11 @@ int cli_column_trial_sd(const sv_column *c);
 /* Whether some row written may show such a column (as cli_sink_shows_group). */
 int cli_sink_shows_trial_sd(const cli_sink *s);
 
+/* The SV_SKIP_* groups some column written reads (sv_column_reads), so
+ * the run computes only those: every group for the table views, which
+ * choose their rows themselves. */
+unsigned cli_sink_reads(const cli_sink *s);
+
 /* Formats one row of the sink's kind, whole, into the buffer. 0 when out
  * of memory. */
 int cli_sink_row(cli_sink *s, const sv_row_view *row);
