@@ -91,20 +91,23 @@ static void qk_rows(const sv_spec *s, const double *state, uint64_t trial, sv_ma
                            : which == SV_MATRIX_K && s->cross ? SV_MATRIX_XK
                                                               : SV_MATRIX_X;
     const uint64_t key = sv_pcg_matrix_key(s->seed, trial, from);
-    const uint64_t qkey = s->plant != 0.0 ? sv_pcg_matrix_key(s->seed, trial, SV_MATRIX_Q) : 0;
     const double rho = s->plant;
     /* Rows below `planted` get a planted key (K only, rho != 0). */
     const size_t planted = which != SV_MATRIX_K || rho == 0.0 ? 0
                            : s->n_q < s->n_k                  ? s->n_q
                                                               : s->n_k;
-    const double rest = planted ? sqrt(1.0 - rho * rho) : 0.0;
-    const row_law law = law_of(s, which), qlaw = law_of(s, SV_MATRIX_Q);
-    const int projected = s->d_model > 0, norm = s->qk_norm;
-    const double radius = s->qk_radius;
+    const int projected = s->d_model > 0;
     /* Each row its own stream: all rows drawn first, in one call, give
      * the bits of drawing them one by one. */
-    if (!projected)
+    if (!projected) {
+        const row_law law = law_of(s, which);
         base_rows(&law, d, key, row0, m, x, ld);
+        if (row0 >= planted && !s->qk_norm)
+            return; /* plain rows: the tiny trials' case, its work kept small */
+    }
+    const uint64_t qkey = planted ? sv_pcg_matrix_key(s->seed, trial, SV_MATRIX_Q) : 0;
+    const double rest = planted ? sqrt(1.0 - rho * rho) : 0.0;
+    const row_law qlaw = law_of(s, SV_MATRIX_Q);
     for (size_t i = 0; i < m; i++) {
         double *row = x + i * ld;
         if (projected)
@@ -115,8 +118,8 @@ static void qk_rows(const sv_spec *s, const double *state, uint64_t trial, sv_ma
             for (size_t l = 0; l < d; l++)
                 row[l] = rho * scratch[l] + rest * row[l];
         }
-        if (norm)
-            qk_normalise(row, d, radius);
+        if (s->qk_norm)
+            qk_normalise(row, d, s->qk_radius);
     }
 }
 
