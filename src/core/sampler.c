@@ -177,8 +177,11 @@ sv_status sv_sample_rows(uint64_t key, uint64_t row0, size_t m, size_t d, sv_dis
         return SV_OK;
     if (!x || (m > 1 && ld < d))
         return SV_EINVAL;
+    /* (m - 1) ld + d doubles, without a division: tiny trials call this
+     * twice a trial. */
     const size_t most = SIZE_MAX / sizeof(double);
-    if (d > most || (m > 1 && m - 1 > (most - d) / ld))
+    size_t span = 0;
+    if (d > most || (m > 1 && (__builtin_mul_overflow(m - 1, ld, &span) || span > most - d)))
         return SV_ERANGE;
     for (size_t i = 0; i < m; i++) {
         sv_rng rng;
