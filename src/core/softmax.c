@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "softmax_rows.h"
 #include "vexp.h"
 
 /* Index of the first largest element. */
@@ -372,8 +373,17 @@ sv_status sv_softmax_acc_merge(sv_softmax_acc *acc, const sv_softmax_acc *b, dou
     return SV_OK;
 }
 
-sv_status sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale,
-                                    sv_softmax_stats *raw, sv_softmax_stats *scaled)
+/* |J|_F of a row from its sums: r = Z - 1, q = sum e^2 and u = sum e^3
+ * over the keys but the top, iz = 1 / Z, iz2 = 1 / Z^2. */
+static double jac_frob(double rk, double q, double u, double iz, double iz2)
+{
+    const double qq = q * iz2, uu = u * iz2 * iz;
+    const double f2 = rk * rk * (iz2 * iz2) + qq * (1.0 + 2.0 * iz2 + qq) - 2.0 * uu;
+    return sqrt(f2 > 0.0 ? f2 : 0.0);
+}
+
+sv_status sv_softmax_acc_stats_rows_frob(const sv_softmax_acc *acc, size_t n, double scale,
+                                         int frob, sv_softmax_stats *raw, sv_softmax_stats *scaled)
 {
     if (!scale_ok(scale))
         return SV_EINVAL;
@@ -406,9 +416,7 @@ sv_status sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double 
                 /* (Z^2 - sum e^2) / Z^2 = (2r + r^2 - q) / Z^2: 1 - q / Z^2
                  * would cancel to nothing for nearly one-hot rows. */
                 out->jac_trace = (2.0 * rk + (rk * rk - a->q[k])) * iz2;
-                const double qq = a->q[k] * iz2, uu = a->u[k] * iz2 * iz;
-                const double f2 = rk * rk * (iz2 * iz2) + qq * (1.0 + 2.0 * iz2 + qq) - 2.0 * uu;
-                out->jac_frob = sqrt(f2 > 0.0 ? f2 : 0.0);
+                out->jac_frob = frob ? jac_frob(rk, a->q[k], a->u[k], iz, iz2) : NAN;
                 h[2 * i + k] = out->entropy;
             }
         sv_vexp(h, eh, 2 * cnt);
@@ -418,6 +426,12 @@ sv_status sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double 
         }
     }
     return SV_OK;
+}
+
+sv_status sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale,
+                                    sv_softmax_stats *raw, sv_softmax_stats *scaled)
+{
+    return sv_softmax_acc_stats_rows_frob(acc, n, scale, 1, raw, scaled);
 }
 
 sv_status sv_softmax_acc_stats(const sv_softmax_acc *acc, double scale, sv_softmax_stats *raw,

@@ -204,7 +204,8 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
             (void)sv_softmax_acc_rows(ws->scores + r * nk, 1, r % nq + 1, nk, p->spec->scale,
                                       &ws->row_sm[r], &ws->row_mo[r]);
     }
-    (void)sv_softmax_acc_stats_rows(ws->row_sm, rows, p->spec->scale, ws->st, ws->st + rows);
+    (void)sv_softmax_acc_stats_rows_frob(ws->row_sm, rows, p->spec->scale,
+                                         !(p->taps.skip & SV_SKIP_JAC_FROB), ws->st, ws->st + rows);
     for (size_t r = 0; p->taps.hist_bins > 0 && r < rows; r++)
         sv_rowpass_hist(p, ws->scores + r * nk, p->spec->causal ? r % nq + 1 : nk, &ws->row_sm[r]);
     for (size_t g = 0; g < cnt; g++)

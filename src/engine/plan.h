@@ -36,6 +36,7 @@
 #include "sdpa_var/moments.h"
 #include "sdpa_var/rowfold.h"
 #include "sdpa_var/softmax.h"
+#include "softmax_rows.h"
 
 #define SV_TILE_ROWS 256u  /* tm: query rows per dgemm */
 #define SV_KEY_BLOCK 4096u /* kb: keys per block (scores tile: 8 MiB) */

@@ -391,8 +391,9 @@ static void row_stats(const plan *p, const workspace *ws, size_t r0, size_t cnt)
         if (!p->spec->scale_logn)
             b = cnt;
         /* plan's arrays, resolved scale */
-        (void)sv_softmax_acc_stats_rows(ws->row_sm + r0 + a, b - a, c, ws->st + a,
-                                        ws->st + cnt + a);
+        (void)sv_softmax_acc_stats_rows_frob(ws->row_sm + r0 + a, b - a, c,
+                                             !(p->taps.skip & SV_SKIP_JAC_FROB), ws->st + a,
+                                             ws->st + cnt + a);
     }
 }
 
