@@ -16,14 +16,18 @@ _FIELDS = {"trials": ("trials", "count"), "seed": ("seed", "count"),
            "qk_norm": ("qk_norm", "flag"), "qk_scale": ("qk_radius", "real"),
            "plant": ("plant", "real"), "d_model": ("d_model", "count"),
            "cross": ("cross", "flag"), "causal": ("causal", "flag"),
-           "values": ("values", "flag"), "d_v": ("d_v", "count"), "grad": ("grad", "flag")}
+           "values": ("values", "flag"), "d_v": ("d_v", "count"), "grad": ("grad", "flag"),
+           "window": ("window", "count")}
 _DEFAULTS = {"trials": 1, "seed": 42, "ddof": 0, "nu": 6.0}
 # spec field -> the keyword that sets it, for error messages
-_NAMES = {"d_k": "dk", "n_q": "n_q", "n_k": "n_k", "qk_radius": "qk_scale"}
+_NAMES = {"d_k": "dk", "n_q": "n_q", "n_k": "n_k", "qk_radius": "qk_scale", "scale_logn": "scale"}
 
 
 def _scale(scale, d_k):
-    """(spec.scale, scale_name) as the CLI's --scale: sqrt, dk, none or a number."""
+    """(spec.scale, scale_name) as the CLI's --scale: sqrt, dk, none or a number
+    (logn: _logn once the options are known)."""
+    if scale == "logn":
+        return None, b"logn"
     if scale is None or scale == "sqrt":
         return 0.0, b"sqrt"
     if scale == "dk":
@@ -56,7 +60,7 @@ def _spec(dk, n, options):
         raise ValueError("init: %r is not one of %s" % (init, ", ".join(L.INITS)))
     spec.init = L.INITS[init]
     scale, scale_name = _scale(options.pop("scale", None), spec.d_k)
-    spec.scale = scale
+    spec.scale = 0.0 if scale is None else scale
     for key, default in _DEFAULTS.items():
         options.setdefault(key, default)
     for key in list(options):
@@ -79,7 +83,28 @@ def _spec(dk, n, options):
         spec.qk_norm = 1
     if spec.d_v or spec.grad:
         spec.values = 1
+    if scale is None:
+        _logn(spec)
     return spec, scale_name
+
+
+def _logn(spec):
+    """scale="logn" as the CLI's --scale logn (docs/theory.md 15): one
+    multiplier ln(n_k) / sqrt(d_k), or with causal or window row i's own
+    c_i = ln(n_i) / sqrt(d_k), n_i the keys it sees (spec.scale_logn)."""
+    if spec.n_k < 2:
+        raise ValueError("scale: 'logn' needs n_k >= 2 (ln 1 = 0)")
+    if spec.causal or spec.window:
+        # what the per-row multipliers do not reach, as the CLI refuses it
+        for bad, name in ((spec.grad, "grad"), (spec.values, "values"), (spec.plant, "plant"),
+                          (spec.d_model and not spec.cross, "d_model without cross")):
+            if bad:
+                raise ValueError("scale: 'logn' with %s: not with %s (the per-row multipliers "
+                                 "reach the softmax statistics only)"
+                                 % ("causal" if spec.causal else "window", name))
+        spec.scale_logn, spec.scale = 1, 0.0  # s = 1/sqrt(d_k), resolved
+    else:
+        spec.scale = math.log(spec.n_k) / math.sqrt(spec.d_k)
 
 
 def random(dk=64, n=1111, *, observed=None, threads=None, block_rows=None, **options):
@@ -88,10 +113,11 @@ def random(dk=64, n=1111, *, observed=None, threads=None, block_rows=None, **opt
 
     Keywords mirror the CLI's options (sdpa-var --help), dashes as
     underscores: trials (1), seed (42), dist ("normal", "uniform",
-    "rademacher", "t"), nu (6), ddof (0), scale ("sqrt", "dk", "none" or a
-    positive number), n_q, n_k (default n), q_mean, q_std, k_mean, k_std,
-    qk_norm, qk_scale, plant, d_model, init ("xavier", "lecun", "normal"),
-    cross, causal, values, d_v, grad, observed, threads, block_rows.
+    "rademacher", "t"), nu (6), ddof (0), scale ("sqrt", "dk", "none",
+    "logn" or a positive number), n_q, n_k (default n), q_mean, q_std,
+    k_mean, k_std, qk_norm, qk_scale, plant, d_model, init ("xavier",
+    "lecun", "normal"), cross, causal, window, values, d_v, grad, observed,
+    threads, block_rows.
     Returns Stats(kind="summary") whose values are scalars.
     """
     spec, scale_name = _spec(dk, n, dict(options))

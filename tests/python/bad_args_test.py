@@ -90,6 +90,14 @@ raises("random q_mean", ValueError, "q_mean", R, 4, 10, q_mean=1e300)
 raises("random scale", ValueError, "scale", R, 4, 10, scale="cube")
 raises("random trials", TypeError, "trials", R, 4, 10, trials=1.5)
 raises("random cross", ValueError, "cross", R, 4, 10, cross=True)
+raises("random logn n_k 1", ValueError, "n_k >= 2", R, 4, 1, scale="logn")
+raises("random logn causal values", ValueError, "not with values", R, 4, 10, scale="logn",
+       causal=True, values=True)
+raises("random logn window grad", ValueError, "not with grad", R, 4, 10, scale="logn", window=3,
+       grad=True)
+raises("random logn causal plant", ValueError, "not with plant", R, 4, 10, scale="logn",
+       causal=True, plant=0.5)
+raises("random window grad", ValueError, "window", R, 4, 10, window=3, grad=True)
 # a size-1 problem with ddof 0 is fine
 s = S(np.ones((1, 1)), np.ones((1, 1)), ddof=0)
 chk.ok(s.raw_var[0, 0] == 0.0, "1x1 ddof 0", str(s.raw_var))

@@ -23,7 +23,7 @@ VALUED = {"--dk": "dk", "-d": "dk", "--n": "n", "-n": "n", "--nq": "n_q", "--nk"
           "--nu": "nu", "--q-mean": "q_mean", "--q-std": "q_std", "--k-mean": "k_mean",
           "--k-std": "k_std", "--qk-scale": "qk_scale", "--plant": "plant",
           "--d-model": "d_model", "--init": "init", "--dv": "d_v", "--threads": "threads",
-          "--block-rows": "block_rows"}
+          "--block-rows": "block_rows", "--window": "window"}
 TEXT = {"dist", "scale", "init"}
 REAL = {"observed", "nu", "q_mean", "q_std", "k_mean", "k_std", "qk_scale", "plant"}
 
