@@ -65,6 +65,30 @@ static void test_engine(sv_spec c, uint64_t nan_fields[NBITS], int record)
     CHECK_STATUS(run(&c, SV_SKIP_ALL + 1u, part), SV_EINVAL);
 }
 
+/* A summary of trials run with a group skipped: the group's fields read
+ * NAN in its mean as in the trials (an extreme that no trial gave is no
+ * +-inf), and every other field keeps its bits. */
+static void test_summary(const uint64_t nan_fields[NBITS])
+{
+    sv_spec c = {.d_k = 2, .n_q = 2, .n_k = 2, .trials = NT, .seed = 7, .values = 1, .d_v = 2};
+    CHECK_STATUS(sv_spec_resolve(&c), SV_OK);
+    sv_trial_stats all[NT], part[NT];
+    sv_summary whole, s;
+    CHECK_STATUS(run(&c, 0, all), SV_OK);
+    CHECK_STATUS(sv_summary_compute(&c, all, NAN, &whole), SV_OK);
+    for (unsigned b = 0; b < NBITS; b++) {
+        CHECK_STATUS(run(&c, SKIP_BIT(b), part), SV_OK);
+        CHECK_STATUS(sv_summary_compute(&c, part, NAN, &s), SV_OK);
+        for (size_t i = 0; i < SV_TRIAL_FIELDS; i++) {
+            const double x = *field(&whole.mean, i), y = *field(&s.mean, i);
+            const int ok = nan_fields[b] >> i & 1u ? isnan(y) : same(x, y);
+            if (!CHECK(ok))
+                fprintf(stderr, "  skip bit %u: summary %s %.17g -> %.17g\n", b,
+                        sv_trial_field_name(i), x, y);
+        }
+    }
+}
+
 /* Every REAL column of every output, read from statistics whose fields of
  * one group are NAN and from the same statistics whole. */
 static void test_columns(const uint64_t nan_fields[NBITS])
@@ -115,6 +139,7 @@ int main(void)
     test_engine(
         (sv_spec){.d_k = 8, .n_q = 300, .n_k = 300, .trials = NT, .seed = 7, .values = 1, .d_v = 3},
         nan_fields, 0);
+    test_summary(nan_fields);
     test_columns(nan_fields);
     return CHECK_DONE();
 }

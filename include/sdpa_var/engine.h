@@ -99,9 +99,11 @@ typedef struct sv_taps {
 
 /**
  * Checks taps against @p spec.
- * @return SV_OK (also for taps NULL or hist_bins 0: no taps); SV_EINVAL
- *         for skip bits outside SV_SKIP_ALL, for a histogram with hist_lo >= hist_hi or not finite,
- * NULL arrays or spec, weight bins with n_k > SV_WEIGHT_HIST_KEYS_MAX or without hist_w_scaled.
+ * @return SV_OK (also for taps NULL, or hist_bins 0 and valid skip bits:
+ *         no histogram); SV_EINVAL for skip bits outside SV_SKIP_ALL, for
+ *         a histogram with hist_lo >= hist_hi or not finite, NULL arrays
+ *         or spec, weight bins with n_k > SV_WEIGHT_HIST_KEYS_MAX or
+ *         without hist_w_scaled.
  */
 sv_status sv_taps_check(const sv_taps *taps, const sv_spec *spec);
 
@@ -272,7 +274,8 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  *         for count 0 or first + count > spec->trials; SV_ENOMEM if a work
  *         array cannot be allocated; SV_EOVERFLOW if a statistic that is a
  *         number for any spec (mean, variance, entropy, max weight,
- *         Jacobian, max |logit|, with values the output's) came out NaN:
+ *         Jacobian, max |logit|, with values the output's; not those
+ *         taps->skip leaves NAN) came out NaN:
  *         sv_spec_check's bound rules that out for the random draws, not
  *         for a caller's arrays; SV_ECANCELED if exec->cancel was set
  *         during the run (also when it was set after the last tile: the

@@ -82,7 +82,7 @@ sv_status sv_sample_fill(sv_rng *rng, sv_dist dist, double nu, double *x, size_t
  *         with m > 1; SV_ERANGE if (m - 1) ld + d doubles exceed SIZE_MAX
  *         bytes. x untouched after an error.
  * Thread safety: touches only x. Cost: as sv_sample_fill per value, plus
- * three SplitMix64 rounds and two PCG32 steps per row.
+ * two SplitMix64 rounds and two PCG32 steps per row.
  */
 sv_status sv_sample_rows(uint64_t key, uint64_t row0, size_t m, size_t d, sv_dist dist, double nu,
                          double *x, size_t ld);

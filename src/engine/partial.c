@@ -56,24 +56,22 @@ static void extremes_merge(sv_trial_extremes *a, const sv_trial_extremes *b)
 /* An extreme that no trial gave: fmin and fmax skip NaN, so a trial whose
  * MAYBE field is NaN (raw_max_logit of a trial whose rows all see nothing)
  * does not hide the others', and if every trial's is NaN it stays at its
- * start, which reads NaN. */
-static double extreme_or_nan(double e, double start, int maybe)
+ * start, which reads NaN. So do the fields sv_taps.skip leaves NaN in every
+ * trial; no extreme a trial gives is its start (+inf for a min, -inf for a
+ * max: entropies are finite, |logits| >= 0). */
+static double extreme_or_nan(double e, double start)
 {
-    return maybe && e == start ? NAN : e;
+    return e == start ? NAN : e;
 }
 
 /* The extremes into a mean (the other fields untouched); NAN into a
  * standard deviation (extremes have no spread). */
 static void extremes_put(const sv_trial_extremes *e, sv_trial_stats *m)
 {
-#define MAYBE_ALWAYS_ 0
-#define MAYBE_GRAD_ 0
-#define MAYBE_VALUES_ 0
-#define MAYBE_MAYBE_ 1
-#define PUT_(name, reduce, number) PUT_##reduce##_(name, MAYBE_##number##_)
-#define PUT_MEAN_(name, maybe)
-#define PUT_MIN_(name, maybe) m->name = extreme_or_nan(e->name, INFINITY, maybe);
-#define PUT_MAX_(name, maybe) m->name = extreme_or_nan(e->name, -INFINITY, maybe);
+#define PUT_(name, reduce, number) PUT_##reduce##_(name)
+#define PUT_MEAN_(name)
+#define PUT_MIN_(name) m->name = extreme_or_nan(e->name, INFINITY);
+#define PUT_MAX_(name) m->name = extreme_or_nan(e->name, -INFINITY);
     SV_TRIAL_STATS_MAP(PUT_)
 }
 
