@@ -13,7 +13,9 @@
  *   - on OK, every statistic defined for this configuration is not nan
  *     (inf is allowed where the true value overflows), variances >= 0,
  *     softmax entropy in [0, log n_k], max weight in (0, 1];
- *   - progress reports never go backwards nor past the total.
+ *   - progress reports never go backwards nor past the total;
+ *   - taps.skip (the input's last byte) only turns the skipped fields into
+ *     nan: a second run without it gives every other field the same bits.
  * SV_FUZZ_PRINT=1 ./fuzz_engine FILE prints the configuration FILE decodes to. */
 #include <float.h>
 #include <math.h>
@@ -88,12 +90,12 @@ static void print_config(const char *what, const job *j)
     fprintf(stderr,
             "%s: d_k %zu n_q %zu n_k %zu trials %llu+%llu dist %d nu %g scale %g q %g/%g k %g/%g"
             " qk_norm %d/%g d_model %zu init %d cross %d causal %d values %d d_v %zu bins %zu"
-            " [%g, %g) plant %g ddof %u block_rows %zu threads %d\n",
+            " [%g, %g) plant %g ddof %u block_rows %zu threads %d skip %u\n",
             what, c->d_k, c->n_q, c->n_k, (unsigned long long)j->first,
             (unsigned long long)j->count, (int)c->dist, c->nu, c->scale, c->q_mean, c->q_std,
             c->k_mean, c->k_std, c->qk_norm, c->qk_radius, c->d_model, (int)c->init, c->cross,
             c->causal, c->values, c->d_v, t->hist_bins, t->hist_lo, t->hist_hi, c->plant, c->ddof,
-            j->exec.block_rows, j->exec.threads);
+            j->exec.block_rows, j->exec.threads, t->skip);
 }
 
 static void fail(const char *what, const job *j)
@@ -106,17 +108,36 @@ static void check_stats(const job *j, const sv_trial_stats *s)
 {
     const sv_spec *c = &j->spec;
     const double lim = log((double)c->n_k) + 1e-9;
-    const double v[] = {s->raw_mean,       s->raw_var_ddof0,    s->raw_entropy,
+    const double v[] = {s->raw_mean,       s->raw_var,          s->raw_entropy,
                         s->scaled_entropy, s->raw_max_weight,   s->scaled_max_weight,
                         s->raw_jac_trace,  s->scaled_jac_trace, s->raw_max_abs_logit};
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    const size_t nv = sizeof v / sizeof v[0] - ((j->taps.skip & SV_SKIP_LOGITS) != 0);
+    for (size_t i = 0; i < nv; i++)
         if (isnan(v[i]))
             fail("nan statistic", j);
-    if (!(s->raw_var_ddof0 >= 0) || !(s->raw_entropy >= -1e-12 && s->raw_entropy <= lim) ||
+    if (!(s->raw_var >= 0) || !(s->raw_entropy >= -1e-12 && s->raw_entropy <= lim) ||
         !(s->scaled_entropy >= -1e-12 && s->scaled_entropy <= lim) ||
         !(s->raw_max_weight > 0 && s->raw_max_weight <= 1 + 1e-12) ||
         !(s->scaled_max_weight > 0 && s->scaled_max_weight <= 1 + 1e-12))
         fail("statistic out of range", j);
+}
+
+/* The same trials without taps: a skipped group is nan, every other field
+ * has the bits it had. */
+static void check_skip(const job *j, const sv_source *src, const sv_trial_stats *skipped)
+{
+    sv_trial_stats all[3];
+    sv_exec quiet = j->exec; /* the first run's progress is the one checked */
+    quiet.progress = NULL;
+    if (sv_engine_run(&j->spec, src, &quiet, NULL, j->first, j->count, all) != SV_OK)
+        fail("run without skip failed", j);
+    for (uint64_t t = 0; t < j->count; t++)
+        for (size_t i = 0; i < SV_TRIAL_FIELDS; i++) {
+            const double x = ((const double *)&all[t])[i], y = ((const double *)&skipped[t])[i];
+            if (memcmp(&x, &y, sizeof x) != 0 && !(isnan(x) && isnan(y)) &&
+                !(isnan(y) && !isnan(x)))
+                fail("skip changed a field it does not skip", j);
+        }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -175,6 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rows = calloc(c.n_q * SV_ROW_FIELDS, sizeof *rows);
         j.taps.row_sums = rows;
     }
+    j.taps.skip = byte(&r) % 128; /* 64 is no group: sv_taps_check refuses it */
 
     /* The experiment whose trials [first, first + count) run; a range
      * past 2^64 trials is no experiment. */
@@ -198,6 +220,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (st == SV_OK) {
             for (uint64_t t = 0; t < j.count; t++)
                 check_stats(&j, &per_trial[t]);
+            if (j.taps.skip)
+                check_skip(&j, &src, per_trial);
             if (seen.bad || (j.exec.progress && seen.done != seen.total))
                 fail("progress", &j);
         }
