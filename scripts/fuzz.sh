@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the libFuzzer harnesses (tests/fuzz) with clang, ASan and UBSan into
-# build-fuzz/, then run each one for SECONDS (default 30), one after another.
+# build-fuzz/, then run each one for SECONDS (default 30), nproc at a time
+# (SECONDS is wall time: a harness beside another still fuzzes for all of it).
 #   scripts/fuzz.sh [SECONDS]
 # Each starts from the committed seeds (tests/fuzz/corpus/NAME) and keeps
 # what it learns in build-fuzz/tests/fuzz/corpus/NAME. A crash stops the
@@ -20,4 +21,4 @@ SV_WERROR=OFF sv_build fuzz
 cd "$SV_ROOT"
 cmake -S . -B build-fuzz -DSV_FUZZ_SECONDS="$seconds" >/dev/null
 # --no-tests=error: a tree without the fuzz tests must not pass.
-ctest --preset fuzz --no-tests=error
+ctest --preset fuzz -j "$(nproc)" --no-tests=error

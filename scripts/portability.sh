@@ -12,7 +12,8 @@
 # The docs.* tests (most of the label's time: every command of the docs,
 # the figures' data) run in the first `levels` runs only, which still pair
 # each instruction set with a kernel; unit, CLI and golden tests run in all.
-# Each run first checks that OpenBLAS really uses the core type asked for.
+# Each run first checks that OpenBLAS really uses the core type asked for;
+# its tests run nproc at a time, as in the release step.
 #   scripts/portability.sh [BUILD_DIR]        (default build/)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -54,7 +55,7 @@ for ((i = 0; i < runs; i++)); do
     skip=()
     ((i < ${#levels[@]})) || skip=(-E '^docs\.')
     if ! OPENBLAS_CORETYPE=$t SV_CPU_CAPABILITY=$l ctest --test-dir "$build" -L stored \
-        "${skip[@]}" --output-on-failure; then
+        "${skip[@]}" -j "$(nproc)" --output-on-failure; then
         failed+=("$t/$l")
     fi
 done

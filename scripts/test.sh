@@ -11,7 +11,11 @@
 #   fuzz      libFuzzer harnesses, 30 s each under ASan + UBSan (build-fuzz/)
 #   coverage  line and branch coverage of src/ (build-coverage/), >= 90 / 80 %
 #   static    cppcheck, clang-tidy (.clang-tidy) and clang-format, no finding
-# A second run reinstalls nothing and rebuilds incrementally.
+# A second run reinstalls nothing and rebuilds incrementally. Every ctest
+# runs as many tests at once as there are cores (nproc; the test presets
+# say 2): tests that share a file or a directory say so in
+# tests/CMakeLists.txt (RESOURCE_LOCK, RUN_SERIAL), and COST starts the
+# long ones first in a tree without timings (a fresh clone).
 #   scripts/test.sh            all steps: release portability asan fuzz static coverage
 #   scripts/test.sh fuzz static   only those steps
 # Each step prints its time; a failing step does not stop the later ones.
@@ -88,9 +92,9 @@ for s in "${steps[@]}"; do
                 77) echo "test.sh: the web page's packages cannot be installed: web.page will say SKIP" >&2 ;;
                 *) echo "test.sh: scripts/web.sh failed (exit $web)" >&2; ok=0 ;;
             esac
-            { sv_build "$s" && ctest --preset "$s"; } || ok=0
+            { sv_build "$s" && ctest --preset "$s" -j "$(nproc)"; } || ok=0
             ;;
-        asan) { sv_build "$s" && ctest --preset "$s"; } || ok=0 ;;
+        asan) { sv_build "$s" && ctest --preset "$s" -j "$(nproc)"; } || ok=0 ;;
         portability) { sv_build release && scripts/portability.sh; } || ok=0 ;;
         fuzz) scripts/fuzz.sh 30 || ok=0 ;;
         coverage) scripts/coverage.sh || ok=0 ;;
