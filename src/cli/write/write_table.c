@@ -94,15 +94,14 @@ size_t cli_table_tail(const cli_writer *s, char *buf, size_t len)
     if (s->kind != SV_OUTPUT_SUMMARY || s->count < 2 || s->n_entries == 0)
         return 0;
     const cli_table_entry *e = &s->entries[0];
-    /* The bound depends on n_k: a number only when every row has the same. */
-    const int one_n = !cli_table_varies("n_k", s->entries, s->n_entries);
+    /* The bound depends on n_k: a number only when every row has the same.
+     * Per-row log-n multipliers have no one c: their theory is 15.1. Both
+     * from cli_table_begin: a loop over the entries here, at every commit,
+     * made a table of many configurations quadratic. */
     char bound[48] = "";
-    if (one_n)
+    if (s->one_n_k)
         snprintf(bound, sizeof bound, " = %.4f", cli_table_col(e, "entropy_bound", 0));
-    /* Per-row log-n multipliers have no one c: their theory is 15.1. */
-    int logn = 0;
-    for (size_t i = 0; i < s->n_entries; i++)
-        logn |= s->entries[i].spec.scale_logn;
+    const int logn = s->logn;
     int n =
         snprintf(buf, len,
                  "\nTheory: E[sample variance] of the raw scores, times c^2 (scaled).\n%s"
@@ -173,6 +172,9 @@ void cli_table_begin(cli_writer *s)
         e->summary.qk_radius = NAN; /* known after the run */
     }
     s->varying = varying_of(s->entries, s->count);
+    s->one_n_k = !cli_table_varies("n_k", s->entries, s->count);
+    for (size_t i = 0; i < s->count; i++)
+        s->logn |= s->entries[i].spec.scale_logn;
     if (s->kind != SV_OUTPUT_PER_TRIAL)
         return;       /* the summary's head needs the first configuration's summary */
     const int w = 10; /* 6 + 1 + 6 + 6 (1 + 10) = 79 columns */

@@ -29,6 +29,9 @@ typedef struct cli_writer {
     cli_format format;        /* never CLI_FORMAT_AUTO */
     int observed;             /* --observed given: its columns exist */
     unsigned varying;         /* table: bit k when block label k varies */
+    int one_n_k, logn;        /* table: every configuration has one n_k; some
+                                 scale log-n per row (for the footer, which
+                                 each commit remakes: known from the start) */
     size_t rows;              /* rows written so far */
     cli_table_entry *entries; /* table summaries, count of them */
     size_t n_entries;
