@@ -227,7 +227,8 @@ static void run_trials(const plan *p, uint64_t t0, size_t cnt, const workspace *
 }
 
 /* Whether every statistic that must be a number (SV_TRIAL_STATS_MAP's
- * ALWAYS, GRAD with grad, VALUES with values) is one: never NaN (inf is a
+ * ALWAYS unless skipped, GRAD with grad, VALUES with values: p->must) is
+ * one: never NaN (inf is a
  * true answer that overflowed). sv_spec_check's bound rules a NaN out for
  * the random draws; a caller's arrays are not bounded. */
 static int trial_is_number(const plan *p, const sv_trial_stats *t)
@@ -236,16 +237,12 @@ static int trial_is_number(const plan *p, const sv_trial_stats *t)
      * measure, and rows_empty says so. */
     if (t->rows_empty >= (double)p->spec->n_q)
         return 1;
-    const int grad = p->grad, values = p->dv != 0;
-#define MUST_ALWAYS_(name)                                                                         \
-    || (isnan(t->name) && !(p->skipped >> offsetof(sv_trial_stats, name) / sizeof(double) & 1u))
-#define MUST_GRAD_(name) || (grad && isnan(t->name))
-#define MUST_VALUES_(name) || (values && isnan(t->name))
-#define MUST_MAYBE_(name)
-#define MUST_(name, reduce, number) MUST_##number##_(name)
-    if (0 SV_TRIAL_STATS_MAP(MUST_))
+    const double *f = (const double *)t; /* every field a double, in order */
+    int nan = 0;
+    for (size_t k = 0; k < p->n_must; k++)
+        nan |= isnan(f[p->must[k]]);
+    if (nan)
         return 0;
-#undef MUST_
     /* MAYBE, but the known-mean variance is NaN exactly where theory has
      * no E[S]. */
     return !isnan(t->raw_var_known_mean) || isnan(p->theory_mean) ||

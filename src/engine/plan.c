@@ -172,6 +172,33 @@ static int bytes_of(const ws_sizes *z, size_t *bytes)
     return 1;
 }
 
+/* Field i is one the NaN check reads (kind: SV_TRIAL_STATS_MAP's number,
+ * 0 ALWAYS, 1 GRAD, 2 VALUES, 3 MAYBE): ALWAYS unless skipped, GRAD with
+ * grad, VALUES with values. */
+static void add_must(plan *p, size_t i, int kind)
+{
+    const int must = kind == 0   ? !(p->skipped >> i & 1u)
+                     : kind == 1 ? p->grad
+                     : kind == 2 ? p->dv != 0
+                                 : 0;
+    if (must)
+        p->must[p->n_must++] = (unsigned char)i;
+}
+
+/* The list trial_is_number reads, made once: a test of every field per
+ * trial, skipped ones too, cost a twentieth of a tiny trial. */
+static void must_fields(plan *p)
+{
+    size_t i = 0;
+#define MUST_KIND_ALWAYS_ 0
+#define MUST_KIND_GRAD_ 1
+#define MUST_KIND_VALUES_ 2
+#define MUST_KIND_MAYBE_ 3
+#define MUST_(name, reduce, number) add_must(p, i++, MUST_KIND_##number##_);
+    SV_TRIAL_STATS_MAP(MUST_)
+#undef MUST_
+}
+
 sv_status sv_plan_make(plan *p, const sv_spec *spec, const sv_source *src, const sv_exec *exec,
                        const sv_taps *taps, uint64_t first, uint64_t count, ws_sizes *z,
                        size_t *bytes)
@@ -187,6 +214,7 @@ sv_status sv_plan_make(plan *p, const sv_spec *spec, const sv_source *src, const
         if (p->taps.skip & sv_trial_skip_bit(i * sizeof(double)))
             p->skipped |= (uint64_t)1 << i;
     derive(p, count);
+    must_fields(p);
     size_t one;
     if (!sizes_of(p, z) || !bytes_of(z, &one) ||
         !mul_ok(one, p->trial_parallel ? (size_t)p->threads : 1u, bytes))

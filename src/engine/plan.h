@@ -95,6 +95,8 @@ typedef struct plan {
     double ln_nk;       /* log(n_k): the normalised entropy of a row seeing every key */
     double theory_mean; /* sv_theory_mean(spec): the known-mean variance's E[S] */
     uint64_t skipped;   /* bit i: field i of sv_trial_stats is in taps.skip (NAN) */
+    unsigned char must[SV_TRIAL_FIELDS]; /* the fields that must be numbers */
+    size_t n_must;
 } plan;
 
 /* fmin and fmax as glibc's x86-64 ones compute them (a NaN gives the
