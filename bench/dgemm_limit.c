@@ -37,11 +37,18 @@ static double run(long d, long nq, long nk, long trials, long tm, long kb, int e
     const long tiles = (nq + tm - 1) / tm, blocks = (nk + kb - 1) / kb;
     /* Untimed: OpenMP's threads and OpenBLAS's per-thread buffers start on
      * first use, which at small sizes outweighed the products and made the
-     * limit noisy (docs/performance_scaling.csv at n = 2048, d_k = 16). */
+     * limit noisy (docs/performance_scaling.csv at n = 2048, d_k = 16); and
+     * a first call of the real shape costs more than the later ones (its
+     * packing buffers: at d_k = 1024, n = 2048 the one-trial limit was 57 ms
+     * slower than a trial in steady state, and above sdpa-var's whole run). */
 #pragma omp parallel
     {
-        double a[4] = {1.0, 2.0, 3.0, 4.0}, c[4];
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 2, 2, 2, 1.0, a, 2, a, 2, 0.0, c, 2);
+        double *q = calloc((size_t)tm * d, sizeof(double));
+        double *s = calloc((size_t)tm * kb, sizeof(double));
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tm, (int)kb, (int)d, 1.0, q,
+                    (int)d, k, (int)d, 0.0, s, (int)kb);
+        free(q);
+        free(s);
     }
     const double t0 = omp_get_wtime();
 #pragma omp parallel
