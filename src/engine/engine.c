@@ -4,7 +4,6 @@
  * run 64 at a time through one call of the row kernel; whole trials run
  * one per thread when there are enough of them. */
 #include <math.h>
-#include <stddef.h>
 #ifdef SV_HAVE_BLAS
 #include <cblas.h>
 #include <pthread.h>
@@ -228,9 +227,9 @@ static void run_trials(const plan *p, uint64_t t0, size_t cnt, const workspace *
 
 /* Whether every statistic that must be a number (SV_TRIAL_STATS_MAP's
  * ALWAYS unless skipped, GRAD with grad, VALUES with values: p->must) is
- * one: never NaN (inf is a
- * true answer that overflowed). sv_spec_check's bound rules a NaN out for
- * the random draws; a caller's arrays are not bounded. */
+ * one: never NaN (inf is a true answer that overflowed). sv_spec_check's
+ * bound rules a NaN out for the random draws; a caller's arrays are not
+ * bounded. */
 static int trial_is_number(const plan *p, const sv_trial_stats *t)
 {
     /* A window can leave every row of a trial without a key: nothing to

@@ -177,7 +177,7 @@ static int bytes_of(const ws_sizes *z, size_t *bytes)
  * grad, VALUES with values. */
 static void add_must(plan *p, size_t i, int kind)
 {
-    const int must = kind == 0   ? !(p->skipped >> i & 1u)
+    const int must = kind == 0   ? !(p->taps.skip & sv_trial_skip_bit(i))
                      : kind == 1 ? p->grad
                      : kind == 2 ? p->dv != 0
                                  : 0;
@@ -209,10 +209,7 @@ sv_status sv_plan_make(plan *p, const sv_spec *spec, const sv_source *src, const
     *p = (plan){.spec = spec, .src = src, .exec = exec, .first = first, .row1 = spec->n_q};
     if (taps)
         p->taps = *taps;
-    _Static_assert(SV_TRIAL_FIELDS <= 64, "plan.skipped has a bit per field");
-    for (size_t i = 0; i < SV_TRIAL_FIELDS; i++)
-        if (p->taps.skip & sv_trial_skip_bit(i * sizeof(double)))
-            p->skipped |= (uint64_t)1 << i;
+    _Static_assert(SV_TRIAL_FIELDS <= 256, "plan.must holds field numbers in bytes");
     derive(p, count);
     must_fields(p);
     size_t one;

@@ -94,7 +94,6 @@ typedef struct plan {
     size_t fold_blocks; /* blocks of the fold in [row0, row1) */
     double ln_nk;       /* log(n_k): the normalised entropy of a row seeing every key */
     double theory_mean; /* sv_theory_mean(spec): the known-mean variance's E[S] */
-    uint64_t skipped;   /* bit i: field i of sv_trial_stats is in taps.skip (NAN) */
     unsigned char must[SV_TRIAL_FIELDS]; /* the fields that must be numbers */
     size_t n_must;
 } plan;
@@ -249,8 +248,8 @@ void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softma
                         const sv_softmax_stats *raw, const sv_softmax_stats *sc,
                         const double *planted, const double *sink, const sv_moments *q_mo,
                         const sv_moments *k_mo, sv_trial_stats *out);
-/* The SV_SKIP_* bit of the sv_trial_stats field at byte offset @p offset
- * (0 for a field always computed): what the NaN check forgives. */
-unsigned sv_trial_skip_bit(size_t offset);
+/* The SV_SKIP_* bit of field @p i of sv_trial_stats (SV_TRIAL_STATS_MAP's
+ * order; 0 for a field always computed): what the NaN check forgives. */
+unsigned sv_trial_skip_bit(size_t i);
 
 #endif

@@ -467,10 +467,10 @@ sv_status sv_rowfold_finish(const sv_spec *spec, const sv_rowfold *blocks, size_
     return SV_OK;
 }
 
-unsigned sv_trial_skip_bit(size_t offset)
+unsigned sv_trial_skip_bit(size_t i)
 {
-#define OFF_(f) offsetof(sv_trial_stats, f)
-    switch (offset) {
+#define OFF_(f) (offsetof(sv_trial_stats, f) / sizeof(double))
+    switch (i) {
     case OFF_(raw_jac_frob):
     case OFF_(scaled_jac_frob):
         return SV_SKIP_JAC_FROB;

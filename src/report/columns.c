@@ -526,7 +526,7 @@ int sv_column_undefined(const sv_column *col, const sv_row_view *row, int observ
 unsigned sv_column_reads(const sv_column *col)
 {
     /* Every column computed from a field of an SV_SKIP_* group: its mean,
-     * its spread across trials, or a value derived from it. unit.columns
+     * its spread across trials, or a value derived from it. unit.skip
      * checks that no other column changes when a group's fields are NAN. */
     static const struct {
         col_id id;

@@ -98,19 +98,29 @@ int cli_column_trial_sd(const sv_column *c)
     return (c->flags & SV_COLUMN_SPREAD) && SV_COLUMN_GROUP(c->flags) != SV_GROUP_CORE;
 }
 
-/* Whether a column written may satisfy is: 1 for the table views, which
- * choose their rows themselves. */
+/* Whether the sink's format writes the columns s->w lists (CSV and JSON);
+ * the table views choose their rows themselves. */
+static int lists_columns(const cli_sink *s)
+{
+    const cli_format f = s->w.format;
+    return f == CLI_FORMAT_CSV || f == CLI_FORMAT_JSON || f == CLI_FORMAT_JSONL;
+}
+
+/* Column i of those written: the rows' columns, then the configuration's. */
+static const sv_column *written(const cli_sink *s, size_t i)
+{
+    return i < s->w.n_cols ? s->w.cols[i] : s->w.config_cols[i - s->w.n_cols];
+}
+
+/* Whether a column written may satisfy is: 1 for the table views. */
 static int shows(const cli_sink *s, int (*is)(const sv_column *, sv_column_group),
                  sv_column_group g)
 {
-    const cli_format f = s->w.format;
-    if (f != CLI_FORMAT_CSV && f != CLI_FORMAT_JSON && f != CLI_FORMAT_JSONL)
+    if (!lists_columns(s))
         return 1;
-    for (size_t i = 0; i < s->w.n_cols + s->w.n_config_cols; i++) {
-        const sv_column *c = i < s->w.n_cols ? s->w.cols[i] : s->w.config_cols[i - s->w.n_cols];
-        if (is(c, g))
+    for (size_t i = 0; i < s->w.n_cols + s->w.n_config_cols; i++)
+        if (is(written(s, i), g))
             return 1;
-    }
     return 0;
 }
 
@@ -132,13 +142,11 @@ int cli_sink_shows_group(const cli_sink *s, sv_column_group g)
 
 unsigned cli_sink_reads(const cli_sink *s)
 {
-    const cli_format f = s->w.format;
-    if (f != CLI_FORMAT_CSV && f != CLI_FORMAT_JSON && f != CLI_FORMAT_JSONL)
+    if (!lists_columns(s))
         return SV_SKIP_ALL;
     unsigned reads = 0;
     for (size_t i = 0; i < s->w.n_cols + s->w.n_config_cols; i++)
-        reads |=
-            sv_column_reads(i < s->w.n_cols ? s->w.cols[i] : s->w.config_cols[i - s->w.n_cols]);
+        reads |= sv_column_reads(written(s, i));
     return reads;
 }
 
