@@ -20,6 +20,7 @@ SV_BUILD_PACKAGES=(
 # after scripts/run.sh configured build/ is enough.
 SV_TEST_PACKAGES=(
     python3
+    python3-venv     # build-venv/: the pinned PyPI packages (requirements.txt)
     python3-numpy    # the independent reference (tests/numpy)
     python3-torch    # PyTorch's attention as a second peer
     python3-pandas   # sdpa_var Stats.to_pandas() (tests/python)
@@ -90,6 +91,31 @@ sv_ensure_packages() {
         printf 'sdpa-var: apt-get failed; run this, then try again:\n  apt-get update && apt-get install -y %s\n' "${missing[*]}" >&2
         return 1
     }
+}
+
+# sv_ensure_venv: build-venv/py, a venv of python3 (the first on PATH) with
+# the PyPI packages pinned in requirements.txt, and build-venv/hf4, the
+# "#hf4 " lines of that file (transformers 4) to put first on PYTHONPATH.
+# The stamp (the file's hash and Python's version) is written last: a
+# second run with the same file installs nothing, a cut run starts over.
+sv_ensure_venv() {
+    local venv=$SV_ROOT/build-venv req=$SV_ROOT/requirements.txt stamp pip
+    stamp="$(sha256sum "$req" | cut -c1-16) $(python3 -c 'import sys; print(sys.version.split()[0])')" ||
+        return 1
+    [ "$(cat "$venv/stamp" 2>/dev/null)" = "$stamp" ] && return 0
+    printf 'sdpa-var: installing the pinned PyPI packages of requirements.txt into %s\n' "$venv" >&2
+    rm -rf "$venv"
+    python3 -m venv "$venv/py" >&2 || return 1
+    pip=("$venv/py/bin/python" -m pip --disable-pip-version-check --no-input)
+    # torch first and alone (requirements.txt says why).
+    "${pip[@]}" install -q "$(grep -m1 '^torch==' "$req" | cut -d' ' -f1)" >&2 &&
+        "${pip[@]}" install -q -r "$req" >&2 &&
+        sed -n 's/^#hf4 //p' "$req" >"$venv/hf4.txt" &&
+        "${pip[@]}" install -q --no-deps --target "$venv/hf4" -r "$venv/hf4.txt" >&2 || {
+        echo "sdpa-var: pip could not install requirements.txt into $venv" >&2
+        return 1
+    }
+    printf '%s\n' "$stamp" >"$venv/stamp"
 }
 
 # sv_build PRESET: configure once, then an incremental build.

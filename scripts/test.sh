@@ -31,6 +31,8 @@ for s in "${steps[@]}"; do
 done
 sv_ensure_packages "${SV_BUILD_PACKAGES[@]}" "${SV_TEST_PACKAGES[@]}"
 sv_ensure_packages "$(sv_clang_rt_package)"
+# The pinned PyPI packages (requirements.txt) for the venv.* tests.
+sv_ensure_venv
 cd "$SV_ROOT"
 
 # The C files clang-format checks: all of ours but the generated table.

@@ -159,7 +159,10 @@ class Monitor(_report.Report):
             raise ValueError("heads: no head count for %s (num_heads, n_head, "
                              "num_attention_heads or config.num_attention_heads); pass "
                              "heads={name: count}" % ", ".join(repr(n) for n in headless))
-        if not self.layers and not sdpa:
+        # With or without SDPA in this torch: a model with none of these has
+        # nothing the monitor could name a layer after (PyTorch 2 used to
+        # take nn.Linear and report nothing, every step).
+        if not self.layers:
             raise ValueError("model: no attention module found (nn.MultiheadAttention, "
                              "q_proj/k_proj, c_attn, qkv, query_key_value, hook points, or a "
                              "module named *Attention*; docs/python.md)")

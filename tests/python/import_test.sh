@@ -46,10 +46,10 @@ esac
 sed -i "s|^LIBRARY = .*|LIBRARY = \"/nonexistent/libsdpa_var.so.0.1\"|" "$scratch/sdpa_var/_config.py"
 msg=$(PYTHONPATH=$scratch /usr/bin/python3 -c 'import sdpa_var' 2>&1 || true)
 case $msg in *ImportError*/nonexistent/libsdpa_var.so.0.1*) ;; *) echo "FAIL: missing library: $msg"; fail=1 ;; esac
-# README's five lines (its block marked "import_test.sh runs this block")
+# README's five lines (its block marked "import_test.sh and ... run this block")
 src=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$scratch/readme"
-awk '/import_test.sh runs this block/ {on = 1; next} on && /^```python/ {next}
+awk '/import_test.sh and tests\/install\/wheel_test.sh run this block/ {on = 1; next} on && /^```python/ {next}
      on && /^```/ {exit} on' "$src/README.md" >"$scratch/readme/readme.py"
 [ -s "$scratch/readme/readme.py" ] || { echo "FAIL: no README block"; fail=1; }
 PYTHONPATH=$build/python /usr/bin/python3 "$scratch/readme/readme.py" >/dev/null \
