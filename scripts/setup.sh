@@ -46,8 +46,10 @@ SV_TEST_PACKAGES=(
 # step, not by run.sh): without them the web.page test is skipped, visibly.
 SV_WEB_PACKAGES=(
     emscripten       # the library in WebAssembly (3.1.6 on Debian 12)
+    libjs-chart.js   # Chart.js 3.9, the page's plots
     chromium         # the browser test drives it headless (web.page)
-    chromium-driver
+    chromium-driver  # chromedriver, for selenium
+    python3-selenium # the browser test (web/test/page_test.py)
 )
 
 # libFuzzer and the sanitizer runtimes ship in libclang-rt-N-dev, N the major

@@ -8,22 +8,25 @@
 # for the ratio. A measurement, not a test: nothing is asserted.
 #   scripts/web_bench.sh          (after scripts/web.sh and a release build)
 # Needs build-web/site (scripts/web.sh), build/sdpa-var, Chromium,
-# web/node_modules/playwright-core. SV_CHROMIUM as for web.page.
+# chromedriver and python3-selenium (scripts/web.sh installs them).
+# SV_CHROMIUM and SV_CHROMEDRIVER as for web.page.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$SV_ROOT"
 site=build-web/site
 bin=build/sdpa-var
 OUT=docs/performance_web.md
-for need in "$site/sdpa_var.js" "$bin" web/node_modules/playwright-core "${SV_CHROMIUM:-/usr/bin/chromium}"; do
+for need in "$site/sdpa_var.js" "$bin" "${SV_CHROMIUM:-/usr/bin/chromium}" "${SV_CHROMEDRIVER:-/usr/bin/chromedriver}"; do
     [ -e "$need" ] || { echo "web_bench.sh: $need not found (scripts/web.sh, cmake --build build)" >&2; exit 1; }
 done
+/usr/bin/python3 -c 'import selenium' 2>/dev/null ||
+    { echo "web_bench.sh: no selenium for /usr/bin/python3 (scripts/web.sh installs python3-selenium)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 # The page: web.page's run, then one trial of 65 536 x 65 536 at d_k 64.
-SV_WEB_PERF=1 node web/test/page_test.js "$site" "$tmp" >&2
+SV_WEB_PERF=1 /usr/bin/python3 web/test/page_test.py "$site" "$tmp" >&2
 # Native, the same trial (seed 42, one trial by default): wall seconds.
 seconds() {
     local t0 t1

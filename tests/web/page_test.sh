@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # ctest web.page: the teaching page (web/, built by scripts/web.sh into
-# build-web/site/) in headless Chromium (web/test/page_test.js), its numbers
-# compared with the CLI for the same options and seed (tests/web/compare.py,
-# relative 1e-9): two d_k values of the slider, the 1.6 puzzle; and the row
-# editor's weights with numpy's softmax (page_test.js itself fails when
-# n = 65 537 is not set back to the page's largest, 65 536). Skipped (exit 77, with a line
-# saying why) when the page, Chromium or playwright-core is not there:
-# scripts/test.sh's release step runs scripts/web.sh, which installs them.
+# build-web/site/) in headless Chromium driven by selenium
+# (web/test/page_test.py), its numbers compared with the CLI for the same
+# options and seed (tests/web/compare.py, relative 1e-9): two d_k values of
+# the slider, the 1.6 puzzle; and the row editor's weights with numpy's
+# softmax (page_test.py itself fails when n = 65 537 is not set back to the
+# page's largest, 65 536). Skipped (exit 77, with a line saying why) when the page, Chromium, chromedriver or python3-selenium is not
+# there: scripts/test.sh's release step runs scripts/web.sh, which installs
+# them (Debian packages, SV_WEB_PACKAGES).
 #   page_test.sh BIN
 set -euo pipefail
 bin=$1
@@ -18,11 +19,11 @@ skip() {
 }
 [ -f "$site/sdpa_var.js" ] || skip "the page is not built: no $site/sdpa_var.js"
 [ -x "${SV_CHROMIUM:-/usr/bin/chromium}" ] || skip "no Chromium (apt-get install chromium)"
-[ -d "$root/web/node_modules/playwright-core" ] || skip "no playwright-core (npm ci in web/)"
-command -v node >/dev/null || skip "no node"
+[ -x "${SV_CHROMEDRIVER:-/usr/bin/chromedriver}" ] || skip "no chromedriver (apt-get install chromium-driver)"
+/usr/bin/python3 -c 'import selenium' 2>/dev/null || skip "no selenium for /usr/bin/python3 (apt-get install python3-selenium)"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-node "$root/web/test/page_test.js" "$site" "$out"
+/usr/bin/python3 "$root/web/test/page_test.py" "$site" "$out"
 
 ok=0
 py() { /usr/bin/python3 - "$out" "$@"; }

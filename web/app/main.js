@@ -1,5 +1,5 @@
 // The page: reads the controls, asks the worker (worker.js) for runs of the
-// engine and draws what comes back with uPlot. Every number shown is a value
+// engine and draws what comes back with Chart.js. Every number shown is a value
 // of the library's column table (or of the glue's softmax of one row); the
 // only arithmetic here draws theory curves from theory values the engine
 // returned. A control that moves again cancels the runs under way.
@@ -86,22 +86,63 @@ function setState(state, text) {
   $('state').textContent = text;
 }
 
-// ---- plots ----
+// ---- plots (Chart.js 3) ----
 const plots = {};
+Chart.defaults.animation = false;
+Chart.defaults.color = '#333';
+Chart.defaults.font.family = 'system-ui, sans-serif';
 // The panel's width (an empty plot div has none yet), at most 560 px.
 function width(el) { return Math.max(240, Math.min(560, el.closest('.panel').clientWidth - 32)); }
-function plot(id, opts, data) {
+// Datasets drawn in their order, a later one on top (Chart.js draws the
+// first on top unless told); legend and tooltip keep their order.
+const byIndex = (a, b) => a.datasetIndex - b.datasetIndex;
+// The legend draws a line (dashed as its curve) for a line, a box for bars.
+function legendLabels(chart) {
+  return Chart.defaults.plugins.legend.labels.generateLabels(chart).sort(byIndex).map((item) => {
+    const ds = chart.data.datasets[item.datasetIndex];
+    const isBar = (ds.type || chart.config.type) === 'bar';
+    return Object.assign(item, isBar ? { pointStyle: 'rect', lineWidth: 1 }
+      : { pointStyle: 'line', lineWidth: Math.max(2, ds.borderWidth), lineDash: ds.borderDash, strokeStyle: ds.borderColor });
+  });
+}
+function axis(title, more) {
+  return Object.assign({ type: 'linear', title: { display: !!title, text: title } }, more);
+}
+// A chart in the div `id`: a fixed size canvas (the chart is drawn again
+// for every run, not on resize), the title on top and the legend below.
+function plot(id, title, type, datasets, scales, more) {
   const el = $(id);
   if (plots[id]) plots[id].destroy();
   el.textContent = '';
-  opts.width = width(el);
-  opts.height = 220;
-  opts.legend = { live: false };
-  opts.axes = opts.axes || [{}, {}];
-  opts.axes[1] = Object.assign({ size: 64 }, opts.axes[1]);
-  plots[id] = new uPlot(opts, data, el);
+  const canvas = document.createElement('canvas');
+  canvas.width = width(el);
+  canvas.height = 280;
+  el.append(canvas);
+  plots[id] = new Chart(canvas, Object.assign({
+    type, data: { datasets: datasets.map((d, i) => Object.assign({ order: -i }, d)) },
+    options: {
+      responsive: false,
+      interaction: { mode: 'nearest', axis: 'x', intersect: false },
+      scales,
+      plugins: {
+        title: { display: true, text: title, font: { size: 15, weight: 'bold' } },
+        tooltip: { itemSort: byIndex },
+        legend: { position: 'bottom', labels: { usePointStyle: true, pointStyleWidth: 30, generateLabels: legendLabels } },
+      },
+    },
+  }, more));
 }
-const bars = uPlot.paths.bars({ size: [0.9, 100] });
+const xy = (xs, ys) => xs.map((x, i) => ({ x, y: ys[i] }));
+function barSet(label, xs, ys, colour) {
+  return { type: 'bar', label, data: xy(xs, ys), backgroundColor: colour + '66', borderColor: colour, borderWidth: 1,
+    barPercentage: 1, categoryPercentage: 0.9 };
+}
+function lineSet(label, xs, ys, colour, o) {
+  o = o || {};
+  return { type: 'line', label, data: xy(xs, ys), borderColor: colour, backgroundColor: colour,
+    borderWidth: o.width || 2, borderDash: o.dash || [], pointRadius: o.points ? 3 : 0,
+    pointBackgroundColor: '#fff', pointBorderColor: colour, fill: false, tension: 0, clip: 5 };
+}
 function normalCounts(bins, total, mean, variance) {
   const sd = Math.sqrt(variance);
   return bins.map(([lo, hi]) => {
@@ -109,23 +150,31 @@ function normalCounts(bins, total, mean, variance) {
     return total * (hi - lo) * Math.exp(-0.5 * z * z) / (sd * Math.sqrt(2 * Math.PI));
   });
 }
+// The axis spans the bins, symmetric about 0 when they straddle it, with
+// round ticks inside (not widened to the next round number: -6 … 6, not -10 … 10).
+function binAxis(bins) {
+  let lo = bins[0][0], hi = bins[bins.length - 1][1];
+  if (lo < 0 && hi > 0) hi = -(lo = -Math.max(-lo, hi));
+  return axis('', { min: lo, max: hi, offset: false, grid: { offset: false }, ticks: { includeBounds: false } });
+}
 function histPlot(id, title, bins, total, mean, variance, colour) {
   const x = bins.map(([lo, hi]) => (lo + hi) / 2);
-  plot(id, {
-    title, scales: { x: { time: false } },
-    series: [{ label: 'score' },
-      { label: 'engine count', fill: colour + '66', stroke: colour, paths: bars, points: { show: false } },
-      { label: 'theory', stroke: '#222', width: 2, dash: [6, 4], points: { show: false } }],
-  }, [x, bins.map((b) => b[2]), normalCounts(bins, total, mean, variance)]);
+  plot(id, title, 'bar', [
+    barSet('engine count', x, bins.map((b) => b[2]), colour),
+    lineSet('theory', x, normalCounts(bins, total, mean, variance), '#222', { dash: [6, 4] })],
+  { x: binAxis(bins), y: axis('', { beginAtZero: true }) });
 }
+// d_k on a log axis, ticks at 1, 4, 16, ... 1024.
+const LOG_TICKS = [1, 4, 16, 64, 256, 1024];
 function sweepPlot(id, title, rows, series) {
-  plot(id, {
-    title, scales: { x: { time: false, distr: 3, log: 2 } },
-    axes: [{ label: 'd_k' }, {}],
-    series: [{ label: 'd_k' }].concat(series.map((s) => ({
-      label: s.label, stroke: s.colour, width: 2, dash: s.dash, points: { show: !s.dash },
-    }))),
-  }, [rows.map((r) => r.summary.dk)].concat(series.map((s) => rows.map(s.get))));
+  const dk = rows.map((r) => r.summary.dk);
+  plot(id, title, 'line', series.map((s) => lineSet(s.label, dk, rows.map(s.get), s.colour,
+    { dash: s.dash, points: !s.dash })), {
+    x: { type: 'logarithmic', min: 1, max: 1024, title: { display: true, text: 'd_k' },
+      afterBuildTicks: (a) => { a.ticks = LOG_TICKS.map((value) => ({ value })); },
+      ticks: { callback: (v) => Number(v).toLocaleString('en-US') } },
+    y: axis(''),
+  });
 }
 
 // ---- panels ----
@@ -163,13 +212,11 @@ function showNumbers(res, o) {
 
 function showRow(res, o) {
   const keys = res.logits.map((_, j) => j);
-  plot('plot-row', {
-    title: `query 0 against ${keys.length} keys`, scales: { x: { time: false }, y: { range: [0, 1] } },
-    axes: [{ label: 'key' }, { label: 'weight' }],
-    series: [{ label: 'key' },
-      { label: 'raw', stroke: '#d62728', width: 1, points: { show: keys.length <= 64 } },
-      { label: 'scaled', stroke: '#1f77b4', width: 1, points: { show: keys.length <= 64 } }],
-  }, [keys, res.raw.weights, res.scaled.weights]);
+  const pts = keys.length <= 64;
+  plot('plot-row', `query 0 against ${keys.length} keys`, 'line', [
+    lineSet('raw', keys, res.raw.weights, '#d62728', { width: 1, points: pts }),
+    lineSet('scaled', keys, res.scaled.weights, '#1f77b4', { width: 1, points: pts })],
+  { x: axis('key', { min: 0, max: keys.length - 1 }), y: axis('weight', { min: 0, max: 1 }) });
   $('row-stats').textContent = `raw: max weight ${fmt(res.raw.max_weight)}, H = ${fmt(res.raw.entropy)} nats, ` +
     `e^H = ${fmt(res.raw.eff_keys)} keys · scaled: max weight ${fmt(res.scaled.max_weight)}, ` +
     `H = ${fmt(res.scaled.entropy)}, e^H = ${fmt(res.scaled.eff_keys)}`;
@@ -254,19 +301,19 @@ async function puzzle() {
     sv.last.puzzle = res.data;
     const bins = res.data.s2, x = bins.map(([lo, hi]) => (lo + hi) / 2);
     const marks = [[1.6, '#2ca02c'], [s.raw_var_q50, '#ff7f0e'], [s.raw_var_theory, '#222']];
-    plot('plot-puzzle', {
-      title: 's² of the 4 scores, 100 000 trials', scales: { x: { time: false } },
-      axes: [{ label: 's²' }, { label: 'trials' }],
-      series: [{ label: 's²' }, { label: 'trials', fill: '#9467bd66', stroke: '#9467bd', paths: bars, points: { show: false } }],
-      hooks: { draw: [(u) => {
-        const c = u.ctx;
-        for (const [v, colour] of marks) {
-          const px = u.valToPos(v, 'x', true);
-          c.save(); c.strokeStyle = colour; c.lineWidth = 2; c.beginPath();
-          c.moveTo(px, u.bbox.top); c.lineTo(px, u.bbox.top + u.bbox.height); c.stroke(); c.restore();
-        }
-      }] },
-    }, [x, bins.map((b) => b[2])]);
+    // Vertical lines at 1.6, the median and the theory value.
+    const markLines = { id: 'marks', afterDatasetsDraw(chart) {
+      const c = chart.ctx, area = chart.chartArea;
+      for (const [v, colour] of marks) {
+        const px = chart.scales.x.getPixelForValue(v);
+        c.save(); c.strokeStyle = colour; c.lineWidth = 2; c.beginPath();
+        c.moveTo(px, area.top); c.lineTo(px, area.bottom); c.stroke(); c.restore();
+      }
+    } };
+    plot('plot-puzzle', 's² of the 4 scores, 100 000 trials', 'bar',
+      [barSet('trials', x, bins.map((b) => b[2]), '#9467bd')],
+      { x: axis('s²', { offset: false, grid: { offset: false } }), y: axis('trials', { beginAtZero: true }) },
+      { plugins: [markLines] });
     const ps = $('puzzle-stats');
     ps.textContent = '';
     const span = (col, label, v) => {
