@@ -14,7 +14,10 @@ import threading
 
 _MONITORS = []          # attached Monitors, in attach order
 _STATE = {"sdpa": None, "hf": None}
-_LOCAL = threading.local()  # .inside_hf: an HF function is running (its SDPA is its own)
+# .inside_hf: an HF function measured (or refused) itself is running, so its
+# SDPA call is not measured again; .hf_module: the HF module whose "sdpa"
+# function is running (its SDPA call is measured, in that module's name).
+_LOCAL = threading.local()
 
 # torch.nn.functional.scaled_dot_product_attention's parameters, in order, as
 # PyTorch 2.5 documents them; 2.0 lacks scale and enable_gqa, 2.1 adds scale.
@@ -39,17 +42,34 @@ def parse_sdpa(args, kwargs):
     return call
 
 
+def normalize_mask(mask):
+    """An additive float mask with the model's "excluded" fill read as
+    excluded: entries at or below half the dtype's lowest value (HF fills
+    with torch.finfo(dtype).min) become -inf. The softmax gives them weight
+    exactly 0 either way; read as numbers they would be logits of -3e38 in
+    the variance and the max |logit|. Other masks are returned as they are."""
+    import torch
+
+    if isinstance(mask, torch.Tensor) and mask.is_floating_point():
+        low = torch.finfo(mask.dtype).min / 2
+        if bool((mask <= low).any()):
+            mask = mask.masked_fill(mask <= low, float("-inf"))
+    return mask
+
+
 def _make_sdpa_wrapper(original):
     def scaled_dot_product_attention(*args, **kwargs):
         if _MONITORS and not getattr(_LOCAL, "inside_hf", False):
+            who = getattr(_LOCAL, "hf_module", None)  # HF's "sdpa": its module
             try:
                 call = parse_sdpa(args, kwargs)
                 q, k = call["query"], call["key"]
+                mask = normalize_mask(call["attn_mask"])
             except Exception:  # a call torch itself will reject: let it say so
                 call = None
             for mon in list(_MONITORS) if call is not None else ():
-                mon._capture("sdpa", None, q, k, call["scale"], bool(call["is_causal"]),
-                             call["attn_mask"], None)
+                mon._capture("sdpa", who, q, k, call["scale"], bool(call["is_causal"]),
+                             mask, None)
         return original(*args, **kwargs)
 
     scaled_dot_product_attention.__wrapped__ = original
@@ -59,8 +79,8 @@ def _make_sdpa_wrapper(original):
 
 
 def _hf_functions():
-    """transformers' ALL_ATTENTION_FUNCTIONS mapping, or None. Untested
-    here (transformers is not installed on the project's machines)."""
+    """transformers' ALL_ATTENTION_FUNCTIONS mapping (its global table), or
+    None where transformers is not installed or has none (< 4.48)."""
     try:
         from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
     except Exception:  # not installed, or a version without it
@@ -68,40 +88,148 @@ def _hf_functions():
     return getattr(ALL_ATTENTION_FUNCTIONS, "_global_mapping", ALL_ATTENTION_FUNCTIONS)
 
 
-def _make_hf_wrapper(original):
+class Refuse(Exception):
+    """An HF attention call whose softmax input the monitor cannot state:
+    the message names the feature."""
+
+
+def _hf_refusals(kind, kwargs, mask):
+    """Raises Refuse for what changes the softmax beyond Q, K, the scale and
+    the mask (transformers 4.48 to 5.x keyword names)."""
+    if kwargs.get("softcap") is not None:
+        raise Refuse("attention logit softcapping (softcap=%r): the softmax sees "
+                     "cap*tanh(logit/cap), not the scaled logits; set the config's "
+                     "attn_logit_softcapping=None to measure" % (kwargs["softcap"],))
+    for sink in ("s_aux", "sinks"):
+        if kwargs.get(sink) is not None:
+            raise Refuse("attention sinks (%s): a learned logit joins each row's "
+                         "softmax denominator" % sink)
+    if kwargs.get("head_mask") is not None:
+        raise Refuse("a head_mask multiplies the weights after the softmax")
+    if mask is not None and not hasattr(mask, "dim"):
+        raise Refuse("attn_implementation %r passes a %s, not a tensor mask; use "
+                     "'eager' or 'sdpa'" % (kind, type(mask).__name__))
+    if kind not in ("eager", "sdpa"):
+        raise Refuse("attn_implementation %r: the monitor reads 'eager' and 'sdpa' "
+                     "(and F.scaled_dot_product_attention calls)" % (kind,))
+
+
+def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs):
+    """(scale, causal, mask) of an HF eager_attention_forward call, as that
+    function applies them: the mask only (eager has no is_causal), cut to
+    the keys; scaling as passed, or the function's default 1/sqrt(d). GPT-2
+    before transformers 5 takes no scaling: its module's
+    scale_attn_weights / scale_attn_by_inverse_layer_idx, and its causal
+    `bias` buffer, bottom-right aligned, as that function reads them."""
+    import torch
+
+    named = dict(zip(fn_params[5:], args))
+    named.update(kwargs)
+    mask = attention_mask
+    if mask is not None and mask.dim() == 4:
+        mask = mask[:, :, :, :key.shape[-2]]
+    mask = normalize_mask(mask)
+    if "scaling" in fn_params:
+        return named.get("scaling"), False, mask
+    if not hasattr(module, "scale_attn_weights"):
+        raise Refuse("an eager attention function without a scaling argument")
+    scale = query.shape[-1] ** -0.5 if module.scale_attn_weights else 1.0
+    if getattr(module, "scale_attn_by_inverse_layer_idx", False):
+        scale /= float(module.layer_idx + 1)
+    if not getattr(module, "is_cross_attention", False):
+        nq, nk = query.shape[-2], key.shape[-2]
+        vis = module.bias[:, :, nk - nq:nk, :nk].bool()
+        fill = torch.zeros(vis.shape, dtype=query.dtype).masked_fill(~vis, float("-inf"))
+        mask = fill if mask is None else mask + fill
+    return scale, False, mask
+
+
+def _make_hf_wrapper(original, kind, eager_params=None):
     # transformers >= 4.48: fn(module, query, key, value, attention_mask,
-    # scaling=None, dropout=0.0, **kwargs); query B x H x q x d after RoPE,
-    # key B x H_kv x kv x d; attention_mask additive or boolean B x 1 x q x kv
-    # (possibly longer than kv), or None when the module is causal.
+    # scaling=None, dropout=0.0, **kwargs); query B x H x q x d after RoPE
+    # and QK-norm, key B x H_kv x kv x d (before repeat_kv); the mask
+    # additive (eager) or boolean (sdpa) B x 1 x q x kv, possibly longer
+    # than kv, or None. "sdpa": the F.scaled_dot_product_attention call
+    # inside is measured (the SDPA wrapper, which then knows the module: it
+    # sees the exact mask, is_causal and scale). "eager" (the modeling
+    # file's own eager_attention_forward, patched while attached): measured
+    # here. Anything else is refused by name.
     def attention(module, query, key, value, attention_mask, *args, **kwargs):
-        if _MONITORS:
-            try:
-                scaling = kwargs.get("scaling", args[0] if args else None)
-                mask = attention_mask
-                if mask is not None and mask.dim() == 4:
-                    mask = mask[:, :, :, :key.shape[-2]]
-                causal = kwargs.get("is_causal", None)
-                if causal is None:
-                    causal = mask is None and query.shape[-2] > 1 and \
-                        getattr(module, "is_causal", True) is not False
-                window = kwargs.get("sliding_window", None)
-            except Exception:  # never into the model's forward
-                module = None
-            for mon in list(_MONITORS) if module is not None else ():
-                mon._capture("hf", module, query, key, scaling, bool(causal), mask, window)
-        _LOCAL.inside_hf = True
+        if not _MONITORS or getattr(_LOCAL, "inside_hf", False):
+            return original(module, query, key, value, attention_mask, *args, **kwargs)
+        got = None
+        try:
+            _hf_refusals(kind, kwargs, attention_mask)
+            if kind == "eager":
+                got = _eager_call(eager_params, module, query, key, attention_mask, args,
+                                  kwargs)
+        except Refuse as e:
+            for mon in list(_MONITORS):
+                mon._refuse(module, str(e))
+            kind_now = "refused"
+        except Exception as e:  # never into the model's forward
+            for mon in list(_MONITORS):
+                mon._refuse(module, "not read (%s: %s)" % (type(e).__name__, e))
+            kind_now = "refused"
+        else:
+            kind_now = kind
+        if kind_now == "eager":
+            for mon in list(_MONITORS):
+                mon._capture("hf", module, query, key, got[0], got[1], got[2], None)
+        saved = (getattr(_LOCAL, "inside_hf", False), getattr(_LOCAL, "hf_module", None))
+        _LOCAL.inside_hf = kind_now != "sdpa"
+        _LOCAL.hf_module = module
         try:
             return original(module, query, key, value, attention_mask, *args, **kwargs)
         finally:
-            _LOCAL.inside_hf = False
+            _LOCAL.inside_hf, _LOCAL.hf_module = saved
 
     attention.__wrapped__ = original
+    attention._sdpa_var_wrapper = True
     return attention
 
 
-def attach(mon):
+_EAGER = {}  # modeling module name -> [original, wrapper, monitors using it]
+
+
+def _patch_eager(mon, modules):
+    """Wraps eager_attention_forward in the modeling files of @p modules
+    (HF attention modules): HF calls that function directly for
+    attn_implementation="eager" (it is not in ALL_ATTENTION_FUNCTIONS)."""
+    import inspect
+    import sys
+
+    for name in sorted({type(m).__module__ for m in modules}):
+        mod = sys.modules.get(name)
+        fn = getattr(mod, "eager_attention_forward", None)
+        if not callable(fn):
+            continue
+        if name not in _EAGER:
+            if getattr(fn, "_sdpa_var_wrapper", False):
+                continue
+            params = tuple(inspect.signature(fn).parameters)
+            w = _make_hf_wrapper(fn, "eager", params)
+            mod.eager_attention_forward = w
+            _EAGER[name] = [fn, w, set()]
+        _EAGER[name][2].add(id(mon))
+
+
+def _unpatch_eager(mon):
+    import sys
+
+    for name, (fn, w, users) in list(_EAGER.items()):
+        users.discard(id(mon))
+        if users:
+            continue
+        mod = sys.modules.get(name)
+        if getattr(mod, "eager_attention_forward", None) is w:
+            mod.eager_attention_forward = fn
+        del _EAGER[name]
+
+
+def attach(mon, hf_modules=()):
     """Adds @p mon to the monitors the wrappers feed; installs the wrappers
-    with the first one."""
+    with the first one, and the eager wrappers of @p hf_modules' files."""
     import torch.nn.functional as F
 
     if not _MONITORS:
@@ -115,9 +243,10 @@ def attach(mon):
             saved = {}
             for key in list(table.keys()):
                 saved[key] = table[key]
-                table[key] = _make_hf_wrapper(table[key])
+                table[key] = _make_hf_wrapper(table[key], key)
             _STATE["hf"] = (table, saved)
     _MONITORS.append(mon)
+    _patch_eager(mon, hf_modules)
 
 
 def detach(mon):
@@ -127,6 +256,7 @@ def detach(mon):
 
     if mon in _MONITORS:
         _MONITORS.remove(mon)
+    _unpatch_eager(mon)
     if _MONITORS:
         return
     if _STATE["sdpa"] is not None:

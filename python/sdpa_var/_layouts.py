@@ -137,6 +137,33 @@ def is_projection(p):
     return w is not None and hasattr(w, "dim") and w.dim() == 2
 
 
+def is_hf(m):
+    """@p m is a module of HF transformers (its class is defined there):
+    its attention goes through the function its config selects."""
+    return type(m).__module__.startswith("transformers.")
+
+
+def hf_version():
+    """transformers.__version__, or "?"."""
+    import sys
+
+    return getattr(sys.modules.get("transformers"), "__version__", "?")
+
+
+def hf_inline_eager(model, modules):
+    """The HF modules of @p modules that run attn_implementation="eager"
+    (the model's config) from a modeling file without eager_attention_
+    forward: they compute it inline (BERT in transformers 4.x), so neither
+    the eager wrapper nor SDPA capture sees their Q and K."""
+    import sys
+
+    cfg = getattr(model, "config", None)
+    if getattr(cfg, "_attn_implementation", None) != "eager":
+        return []
+    return [m for m in modules if is_hf(m) and not callable(
+        getattr(sys.modules.get(type(m).__module__), "eager_attention_forward", None))]
+
+
 def kind_of(m):
     """How Q and K can be taken from @p m by hooks: "mha", "tl" (hook
     points), "proj" (q_proj/k_proj), "c_attn", "qkv", "query_key_value",

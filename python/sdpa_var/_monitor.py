@@ -7,7 +7,11 @@ Paths, best first; a module call measured by one is not measured again:
    monitor is attached (_capture.py): Q, K after rotary and QK-norm, the
    call's attn_mask, is_causal, scale, enable_gqa. Each call belongs to the
    innermost monitored module running (pre/post forward hooks keep a stack).
-2. HF transformers' ALL_ATTENTION_FUNCTIONS, where importable (untested).
+2. HF transformers (4.48 to 5.x): the attention function the model's
+   config selects, "sdpa" through its SDPA call and "eager" through the
+   modeling file's eager_attention_forward, wrapped while attached (an HF
+   module is never hooked); softcapping, sinks, head masks and other
+   kernels are refused by name.
 3. sdpa_var.observe(q, k, ...) from the caller's attention code.
 4. Hooks (_layouts.py): TransformerLens hook points (hook_rot_q/hook_rot_k
    before hook_q/hook_k; hook_attn_scores for the mask); q_proj/k_proj;
@@ -133,7 +137,10 @@ class Monitor(_report.Report):
             L.reason = _layouts.transforms_after_projection(m)
             if kind == "tl" and isinstance(getattr(m, "hook_rot_q", None), nn.Module):
                 L.reason = None  # hook_rot_q / hook_rot_k see the rotated Q, K
-            if kind == "attn" or not hooks:
+            if kind == "attn" or not hooks or _layouts.is_hf(m):
+                # HF's attention calls the function its config selects
+                # (eager included), which the monitor wraps: never hooks
+                # on projections that rotary or QK-norm follow.
                 L.mode = "capture"
             elif L.reason is not None and kind != "mha":
                 if not sdpa:
@@ -145,6 +152,16 @@ class Monitor(_report.Report):
                 L.mode = "capture"
             self.layers.append(L.name)
             self._layers[id(m)] = L
+        inline = _layouts.hf_inline_eager(model, [L.module for L in self._layers.values()])
+        if inline:
+            raise ValueError(
+                "model: %s compute%s eager attention inline (transformers %s has no "
+                "eager_attention_forward in %s), where the monitor cannot read Q and K as the "
+                "softmax sees them; load the model with attn_implementation=\"sdpa\", or call "
+                "sdpa_var.observe(q, k, ...) in its forward with monitor(model, hooks=False)"
+                % (", ".join(repr(self._names[id(m)]) for m in inline),
+                   "s" if len(inline) == 1 else "", _layouts.hf_version(),
+                   ", ".join(sorted({type(m).__module__ for m in inline}))))
         if refused:
             raise ValueError(
                 "model: %s transform%s Q and K after their projections, so hooks on "
@@ -172,7 +189,8 @@ class Monitor(_report.Report):
         for L in self._layers.values():
             self._attach(L)
         self._handles.append(model.register_forward_hook(self._root_post))
-        _capture.attach(self)
+        _capture.attach(self, [L.module for L in self._layers.values()
+                               if _layouts.is_hf(L.module)])
 
     # -- hooks ---------------------------------------------------------------
     def _active(self):
@@ -306,6 +324,19 @@ class Monitor(_report.Report):
         except Exception as e:
             self._warn("capture:%s:%s" % (path, type(e).__name__),
                        "a %s call was not measured (%s: %s)" % (path, type(e).__name__, e))
+
+    def _refuse(self, who, reason):
+        """From _capture.py: a call of @p who (a module) the monitor will
+        not report (softcapping, sinks, another attention kernel); warned
+        once per layer and reason, never raised."""
+        if not self._active():
+            return
+        L = self._layers.get(id(who))
+        name = L.name if L is not None else self._names.get(id(who), "a module")
+        for f in self._stack:
+            f.produced = True
+            self._covered.add(f.layer.name)
+        self._warn("refuse:%s:%s" % (name, reason), "%s: not measured: %s" % (name, reason))
 
     def _measure(self, name, path, q, k, scale, source, causal, mask, window):
         acc = self._acc.get(name)
