@@ -74,26 +74,29 @@ def transforms_after_projection(m):
     return None
 
 
+class UnknownScale(ValueError):
+    """A module's scale attribute the monitor will not guess the meaning of."""
+
+
 def module_scale(m, head_dim, given=None):
     """(scale, source): the multiplier of q.k the softmax of @p m sees.
-    @p given (monitor(scale=)) first; then the module's scaling, scale,
-    softmax_scale, attn_scale (a divisor, TransformerLens), GPT-2's
-    scale_attn_weights / scale_attn_by_inverse_layer_idx; else 1/sqrt(d)."""
+    @p given (monitor(scale=)) first; then the module's scaling or
+    softmax_scale (multipliers: HF, flash-attn), attn_scale (a divisor,
+    TransformerLens), GPT-2's scale_attn_weights /
+    scale_attn_by_inverse_layer_idx; else 1/sqrt(d). Raises UnknownScale
+    for what it cannot read as one multiplier: an attribute named `scale`
+    (a multiplier in some code, a divisor in other code), or a per-head
+    (learned) tensor."""
     if given is not None:
         return given, "scale="
-    for a in ("scaling", "softmax_scale", "scale"):
+    for a in ("scaling", "softmax_scale", "attn_scale"):
         v = getattr(m, a, None)
-        if v is not None and not callable(v):
-            try:
-                x = as_number(v, a)
-            except ValueError:
-                x = None
-            if x is not None and math.isfinite(x) and x > 0:
-                return x, "module." + a
-    v = getattr(m, "attn_scale", None)
-    x = as_number(v, "attn_scale") if v is not None and not callable(v) else None
-    if x is not None and x > 0:
-        return 1.0 / x, "1/module.attn_scale"
+        if v is None or callable(v) and not hasattr(v, "shape"):
+            continue
+        x = _one_scale(v, a)
+        if x is not None and math.isfinite(x) and x > 0:
+            return (1.0 / x, "1/module.attn_scale") if a == "attn_scale" else \
+                (x, "module." + a)
     if hasattr(m, "scale_attn_weights") or hasattr(m, "scale_attn_by_inverse_layer_idx"):
         s, src = 1.0, []
         if getattr(m, "scale_attn_weights", True):
@@ -104,7 +107,32 @@ def module_scale(m, head_dim, given=None):
                 s /= float(idx + 1)
                 src.append("1/(layer_idx+1)")
         return s, "GPT-2 " + ("*".join(src) or "unscaled")
+    v = getattr(m, "scale", None)
+    if v is not None and (not callable(v) or hasattr(v, "shape")):
+        x = _one_scale(v, "scale")  # per head: says so
+        # 1/sqrt(d) as a multiplier (timm, many repositories) or sqrt(d) as a
+        # divisor: both read 1/sqrt(d), and the other readings (sqrt(d) times
+        # the logits) no model uses; any other value is ambiguous
+        for want in (head_dim ** -0.5, head_dim ** 0.5):
+            if x is not None and abs(x - want) <= 1e-6 * want:
+                return head_dim ** -0.5, "1/sqrt(d) (module.scale = %.6g)" % x
+        raise UnknownScale(
+            "module.scale = %r may be the multiplier of q.k or its divisor; the monitor does "
+            "not guess: pass monitor(scale={this module's name: multiplier})" % (x,))
     return head_dim ** -0.5, "1/sqrt(d)"
+
+
+def _one_scale(v, what):
+    """as_number(v), or UnknownScale for a tensor of more than one value
+    (a per-head, often learned, scale)."""
+    try:
+        return as_number(v, what)
+    except (TypeError, ValueError):
+        raise UnknownScale(
+            "module.%s is a tensor of shape %s (a scale per head); the monitor takes one "
+            "multiplier per layer: pass monitor(scale=) for one, or call "
+            "sdpa_var.observe(q * s[:, None, None], k, scale=1.0) in the forward"
+            % (what, tuple(v.shape))) from None
 
 
 def module_causal(m):
@@ -210,7 +238,9 @@ def fused_qk(kind, out, h, hkv):
 
 def mha_qk(m, query, key):
     """Q and K (bhnd) of nn.MultiheadAttention @p m for inputs @p query,
-    @p key, recomputed from in_proj as torch does."""
+    @p key, recomputed from in_proj as torch does, K with the keys torch
+    appends: bias_k (add_bias_kv=True), then a zero key (add_zero_attn)."""
+    import torch
     import torch.nn.functional as F
 
     if query.dim() == 2:  # unbatched: n x E
@@ -225,9 +255,20 @@ def mha_qk(m, query, key):
     b = m.in_proj_bias
     q = F.linear(query, wq, None if b is None else b[:e])
     k = F.linear(key, wk, None if b is None else b[e:2 * e])
+    if getattr(m, "bias_k", None) is not None:  # n x batch x E, as torch
+        k = torch.cat([k, m.bias_k.repeat(1, k.shape[1], 1)])
+    if getattr(m, "add_zero_attn", False):
+        k = torch.cat([k, k.new_zeros((1,) + tuple(k.shape[1:]))])
     # n x batch x E -> batch x heads x n x head_dim
     return split_heads(q.transpose(0, 1), m.num_heads), split_heads(k.transpose(0, 1),
                                                                     m.num_heads)
+
+
+def mha_extra_keys(m):
+    """How many keys nn.MultiheadAttention @p m appends to the call's own:
+    bias_k, the zero key."""
+    return int(getattr(m, "bias_k", None) is not None) + int(bool(getattr(m, "add_zero_attn",
+                                                                           False)))
 
 
 def hook_qk(kind, m, caps, call, heads, kv_heads, causal):
@@ -235,6 +276,8 @@ def hook_qk(kind, m, caps, call, heads, kv_heads, causal):
     the monitor's hooks kept: @p caps {what: (output, first input)} of its
     hook points or projections, @p call nn.MultiheadAttention's bound
     arguments; @p causal the default. None if they hold no Q and K."""
+    import torch
+
     mask = None
     if kind == "mha":
         if call is None:
@@ -242,8 +285,11 @@ def hook_qk(kind, m, caps, call, heads, kv_heads, causal):
         q, k = mha_qk(m, call["query"], call["key"])
         pad = call.get("key_padding_mask")
         causal = bool(call.get("is_causal", False))  # then attn_mask is the causal one
+        extra = mha_extra_keys(m)
+        if extra and call.get("attn_mask") is not None:
+            causal = False  # torch pads the causal attn_mask: every query sees the extra keys
         mask = mha_mask(m, None if causal else call.get("attn_mask"), pad, q.shape[0],
-                        q.shape[2], k.shape[2])
+                        q.shape[2], k.shape[2] - extra, extra)
         if call["query"] is not call["key"]:
             causal = False  # cross-attention
     elif kind == "tl":
@@ -254,8 +300,10 @@ def hook_qk(kind, m, caps, call, heads, kv_heads, causal):
         q, k = q[0], k[0]
         if getattr(m, "hook_layout", "bnhd") != "bhnd":
             q, k = q.transpose(1, 2), k.transpose(1, 2)
-        if "hook_attn_scores" in caps:  # masked, scaled scores: -inf where excluded
-            mask, causal = caps["hook_attn_scores"][0] != -math.inf, False
+        if "hook_attn_scores" in caps:  # masked, scaled scores: the fill where excluded
+            s = caps["hook_attn_scores"][0]
+            # the fill as stored in s's dtype (-1e5 is -inf in float16)
+            mask, causal = s != torch.tensor(tl_fill(m, s), dtype=s.dtype), False
     elif kind == "proj" or "q" in caps:
         if "q" not in caps or ("k" not in caps and "qkv" not in caps):
             return None
@@ -275,11 +323,42 @@ def hook_qk(kind, m, caps, call, heads, kv_heads, causal):
     return q, k, causal, mask
 
 
-def mha_mask(m, attn_mask, key_padding_mask, batch, n_q, n_k):
+def tl_fill(m, s):
+    """The value TransformerLens-style module @p m fills excluded scores
+    with in its hook_attn_scores output @p s: its IGNORE buffer or
+    attribute (-inf in recent TransformerLens, -1e5 in older versions and
+    ARENA-style code), else -inf if @p s holds any, else the one exact
+    constant above the diagonal of every square score matrix (the causal
+    fill), else -inf (no entry excluded)."""
+    import torch
+
+    v = getattr(m, "IGNORE", None)
+    if v is not None:
+        try:
+            x = as_number(v, "IGNORE")
+        except (TypeError, ValueError):
+            x = None
+        if x is not None:
+            return x
+    if bool(torch.isneginf(s).any()):
+        return -math.inf
+    n = s.shape[-1]
+    if s.dim() >= 2 and s.shape[-2] == n and n >= 2:
+        up = s[..., torch.ones(n, n, dtype=torch.bool).triu(1)]
+        c = up.reshape(-1)[0]
+        low = s[..., torch.ones(n, n, dtype=torch.bool).tril()]
+        if bool((up == c).all()) and bool((low > c).all()):
+            return float(c)
+    return -math.inf
+
+
+def mha_mask(m, attn_mask, key_padding_mask, batch, n_q, n_k, extra=0):
     """nn.MultiheadAttention's masks (True = excluded for bool ones) as
     one mask in SDPA's convention (bool True = attend, or additive float),
-    broadcastable to batch x heads x n_q x n_k; None if no mask."""
+    broadcastable to batch x heads x n_q x (n_k + @p extra), the @p extra
+    keys torch appends (bias_k, zero key) visible; None if no mask."""
     import torch
+    import torch.nn.functional as F
 
     out = None
     if attn_mask is not None:
@@ -291,6 +370,8 @@ def mha_mask(m, attn_mask, key_padding_mask, batch, n_q, n_k):
         p = key_padding_mask.reshape(batch, 1, 1, n_k)
         p = ~p if p.dtype == torch.bool else p
         out = p if out is None else combine(out, p)
+    if out is not None and extra:
+        out = F.pad(out, (0, extra), value=True if out.dtype == torch.bool else 0.0)
     return out
 
 

@@ -21,7 +21,9 @@ from . import _layouts
 MAXIMA = ("max_abs_logit", "max_logit", "entropy_max")
 MINIMA = ("entropy_min", "fp16_headroom")
 CONSTANT = ("kv_head", "dk", "n_q", "n_k", "d_v", "scale_factor", "causal", "values",
-            "var_scale", "ddof")
+            "ddof")
+SUMS = ("rows_empty",)  # a count: summed over batch elements and calls
+POOLED = ("var_scale",)  # 1/sqrt of the reduced (pooled) raw_var, as the engine's pooled row
 
 
 class Skip(Exception):
@@ -141,6 +143,10 @@ def run(q, k, scale, causal, mask, window, rows, seed, cache, threads):
 def _kind(name):
     if name in CONSTANT:
         return "first"
+    if name in SUMS:
+        return "sum"
+    if name in POOLED:
+        return "pooled"
     if any(name.endswith(m) for m in MAXIMA):
         return "max"
     if any(name.endswith(m) for m in MINIMA):
@@ -180,6 +186,10 @@ class Accumulator:
             how = _kind(name)
             if how == "first":
                 self.first.setdefault(name, v[0])
+            elif how == "sum":
+                self.ext[name] = np.nansum(v.astype(np.float64), axis=0) + self.ext.get(name, 0.0)
+            elif how == "pooled":
+                pass  # from the reduced raw_var in values()
             elif how == "mean":
                 x = np.where(np.isnan(v), 0.0, v.astype(np.float64)) * w
                 c = np.where(np.isnan(v), 0.0, w)
@@ -197,7 +207,9 @@ class Accumulator:
                     for n in self.columns}
         out = {}
         for name in self.columns:
-            if name in self.first:
+            if name in POOLED:
+                continue  # below, from raw_var
+            elif name in self.first:
                 out[name] = self.first[name]
             elif name in self.ext:
                 out[name] = self.ext[name]
@@ -205,4 +217,9 @@ class Accumulator:
                 s, n = self.sum[name]
                 with np.errstate(invalid="ignore", divide="ignore"):
                     out[name] = np.where(n > 0, s / np.where(n > 0, n, 1), math.nan)
-        return out
+        if "var_scale" in self.columns:
+            rv = out.get("raw_var")
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out["var_scale"] = 1.0 / np.sqrt(rv) if rv is not None else \
+                    np.full(self.heads, math.nan)
+        return {n: out[n] for n in self.columns if n in out}

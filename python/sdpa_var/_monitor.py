@@ -22,12 +22,21 @@ Paths, best first; a module call measured by one is not measured again:
    SDPA capture can serve it.
 Nothing the monitor does raises inside the model's forward: a call it
 cannot measure is skipped with one warning per reason.
+
+Nothing is stored on the model: the hooks are torch's global module hooks
+(torch.nn.modules.module.register_module_forward_pre_hook / _hook), which
+act only on the module objects the monitor attached to (by identity), and
+nn.MultiheadAttention's call arguments come from a wrapper of the class's
+forward, installed with the first monitor that has such a layer. A
+copy.deepcopy or a pickle (torch.save) of the model made while monitored
+carries nothing of the monitor, and the copy is not monitored.
 """
 
 import collections.abc
 import inspect
 import math
 import numbers
+import threading
 import warnings
 
 import numpy as np
@@ -48,6 +57,46 @@ class _Layer:
         self.causal = None         # the module's own word (is_causal, bias), or None
         self.mode = "hooks"        # or "capture": SDPA / HF / observe() only
         self.reason = None         # why hooks on the projections would be wrong
+
+
+# nn.MultiheadAttention.forward wrapped while a monitor with such a layer
+# is attached: [original, wrapper] and the monitors it feeds, in order.
+_MHA = {"saved": None, "monitors": []}
+_MHA_LOCK = threading.Lock()
+
+
+def _mha_attach(mon):
+    import torch.nn as nn
+
+    with _MHA_LOCK:
+        if not _MHA["monitors"]:
+            original = nn.MultiheadAttention.__dict__["forward"]
+            sig = inspect.signature(original)
+
+            def forward(self, *args, **kwargs):
+                for m in list(_MHA["monitors"]):
+                    m._mha_call(self, sig, args, kwargs)
+                return original(self, *args, **kwargs)
+
+            forward.__wrapped__ = original
+            forward.__doc__ = original.__doc__
+            nn.MultiheadAttention.forward = forward
+            _MHA["saved"] = (original, forward)
+        _MHA["monitors"].append(mon)
+
+
+def _mha_detach(mon):
+    import torch.nn as nn
+
+    with _MHA_LOCK:
+        if mon not in _MHA["monitors"]:
+            return
+        _MHA["monitors"].remove(mon)
+        if not _MHA["monitors"] and _MHA["saved"] is not None:
+            original, wrapper = _MHA["saved"]
+            if nn.MultiheadAttention.__dict__.get("forward") is wrapper:
+                nn.MultiheadAttention.forward = original
+            _MHA["saved"] = None
 
 
 class _Frame:
@@ -117,9 +166,15 @@ class Monitor(_report.Report):
         self.reduce, self.rows, self.seed, self.stats = reduce, rows, int(seed), tuple(stats)
         self.steps, self.last, self.last_step = 0, {}, None
         self.layers = []
-        self._model, self._handles, self._forwards = model, [], []
+        self._model, self._handles, self._mha = model, [], False
         self._stack, self._ran, self._covered, self._unnamed = [], set(), set(), 0
         self._acc, self._hist, self._warned, self._rows_cache = {}, [], set(), {}
+        # eval forwards (no_grad or model.eval()): their own accumulators,
+        # reported only by a step without a training forward
+        self._acc_eval, self._trained, self._root_depth, self._eval = {}, False, 0, False
+        self._unnamed_out = 0  # observe() calls outside the model's forward, this step
+        # id(module) -> the module (identity checked) and what it is to us
+        self._by_id = {}    # id -> (module, _Layer or None, [(layer, what) it feeds])
         names = {n for n, _ in model.named_modules()}
         scales, scale_all = _per_module(scale, "scale", names, _positive)
         given_heads, heads_all = _per_module(heads, "heads", names, _heads_arg)
@@ -183,12 +238,18 @@ class Monitor(_report.Report):
             raise ValueError("model: no attention module found (nn.MultiheadAttention, "
                              "q_proj/k_proj, c_attn, qkv, query_key_value, hook points, or a "
                              "module named *Attention*; docs/python.md)")
-        # the model's pre-hook before a layer's (the model may be the layer),
-        # its post-hook after
-        self._handles.append(model.register_forward_pre_hook(self._root_pre))
+        # Global hooks, acting only on these module objects: the model's
+        # pre-hook before a layer's (the model may be the layer), its
+        # post-hook after; nothing is stored on the modules themselves.
+        from torch.nn.modules import module as _module
+
+        self._entry(model)
         for L in self._layers.values():
             self._attach(L)
-        self._handles.append(model.register_forward_hook(self._root_post))
+        self._handles.append(_module.register_module_forward_pre_hook(self._global_pre))
+        self._handles.append(_module.register_module_forward_hook(self._global_post))
+        if self._mha:
+            _mha_attach(self)
         _capture.attach(self, [L.module for L in self._layers.values()
                                if _layouts.is_hf(L.module)])
 
@@ -196,14 +257,19 @@ class Monitor(_report.Report):
     def _active(self):
         return self.steps % self.every == 0 and self._model is not None
 
+    def _entry(self, m):
+        e = self._by_id.get(id(m))
+        if e is None:
+            e = self._by_id[id(m)] = [m, None, []]
+        return e
+
     def _attach(self, L):
         m = L.module
-        self._handles.append(m.register_forward_pre_hook(lambda mod, args: self._pre(L)))
-        self._handles.append(m.register_forward_hook(lambda mod, args, out: self._post(L)))
+        self._entry(m)[1] = L
         if L.mode != "hooks":
             return
         if L.kind == "mha":
-            self._wrap_forward(L)
+            self._mha = True
         elif L.kind == "tl":
             for what in ("hook_q", "hook_k", "hook_rot_q", "hook_rot_k", "hook_attn_scores"):
                 if getattr(m, what, None) is not None:
@@ -217,33 +283,59 @@ class Monitor(_report.Report):
                 self._keep(L, "q", m.q_attn)  # GPT-2 cross-attention: c_attn gives k, v
 
     def _keep(self, L, what, proj):
-        def hook(mod, args, out):
+        self._entry(proj)[2].append((L, what))
+
+    def _global_pre(self, mod, args):
+        e = self._by_id.get(id(mod))
+        if e is None or e[0] is not mod:
+            return None  # not a module of ours (a copy, another model)
+        if mod is self._model:
+            self._root_pre(mod, args)
+        if e[1] is not None:
+            self._pre(e[1])
+        return None
+
+    def _global_post(self, mod, args, out):
+        e = self._by_id.get(id(mod))
+        if e is None or e[0] is not mod:
+            return None
+        for L, what in e[2]:
             if self._stack and self._stack[-1].layer is L:
                 self._stack[-1].caps[what] = (out, args[0] if args else None)
-        self._handles.append(proj.register_forward_hook(hook))
+        if e[1] is not None:
+            self._post(e[1])
+        if mod is self._model:
+            self._root_post(mod, args, out)
+        return None
 
-    def _wrap_forward(self, L):
-        m, original = L.module, L.module.forward
-        sig = inspect.signature(original)
-
-        def forward(*args, **kwargs):
-            if self._stack and self._stack[-1].layer is L:
-                try:
-                    b = sig.bind(*args, **kwargs)
-                    b.apply_defaults()
-                    self._stack[-1].call = dict(b.arguments)
-                except TypeError:
-                    pass
-            return original(*args, **kwargs)
-        m.forward = forward
-        self._forwards.append((m, forward))
+    def _mha_call(self, mod, sig, args, kwargs):
+        """nn.MultiheadAttention.forward's arguments, for a layer of ours."""
+        e = self._by_id.get(id(mod))
+        if e is None or e[0] is not mod or e[1] is None or not self._active():
+            return
+        if self._stack and self._stack[-1].layer is e[1]:
+            try:
+                b = sig.bind(mod, *args, **kwargs)
+                b.apply_defaults()
+                self._stack[-1].call = dict(b.arguments)
+            except TypeError:
+                pass
 
     def _root_pre(self, mod, args):
+        import torch
+
+        self._root_depth += 1
+        if self._root_depth > 1:
+            return  # the model calling itself
+        self._eval = not (torch.is_grad_enabled() and getattr(mod, "training", True))
+        if not self._eval:
+            self._trained = True
         if self._active():
             self._stack, self._ran, self._covered, self._unnamed = [], set(), set(), 0
 
     def _root_post(self, mod, args, out):
-        if not self._active() or not self._layers:
+        self._root_depth = max(0, self._root_depth - 1)
+        if self._root_depth or not self._active() or not self._layers:
             return
         silent = sorted(self._ran - self._covered)
         if not self._ran and not self._covered:
@@ -292,9 +384,14 @@ class Monitor(_report.Report):
         if got is None:
             return False
         q, k, causal, mask = got
-        scale, source = _layouts.module_scale(L.module, q.shape[-1], L.scale)
         if L.kind == "mha" and L.scale is None:
             scale, source = q.shape[-1] ** -0.5, "nn.MultiheadAttention 1/sqrt(d)"
+        else:
+            try:
+                scale, source = _layouts.module_scale(L.module, q.shape[-1], L.scale)
+            except _layouts.UnknownScale as e:
+                self._warn("scale:" + L.name, "%s: not measured: %s" % (L.name, e))
+                return True  # served (by a refusal): not "produced no Q, K"
         self._measure(L.name, "hooks:" + L.kind, q, k, scale, source, causal, mask, None)
         return True
 
@@ -303,6 +400,8 @@ class Monitor(_report.Report):
         try:
             if not self._active():
                 return
+            if path != "observe" and not self._stack and not self._root_depth:
+                return  # not the model's: a copy of it, another model
             if isinstance(who, str):
                 name = who
             elif who is not None:
@@ -310,9 +409,12 @@ class Monitor(_report.Report):
                 name = L.name if L is not None else self._names.get(id(who), path)
             elif self._stack:
                 name = self._stack[-1].layer.name
-            else:
+            elif self._root_depth:  # in call order within the model's forward
                 name = "%s%d" % (path, self._unnamed)
                 self._unnamed += 1
+            else:  # in call order within the step, outside the model's forward
+                name = "%s%d" % (path, self._unnamed_out)
+                self._unnamed_out += 1
             for f in self._stack:
                 f.produced = True
                 self._covered.add(f.layer.name)
@@ -339,9 +441,18 @@ class Monitor(_report.Report):
         self._warn("refuse:%s:%s" % (name, reason), "%s: not measured: %s" % (name, reason))
 
     def _measure(self, name, path, q, k, scale, source, causal, mask, window):
-        acc = self._acc.get(name)
+        import torch
+
+        if self._root_depth:
+            ev = self._eval
+        else:  # observe() outside the model's forward
+            ev = not torch.is_grad_enabled()
+            if not ev:
+                self._trained = True
+        accs = self._acc_eval if ev else self._acc
+        acc = accs.get(name)
         if acc is None:
-            acc = self._acc[name] = _measure.Accumulator(self.reduce)
+            acc = accs[name] = _measure.Accumulator(self.reduce)
         acc.path, acc.scale, acc.scale_source = path, scale, source
         try:
             st = _measure.run(q, k, scale, causal, mask, window, self.rows, self.seed,
@@ -368,16 +479,17 @@ class Monitor(_report.Report):
         measured (every `every` steps, from the first), else None."""
         measured = self._active()
         self.steps += 1
-        self._stack = []
+        self._stack, self._unnamed, self._unnamed_out, self._root_depth = [], 0, 0, 0
+        accs = self._acc if self._trained else self._acc_eval
+        self._acc, self._acc_eval, self._trained = {}, {}, False
         if not measured:
             return None
         out = {}
-        for name, acc in self._acc.items():
+        for name, acc in accs.items():
             if not acc.calls and not acc.nonfinite:
                 continue  # every call skipped (and warned about)
             out[name] = st = self._stats_of(acc)
             self._record(self.steps - 1, name, st)
-        self._acc = {}
         self.last, self.last_step = out, self.steps - 1
         return out
 
@@ -385,10 +497,8 @@ class Monitor(_report.Report):
         """Removes every hook and wrapper; the model is as before."""
         for h in self._handles:
             h.remove()
-        for m, fwd in self._forwards:
-            if m.__dict__.get("forward") is fwd:
-                del m.forward
-        self._handles, self._forwards = [], []
+        self._handles, self._by_id = [], {}
+        _mha_detach(self)
         _capture.detach(self)
         self._model = None
 
@@ -419,6 +529,10 @@ def monitor(model, every=1, *, causal=False, scale=None, heads=None, reduce="bat
     that many query rows (seeded by @p seed). stats: the names mon.to_dict()
     and mon.to_pandas() keep (DEFAULT_STATS). hooks=False: no projection
     hooks, only SDPA / HF / observe(). threads: the engine's.
+    A forward under torch.no_grad() or in model.eval() is an eval forward:
+    a step reports its training forwards only, or its eval forwards if it
+    had no training forward. Nothing is stored on the model: a copy or a
+    pickle of it made while monitored is not monitored.
     Raises TypeError / ValueError naming the argument; never raises inside
     the model's forward (warns once per reason). mon.remove() or a `with`
     block detaches it."""

@@ -210,13 +210,16 @@ if not skip_masked(chk, "SDPA is_causal with n_q > n_k"):
         r = mon.step()
     compare(chk, "sdpa causal n_q > n_k", r["model"], peer(*logits(k, q, None, vis)))
 
-# 8. remove() puts back F.scaled_dot_product_attention and MHA's forward
-f0 = F.scaled_dot_product_attention
+# 8. remove() puts back F.scaled_dot_product_attention and MHA's forward (the
+# class's: nothing is ever stored on the module)
+f0, fwd0 = F.scaled_dot_product_attention, nn.MultiheadAttention.forward
 mha = nn.MultiheadAttention(16, 2)
 mon = sdpa_var.monitor(mha)
-chk.ok(F.scaled_dot_product_attention is not f0 and "forward" in mha.__dict__, "wrapped", "")
+chk.ok(F.scaled_dot_product_attention is not f0 and nn.MultiheadAttention.forward is not fwd0
+       and "forward" not in mha.__dict__, "wrapped", "")
 mon.remove()
-chk.ok(F.scaled_dot_product_attention is f0 and "forward" not in mha.__dict__, "restored", "")
+chk.ok(F.scaled_dot_product_attention is f0 and nn.MultiheadAttention.forward is fwd0
+       and "forward" not in mha.__dict__, "restored", "")
 
 
 # 9. argument errors name the argument
