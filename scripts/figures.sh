@@ -34,8 +34,9 @@
 # cheap rows).
 #
 # Not made here: performance_scaling.png (timings; scripts/bench.sh),
-# real_models.png (pretrained models; scripts/real_models.sh) and
-# train_tiny.png (a training run; scripts/train_tiny.py).  weights_row.csv
+# real_models.png (pretrained models; scripts/real_models.sh),
+# minilm.png (a trained model in the venv; scripts/minilm.py, ctest
+# hf.minilm) and train_tiny.png (a training run; scripts/train_tiny.py).  weights_row.csv
 # needs /usr/bin/python3 with numpy (Debian python3-numpy): sdpa-var draws
 # the row's query and keys (--save-qk) and numpy takes their softmax.
 #
