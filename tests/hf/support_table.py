@@ -39,7 +39,8 @@ def table(paths):
         "transformers %s" % v for v in versions) + " |",
         "|---|---|" + "---|" * len(versions)]
     for (model, impl), by in rows.items():
-        out.append("| %s | %s | %s |" % (model, impl, " | ".join(by.get(v, "") for v in versions)))
+        out.append("| %s | %s | %s |" % (model, impl, " | ".join(by.get(v, "not run")
+                                                                  for v in versions)))
     return out
 
 
