@@ -12,7 +12,13 @@ import numbers
 
 # Attributes and config keys that mean "Q and K are rotated (or normalised)
 # after the projections": hooks on q_proj/k_proj would see the wrong Q, K.
-ROTARY_ATTRS = ("rotary_emb", "rotary_fn", "rope", "rotary", "rotary_embedding")
+ROTARY_ATTRS = ("rotary_emb", "rotary_fn", "rope", "rotary", "rotary_embedding",
+                "pos_embeddings", "embed_positions")  # torchtune, GPT-J
+# forward() arguments that carry a position transform into the module
+# (transformers >= 5 passes position_embeddings = (cos, sin); Llama-style
+# code cos, sin or freqs_cis): the projections are then before it.
+ROTARY_ARGS = ("position_embeddings", "cos", "sin", "freqs_cis", "rotary_pos_emb",
+               "rope_cache", "pos_emb", "rotary_emb")
 QK_NORM_ATTRS = ("q_norm", "k_norm", "q_layernorm", "k_layernorm")
 HEADS = ("num_heads", "n_head", "n_heads", "num_attention_heads")
 KV_HEADS = ("num_key_value_heads", "n_kv_heads", "num_kv_heads", "n_kv_head",
@@ -61,6 +67,15 @@ def transforms_after_projection(m):
     for a in ROTARY_ATTRS:
         if getattr(m, a, None) is not None:
             return "rotary embeddings (attribute %r)" % a
+    try:
+        import inspect
+
+        params = inspect.signature(m.forward).parameters
+    except (TypeError, ValueError):
+        params = {}
+    for a in ROTARY_ARGS:
+        if a in params:
+            return "a position transform passed to forward (argument %r)" % a
     cfg = getattr(m, "config", None)
     if cfg is not None:
         if getattr(cfg, "rope_theta", None) is not None:

@@ -15,6 +15,11 @@ names start with the finding's number):
    merged into the next training step.
 7. nn.MultiheadAttention(add_bias_kv=True) / add_zero_attn: the extra keys
    counted and seen; the truth is torch's own attention weights.
+8. Rotary that no attribute of the old list gives away: cos/sin passed to
+   forward (transformers 5, Llama-style code), torchtune's pos_embeddings:
+   never the pre-rotary numbers of hooks on q_proj/k_proj (here the module
+   computes its softmax by hand, so nothing is measured and a warning
+   names it; through SDPA or observe() it is measured).
 """
 
 import copy
@@ -356,4 +361,57 @@ for kw in ({"add_bias_kv": True}, {"add_zero_attn": True},
         # torch's float32 weights against the monitor's float64: 1e-6 relative
         compare(chk, tag + what, st, pattern_stats(wts.detach()), rel=1e-6)
 
+# 8. rotary given away by no attribute: cos/sin into forward; pos_embeddings
+def rot(x, cos, sin):
+    h = x.shape[-1] // 2
+    return x * cos + torch.cat((-x[..., h:], x[..., :h]), -1) * sin
+
+
+class RopeArgs(nn.Module):
+    def __init__(self, d=32, heads=4):
+        super().__init__()
+        self.num_heads, self.hd = heads, d // heads
+        self.q_proj, self.k_proj = nn.Linear(d, d, bias=False), nn.Linear(d, d, bias=False)
+
+    def qk(self, x, cos, sin):
+        b, n, _ = x.shape
+        q = self.q_proj(x).view(b, n, self.num_heads, self.hd).transpose(1, 2)
+        k = self.k_proj(x).view(b, n, self.num_heads, self.hd).transpose(1, 2)
+        return rot(q, cos, sin), rot(k, cos, sin)
+
+    def forward(self, x, cos, sin):
+        q, k = self.qk(x, cos, sin)
+        return torch.softmax(q @ k.transpose(-1, -2) * self.hd ** -0.5, -1)
+
+
+class RopeTorchtune(RopeArgs):
+    def __init__(self):
+        super().__init__()
+        self.pos_embeddings = nn.Identity()  # torchtune's RotaryPositionalEmbeddings
+
+    def forward(self, x):
+        n = x.shape[1]
+        f = torch.outer(torch.arange(n).float(), 1.0 / 100 ** (torch.arange(0, 4) / 4))
+        cos, sin = torch.cat((f, f), -1).cos(), torch.cat((f, f), -1).sin()
+        return super().forward(x, cos, sin)
+
+
+x8 = torch.randn(2, 10, 32)
+f8 = torch.outer(torch.arange(10).float(), 1.0 / 100 ** (torch.arange(0, 4) / 4))
+cos8, sin8 = torch.cat((f8, f8), -1).cos(), torch.cat((f8, f8), -1).sin()
+for what, model, args in (("8 cos/sin args", RopeArgs(), (x8, cos8, sin8)),
+                          ("8 torchtune pos_embeddings", RopeTorchtune(), (x8,))):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            with sdpa_var.monitor(model) as mon, torch.no_grad():
+                model(*args)
+                res = mon.step()
+            msgs = [str(m.message) for m in w]
+            chk.ok(res == {}, "%s: no pre-rotary numbers" % what,
+                   "measured %s" % {k: v.config.get("path") for k, v in res.items()})
+            chk.ok(any("'model'" in m and "observe" in m for m in msgs),
+                   "%s: a warning names the module and observe()" % what, str(msgs))
+        except ValueError as e:  # a torch without SDPA: refused at monitor()
+            chk.ok("'model'" in str(e) and "observe" in str(e), "%s: refused" % what, str(e))
 chk.done()
