@@ -25,7 +25,7 @@ import torch
 
 import transformers
 import sdpa_var
-from monitor_common import RECORD, install_sdpa, logits
+from monitor_common import RECORD, install_sdpa, logits, weight_peer
 from reference import Checker
 
 VERSION = transformers.__version__
@@ -108,21 +108,10 @@ def layer_of(name):
 
 
 def peer(p):
-    """reduce="batch" statistics per head from HF's probabilities p (batch x
-    heads x n_q x n_k), in double."""
+    """reduce="batch" statistics per head from a model's own probabilities
+    p (batch x heads x n_q x n_k): a key is seen where its weight is > 0."""
     p = p.double()
-    vis = p > 0
-    ent = -torch.where(vis, p * p.clamp(min=1e-300).log(), torch.zeros_like(p)).sum(-1)
-    keys = vis.sum(-1)
-    two = keys >= 2
-    norm = torch.where(two, ent / keys.clamp(min=2).double().log(), torch.zeros_like(ent))
-    out = {
-        "scaled_entropy": ent.mean(-1),
-        "scaled_entropy_norm": norm.sum(-1) / two.sum(-1),
-        "scaled_max_weight": p.amax(-1).mean(-1),
-        "scaled_sink_weight": p[..., 0].mean(-1),
-    }
-    return {n: v.mean(0) for n, v in out.items()}
+    return weight_peer(p, p > 0)
 
 
 def run(name, make_cfg, impl):

@@ -93,12 +93,11 @@ def logits(q, k, scale=None, vis=None, add=None):
     return s, c
 
 
-def peer(s, c):
-    """Per (batch, head) statistics from logits @p s (scale @p c), reduced
-    over the batch as the monitor's reduce="batch" (means; max of maxima)."""
-    vis = s > -math.inf
-    p = torch.softmax(s, dim=-1)
-    ent = -torch.where(p > 0, p * p.log(), torch.zeros_like(p)).sum(-1)
+def weight_peer(p, vis):
+    """Per head statistics of the softmax weights @p p (batch x heads x n_q
+    x n_k, float64) with @p vis the keys each row sees, reduced over the
+    batch as the monitor's reduce="batch" (means)."""
+    ent = -torch.where(p > 0, p * p.clamp(min=1e-300).log(), torch.zeros_like(p)).sum(-1)
     keys = vis.sum(-1)
     two = keys >= 2
     norm = torch.where(two, ent / keys.clamp(min=2).double().log(), torch.zeros_like(ent))
@@ -108,7 +107,14 @@ def peer(s, c):
         "scaled_max_weight": p.amax(-1).mean(-1),
         "scaled_sink_weight": p[..., 0].mean(-1),
     }
-    red = {n: v.mean(0) for n, v in out.items()}
+    return {n: v.mean(0) for n, v in out.items()}
+
+
+def peer(s, c):
+    """Per (batch, head) statistics from logits @p s (scale @p c), reduced
+    over the batch as the monitor's reduce="batch" (means; max of maxima)."""
+    vis = s > -math.inf
+    red = weight_peer(torch.softmax(s, dim=-1), vis)
     big = s.masked_fill(~vis, -math.inf).amax((-1, -2))
     babs = s.abs().masked_fill(~vis, -math.inf).amax((-1, -2))
     red["scaled_max_logit"] = big.amax(0)
