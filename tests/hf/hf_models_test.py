@@ -16,7 +16,6 @@ table of docs/python.md:  version, model, implementation, result, detail.
                                     4.x with build-venv/hf4 first)
 """
 
-import math
 import re
 import sys
 import warnings

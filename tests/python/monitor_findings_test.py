@@ -27,7 +27,6 @@ import io
 import math
 import warnings
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
