@@ -1,7 +1,8 @@
 """What the monitor reads from a model's attention modules: which kind of
-module it is, its head counts, the scale its softmax uses, whether it is
-causal, whether it transforms Q and K after their projections (rotary,
-QK-norm), and how to cut Q and K out of a projection's output.
+module it is; for the two kinds hooks serve (nn.MultiheadAttention and
+TransformerLens-style hook points) the scale its softmax uses, whether it
+is causal, its mask, and Q and K as its softmax sees them; whether a
+hook-point module rotates or normalises Q, K after hook_q/hook_k.
 
 Everything here is read at monitor() time or from one call's arguments; it
 never runs the model. Tensors come out as batch x heads x n x d (bhnd).
@@ -11,7 +12,8 @@ import math
 import numbers
 
 # Attributes and config keys that mean "Q and K are rotated (or normalised)
-# after the projections": hooks on q_proj/k_proj would see the wrong Q, K.
+# after hook_q/hook_k": without hook_rot_q/hook_rot_k those hook points see
+# the wrong Q, K (a refusal, never a reading of the model's numbers).
 ROTARY_ATTRS = ("rotary_emb", "rotary_fn", "rope", "rotary", "rotary_embedding",
                 "pos_embeddings", "embed_positions")  # torchtune, GPT-J
 # forward() arguments that carry a position transform into the module
@@ -20,9 +22,6 @@ ROTARY_ATTRS = ("rotary_emb", "rotary_fn", "rope", "rotary", "rotary_embedding",
 ROTARY_ARGS = ("position_embeddings", "cos", "sin", "freqs_cis", "rotary_pos_emb",
                "rope_cache", "pos_emb", "rotary_emb")
 QK_NORM_ATTRS = ("q_norm", "k_norm", "q_layernorm", "k_layernorm")
-HEADS = ("num_heads", "n_head", "n_heads", "num_attention_heads")
-KV_HEADS = ("num_key_value_heads", "n_kv_heads", "num_kv_heads", "n_kv_head",
-            "num_key_value_groups_heads")
 
 
 def as_number(x, what):
@@ -40,30 +39,9 @@ def as_number(x, what):
     return None
 
 
-def _int_attr(obj, names):
-    for n in names:
-        v = getattr(obj, n, None)
-        if isinstance(v, numbers.Integral) and not isinstance(v, bool) and v > 0:
-            return int(v)
-    return None
-
-
-def heads_of(m, given=None):
-    """(heads, kv_heads) of module @p m: @p given (an int or a pair) first,
-    then its attributes, then m.config's; (None, None) if none says."""
-    if given is not None:
-        if isinstance(given, tuple):
-            return int(given[0]), int(given[1])
-        return int(given), int(given)
-    cfg = getattr(m, "config", None)
-    h = _int_attr(m, HEADS) or (cfg is not None and _int_attr(cfg, HEADS)) or None
-    kv = _int_attr(m, KV_HEADS) or (cfg is not None and _int_attr(cfg, KV_HEADS)) or None
-    return h, (kv or h)
-
-
 def transforms_after_projection(m):
-    """The reason (a short text) why hooks on @p m's projections would not
-    see the Q and K its softmax sees, or None."""
+    """The reason (a short text) why hook points hook_q/hook_k of @p m
+    would not see the Q and K its softmax sees, or None."""
     for a in ROTARY_ATTRS:
         if getattr(m, a, None) is not None:
             return "rotary embeddings (attribute %r)" % a
@@ -89,65 +67,17 @@ def transforms_after_projection(m):
     return None
 
 
-class UnknownScale(ValueError):
-    """A module's scale attribute the monitor will not guess the meaning of."""
-
-
 def module_scale(m, head_dim, given=None):
-    """(scale, source): the multiplier of q.k the softmax of @p m sees.
-    @p given (monitor(scale=)) first; then the module's scaling or
-    softmax_scale (multipliers: HF, flash-attn), attn_scale (a divisor,
-    TransformerLens), GPT-2's scale_attn_weights /
-    scale_attn_by_inverse_layer_idx; else 1/sqrt(d). Raises UnknownScale
-    for what it cannot read as one multiplier: an attribute named `scale`
-    (a multiplier in some code, a divisor in other code), or a per-head
-    (learned) tensor."""
+    """(scale, source): the multiplier of q.k the softmax of hook-served
+    module @p m sees: @p given (monitor(scale=)) first; then the module's
+    attn_scale, a divisor in TransformerLens (one number); else
+    1/sqrt(d)."""
     if given is not None:
         return given, "scale="
-    for a in ("scaling", "softmax_scale", "attn_scale"):
-        v = getattr(m, a, None)
-        if v is None or callable(v) and not hasattr(v, "shape"):
-            continue
-        x = _one_scale(v, a)
-        if x is not None and math.isfinite(x) and x > 0:
-            return (1.0 / x, "1/module.attn_scale") if a == "attn_scale" else \
-                (x, "module." + a)
-    if hasattr(m, "scale_attn_weights") or hasattr(m, "scale_attn_by_inverse_layer_idx"):
-        s, src = 1.0, []
-        if getattr(m, "scale_attn_weights", True):
-            s, src = head_dim ** -0.5, ["1/sqrt(d)"]
-        if getattr(m, "scale_attn_by_inverse_layer_idx", False):
-            idx = getattr(m, "layer_idx", None)
-            if isinstance(idx, numbers.Integral):
-                s /= float(idx + 1)
-                src.append("1/(layer_idx+1)")
-        return s, "GPT-2 " + ("*".join(src) or "unscaled")
-    v = getattr(m, "scale", None)
-    if v is not None and (not callable(v) or hasattr(v, "shape")):
-        x = _one_scale(v, "scale")  # per head: says so
-        # 1/sqrt(d) as a multiplier (timm, many repositories) or sqrt(d) as a
-        # divisor: both read 1/sqrt(d), and the other readings (sqrt(d) times
-        # the logits) no model uses; any other value is ambiguous
-        for want in (head_dim ** -0.5, head_dim ** 0.5):
-            if x is not None and abs(x - want) <= 1e-6 * want:
-                return head_dim ** -0.5, "1/sqrt(d) (module.scale = %.6g)" % x
-        raise UnknownScale(
-            "module.scale = %r may be the multiplier of q.k or its divisor; the monitor does "
-            "not guess: pass monitor(scale={this module's name: multiplier})" % (x,))
+    x = as_number(getattr(m, "attn_scale", None), "attn_scale")
+    if x is not None and math.isfinite(x) and x > 0:
+        return 1.0 / x, "1/module.attn_scale"
     return head_dim ** -0.5, "1/sqrt(d)"
-
-
-def _one_scale(v, what):
-    """as_number(v), or UnknownScale for a tensor of more than one value
-    (a per-head, often learned, scale)."""
-    try:
-        return as_number(v, what)
-    except (TypeError, ValueError):
-        raise UnknownScale(
-            "module.%s is a tensor of shape %s (a scale per head); the monitor takes one "
-            "multiplier per layer: pass monitor(scale=) for one, or call "
-            "sdpa_var.observe(q * s[:, None, None], k, scale=1.0) in the forward"
-            % (what, tuple(v.shape))) from None
 
 
 def module_causal(m):
@@ -208,10 +138,11 @@ def hf_inline_eager(model, modules):
 
 
 def kind_of(m):
-    """How Q and K can be taken from @p m by hooks: "mha", "tl" (hook
-    points), "proj" (q_proj/k_proj), "c_attn", "qkv", "query_key_value",
-    or None; and "attn" for a module only named like attention (SDPA
-    capture and observe() attribute to it)."""
+    """What @p m is to the monitor: "mha" or "tl" (hook points), whose Q
+    and K hooks read; "proj" (q_proj/k_proj), "c_attn", "qkv",
+    "query_key_value" or "attn" (named like attention), attention modules
+    that SDPA capture, the HF wrappers and observe() attribute calls to,
+    never hooked; None for any other module."""
     import torch.nn as nn
 
     if isinstance(m, nn.MultiheadAttention):
@@ -235,20 +166,6 @@ def split_heads(x, heads):
         x = x.unsqueeze(0)
     b, n, e = x.shape[0], x.shape[1], x.shape[-1]
     return x.reshape(b, n, heads, e // heads).transpose(1, 2)
-
-
-def fused_qk(kind, out, h, hkv):
-    """Q and K (bhnd) from a fused projection's output @p out."""
-    if out.dim() == 2:
-        out = out.unsqueeze(0)
-    if kind == "query_key_value":  # GPT-NeoX, Bloom: per head [q | k | v]
-        b, n = out.shape[0], out.shape[1]
-        d = out.shape[-1] // (3 * h)
-        t = out.reshape(b, n, h, 3 * d)
-        return t[..., :d].transpose(1, 2), t[..., d:2 * d].transpose(1, 2)
-    # c_attn (nanoGPT, GPT-2) and timm's qkv: [q | k | v], k of hkv heads
-    d = out.shape[-1] // (h + 2 * hkv)
-    return split_heads(out[..., :h * d], h), split_heads(out[..., h * d:(h + hkv) * d], hkv)
 
 
 def mha_qk(m, query, key):
@@ -286,7 +203,7 @@ def mha_extra_keys(m):
                                                                            False)))
 
 
-def hook_qk(kind, m, caps, call, heads, kv_heads, causal):
+def hook_qk(kind, m, caps, call, causal):
     """(q, k, causal, mask) of one call of module @p m of @p kind from what
     the monitor's hooks kept: @p caps {what: (output, first input)} of its
     hook points or projections, @p call nn.MultiheadAttention's bound
@@ -319,22 +236,8 @@ def hook_qk(kind, m, caps, call, heads, kv_heads, causal):
             s = caps["hook_attn_scores"][0]
             # the fill as stored in s's dtype (-1e5 is -inf in float16)
             mask, causal = s != torch.tensor(tl_fill(m, s), dtype=s.dtype), False
-    elif kind == "proj" or "q" in caps:
-        if "q" not in caps or ("k" not in caps and "qkv" not in caps):
-            return None
-        qo, qi = caps["q"]
-        if "k" in caps:
-            ko, ki = caps["k"]
-        else:  # GPT-2 cross-attention: c_attn(encoder states) = [k | v]
-            ko, ki = caps["qkv"]
-            ko = ko[..., :ko.shape[-1] // 2]
-        q, k = split_heads(qo, heads), split_heads(ko, kv_heads)
-        if qi is not ki:
-            causal = False  # cross-attention
-    else:
-        if "qkv" not in caps:
-            return None
-        q, k = fused_qk(kind, caps["qkv"][0], heads, kv_heads)
+    else:  # never hooked (kind_of's other kinds are served by capture)
+        return None
     return q, k, causal, mask
 
 

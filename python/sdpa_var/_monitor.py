@@ -13,13 +13,14 @@ Paths, best first; a module call measured by one is not measured again:
    module is never hooked); softcapping, sinks, head masks and other
    kernels are refused by name.
 3. sdpa_var.observe(q, k, ...) from the caller's attention code.
-4. Hooks (_layouts.py): TransformerLens hook points (hook_rot_q/hook_rot_k
-   before hook_q/hook_k; hook_attn_scores for the mask); q_proj/k_proj;
-   c_attn (nn.Linear or GPT-2's Conv1D); timm's qkv; GPT-NeoX's
-   query_key_value; nn.MultiheadAttention (its call's attn_mask,
-   key_padding_mask, is_causal). Never for a module that rotates or
-   normalises Q, K after its projections: monitor() refuses it unless
-   SDPA capture can serve it.
+4. Hooks (_layouts.py), only on modules whose Q and K are by construction
+   the softmax's: TransformerLens hook points (hook_rot_q/hook_rot_k before
+   hook_q/hook_k; hook_attn_scores for the mask) and nn.MultiheadAttention
+   (its call's attn_mask, key_padding_mask, is_causal). Never projections
+   (q_proj/k_proj, c_attn, qkv, query_key_value): rotary, QK-norm or a
+   scale may follow them, which no attribute name reliably tells. Such
+   modules are served by paths 1-3; where this torch has no SDPA,
+   monitor() refuses them unless hooks=False says observe() serves them.
 Nothing the monitor does raises inside the model's forward: a call it
 cannot measure is skipped with one warning per reason.
 
@@ -46,13 +47,13 @@ from . import _capture, _core, _layouts, _measure, _report
 DEFAULT_STATS = ("scaled_entropy", "scaled_entropy_norm", "scaled_max_weight",
                  "scaled_sink_weight", "scaled_max_abs_logit", "scaled_max_logit")
 MONITORED = DEFAULT_STATS  # the name before issue 23
-HOOK_KINDS = ("mha", "tl", "proj", "c_attn", "qkv", "query_key_value")
+# the modules hooks serve: their Q, K are by construction the softmax's
+HOOK_KINDS = ("mha", "tl")
 
 
 class _Layer:
     def __init__(self, name, module, kind):
         self.name, self.module, self.kind = name, module, kind
-        self.heads = self.kv_heads = None
         self.scale = None          # given by monitor(scale=), else read per call
         self.causal = None         # the module's own word (is_causal, bias), or None
         self.mode = "hooks"        # or "capture": SDPA / HF / observe() only
@@ -129,18 +130,10 @@ def _per_module(v, what, names, check):
     return {}, (None if v is None else check(v, what))
 
 
-def _heads_arg(v, what):
-    ok = lambda x: isinstance(x, numbers.Integral) and not isinstance(x, bool) and x > 0
-    if ok(v) or (isinstance(v, tuple) and len(v) == 2 and all(ok(x) for x in v)
-                 and v[0] % v[1] == 0):
-        return v
-    raise ValueError("%s: %r is not a head count or a (heads, kv_heads) pair" % (what, v))
-
-
 class Monitor(_report.Report):
     """Hooks on a model's attention modules; see monitor()."""
 
-    def __init__(self, model, every=1, causal=False, scale=None, heads=None, reduce="batch",
+    def __init__(self, model, every=1, causal=False, scale=None, reduce="batch",
                  rows=None, seed=0, stats=None, hooks=True, threads=None):
         import torch.nn as nn
 
@@ -177,33 +170,32 @@ class Monitor(_report.Report):
         self._by_id = {}    # id -> (module, _Layer or None, [(layer, what) it feeds])
         names = {n for n, _ in model.named_modules()}
         scales, scale_all = _per_module(scale, "scale", names, _positive)
-        given_heads, heads_all = _per_module(heads, "heads", names, _heads_arg)
         self._layers, self._names = {}, {id(m): (n or "model") for n, m in model.named_modules()}
         sdpa = _capture.sdpa_available()
-        refused, headless = [], []
+        refused, rotary = [], []
         for name, m in model.named_modules():
             kind = _layouts.kind_of(m)
             if kind is None:
                 continue
             L = _Layer(name or "model", m, kind)
-            L.heads, L.kv_heads = _layouts.heads_of(m, given_heads.get(name, heads_all))
             L.scale = scales.get(name, scale_all)
             L.causal = _layouts.module_causal(m)
             L.reason = _layouts.transforms_after_projection(m)
             if kind == "tl" and isinstance(getattr(m, "hook_rot_q", None), nn.Module):
                 L.reason = None  # hook_rot_q / hook_rot_k see the rotated Q, K
-            if kind == "attn" or not hooks or _layouts.is_hf(m):
-                # HF's attention calls the function its config selects
-                # (eager included), which the monitor wraps: never hooks
-                # on projections that rotary or QK-norm follow.
+            if kind not in HOOK_KINDS or not hooks or _layouts.is_hf(m):
+                # Only nn.MultiheadAttention and hook points give, by
+                # construction, the Q and K the softmax sees. Any other
+                # module (projections, HF's attention, which calls the
+                # function its config selects) is served by SDPA capture,
+                # the HF wrappers and observe(), never by hooks on its
+                # projections: whatever follows them is not known.
                 L.mode = "capture"
-            elif L.reason is not None and kind != "mha":
+                if kind not in ("attn", "tl") and hooks and not sdpa and not _layouts.is_hf(m):
+                    refused.append(L.name)
+            elif L.reason is not None and kind == "tl":
                 if not sdpa:
-                    refused.append("%r (%s)" % (L.name, L.reason))
-                L.mode = "capture"
-            elif kind in ("proj", "c_attn", "qkv", "query_key_value") and L.heads is None:
-                if not sdpa:
-                    headless.append(L.name)
+                    rotary.append("%r (%s)" % (L.name, L.reason))
                 L.mode = "capture"
             self.layers.append(L.name)
             self._layers[id(m)] = L
@@ -217,20 +209,37 @@ class Monitor(_report.Report):
                 % (", ".join(repr(self._names[id(m)]) for m in inline),
                    "s" if len(inline) == 1 else "", _layouts.hf_version(),
                    ", ".join(sorted({type(m).__module__ for m in inline}))))
-        if refused:
+        if rotary:
             raise ValueError(
-                "model: %s transform%s Q and K after their projections, so hooks on "
-                "q_proj/k_proj (or c_attn, qkv) would see them before that; the monitor "
+                "model: %s transform%s Q and K after hook_q/hook_k and ha%s no hook_rot_q/"
+                "hook_rot_k, so its hook points would see them before that; the monitor "
                 "never reports those numbers. Two ways measure what the softmax sees: "
                 "(1) SDPA capture: the module calls torch.nn.functional."
                 "scaled_dot_product_attention (PyTorch >= 2.0; this torch has none); "
                 "(2) sdpa_var.observe(q, k, scale=..., causal=...) in the module's forward "
                 "after the rotation, with monitor(model, hooks=False)."
-                % (", ".join(refused), "s" if len(refused) == 1 else ""))
-        if headless:
-            raise ValueError("heads: no head count for %s (num_heads, n_head, "
-                             "num_attention_heads or config.num_attention_heads); pass "
-                             "heads={name: count}" % ", ".join(repr(n) for n in headless))
+                % (", ".join(rotary), "s" if len(rotary) == 1 else "",
+                   "s" if len(rotary) == 1 else "ve"))
+        if refused:
+            raise ValueError(
+                "model: %s: the monitor reads Q and K from module hooks only where they are by "
+                "construction what the softmax sees (nn.MultiheadAttention, TransformerLens "
+                "hook points), never from projections (q_proj/k_proj, c_attn, qkv, "
+                "query_key_value), after which rotary, QK-norm or a scale may follow. Ways that "
+                "work: (1) SDPA capture: the module calls torch.nn.functional."
+                "scaled_dot_product_attention (PyTorch >= 2.0; this torch has none); "
+                "(2) sdpa_var.observe(q, k, scale=..., causal=...) in the module's forward, "
+                "with monitor(model, hooks=False); (3) nn.MultiheadAttention or hook points "
+                "(docs/python.md, \"The monitor\")" % ", ".join(repr(n) for n in refused))
+        hooked = {L.name for L in self._layers.values() if L.mode == "hooks"}
+        wrong = sorted(n or "model" for n in scales if (n or "model") not in hooked)
+        if wrong or (scale_all is not None and not hooked):
+            raise ValueError(
+                "scale: %s: monitor(scale=) is for modules served by hooks "
+                "(nn.MultiheadAttention, hook points); SDPA, HF and observe() calls carry "
+                "their own scale (observe(q, k, scale=...))"
+                % (", ".join(repr(n) for n in wrong) if wrong else "no module of this model "
+                   "is served by hooks"))
         # With or without SDPA in this torch: a model with none of these has
         # nothing the monitor could name a layer after (PyTorch 2 used to
         # take nn.Linear and report nothing, every step).
@@ -274,13 +283,6 @@ class Monitor(_report.Report):
             for what in ("hook_q", "hook_k", "hook_rot_q", "hook_rot_k", "hook_attn_scores"):
                 if getattr(m, what, None) is not None:
                     self._keep(L, what, getattr(m, what))
-        elif L.kind == "proj":
-            self._keep(L, "q", m.q_proj)
-            self._keep(L, "k", m.k_proj)
-        else:
-            self._keep(L, "qkv", getattr(m, L.kind))
-            if getattr(m, "is_cross_attention", False) and hasattr(m, "q_attn"):
-                self._keep(L, "q", m.q_attn)  # GPT-2 cross-attention: c_attn gives k, v
 
     def _keep(self, L, what, proj):
         self._entry(proj)[2].append((L, what))
@@ -379,19 +381,14 @@ class Monitor(_report.Report):
 
         causal = L.causal if L.causal is not None else self.causal
         with torch.no_grad():
-            got = _layouts.hook_qk(L.kind, L.module, frame.caps, frame.call, L.heads,
-                                   L.kv_heads, causal)
+            got = _layouts.hook_qk(L.kind, L.module, frame.caps, frame.call, causal)
         if got is None:
             return False
         q, k, causal, mask = got
         if L.kind == "mha" and L.scale is None:
             scale, source = q.shape[-1] ** -0.5, "nn.MultiheadAttention 1/sqrt(d)"
         else:
-            try:
-                scale, source = _layouts.module_scale(L.module, q.shape[-1], L.scale)
-            except _layouts.UnknownScale as e:
-                self._warn("scale:" + L.name, "%s: not measured: %s" % (L.name, e))
-                return True  # served (by a refusal): not "produced no Q, K"
+            scale, source = _layouts.module_scale(L.module, q.shape[-1], L.scale)
         self._measure(L.name, "hooks:" + L.kind, q, k, scale, source, causal, mask, None)
         return True
 
@@ -509,7 +506,7 @@ class Monitor(_report.Report):
         self.remove()
 
 
-def monitor(model, every=1, *, causal=False, scale=None, heads=None, reduce="batch", rows=None,
+def monitor(model, every=1, *, causal=False, scale=None, reduce="batch", rows=None,
             seed=0, stats=None, hooks=True, threads=None):
     """Attaches to @p model's attention (module docstring) and returns a
     Monitor. Call mon.step() after each training step; on measured steps
@@ -524,11 +521,12 @@ def monitor(model, every=1, *, causal=False, scale=None, heads=None, reduce="bat
     causal: for hook-path modules nothing else describes (is_causal, a
     `bias` buffer, the call's masks win; cross-attention never). scale: a
     number, 0-dim tensor or {module name: number}, for hook paths (SDPA,
-    HF and observe() calls carry their own). heads: a count, (heads,
-    kv_heads) or {module name: either}. rows: measure a fixed sample of
-    that many query rows (seeded by @p seed). stats: the names mon.to_dict()
-    and mon.to_pandas() keep (DEFAULT_STATS). hooks=False: no projection
-    hooks, only SDPA / HF / observe(). threads: the engine's.
+    HF and observe() calls carry their own). rows: measure a fixed sample
+    of that many query rows (seeded by @p seed). stats: the names
+    mon.to_dict() and mon.to_pandas() keep (DEFAULT_STATS). hooks=False: no
+    module hooks, only SDPA / HF / observe() (which a module not served by
+    hooks then promises where this torch has no SDPA). threads: the
+    engine's.
     A forward under torch.no_grad() or in model.eval() is an eval forward:
     a step reports its training forwards only, or its eval forwards if it
     had no training forward. Nothing is stored on the model: a copy or a
@@ -536,4 +534,4 @@ def monitor(model, every=1, *, causal=False, scale=None, heads=None, reduce="bat
     Raises TypeError / ValueError naming the argument; never raises inside
     the model's forward (warns once per reason). mon.remove() or a `with`
     block detaches it."""
-    return Monitor(model, every, causal, scale, heads, reduce, rows, seed, stats, hooks, threads)
+    return Monitor(model, every, causal, scale, reduce, rows, seed, stats, hooks, threads)

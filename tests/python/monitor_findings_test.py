@@ -8,7 +8,8 @@ names start with the finding's number):
    real scores; the truth is the model's own pattern. The real
    HookedTransformer where transformer_lens has it.
 3. A module attribute `scale` (here a divisor, 32) is not guessed to be a
-   multiplier; a learned per-head scale is refused with a clear warning.
+   multiplier, nor a learned per-head scale: projections are never hooked;
+   a warning names the module and observe(), through which it is exact.
 4. observe() outside the model's forward: the same layer names every step.
 5. reduce="batch": rows_empty summed, var_scale 1/sqrt of the reduced raw_var.
 6. An eval forward (no_grad, model.eval()) between training steps is not
@@ -16,10 +17,11 @@ names start with the finding's number):
 7. nn.MultiheadAttention(add_bias_kv=True) / add_zero_attn: the extra keys
    counted and seen; the truth is torch's own attention weights.
 8. Rotary that no attribute of the old list gives away: cos/sin passed to
-   forward (transformers 5, Llama-style code), torchtune's pos_embeddings:
-   never the pre-rotary numbers of hooks on q_proj/k_proj (here the module
-   computes its softmax by hand, so nothing is measured and a warning
-   names it; through SDPA or observe() it is measured).
+   forward (transformers 5, Llama-style code), torchtune's pos_embeddings,
+   a rotation under a name no list has: never the pre-rotary numbers of
+   hooks on q_proj/k_proj (here the module computes its softmax by hand,
+   so nothing is measured and a warning names it, or monitor() refuses it
+   where torch has no SDPA; through SDPA or observe() it is measured).
 """
 
 import copy
@@ -71,6 +73,41 @@ def torch_load(buf):
         return torch.load(buf)
 
 
+# hook points (TransformerLens 1.x), used by findings 1 and 2
+class HookPoint(nn.Module):
+    def forward(self, x):
+        return x
+
+
+FILL = -1e5
+
+
+class TLIgnore(nn.Module):
+    """TransformerLens 1.x's Attention: hook_q/hook_k batch x pos x head x d,
+    hook_attn_scores after the causal fill, hook_pattern its softmax."""
+
+    def __init__(self, d=32, heads=4, buffer=True):
+        super().__init__()
+        self.n_heads, self.d_head = heads, d // heads
+        self.attn_scale = self.d_head ** 0.5
+        self.W_Q, self.W_K = nn.Linear(d, d), nn.Linear(d, d)
+        for h in ("hook_q", "hook_k", "hook_attn_scores", "hook_pattern"):
+            setattr(self, h, HookPoint())
+        if buffer:
+            self.register_buffer("IGNORE", torch.tensor(FILL))
+
+    def forward(self, x):
+        b, n, _ = x.shape
+        q = self.hook_q(self.W_Q(x).view(b, n, self.n_heads, self.d_head))
+        k = self.hook_k(self.W_K(x).view(b, n, self.n_heads, self.d_head))
+        s = torch.einsum("bqhd,bkhd->bhqk", q, k) / self.attn_scale
+        fill = self.IGNORE if hasattr(self, "IGNORE") else torch.tensor(FILL)
+        s = torch.where(torch.ones(n, n, dtype=torch.bool).tril(), s, fill)
+        s = self.hook_attn_scores(s)
+        self.pattern = self.hook_pattern(torch.softmax(s, -1)).detach()
+        return self.pattern.sum()
+
+
 # 1. copies and pickles of a monitored model
 class Block(nn.Module):
     def __init__(self):
@@ -81,22 +118,23 @@ class Block(nn.Module):
         return self.attn(x, x, x)[0]
 
 
-class Manual(nn.Module):  # hooks on c_attn, causal from is_causal
+class Manual(nn.Module):  # a fused c_attn, measured through observe()
     def __init__(self, d=16, heads=2):
         super().__init__()
-        self.c_attn, self.n_head, self.d, self.is_causal = nn.Linear(d, 3 * d), heads, d, True
+        self.c_attn, self.n_head, self.d = nn.Linear(d, 3 * d), heads, d
 
     def forward(self, x):
         B, T, C = x.shape
         q, k, v = (t.view(B, T, self.n_head, -1).transpose(1, 2)
                    for t in self.c_attn(x).split(self.d, dim=2))
+        sdpa_var.observe(q, k, causal=True)
         s = (q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
         s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
         return (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, T, C)
 
 
 x = torch.randn(2, 7, 16)
-for kind, make in (("mha", Block), ("hooks", Manual)):
+for kind, make in (("mha", Block), ("hook points", lambda: TLIgnore(d=16, heads=2))):
     model = make()
     mon = sdpa_var.monitor(model)
     model(x)
@@ -153,40 +191,6 @@ if hasattr(torch.nn.functional, "scaled_dot_product_attention"):
 
 
 # 2. TransformerLens-style hook points, excluded scores filled with IGNORE
-class HookPoint(nn.Module):
-    def forward(self, x):
-        return x
-
-
-FILL = -1e5
-
-
-class TLIgnore(nn.Module):
-    """TransformerLens 1.x's Attention: hook_q/hook_k batch x pos x head x d,
-    hook_attn_scores after the causal fill, hook_pattern its softmax."""
-
-    def __init__(self, d=32, heads=4, buffer=True):
-        super().__init__()
-        self.n_heads, self.d_head = heads, d // heads
-        self.attn_scale = self.d_head ** 0.5
-        self.W_Q, self.W_K = nn.Linear(d, d), nn.Linear(d, d)
-        for h in ("hook_q", "hook_k", "hook_attn_scores", "hook_pattern"):
-            setattr(self, h, HookPoint())
-        if buffer:
-            self.register_buffer("IGNORE", torch.tensor(FILL))
-
-    def forward(self, x):
-        b, n, _ = x.shape
-        q = self.hook_q(self.W_Q(x).view(b, n, self.n_heads, self.d_head))
-        k = self.hook_k(self.W_K(x).view(b, n, self.n_heads, self.d_head))
-        s = torch.einsum("bqhd,bkhd->bhqk", q, k) / self.attn_scale
-        fill = self.IGNORE if hasattr(self, "IGNORE") else torch.tensor(FILL)
-        s = torch.where(torch.ones(n, n, dtype=torch.bool).tril(), s, fill)
-        s = self.hook_attn_scores(s)
-        self.pattern = self.hook_pattern(torch.softmax(s, -1)).detach()
-        return self.pattern.sum()
-
-
 for buffer in (True, False):
     model = TLIgnore(buffer=buffer)
     with sdpa_var.monitor(model) as mon:
@@ -220,11 +224,13 @@ else:
                         pattern_stats(cache["pattern", layer]), rel=1e-6)
 
 
-# 3. a module's `scale` attribute: a divisor here; a learned per-head scale
+# 3. a module's `scale` attribute (a divisor here; a learned per-head scale) is
+# never guessed: projections are not hooked, so nothing is measured and a
+# warning names the module and observe(); through observe() it is exact
 class ScaleDiv(nn.Module):
-    def __init__(self, d=32, heads=4, learned=False, value=32):
+    def __init__(self, d=32, heads=4, learned=False, value=32, observe=False):
         super().__init__()
-        self.num_heads, self.hd, self.learned = heads, d // heads, learned
+        self.num_heads, self.hd, self.learned, self.observe = heads, d // heads, learned, observe
         self.q_proj, self.k_proj = nn.Linear(d, d), nn.Linear(d, d)
         self.scale = nn.Parameter(torch.full((heads,), 32.0)) if learned else value
 
@@ -234,6 +240,8 @@ class ScaleDiv(nn.Module):
         k = self.k_proj(x).view(b, n, self.num_heads, self.hd).transpose(1, 2)
         div = self.scale.view(1, -1, 1, 1) if self.learned else self.scale
         self.seen = (q.detach(), k.detach())
+        if self.observe:
+            sdpa_var.observe(q, k, scale=1 / div)
         return torch.softmax(q @ k.transpose(-1, -2) / div, -1).sum()
 
 
@@ -244,22 +252,13 @@ for learned in (False, True):
         r, w = caught(lambda: (model(xs), mon.step())[1])
     what = "3 %s scale" % ("learned per-head" if learned else "divisor")
     chk.ok("model" not in r, what + " not guessed", str(r and dict(r["model"].config)))
-    said = [m for m in w if "scale" in m and "not measured" in m]
-    chk.ok(said and "scale=" in said[0] and "TypeError" not in said[0] and
-           ("per head" in said[0] if learned else "divisor" in said[0]),
-           what + " warning", str(w))
-model = ScaleDiv()
-with sdpa_var.monitor(model, scale=1 / 32) as mon:
-    model(xs)
-    r = mon.step()
-q, k = model.seen
-compare(chk, "3 scale=1/32", r["model"], peer(*logits(q, k, 1 / 32)))  # 1e-6 relative
-model = ScaleDiv(value=8 ** 0.5)  # a divisor sqrt(d): 1/sqrt(d) whichever way it is read
+    chk.ok(any("'model'" in m and "observe" in m for m in w), what + " warning", str(w))
+model = ScaleDiv(observe=True)
 with sdpa_var.monitor(model) as mon:
     model(xs)
     r = mon.step()
 q, k = model.seen
-compare(chk, "3 scale=sqrt(d) divisor", r["model"], peer(*logits(q, k, None)))  # 1e-6
+compare(chk, "3 observe scale=1/32", r["model"], peer(*logits(q, k, 1 / 32)))  # 1e-6 relative
 
 
 # 4. observe() outside the model's forward: the same names every step
@@ -395,11 +394,19 @@ class RopeTorchtune(RopeArgs):
         return super().forward(x, cos, sin)
 
 
+class RopeHidden(RopeTorchtune):
+    def __init__(self):
+        super().__init__()
+        del self.pos_embeddings
+        self.positions = nn.Identity()  # a name on no list
+
+
 x8 = torch.randn(2, 10, 32)
 f8 = torch.outer(torch.arange(10).float(), 1.0 / 100 ** (torch.arange(0, 4) / 4))
 cos8, sin8 = torch.cat((f8, f8), -1).cos(), torch.cat((f8, f8), -1).sin()
 for what, model, args in (("8 cos/sin args", RopeArgs(), (x8, cos8, sin8)),
-                          ("8 torchtune pos_embeddings", RopeTorchtune(), (x8,))):
+                          ("8 torchtune pos_embeddings", RopeTorchtune(), (x8,)),
+                          ("8 rotary under another name", RopeHidden(), (x8,))):
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         try:

@@ -25,7 +25,7 @@ torch.manual_seed(31)
 
 
 class Attn(nn.Module):
-    """nanoGPT-like, SDPA or manual (then hooks on c_attn, causal from is_causal)."""
+    """nanoGPT-like, SDPA or manual (then observe(), as projections are never hooked)."""
 
     def __init__(self, d=32, heads=4, sdpa=True):
         super().__init__()
@@ -39,6 +39,7 @@ class Attn(nn.Module):
         if self.sdpa:
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         else:
+            sdpa_var.observe(q, k, causal=True)
             s = (q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
             y = torch.softmax(s.masked_fill(torch.ones(T, T).triu(1).bool(), -math.inf), -1) @ v
         return self.c_proj(y.transpose(1, 2).reshape(B, T, C))
@@ -144,10 +145,13 @@ with sdpa_var.monitor(model, every=3) as mon:
 class Full(nn.Module):
     def __init__(self):
         super().__init__()
-        self.q_proj, self.k_proj, self.num_heads = nn.Linear(16, 16), nn.Linear(16, 16), 2
+        self.q_proj, self.k_proj = nn.Linear(16, 16), nn.Linear(16, 16)
 
     def forward(self, x):
-        return self.q_proj(x).sum() + self.k_proj(x).sum()
+        b, n, _ = x.shape
+        q, k = (p(x).view(b, n, 2, 8).transpose(1, 2) for p in (self.q_proj, self.k_proj))
+        sdpa_var.observe(q, k)
+        return q.sum() + k.sum()
 
 
 full, x = Full(), torch.randn(2, 40, 16)
@@ -238,10 +242,12 @@ raises("monitor model", TypeError, "model", M, 3)
 raises("monitor every", ValueError, "every", M, Attn(), every=0)
 raises("monitor reduce", ValueError, "reduce", M, Attn(), reduce="mean")
 raises("monitor rows", ValueError, "rows", M, Attn(), rows=0)
-raises("monitor scale", ValueError, "scale", M, Attn(), scale=-1.0)
-raises("monitor scale name", ValueError, "scale", M, Attn(), scale={"nope": 0.1})
-raises("monitor scale vector", TypeError, "scale", M, Attn(), scale=torch.tensor([0.1, 0.2]))
-raises("monitor heads", ValueError, "heads", M, Attn(), heads={"nope": 2})
+mha = nn.MultiheadAttention(16, 2)
+raises("monitor scale", ValueError, "scale", M, mha, scale=-1.0)
+raises("monitor scale name", ValueError, "scale", M, mha, scale={"nope": 0.1})
+raises("monitor scale vector", TypeError, "scale", M, mha, scale=torch.tensor([0.1, 0.2]))
+raises("monitor scale no hooks", ValueError, "scale", M, Attn(), scale=0.1)
+raises("monitor heads", TypeError, "heads", M, Attn(), heads=2)  # removed with projection hooks
 raises("monitor stats", TypeError, "stats", M, Attn(), stats="scaled_entropy")
 raises("monitor threads", ValueError, "threads", M, Attn(), threads=5000)
 raises("monitor causal", TypeError, "causal", M, Attn(), causal="yes")

@@ -3,12 +3,13 @@ exactly the logits each model's softmax took in the same forward (float64
 from the model's float32 Q and K, relative 1e-6): a Llama-style layer
 (RoPE, GQA, causal) through SDPA capture and observe(), and refused through
 its projections; partial rotary (25 %, GPT-NeoX's query_key_value); a
-custom scale (module attribute, SDPA's scale=, monitor(scale=));
-nanoGPT's CausalSelfAttention (flash and manual paths); nn.MultiheadAttention
+custom scale (SDPA's scale=; a module attribute never read);
+nanoGPT's CausalSelfAttention (flash path measured; the manual path, like
+a GPT-2 block with Conv1D and scale_attn_by_inverse_layer_idx, computes its
+softmax by hand: not measured, a warning names it); nn.MultiheadAttention
 with a causal attn_mask and with a key_padding_mask; nn.Transformer
-(decoder self-attention causal, cross-attention not); a GPT-2 block with
-Conv1D and scale_attn_by_inverse_layer_idx; a TransformerLens-style
-module; a sliding-window layer. Masked cases print SKIP until
+(decoder self-attention causal, cross-attention not); a TransformerLens-style
+module (its attn_scale, monitor(scale=)); a sliding-window layer. Masked cases print SKIP until
 sdpa_var.stats takes mask= (monitor_common.HAS_MASK)."""
 
 import math
@@ -182,7 +183,7 @@ finally:
     F.scaled_dot_product_attention = saved
 
 
-# 3. a custom scale (muP-style 1/d): read from the module, from SDPA's scale=, or given
+# 3. a custom scale (muP-style 1/d): SDPA's scale=; a module attribute is never read
 class Scaled(nn.Module):
     def __init__(self, d=64, heads=4, path="hooks", attr=True):
         super().__init__()
@@ -201,23 +202,31 @@ class Scaled(nn.Module):
         return torch.softmax(q @ k.transpose(-1, -2) / self.hd, -1) @ k
 
 
-for path, attr, kw, source in (("hooks", True, {}, "module.scaling"),
-                               ("sdpa", True, {}, "sdpa scale"),
-                               ("hooks", False, {"scale": {"": 1 / 16}}, "scale="),
-                               ("hooks", False, {"scale": torch.tensor(1 / 16)}, "scale=")):
-    model = Scaled(path=path, attr=attr)
-    if kw.get("scale") == {"": 1 / 16}:
-        kw = {"scale": {"": 1 / 16}}
-    try:
-        res, w, mon = run_one(model, x, **kw)
-    except ValueError as e:  # a mapping keyed by the root's name ""
-        chk.ok(False, "custom scale %s" % kw, str(e))
-        continue
-    q, k = model.seen
-    st = res["model"]
-    compare(chk, "custom scale %s %s" % (path, source), st, peer(*logits(q, k, 1 / 16)))
-    chk.ok(st.config["scale_source"] == source and float(st.config["scale"]) == 1 / 16,
-           "scale source %s" % source, str(dict(st.config)))
+model = Scaled(path="sdpa")
+res, w, mon = run_one(model, x)
+q, k = model.seen
+st = res["model"]
+compare(chk, "custom scale sdpa", st, peer(*logits(q, k, 1 / 16)))
+chk.ok(st.config["scale_source"] == "sdpa scale" and float(st.config["scale"]) == 1 / 16,
+       "scale source sdpa", str(dict(st.config)))
+
+
+def not_measured(what, model, inp, **kw):
+    """A module that computes its softmax by hand from projections: no
+    number (the old hooks read its projections and guessed its scale), a
+    warning naming it and observe()."""
+    res, w, mon = run_one(model, inp, **kw)
+    chk.ok(res == {} and any("'model'" in m and "observe" in m for m in w),
+           what + " not measured", "%s %s" % (res and {n: dict(v.config) for n, v in res.items()},
+                                              w))
+
+
+not_measured("custom scale module.scaling", Scaled(path="hooks"), x)
+try:  # monitor(scale=) is for hook-served modules only
+    sdpa_var.monitor(Scaled(path="hooks"), scale={"": 1 / 16})
+    chk.ok(False, "scale= without hooks", "no ValueError")
+except ValueError as e:
+    chk.ok("scale" in str(e) and "'model'" in str(e), "scale= without hooks", str(e))
 
 
 # 4. nanoGPT's CausalSelfAttention, both paths (no is_causal attribute)
@@ -252,12 +261,7 @@ class CausalSelfAttention(nn.Module):
 xg = torch.randn(2, 24, 48)
 res, w, mon = run_one(CausalSelfAttention(flash=True), xg)
 check_record("nanogpt flash", res["model"])
-model = CausalSelfAttention(flash=False)
-res, w, mon = run_one(model, xg)
-q, k = model.seen
-compare(chk, "nanogpt manual", res["model"], peer(*logits(q, k, None, causal_vis(24, 24))))
-chk.ok(res["model"].config["path"] == "hooks:c_attn", "nanogpt manual path",
-       str(dict(res["model"].config)))
+not_measured("nanogpt manual", CausalSelfAttention(flash=False), xg)
 
 
 # 5. nn.MultiheadAttention: causal attn_mask (float and bool), key_padding_mask
@@ -308,7 +312,8 @@ with torch.no_grad():
             compare(chk, "transformer " + name, res[name], mha_peer(m, *seen[name], vis=vis))
 
 
-# 7. GPT-2: Conv1D c_attn, scale_attn_weights, scale_attn_by_inverse_layer_idx
+# 7. GPT-2 by hand (Conv1D c_attn, scale_attn_by_inverse_layer_idx): never guessed
+# (transformers' own GPT-2 is tests/hf/hf_models_test.py's)
 class Conv1D(nn.Module):
     """As HF's: weight in x out, y = x @ W + b."""
 
@@ -348,12 +353,7 @@ class GPT2Attention(nn.Module):
         return self.c_proj(y.permute(0, 2, 1, 3).reshape(x.shape))
 
 
-model = GPT2Attention()
-res, w, mon = run_one(model, xg)
-q, k = model.seen
-st = res["model"]
-compare(chk, "gpt2 conv1d", st, peer(*logits(q, k, 12 ** -0.5 / 4, causal_vis(24, 24))))
-chk.ok("layer_idx" in st.config["scale_source"], "gpt2 scale source", str(dict(st.config)))
+not_measured("gpt2 conv1d", GPT2Attention(), xg)
 
 
 # 8. TransformerLens-style hook points: hook_rot_q/hook_rot_k, hook_attn_scores
@@ -391,6 +391,16 @@ res, w, mon = run_one(model, torch.randn(2, 15, 32))
 q, k = model.seen
 compare(chk, "transformerlens hook_rot_*", res["model"],
         peer(*logits(q, k, 1 / model.attn_scale, causal_vis(15, 15))))
+chk.ok(res["model"].config["scale_source"] == "1/module.attn_scale", "transformerlens scale",
+       str(dict(res["model"].config)))
+xt = torch.randn(2, 15, 32)
+for given in ({"": 0.125}, torch.tensor(0.125)):  # monitor(scale=) wins over attn_scale
+    res, w, mon = run_one(model, xt, scale=given)
+    q, k = model.seen
+    compare(chk, "transformerlens scale=%r" % (given,), res["model"],
+            peer(*logits(q, k, 0.125, causal_vis(15, 15))))
+    chk.ok(res["model"].config["scale_source"] == "scale=", "transformerlens scale= source",
+           str(dict(res["model"].config)))
 
 
 # 9. a sliding-window layer (window 4, causal): an SDPA boolean band mask and observe(window=)

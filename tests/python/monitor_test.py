@@ -2,7 +2,9 @@
 models, so every number is comparable to 1e-10): nn.MultiheadAttention
 (batch_first and not; its own returned attention weights are the peer),
 a hand-written GQA layer with q_proj/k_proj/n_kv_heads, and a nanoGPT
-block with a fused c_attn; every-k stepping and remove(); reduce="none"
+block with a fused c_attn, both through observe() (projections are never
+hooked: where this torch has no SDPA, monitor() refuses them unless
+hooks=False); every-k stepping and remove(); reduce="none"
 (per batch element) throughout: tests/python/monitor_paths_test.py checks
 the default batch reduction and the paths of issue 23."""
 
@@ -102,11 +104,20 @@ class GQA(nn.Module):
         s = (q @ k.transpose(-1, -2)) / math.sqrt(self.hd)
         s = s.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), -math.inf)
         self.captured = (q, k)
+        sdpa_var.observe(q, k, causal=True)
         return (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(b, n, -1)
 
 
 model = nn.Sequential(GQA(), nn.Linear(48, 48), GQA(n_kv_heads=1))
-mon = sdpa_var.monitor(model, every=2, causal=True, reduce="none")
+if not hasattr(F, "scaled_dot_product_attention"):  # no SDPA: refused, naming the ways
+    try:
+        sdpa_var.monitor(model)
+        chk.ok(False, "projections refused", "no ValueError")
+    except ValueError as e:
+        m = str(e)
+        chk.ok("'0', '2'" in m and "observe" in m and "hooks=False" in m
+               and "MultiheadAttention" in m, "projections refused", m)
+mon = sdpa_var.monitor(model, every=2, causal=True, reduce="none", hooks=False)
 for step in range(3):
     model(torch.randn(2, 13, 48))
     res = mon.step()
@@ -145,13 +156,13 @@ class CausalSelfAttention(nn.Module):
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
         att = att.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf"))
         self.captured = (q, k)
+        sdpa_var.observe(q, k, causal=True)
         y = (torch.softmax(att, dim=-1) @ v).transpose(1, 2).contiguous().view(b, t, c)
         return self.c_proj(y)
 
 
 blk = CausalSelfAttention()
-blk.is_causal = True
-with sdpa_var.monitor(blk, reduce="none") as mon:
+with sdpa_var.monitor(blk, reduce="none", hooks=False) as mon:
     blk(torch.randn(2, 9, 32))
     res = mon.step()
 q, k = blk.captured
