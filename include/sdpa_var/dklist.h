@@ -5,6 +5,8 @@
  * doubling misses it. "1,2,8,64,512", "1:1024" (= 1,2,4,...,1024),
  * "1:1000" (= 1,2,4,...,512,1000) and "3:24,100" (= 3,6,12,24,100) are
  * valid.
+ *
+ * Cost, every function here: one pass over the text, O(its length).
  */
 #ifndef SDPA_VAR_DKLIST_H
 #define SDPA_VAR_DKLIST_H

@@ -7,6 +7,10 @@
  * every check), tile.c (tile product and --values outputs), rowpass.c (the
  * row pass), trial.c (rows into a trial), grad.c (the backward passes),
  * engine.c (threads, trials).
+ *
+ * Thread safety, every function here unless its docstring says: re-entrant
+ * (all state in the arguments), so calls on distinct outputs may run at
+ * once. Cost, every function here unless its docstring says: O(1).
  */
 #ifndef SDPA_VAR_ENGINE_H
 #define SDPA_VAR_ENGINE_H

@@ -1,6 +1,10 @@
 /**
  * @file moments.h
  * Mean and sum of squared deviations of a sample, and their exact merge.
+ *
+ * Thread safety, every function here: re-entrant, no global state; an
+ * argument written by a call is not read by another thread meanwhile.
+ * Cost, every function here: O(1), except sv_moments_of, two passes over x.
  */
 #ifndef SDPA_VAR_MOMENTS_H
 #define SDPA_VAR_MOMENTS_H

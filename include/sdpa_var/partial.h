@@ -13,6 +13,15 @@
  * maxima (order-free); the quantiles need every trial's raw_var and
  * scaled_var, which are kept. A partial owns all its arrays (no pointers
  * into a spec or a caller), so it can be written out and read back.
+ *
+ * Thread safety, every function here: re-entrant; a partial written by a
+ * call (init, add, merge, free) is not used by another thread meanwhile;
+ * sv_partial_add runs OpenMP threads of its own for more than 8 whole
+ * blocks.
+ * Cost, every function here: sv_partial_init allocates room for cap trials
+ * (a few doubles each); sv_partial_add O(count x SV_TRIAL_FIELDS);
+ * sv_partial_merge O(b's trials and blocks x SV_TRIAL_FIELDS); mean and sd
+ * O(blocks x SV_TRIAL_FIELDS); free O(1).
  */
 #ifndef SDPA_VAR_PARTIAL_H
 #define SDPA_VAR_PARTIAL_H

@@ -9,6 +9,11 @@
  * block boundaries (sv_engine_run_rows) leaves one sv_rowfold per block,
  * and sv_rowfold_finish of every block of a trial, from any number of such
  * runs, gives the bits sv_engine_run gives for that trial.
+ *
+ * Thread safety, every function here: as sv_engine_run (re-entrant); the
+ * two helpers are pure.
+ * Cost, every function here: O(1), except sv_engine_run_rows: sv_engine_run's
+ * work times (row_end - row_begin) / n_q.
  */
 #ifndef SDPA_VAR_ROWFOLD_H
 #define SDPA_VAR_ROWFOLD_H

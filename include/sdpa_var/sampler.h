@@ -2,6 +2,9 @@
  * @file sampler.h
  * Distributions of the entries of Q and K, each with mean 0 and variance 1:
  * the assumption under which Var(q.k) = d_k (Vaswani et al. 2017, footnote 4).
+ *
+ * Thread safety, every function here unless its docstring says: pure.
+ * Cost, every function here unless its docstring says: O(1).
  */
 #ifndef SDPA_VAR_SAMPLER_H
 #define SDPA_VAR_SAMPLER_H

@@ -17,6 +17,13 @@
  * `scale=` in PyTorch's scaled_dot_product_attention (c = 1 / sqrt(d_k)
  * for Vaswani et al.'s scaling), here and in spec.h, so a caller passes
  * spec->scale.
+ *
+ * Thread safety, every function here unless its docstring says: re-entrant;
+ * each reads its inputs and writes only its outputs.
+ * Cost, every function here unless its docstring says: the row functions
+ * 2 exps per key (two passes), sv_softmax_acc_rows and _stats_rows that
+ * per row, sv_softmax_acc_merge and sv_softmax_acc_stats O(1) (a few exps
+ * and a log).
  */
 #ifndef SDPA_VAR_SOFTMAX_H
 #define SDPA_VAR_SOFTMAX_H

@@ -5,6 +5,13 @@
  * it never knows whether they are drawn (sv_source_draw: the random
  * experiment of a spec) or read from a caller's arrays (sv_source_strided:
  * what numpy and torch hand over). Files, Python and MPI ranks plug in here.
+ *
+ * Thread safety, every function here unless its docstring says: re-entrant;
+ * a source is read by the engine's threads at once, never written after
+ * it is made.
+ * Cost, every function here unless its docstring says: O(1); making a
+ * source copies and allocates no array (the rows are made or read as the
+ * engine asks for them).
  */
 #ifndef SDPA_VAR_SOURCE_H
 #define SDPA_VAR_SOURCE_H

@@ -5,6 +5,11 @@
  * causal mask, ddof) and how many trials from which seed. No execution
  * options (engine.h: sv_exec), no output buffers (engine.h: sv_taps), no
  * pointers: a spec can be copied, compared, hashed and written to a file.
+ *
+ * Thread safety, every function here: re-entrant; sv_spec_resolve writes
+ * its spec, which no other thread reads meanwhile; the others are pure.
+ * Cost, every function here unless its docstring says: O(1) (closed
+ * forms, sv_spec_scores with a window included); sv_spec_hash O(fields).
  */
 #ifndef SDPA_VAR_SPEC_H
 #define SDPA_VAR_SPEC_H

@@ -20,6 +20,14 @@
  * or (rows in part) count x sv_rowfold_blocks folds, each SV_FOLD_COUNTS
  * counts and SV_FOLD_SUMS doubles. Last, an FNV-1a 64 digest of every
  * byte before it.
+ *
+ * Thread safety, every function here: re-entrant; a state or buffer
+ * written by a call is not used by another thread meanwhile.
+ * Cost, every function here unless its docstring says: writing and reading
+ * O(bytes of the state: per configuration, its trials' raw_var and
+ * scaled_var and a few hundred doubles per block of SV_SUMMARY_BLOCK
+ * trials); sv_state_summary that of sv_summary_from_partial; the rest
+ * O(1).
  */
 #ifndef SDPA_VAR_STATE_H
 #define SDPA_VAR_STATE_H

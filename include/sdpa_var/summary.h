@@ -1,6 +1,13 @@
 /**
  * @file summary.h
  * Reduction of per-trial statistics to what the CLI prints, theory beside.
+ *
+ * Thread safety, every function here unless its docstring says: re-entrant;
+ * an accumulator is used by one thread at a time.
+ * Cost, every function here unless its docstring says: sv_quantile_sorted
+ * O(1); sv_summary_begin allocates two doubles per trial; sv_summary_add
+ * O(count x SV_TRIAL_FIELDS); sv_summary_end and sv_summary_from_partial
+ * O(trials) (means by blocks, quantile selections); sv_summary_head O(1).
  */
 #ifndef SDPA_VAR_SUMMARY_H
 #define SDPA_VAR_SUMMARY_H

@@ -5,6 +5,9 @@
  * I/O here: the caller opens, maps and names the file; these check every
  * byte they trust, so a lying header never leads to a read past @p len.
  * The array returned points into the caller's bytes.
+ *
+ * Thread safety, every function here unless its docstring says: pure.
+ * Cost, every function here unless its docstring says: O(header bytes).
  */
 #ifndef SDPA_VAR_TENSOR_FILE_H
 #define SDPA_VAR_TENSOR_FILE_H

@@ -2,6 +2,10 @@
  * @file theory.h
  * What the experiment should show, in closed form. Derivations:
  * docs/theory.md.
+ *
+ * Thread safety, every function here unless its docstring says: pure.
+ * Cost, every function here unless its docstring says: O(1) closed forms,
+ * or O(n_q) where a causal window or scale_logn sums over the rows.
  */
 #ifndef SDPA_VAR_THEORY_H
 #define SDPA_VAR_THEORY_H
