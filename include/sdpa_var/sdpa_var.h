@@ -7,6 +7,7 @@
 #ifndef SDPA_VAR_H
 #define SDPA_VAR_H
 
+#include "sdpa_var/alloc.h"
 #include "sdpa_var/columns.h"
 #include "sdpa_var/cpu.h"
 #include "sdpa_var/dklist.h"

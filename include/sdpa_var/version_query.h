@@ -7,7 +7,7 @@
  *
  * Thread safety, every function here: pure.
  * Cost, every function here: O(1) (sv_struct_size compares its name with
- * the twenty above).
+ * the twenty-one above).
  */
 #ifndef SDPA_VAR_VERSION_QUERY_H
 #define SDPA_VAR_VERSION_QUERY_H
@@ -36,7 +36,7 @@ unsigned sv_abi_version(void);
  * "sv_strided", "sv_head", "sv_source", "sv_trial_stats", "sv_summary",
  * "sv_summary_acc", "sv_partial", "sv_var_spread", "sv_exec", "sv_taps",
  * "sv_row_view", "sv_column", "sv_value", "sv_theory", "sv_state",
- * "sv_state_config", "sv_state_why", "sv_trial_extremes".
+ * "sv_state_config", "sv_state_why", "sv_trial_extremes", "sv_allocator".
  * @param name a NUL-terminated type name, or NULL.
  * @return the size in bytes; 0 for NULL or a name not listed.
  */

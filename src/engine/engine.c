@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "plan.h"
 #include "sdpa_var/theory.h"
 
@@ -20,17 +21,15 @@ static void workspace_free(workspace *ws)
                       ws->st, ws->planted, ws->scratch, ws->state,  ws->q_mo,   ws->k_mo, ws->v,
                       ws->e,  ws->o_part,  ws->o,       ws->grad,   ws->sink,   ws->mrow};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
-        free(arrays[i]);
+        sv__free_aligned(arrays[i]);
     *ws = (workspace){0};
 }
 
-/* n elements of `size` bytes aligned to SV_ALIGN (aligned_alloc wants a
- * multiple of the alignment). sv_plan_make checked n size + SV_ALIGN. */
+/* n elements of `size` bytes aligned to SV_ALIGN. sv_plan_make checked
+ * n size + SV_ALIGN. */
 static void *alloc_aligned(size_t n, size_t size)
 {
-    size_t bytes = n * size;
-    bytes += (SV_ALIGN - bytes % SV_ALIGN) % SV_ALIGN;
-    return aligned_alloc(SV_ALIGN, bytes ? bytes : SV_ALIGN);
+    return sv__malloc_aligned(n * size, SV_ALIGN);
 }
 
 static int workspace_alloc(workspace *ws, const ws_sizes *z)

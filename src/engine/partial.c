@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "plan.h"
 #include "sizes.h"
 #include "vexp.h"
@@ -110,21 +111,21 @@ static sv_status reserve(sv_partial *p, uint64_t cap)
     if (cap > SIZE_MAX || !mul_ok((size_t)cap, sizeof(double), &bytes) ||
         !mul_ok(blocks_for(p, cap), F * sizeof(double), &sums))
         return SV_ERANGE;
-    double *rv = realloc(p->raw_var, bytes ? bytes : 1);
+    double *rv = sv__realloc(p->raw_var, bytes ? bytes : 1);
     if (rv)
         p->raw_var = rv;
-    double *sv = realloc(p->scaled_var, bytes ? bytes : 1);
+    double *sv = sv__realloc(p->scaled_var, bytes ? bytes : 1);
     if (sv)
         p->scaled_var = sv;
-    double *bs = realloc(p->block_sum, sums ? sums : 1);
+    double *bs = sv__realloc(p->block_sum, sums ? sums : 1);
     if (bs)
         p->block_sum = bs;
-    double *bw = realloc(p->block_m2, sums ? 2 * sums : 1); /* 2 sums <= 2 cap F: no wrap */
+    double *bw = sv__realloc(p->block_m2, sums ? 2 * sums : 1); /* 2 sums <= 2 cap F: no wrap */
     if (bw)
         p->block_m2 = bw;
     const uint64_t hc = lead_cap(p); /* one call: the analyser then sees hc > 0 */
     if (!p->lead && hc > 0)
-        p->lead = malloc((size_t)hc * sizeof(sv_trial_stats));
+        p->lead = sv__malloc((size_t)hc * sizeof(sv_trial_stats));
     if (!rv || !sv || !bs || !bw || (lead_cap(p) > 0 && !p->lead))
         return SV_ENOMEM; /* grown arrays are kept: still valid, just larger */
     p->cap = cap;
@@ -406,10 +407,10 @@ void sv_partial_free(sv_partial *p)
 {
     if (!p)
         return;
-    free(p->lead);
-    free(p->block_sum);
-    free(p->block_m2);
-    free(p->raw_var);
-    free(p->scaled_var);
+    sv__free(p->lead);
+    sv__free(p->block_sum);
+    sv__free(p->block_m2);
+    sv__free(p->raw_var);
+    sv__free(p->scaled_var);
     *p = (sv_partial){0};
 }

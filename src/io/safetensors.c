@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "sdpa_var/tensor_file.h"
+#include "heap.h"
 #include "io_why.h"
 
 /* The format's cap on the header's size (tensor.rs, MAX_HEADER_SIZE). */
@@ -317,7 +318,7 @@ static sv_status to_array(const st_tensor *t, const unsigned char *data, sv_arra
 static sv_status parse_header(const unsigned char *p, size_t n, cJSON **root, char *why,
                               size_t why_len)
 {
-    char *text = malloc(n + 1);
+    char *text = sv__malloc(n + 1);
     if (!text) {
         sv_io_why(why, why_len, "out of memory for a header of %zu bytes", n);
         return SV_ENOMEM;
@@ -330,7 +331,7 @@ static sv_status parse_header(const unsigned char *p, size_t n, cJSON **root, ch
     while (*root && at < n &&
            (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r'))
         at++;
-    free(text);
+    sv__free(text);
     if (!*root || at != n || !cJSON_IsObject(*root)) {
         sv_io_why(why, why_len, "malformed header: %s at byte %zu of the file",
                   !*root    ? "not valid JSON"
@@ -373,8 +374,8 @@ sv_status sv_safetensors_parse(const void *buf, size_t len, const char *name, sv
     if (st != SV_OK)
         return st;
     const size_t count = (size_t)cJSON_GetArraySize(root);
-    st_tensor *ts = calloc(count + 1, sizeof *ts);
-    st_tensor **idx = calloc(count + 1, sizeof(st_tensor *));
+    st_tensor *ts = sv__calloc(count + 1, sizeof *ts);
+    st_tensor **idx = sv__calloc(count + 1, sizeof(st_tensor *));
     size_t nt = 0, at = 0;
     if (!ts || !idx) {
         sv_io_why(why, why_len, "out of memory for a table of %zu tensors", count);
@@ -391,8 +392,8 @@ sv_status sv_safetensors_parse(const void *buf, size_t len, const char *name, sv
         st = pick(ts, nt, name, &at, why, why_len);
     if (st == SV_OK)
         st = to_array(&ts[at], p + 8 + n, out, why, why_len);
-    free(idx);
-    free(ts);
+    sv__free(idx);
+    sv__free(ts);
     cJSON_Delete(root);
     return st;
 }

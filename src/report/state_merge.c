@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sdpa_var/version.h"
+#include "heap.h"
 
 typedef struct piece {
     size_t shard;
@@ -94,7 +95,7 @@ static sv_status fold_rows(const piece *pc, size_t m, size_t config, sv_partial 
         return st;
     }
     const size_t nb = sv_rowfold_blocks(0, s->n_q);
-    sv_rowfold *f = malloc(nb * sizeof *f);
+    sv_rowfold *f = sv__malloc(nb * sizeof *f);
     if (!f)
         return SV_ENOMEM;
     sv_status st = SV_OK;
@@ -112,7 +113,7 @@ static sv_status fold_rows(const piece *pc, size_t m, size_t config, sv_partial 
             st = isnan(ts.raw_mean) || isnan(ts.raw_entropy) ? SV_EOVERFLOW
                                                              : sv_partial_add(part, &ts, 1);
     }
-    free(f);
+    sv__free(f);
     return st;
 }
 
@@ -173,11 +174,11 @@ sv_status sv_state_merge(const sv_state *const *shards, size_t n, int from_zero,
     sv_status st = check_shards(shards, n, why);
     if (st != SV_OK)
         return st;
-    piece *pc = malloc(n * sizeof *pc);
-    out->configs = calloc(shards[0]->n_configs, sizeof *out->configs);
+    piece *pc = sv__malloc(n * sizeof *pc);
+    out->configs = sv__calloc(shards[0]->n_configs, sizeof *out->configs);
     if (!pc || !out->configs) {
-        free(pc);
-        free(out->configs);
+        sv__free(pc);
+        sv__free(out->configs);
         out->configs = NULL;
         return SV_ENOMEM;
     }
@@ -188,7 +189,7 @@ sv_status sv_state_merge(const sv_state *const *shards, size_t n, int from_zero,
             pc[i] = (piece){i, &shards[i]->configs[c]};
         st = merge_config(pc, n, c, from_zero, &out->configs[c], why);
     }
-    free(pc);
+    sv__free(pc);
     if (st != SV_OK)
         sv_state_free(out);
     return st;

@@ -3,6 +3,7 @@
  * is trusted, and every decoded configuration against the library's own
  * rules. */
 #include "sdpa_var/state.h"
+#include "heap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -168,7 +169,7 @@ static sv_status get_folds(rd *r, sv_state_config *c)
         !left_for(r, c->trial_count * nb, each)) /* count <= bytes / each: no wrap */
         return SV_ECORRUPT;
     const size_t n = (size_t)c->trial_count * nb;
-    c->folds = malloc(n * sizeof *c->folds);
+    c->folds = sv__malloc(n * sizeof *c->folds);
     if (!c->folds)
         return SV_ENOMEM;
     for (size_t i = 0; i < n; i++) {
@@ -221,7 +222,7 @@ static sv_status decode(rd *r, sv_state *s)
     const uint64_t n = get_u64(r);
     if (n == 0 || !left_for(r, n, (size_t)8 * 30)) /* a configuration is > 30 words */
         return SV_ECORRUPT;
-    s->configs = calloc((size_t)n, sizeof *s->configs);
+    s->configs = sv__calloc((size_t)n, sizeof *s->configs);
     if (!s->configs)
         return SV_ENOMEM;
     s->n_configs = (size_t)n;
@@ -251,8 +252,8 @@ void sv_state_free(sv_state *s)
         return;
     for (size_t i = 0; s->configs && i < s->n_configs; i++) {
         sv_partial_free(&s->configs[i].trials);
-        free(s->configs[i].folds);
+        sv__free(s->configs[i].folds);
     }
-    free(s->configs);
+    sv__free(s->configs);
     *s = (sv_state){0};
 }

@@ -26,7 +26,7 @@ for folder in folders:
     if text is None:
         bad.append("%s holds sources but has no row in the table" % folder)
         continue
-    words = set(re.findall(r"[\w.]+\*?", text))
+    words = set(re.findall(r"(?<![\w/.])[\w.]+\*?", text))  # bare names, not paths
     for path in sorted(glob.glob(os.path.join(root, folder, "*.[ch]"))):
         name = os.path.basename(path)
         stem = name[:-2]
