@@ -262,8 +262,43 @@ static void test_mask(void)
     CHECK_STATUS(sv_source_strided(&arr, &src), SV_EFORMAT);
 }
 
+/* sv_source_materialize: the rows a source gives one at a time, with a
+ * per-trial state (d_model's W_Q, W_K), any range; errors leave out as
+ * it was. */
+static void test_materialize(void)
+{
+    sv_spec s = {.d_k = 5, .n_q = 7, .n_k = 9, .trials = 3, .seed = 8, .d_model = 6, .values = 1,
+                 .d_v = 3};
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
+    sv_source src;
+    CHECK_STATUS(sv_source_draw(&s, &src), SV_OK);
+    double state[512] = {0}, scratch[512] = {0}, want[9 * 5], got[9 * 8];
+    CHECK(src.trial_len < 512 && src.scratch_len < 512);
+    src.begin_trial(&src, 2, state);
+    for (size_t j = 0; j < 9; j++)
+        src.rows(&src, state, 2, SV_MATRIX_K, j, 1, want + j * 5, 5, scratch);
+    CHECK_STATUS(sv_source_materialize(&src, &s, 2, SV_MATRIX_K, 0, 9, got, 5), SV_OK);
+    CHECK_MEM_EQ(got, want, sizeof want);
+    /* rows 3 .. 7 with a leading dimension of 8 */
+    CHECK_STATUS(sv_source_materialize(&src, &s, 2, SV_MATRIX_K, 3, 5, got, 8), SV_OK);
+    for (size_t i = 0; i < 5; i++)
+        CHECK_MEM_EQ(got + i * 8, want + (3 + i) * 5, 5 * sizeof(double));
+    double v[9 * 3];
+    CHECK_STATUS(sv_source_materialize(&src, &s, 0, SV_MATRIX_V, 0, 9, v, 3), SV_OK);
+    memset(got, 0x5A, sizeof got);
+    unsigned char same[sizeof got];
+    memcpy(same, got, sizeof got);
+    CHECK_STATUS(sv_source_materialize(&src, &s, 2, SV_MATRIX_K, 5, 5, got, 5), SV_EINVAL);
+    CHECK_STATUS(sv_source_materialize(&src, &s, 2, SV_MATRIX_Q, 0, 7, got, 4), SV_EINVAL);
+    CHECK_STATUS(sv_source_materialize(&src, &s, 2, SV_MATRIX_G, 0, 7, got, 5), SV_EINVAL);
+    CHECK_STATUS(sv_source_materialize(&src, &s, 2, SV_MATRIX_WQ, 0, 1, got, 5), SV_EINVAL);
+    CHECK_STATUS(sv_source_materialize(NULL, &s, 2, SV_MATRIX_K, 0, 1, got, 5), SV_EINVAL);
+    CHECK_MEM_EQ(got, same, sizeof got);
+}
+
 int main(void)
 {
+    test_materialize();
     test_same_bits();
     test_float32();
     test_bad_values();

@@ -235,4 +235,27 @@ sv_status sv_strided_head(const sv_strided *arrays, uint64_t trial, uint64_t *tr
  */
 sv_status sv_source_strided(const sv_strided *arrays, sv_source *src);
 
+/**
+ * Rows [row0, row0 + count) of matrix @p which of trial @p trial of @p src,
+ * exactly as the engine reads them, into out: count x cols doubles,
+ * row-major, row i at out + i ld, cols = d_k for SV_MATRIX_Q (n_q rows)
+ * and SV_MATRIX_K (n_k rows), d_v for SV_MATRIX_V (n_k rows, with
+ * spec->values) and SV_MATRIX_G (n_q rows, with spec->grad). For callers
+ * that show what a run drew (the CLI's --example and --save-qk, the
+ * teaching page): one place that begins a trial and reads its rows.
+ * @param spec the resolved spec @p src serves (sv_source_draw's, or the
+ *             one a strided source was checked against).
+ * @return SV_OK; SV_EINVAL for a NULL pointer, another matrix, a matrix the
+ *         spec does not have, rows past the matrix's end, or ld < cols;
+ *         the errors of src->check(spec, trial, 1); SV_ENOMEM for the
+ *         trial's state and scratch (allocated per call). out untouched
+ *         after an error.
+ * Thread safety: re-entrant (src is read only).
+ * Cost: begin_trial once (the draw source's W_Q, W_K with d_model), then
+ * count rows: O(count cols), O(count cols d_model) with d_model.
+ */
+sv_status sv_source_materialize(const sv_source *src, const sv_spec *spec, uint64_t trial,
+                                sv_matrix which, size_t row0, size_t count, double *out,
+                                size_t ld);
+
 #endif

@@ -456,13 +456,19 @@ static int put_row(text *t, const double *s, size_t n, double scale)
         put_real(t, st[k].jac_trace);
         put(t, ",\"jac_frob\":");
         put_real(t, st[k].jac_frob);
-        if (n <= 16) {
+        if (n <= 16) { /* the library's J = diag(p) - p p^T (softmax.h) */
+            double jac[16 * 16], pj[16];
+            sv_softmax_stats sj;
+            if (sv_softmax_row_report(s, n, k ? scale : 1.0, NULL, pj, jac, NULL, &sj) != SV_OK) {
+                free(p);
+                return 0;
+            }
             put(t, ",\"jacobian\":[");
             for (size_t i = 0; i < n; i++) {
                 put(t, "%s[", i ? "," : "");
                 for (size_t j = 0; j < n; j++) {
                     put(t, j ? "," : "");
-                    put_real(t, pk[i] * ((i == j) - pk[j]));
+                    put_real(t, jac[i * n + j]);
                 }
                 put(t, "]");
             }
@@ -508,27 +514,21 @@ SVW_EXPORT const char *svw_example(int d_k, int n, int scale_kind, double custom
     const size_t dk = s.d_k, nk = s.n_k;
     double *q = malloc(dk * sizeof(double)), *k = malloc(dk * sizeof(double));
     double *logit = malloc(nk * sizeof(double));
-    double *state = calloc(src.trial_len + 1, sizeof(double));
-    double *scratch = calloc(src.scratch_len + 1, sizeof(double));
     const char *res = NULL;
-    if (q && k && logit && state && scratch) {
-        if (src.trial_len > 0)
-            src.begin_trial(&src, 0, state);
-        src.rows(&src, state, 0, SV_MATRIX_Q, 0, 1, q, dk, scratch);
-        for (size_t j = 0; j < nk; j++) {
-            src.rows(&src, state, 0, SV_MATRIX_K, j, 1, k, dk, scratch);
-            double dot = 0.0;
-            for (size_t l = 0; l < dk; l++)
-                dot += q[l] * k[l];
-            logit[j] = dot;
-        }
+    st = q && k && logit ? sv_source_materialize(&src, &s, 0, SV_MATRIX_Q, 0, 1, q, dk) : SV_ENOMEM;
+    for (size_t j = 0; st == SV_OK && j < nk; j++) { /* a key at a time: no n_k x d_k copy */
+        st = sv_source_materialize(&src, &s, 0, SV_MATRIX_K, j, 1, k, dk);
+        double dot = 0.0;
+        for (size_t l = 0; l < dk; l++)
+            dot += q[l] * k[l];
+        logit[j] = dot;
+    }
+    if (st == SV_OK)
         res = svw_logits(logit, (int)nk, s.scale);
-    } else
-        fail("example", SV_ENOMEM);
+    else
+        fail("example", st);
     free(q);
     free(k);
     free(logit);
-    free(state);
-    free(scratch);
     return res;
 }

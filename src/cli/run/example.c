@@ -30,24 +30,16 @@ static sv_status draw(const sv_spec *spec, drawn *d)
     *d = (drawn){malloc(spec->n_q * dk * sizeof(double)), malloc(spec->n_k * dk * sizeof(double)),
                  spec->values ? malloc(spec->n_k * dv * sizeof(double)) : NULL,
                  spec->grad ? malloc(spec->n_q * dv * sizeof(double)) : NULL};
-    double *state = calloc(src.trial_len + 1, sizeof(double));
-    double *scratch = calloc(src.scratch_len + 1, sizeof(double));
-    if (!d->q || !d->k || !state || !scratch || (spec->values && !d->v) || (spec->grad && !d->g)) {
+    if (!d->q || !d->k || (spec->values && !d->v) || (spec->grad && !d->g))
         st = SV_ENOMEM;
-    } else {
-        if (src.trial_len > 0)
-            src.begin_trial(&src, 0, state);
-        for (size_t i = 0; i < spec->n_q; i++) /* row by row: the engine's streams */
-            src.rows(&src, state, 0, SV_MATRIX_Q, i, 1, d->q + i * dk, dk, scratch);
-        for (size_t j = 0; j < spec->n_k; j++)
-            src.rows(&src, state, 0, SV_MATRIX_K, j, 1, d->k + j * dk, dk, scratch);
-        for (size_t j = 0; d->v && j < spec->n_k; j++)
-            src.rows(&src, state, 0, SV_MATRIX_V, j, 1, d->v + j * dv, dv, scratch);
-        for (size_t i = 0; d->g && i < spec->n_q; i++)
-            src.rows(&src, state, 0, SV_MATRIX_G, i, 1, d->g + i * dv, dv, scratch);
-    }
-    free(state);
-    free(scratch);
+    if (st == SV_OK)
+        st = sv_source_materialize(&src, spec, 0, SV_MATRIX_Q, 0, spec->n_q, d->q, dk);
+    if (st == SV_OK)
+        st = sv_source_materialize(&src, spec, 0, SV_MATRIX_K, 0, spec->n_k, d->k, dk);
+    if (st == SV_OK && d->v)
+        st = sv_source_materialize(&src, spec, 0, SV_MATRIX_V, 0, spec->n_k, d->v, dv);
+    if (st == SV_OK && d->g)
+        st = sv_source_materialize(&src, spec, 0, SV_MATRIX_G, 0, spec->n_q, d->g, dv);
     if (st != SV_OK)
         drawn_free(d);
     return st;

@@ -11,10 +11,14 @@
 
 #include "options.h"
 
-/* Rows of @p which of trial 0 into @p fd after the .npy header, a row at
- * a time (the engine's streams). 0 with errno on a failed write. */
-static int write_matrix(FILE *f, sv_source *src, const double *state, sv_matrix which, size_t rows,
-                        size_t cols, double *row, double *scratch)
+/* At most this many doubles of rows in memory at once (32 MiB). */
+#define SAVE_DOUBLES (1u << 22)
+
+/* Rows of @p which of trial 0 into @p f after the .npy header, in chunks
+ * of rows as the engine reads them (sv_source_materialize). 0 with errno
+ * on a failed write. */
+static int write_matrix(FILE *f, const sv_source *src, const sv_spec *spec, sv_matrix which,
+                        size_t rows, size_t cols, double *buf, size_t chunk)
 {
     char head[256];
     const size_t shape[2] = {rows, cols};
@@ -25,17 +29,22 @@ static int write_matrix(FILE *f, sv_source *src, const double *state, sv_matrix 
     }
     if (fwrite(head, 1, n, f) != n)
         return 0;
-    for (size_t i = 0; i < rows; i++) {
-        src->rows(src, state, 0, which, i, 1, row, cols, scratch);
-        if (fwrite(row, sizeof(double), cols, f) != cols)
+    for (size_t i = 0; i < rows; i += chunk) {
+        const size_t m = rows - i < chunk ? rows - i : chunk;
+        const sv_status st = sv_source_materialize(src, spec, 0, which, i, m, buf, cols);
+        if (st != SV_OK) {
+            errno = st == SV_ENOMEM ? ENOMEM : EINVAL;
+            return 0;
+        }
+        if (fwrite(buf, sizeof(double), m * cols, f) != m * cols)
             return 0;
     }
     return 1;
 }
 
 /* DIR/NAME.npy through a temporary file in DIR and rename(2). */
-static int save_one(const char *dir, const char *name, sv_source *src, const double *state,
-                    sv_matrix which, size_t rows, size_t cols, double *scratch, char *err,
+static int save_one(const char *dir, const char *name, const sv_source *src,
+                    const sv_spec *spec, sv_matrix which, size_t rows, size_t cols, char *err,
                     size_t errlen)
 {
     char path[4096], tmp[4096], q[80];
@@ -43,7 +52,8 @@ static int save_one(const char *dir, const char *name, sv_source *src, const dou
     cli_quote(q, sizeof q, path);
     if (snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, name) >= (int)sizeof tmp)
         return cli_fail(err, errlen, "--save-qk: '%s': path too long", q);
-    double *row = malloc(cols * sizeof(double));
+    const size_t chunk = cols >= SAVE_DOUBLES ? 1 : SAVE_DOUBLES / cols;
+    double *row = malloc((chunk < rows ? chunk : rows) * cols * sizeof(double));
     const int fd = row ? mkstemp(tmp) : -1;
     if (fd >= 0) { /* mkstemp's 0600: the mode a new file gets under the umask */
         const mode_t um = umask(0);
@@ -58,7 +68,7 @@ static int save_one(const char *dir, const char *name, sv_source *src, const dou
         free(row);
         return cli_fail(err, errlen, "--save-qk: %s: %s", q, strerror(e));
     }
-    int ok = write_matrix(f, src, state, which, rows, cols, row, scratch);
+    int ok = write_matrix(f, src, spec, which, rows, cols, row, chunk);
     int e = errno;
     if (fclose(f) != 0 && ok)
         ok = 0, e = errno;
@@ -84,21 +94,8 @@ int cli_save_qk(const char *dir, const sv_spec *spec, char *err, size_t errlen)
     sv_status s = sv_source_draw(spec, &src);
     if (s != SV_OK)
         return cli_fail(err, errlen, "--save-qk: %s", sv_status_str(s));
-    double *state = calloc(src.trial_len + 1, sizeof(double));
-    double *scratch = calloc(src.scratch_len + 1, sizeof(double));
-    int ok = state && scratch;
-    if (!ok)
-        cli_fail(err, errlen, "--save-qk: %s", sv_status_str(SV_ENOMEM));
-    if (ok && src.trial_len > 0)
-        src.begin_trial(&src, 0, state);
-    ok = ok &&
-         save_one(dir, "q.npy", &src, state, SV_MATRIX_Q, spec->n_q, spec->d_k, scratch, err,
-                  errlen) &&
-         save_one(dir, "k.npy", &src, state, SV_MATRIX_K, spec->n_k, spec->d_k, scratch, err,
-                  errlen) &&
-         (!spec->values || save_one(dir, "v.npy", &src, state, SV_MATRIX_V, spec->n_k, spec->d_v,
-                                    scratch, err, errlen));
-    free(state);
-    free(scratch);
-    return ok;
+    return save_one(dir, "q.npy", &src, spec, SV_MATRIX_Q, spec->n_q, spec->d_k, err, errlen) &&
+           save_one(dir, "k.npy", &src, spec, SV_MATRIX_K, spec->n_k, spec->d_k, err, errlen) &&
+           (!spec->values ||
+            save_one(dir, "v.npy", &src, spec, SV_MATRIX_V, spec->n_k, spec->d_v, err, errlen));
 }
