@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark: sdpa-var against numpy (scripts/numpy_reference.py computing the
-# same statistics), PyTorch on the CPU (scripts/torch_reference.py, float32 and
+# Benchmark: sdpa-var against numpy (tests/oracles/numpy_reference.py computing the
+# same statistics), PyTorch on the CPU (tests/oracles/torch_reference.py, float32 and
 # float64, in query-row blocks) and against the limit (bench/dgemm_limit.c: the bare
 # cblas_dgemm products of the same shapes, blocked the same way), side by side
 # in one run. Writes docs/performance.md and docs/figures/performance_scaling.png.
@@ -75,7 +75,7 @@ config() {
         # numpy as a user would run it: OpenBLAS's own threads, no core
         # override (see the env skill: OPENBLAS_CORETYPE slows numpy).
         # shellcheck disable=SC2086
-        measure np env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PY" scripts/numpy_reference.py $args
+        measure np env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PY" tests/oracles/numpy_reference.py $args
         np_t=$MED np_rss=$RSS
     else
         np_note=$skip
@@ -86,10 +86,10 @@ config() {
     if [ -z "$tskip" ]; then
         RUNS=${TORCH_RUNS:-$RUNS}
         # shellcheck disable=SC2086
-        measure t32 "$PY" scripts/torch_reference.py $args --dtype float32
+        measure t32 "$PY" tests/oracles/torch_reference.py $args --dtype float32
         t32=$MED
         # shellcheck disable=SC2086
-        measure t64 "$PY" scripts/torch_reference.py $args --dtype float64
+        measure t64 "$PY" tests/oracles/torch_reference.py $args --dtype float64
         t64=$MED
         [ "$RUNS" = "$runs_save" ] || torch_note="torch: $RUNS run(s), not $runs_save (each takes minutes)"
         RUNS=$runs_save
@@ -242,11 +242,11 @@ EOF
 printf '%s\n' "${rows[@]}"
 cat <<EOF
 
-- *numpy* is \`scripts/numpy_reference.py\` with the same arguments: it draws Q and K,
+- *numpy* is \`tests/oracles/numpy_reference.py\` with the same arguments: it draws Q and K,
   forms \`Q @ K.T\`, takes \`var\`, and computes the softmax entropy, max weight and
   Jacobian trace, raw and scaled, as sdpa-var does. Many small trials run as one
   batched \`(T,2,2) @ (T,2,2)\` product, in chunks.
-- *torch* is \`scripts/torch_reference.py\` with the same arguments and \`--dtype float32\`
+- *torch* is \`tests/oracles/torch_reference.py\` with the same arguments and \`--dtype float32\`
   (\`f32\`) or \`--dtype float64\` (\`f64\`): PyTorch on the CPU, written as a PyTorch
   user would. It draws with \`torch.randn\` and takes the scores in blocks of query rows
   (2²³ scores at a time: 1024 rows of 8192 keys, 128 of 65536), so it never holds the

@@ -59,7 +59,7 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REFERENCE = os.path.join(HERE, "..", "..", "scripts", "numpy_reference.py")
+REFERENCE = os.path.join(HERE, "..", "oracles", "numpy_reference.py")
 
 SUMMARY_COLUMNS = (
     "dk,n_q,n_k,trials,seed,dist,ddof,"

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""scripts/torch_reference.py against scripts/numpy_reference.py on the SAME
+"""tests/oracles/torch_reference.py against tests/oracles/numpy_reference.py on the SAME
 Q and K: both imported as modules; numpy's float64 draws are fed to the
 numpy reference (through a stand-in generator that hands them out) and to
 the torch reference's measure() as float64 and as float32 tensors.
@@ -33,7 +33,7 @@ except ImportError:
     sys.exit(1)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+sys.path.insert(0, os.path.join(HERE, "..", "oracles"))
 import numpy_reference  # noqa: E402
 import torch_reference  # noqa: E402
 

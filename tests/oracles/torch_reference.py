@@ -2,11 +2,11 @@
 """PyTorch (CPU) reference for sdpa-var: the numpy reference's statistics,
 computed as a PyTorch user would, for scripts/bench.sh to time.
 
-    /usr/bin/python3 scripts/torch_reference.py --dk 64 --n 1111
-    /usr/bin/python3 scripts/torch_reference.py --dk 128 --n 8192 --dtype float64
-    /usr/bin/python3 scripts/torch_reference.py --dk 2 --n 2 --trials 1000000
+    /usr/bin/python3 tests/oracles/torch_reference.py --dk 64 --n 1111
+    /usr/bin/python3 tests/oracles/torch_reference.py --dk 128 --n 8192 --dtype float64
+    /usr/bin/python3 tests/oracles/torch_reference.py --dk 2 --n 2 --trials 1000000
 
-The experiment is scripts/numpy_reference.py's (see its docstring): Q
+The experiment is tests/oracles/numpy_reference.py's (see its docstring): Q
 (n_q x d_k) and K (n_k x d_k) with iid mean-0, variance-1 entries, raw
 scores S = Q K^T and scaled scores S / sqrt(d_k); per trial the mean and
 sample variance (--ddof) of all n_q n_k scores, and per query row the

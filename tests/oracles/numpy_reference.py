@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Independent numpy reference for sdpa-var: score variance and softmax sharpness.
 
-    /usr/bin/python3 scripts/numpy_reference.py --dk 64 --n 1111
-    /usr/bin/python3 scripts/numpy_reference.py --dk 1:1024 --n 64 --trials 100
-    /usr/bin/python3 scripts/numpy_reference.py --dk 2 --n 2 --trials 100000 --per-trial
+    /usr/bin/python3 tests/oracles/numpy_reference.py --dk 64 --n 1111
+    /usr/bin/python3 tests/oracles/numpy_reference.py --dk 1:1024 --n 64 --trials 100
+    /usr/bin/python3 tests/oracles/numpy_reference.py --dk 2 --n 2 --trials 100000 --per-trial
 
 The experiment (the same one build/sdpa-var runs, written again from the
 definitions so that the two can check each other):
