@@ -526,8 +526,49 @@ static void test_summary_head(void)
     CHECK_STATUS(sv_summary_head(&s, &m, NULL, &plug, NULL), SV_EINVAL);
 }
 
+/* sv_theory_normal_counts against values of Phi to 15 digits (mpmath, 40
+ * digits: erfc), its symmetry, far tails and its refusals. */
+static void test_normal_counts(void)
+{
+    const double e[4] = {-1.0, 0.0, 1.0, 2.5};
+    double c[3];
+    CHECK_STATUS(sv_theory_normal_counts(0.0, 1.0, 1000.0, e, 3, c), SV_OK);
+    CHECK_CLOSE(c[0], 341.344746068542949, 1e-13, 0); /* Phi(0) - Phi(-1) */
+    CHECK_CLOSE(c[1], 341.344746068542949, 1e-13, 0);
+    CHECK_CLOSE(c[2], 152.445588605680916, 1e-13, 0); /* Phi(2.5) - Phi(1) */
+    /* mean 3, variance 4: the same bins moved and widened */
+    const double e2[2] = {1.0, 5.0};
+    CHECK_STATUS(sv_theory_normal_counts(3.0, 4.0, 1.0, e2, 1, c), SV_OK);
+    CHECK_CLOSE(c[0], 0.682689492137085897, 1e-14, 0);
+    /* a far tail keeps its digits: P(10 <= X < 11) = 7.61966195820307621e-24 */
+    const double far[2] = {10.0, 11.0}, mirror[2] = {-11.0, -10.0};
+    CHECK_STATUS(sv_theory_normal_counts(0.0, 1.0, 1.0, far, 1, c), SV_OK);
+    CHECK_CLOSE(c[0], 7.61966195820307621e-24, 1e-13, 0);
+    CHECK_STATUS(sv_theory_normal_counts(0.0, 1.0, 1.0, mirror, 1, c + 1), SV_OK);
+    CHECK_EQ(c[1], c[0]);
+    /* bins across the whole line sum to the total */
+    double edges[81], cnt[80], sum = 0.0;
+    for (int i = 0; i <= 80; i++)
+        edges[i] = -40.0 + i;
+    CHECK_STATUS(sv_theory_normal_counts(0.5, 9.0, 12345.0, edges, 80, cnt), SV_OK);
+    for (int i = 0; i < 80; i++)
+        sum += cnt[i];
+    CHECK_CLOSE(sum, 12345.0, 1e-13, 0);
+    /* refused, out untouched */
+    const double bad[3] = {0.0, 0.0, 1.0};
+    c[0] = 42.0;
+    CHECK_STATUS(sv_theory_normal_counts(0.0, 1.0, 1.0, bad, 2, c), SV_EINVAL);
+    CHECK_STATUS(sv_theory_normal_counts(0.0, 0.0, 1.0, e, 3, c), SV_EINVAL);
+    CHECK_STATUS(sv_theory_normal_counts(0.0, 1.0, -1.0, e, 3, c), SV_EINVAL);
+    CHECK_STATUS(sv_theory_normal_counts(NAN, 1.0, 1.0, e, 3, c), SV_EINVAL);
+    CHECK_STATUS(sv_theory_normal_counts(0.0, 1.0, 1.0, e, 0, c), SV_EINVAL);
+    CHECK_STATUS(sv_theory_normal_counts(0.0, 1.0, 1.0, NULL, 3, c), SV_EINVAL);
+    CHECK_EQ(c[0], 42.0);
+}
+
 int main(void)
 {
+    test_normal_counts();
     test_projections(SV_DIST_NORMAL, 0, SV_INIT_XAVIER);
     test_projections(SV_DIST_RADEMACHER, 0, SV_INIT_NORMAL);
     test_projections(SV_DIST_UNIFORM, 1, SV_INIT_LECUN);

@@ -214,4 +214,24 @@ struct sv_trial_stats;
 sv_status sv_theory_plugin_spec(const struct sv_spec *spec, const struct sv_trial_stats *stats,
                                 struct sv_spec *out);
 
+/**
+ * Expected counts of @p total draws of N(@p mean, @p var) in the bins
+ * [edges[i], edges[i + 1]), i = 0 .. bins - 1: out[i] = total (Phi(b) -
+ * Phi(a)), Phi the standard normal CDF, z = (x - mean) / sqrt(var). The
+ * normal curve a histogram of scores is drawn against (the page's, and
+ * for any caller): exact bin probabilities, not the density at the bin's
+ * centre times its width. Each difference is taken on the side of the
+ * tail its bin lies in (upper tail 1 - Phi(z) = erfc(z / sqrt 2) / 2),
+ * so far-out bins keep their digits.
+ * @param edges bins + 1 increasing finite values.
+ * @return SV_OK; SV_EINVAL for edges or out NULL, bins 0, mean or total
+ *         not finite, total < 0, var not positive and finite, or edges not
+ *         finite and increasing (out untouched after an error).
+ * Cost: two erfc a bin.
+ * Source: Phi(z) = erfc(-z / sqrt 2) / 2, Abramowitz & Stegun (1964),
+ * 7.1.2 and 26.2.29.
+ */
+sv_status sv_theory_normal_counts(double mean, double var, double total, const double *edges,
+                                  size_t bins, double *out);
+
 #endif

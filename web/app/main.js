@@ -143,13 +143,6 @@ function lineSet(label, xs, ys, colour, o) {
     borderWidth: o.width || 2, borderDash: o.dash || [], pointRadius: o.points ? 3 : 0,
     pointBackgroundColor: '#fff', pointBorderColor: colour, fill: false, tension: 0, clip: 5 };
 }
-function normalCounts(bins, total, mean, variance) {
-  const sd = Math.sqrt(variance);
-  return bins.map(([lo, hi]) => {
-    const x = (lo + hi) / 2, z = (x - mean) / sd;
-    return total * (hi - lo) * Math.exp(-0.5 * z * z) / (sd * Math.sqrt(2 * Math.PI));
-  });
-}
 // The axis spans the bins, symmetric about 0 when they straddle it, with
 // round ticks inside (not widened to the next round number: -6 … 6, not -10 … 10).
 function binAxis(bins) {
@@ -157,11 +150,13 @@ function binAxis(bins) {
   if (lo < 0 && hi > 0) hi = -(lo = -Math.max(-lo, hi));
   return axis('', { min: lo, max: hi, offset: false, grid: { offset: false }, ticks: { includeBounds: false } });
 }
-function histPlot(id, title, bins, total, mean, variance, colour) {
+// bins: [lo, hi, count, theory], theory the library's expected count of
+// normal draws in [lo, hi) (sv_theory_normal_counts).
+function histPlot(id, title, bins, colour) {
   const x = bins.map(([lo, hi]) => (lo + hi) / 2);
   plot(id, title, 'bar', [
     barSet('engine count', x, bins.map((b) => b[2]), colour),
-    lineSet('theory', x, normalCounts(bins, total, mean, variance), '#222', { dash: [6, 4] })],
+    lineSet('theory', x, bins.map((b) => b[3]), '#222', { dash: [6, 4] })],
   { x: binAxis(bins), y: axis('', { beginAtZero: true }) });
 }
 // d_k on a log axis, ticks at 1, 4, 16, ... 1024.
@@ -202,11 +197,10 @@ function showNumbers(res, o) {
   const base = `sdpa-var --dk ${o.dk} --n ${o.n} --trials ${o.trials} ${common(o)}`;
   $('cmd-numbers').textContent = base + ' --format json';
   $('cmd-hist').textContent = base + ` --histogram ${HIST_BINS}`;
-  const h = res.hist, total = o.trials * s.n_q * (o.causal ? (s.n_k + 1) / 2 : s.n_k);
-  histPlot('plot-hist-raw', `raw scores vs N(0, ${fmt(s.raw_var_theory)})`, h.raw, total,
-    s.raw_mean_theory || 0, s.raw_var_theory, '#d62728');
-  histPlot('plot-hist-scaled', `scaled logits vs N(0, ${fmt(s.scaled_var_theory)})`, h.scaled, total,
-    0, s.scaled_var_theory, '#1f77b4');
+  const h = res.hist;
+  histPlot('plot-hist-raw', `raw scores vs N(0, ${fmt(s.raw_var_theory)})`, h.raw, '#d62728');
+  histPlot('plot-hist-scaled', `scaled logits vs N(0, ${fmt(s.scaled_var_theory)})`, h.scaled,
+    '#1f77b4');
   if (!$('row-scale').dataset.edited) $('row-scale').value = s.scale_factor;
 }
 

@@ -350,9 +350,12 @@ static void put_summary(text *t, const svw_run *r)
 }
 
 /* The engine's bins, grouped by `group` (the page shows at most ~60):
- * [lo, hi, count] for bins first .. last - 1 of counts h. */
+ * [lo, hi, count, theory] for bins first .. last - 1 of counts h, theory
+ * the expected count of `total` draws of N(mean, var) in [lo, hi)
+ * (sv_theory_normal_counts; null where the theory has no variance). */
 static void put_bins(text *t, const char *name, const uint64_t *h, double lo, double w,
-                     size_t first, size_t last, size_t group)
+                     size_t first, size_t last, size_t group, double mean, double var,
+                     double total)
 {
     put(t, "\"%s\":[", name);
     for (size_t i = first; i < last; i += group) {
@@ -360,11 +363,16 @@ static void put_bins(text *t, const char *name, const uint64_t *h, double lo, do
         const size_t end = i + group < last ? i + group : last;
         for (size_t j = i; j < end; j++)
             c += h[j];
+        const double edges[2] = {lo + w * (double)i, lo + w * (double)end};
+        double expected = NAN;
+        (void)sv_theory_normal_counts(mean, var, total, edges, 1, &expected); /* NAN: null */
         put(t, "%s[", i > first ? "," : "");
-        put_real(t, lo + w * (double)i);
+        put_real(t, edges[0]);
         put(t, ",");
-        put_real(t, lo + w * (double)end);
-        put(t, ",%" PRIu64 "]", c);
+        put_real(t, edges[1]);
+        put(t, ",%" PRIu64 ",", c);
+        put_real(t, expected);
+        put(t, "]");
     }
     put(t, "]");
 }
@@ -386,13 +394,18 @@ static void put_hist(text *t, const svw_run *r)
     put(t, ",\"hi\":");
     put_real(t, r->taps.hist_hi);
     put(t, ",\"outside\":[%" PRIu64 ",%" PRIu64 "],", r->hist[b], r->hist[2 * b + 1]);
-    put_bins(t, "raw", r->hist, lo, w, 0, b, group_of(b, 60));
+    uint64_t scores = 0;
+    (void)sv_spec_scores(&r->spec, &scores); /* checked when the run began */
+    const double total = (double)r->done * (double)scores;
+    const sv_theory *rt = &r->summary.raw_theory, *st = &r->summary.scaled_theory;
+    put_bins(t, "raw", r->hist, lo, w, 0, b, group_of(b, 60), rt->mean, rt->var, total);
     const double sd = sqrt(r->summary.scaled_theory.var);
     double a = (-6.0 * sd - lo) / w, z = (6.0 * sd - lo) / w;
     const size_t first = isfinite(a) && a > 0 ? (size_t)a : 0;
     const size_t last = isfinite(z) && z < (double)b ? (size_t)z + 1 : b;
     put(t, ",");
-    put_bins(t, "scaled", r->hist + b + 1, lo, w, first, last, group_of(last - first, 60));
+    put_bins(t, "scaled", r->hist + b + 1, lo, w, first, last, group_of(last - first, 60),
+             st->mean, st->var, total);
     put(t, "}");
 }
 
@@ -420,7 +433,8 @@ SVW_EXPORT const char *svw_result(svw_run *r)
         put_hist(t, r);
     if (r->s2) {
         put(t, ",");
-        put_bins(t, "s2", r->s2, 0.0, r->s2_hi / (double)r->s2_bins, 0, r->s2_bins, 1);
+        put_bins(t, "s2", r->s2, 0.0, r->s2_hi / (double)r->s2_bins, 0, r->s2_bins, 1, NAN, NAN,
+                 0.0); /* no normal theory: null */
         put(t, ",\"s2_outside\":%" PRIu64, r->s2[r->s2_bins]);
     }
     put(t, "}");
