@@ -128,6 +128,23 @@ static void test_columns(const uint64_t nan_fields[NBITS])
     CHECK_EQ(sv_column_reads(NULL), 0u);
 }
 
+/* The fields each bit leaves NAN are those SV_TRIAL_STATS_MAP gives that
+ * group (its skip column, the one place a field's group is written; the
+ * engine's NaN check and sv_column_reads read it there). */
+static void test_map(const uint64_t nan_fields[NBITS])
+{
+    uint64_t declared[NBITS] = {0};
+    size_t i = 0;
+#define DECLARED_(name, reduce, number, skip)                                                      \
+    for (unsigned b = 0; b < NBITS; b++)                                                           \
+        declared[b] |= (uint64_t)((SV_SKIP_##skip >> b) & 1u) << i;                                \
+    i++;
+    SV_TRIAL_STATS_MAP(DECLARED_)
+#undef DECLARED_
+    for (unsigned b = 0; b < NBITS; b++)
+        CHECK_EQ(nan_fields[b], declared[b]); /* bit i: field i */
+}
+
 int main(void)
 {
     uint64_t nan_fields[NBITS] = {0};
@@ -139,6 +156,7 @@ int main(void)
     test_engine(
         (sv_spec){.d_k = 8, .n_q = 300, .n_k = 300, .trials = NT, .seed = 7, .values = 1, .d_v = 3},
         nan_fields, 0);
+    test_map(nan_fields);
     test_summary(nan_fields);
     test_columns(nan_fields);
     return CHECK_DONE();

@@ -221,7 +221,7 @@ static void test_npy_errors(void)
         {"{'descr': [('a', '<f8']], 'fortran_order': False, 'shape': (2, 3)}", SV_EFORMAT,
          "matching bracket"},
         {"{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3)}", SV_EUNSUPPORTED,
-         "dtype '<i4' is not float16, float32 or float64"},
+         "dtype '<i4' is not float16, float32 or float64 (or bool, a mask's)"},
         {"{'descr': '|O', 'fortran_order': False, 'shape': (2, 3)}", SV_EUNSUPPORTED,
          "dtype '|O' (Python objects) is not"},
         {"{'descr': '<c16', 'fortran_order': False, 'shape': (2, 3)}", SV_EUNSUPPORTED, "'<c16'"},

@@ -16,7 +16,7 @@ int main(void)
                   "sv_trial_stats holds SV_TRIAL_FIELDS doubles and nothing else");
     CHECK_EQ(sv_trial_field_count(), SV_TRIAL_FIELDS);
     size_t i = 0, extremes = 0;
-#define FIELD_(name, reduce, number)                                                               \
+#define FIELD_(name, reduce, number, skip)                                                         \
     CHECK_EQ(offsetof(sv_trial_stats, name), i * sizeof(double));                                  \
     CHECK_STR_EQ(sv_trial_field_name(i), #name);                                                   \
     extremes += strcmp(#reduce, "MEAN") != 0;                                                      \

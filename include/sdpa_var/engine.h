@@ -66,15 +66,17 @@ typedef struct sv_exec {
  * then leaves uncomputed: their fields come out NAN (never SV_EOVERFLOW)
  * and every other field keeps its bits. A million trials of 2 x 2 scores
  * spend about a tenth of their time on these (the sink weight takes two
- * exps a row). sv_column_reads (columns.h) says which columns read which.
+ * exps a row). The fields of each group are SV_TRIAL_STATS_MAP's (its skip
+ * column); sv_column_reads (columns.h) says which columns read which.
  * @{ */
-#define SV_SKIP_JAC_FROB 1u      /**< raw_jac_frob, scaled_jac_frob */
-#define SV_SKIP_ENTROPY_RANGE 2u /**< raw_ and scaled_entropy_min, _max, _norm */
-#define SV_SKIP_SINK 4u          /**< raw_sink_weight, scaled_sink_weight */
-#define SV_SKIP_LOGITS 8u        /**< raw_max_abs_logit, raw_max_logit */
-#define SV_SKIP_SUM_P2 16u       /**< raw_sum_p2, scaled_sum_p2 */
-#define SV_SKIP_VARIANCE 32u     /**< raw_var_known_mean, raw_var_ddof0, raw_var_ddof1 */
+#define SV_SKIP_JAC_FROB 1u      /**< the Jacobians' Frobenius norms */
+#define SV_SKIP_ENTROPY_RANGE 2u /**< the row entropies' extremes and normalised mean */
+#define SV_SKIP_SINK 4u          /**< the weights of key 0 */
+#define SV_SKIP_LOGITS 8u        /**< the logits' extremes */
+#define SV_SKIP_SUM_P2 16u       /**< the sums of p^2 */
+#define SV_SKIP_VARIANCE 32u     /**< the variances about the known mean, with ddof 0 and 1 */
 #define SV_SKIP_ALL 63u          /**< every bit above */
+#define SV_SKIP_NONE 0u          /**< the skip of a field always computed */
 /** @} */
 
 /**
@@ -112,105 +114,113 @@ typedef struct sv_taps {
 sv_status sv_taps_check(const sv_taps *taps, const sv_spec *spec);
 
 /**
- * The per-trial statistics, one table: X(name, reduce, number) per field of
+ * The per-trial statistics, one table: X(name, reduce, number, skip) per field of
  * sv_trial_stats, in order. Every field is a double. @c reduce says how
  * sv_partial_mean combines trials: MEAN (the mean over trials, with a
  * standard deviation), MIN or MAX (the extreme over trials, no spread).
  * @c number says when the engine must produce a number, not NaN (else
  * SV_EOVERFLOW): ALWAYS, GRAD (with spec->grad), VALUES (with values),
- * MAYBE (NaN has a meaning: see the field). "raw" is S = Q K^T, "scaled"
- * is scale S. A new statistic is a line here (at the end: field order is
- * ABI), its computation in src/engine/trial.c and its column in
+ * MAYBE (NaN has a meaning: see the field). @c skip is the field's
+ * SV_SKIP_* group (SV_SKIP_##skip), which sv_taps.skip leaves NaN, or
+ * NONE for a field always computed: the one place a field's group is
+ * written (the engine's NaN check forgives skipped ALWAYS fields by it,
+ * sv_column_reads finds the columns of a group by it). "raw" is S = Q K^T,
+ * "scaled" is scale S. A new statistic is a line here (at the end: field
+ * order is ABI), its computation in src/engine/trial.c and its column in
  * src/report/columns_table.h.
  */
 #define SV_TRIAL_STATS_MAP(X)                                                                      \
-    X(raw_mean, MEAN, ALWAYS)    /* mean of the n_q n_k raw scores */                              \
-    X(raw_var, MEAN, ALWAYS)     /* their sample variance, M2 / (N - ddof) */                      \
-    X(scaled_mean, MEAN, ALWAYS) /* raw_mean * scale */                                            \
-    X(scaled_var, MEAN, ALWAYS)  /* raw_var * scale2 (scale^2) */                                  \
+    X(raw_mean, MEAN, ALWAYS, NONE)    /* mean of the n_q n_k raw scores */                        \
+    X(raw_var, MEAN, ALWAYS, NONE)     /* their sample variance, M2 / (N - ddof) */                \
+    X(scaled_mean, MEAN, ALWAYS, NONE) /* raw_mean * scale */                                      \
+    X(scaled_var, MEAN, ALWAYS, NONE)  /* raw_var * scale2 (scale^2) */                            \
     /* softmax entropy (nats) of a raw row, mean over the n_q rows */                              \
-    X(raw_entropy, MEAN, ALWAYS)                                                                   \
-    X(scaled_entropy, MEAN, ALWAYS)    /* the same for scaled rows */                              \
-    X(raw_max_weight, MEAN, ALWAYS)    /* max softmax weight of a row, mean over rows */           \
-    X(scaled_max_weight, MEAN, ALWAYS) /* the same for scaled rows */                              \
-    X(raw_jac_trace, MEAN, ALWAYS)     /* 1 - sum_j p_j^2 of a row, mean over rows */              \
-    X(scaled_jac_trace, MEAN, ALWAYS)  /* the same for scaled rows */                              \
+    X(raw_entropy, MEAN, ALWAYS, NONE)                                                             \
+    X(scaled_entropy, MEAN, ALWAYS, NONE)    /* the same for scaled rows */                        \
+    X(raw_max_weight, MEAN, ALWAYS, NONE)    /* max softmax weight of a row, mean over rows */     \
+    X(scaled_max_weight, MEAN, ALWAYS, NONE) /* the same for scaled rows */                        \
+    X(raw_jac_trace, MEAN, ALWAYS, NONE)     /* 1 - sum_j p_j^2 of a row, mean over rows */        \
+    X(scaled_jac_trace, MEAN, ALWAYS, NONE)  /* the same for scaled rows */                        \
     /* sum (S - E[S])^2 / N with the known mean E[S] = d_k q_mean k_mean */                        \
-    X(raw_var_known_mean, MEAN, MAYBE)                                                             \
-    X(raw_var_ddof0, MEAN, ALWAYS)   /* M2 / N, whatever the spec's ddof is */                     \
-    X(raw_var_ddof1, MEAN, MAYBE)    /* M2 / (N - 1); NAN for N = 1 */                             \
-    X(raw_jac_frob, MEAN, ALWAYS)    /* Frobenius norm of the softmax Jacobian, mean over rows */  \
-    X(scaled_jac_frob, MEAN, ALWAYS) /* the same for scaled rows */                                \
-    X(raw_eff_keys, MEAN, ALWAYS)    /* exp(entropy): effective number of keys, mean over rows */  \
-    X(scaled_eff_keys, MEAN, ALWAYS) /* the same for scaled rows */                                \
-    X(raw_entropy_min, MIN, ALWAYS)  /* smallest row entropy (nats) */                             \
-    X(raw_entropy_max, MAX, ALWAYS)  /* largest row entropy */                                     \
-    X(scaled_entropy_min, MIN, ALWAYS) /* the same for scaled rows */                              \
-    X(scaled_entropy_max, MAX, ALWAYS)                                                             \
-    X(raw_max_abs_logit, MAX, ALWAYS) /* max |S_ij| over the trial; scaled: divide by scale */     \
+    X(raw_var_known_mean, MEAN, MAYBE, VARIANCE)                                                   \
+    X(raw_var_ddof0, MEAN, ALWAYS, VARIANCE) /* M2 / N, whatever the spec's ddof is */             \
+    X(raw_var_ddof1, MEAN, MAYBE, VARIANCE)  /* M2 / (N - 1); NAN for N = 1 */                     \
+    X(raw_jac_frob, MEAN, ALWAYS,                                                                  \
+      JAC_FROB) /* Frobenius norm of the softmax Jacobian, mean over rows */                       \
+    X(scaled_jac_frob, MEAN, ALWAYS, JAC_FROB) /* the same for scaled rows */                      \
+    X(raw_eff_keys, MEAN, ALWAYS,                                                                  \
+      NONE) /* exp(entropy): effective number of keys, mean over rows */                           \
+    X(scaled_eff_keys, MEAN, ALWAYS, NONE)            /* the same for scaled rows */               \
+    X(raw_entropy_min, MIN, ALWAYS, ENTROPY_RANGE)    /* smallest row entropy (nats) */            \
+    X(raw_entropy_max, MAX, ALWAYS, ENTROPY_RANGE)    /* largest row entropy */                    \
+    X(scaled_entropy_min, MIN, ALWAYS, ENTROPY_RANGE) /* the same for scaled rows */               \
+    X(scaled_entropy_max, MAX, ALWAYS, ENTROPY_RANGE)                                              \
+    X(raw_max_abs_logit, MAX, ALWAYS,                                                              \
+      LOGITS) /* max |S_ij| over the trial; scaled: divide by scale */                             \
     /* S_ii, mean over i < min(n_q, n_k), for pairs that share something (the source's             \
        related_diag: planted key, or the same token with d_model without cross); else NAN */       \
-    X(raw_diag_logit, MEAN, MAYBE)                                                                 \
-    X(raw_diag_weight, MEAN, MAYBE)    /* softmax weight of key i in row i, raw logits */          \
-    X(scaled_diag_weight, MEAN, MAYBE) /* the same for scaled logits */                            \
+    X(raw_diag_logit, MEAN, MAYBE, NONE)                                                           \
+    X(raw_diag_weight, MEAN, MAYBE, NONE)    /* softmax weight of key i in row i, raw logits */    \
+    X(scaled_diag_weight, MEAN, MAYBE, NONE) /* the same for scaled logits */                      \
     /* sample variance (ddof 0) of the n_q d_k entries of Q, measured when the source says so      \
        (draws with d_model or qk_norm; caller arrays); else NAN (the configured q_std^2 holds) */  \
-    X(q_var, MEAN, MAYBE)                                                                          \
-    X(k_var, MEAN, MAYBE) /* the same for K */                                                     \
+    X(q_var, MEAN, MAYBE, NONE)                                                                    \
+    X(k_var, MEAN, MAYBE, NONE) /* the same for K */                                               \
     /* with values: mean of the squares of the n_q d_v entries of O = softmax(S) V (their          \
        variance about the known mean 0); else NAN */                                               \
-    X(raw_out_var, MEAN, VALUES)                                                                   \
-    X(scaled_out_var, MEAN, VALUES) /* the same with softmax(scale S) */                           \
+    X(raw_out_var, MEAN, VALUES, NONE)                                                             \
+    X(scaled_out_var, MEAN, VALUES, NONE) /* the same with softmax(scale S) */                     \
     /* sum_j p_j^2 of a row, mean over rows = 1 - jac trace: what Var(O) should be, V having       \
        variance 1 */                                                                               \
-    X(raw_sum_p2, MEAN, ALWAYS)                                                                    \
-    X(scaled_sum_p2, MEAN, ALWAYS) /* the same for scaled rows */                                  \
+    X(raw_sum_p2, MEAN, ALWAYS, SUM_P2)                                                            \
+    X(scaled_sum_p2, MEAN, ALWAYS, SUM_P2) /* the same for scaled rows */                          \
     /* With spec->grad (else NAN): L = sum_i g_i . o_i, O = softmax(c S) V,                        \
      * G and V of standard entries; per row z = c s_i, p = softmax(z),                             \
      * g = dL/dz_i, g_j = p_j (g_i . v_j - g_i . o_i); raw c = 1. Means of                         \
      * squares, so that means over trials give root mean squares over rows                         \
      * and trials (the columns take the square root). */                                           \
-    X(raw_grad_logits2, MEAN, GRAD)    /* |dL/dz_i|^2, mean over rows */                           \
-    X(scaled_grad_logits2, MEAN, GRAD) /* the same for the scaled logits */                        \
+    X(raw_grad_logits2, MEAN, GRAD, NONE)    /* |dL/dz_i|^2, mean over rows */                     \
+    X(scaled_grad_logits2, MEAN, GRAD, NONE) /* the same for the scaled logits */                  \
     /* d_v |J_i|_F^2, mean over rows: E[|dL/dz_i|^2] given the weights, J = diag(p) - p p^T */     \
-    X(raw_grad_logits_theory2, MEAN, GRAD)                                                         \
-    X(scaled_grad_logits_theory2, MEAN, GRAD) /* the same for the scaled logits */                 \
+    X(raw_grad_logits_theory2, MEAN, GRAD, NONE)                                                   \
+    X(scaled_grad_logits_theory2, MEAN, GRAD, NONE) /* the same for the scaled logits */           \
     /* (sum_j g_j^2)^2 / sum_j g_j^4, mean over rows: the effective number of keys the logit       \
        gradient reaches (0 for a row whose gradient is 0: one visible key) */                      \
-    X(raw_grad_keys, MEAN, GRAD)                                                                   \
-    X(scaled_grad_keys, MEAN, GRAD) /* the same for the scaled logits */                           \
-    X(raw_grad_q2, MEAN, GRAD)      /* |dL/dq_i|^2 = |c sum_j g_j k_j|^2, mean over rows */        \
-    X(scaled_grad_q2, MEAN, GRAD)   /* the same for the scaled logits */                           \
-    X(raw_grad_k2, MEAN, GRAD)      /* |dL/dk_j|^2 = |c sum_i g_ij q_i|^2, mean over keys */       \
-    X(scaled_grad_k2, MEAN, GRAD)   /* the same for the scaled logits */                           \
+    X(raw_grad_keys, MEAN, GRAD, NONE)                                                             \
+    X(scaled_grad_keys, MEAN, GRAD, NONE) /* the same for the scaled logits */                     \
+    X(raw_grad_q2, MEAN, GRAD, NONE)      /* |dL/dq_i|^2 = |c sum_j g_j k_j|^2, mean over rows */  \
+    X(scaled_grad_q2, MEAN, GRAD, NONE)   /* the same for the scaled logits */                     \
+    X(raw_grad_k2, MEAN, GRAD, NONE)      /* |dL/dk_j|^2 = |c sum_i g_ij q_i|^2, mean over keys */ \
+    X(scaled_grad_k2, MEAN, GRAD, NONE)   /* the same for the scaled logits */                     \
     /* mean of the n_q d_k entries of Q, measured when q_var is; else NAN */                       \
-    X(q_mean, MEAN, MAYBE)                                                                         \
-    X(k_mean, MEAN, MAYBE) /* the same for K */                                                    \
+    X(q_mean, MEAN, MAYBE, NONE)                                                                   \
+    X(k_mean, MEAN, MAYBE, NONE) /* the same for K */                                              \
     /* softmax weight of key 0 (the first position, which every row sees, also under causal),      \
        mean over rows: the attention-sink share (Xiao et al. 2023) */                              \
-    X(raw_sink_weight, MEAN, ALWAYS)                                                               \
-    X(scaled_sink_weight, MEAN, ALWAYS) /* the same for scaled logits */                           \
+    X(raw_sink_weight, MEAN, ALWAYS, SINK)                                                         \
+    X(scaled_sink_weight, MEAN, ALWAYS, SINK) /* the same for scaled logits */                     \
     /* row entropy / ln(keys the row sees): n_k, or min(i + 1, n_k) for row i under causal;        \
        mean over the rows that see at least 2 keys, NAN if none does. 1 for uniform weights, 0     \
        for one-hot */                                                                              \
-    X(raw_entropy_norm, MEAN, MAYBE)                                                               \
-    X(scaled_entropy_norm, MEAN, MAYBE) /* the same for scaled rows */                             \
+    X(raw_entropy_norm, MEAN, MAYBE, ENTROPY_RANGE)                                                \
+    X(scaled_entropy_norm, MEAN, MAYBE, ENTROPY_RANGE) /* the same for scaled rows */              \
     /* max S_ij over the visible scores of the trial, signed (the S_max of QK-clip); scaled:       \
        times scale (> 0); NAN if no row sees a key */                                              \
-    X(raw_max_logit, MAX, MAYBE)                                                                   \
+    X(raw_max_logit, MAX, MAYBE, LOGITS)                                                           \
     /* query rows that see no key (a mask or window excludes all): left out of every mean over     \
        rows; 0 without a mask */                                                                   \
-    X(rows_empty, MEAN, ALWAYS)
+    X(rows_empty, MEAN, ALWAYS, NONE)
 
 /** Statistics of one trial: the fields of SV_TRIAL_STATS_MAP. */
 typedef struct sv_trial_stats {
-#define SV_TRIAL_FIELD_(name, reduce, number) double name;
+#define SV_TRIAL_FIELD_(name, reduce, number, skip) double name;
     SV_TRIAL_STATS_MAP(SV_TRIAL_FIELD_)
 #undef SV_TRIAL_FIELD_
 } sv_trial_stats;
 
 /** Number of doubles in sv_trial_stats (it holds nothing else). */
-#define SV_TRIAL_ONE_(name, reduce, number) +1 /* NOLINT(bugprone-macro-parentheses): a term */
+#define SV_TRIAL_ONE_(name, reduce, number, skip)                                                  \
+    +1 /* NOLINT(bugprone-macro-parentheses): a term */
 #define SV_TRIAL_FIELDS (0 SV_TRIAL_STATS_MAP(SV_TRIAL_ONE_))
 
 /**

@@ -43,7 +43,7 @@ typedef struct sv_trial_extremes {
 #define SV_TRIAL_EXTREME_MEAN_(name)
 #define SV_TRIAL_EXTREME_MIN_(name) double name;
 #define SV_TRIAL_EXTREME_MAX_(name) double name;
-#define SV_TRIAL_EXTREME_(name, reduce, number) SV_TRIAL_EXTREME_##reduce##_(name)
+#define SV_TRIAL_EXTREME_(name, reduce, number, skip) SV_TRIAL_EXTREME_##reduce##_(name)
     SV_TRIAL_STATS_MAP(SV_TRIAL_EXTREME_)
 #undef SV_TRIAL_EXTREME_
 #undef SV_TRIAL_EXTREME_MAX_

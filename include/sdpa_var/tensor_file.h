@@ -35,8 +35,9 @@
  * @param why NULL, or @p why_len bytes for one line (no file name, no
  *        newline, printable ASCII: bytes from the file are escaped \xNN)
  *        saying what is wrong, e.g. "dtype '<i4' is not float16, float32
- *        or float64" or "truncated: shape (3, 4) of '<f8' needs 96 bytes
- *        of data, the file has 88". Cut short if longer than why_len.
+ *        or float64 (or bool, a mask's)" or "truncated: shape (3, 4) of
+ *        '<f8' needs 96 bytes of data, the file has 88". Cut short if
+ *        longer than why_len.
  * @return SV_OK and *out set (data points into buf); SV_EINVAL for buf or
  *         out NULL; SV_EFORMAT for bytes that are not a valid .npy (bad
  *         magic or version, header past the end or not a dict of those

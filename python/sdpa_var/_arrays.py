@@ -24,8 +24,8 @@ def _from_torch(t, name, allow_bool=False):
     if allow_bool and t.dtype == torch.bool:
         return t.numpy(), L.SV_DTYPE_BOOL
     if t.is_complex() or not t.is_floating_point():
-        raise TypeError("%s: dtype %s is not float16, bfloat16, float32 or float64"
-                        % (name, t.dtype))
+        raise TypeError("%s: dtype %s is not %sfloat16, bfloat16, float32 or float64"
+                        % (name, t.dtype, "bool, " if allow_bool else ""))
     if t.dtype == torch.bfloat16:
         # The 16-bit pattern, decoded in C: view() keeps the strides.
         try:
@@ -36,8 +36,8 @@ def _from_torch(t, name, allow_bool=False):
                              % (name, tuple(t.stride()), e, name)) from None
         return bits.numpy(), L.SV_DTYPE_BFLOAT16
     if t.dtype not in (torch.float16, torch.float32, torch.float64):
-        raise TypeError("%s: dtype %s is not float16, bfloat16, float32 or float64"
-                        % (name, t.dtype))
+        raise TypeError("%s: dtype %s is not %sfloat16, bfloat16, float32 or float64"
+                        % (name, t.dtype, "bool, " if allow_bool else ""))
     if t.is_conj() or t.is_neg():
         t = t.resolve_conj().resolve_neg()
     return t.numpy(), None
@@ -63,8 +63,8 @@ def as_array(x, name, allow_bool=False):
     if dtype is None:
         dt = arr.dtype
         if dt.kind != "f" or dt.itemsize not in (2, 4, 8):
-            raise TypeError("%s: dtype %s is not float16, bfloat16 (torch), float32 or float64"
-                            % (name, dt))
+            raise TypeError("%s: dtype %s is not %sfloat16, bfloat16 (torch), float32 or float64"
+                            % (name, dt, "bool, " if allow_bool else ""))
         dtype = {8: L.SV_DTYPE_FLOAT64, 4: L.SV_DTYPE_FLOAT32, 2: L.SV_DTYPE_FLOAT16}[dt.itemsize]
     if not 2 <= arr.ndim <= 4:
         raise ValueError("%s: %d-D; expected 2-D (n x d), 3-D (heads x n x d) or 4-D "

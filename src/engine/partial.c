@@ -32,7 +32,7 @@ static sv_trial_extremes extremes_empty(void)
     sv_trial_extremes e;
 #define START_MIN_(name) e.name = INFINITY;
 #define START_MAX_(name) e.name = -INFINITY;
-#define START_(name, reduce, number) START_##reduce##_(name)
+#define START_(name, reduce, number, skip) START_##reduce##_(name)
 #define START_MEAN_(name)
     SV_TRIAL_STATS_MAP(START_)
     return e;
@@ -44,13 +44,13 @@ __attribute__((always_inline)) /* into each Welford variant, once per trial */
 static inline void
 extremes_add(sv_trial_extremes *e, const sv_trial_stats *t)
 {
-#define ADD_(name, reduce, number) reduce##_(e->name, t->name)
+#define ADD_(name, reduce, number, skip) reduce##_(e->name, t->name)
     SV_TRIAL_STATS_MAP(ADD_)
 }
 
 static void extremes_merge(sv_trial_extremes *a, const sv_trial_extremes *b)
 {
-#define MERGE_(name, reduce, number) reduce##_(a->name, b->name)
+#define MERGE_(name, reduce, number, skip) reduce##_(a->name, b->name)
     SV_TRIAL_STATS_MAP(MERGE_)
 }
 
@@ -69,7 +69,7 @@ static double extreme_or_nan(double e, double start)
  * standard deviation (extremes have no spread). */
 static void extremes_put(const sv_trial_extremes *e, sv_trial_stats *m)
 {
-#define PUT_(name, reduce, number) PUT_##reduce##_(name)
+#define PUT_(name, reduce, number, skip) PUT_##reduce##_(name)
 #define PUT_MEAN_(name)
 #define PUT_MIN_(name) m->name = extreme_or_nan(e->name, INFINITY);
 #define PUT_MAX_(name) m->name = extreme_or_nan(e->name, -INFINITY);
@@ -78,7 +78,7 @@ static void extremes_put(const sv_trial_extremes *e, sv_trial_stats *m)
 
 static void extremes_no_spread(sv_trial_stats *s)
 {
-#define NAN_(name, reduce, number) NAN_##reduce##_(name)
+#define NAN_(name, reduce, number, skip) NAN_##reduce##_(name)
 #define NAN_MEAN_(name)
 #define NAN_MIN_(name) s->name = NAN;
 #define NAN_MAX_(name) s->name = NAN;

@@ -173,11 +173,11 @@ static int bytes_of(const ws_sizes *z, size_t *bytes)
 }
 
 /* Field i is one the NaN check reads (kind: SV_TRIAL_STATS_MAP's number,
- * 0 ALWAYS, 1 GRAD, 2 VALUES, 3 MAYBE): ALWAYS unless skipped, GRAD with
- * grad, VALUES with values. */
-static void add_must(plan *p, size_t i, int kind)
+ * 0 ALWAYS, 1 GRAD, 2 VALUES, 3 MAYBE; skip: its SV_SKIP_* group): ALWAYS
+ * unless its group is skipped, GRAD with grad, VALUES with values. */
+static void add_must(plan *p, size_t i, int kind, unsigned skip)
 {
-    const int must = kind == 0   ? !(p->taps.skip & sv_trial_skip_bit(i))
+    const int must = kind == 0   ? !(p->taps.skip & skip)
                      : kind == 1 ? p->grad
                      : kind == 2 ? p->dv != 0
                                  : 0;
@@ -194,7 +194,7 @@ static void must_fields(plan *p)
 #define MUST_KIND_GRAD_ 1
 #define MUST_KIND_VALUES_ 2
 #define MUST_KIND_MAYBE_ 3
-#define MUST_(name, reduce, number) add_must(p, i++, MUST_KIND_##number##_);
+#define MUST_(name, reduce, number, skip) add_must(p, i++, MUST_KIND_##number##_, SV_SKIP_##skip);
     SV_TRIAL_STATS_MAP(MUST_)
 #undef MUST_
 }

@@ -248,8 +248,5 @@ void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softma
                         const sv_softmax_stats *raw, const sv_softmax_stats *sc,
                         const double *planted, const double *sink, const sv_moments *q_mo,
                         const sv_moments *k_mo, sv_trial_stats *out);
-/* The SV_SKIP_* bit of field @p i of sv_trial_stats (SV_TRIAL_STATS_MAP's
- * order; 0 for a field always computed): what the NaN check forgives. */
-unsigned sv_trial_skip_bit(size_t i);
 
 #endif

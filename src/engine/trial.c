@@ -467,39 +467,6 @@ sv_status sv_rowfold_finish(const sv_spec *spec, const sv_rowfold *blocks, size_
     return SV_OK;
 }
 
-unsigned sv_trial_skip_bit(size_t i)
-{
-#define OFF_(f) (offsetof(sv_trial_stats, f) / sizeof(double))
-    switch (i) {
-    case OFF_(raw_jac_frob):
-    case OFF_(scaled_jac_frob):
-        return SV_SKIP_JAC_FROB;
-    case OFF_(raw_entropy_min):
-    case OFF_(raw_entropy_max):
-    case OFF_(scaled_entropy_min):
-    case OFF_(scaled_entropy_max):
-    case OFF_(raw_entropy_norm):
-    case OFF_(scaled_entropy_norm):
-        return SV_SKIP_ENTROPY_RANGE;
-    case OFF_(raw_sink_weight):
-    case OFF_(scaled_sink_weight):
-        return SV_SKIP_SINK;
-    case OFF_(raw_max_abs_logit):
-    case OFF_(raw_max_logit):
-        return SV_SKIP_LOGITS;
-    case OFF_(raw_sum_p2):
-    case OFF_(scaled_sum_p2):
-        return SV_SKIP_SUM_P2;
-    case OFF_(raw_var_known_mean):
-    case OFF_(raw_var_ddof0):
-    case OFF_(raw_var_ddof1):
-        return SV_SKIP_VARIANCE;
-    default:
-        return 0;
-    }
-#undef OFF_
-}
-
 size_t sv_trial_field_count(void)
 {
     return SV_TRIAL_FIELDS;
@@ -508,7 +475,7 @@ size_t sv_trial_field_count(void)
 const char *sv_trial_field_name(size_t i)
 {
     static const char *const names[] = {
-#define SV_TRIAL_NAME_(name, reduce, number) #name,
+#define SV_TRIAL_NAME_(name, reduce, number, skip) #name,
         SV_TRIAL_STATS_MAP(SV_TRIAL_NAME_)
 #undef SV_TRIAL_NAME_
     };

@@ -293,9 +293,12 @@ static sv_status descr_dtype(const npy_header *h, sv_dtype *dt, int *swapped, ch
     char q[64];
     sv_io_quote(q, sizeof q, h->descr, h->descr_len);
     if (h->descr_list)
-        sv_io_why(why, why_len, "dtype %s (structured) is not float16, float32 or float64", q);
+        sv_io_why(why, why_len,
+                  "dtype %s (structured) is not float16, float32 or float64 (or bool, a mask's)",
+                  q);
     else
-        sv_io_why(why, why_len, "dtype '%s'%s is not float16, float32 or float64", q,
+        sv_io_why(why, why_len,
+                  "dtype '%s'%s is not float16, float32 or float64 (or bool, a mask's)", q,
                   n == 1 && s[0] == 'O' ? " (Python objects)" : "");
     return SV_EUNSUPPORTED;
 }

@@ -523,43 +523,52 @@ int sv_column_undefined(const sv_column *col, const sv_row_view *row, int observ
     return sv_column_required(col, row->spec, observed) && isnan(col->get(row).real);
 }
 
+/* The SV_SKIP_* group of each field of sv_trial_stats, from the one place
+ * it is written (SV_TRIAL_STATS_MAP's skip): skip_of_raw_jac_frob, ... */
+enum {
+#define SKIP_OF_(name, reduce, number, skip) skip_of_##name = SV_SKIP_##skip,
+    SV_TRIAL_STATS_MAP(SKIP_OF_)
+#undef SKIP_OF_
+};
+
 unsigned sv_column_reads(const sv_column *col)
 {
-    /* Every column computed from a field of an SV_SKIP_* group: its mean,
-     * its spread across trials, or a value derived from it. unit.skip
+    /* Every column computed from a field of an SV_SKIP_* group: the
+     * field's own column, its spread across trials, or a value derived
+     * from it (what its getter reads); the group is the field's. unit.skip
      * checks that no other column changes when a group's fields are NAN. */
     static const struct {
         col_id id;
         unsigned skip;
     } reads[] = {
-        {C_raw_jac_frob, SV_SKIP_JAC_FROB},
-        {C_scaled_jac_frob, SV_SKIP_JAC_FROB},
-        {C_raw_jac_frob_sd, SV_SKIP_JAC_FROB},
-        {C_scaled_jac_frob_sd, SV_SKIP_JAC_FROB},
-        {C_raw_entropy_min, SV_SKIP_ENTROPY_RANGE},
-        {C_raw_entropy_max, SV_SKIP_ENTROPY_RANGE},
-        {C_scaled_entropy_min, SV_SKIP_ENTROPY_RANGE},
-        {C_scaled_entropy_max, SV_SKIP_ENTROPY_RANGE},
-        {C_raw_entropy_norm, SV_SKIP_ENTROPY_RANGE},
-        {C_scaled_entropy_norm, SV_SKIP_ENTROPY_RANGE},
-        {C_raw_sink_weight, SV_SKIP_SINK},
-        {C_scaled_sink_weight, SV_SKIP_SINK},
-        {C_raw_max_abs_logit, SV_SKIP_LOGITS},
-        {C_scaled_max_abs_logit, SV_SKIP_LOGITS},
-        {C_raw_fp16_headroom, SV_SKIP_LOGITS},
-        {C_scaled_fp16_headroom, SV_SKIP_LOGITS},
-        {C_raw_max_logit, SV_SKIP_LOGITS},
-        {C_scaled_max_logit, SV_SKIP_LOGITS},
-        {C_raw_sum_p2, SV_SKIP_SUM_P2},
-        {C_scaled_sum_p2, SV_SKIP_SUM_P2},
-        {C_raw_out_var_theory, SV_SKIP_SUM_P2},
-        {C_scaled_out_var_theory, SV_SKIP_SUM_P2},
-        {C_raw_var_known_mean, SV_SKIP_VARIANCE},
-        {C_raw_var_ddof0, SV_SKIP_VARIANCE},
-        {C_raw_var_ddof1, SV_SKIP_VARIANCE},
-        {C_raw_var_known_mean_sd, SV_SKIP_VARIANCE},
-        {C_raw_var_ddof0_sd, SV_SKIP_VARIANCE},
-        {C_raw_var_ddof1_sd, SV_SKIP_VARIANCE},
+        {C_raw_jac_frob, skip_of_raw_jac_frob},
+        {C_scaled_jac_frob, skip_of_scaled_jac_frob},
+        {C_raw_jac_frob_sd, skip_of_raw_jac_frob},
+        {C_scaled_jac_frob_sd, skip_of_scaled_jac_frob},
+        {C_raw_entropy_min, skip_of_raw_entropy_min},
+        {C_raw_entropy_max, skip_of_raw_entropy_max},
+        {C_scaled_entropy_min, skip_of_scaled_entropy_min},
+        {C_scaled_entropy_max, skip_of_scaled_entropy_max},
+        {C_raw_entropy_norm, skip_of_raw_entropy_norm},
+        {C_scaled_entropy_norm, skip_of_scaled_entropy_norm},
+        {C_raw_sink_weight, skip_of_raw_sink_weight},
+        {C_scaled_sink_weight, skip_of_scaled_sink_weight},
+        {C_raw_max_abs_logit, skip_of_raw_max_abs_logit},
+        {C_scaled_max_abs_logit, skip_of_raw_max_abs_logit},
+        {C_raw_fp16_headroom, skip_of_raw_max_abs_logit},
+        {C_scaled_fp16_headroom, skip_of_raw_max_abs_logit},
+        {C_raw_max_logit, skip_of_raw_max_logit},
+        {C_scaled_max_logit, skip_of_raw_max_logit},
+        {C_raw_sum_p2, skip_of_raw_sum_p2},
+        {C_scaled_sum_p2, skip_of_scaled_sum_p2},
+        {C_raw_out_var_theory, skip_of_raw_sum_p2},
+        {C_scaled_out_var_theory, skip_of_scaled_sum_p2},
+        {C_raw_var_known_mean, skip_of_raw_var_known_mean},
+        {C_raw_var_ddof0, skip_of_raw_var_ddof0},
+        {C_raw_var_ddof1, skip_of_raw_var_ddof1},
+        {C_raw_var_known_mean_sd, skip_of_raw_var_known_mean},
+        {C_raw_var_ddof0_sd, skip_of_raw_var_ddof0},
+        {C_raw_var_ddof1_sd, skip_of_raw_var_ddof1},
     };
     for (size_t i = 0; col && i < sizeof reads / sizeof reads[0]; i++)
         if (col == &columns[reads[i].id])

@@ -364,6 +364,21 @@ usage_error "sdpa-var: --logits: '$(seq -s, 1 65 | cut -c1-60)...' has more than
 usage_error "sdpa-var: --scale sqrt needs --dk with --logits (it divides by sqrt(d_k))" --logits 1,2 --scale sqrt
 usage_error "sdpa-var: --logits takes one --dk value (got 2)" --logits 1,2 --dk 4,8
 usage_error "sdpa-var: --upstream: 3 values, but --logits '1,2' has 2 keys (one value a key)" --logits 1,2 --upstream 1,2,3
+# Issue 33. Blanks around items, as the man page promises ("-20, 3, 25,
+# -15"), and --help now says so rather than "No spaces".
+[ "$("$BIN" --logits ' -20, 3 ,25,	-15 ' --upstream '1, -2,0.5 ,3')" = \
+  "$("$BIN" --logits -20,3,25,-15 --upstream 1,-2,0.5,3)" ] && ok || fail "--logits with blanks"
+"$BIN" --help | grep -qF -- "No spaces (but blanks around the items of a" && ok || fail "--help: blanks in --logits rows"
+# |J g| of upstream values near 1e300 is finite (5.56e299) though its
+# squares overflow: printed as itself, never inf (which exited 0).
+for fmt in csv json table; do
+    "$BIN" --logits 1,2 --upstream 1e300,-1e300 --format $fmt >"$tmp/up" 2>&1 &&
+        grep -q '5.561' "$tmp/up" && ! grep -qiE 'inf|nan|null' "$tmp/up" && ok ||
+        fail "--upstream 1e300,-1e300 --format $fmt: $(tr '\n' ' ' <"$tmp/up")"
+done
+# A --scale that takes the logits past 1e307 (inf with exit 0 before): the
+# command line's rows are a usage error, the file's a runtime one.
+usage_error "sdpa-var: --scale: '1e10' is too large for --logits '1e300,-1e300' (|scale x logit| at most 1e+307)" --logits 1e300,-1e300 --scale none,1e10
 # A bad file is a runtime error (exit 1), one line naming file, line and value.
 runtime_error() {
     local want=$1; shift
@@ -375,6 +390,8 @@ runtime_error() {
 printf '1,2\n\n7,a\n' >"$tmp/bad.txt"
 runtime_error "sdpa-var: --logits-file: '$tmp/bad.txt' line 3: '7,a': item 2 'a' is not a finite number" --logits-file "$tmp/bad.txt"
 runtime_error "sdpa-var: --upstream: 3 values, but row 0 of --logits-file has 4 keys (one value a key)" --logits-file "$tmp/rows.txt" --upstream 1,2,3
+printf '1,2\n1e300, -1e300\n' >"$tmp/big.txt"
+runtime_error "sdpa-var: --scale: '1e10' is too large for row 1 of --logits-file (|scale x logit| at most 1e+307)" --logits-file "$tmp/big.txt" --scale 1e10
 # --scale logn (SSMax's s ln n, issue 25): ln n per row, n = the row's keys;
 # Scalable-Softmax's Figure 1 at n = 10 (all -2, one +3): max weight .943
 # as given, n^5 / (n^5 + n - 1) with ln n (unit test unit.ssmax: n to 10^4).

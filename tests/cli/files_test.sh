@@ -176,7 +176,26 @@ st("qk.safetensors", {"q": ent("F32", (40, 8), 0, 1280), "k": ent("F32", (40, 8)
    kk + k[0, 1].tobytes())
 np.save("k_inf.npy", np.where(np.arange(k.size).reshape(k.shape) == 700, np.inf, k).astype(">f2"))
 PYEOF
-runtime_error "int.npy: dtype '<i4' is not float16, float32 or float64" --q int.npy --k k.npy
+runtime_error "int.npy: dtype '<i4' is not float16, float32 or float64 (or bool, a mask's)" --q int.npy --k k.npy
+# Issue 33: an int --mask was told "float16, float32 or float64", though a
+# bool mask is read too: the line lists what a mask may be.
+np_mask() { "$PY" -c "import numpy as np; np.save('$1', $2)"; }
+np_mask m_int.npy "np.ones((40, 40), np.int32)"
+runtime_error "m_int.npy: dtype '<i4' is not float16, float32 or float64 (or bool, a mask's)" \
+    --q q.npy --k k.npy --mask m_int.npy
+# A mask that leaves rows without a key said so only in rows_empty, which the
+# default columns do not show: one line on stderr (exit 0, the rows as
+# before); a mask that empties no row prints nothing there.
+np_mask m_rows.npy "np.arange(40)[:, None] % 10 != 3"
+"$BIN" --q q.npy --k k.npy --mask m_rows.npy >"$tmp/m.csv" 2>"$tmp/m.err" && [ -s "$tmp/m.csv" ] &&
+    [ "$(cat "$tmp/m.err")" = "$p: --mask: 32 of 320 query rows (over 8 heads) see no key: they are left out of every statistic (column rows_empty)" ] &&
+    ok || fail "--mask emptying rows: stderr '$(cat "$tmp/m.err")'"
+head -1 "$tmp/m.csv" | tr , '\n' | grep -qx rows_empty && fail "rows_empty joined the default columns" || ok
+"$BIN" --q q.npy --k k.npy --mask m_rows.npy --columns rows_empty --pool all 2>/dev/null | tail -1 | grep -qx 4 &&
+    ok || fail "--mask emptying rows: rows_empty is not 4"
+np_mask m_none.npy "np.arange(40)[None, :] != 3"
+"$BIN" --q q.npy --k k.npy --mask m_none.npy >/dev/null 2>"$tmp/m.err" && [ ! -s "$tmp/m.err" ] &&
+    ok || fail "--mask emptying no row: stderr '$(cat "$tmp/m.err")'"
 runtime_error "obj.npy: dtype '|O' (Python objects) is not *" --q obj.npy --k k.npy
 runtime_error "cplx.npy: dtype '<c16' is not *" --q q.npy --k cplx.npy
 runtime_error "huge.npy: the byte size of the shape (1099511627776, 1099511627776) overflows" \

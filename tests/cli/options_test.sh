@@ -119,6 +119,8 @@ usage_error "$p: --scale: 'sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqrt,sqr
 usage_error "$p: --scale: '$(printf '1%.0s' {1..32})' has an item longer than 31 characters" --scale "$(printf '1%.0s' {1..32})"
 usage_error "$p: --dist: 'normal,normal,normal,normal,normal,normal,normal,normal,norm...' has more than 8 items (at most 8)" --dist "$(printf 'normal,%.0s' {1..8})normal"
 usage_error "$p: --block-rows: '18446744073709551615' is too large (at most 1073741824)" --block-rows 18446744073709551615
+# Issue 33: the configuration that does not fit is named, not the first.
+usage_error "$p: sizes too large: d_k=64, n_q=1000000000, n_k=1000000000, trials=1 need * GiB of memory; this machine has * GiB" --n 16,1000000000
 usage_error "$p: --scale, --dist, --init, --n and --dk make 8192 configurations (at most 4096)" --dk "$(seq -s, 1 256)" --scale "$(printf 'sqrt,%.0s' {1..15})dk" --dist normal,t
 "$BIN" --help >"$tmp/help"
 for want in 'At most 256 values' 'at most 16 items of at most 31 characters' 'at most 8 names' \

@@ -2,6 +2,7 @@
 #include "logits.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,24 @@ int cli_logits_parse_row(const char *where, const char *s, double *out, size_t *
     return 1;
 }
 
+double cli_logits_row_scale(const cli_scale_choice *c, size_t n)
+{
+    return c->kind == CLI_SCALE_LOGN ? c->value * log((double)n) : c->value;
+}
+
+int cli_logits_scaled_ok(const cli_scale_choice *c, const double *z, size_t n, const char *row,
+                         char *err, size_t errlen)
+{
+    double top = 0.0;
+    for (size_t j = 0; j < n; j++)
+        top = fabs(z[j]) > top ? fabs(z[j]) : top;
+    if (cli_logits_row_scale(c, n) * top <= CLI_SCALED_LOGIT_ABS_MAX)
+        return 1;
+    char q[48];
+    return cli_fail(err, errlen, "--scale: '%s' is too large for %s (|scale x logit| at most %g)",
+                    cli_quote(q, sizeof q, c->name), row, CLI_SCALED_LOGIT_ABS_MAX);
+}
+
 /* --logits and --logits-file: the scales (resolved), the rows given on
  * the command line and --upstream, checked; no configuration is drawn.
  * The file's rows are read and checked by logits_run.c. */
@@ -92,6 +111,11 @@ int cli_logits_validate(cli_options *o, char *err, size_t errlen)
         char q[80];
         if (!cli_logits_parse_row("--logits", o->logits[i], row, &n, err, errlen))
             return 0;
+        char name[96];
+        snprintf(name, sizeof name, "--logits '%s'", cli_quote(q, sizeof q, o->logits[i]));
+        for (size_t k = 0; k < o->n_logit_scale; k++)
+            if (!cli_logits_scaled_ok(&o->logit_scale[k], row, n, name, err, errlen))
+                return 0;
         if (o->n_upstream && n != o->n_upstream)
             return cli_fail(err, errlen,
                             "--upstream: %zu values, but --logits '%s' has %zu keys (one value "

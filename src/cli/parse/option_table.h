@@ -124,9 +124,10 @@
       "heads: a row per (batch, head) then the pooled row (means\n"                                \
       "over heads); none: the heads' rows; all: the pooled row")                                   \
     X(LOGITS, "logits", 0, "ROW", CLI_ARG_LIST, 0, 0, NULL, NULL, 5,                               \
-      "a row of logits, e.g. '-20,3,25,-15' (repeatable): its\n"                                   \
-      "softmax weights, entropy, e^H, max weight and Jacobian\n"                                   \
-      "diag(p) - pp^T for each --scale (default: as given, and\n"                                  \
+      "a row of logits, e.g. '-20,3,25,-15' or '-20, 3, 25, -15'\n"                                \
+      "(blanks around items allowed; repeatable): its softmax\n"                                   \
+      "weights, entropy, e^H, max weight and Jacobian diag(p) -\n"                                 \
+      "pp^T for each --scale (default: as given, and\n"                                            \
       "* 1/sqrt(d_k) with --dk); at most " CLI_STR(CLI_LOGITS_KEYS_MAX) " keys a row")             \
     X(LOGITS_FILE, "logits-file", 0, "FILE", CLI_ARG_LIST, 0, 0, NULL, NULL, 5,                    \
       "rows of logits from FILE ('-': stdin), one comma list a\n"                                  \

@@ -66,7 +66,9 @@ void cli_options_usage(FILE *f)
             "One configuration per --scale, --dist, --init and --dk value (scale outer,\n"
             "then dist, then init, d_k inner), at most %d in all.\n"
             "Numbers are plain decimal: digits; reals may add a leading '-', a '.' and\n"
-            "an exponent (1e-3). No spaces, no leading '+', no hex, inf or nan.\n"
+            "an exponent (1e-3). No spaces (but blanks around the items of a\n"
+            "--logits, --logits-file or --upstream row), no leading '+', no hex, inf\n"
+            "or nan.\n"
             "Integers may take a '.' and an exponent when exact: 1e5, 1.2e3.\n",
             CLI_CONFIGS_MAX);
     cli_options_rules_usage(f);

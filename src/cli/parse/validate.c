@@ -560,7 +560,6 @@ int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t
 
 int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
 {
-    const sv_spec *b = &opt->base;
     const double gib = 1024.0 * 1024.0 * 1024.0;
     const size_t mem = cli_budget_physical();
     const cli_output out = output_of(opt, CLI_FORMAT_CSV);
@@ -574,8 +573,8 @@ int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
             return cli_fail(err, errlen,
                             "sizes too large: d_k=%zu, n_q=%zu, n_k=%zu, trials=%llu need %.3g "
                             "GiB of memory; this machine has %.3g GiB",
-                            spec->d_k, b->n_q, b->n_k, (unsigned long long)b->trials, need / gib,
-                            (double)mem / gib);
+                            spec->d_k, spec->n_q, spec->n_k, (unsigned long long)spec->trials,
+                            need / gib, (double)mem / gib);
     }
     return 1;
 }

@@ -63,23 +63,26 @@ static int file_rows(const char *path, rows *r, char *err, size_t errlen)
     return ok;
 }
 
-/* The multiplier of a row of n keys: logn is SSMax's s ln n (Nakanishi
- * 2025), s the base in c->value; the others are c->value. */
-static double row_scale(const cli_scale_choice *c, size_t n)
+/* logn needs ln n > 0: a row of one key is an error; and the file's rows
+ * times their multipliers stay finite (the command line's are checked by
+ * validate.c). Message on stderr. */
+static int rows_ok(const cli_options *opt, const rows *r, size_t given)
 {
-    return c->kind == CLI_SCALE_LOGN ? c->value * log((double)n) : c->value;
-}
-
-/* logn needs ln n > 0: a row of one key is an error (message on stderr). */
-static int logn_rows_ok(const cli_options *opt, const rows *r)
-{
+    char err[256], name[64];
     for (size_t k = 0; k < opt->n_logit_scale; k++)
-        for (size_t i = 0; i < r->count; i++)
-            if (!(row_scale(&opt->logit_scale[k], r->n[i]) > 0.0)) {
+        for (size_t i = 0; i < r->count; i++) {
+            if (!(cli_logits_row_scale(&opt->logit_scale[k], r->n[i]) > 0.0)) {
                 fprintf(stderr, "%s: --scale logn: row %zu has 1 key (ln 1 = 0; needs 2 or more)\n",
                         prog, i);
                 return 0;
             }
+            snprintf(name, sizeof name, "row %zu of --logits-file", i - given);
+            if (i >= given && !cli_logits_scaled_ok(&opt->logit_scale[k], r->z[i], r->n[i], name,
+                                                    err, sizeof err)) {
+                fprintf(stderr, "%s: %s\n", prog, err);
+                return 0;
+            }
+        }
     return 1;
 }
 
@@ -109,7 +112,7 @@ int cli_logits_run(const cli_options *opt, cli_format format)
             return CLI_EXIT_RUNTIME;
         }
     }
-    if (!logn_rows_ok(opt, &r))
+    if (!rows_ok(opt, &r, given))
         return CLI_EXIT_RUNTIME;
     char *buf = NULL;
     size_t size = 0;
@@ -130,7 +133,7 @@ int cli_logits_run(const cli_options *opt, cli_format format)
     for (size_t i = 0; i < r.count; i++)
         for (size_t k = 0; k < opt->n_logit_scale; k++) {
             const cli_scale_choice *c = &opt->logit_scale[k];
-            const double mult = row_scale(c, r.n[i]); /* > 0: checked above */
+            const double mult = cli_logits_row_scale(c, r.n[i]); /* > 0: checked above */
             cli_logits_entry e = {.row = i,
                                   .n = r.n[i],
                                   .z = r.z[i],

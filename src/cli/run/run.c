@@ -368,6 +368,21 @@ static int write_config(cli_sink *s, const config_run *r, const cli_output *out,
     }
 }
 
+/* A --mask that leaves query rows without a key: their statistics are
+ * left out of every mean, which the default columns do not show (they
+ * are the options', chosen before any row is computed; rows_empty is
+ * the window's). So one line on stderr says it, once: the mask is the
+ * same for every --scale. Returns 1. */
+static int empty_rows_note(const config_run *r)
+{
+    const double heads = (double)r->spec.trials, empty = r->summary.mean.rows_empty * heads;
+    if (r->arrays && r->arrays->mask.data && empty > 0.0)
+        say("--mask: %.0f of %.0f query rows (over %.0f head%s) see no key: they are left out "
+            "of every statistic (column rows_empty)",
+            empty, (double)r->spec.n_q * heads, heads, heads == 1.0 ? "" : "s");
+    return 1;
+}
+
 /* Runs configuration @p i and writes its rows (committed: they are out,
  * whole, before the next configuration starts). */
 static int run_config(const cli_plan *plan, size_t i, cli_sink *sink, const cli_budget *budget,
@@ -399,7 +414,7 @@ static int run_config(const cli_plan *plan, size_t i, cli_sink *sink, const cli_
         ok = run_trials(&r, sink, &plan->out, pl);
     else
         ok = run_trials(&r, sink, &plan->out, pl) && write_config(sink, &r, &plan->out, pl) &&
-             cli_sink_commit(sink);
+             cli_sink_commit(sink) && (i > 0 || empty_rows_note(&r));
     free_run(&r);
     pl->before += pl->current;
     return ok;

@@ -6,6 +6,7 @@
  * grad_logits). JSON has one object per row and scale, with arrays. */
 #include "write_logits.h"
 
+#include <float.h>
 #include <math.h>
 
 static void real(FILE *f, double v, int json)
@@ -18,12 +19,24 @@ static void real(FILE *f, double v, int json)
         fprintf(f, "%.17g", v);
 }
 
+/* |x|. Entries up to 2e300 (|g| <= CLI_LOGIT_ABS_MAX, and |J g|_j <=
+ * p_j |g_j - p.g|) keep it below 1.6e301 for 64 keys, but their squares
+ * overflow (or, below 1e-154, underflow): then the sum is taken again over
+ * x / max|x|, as LAPACK's dnrm2 scales, so that a finite norm is never
+ * printed as inf (nor a positive one as 0). */
 static double norm(const double *x, size_t n)
 {
-    double s = 0.0;
-    for (size_t j = 0; j < n; j++)
+    double s = 0.0, top = 0.0;
+    for (size_t j = 0; j < n; j++) {
         s += x[j] * x[j];
-    return sqrt(s);
+        top = fabs(x[j]) > top ? fabs(x[j]) : top;
+    }
+    if (top == 0.0 || (isfinite(s) && s >= DBL_MIN))
+        return sqrt(s);
+    s = 0.0;
+    for (size_t j = 0; j < n; j++)
+        s += (x[j] / top) * (x[j] / top);
+    return top * sqrt(s);
 }
 
 void cli_logits_begin(cli_logits_writer *w)
