@@ -28,15 +28,15 @@
 # minute on 2 cores (puzzle_histogram: 10 000 trials, not 100 000).
 #
 # long_context.png is only drawn here: its data (n up to 262144, a few
-# minutes) are made by scripts/long_context.sh, which writes
+# minutes) are made by examples/long_context.sh, which writes
 # docs/figures/long_context.csv; this script re-renders the PNG from that
 # committed CSV (not with --data-only; ctest docs.long_context reruns its
 # cheap rows).
 #
 # Not made here: performance_scaling.png (timings; scripts/bench.sh),
-# real_models.png (pretrained models; scripts/real_models.sh),
-# minilm.png (a trained model in the venv; scripts/minilm.py, ctest
-# hf.minilm) and train_tiny.png (a training run; scripts/train_tiny.py).  weights_row.csv
+# real_models.png (pretrained models; examples/real_models.sh),
+# minilm.png (a trained model in the venv; examples/minilm.py, ctest
+# hf.minilm) and train_tiny.png (a training run; examples/train_tiny.py).  weights_row.csv
 # needs /usr/bin/python3 with numpy (Debian python3-numpy): sdpa-var draws
 # the row's query and keys (--save-qk) and numpy takes their softmax.
 #
@@ -225,7 +225,7 @@ done
 [ $data_only = 1 ] && exit 0
 for d in "${draw[@]}"; do
     fig=${d%%=*} csv=${d#*=}
-    if ! gnuplot -e "out='$tmp/$fig.png'" "$src/scripts/$fig.gp" <"$csv"; then
+    if ! gnuplot -e "out='$tmp/$fig.png'" "$src/examples/$fig.gp" <"$csv"; then
         echo "figures.sh: $fig: gnuplot $fig.gp failed on $csv" >&2
         exit 1
     fi

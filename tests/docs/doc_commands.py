@@ -179,6 +179,7 @@ def main():
     os.symlink(binary, os.path.join(scratch, "build", "sdpa-var"))
     os.symlink(binary, os.path.join(scratch, "bin", "sdpa-var"))
     os.symlink(os.path.join(src, "scripts"), os.path.join(scratch, "scripts"))
+    os.symlink(os.path.join(src, "examples"), os.path.join(scratch, "examples"))
     os.symlink(os.path.join(src, "tests"), os.path.join(scratch, "tests"))
     env = dict(os.environ, PATH=os.path.join(scratch, "bin") + os.pathsep + os.environ["PATH"],
                LC_ALL="C")

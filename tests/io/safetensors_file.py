@@ -3,7 +3,7 @@
 of JSON {name: {"dtype", "shape", "data_offsets": [begin, end]}} (and an
 optional "__metadata__"), padded with spaces to a multiple of 8 as the Rust
 writer pads it, then the data, offsets counted from byte 8 + N. Written
-from the spec, not by sdpa-var's code or scripts/train_tiny.py's writer,
+from the spec, not by sdpa-var's code or examples/train_tiny.py's writer,
 so the tests that read these files check the parser against the format.
 Tests import it with tests/io on sys.path."""
 

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""scripts/real_models.sh --quick end to end: train, sdpa-var on the files,
+"""examples/real_models.sh --quick end to end: train, sdpa-var on the files,
 the tables and the gnuplot figure; sdpa-var's numbers against numpy's.
 
 Usage: real_models_test.py SDPA_VAR SOURCE_DIR
 
-Runs `scripts/real_models.sh --quick --out SCRATCH --bin SDPA_VAR`
+Runs `examples/real_models.sh --quick --out SCRATCH --bin SDPA_VAR`
 (train_tiny.py --quick: 4 variants, 2 layers x 4 heads, d_k 32, n 64, batch
 2, saves at steps 0, 20, 40, 60; ~30 s on 2 cores) and checks:
 
@@ -126,7 +126,7 @@ def main():
     binary, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     with tempfile.TemporaryDirectory(prefix="real_models_test.") as tmp:
         out = os.path.join(tmp, "out")
-        r = subprocess.run(["bash", os.path.join(src, "scripts/real_models.sh"), "--quick",
+        r = subprocess.run(["bash", os.path.join(src, "examples/real_models.sh"), "--quick",
                             "--out", out, "--bin", binary], capture_output=True, text=True)
         print(r.stderr, end="")
         if r.returncode != 0:

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""scripts/train_tiny.py --quick: step 0 matches the random-init theory and
-training moves it away, and scripts/train_tiny.gp draws the run.
+"""examples/train_tiny.py --quick: step 0 matches the random-init theory and
+training moves it away, and examples/train_tiny.gp draws the run.
 
 Usage: train_tiny_test.py SOURCE_DIR
 
-Runs `scripts/train_tiny.py --quick` (2 layers, 4 heads, d_k 32, d_model 128,
+Runs `examples/train_tiny.py --quick` (2 layers, 4 heads, d_k 32, d_model 128,
 n = 64, 60 steps, four variants; ~20 s on 2 cores) into a scratch directory and reads its
 .safetensors files with a reader of its own (json header + numpy.frombuffer,
 nothing shared with the script's writer). For every head h (layers x heads of
@@ -117,7 +117,7 @@ def head_variances(t):
 
 
 def render_figure(src, out, check):
-    """scripts/train_tiny.gp on this run's steps.csv: exit 0, nothing on
+    """examples/train_tiny.gp on this run's steps.csv: exit 0, nothing on
     stderr (gnuplot's warnings exit 0), a PNG of the promised 1500 x 620
     and over 5 KB (an empty frame is 3-4 KB), as tests/gnuplot checks the
     other figure scripts."""
@@ -125,7 +125,7 @@ def render_figure(src, out, check):
     try:
         with open(os.path.join(out, "steps.csv")) as f:
             r = subprocess.run(["gnuplot", "-e", "out='%s'" % png,
-                                os.path.join(src, "scripts", "train_tiny.gp")],
+                                os.path.join(src, "examples", "train_tiny.gp")],
                                stdin=f, capture_output=True, text=True)
     except FileNotFoundError:
         check(False, "gnuplot not found: apt-get install gnuplot-nox (scripts/setup.sh installs it)")
@@ -141,7 +141,7 @@ def render_figure(src, out, check):
 def file_stats(t, layer):
     """Per-head entropy, max weight, sink weight, max |logit| and Var(q.k)
     of one layer, from the file alone (numpy, float64): the definitions of
-    scripts/train_tiny.py's log, written again."""
+    examples/train_tiny.py's log, written again."""
     q, k, c = t["layer%d.q" % layer], t["layer%d.k" % layer], t["layer%d.scale" % layer]
     n = q.shape[2]
     s = q @ np.swapaxes(k, -1, -2)
@@ -164,7 +164,7 @@ def file_stats(t, layer):
 
 def load_script(src):
     import importlib.util
-    spec = importlib.util.spec_from_file_location("train_tiny", os.path.join(src, "scripts", "train_tiny.py"))
+    spec = importlib.util.spec_from_file_location("train_tiny", os.path.join(src, "examples", "train_tiny.py"))
     tt = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tt)
     return tt
@@ -274,7 +274,7 @@ def main():
             failures.append(what)
 
     with tempfile.TemporaryDirectory() as out:
-        cmd = ["/usr/bin/python3", os.path.join(src, "scripts", "train_tiny.py"),
+        cmd = ["/usr/bin/python3", os.path.join(src, "examples", "train_tiny.py"),
                "--quick", "--silent", "--out", out]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:

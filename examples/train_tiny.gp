@@ -1,10 +1,10 @@
 # train_tiny.gp: what training does to the random-init scores of the tiny model, per variant.
 #
-# Usage (reads steps.csv of scripts/train_tiny.py on standard input, writes a PNG):
-#   gnuplot scripts/train_tiny.gp < build/train_tiny/steps.csv
-#   gnuplot -e "out='docs/figures/train_tiny.png'" scripts/train_tiny.gp < build/train_tiny/steps.csv
+# Usage (reads steps.csv of examples/train_tiny.py on standard input, writes a PNG):
+#   gnuplot examples/train_tiny.gp < build/train_tiny/steps.csv
+#   gnuplot -e "out='docs/figures/train_tiny.png'" examples/train_tiny.gp < build/train_tiny/steps.csv
 # The input: one row per (variant, step) over all heads of the model
-# (scripts/train_tiny.py's docstring defines the columns).  Variants are
+# (examples/train_tiny.py's docstring defines the columns).  Variants are
 # told apart by the variant column: sqrt, none, qknorm (any subset).
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default train_tiny.png in the current directory);
@@ -25,7 +25,7 @@
 # Columns are read by name (column("raw_var_mean")), so the CSV may gain columns.
 
 if (system("[ -t 0 ] && echo tty") eq "tty") {
-    exit error "train_tiny.gp: pipe build/train_tiny/steps.csv (scripts/train_tiny.py) into gnuplot"
+    exit error "train_tiny.gp: pipe build/train_tiny/steps.csv (examples/train_tiny.py) into gnuplot"
 }
 # A pipe can be read only once: copy stdin into the datablock $D.
 load '< echo "\$D << EOD"; cat; echo EOD'
@@ -33,12 +33,12 @@ set datafile separator comma
 set datafile columnheaders
 
 if (|$D| < 2) {
-    exit error "train_tiny.gp: need the header and 1 or more rows of steps.csv of scripts/train_tiny.py"
+    exit error "train_tiny.gp: need the header and 1 or more rows of steps.csv of examples/train_tiny.py"
 }
 header = "," . $D[1] . ","
 do for [c in "variant step layers heads n dk raw_var_mean raw_var_min raw_var_max raw_var_init_theory entropy_mean max_abs_logit logit_bound"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("train_tiny.gp: the input has no column '%s'; pipe in steps.csv of scripts/train_tiny.py", c)
+        exit error sprintf("train_tiny.gp: the input has no column '%s'; pipe in steps.csv of examples/train_tiny.py", c)
     }
 }
 variants = ""
@@ -80,7 +80,7 @@ do for [i = 1:n_ctx] { h_uniform = h_uniform + log(i) / n_ctx }
 script = "train_tiny"; default_width = 1500; default_height = 620
 sv_dirname(p, i) = (i < 1 ? "" : (p[i:i] eq "/" ? p[1:i] : sv_dirname(p, i - 1)))
 if (!exists("dir")) { dir = sv_dirname(ARG0, strlen(ARG0)) }
-load dir . "terminal.gp"
+load dir . "../scripts/terminal.gp"  # the house terminal, in scripts/
 
 colour(v) = (v eq "qknorm" ? "#ff7f0e" : (v eq "none" ? "#2ca02c" : "#1f77b4"))
 marker(v) = (v eq "qknorm" ? 5 : (v eq "none" ? 9 : 7))

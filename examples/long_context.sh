@@ -4,11 +4,11 @@
 # point: the data and figure of docs/scaling.md, "Long context".
 #
 # Usage:
-#   scripts/long_context.sh [--bin BIN] [--out DIR] [--max-n N] [--check-n N]
+#   examples/long_context.sh [--bin BIN] [--out DIR] [--max-n N] [--check-n N]
 #                           [--jobs J] [--data-only]
 # e.g.
-#   scripts/long_context.sh                    # docs/figures/long_context.{csv,png}
-#   scripts/long_context.sh --max-n 8192 --check-n 8192 --data-only --out /tmp/lc
+#   examples/long_context.sh                    # docs/figures/long_context.{csv,png}
+#   examples/long_context.sh --max-n 8192 --check-n 8192 --data-only --out /tmp/lc
 #                                              # the cheap rows (ctest docs.long_context)
 #
 # At d_k = 16 (DK below) and the default scale 1/sqrt(d_k) the scaled logits
@@ -41,7 +41,7 @@
 # A sharded row's theory columns come from a one-query run at the same n_k
 # (--nq 1 --nk N: they depend on n_k, d_k and the scale only), and its
 # *_entropy_sd does not exist (one trial).  Unless --data-only, it then pipes
-# the CSV into scripts/long_context.gp, writing DIR/long_context.png.  Files
+# the CSV into examples/long_context.gp, writing DIR/long_context.png.  Files
 # are written to temporary names and moved into place.
 #
 # Cost: 2 n^2 d_k flops and 2 n^2 exps a trial; n = 262144 (6.9e10 scores)
@@ -148,8 +148,8 @@ for ((n = MIN_N; n <= max_n; n *= 2)); do
 done
 mv "$tmp/lc.csv" "$out/long_context.csv"
 [ $data_only = 1 ] && exit 0
-if ! gnuplot -e "out='$tmp/long_context.png'" "$src/scripts/long_context.gp" <"$out/long_context.csv"; then
-    echo "long_context.sh: gnuplot scripts/long_context.gp failed on $out/long_context.csv" >&2
+if ! gnuplot -e "out='$tmp/long_context.png'" "$src/examples/long_context.gp" <"$out/long_context.csv"; then
+    echo "long_context.sh: gnuplot examples/long_context.gp failed on $out/long_context.csv" >&2
     exit 1
 fi
 mv "$tmp/long_context.png" "$out/long_context.png"

@@ -1,8 +1,8 @@
 # minilm.gp: sdpa-var's per-head statistics of all-MiniLM-L6-v2, trained and at BERT's init.
 #
-# Usage (reads minilm.csv of scripts/minilm.py on standard input, writes a PNG):
-#   gnuplot scripts/minilm.gp < build/minilm/minilm.csv
-#   gnuplot -e "out='docs/figures/minilm.png'" scripts/minilm.gp < build/minilm/minilm.csv
+# Usage (reads minilm.csv of examples/minilm.py on standard input, writes a PNG):
+#   gnuplot examples/minilm.gp < build/minilm/minilm.csv
+#   gnuplot -e "out='docs/figures/minilm.png'" examples/minilm.gp < build/minilm/minilm.csv
 # The input: one row per (weights, layer, head), weights "trained" (the
 # package's) or "init" (the same architecture from its config, BERT's init:
 # Linear weights N(0, 0.02^2)); sdpa-var's columns (docs/columns.md) and the
@@ -26,19 +26,19 @@
 # Columns are read by name (column("scaled_var")), so the CSV may gain columns.
 
 if (system("[ -t 0 ] && echo tty") eq "tty") {
-    exit error "minilm.gp: pipe build/minilm/minilm.csv (scripts/minilm.py) into gnuplot"
+    exit error "minilm.gp: pipe build/minilm/minilm.csv (examples/minilm.py) into gnuplot"
 }
 load '< echo "\$D << EOD"; cat; echo EOD'
 set datafile separator comma
 set datafile columnheaders
 
 if (|$D| < 2) {
-    exit error "minilm.gp: need the header and 1 or more rows of minilm.csv of scripts/minilm.py"
+    exit error "minilm.gp: need the header and 1 or more rows of minilm.csv of examples/minilm.py"
 }
 header = "," . $D[1] . ","
 do for [c in "weights layer head n dk scaled_var scaled_entropy_norm scaled_sink_weight sep_weight"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("minilm.gp: the input has no column '%s'; pipe in minilm.csv of scripts/minilm.py", c)
+        exit error sprintf("minilm.gp: the input has no column '%s'; pipe in minilm.csv of examples/minilm.py", c)
     }
 }
 stats $D every ::0::0 using (dk = column("dk"), n_tok = column("n"), 0) nooutput
@@ -56,7 +56,7 @@ init_theory = (d_model * 0.02**2)**2
 script = "minilm"; default_width = 1500; default_height = 620
 sv_dirname(p, i) = (i < 1 ? "" : (p[i:i] eq "/" ? p[1:i] : sv_dirname(p, i - 1)))
 if (!exists("dir")) { dir = sv_dirname(ARG0, strlen(ARG0)) }
-load dir . "terminal.gp"
+load dir . "../scripts/terminal.gp"  # the house terminal, in scripts/
 
 c_trained = "#1f77b4"; c_init = "#999999"; c_cls = "#d62728"; c_sep = "#2ca02c"
 spread = 0.6 / n_heads
@@ -64,7 +64,7 @@ spread = 0.6 / n_heads
 xs(w) = (strcol("weights") eq w ? column("layer") + (column("head") - (n_heads - 1) / 2.0) * spread : NaN)
 x0(w) = (strcol("weights") eq w ? column("layer") : NaN)
 
-set multiplot title sprintf("sdpa-var on all-MiniLM-L6-v2 (BERT, %d layers × %d heads, d_k = %d), one text of n = %d tokens\n{/*0.8 points: each head (12 per layer, side by side); lines: over the layer's heads; scripts/minilm.py, docs/real-models.md}", \
+set multiplot title sprintf("sdpa-var on all-MiniLM-L6-v2 (BERT, %d layers × %d heads, d_k = %d), one text of n = %d tokens\n{/*0.8 points: each head (12 per layer, side by side); lines: over the layer's heads; examples/minilm.py, docs/real-models.md}", \
     n_layers, n_heads, dk, n_tok)
 gap = 0.075
 pw = (0.985 - 0.06 - 2 * gap) / 3

@@ -1,8 +1,8 @@
 # real_models.gp: sdpa-var's statistics of the tiny model's Q and K against the training step.
 #
-# Usage (reads heads.csv of scripts/real_models.sh on standard input, writes a PNG):
-#   gnuplot scripts/real_models.gp < build/real_models/heads.csv
-#   gnuplot -e "out='docs/figures/real_models.png'" scripts/real_models.gp < build/real_models/heads.csv
+# Usage (reads heads.csv of examples/real_models.sh on standard input, writes a PNG):
+#   gnuplot examples/real_models.gp < build/real_models/heads.csv
+#   gnuplot -e "out='docs/figures/real_models.png'" examples/real_models.gp < build/real_models/heads.csv
 # The input: one row per (variant, step, layer, batch, head), sdpa-var's
 # columns (docs/columns.md) after variant, step and layer; variants sqrt,
 # none, qknorm (any subset) are told apart by the variant column; rows of
@@ -32,19 +32,19 @@
 # Columns are read by name (column("raw_var")), so the CSV may gain columns.
 
 if (system("[ -t 0 ] && echo tty") eq "tty") {
-    exit error "real_models.gp: pipe build/real_models/heads.csv (scripts/real_models.sh) into gnuplot"
+    exit error "real_models.gp: pipe build/real_models/heads.csv (examples/real_models.sh) into gnuplot"
 }
 load '< echo "\$D << EOD"; cat; echo EOD'
 set datafile separator comma
 set datafile columnheaders
 
 if (|$D| < 2) {
-    exit error "real_models.gp: need the header and 1 or more rows of heads.csv of scripts/real_models.sh"
+    exit error "real_models.gp: need the header and 1 or more rows of heads.csv of examples/real_models.sh"
 }
 header = "," . $D[1] . ","
 do for [c in "variant step layer batch head dk n_q scale_factor raw_var raw_var_theory var_scale scaled_max_abs_logit scaled_entropy_norm scaled_sink_weight"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("real_models.gp: the input has no column '%s'; pipe in heads.csv of scripts/real_models.sh", c)
+        exit error sprintf("real_models.gp: the input has no column '%s'; pipe in heads.csv of examples/real_models.sh", c)
     }
 }
 variants = ""
@@ -76,7 +76,7 @@ do for [i = 1:n_ctx] { sink_uniform = sink_uniform + 1.0 / i / n_ctx }
 script = "real_models"; default_width = 1500; default_height = 1000
 sv_dirname(p, i) = (i < 1 ? "" : (p[i:i] eq "/" ? p[1:i] : sv_dirname(p, i - 1)))
 if (!exists("dir")) { dir = sv_dirname(ARG0, strlen(ARG0)) }
-load dir . "terminal.gp"
+load dir . "../scripts/terminal.gp"  # the house terminal, in scripts/
 
 colour(v) = (v eq "qknorm" ? "#ff7f0e" : (v eq "none" ? "#2ca02c" : "#1f77b4"))
 marker(v) = (v eq "qknorm" ? 5 : (v eq "none" ? 9 : 7))

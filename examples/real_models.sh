@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# real_models.sh: train the tiny transformer (scripts/train_tiny.py), run
+# real_models.sh: train the tiny transformer (examples/train_tiny.py), run
 # sdpa-var on every saved layer's Q and K, and collect and draw what it prints
 # (docs/real-models.md, section "A model trained here").
 #
 # Usage:
-#   scripts/real_models.sh [--quick] [--reuse] [--out DIR] [--train DIR]
+#   examples/real_models.sh [--quick] [--reuse] [--out DIR] [--train DIR]
 #                          [--bin SDPA_VAR] [--figures DIR]
 #     --quick        train_tiny.py --quick (2 layers, 60 steps, ~30 s), saves
 #                    at steps 0, 20, 40, 60; else 4 layers, 500 steps (4-8
@@ -41,7 +41,7 @@
 #                scaled_max_logit column when this binary has it, else from
 #                torch (train_tiny.py's heads.csv, column max_logit); its
 #                header says which
-#   real_models.png   scripts/real_models.gp on heads.csv
+#   real_models.png   examples/real_models.gp on heads.csv
 # Exit status 0, 1 on a failed step (one line on stderr), 2 on usage.
 set -euo pipefail
 
@@ -78,8 +78,8 @@ else
         args=(--save "0,50,100,150,200,250,300,350,400,450,500")
     fi
     t0=$(date +%s)
-    /usr/bin/python3 "$SRC/scripts/train_tiny.py" --out "$train" --silent "${args[@]}" ||
-        die "scripts/train_tiny.py failed"
+    /usr/bin/python3 "$SRC/examples/train_tiny.py" --out "$train" --silent "${args[@]}" ||
+        die "examples/train_tiny.py failed"
     echo "real_models.sh: trained in $(($(date +%s) - t0)) s into $train" >&2
 fi
 
@@ -287,7 +287,7 @@ awk -F, '
         }' "$tf" "$heads" | sort -t, -k1,1n -k2,2n | cut -d, -f3-
 } > "$out/tables.md"
 
-gnuplot -e "out='$figures/real_models.png'" "$SRC/scripts/real_models.gp" < "$heads" ||
-    die "scripts/real_models.gp failed"
+gnuplot -e "out='$figures/real_models.png'" "$SRC/examples/real_models.gp" < "$heads" ||
+    die "examples/real_models.gp failed"
 echo "real_models.sh: $heads ($(($(wc -l < "$heads") - 1)) rows), $out/steps.csv," \
      "$out/tables.md, $figures/real_models.png" >&2

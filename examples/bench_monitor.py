@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Cost of sdpa_var.monitor (docs/python.md, "Cost"), two benchmarks:
 
-  PYTHONPATH=build/python /usr/bin/python3 scripts/bench_monitor.py
+  PYTHONPATH=build/python /usr/bin/python3 examples/bench_monitor.py
     Against torch computing the same numbers from the full weight matrix
     (issue 17, section 2): for each size, a forward pass of an
     nn.MultiheadAttention (batch_first, float32) with the monitor attached
@@ -9,8 +9,8 @@
     per-head entropy, max weight, sink share and max |logit| (raw and
     scaled) from the n x n weights; median of REPS runs, milliseconds.
 
-  PYTHONPATH=build/python /usr/bin/python3 scripts/bench_monitor.py --train [--pairs 15]
-    A training step of scripts/train_tiny.py's model (its defaults: 4
+  PYTHONPATH=build/python /usr/bin/python3 examples/bench_monitor.py --train [--pairs 15]
+    A training step of examples/train_tiny.py's model (its defaults: 4
     layers, 4 heads, d_k 32, context 64, batch 16; forward, backward,
     gradient clipping, AdamW) monitored against unmonitored (issue 23,
     section 3): blocks of 10 steps unmonitored, with monitor(every=1) and

@@ -1,15 +1,15 @@
 # long_context.gp: softmax entropy per query against ln n, raw and scaled,
 # with the theory ln n - sigma^2/2, its freezing point and the bound ln n.
 #
-# Usage (reads the CSV scripts/long_context.sh writes from standard input,
+# Usage (reads the CSV examples/long_context.sh writes from standard input,
 # writes a PNG):
-#   gnuplot -e "out='long_context.png'" scripts/long_context.gp < docs/figures/long_context.csv
+#   gnuplot -e "out='long_context.png'" examples/long_context.gp < docs/figures/long_context.csv
 # Options, each given as -e "name=value" BEFORE the script name:
 #   out='file.png'   output file (default long_context.png in the current directory);
 #                    .png, .pdf or .svg picks the terminal, any other is an error
 #   size='1600,900'  width,height in pixels (inches for .pdf); default 1000,740
 #   fontscale=1.6    font, line and point scale (1.6 at 1600,900 for a slide)
-#   term='qt'        a window instead of a file (scripts/terminal.gp documents these)
+#   term='qt'        a window instead of a file (scripts/terminal.gp documents these; loaded from there)
 #
 # What it shows: the entropy H of a query's softmax weights in nats, mean over
 # queries (and trials), against ln n for n queries and n keys. The logits of
@@ -22,25 +22,25 @@
 # before it. The dotted vertical line is where raw_sigma = sqrt(2 ln n),
 # at ln n = raw_sigma^2/2. The top axis reads the same x as n.
 if (system("[ -t 0 ] && echo tty") eq "tty") {
-    exit error "long_context.gp: pipe in the CSV of scripts/long_context.sh (docs/figures/long_context.csv)"
+    exit error "long_context.gp: pipe in the CSV of examples/long_context.sh (docs/figures/long_context.csv)"
 }
 load '< echo "\$D << EOD"; cat; echo EOD'
 set datafile separator comma
 set datafile columnheaders
 if (|$D| < 2) {
-    exit error "long_context.gp: need the header and 1 or more rows of scripts/long_context.sh's CSV"
+    exit error "long_context.gp: need the header and 1 or more rows of examples/long_context.sh's CSV"
 }
 header = "," . $D[1] . ","
 do for [c in "n ln_n dk scale scale_factor trials raw_sigma scaled_sigma raw_entropy scaled_entropy scaled_entropy_approx entropy_bound"] {
     if (strstrt(header, "," . c . ",") == 0) {
-        exit error sprintf("long_context.gp: the input has no column '%s'; pipe in the CSV of scripts/long_context.sh", c)
+        exit error sprintf("long_context.gp: the input has no column '%s'; pipe in the CSV of examples/long_context.sh", c)
     }
 }
 stats $D every ::0::0 using (dk = column("dk"), scale = strcol("scale"), c = column("scale_factor"), \
     sr = column("raw_sigma"), ss = column("scaled_sigma"), 0) nooutput
 stats $D using ((column("dk") == dk && strcol("scale") eq scale && column("raw_sigma") == sr) ? 0 : 1) nooutput
 if (STATS_max > 0) {
-    exit error "long_context.gp: the input mixes several d_k, scales or sigmas; give one run of scripts/long_context.sh"
+    exit error "long_context.gp: the input mixes several d_k, scales or sigmas; give one run of examples/long_context.sh"
 }
 stats $D using (column("ln_n")) nooutput
 x_min = STATS_min
@@ -54,7 +54,7 @@ n_one = STATS_min
 script = "long_context"; default_width = 1000; default_height = 740
 sv_dirname(p, i) = (i < 1 ? "" : (p[i:i] eq "/" ? p[1:i] : sv_dirname(p, i - 1)))
 if (!exists("dir")) { dir = sv_dirname(ARG0, strlen(ARG0)) }
-load dir . "terminal.gp"
+load dir . "../scripts/terminal.gp"  # the house terminal, in scripts/
 
 # The freezing point of the raw logits: sigma = sqrt(2 ln n) at ln n = sigma^2/2.
 x_freeze = sr**2 / 2

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Train a tiny character-level decoder-only transformer here and save its Q, K.
 
-    /usr/bin/python3 scripts/train_tiny.py --out build/train_tiny
-    /usr/bin/python3 scripts/train_tiny.py --out /tmp/t --quick
-    /usr/bin/python3 scripts/train_tiny.py --out /tmp/t --variants qknorm,rope --steps 300
+    /usr/bin/python3 examples/train_tiny.py --out build/train_tiny
+    /usr/bin/python3 examples/train_tiny.py --out /tmp/t --quick
+    /usr/bin/python3 examples/train_tiny.py --out /tmp/t --variants qknorm,rope --steps 300
 
 The data: the licence texts every Debian machine has (base-files'
 /usr/share/common-licenses/GPL-3, GPL-2, LGPL-2.1, Apache-2.0; those present,
@@ -58,7 +58,7 @@ write_safetensors below from the format's spec, F32, little-endian):
                          (d_k/9; d_k for qknorm), mean entropy and max
                          weight, the largest max_abs_logit, the QK-norm bound
                          max_h s_h d_k (nan otherwise), the largest
-                         sink_weight (scripts/train_tiny.gp plots it)
+                         sink_weight (examples/train_tiny.gp plots it)
 The per-head statistics are computed in torch, in float64 from the saved
 float32 q, k and multiplier (so the files reproduce them), through the full
 causal weight matrix of the evaluation batch, averaged over its batch entries:
