@@ -202,6 +202,17 @@ static int run(cli_options *o)
             fprintf(stderr, "%s: --format state writes bytes: redirect stdout to a file\n", prog);
             return CLI_EXIT_USAGE;
         }
+#ifdef SV_MPI
+        /* Files and given logits are one process's work: every rank would
+         * print it whole (docs/scaling.md). */
+        if (cli_mpi_ranks() > 1 && (opt.given[CLI_OPT_Q] || opt.n_logits ||
+                                    opt.given[CLI_OPT_LOGITS_FILE])) {
+            if (!quiet_rank())
+                fprintf(stderr, "%s: mpirun -n %d: not with %s (run it as one process)\n", prog,
+                        cli_mpi_ranks(), opt.given[CLI_OPT_Q] ? "--q and --k" : "--logits");
+            return CLI_EXIT_USAGE;
+        }
+#endif
         if (opt.given[CLI_OPT_Q])
             return run_files(o, format);
         if (opt.n_logits || opt.given[CLI_OPT_LOGITS_FILE])

@@ -150,6 +150,8 @@ static int config_ok(const sv_state_config *c)
     if (whole_rows(c))
         return c->trials.first == c->trial_first && c->trials.n == c->trial_count &&
                (c->trial_count <= SIZE_MAX / sizeof(double));
+    if (c->row_begin == c->row_end) /* no rows of this configuration: nothing to hold */
+        return c->row_end <= c->spec.n_q;
     return c->folds && c->row_end <= SIZE_MAX &&
            sv_rowfold_check(&c->spec, (size_t)c->row_begin, (size_t)c->row_end) == SV_OK;
 }
@@ -168,7 +170,7 @@ static void put_config(wr *w, const sv_state_config *c)
         return;
     }
     const size_t nb = sv_rowfold_blocks((size_t)c->row_begin, (size_t)c->row_end);
-    for (uint64_t t = 0; t < c->trial_count; t++)
+    for (uint64_t t = 0; nb && t < c->trial_count; t++)
         for (size_t b = 0; b < nb; b++) {
             const sv_rowfold *f = &c->folds[t * nb + b];
             for (size_t i = 0; i < SV_FOLD_COUNTS; i++)

@@ -120,6 +120,15 @@ static sv_status fold_rows(const piece *pc, size_t m, size_t config, sv_partial 
 static sv_status merge_config(piece *pc, size_t n, size_t config, int from_zero,
                               sv_state_config *out, sv_state_why *why)
 {
+    /* A row shard of an --n list holds no rows of a configuration whose
+     * n_q ends before its range: such a piece covers nothing. */
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pc[i].c->row_begin < pc[i].c->row_end)
+            pc[kept++] = pc[i];
+    if (kept == 0)
+        return fail(why, SV_STATE_MISSING_ROWS, 0, 0, config, 0, pc[0].c->spec.n_q);
+    n = kept;
     qsort(pc, n, sizeof *pc, piece_cmp);
     const uint64_t first = pc[0].c->trial_first;
     if (from_zero && first != 0)

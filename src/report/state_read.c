@@ -195,6 +195,8 @@ static sv_status get_config(rd *r, sv_state_config *c)
         return SV_ECORRUPT;
     if (c->row_begin == 0 && c->row_end == c->spec.n_q)
         return get_partial(r, c->trial_first, c->trial_count, &c->trials);
+    if (c->row_begin == c->row_end) /* none of this configuration's rows */
+        return SV_OK;
     if (sv_rowfold_check(&c->spec, (size_t)c->row_begin, (size_t)c->row_end) != SV_OK)
         return SV_ECORRUPT;
     return get_folds(r, c);

@@ -56,6 +56,39 @@ for f in csv json jsonl table; do
     same "$T/tone.$f" "$T/tm.$f" "trial shards, $f"
 done
 
+# --- --n and --dk lists (issue 33): each configuration takes its part of
+# the rows (none when its n_q ends before them), trial and row shards
+# merge to one run's bytes, the merged state to one run's state
+L=(--dk 2,4 --n 4096,9000,33 --seed 8)
+"$BIN" "${L[@]}" --trials 4 --format state >"$T/l_whole.st" || bad "--n list: --format state"
+"$BIN" "${L[@]}" --trials 4 --format csv >"$T/l_one.csv"
+for r in 0:4096 4096:8192 8192:9000; do
+    "$BIN" "${L[@]}" --trials 4 --q-rows $r --format state >"$T/lr_${r%:*}.st" ||
+        bad "--n list, --q-rows $r"
+done
+for t in 0 3; do
+    "$BIN" "${L[@]}" --trials $((t ? 1 : 3)) --first-trial $t --format state >"$T/lt_$t.st" ||
+        bad "--n list, --first-trial $t"
+done
+for k in lr lt; do
+    "$BIN" merge "$T"/${k}_*.st >"$T/l_$k.csv"
+    same "$T/l_one.csv" "$T/l_$k.csv" "--n list, $k shards"
+    "$BIN" merge --format state "$T"/${k}_*.st >"$T/l_$k.st"
+    same "$T/l_whole.st" "$T/l_$k.st" "--n list, $k shards merged into a state"
+done
+"$BIN" --dk 8 --n 16,33 --format state >"$T/l_small.st" && ok || bad "--dk 8 --n 16,33 --format state"
+"$BIN" --dk 8 --n 16,33 >"$T/l_small.csv" && "$BIN" merge "$T/l_small.st" >"$T/l_small_m.csv"
+same "$T/l_small.csv" "$T/l_small_m.csv" "--n 16,33 state merged"
+# merge takes its options anywhere, as the main command does
+"$BIN" merge "$T"/lt_*.st --format csv >"$T/l_after.csv" && ok || bad "merge FILE --format csv"
+same "$T/l_one.csv" "$T/l_after.csv" "merge FILE --format csv"
+for a in --frobnicate -x; do
+    "$BIN" merge "$T/lt_0.st" $a >"$T/out" 2>"$T/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -qF -- "unknown option '$a'" "$T/err" &&
+        ok || bad "merge FILE $a -> rc=$rc $(cat "$T/err")"
+done
+
 # --- bad shards: one line naming the file, exit 1, nothing on stdout
 fails_with() { # want-regex, merge args...
     local want=$1

@@ -5,11 +5,13 @@
  * summaries the states carry: merge has no configuration of its own. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fail.h"
 #include "run.h"
 #include "sink.h"
 
@@ -186,46 +188,76 @@ static int merge_files(char **files, size_t n, cli_format format)
     return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
 }
 
-int cli_merge(int argc, char **argv, int mpi)
+/* --format's value, or CLI_FORMAT_AUTO after a message. */
+static cli_format format_named(const char *v)
 {
     static const char *const names[] = {"table", "csv", "json", "jsonl", "state"};
+    for (int k = 0; k < 5; k++)
+        if (strcmp(v, names[k]) == 0)
+            return (cli_format)(CLI_FORMAT_TABLE + k);
+    char q[80];
+    fprintf(stderr, "%s: merge: --format: '%s' is not one of table, csv, json, jsonl, state\n",
+            prog, cli_quote(q, sizeof q, v));
+    return CLI_FORMAT_AUTO;
+}
+
+/* What getopt_long refused, as one line. */
+static int merge_usage_error(int c, const char *arg)
+{
+    char q[80];
+    cli_quote(q, sizeof q, arg);
+    if (c == ':')
+        fprintf(stderr, "%s: merge: option '%s' requires an argument\n", prog, q);
+    else
+        fprintf(stderr, "%s: merge: unknown option '%s' (try '%s merge --help')\n", prog, q, prog);
+    return CLI_EXIT_USAGE;
+}
+
+/* Options anywhere among the files, as the main command's parser takes
+ * them (getopt_long, one line for a refusal); "-" is stdin, "--" ends the
+ * options. */
+int cli_merge(int argc, char **argv, int mpi)
+{
+    static const struct option longs[] = {{"format", required_argument, NULL, 'f'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
     cli_format format = CLI_FORMAT_AUTO;
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    char **files = malloc((size_t)argc * sizeof *files);
+    size_t n = 0;
+    if (!files) {
+        fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(SV_ENOMEM));
+        return CLI_EXIT_RUNTIME;
+    }
+    opterr = 0;
+    optind = 0;
+    /* "-": operands come back in order as 1, whatever POSIXLY_CORRECT says */
+    for (int c; (c = getopt_long(argc, argv, "-:h", longs, NULL)) != -1;) {
+        if (c == 1)
+            files[n++] = optarg;
+        else if (c == 'h') {
+            free(files);
             fputs(usage, stdout);
             return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
-        }
-        if (strcmp(a, "--format") == 0 && i + 1 < argc)
-            v = argv[++i];
-        else if (strncmp(a, "--format=", 9) == 0)
-            v = a + 9;
-        if (!v) {
-            fprintf(stderr, "%s: merge: unknown option '%s' (try '%s merge --help')\n", prog, a,
-                    prog);
+        } else if (c == 'f' && (format = format_named(optarg)) == CLI_FORMAT_AUTO) {
+            free(files);
             return CLI_EXIT_USAGE;
-        }
-        format = CLI_FORMAT_AUTO;
-        for (int k = 0; k < 5; k++)
-            if (strcmp(v, names[k]) == 0)
-                format = (cli_format)(CLI_FORMAT_TABLE + k);
-        if (format == CLI_FORMAT_AUTO) {
-            fprintf(stderr,
-                    "%s: merge: --format: '%s' is not one of table, csv, json, jsonl, state\n",
-                    prog, v);
-            return CLI_EXIT_USAGE;
+        } else if (c == '?' || c == ':') {
+            const char *a = optopt && optopt != 'f' && optopt != 'h' ? NULL : argv[optind - 1];
+            char s[3] = {'-', (char)optopt, '\0'};
+            free(files);
+            return merge_usage_error(c, a ? a : s);
         }
     }
-    if (i >= argc) {
+    while (optind < argc) /* after "--" */
+        files[n++] = argv[optind++];
+    if (n == 0) {
+        free(files);
         fprintf(stderr, "%s: merge: no state files (try '%s merge --help')\n", prog, prog);
         return CLI_EXIT_USAGE;
     }
     if (format == CLI_FORMAT_AUTO)
         format = !mpi && isatty(STDOUT_FILENO) ? CLI_FORMAT_TABLE : CLI_FORMAT_CSV;
-    return merge_files(argv + i, (size_t)(argc - i), format);
+    const int status = merge_files(files, n, format);
+    free(files);
+    return status;
 }

@@ -265,6 +265,8 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
                                       .row_begin = r->rows[0],
                                       .row_end = r->rows[1]};
         snprintf(r->state->scale_name, sizeof r->state->scale_name, "%s", r->scale_name);
+        if (r->rows[0] == r->rows[1]) /* rows of larger n_q only: none of this one */
+            return 1;
         if (r->rows[0] != 0 || r->rows[1] != r->spec.n_q) {
             st = run_rows(r, &es, &src, pl);
             if (st != SV_OK)
@@ -373,12 +375,14 @@ static int write_config(cli_sink *s, const config_run *r, const cli_output *out,
 static int run_config(const cli_plan *plan, size_t i, cli_sink *sink, const cli_budget *budget,
                       cli_progress *pl, int progress, sv_state_config *state)
 {
+    const size_t nq = plan->configs[i].spec.n_q;
     config_run r = {.spec = plan->configs[i].spec, /* resolved and checked: validate.c */
                     .exec = plan->exec,
                     .scale_name = plan->configs[i].scale_name,
                     .arrays = plan->arrays,
                     .first = plan->first_trial,
-                    .rows = {plan->q_rows[0], plan->q_rows[1]},
+                    .rows = {plan->q_rows[0] < nq ? plan->q_rows[0] : nq,
+                             plan->q_rows[1] < nq ? plan->q_rows[1] : nq},
                     .state = state};
     pl->index = i;
     pl->d_k = r.spec.d_k;
