@@ -17,7 +17,7 @@ usage_error "$p: option '--per-trial' takes no value" --per-trial=x
 usage_error "$p: option '--values' takes no value" --values=yes
 
 # --- abbreviations: unique ones work, ambiguous ones list the candidates -----
-usage_error "$p: option '--t' is ambiguous: --trials, --threads" --t 3
+usage_error "$p: option '--t' is ambiguous: --trials, --total-trials, --threads" --t 3
 usage_error "$p: option '--d' is ambiguous: --dk, --dist, --ddof, --d-model, --dv" --d 3
 usage_error "$p: option '--qk' is ambiguous: --qk-norm, --qk-scale" --qk
 usage_error "$p: option '--q' requires an argument" --q

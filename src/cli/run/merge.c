@@ -78,8 +78,18 @@ static void say_why(const sv_state_why *w, char **files, const sv_state *const *
                 lo < hi ? lo : hi, (lo < hi ? hi : lo) - 1);
         break;
     case SV_STATE_MISSING_TRIALS:
-        fprintf(stderr, "%s: merge: trials %llu..%llu are in no file (%s starts after them)\n",
-                prog, lo, hi - 1, f);
+        if (hi == s[0]->trials_total && lo > 0) /* the last shard */
+            fprintf(stderr,
+                    "%s: merge: trials %llu..%llu are in no file (the run has %llu trials; %s "
+                    "ends before them)\n",
+                    prog, lo, hi - 1, hi, f);
+        else
+            fprintf(stderr, "%s: merge: trials %llu..%llu are in no file (%s starts after them)\n",
+                    prog, lo, hi - 1, f);
+        break;
+    case SV_STATE_OTHER_TOTAL:
+        fprintf(stderr, "%s: merge: %s: a shard of a run of %llu trials, %s of %llu\n", prog, f,
+                hi, o, lo);
         break;
     case SV_STATE_MISSING_ROWS:
         fprintf(stderr,
@@ -90,6 +100,20 @@ static void say_why(const sv_state_why *w, char **files, const sv_state *const *
     default:
         fprintf(stderr, "%s: merge: %s\n", prog, sv_state_problem_str(w->problem));
     }
+}
+
+void cli_merge_note_kernels(const sv_state *const *s, size_t n, char *const *files)
+{
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(s[i]->isa, s[0]->isa) != 0 || strcmp(s[i]->blas, s[0]->blas) != 0) {
+            fprintf(stderr,
+                    "%s: merge: note: %s was computed with %s/%s, %s with %s/%s: the numbers "
+                    "agree with one run within a relative 1e-9, not to the bit "
+                    "(docs/robustness.md)\n",
+                    prog, files ? files[0] : "rank 0", s[0]->isa, s[0]->blas,
+                    files ? files[i] : "another rank", s[i]->isa, s[i]->blas);
+            return;
+        }
 }
 
 /* The merged state written in @p format, through the run's sinks. */
@@ -161,12 +185,16 @@ static int merge_files(char **files, size_t n, cli_format format)
             break;
         }
         const sv_status s = sv_state_decode(b, len, &st[i]);
+        const unsigned v = len >= 12 ? b[8] | b[9] << 8 | (unsigned)b[10] << 16 | (unsigned)b[11] << 24 : 0;
         free(b);
-        if (s != SV_OK) {
-            fprintf(stderr, "%s: merge: %s: %s\n", prog, files[i],
-                    s == SV_EUNSUPPORTED ? "a state of another format version" : sv_status_str(s));
-            ok = 0;
-        }
+        if (s == SV_EUNSUPPORTED)
+            fprintf(stderr,
+                    "%s: merge: %s: state format version %u, this build reads version %u "
+                    "(write the shard again with this build)\n",
+                    prog, files[i], v, SV_STATE_VERSION);
+        else if (s != SV_OK)
+            fprintf(stderr, "%s: merge: %s: %s\n", prog, files[i], sv_status_str(s));
+        ok = ok && s == SV_OK;
         sp[i] = &st[i];
     }
     sv_state m;
@@ -177,6 +205,8 @@ static int merge_files(char **files, size_t n, cli_format format)
             say_why(&why, files, sp);
         else if (s != SV_OK)
             fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(s));
+        else
+            cli_merge_note_kernels(sp, n, files);
         ok = s == SV_OK && cli_merge_write(&m, format);
         if (s == SV_OK)
             sv_state_free(&m);

@@ -179,6 +179,8 @@ static int merge_ranks(unsigned char *mine, const unsigned long long *lens, int 
     sv_state_why why;
     if (ok) {
         const sv_status s = sv_state_merge(sp, (size_t)ranks, format != CLI_FORMAT_STATE, &m, &why);
+        if (s == SV_OK)
+            cli_merge_note_kernels(sp, (size_t)ranks, NULL);
         ok = s == SV_OK && cli_merge_write(&m, format);
         if (s == SV_OK)
             sv_state_free(&m);

@@ -424,11 +424,20 @@ int cli_write_all(int fd, const void *buf, size_t n)
     return 1;
 }
 
+/* OpenBLAS's name for the kernel it chose (weak: another BLAS has none). */
+char *openblas_get_corename(void) __attribute__((weak));
+
 int cli_run_state_into(const cli_plan *plan, sv_state *st)
 {
     *st = (sv_state){.n_configs = plan->count,
-                     .configs = calloc(plan->count, sizeof(sv_state_config))};
+                     .configs = calloc(plan->count, sizeof(sv_state_config)),
+                     .trials_total = plan->trials_total};
     snprintf(st->version, sizeof st->version, "%s", SV_VERSION_STRING);
+    /* What computed it: shards of other kernels merge within the
+     * cross-machine tolerance, not to the bit (merge.c says so). */
+    snprintf(st->isa, sizeof st->isa, "%s", sv_cpu_capability());
+    const char *core = openblas_get_corename ? openblas_get_corename() : NULL;
+    snprintf(st->blas, sizeof st->blas, "%s", core && *core ? core : "unknown");
     cli_budget budget;
     cli_budget_begin(&budget, plan);
     cli_progress pl = {.start = cli_progress_now(), .count = plan->count};
