@@ -108,8 +108,7 @@ task_args() {
 write_shard() {
     local out=$DIR/shard_${K_ID}_of_${K_COUNT}.state
     mkdir -p "$DIR"
-    "$SDPA_VAR" "${ARGS[@]}" "$@" --format state >"$out.tmp.$$"
-    mv "$out.tmp.$$" "$out"
+    "$SDPA_VAR" "${ARGS[@]}" "$@" --format state --output "$out"
 }
 
 shard() {
@@ -149,8 +148,7 @@ merge() {
         [ -e "$dir/shard_${k}_of_$count.state" ] ||
             fail "merge: $dir/shard_${k}_of_$count.state is missing (task $k of $count failed or has not run)"
     done
-    "$SDPA_VAR" merge "$@" "${files[@]}" >"$dir/result.tmp.$$"
-    mv "$dir/result.tmp.$$" "$dir/result"
+    "$SDPA_VAR" merge "$@" --output "$dir/result" -- "${files[@]}"
     cat "$dir/result"
 }
 

@@ -60,9 +60,9 @@ typedef struct sv_state_config {
 typedef struct sv_state {
     char version[SV_STATE_NAME_MAX]; /**< the build that wrote it (SV_VERSION_STRING) */
     size_t n_configs;
-    sv_state_config *configs; /**< n_configs of them (malloc'ed) */
-    uint64_t trials_total;    /**< the whole run's trials: every configuration's
-                                   trials lie in [0, trials_total) */
+    sv_state_config *configs;     /**< n_configs of them (malloc'ed) */
+    uint64_t trials_total;        /**< the whole run's trials: every configuration's
+                                       trials lie in [0, trials_total) */
     char isa[SV_STATE_NAME_MAX];  /**< the row loops' instruction set (sv_cpu_capability),
                                        "mixed" after a merge of several */
     char blas[SV_STATE_NAME_MAX]; /**< the BLAS kernel (OpenBLAS's core name, or

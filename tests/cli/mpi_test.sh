@@ -32,6 +32,9 @@ for f in csv json jsonl table state; do
     mpi 3 "$M" "${A[@]}" --format $f >"$T/mpi.$f" || bad "mpirun -n 3, $f: exit $?"
     cmp -s "$T/one.$f" "$T/mpi.$f" && ok || bad "mpirun -n 3, $f: not one process's bytes"
 done
+# --output: rank 0 alone writes the file, whole
+mpi 3 "$M" "${A[@]}" --output "$T/mpi_out.csv" >"$T/out" && [ ! -s "$T/out" ] &&
+    cmp -s "$T/one.csv" "$T/mpi_out.csv" && ok || bad "mpirun -n 3 --output: not one process's bytes"
 # no --format under mpirun: CSV (its stdout is mpirun's, not a terminal)
 mpi 3 "$M" "${A[@]}" >"$T/mpi_default" && cmp -s "$T/one.csv" "$T/mpi_default" && ok ||
     bad "mpirun -n 3 without --format: not the CSV"
@@ -78,7 +81,8 @@ refused "fewer trials than ranks and fewer blocks" --dk 4 --n 9000,5000 --trials
 refused "fewer trials than ranks and --scale logn" --dk 4 --n 9000 --causal --scale logn --trials 1
 refused "fewer trials than ranks and --scale logn" --dk 4 --n 9000 --window 9 --scale sqrt,logn
 refused "not with per-trial, per-row and histogram output" --dk 4 --trials 9 --per-trial
-refused "not with --first-trial and --q-rows" --dk 4 --trials 9 --first-trial 3 --format state
+refused "not with --first-trial and --q-rows" --dk 4 --trials 9 --first-trial 3 --total-trials 12 \
+    --format state
 # Files and given logits are one process's work: refused, not printed 3 times
 "$M" --dk 4 --n 10 --save-qk "$T/qk" >/dev/null
 refused "not with --q and --k" --q "$T/qk/q.npy" --k "$T/qk/k.npy"

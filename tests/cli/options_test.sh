@@ -306,7 +306,7 @@ done <<'EOF'
 --upstream needs --logits (the gradient of a given row)|--upstream 1,2
 --format gnuplot does not apply with --per-trial (it plots the summary)|--format gnuplot --per-trial
 --plot needs --format gnuplot (it says what the script draws)|--plot entropy
---output needs --format gnuplot (the script's terminal)|--output a.png
+--example does not apply with --output (it prints text)|--example --output a.csv
 --columns does not apply with --format markdown (CSV, JSON and JSONL only)|--columns raw_var --format markdown
 --per-trial does not apply with --format markdown (a slide's table is the summary)|--per-trial --format markdown
 --per-row does not apply with --format latex (a slide's table is the summary)|--per-row --format latex

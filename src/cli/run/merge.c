@@ -12,16 +12,18 @@
 #include <unistd.h>
 
 #include "fail.h"
+#include "output_file.h"
 #include "run.h"
 #include "sink.h"
 
 static const char prog[] = "sdpa-var";
 
 static const char usage[] =
-    "Usage: sdpa-var merge [--format table|csv|json|jsonl|state] FILE...\n"
+    "Usage: sdpa-var merge [--format table|csv|json|jsonl|state] [--output FILE] FILE...\n"
     "Merges state files written by `sdpa-var --format state` (shards of trials\n"
     "with --first-trial, of query rows with --q-rows, in any order; - reads\n"
-    "stdin) and prints what one run of all their trials prints.\n";
+    "stdin) and prints what one run of all their trials prints (to FILE with\n"
+    "--output: written whole or not at all).\n";
 
 /* The bytes of path ("-": stdin), malloc'ed; NULL and errno on failure. */
 static unsigned char *slurp(const char *path, size_t *len)
@@ -88,8 +90,8 @@ static void say_why(const sv_state_why *w, char **files, const sv_state *const *
                     prog, lo, hi - 1, f);
         break;
     case SV_STATE_OTHER_TOTAL:
-        fprintf(stderr, "%s: merge: %s: a shard of a run of %llu trials, %s of %llu\n", prog, f,
-                hi, o, lo);
+        fprintf(stderr, "%s: merge: %s: a shard of a run of %llu trials, %s of %llu\n", prog, f, hi,
+                o, lo);
         break;
     case SV_STATE_MISSING_ROWS:
         fprintf(stderr,
@@ -127,7 +129,7 @@ int cli_merge_write(const sv_state *m, cli_format format)
         if (!ok)
             fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(SV_ENOMEM));
         else if (!(ok = cli_write_all(STDOUT_FILENO, buf, len)))
-            fprintf(stderr, "%s: error writing output: %s\n", prog, strerror(errno));
+            fprintf(stderr, "%s: error writing %s: %s\n", prog, cli_output_name(), strerror(errno));
         free(buf);
         return ok;
     }
@@ -161,7 +163,7 @@ int cli_merge_write(const sv_state *m, cli_format format)
         ok = ok && cli_sink_end(&sink);
         if (!ok) {
             cli_sink_abort(&sink);
-            fprintf(stderr, "%s: error writing output: %s\n", prog,
+            fprintf(stderr, "%s: error writing %s: %s\n", prog, cli_output_name(),
                     sink.write_errno ? strerror(sink.write_errno) : "out of memory");
         }
     }
@@ -185,7 +187,8 @@ static int merge_files(char **files, size_t n, cli_format format)
             break;
         }
         const sv_status s = sv_state_decode(b, len, &st[i]);
-        const unsigned v = len >= 12 ? b[8] | b[9] << 8 | (unsigned)b[10] << 16 | (unsigned)b[11] << 24 : 0;
+        const unsigned v =
+            len >= 12 ? b[8] | b[9] << 8 | (unsigned)b[10] << 16 | (unsigned)b[11] << 24 : 0;
         free(b);
         if (s == SV_EUNSUPPORTED)
             fprintf(stderr,
@@ -249,9 +252,12 @@ static int merge_usage_error(int c, const char *arg)
 int cli_merge(int argc, char **argv, int mpi)
 {
     static const struct option longs[] = {{"format", required_argument, NULL, 'f'},
+                                          {"output", required_argument, NULL, 'o'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
+    const char *output = NULL;
     cli_format format = CLI_FORMAT_AUTO;
+    char err[256];
     char **files = malloc((size_t)argc * sizeof *files);
     size_t n = 0;
     if (!files) {
@@ -264,6 +270,8 @@ int cli_merge(int argc, char **argv, int mpi)
     for (int c; (c = getopt_long(argc, argv, "-:h", longs, NULL)) != -1;) {
         if (c == 1)
             files[n++] = optarg;
+        else if (c == 'o')
+            output = optarg;
         else if (c == 'h') {
             free(files);
             fputs(usage, stdout);
@@ -272,7 +280,7 @@ int cli_merge(int argc, char **argv, int mpi)
             free(files);
             return CLI_EXIT_USAGE;
         } else if (c == '?' || c == ':') {
-            const char *a = optopt && optopt != 'f' && optopt != 'h' ? NULL : argv[optind - 1];
+            const char *a = optopt && !strchr("fho", optopt) ? NULL : argv[optind - 1];
             char s[3] = {'-', (char)optopt, '\0'};
             free(files);
             return merge_usage_error(c, a ? a : s);
@@ -285,9 +293,17 @@ int cli_merge(int argc, char **argv, int mpi)
         fprintf(stderr, "%s: merge: no state files (try '%s merge --help')\n", prog, prog);
         return CLI_EXIT_USAGE;
     }
+    cli_output_file of; /* --output: written whole or not at all */
+    if (output && !cli_output_file_open(&of, output, err, sizeof err)) {
+        free(files);
+        fprintf(stderr, "%s: merge: %s\n", prog, err);
+        return CLI_EXIT_RUNTIME;
+    }
     if (format == CLI_FORMAT_AUTO)
         format = !mpi && isatty(STDOUT_FILENO) ? CLI_FORMAT_TABLE : CLI_FORMAT_CSV;
-    const int status = merge_files(files, n, format);
+    int status = merge_files(files, n, format);
+    if (output)
+        status = cli_output_file_close(&of, status);
     free(files);
     return status;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "fail.h"
 #include "interrupt.h"
 #include "progress.h"
 #include "sink.h"
@@ -467,7 +468,7 @@ static int run_state(const cli_plan *plan)
         sv_state_encode(&st, buf, len, &len) == SV_OK) {
         ok = cli_write_all(STDOUT_FILENO, buf, len);
         if (!ok)
-            say("error writing output: %s", strerror(errno));
+            say("error writing %s: %s", cli_output_name(), strerror(errno));
     } else if (ok) {
         say("%s", sv_status_str(SV_ENOMEM));
         ok = 0;
@@ -509,6 +510,6 @@ int cli_run(const cli_plan *plan)
     if (sig)
         cli_interrupt_die(sig);
     if (err)
-        say("error writing output: %s", strerror(err));
+        say("error writing %s: %s", cli_output_name(), strerror(err));
     return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
 }
