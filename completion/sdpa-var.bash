@@ -12,7 +12,7 @@ _sdpa_var() {
         --d-model --init --cross --causal --values --dv --grad --format --columns --no-header
         --per-trial --per-row --histogram --weight-histogram --example --quiet --threads
         --block-rows --help --version --q --k --v --mask --layout --pool --save-qk
-        --first-trial --q-rows --window --logits --logits-file --upstream --plot --output'
+        --first-trial --total-trials --q-rows --window --logits --logits-file --upstream --plot --output'
     [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
     # --dist=t: bash splits the word at '=' (COMP_WORDBREAKS) into "--dist",
     # "=" and "t" (or just "--dist" and "=" when nothing follows yet).
@@ -46,7 +46,7 @@ _sdpa_var() {
         -d | --dk | -n | --n | --nq | --nk | -t | --trials | -s | --seed | --nu | \
             --ddof | --observed | --q-mean | --q-std | --k-mean | --k-std | \
             --qk-scale | --plant | --d-model | --dv | --histogram | --threads | \
-            --block-rows | --columns | --first-trial | --q-rows | --window | --logits | --upstream)
+            --block-rows | --columns | --first-trial | --total-trials | --q-rows | --window | --logits | --upstream)
             COMPREPLY=()
             return 0
             ;;

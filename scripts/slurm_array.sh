@@ -6,7 +6,8 @@
 # Usage:
 #   scripts/slurm_array.sh submit TASKS TRIALS DIR [SBATCH_OPTION...] -- SDPA_VAR_ARG...
 #       sbatch an array of TASKS tasks (each runs `shard`) and a merge job
-#       that starts after all of them succeeded (afterok); prints both ids.
+#       that starts after all of them succeeded (afterok), and is cancelled
+#       by Slurm if one fails (--kill-on-invalid-dep=yes); prints both ids.
 #   scripts/slurm_array.sh shard TRIALS DIR -- SDPA_VAR_ARG...
 #       one task: task k of K (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN,
 #       SLURM_ARRAY_TASK_COUNT) draws trials floor(k T / K) ..
@@ -22,28 +23,36 @@
 #       merge a range left uncovered.
 #   scripts/slurm_array.sh merge DIR [MERGE_OPTION...]
 #       `sdpa-var merge` of every DIR/shard_*.state into DIR/result
-#       (stdout too); merge itself refuses a missing or repeated range.
-# SDPA_VAR_ARG must not hold --first-trial, --q-rows or --format, nor
-# --trials for trial shards (the script sets them); MERGE_OPTION is
-# merge's --format. The binary is $SDPA_VAR, else sdpa-var on PATH;
-# every task must run the same build
-# (a state names it, and merge checks).
-# Exit status: 0; 2 on usage; else the failing command's.
+#       (stdout too), after checking that all K shard_k_of_K.state are
+#       there (exit 1 naming the first missing); merge itself refuses a
+#       missing or repeated range (each state records the whole run).
+# SDPA_VAR_ARG must not hold --first-trial, --total-trials, --q-rows or
+# --format, nor --trials for trial shards (the script sets them);
+# MERGE_OPTION is merge's --format. The binary is $SDPA_VAR, else sdpa-var
+# on PATH; every task must run the same version (a state names it, and
+# merge checks; tasks on CPUs of other kernels merge within the
+# cross-machine tolerance, and merge says so).
+# Exit status: 0; 2 on usage; 1 for a missing shard; else the failing
+# command's.
 set -euo pipefail
 SDPA_VAR=${SDPA_VAR:-sdpa-var}
 me=$(readlink -f "$0")
 
 usage() { # [STATUS]: 2 (on stderr) unless 0 (--help, on stdout)
     if [ "${1:-2}" = 0 ]; then
-        sed -n '2,31p' "$me" | sed 's/^# \{0,1\}//'
+        sed -n '2,36p' "$me" | sed 's/^# \{0,1\}//'
         exit 0
     fi
-    sed -n '2,31p' "$me" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,36p' "$me" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 die() {
     echo "slurm_array.sh: $*" >&2
     exit 2
+}
+fail() { # a runtime failure, not a usage error: exit 1
+    echo "slurm_array.sh: $*" >&2
+    exit 1
 }
 count() { # NAME VALUE: VALUE is a whole number >= 1
     [[ $2 =~ ^[1-9][0-9]{0,17}$ ]] || die "$1: '$2' is not a whole number >= 1"
@@ -61,8 +70,9 @@ no_shard_options() { # MODE (trials or rows) ARG...
     shift
     for a in "$@"; do
         case "$a" in
-        --first-trial | --first-trial=* | --q-rows | --q-rows=* | --format | --format=*)
-            die "$a: the script sets --first-trial, --q-rows and --format itself" ;;
+        --first-trial | --first-trial=* | --total-trials | --total-trials=* | --q-rows | \
+            --q-rows=* | --format | --format=*)
+            die "$a: the script sets --first-trial, --total-trials, --q-rows and --format itself" ;;
         --trials | --trials=*)
             [ "$mode" = rows ] || die "$a: the script sets --trials itself (trial shards)" ;;
         esac
@@ -98,8 +108,7 @@ task_args() {
 write_shard() {
     local out=$DIR/shard_${K_ID}_of_${K_COUNT}.state
     mkdir -p "$DIR"
-    "$SDPA_VAR" "${ARGS[@]}" "$@" --format state >"$out.tmp.$$"
-    mv "$out.tmp.$$" "$out"
+    "$SDPA_VAR" "${ARGS[@]}" "$@" --format state --output "$out"
 }
 
 shard() {
@@ -108,7 +117,7 @@ shard() {
     ((n <= trials)) || die "$n tasks for $trials trials: a task would draw none"
     # floor(k T / K) without overflow for T below 2^63 / K
     local first=$((k * trials / n)) next=$(((k + 1) * trials / n))
-    write_shard --first-trial "$first" --trials "$((next - first))"
+    write_shard --first-trial "$first" --trials "$((next - first))" --total-trials "$trials"
 }
 
 shard_rows() {
@@ -126,8 +135,20 @@ merge() {
     shift
     local files=("$dir"/shard_*.state)
     [ -e "${files[0]}" ] || die "merge: no shard_*.state in '$dir'"
-    "$SDPA_VAR" merge "$@" "${files[@]}" >"$dir/result.tmp.$$"
-    mv "$dir/result.tmp.$$" "$dir/result"
+    # every task's file, of one array: shard_k_of_K.state for k in 0..K-1
+    local f count=
+    for f in "${files[@]}"; do
+        [[ ${f##*/} =~ ^shard_[0-9]+_of_([0-9]+)\.state$ ]] || fail "merge: $f: not shard_k_of_K.state"
+        [ -z "$count" ] || [ "$count" = "${BASH_REMATCH[1]}" ] ||
+            fail "merge: $f: of $((10#${BASH_REMATCH[1]})) tasks, ${files[0]} of $count"
+        count=${BASH_REMATCH[1]}
+    done
+    local k
+    for ((k = 0; k < 10#$count; k++)); do
+        [ -e "$dir/shard_${k}_of_$count.state" ] ||
+            fail "merge: $dir/shard_${k}_of_$count.state is missing (task $k of $count failed or has not run)"
+    done
+    "$SDPA_VAR" merge "$@" --output "$dir/result" -- "${files[@]}"
     cat "$dir/result"
 }
 
@@ -156,7 +177,10 @@ submit() { # MODE (shard or shard-rows) TASKS SIZE DIR [SBATCH_OPTION...] -- ARG
     mkdir -p "$dir"
     array=$(sbatch --parsable --array=0-$((tasks - 1)) "${sbatch_opts[@]}" \
         --output="$dir/slurm-%A_%a.out" "$me" "$mode" "$size" "$dir" -- "${run_args[@]}")
-    merge_job=$(sbatch --parsable --dependency=afterok:"${array%%;*}" "${sbatch_opts[@]}" \
+    # --kill-on-invalid-dep: a failed task makes afterok unreachable; Slurm
+    # then cancels the merge job instead of leaving it pending for ever
+    merge_job=$(sbatch --parsable --dependency=afterok:"${array%%;*}" --kill-on-invalid-dep=yes \
+        "${sbatch_opts[@]}" \
         --output="$dir/slurm-merge-%j.out" "$me" merge "$dir")
     echo "array ${array%%;*}, merge $merge_job: $dir/result when both finish"
 }

@@ -24,8 +24,12 @@ static sv_state shard(uint64_t first, uint64_t count, size_t r0, size_t r1)
     sv_source src;
     const sv_exec exec = {.threads = 2};
     CHECK(sv_source_draw(&s, &src) == SV_OK);
-    sv_state st = {.n_configs = 1, .configs = calloc(1, sizeof(sv_state_config))};
+    sv_state st = {.n_configs = 1,
+                   .configs = calloc(1, sizeof(sv_state_config)),
+                   .trials_total = 4};
     strcpy(st.version, sv_version());
+    strcpy(st.isa, r0 ? "avx2" : "avx512");
+    strcpy(st.blas, "Haswell");
     sv_state_config *c = st.configs;
     *c = (sv_state_config){.spec = s,
                            .observed = NAN,
@@ -84,6 +88,8 @@ int main(void)
     sv_state m;
     sv_state_why why;
     CHECK(sv_state_merge(all, 3, 1, &m, &why) == SV_OK && why.problem == SV_STATE_FINE);
+    /* shards of two instruction sets: merged, and said */
+    CHECK(m.trials_total == 4 && strcmp(m.isa, "mixed") == 0 && strcmp(m.blas, "Haswell") == 0);
     sv_spec ms;
     CHECK(sv_state_summary(&m, 0, &ms, &got) == SV_OK);
     CHECK(ms.trials == 4 && sv_spec_hash(&ms) == sv_spec_hash(&s));
@@ -98,6 +104,22 @@ int main(void)
           why.problem == SV_STATE_MISSING_TRIALS && why.hi == 2);
     CHECK(sv_state_merge(late, 1, 0, &m, &why) == SV_OK); /* a state of trials 2..3 */
     sv_state_free(&m);
+    /* the last shard missing: the run has 4 trials (issue 33) */
+    const sv_state *first2[2] = {&b, &c};
+    CHECK(sv_state_merge(first2, 2, 1, &m, &why) == SV_EMISMATCH &&
+          why.problem == SV_STATE_MISSING_TRIALS && why.lo == 2 && why.hi == 4);
+    CHECK(sv_state_merge(first2, 2, 0, &m, &why) == SV_OK && m.trials_total == 4);
+    sv_state_free(&m);
+    /* a shard of a run of another trial count */
+    a.trials_total = 5;
+    CHECK(sv_state_merge(all, 3, 1, &m, &why) == SV_EMISMATCH &&
+          why.problem == SV_STATE_OTHER_TOTAL && why.shard == 1 && why.hi == 4);
+    a.trials_total = 4;
+    /* a range past the run's trials is no state */
+    size_t len = 0;
+    a.trials_total = 3;
+    CHECK(sv_state_encode(&a, NULL, 0, &len) == SV_EINVAL);
+    a.trials_total = 4;
     /* another seed; another build */
     a.configs[0].spec.seed++;
     CHECK(sv_state_merge(all, 3, 1, &m, &why) == SV_EMISMATCH &&

@@ -9,7 +9,9 @@
  * bytes unless said; every double as the little-endian bytes of its IEEE
  * 754 binary64 bits; never a struct's memory. In order: the magic
  * "SDPAVST\0", the version (4 bytes), 4 zero bytes, the build's version
- * string (a length, then the bytes), the number of configurations; per
+ * string (a length, then the bytes), its instruction set and BLAS kernel
+ * (strings likewise), the whole run's trial count, the number of
+ * configurations (every configuration of the run is in every shard); per
  * configuration the spec's 24 fields in sv_spec_hash's order then grad,
  * its hash, the scale name (length, bytes), observed, the trials
  * (first, count) and rows (begin, end) it covers, then either (rows
@@ -41,8 +43,10 @@
 #include "sdpa_var/status.h"
 #include "sdpa_var/summary.h"
 
-/** Version of the encoding written; the only one read. */
-#define SV_STATE_VERSION 1u
+/** Version of the encoding written; the only one read (version 1, of
+ * sdpa-var 0.3.0 and before, did not record the whole run's trials nor
+ * the instruction set and BLAS kernel: SV_EUNSUPPORTED). */
+#define SV_STATE_VERSION 2u
 /** Bytes of a scale name or build version, NUL included. */
 #define SV_STATE_NAME_MAX 32
 
@@ -64,7 +68,13 @@ typedef struct sv_state_config {
 typedef struct sv_state {
     char version[SV_STATE_NAME_MAX]; /**< the build that wrote it (SV_VERSION_STRING) */
     size_t n_configs;
-    sv_state_config *configs; /**< n_configs of them (malloc'ed) */
+    sv_state_config *configs;     /**< n_configs of them (malloc'ed) */
+    uint64_t trials_total;        /**< the whole run's trials: every configuration's
+                                       trials lie in [0, trials_total) */
+    char isa[SV_STATE_NAME_MAX];  /**< the row loops' instruction set (sv_cpu_capability),
+                                       "mixed" after a merge of several */
+    char blas[SV_STATE_NAME_MAX]; /**< the BLAS kernel (OpenBLAS's core name, or
+                                       "unknown"), "mixed" likewise */
 } sv_state;
 
 /** Why shards do not merge: sv_state_merge's verdict. */
@@ -74,7 +84,8 @@ typedef enum sv_state_problem {
     SV_STATE_OTHER_SPEC,     /**< another spec, seed, scale or configuration count */
     SV_STATE_OVERLAP,        /**< covers trials or rows another shard covers */
     SV_STATE_MISSING_TRIALS, /**< trials [lo, hi) in no shard */
-    SV_STATE_MISSING_ROWS    /**< rows [lo, hi) of trials from trial `trial` in no shard */
+    SV_STATE_MISSING_ROWS,   /**< rows [lo, hi) of trials from trial `trial` in no shard */
+    SV_STATE_OTHER_TOTAL     /**< a shard of a run of another trial count */
 } sv_state_problem;
 
 /** Where a merge failed: shard indices into the caller's array. */
@@ -117,10 +128,14 @@ sv_status sv_state_decode(const unsigned char *buf, size_t len, sv_state *out);
  * bit for bit what one run of those trials leaves: row shards of a
  * trial range are folded (sv_rowfold_finish), trial ranges joined in
  * order (sv_partial_merge). The union must be one range of trials; with
- * @p from_zero it must start at trial 0 (what a summary needs).
+ * @p from_zero it must be the whole run, trials [0, trials_total) (what a
+ * summary needs), so a missing last shard is refused too. Shards of
+ * another instruction set or BLAS kernel merge (their numbers agree
+ * within the cross-machine tolerance, not to the bit: docs/robustness.md);
+ * out->isa and out->blas then say "mixed".
  * @param why NULL, or set to where the merge failed (FINE on success).
- * @return SV_OK; SV_EMISMATCH for shards of another build (than this
- *         library's), spec, seed, scale or configuration count, overlapping
+ * @return SV_OK; SV_EMISMATCH for shards of another version (than this
+ *         library's), spec, seed, scale, configuration or trial count, overlapping
  *         or missing trials or rows (*why says which); SV_EINVAL for NULL
  *         or n 0; SV_ENOMEM; SV_EOVERFLOW if a trial's statistics are NaN.
  *         *out zeroed after an error.

@@ -200,7 +200,8 @@ class sv_state_config(ctypes.Structure):
 class sv_state(ctypes.Structure):
     """state.h: struct sv_state (read by sv_state_decode, freed by sv_state_free)."""
     _fields_ = [("version", ctypes.c_char * 32), ("n_configs", c_size),
-                ("configs", ctypes.POINTER(sv_state_config))]
+                ("configs", ctypes.POINTER(sv_state_config)), ("trials_total", c_u64),
+                ("isa", ctypes.c_char * 32), ("blas", ctypes.c_char * 32)]
 
 
 class sv_state_why(ctypes.Structure):

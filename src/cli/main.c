@@ -16,6 +16,7 @@
 #include "mpi_run.h"
 #endif
 #include "options.h"
+#include "output_file.h"
 #include "sdpa_var/cpu.h"
 #include "run.h"
 #include "save_qk.h"
@@ -169,6 +170,47 @@ static int run_files(cli_options *o, cli_format format)
     return status;
 }
 
+/* The run, its output on stdout (the terminal, a pipe, --output's file). */
+static int run_output(cli_options *o)
+{
+    const cli_options opt = *o; /* shallow: configs stay o's */
+    const int mpi = mpi_launched();
+    const cli_format format = opt.format != CLI_FORMAT_AUTO ? opt.format
+                              : mpi || opt.no_header || opt.n_columns || !isatty(STDOUT_FILENO)
+                                  ? CLI_FORMAT_CSV
+                                  : CLI_FORMAT_TABLE;
+    if (format == CLI_FORMAT_STATE && !mpi && isatty(STDOUT_FILENO)) {
+        fprintf(stderr,
+                "%s: --format state writes bytes: redirect stdout to a file or use --output FILE\n",
+                prog);
+        return CLI_EXIT_USAGE;
+    }
+#ifdef SV_MPI
+    /* Files and given logits are one process's work: every rank would
+     * print it whole (docs/scaling.md). */
+    if (cli_mpi_ranks() > 1 &&
+        (opt.given[CLI_OPT_Q] || opt.n_logits || opt.given[CLI_OPT_LOGITS_FILE])) {
+        if (!quiet_rank())
+            fprintf(stderr, "%s: mpirun -n %d: not with %s (run it as one process)\n", prog,
+                    cli_mpi_ranks(), opt.given[CLI_OPT_Q] ? "--q and --k" : "--logits");
+        return CLI_EXIT_USAGE;
+    }
+#endif
+    if (opt.given[CLI_OPT_Q])
+        return run_files(o, format);
+    if (opt.n_logits || opt.given[CLI_OPT_LOGITS_FILE])
+        return cli_logits_run(o, format);
+    const cli_plan plan = cli_options_plan(o, format);
+    if (getenv("SDPA_VAR_MEMORY_ESTIMATE"))
+        fprintf(stderr, "%s: memory estimate %.0f KiB\n", prog,
+                cli_budget_estimate(&plan) / 1024.0);
+#ifdef SV_MPI
+    if (cli_mpi_ranks() > 1) /* mpirun -n P: the trials split across ranks */
+        return cli_mpi_run(&plan);
+#endif
+    return cli_run(&plan); /* every write checked */
+}
+
 static int run(cli_options *o)
 {
     const cli_options opt = *o; /* shallow: configs stay o's */
@@ -192,30 +234,15 @@ static int run(cli_options *o)
             fprintf(stderr, "%s: --example: %s\n", prog, sv_status_str(st));
             return CLI_EXIT_RUNTIME;
         }
-    } else {
-        const int mpi = mpi_launched();
-        const cli_format format = opt.format != CLI_FORMAT_AUTO ? opt.format
-                                  : mpi || opt.no_header || opt.n_columns || !isatty(STDOUT_FILENO)
-                                      ? CLI_FORMAT_CSV
-                                      : CLI_FORMAT_TABLE;
-        if (format == CLI_FORMAT_STATE && !mpi && isatty(STDOUT_FILENO)) {
-            fprintf(stderr, "%s: --format state writes bytes: redirect stdout to a file\n", prog);
-            return CLI_EXIT_USAGE;
+    } else if (opt.given[CLI_OPT_OUTPUT] && opt.format != CLI_FORMAT_GNUPLOT && !quiet_rank()) {
+        cli_output_file of; /* written whole or not at all */
+        if (!cli_output_file_open(&of, opt.arg[CLI_OPT_OUTPUT], err, sizeof err)) {
+            fprintf(stderr, "%s: %s\n", prog, err);
+            return CLI_EXIT_RUNTIME;
         }
-        if (opt.given[CLI_OPT_Q])
-            return run_files(o, format);
-        if (opt.n_logits || opt.given[CLI_OPT_LOGITS_FILE])
-            return cli_logits_run(o, format);
-        const cli_plan plan = cli_options_plan(o, format);
-        if (getenv("SDPA_VAR_MEMORY_ESTIMATE"))
-            fprintf(stderr, "%s: memory estimate %.0f KiB\n", prog,
-                    cli_budget_estimate(&plan) / 1024.0);
-#ifdef SV_MPI
-        if (cli_mpi_ranks() > 1) /* mpirun -n P: the trials split across ranks */
-            return cli_mpi_run(&plan);
-#endif
-        return cli_run(&plan); /* every write checked */
-    }
+        return cli_output_file_close(&of, run_output(o));
+    } else
+        return run_output(o);
     /* --help, --version, --example: a full disk or a closed file shows here. */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "%s: error writing output: %s\n", prog, strerror(errno));

@@ -143,13 +143,16 @@ static int whole_rows(const sv_state_config *c)
     return c->row_begin == 0 && c->row_end == c->spec.n_q;
 }
 
-static int config_ok(const sv_state_config *c)
+static int config_ok(const sv_state_config *c, uint64_t total)
 {
-    if (c->trial_count == 0 || c->trial_first > UINT64_MAX - c->trial_count)
+    if (c->trial_count == 0 || c->trial_first > UINT64_MAX - c->trial_count ||
+        c->trial_first + c->trial_count > total)
         return 0;
     if (whole_rows(c))
         return c->trials.first == c->trial_first && c->trials.n == c->trial_count &&
                (c->trial_count <= SIZE_MAX / sizeof(double));
+    if (c->row_begin == c->row_end) /* no rows of this configuration: nothing to hold */
+        return c->row_end <= c->spec.n_q;
     return c->folds && c->row_end <= SIZE_MAX &&
            sv_rowfold_check(&c->spec, (size_t)c->row_begin, (size_t)c->row_end) == SV_OK;
 }
@@ -168,7 +171,7 @@ static void put_config(wr *w, const sv_state_config *c)
         return;
     }
     const size_t nb = sv_rowfold_blocks((size_t)c->row_begin, (size_t)c->row_end);
-    for (uint64_t t = 0; t < c->trial_count; t++)
+    for (uint64_t t = 0; nb && t < c->trial_count; t++)
         for (size_t b = 0; b < nb; b++) {
             const sv_rowfold *f = &c->folds[t * nb + b];
             for (size_t i = 0; i < SV_FOLD_COUNTS; i++)
@@ -182,13 +185,16 @@ sv_status sv_state_encode(const sv_state *s, unsigned char *buf, size_t cap, siz
     if (!s || !len || (s->n_configs && !s->configs))
         return SV_EINVAL;
     for (size_t i = 0; i < s->n_configs; i++)
-        if (!config_ok(&s->configs[i]))
+        if (!config_ok(&s->configs[i], s->trials_total))
             return SV_EINVAL;
     wr w = {.buf = buf, .cap = buf ? cap : 0, .digest = 0xcbf29ce484222325u};
     put_bytes(&w, magic, 8);
     const unsigned char ver[8] = {SV_STATE_VERSION & 0xff, (SV_STATE_VERSION >> 8) & 0xff, 0, 0};
     put_bytes(&w, ver, 8);
     put_str(&w, s->version);
+    put_str(&w, s->isa);
+    put_str(&w, s->blas);
+    put_u64(&w, s->trials_total);
     put_u64(&w, s->n_configs);
     for (size_t i = 0; i < s->n_configs; i++)
         put_config(&w, &s->configs[i]);

@@ -51,12 +51,16 @@ static sv_status fail(sv_state_why *why, sv_state_problem p, size_t shard, size_
     return SV_EMISMATCH;
 }
 
-/* Every shard of this build, with the configurations of shard 0. */
+/* Every shard of this version, of shard 0's run: its trial count and
+ * configurations. */
 static sv_status check_shards(const sv_state *const *sh, size_t n, sv_state_why *why)
 {
     for (size_t i = 0; i < n; i++) {
         if (strcmp(sh[i]->version, SV_VERSION_STRING) != 0)
             return fail(why, SV_STATE_OTHER_BUILD, i, 0, 0, 0, 0);
+        if (sh[i]->trials_total != sh[0]->trials_total)
+            return fail(why, SV_STATE_OTHER_TOTAL, i, 0, 0, sh[0]->trials_total,
+                        sh[i]->trials_total);
         if (sh[i]->n_configs != sh[0]->n_configs)
             return fail(why, SV_STATE_OTHER_SPEC, i, 0, 0, 0, 0);
         for (size_t c = 0; c < sh[0]->n_configs; c++)
@@ -117,13 +121,23 @@ static sv_status fold_rows(const piece *pc, size_t m, size_t config, sv_partial 
     return st;
 }
 
-/* One configuration: the pieces in order, joined into out->trials. */
-static sv_status merge_config(piece *pc, size_t n, size_t config, int from_zero,
+/* One configuration: the pieces in order, joined into out->trials; with
+ * @p whole (the run's trial count, else 0) they must be trials [0, whole). */
+static sv_status merge_config(piece *pc, size_t n, size_t config, uint64_t whole,
                               sv_state_config *out, sv_state_why *why)
 {
+    /* A row shard of an --n list holds no rows of a configuration whose
+     * n_q ends before its range: such a piece covers nothing. */
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pc[i].c->row_begin < pc[i].c->row_end)
+            pc[kept++] = pc[i];
+    if (kept == 0)
+        return fail(why, SV_STATE_MISSING_ROWS, 0, 0, config, 0, pc[0].c->spec.n_q);
+    n = kept;
     qsort(pc, n, sizeof *pc, piece_cmp);
     const uint64_t first = pc[0].c->trial_first;
-    if (from_zero && first != 0)
+    if (whole && first != 0)
         return fail(why, SV_STATE_MISSING_TRIALS, pc[0].shard, 0, config, 0, first);
     *out = *pc[0].c;
     out->folds = NULL;
@@ -153,6 +167,8 @@ static sv_status merge_config(piece *pc, size_t n, size_t config, int from_zero,
         next = c->trial_first + c->trial_count;
         i += m;
     }
+    if (st == SV_OK && whole && next != whole) /* the last shard is missing */
+        return fail(why, SV_STATE_MISSING_TRIALS, pc[n - 1].shard, 0, config, next, whole);
     out->trial_count = out->trials.n;
     out->spec.trials = out->trials.n;
     return st;
@@ -184,10 +200,19 @@ sv_status sv_state_merge(const sv_state *const *shards, size_t n, int from_zero,
     }
     out->n_configs = shards[0]->n_configs;
     memcpy(out->version, shards[0]->version, sizeof out->version);
+    out->trials_total = shards[0]->trials_total;
+    memcpy(out->isa, shards[0]->isa, sizeof out->isa);
+    memcpy(out->blas, shards[0]->blas, sizeof out->blas);
+    for (size_t i = 1; i < n; i++) { /* numbers within the cross-machine tolerance */
+        if (strcmp(shards[i]->isa, out->isa) != 0)
+            strcpy(out->isa, "mixed");
+        if (strcmp(shards[i]->blas, out->blas) != 0)
+            strcpy(out->blas, "mixed");
+    }
     for (size_t c = 0; st == SV_OK && c < out->n_configs; c++) {
         for (size_t i = 0; i < n; i++)
             pc[i] = (piece){i, &shards[i]->configs[c]};
-        st = merge_config(pc, n, c, from_zero, &out->configs[c], why);
+        st = merge_config(pc, n, c, from_zero ? out->trials_total : 0, &out->configs[c], why);
     }
     sv__free(pc);
     if (st != SV_OK)
@@ -233,6 +258,8 @@ const char *sv_state_problem_str(sv_state_problem problem)
         return "trials missing";
     case SV_STATE_MISSING_ROWS:
         return "query rows missing";
+    case SV_STATE_OTHER_TOTAL:
+        return "a shard of a run of another trial count";
     }
     return "unknown problem";
 }

@@ -180,7 +180,7 @@ static sv_status get_folds(rd *r, sv_state_config *c)
     return r->bad ? SV_ECORRUPT : SV_OK;
 }
 
-static sv_status get_config(rd *r, sv_state_config *c)
+static sv_status get_config(rd *r, sv_state_config *c, uint64_t total)
 {
     get_spec(r, &c->spec);
     const uint64_t hash = get_u64(r);
@@ -192,10 +192,12 @@ static sv_status get_config(rd *r, sv_state_config *c)
     c->row_end = get_u64(r);
     if (r->bad || sv_spec_check(&c->spec) != SV_OK || sv_spec_hash(&c->spec) != hash ||
         c->trial_count == 0 || c->trial_first > UINT64_MAX - c->trial_count ||
-        c->row_end > c->spec.n_q)
+        c->trial_first + c->trial_count > total || c->row_end > c->spec.n_q)
         return SV_ECORRUPT;
     if (c->row_begin == 0 && c->row_end == c->spec.n_q)
         return get_partial(r, c->trial_first, c->trial_count, &c->trials);
+    if (c->row_begin == c->row_end) /* none of this configuration's rows */
+        return SV_OK;
     if (sv_rowfold_check(&c->spec, (size_t)c->row_begin, (size_t)c->row_end) != SV_OK)
         return SV_ECORRUPT;
     return get_folds(r, c);
@@ -219,6 +221,9 @@ static sv_status decode(rd *r, sv_state *s)
         return SV_ECORRUPT;
     r->len -= 8;
     get_str(r, s->version);
+    get_str(r, s->isa);
+    get_str(r, s->blas);
+    s->trials_total = get_u64(r);
     const uint64_t n = get_u64(r);
     if (n == 0 || !left_for(r, n, (size_t)8 * 30)) /* a configuration is > 30 words */
         return SV_ECORRUPT;
@@ -227,7 +232,7 @@ static sv_status decode(rd *r, sv_state *s)
         return SV_ENOMEM;
     s->n_configs = (size_t)n;
     for (size_t i = 0; i < s->n_configs; i++) {
-        sv_status st = get_config(r, &s->configs[i]);
+        sv_status st = get_config(r, &s->configs[i], s->trials_total);
         if (st != SV_OK)
             return st;
     }

@@ -416,7 +416,8 @@ for w in "--causal" "--window 5" "--causal --window 9"; do
 done
 # Trial shards keep the per-row flag in their state (bit 1 of grad's word).
 l=(--dk 8 --n 300 --causal --scale logn --trials 3)
-"$BIN" "${l[@]}" --format state >"$tmp/l0.state" && "$BIN" "${l[@]}" --first-trial 3 --format state >"$tmp/l1.state" &&
+"$BIN" "${l[@]}" --total-trials 6 --format state >"$tmp/l0.state" &&
+    "$BIN" "${l[@]}" --first-trial 3 --total-trials 6 --format state >"$tmp/l1.state" &&
     "$BIN" --dk 8 --n 300 --causal --scale logn --trials 6 | cmp -s - <("$BIN" merge "$tmp/l0.state" "$tmp/l1.state") &&
     ok || fail "--scale logn --causal: merged trial shards differ from one run"
 usage_error "sdpa-var: --scale logn: n_k = 1 (ln 1 = 0; needs 2 or more)" --dk 4 --n 3,1 --scale logn

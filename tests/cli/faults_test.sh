@@ -153,6 +153,42 @@ rc=$?
     [ "$(tail -c 1 "$tmp/big.csv" | od -An -c | tr -d ' ')" = '\n' ] && ok ||
     fail "ulimit -f: rc=$rc $(cat "$tmp/err"), last byte $(tail -c 1 "$tmp/big.csv" | od -An -c)"
 
+# --output FILE (issue 33): whole or not at all. Under ulimit -f (SIGXFSZ
+# ignored: write says EFBIG) and on /dev/full, one line naming the file,
+# exit 1; a cut FILE is never left, nor a temporary file, and a FILE that
+# was there keeps its bytes; a run that succeeds writes stdout's bytes.
+mkdir "$tmp/o"
+echo old >"$tmp/o/keep.csv"
+for f in "csv --columns all --per-trial" "json --columns all" state "table --per-trial"; do
+    name=$tmp/o/cut.${f%% *}
+    runtime_error "ulimit -f, --format $f --output" "$p: error writing '$name': File too large" \
+        bash -c 'ulimit -f 1; exec "$@"' _ "$BIN" --dk 4 --n 20 --trials 40 --format $f --output "$name"
+    [ ! -e "$name" ] && ok || fail "ulimit -f, --format $f: a cut $name was left"
+done
+runtime_error "ulimit -f over an old file" "$p: error writing '$tmp/o/keep.csv': File too large" \
+    bash -c 'ulimit -f 1; exec "$@"' _ "$BIN" --dk 4 --n 20 --trials 40 --per-trial --columns all \
+    --output "$tmp/o/keep.csv"
+[ "$(cat "$tmp/o/keep.csv")" = old ] && ok || fail "ulimit -f: the old file was changed"
+[ "$(ls -A "$tmp/o")" = keep.csv ] && ok || fail "--output left files: $(ls -A "$tmp/o")"
+if [ -w /dev/full ]; then
+    for f in csv state; do
+        runtime_error "/dev/full, --format $f --output" "$p: error writing '/dev/full': No space left on device" \
+            "$BIN" --dk 4 --n 20 --format $f --output /dev/full
+    done
+fi
+for f in csv json state; do
+    "$BIN" --dk 4 --n 20 --trials 3 --format $f >"$tmp/o/want.$f"
+    "$BIN" --dk 4 --n 20 --trials 3 --format $f --output "$tmp/o/got.$f" >"$tmp/out" &&
+        [ ! -s "$tmp/out" ] && cmp -s "$tmp/o/want.$f" "$tmp/o/got.$f" && ok ||
+        fail "--format $f --output: not stdout's bytes"
+done
+"$BIN" --dk 4 --n 20 --trials 3 --format state --output "$tmp/o/s.st" &&
+    "$BIN" merge "$tmp/o/s.st" --output "$tmp/o/m.csv" && "$BIN" --dk 4 --n 20 --trials 3 |
+    cmp -s - "$tmp/o/m.csv" && ok || fail "merge --output: not one run's bytes"
+runtime_error "merge, ulimit -f" "$p: error writing '$tmp/o/m.st': File too large" \
+    bash -c 'ulimit -f 1; exec "$@"' _ "$BIN" merge --format state "$tmp/o/s.st" --output "$tmp/o/m.st"
+[ ! -e "$tmp/o/m.st" ] && ok || fail "merge under ulimit -f left a cut file"
+
 # --- --format table is linear in configurations ------------------------------
 # 4096 configurations of one tiny trial each: the CSV takes ~0.05 s of CPU.
 # The table took 3.3 s of CPU here (10.9 s on the issue's machine), by a

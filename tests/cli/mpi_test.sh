@@ -32,6 +32,9 @@ for f in csv json jsonl table state; do
     mpi 3 "$M" "${A[@]}" --format $f >"$T/mpi.$f" || bad "mpirun -n 3, $f: exit $?"
     cmp -s "$T/one.$f" "$T/mpi.$f" && ok || bad "mpirun -n 3, $f: not one process's bytes"
 done
+# --output: rank 0 alone writes the file, whole
+mpi 3 "$M" "${A[@]}" --output "$T/mpi_out.csv" >"$T/out" && [ ! -s "$T/out" ] &&
+    cmp -s "$T/one.csv" "$T/mpi_out.csv" && ok || bad "mpirun -n 3 --output: not one process's bytes"
 # no --format under mpirun: CSV (its stdout is mpirun's, not a terminal)
 mpi 3 "$M" "${A[@]}" >"$T/mpi_default" && cmp -s "$T/one.csv" "$T/mpi_default" && ok ||
     bad "mpirun -n 3 without --format: not the CSV"
@@ -63,13 +66,27 @@ refused() { # WANT ARGS...: exit 2, one line from rank 0 naming what
 }
 refused "not with fewer trials than ranks and fewer blocks of 4096 query rows" --dk 4 --trials 2
 refused "fewer trials than ranks and --grad" --dk 4 --n 9000 --values --grad --trials 2
-refused "fewer trials than ranks and fewer blocks" --dk 4 --n 9000,5000 --trials 1
+# --n lists (issue 33): trials split, and rows split on the largest n_q,
+# each configuration taking its part (none for 33 past row 4096)
+for L in "--dk 2,3 --n 16,33 --trials 5" "--dk 2 --n 9000,5000,33 --trials 1"; do
+    for f in csv state; do
+        "$M" $L --seed 9 --format $f >"$T/l1.$f"
+        mpi 3 "$M" $L --seed 9 --format $f >"$T/l3.$f" && cmp -s "$T/l1.$f" "$T/l3.$f" && ok ||
+            bad "mpirun -n 3 $L, $f: not one process's bytes"
+    done
+done
+refused "fewer trials than ranks and fewer blocks" --dk 4 --n 9000,5000 --trials 1 --nq 5000
 # per-row log-n scales: a row fold carries one multiplier's scaled moments
 # (sv_rowfold_check), so a row split is refused, also in a scale sweep
 refused "fewer trials than ranks and --scale logn" --dk 4 --n 9000 --causal --scale logn --trials 1
 refused "fewer trials than ranks and --scale logn" --dk 4 --n 9000 --window 9 --scale sqrt,logn
 refused "not with per-trial, per-row and histogram output" --dk 4 --trials 9 --per-trial
-refused "not with --first-trial and --q-rows" --dk 4 --trials 9 --first-trial 3 --format state
+refused "not with --first-trial and --q-rows" --dk 4 --trials 9 --first-trial 3 --total-trials 12 \
+    --format state
+# Files and given logits are one process's work: refused, not printed 3 times
+"$M" --dk 4 --n 10 --save-qk "$T/qk" >/dev/null
+refused "not with --q and --k" --q "$T/qk/q.npy" --k "$T/qk/k.npy"
+refused "not with --logits" --logits 1,2,3
 # Parse errors, --help, --version and merge: what one process says, once
 # (rank 0 alone speaks; every rank exits with the same status).
 refused "--dk: '0' is not" --dk 0

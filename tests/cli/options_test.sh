@@ -17,7 +17,7 @@ usage_error "$p: option '--per-trial' takes no value" --per-trial=x
 usage_error "$p: option '--values' takes no value" --values=yes
 
 # --- abbreviations: unique ones work, ambiguous ones list the candidates -----
-usage_error "$p: option '--t' is ambiguous: --trials, --threads" --t 3
+usage_error "$p: option '--t' is ambiguous: --trials, --total-trials, --threads" --t 3
 usage_error "$p: option '--d' is ambiguous: --dk, --dist, --ddof, --d-model, --dv" --d 3
 usage_error "$p: option '--qk' is ambiguous: --qk-norm, --qk-scale" --qk
 usage_error "$p: option '--q' requires an argument" --q
@@ -308,7 +308,7 @@ done <<'EOF'
 --upstream needs --logits (the gradient of a given row)|--upstream 1,2
 --format gnuplot does not apply with --per-trial (it plots the summary)|--format gnuplot --per-trial
 --plot needs --format gnuplot (it says what the script draws)|--plot entropy
---output needs --format gnuplot (the script's terminal)|--output a.png
+--example does not apply with --output (it prints text)|--example --output a.csv
 --columns does not apply with --format markdown (CSV, JSON and JSONL only)|--columns raw_var --format markdown
 --per-trial does not apply with --format markdown (a slide's table is the summary)|--per-trial --format markdown
 --per-row does not apply with --format latex (a slide's table is the summary)|--per-row --format latex

@@ -18,10 +18,11 @@ same() { if cmp -s "$1" "$2"; then ok; else bad "$3: $1 and $2 differ"; fi; }
 # --- trial shards: 9000 trials of two configurations, cut off the blocks
 A=(--dk 4,16 --n 20 --observed 60 --seed 5)
 "$BIN" "${A[@]}" --trials 9000 --format csv >"$T/one.csv"
-"$BIN" "${A[@]}" --trials 2500 --first-trial 0 --format state >"$T/t0.st"
-"$BIN" "${A[@]}" --trials 4000 --first-trial 2500 --format state >"$T/t1.st"
-"$BIN" "${A[@]}" --trials 2500 --first-trial 6500 --format state >"$T/t2.st"
-"$BIN" merge "$T/t2.st" "$T/t0.st" "$T/t1.st" >"$T/m.csv"
+"$BIN" "${A[@]}" --trials 2500 --first-trial 0 --total-trials 9000 --format state >"$T/t0.st"
+"$BIN" "${A[@]}" --trials 4000 --first-trial 2500 --total-trials 9000 --format state >"$T/t1.st"
+"$BIN" "${A[@]}" --trials 2500 --first-trial 6500 --total-trials 9000 --format state >"$T/t2.st"
+"$BIN" merge "$T/t2.st" "$T/t0.st" "$T/t1.st" >"$T/m.csv" 2>"$T/m.err"
+[ ! -s "$T/m.err" ] && ok || bad "merge of one build's shards said: $(cat "$T/m.err")"
 same "$T/one.csv" "$T/m.csv" "trial shards, csv"
 # merge of merges: a state of trials 2500..8999, then the rest from stdin
 "$BIN" merge --format state "$T/t1.st" "$T/t2.st" >"$T/t12.st"
@@ -42,7 +43,8 @@ for r in 0:4096 4096:8192 8192:9000; do
 done
 for t in 0 2; do
     for r in 0:4096 4096:9000; do
-        "$BIN" "${R[@]}" --trials 2 --first-trial $t --q-rows $r --format state >"$T/b_${t}_${r%:*}.st"
+        "$BIN" "${R[@]}" --trials 2 --first-trial $t --total-trials 4 --q-rows $r \
+            --format state >"$T/b_${t}_${r%:*}.st"
     done
 done
 for f in csv json jsonl table; do
@@ -54,6 +56,39 @@ for f in csv json jsonl table; do
     "$BIN" merge --format $f "$T/t0.st" "$T/t1.st" "$T/t2.st" >"$T/tm.$f"
     "$BIN" "${A[@]}" --trials 9000 --format $f >"$T/tone.$f"
     same "$T/tone.$f" "$T/tm.$f" "trial shards, $f"
+done
+
+# --- --n and --dk lists (issue 33): each configuration takes its part of
+# the rows (none when its n_q ends before them), trial and row shards
+# merge to one run's bytes, the merged state to one run's state
+L=(--dk 2,4 --n 4096,9000,33 --seed 8)
+"$BIN" "${L[@]}" --trials 4 --format state >"$T/l_whole.st" || bad "--n list: --format state"
+"$BIN" "${L[@]}" --trials 4 --format csv >"$T/l_one.csv"
+for r in 0:4096 4096:8192 8192:9000; do
+    "$BIN" "${L[@]}" --trials 4 --q-rows $r --format state >"$T/lr_${r%:*}.st" ||
+        bad "--n list, --q-rows $r"
+done
+for t in 0 3; do
+    "$BIN" "${L[@]}" --trials $((t ? 1 : 3)) --first-trial $t --total-trials 4 --format state >"$T/lt_$t.st" ||
+        bad "--n list, --first-trial $t"
+done
+for k in lr lt; do
+    "$BIN" merge "$T"/${k}_*.st >"$T/l_$k.csv"
+    same "$T/l_one.csv" "$T/l_$k.csv" "--n list, $k shards"
+    "$BIN" merge --format state "$T"/${k}_*.st >"$T/l_$k.st"
+    same "$T/l_whole.st" "$T/l_$k.st" "--n list, $k shards merged into a state"
+done
+"$BIN" --dk 8 --n 16,33 --format state >"$T/l_small.st" && ok || bad "--dk 8 --n 16,33 --format state"
+"$BIN" --dk 8 --n 16,33 >"$T/l_small.csv" && "$BIN" merge "$T/l_small.st" >"$T/l_small_m.csv"
+same "$T/l_small.csv" "$T/l_small_m.csv" "--n 16,33 state merged"
+# merge takes its options anywhere, as the main command does
+"$BIN" merge "$T"/lt_*.st --format csv >"$T/l_after.csv" && ok || bad "merge FILE --format csv"
+same "$T/l_one.csv" "$T/l_after.csv" "merge FILE --format csv"
+for a in --frobnicate -x; do
+    "$BIN" merge "$T/lt_0.st" $a >"$T/out" 2>"$T/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -qF -- "unknown option '$a'" "$T/err" &&
+        ok || bad "merge FILE $a -> rc=$rc $(cat "$T/err")"
 done
 
 # --- bad shards: one line naming the file, exit 1, nothing on stdout
@@ -72,8 +107,8 @@ fails_with() { # want-regex, merge args...
 head -c 300 "$T/t0.st" >"$T/cut.st"
 cp "$T/t0.st" "$T/flip.st"
 printf '\x7f' | dd of="$T/flip.st" bs=1 seek=200 conv=notrunc 2>/dev/null
-"$BIN" "${A[@]}" --trials 2500 --first-trial 2500 --seed 6 --format state >"$T/seed.st"
-"$BIN" "${A[@]}" --trials 10 --first-trial 2000 --format state >"$T/over.st"
+"$BIN" "${A[@]}" --trials 2500 --first-trial 2500 --total-trials 9000 --seed 6 --format state >"$T/seed.st"
+"$BIN" "${A[@]}" --trials 10 --first-trial 2000 --total-trials 9000 --format state >"$T/over.st"
 : >"$T/empty.st"
 fails_with "cut.st: state data corrupt or truncated" "$T/cut.st" "$T/t1.st" "$T/t2.st"
 fails_with "flip.st: state data corrupt or truncated" "$T/flip.st"
@@ -82,22 +117,38 @@ fails_with "seed.st: another experiment than .*t0.st" "$T/t0.st" "$T/seed.st"
 fails_with "over.st: overlaps .*t0.st" "$T/t0.st" "$T/over.st" "$T/t1.st" "$T/t2.st"
 fails_with "trials 2500..6499 are in no file" "$T/t0.st" "$T/t2.st"
 fails_with "trials 0..2499 are in no file" "$T/t1.st" "$T/t2.st"
+# the last shard missing: a state knows the run's trials (issue 33)
+fails_with "trials 6500..8999 are in no file \(the run has 9000 trials; .*t1.st ends before them\)" \
+    "$T/t0.st" "$T/t1.st"
+"$BIN" "${A[@]}" --trials 2500 --first-trial 6500 --total-trials 9001 --format state >"$T/t9001.st"
+fails_with "t9001.st: a shard of a run of 9001 trials, .*t0.st of 9000" "$T/t0.st" "$T/t1.st" \
+    "$T/t9001.st"
+"$BIN" "${A[@]}" --trials 2 --first-trial 2 --format state >"$T/out" 2>"$T/err"
+[ $? -eq 2 ] && [ ! -s "$T/out" ] && grep -q "needs --total-trials" "$T/err" && ok ||
+    bad "--first-trial without --total-trials: $(cat "$T/err")"
 fails_with "query rows 4096..8191 of the trials from 0 are in no file" "$T/r_0.st" "$T/r_8192.st"
 fails_with "r_0.st: overlaps" "$T/r_0.st" "$T/r_0.st" "$T/r_4096.st" "$T/r_8192.st"
 fails_with "missing.st: No such file" "$T/missing.st"
-# another build: the version string rewritten, the digest made again
-python3 - "$T/t0.st" "$T/old.st" <<'PY'
+# another build (the version string rewritten) and a state of format
+# version 1 (no run's trials, no kernels): each with its digest made again
+python3 - "$T/t0.st" "$T/old.st" "$T/v1.st" <<'PY'
 import struct, sys
+def write(b, path):
+    h = 0xcbf29ce484222325
+    for x in b[:-8]:
+        h = ((h ^ x) * 0x100000001b3) & (2**64 - 1)
+    struct.pack_into("<Q", b, len(b) - 8, h)
+    open(path, "wb").write(b)
 b = bytearray(open(sys.argv[1], "rb").read())
+v1 = bytearray(b)
 n = struct.unpack_from("<Q", b, 16)[0]
 b[24:24 + n] = b"0.0.0"[:n].ljust(n, b"0")
-h = 0xcbf29ce484222325
-for x in b[:-8]:
-    h = ((h ^ x) * 0x100000001b3) & (2**64 - 1)
-struct.pack_into("<Q", b, len(b) - 8, h)
-open(sys.argv[2], "wb").write(b)
+write(b, sys.argv[2])
+struct.pack_into("<I", v1, 8, 1)
+write(v1, sys.argv[3])
 PY
 fails_with "old.st: written by sdpa-var 0.0.0" "$T/old.st" "$T/t1.st" "$T/t2.st"
+fails_with "v1.st: state format version 1, this build reads version 2" "$T/v1.st" "$T/t1.st" "$T/t2.st"
 
 # --- Python reads and merges the same state
 if [ -n "$PYDIR" ] && PYTHONPATH="$PYDIR" /usr/bin/python3 -c 'import sdpa_var' 2>/dev/null; then
@@ -135,7 +186,7 @@ if [ "${#kinds[@]}" -ge 2 ] && [ -f "$(dirname "$0")/../tolerance.py" ]; then
         read -r core level <<<"${kinds[i % ${#kinds[@]}]}"
         i=$((i + 1))
         OPENBLAS_CORETYPE=$core SV_CPU_CAPABILITY=$level "$BIN" --dk 32 --n 5000 --seed 21 \
-            --trials 1 --first-trial $f --format state >"$T/x_t$f.st"
+            --trials 1 --first-trial $f --total-trials 3 --format state >"$T/x_t$f.st"
     done
     for r in 0:4096 4096:5000; do
         read -r core level <<<"${kinds[i % ${#kinds[@]}]}"
@@ -144,7 +195,9 @@ if [ "${#kinds[@]}" -ge 2 ] && [ -f "$(dirname "$0")/../tolerance.py" ]; then
             --trials 3 --q-rows $r --format state >"$T/x_r${r%%:*}.st"
     done
     for kind in t r; do
-        "$BIN" merge "$T"/x_$kind*.st >"$T/x_$kind.csv"
+        "$BIN" merge "$T"/x_$kind*.st >"$T/x_$kind.csv" 2>"$T/x_err"
+        [ "$(wc -l <"$T/x_err")" -eq 1 ] && grep -q "note: .* within a relative 1e-9" "$T/x_err" &&
+            ok || bad "cross-CPU $kind shards: not one note on stderr: $(cat "$T/x_err")"
         cmp -s "$T/x_one.csv" "$T/x_$kind.csv" &&
             echo "note: cross-CPU $kind shards merged to the same bytes (kernels agreed here)"
         if /usr/bin/python3 "$(dirname "$0")/../tolerance.py" csv "$T/x_one.csv" "$T/x_$kind.csv" \

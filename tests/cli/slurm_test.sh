@@ -43,7 +43,8 @@ for id in 5 6 7 8; do
 done
 k=0
 for range in 0:2 2:3 5:2 7:3; do
-    "$BIN" "${B[@]}" --first-trial "${range%:*}" --trials "${range#*:}" --format state >"$T/want.st"
+    "$BIN" "${B[@]}" --first-trial "${range%:*}" --trials "${range#*:}" --total-trials 10 \
+        --format state >"$T/want.st"
     same "$T/want.st" "$T/b/shard_${k}_of_4.state" "task $k of 4: trials ${range%:*}+${range#*:}"
     k=$((k + 1))
 done
@@ -51,12 +52,35 @@ done
 "$S" merge "$T/b" >"$T/m10.csv"
 same "$T/one10.csv" "$T/m10.csv" "4 tasks from --array=5-8 merged"
 
-# a missing task: merge fails (sdpa-var's exit 1), no result file
+# a missing task, the last one too (issue 33): the script names its file,
+# exit 1, no result file; sdpa-var merge itself refuses the states as well
 task "$T/c" 0 0 3 1000 "${A[@]}"
 task "$T/c" 0 2 3 1000 "${A[@]}"
-"$S" merge "$T/c" >/dev/null 2>"$T/err"
-rc=$?
-[ $rc -eq 1 ] && [ ! -e "$T/c/result" ] && ok || bad "merge with task 1 missing: rc=$rc $(cat "$T/err")"
+task "$T/c2" 0 0 3 1000 "${A[@]}"
+task "$T/c2" 0 1 3 1000 "${A[@]}"
+for c in c:1 c2:2; do
+    d=$T/${c%:*} k=${c#*:}
+    "$S" merge "$d" >/dev/null 2>"$T/err"
+    rc=$?
+    [ $rc -eq 1 ] && [ ! -e "$d/result" ] && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+        grep -q "shard_${k}_of_3.state is missing" "$T/err" && ok ||
+        bad "merge with task $k missing: rc=$rc $(cat "$T/err")"
+done
+"$BIN" merge "$T"/c2/shard_*.state >/dev/null 2>"$T/err"
+[ $? -eq 1 ] && grep -q "trials 666..999 are in no file (the run has 1000 trials" "$T/err" && ok ||
+    bad "sdpa-var merge without the last task: $(cat "$T/err")"
+
+# submit with a fake sbatch: the merge job waits for the array (afterok)
+# and is cancelled by Slurm when a task fails (--kill-on-invalid-dep=yes),
+# never pending for ever
+mkdir -p "$T/bin"
+printf '#!/usr/bin/env bash\necho "$*" >>"%s/sbatch.log"\necho 4242\n' "$T" >"$T/bin/sbatch"
+chmod +x "$T/bin/sbatch"
+PATH="$T/bin:$PATH" "$S" submit 3 1000 "$T/s" --time=1 -- "${A[@]}" >"$T/out" 2>"$T/err" ||
+    bad "submit: $(cat "$T/err")"
+[ "$(wc -l <"$T/sbatch.log")" -eq 2 ] && sed -n 1p "$T/sbatch.log" | grep -q -- "--array=0-2" &&
+    sed -n 2p "$T/sbatch.log" | grep -q -- "--dependency=afterok:4242 --kill-on-invalid-dep=yes" &&
+    ok || bad "submit's sbatch calls: $(cat "$T/sbatch.log")"
 
 # Row shards (shard-rows): 9000 query rows are 3 blocks of 4096 rows
 # (0:4096, 4096:8192, 8192:9000); 2 tasks take blocks 0 and 1..2, 3 tasks
@@ -103,6 +127,7 @@ usage_error "*TRIALS: '0x' is not*" task "$T/d" 0 0 3 0x "${B[@]}"
 usage_error "*no shard_\*.state*" "$S" merge "$T/d"
 usage_error "*4 tasks for 3 row blocks*" rtask "$T/d" 0 4 9000 "${R[@]}"
 usage_error "*--q-rows: the script sets*" rtask "$T/d" 0 2 9000 "${R[@]}" --q-rows 0:4096
+usage_error "*--total-trials=9: the script sets*" task "$T/d" 0 0 2 10 "${B[@]}" --total-trials=9
 usage_error "*N_Q: '-1' is not*" rtask "$T/d" 0 2 -1 "${R[@]}"
 usage_error "*'rows' is not shard, shard-rows*" "$S" rows 9000 "$T/d" -- "${R[@]}"
 [ ! -e "$T/d" ] || [ -z "$(ls "$T/d")" ] && ok || bad "a refused task wrote $(ls "$T/d")"

@@ -48,3 +48,17 @@ char *cli_quote(char *dst, size_t dstlen, const char *s)
     dst[n] = '\0';
     return dst;
 }
+
+/* stdout's name in "error writing ...": set once, by --output. */
+static char output_name[96] = "output";
+
+void cli_output_name_set(const char *path)
+{
+    char q[80];
+    snprintf(output_name, sizeof output_name, "'%s'", cli_quote(q, sizeof q, path));
+}
+
+const char *cli_output_name(void)
+{
+    return output_name;
+}

@@ -17,4 +17,9 @@ int cli_fail(char *err, size_t errlen, const char *fmt, ...)
  * characters cut there and ended with "...". Returns dst. */
 char *cli_quote(char *dst, size_t dstlen, const char *s);
 
+/* What stdout is, for "error writing %s: ...": "output", or after
+ * cli_output_name_set(path) the path quoted ('FILE'): --output. */
+const char *cli_output_name(void);
+void cli_output_name_set(const char *path);
+
 #endif

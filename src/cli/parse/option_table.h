@@ -38,6 +38,10 @@
     X(FIRST_TRIAL, "first-trial", 0, "F", CLI_ARG_COUNT, 0, CLI_U64_MAX, "0", NULL, 0,             \
       "run trials F .. F+T-1 of the long run: a shard, with\n"                                     \
       "--format state (then `sdpa-var merge`) or --per-trial")                                     \
+    X(TOTAL_TRIALS, "total-trials", 0, "N", CLI_ARG_COUNT, 1, CLI_U64_MAX, NULL, NULL, 0,          \
+      "with --format state: the whole run's trials, of which\n"                                    \
+      "this shard is a part (needed with --first-trial), so\n"                                     \
+      "that `sdpa-var merge` refuses a missing shard")                                             \
     X(Q_ROWS, "q-rows", 0, "A:B", CLI_ARG_LIST, 0, 0, NULL, NULL, 0,                               \
       "only query rows A .. B-1 of each trial: a row shard, with\n"                                \
       "--format state; A and B multiples of " CLI_STR(SV_FOLD_ROWS) " (or B = n_q)")               \
@@ -151,6 +155,8 @@
       "eff_keys or grad (needs --grad) against the swept column,\n"                                \
       "raw and scaled; histogram (needs --histogram)")                                             \
     X(OUTPUT, "output", 0, "FILE", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                              \
+      "write the output to FILE, whole or not at all (a\n"                                         \
+      "temporary file beside it, renamed; removed on error);\n"                                    \
       "with --format gnuplot: the script draws into FILE, a\n"                                     \
       ".png (pngcairo) or .svg; else the terminal is gnuplot's")                                   \
     X(COLUMNS, "columns", 0, "NAMES", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                           \

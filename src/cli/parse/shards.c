@@ -15,6 +15,35 @@ static int first_given(const cli_options *o, const cli_option_id *ids, size_t n)
     return -1;
 }
 
+/* The largest n_q of the run's configurations (--nq, else the --n list). */
+static size_t max_n_q(const cli_options *o)
+{
+    size_t m = o->base.n_q;
+    for (size_t i = 0; !o->given[CLI_OPT_NQ] && i < o->n_n; i++)
+        m = o->n[i] > m ? o->n[i] : m;
+    return m;
+}
+
+/* --total-trials: with a state only, needed with --first-trial (a state
+ * records the whole run, so that merge refuses any shard missing), at
+ * least the shard's last trial + 1. */
+static int check_total(const cli_options *o, uint64_t f, uint64_t t, char *err, size_t errlen)
+{
+    const uint64_t n = o->count[CLI_OPT_TOTAL_TRIALS];
+    if (!o->given[CLI_OPT_TOTAL_TRIALS])
+        return o->format != CLI_FORMAT_STATE || !o->given[CLI_OPT_FIRST_TRIAL] ||
+               cli_fail(err, errlen,
+                        "--first-trial with --format state needs --total-trials N (the "
+                        "whole run's trials: a state records them)");
+    if (o->format != CLI_FORMAT_STATE)
+        return cli_fail(err, errlen, "--total-trials needs --format state");
+    if (n < f + t)
+        return cli_fail(err, errlen,
+                        "--total-trials: %llu is less than --first-trial %llu + --trials %llu",
+                        (unsigned long long)n, (unsigned long long)f, (unsigned long long)t);
+    return 1;
+}
+
 int cli_check_shards(const cli_options *o, char *err, size_t errlen)
 {
     const int state = o->format == CLI_FORMAT_STATE;
@@ -41,6 +70,8 @@ int cli_check_shards(const cli_options *o, char *err, size_t errlen)
     if (f > UINT64_MAX - t)
         return cli_fail(err, errlen, "--first-trial: %llu + --trials %llu exceeds 2^64 - 1",
                         (unsigned long long)f, (unsigned long long)t);
+    if (!check_total(o, f, t, err, errlen))
+        return 0;
     if (!o->given[CLI_OPT_Q_ROWS])
         return 1;
     if (!state)
@@ -49,18 +80,24 @@ int cli_check_shards(const cli_options *o, char *err, size_t errlen)
     if (o->given[CLI_OPT_GRAD])
         return cli_fail(err, errlen,
                         "--q-rows does not apply with --grad (dL/dk sums over every row)");
-    const size_t a = o->q_rows[0], b = o->q_rows[1], nq = o->base.n_q;
+    const size_t a = o->q_rows[0], b = o->q_rows[1], nq = max_n_q(o);
     if (b > nq || a % SV_FOLD_ROWS != 0 || (b % SV_FOLD_ROWS != 0 && b != nq))
         return cli_fail(err, errlen,
-                        "--q-rows: '%zu:%zu' is not A:B with B <= n_q (%zu), A and B "
+                        "--q-rows: '%zu:%zu' is not A:B with B <= n_q (%zu%s), A and B "
                         "multiples of %u (or B = n_q)",
-                        a, b, nq, SV_FOLD_ROWS);
+                        a, b, nq, o->n_n > 1 && !o->given[CLI_OPT_NQ] ? ", the largest --n" : "",
+                        SV_FOLD_ROWS);
     return 1;
 }
 
 void cli_shard_plan(const cli_options *opt, cli_plan *plan)
 {
     plan->first_trial = opt->count[CLI_OPT_FIRST_TRIAL];
+    plan->trials_total = opt->given[CLI_OPT_TOTAL_TRIALS]
+                             ? opt->count[CLI_OPT_TOTAL_TRIALS]
+                             : plan->first_trial + opt->count[CLI_OPT_TRIALS];
+    /* Rows of the whole run: each configuration takes its part of A:B
+     * (cli_shard_rows), so that an --n list shards like one --n. */
     plan->q_rows[0] = opt->given[CLI_OPT_Q_ROWS] ? opt->q_rows[0] : 0;
-    plan->q_rows[1] = opt->given[CLI_OPT_Q_ROWS] ? opt->q_rows[1] : opt->base.n_q;
+    plan->q_rows[1] = opt->given[CLI_OPT_Q_ROWS] ? opt->q_rows[1] : SIZE_MAX;
 }

@@ -82,8 +82,10 @@ typedef struct cli_plan {
                                  (tensor_input.h), read by a strided source;
                                  NULL: the configurations' random draws */
     cli_output out;
-    uint64_t first_trial; /* --first-trial: trials first_trial .. + trials - 1 */
-    size_t q_rows[2];     /* --q-rows A:B (a row shard), else 0 and n_q */
+    uint64_t first_trial;  /* --first-trial: trials first_trial .. + trials - 1 */
+    uint64_t trials_total; /* --total-trials, else first_trial + trials: the whole run */
+    size_t q_rows[2];      /* --q-rows A:B (a row shard), else 0 and SIZE_MAX: rows
+                              [min(A, n_q), min(B, n_q)) of each configuration */
 } cli_plan;
 
 #endif

@@ -186,7 +186,7 @@ static const cli_rule rules[] = {
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_TRIAL, is_gnuplot, NULL, "it plots the summary", NULL},
     {CLI_OPT_PLOT, NEEDS, CLI_OPT_FORMAT, is_gnuplot, "gnuplot", "it says what the script draws",
      NULL},
-    {CLI_OPT_OUTPUT, NEEDS, CLI_OPT_FORMAT, is_gnuplot, "gnuplot", "the script's terminal", NULL},
+    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_OUTPUT, NULL, NULL, "it prints text", NULL},
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_HISTOGRAM, is_table, NULL, "it prints CSV", NULL},
     {CLI_OPT_Q_MEAN, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
     {CLI_OPT_K_MEAN, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},

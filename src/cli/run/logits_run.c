@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fail.h"
 #include "logits.h"
 #include "write_logits.h"
 
@@ -159,7 +160,7 @@ int cli_logits_run(const cli_options *opt, cli_format format)
     ok = ok && fwrite(buf, 1, size, stdout) == size && fflush(stdout) == 0;
     free(buf);
     if (!ok) {
-        fprintf(stderr, "%s: error writing output: %s\n", prog, strerror(errno));
+        fprintf(stderr, "%s: error writing %s: %s\n", prog, cli_output_name(), strerror(errno));
         return CLI_EXIT_RUNTIME;
     }
     return CLI_EXIT_OK;

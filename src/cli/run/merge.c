@@ -5,21 +5,25 @@
  * summaries the states carry: merge has no configuration of its own. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fail.h"
+#include "output_file.h"
 #include "run.h"
 #include "sink.h"
 
 static const char prog[] = "sdpa-var";
 
 static const char usage[] =
-    "Usage: sdpa-var merge [--format table|csv|json|jsonl|state] FILE...\n"
+    "Usage: sdpa-var merge [--format table|csv|json|jsonl|state] [--output FILE] FILE...\n"
     "Merges state files written by `sdpa-var --format state` (shards of trials\n"
     "with --first-trial, of query rows with --q-rows, in any order; - reads\n"
-    "stdin) and prints what one run of all their trials prints.\n";
+    "stdin) and prints what one run of all their trials prints (to FILE with\n"
+    "--output: written whole or not at all).\n";
 
 /* The bytes of path ("-": stdin), malloc'ed; NULL and errno on failure. */
 static unsigned char *slurp(const char *path, size_t *len)
@@ -76,8 +80,18 @@ static void say_why(const sv_state_why *w, char **files, const sv_state *const *
                 lo < hi ? lo : hi, (lo < hi ? hi : lo) - 1);
         break;
     case SV_STATE_MISSING_TRIALS:
-        fprintf(stderr, "%s: merge: trials %llu..%llu are in no file (%s starts after them)\n",
-                prog, lo, hi - 1, f);
+        if (hi == s[0]->trials_total && lo > 0) /* the last shard */
+            fprintf(stderr,
+                    "%s: merge: trials %llu..%llu are in no file (the run has %llu trials; %s "
+                    "ends before them)\n",
+                    prog, lo, hi - 1, hi, f);
+        else
+            fprintf(stderr, "%s: merge: trials %llu..%llu are in no file (%s starts after them)\n",
+                    prog, lo, hi - 1, f);
+        break;
+    case SV_STATE_OTHER_TOTAL:
+        fprintf(stderr, "%s: merge: %s: a shard of a run of %llu trials, %s of %llu\n", prog, f, hi,
+                o, lo);
         break;
     case SV_STATE_MISSING_ROWS:
         fprintf(stderr,
@@ -88,6 +102,20 @@ static void say_why(const sv_state_why *w, char **files, const sv_state *const *
     default:
         fprintf(stderr, "%s: merge: %s\n", prog, sv_state_problem_str(w->problem));
     }
+}
+
+void cli_merge_note_kernels(const sv_state *const *s, size_t n, char *const *files)
+{
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(s[i]->isa, s[0]->isa) != 0 || strcmp(s[i]->blas, s[0]->blas) != 0) {
+            fprintf(stderr,
+                    "%s: merge: note: %s was computed with %s/%s, %s with %s/%s: the numbers "
+                    "agree with one run within a relative 1e-9, not to the bit "
+                    "(docs/robustness.md)\n",
+                    prog, files ? files[0] : "rank 0", s[0]->isa, s[0]->blas,
+                    files ? files[i] : "another rank", s[i]->isa, s[i]->blas);
+            return;
+        }
 }
 
 /* The merged state written in @p format, through the run's sinks. */
@@ -101,7 +129,7 @@ int cli_merge_write(const sv_state *m, cli_format format)
         if (!ok)
             fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(SV_ENOMEM));
         else if (!(ok = cli_write_all(STDOUT_FILENO, buf, len)))
-            fprintf(stderr, "%s: error writing output: %s\n", prog, strerror(errno));
+            fprintf(stderr, "%s: error writing %s: %s\n", prog, cli_output_name(), strerror(errno));
         free(buf);
         return ok;
     }
@@ -135,7 +163,7 @@ int cli_merge_write(const sv_state *m, cli_format format)
         ok = ok && cli_sink_end(&sink);
         if (!ok) {
             cli_sink_abort(&sink);
-            fprintf(stderr, "%s: error writing output: %s\n", prog,
+            fprintf(stderr, "%s: error writing %s: %s\n", prog, cli_output_name(),
                     sink.write_errno ? strerror(sink.write_errno) : "out of memory");
         }
     }
@@ -159,12 +187,17 @@ static int merge_files(char **files, size_t n, cli_format format)
             break;
         }
         const sv_status s = sv_state_decode(b, len, &st[i]);
+        const unsigned v =
+            len >= 12 ? b[8] | b[9] << 8 | (unsigned)b[10] << 16 | (unsigned)b[11] << 24 : 0;
         free(b);
-        if (s != SV_OK) {
-            fprintf(stderr, "%s: merge: %s: %s\n", prog, files[i],
-                    s == SV_EUNSUPPORTED ? "a state of another format version" : sv_status_str(s));
-            ok = 0;
-        }
+        if (s == SV_EUNSUPPORTED)
+            fprintf(stderr,
+                    "%s: merge: %s: state format version %u, this build reads version %u "
+                    "(write the shard again with this build)\n",
+                    prog, files[i], v, SV_STATE_VERSION);
+        else if (s != SV_OK)
+            fprintf(stderr, "%s: merge: %s: %s\n", prog, files[i], sv_status_str(s));
+        ok = ok && s == SV_OK;
         sp[i] = &st[i];
     }
     sv_state m;
@@ -175,6 +208,8 @@ static int merge_files(char **files, size_t n, cli_format format)
             say_why(&why, files, sp);
         else if (s != SV_OK)
             fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(s));
+        else
+            cli_merge_note_kernels(sp, n, files);
         ok = s == SV_OK && cli_merge_write(&m, format);
         if (s == SV_OK)
             sv_state_free(&m);
@@ -186,46 +221,89 @@ static int merge_files(char **files, size_t n, cli_format format)
     return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
 }
 
-int cli_merge(int argc, char **argv, int mpi)
+/* --format's value, or CLI_FORMAT_AUTO after a message. */
+static cli_format format_named(const char *v)
 {
     static const char *const names[] = {"table", "csv", "json", "jsonl", "state"};
+    for (int k = 0; k < 5; k++)
+        if (strcmp(v, names[k]) == 0)
+            return (cli_format)(CLI_FORMAT_TABLE + k);
+    char q[80];
+    fprintf(stderr, "%s: merge: --format: '%s' is not one of table, csv, json, jsonl, state\n",
+            prog, cli_quote(q, sizeof q, v));
+    return CLI_FORMAT_AUTO;
+}
+
+/* What getopt_long refused, as one line. */
+static int merge_usage_error(int c, const char *arg)
+{
+    char q[80];
+    cli_quote(q, sizeof q, arg);
+    if (c == ':')
+        fprintf(stderr, "%s: merge: option '%s' requires an argument\n", prog, q);
+    else
+        fprintf(stderr, "%s: merge: unknown option '%s' (try '%s merge --help')\n", prog, q, prog);
+    return CLI_EXIT_USAGE;
+}
+
+/* Options anywhere among the files, as the main command's parser takes
+ * them (getopt_long, one line for a refusal); "-" is stdin, "--" ends the
+ * options. */
+int cli_merge(int argc, char **argv, int mpi)
+{
+    static const struct option longs[] = {{"format", required_argument, NULL, 'f'},
+                                          {"output", required_argument, NULL, 'o'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+    const char *output = NULL;
     cli_format format = CLI_FORMAT_AUTO;
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    char err[256];
+    char **files = malloc((size_t)argc * sizeof *files);
+    size_t n = 0;
+    if (!files) {
+        fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(SV_ENOMEM));
+        return CLI_EXIT_RUNTIME;
+    }
+    opterr = 0;
+    optind = 0;
+    /* "-": operands come back in order as 1, whatever POSIXLY_CORRECT says */
+    for (int c; (c = getopt_long(argc, argv, "-:h", longs, NULL)) != -1;) {
+        if (c == 1)
+            files[n++] = optarg;
+        else if (c == 'o')
+            output = optarg;
+        else if (c == 'h') {
+            free(files);
             fputs(usage, stdout);
             return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
-        }
-        if (strcmp(a, "--format") == 0 && i + 1 < argc)
-            v = argv[++i];
-        else if (strncmp(a, "--format=", 9) == 0)
-            v = a + 9;
-        if (!v) {
-            fprintf(stderr, "%s: merge: unknown option '%s' (try '%s merge --help')\n", prog, a,
-                    prog);
+        } else if (c == 'f' && (format = format_named(optarg)) == CLI_FORMAT_AUTO) {
+            free(files);
             return CLI_EXIT_USAGE;
-        }
-        format = CLI_FORMAT_AUTO;
-        for (int k = 0; k < 5; k++)
-            if (strcmp(v, names[k]) == 0)
-                format = (cli_format)(CLI_FORMAT_TABLE + k);
-        if (format == CLI_FORMAT_AUTO) {
-            fprintf(stderr,
-                    "%s: merge: --format: '%s' is not one of table, csv, json, jsonl, state\n",
-                    prog, v);
-            return CLI_EXIT_USAGE;
+        } else if (c == '?' || c == ':') {
+            const char *a = optopt && !strchr("fho", optopt) ? NULL : argv[optind - 1];
+            char s[3] = {'-', (char)optopt, '\0'};
+            free(files);
+            return merge_usage_error(c, a ? a : s);
         }
     }
-    if (i >= argc) {
+    while (optind < argc) /* after "--" */
+        files[n++] = argv[optind++];
+    if (n == 0) {
+        free(files);
         fprintf(stderr, "%s: merge: no state files (try '%s merge --help')\n", prog, prog);
         return CLI_EXIT_USAGE;
     }
+    cli_output_file of; /* --output: written whole or not at all */
+    if (output && !cli_output_file_open(&of, output, err, sizeof err)) {
+        free(files);
+        fprintf(stderr, "%s: merge: %s\n", prog, err);
+        return CLI_EXIT_RUNTIME;
+    }
     if (format == CLI_FORMAT_AUTO)
         format = !mpi && isatty(STDOUT_FILENO) ? CLI_FORMAT_TABLE : CLI_FORMAT_CSV;
-    return merge_files(argv + i, (size_t)(argc - i), format);
+    int status = merge_files(files, n, format);
+    if (output)
+        status = cli_output_file_close(&of, status);
+    free(files);
+    return status;
 }

@@ -7,6 +7,7 @@
 #include "mpi_run.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <mpi.h>
 #include <sdpa_var/rowfold.h>
 #include <stdio.h>
@@ -50,15 +51,20 @@ int cli_mpi_end(int status)
     return status;
 }
 
-/* Blocks of SV_FOLD_ROWS query rows in a trial, or 0 when the
- * configurations differ in n_q (a sweep over --n: no common row split). */
+/* Max n_q of the configurations: an --n list splits the rows of its
+ * largest, and each configuration takes its part (cli_plan.q_rows). */
+static size_t max_n_q(const cli_plan *p)
+{
+    size_t nq = 0;
+    for (size_t i = 0; i < p->count; i++)
+        nq = p->configs[i].spec.n_q > nq ? p->configs[i].spec.n_q : nq;
+    return nq;
+}
+
+/* Blocks of SV_FOLD_ROWS query rows in the largest trial. */
 static uint64_t row_blocks(const cli_plan *p)
 {
-    const size_t nq = p->configs[0].spec.n_q;
-    for (size_t i = 1; i < p->count; i++)
-        if (p->configs[i].spec.n_q != nq)
-            return 0;
-    return (nq + SV_FOLD_ROWS - 1) / SV_FOLD_ROWS;
+    return (max_n_q(p) + SV_FOLD_ROWS - 1) / SV_FOLD_ROWS;
 }
 
 /* Whether the ranks split query rows (fewer trials than ranks). */
@@ -88,7 +94,7 @@ static const char *unsplittable(const cli_plan *p, uint64_t ranks)
         return "--format gnuplot";
     if (p->arrays)
         return "measured --q and --k";
-    if (p->first_trial || p->q_rows[0] || (p->count && p->q_rows[1] != p->configs[0].spec.n_q))
+    if (p->first_trial || p->q_rows[0] || p->q_rows[1] != SIZE_MAX)
         return "--first-trial and --q-rows (the ranks split the trials)";
     if (split_rows(p, ranks) && p->configs[0].spec.grad)
         return "fewer trials than ranks and --grad (dL/dk sums over every row: only trials split)";
@@ -121,7 +127,7 @@ static unsigned char *run_shard(const cli_plan *plan, int rank, int ranks, size_
     cli_plan p = *plan;
     p.configs = cfg;
     if (rows) { /* every trial, query rows of blocks lo .. hi - 1 */
-        const size_t nq = plan->configs[0].spec.n_q;
+        const size_t nq = max_n_q(plan);
         p.q_rows[0] = (size_t)lo * SV_FOLD_ROWS;
         p.q_rows[1] = (size_t)hi * SV_FOLD_ROWS < nq ? (size_t)hi * SV_FOLD_ROWS : nq;
     } else {
@@ -173,6 +179,8 @@ static int merge_ranks(unsigned char *mine, const unsigned long long *lens, int 
     sv_state_why why;
     if (ok) {
         const sv_status s = sv_state_merge(sp, (size_t)ranks, format != CLI_FORMAT_STATE, &m, &why);
+        if (s == SV_OK)
+            cli_merge_note_kernels(sp, (size_t)ranks, NULL);
         ok = s == SV_OK && cli_merge_write(&m, format);
         if (s == SV_OK)
             sv_state_free(&m);

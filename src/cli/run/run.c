@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "fail.h"
 #include "interrupt.h"
 #include "progress.h"
 #include "sink.h"
@@ -265,6 +266,8 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
                                       .row_begin = r->rows[0],
                                       .row_end = r->rows[1]};
         snprintf(r->state->scale_name, sizeof r->state->scale_name, "%s", r->scale_name);
+        if (r->rows[0] == r->rows[1]) /* rows of larger n_q only: none of this one */
+            return 1;
         if (r->rows[0] != 0 || r->rows[1] != r->spec.n_q) {
             st = run_rows(r, &es, &src, pl);
             if (st != SV_OK)
@@ -388,12 +391,14 @@ static int empty_rows_note(const config_run *r)
 static int run_config(const cli_plan *plan, size_t i, cli_sink *sink, const cli_budget *budget,
                       cli_progress *pl, int progress, sv_state_config *state)
 {
+    const size_t nq = plan->configs[i].spec.n_q;
     config_run r = {.spec = plan->configs[i].spec, /* resolved and checked: validate.c */
                     .exec = plan->exec,
                     .scale_name = plan->configs[i].scale_name,
                     .arrays = plan->arrays,
                     .first = plan->first_trial,
-                    .rows = {plan->q_rows[0], plan->q_rows[1]},
+                    .rows = {plan->q_rows[0] < nq ? plan->q_rows[0] : nq,
+                             plan->q_rows[1] < nq ? plan->q_rows[1] : nq},
                     .state = state};
     pl->index = i;
     pl->d_k = r.spec.d_k;
@@ -435,11 +440,20 @@ int cli_write_all(int fd, const void *buf, size_t n)
     return 1;
 }
 
+/* OpenBLAS's name for the kernel it chose (weak: another BLAS has none). */
+char *openblas_get_corename(void) __attribute__((weak));
+
 int cli_run_state_into(const cli_plan *plan, sv_state *st)
 {
     *st = (sv_state){.n_configs = plan->count,
-                     .configs = calloc(plan->count, sizeof(sv_state_config))};
+                     .configs = calloc(plan->count, sizeof(sv_state_config)),
+                     .trials_total = plan->trials_total};
     snprintf(st->version, sizeof st->version, "%s", SV_VERSION_STRING);
+    /* What computed it: shards of other kernels merge within the
+     * cross-machine tolerance, not to the bit (merge.c says so). */
+    snprintf(st->isa, sizeof st->isa, "%s", sv_cpu_capability());
+    const char *core = openblas_get_corename ? openblas_get_corename() : NULL;
+    snprintf(st->blas, sizeof st->blas, "%s", core && *core ? core : "unknown");
     cli_budget budget;
     cli_budget_begin(&budget, plan);
     cli_progress pl = {.start = cli_progress_now(), .count = plan->count};
@@ -469,7 +483,7 @@ static int run_state(const cli_plan *plan)
         sv_state_encode(&st, buf, len, &len) == SV_OK) {
         ok = cli_write_all(STDOUT_FILENO, buf, len);
         if (!ok)
-            say("error writing output: %s", strerror(errno));
+            say("error writing %s: %s", cli_output_name(), strerror(errno));
     } else if (ok) {
         say("%s", sv_status_str(SV_ENOMEM));
         ok = 0;
@@ -511,6 +525,6 @@ int cli_run(const cli_plan *plan)
     if (sig)
         cli_interrupt_die(sig);
     if (err)
-        say("error writing output: %s", strerror(err));
+        say("error writing %s: %s", cli_output_name(), strerror(err));
     return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
 }

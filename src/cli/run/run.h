@@ -36,4 +36,9 @@ int cli_run_state_into(const cli_plan *plan, sv_state *st);
  * does. @return 1; 0 after one line on stderr. */
 int cli_merge_write(const sv_state *m, cli_format format);
 
+/* One line on stderr when shards s[0 .. n) were computed with other
+ * instruction sets or BLAS kernels (named by files[], or ranks when
+ * NULL): their merge holds within the cross-machine tolerance only. */
+void cli_merge_note_kernels(const sv_state *const *s, size_t n, char *const *files);
+
 #endif
