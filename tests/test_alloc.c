@@ -16,8 +16,8 @@
 
 typedef struct counter {
     atomic_long calls, live;
-    long fail_at;    /* the call that fails (1-based); 0: none */
-    int persistent;  /* fail every call from fail_at on */
+    long fail_at;   /* the call that fails (1-based); 0: none */
+    int persistent; /* fail every call from fail_at on */
     atomic_int failed;
 } counter;
 
@@ -95,8 +95,8 @@ static int engine_draws(sv_status *st, unsigned char *keep, size_t keep_len)
     memset(out, 0xA5, sizeof out);
     memset(hr, 0, sizeof hr);
     memset(hs, 0, sizeof hs);
-    sv_taps taps = {.hist_bins = 16, .hist_lo = -20, .hist_hi = 20, .hist_raw = hr,
-                    .hist_scaled = hs};
+    sv_taps taps = {
+        .hist_bins = 16, .hist_lo = -20, .hist_hi = 20, .hist_raw = hr, .hist_scaled = hs};
     const sv_exec exec = {.threads = 2};
     *st = sv_engine_run(&s, &src, &exec, &taps, 0, 3, out);
     if (*st != SV_OK) {
@@ -117,9 +117,15 @@ static int engine_strided(sv_status *st, unsigned char *keep, size_t keep_len)
         q[i] = sin(0.7 * (double)i);
         k[i] = cos(1.3 * (double)i);
     }
-    sv_strided arr = {.q = {.data = q, .dtype = SV_DTYPE_FLOAT64, .ndim = 3, .shape = {2, N, D},
+    sv_strided arr = {.q = {.data = q,
+                            .dtype = SV_DTYPE_FLOAT64,
+                            .ndim = 3,
+                            .shape = {2, N, D},
                             .strides = {N * D * 8, D * 8, 8}},
-                      .k = {.data = k, .dtype = SV_DTYPE_FLOAT64, .ndim = 3, .shape = {2, N, D},
+                      .k = {.data = k,
+                            .dtype = SV_DTYPE_FLOAT64,
+                            .ndim = 3,
+                            .shape = {2, N, D},
                             .strides = {N * D * 8, D * 8, 8}}};
     sv_spec s = {.d_k = D, .n_q = N, .n_k = N, .trials = 2, .causal = 1};
     if ((*st = sv_spec_resolve(&s)) != SV_OK)
@@ -207,11 +213,18 @@ static unsigned char *shard_bytes(uint64_t first, uint64_t count, size_t *len)
     CHECK_STATUS(sv_source_draw(&s, &src), SV_OK);
     sv_trial_stats t[8];
     CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, first, count, t), SV_OK);
-    sv_state st = {.n_configs = 1, .configs = calloc(1, sizeof(sv_state_config))};
+    sv_state st = {
+        .n_configs = 1, .configs = calloc(1, sizeof(sv_state_config)), .trials_total = 5};
     strcpy(st.version, sv_version());
+    strcpy(st.isa, "default");
+    strcpy(st.blas, "unknown");
     sv_state_config *c = st.configs;
-    *c = (sv_state_config){.spec = s, .observed = NAN, .trial_first = first,
-                           .trial_count = count, .row_begin = 0, .row_end = s.n_q};
+    *c = (sv_state_config){.spec = s,
+                           .observed = NAN,
+                           .trial_first = first,
+                           .trial_count = count,
+                           .row_begin = 0,
+                           .row_end = s.n_q};
     c->spec.trials = count;
     strcpy(c->scale_name, "sqrt");
     CHECK_STATUS(sv_partial_init(&c->trials, first, count), SV_OK);
@@ -273,7 +286,8 @@ static int states(sv_status *st, unsigned char *keep, size_t keep_len)
  * are its own hooks'). */
 static int safetensors(sv_status *st, unsigned char *keep, size_t keep_len)
 {
-    static const char head[] = "{\"q\":{\"dtype\":\"F64\",\"shape\":[2,2],\"data_offsets\":[0,32]}}";
+    static const char head[] =
+        "{\"q\":{\"dtype\":\"F64\",\"shape\":[2,2],\"data_offsets\":[0,32]}}";
     static unsigned char file[8 + sizeof head - 1 + 32];
     const uint64_t n = sizeof head - 1;
     for (int i = 0; i < 8; i++)
@@ -328,9 +342,11 @@ static void sweep(const char *what, scenario fn, int persistent)
         ok = ok && live == 0 && (failed || !memcmp(got, want, sizeof want));
         if (!ok) {
             bad++;
-            fprintf(stderr, "%s: allocation %ld of %ld failed%s: status %s, outputs %s, %ld "
-                            "blocks left\n", what, k, total, persistent ? " (and after)" : "",
-                    sv_status_str(st), kept ? "as documented" : "changed", live);
+            fprintf(stderr,
+                    "%s: allocation %ld of %ld failed%s: status %s, outputs %s, %ld "
+                    "blocks left\n",
+                    what, k, total, persistent ? " (and after)" : "", sv_status_str(st),
+                    kept ? "as documented" : "changed", live);
         }
         CHECK(ok);
     }
