@@ -21,6 +21,7 @@
 #include "run.h"
 #include "save_qk.h"
 #include "tensor_input.h"
+#include "fail.h"
 
 /* OMP_NUM_THREADS is taken out of the environment before any library's
  * constructor runs: libgomp parses it in its own, before main, and on a
@@ -59,7 +60,7 @@ __attribute__((section(".preinit_array"),
                                                          char **) = take_omp_num_threads;
 #endif
 
-static const char prog[] = "sdpa-var";
+static const char prog[] = CLI_PROG;
 
 /* --version in GNU coreutils' form, with MIT in place of the GPL; the
  * copyright line is LICENSE's (tests/install/metadata_test.sh checks). */

@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 
+/* The program's name, written once: every message starts with it, and the
+ * JSON documents name their tool by it. */
+#define CLI_PROG "sdpa-var"
+
 /* Writes "fmt ..." into err; returns 0, for `return cli_fail(...)`. */
 int cli_fail(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)

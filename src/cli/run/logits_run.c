@@ -11,7 +11,7 @@
 #include "logits.h"
 #include "write_logits.h"
 
-static const char prog[] = "sdpa-var";
+static const char prog[] = CLI_PROG;
 
 /* The rows: --logits' in order, then the file's; n_k[r] keys of row r at
  * z + r CLI_LOGITS_KEYS_MAX. */

@@ -16,7 +16,7 @@
 #include "run.h"
 #include "sink.h"
 
-static const char prog[] = "sdpa-var";
+static const char prog[] = CLI_PROG;
 
 static const char usage[] =
     "Usage: sdpa-var merge [--format table|csv|json|jsonl|state] [--output FILE] FILE...\n"

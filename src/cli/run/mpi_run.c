@@ -15,8 +15,9 @@
 #include <string.h>
 
 #include "run.h"
+#include "fail.h"
 
-static const char prog[] = "sdpa-var";
+static const char prog[] = CLI_PROG;
 
 void cli_mpi_begin(int *argc, char ***argv)
 {

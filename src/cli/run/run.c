@@ -21,7 +21,7 @@
 #include "progress.h"
 #include "sink.h"
 
-static const char prog[] = "sdpa-var";
+static const char prog[] = CLI_PROG;
 
 /* The run's progress line, so that a message first erases it. */
 static cli_progress *the_progress;

@@ -43,9 +43,8 @@ static int write_matrix(FILE *f, const sv_source *src, const sv_spec *spec, sv_m
 }
 
 /* DIR/NAME.npy through a temporary file in DIR and rename(2). */
-static int save_one(const char *dir, const char *name, const sv_source *src,
-                    const sv_spec *spec, sv_matrix which, size_t rows, size_t cols, char *err,
-                    size_t errlen)
+static int save_one(const char *dir, const char *name, const sv_source *src, const sv_spec *spec,
+                    sv_matrix which, size_t rows, size_t cols, char *err, size_t errlen)
 {
     char path[4096], tmp[4096], q[80];
     snprintf(path, sizeof path, "%s/%s", dir, name);

@@ -17,6 +17,7 @@
 
 #include "budget.h"
 #include "interrupt.h"
+#include "fail.h"
 
 /* What a file that is not a regular one is, for the message. */
 static const char *file_kind(mode_t m)
@@ -447,12 +448,12 @@ static void guard_add(const cli_tensors *t, int i)
     char q[80];
     const cli_tensor_file *f = &t->file[i];
     const int n = snprintf(bus_file[i].line, sizeof bus_file[i].line,
-                           "sdpa-var: %s: the file shrank while it was read (SIGBUS)\n",
+                           CLI_PROG ": %s: the file shrank while it was read (SIGBUS)\n",
                            cli_quote(q, sizeof q, f->path));
     bus_file[i].begin = (uintptr_t)f->map;
     bus_file[i].end = (uintptr_t)f->map + f->len;
     bus_file[i].line_len = n > 0 && (size_t)n < sizeof bus_file[i].line ? (size_t)n : 0;
-    size_t at = (size_t)snprintf(bus_all, sizeof bus_all, "sdpa-var: ");
+    size_t at = (size_t)snprintf(bus_all, sizeof bus_all, CLI_PROG ": ");
     for (int k = 0, first = 1; k < 4; k++)
         if (t->file[k].map) {
             at += (size_t)snprintf(bus_all + at, sizeof bus_all - at, "%s%s", first ? "" : ", ",

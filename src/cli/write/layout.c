@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "fail.h"
 
 void cli_table_rounded(char *buf, size_t len, double v, double se, int width)
 {
@@ -73,8 +74,8 @@ const sv_column *cli_table_find_column(const char *name)
     const sv_column *c = lookup(name);
     if (!c) {
         fprintf(stderr,
-                "sdpa-var: internal error: the table asks for column '%s', which the "
-                "library does not have\n",
+                CLI_PROG ": internal error: the table asks for column '%s', which the "
+                         "library does not have\n",
                 name);
         abort();
     }
@@ -166,7 +167,7 @@ void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
 {
     const sv_spec *c = &e->spec;
     cli_wrap w = {f, 78, 1, 0};
-    word(&w, "sdpa-var %s", SV_VERSION_STRING);
+    word(&w, CLI_PROG " %s", SV_VERSION_STRING);
     if (!cli_table_varies("dk", e, n))
         word(&w, "d_k=%zu", c->d_k);
     if (!cli_table_varies("n_q", e, n))

@@ -17,7 +17,7 @@
 #include "fail.h"
 #include "specs.h"
 
-static const char prog[] = "sdpa-var";
+static const char prog[] = CLI_PROG;
 
 /* fd becomes stdout (stdio's buffer empty: nothing written yet). */
 static int to_stdout(int fd)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "writer.h"
+#include "fail.h"
 
 static cJSON *json_value(const sv_column *c, sv_value v)
 {
@@ -81,7 +82,7 @@ static cJSON *header(const cli_writer *s)
         cJSON_Delete(cfg);
         return NULL;
     }
-    cJSON_AddStringToObject(doc, "tool", "sdpa-var");
+    cJSON_AddStringToObject(doc, "tool", CLI_PROG);
     cJSON_AddStringToObject(doc, "version", SV_VERSION_STRING);
     cJSON_AddStringToObject(cfg, "output", sv_output_kind_name(s->kind));
     for (size_t i = 0; i < s->n_config_cols; i++) {

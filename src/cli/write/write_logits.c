@@ -5,6 +5,7 @@
  * their prefix (entropy, eff_keys, max_weight, jac_trace, jac_frob,
  * grad_logits). JSON has one object per row and scale, with arrays. */
 #include "write_logits.h"
+#include "fail.h"
 
 #include <float.h>
 #include <math.h>
@@ -56,7 +57,8 @@ void cli_logits_begin(cli_logits_writer *w)
             fprintf(f, ",jac_%zu", j);
         fputc('\n', f);
     } else if (w->format == CLI_FORMAT_JSON || w->format == CLI_FORMAT_JSONL) {
-        fprintf(f, "{\"tool\":\"sdpa-var\",\"version\":\"%s\",\"config\":{\"output\":\"logits\"",
+        fprintf(f,
+                "{\"tool\":\"" CLI_PROG "\",\"version\":\"%s\",\"config\":{\"output\":\"logits\"",
                 SV_VERSION_STRING);
         if (w->dk)
             fprintf(f, ",\"dk\":%zu", w->dk);

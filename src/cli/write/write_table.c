@@ -11,6 +11,7 @@
 #include "layout.h"
 #include "write_table_one.h"
 #include "writer.h"
+#include "fail.h"
 
 /* The configuration columns a sweep's blocks are labelled by; bit k of
  * cli_writer.varying is set when labelled[k] differs between the
@@ -124,10 +125,10 @@ static void head_begin(cli_writer *s)
 {
     const sv_spec *p = &s->configs[0].spec;
     fprintf(s->f,
-            "sdpa-var: measured Q and K, d_k=%zu n_q=%zu n_k=%zu%s, %llu (batch, head)\n"
-            "pairs, scale %s. var_scale = 1/sqrt(raw var); scaled H: entropy (nats) of\n"
-            "softmax(c S); H/ln keys: that over ln(keys seen); sink p: weight on key 0.\n"
-            "All columns: --format csv (docs/real-models.md).\n\n",
+            CLI_PROG ": measured Q and K, d_k=%zu n_q=%zu n_k=%zu%s, %llu (batch, head)\n"
+                     "pairs, scale %s. var_scale = 1/sqrt(raw var); scaled H: entropy (nats) of\n"
+                     "softmax(c S); H/ln keys: that over ln(keys seen); sink p: weight on key 0.\n"
+                     "All columns: --format csv (docs/real-models.md).\n\n",
             p->d_k, p->n_q, p->n_k, p->causal ? " causal" : "", (unsigned long long)p->trials,
             s->count > 1 ? "per block" : s->configs[0].scale_name);
     fprintf(s->f, "%5s %5s %4s %*s %*s %*s %*s %*s %*s\n", "batch", "head", "kv", CLI_HEAD_W,
