@@ -8,7 +8,7 @@
  * D_K_LIST is a comma list (a sweep runs each d_k in turn). Prints the
  * seconds all products took, their GFLOP/s and OpenBLAS's kernel name.
  * TM and KB default to sdpa-var's (src/engine/plan.h). With "exps", each
- * tile's scores also go through the engine's own vector exp (sv_vexp,
+ * tile's scores also go through the engine's own vector exp (sv__vexp,
  * src/core/vexp.c) twice, as the raw and the scaled softmax need: the
  * floor of docs/performance.md, the product and the exps and nothing
  * else. SV_CPU_CAPABILITY picks the exp's instruction set, as for sdpa-var. */
@@ -68,8 +68,8 @@ static double run(long d, long nq, long nk, long trials, long tm, long kb, int e
                      * that stay in cache, as the engine's row pass takes them */
                     for (long o = 0; exps && o < tm * kb; o += 256) {
                         const size_t c = (size_t)(tm * kb - o < 256 ? tm * kb - o : 256);
-                        sv_vexp(s + o, e, c);
-                        sv_vexp(s + o, e + 256, c);
+                        sv__vexp(s + o, e, c);
+                        sv__vexp(s + o, e + 256, c);
                     }
                 }
             }

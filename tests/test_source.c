@@ -267,8 +267,8 @@ static void test_mask(void)
  * it was. */
 static void test_materialize(void)
 {
-    sv_spec s = {.d_k = 5, .n_q = 7, .n_k = 9, .trials = 3, .seed = 8, .d_model = 6, .values = 1,
-                 .d_v = 3};
+    sv_spec s = {
+        .d_k = 5, .n_q = 7, .n_k = 9, .trials = 3, .seed = 8, .d_model = 6, .values = 1, .d_v = 3};
     CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
     sv_source src;
     CHECK_STATUS(sv_source_draw(&s, &src), SV_OK);

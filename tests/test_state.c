@@ -24,9 +24,8 @@ static sv_state shard(uint64_t first, uint64_t count, size_t r0, size_t r1)
     sv_source src;
     const sv_exec exec = {.threads = 2};
     CHECK(sv_source_draw(&s, &src) == SV_OK);
-    sv_state st = {.n_configs = 1,
-                   .configs = calloc(1, sizeof(sv_state_config)),
-                   .trials_total = 4};
+    sv_state st = {
+        .n_configs = 1, .configs = calloc(1, sizeof(sv_state_config)), .trials_total = 4};
     strcpy(st.version, sv_version());
     strcpy(st.isa, r0 ? "avx2" : "avx512");
     strcpy(st.blas, "Haswell");

@@ -29,10 +29,10 @@
 
 /** A caller's allocator: libc's semantics, with @p ctx passed back. */
 typedef struct sv_allocator {
-    void *(*malloc_fn)(void *ctx, size_t bytes);            /**< NULL when out of memory */
+    void *(*malloc_fn)(void *ctx, size_t bytes);               /**< NULL when out of memory */
     void *(*realloc_fn)(void *ctx, void *block, size_t bytes); /**< as realloc; block may be NULL */
-    void (*free_fn)(void *ctx, void *block);                 /**< block may be NULL */
-    void *ctx;                                               /**< passed to each */
+    void (*free_fn)(void *ctx, void *block);                   /**< block may be NULL */
+    void *ctx;                                                 /**< passed to each */
 } sv_allocator;
 
 /**

@@ -255,7 +255,6 @@ sv_status sv_source_strided(const sv_strided *arrays, sv_source *src);
  * count rows: O(count cols), O(count cols d_model) with d_model.
  */
 sv_status sv_source_materialize(const sv_source *src, const sv_spec *spec, uint64_t trial,
-                                sv_matrix which, size_t row0, size_t count, double *out,
-                                size_t ld);
+                                sv_matrix which, size_t row0, size_t count, double *out, size_t ld);
 
 #endif

@@ -25,7 +25,7 @@ static int best_supported(void)
     return SV_CPU_DEFAULT;
 }
 
-int sv_cpu_level(void)
+int sv__cpu_level(void)
 {
     int level = atomic_load_explicit(&chosen, memory_order_relaxed);
     if (level < 0) {
@@ -37,7 +37,7 @@ int sv_cpu_level(void)
 
 const char *sv_cpu_capability(void)
 {
-    return names[sv_cpu_level()];
+    return names[sv__cpu_level()];
 }
 
 sv_status sv_cpu_capability_set(const char *name)

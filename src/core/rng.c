@@ -4,22 +4,22 @@
 
 uint32_t sv_rng_next(sv_rng *rng)
 {
-    return sv_pcg_next(rng);
+    return sv__pcg_next(rng);
 }
 
 void sv_rng_seed(sv_rng *rng, uint64_t initstate, uint64_t initseq)
 {
-    sv_pcg_seed(rng, initstate, initseq);
+    sv__pcg_seed(rng, initstate, initseq);
 }
 
 uint64_t sv_rng_matrix_key(uint64_t seed, uint64_t trial, sv_matrix matrix)
 {
-    return sv_pcg_matrix_key(seed, trial, matrix);
+    return sv__pcg_matrix_key(seed, trial, matrix);
 }
 
 void sv_rng_seed_keyed(sv_rng *rng, uint64_t key, uint64_t row)
 {
-    sv_pcg_seed_keyed(rng, key, row);
+    sv__pcg_seed_keyed(rng, key, row);
 }
 
 void sv_rng_seed_row(sv_rng *rng, uint64_t seed, uint64_t trial, sv_matrix matrix, uint64_t row)

@@ -46,8 +46,8 @@ double sv_dist_fourth_moment(sv_dist dist, double nu)
 /* 64 random bits: two PCG32 outputs. */
 static uint64_t next64(sv_rng *rng)
 {
-    const uint64_t hi = sv_pcg_next(rng);
-    return (hi << 32) | sv_pcg_next(rng);
+    const uint64_t hi = sv__pcg_next(rng);
+    return (hi << 32) | sv__pcg_next(rng);
 }
 
 /* Uniform in (0, 1): 53 bits, never 0, so log() is always finite. */
@@ -141,7 +141,7 @@ static inline void fill(sv_rng *rng, sv_dist dist, double nu, double *x, size_t 
     }
     case SV_DIST_RADEMACHER:
         for (size_t i = 0; i < n; i++)
-            x[i] = (sv_pcg_next(rng) >> 31) ? 1.0 : -1.0;
+            x[i] = (sv__pcg_next(rng) >> 31) ? 1.0 : -1.0;
         break;
     case SV_DIST_STUDENT_T:
         /* t = z / sqrt(chi2 / nu), chi2 = 2 g; times sqrt((nu - 2) / nu)
@@ -185,7 +185,7 @@ sv_status sv_sample_rows(uint64_t key, uint64_t row0, size_t m, size_t d, sv_dis
         return SV_ERANGE;
     for (size_t i = 0; i < m; i++) {
         sv_rng rng;
-        sv_pcg_seed_keyed(&rng, key, row0 + i);
+        sv__pcg_seed_keyed(&rng, key, row0 + i);
         if (dist == SV_DIST_NORMAL) /* the common law, its loop apart */
             for (size_t l = 0; l < d; l++)
                 x[i * ld + l] = normal(&rng);

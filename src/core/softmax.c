@@ -44,7 +44,7 @@ sv_status sv_softmax(const double *s, size_t n, double scale, double *p)
 }
 
 /* The row loops are compiled for AVX-512, AVX2 and plain x86-64 (each adds
- * a row's terms in the order of its vector width), and sv_cpu_level()
+ * a row's terms in the order of its vector width), and sv__cpu_level()
  * picks one per row: the best the CPU has, or the one cpu.h's
  * sv_cpu_capability_set asked for, so that one machine can reproduce what
  * the others compute. The bodies are inlined into each variant. */
@@ -79,8 +79,8 @@ SV_INLINE void accumulate_body(const double *s, size_t len, size_t *ties, double
         t[i] = s[i] - m;
         ct[i] = c * t[i];
     }
-    sv_vexp(t, e0, len);
-    sv_vexp(ct, e1, len);
+    sv__vexp(t, e0, len);
+    sv__vexp(ct, e1, len);
     double r0 = 0.0, w0 = 0.0, q0 = 0.0, u0 = 0.0, r1 = 0.0, w1 = 0.0, q1 = 0.0, u1 = 0.0;
     double eq = 0.0; /* a count, in double so that the loop vectorizes */
 #pragma omp simd reduction(+ : r0, w0, q0, u0, r1, w1, q1, u1, eq)
@@ -179,7 +179,7 @@ static void row_loops(accumulate_fn **acc, max_and_sum_fn **mas)
     *acc = accumulate_default;
     *mas = max_and_sum_default;
 #if defined(SV_ROW_VARIANTS)
-    switch (sv_cpu_level()) {
+    switch (sv__cpu_level()) {
     case SV_CPU_AVX512:
         *acc = accumulate_avx512;
         *mas = max_and_sum_avx512;
@@ -277,8 +277,8 @@ SV_INLINE void short_rows_body(const double *s, size_t cnt, size_t n, size_t ld,
             ct[r * n + j] = c * t[r * n + j];
         }
     }
-    sv_vexp(t, e0, cnt * n);
-    sv_vexp(ct, e1, cnt * n);
+    sv__vexp(t, e0, cnt * n);
+    sv__vexp(ct, e1, cnt * n);
     for (size_t r = 0; r < cnt; r++) {
         const double *x = s + r * ld;
         const size_t o = r * n;
@@ -382,8 +382,8 @@ static double jac_frob(double rk, double q, double u, double iz, double iz2)
     return sqrt(f2 > 0.0 ? f2 : 0.0);
 }
 
-sv_status sv_softmax_acc_stats_rows_frob(const sv_softmax_acc *acc, size_t n, double scale,
-                                         int frob, sv_softmax_stats *raw, sv_softmax_stats *scaled)
+sv_status sv__softmax_acc_stats_rows_frob(const sv_softmax_acc *acc, size_t n, double scale,
+                                          int frob, sv_softmax_stats *raw, sv_softmax_stats *scaled)
 {
     if (!scale_ok(scale))
         return SV_EINVAL;
@@ -403,7 +403,7 @@ sv_status sv_softmax_acc_stats_rows_frob(const sv_softmax_acc *acc, size_t n, do
         }
         /* ln Z = log1p(r): for nearly one-hot rows ln(1 + r) would lose
          * the digits of r. */
-        sv_vlog1p(r, lz, 2 * cnt);
+        sv__vlog1p(r, lz, 2 * cnt);
         double h[2 * CH], eh[2 * CH];
         for (size_t i = 0; i < cnt; i++)
             for (int k = 0; k < 2; k++) {
@@ -419,7 +419,7 @@ sv_status sv_softmax_acc_stats_rows_frob(const sv_softmax_acc *acc, size_t n, do
                 out->jac_frob = frob ? jac_frob(rk, a->q[k], a->u[k], iz, iz2) : NAN;
                 h[2 * i + k] = out->entropy;
             }
-        sv_vexp(h, eh, 2 * cnt);
+        sv__vexp(h, eh, 2 * cnt);
         for (size_t i = 0; i < cnt; i++) {
             raw[i0 + i].eff_keys = eh[2 * i];
             scaled[i0 + i].eff_keys = eh[2 * i + 1];
@@ -431,7 +431,7 @@ sv_status sv_softmax_acc_stats_rows_frob(const sv_softmax_acc *acc, size_t n, do
 sv_status sv_softmax_acc_stats_rows(const sv_softmax_acc *acc, size_t n, double scale,
                                     sv_softmax_stats *raw, sv_softmax_stats *scaled)
 {
-    return sv_softmax_acc_stats_rows_frob(acc, n, scale, 1, raw, scaled);
+    return sv__softmax_acc_stats_rows_frob(acc, n, scale, 1, raw, scaled);
 }
 
 sv_status sv_softmax_acc_stats(const sv_softmax_acc *acc, double scale, sv_softmax_stats *raw,

@@ -7,7 +7,8 @@
 #include "sdpa_var/softmax.h"
 
 /* sv_softmax_acc_stats_rows, the same bits; jac_frob is NAN unless frob. */
-sv_status sv_softmax_acc_stats_rows_frob(const sv_softmax_acc *acc, size_t n, double scale,
-                                         int frob, sv_softmax_stats *raw, sv_softmax_stats *scaled);
+sv_status sv__softmax_acc_stats_rows_frob(const sv_softmax_acc *acc, size_t n, double scale,
+                                          int frob, sv_softmax_stats *raw,
+                                          sv_softmax_stats *scaled);
 
 #endif

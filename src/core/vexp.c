@@ -2,10 +2,10 @@
 
 #include <math.h>
 
-void sv_vexp(const double *x, double *y, size_t n)
+void sv__vexp(const double *x, double *y, size_t n)
 {
 #if defined(SV_HAVE_VEXP_AVX2)
-    switch (sv_cpu_level()) {
+    switch (sv__cpu_level()) {
     case SV_CPU_AVX512:
         sv_vexp_avx512(x, y, n);
         return;
@@ -18,10 +18,10 @@ void sv_vexp(const double *x, double *y, size_t n)
         y[i] = exp(x[i]);
 }
 
-void sv_vlog1p(const double *x, double *y, size_t n)
+void sv__vlog1p(const double *x, double *y, size_t n)
 {
 #if defined(SV_HAVE_VEXP_AVX2)
-    switch (sv_cpu_level()) {
+    switch (sv__cpu_level()) {
     case SV_CPU_AVX512:
         sv_vlog1p_avx512(x, y, n);
         return;

@@ -25,7 +25,7 @@ static void workspace_free(workspace *ws)
     *ws = (workspace){0};
 }
 
-/* n elements of `size` bytes aligned to SV_ALIGN. sv_plan_make checked
+/* n elements of `size` bytes aligned to SV_ALIGN. sv__plan_make checked
  * n size + SV_ALIGN. */
 static void *alloc_aligned(size_t n, size_t size)
 {
@@ -74,7 +74,7 @@ static void key_row(const plan *p, uint64_t trial, const workspace *ws, size_t j
     if (j < bk) {
         double *row = ws->k + j * d;
         p->src->rows(p->src, ws->state, trial, SV_MATRIX_K, j0 + j, 1, row, d, scratch);
-        sv_rowpass_entries(p, row, &ws->k_mo[j0 + j]);
+        sv__rowpass_entries(p, row, &ws->k_mo[j0 + j]);
         if (dv > 0)
             p->src->rows(p->src, ws->state, trial, SV_MATRIX_V, j0 + j, 1, ws->v + j * dv, dv,
                          scratch);
@@ -110,8 +110,8 @@ static void run_item(const plan *p, uint64_t trial, const workspace *ws, size_t 
     const size_t end = nq - start < rows_per_item ? nq : start + rows_per_item;
     uint64_t units = 0;
     /* A long item (a large block_rows) still stops within one tile. */
-    for (size_t i0 = start; i0 < end && !sv_cancelled(p); i0 += tm, units++)
-        sv_rowpass_tile(p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, me);
+    for (size_t i0 = start; i0 < end && !sv__cancelled(p); i0 += tm, units++)
+        sv__rowpass_tile(p, ws, trial, i0, end - i0 < tm ? end - i0 : tm, j0, bk, me);
     report(p, units); /* every item: a long trial shows progress too */
 }
 
@@ -120,7 +120,7 @@ static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_tri
     const size_t nq = p->row1 - p->row0, nk = p->spec->n_k, kb = p->kb;
     const size_t per_item = p->tm * p->block_tiles; /* <= n_q + tm - 1: derive() */
     const size_t nitems = (nq - 1) / per_item + 1;
-    if (sv_cancelled(p))
+    if (sv__cancelled(p))
         return;
     if (p->src->trial_len > 0)
         p->src->begin_trial(p->src, trial, ws->state);
@@ -129,9 +129,9 @@ static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_tri
          * region, where even an if(0) region would cost a team per trial. */
         for (size_t j0 = 0; j0 < nk; j0 += kb) {
             const size_t bk = nk - j0 < kb ? nk - j0 : kb;
-            for (size_t j = 0; j < kb && !sv_cancelled(p); j++)
+            for (size_t j = 0; j < kb && !sv__cancelled(p); j++)
                 key_row(p, trial, ws, j0, bk, j, 0);
-            for (size_t b = 0; b < nitems && !sv_cancelled(p); b++)
+            for (size_t b = 0; b < nitems && !sv__cancelled(p); b++)
                 run_item(p, trial, ws, b, j0, bk, 0);
         }
     } else {
@@ -145,24 +145,24 @@ static void run_trial(const plan *p, uint64_t trial, const workspace *ws, sv_tri
                  * of each remaining item instead. */
 #pragma omp for schedule(static)
                 for (size_t j = 0; j < kb; j++)
-                    if (!sv_cancelled(p))
+                    if (!sv__cancelled(p))
                         key_row(p, trial, ws, j0, bk, j, me);
 #pragma omp for schedule(dynamic, 1)
                 for (size_t b = 0; b < nitems; b++)
-                    if (!sv_cancelled(p))
+                    if (!sv__cancelled(p))
                         run_item(p, trial, ws, b, j0, bk, me);
             }
         }
     }
-    if (sv_cancelled(p)) /* rows part done: nothing to reduce */
+    if (sv__cancelled(p)) /* rows part done: nothing to reduce */
         return;
     if (p->folds) { /* sv_engine_run_rows: no gradient there */
-        sv_trial_folds(p, ws, p->folds + (trial - p->first) * p->fold_blocks);
+        sv__trial_folds(p, ws, p->folds + (trial - p->first) * p->fold_blocks);
         return;
     }
-    sv_trial_reduce(p, ws, out);
+    sv__trial_reduce(p, ws, out);
     if (p->grad)
-        sv_grad_trial(p, trial, ws, out);
+        sv__grad_trial(p, trial, ws, out);
 }
 
 /* Tiny trials [t0, t0 + cnt), cnt <= group, one tile and one key block each:
@@ -172,20 +172,20 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
                             sv_trial_stats *out)
 {
     const size_t nq = p->spec->n_q, nk = p->spec->n_k, n = nq * nk, d = p->spec->d_k;
-    if (sv_cancelled(p))
+    if (sv__cancelled(p))
         return;
     /* Without measure_entries, q_mo and k_mo are left as they are:
-     * sv_trial_from_rows does not read them then. */
+     * sv__trial_from_rows does not read them then. */
     for (size_t g = 0; g < cnt; g++) {
         if (p->src->trial_len > 0)
             p->src->begin_trial(p->src, t0 + g, ws->state);
         p->src->rows(p->src, ws->state, t0 + g, SV_MATRIX_Q, 0, nq, ws->qtile, d, ws->scratch);
         p->src->rows(p->src, ws->state, t0 + g, SV_MATRIX_K, 0, nk, ws->k, d, ws->scratch);
         for (size_t i = 0; p->src->measure_entries && i < nq; i++)
-            sv_rowpass_entries(p, ws->qtile + i * d, &ws->q_mo[g * nq + i]);
+            sv__rowpass_entries(p, ws->qtile + i * d, &ws->q_mo[g * nq + i]);
         for (size_t j = 0; p->src->measure_entries && j < nk; j++)
-            sv_rowpass_entries(p, ws->k + j * d, &ws->k_mo[g * nk + j]);
-        sv_tile_product(p, ws->qtile, ws->k, ws->scores + g * n);
+            sv__rowpass_entries(p, ws->k + j * d, &ws->k_mo[g * nk + j]);
+        sv__tile_product(p, ws->qtile, ws->k, ws->scores + g * n);
         for (size_t i = 0; p->src->related_diag && i < nq && i < nk; i++)
             ws->planted[g * nq + i] = ws->scores[g * n + i * nk + i];
         for (size_t i = 0; i < nq; i++) /* key 0: every row sees it */
@@ -202,14 +202,15 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
             (void)sv_softmax_acc_rows(ws->scores + r * nk, 1, r % nq + 1, nk, p->spec->scale,
                                       &ws->row_sm[r], &ws->row_mo[r]);
     }
-    (void)sv_softmax_acc_stats_rows_frob(ws->row_sm, rows, p->spec->scale,
-                                         !(p->taps.skip & SV_SKIP_JAC_FROB), ws->st, ws->st + rows);
+    (void)sv__softmax_acc_stats_rows_frob(ws->row_sm, rows, p->spec->scale,
+                                          !(p->taps.skip & SV_SKIP_JAC_FROB), ws->st,
+                                          ws->st + rows);
     for (size_t r = 0; p->taps.hist_bins > 0 && r < rows; r++)
-        sv_rowpass_hist(p, ws->scores + r * nk, p->spec->causal ? r % nq + 1 : nk, &ws->row_sm[r]);
+        sv__rowpass_hist(p, ws->scores + r * nk, p->spec->causal ? r % nq + 1 : nk, &ws->row_sm[r]);
     for (size_t g = 0; g < cnt; g++)
-        sv_trial_from_rows(p, ws->row_mo + g * nq, ws->row_sm + g * nq, ws->st + g * nq,
-                           ws->st + rows + g * nq, ws->planted + g * nq, ws->sink + g * nq,
-                           ws->q_mo + g * nq, ws->k_mo + g * nk, &out[g]);
+        sv__trial_from_rows(p, ws->row_mo + g * nq, ws->row_sm + g * nq, ws->st + g * nq,
+                            ws->st + rows + g * nq, ws->planted + g * nq, ws->sink + g * nq,
+                            ws->q_mo + g * nq, ws->k_mo + g * nk, &out[g]);
 }
 
 /* Trials [t0, t0 + cnt): grouped if tiny, else one by one. */
@@ -266,10 +267,10 @@ static sv_status run_serial(const plan *p, const ws_sizes *z, uint64_t first, sv
     if (!workspace_alloc(&ws, z))
         return SV_ENOMEM;
     const uint64_t per_trial = p->prog ? p->prog->total / p->count : 0;
-    for (uint64_t t = 0; t < p->count && !sv_cancelled(p); t += p->group) {
+    for (uint64_t t = 0; t < p->count && !sv__cancelled(p); t += p->group) {
         const size_t cnt = p->count - t < p->group ? (size_t)(p->count - t) : p->group;
         run_trials(p, first + t, cnt, &ws, &out[t]);
-        if (!sv_cancelled(p) && !trials_are_numbers(p, &out[t], cnt))
+        if (!sv__cancelled(p) && !trials_are_numbers(p, &out[t], cnt))
             *nan_seen = 1;
         if (p->group > 1) /* grouped tiny trials; others report per item */
             report(p, per_trial * cnt);
@@ -299,12 +300,12 @@ static sv_status run_parallel(const plan *p, const ws_sizes *z, uint64_t first, 
             const uint64_t groups = (p->count - 1) / p->group + 1;
 #pragma omp for schedule(dynamic, 4)
             for (uint64_t g = 0; g < groups; g++) {
-                if (sv_cancelled(p)) /* no break out of an omp for */
+                if (sv__cancelled(p)) /* no break out of an omp for */
                     continue;
                 const uint64_t t = g * p->group;
                 const size_t cnt = p->count - t < p->group ? (size_t)(p->count - t) : p->group;
                 run_trials(p, first + t, cnt, &ws, &out[t]);
-                if (!sv_cancelled(p) && !trials_are_numbers(p, &out[t], cnt)) {
+                if (!sv__cancelled(p) && !trials_are_numbers(p, &out[t], cnt)) {
 #pragma omp atomic write
                     nan = 1;
                 }
@@ -323,7 +324,7 @@ static sv_status run_checked(const plan *p, const ws_sizes *z, uint64_t first, s
     int nan_seen = 0; /* some trial failed trial_is_number */
     sv_status st = p->trial_parallel ? run_parallel(p, z, first, out, &nan_seen)
                                      : run_serial(p, z, first, out, &nan_seen);
-    if (st == SV_OK && sv_cancelled(p)) /* trials skipped or part done */
+    if (st == SV_OK && sv__cancelled(p)) /* trials skipped or part done */
         st = SV_ECANCELED;
     return st == SV_OK && nan_seen ? SV_EOVERFLOW : st;
 }
@@ -406,7 +407,7 @@ sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec
     plan p;
     ws_sizes z;
     size_t bytes;
-    sv_status st = sv_plan_make(&p, spec, src, exec, taps, first, count, &z, &bytes);
+    sv_status st = sv__plan_make(&p, spec, src, exec, taps, first, count, &z, &bytes);
     if (st != SV_OK)
         return st;
     if (!out)
@@ -430,7 +431,7 @@ sv_status sv_engine_run_rows(const sv_spec *spec, const sv_source *src, const sv
     plan p;
     ws_sizes z;
     size_t bytes;
-    sv_status st = sv_plan_make(&p, spec, src, exec, NULL, first, count, &z, &bytes);
+    sv_status st = sv__plan_make(&p, spec, src, exec, NULL, first, count, &z, &bytes);
     if (st == SV_OK)
         st = sv_rowfold_check(spec, row_begin, row_end);
     if (st != SV_OK)

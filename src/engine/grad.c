@@ -180,8 +180,8 @@ static void rows_tile(const plan *p, const grad_layout *g, const workspace *ws, 
     double *gt = ws->grad + g->thread + me * g->per, *at = gt + tm * dv, *dqp = at + tm * kb;
     fetch(p, ws, trial, SV_MATRIX_Q, i0, m, tm, qt, d, me);
     fetch(p, ws, trial, SV_MATRIX_G, i0, m, tm, gt, dv, me);
-    sv_tile_product(p, qt, ws->k, sc); /* the forward pass's very bits */
-    sv_tile_gemm(1, tm, kb, dv, gt, dv, ws->v, dv, at, kb);
+    sv__tile_product(p, qt, ws->k, sc); /* the forward pass's very bits */
+    sv__tile_gemm(1, tm, kb, dv, gt, dv, ws->v, dv, at, kb);
     for (int k = 0; k < 2; k++) {
         double *z = ws->e + me * 2 * tm * kb + (size_t)k * tm * kb;
         for (size_t r = 0; r < tm; r++) {
@@ -194,7 +194,7 @@ static void rows_tile(const plan *p, const grad_layout *g, const workspace *ws, 
             else
                 memset(z + r * kb, 0, kb * sizeof(double));
         }
-        sv_tile_gemm(0, tm, d, kb, z, kb, ws->k, d, dqp, d);
+        sv__tile_gemm(0, tm, d, kb, z, kb, ws->k, d, dqp, d);
         const double c = k ? s->scale : 1.0;
         for (size_t r = 0; r < m; r++) {
             double *dq = ws->grad + g->dq + ((i0 + r) * 2 + (size_t)k) * d;
@@ -218,8 +218,8 @@ static void keys_tile(const plan *p, const grad_layout *g, const workspace *ws, 
     double *at = st + tk * qb, *dz = at + tk * qb, *dkp = dz + 2 * tk * qb;
     fetch(p, ws, trial, SV_MATRIX_K, t0, mt, tk, kt, d, me);
     fetch(p, ws, trial, SV_MATRIX_V, t0, mt, tk, vt, dv, me);
-    sv_tile_gemm(1, tk, qb, d, kt, d, qblk, d, st, qb);
-    sv_tile_gemm(1, tk, qb, dv, vt, dv, gblk, dv, at, qb);
+    sv__tile_gemm(1, tk, qb, d, kt, d, qblk, d, st, qb);
+    sv__tile_gemm(1, tk, qb, dv, vt, dv, gblk, dv, at, qb);
     for (int k = 0; k < 2; k++) {
         double *z = dz + (size_t)k * tk * qb;
         for (size_t r = 0; r < tk; r++)
@@ -229,7 +229,7 @@ static void keys_tile(const plan *p, const grad_layout *g, const workspace *ws, 
                 z[r * qb + c] =
                     vis ? dz_of(p, ws, g, i, j, k, st[r * qb + c], at[r * qb + c]) : 0.0;
             }
-        sv_tile_gemm(0, tk, d, qb, z, qb, qblk, d, dkp, d);
+        sv__tile_gemm(0, tk, d, qb, z, qb, qblk, d, dkp, d);
         const double c = k ? s->scale : 1.0;
         for (size_t r = 0; r < mt; r++) {
             double *dk = ws->grad + g->dk + ((t0 + r) * 2 + (size_t)k) * d;
@@ -268,7 +268,7 @@ static void passes_serial(const plan *p, const grad_layout *g, const workspace *
         const size_t bk = s->n_k - j0 < p->kb ? s->n_k - j0 : p->kb;
         for (size_t j = 0; j < p->kb; j++)
             key_row(p, ws, trial, j0, bk, j, 0);
-        for (size_t i0 = 0; i0 < s->n_q && !sv_cancelled(p); i0 += p->tm)
+        for (size_t i0 = 0; i0 < s->n_q && !sv__cancelled(p); i0 += p->tm)
             rows_tile(p, g, ws, trial, i0, s->n_q - i0 < p->tm ? s->n_q - i0 : p->tm, j0, bk, 0);
     }
     for (size_t i = 0; i < s->n_q; i++)
@@ -277,7 +277,7 @@ static void passes_serial(const plan *p, const grad_layout *g, const workspace *
         const size_t bq = s->n_q - b0 < p->qb ? s->n_q - b0 : p->qb;
         for (size_t i = 0; i < p->qb; i++)
             query_row(p, g, ws, trial, b0, bq, i, 0);
-        for (size_t t0 = 0; t0 < s->n_k && !sv_cancelled(p); t0 += p->tk)
+        for (size_t t0 = 0; t0 < s->n_k && !sv__cancelled(p); t0 += p->tk)
             keys_tile(p, g, ws, trial, t0, s->n_k - t0 < p->tk ? s->n_k - t0 : p->tk, b0, bq, 0);
     }
 }
@@ -304,7 +304,7 @@ static void passes_parallel(const plan *p, const grad_layout *g, const workspace
                 key_row(p, ws, trial, j0, bk, j, me);
 #pragma omp for schedule(dynamic, 1)
             for (size_t t = 0; t < q_tiles; t++) /* canceled: skip, no break in omp for */
-                if (!sv_cancelled(p))
+                if (!sv__cancelled(p))
                     rows_tile(p, g, ws, trial, t * tm, nq - t * tm < tm ? nq - t * tm : tm, j0, bk,
                               me);
         }
@@ -318,7 +318,7 @@ static void passes_parallel(const plan *p, const grad_layout *g, const workspace
                 query_row(p, g, ws, trial, b0, bq, i, me);
 #pragma omp for schedule(dynamic, 1)
             for (size_t t = 0; t < k_tiles; t++)
-                if (!sv_cancelled(p))
+                if (!sv__cancelled(p))
                     keys_tile(p, g, ws, trial, t * tk, nk - t * tk < tk ? nk - t * tk : tk, b0, bq,
                               me);
         }
@@ -366,10 +366,10 @@ static void grad_finish(const plan *p, const grad_layout *g, const workspace *ws
     out->scaled_grad_k2 = ksum_mean(&k2[1], nk);
 }
 
-void sv_grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out)
+void sv__grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out)
 {
     grad_layout g = {0};
-    (void)sv_grad_layout_of(p, &g); /* checked by sv_plan_make */
+    (void)sv__grad_layout_of(p, &g); /* checked by sv__plan_make */
     /* dq, dk, delta and the row sums start at 0 (delta is written whole);
      * no row has found its top key */
     memset(ws->grad, 0, g.qblk * sizeof(double));
@@ -379,7 +379,7 @@ void sv_grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_
         passes_serial(p, &g, ws, trial);
     else
         passes_parallel(p, &g, ws, trial);
-    if (sv_cancelled(p)) /* part done: the run returns SV_ECANCELED */
+    if (sv__cancelled(p)) /* part done: the run returns SV_ECANCELED */
         return;
     grad_finish(p, &g, ws, out);
 }

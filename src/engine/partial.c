@@ -22,9 +22,9 @@ static_assert(sizeof(sv_trial_stats) == SV_TRIAL_FIELDS * sizeof(double),
 
 /* The extremes (SV_TRIAL_STATS_MAP's MIN and MAX fields): their start,
  * one trial's folded in, two partials' merged. */
-/* sv_fmin, sv_fmax (plan.h): fmin and fmax, inline. */
-#define MIN_(a, b) a = sv_fmin(a, b);
-#define MAX_(a, b) a = sv_fmax(a, b);
+/* sv__fmin, sv__fmax (plan.h): fmin and fmax, inline. */
+#define MIN_(a, b) a = sv__fmin(a, b);
+#define MAX_(a, b) a = sv__fmax(a, b);
 #define MEAN_(a, b)
 
 static sv_trial_extremes extremes_empty(void)
@@ -150,7 +150,7 @@ sv_status sv_partial_init(sv_partial *p, uint64_t first, uint64_t cap)
  * deviations; Welford 1962, after `done` trials of the same block). Each
  * field on its own: any vector width gives the same bits, so the loop is
  * compiled for AVX-512, AVX2 and plain x86-64 (as softmax.c's row loops)
- * and sv_cpu_level() picks one. */
+ * and sv__cpu_level() picks one. */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 #define SV_WELFORD_VARIANTS 1
 #define WELFORD_INLINE static inline __attribute__((always_inline))
@@ -222,7 +222,7 @@ static void add_trials(const sv_trial_stats *t, size_t count, double *sum, doubl
 {
     welford_fn *welford = welford_default;
 #if defined(SV_WELFORD_VARIANTS)
-    switch (sv_cpu_level()) {
+    switch (sv__cpu_level()) {
     case SV_CPU_AVX512:
         welford = welford_avx512;
         break;

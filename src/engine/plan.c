@@ -42,8 +42,8 @@ static int mul3(size_t a, size_t b, size_t c, size_t *out)
 }
 
 /* The workspace layout of --grad's two passes (grad.c), beside the plan
- * that sizes it: sv_plan_make checks it, sv_grad_trial reads it. */
-int sv_grad_layout_of(const plan *p, grad_layout *g)
+ * that sizes it: sv__plan_make checks it, sv__grad_trial reads it. */
+int sv__grad_layout_of(const plan *p, grad_layout *g)
 {
     const sv_spec *s = p->spec;
     const size_t d = s->d_k, dv = p->dv, tm = p->tm, kb = p->kb, qb = p->qb, tk = p->tk;
@@ -128,7 +128,7 @@ static int sizes_of(const plan *p, ws_sizes *z)
         return 0;
     z->tiles = per;
     grad_layout g = {0};
-    if (p->grad && !sv_grad_layout_of(p, &g))
+    if (p->grad && !sv__grad_layout_of(p, &g))
         return 0;
     z->grad = g.total;
     z->mrow = p->src->mask ? (size_t)p->inner_threads * p->kb : 0; /* <= tiles x kb: no wrap */
@@ -199,9 +199,9 @@ static void must_fields(plan *p)
 #undef MUST_
 }
 
-sv_status sv_plan_make(plan *p, const sv_spec *spec, const sv_source *src, const sv_exec *exec,
-                       const sv_taps *taps, uint64_t first, uint64_t count, ws_sizes *z,
-                       size_t *bytes)
+sv_status sv__plan_make(plan *p, const sv_spec *spec, const sv_source *src, const sv_exec *exec,
+                        const sv_taps *taps, uint64_t first, uint64_t count, ws_sizes *z,
+                        size_t *bytes)
 {
     sv_status st = check_inputs(spec, src, exec, taps, first, count);
     if (st != SV_OK)
@@ -229,7 +229,7 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
     plan p;
     ws_sizes z;
     size_t b;
-    sv_status st = sv_plan_make(&p, spec, src, exec, taps, 0, count, &z, &b);
+    sv_status st = sv__plan_make(&p, spec, src, exec, taps, 0, count, &z, &b);
     if (st == SV_OK)
         *bytes = b;
     return st;

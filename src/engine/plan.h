@@ -69,7 +69,7 @@ typedef struct progress {
 } progress;
 
 /* Everything one run reads: the caller's spec, source, options and taps,
- * and the sizes derived from them once (sv_plan_make), checked. */
+ * and the sizes derived from them once (sv__plan_make), checked. */
 typedef struct plan {
     const sv_spec *spec;
     const sv_source *src;
@@ -101,12 +101,12 @@ typedef struct plan {
 /* fmin and fmax as glibc's x86-64 ones compute them (a NaN gives the
  * other operand; else minsd / maxsd, the second on a tie), inline: a call
  * cost more than the comparison, and trials take several per row. */
-static inline double sv_fmin(double a, double b)
+static inline double sv__fmin(double a, double b)
 {
     return isnan(a) ? b : isnan(b) ? a : a < b ? a : b;
 }
 
-static inline double sv_fmax(double a, double b)
+static inline double sv__fmax(double a, double b)
 {
     return isnan(a) ? b : isnan(b) ? a : a > b ? a : b;
 }
@@ -114,7 +114,7 @@ static inline double sv_fmax(double a, double b)
 /* Whether the caller asked the run to stop (sv_exec.cancel): a relaxed
  * read, since another thread writes the flag; callers skip the rest of
  * their work item, and run_checked turns it into SV_ECANCELED. */
-static inline int sv_cancelled(const plan *p)
+static inline int sv__cancelled(const plan *p)
 {
     const volatile int *flag = p->exec->cancel;
     if (!flag)
@@ -133,7 +133,7 @@ static inline int sv_cancelled(const plan *p)
  * spec->scale, which the softmax functions accept (they need c > 0), and
  * its logit c_i S counts as 0 only in the scaled moments (trial.c). A row
  * of no key (NaN) is never summed. */
-static inline double sv_row_scale(const plan *p, size_t i)
+static inline double sv__row_scale(const plan *p, size_t i)
 {
     if (!p->spec->scale_logn)
         return p->spec->scale;
@@ -204,49 +204,49 @@ static inline double ksum_mean(const ksum *k, size_t n)
 
 /* plan.c: checks spec, source, options and taps, and derives the plan and
  * the workspace's sizes; every size product is overflow-checked here. */
-sv_status sv_plan_make(plan *p, const sv_spec *spec, const sv_source *src, const sv_exec *exec,
-                       const sv_taps *taps, uint64_t first, uint64_t count, ws_sizes *z,
-                       size_t *bytes);
+sv_status sv__plan_make(plan *p, const sv_spec *spec, const sv_source *src, const sv_exec *exec,
+                        const sv_taps *taps, uint64_t first, uint64_t count, ws_sizes *z,
+                        size_t *bytes);
 
 /* tile.c: C (m x n, row stride ldc) = A (m x k) B^T when trans_b, else
  * A B (B k x n), row-major: OpenBLAS's dgemm, or plain loops without it. */
-void sv_tile_gemm(int trans_b, size_t m, size_t n, size_t k, const double *a, size_t lda,
-                  const double *b, size_t ldb, double *c, size_t ldc);
+void sv__tile_gemm(int trans_b, size_t m, size_t n, size_t k, const double *a, size_t lda,
+                   const double *b, size_t ldb, double *c, size_t ldc);
 /* tile.c: scores (tm x kb) = qtile (tm x d_k) k^T; and the --values
  * outputs of one tile, merged into the rows' running outputs. */
-void sv_tile_product(const plan *p, const double *qtile, const double *k, double *scores);
-void sv_tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
-                     const double *scores, const sv_softmax_acc *acc, const size_t *lo,
-                     const size_t *hi, size_t me);
+void sv__tile_product(const plan *p, const double *qtile, const double *k, double *scores);
+void sv__tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
+                      const double *scores, const sv_softmax_acc *acc, const size_t *lo,
+                      const size_t *hi, size_t me);
 
 /* rowpass.c: one tile (query rows [i0, i0 + m) against the key block at
  * j0 with bk keys) through the row pass, merged into the rows' state. */
-void sv_rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
-                     size_t j0, size_t bk, size_t me);
+void sv__rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
+                      size_t j0, size_t bk, size_t me);
 /* Adds one row's visible scores (and weights) to the histogram taps. */
-void sv_rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_acc *acc);
+void sv__rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_acc *acc);
 /* Moments of one row of Q or K when the source asks for them; empty else. */
-void sv_rowpass_entries(const plan *p, const double *row, sv_moments *out);
+void sv__rowpass_entries(const plan *p, const double *row, sv_moments *out);
 
 /* grad.c: the layout of the arena (0 on size_t overflow); and with
- * spec->grad, after sv_trial_reduce (ws->o holds O), the backward passes of
+ * spec->grad, after sv__trial_reduce (ws->o holds O), the backward passes of
  * one trial: a pass over query tiles (row statistics, dL/dQ), a pass over
  * key tiles (dL/dK), scores recomputed in each; their statistics into out. */
-int sv_grad_layout_of(const plan *p, grad_layout *g);
-void sv_grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out);
+int sv__grad_layout_of(const plan *p, grad_layout *g);
+void sv__grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out);
 
 /* trial.c: the statistics of a trial from its rows' state (moments,
  * softmax sums, planted logits, entries), rows merged in row order. Used by
- * the one-trial path (sv_trial_reduce: all n_q rows of ws) and the grouped
- * path (sv_trial_from_rows: rows whose statistics are already in st). The sink
+ * the one-trial path (sv__trial_reduce: all n_q rows of ws) and the grouped
+ * path (sv__trial_from_rows: rows whose statistics are already in st). The sink
  * weight of row i is exp(c (S_i0 - max_i)) / Z_i from its score on key 0
  * (ws->sink), as the diagonal weight is from S_ii (ws->planted). */
-void sv_trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out);
+void sv__trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out);
 /* sv_engine_run_rows: the folds of rows [row0, row1), one per block. */
-void sv_trial_folds(const plan *p, const workspace *ws, sv_rowfold *out);
-void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
-                        const sv_softmax_stats *raw, const sv_softmax_stats *sc,
-                        const double *planted, const double *sink, const sv_moments *q_mo,
-                        const sv_moments *k_mo, sv_trial_stats *out);
+void sv__trial_folds(const plan *p, const workspace *ws, sv_rowfold *out);
+void sv__trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
+                         const sv_softmax_stats *raw, const sv_softmax_stats *sc,
+                         const double *planted, const double *sink, const sv_moments *q_mo,
+                         const sv_moments *k_mo, sv_trial_stats *out);
 
 #endif

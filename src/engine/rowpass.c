@@ -7,7 +7,7 @@
 
 #include "plan.h"
 
-void sv_rowpass_entries(const plan *p, const double *row, sv_moments *out)
+void sv__rowpass_entries(const plan *p, const double *row, sv_moments *out)
 {
     /* Every built-in source measures (a slide's table shows the input
      * variances for draws too); a source may opt out. */
@@ -19,7 +19,7 @@ void sv_rowpass_entries(const plan *p, const double *row, sv_moments *out)
 
 /* Counts are integers, so the totals do not depend on the order threads
  * add them in. */
-void sv_rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_acc *acc)
+void sv__rowpass_hist(const plan *p, const double *s, size_t len, const sv_softmax_acc *acc)
 {
     const sv_taps *t = &p->taps;
     const size_t b = t->hist_bins;
@@ -60,7 +60,7 @@ static void tile_rows(const plan *p, const workspace *ws, uint64_t trial, size_t
     memset(qtile + m * d, 0, (p->tm - m) * d * sizeof(double));
     if (j0 == 0)
         for (size_t r = 0; r < m; r++)
-            sv_rowpass_entries(p, qtile + r * d, &ws->q_mo[i0 + r]);
+            sv__rowpass_entries(p, qtile + r * d, &ws->q_mo[i0 + r]);
 }
 
 /* Merges the tile's per-row results into the rows' running state. A row's
@@ -84,7 +84,7 @@ static void merge_rows(const plan *p, const workspace *ws, size_t i0, size_t m, 
              * resolved scale, n_q n_k counts in range); a non-finite score
              * shows as a NaN statistic, which the trial reports. */
             (void)sv_moments_merge(&ws->row_mo[i0 + r], &mo[r]);
-            (void)sv_softmax_acc_merge(&ws->row_sm[i0 + r], &acc[r], sv_row_scale(p, i0 + r));
+            (void)sv_softmax_acc_merge(&ws->row_sm[i0 + r], &acc[r], sv__row_scale(p, i0 + r));
         }
     }
 }
@@ -142,12 +142,12 @@ static void mask_tile(const plan *p, const workspace *ws, uint64_t trial, size_t
         }
         (void)sv_softmax_acc_rows(buf, 1, n, n, c, &acc[r], &mo[r]);
         if (p->taps.hist_bins > 0)
-            sv_rowpass_hist(p, buf, n, &acc[r]);
+            sv__rowpass_hist(p, buf, n, &acc[r]);
     }
 }
 
-void sv_rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
-                     size_t j0, size_t bk, size_t me)
+void sv__rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
+                      size_t j0, size_t bk, size_t me)
 {
     const int full = !p->spec->causal && p->spec->window == 0;
     const size_t kb = p->kb;
@@ -160,24 +160,24 @@ void sv_rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t 
     sv_moments *mo = ws->mo + me * p->tm;
     tile_rows(p, ws, trial, i0, m, j0, qtile, me);
     /* A short last key block is zero-padded: the shape never changes. */
-    sv_tile_product(p, qtile, ws->k, scores);
+    sv__tile_product(p, qtile, ws->k, scores);
     if (p->src->mask) {
         mask_tile(p, ws, trial, i0, m, j0, lo, hi, scores, acc, mo, me);
     } else if (full) {
         /* Status unread: rows of bk >= 1 keys, ld kb >= bk; a non-finite
          * score shows as a NaN statistic, which the trial reports. Every
          * row sees n_k keys: one multiplier, also with scale_logn. */
-        (void)sv_softmax_acc_rows(scores, m, bk, kb, sv_row_scale(p, i0), acc, mo);
+        (void)sv_softmax_acc_rows(scores, m, bk, kb, sv__row_scale(p, i0), acc, mo);
     } else {
         for (size_t r = 0; r < m; r++)
             if (hi[r] > lo[r])
                 (void)sv_softmax_acc_rows(scores + r * kb + lo[r], 1, hi[r] - lo[r], kb,
-                                          sv_row_scale(p, i0 + r), &acc[r], &mo[r]);
+                                          sv__row_scale(p, i0 + r), &acc[r], &mo[r]);
     }
     if (p->taps.hist_bins > 0 && !p->src->mask)
         for (size_t r = 0; r < m; r++)
             if (hi[r] > lo[r])
-                sv_rowpass_hist(p, scores + r * kb + lo[r], hi[r] - lo[r], &acc[r]);
+                sv__rowpass_hist(p, scores + r * kb + lo[r], hi[r] - lo[r], &acc[r]);
     /* Key j = i shares something with query i and lies in this block:
      * keep S_ii (every row sees its own key under causal and a window). */
     if (p->src->related_diag)
@@ -190,6 +190,6 @@ void sv_rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t 
         for (size_t r = 0; r < m; r++)
             ws->sink[i0 + r] = lo[r] == 0 && hi[r] > 0 ? scores[r * kb] : -INFINITY;
     if (p->dv > 0)
-        sv_tile_outputs(p, ws, i0, m, j0, scores, acc, lo, hi, me);
+        sv__tile_outputs(p, ws, i0, m, j0, scores, acc, lo, hi, me);
     merge_rows(p, ws, i0, m, j0, lo, hi, acc, mo);
 }

@@ -63,8 +63,8 @@ static void gemm_nn(size_t m, size_t n, size_t k, const double *a, size_t lda, c
 }
 #endif
 
-void sv_tile_gemm(int trans_b, size_t m, size_t n, size_t k, const double *a, size_t lda,
-                  const double *b, size_t ldb, double *c, size_t ldc)
+void sv__tile_gemm(int trans_b, size_t m, size_t n, size_t k, const double *a, size_t lda,
+                   const double *b, size_t ldb, double *c, size_t ldc)
 {
 #ifdef SV_HAVE_BLAS
     /* int casts: every dimension is a tile's (<= 4096) or d_k, d_v <= INT_MAX (plan.c) */
@@ -94,7 +94,7 @@ tiny_product(const double *qtile, const double *k, double *scores, size_t tm, si
         }
 }
 
-void sv_tile_product(const plan *p, const double *qtile, const double *k, double *scores)
+void sv__tile_product(const plan *p, const double *qtile, const double *k, double *scores)
 {
     const size_t d = p->spec->d_k, tm = p->tm, kb = p->kb;
     if (p->tiny) {
@@ -109,7 +109,7 @@ void sv_tile_product(const plan *p, const double *qtile, const double *k, double
             tiny_product(qtile, k, scores, tm, kb, d);
     } else {
         /* int casts: tm <= 256, kb <= 4096, d_k <= INT_MAX (plan.c) */
-        sv_tile_gemm(1, tm, kb, d, qtile, d, k, d, scores, kb);
+        sv__tile_gemm(1, tm, kb, d, qtile, d, k, d, scores, kb);
     }
 }
 
@@ -137,9 +137,9 @@ static void merge_output(double *o, const double *part, size_t stride, size_t dv
  * max frame (one dgemm each for raw and scaled exps), merged into each
  * row's running output in the frame of the larger max, before the row's
  * softmax sums are merged (they still hold the old max). */
-void sv_tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
-                     const double *scores, const sv_softmax_acc *acc, const size_t *lo,
-                     const size_t *hi, size_t me)
+void sv__tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, size_t j0,
+                      const double *scores, const sv_softmax_acc *acc, const size_t *lo,
+                      const size_t *hi, size_t me)
 {
     const size_t tm = p->tm, kb = p->kb, dv = p->dv;
     const double c = p->spec->scale;
@@ -152,7 +152,7 @@ void sv_tile_outputs(const plan *p, const workspace *ws, size_t i0, size_t m, si
             e[tm * kb + r * kb + j] = vis ? exp(c * t) : 0.0;
         }
     for (int k = 0; k < 2; k++)
-        sv_tile_gemm(0, tm, dv, kb, e + k * tm * kb, kb, ws->v, dv, op + k * tm * dv, dv);
+        sv__tile_gemm(0, tm, dv, kb, e + k * tm * kb, kb, ws->v, dv, op + k * tm * dv, dv);
     /* A row's first visible block starts its output (row_mo n is 0 there:
      * merge_rows runs after this). */
     for (size_t r = 0; r < m; r++)

@@ -202,7 +202,7 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
     for (size_t i = 0; i < n; i++) {
         if (mo[i].n == 0)
             continue; /* a row that sees no key: counted in rows_empty */
-        const double scale = sv_row_scale(p, row0 + i);
+        const double scale = sv__row_scale(p, row0 + i);
         t->seen++;
         if (row0 + i < n_planted) {
             /* p = exp(scale (S_ii - max)) / Z, Z = 1 + r. */
@@ -226,16 +226,16 @@ static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments
             if (!(skip & SV_SKIP_JAC_FROB))
                 acc_add(t, &t->jf[c], st[c]->jac_frob);
             if (!(skip & SV_SKIP_ENTROPY_RANGE)) {
-                t->hmin[c] = sv_fmin(t->hmin[c], st[c]->entropy);
-                t->hmax[c] = sv_fmax(t->hmax[c], st[c]->entropy);
+                t->hmin[c] = sv__fmin(t->hmin[c], st[c]->entropy);
+                t->hmax[c] = sv__fmax(t->hmax[c], st[c]->entropy);
             }
         }
         if ((skip & (SV_SKIP_SINK | SV_SKIP_ENTROPY_RANGE)) !=
             (SV_SKIP_SINK | SV_SKIP_ENTROPY_RANGE))
             trial_add_norm(p, t, (size_t)mo[i].n, scale, &sm[i], &raw[i], &sc[i], sink[i]);
         if (!(skip & SV_SKIP_LOGITS)) {
-            t->maxabs = sv_fmax(t->maxabs, sv_fmax(fabs(sm[i].max), fabs(sm[i].min)));
-            t->maxlogit = sv_fmax(t->maxlogit, sm[i].max);
+            t->maxabs = sv__fmax(t->maxabs, sv__fmax(fabs(sm[i].max), fabs(sm[i].min)));
+            t->maxlogit = sv__fmax(t->maxlogit, sm[i].max);
         }
     }
 }
@@ -317,7 +317,7 @@ static void trial_finish(const sv_spec *s, double mu, const trial_acc *t, sv_tri
     out->k_var = sv_moments_variance(&t->k, 0);
     out->raw_out_var = out_var(s, &t->out[0]);
     out->scaled_out_var = out_var(s, &t->out[1]);
-    /* The gradient statistics: sv_grad_trial's, when it runs. */
+    /* The gradient statistics: sv__grad_trial's, when it runs. */
     out->raw_grad_logits2 = out->scaled_grad_logits2 = NAN;
     out->raw_grad_logits_theory2 = out->scaled_grad_logits_theory2 = NAN;
     out->raw_grad_keys = out->scaled_grad_keys = NAN;
@@ -327,10 +327,10 @@ static void trial_finish(const sv_spec *s, double mu, const trial_acc *t, sv_tri
     out->rows_empty = (double)(s->n_q - t->seen);
 }
 
-void sv_trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
-                        const sv_softmax_stats *raw, const sv_softmax_stats *sc,
-                        const double *planted, const double *sink, const sv_moments *q_mo,
-                        const sv_moments *k_mo, sv_trial_stats *out)
+void sv__trial_from_rows(const plan *p, const sv_moments *row_mo, const sv_softmax_acc *row_sm,
+                         const sv_softmax_stats *raw, const sv_softmax_stats *sc,
+                         const double *planted, const double *sink, const sv_moments *q_mo,
+                         const sv_moments *k_mo, sv_trial_stats *out)
 {
     /* Tiny trials: n_q <= SV_TILE_ROWS, one block of the fold. */
     trial_acc t;
@@ -385,15 +385,15 @@ static void add_row_sums(const plan *p, const workspace *ws, const sv_softmax_st
 static void row_stats(const plan *p, const workspace *ws, size_t r0, size_t cnt)
 {
     for (size_t a = 0, b; a < cnt; a = b) {
-        const double c = sv_row_scale(p, r0 + a);
-        for (b = a + 1; p->spec->scale_logn && b < cnt && sv_row_scale(p, r0 + b) == c; b++)
+        const double c = sv__row_scale(p, r0 + a);
+        for (b = a + 1; p->spec->scale_logn && b < cnt && sv__row_scale(p, r0 + b) == c; b++)
             ;
         if (!p->spec->scale_logn)
             b = cnt;
         /* plan's arrays, resolved scale */
-        (void)sv_softmax_acc_stats_rows_frob(ws->row_sm + r0 + a, b - a, c,
-                                             !(p->taps.skip & SV_SKIP_JAC_FROB), ws->st + a,
-                                             ws->st + cnt + a);
+        (void)sv__softmax_acc_stats_rows_frob(ws->row_sm + r0 + a, b - a, c,
+                                              !(p->taps.skip & SV_SKIP_JAC_FROB), ws->st + a,
+                                              ws->st + cnt + a);
     }
 }
 
@@ -416,7 +416,7 @@ static void fold_rows(const plan *p, const workspace *ws, size_t i0, size_t i1, 
     add_entries(&t->q, ws->q_mo + i0, i1 - i0);
 }
 
-void sv_trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
+void sv__trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
 {
     const size_t nq = p->spec->n_q;
     trial_acc t, b;
@@ -429,7 +429,7 @@ void sv_trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out)
     trial_finish(p->spec, p->theory_mean, &t, out);
 }
 
-void sv_trial_folds(const plan *p, const workspace *ws, sv_rowfold *out)
+void sv__trial_folds(const plan *p, const workspace *ws, sv_rowfold *out)
 {
     const size_t r1 = p->row1;
     size_t b = 0;

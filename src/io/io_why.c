@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void sv_io_why(char *why, size_t why_len, const char *fmt, ...)
+void sv__io_why(char *why, size_t why_len, const char *fmt, ...)
 {
     if (!why || why_len == 0)
         return;
@@ -18,7 +18,7 @@ void sv_io_why(char *why, size_t why_len, const char *fmt, ...)
         why[0] = '\0';
 }
 
-void sv_io_quote(char *dst, size_t cap, const void *src, size_t n)
+void sv__io_quote(char *dst, size_t cap, const void *src, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *s = src;
@@ -51,7 +51,7 @@ void sv_io_quote(char *dst, size_t cap, const void *src, size_t n)
     dst[o] = '\0';
 }
 
-int sv_io_little_endian(void)
+int sv__io_little_endian(void)
 {
     const uint16_t one = 1;
     unsigned char b;

@@ -14,15 +14,15 @@
 
 /* printf into why (why_len bytes, always NUL-terminated, truncated if
  * long); nothing when why is NULL or why_len 0. */
-void sv_io_why(char *why, size_t why_len, const char *fmt, ...) SV_IO_PRINTF(3, 4);
+void sv__io_why(char *why, size_t why_len, const char *fmt, ...) SV_IO_PRINTF(3, 4);
 
 /* The n bytes at src as printable ASCII into dst (cap bytes, cap >= 8,
  * NUL-terminated): bytes outside 0x20..0x7e become \xNN and the backslash
  * \\, so the line is printable ASCII and an escape is never ambiguous;
  * text that does not fit ends in "...". */
-void sv_io_quote(char *dst, size_t cap, const void *src, size_t n);
+void sv__io_quote(char *dst, size_t cap, const void *src, size_t n);
 
 /* 1 on a little-endian machine, 0 on a big-endian one. */
-int sv_io_little_endian(void);
+int sv__io_little_endian(void);
 
 #endif

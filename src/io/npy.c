@@ -56,7 +56,7 @@ static void skip_ws(npy_cursor *c)
 
 static sv_status expected(const npy_cursor *c, const char *what, char *why, size_t why_len)
 {
-    sv_io_why(why, why_len, "malformed header: expected %s at byte %zu", what, c->base + c->i);
+    sv__io_why(why, why_len, "malformed header: expected %s at byte %zu", what, c->base + c->i);
     return SV_EFORMAT;
 }
 
@@ -219,10 +219,10 @@ static sv_status parse_entry(npy_cursor *c, npy_header *h, char *why, size_t why
         if (len == strlen(keys[k]) && memcmp(s, keys[k], len) == 0)
             key = k;
     char q[64];
-    sv_io_quote(q, sizeof q, s, len);
+    sv__io_quote(q, sizeof q, s, len);
     if (key < 0 || h->seen[key]) {
-        sv_io_why(why, why_len, "malformed header: key '%s' at byte %zu %s", q, c->base + at,
-                  key < 0 ? "is not descr, fortran_order or shape" : "appears twice");
+        sv__io_why(why, why_len, "malformed header: key '%s' at byte %zu %s", q, c->base + at,
+                   key < 0 ? "is not descr, fortran_order or shape" : "appears twice");
         return SV_EFORMAT;
     }
     h->seen[key] = 1;
@@ -261,7 +261,7 @@ static sv_status parse_dict(npy_cursor *c, npy_header *h, char *why, size_t why_
     for (int k = 0; k < 3; k++)
         if (!h->seen[k]) {
             static const char *const names[3] = {"descr", "fortran_order", "shape"};
-            sv_io_why(why, why_len, "malformed header: no key '%s'", names[k]);
+            sv__io_why(why, why_len, "malformed header: no key '%s'", names[k]);
             return SV_EFORMAT;
         }
     return SV_OK;
@@ -274,7 +274,7 @@ static sv_status descr_dtype(const npy_header *h, sv_dtype *dt, int *swapped, ch
 {
     const unsigned char *s = h->descr;
     size_t n = h->descr_len;
-    int little = sv_io_little_endian();
+    int little = sv__io_little_endian();
     if (!h->descr_list && n > 0 && (s[0] == '<' || s[0] == '>' || s[0] == '=' || s[0] == '|')) {
         little = s[0] == '<' ? 1 : s[0] == '>' ? 0 : little;
         s++;
@@ -282,7 +282,7 @@ static sv_status descr_dtype(const npy_header *h, sv_dtype *dt, int *swapped, ch
     }
     if (!h->descr_list && n == 2 && s[0] == 'f' && (s[1] == '2' || s[1] == '4' || s[1] == '8')) {
         *dt = s[1] == '8' ? SV_DTYPE_FLOAT64 : s[1] == '4' ? SV_DTYPE_FLOAT32 : SV_DTYPE_FLOAT16;
-        *swapped = little != sv_io_little_endian();
+        *swapped = little != sv__io_little_endian();
         return SV_OK;
     }
     if (!h->descr_list && ((n == 2 && s[0] == 'b' && s[1] == '1') || (n == 1 && s[0] == '?'))) {
@@ -291,15 +291,15 @@ static sv_status descr_dtype(const npy_header *h, sv_dtype *dt, int *swapped, ch
         return SV_OK;
     }
     char q[64];
-    sv_io_quote(q, sizeof q, h->descr, h->descr_len);
+    sv__io_quote(q, sizeof q, h->descr, h->descr_len);
     if (h->descr_list)
-        sv_io_why(why, why_len,
-                  "dtype %s (structured) is not float16, float32 or float64 (or bool, a mask's)",
-                  q);
+        sv__io_why(why, why_len,
+                   "dtype %s (structured) is not float16, float32 or float64 (or bool, a mask's)",
+                   q);
     else
-        sv_io_why(why, why_len,
-                  "dtype '%s'%s is not float16, float32 or float64 (or bool, a mask's)", q,
-                  n == 1 && s[0] == 'O' ? " (Python objects)" : "");
+        sv__io_why(why, why_len,
+                   "dtype '%s'%s is not float16, float32 or float64 (or bool, a mask's)", q,
+                   n == 1 && s[0] == 'O' ? " (Python objects)" : "");
     return SV_EUNSUPPORTED;
 }
 
@@ -326,21 +326,21 @@ static sv_status shape_bytes(const npy_header *h, size_t esize, size_t *bytes, c
     if (!h->too_big && h->ndim <= SV_ARRAY_MAX_DIMS)
         tuple_repr(text, h->ndim, h->shape);
     if (h->ndim < 2 || h->ndim > SV_ARRAY_MAX_DIMS) {
-        sv_io_why(why, why_len, "shape %s%shas %d dimension%s, not 2 to 4", text, *text ? " " : "",
-                  h->ndim, h->ndim == 1 ? "" : "s");
+        sv__io_why(why, why_len, "shape %s%shas %d dimension%s, not 2 to 4", text, *text ? " " : "",
+                   h->ndim, h->ndim == 1 ? "" : "s");
         return SV_EUNSUPPORTED;
     }
     for (int d = 0; d < h->ndim; d++)
         if (h->shape[d] == 0) {
-            sv_io_why(why, why_len, "shape %s%shas a zero dimension (an empty array)", text,
-                      *text ? " " : "");
+            sv__io_why(why, why_len, "shape %s%shas a zero dimension (an empty array)", text,
+                       *text ? " " : "");
             return SV_EUNSUPPORTED;
         }
     size_t b = esize;
     for (int d = 0; d < h->ndim; d++) {
         if (h->too_big || b > (size_t)PTRDIFF_MAX / h->shape[d]) {
-            sv_io_why(why, why_len, "the byte size of the shape%s%s overflows", *text ? " " : "",
-                      text);
+            sv__io_why(why, why_len, "the byte size of the shape%s%s overflows", *text ? " " : "",
+                       text);
             return SV_ERANGE;
         }
         b *= h->shape[d];
@@ -356,15 +356,15 @@ static sv_status preamble(const unsigned char *p, size_t len, size_t *start, siz
 {
     const size_t m = len < NPY_MAGIC_LEN ? len : NPY_MAGIC_LEN;
     if (memcmp(p, NPY_MAGIC, m) != 0) {
-        sv_io_why(why, why_len, "not a .npy file: it does not begin with \\x93NUMPY");
+        sv__io_why(why, why_len, "not a .npy file: it does not begin with \\x93NUMPY");
         return SV_EFORMAT;
     }
     if (len < 10 || (p[6] >= 2 && len < 12)) {
-        sv_io_why(why, why_len, "truncated: %zu bytes, shorter than the .npy preamble", len);
+        sv__io_why(why, why_len, "truncated: %zu bytes, shorter than the .npy preamble", len);
         return SV_EFORMAT;
     }
     if (p[6] < 1 || p[6] > 3 || p[7] != 0) {
-        sv_io_why(why, why_len, ".npy format version %u.%u is not 1.0, 2.0 or 3.0", p[6], p[7]);
+        sv__io_why(why, why_len, ".npy format version %u.%u is not 1.0, 2.0 or 3.0", p[6], p[7]);
         return SV_EFORMAT;
     }
     *major = p[6];
@@ -378,8 +378,8 @@ static sv_status preamble(const unsigned char *p, size_t len, size_t *start, siz
         *hlen = h;
     }
     if (*hlen > len - *start) {
-        sv_io_why(why, why_len, "header of %zu bytes runs past the end of the file (%zu bytes)",
-                  *hlen, len);
+        sv__io_why(why, why_len, "header of %zu bytes runs past the end of the file (%zu bytes)",
+                   *hlen, len);
         return SV_EFORMAT;
     }
     return SV_OK;
@@ -402,7 +402,7 @@ sv_status sv_npy_parse(const void *buf, size_t len, sv_array *out, char *why, si
     if (why && why_len)
         why[0] = '\0';
     if (!buf || !out) {
-        sv_io_why(why, why_len, "no buffer or no output array");
+        sv__io_why(why, why_len, "no buffer or no output array");
         return SV_EINVAL;
     }
     const unsigned char *p = buf;
@@ -430,9 +430,9 @@ sv_status sv_npy_parse(const void *buf, size_t len, sv_array *out, char *why, si
     if (have != bytes) {
         char text[128], q[64];
         tuple_repr(text, h.ndim, h.shape);
-        sv_io_quote(q, sizeof q, h.descr, h.descr_len);
-        sv_io_why(why, why_len, "%s: shape %s of '%s' needs %zu bytes of data, the file has %zu",
-                  have < bytes ? "truncated" : "data longer than its shape", text, q, bytes, have);
+        sv__io_quote(q, sizeof q, h.descr, h.descr_len);
+        sv__io_why(why, why_len, "%s: shape %s of '%s' needs %zu bytes of data, the file has %zu",
+                   have < bytes ? "truncated" : "data longer than its shape", text, q, bytes, have);
         return SV_EFORMAT;
     }
     sv_array a = {.data = p + start + hlen, .dtype = dt, .byte_swapped = swapped, .ndim = h.ndim};
@@ -452,7 +452,7 @@ size_t sv_npy_header(char *buf, size_t len, sv_dtype dtype, int ndim, const size
     char dict[256], tuple[128], first[32];
     tuple_repr(tuple, ndim, shape);
     const int fl = snprintf(first, sizeof first, "%zu", shape[0]);
-    const char order = sv_io_little_endian() ? '<' : '>';
+    const char order = sv__io_little_endian() ? '<' : '>';
     const int code = dtype == SV_DTYPE_FLOAT64 ? '8' : dtype == SV_DTYPE_FLOAT32 ? '4' : '2';
     const int dl =
         snprintf(dict, sizeof dict, "{'descr': '%cf%c', 'fortran_order': False, 'shape': %s, }%*s",

@@ -75,14 +75,14 @@ static int whole(const cJSON *j, uint64_t *v)
 /* name, quoted for a why line. */
 static void quoted(char *dst, size_t cap, const char *name)
 {
-    sv_io_quote(dst, cap, name, strlen(name));
+    sv__io_quote(dst, cap, name, strlen(name));
 }
 
 static sv_status bad_entry(const st_tensor *t, const char *what, char *why, size_t why_len)
 {
     char q[80];
     quoted(q, sizeof q, t->name);
-    sv_io_why(why, why_len, "malformed header: tensor '%s': %s", q, what);
+    sv__io_why(why, why_len, "malformed header: tensor '%s': %s", q, what);
     return SV_EFORMAT;
 }
 
@@ -167,7 +167,7 @@ static sv_status read_table(const cJSON *root, uint64_t data_len, st_tensor *ts,
         if (t->overflow) {
             char q[80];
             quoted(q, sizeof q, t->name);
-            sv_io_why(why, why_len, "tensor '%s': the shape's byte size overflows", q);
+            sv__io_why(why, why_len, "tensor '%s': the shape's byte size overflows", q);
             return SV_ERANGE;
         }
         if (t->esize != 0 && t->bytes != t->end - t->begin) {
@@ -203,7 +203,7 @@ static sv_status check_layout(st_tensor **idx, size_t n, uint64_t data_len, char
     for (size_t k = 1; k < n; k++)
         if (strcmp(idx[k - 1]->name, idx[k]->name) == 0) {
             quoted(q, sizeof q, idx[k]->name);
-            sv_io_why(why, why_len, "malformed header: tensor '%s' appears twice", q);
+            sv__io_why(why, why_len, "malformed header: tensor '%s' appears twice", q);
             return SV_EFORMAT;
         }
     qsort(idx, n, sizeof(st_tensor *), by_offset);
@@ -213,19 +213,19 @@ static sv_status check_layout(st_tensor **idx, size_t n, uint64_t data_len, char
         if (begin < at) {
             quoted(q, sizeof q, idx[k - 1]->name);
             quoted(r, sizeof r, idx[k]->name);
-            sv_io_why(why, why_len,
-                      "malformed header: tensors '%s' and '%s' overlap (bytes %llu to %llu and "
-                      "%llu to %llu of the data)",
-                      q, r, (unsigned long long)idx[k - 1]->begin, (unsigned long long)at,
-                      (unsigned long long)begin, (unsigned long long)idx[k]->end);
+            sv__io_why(why, why_len,
+                       "malformed header: tensors '%s' and '%s' overlap (bytes %llu to %llu and "
+                       "%llu to %llu of the data)",
+                       q, r, (unsigned long long)idx[k - 1]->begin, (unsigned long long)at,
+                       (unsigned long long)begin, (unsigned long long)idx[k]->end);
             return SV_EFORMAT;
         }
         if (begin > at) {
-            sv_io_why(why, why_len,
-                      "malformed header: bytes %llu to %llu of the data (%llu bytes) belong to "
-                      "no tensor",
-                      (unsigned long long)at, (unsigned long long)begin,
-                      (unsigned long long)data_len);
+            sv__io_why(why, why_len,
+                       "malformed header: bytes %llu to %llu of the data (%llu bytes) belong to "
+                       "no tensor",
+                       (unsigned long long)at, (unsigned long long)begin,
+                       (unsigned long long)data_len);
             return SV_EFORMAT;
         }
         if (k < n)
@@ -262,9 +262,9 @@ static sv_status pick(const st_tensor *ts, size_t n, const char *name, size_t *a
             return SV_OK;
         }
         if (n == 0)
-            sv_io_why(why, why_len, "the file holds no tensors");
+            sv__io_why(why, why_len, "the file holds no tensors");
         else
-            sv_io_why(why, why_len, "the file holds %zu tensors: name one of %s", n, list);
+            sv__io_why(why, why_len, "the file holds %zu tensors: name one of %s", n, list);
         return SV_EMISMATCH;
     }
     for (size_t k = 0; k < n; k++)
@@ -274,9 +274,9 @@ static sv_status pick(const st_tensor *ts, size_t n, const char *name, size_t *a
         }
     quoted(q, sizeof q, name);
     if (n == 0)
-        sv_io_why(why, why_len, "no tensor '%s': the file holds no tensors", q);
+        sv__io_why(why, why_len, "no tensor '%s': the file holds no tensors", q);
     else
-        sv_io_why(why, why_len, "no tensor '%s' in the file; it holds %s", q, list);
+        sv__io_why(why, why_len, "no tensor '%s' in the file; it holds %s", q, list);
     return SV_EMISMATCH;
 }
 
@@ -288,22 +288,23 @@ static sv_status to_array(const st_tensor *t, const unsigned char *data, sv_arra
     quoted(q, sizeof q, t->name);
     if (t->dtype < 0) {
         quoted(dq, sizeof dq, t->dtype_name);
-        sv_io_why(why, why_len, "tensor '%s': dtype %s is not F16, BF16, F32 or F64", q, dq);
+        sv__io_why(why, why_len, "tensor '%s': dtype %s is not F16, BF16, F32 or F64", q, dq);
         return SV_EUNSUPPORTED;
     }
     if (t->ndim < 2 || t->ndim > SV_ARRAY_MAX_DIMS) {
-        sv_io_why(why, why_len, "tensor '%s': shape has %zu dimension%s, not 2 to 4", q, t->ndim,
-                  t->ndim == 1 ? "" : "s");
+        sv__io_why(why, why_len, "tensor '%s': shape has %zu dimension%s, not 2 to 4", q, t->ndim,
+                   t->ndim == 1 ? "" : "s");
         return SV_EUNSUPPORTED;
     }
     sv_array a = {.data = data + t->begin,
                   .dtype = (sv_dtype)t->dtype,
-                  .byte_swapped = !sv_io_little_endian(),
+                  .byte_swapped = !sv__io_little_endian(),
                   .ndim = (int)t->ndim};
     size_t s = t->esize;
     for (int d = a.ndim - 1; d >= 0; d--) {
         if (t->shape[d] == 0) {
-            sv_io_why(why, why_len, "tensor '%s': shape has a zero dimension (an empty tensor)", q);
+            sv__io_why(why, why_len, "tensor '%s': shape has a zero dimension (an empty tensor)",
+                       q);
             return SV_EUNSUPPORTED;
         }
         a.shape[d] = t->shape[d];
@@ -320,7 +321,7 @@ static sv_status parse_header(const unsigned char *p, size_t n, cJSON **root, ch
 {
     char *text = sv__malloc(n + 1);
     if (!text) {
-        sv_io_why(why, why_len, "out of memory for a header of %zu bytes", n);
+        sv__io_why(why, why_len, "out of memory for a header of %zu bytes", n);
         return SV_ENOMEM;
     }
     memcpy(text, p, n);
@@ -333,11 +334,11 @@ static sv_status parse_header(const unsigned char *p, size_t n, cJSON **root, ch
         at++;
     sv__free(text);
     if (!*root || at != n || !cJSON_IsObject(*root)) {
-        sv_io_why(why, why_len, "malformed header: %s at byte %zu of the file",
-                  !*root    ? "not valid JSON"
-                  : at != n ? "bytes after the JSON"
-                            : "not a JSON object",
-                  8 + (*root && at == n ? 0 : at));
+        sv__io_why(why, why_len, "malformed header: %s at byte %zu of the file",
+                   !*root    ? "not valid JSON"
+                   : at != n ? "bytes after the JSON"
+                             : "not a JSON object",
+                   8 + (*root && at == n ? 0 : at));
         cJSON_Delete(*root);
         *root = NULL;
         return SV_EFORMAT;
@@ -351,22 +352,22 @@ sv_status sv_safetensors_parse(const void *buf, size_t len, const char *name, sv
     if (why && why_len)
         why[0] = '\0';
     if (!buf || !out) {
-        sv_io_why(why, why_len, "no buffer or no output array");
+        sv__io_why(why, why_len, "no buffer or no output array");
         return SV_EINVAL;
     }
     const unsigned char *p = buf;
     if (len < 8) {
-        sv_io_why(why, why_len, "truncated: %zu bytes, shorter than the 8-byte header size", len);
+        sv__io_why(why, why_len, "truncated: %zu bytes, shorter than the 8-byte header size", len);
         return SV_EFORMAT;
     }
     uint64_t n = 0;
     for (int k = 7; k >= 0; k--)
         n = n << 8 | p[k];
     if (n > ST_MAX_HEADER || n > len - 8) {
-        sv_io_why(why, why_len, "header size %llu %s (%zu bytes)", (unsigned long long)n,
-                  n > ST_MAX_HEADER ? "is past the format's limit of 100000000"
-                                    : "runs past the end of the file",
-                  len);
+        sv__io_why(why, why_len, "header size %llu %s (%zu bytes)", (unsigned long long)n,
+                   n > ST_MAX_HEADER ? "is past the format's limit of 100000000"
+                                     : "runs past the end of the file",
+                   len);
         return SV_EFORMAT;
     }
     cJSON *root = NULL;
@@ -378,7 +379,7 @@ sv_status sv_safetensors_parse(const void *buf, size_t len, const char *name, sv
     st_tensor **idx = sv__calloc(count + 1, sizeof(st_tensor *));
     size_t nt = 0, at = 0;
     if (!ts || !idx) {
-        sv_io_why(why, why_len, "out of memory for a table of %zu tensors", count);
+        sv__io_why(why, why_len, "out of memory for a table of %zu tensors", count);
         st = SV_ENOMEM;
     }
     const uint64_t data_len = len - 8 - n;

@@ -17,7 +17,7 @@ static void draw_weights(const sv_source *src, uint64_t trial, double *state)
     const double sd = sqrt(sv_init_variance(s->init, s->d_model, d));
     for (int w = 0; w < 2; w++) {
         double *m = state + (w ? s->d_model * d : 0);
-        const uint64_t key = sv_pcg_matrix_key(s->seed, trial, w ? SV_MATRIX_WK : SV_MATRIX_WQ);
+        const uint64_t key = sv__pcg_matrix_key(s->seed, trial, w ? SV_MATRIX_WK : SV_MATRIX_WQ);
         /* Statuses unread in this file: the spec passed sv_spec_check
          * (dist in range, nu > 4, arrays sized). */
         (void)sv_sample_rows(key, 0, s->d_model, d, SV_DIST_NORMAL, 0.0, m, d);
@@ -90,7 +90,7 @@ static void qk_rows(const sv_spec *s, const double *state, uint64_t trial, sv_ma
     const sv_matrix from = s->d_model == 0                    ? which
                            : which == SV_MATRIX_K && s->cross ? SV_MATRIX_XK
                                                               : SV_MATRIX_X;
-    const uint64_t key = sv_pcg_matrix_key(s->seed, trial, from);
+    const uint64_t key = sv__pcg_matrix_key(s->seed, trial, from);
     const double rho = s->plant;
     /* Rows below `planted` get a planted key (K only, rho != 0). */
     const size_t planted = which != SV_MATRIX_K || rho == 0.0 ? 0
@@ -105,7 +105,7 @@ static void qk_rows(const sv_spec *s, const double *state, uint64_t trial, sv_ma
         if (row0 >= planted && !s->qk_norm)
             return; /* plain rows: the tiny trials' case, its work kept small */
     }
-    const uint64_t qkey = planted ? sv_pcg_matrix_key(s->seed, trial, SV_MATRIX_Q) : 0;
+    const uint64_t qkey = planted ? sv__pcg_matrix_key(s->seed, trial, SV_MATRIX_Q) : 0;
     const double rest = planted ? sqrt(1.0 - rho * rho) : 0.0;
     const row_law qlaw = law_of(s, SV_MATRIX_Q);
     for (size_t i = 0; i < m; i++) {
@@ -133,7 +133,7 @@ static void draw_rows(const sv_source *src, const double *state, uint64_t trial,
     }
     /* V, or G (--grad): d_v entries of dist a row, each matrix its own
      * streams, so --grad leaves V as --values draws it. */
-    (void)sv_sample_rows(sv_pcg_matrix_key(s->seed, trial, which), row0, m, s->d_v, s->dist, s->nu,
+    (void)sv_sample_rows(sv__pcg_matrix_key(s->seed, trial, which), row0, m, s->d_v, s->dist, s->nu,
                          x, ld);
 }
 

@@ -6,8 +6,7 @@
 #include "sdpa_var/source.h"
 
 sv_status sv_source_materialize(const sv_source *src, const sv_spec *spec, uint64_t trial,
-                                sv_matrix which, size_t row0, size_t count, double *out,
-                                size_t ld)
+                                sv_matrix which, size_t row0, size_t count, double *out, size_t ld)
 {
     if (!src || !spec || !out || !src->rows)
         return SV_EINVAL;

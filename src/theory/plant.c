@@ -76,7 +76,7 @@ static double plant_rho_qk(const sv_spec *spec)
 
 /* Mean of the planted score under QK-norm: R^2 E[cos], normal entries with
  * zero means only (else NAN); any law when k = +-q. */
-double sv_theory_plant_diag_qk(const sv_spec *spec)
+double sv__theory_plant_diag_qk(const sv_spec *spec)
 {
     const double rho = spec->plant, R = qk_radius(spec);
     if (rho == 1.0 || rho == -1.0)
@@ -107,7 +107,7 @@ static double plant_off_count(const sv_spec *spec, const grid *g)
 
 /* Mean of the visible scores with a planted key, no QK-norm: planted ones
  * plant_diag, others d mu_q times their key's mean. */
-double sv_theory_plant_mean(const sv_spec *spec, const grid *g)
+double sv__theory_plant_mean(const sv_spec *spec, const grid *g)
 {
     const double rho = spec->plant, mq = spec->q_mean, mk = spec->k_mean;
     const double mp = rho * mq + sqrt(1.0 - rho * rho) * mk;
@@ -153,7 +153,7 @@ static double plant_var_t(const sv_spec *spec, const grid *g, double m4)
 /* A planted key k_i = rho q_i + r z_i, r = sqrt(1 - rho^2), no QK-norm
  * (docs/theory.md 8.5). Per coordinate: q of mean mq, variance vq; z of mk,
  * vk; the planted key of mp = rho mq + r mk, vp = rho^2 vq + r^2 vk. */
-void sv_theory_plant(const sv_spec *spec, const grid *g, double m4, part *p)
+void sv__theory_plant(const sv_spec *spec, const grid *g, double m4, part *p)
 {
     const double d = g->d, N = g->N, rho = spec->plant, r2 = 1.0 - rho * rho, r = sqrt(r2);
     const double mq = spec->q_mean, mk = spec->k_mean;
@@ -171,7 +171,7 @@ void sv_theory_plant(const sv_spec *spec, const grid *g, double m4, part *p)
     const double mo_p = d * mq * mp, vo_p = d * var_product(vq, mq, vp, mp);
     const double mo_u = d * mq * mk, vo_u = d * var_product(vq, mq, vk, mk);
     const double n_op = plant_off_count(spec, g), n_ou = N - g->nd - n_op;
-    p->mean = sv_theory_plant_mean(spec, g);
+    p->mean = sv__theory_plant_mean(spec, g);
     const double sumvar = g->nd * vd + n_op * vo_p + n_ou * vo_u;
     const double between = g->nd * (md - p->mean) * (md - p->mean) +
                            n_op * (mo_p - p->mean) * (mo_p - p->mean) +
@@ -189,11 +189,11 @@ void sv_theory_plant(const sv_spec *spec, const grid *g, double m4, part *p)
  * of the other and isotropic); the planted score has its own two moments,
  * and the only covariance is S_ij with S_ji of two planted rows,
  * sum_l E[q_l k_l]^2 = (E S_ii)^2 / d. */
-void sv_theory_plant_qk(const sv_spec *spec, const grid *g, part *p)
+void sv__theory_plant_qk(const sv_spec *spec, const grid *g, part *p)
 {
     const double d = g->d, N = g->N, R = qk_radius(spec);
     p->mean = p->var = p->m2 = p->m2_sd = p->logit_var = NAN;
-    p->diag = sv_theory_plant_diag_qk(spec);
+    p->diag = sv__theory_plant_diag_qk(spec);
     if (spec->q_mean != 0.0 || spec->k_mean != 0.0)
         return;                    /* the rescaled rows' moments have no closed form */
     p->mean = g->nd * p->diag / N; /* off the diagonal: mean 0 */

@@ -7,13 +7,13 @@
 
 /* The mean of the visible scores with a planted key, no
  * QK-norm. */
-double sv_theory_plant_mean(const sv_spec *spec, const grid *g);
+double sv__theory_plant_mean(const sv_spec *spec, const grid *g);
 /* E[S_ii] of a planted pair under QK-norm: R^2 E[cos]; NAN without a
  * closed form (non-normal entries or nonzero means, |rho| < 1). */
-double sv_theory_plant_diag_qk(const sv_spec *spec);
+double sv__theory_plant_diag_qk(const sv_spec *spec);
 /* The planted key's part (m4: the law's fourth moment), no QK-norm. */
-void sv_theory_plant(const sv_spec *spec, const grid *g, double m4, part *p);
+void sv__theory_plant(const sv_spec *spec, const grid *g, double m4, part *p);
 /* The planted key's part under QK-norm (no projections). */
-void sv_theory_plant_qk(const sv_spec *spec, const grid *g, part *p);
+void sv__theory_plant_qk(const sv_spec *spec, const grid *g, part *p);
 
 #endif

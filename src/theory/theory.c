@@ -245,7 +245,7 @@ static void theory_qk(const sv_spec *spec, const grid *g, part *p)
 {
     const double d = g->d, N = g->N, R = qk_radius(spec);
     if (spec->plant != 0.0) {
-        sv_theory_plant_qk(spec, g, p);
+        sv__theory_plant_qk(spec, g, p);
         return;
     }
     p->mean = p->var = p->m2 = p->m2_sd = p->logit_var = p->diag = NAN;
@@ -349,7 +349,7 @@ static void theory_part(const sv_spec *spec, const grid *g, part *p)
     else if (spec->qk_norm)
         theory_qk(spec, g, p);
     else if (spec->plant != 0.0)
-        sv_theory_plant(spec, g, m4, p);
+        sv__theory_plant(spec, g, m4, p);
     else
         theory_shifted(spec, g, m4, p);
 }
@@ -401,12 +401,12 @@ double sv_theory_mean(const sv_spec *spec)
     if (spec->qk_norm) {
         if (spec->plant != 0.0) /* only the mean: no E[cos^2] series per trial */
             return spec->q_mean == 0.0 && spec->k_mean == 0.0
-                       ? g.nd * sv_theory_plant_diag_qk(spec) / g.N
+                       ? g.nd * sv__theory_plant_diag_qk(spec) / g.N
                        : NAN;
         return spec->q_mean != 0.0 && spec->k_mean != 0.0 ? NAN : 0.0;
     }
     if (spec->plant != 0.0)
-        return sv_theory_plant_mean(spec, &g);
+        return sv__theory_plant_mean(spec, &g);
     return g.d * spec->q_mean * spec->k_mean;
 }
 

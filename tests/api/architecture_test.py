@@ -5,7 +5,8 @@ row (by its file name, its stem, or a stem* pattern; a header by its
 .c file's), every file a row
 names exists there, every folder of src/ holding sources has a row, and
 every scripts/... path that docs/architecture.md or cmake/*.cmake writes
-exists.
+exists; and every function the library defines with the public prefix
+sv_ is declared in include/sdpa_var (private ones are sv__).
   tests/api/architecture_test.py SOURCE_DIR"""
 import glob
 import os
@@ -49,6 +50,22 @@ for where, text in texts:
         checked += 1
         if not os.path.exists(os.path.join(root, path)):
             bad.append("%s names %s, which does not exist" % (where, path))
+# The public prefix sv_ is the headers' (include/sdpa_var); a function of
+# the library defined anywhere else is sv__ (private), whatever the version
+# script hides.
+public = set()
+for h in glob.glob(os.path.join(root, "include/sdpa_var/*.h")):
+    public |= set(re.findall(r"\b(sv_[a-z0-9]\w*)\s*\(", open(h).read()))
+for path in sorted(glob.glob(os.path.join(root, "src/**/*.[ch]"), recursive=True)):
+    rel = os.path.relpath(path, root)
+    if rel.startswith("src/cli/"):
+        continue
+    for m in re.finditer(r"^[a-z][\w \*]*?\b(sv_[a-z0-9]\w*)\s*\([^;{]*\)\s*\{", open(path).read(),
+                         re.M):
+        checked += 1
+        if m.group(1) not in public:
+            bad.append("%s defines %s, not in include/sdpa_var: name it sv__%s"
+                       % (rel, m.group(1), m.group(1)[3:]))
 for b in bad:
     print("style.architecture: " + b, file=sys.stderr)
 if checked < 80:  # a broken pattern would check nothing

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # api.exports (issue 17): libsdpa_var.so exports exactly the functions
 # declared in include/sdpa_var/ (the version script CMake generates from
-# them), so a host process sees no sv_plan_make, sv_rowpass_tile, sv_vexp or other
+# them), so a host process sees no sv__plan_make, sv__rowpass_tile, sv__vexp or other
 # internals. Skipped (77) for a static library.
 #   tests/api/exports_test.sh LIBRARY [SOURCE_DIR]
 set -u

@@ -354,8 +354,7 @@ static void put_summary(text *t, const svw_run *r)
  * the expected count of `total` draws of N(mean, var) in [lo, hi)
  * (sv_theory_normal_counts; null where the theory has no variance). */
 static void put_bins(text *t, const char *name, const uint64_t *h, double lo, double w,
-                     size_t first, size_t last, size_t group, double mean, double var,
-                     double total)
+                     size_t first, size_t last, size_t group, double mean, double var, double total)
 {
     put(t, "\"%s\":[", name);
     for (size_t i = first; i < last; i += group) {
@@ -404,8 +403,8 @@ static void put_hist(text *t, const svw_run *r)
     const size_t first = isfinite(a) && a > 0 ? (size_t)a : 0;
     const size_t last = isfinite(z) && z < (double)b ? (size_t)z + 1 : b;
     put(t, ",");
-    put_bins(t, "scaled", r->hist + b + 1, lo, w, first, last, group_of(last - first, 60),
-             st->mean, st->var, total);
+    put_bins(t, "scaled", r->hist + b + 1, lo, w, first, last, group_of(last - first, 60), st->mean,
+             st->var, total);
     put(t, "}");
 }
 
