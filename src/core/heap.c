@@ -70,9 +70,10 @@ void *sv__malloc_aligned(size_t bytes, size_t align)
     unsigned char *raw = hook.malloc_fn(hook.ctx, bytes + align - 1 + sizeof(void *));
     if (!raw)
         return NULL;
-    uintptr_t at = ((uintptr_t)(raw + sizeof(void *)) + align - 1) & ~(uintptr_t)(align - 1);
-    memcpy((unsigned char *)at - sizeof(void *), &raw, sizeof raw);
-    return (void *)at;
+    unsigned char *at = raw + sizeof(void *); /* moved up to the next multiple of align */
+    at += (align - (size_t)((uintptr_t)at & (align - 1))) & (align - 1);
+    memcpy(at - sizeof(void *), &raw, sizeof raw);
+    return at;
 }
 
 void sv__free_aligned(void *p)
