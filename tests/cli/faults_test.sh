@@ -159,14 +159,17 @@ rc=$?
 # was there keeps its bytes; a run that succeeds writes stdout's bytes.
 mkdir "$tmp/o"
 echo old >"$tmp/o/keep.csv"
-for f in "csv --columns all --per-trial" "json --columns all" state "table --per-trial"; do
+# 8 KiB, as above: a coverage build writes its .gcda files (each smaller)
+# at exit too, and under 1 KiB libgcov would add its own lines. Each
+# output here is far larger (2000 trials).
+for f in "csv --columns all --per-trial" "json --columns all --per-trial" state "table --per-trial"; do
     name=$tmp/o/cut.${f%% *}
     runtime_error "ulimit -f, --format $f --output" "$p: error writing '$name': File too large" \
-        bash -c 'ulimit -f 1; exec "$@"' _ "$BIN" --dk 4 --n 20 --trials 40 --format $f --output "$name"
+        bash -c 'ulimit -f 8; exec "$@"' _ "$BIN" --dk 4 --n 20 --trials 2000 --format $f --output "$name"
     [ ! -e "$name" ] && ok || fail "ulimit -f, --format $f: a cut $name was left"
 done
 runtime_error "ulimit -f over an old file" "$p: error writing '$tmp/o/keep.csv': File too large" \
-    bash -c 'ulimit -f 1; exec "$@"' _ "$BIN" --dk 4 --n 20 --trials 40 --per-trial --columns all \
+    bash -c 'ulimit -f 8; exec "$@"' _ "$BIN" --dk 4 --n 20 --trials 2000 --per-trial --columns all \
     --output "$tmp/o/keep.csv"
 [ "$(cat "$tmp/o/keep.csv")" = old ] && ok || fail "ulimit -f: the old file was changed"
 [ "$(ls -A "$tmp/o")" = keep.csv ] && ok || fail "--output left files: $(ls -A "$tmp/o")"
@@ -185,8 +188,9 @@ done
 "$BIN" --dk 4 --n 20 --trials 3 --format state --output "$tmp/o/s.st" &&
     "$BIN" merge "$tmp/o/s.st" --output "$tmp/o/m.csv" && "$BIN" --dk 4 --n 20 --trials 3 |
     cmp -s - "$tmp/o/m.csv" && ok || fail "merge --output: not one run's bytes"
+"$BIN" --dk 4 --n 20 --trials 2000 --format state --output "$tmp/o/big.st"
 runtime_error "merge, ulimit -f" "$p: error writing '$tmp/o/m.st': File too large" \
-    bash -c 'ulimit -f 1; exec "$@"' _ "$BIN" merge --format state "$tmp/o/s.st" --output "$tmp/o/m.st"
+    bash -c 'ulimit -f 8; exec "$@"' _ "$BIN" merge --format state "$tmp/o/big.st" --output "$tmp/o/m.st"
 [ ! -e "$tmp/o/m.st" ] && ok || fail "merge under ulimit -f left a cut file"
 
 # --- --format table is linear in configurations ------------------------------
