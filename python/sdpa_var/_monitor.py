@@ -57,7 +57,6 @@ class _Layer:
         self.scale = None          # given by monitor(scale=), else read per call
         self.causal = None         # the module's own word (is_causal, bias), or None
         self.mode = "hooks"        # or "capture": SDPA / HF / observe() only
-        self.reason = None         # why hooks on the projections would be wrong
 
 
 # nn.MultiheadAttention.forward wrapped while a monitor with such a layer
@@ -180,9 +179,6 @@ class Monitor(_report.Report):
             L = _Layer(name or "model", m, kind)
             L.scale = scales.get(name, scale_all)
             L.causal = _layouts.module_causal(m)
-            L.reason = _layouts.transforms_after_projection(m)
-            if kind == "tl" and isinstance(getattr(m, "hook_rot_q", None), nn.Module):
-                L.reason = None  # hook_rot_q / hook_rot_k see the rotated Q, K
             if kind not in HOOK_KINDS or not hooks or _layouts.is_hf(m):
                 # Only nn.MultiheadAttention and hook points give, by
                 # construction, the Q and K the softmax sees. Any other
@@ -193,9 +189,11 @@ class Monitor(_report.Report):
                 L.mode = "capture"
                 if kind not in ("attn", "tl") and hooks and not sdpa and not _layouts.is_hf(m):
                     refused.append(L.name)
-            elif L.reason is not None and kind == "tl":
+            elif kind == "tl" and not isinstance(getattr(m, "hook_rot_q", None), nn.Module) \
+                    and (why := _layouts.transforms_after_projection(m)):
+                # hook_q / hook_k before a rotation (hook_rot_q would see it)
                 if not sdpa:
-                    rotary.append("%r (%s)" % (L.name, L.reason))
+                    rotary.append("%r (%s)" % (L.name, why))
                 L.mode = "capture"
             self.layers.append(L.name)
             self._layers[id(m)] = L
