@@ -14,6 +14,7 @@
 #include "sdpa_var/engine.h"
 #include "sdpa_var/rowfold.h"
 #include "sdpa_var/moments.h"
+#include "sdpa_var/param.h"
 #include "sdpa_var/rng.h"
 #include "sdpa_var/sampler.h"
 #include "sdpa_var/softmax.h"

@@ -35,79 +35,97 @@ typedef enum sv_init {
 double sv_init_variance(sv_init init, size_t d_model, size_t d_k);
 
 /**
+ * How a scale left at 0 resolves (sv_spec_resolve): the names of the CLI's
+ * --scale and of sv_scale_parse (param.h).
+ */
+typedef enum sv_scale_rule {
+    SV_SCALE_SQRT = 0, /**< 1 / sqrt(d_k) (Vaswani et al. 2017), scale2 1 / d_k */
+    SV_SCALE_DK = 1,   /**< 1 / d_k (muP: Yang et al. 2022) */
+    SV_SCALE_NONE = 2, /**< 1 */
+    SV_SCALE_LOGN = 3, /**< SSMax's s ln n, s = 1 / sqrt(d_k) (Nakanishi 2025):
+                            ln(n_k) / sqrt(d_k), or per row (scale_logn) with
+                            causal or a window; n_k >= 2 */
+    SV_SCALE_VALUE = 4 /**< a number: the scale given (sv_scale_parse only) */
+} sv_scale_rule;
+
+/**
  * One experiment (one d_k). Zero-initialise, set what differs from the
  * defaults, then call sv_spec_resolve, which replaces every "0 means
  * default" below by its value, once. The engine reads a resolved spec and
  * never writes to it.
  */
 typedef struct sv_spec {
-    size_t d_k;       /**< dimension of each query and key vector, >= 1 */
-    size_t n_q;       /**< number of queries (rows of Q), >= 1 */
-    size_t n_k;       /**< number of keys (rows of K), >= 1 */
-    uint64_t trials;  /**< independent repetitions, >= 1 */
-    uint64_t seed;    /**< any value; same seed, same numbers */
-    sv_dist dist;     /**< distribution of the entries of Q and K (before
-                           q_mean, q_std, k_mean, k_std) */
-    double nu;        /**< degrees of freedom when dist is SV_DIST_STUDENT_T, > 4 */
-    double scale;     /**< MULTIPLIER c of the scaled logits c S, as `scale=`
-                           in PyTorch's scaled_dot_product_attention: 0
-                           resolves to 1 / sqrt(d_k) (Vaswani et al. 2017);
-                           1 is none, 1 / d_k the muP choice (Yang et al.
-                           2022); > 0 once resolved */
-    double scale2;    /**< c^2, the multiplier of the scaled variances: 0
-                           resolves to 1 / d_k (rounded once, not
-                           (1 / sqrt(d_k))^2) when scale was 0, else to
-                           scale^2 */
-    double q_mean;    /**< entries of Q are q_mean + q_std x, x of dist */
-    double q_std;     /**< > 0; 0 resolves to 1 */
-    double k_mean;    /**< entries of K are k_mean + k_std x */
-    double k_std;     /**< as q_std */
-    int qk_norm;      /**< nonzero: every row of Q and K is rescaled to L2 norm
-                           qk_radius before the product (QK-norm, as in
-                           Dehghani et al. 2023, ViT-22B) */
-    double qk_radius; /**< that norm; with qk_norm, 0 resolves to sqrt(d_k),
-                          the norm a unit-variance row has on average */
-    size_t d_model;   /**< > 0: Q = X W_Q and K = X W_K (or X' W_K with cross):
-                           X is n x d_model with entries of dist (unit
-                           variance), W_Q and W_K d_model x d_k drawn with
-                           init per trial; 0: Q and K drawn directly */
-    sv_init init;     /**< initialisation of W_Q and W_K */
-    int cross;        /**< with d_model: keys from their own tokens X' */
-    int causal;       /**< nonzero: query i sees keys 0 .. i only (decoder
-                           attention); needs n_q = n_k; the statistics are
-                           over the n (n + 1) / 2 visible scores */
-    int values;       /**< nonzero: also V (n_k x d_v, entries of dist) and the
-                           attention output O = softmax(S) V, raw and scaled */
-    size_t d_v;       /**< columns of V; with values, 0 resolves to d_k */
-    double plant;     /**< rho in [-1, 1]: key j < min(n_q, n_k) is
-                           rho q_j + sqrt(1 - rho^2) z_j, z_j its own draw, so
-                           each query has one related key, as in trained
-                           models; 0 plants nothing */
-    unsigned ddof;    /**< delta degrees of freedom of the variance; < the
-                           number of scores */
-    int grad;         /**< nonzero (needs values): also G (n_q x d_v, entries of
-                           dist, its own stream SV_MATRIX_G) and the gradients
-                           of L = sum_i g_i . o_i through O = softmax(c S) V,
-                           raw (c = 1) and scaled (engine.h: *_grad_*) */
-    size_t window;    /**< > 0: sliding window of W = window keys. With causal,
-                           query i sees keys j with i - W < j <= i (W keys,
-                           itself included: Mistral, Gemma and HF
-                           transformers' sliding_window, flash-attn's
-                           window_size (W - 1, 0)); without, |i - j| < W
-                           (2W - 1 keys, top-left aligned when n_q != n_k).
-                           0: no window. Not with grad */
-    int scale_logn;   /**< nonzero: log-n scaling per row (Scalable-Softmax,
-                           Nakanishi 2025, arXiv:2501.19399): row i's
-                           multiplier is c_i = scale ln(n_i), n_i the keys
-                           it sees (sv_spec_row_keys: i + 1 under causal,
-                           its window's count with window, else n_k), so
-                           scale is SSMax's s and scale2 its s^2
-                           (sv_spec_row_scale). A row of one key has c_i 0
-                           (its softmax is weight 1 whatever c is). Not
-                           with values, grad, plant or d_model without
-                           cross (planted and shared-token logits have one
-                           multiplier). 0: one multiplier, scale, for
-                           every row */
+    size_t d_k;               /**< dimension of each query and key vector, >= 1 */
+    size_t n_q;               /**< number of queries (rows of Q), >= 1 */
+    size_t n_k;               /**< number of keys (rows of K), >= 1 */
+    uint64_t trials;          /**< independent repetitions, >= 1 */
+    uint64_t seed;            /**< any value; same seed, same numbers */
+    sv_dist dist;             /**< distribution of the entries of Q and K (before
+                                   q_mean, q_std, k_mean, k_std) */
+    double nu;                /**< degrees of freedom when dist is SV_DIST_STUDENT_T, > 4 */
+    double scale;             /**< MULTIPLIER c of the scaled logits c S, as `scale=`
+                                   in PyTorch's scaled_dot_product_attention: 0
+                                   resolves to 1 / sqrt(d_k) (Vaswani et al. 2017);
+                                   1 is none, 1 / d_k the muP choice (Yang et al.
+                                   2022); > 0 once resolved */
+    double scale2;            /**< c^2, the multiplier of the scaled variances: 0
+                                   resolves to 1 / d_k (rounded once, not
+                                   (1 / sqrt(d_k))^2) when scale was 0, else to
+                                   scale^2 */
+    double q_mean;            /**< entries of Q are q_mean + q_std x, x of dist */
+    double q_std;             /**< > 0; 0 resolves to 1 */
+    double k_mean;            /**< entries of K are k_mean + k_std x */
+    double k_std;             /**< as q_std */
+    int qk_norm;              /**< nonzero: every row of Q and K is rescaled to L2 norm
+                                   qk_radius before the product (QK-norm, as in
+                                   Dehghani et al. 2023, ViT-22B) */
+    double qk_radius;         /**< that norm; with qk_norm, 0 resolves to sqrt(d_k),
+                                  the norm a unit-variance row has on average */
+    size_t d_model;           /**< > 0: Q = X W_Q and K = X W_K (or X' W_K with cross):
+                                   X is n x d_model with entries of dist (unit
+                                   variance), W_Q and W_K d_model x d_k drawn with
+                                   init per trial; 0: Q and K drawn directly */
+    sv_init init;             /**< initialisation of W_Q and W_K */
+    int cross;                /**< with d_model: keys from their own tokens X' */
+    int causal;               /**< nonzero: query i sees keys 0 .. i only (decoder
+                                   attention); needs n_q = n_k; the statistics are
+                                   over the n (n + 1) / 2 visible scores */
+    int values;               /**< nonzero: also V (n_k x d_v, entries of dist) and the
+                                   attention output O = softmax(S) V, raw and scaled */
+    size_t d_v;               /**< columns of V; with values, 0 resolves to d_k */
+    double plant;             /**< rho in [-1, 1]: key j < min(n_q, n_k) is
+                                   rho q_j + sqrt(1 - rho^2) z_j, z_j its own draw, so
+                                   each query has one related key, as in trained
+                                   models; 0 plants nothing */
+    unsigned ddof;            /**< delta degrees of freedom of the variance; < the
+                                   number of scores */
+    int grad;                 /**< nonzero (needs values): also G (n_q x d_v, entries of
+                                   dist, its own stream SV_MATRIX_G) and the gradients
+                                   of L = sum_i g_i . o_i through O = softmax(c S) V,
+                                   raw (c = 1) and scaled (engine.h: *_grad_*) */
+    size_t window;            /**< > 0: sliding window of W = window keys. With causal,
+                                   query i sees keys j with i - W < j <= i (W keys,
+                                   itself included: Mistral, Gemma and HF
+                                   transformers' sliding_window, flash-attn's
+                                   window_size (W - 1, 0)); without, |i - j| < W
+                                   (2W - 1 keys, top-left aligned when n_q != n_k).
+                                   0: no window. Not with grad */
+    int scale_logn;           /**< nonzero: log-n scaling per row (Scalable-Softmax,
+                                   Nakanishi 2025, arXiv:2501.19399): row i's
+                                   multiplier is c_i = scale ln(n_i), n_i the keys
+                                   it sees (sv_spec_row_keys: i + 1 under causal,
+                                   its window's count with window, else n_k), so
+                                   scale is SSMax's s and scale2 its s^2
+                                   (sv_spec_row_scale). A row of one key has c_i 0
+                                   (its softmax is weight 1 whatever c is). Not
+                                   with values, grad, plant or d_model without
+                                   cross (planted and shared-token logits have one
+                                   multiplier). 0: one multiplier, scale, for
+                                   every row */
+    sv_scale_rule scale_rule; /**< with scale 0, how it resolves (SQRT: the
+                           default above); read and reset to SV_SCALE_SQRT
+                           by sv_spec_resolve once scale is set, so it never
+                           enters a hash or a state file */
 } sv_spec;
 
 /**
@@ -129,9 +147,11 @@ double sv_spec_row_scale(const sv_spec *spec, size_t i);
 
 /**
  * Resolves every default of @p spec in place (the only place they are
- * resolved): q_std and k_std 0 -> 1; scale 0 -> 1 / sqrt(d_k) with scale2
- * 1 / d_k; scale2 0 -> scale^2; with qk_norm, qk_radius 0 -> sqrt(d_k); with values,
- * d_v 0 -> d_k. Idempotent. Then checks it (sv_spec_check).
+ * resolved): q_std and k_std 0 -> 1; scale 0 by scale_rule (1 / sqrt(d_k)
+ * with scale2 1 / d_k; 1 / d_k; 1; ln(n_k) / sqrt(d_k), or with causal or a
+ * window scale_logn and 1 / sqrt(d_k); a logn with n_k < 2 stays 0, which
+ * the check refuses), scale_rule then SV_SCALE_SQRT; scale2 0 -> scale^2; with qk_norm, qk_radius 0
+ * -> sqrt(d_k); with values, d_v 0 -> d_k. Idempotent. Then checks it (sv_spec_check).
  * @return the result of sv_spec_check; SV_EINVAL for NULL. After an error
  *         the spec may be partly resolved.
  */

@@ -99,7 +99,7 @@ class sv_spec(ctypes.Structure):
                 ("d_model", c_size), ("init", c_int), ("cross", c_int),
                 ("causal", c_int), ("values", c_int), ("d_v", c_size),
                 ("plant", c_dbl), ("ddof", c_uint), ("grad", c_int),
-                ("window", c_size), ("scale_logn", c_int)]
+                ("window", c_size), ("scale_logn", c_int), ("scale_rule", c_int)]
 
 
 class sv_array(ctypes.Structure):

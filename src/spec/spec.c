@@ -6,6 +6,7 @@
 
 #include "sdpa_var/engine.h"
 #include "sizes.h"
+#include "spec_rules.h"
 
 double sv_init_variance(sv_init init, size_t d_model, size_t d_k)
 {
@@ -22,6 +23,34 @@ double sv_init_variance(sv_init init, size_t d_model, size_t d_k)
     return NAN;
 }
 
+/* A named scale left at 0 (sv_spec_set): its multiplier, the rule then
+ * spent (SQRT), so that resolved specs hash and store as before. */
+static void resolve_rule(sv_spec *spec)
+{
+    const double d = (double)spec->d_k;
+    switch (spec->scale_rule) {
+    case SV_SCALE_DK:
+        spec->scale = 1.0 / d; /* scale2 = scale^2, below */
+        break;
+    case SV_SCALE_NONE:
+        spec->scale = 1.0;
+        break;
+    case SV_SCALE_LOGN:
+        if (spec->n_k < 2) /* ln 1 = 0: the check names it */
+            return;
+        /* SSMax's s ln n with s = 1 / sqrt(d_k) (theory.md 15): per row
+         * where rows see different counts of keys. */
+        if (spec->causal || spec->window > 0)
+            spec->scale_logn = 1;
+        else
+            spec->scale = log((double)spec->n_k) / sqrt(d);
+        break;
+    default: /* SQRT (below) or VALUE, whose number is the scale */
+        return;
+    }
+    spec->scale_rule = SV_SCALE_SQRT;
+}
+
 sv_status sv_spec_resolve(sv_spec *spec)
 {
     if (!spec)
@@ -32,7 +61,9 @@ sv_status sv_spec_resolve(sv_spec *spec)
         spec->k_std = 1.0;
     /* d_k = 0 resolves nothing that divides by it (1 / sqrt(0)); the
      * check below refuses it. */
-    if (spec->scale == 0.0 && spec->d_k > 0) {
+    if (spec->scale == 0.0 && spec->d_k > 0)
+        resolve_rule(spec);
+    if (spec->scale == 0.0 && spec->d_k > 0 && spec->scale_rule == SV_SCALE_SQRT) {
         spec->scale = 1.0 / sqrt((double)spec->d_k);
         /* 1 / d_k rounded once, not (1 / sqrt(d_k))^2 rounded three times. */
         spec->scale2 = 1.0 / (double)spec->d_k;
@@ -52,51 +83,68 @@ static int positive_finite(double x)
 }
 
 /* The rules between values, in the order sv_spec_check_field reports
- * them: the name of the first field that breaks one, or NULL. */
-static const char *values_rule(const sv_spec *s)
+ * them: the first one a spec breaks, into *out (1), or 0. Each names the field it
+ * blames, the other field it is about ("" when none) and why, which
+ * sv_spec_check_param (param.c) words. */
+int sv__spec_rule_broken(const sv_spec *s, sv__spec_rule *out)
 {
+    const int logn_row = s->scale_logn != 0;
     const struct {
         int bad;
-        const char *field;
+        sv__spec_rule rule;
     } rules[] = {
-        {s->d_k == 0, "d_k"},
-        {s->n_q == 0, "n_q"},
-        {s->n_k == 0, "n_k"},
-        {s->trials == 0, "trials"},
-        {isnan(sv_dist_fourth_moment(s->dist, s->nu)),
-         s->dist == SV_DIST_STUDENT_T ? "nu" : "dist"},
-        {!positive_finite(s->scale) || !positive_finite(s->scale2), "scale"},
-        {!positive_finite(s->q_std), "q_std"},
-        {!positive_finite(s->k_std), "k_std"},
-        {!isfinite(s->q_mean), "q_mean"},
-        {!isfinite(s->k_mean), "k_mean"},
-        {s->qk_norm && !positive_finite(s->qk_radius), "qk_radius"},
-        {!(s->plant >= -1.0 && s->plant <= 1.0), "plant"},
+        {s->d_k == 0, {"d_k", "", "must be at least 1"}},
+        {s->n_q == 0, {"n_q", "", "must be at least 1"}},
+        {s->n_k == 0, {"n_k", "", "must be at least 1"}},
+        {s->trials == 0, {"trials", "", "must be at least 1"}},
+        {isnan(sv_dist_fourth_moment(s->dist, s->nu)) && s->dist == SV_DIST_STUDENT_T,
+         {"nu", "dist", "must be more than 4 (a finite fourth moment)"}},
+        {isnan(sv_dist_fourth_moment(s->dist, s->nu)), {"dist", "", "is not a distribution"}},
+        {s->scale_rule == SV_SCALE_LOGN && s->n_k < 2,
+         {"scale", "n_k", "logn needs n_k >= 2 (ln 1 = 0)"}},
+        {!positive_finite(s->scale) || !positive_finite(s->scale2),
+         {"scale", "", "must be positive and finite, and its square too"}},
+        {!positive_finite(s->q_std), {"q_std", "", "must be positive and finite"}},
+        {!positive_finite(s->k_std), {"k_std", "", "must be positive and finite"}},
+        {!isfinite(s->q_mean), {"q_mean", "", "must be finite"}},
+        {!isfinite(s->k_mean), {"k_mean", "", "must be finite"}},
+        {s->qk_norm && !positive_finite(s->qk_radius),
+         {"qk_radius", "", "must be positive and finite"}},
+        {!(s->plant >= -1.0 && s->plant <= 1.0), {"plant", "", "must be between -1 and 1"}},
         /* Projections: their own token draws, so no shifted entries or
          * planted keys on top (the theory covers each alone). */
-        {s->d_model > 0 && isnan(sv_init_variance(s->init, s->d_model, s->d_k)), "init"},
-        {s->d_model > 0 && s->plant != 0.0, "plant"},
-        {s->d_model > 0 && s->q_mean != 0.0, "q_mean"},
-        {s->d_model > 0 && s->k_mean != 0.0, "k_mean"},
-        {s->d_model > 0 && s->q_std != 1.0, "q_std"},
-        {s->d_model > 0 && s->k_std != 1.0, "k_std"},
-        {s->cross && s->d_model == 0, "cross"},
-        {s->causal && s->n_q != s->n_k, "causal"},
-        {s->values && s->d_v == 0, "d_v"},
-        {s->grad && !s->values, "grad"},
+        {s->d_model > 0 && isnan(sv_init_variance(s->init, s->d_model, s->d_k)),
+         {"init", "", "is not an initialisation"}},
+        {s->d_model > 0 && s->plant != 0.0,
+         {"plant", "d_model", "projections draw their own tokens"}},
+        {s->d_model > 0 && s->q_mean != 0.0,
+         {"q_mean", "d_model", "projections draw their own tokens"}},
+        {s->d_model > 0 && s->k_mean != 0.0,
+         {"k_mean", "d_model", "projections draw their own tokens"}},
+        {s->d_model > 0 && s->q_std != 1.0,
+         {"q_std", "d_model", "projections draw their own tokens"}},
+        {s->d_model > 0 && s->k_std != 1.0,
+         {"k_std", "d_model", "projections draw their own tokens"}},
+        {s->cross && s->d_model == 0,
+         {"cross", "d_model", "needs d_model (keys from their own tokens)"}},
+        {s->causal && s->n_q != s->n_k, {"causal", "n_q", "needs n_q = n_k"}},
+        {s->values && s->d_v == 0, {"d_v", "", "must be at least 1"}},
+        {s->grad && !s->values, {"grad", "values", "needs values (the gradients flow through V)"}},
         /* The backward passes know the causal mask only. */
-        {s->grad && s->window > 0, "window"},
+        {s->grad && s->window > 0, {"window", "grad", "the backward passes are causal only"}},
         /* Log-n scaling per row reaches the softmax statistics only: the
          * outputs, gradients and planted theory have one multiplier. */
-        {s->scale_logn && s->values, "scale_logn"},
-        {s->scale_logn && s->grad, "scale_logn"},
-        {s->scale_logn && s->plant != 0.0, "scale_logn"},
-        {s->scale_logn && s->d_model > 0 && !s->cross, "scale_logn"},
+        {logn_row && s->values, {"scale_logn", "values", SV__LOGN_ROW_WHY}},
+        {logn_row && s->grad, {"scale_logn", "grad", SV__LOGN_ROW_WHY}},
+        {logn_row && s->plant != 0.0, {"scale_logn", "plant", SV__LOGN_ROW_WHY}},
+        {logn_row && s->d_model > 0 && !s->cross, {"scale_logn", "d_model", SV__LOGN_ROW_WHY}},
     };
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-        if (rules[i].bad)
-            return rules[i].field;
-    return NULL;
+        if (rules[i].bad) {
+            *out = rules[i].rule;
+            return 1;
+        }
+    return 0;
 }
 
 void sv_spec_row_keys(const sv_spec *spec, size_t i, size_t *lo, size_t *hi)
@@ -261,9 +309,9 @@ sv_status sv_spec_check_field(const sv_spec *spec, const char **field)
 {
     if (!spec)
         SV_FAIL("spec", SV_EINVAL);
-    const char *bad = values_rule(spec);
-    if (bad)
-        SV_FAIL(bad, SV_EINVAL);
+    sv__spec_rule bad;
+    if (sv__spec_rule_broken(spec, &bad))
+        SV_FAIL(bad.field, SV_EINVAL);
     /* Every size the engine forms from the spec alone, in elements and in
      * bytes (plan.c checks the ones that depend on threads and tiles). */
     size_t rows, elems, v;

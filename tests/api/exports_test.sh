@@ -22,7 +22,7 @@ if [ -n "$others" ]; then
 fi
 root=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 # the declarations, as api.tested reads them
-declared=$(grep -hoE '^[a-z_][a-z0-9_ ]*[ *]+sv_[a-z0-9_]+\(' "$root"/include/sdpa_var/*.h |
+declared=$(grep -hoE '^[a-z_][a-z0-9_ *]*[ *]+sv_[a-z0-9_]+\(' "$root"/include/sdpa_var/*.h |
            grep -oE 'sv_[a-z0-9_]+\($' | tr -d '(' | sort -u)
 extra=$(comm -23 <(printf '%s\n' "$syms" | sort -u) <(printf '%s\n' "$declared"))
 if [ -n "$extra" ]; then

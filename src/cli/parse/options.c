@@ -26,139 +26,33 @@ const char *cli_options_echo(const cli_options *opt, cli_option_id id, char *buf
     return cli_quote(buf, len, v ? v : "");
 }
 
-/* Plain decimal: digits only for integers; for reals an optional '-',
- * digits with at most one '.', and an exponent e[+-]digits. No spaces,
- * no '+' in front, no hex, inf or nan: what strtod alone would accept. */
-static int plain_real(const char *s)
-{
-    int digits = 0;
-    s += *s == '-';
-    for (; (*s >= '0' && *s <= '9') || *s == '.'; s++)
-        digits += *s != '.';
-    if (!digits)
-        return 0;
-    if (*s == 'e' || *s == 'E') {
-        s++;
-        s += *s == '+' || *s == '-';
-        if (*s < '0' || *s > '9')
-            return 0;
-        while (*s >= '0' && *s <= '9')
-            s++;
-    }
-    return *s == '\0';
-}
-
 int cli_plain_real(const char *s)
 {
-    return plain_real(s);
+    double v;
+    return sv_text_real(s, &v) != SV_EINVAL; /* an overflow is plain, but too large */
 }
 
-/* An exact integer in plain decimal, perhaps in scientific notation:
- * digits with at most one '.', then e[+-]digits ("1e5", "1.2e3", "100").
- * @return 1 with *out, 0 not an integer of that form ("1.5e0", "1e-1",
- * "+5", "-1"), -1 an integer too large for 64 bits. */
-static int exact_integer(const char *s, uint64_t *out)
-{
-    char dig[24]; /* significant digits kept; 20 make any uint64 */
-    size_t nd = 0, ndig = 0, extra = 0, last_nz = 0;
-    long frac = 0, ex = 0;
-    int dot = 0;
-    for (; (*s >= '0' && *s <= '9') || (*s == '.' && !dot); s++) {
-        if (*s == '.') {
-            dot = 1;
-            continue;
-        }
-        ndig++;
-        frac += dot;
-        if (nd == 0 && *s == '0')
-            continue; /* leading zeros */
-        if (nd < sizeof dig)
-            dig[nd++] = *s;
-        else if (++extra, *s != '0') /* beyond: only where the last nonzero one is */
-            last_nz = extra;
-    }
-    if (ndig == 0)
-        return 0;
-    if (*s == 'e' || *s == 'E') {
-        s++;
-        const int neg = *s == '-';
-        s += *s == '+' || *s == '-';
-        if (*s < '0' || *s > '9')
-            return 0;
-        for (; *s >= '0' && *s <= '9'; s++)
-            ex = ex < 100000 ? ex * 10 + (*s - '0') : ex;
-        ex = neg ? -ex : ex;
-    }
-    if (*s != '\0')
-        return 0;
-    /* The digit string's last digit stands for 10^(ex - frac). */
-    long e = ex - frac;
-    if (last_nz) /* 25 or more significant digits: too large, or not whole */
-        return e + (long)(extra - last_nz) >= 0 ? -1 : 0;
-    e += (long)extra; /* extra zeros */
-    while (e < 0 && nd > 0 && dig[nd - 1] == '0')
-        nd--, e++;
-    if (nd == 0)
-        return *out = 0, 1;
-    if (e < 0)
-        return 0;
-    if (e + (long)nd > 20)
-        return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < nd + (size_t)e; i++) {
-        const uint64_t d = i < nd ? (uint64_t)(dig[i] - '0') : 0;
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 1;
-}
-
+/* A count in [lo, hi], read and refused by the library's words
+ * (sv_value_explain), named by @p what. */
 int cli_parse_count(const char *what, const char *s, double lo, double hi, uint64_t *out, char *err,
                     size_t errlen)
 {
-    char q[80];
-    const char *kind = lo > 0 ? "a positive integer" : "a non-negative integer";
-    uint64_t v = 0;
-    const int got = exact_integer(s, &v);
-    if (got == 0)
-        return cli_fail(err, errlen, "%s: '%s' is not %s", what, cli_quote(q, sizeof q, s), kind);
-    if (got < 0 || (double)v > hi) {
-        /* (double)UINT64_MAX rounds up to 2^64: print the integer. */
-        char most[24];
-        snprintf(most, sizeof most, "%llu",
-                 hi < CLI_U64_MAX ? (unsigned long long)hi : (unsigned long long)UINT64_MAX);
-        return cli_fail(err, errlen, "%s: '%s' is too large (at most %s)", what,
-                        cli_quote(q, sizeof q, s), most);
-    }
-    if ((double)v < lo)
-        return cli_fail(err, errlen, "%s: '%s' is not %s", what, cli_quote(q, sizeof q, s), kind);
-    *out = v;
-    return 1;
+    char why[160];
+    if (sv_value_explain(SV_ARG_COUNT, lo, hi, s, why, sizeof why))
+        return cli_fail(err, errlen, "%s: %s", what, why);
+    return sv_text_count(s, out) == SV_OK;
 }
 
-/* A real by the table's kind: [lo, hi] or (lo, inf). strtod sets ERANGE
- * for subnormal results too: those are finite and kept. */
+/* A real by the table's kind: [lo, hi] or (lo, inf), in the library's
+ * words. */
 static int parse_real(const char *what, const char *s, const cli_option_def *d, double *out,
                       char *err, size_t errlen)
 {
-    char q[80];
-    cli_quote(q, sizeof q, s);
-    if (!plain_real(s))
-        return cli_fail(err, errlen, "%s: '%s' is not a finite number", what, q);
-    errno = 0;
-    const double v = strtod(s, NULL);
-    if (!isfinite(v))
-        return cli_fail(err, errlen, "%s: '%s' is too large (at most %g in magnitude)", what, q,
-                        DBL_MAX);
-    if (d->kind == CLI_ARG_ABOVE && !(v > d->lo))
-        return d->lo == 0 ? cli_fail(err, errlen, "%s: '%s' is not a positive number", what, q)
-                          : cli_fail(err, errlen, "%s: '%s' is not more than %g", what, q, d->lo);
-    if (d->kind == CLI_ARG_REAL && !(v >= d->lo && v <= d->hi))
-        return cli_fail(err, errlen, "%s: '%s' is not between %g and %g", what, q, d->lo, d->hi);
-    *out = v;
-    return 1;
+    char why[160];
+    const sv_param_kind kind = d->kind == CLI_ARG_ABOVE ? SV_ARG_ABOVE : SV_ARG_REAL;
+    if (sv_value_explain(kind, d->lo, d->hi, s, why, sizeof why))
+        return cli_fail(err, errlen, "%s: %s", what, why);
+    return sv_text_real(s, out) == SV_OK;
 }
 
 /* "--what: 'q' is not a list of a, b, c" (names: NULL-terminated; "list
@@ -231,7 +125,7 @@ static int scale_item(cli_options *opt, const char *s, size_t i)
         c.kind = CLI_SCALE_NONE;
     else if (strcmp(s, "logn") == 0)
         c.kind = CLI_SCALE_LOGN;
-    else if (!plain_real(s) || !((c.value = strtod(s, NULL)) > 0.0) || !isfinite(c.value))
+    else if (sv_text_real(s, &c.value) != SV_OK || !(c.value > 0.0))
         return 0;
     opt->scale[i] = c;
     return 1;
