@@ -16,7 +16,8 @@ die() { printf 'FAIL: %s\n' "$*"; exit 1; }
 # What a user finds after the install.
 for f in bin/sdpa-var include/sdpa_var/sdpa_var.h include/sdpa_var/version.h \
          share/sdpa-var/variance_vs_dk.gp share/doc/sdpa-var/LICENSE \
-         share/doc/sdpa-var/README.md share/man/man1/sdpa-var.1.gz \
+         share/doc/sdpa-var/README.md share/doc/sdpa-var/lecture.md \
+         share/doc/sdpa-var/theory.md share/doc/sdpa-var/columns.md share/man/man1/sdpa-var.1.gz \
          share/bash-completion/completions/sdpa-var; do
     [ -f "$prefix/$f" ] || die "not installed: $f"
 done

@@ -42,6 +42,7 @@ env -u LD_LIBRARY_PATH "$bin" --dk 64 --n 256 >"$WORK/run.csv" 2>"$WORK/run.err"
 [ "$(wc -l <"$WORK/run.csv")" -eq 2 ] && head -1 "$WORK/run.csv" | grep -q '^dk,' ||
     fail "unpacked sdpa-var: not a header and one row of CSV"
 for f in usr/share/sdpa-var/variance_vs_dk.gp usr/share/doc/sdpa-var/LICENSE \
+         usr/share/doc/sdpa-var/lecture.md usr/share/doc/sdpa-var/theory.md \
          usr/include/sdpa_var/sdpa_var.h; do
     [ -f "$root/$f" ] || fail "not in the package: $f"
 done
