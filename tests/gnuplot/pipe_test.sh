@@ -41,13 +41,48 @@ run entropy --dk 1:1024 --n 300 --plot entropy
 run histogram --dk 64 --n 300 --histogram 60
 run grad --dk 1:256 --n 100 --grad --plot grad
 run scales --dk 1:256 --n 100 --scale sqrt,dk,none --plot max_weight
+# Issue 34: every --plot, one configuration (a point gnuplot must not warn
+# about), two swept sizes, an n sweep.
+run eff_keys --dk 1:256 --n 100 --plot eff_keys
+run puzzle --dk 2 --n 2 --trials 1000
+run pairs --dk 16,64 --n 16,256 --trials 4
+run n_sweep --dk 64 --n 2:512 --trials 4
+run weights --dk 4 --n 64 --histogram 30 --weight-histogram
+# One series per swept pair: --dk 16,64 --n 16,256 draws a raw line for each
+# n (the old script drew one line doubling back), and the title says what
+# every configuration shares: an n sweep names its d_k.
+for want in 'title "raw QK^T, n_q=n_k=16"' 'title "raw QK^T, n_q=n_k=256"'; do
+    grep -qF "$want" <("$BIN" --dk 16,64 --n 16,256 --format gnuplot) && echo "ok: pairs: $want" ||
+        { echo "FAIL: pairs: no $want" >&2; failed=1; }
+done
+grep -q '^set title "Variance of the logits against n_k\\nd_k=64, trials=4"' \
+    <("$BIN" --dk 64 --n 2:512 --trials 4 --format gnuplot) && echo "ok: n sweep title names d_k" ||
+    { echo "FAIL: n sweep title: $("$BIN" --dk 64 --n 2:512 --trials 4 --format gnuplot | grep title)" >&2; failed=1; }
+# Plain tick labels on log axes (--scale dk's 1e-4 was "0.000100").
+grep -qx 'set format y "%g"' <("$BIN" --dk 1:64 --n 50 --scale dk --format gnuplot) &&
+    echo "ok: %g ticks" || { echo "FAIL: no %g tick format" >&2; failed=1; }
+# The variance's theory line is the expected SAMPLE variance, the CSV's
+# raw_var_expected (48 at n = 2, d_k = 64), not raw_var_theory (64).
+want=$("$BIN" --dk 64 --n 2,3 --columns raw_var_expected --no-header | awk '{ printf "%.9g\n", $1 }')
+got=$(awk '/^EOD/ { on = 0 } on && !/^#/ { printf "%.9g\n", $6 } /<< EOD/ { on = 1 }' \
+    <("$BIN" --dk 64 --n 2,3 --format gnuplot))
+if [ -n "$want" ] && [ "$want" = "$got" ] && [ "$(echo "$got" | head -1)" = 48 ]; then
+    echo "ok: theory = expected sample variance"
+else
+    echo "FAIL: theory line $got, raw_var_expected $want" >&2; failed=1
+fi
+# The histogram's normal curve: expected counts that add up to the scores.
+sum=$(awk '/^EOD/ { on = 0 } on && !/^#/ { s += $5 } /<< EOD/ { on = 1 } END { printf "%.0f", s }' \
+    <("$BIN" --dk 64 --n 300 --histogram 60 --format gnuplot))
+[ "$sum" = 90000 ] && echo "ok: histogram normal counts sum to 300^2" ||
+    { echo "FAIL: histogram normal counts sum to $sum, not 90000" >&2; failed=1; }
 # The scale is read from the run: --scale dk is labelled QK^T/d_k, never sqrt.
 "$BIN" --dk 1:64 --n 50 --scale dk --format gnuplot >"$out/dk.gp"
 if grep -q 'QK^T/d_k' "$out/dk.gp" && ! grep -q 'sqrt' "$out/dk.gp"; then echo "ok: --scale dk title"; else
     echo "FAIL: --scale dk: $(grep title "$out/dk.gp")" >&2; failed=1; fi
 # The data are the CSV's: the datablock's raw_var column equals --columns raw_var.
 want=$("$BIN" --dk 1:64 --n 50 --columns raw_var --no-header | awk '{ printf "%.9g\n", $1 }')
-got=$(awk '/^EOD/ { on = 0 } on && !/^#/ { printf "%.9g\n", $3 } /<< EOD/ { on = 1 }' \
+got=$(awk '/^EOD/ { on = 0 } on && !/^#/ { printf "%.9g\n", $4 } /<< EOD/ { on = 1 }' \
     <("$BIN" --dk 1:64 --n 50 --format gnuplot))
 if [ -n "$want" ] && [ "$want" = "$got" ]; then echo "ok: datablock = CSV"; else
     echo "FAIL: datablock $got, CSV $want" >&2; failed=1; fi

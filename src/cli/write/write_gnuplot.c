@@ -13,36 +13,53 @@
 #include "writer.h"
 
 /* The y columns of each --plot (raw, scaled, raw theory, scaled theory;
- * NULL: none), its axis label and whether y is drawn on a log scale. */
+ * NULL: none), the theory lines' labels, its axis label, its title, whether
+ * y is drawn on a log scale and its y range (NULL: gnuplot's). The
+ * variance's theory is the expected SAMPLE variance, d_k (N - 1) / (N -
+ * ddof) for plain draws (docs/theory.md), what a measured sample variance
+ * is compared with: at n = 2 it is 48 at d_k = 64, not 64. */
 typedef struct plot_def {
     const char *col[4];
+    const char *theory[2];
     const char *ylabel;
     const char *title;
     int logy;
+    const char *yrange;
 } plot_def;
 
 static const plot_def plots[] = {
-    [CLI_PLOT_VARIANCE] = {{"raw_var", "scaled_var", "raw_var_theory", "scaled_var_theory"},
-                           "variance of the logits",
+    [CLI_PLOT_VARIANCE] = {{"raw_var", "scaled_var", "raw_var_expected", "scaled_var_expected"},
+                           {"raw, expected sample variance", "expected"},
+                           "sample variance of the logits",
                            "Variance of the logits",
-                           1},
-    [CLI_PLOT_ENTROPY] = {{"raw_entropy", "scaled_entropy", "entropy_bound", NULL},
+                           1,
+                           NULL},
+    [CLI_PLOT_ENTROPY] = {{"raw_entropy", "scaled_entropy", "entropy_bound",
+                           "scaled_entropy_approx"},
+                          {"ln n_k, the largest entropy", "ln n - sigma^2/2"},
                           "row entropy (nats)",
                           "Entropy of a softmax row",
-                          0},
+                          0,
+                          "[0:*]"},
     [CLI_PLOT_MAX_WEIGHT] = {{"raw_max_weight", "scaled_max_weight", NULL, NULL},
+                             {NULL, NULL},
                              "largest softmax weight of a row",
                              "Largest softmax weight of a row",
-                             0},
+                             0,
+                             "[0:1]"},
     [CLI_PLOT_EFF_KEYS] = {{"raw_eff_keys", "scaled_eff_keys", NULL, NULL},
-                           "keys attended, exp(entropy)",
-                           "Keys attended, exp(entropy)",
-                           1},
+                           {NULL, NULL},
+                           "keys attended, mean over rows of exp(entropy)",
+                           "Keys attended, mean of exp(entropy)",
+                           1,
+                           NULL},
     [CLI_PLOT_GRAD] = {{"raw_grad_logits", "scaled_grad_logits", "raw_grad_logits_theory",
                         "scaled_grad_logits_theory"},
+                       {"raw, theory given the weights", "theory"},
                        "|dL/dlogits| (root mean square over rows)",
                        "Gradient on the logits",
-                       1},
+                       1,
+                       NULL},
 };
 
 /* Candidates for the x axis, in order: the first configuration column
@@ -126,6 +143,133 @@ static void scaled_name(const cli_config *c, char *buf, size_t len)
                  c->spec.scale_logn ? " ln n_i" : "");
 }
 
+/* What tells configurations apart besides the scale: a run sweeps one of
+ * these on the x axis, and every other that varies makes its own series
+ * (--dk 16,64 --n 16,256: one line per n, not one line doubling back). */
+typedef enum { F_DK, F_N, F_DIST, F_INIT, F_D_MODEL, F_COUNT } field_id;
+
+static int same_field(const sv_spec *a, const sv_spec *b, field_id f)
+{
+    switch (f) {
+    case F_DK:
+        return a->d_k == b->d_k;
+    case F_N:
+        return a->n_q == b->n_q && a->n_k == b->n_k;
+    case F_DIST:
+        return a->dist == b->dist;
+    case F_INIT:
+        return a->init == b->init;
+    default:
+        return a->d_model == b->d_model;
+    }
+}
+
+/* The field the x axis sweeps. */
+static field_id x_field(const cli_writer *s)
+{
+    const char *x = x_column(s)->name;
+    return strcmp(x, "dk") == 0 ? F_DK : strcmp(x, "d_model") == 0 ? F_D_MODEL : F_N;
+}
+
+static int varies(const cli_writer *s, field_id f)
+{
+    for (size_t i = 1; i < s->count; i++)
+        if (!same_field(&s->configs[i].spec, &s->configs[0].spec, f))
+            return 1;
+    return 0;
+}
+
+static int same_group(const cli_writer *s, size_t i, size_t j)
+{
+    const field_id x = x_field(s);
+    for (int f = 0; f < F_COUNT; f++)
+        if (f != (int)x && !same_field(&s->configs[i].spec, &s->configs[j].spec, (field_id)f))
+            return 0;
+    return 1;
+}
+
+/* Configuration i's series among the run's, in order of first appearance;
+ * *count (when not NULL) the number of series. */
+static size_t group_of(const cli_writer *s, size_t i, size_t *count)
+{
+    size_t k = 0, mine = 0;
+    for (size_t j = 0; j < s->count; j++) {
+        size_t l = 0;
+        while (l < j && !same_group(s, l, j))
+            l++;
+        if (l < j)
+            continue; /* not the first of its series */
+        if (same_group(s, i, j))
+            mine = k;
+        k++;
+    }
+    if (count)
+        *count = k;
+    return mine;
+}
+
+/* ", d_k=64, n=256" for the fields of configuration i that vary (@p vary
+ * 1) or that do not (0), the x axis's left out. */
+static void fields_label(const cli_writer *s, size_t i, int vary, char *buf, size_t len)
+{
+    const sv_spec *sp = &s->configs[i].spec;
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int f = 0; f < F_COUNT && at < len; f++) {
+        if (f == (int)x_field(s) || varies(s, (field_id)f) != vary)
+            continue;
+        if (f == F_DK)
+            at += (size_t)snprintf(buf + at, len - at, ", d_k=%zu", sp->d_k);
+        else if (f == F_N && sp->n_q == sp->n_k)
+            at += (size_t)snprintf(buf + at, len - at, ", n_q=n_k=%zu", sp->n_q);
+        else if (f == F_N)
+            at += (size_t)snprintf(buf + at, len - at, ", n_q=%zu, n_k=%zu", sp->n_q, sp->n_k);
+        else if (f == F_DIST && (vary || sp->dist != SV_DIST_NORMAL))
+            at += (size_t)snprintf(buf + at, len - at, ", dist=%s", sv_dist_name(sp->dist));
+        else if (f == F_INIT && sp->d_model > 0)
+            at += (size_t)snprintf(buf + at, len - at, ", init=%s",
+                                   (const char *const[]){"xavier", "lecun", "normal"}[sp->init]);
+        else if (f == F_D_MODEL && sp->d_model > 0)
+            at += (size_t)snprintf(buf + at, len - at, ", d_model=%zu", sp->d_model);
+    }
+}
+
+/* The title's second line: what every configuration shares (trials, and
+ * d_v where V is drawn: the gradient and output grow with it). */
+static void fixed_label(const cli_writer *s, char *buf, size_t len)
+{
+    const sv_spec *sp = &s->configs[0].spec;
+    char f[160];
+    fields_label(s, 0, 0, f, sizeof f);
+    /* f is empty or starts with ", ": either way the line starts after it */
+    size_t at = (size_t)snprintf(buf, len, "%s, trials=%llu", f, (unsigned long long)sp->trials);
+    memmove(buf, buf + 2, strlen(buf + 2) + 1);
+    at -= 2;
+    int dv_varies = 0;
+    for (size_t i = 1; i < s->count; i++)
+        dv_varies |= s->configs[i].spec.d_v != sp->d_v;
+    if (sp->values && at < len)
+        snprintf(buf + at, len - at, dv_varies ? ", d_v=d_k" : ", d_v=%zu", sp->d_v);
+}
+
+/* The expected count of bin [bin_lo, bin_hi) of the raw (k = 0) or scaled
+ * (1) scores if they were normal with the theory's mean and variance
+ * (sv_theory_normal_counts): the large-d_k approximation the histogram is
+ * drawn against (docs/theory.md); NAN where the theory has no variance. */
+static double normal_count(const sv_row_view *row, int k)
+{
+    sv_theory t;
+    uint64_t n = 0;
+    double out = NAN;
+    const double edges[2] = {row->bin_lo, row->bin_hi};
+    if (sv_theory_spec(row->spec, &t) != SV_OK || sv_spec_scores(row->spec, &n) != SV_OK ||
+        (k == 1 && sv_theory_scale(row->spec, &t) != SV_OK) ||
+        sv_theory_normal_counts(t.mean, t.var, (double)n * (double)row->spec->trials, edges, 1,
+                                &out) != SV_OK)
+        return NAN;
+    return out;
+}
+
 static void real(FILE *f, double v)
 {
     if (isfinite(v))
@@ -154,11 +298,11 @@ void cli_gnuplot_begin(cli_writer *s)
     }
     fputs("$data << EOD\n", f);
     if (s->kind == SV_OUTPUT_HISTOGRAM) {
-        fputs("# bin_lo bin_hi raw_count scaled_count\n", f);
+        fputs("# bin_lo bin_hi raw_count scaled_count raw_normal scaled_normal\n", f);
         return;
     }
     const plot_def *p = &plots[s->out->plot];
-    fprintf(f, "# %s scale_index", x_column(s)->name);
+    fprintf(f, "# %s series scale_index", x_column(s)->name);
     for (int k = 0; k < 4; k++)
         fprintf(f, " %s", p->col[k] ? p->col[k] : "-");
     fputc('\n', f);
@@ -170,14 +314,18 @@ void cli_gnuplot_row(cli_writer *s, const sv_row_view *row)
     if (s->kind == SV_OUTPUT_HISTOGRAM) {
         real(f, row->bin_lo);
         real(f, row->bin_hi);
-        fprintf(f, " %llu %llu\n", (unsigned long long)row->bin_count[0],
+        fprintf(f, " %llu %llu", (unsigned long long)row->bin_count[0],
                 (unsigned long long)row->bin_count[1]);
+        for (int k = 0; k < 2; k++)
+            real(f, s->out->weight_histogram ? NAN : normal_count(row, k));
+        fputc('\n', f);
         return;
     }
     const plot_def *p = &plots[s->out->plot];
     const sv_row_view cfg = {.spec = row->spec, .scale_name = row->scale_name};
+    const size_t i = s->rows < s->count ? s->rows : 0;
     real(f, number(x_column(s), &cfg));
-    fprintf(f, " %zu", scale_index(s, s->rows < s->count ? s->rows : 0));
+    fprintf(f, " %zu %zu", group_of(s, i, NULL), scale_index(s, i));
     for (int k = 0; k < 4; k++)
         real(f, number(column(s->kind, p->col[k]), row));
     fputc('\n', f);
@@ -201,9 +349,64 @@ static void histogram_end(cli_writer *s)
             "set xlabel \"score\" noenhanced\nset ylabel \"count\" noenhanced\n"
             "set key top right noenhanced\nset grid\nset style fill transparent solid 0.4\n"
             "plot $data using (($1+$2)/2):3:($2-$1) with boxes title \"raw QK^T\" noenhanced, \\\n"
-            "     $data using (($1+$2)/2):4:($2-$1) with boxes title \"%s\" noenhanced\n",
+            "     $data using (($1+$2)/2):4:($2-$1) with boxes title \"%s\" noenhanced",
             sc, c->spec.d_k, c->spec.n_q, c->spec.n_k, sc);
+    if (!s->out->weight_histogram) /* the normal curve: a large-d_k approximation */
+        fputs(", \\\n     $data using (($1+$2)/2):5 with lines dt 2 lw 2 lc 1 "
+              "title \"raw, normal theory (large d_k)\" noenhanced, \\\n"
+              "     $data using (($1+$2)/2):6 with lines dt 2 lw 2 lc 2 "
+              "title \"scaled, normal theory\" noenhanced",
+              f);
+    fputc('\n', f);
 }
+
+/* The axes: title (what is drawn against what, then what every
+ * configuration shares), labels, log scales with plain tick labels. */
+static void axes(cli_writer *s, const plot_def *p, const char *x)
+{
+    FILE *f = s->f;
+    const sv_column *xc = x_column(s);
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < s->count; i++) {
+        const double v = config_number(s, xc, i);
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    char fixed[200];
+    fixed_label(s, fixed, sizeof fixed);
+    fprintf(f, "set title \"%s against %s\\n%s\" noenhanced\n", p->title, x, fixed);
+    fprintf(f, "set xlabel \"%s\" noenhanced\nset ylabel \"%s\" noenhanced\n", x, p->ylabel);
+    if (hi >= 8 * lo && lo > 0)
+        fputs("set logscale x 2\n", f);
+    if (hi == lo) /* one configuration: a point, in a range gnuplot need not widen */
+        fprintf(f, "set xrange [%.10g:%.10g]\n", lo / 2, hi * 3 / 2);
+    if (p->logy)
+        fputs("set logscale y\n", f);
+    if (p->yrange)
+        fprintf(f, "set yrange %s\n", p->yrange);
+    fputs("set format x \"%g\"\nset format y \"%g\"\n"
+          "set key outside bottom center horizontal noenhanced\nset grid\n"
+          "set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n",
+          f);
+}
+
+/* One series: measured (linespoints) or its theory (dashed lines), of
+ * series g and scale index k, y in data column col, colour lc. */
+static void series(FILE *f, const char *sep, size_t g, size_t k, int col, size_t lc, int theory,
+                   const char *title)
+{
+    fprintf(f, "%s$data using 1:($2 == %zu && $3 == %zu ? $%d : NaN) ", sep, g, k, col);
+    if (theory)
+        fprintf(f, "with linespoints dt 2 pt 6 ps 1.5 lc %zu ", lc); /* a ring: seen alone */
+    else
+        fprintf(f, "with linespoints pt %zu lc %zu ", 7 + 2 * (g % 6), lc);
+    if (title)
+        fprintf(f, "title \"%s\" noenhanced", title);
+    else
+        fputs("notitle", f);
+}
+
+#define SEP ", \\\n     "
 
 void cli_gnuplot_end(cli_writer *s)
 {
@@ -214,59 +417,37 @@ void cli_gnuplot_end(cli_writer *s)
         return;
     }
     const plot_def *p = &plots[s->out->plot];
-    const sv_column *xc = x_column(s);
-    const char *x = x_label(xc->name);
-    const sv_spec *sp = &s->configs[0].spec;
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < s->count; i++) {
-        const double v = config_number(s, xc, i);
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-    }
-    fprintf(f,
-            "set title \"%s against %s: raw and scaled logits (n_q=%zu, n_k=%zu)\" "
-            "noenhanced\n",
-            p->title, x, sp->n_q, sp->n_k);
-    fprintf(f, "set xlabel \"%s\" noenhanced\nset ylabel \"%s\" noenhanced\n", x, p->ylabel);
-    if (hi >= 8 * lo && lo > 0)
-        fputs("set logscale x 2\n", f);
-    if (p->logy)
-        fputs("set logscale y\n", f);
-    fputs("set key outside bottom center horizontal noenhanced\nset grid\nset offsets graph 0.02, "
-          "graph 0.02, graph 0.05, graph 0.05\n",
-          f);
+    axes(s, p, x_label(x_column(s)->name));
+    size_t groups = 1;
+    (void)group_of(s, 0, &groups);
     int none = 0; /* --scale none is the raw curve: drawn once */
     for (size_t j = 0; j < s->count; j++)
         none |= strcmp(s->configs[j].scale_name, "none") == 0;
-    fprintf(f,
-            "plot $data using 1:($2 == 0 ? $3 : NaN) with linespoints pt 7 lc 1 "
-            "title \"raw QK^T%s\" noenhanced",
-            none ? " (= --scale none)" : "");
-    if (p->col[2])
-        fprintf(f,
-                ", \\\n     $data using 1:($2 == 0 ? $5 : NaN) with lines dt 2 lc 1 "
-                "title \"%s\" noenhanced",
-                strcmp(p->col[2], "entropy_bound") == 0 ? "ln n_k, the largest entropy"
-                                                        : "raw, theory");
-    for (size_t j = 0, k = 0; j < s->count; j++) {
-        if (!first_of_scale(s, j))
-            continue;
-        if (strcmp(s->configs[j].scale_name, "none") == 0) {
+    const char *sep = "plot ";
+    char t[256], g_label[160];
+    for (size_t g = 0; g < groups; g++) {
+        size_t first = 0; /* the series' first configuration, for its label */
+        while (group_of(s, first, NULL) != g)
+            first++;
+        fields_label(s, first, 1, g_label, sizeof g_label);
+        snprintf(t, sizeof t, "raw QK^T%s%s", none ? " (= --scale none)" : "", g_label);
+        series(f, sep, g, 0, 4, 1, 0, t), sep = SEP;
+        if (p->col[2])
+            series(f, sep, g, 0, 6, 1, 1, g == 0 ? p->theory[0] : NULL);
+        for (size_t j = 0, k = 0; j < s->count; j++) {
+            if (!first_of_scale(s, j))
+                continue;
+            if (strcmp(s->configs[j].scale_name, "none") != 0) {
+                char sc[64];
+                scaled_name(&s->configs[j], sc, sizeof sc);
+                snprintf(t, sizeof t, "%s%s", sc, g_label);
+                series(f, sep, g, k, 5, k + 2, 0, t);
+                snprintf(t, sizeof t, "%s, %s", sc, p->theory[1] ? p->theory[1] : "");
+                if (p->col[3])
+                    series(f, sep, g, k, 7, k + 2, 1, g == 0 ? t : NULL);
+            }
             k++;
-            continue;
         }
-        char sc[64];
-        scaled_name(&s->configs[j], sc, sizeof sc);
-        fprintf(f,
-                ", \\\n     $data using 1:($2 == %zu ? $4 : NaN) with linespoints pt 5 "
-                "lc %zu title \"%s\" noenhanced",
-                k, k + 2, sc);
-        if (p->col[3])
-            fprintf(f,
-                    ", \\\n     $data using 1:($2 == %zu ? $6 : NaN) with lines dt 2 "
-                    "lc %zu title \"%s, theory\" noenhanced",
-                    k, k + 2, sc);
-        k++;
     }
     fputc('\n', f);
 }
