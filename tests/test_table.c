@@ -55,7 +55,10 @@ static void table_names_exist(void)
             fprintf(stderr, "table without '%s'\n", blocks[i]);
         }
     CHECK(cli_table_find_column("raw_var") != NULL);
-    CHECK(isnan(cli_table_col_if(&e, "no_such_column", 0)));
+    CHECK(isnan(cli_table_value(&e, NULL, 0))); /* a partner the column lacks */
+    const sv_column *var = cli_table_find_column("raw_var");
+    CHECK(cli_table_partner(var, SV_PARTNER_SD) == cli_table_find_column("raw_var_sd"));
+    CHECK(cli_table_partner(cli_table_find_column("raw_var_q05"), SV_PARTNER_SD) == NULL);
 }
 
 int main(void)

@@ -9,8 +9,8 @@
  *
  * Thread safety, every function here: pure; the column table is static
  * and read only, so any thread may call them at any time.
- * Cost, every function here: O(1), except sv_columns_first_undefined,
- * O(columns of the kind).
+ * Cost, every function here: O(1), except sv_columns_first_undefined
+ * and sv_column_partner, O(columns of the kind).
  */
 #ifndef SDPA_VAR_COLUMNS_H
 #define SDPA_VAR_COLUMNS_H
@@ -155,6 +155,33 @@ typedef enum sv_column_group {
 #define SV_COLUMN_GROUP_FLAGS(g) ((unsigned)(g) << 8)
 #define SV_COLUMN_GROUP(flags) ((sv_column_group)(((flags) >> 8) & 0xffu))
 
+/**
+ * How a column's values of several parts of one measurement (trials,
+ * batch elements, calls of a training step, heads pooled) combine into the
+ * value of the whole: what a caller that accumulates rows itself (the
+ * Python monitor) does with each column. Values pinned: appended, never
+ * renumbered; 0 is no column's (a zeroed sv_column).
+ */
+typedef enum sv_column_reduce {
+    SV_REDUCE_MEAN = 1,   /**< a mean (over rows, keys, entries): the parts' mean, each
+                               weighted by the rows it has */
+    SV_REDUCE_MIN = 2,    /**< a smallest value: the parts' smallest */
+    SV_REDUCE_MAX = 3,    /**< a largest value: the parts' largest */
+    SV_REDUCE_SUM = 4,    /**< a count of things in the part (rows that see no key,
+                               scores in a bin): the parts' sum (a summary over
+                               trials shows rows_empty per trial, sum / trials) */
+    SV_REDUCE_FIRST = 5,  /**< the same in every part: the configuration, a label,
+                               a bin's edge; the first part's */
+    SV_REDUCE_POOLED = 6, /**< a function of the whole's other values, not of this
+                               column's in the parts: computed again (var_scale =
+                               1 / sqrt(raw_var); --grad's root mean squares) */
+    SV_REDUCE_NONE = 7    /**< no rule from the parts' values: a spread or a quantile
+                               across trials, an index of the part (trial) */
+} sv_column_reduce;
+
+/** Number of sv_column_reduce values, 0 included (SV_REDUCE_NONE + 1). */
+#define SV_COLUMN_REDUCES 8
+
 /** One output column. */
 typedef struct sv_column {
     const char *name; /**< CSV header, JSON key: [a-z0-9_]+, never renamed */
@@ -164,7 +191,25 @@ typedef struct sv_column {
     sv_column_need need;                     /**< when the value must be defined */
     unsigned flags;                          /**< SV_COLUMN_* bits */
     sv_value (*get)(const sv_row_view *row); /**< the value of this column in @p row */
+    sv_column_reduce reduce;                 /**< how parts' values combine */
 } sv_column;
+
+/**
+ * The partners a column states in the column table (sv_column_partner),
+ * so that no caller rebuilds them from names. Values pinned: appended,
+ * never renumbered.
+ */
+typedef enum sv_column_partner_kind {
+    SV_PARTNER_SD = 0,     /**< its spread across trials (raw_var -> raw_var_sd) */
+    SV_PARTNER_THEORY = 1, /**< its theory (raw_var -> raw_var_expected, raw_var_sd ->
+                                raw_var_sd_theory, raw_entropy -> raw_entropy_approx) */
+    SV_PARTNER_TWIN = 2,   /**< the same statistic of the other logits: raw_* <-> scaled_* */
+    SV_PARTNER_SD_OF = 3   /**< the inverse of SV_PARTNER_SD: the column whose spread
+                                this is (raw_var_sd -> raw_var) */
+} sv_column_partner_kind;
+
+/** Number of sv_column_partner_kind values. */
+#define SV_COLUMN_PARTNERS 4
 
 /** Number of columns of @p kind, including the SV_COLUMN_ONLY_OBSERVED and
  *  SV_COLUMN_ONLY_GRAD ones; 0 for a bad kind. */
@@ -217,6 +262,31 @@ unsigned sv_column_reads(const sv_column *col);
  */
 const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_view *row,
                                             int observed);
+
+/**
+ * The partner @p which of column @p col among the columns of @p kind: its
+ * spread across trials, its theory, its raw or scaled twin, or the column
+ * it is the spread of (sv_column_partner_kind). The relation is the column
+ * table's, not a rule on names, although the names follow one (the sd of
+ * X is X_sd).
+ * @p col: a descriptor of @p kind (sv_columns_get(kind, i)).
+ * @return a static descriptor of @p kind; NULL when @p col has no such
+ *         partner, when the partner is not a column of @p kind (raw_var's
+ *         sd in per-trial rows), or for a bad kind or which, col NULL or
+ *         not a column of @p kind.
+ * Thread safety: pure, thread-safe.
+ * Cost: O(columns of the kind).
+ */
+const sv_column *sv_column_partner(sv_output_kind kind, const sv_column *col,
+                                   sv_column_partner_kind which);
+
+/**
+ * The name of reduce rule @p r: "mean", "min", "max", "sum", "first",
+ * "pooled" or "none", as docs/columns.md and the Python package spell it.
+ * @return a static string; NULL for 0 or a bad value.
+ * Thread safety: pure, thread-safe.
+ */
+const char *sv_column_reduce_name(sv_column_reduce r);
 
 /**
  * The name of group @p g, as --columns +NAME spells it ("core", "sd",

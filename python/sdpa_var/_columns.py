@@ -6,11 +6,13 @@ from . import _lib as L
 
 
 class Column:
-    """One column: name, unit, type and how to read it from a row view."""
+    """One column: name, unit, type, how to read it from a row view, and how
+    its values of several parts combine (reduce: sv_column_reduce_name's
+    word, "mean", "max", "first", ...)."""
 
-    def __init__(self, name, unit, vtype, flags, need, get):
+    def __init__(self, name, unit, vtype, flags, need, get, reduce):
         self.name, self.unit, self.type = name, unit, vtype
-        self.flags, self.need = flags, need
+        self.flags, self.need, self.reduce = flags, need, reduce
         self._get = get
 
     def value(self, view):
@@ -27,7 +29,9 @@ def table(kind):
     out = []
     for i in range(L.lib.sv_columns_count(kind)):
         c = L.lib.sv_columns_get(kind, i).contents
-        out.append(Column(c.name.decode(), c.unit.decode(), c.type, c.flags, c.need, c.get))
+        reduce = L.lib.sv_column_reduce_name(c.reduce)
+        out.append(Column(c.name.decode(), c.unit.decode(), c.type, c.flags, c.need, c.get,
+                          reduce.decode() if reduce else "none"))
     return out
 
 

@@ -232,7 +232,7 @@ class sv_column(ctypes.Structure):
     """columns.h: struct sv_column."""
     _fields_ = [("name", c_char_p), ("unit", c_char_p), ("doc", c_char_p),
                 ("type", c_int), ("need", c_int), ("flags", c_uint),
-                ("get", GETTER_FN)]
+                ("get", GETTER_FN), ("reduce", c_int)]
 
 
 # Every mirror above, by C name: import checks each against sv_struct_size.
@@ -263,6 +263,7 @@ def _load():
         "sv_summary_end": (c_int, [P(sv_summary_acc), c_dbl, P(sv_summary)]),
         "sv_columns_count": (c_size, [c_int]),
         "sv_columns_get": (P(sv_column), [c_int, c_size]),
+        "sv_column_reduce_name": (c_char_p, [c_int]),
         "sv_dist_from_name": (c_int, [c_char_p, P(c_int)]),
         "sv_version": (c_char_p, []),
         "sv_abi_version": (c_uint, []),

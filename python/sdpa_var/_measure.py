@@ -15,15 +15,15 @@ import math
 
 import numpy as np
 
+from . import _columns
 from . import _core
 from . import _layouts
 
-MAXIMA = ("max_abs_logit", "max_logit", "entropy_max")
-MINIMA = ("entropy_min", "fp16_headroom")
-CONSTANT = ("kv_head", "dk", "n_q", "n_k", "d_v", "scale_factor", "causal", "values",
-            "ddof")
-SUMS = ("rows_empty",)  # a count: summed over batch elements and calls
-POOLED = ("var_scale",)  # 1/sqrt of the reduced (pooled) raw_var, as the engine's pooled row
+# How each per-head column combines over batch elements and calls, as the
+# library's column table says (sv_column.reduce): "mean" (row-weighted),
+# "max", "min", "sum" (a count), "first" (configuration, labels), "pooled"
+# (computed again from the reduced columns: _pooled) or "none" (left out).
+REDUCE = {c.name: c.reduce for c in _columns.per_head()}
 
 
 class Skip(Exception):
@@ -141,17 +141,19 @@ def run(q, k, scale, causal, mask, window, rows, seed, cache, threads):
 
 
 def _kind(name):
-    if name in CONSTANT:
-        return "first"
-    if name in SUMS:
-        return "sum"
-    if name in POOLED:
-        return "pooled"
-    if any(name.endswith(m) for m in MAXIMA):
-        return "max"
-    if any(name.endswith(m) for m in MINIMA):
-        return "min"
-    return "mean"
+    """The library's reduce rule of per-head column @p name ("none" for a
+    name it does not have)."""
+    return REDUCE.get(name, "none")
+
+
+def _pooled(name, out, heads):
+    """Pooled column @p name from the reduced columns @p out: var_scale is
+    1/sqrt of the reduced (pooled) raw_var, as the engine's pooled row."""
+    rv = out.get("raw_var") if name == "var_scale" else None
+    if rv is None:
+        return np.full(heads, math.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 1.0 / np.sqrt(rv)
 
 
 class Accumulator:
@@ -188,8 +190,8 @@ class Accumulator:
                 self.first.setdefault(name, v[0])
             elif how == "sum":
                 self.ext[name] = np.nansum(v.astype(np.float64), axis=0) + self.ext.get(name, 0.0)
-            elif how == "pooled":
-                pass  # from the reduced raw_var in values()
+            elif how in ("pooled", "none"):
+                pass  # pooled: from the reduced columns in values(); none: left out
             elif how == "mean":
                 x = np.where(np.isnan(v), 0.0, v.astype(np.float64)) * w
                 c = np.where(np.isnan(v), 0.0, w)
@@ -207,8 +209,8 @@ class Accumulator:
                     for n in self.columns}
         out = {}
         for name in self.columns:
-            if name in POOLED:
-                continue  # below, from raw_var
+            if _kind(name) == "pooled":
+                continue  # below, from the reduced columns
             elif name in self.first:
                 out[name] = self.first[name]
             elif name in self.ext:
@@ -217,9 +219,7 @@ class Accumulator:
                 s, n = self.sum[name]
                 with np.errstate(invalid="ignore", divide="ignore"):
                     out[name] = np.where(n > 0, s / np.where(n > 0, n, 1), math.nan)
-        if "var_scale" in self.columns:
-            rv = out.get("raw_var")
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out["var_scale"] = 1.0 / np.sqrt(rv) if rv is not None else \
-                    np.full(self.heads, math.nan)
+        for name in self.columns:
+            if _kind(name) == "pooled":
+                out[name] = _pooled(name, out, self.heads)
         return {n: out[n] for n in self.columns if n in out}

@@ -1,6 +1,8 @@
 /* The column groups (columns.h): their names, and the rule that makes the
  * default output, the core group and the groups of the options a run
- * uses, where the column's need holds (columns.c). */
+ * uses, where the column's need holds; the needs themselves
+ * (sv_column_required, the verdict on undefined values) and the names of
+ * the reduce rules. The table is columns.c's. */
 #include "sdpa_var/columns.h"
 
 #include <math.h>
@@ -86,4 +88,74 @@ int sv_column_default(const sv_column *col, const sv_spec *spec, int observed, i
     if (col->need == SV_NEED_NONE || (measured && col->need == SV_NEED_QK_VAR))
         return 1;
     return sv_column_required(col, spec, observed);
+}
+
+/* --- needs --------------------------------------------------------------- */
+
+int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
+{
+    if (!col || !spec)
+        return 0;
+    switch (col->need) {
+    case SV_NEED_NONE:
+        return 0;
+    case SV_NEED_ALWAYS:
+        return 1;
+    case SV_NEED_SCORES2:
+        return (double)spec->n_q * (double)spec->n_k > 1.0;
+    case SV_NEED_TRIALS2:
+        return spec->trials > 1;
+    case SV_NEED_STUDENT_T:
+        return spec->dist == SV_DIST_STUDENT_T;
+    case SV_NEED_DIAG:
+        return spec->plant != 0.0 || (spec->d_model > 0 && !spec->cross);
+    case SV_NEED_QK_VAR:
+        return spec->d_model > 0 || spec->qk_norm;
+    case SV_NEED_QK_NORM:
+        return spec->qk_norm != 0;
+    case SV_NEED_VALUES:
+        return spec->values != 0;
+    case SV_NEED_OBSERVED:
+        return observed;
+    case SV_NEED_KNOWN_MEAN:
+        return !isnan(sv_theory_mean(spec));
+    case SV_NEED_GRAD:
+        return spec->grad != 0;
+    case SV_NEED_KEYS2:
+        return spec->n_k >= 2 && (!spec->causal || spec->n_q >= 2) && spec->window != 1;
+    case SV_NEED_WINDOW:
+        return spec->window != 0;
+    case SV_NEED_ONE_SCALE:
+        return !spec->scale_logn;
+    }
+    return 0;
+}
+
+int sv_column_undefined(const sv_column *col, const sv_row_view *row, int observed)
+{
+    if (!col || !row || !row->spec || col->type != SV_VALUE_REAL ||
+        ((col->flags & SV_COLUMN_ONLY_OBSERVED) && !observed) ||
+        ((col->flags & SV_COLUMN_ONLY_GRAD) && !row->spec->grad))
+        return 0;
+    return sv_column_required(col, row->spec, observed) && isnan(col->get(row).real);
+}
+
+const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_view *row,
+                                            int observed)
+{
+    for (size_t i = 0; i < sv_columns_count(kind); i++) {
+        const sv_column *c = sv_columns_get(kind, i);
+        if (sv_column_undefined(c, row, observed))
+            return c;
+    }
+    return NULL;
+}
+
+const char *sv_column_reduce_name(sv_column_reduce r)
+{
+    static const char *const names[SV_COLUMN_REDUCES] = {
+        [SV_REDUCE_MEAN] = "mean", [SV_REDUCE_MIN] = "min",     [SV_REDUCE_MAX] = "max",
+        [SV_REDUCE_SUM] = "sum",   [SV_REDUCE_FIRST] = "first", [SV_REDUCE_POOLED] = "pooled",
+        [SV_REDUCE_NONE] = "none"};
+    return (unsigned)r < SV_COLUMN_REDUCES ? names[r] : NULL;
 }

@@ -475,52 +475,40 @@ const char *sv_output_kind_name(sv_output_kind kind)
     return (unsigned)kind < SV_OUTPUT_KINDS ? kinds[kind].name : NULL;
 }
 
-int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
+/* The index of @p col in the column table, or C_NO when it is not one of
+ * its descriptors. */
+static col_id id_of(const sv_column *col)
 {
-    if (!col || !spec)
-        return 0;
-    switch (col->need) {
-    case SV_NEED_NONE:
-        return 0;
-    case SV_NEED_ALWAYS:
-        return 1;
-    case SV_NEED_SCORES2:
-        return (double)spec->n_q * (double)spec->n_k > 1.0;
-    case SV_NEED_TRIALS2:
-        return spec->trials > 1;
-    case SV_NEED_STUDENT_T:
-        return spec->dist == SV_DIST_STUDENT_T;
-    case SV_NEED_DIAG:
-        return spec->plant != 0.0 || (spec->d_model > 0 && !spec->cross);
-    case SV_NEED_QK_VAR:
-        return spec->d_model > 0 || spec->qk_norm;
-    case SV_NEED_QK_NORM:
-        return spec->qk_norm != 0;
-    case SV_NEED_VALUES:
-        return spec->values != 0;
-    case SV_NEED_OBSERVED:
-        return observed;
-    case SV_NEED_KNOWN_MEAN:
-        return !isnan(sv_theory_mean(spec));
-    case SV_NEED_GRAD:
-        return spec->grad != 0;
-    case SV_NEED_KEYS2:
-        return spec->n_k >= 2 && (!spec->causal || spec->n_q >= 2) && spec->window != 1;
-    case SV_NEED_WINDOW:
-        return spec->window != 0;
-    case SV_NEED_ONE_SCALE:
-        return !spec->scale_logn;
-    }
+    for (size_t i = 0; col && i < C_COUNT_; i++)
+        if (col == &columns[i])
+            return (col_id)i;
+    return C_NO;
+}
+
+/* Whether column @p id is among those of @p kind. */
+static int in_kind(sv_output_kind kind, col_id id)
+{
+    for (size_t i = 0; i < kinds[kind].n; i++)
+        if (kinds[kind].ids[i] == id)
+            return 1;
     return 0;
 }
 
-int sv_column_undefined(const sv_column *col, const sv_row_view *row, int observed)
+const sv_column *sv_column_partner(sv_output_kind kind, const sv_column *col,
+                                   sv_column_partner_kind which)
 {
-    if (!col || !row || !row->spec || col->type != SV_VALUE_REAL ||
-        ((col->flags & SV_COLUMN_ONLY_OBSERVED) && !observed) ||
-        ((col->flags & SV_COLUMN_ONLY_GRAD) && !row->spec->grad))
-        return 0;
-    return sv_column_required(col, row->spec, observed) && isnan(col->get(row).real);
+    const col_id id = id_of(col);
+    if ((unsigned)kind >= SV_OUTPUT_KINDS || id == C_NO || !in_kind(kind, id))
+        return NULL;
+    col_id p = C_NO;
+    if (which == SV_PARTNER_SD_OF) { /* the inverse of SV_PARTNER_SD */
+        for (size_t i = 0; i < C_COUNT_ && p == C_NO; i++)
+            if (partners[i][SV_PARTNER_SD] == id && in_kind(kind, (col_id)i))
+                p = (col_id)i;
+    } else if ((unsigned)which < SV_PARTNER_SD_OF) {
+        p = partners[id][which];
+    }
+    return p != C_NO && in_kind(kind, p) ? &columns[p] : NULL;
 }
 
 /* The SV_SKIP_* group of each field of sv_trial_stats, from the one place
@@ -574,15 +562,4 @@ unsigned sv_column_reads(const sv_column *col)
         if (col == &columns[reads[i].id])
             return reads[i].skip;
     return 0;
-}
-
-const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_view *row,
-                                            int observed)
-{
-    for (size_t i = 0; i < sv_columns_count(kind); i++) {
-        const sv_column *c = sv_columns_get(kind, i);
-        if (sv_column_undefined(c, row, observed))
-            return c;
-    }
-    return NULL;
 }

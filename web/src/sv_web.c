@@ -307,7 +307,8 @@ SVW_EXPORT double svw_rows(svw_run *r, double row_end)
 
 /* The summary row: every column of the table by name, as --format json
  * writes it; and "se": the standard error of the mean over trials,
- * sd / sqrt(trials), of every *_sd column (keyed by the column it is of). */
+ * sd / sqrt(trials), of every spread column (keyed by the column it is the
+ * spread of: its SV_PARTNER_SD_OF). */
 static void put_summary(text *t, const svw_run *r)
 {
     const sv_row_view v = {.spec = &r->spec,
@@ -338,11 +339,10 @@ static void put_summary(text *t, const svw_run *r)
     const double root = sqrt((double)r->spec.trials);
     for (size_t i = 0; i < n; i++) {
         const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
-        const size_t len = strlen(c->name);
-        if (c->type != SV_VALUE_REAL || len < 4 || strcmp(c->name + len - 3, "_sd") != 0 ||
-            ((c->flags & SV_COLUMN_ONLY_GRAD) && !r->spec.grad))
+        const sv_column *of = sv_column_partner(SV_OUTPUT_SUMMARY, c, SV_PARTNER_SD_OF);
+        if (!of || c->type != SV_VALUE_REAL || ((c->flags & SV_COLUMN_ONLY_GRAD) && !r->spec.grad))
             continue;
-        put(t, "%s\"%.*s\":", first ? "" : ",", (int)(len - 3), c->name);
+        put(t, "%s\"%s\":", first ? "" : ",", of->name);
         first = 0;
         put_real(t, c->get(&v).real / root);
     }

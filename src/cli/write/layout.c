@@ -106,10 +106,14 @@ double cli_table_col(const cli_table_entry *e, const char *name, int power)
     return name ? value_of(e, cli_table_find_column(name), power) : NAN;
 }
 
-double cli_table_col_if(const cli_table_entry *e, const char *name, int power)
+double cli_table_value(const cli_table_entry *e, const sv_column *c, int power)
 {
-    const sv_column *c = name ? lookup(name) : NULL;
     return c ? value_of(e, c, power) : NAN;
+}
+
+const sv_column *cli_table_partner(const sv_column *c, sv_column_partner_kind which)
+{
+    return sv_column_partner(SV_OUTPUT_SUMMARY, c, which);
 }
 
 /* A configuration column's value as text ("sqrt", "64", "0.5"). */

@@ -16,9 +16,13 @@ void cli_table_cell(FILE *f, int width, double v);
  * the column table does not have aborts (cli_table_find_column). */
 double cli_table_col(const cli_table_entry *e, const char *name, int power);
 
-/* cli_table_col for a name the column table may lack (a derived "_sd"
- * name): NAN then. */
-double cli_table_col_if(const cli_table_entry *e, const char *name, int power);
+/* The value of summary column @p c for @p e as cli_table_col; NAN for c
+ * NULL (a partner the column does not have). */
+double cli_table_value(const cli_table_entry *e, const sv_column *c, int power);
+
+/* Summary column @p c's partner @p which (sv_column_partner): its sd
+ * across trials, its theory, ...; NULL for none or c NULL. */
+const sv_column *cli_table_partner(const sv_column *c, sv_column_partner_kind which);
 
 /* The summary column named @p name; a name it does not have is a bug in
  * the table's source: a message on stderr and abort(). */

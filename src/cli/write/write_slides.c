@@ -139,10 +139,12 @@ static void side(grid *g, const cli_table_entry *e, const slide_row *r, int k)
     const int many = e->spec.trials > 1;
     double v = cli_table_col(e, name, r->power[m]);
     double se = name ? cli_table_std_error(e, name, r->power[m]) : NAN;
-    char sdname[64] = "";
-    if (name)
-        snprintf(sdname, sizeof sdname, many ? "%s_sd" : "%s_sd_theory", name);
-    double sd = name ? cli_table_col_if(e, sdname, r->power[m]) : NAN;
+    /* The sd across trials; with one trial, its theory (that of one trial). */
+    const sv_column *sdc =
+        name ? cli_table_partner(cli_table_find_column(name), SV_PARTNER_SD) : NULL;
+    if (!many)
+        sdc = cli_table_partner(sdc, SV_PARTNER_THEORY);
+    double sd = cli_table_value(e, sdc, r->power[m]);
     double t = cli_table_col(e, r->col[m1], r->power[m1]);
     if (r->sqrt_of) { /* d sqrt(x) = dx / (2 sqrt(x)) */
         se = se / (2.0 * sqrt(v));
@@ -301,10 +303,12 @@ static void sweep_row(const cli_writer *s, grid *g, const cli_table_entry *e)
     double se = NAN;
     for (size_t k = 0; k < N_SWEEP; k++) {
         const sweep_col *c = &sweep_cols[k];
-        const int spread = strstr(c->name, "_sd") != NULL;
-        char name[64];
-        snprintf(name, sizeof name, "%s%s", c->name, spread && e->spec.trials < 2 ? "_theory" : "");
-        double x = cli_table_col_if(e, name, 0);
+        /* A spread across trials; with one trial, its theory. */
+        const sv_column *col = cli_table_find_column(c->name);
+        const int spread = cli_table_partner(col, SV_PARTNER_SD_OF) != NULL;
+        if (spread && e->spec.trials < 2)
+            col = cli_table_partner(col, SV_PARTNER_THEORY);
+        double x = cli_table_value(e, col, 0);
         if (c->theory) {
             theory_cell(g, x, se);
             continue;

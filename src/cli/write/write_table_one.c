@@ -10,21 +10,25 @@
 #include "write_table_one.h"
 
 /* The standard error of the mean of column @p name over the trials: its
- * sd across trials (name_sd) over sqrt(trials); with one trial, the
- * theory's sd of one trial (name_sd_theory) where there is one. */
+ * sd across trials (its SV_PARTNER_SD) over sqrt(trials); where that is
+ * nan (one trial), the theory of that sd (the sd's SV_PARTNER_THEORY, the
+ * sd of one trial) where there is one. The variants of the sample
+ * variance (raw_var_*: about the known mean, ddof 0 and 1, the quantiles,
+ * the sd) share raw_var's. */
 double cli_table_std_error(const cli_table_entry *e, const char *name, int power)
 {
-    char sd[64], th[64];
-    snprintf(sd, sizeof sd, "%s_sd", name);
-    /* The variants of the sample variance share raw_var's theory sd. */
-    snprintf(th, sizeof th, "%s_sd_theory", strncmp(name, "raw_var_", 8) == 0 ? "raw_var" : name);
-    const double t = (double)e->spec.trials, s = cli_table_col_if(e, sd, power);
-    return sqrt(1.0 / t) * (isnan(s) ? cli_table_col_if(e, th, power) : s);
+    const sv_column *c = cli_table_find_column(name);
+    const sv_column *of = strncmp(name, "raw_var_", 8) == 0 ? cli_table_find_column("raw_var") : c;
+    const sv_column *th =
+        cli_table_partner(cli_table_partner(of, SV_PARTNER_SD), SV_PARTNER_THEORY);
+    const double t = (double)e->spec.trials;
+    const double s = cli_table_value(e, cli_table_partner(c, SV_PARTNER_SD), power);
+    return sqrt(1.0 / t) * (isnan(s) ? cli_table_value(e, th, power) : s);
 }
 
 /* One line: raw (measured, sd, theory) and scaled (measured, sd,
- * theory), each a summary column times c^power. The sd is column
- * measured + "_sd" where the column table has it. */
+ * theory), each a summary column times c^power. The sd is the measured
+ * column's SV_PARTNER_SD where it has one. */
 typedef struct stat_row {
     const char *label;
     const char *col[4]; /* raw measured, raw theory, scaled measured, scaled theory */
@@ -35,11 +39,11 @@ enum { LABEL_W = 21, VAL_W = 9, SD_W = 7 }; /* 21 + 2 (1 + 9 + 1 + 7 + 1 + 9) + 
 
 static void measured_cells(FILE *f, const cli_table_entry *e, const char *name, int power)
 {
-    char v[48], s[48], sd[64] = "";
+    char v[48], s[48];
     const double x = cli_table_col(e, name, power);
-    if (name)
-        snprintf(sd, sizeof sd, "%s_sd", name);
-    const double spread = name ? cli_table_col_if(e, sd, power) : NAN;
+    const sv_column *sd =
+        name ? cli_table_partner(cli_table_find_column(name), SV_PARTNER_SD) : NULL;
+    const double spread = cli_table_value(e, sd, power);
     cli_table_rounded(v, sizeof v, x, name ? cli_table_std_error(e, name, power) : NAN, VAL_W);
     cli_table_rounded(s, sizeof s, spread, spread, SD_W);
     fprintf(f, " %*s %*s", VAL_W, v, SD_W, s);
