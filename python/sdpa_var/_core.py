@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from . import _arrays, _columns, _result
+from . import _arrays, _columns, _params, _result
 from . import _lib as L
 
 _CHUNK = 65536  # trials per sv_engine_run call: bounds the stats array
@@ -143,17 +143,6 @@ def _scalar(x):
             return x
         return x.item()
     return x
-
-
-def _check_spec(spec, names):
-    """sv_spec_resolve, with the failing field named as the caller's argument."""
-    st = L.lib.sv_spec_resolve(ctypes.byref(spec))
-    if st == L.SV_OK:
-        return
-    field = ctypes.c_char_p()
-    L.lib.sv_spec_check_field(ctypes.byref(spec), ctypes.byref(field))
-    f = field.value.decode() if field.value else "spec"
-    _fail(st, names.get(f, f))
 
 
 def _summary(spec, trials, observed=math.nan):
@@ -341,17 +330,18 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     spec = L.sv_spec()
     spec.d_k, spec.n_q, spec.n_k = qd[3], qd[2], kd[2]
     spec.trials = qd[0] * qd[1]
-    spec.causal = 1 if causal else 0
     if causal and qd[2] != kd[2]:
         raise ValueError("causal: needs n_q = n_k, got %d and %d" % (qd[2], kd[2]))
+    # the keywords that are the library's parameters, read by it (param.h)
+    _params.set_value(spec, "causal", bool(causal), "causal")
     if window is not None:
-        spec.window = _count(window, "window", 1, 2**63 - 1)
-    spec.ddof = _count(ddof, "ddof", 0, 2**32 - 1)
+        _params.set_value(spec, "window", window, "window")
+    _params.set_value(spec, "ddof", ddof, "ddof")
     if scale is not None:
         spec.scale = _scale_number(scale)
     if v is not None:
         spec.values, spec.d_v = 1, _arrays.dims(arrays.v)[3]
-    _check_spec(spec, {"d_k": "q", "n_q": "q", "n_k": "k", "d_v": "v", "trials": "q"})
+    _params.resolve(spec, {"d_k": "q", "n_q": "q", "n_k": "k", "d_v": "v", "trials": "q"})
     if mask is not None:
         arrays.mask, owner = _mask(mask, qd, kd)
         owners.append(owner)

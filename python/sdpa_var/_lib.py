@@ -84,11 +84,6 @@ SV_VALUE_REAL, SV_VALUE_COUNT, SV_VALUE_TEXT = 0, 1, 2
 SV_COLUMN_ONLY_OBSERVED, SV_COLUMN_CONFIG, SV_COLUMN_ONLY_GRAD = 1, 2, 4
 SV_NEED_TRIALS2 = 3
 
-# sv_matrix is not needed; sv_dist and sv_init names go through the library.
-DISTS = {"normal": 0, "uniform": 1, "rademacher": 2, "t": 3}
-INITS = {"xavier": 0, "lecun": 1, "normal": 2}
-
-
 class sv_spec(ctypes.Structure):
     """spec.h: struct sv_spec."""
     _fields_ = [("d_k", c_size), ("n_q", c_size), ("n_k", c_size),

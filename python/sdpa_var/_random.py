@@ -2,134 +2,66 @@
 
 import ctypes
 import math
-import numbers
+import textwrap
 
-from . import _columns, _core, _result
+from . import _columns, _core, _params, _result
 from . import _lib as L
 
-# keyword -> (sv_spec field, kind); kinds: count, real, flag. Defaults are
-# the CLI's (src/cli/parse/option_table.h); a field left 0 resolves as the CLI's.
-_FIELDS = {"trials": ("trials", "count"), "seed": ("seed", "count"),
-           "ddof": ("ddof", "count"), "nu": ("nu", "real"),
-           "q_mean": ("q_mean", "real"), "q_std": ("q_std", "real"),
-           "k_mean": ("k_mean", "real"), "k_std": ("k_std", "real"),
-           "qk_norm": ("qk_norm", "flag"), "qk_scale": ("qk_radius", "real"),
-           "plant": ("plant", "real"), "d_model": ("d_model", "count"),
-           "cross": ("cross", "flag"), "causal": ("causal", "flag"),
-           "values": ("values", "flag"), "d_v": ("d_v", "count"), "grad": ("grad", "flag"),
-           "window": ("window", "count")}
-_DEFAULTS = {"trials": 1, "seed": 42, "ddof": 0, "nu": 6.0}
-# spec field -> the keyword that sets it, for error messages
-_NAMES = {"d_k": "dk", "n_q": "n_q", "n_k": "n_k", "qk_radius": "qk_scale", "scale_logn": "scale"}
-
-
-def _scale(scale, d_k):
-    """(spec.scale, scale_name) as the CLI's --scale: sqrt, dk, none or a number
-    (logn: _logn once the options are known)."""
-    if scale == "logn":
-        return None, b"logn"
-    if scale is None or scale == "sqrt":
-        return 0.0, b"sqrt"
-    if scale == "dk":
-        return 1.0 / d_k, b"dk"
-    if scale == "none":
-        return 1.0, b"none"
-    text = scale if isinstance(scale, str) else repr(scale)
-    try:
-        value = float(scale)
-    except (TypeError, ValueError):
-        raise ValueError("scale: %r is not sqrt, dk, none or a positive number" % (scale,)) \
-            from None
-    if isinstance(scale, bool) or not (math.isfinite(value) and value > 0):
-        raise ValueError("scale: %r is not a positive finite number" % (scale,))
-    return value, text.encode()
+# The keywords: the library's parameters (_params.PARAMS, param.h) by their
+# names, but d_k, which is the first argument dk; n sets n_q and n_k.
+_KEYWORDS = {p.name: p.name for p in _params.PARAMS if p.name != "d_k"}
+_NAMES = {"d_k": "dk"}  # library name -> this function's word for it
 
 
 def _spec(dk, n, options):
-    spec = L.sv_spec()
-    spec.d_k = _core._count(dk, "dk", 1)
-    n = _core._count(n, "n", 1)
-    spec.n_q = _core._count(options.pop("n_q", n), "n_q", 1)
-    spec.n_k = _core._count(options.pop("n_k", n), "n_k", 1)
-    dist = options.pop("dist", "normal")
-    if dist not in L.DISTS:
-        raise ValueError("dist: %r is not one of %s" % (dist, ", ".join(L.DISTS)))
-    spec.dist = L.DISTS[dist]
-    init = options.pop("init", "xavier")
-    if init not in L.INITS:
-        raise ValueError("init: %r is not one of %s" % (init, ", ".join(L.INITS)))
-    spec.init = L.INITS[init]
-    scale, scale_name = _scale(options.pop("scale", None), spec.d_k)
-    spec.scale = 0.0 if scale is None else scale
-    for key, default in _DEFAULTS.items():
-        options.setdefault(key, default)
-    for key in list(options):
-        if key not in _FIELDS:
+    """The spec of random()'s arguments: the library's defaults
+    (sv_spec_defaults), each argument set by sv_spec_set in the table's
+    order (an implied flag before what implies it), resolved. Returns it
+    and the scale's text (the CLI's --scale)."""
+    spec = _params.defaults()
+    scale_name = _params.BY_NAME["scale"].default
+    _params.set_value(spec, "d_k", dk, "dk")
+    for name in ("n_q", "n_k"):
+        _params.set_value(spec, name, n, "n")
+    for p in _params.PARAMS:
+        if p.name in options:
+            text = _params.set_value(spec, p.name, options[p.name], p.name)
+            if p.name == "scale":
+                scale_name = text
+    _params.resolve(spec, _NAMES)
+    return spec, scale_name.encode("utf-8", "backslashreplace")
+
+
+def _doc_keywords():
+    """The keywords of random() with their defaults and choices, from the
+    library's table, for its docstring."""
+    words = []
+    for p in _params.PARAMS:
+        if p.name == "d_k":
             continue
-        field, kind = _FIELDS[key]
-        value = options.pop(key)
-        if kind == "count":
-            value = _core._count(value, key)
-        elif kind == "real":
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-                    or not math.isfinite(value):
-                raise ValueError("%s: %r is not a finite number" % (key, value))
-            value = float(value)
-        else:
-            value = 1 if value else 0
-        setattr(spec, field, value)
-    # implied options, as the CLI's: --qk-scale -> --qk-norm, --dv / --grad -> --values
-    if spec.qk_radius:
-        spec.qk_norm = 1
-    if spec.d_v or spec.grad:
-        spec.values = 1
-    if scale is None:
-        _logn(spec)
-    return spec, scale_name
+        shown = p.name
+        if p.name in ("n_q", "n_k"):
+            shown += " (default n)"
+        elif p.choices:
+            shown += " (%s%s; default %s)" % (", ".join('"%s"' % c for c in p.choices),
+                                              " or a positive number"
+                                              if p.kind == _params.SCALE else "",
+                                              '"%s"' % p.default)
+        elif p.default is not None and p.kind != _params.FLAG:
+            shown += " (%s)" % p.default
+        words.append(shown)
+    return ", ".join(words)
 
 
-def _logn(spec):
-    """scale="logn" as the CLI's --scale logn (docs/theory.md 15): one
-    multiplier ln(n_k) / sqrt(d_k), or with causal or window row i's own
-    c_i = ln(n_i) / sqrt(d_k), n_i the keys it sees (spec.scale_logn)."""
-    if spec.n_k < 2:
-        raise ValueError("scale: 'logn' needs n_k >= 2 (ln 1 = 0)")
-    if spec.causal or spec.window:
-        # what the per-row multipliers do not reach, as the CLI refuses it
-        for bad, name in ((spec.grad, "grad"), (spec.values, "values"), (spec.plant, "plant"),
-                          (spec.d_model and not spec.cross, "d_model without cross")):
-            if bad:
-                raise ValueError("scale: 'logn' with %s: not with %s (the per-row multipliers "
-                                 "reach the softmax statistics only)"
-                                 % ("causal" if spec.causal else "window", name))
-        spec.scale_logn, spec.scale = 1, 0.0  # s = 1/sqrt(d_k), resolved
-    else:
-        spec.scale = math.log(spec.n_k) / math.sqrt(spec.d_k)
-
-
-def random(dk=64, n=1111, *, observed=None, threads=None, block_rows=None, **options):
-    """The CLI's random-draw experiment, one configuration: the summary row
-    `sdpa-var --dk DK --n N ...` prints, column for column, the same numbers.
-
-    Keywords mirror the CLI's options (sdpa-var --help), dashes as
-    underscores: trials (1), seed (42), dist ("normal", "uniform",
-    "rademacher", "t"), nu (6), ddof (0), scale ("sqrt", "dk", "none",
-    "logn" or a positive number), n_q, n_k (default n), q_mean, q_std,
-    k_mean, k_std, qk_norm, qk_scale, plant, d_model, init ("xavier",
-    "lecun", "normal"), cross, causal, window, values, d_v, grad, observed,
-    threads, block_rows.
-    Returns Stats(kind="summary") whose values are scalars.
-    """
-    spec, scale_name = _spec(dk, n, dict(options))
-    extra = set(options) - set(_FIELDS) - {"n_q", "n_k", "dist", "init", "scale"}
+def random(dk=_params.default("d_k"), n=_params.default("n_q"), *, observed=None, threads=None,
+           block_rows=None, **options):
+    extra = set(options) - set(_KEYWORDS)
     if extra:
         raise TypeError("random: unknown option %s" % ", ".join(sorted(extra)))
+    spec, scale_name = _spec(dk, n, options)
     exe = _core._exec(threads)
     if block_rows is not None:
         exe.block_rows = _core._count(block_rows, "block_rows", 1)
-    names = dict(_NAMES)
-    names.update({f: k for k, (f, _) in _FIELDS.items()})
-    _core._check_spec(spec, names)
     obs = math.nan
     if observed is not None:
         obs = float(observed)
@@ -158,6 +90,21 @@ def random(dk=64, n=1111, *, observed=None, threads=None, block_rows=None, **opt
     if st != L.SV_OK:
         _core._fail(st, "d_k=%d" % spec.d_k)
     return summary_stats(spec, summ, scale_name, observed is not None)
+
+
+random.__doc__ = """The CLI's random-draw experiment, one configuration: the summary row
+    `sdpa-var --dk DK --n N ...` prints, column for column, the same numbers.
+
+%s
+    Returns Stats(kind="summary") whose values are scalars.
+    """ % textwrap.fill(
+    "Keywords mirror the CLI's options (sdpa-var --help), dashes as underscores, with "
+    "the library's defaults (its parameter table, param.h): dk (%s), n (%s), %s; and "
+    "observed, threads, block_rows. Flags take True or False, numbers ints or floats, "
+    "names strings. A value the library refuses raises ValueError \"keyword: why\", "
+    "an unknown keyword TypeError."
+    % (_params.BY_NAME["d_k"].default, _params.BY_NAME["n_q"].default, _doc_keywords()),
+    width=76, initial_indent="    ", subsequent_indent="    ")
 
 
 def summary_stats(spec, summ, scale_name, observed):

@@ -485,8 +485,8 @@ static sv_param param_of(const char *field)
 static const char *status_why(sv_status st)
 {
     switch (st) {
-    case SV_ERANGE:
-        return "the sizes overflow 64 bits";
+    case SV_ERANGE: /* size_t: 32 bits in WebAssembly */
+        return SIZE_MAX > 0xffffffffu ? "the sizes overflow 64 bits" : "the sizes overflow 32 bits";
     case SV_ETOOBIG:
         return "at most 2147483647 (CBLAS takes int sizes)";
     case SV_EOVERFLOW:

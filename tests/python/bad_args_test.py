@@ -88,7 +88,11 @@ raises("random causal nq", ValueError, "causal", R, 4, 10, n_q=3, causal=True)
 raises("random nu", ValueError, "nu", R, 4, 10, dist="t", nu=3.0)
 raises("random q_mean", ValueError, "q_mean", R, 4, 10, q_mean=1e300)
 raises("random scale", ValueError, "scale", R, 4, 10, scale="cube")
-raises("random trials", TypeError, "trials", R, 4, 10, trials=1.5)
+raises("random trials", ValueError, "trials: '1.5' is not a positive integer", R, 4, 10,
+       trials=1.5)
+raises("random trials str", TypeError, "trials", R, 4, 10, trials="3")
+raises("random ddof 2**40", ValueError, "ddof", R, 4, 10, ddof=2**40)
+raises("random causal 2", ValueError, "causal: '2' is not 0 or 1", R, 4, 10, causal=2)
 raises("random cross", ValueError, "cross", R, 4, 10, cross=True)
 raises("random logn n_k 1", ValueError, "n_k >= 2", R, 4, 1, scale="logn")
 raises("random logn causal values", ValueError, "not with values", R, 4, 10, scale="logn",

@@ -12,14 +12,20 @@ const sv = (window.sv = { state: 'loading', generation: 0, last: {}, times: {} }
 
 // ---- the worker: one at a time; cancel = terminate and start afresh ----
 const engine = {
-  worker: null, jobs: new Map(), next: 1, pcg: null,
+  worker: null, jobs: new Map(), next: 1, pcg: null, params: null, onReady: null,
   spawn() {
     this.worker = new Worker('worker.js');
     this.worker.onmessage = (e) => this.message(e.data);
     this.worker.onerror = (e) => setState('error', 'the engine failed to load: ' + (e.message || e));
   },
   message(m) {
-    if (m.type === 'ready') { this.pcg = m.pcg; return; }
+    if (m.type === 'ready') {
+      this.pcg = m.pcg;
+      this.params = m.params;
+      if (this.onReady) this.onReady(m.params);
+      this.onReady = null;
+      return;
+    }
     const job = this.jobs.get(m.id);
     if (!job) return;
     if (m.type === 'progress') { job.progress(m.fraction); return; }
@@ -43,6 +49,25 @@ const engine = {
 };
 
 // ---- controls ----
+// The library's parameter table (svw_params: param.h), from the worker's
+// ready message: the defaults and bounds of d_k and seed are the library's.
+// n, trials and d_k's largest are the page's own choices (a run that
+// answers while a slider moves), not the experiment's.
+const PAGE = { n: 256, trials: 20, dkMax: 4096 };
+function param(name) { return engine.params.find((p) => p.name === name); }
+function dflt(name) { return Number(param(name).default); }
+function hiOf(name) { return Math.min(param(name).hi, Number.MAX_SAFE_INTEGER); }
+// The fields the library gives a default (index.html leaves them empty),
+// set to it; their bounds too.
+function fillDefaults() {
+  const dk = param('d_k'), seed = param('seed');
+  $('scale').value = param('scale').default;
+  $('dk').min = String(dk.lo);
+  $('dk').value = dk.default;
+  $('dk-slider').value = String(Math.round(Math.log2(dflt('d_k'))));
+  $('seed').min = String(seed.lo);
+  $('seed').value = seed.default;
+}
 // A field's whole number within its range; a value outside (n = 65 537) is
 // refused: the field is set back to the nearest one allowed, which is what runs.
 function int(id, lo, hi, dflt) {
@@ -55,13 +80,14 @@ function options() {
   const scale = $('scale').value;
   return {
     // n up to 65 536: 2^32 scores, counted in 64 bits by the library.
-    dk: int('dk', 1, 4096, 64), n: int('n', 2, N_MAX, 256), scale,
-    custom: scale === 'custom' ? Number($('custom').value) : 0,
-    causal: $('causal').checked, trials: int('trials', 1, 100000, 20),
-    seed: int('seed', 0, Number.MAX_SAFE_INTEGER, 42),
+    dk: int('dk', param('d_k').lo, PAGE.dkMax, dflt('d_k')), n: int('n', 2, N_MAX, PAGE.n), scale,
+    // the field's text: the library reads it and says what is wrong with it
+    custom: scale === 'custom' ? $('custom').value.trim() : 0,
+    causal: $('causal').checked, trials: int('trials', 1, 100000, PAGE.trials),
+    seed: int('seed', param('seed').lo, hiOf('seed'), dflt('seed')),
   };
 }
-function scaleArg(o) { return o.scale === 'custom' ? String(o.custom) : o.scale; }
+function scaleArg(o) { return o.scale === 'custom' ? String(Number(o.custom)) : o.scale; }
 function common(o) {
   return `--scale ${scaleArg(o)}${o.causal ? ' --causal' : ''} --seed ${o.seed}`;
 }
@@ -243,6 +269,7 @@ function showSweep(rows, o) {
 // ---- the runs ----
 let timer = null;
 function schedule() {
+  if (!engine.params) return; // the first run, once the table is in, reads the fields
   clearTimeout(timer);
   engine.cancel();
   setState('waiting', 'waiting…');
@@ -284,13 +311,14 @@ async function update() {
 }
 
 async function puzzle() {
-  const o = options();
+  if (!engine.params) return;
   engine.cancel();
   sv.generation++;
   setState('running', 'the puzzle: 100 000 trials of 2 × 2…');
   try {
-    const res = await engine.run({ kind: 'run', opts: { dk: 2, n: 2, scale: 'sqrt', causal: false, trials: 100000,
-      seed: 42, observed: 1.6, s2_bins: 80, s2_hi: 8 } }, (f) => { $('progress').value = f; });
+    // the library's default seed and scale, as `sdpa-var --dk 2 --n 2 ...`
+    const res = await engine.run({ kind: 'run', opts: { dk: 2, n: 2, causal: false, trials: 100000,
+      observed: 1.6, s2_bins: 80, s2_hi: 8 } }, (f) => { $('progress').value = f; });
     const s = res.data.summary;
     sv.last.puzzle = res.data;
     const bins = res.data.s2, x = bins.map(([lo, hi]) => (lo + hi) / 2);
@@ -390,6 +418,7 @@ function start() {
     setState('error', 'open this page through a web server (see above)');
     return;
   }
+  engine.onReady = () => { fillDefaults(); update().then(editor); };
   engine.spawn();
   link('dk-slider', 'dk');
   link('n-slider', 'n');
@@ -398,6 +427,5 @@ function start() {
   $('puzzle').addEventListener('click', puzzle);
   $('logits').addEventListener('input', editor);
   $('row-scale').addEventListener('input', () => { $('row-scale').dataset.edited = '1'; editor(); });
-  update().then(editor);
 }
 start();

@@ -7,7 +7,6 @@
 'use strict';
 importScripts('sdpa_var.js');
 
-const SCALES = { sqrt: 0, dk: 1, none: 2, custom: 3 };
 let M = null;
 let api = null;
 
@@ -15,13 +14,14 @@ function bind(mod) {
   const c = (name, ret, args) => mod.cwrap(name, ret, args);
   const N = 'number';
   return {
-    begin: c('svw_begin', N, [N, N, N, N, N, N, N, N, N, N, N, N, N]),
+    begin: c('svw_begin', N, ['string', N, N, N, N]),
     step: c('svw_step', N, [N, N]),
     result: c('svw_result', N, [N]),
     free: c('svw_free', null, [N]),
     error: c('svw_error', 'string', []),
     logits: c('svw_logits', N, [N, N, N]),
-    example: c('svw_example', N, [N, N, N, N, N]),
+    example: c('svw_example', N, ['string']),
+    params: c('svw_params', 'string', []),
   };
 }
 
@@ -36,12 +36,23 @@ function chunkOf(o) {
   return Math.max(1, Math.min(o.trials, Math.floor(2e7 / work)));
 }
 
+// The experiment of the page's options as the glue reads it: name=value
+// pairs of the library's parameters (param.h), one a line. An option left
+// out (seed in the puzzle) is the library's default; the library reads and
+// checks each value, and its message names the pair at fault.
+function pairs(o) {
+  const p = [['d_k', o.dk], ['n_q', o.n], ['n_k', o.n],
+    ['scale', o.scale === 'custom' ? o.custom : o.scale], ['trials', o.trials], ['seed', o.seed]];
+  if (o.causal) p.push(['causal', 1]);
+  if (o.grad) p.push(['grad', 1]);
+  return p.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`).join('\n');
+}
+
 // One configuration: {dk, n, scale, custom, causal, trials, seed, grad,
 // hist, observed, s2_bins, s2_hi}; progress(fraction) between chunks.
 function runOne(o, progress) {
-  const r = api.begin(o.dk, o.n, o.n, SCALES[o.scale], o.custom || 0, o.causal ? 1 : 0,
-    o.trials, o.seed, o.grad ? 1 : 0, o.hist || 0,
-    o.observed === undefined ? NaN : o.observed, o.s2_bins || 0, o.s2_hi || 0);
+  const r = api.begin(pairs(o), o.hist || 0, o.observed === undefined ? NaN : o.observed,
+    o.s2_bins || 0, o.s2_hi || 0);
   if (!r) throw new Error(api.error());
   try {
     const chunk = chunkOf(o);
@@ -88,8 +99,7 @@ function job(msg, post) {
       data = msg.list.map((o, i) => runOne(o, (f) => progress((i + f) / msg.list.length)));
       break;
     case 'example':
-      data = text(api.example(msg.opts.dk, msg.opts.n, SCALES[msg.opts.scale],
-        msg.opts.custom || 0, msg.opts.seed));
+      data = text(api.example(pairs(msg.opts)));
       break;
     case 'logits':
       data = logits(msg.values, msg.scale);
@@ -103,7 +113,8 @@ function job(msg, post) {
 const ready = SdpaVar().then((mod) => {
   M = mod;
   api = bind(mod);
-  postMessage({ type: 'ready', pcg: (mod._svw_pcg_check() >>> 0).toString(16) });
+  postMessage({ type: 'ready', pcg: (mod._svw_pcg_check() >>> 0).toString(16),
+    params: JSON.parse(api.params()) });
 });
 
 onmessage = (e) => {

@@ -1,10 +1,13 @@
 /* The web page's glue: a thin layer over the library's public API, as the
- * CLI is, compiled with it to WebAssembly (web/CMakeLists.txt). It makes
- * the spec the CLI makes for the same options, runs the engine in chunks
- * of trials (the page's worker calls svw_step between messages), and hands
- * the page JSON text: the summary row named and valued by the column table
- * (columns.h), the engine's histogram bins, one row's weights. JavaScript
- * computes no statistic; it reads these and draws them.
+ * CLI is, compiled with it to WebAssembly (web/CMakeLists.txt). It reads
+ * the experiment as name=value pairs through the library's parameter table
+ * (sv_web_spec.c: sv_spec_set, so the spec is the CLI's for the same
+ * options and every default, bound and message the library's), runs the
+ * engine in chunks of trials (the page's worker calls svw_step between
+ * messages), and hands the page JSON text: the summary row named and
+ * valued by the column table (columns.h), the engine's histogram bins, one
+ * row's weights. JavaScript computes no statistic; it reads these and
+ * draws them.
  *
  * Every function returns NULL or a negative number on failure, with the
  * reason in svw_error(). Strings returned stay valid until the next call
@@ -83,7 +86,7 @@ static void put_reals(text *t, const char *name, const double *x, size_t n)
     put(t, "]");
 }
 
-static char last_error[160];
+static char last_error[256];
 static text out; /* the last string returned when it is not a run's */
 
 SVW_EXPORT const char *svw_error(void)
@@ -103,34 +106,6 @@ SVW_EXPORT uint32_t svw_pcg_check(void)
     sv_rng r;
     sv_rng_seed(&r, 42u, 54u);
     return sv_rng_next(&r);
-}
-
-/* The page's scale choice, as the CLI's --scale: sqrt, dk, none, custom. */
-enum { SVW_SQRT = 0, SVW_DK = 1, SVW_NONE = 2, SVW_CUSTOM = 3 };
-
-/* The spec the CLI makes (validate.c, make_spec) for the same options. */
-static sv_status make_spec(sv_spec *s, int d_k, int n_q, int n_k, int scale_kind, double custom,
-                           int causal, double trials, double seed, int grad)
-{
-    *s = (sv_spec){0};
-    if (d_k < 1 || n_q < 1 || n_k < 1 || !(trials >= 1) || !(seed >= 0) ||
-        seed > 9007199254740992.0)
-        return SV_EINVAL;
-    s->d_k = (size_t)d_k;
-    s->n_q = (size_t)n_q;
-    s->n_k = (size_t)n_k;
-    s->trials = (uint64_t)trials;
-    s->seed = (uint64_t)seed;
-    s->dist = SV_DIST_NORMAL;
-    s->nu = 6.0;
-    s->causal = causal != 0;
-    s->values = grad != 0;
-    s->grad = grad != 0;
-    s->scale = scale_kind == SVW_SQRT   ? 0.0
-               : scale_kind == SVW_DK   ? 1.0 / (double)d_k
-               : scale_kind == SVW_NONE ? 1.0
-                                        : custom;
-    return sv_spec_resolve(s);
 }
 
 /* One configuration while it runs. */
@@ -155,8 +130,6 @@ typedef struct svw_run {
     text json;
 } svw_run;
 
-static const char *const scale_names[] = {"sqrt", "dk", "none"};
-
 /* Progress inside one chunk (a long trial): the worker's Module.onProgress. */
 static void progress(void *ctx, uint64_t done, uint64_t total)
 {
@@ -177,32 +150,27 @@ SVW_EXPORT void svw_free(svw_run *r)
     free(r);
 }
 
-/* A run of trials x (d_k, n_q x n_k) with the page's options; hist_bins > 0
- * adds the engine's score histogram (as --histogram), s2_bins > 0 counts
- * each trial's raw_var into s2_bins bins on [0, s2_hi) (the puzzle's
- * distribution of s^2), observed (NaN: none) as --observed. */
-SVW_EXPORT svw_run *svw_begin(int d_k, int n_q, int n_k, int scale_kind, double custom, int causal,
-                              double trials, double seed, int grad, int hist_bins, double observed,
-                              int s2_bins, double s2_hi)
+/* A run of the experiment in @p pairs ("d_k=64\nn_q=256\nn_k=256\nscale=dk",
+ * each a parameter of param.h read by sv_spec_set, the others at their
+ * defaults); hist_bins > 0 adds the engine's score histogram (as
+ * --histogram), s2_bins > 0 counts each trial's raw_var into s2_bins bins
+ * on [0, s2_hi) (the puzzle's distribution of s^2), observed (NaN: none)
+ * as --observed. A bad pair or spec: NULL, the library's message in
+ * svw_error ("n_q: '0' is not a positive integer"). */
+SVW_EXPORT svw_run *svw_begin(const char *pairs, int hist_bins, double observed, int s2_bins,
+                              double s2_hi)
 {
     svw_run *r = calloc(1, sizeof *r);
     if (!r) {
         fail("run", SV_ENOMEM);
         return NULL;
     }
-    sv_status st =
-        make_spec(&r->spec, d_k, n_q, n_k, scale_kind, custom, causal, trials, seed, grad);
-    if (st != SV_OK) {
-        const char *field = "spec";
-        (void)sv_spec_check_field(&r->spec, &field);
-        fail(field ? field : "spec", st);
+    if (svw_spec_read(&r->spec, pairs, r->scale_name, sizeof r->scale_name, last_error,
+                      sizeof last_error) != 0 ||
+        svw_spec_resolve(&r->spec, last_error, sizeof last_error) != 0) {
         free(r);
         return NULL;
     }
-    if (scale_kind >= SVW_SQRT && scale_kind <= SVW_NONE)
-        snprintf(r->scale_name, sizeof r->scale_name, "%s", scale_names[scale_kind]);
-    else
-        snprintf(r->scale_name, sizeof r->scale_name, "%.17g", custom);
     r->observed = observed;
     r->exec.threads = 1;
     r->exec.progress = progress;
@@ -224,7 +192,7 @@ SVW_EXPORT svw_run *svw_begin(int d_k, int n_q, int n_k, int scale_kind, double 
         r->s2_hi = s2_hi;
         r->s2 = calloc(r->s2_bins + 1, sizeof(uint64_t));
     }
-    st = sv_source_draw(&r->spec, &r->src);
+    sv_status st = sv_source_draw(&r->spec, &r->src);
     if (st == SV_OK)
         st = sv_taps_check(&r->taps, &r->spec);
     if (st == SV_OK)
@@ -510,16 +478,23 @@ SVW_EXPORT const char *svw_logits(const double *x, int n, double scale)
     return out.failed ? NULL : out.s;
 }
 
-/* Query 0 of trial 0 against its keys (at most 4096), drawn as the engine
- * draws them (as --example): the logits q.k and their softmax raw and
- * scaled, in svw_logits's form. */
-SVW_EXPORT const char *svw_example(int d_k, int n, int scale_kind, double custom, double seed)
+/* Query 0 of trial 0 of the experiment in @p pairs (as svw_begin) against
+ * its keys (at most 4096), drawn as the engine draws them (as --example):
+ * the logits q.k and their softmax raw and scaled, in svw_logits's form. */
+SVW_EXPORT const char *svw_example(const char *pairs)
 {
     sv_spec s;
     sv_source src;
-    sv_status st = make_spec(&s, d_k, 1, n > 4096 ? 4096 : n, scale_kind, custom, 0, 1, seed, 0);
-    if (st == SV_OK)
-        st = sv_source_draw(&s, &src);
+    char scale[32];
+    if (svw_spec_read(&s, pairs, scale, sizeof scale, last_error, sizeof last_error) != 0)
+        return NULL;
+    s.n_q = 1; /* one query row of one trial: its own n_q, trials and mask */
+    s.n_k = s.n_k > 4096 ? 4096 : s.n_k;
+    s.trials = 1;
+    s.causal = s.values = s.grad = 0;
+    if (svw_spec_resolve(&s, last_error, sizeof last_error) != 0)
+        return NULL;
+    sv_status st = sv_source_draw(&s, &src);
     if (st != SV_OK) {
         fail("example", st);
         return NULL;

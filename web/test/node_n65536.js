@@ -12,13 +12,13 @@ const factory = require(path.resolve(process.argv[2]));
 
 factory().then((M) => {
   const N = 'number';
-  const begin = M.cwrap('svw_begin', N, [N, N, N, N, N, N, N, N, N, N, N, N, N]);
+  const begin = M.cwrap('svw_begin', N, ['string', N, N, N, N]);
   const bytes = M.cwrap('svw_bytes', N, [N]);
   const rows = M.cwrap('svw_rows', N, [N, N]);
   const free = M.cwrap('svw_free', null, [N]);
   const error = M.cwrap('svw_error', 'string', []);
-  // dk, n, scale 1/sqrt(d_k), not causal, 1 trial, seed 42, no extras
-  const run = (dk, n) => begin(dk, n, n, 0, 0, 0, 1, 42, 0, 0, NaN, 0, 0);
+  // dk, n, the library's defaults otherwise (one trial), no extras
+  const run = (dk, n) => begin(`d_k=${dk}\nn_q=${n}\nn_k=${n}`, 0, NaN, 0, 0);
   let bad = 0;
   const check = (ok, what) => {
     console.log(`${ok ? 'ok' : 'FAIL'}: ${what}`);
@@ -45,7 +45,7 @@ factory().then((M) => {
   }
   // Beyond 32-bit sizes: (n_q + n_k) d_k doubles = 2^32 bytes at d_k 4096.
   r = run(4096, 65536);
-  check(r === 0 && error() === 'n_q: size product overflows',
+  check(r === 0 && error() === 'n_q: the sizes overflow 32 bits',
     `n = 65536, d_k = 4096 refused: ${r ? 'accepted' : error()}`);
   if (r) free(r);
   process.exit(bad);

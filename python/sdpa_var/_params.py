@@ -1,0 +1,151 @@
+"""The experiment's parameters, read from the library's table at import
+(param.h, SV_PARAM_MAP): their names, kinds, bounds, defaults and choices.
+Keywords are set with sv_spec_set from text and refused with the library's
+own one-line reasons (sv_param_explain, sv_spec_check_param), so no
+default, bound or rule is written here."""
+
+import ctypes
+import numbers
+
+from . import _lib as L
+
+P = ctypes.POINTER
+_SIGS = {
+    "sv_param_name": (L.c_char_p, [L.c_int]),
+    "sv_param_bounds": (L.c_int, [L.c_int, P(L.c_int), P(L.c_dbl), P(L.c_dbl), P(L.c_char_p),
+                                  P(L.c_int)]),
+    "sv_param_choices": (P(L.c_char_p), [L.c_int]),
+    "sv_spec_defaults": (L.c_int, [P(L.sv_spec)]),
+    "sv_spec_set": (L.c_int, [P(L.sv_spec), L.c_int, L.c_char_p]),
+    "sv_param_explain": (L.c_size, [L.c_int, L.c_char_p, L.c_char_p, L.c_size]),
+    "sv_spec_check_param": (L.c_int, [P(L.sv_spec), P(L.c_int), P(L.c_int), L.c_char_p,
+                                      L.c_size]),
+}
+L._bind(L._library_path(), L.lib, _SIGS)
+
+# sv_param_kind (param.h)
+COUNT, REAL, ABOVE, FLAG, NAME, SCALE = range(6)
+_NUMERIC = (COUNT, REAL, ABOVE)
+
+
+class Param:
+    """One row of the library's table: index, name, kind, lo, hi, default
+    (text, None when not set), implies (a Param name or None), choices
+    (names, empty for none)."""
+
+    __slots__ = ("index", "name", "kind", "lo", "hi", "default", "implies", "choices")
+
+    def __repr__(self):
+        return "Param(%r, kind=%d, default=%r)" % (self.name, self.kind, self.default)
+
+
+def _table():
+    rows, i = [], 0
+    while L.lib.sv_param_name(i) is not None:
+        p = Param()
+        p.index, p.name = i, L.lib.sv_param_name(i).decode()
+        kind, lo, hi, implies = L.c_int(), L.c_dbl(), L.c_dbl(), L.c_int()
+        default = L.c_char_p()
+        L.lib.sv_param_bounds(i, ctypes.byref(kind), ctypes.byref(lo), ctypes.byref(hi),
+                              ctypes.byref(default), ctypes.byref(implies))
+        p.kind, p.lo, p.hi = kind.value, lo.value, hi.value
+        p.default = default.value.decode() if default.value is not None else None
+        p.implies = implies.value
+        names, c = [], L.lib.sv_param_choices(i)
+        while c and c[len(names)] is not None:
+            names.append(c[len(names)].decode())
+        p.choices = tuple(names)
+        rows.append(p)
+        i += 1
+    for p in rows:
+        p.implies = rows[p.implies].name if p.implies >= 0 else None
+    return rows
+
+
+PARAMS = tuple(_table())  # in the table's order: an implied flag before what implies it
+BY_NAME = {p.name: p for p in PARAMS}
+
+
+def default(name):
+    """The table's default of parameter @p name as a Python value (None:
+    not set): an int for a count, a float for a number, a str otherwise."""
+    p = BY_NAME[name]
+    if p.default is None or p.kind not in _NUMERIC:
+        return p.default
+    return int(p.default) if p.kind == COUNT else float(p.default)
+
+
+def explain(p, text):
+    """sv_param_explain: why @p text is refused for Param @p p."""
+    raw = text.encode("utf-8", "backslashreplace")
+    buf = ctypes.create_string_buffer(256)
+    L.lib.sv_param_explain(p.index, raw, buf, len(buf))
+    return buf.value.decode("utf-8", "replace")
+
+
+def text_of(p, value, keyword):
+    """The text sv_spec_set reads for Python @p value of Param @p p: an int in
+    decimal, a float by repr (which round-trips; inf and nan the library
+    refuses), a bool "1" or "0" for a flag (for a number its repr, refused),
+    a str as it is for a name or the scale. TypeError for other types."""
+    if p.kind == FLAG:
+        if value is None or isinstance(value, bool) or type(value).__name__ == "bool_":
+            return "1" if value else "0"
+        if isinstance(value, numbers.Integral):
+            return str(int(value))
+        raise TypeError("%s: %r is not True or False" % (keyword, value))
+    if p.kind == SCALE and hasattr(value, "shape"):
+        from ._core import _scalar  # a 0-dim tensor or array: its number
+
+        value = _scalar(value)
+    if isinstance(value, str) and p.kind in (NAME, SCALE):
+        return value
+    if isinstance(value, bool):
+        return repr(value)  # "True": refused with the library's reason
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
+    if p.kind == NAME:
+        return repr(value)  # refused: "'None' is not one of ..."
+    raise TypeError("%s: %r is not a number" % (keyword, value))
+
+
+def set_value(spec, name, value, keyword):
+    """sv_spec_set(spec, name, text of @p value); ValueError "keyword: why"
+    when the library refuses it. Returns the text set."""
+    p = BY_NAME[name]
+    text = text_of(p, value, keyword)
+    if L.lib.sv_spec_set(ctypes.byref(spec), p.index, text.encode("utf-8", "backslashreplace")) \
+            != L.SV_OK:
+        raise ValueError("%s: %s" % (keyword, explain(p, text)))
+    return text
+
+
+def defaults():
+    """An sv_spec with the table's defaults (sv_spec_defaults)."""
+    spec = L.sv_spec()
+    L.lib.sv_spec_defaults(ctypes.byref(spec))
+    return spec
+
+
+def resolve(spec, keywords):
+    """sv_spec_resolve; a fault raises ValueError with sv_spec_check_param's
+    message, the parameter at fault named by @p keywords (library name ->
+    the caller's keyword) when it is the caller's own word for it."""
+    st = L.lib.sv_spec_resolve(ctypes.byref(spec))
+    if st == L.SV_OK:
+        return
+    param, other = L.c_int(), L.c_int()
+    buf = ctypes.create_string_buffer(256)
+    L.lib.sv_spec_check_param(ctypes.byref(spec), ctypes.byref(param), ctypes.byref(other), buf,
+                              len(buf))
+    msg = buf.value.decode()
+    if param.value >= 0:
+        name = PARAMS[param.value].name
+        mine = keywords.get(name, name)
+        if msg.startswith(name + ":") and mine != name:
+            msg = mine + msg[len(name):]
+    if st == L.SV_ENOMEM:
+        raise MemoryError(msg or L.status_str(st))
+    raise ValueError(msg or "spec: " + L.status_str(st))
