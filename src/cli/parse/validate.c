@@ -52,12 +52,12 @@ static int is_table(const cli_options *o)
  * keeps (docs/theory.md 8.5). */
 static int q_centred(const cli_options *o)
 {
-    return o->real[CLI_OPT_Q_MEAN] == 0.0 && o->real[CLI_OPT_PLANT] == 0.0;
+    return o->base.q_mean == 0.0 && o->base.plant == 0.0;
 }
 
 static int k_centred(const cli_options *o)
 {
-    return o->real[CLI_OPT_K_MEAN] == 0.0 && o->real[CLI_OPT_PLANT] == 0.0;
+    return o->base.k_mean == 0.0 && o->base.plant == 0.0;
 }
 
 static int is_gnuplot(const cli_options *o)
@@ -335,34 +335,17 @@ void cli_options_rules_usage(FILE *f)
     fputs("\n", f);
 }
 
-/* Every option given -> opt->base, opt->exec and the output settings. The one place
- * that knows which field an option sets. */
+/* The CLI's own options given -> opt->exec and the output settings (the
+ * parameters are in opt->base already: options.c). */
 static void resolve(cli_options *o)
 {
     const uint64_t *c = o->count;
     const double *r = o->real;
     const unsigned char *g = o->given;
-    sv_spec *b = &o->base;
-    b->n_q = (size_t)(g[CLI_OPT_NQ] ? c[CLI_OPT_NQ] : o->n[0]); /* per config: make_spec */
-    b->n_k = (size_t)(g[CLI_OPT_NK] ? c[CLI_OPT_NK] : o->n[0]);
-    b->trials = c[CLI_OPT_TRIALS];
-    b->seed = c[CLI_OPT_SEED];
-    b->ddof = (unsigned)c[CLI_OPT_DDOF];
-    b->nu = r[CLI_OPT_NU];
-    b->q_mean = r[CLI_OPT_Q_MEAN];
-    b->k_mean = r[CLI_OPT_K_MEAN];
-    b->q_std = g[CLI_OPT_Q_STD] ? r[CLI_OPT_Q_STD] : 0.0; /* 0: 1, and "not given" */
-    b->k_std = g[CLI_OPT_K_STD] ? r[CLI_OPT_K_STD] : 0.0;
-    b->qk_norm = on(o, CLI_OPT_QK_NORM);
-    b->qk_radius = g[CLI_OPT_QK_SCALE] ? r[CLI_OPT_QK_SCALE] : 0.0;
-    b->plant = r[CLI_OPT_PLANT];
-    b->d_model = (size_t)c[CLI_OPT_D_MODEL];
-    b->cross = g[CLI_OPT_CROSS];
-    b->causal = g[CLI_OPT_CAUSAL];
-    b->window = g[CLI_OPT_WINDOW] ? (size_t)c[CLI_OPT_WINDOW] : 0;
-    b->values = on(o, CLI_OPT_VALUES);
-    b->d_v = (size_t)c[CLI_OPT_DV];
-    b->grad = g[CLI_OPT_GRAD];
+    if (!g[CLI_OPT_NQ]) /* --n's first value; per config: make_spec */
+        o->base.n_q = o->n[0];
+    if (!g[CLI_OPT_NK])
+        o->base.n_k = o->n[0];
     o->exec.threads = (int)c[CLI_OPT_THREADS];
     o->exec.block_rows =
         g[CLI_OPT_BLOCK_ROWS] ? (size_t)c[CLI_OPT_BLOCK_ROWS] : 0; /* 0: one tile */
