@@ -11,17 +11,38 @@
 #include "budget.h"
 #include "options.h"
 
+const char *cli_logn_per_row(const sv_spec *spec)
+{
+    return spec->causal ? "causal" : spec->window > 0 ? "window" : NULL;
+}
+
+int cli_logn_refuse(const char *per_row, const char *option, char *err, size_t errlen)
+{
+    return cli_fail(err, errlen,
+                    "--scale logn with --%s: not with --%s (the per-row multipliers reach the "
+                    "softmax statistics only)",
+                    per_row, option);
+}
+
 /* A failure of the library's check on @p spec (@p id the option of the
- * parameter it blames, @p why the library's line), as a message naming
- * the option and its value. */
+ * parameter it blames, @p other the parameter the rule is about, @p why
+ * the library's line), as a message naming the option and its value. */
 static int library_error(const cli_options *o, const cli_config *c, sv_status st, int id,
-                         const char *why, char *err, size_t errlen)
+                         sv_param other, const char *why, char *err, size_t errlen)
 {
     const sv_spec *spec = &c->spec;
     char q[80];
     /* Counts in 64 bits, as sv_spec_scores, where size_t has 32. */
     const uint64_t nq = spec->n_q, all = nq * spec->n_k,
                    causal = nq % 2 ? (nq + 1) / 2 * nq : nq / 2 * (nq + 1);
+    /* --scale logn: the library blames the scale, about n_k (ln 1 = 0) or
+     * what the per-row multipliers do not reach (values first: --grad, if
+     * given, turned them on). */
+    const int by = spec->grad ? CLI_OPT_GRAD : cli_option_of(o, other);
+    if (id == CLI_OPT_SCALE && other == SV_PARAM_N_K)
+        return cli_fail(err, errlen, "--scale logn: n_k = 1 (ln 1 = 0; needs 2 or more)");
+    if (id == CLI_OPT_SCALE && other != SV_PARAM_NONE && by >= 0 && cli_logn_per_row(spec))
+        return cli_logn_refuse(cli_logn_per_row(spec), cli_option_defs[by].name, err, errlen);
     if (id < 0)
         return cli_fail(err, errlen, "invalid configuration (%s: %s)", sv_status_str(st), why);
     const char *name = cli_option_defs[id].name;
@@ -82,9 +103,9 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
 int cli_config_check(const cli_options *o, cli_config *c, char *err, size_t errlen)
 {
     const sv_spec *spec = &c->spec;
-    sv_param param = SV_PARAM_NONE;
+    sv_param param = SV_PARAM_NONE, other = SV_PARAM_NONE;
     char why[160];
-    sv_status st = sv_spec_check_param(spec, &param, NULL, why, sizeof why);
+    sv_status st = sv_spec_check_param(spec, &param, &other, why, sizeof why);
     int id = cli_option_of(o, param);
     if (st == SV_OK && o->histogram) { /* the histogram the run will ask for */
         uint64_t dummy[2] = {0, 0};    /* not written: the check reads nothing */
@@ -103,7 +124,7 @@ int cli_config_check(const cli_options *o, cli_config *c, char *err, size_t errl
     }
     if (st == SV_OK && (st = cli_budget_engine_bytes(&o->exec, spec, &c->engine_bytes)) != SV_OK)
         id = cli_option_of(o, SV_PARAM_N_Q); /* the sizes overflow */
-    return st == SV_OK || library_error(o, c, st, id, why, err, errlen);
+    return st == SV_OK || library_error(o, c, st, id, other, why, err, errlen);
 }
 
 int cli_example_whole(const sv_spec *spec)

@@ -136,17 +136,9 @@ static int parse_items(cli_options *opt, const char *what, const char *s, size_t
 
 static int scale_item(cli_options *opt, const char *s, size_t i)
 {
-    cli_scale_choice c = {CLI_SCALE_VALUE, 0.0, ""};
+    cli_scale_choice c = {SV_SCALE_SQRT, 0.0, ""};
     snprintf(c.name, sizeof c.name, "%s", s); /* <= CLI_ITEM_MAX: parse_items checked */
-    if (strcmp(s, "sqrt") == 0)
-        c.kind = CLI_SCALE_SQRT;
-    else if (strcmp(s, "dk") == 0)
-        c.kind = CLI_SCALE_DK;
-    else if (strcmp(s, "none") == 0)
-        c.kind = CLI_SCALE_NONE;
-    else if (strcmp(s, "logn") == 0)
-        c.kind = CLI_SCALE_LOGN;
-    else if (sv_text_real(s, &c.value) != SV_OK || !(c.value > 0.0))
+    if (sv_scale_parse(s, &c.rule, &c.value) != SV_OK)
         return 0;
     opt->scale[i] = c;
     return 1;
@@ -174,9 +166,7 @@ static int init_item(cli_options *opt, const char *s, size_t i)
     return k < 0 ? 0 : (opt->init[i] = (sv_init)k, 1);
 }
 
-/* The names the CLI's own list options take (and --scale's), as their
- * messages list them. */
-static const char *const scale_names[] = {"sqrt", "dk", "none", "logn", "positive numbers", NULL};
+/* The names the CLI's own list options take, as their messages list them. */
 static const char *const format_names[] = {"table",   "csv",      "json",  "jsonl", "state",
                                            "gnuplot", "markdown", "latex", NULL};
 static const char *const plot_names[] = {"variance", "entropy",   "max_weight", "eff_keys",
@@ -259,9 +249,15 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
             return 1;
         }
         return parse_sizes("--n", s, opt->n, &opt->n_n, err, errlen);
-    case CLI_OPT_SCALE:
-        return parse_items(opt, "--scale", s, CLI_SCALES_MAX, scale_item, scale_names,
-                           &opt->n_scale, err, errlen);
+    case CLI_OPT_SCALE: { /* the library's names, then numbers */
+        const char *names[8] = {NULL}, *const *lib = sv_param_choices(SV_PARAM_SCALE);
+        size_t k = 0;
+        for (; lib[k] && k < 6; k++)
+            names[k] = lib[k];
+        names[k] = "positive numbers";
+        return parse_items(opt, "--scale", s, CLI_SCALES_MAX, scale_item, names, &opt->n_scale, err,
+                           errlen);
+    }
     case CLI_OPT_DIST:
         return parse_items(opt, "--dist", s, CLI_NAMES_MAX, dist_item,
                            sv_param_choices(SV_PARAM_DIST), &opt->n_dist, err, errlen);

@@ -13,15 +13,6 @@
 #include "fail.h"
 #include "specs.h"
 
-/* One --scale choice: the divisor of the "scaled" logits. */
-typedef enum cli_scale_kind {
-    CLI_SCALE_SQRT,
-    CLI_SCALE_DK,
-    CLI_SCALE_NONE,
-    CLI_SCALE_VALUE,
-    CLI_SCALE_LOGN /* base times ln n per row (--logits only: logits.c) */
-} cli_scale_kind;
-
 /* Limits, stated in --help and in the messages that enforce them. */
 #define CLI_SCALES_MAX 16               /* items of --scale */
 #define CLI_NAMES_MAX 8                 /* items of --dist and of --init */
@@ -58,9 +49,12 @@ typedef enum cli_arg_kind {
     CLI_ARG_PARAM
 } cli_arg_kind;
 
+/* One --scale item (sv_scale_parse): its rule and, for SV_SCALE_VALUE,
+ * the number; with --logits (logits.c) value is the multiplier, for
+ * SV_SCALE_LOGN the base of ln n. */
 typedef struct cli_scale_choice {
-    cli_scale_kind kind;
-    double value;                /* for CLI_SCALE_VALUE; for LOGN the base */
+    sv_scale_rule rule;
+    double value;
     char name[CLI_ITEM_MAX + 1]; /* as written: sqrt, dk, none, logn or the number */
 } cli_scale_choice;
 
@@ -221,6 +215,12 @@ int cli_plain_real(const char *s);
  * scale_name set), into c->engine_bytes; 0 and a message naming the
  * option and value that fail (config_check.c). */
 int cli_config_check(const cli_options *opt, cli_config *c, char *err, size_t errlen);
+
+/* --scale logn per row: "causal" or "window" when @p spec has them, else
+ * NULL; and the refusal of an option the per-row multipliers do not reach
+ * (0, one line in err) (config_check.c). */
+const char *cli_logn_per_row(const sv_spec *spec);
+int cli_logn_refuse(const char *per_row, const char *option, char *err, size_t errlen);
 
 /* Whether --example prints every matrix whole: d_k, n_q, n_k (and d_v
  * with values) at most CLI_EXAMPLE_MATRIX_MAX. Else it shows one query's
