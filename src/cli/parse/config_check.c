@@ -1,7 +1,7 @@
-/* The library's check of one configuration (sv_spec_check_field, and
- * sv_taps_check for a histogram), its failure mapped back to the option
- * that set the field and its value. The library's rules are not repeated
- * here. */
+/* The library's check of one configuration (sv_spec_check_param, and
+ * sv_taps_check for a histogram), its failure mapped back through the
+ * parameter to the option that set it and its value. The library's rules
+ * are not repeated here. */
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -11,33 +11,40 @@
 #include "budget.h"
 #include "options.h"
 
-/* The option that sets library field `field`: the given one if several
- * do (--n and --nq both set n_q). */
-static int option_of(const cli_options *o, const char *field)
+const char *cli_logn_per_row(const sv_spec *spec)
 {
-    int found = -1;
-    for (int id = 0; id < CLI_OPT_COUNT; id++) {
-        const char *f = cli_option_defs[id].field;
-        if (f && strcmp(f, field) == 0 && (found < 0 || o->given[id]))
-            found = id;
-    }
-    return found;
+    return spec->causal ? "causal" : spec->window > 0 ? "window" : NULL;
 }
 
-/* A failure of sv_spec_check_field on @p spec, as a message naming the
- * option and its value. */
-static int library_error(const cli_options *o, const cli_config *c, sv_status st, const char *field,
-                         char *err, size_t errlen)
+int cli_logn_refuse(const char *per_row, const char *option, char *err, size_t errlen)
+{
+    return cli_fail(err, errlen,
+                    "--scale logn with --%s: not with --%s (the per-row multipliers reach the "
+                    "softmax statistics only)",
+                    per_row, option);
+}
+
+/* A failure of the library's check on @p spec (@p id the option of the
+ * parameter it blames, @p other the parameter the rule is about, @p why
+ * the library's line), as a message naming the option and its value. */
+static int library_error(const cli_options *o, const cli_config *c, sv_status st, int id,
+                         sv_param other, const char *why, char *err, size_t errlen)
 {
     const sv_spec *spec = &c->spec;
-    const int id = field ? option_of(o, field) : -1;
     char q[80];
     /* Counts in 64 bits, as sv_spec_scores, where size_t has 32. */
     const uint64_t nq = spec->n_q, all = nq * spec->n_k,
                    causal = nq % 2 ? (nq + 1) / 2 * nq : nq / 2 * (nq + 1);
+    /* --scale logn: the library blames the scale, about n_k (ln 1 = 0) or
+     * what the per-row multipliers do not reach (values first: --grad, if
+     * given, turned them on). */
+    const int by = spec->grad ? CLI_OPT_GRAD : cli_option_of(o, other);
+    if (id == CLI_OPT_SCALE && other == SV_PARAM_N_K)
+        return cli_fail(err, errlen, "--scale logn: n_k = 1 (ln 1 = 0; needs 2 or more)");
+    if (id == CLI_OPT_SCALE && other != SV_PARAM_NONE && by >= 0 && cli_logn_per_row(spec))
+        return cli_logn_refuse(cli_logn_per_row(spec), cli_option_defs[by].name, err, errlen);
     if (id < 0)
-        return cli_fail(err, errlen, "invalid configuration (%s%s%s)", sv_status_str(st),
-                        field ? ": " : "", field ? field : "");
+        return cli_fail(err, errlen, "invalid configuration (%s: %s)", sv_status_str(st), why);
     const char *name = cli_option_defs[id].name;
     cli_options_echo(o, (cli_option_id)id, q, sizeof q);
     uint64_t shown = 0; /* a window's scores (sv_spec_scores), not n_q n_k */
@@ -58,11 +65,6 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
     if (id == CLI_OPT_CAUSAL)
         return cli_fail(err, errlen, "--causal needs n_q = n_k (got n_q=%zu, n_k=%zu)", spec->n_q,
                         spec->n_k);
-    if (spec->d_model > 0 && (id == CLI_OPT_PLANT || id == CLI_OPT_Q_MEAN || id == CLI_OPT_K_MEAN ||
-                              id == CLI_OPT_Q_STD || id == CLI_OPT_K_STD))
-        return cli_fail(err, errlen,
-                        "--%s does not apply with --d-model (projections draw their own tokens)",
-                        name);
     if (st == SV_ETOOBIG && id == CLI_OPT_DK)
         return cli_fail(err, errlen, "--dk: '%zu' is too large (at most %d: CBLAS takes int sizes)",
                         spec->d_k, INT_MAX);
@@ -101,8 +103,10 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
 int cli_config_check(const cli_options *o, cli_config *c, char *err, size_t errlen)
 {
     const sv_spec *spec = &c->spec;
-    const char *field = NULL;
-    sv_status st = sv_spec_check_field(spec, &field);
+    sv_param param = SV_PARAM_NONE, other = SV_PARAM_NONE;
+    char why[160];
+    sv_status st = sv_spec_check_param(spec, &param, &other, why, sizeof why);
+    int id = cli_option_of(o, param);
     if (st == SV_OK && o->histogram) { /* the histogram the run will ask for */
         uint64_t dummy[2] = {0, 0};    /* not written: the check reads nothing */
         sv_taps taps = {.hist_bins = o->histogram,
@@ -116,11 +120,11 @@ int cli_config_check(const cli_options *o, cli_config *c, char *err, size_t errl
         if (st != SV_OK && o->weight_histogram)
             return cli_fail(err, errlen, "--weight-histogram needs n_k <= %d (got %zu)",
                             SV_WEIGHT_HIST_KEYS_MAX, spec->n_k);
-        field = "hist_bins";
+        id = CLI_OPT_HISTOGRAM;
     }
     if (st == SV_OK && (st = cli_budget_engine_bytes(&o->exec, spec, &c->engine_bytes)) != SV_OK)
-        field = "n_q"; /* the sizes overflow */
-    return st == SV_OK || library_error(o, c, st, field, err, errlen);
+        id = cli_option_of(o, SV_PARAM_N_Q); /* the sizes overflow */
+    return st == SV_OK || library_error(o, c, st, id, other, why, err, errlen);
 }
 
 int cli_example_whole(const sv_spec *spec)

@@ -54,7 +54,7 @@ int cli_logits_parse_row(const char *where, const char *s, double *out, size_t *
 
 double cli_logits_row_scale(const cli_scale_choice *c, size_t n)
 {
-    return c->kind == CLI_SCALE_LOGN ? c->value * log((double)n) : c->value;
+    return c->rule == SV_SCALE_LOGN ? c->value * log((double)n) : c->value;
 }
 
 int cli_logits_scaled_ok(const cli_scale_choice *c, const double *z, size_t n, const char *row,
@@ -81,23 +81,23 @@ int cli_logits_validate(cli_options *o, char *err, size_t errlen)
     const double d = (double)o->dk[0];
     if (!o->given[CLI_OPT_SCALE]) { /* as given, and / sqrt(d_k) with --dk */
         o->n_scale = dk ? 2 : 1;
-        o->scale[0] = (cli_scale_choice){CLI_SCALE_NONE, 1.0, "none"};
-        o->scale[1] = (cli_scale_choice){CLI_SCALE_SQRT, 0.0, "sqrt"};
+        o->scale[0] = (cli_scale_choice){SV_SCALE_NONE, 1.0, "none"};
+        o->scale[1] = (cli_scale_choice){SV_SCALE_SQRT, 0.0, "sqrt"};
     }
     for (size_t i = 0; i < o->n_scale; i++) {
         cli_scale_choice c = o->scale[i];
-        if (!dk && (c.kind == CLI_SCALE_SQRT || c.kind == CLI_SCALE_DK))
+        if (!dk && (c.rule == SV_SCALE_SQRT || c.rule == SV_SCALE_DK))
             return cli_fail(err, errlen, "--scale %s needs --dk with --logits (%s)", c.name,
-                            c.kind == CLI_SCALE_SQRT ? "it divides by sqrt(d_k)"
-                                                     : "it divides by d_k");
+                            c.rule == SV_SCALE_SQRT ? "it divides by sqrt(d_k)"
+                                                    : "it divides by d_k");
         /* logn: the base, 1/sqrt(d_k) with --dk (the logits are q.k) or 1
          * without (they are already scaled, as SSMax's z); logits_run.c
          * multiplies it by ln n for each row. */
-        c.value = c.kind == CLI_SCALE_SQRT   ? 1.0 / sqrt(d)
-                  : c.kind == CLI_SCALE_DK   ? 1.0 / d
-                  : c.kind == CLI_SCALE_NONE ? 1.0
-                  : c.kind == CLI_SCALE_LOGN ? (dk ? 1.0 / sqrt(d) : 1.0)
-                                             : c.value;
+        c.value = c.rule == SV_SCALE_SQRT   ? 1.0 / sqrt(d)
+                  : c.rule == SV_SCALE_DK   ? 1.0 / d
+                  : c.rule == SV_SCALE_NONE ? 1.0
+                  : c.rule == SV_SCALE_LOGN ? (dk ? 1.0 / sqrt(d) : 1.0)
+                                            : c.value;
         o->logit_scale[i] = c;
     }
     o->n_logit_scale = o->n_scale;

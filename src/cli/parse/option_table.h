@@ -2,63 +2,76 @@
  * and the check of what applies with what are all read from this table.
  *
  * X(ID, long name, short name (0: none), metavar (NULL: a flag), kind,
- *   lo, hi, default (text, parsed like a value; NULL: none), library field
- *   (the sv_spec member sv_spec_check_field names for it; NULL: none),
- *   section, help text ("\n" between lines; the range and the default are
- *   appended from lo, hi and the default))
+ *   value, section, help text ("\n" between lines; the range and the
+ *   default are appended from the value's bounds and default))
  *
- * Kinds: CLI_ARG_FLAG; CLI_ARG_COUNT (plain decimal integer in [lo, hi]);
+ * Kinds: CLI_ARG_FLAG; CLI_ARG_PARAM (a value of the parameter, read by
+ * sv_spec_set); CLI_ARG_COUNT (plain decimal integer in [lo, hi]);
  * CLI_ARG_REAL (plain decimal number in [lo, hi]); CLI_ARG_ABOVE (more
- * than lo); CLI_ARG_LIST (parsed by cli_parse_<id>, lo and hi unused).
+ * than lo); CLI_ARG_LIST (parsed by parse_list in options.c).
+ * Values: CLI_PARAM(P), the experiment's parameter SV_PARAM_P (param.h),
+ * whose kind, bounds and default are the library's (a flag sets it to 1,
+ * a list runs each item); CLI_PARAM_BY_N(P), the same with --n's value as
+ * the default; the CLI's own options: CLI_OWN(lo, hi, default text or
+ * NULL), CLI_OWN_LIST(default) or CLI_OWN_NONE.
  * Sections: 0 experiment, 4 measured tensors, 5 given logits, 1 output,
  * 2 performance, 3 help.
- * To add an option: a line here, and its use in cli_options_resolve. */
+ * To add an option: a line here, and its use in validate.c's resolve (an
+ * option of a parameter is read into cli_options.base by options.c). */
 #ifndef SDPA_VAR_CLI_OPTION_TABLE_H
 #define SDPA_VAR_CLI_OPTION_TABLE_H
 
 #include <math.h>
 
+#include "sdpa_var/param.h"
+
 #define CLI_INF ((double)INFINITY)
 
+/* The value columns of cli_option_def: lo, hi, def, param, param_default. */
+#define CLI_OWN(lo, hi, def) lo, hi, def, SV_PARAM_NONE, 0
+#define CLI_OWN_LIST(def) 0, 0, def, SV_PARAM_NONE, 0
+#define CLI_OWN_NONE 0, 0, NULL, SV_PARAM_NONE, 0
+#define CLI_PARAM(p) 0, 0, NULL, SV_PARAM_##p, 1
+#define CLI_PARAM_BY_N(p) 0, 0, NULL, SV_PARAM_##p, 0
+
 #define CLI_OPTION_TABLE(X)                                                                        \
-    X(DK, "dk", 'd', "LIST", CLI_ARG_LIST, 0, 0, "64", "d_k", 0,                                   \
+    X(DK, "dk", 'd', "LIST", CLI_ARG_LIST, CLI_PARAM(D_K), 0,                                      \
       "d_k values: '64', a comma list '1,2,8,64,512', or a\n"                                      \
       "doubling range 'A:B' = A, 2A, 4A, ... and B itself, e.g.\n"                                 \
       "'1:1000' = 1, 2, ..., 512, 1000; items mix: '1:8,100'.\n"                                   \
       "At most " CLI_STR(SV_DKLIST_MAX) " values")                                                 \
-    X(N, "n", 'n', "LIST", CLI_ARG_LIST, 0, 0, "1111", "n_q", 0,                                   \
+    X(N, "n", 'n', "LIST", CLI_ARG_LIST, CLI_PARAM(N_Q), 0,                                        \
       "number of tokens: n_q = n_k = N; a list or ranges as\n"                                     \
       "--dk ('16:4096'); with a --dk list, every pair")                                            \
-    X(NQ, "nq", 0, "N", CLI_ARG_COUNT, 1, CLI_SIZE_MAX, NULL, "n_q", 0,                            \
+    X(NQ, "nq", 0, "N", CLI_ARG_PARAM, CLI_PARAM_BY_N(N_Q), 0,                                     \
       "number of queries n_q (default N)")                                                         \
-    X(NK, "nk", 0, "N", CLI_ARG_COUNT, 1, CLI_SIZE_MAX, NULL, "n_k", 0,                            \
-      "number of keys n_k (default N)")                                                            \
-    X(TRIALS, "trials", 't', "T", CLI_ARG_COUNT, 1, CLI_U64_MAX, "1", "trials", 0,                 \
+    X(NK, "nk", 0, "N", CLI_ARG_PARAM, CLI_PARAM_BY_N(N_K), 0, "number of keys n_k (default N)")   \
+    X(TRIALS, "trials", 't', "T", CLI_ARG_PARAM, CLI_PARAM(TRIALS), 0,                             \
       "independent repetitions with fresh draws")                                                  \
-    X(FIRST_TRIAL, "first-trial", 0, "F", CLI_ARG_COUNT, 0, CLI_U64_MAX, "0", NULL, 0,             \
+    X(FIRST_TRIAL, "first-trial", 0, "F", CLI_ARG_COUNT, CLI_OWN(0, CLI_U64_MAX, "0"), 0,          \
       "run trials F .. F+T-1 of the long run: a shard, with\n"                                     \
       "--format state (then `sdpa-var merge`) or --per-trial")                                     \
-    X(TOTAL_TRIALS, "total-trials", 0, "N", CLI_ARG_COUNT, 1, CLI_U64_MAX, NULL, NULL, 0,          \
+    X(TOTAL_TRIALS, "total-trials", 0, "N", CLI_ARG_COUNT, CLI_OWN(1, CLI_U64_MAX, NULL), 0,       \
       "with --format state: the whole run's trials, of which\n"                                    \
       "this shard is a part (needed with --first-trial), so\n"                                     \
       "that `sdpa-var merge` refuses a missing shard")                                             \
-    X(Q_ROWS, "q-rows", 0, "A:B", CLI_ARG_LIST, 0, 0, NULL, NULL, 0,                               \
+    X(Q_ROWS, "q-rows", 0, "A:B", CLI_ARG_LIST, CLI_OWN_NONE, 0,                                   \
       "only query rows A .. B-1 of each trial: a row shard, with\n"                                \
       "--format state; A and B multiples of " CLI_STR(SV_FOLD_ROWS) " (or B = n_q)")               \
-    X(SEED, "seed", 's', "S", CLI_ARG_COUNT, 0, CLI_U64_MAX, "42", "seed", 0,                      \
+    X(SEED, "seed", 's', "S", CLI_ARG_PARAM, CLI_PARAM(SEED), 0,                                   \
       "unsigned 64-bit seed; same seed, same output")                                              \
-    X(DIST, "dist", 0, "LIST", CLI_ARG_LIST, 0, 0, "normal", "dist", 0,                            \
+    X(DIST, "dist", 0, "LIST", CLI_ARG_LIST, CLI_PARAM(DIST), 0,                                   \
       "entries of Q and K: normal, uniform (on [-sqrt 3,\n"                                        \
       "sqrt 3]), rademacher (+-1) or t (Student's t, heavy\n"                                      \
       "tails, scaled to variance 1); a comma list runs each,\n"                                    \
       "at most " CLI_STR(CLI_NAMES_MAX) " names")                                                  \
-    X(DDOF, "ddof", 0, "K", CLI_ARG_COUNT, 0, 4294967295.0, "0", "ddof", 0,                        \
+    X(DDOF, "ddof", 0, "K", CLI_ARG_PARAM, CLI_PARAM(DDOF), 0,                                     \
       "the variance divides by N - K, N = n_q*n_k scores\n"                                        \
       "(n(n+1)/2 with --causal); 0 as numpy's var, 1 unbiased")                                    \
-    X(OBSERVED, "observed", 0, "V", CLI_ARG_REAL, -CLI_INF, CLI_INF, NULL, NULL, 0,                \
+    X(OBSERVED, "observed", 0, "V", CLI_ARG_REAL, CLI_OWN(-CLI_INF, CLI_INF, NULL), 0,             \
       "also report the fraction of trials whose raw sample\n"                                      \
       "variance is <= V (e.g. 1.6 for the 2x2 puzzle)")                                            \
-    X(SCALE, "scale", 0, "LIST", CLI_ARG_LIST, 0, 0, "sqrt", "scale", 0,                           \
+    X(SCALE, "scale", 0, "LIST", CLI_ARG_LIST, CLI_PARAM(SCALE), 0,                                \
       "the multiplier of QK^T in the \"scaled\" logits, as\n"                                      \
       "scale= in PyTorch's SDPA: sqrt (1/sqrt(d_k)), dk\n"                                         \
       "(1/d_k, as muP), none (1), a positive number or\n"                                          \
@@ -68,134 +81,133 @@
       "--window; not with files or --mask); a\n"                                                   \
       "comma list runs each, e.g. 'sqrt,dk,none';\n"                                               \
       "at most " CLI_STR(CLI_SCALES_MAX) " items of at most " CLI_STR(CLI_ITEM_MAX) " characters") \
-    X(NU, "nu", 0, "NU", CLI_ARG_ABOVE, 4, CLI_INF, "6", "nu", 0,                                  \
+    X(NU, "nu", 0, "NU", CLI_ARG_PARAM, CLI_PARAM(NU), 0,                                          \
       "degrees of freedom of --dist t (a finite fourth moment)")                                   \
-    X(Q_MEAN, "q-mean", 0, "M", CLI_ARG_REAL, -CLI_INF, CLI_INF, "0", "q_mean", 0,                 \
+    X(Q_MEAN, "q-mean", 0, "M", CLI_ARG_PARAM, CLI_PARAM(Q_MEAN), 0,                               \
       "entries of Q are M + S x, x of --dist; |M| <= 1e6 S")                                       \
-    X(Q_STD, "q-std", 0, "S", CLI_ARG_ABOVE, 0, CLI_INF, "1", "q_std", 0, "S of Q's entries")      \
-    X(K_MEAN, "k-mean", 0, "M", CLI_ARG_REAL, -CLI_INF, CLI_INF, "0", "k_mean", 0,                 \
+    X(Q_STD, "q-std", 0, "S", CLI_ARG_PARAM, CLI_PARAM(Q_STD), 0, "S of Q's entries")              \
+    X(K_MEAN, "k-mean", 0, "M", CLI_ARG_PARAM, CLI_PARAM(K_MEAN), 0,                               \
       "entries of K are M + S x, x of --dist; |M| <= 1e6 S")                                       \
-    X(K_STD, "k-std", 0, "S", CLI_ARG_ABOVE, 0, CLI_INF, "1", "k_std", 0, "S of K's entries")      \
-    X(QK_NORM, "qk-norm", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "qk_norm", 0,                         \
+    X(K_STD, "k-std", 0, "S", CLI_ARG_PARAM, CLI_PARAM(K_STD), 0, "S of K's entries")              \
+    X(QK_NORM, "qk-norm", 0, NULL, CLI_ARG_FLAG, CLI_PARAM(QK_NORM), 0,                            \
       "rescale each row of Q and K to norm sqrt(d_k) (QK-norm)")                                   \
-    X(QK_SCALE, "qk-scale", 0, "R", CLI_ARG_ABOVE, 0, CLI_INF, NULL, "qk_radius", 0,               \
+    X(QK_SCALE, "qk-scale", 0, "R", CLI_ARG_PARAM, CLI_PARAM(QK_SCALE), 0,                         \
       "the same with norm R (implies --qk-norm)")                                                  \
-    X(PLANT, "plant", 0, "RHO", CLI_ARG_REAL, -1, 1, "0", "plant", 0,                              \
+    X(PLANT, "plant", 0, "RHO", CLI_ARG_PARAM, CLI_PARAM(PLANT), 0,                                \
       "key j = RHO q_j + sqrt(1 - RHO^2) z for j < n_q: each\n"                                    \
       "query has one related key")                                                                 \
-    X(D_MODEL, "d-model", 0, "D", CLI_ARG_COUNT, 1, 2147483647.0, NULL, "d_model", 0,              \
+    X(D_MODEL, "d-model", 0, "D", CLI_ARG_PARAM, CLI_PARAM(D_MODEL), 0,                            \
       "project: Q = X W_Q, K = X W_K, X tokens (n x D, entries\n"                                  \
       "of --dist), W drawn per trial with --init")                                                 \
-    X(INIT, "init", 0, "LIST", CLI_ARG_LIST, 0, 0, "xavier", "init", 0,                            \
+    X(INIT, "init", 0, "LIST", CLI_ARG_LIST, CLI_PARAM(INIT), 0,                                   \
       "with --d-model: xavier (variance 2/(D + d_k)), lecun\n"                                     \
       "(1/D) or normal (1); a comma list runs each, at most " CLI_STR(CLI_NAMES_MAX))              \
-    X(CROSS, "cross", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "cross", 0,                               \
+    X(CROSS, "cross", 0, NULL, CLI_ARG_FLAG, CLI_PARAM(CROSS), 0,                                  \
       "with --d-model: keys from their own tokens X'")                                             \
-    X(CAUSAL, "causal", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "causal", 0,                            \
+    X(CAUSAL, "causal", 0, NULL, CLI_ARG_FLAG, CLI_PARAM(CAUSAL), 0,                               \
       "query i sees keys 0..i only (decoder mask; n_q = n_k)")                                     \
-    X(WINDOW, "window", 0, "W", CLI_ARG_COUNT, 1, CLI_SIZE_MAX, NULL, "window", 0,                 \
+    X(WINDOW, "window", 0, "W", CLI_ARG_PARAM, CLI_PARAM(WINDOW), 0,                               \
       "sliding window: with --causal query i sees keys\n"                                          \
       "i-W+1..i (W keys, as HF's sliding_window), without\n"                                       \
       "those with |i - j| < W")                                                                    \
-    X(VALUES, "values", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "values", 0,                            \
+    X(VALUES, "values", 0, NULL, CLI_ARG_FLAG, CLI_PARAM(VALUES), 0,                               \
       "also draw V (n_k x d_v) and report the variance of the\n"                                   \
       "attention output softmax(S) V, raw and scaled")                                             \
-    X(DV, "dv", 0, "N", CLI_ARG_COUNT, 1, 2147483647.0, NULL, "d_v", 0,                            \
+    X(DV, "dv", 0, "N", CLI_ARG_PARAM, CLI_PARAM(D_V), 0,                                          \
       "columns of V (default d_k; implies --values) and of G\n"                                    \
       "with --grad")                                                                               \
-    X(GRAD, "grad", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, "grad", 0,                                  \
+    X(GRAD, "grad", 0, NULL, CLI_ARG_FLAG, CLI_PARAM(GRAD), 0,                                     \
       "also draw G (n_q x d_v; implies --values) and report the\n"                                 \
       "gradients of L = sum g_i.o_i: |dL/dlogits|, the keys it\n"                                  \
       "reaches, |dL/dq|, |dL/dk|, raw and scaled")                                                 \
-    X(Q, "q", 0, "FILE[:NAME]", CLI_ARG_LIST, 0, 0, NULL, NULL, 4,                                 \
+    X(Q, "q", 0, "FILE[:NAME]", CLI_ARG_LIST, CLI_OWN_NONE, 4,                                     \
       "read Q from a .npy or .safetensors file (NAME: its\n"                                       \
       "tensor) instead of drawing it: n x d_k, heads x n x d_k\n"                                  \
       "or batch x heads x n x d_k; needs --k")                                                     \
-    X(K, "k", 0, "FILE[:NAME]", CLI_ARG_LIST, 0, 0, NULL, NULL, 4,                                 \
+    X(K, "k", 0, "FILE[:NAME]", CLI_ARG_LIST, CLI_OWN_NONE, 4,                                     \
       "K likewise; its heads may divide Q's (grouped-query:\n"                                     \
       "query head h reads key head h / (heads_q / heads_kv))")                                     \
-    X(V, "v", 0, "FILE[:NAME]", CLI_ARG_LIST, 0, 0, NULL, NULL, 4,                                 \
+    X(V, "v", 0, "FILE[:NAME]", CLI_ARG_LIST, CLI_OWN_NONE, 4,                                     \
       "V likewise (n_k x d_v per key head): the output columns")                                   \
-    X(MASK, "mask", 0, "FILE", CLI_ARG_LIST, 0, 0, NULL, NULL, 4,                                  \
+    X(MASK, "mask", 0, "FILE", CLI_ARG_LIST, CLI_OWN_NONE, 4,                                      \
       "an attention mask from a .npy file, as SDPA's attn_mask:\n"                                 \
       "bool (true = attend) or float (added to the scaled\n"                                       \
       "logits; -inf excludes), [batch|1 x] [heads|1 x] n_q|1 x\n"                                  \
       "n_k|1 whatever --layout; statistics over the keys seen")                                    \
-    X(LAYOUT, "layout", 0, "L", CLI_ARG_LIST, 0, 0, "bhnd", NULL, 4,                               \
+    X(LAYOUT, "layout", 0, "L", CLI_ARG_LIST, CLI_OWN_LIST("bhnd"), 4,                             \
       "axes of 4-D files: bhnd (batch, heads, n, d: PyTorch's\n"                                   \
       "SDPA) or bnhd (batch, n, heads, d: TransformerLens)")                                       \
-    X(POOL, "pool", 0, "P", CLI_ARG_LIST, 0, 0, "heads", NULL, 4,                                  \
+    X(POOL, "pool", 0, "P", CLI_ARG_LIST, CLI_OWN_LIST("heads"), 4,                                \
       "heads: a row per (batch, head) then the pooled row (means\n"                                \
       "over heads); none: the heads' rows; all: the pooled row")                                   \
-    X(LOGITS, "logits", 0, "ROW", CLI_ARG_LIST, 0, 0, NULL, NULL, 5,                               \
+    X(LOGITS, "logits", 0, "ROW", CLI_ARG_LIST, CLI_OWN_NONE, 5,                                   \
       "a row of logits, e.g. '-20,3,25,-15' or '-20, 3, 25, -15'\n"                                \
       "(blanks around items allowed; repeatable): its softmax\n"                                   \
       "weights, entropy, e^H, max weight and Jacobian diag(p) -\n"                                 \
       "pp^T for each --scale (default: as given, and\n"                                            \
       "* 1/sqrt(d_k) with --dk); at most " CLI_STR(CLI_LOGITS_KEYS_MAX) " keys a row")             \
-    X(LOGITS_FILE, "logits-file", 0, "FILE", CLI_ARG_LIST, 0, 0, NULL, NULL, 5,                    \
+    X(LOGITS_FILE, "logits-file", 0, "FILE", CLI_ARG_LIST, CLI_OWN_NONE, 5,                        \
       "rows of logits from FILE ('-': stdin), one comma list a\n"                                  \
       "line; blank and '#' lines skipped; at most " CLI_STR(CLI_LOGITS_ROWS_MAX) " rows")          \
-    X(UPSTREAM, "upstream", 0, "G", CLI_ARG_LIST, 0, 0, NULL, NULL, 5,                             \
+    X(UPSTREAM, "upstream", 0, "G", CLI_ARG_LIST, CLI_OWN_NONE, 5,                                 \
       "upstream gradient dL/dp on the weights, one value a key:\n"                                 \
       "also the logit gradient J g = p (g - p.g) (for attention,\n"                                \
       "g_j = v_j . dL/do)")                                                                        \
-    X(SAVE_QK, "save-qk", 0, "DIR", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                             \
+    X(SAVE_QK, "save-qk", 0, "DIR", CLI_ARG_LIST, CLI_OWN_NONE, 1,                                 \
       "also write trial 0's drawn Q and K (and V) to DIR/q.npy,\n"                                 \
       "DIR/k.npy (DIR/v.npy), float64 n x d, for --q and --k")                                     \
-    X(FORMAT, "format", 0, "F", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                                 \
+    X(FORMAT, "format", 0, "F", CLI_ARG_LIST, CLI_OWN_NONE, 1,                                     \
       "table (default on a terminal), csv (default otherwise),\n"                                  \
       "json (one document), jsonl (one object a line), state\n"                                    \
       "(the mergeable partial result: `sdpa-var merge`),\n"                                        \
       "gnuplot (a script drawing --plot, data inline), or\n"                                       \
       "markdown or latex (the table for slides, numbers\n"                                         \
       "rounded at their standard error)")                                                          \
-    X(PLOT, "plot", 0, "Y", CLI_ARG_LIST, 0, 0, "variance", NULL, 1,                               \
+    X(PLOT, "plot", 0, "Y", CLI_ARG_LIST, CLI_OWN_LIST("variance"), 1,                             \
       "with --format gnuplot: variance, entropy, max_weight,\n"                                    \
       "eff_keys or grad (needs --grad) against the swept column,\n"                                \
       "raw and scaled; histogram (needs --histogram)")                                             \
-    X(OUTPUT, "output", 0, "FILE", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                              \
+    X(OUTPUT, "output", 0, "FILE", CLI_ARG_LIST, CLI_OWN_NONE, 1,                                  \
       "write the output to FILE, whole or not at all (a\n"                                         \
       "temporary file beside it, renamed; removed on error);\n"                                    \
       "with --format gnuplot: the script draws into FILE, a\n"                                     \
       ".png (pngcairo) or .svg; else the terminal is gnuplot's")                                   \
-    X(COLUMNS, "columns", 0, "NAMES", CLI_ARG_LIST, 0, 0, NULL, NULL, 1,                           \
+    X(COLUMNS, "columns", 0, "NAMES", CLI_ARG_LIST, CLI_OWN_NONE, 1,                               \
       "CSV, JSON, JSONL: by default the configuration, the\n"                                      \
       "headline statistics and the columns of the options in\n"                                    \
       "use; 'all' every column; '+sd,+grad' adds groups; or\n"                                     \
       "a comma list of names, in this order (at most " CLI_STR(                                    \
           CLI_COLUMNS_MAX) ";\n"                                                                   \
                            "docs/columns.md)")                                                     \
-    X(NO_HEADER, "no-header", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                          \
+    X(NO_HEADER, "no-header", 0, NULL, CLI_ARG_FLAG, CLI_OWN_NONE, 1,                              \
       "CSV without its header line (to append runs to a file)")                                    \
-    X(PER_TRIAL, "per-trial", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                          \
+    X(PER_TRIAL, "per-trial", 0, NULL, CLI_ARG_FLAG, CLI_OWN_NONE, 1,                              \
       "one row per trial instead of the summary")                                                  \
-    X(PER_ROW, "per-row", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                              \
+    X(PER_ROW, "per-row", 0, NULL, CLI_ARG_FLAG, CLI_OWN_NONE, 1,                                  \
       "one row per query position (mean over trials): entropy\n"                                   \
       "and max weight against the ln(keys seen) bound (CSV)")                                      \
-    X(HISTOGRAM, "histogram", 0, "BINS", CLI_ARG_COUNT, 1, 100000, NULL, "hist_bins", 1,           \
+    X(HISTOGRAM, "histogram", 0, "BINS", CLI_ARG_COUNT, CLI_OWN(1, 100000, NULL), 1,               \
       "histogram of the raw and scaled scores instead: BINS\n"                                     \
       "bins on +-6 sd of the raw scores (one configuration;\n"                                     \
       "CSV always, like --per-row)")                                                               \
-    X(WEIGHT_HISTOGRAM, "weight-histogram", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,            \
+    X(WEIGHT_HISTOGRAM, "weight-histogram", 0, NULL, CLI_ARG_FLAG, CLI_OWN_NONE, 1,                \
       "with --histogram: of the softmax weights on [0, 1]\n"                                       \
       "instead (n_k <= " CLI_STR(SV_WEIGHT_HIST_KEYS_MAX) ")")                                     \
-    X(EXAMPLE, "example", 0, NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                              \
+    X(EXAMPLE, "example", 0, NULL, CLI_ARG_FLAG, CLI_OWN_NONE, 1,                                  \
       "print one concrete trial instead, trial 0 of the run:\n"                                    \
       "up to 6 x 6, every step in numpy syntax (Q, K, S = QK^T\n"                                  \
       "and its variance, S c, both softmaxes, a Jacobian; V and\n"                                 \
       "G with --values, --grad); else one query's logits, raw\n"                                   \
       "and scaled, and their softmax weights, a line a key")                                       \
-    X(QUIET, "quiet", 'q', NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 1,                                \
+    X(QUIET, "quiet", 'q', NULL, CLI_ARG_FLAG, CLI_OWN_NONE, 1,                                    \
       "no progress line (shown on stderr when it is a terminal\n"                                  \
       "and a run takes more than half a second)")                                                  \
-    X(THREADS, "threads", 0, "N", CLI_ARG_COUNT, 1, CLI_THREADS_MAX, NULL, "threads", 2,           \
+    X(THREADS, "threads", 0, "N", CLI_ARG_COUNT, CLI_OWN(1, CLI_THREADS_MAX, NULL), 2,             \
       "OpenMP threads (default: OMP_NUM_THREADS, else all cores)")                                 \
-    X(BLOCK_ROWS, "block-rows", 0, "N", CLI_ARG_COUNT, 1, CLI_BLOCK_ROWS_MAX, "256", "block_rows", \
-      2,                                                                                           \
+    X(BLOCK_ROWS, "block-rows", 0, "N", CLI_ARG_COUNT, CLI_OWN(1, CLI_BLOCK_ROWS_MAX, "256"), 2,   \
       "query rows per work item of a thread (a value >= n_q\n"                                     \
       "means all rows in one item)")                                                               \
-    X(HELP, "help", 'h', NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 3, "show this help and exit")       \
-    X(VERSION, "version", 'V', NULL, CLI_ARG_FLAG, 0, 0, NULL, NULL, 3, "show the version and exit")
+    X(HELP, "help", 'h', NULL, CLI_ARG_FLAG, CLI_OWN_NONE, 3, "show this help and exit")           \
+    X(VERSION, "version", 'V', NULL, CLI_ARG_FLAG, CLI_OWN_NONE, 3, "show the version and exit")
 
 #endif

@@ -14,15 +14,35 @@
 #include <string.h>
 
 const cli_option_def cli_option_defs[CLI_OPT_COUNT] = {
-#define CLI_OPTION_ROW_(id, name, sh, meta, kind, lo, hi, def, field, section, help)               \
-    {name, sh, meta, kind, lo, hi, def, field, section, help},
+#define CLI_OPTION_ROW_(id, name, sh, meta, kind, value, section, help)                            \
+    {name, sh, meta, kind, value, section, help},
     CLI_OPTION_TABLE(CLI_OPTION_ROW_)
 #undef CLI_OPTION_ROW_
 };
 
+cli_option_def cli_option_row(cli_option_id id)
+{
+    cli_option_def d = cli_option_defs[id];
+    sv_param_kind kind = SV_ARG_FLAG;
+    if (d.param != SV_PARAM_NONE)
+        (void)sv_param_bounds(d.param, &kind, &d.lo, &d.hi, d.param_default ? &d.def : NULL, NULL);
+    if (d.kind == CLI_ARG_PARAM) /* a count or a number (the table's rows) */
+        d.kind = (cli_arg_kind)kind;
+    return d;
+}
+
+int cli_option_of(const cli_options *opt, sv_param p)
+{
+    int found = -1;
+    for (int id = 0; p != SV_PARAM_NONE && id < CLI_OPT_COUNT; id++)
+        if (cli_option_defs[id].param == p && (found < 0 || opt->given[id]))
+            found = id;
+    return found;
+}
+
 const char *cli_options_echo(const cli_options *opt, cli_option_id id, char *buf, size_t len)
 {
-    const char *v = opt->arg[id] ? opt->arg[id] : cli_option_defs[id].def;
+    const char *v = opt->arg[id] ? opt->arg[id] : cli_option_row(id).def;
     return cli_quote(buf, len, v ? v : "");
 }
 
@@ -32,27 +52,28 @@ int cli_plain_real(const char *s)
     return sv_text_real(s, &v) != SV_EINVAL; /* an overflow is plain, but too large */
 }
 
-/* A count in [lo, hi], read and refused by the library's words
- * (sv_value_explain), named by @p what. */
-int cli_parse_count(const char *what, const char *s, double lo, double hi, uint64_t *out, char *err,
-                    size_t errlen)
+/* A value of @p kind in [lo, hi] (a count into *u, a number into *d),
+ * read and refused in the library's words (sv_value_explain), named by
+ * @p what. */
+static int own_value(const char *what, cli_arg_kind kind, double lo, double hi, const char *s,
+                     uint64_t *u, double *d, char *err, size_t errlen)
 {
     char why[160];
-    if (sv_value_explain(SV_ARG_COUNT, lo, hi, s, why, sizeof why))
+    if (sv_value_explain((sv_param_kind)kind, lo, hi, s, why, sizeof why))
         return cli_fail(err, errlen, "%s: %s", what, why);
-    return sv_text_count(s, out) == SV_OK;
+    return kind == CLI_ARG_COUNT ? sv_text_count(s, u) == SV_OK : sv_text_real(s, d) == SV_OK;
 }
 
-/* A real by the table's kind: [lo, hi] or (lo, inf), in the library's
- * words. */
-static int parse_real(const char *what, const char *s, const cli_option_def *d, double *out,
-                      char *err, size_t errlen)
+/* Sets parameter @p p of @p spec from @p s, refused in the library's
+ * words (sv_param_explain), named by @p what. */
+static int set_param(sv_spec *spec, const char *what, sv_param p, const char *s, char *err,
+                     size_t errlen)
 {
     char why[160];
-    const sv_param_kind kind = d->kind == CLI_ARG_ABOVE ? SV_ARG_ABOVE : SV_ARG_REAL;
-    if (sv_value_explain(kind, d->lo, d->hi, s, why, sizeof why))
-        return cli_fail(err, errlen, "%s: %s", what, why);
-    return sv_text_real(s, out) == SV_OK;
+    if (sv_spec_set(spec, p, s) == SV_OK)
+        return 1;
+    sv_param_explain(p, s, why, sizeof why);
+    return cli_fail(err, errlen, "%s: %s", what, why);
 }
 
 /* "--what: 'q' is not a list of a, b, c" (names: NULL-terminated; "list
@@ -115,49 +136,13 @@ static int parse_items(cli_options *opt, const char *what, const char *s, size_t
 
 static int scale_item(cli_options *opt, const char *s, size_t i)
 {
-    cli_scale_choice c = {CLI_SCALE_VALUE, 0.0, ""};
+    cli_scale_choice c = {SV_SCALE_SQRT, 0.0, ""};
     snprintf(c.name, sizeof c.name, "%s", s); /* <= CLI_ITEM_MAX: parse_items checked */
-    if (strcmp(s, "sqrt") == 0)
-        c.kind = CLI_SCALE_SQRT;
-    else if (strcmp(s, "dk") == 0)
-        c.kind = CLI_SCALE_DK;
-    else if (strcmp(s, "none") == 0)
-        c.kind = CLI_SCALE_NONE;
-    else if (strcmp(s, "logn") == 0)
-        c.kind = CLI_SCALE_LOGN;
-    else if (sv_text_real(s, &c.value) != SV_OK || !(c.value > 0.0))
+    if (sv_scale_parse(s, &c.rule, &c.value) != SV_OK)
         return 0;
     opt->scale[i] = c;
     return 1;
 }
-
-static int dist_item(cli_options *opt, const char *s, size_t i)
-{
-    return sv_dist_from_name(s, &opt->dist[i]) == SV_OK;
-}
-
-static const char *const init_names[] = {"xavier", "lecun", "normal"};
-
-static int init_item(cli_options *opt, const char *s, size_t i)
-{
-    for (size_t k = 0; k < sizeof init_names / sizeof init_names[0]; k++)
-        if (strcmp(s, init_names[k]) == 0) {
-            opt->init[i] = (sv_init)k;
-            return 1;
-        }
-    return 0;
-}
-
-/* The names each list option takes, as its message lists them. */
-static const char *const scale_names[] = {"sqrt", "dk", "none", "logn", "positive numbers", NULL};
-static const char *const dist_names[] = {"normal", "uniform", "rademacher", "t", NULL};
-static const char *const init_list[] = {"xavier", "lecun", "normal", NULL};
-static const char *const format_names[] = {"table",   "csv",      "json",  "jsonl", "state",
-                                           "gnuplot", "markdown", "latex", NULL};
-static const char *const plot_names[] = {"variance", "entropy",   "max_weight", "eff_keys",
-                                         "grad",     "histogram", NULL};
-static const char *const layout_names[] = {"bhnd", "bnhd", NULL};
-static const char *const pool_names[] = {"heads", "none", "all", NULL};
 
 /* The index of s in names (NULL-terminated), or -1. */
 static int name_index(const char *s, const char *const *names)
@@ -168,19 +153,40 @@ static int name_index(const char *s, const char *const *names)
     return -1;
 }
 
+/* --dist and --init items: the parameter's names, in its enum's order. */
+static int dist_item(cli_options *opt, const char *s, size_t i)
+{
+    const int k = name_index(s, sv_param_choices(SV_PARAM_DIST));
+    return k < 0 ? 0 : (opt->dist[i] = (sv_dist)k, 1);
+}
+
+static int init_item(cli_options *opt, const char *s, size_t i)
+{
+    const int k = name_index(s, sv_param_choices(SV_PARAM_INIT));
+    return k < 0 ? 0 : (opt->init[i] = (sv_init)k, 1);
+}
+
+/* The names the CLI's own list options take, as their messages list them. */
+static const char *const format_names[] = {"table",   "csv",      "json",  "jsonl", "state",
+                                           "gnuplot", "markdown", "latex", NULL};
+static const char *const plot_names[] = {"variance", "entropy",   "max_weight", "eff_keys",
+                                         "grad",     "histogram", NULL};
+static const char *const layout_names[] = {"bhnd", "bnhd", NULL};
+static const char *const pool_names[] = {"heads", "none", "all", NULL};
+
 /* --q-rows A:B, two counts with A < B (block boundaries: shards.c). */
 static int parse_q_rows(cli_options *opt, const char *s, char *err, size_t errlen)
 {
     char q[80], first[32];
-    uint64_t a, b;
+    uint64_t a = 0, b = 0;
     const char *colon = strchr(s, ':');
     cli_quote(q, sizeof q, s);
     if (!colon || (size_t)(colon - s) >= sizeof first)
         return cli_fail(err, errlen, "--q-rows: '%s' is not A:B", q);
     memcpy(first, s, (size_t)(colon - s));
     first[colon - s] = '\0';
-    if (!cli_parse_count("--q-rows", first, 0, CLI_SIZE_MAX, &a, err, errlen) ||
-        !cli_parse_count("--q-rows", colon + 1, 1, CLI_SIZE_MAX, &b, err, errlen))
+    if (!own_value("--q-rows", CLI_ARG_COUNT, 0, CLI_SIZE_MAX, first, &a, NULL, err, errlen) ||
+        !own_value("--q-rows", CLI_ARG_COUNT, 1, CLI_SIZE_MAX, colon + 1, &b, NULL, err, errlen))
         return 0;
     if (a >= b)
         return cli_fail(err, errlen, "--q-rows: '%s' is not A:B with A < B", q);
@@ -235,23 +241,29 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
         return parse_sizes("--dk", s, opt->dk, &opt->n_dk, err, errlen);
     case CLI_OPT_N: /* one value may be written as the other counts are (1.2e3) */
         if (!strpbrk(s, ",:")) {
-            uint64_t v = 0;
-            if (!cli_parse_count("--n", s, 1, CLI_SIZE_MAX, &v, err, errlen))
+            sv_spec one = opt->base;
+            if (!set_param(&one, "--n", SV_PARAM_N_Q, s, err, errlen))
                 return 0;
-            opt->n[0] = (size_t)v;
+            opt->n[0] = one.n_q;
             opt->n_n = 1;
             return 1;
         }
         return parse_sizes("--n", s, opt->n, &opt->n_n, err, errlen);
-    case CLI_OPT_SCALE:
-        return parse_items(opt, "--scale", s, CLI_SCALES_MAX, scale_item, scale_names,
-                           &opt->n_scale, err, errlen);
-    case CLI_OPT_DIST:
-        return parse_items(opt, "--dist", s, CLI_NAMES_MAX, dist_item, dist_names, &opt->n_dist,
-                           err, errlen);
-    case CLI_OPT_INIT:
-        return parse_items(opt, "--init", s, CLI_NAMES_MAX, init_item, init_list, &opt->n_init, err,
+    case CLI_OPT_SCALE: { /* the library's names, then numbers */
+        const char *names[8] = {NULL}, *const *lib = sv_param_choices(SV_PARAM_SCALE);
+        size_t k = 0;
+        for (; lib[k] && k < 6; k++)
+            names[k] = lib[k];
+        names[k] = "positive numbers";
+        return parse_items(opt, "--scale", s, CLI_SCALES_MAX, scale_item, names, &opt->n_scale, err,
                            errlen);
+    }
+    case CLI_OPT_DIST:
+        return parse_items(opt, "--dist", s, CLI_NAMES_MAX, dist_item,
+                           sv_param_choices(SV_PARAM_DIST), &opt->n_dist, err, errlen);
+    case CLI_OPT_INIT:
+        return parse_items(opt, "--init", s, CLI_NAMES_MAX, init_item,
+                           sv_param_choices(SV_PARAM_INIT), &opt->n_init, err, errlen);
     case CLI_OPT_Q_ROWS:
         return parse_q_rows(opt, s, err, errlen);
     case CLI_OPT_COLUMNS: /* names depend on the kind of output: validate.c */
@@ -306,26 +318,32 @@ static int set_value(cli_options *opt, cli_option_id id, const char *s, char *er
     snprintf(what, sizeof what, "--%s", d->name);
     opt->arg[id] = s;
     switch (d->kind) {
-    case CLI_ARG_FLAG:
-        return 1;
+    case CLI_ARG_FLAG: /* a parameter's flag is on */
+        return d->param == SV_PARAM_NONE || sv_spec_set(&opt->base, d->param, "1") == SV_OK;
+    case CLI_ARG_PARAM:
+        return set_param(&opt->base, what, d->param, s, err, errlen);
     case CLI_ARG_COUNT:
-        return cli_parse_count(what, s, d->lo, d->hi, &opt->count[id], err, errlen);
     case CLI_ARG_REAL:
     case CLI_ARG_ABOVE:
-        return parse_real(what, s, d, &opt->real[id], err, errlen);
+        return own_value(what, d->kind, d->lo, d->hi, s, &opt->count[id], &opt->real[id], err,
+                         errlen);
     default:
         return parse_list(opt, id, s, err, errlen);
     }
 }
 
-/* The table's defaults go through the same parser as given values. */
+/* The defaults go through the same parser as given values: the
+ * parameters' (sv_spec_defaults, and the lists') and the CLI's own. */
 static void set_defaults(cli_options *opt)
 {
     char err[8];
     memset(opt, 0, sizeof *opt);
-    for (int id = 0; id < CLI_OPT_COUNT; id++)
-        if (cli_option_defs[id].def)
-            set_value(opt, (cli_option_id)id, cli_option_defs[id].def, err, sizeof err);
+    (void)sv_spec_defaults(&opt->base);
+    for (int id = 0; id < CLI_OPT_COUNT; id++) {
+        const cli_option_def d = cli_option_row((cli_option_id)id);
+        if (d.def)
+            set_value(opt, (cli_option_id)id, d.def, err, sizeof err);
+    }
     memset(opt->arg, 0, sizeof opt->arg);
 }
 

@@ -13,15 +13,6 @@
 #include "fail.h"
 #include "specs.h"
 
-/* One --scale choice: the divisor of the "scaled" logits. */
-typedef enum cli_scale_kind {
-    CLI_SCALE_SQRT,
-    CLI_SCALE_DK,
-    CLI_SCALE_NONE,
-    CLI_SCALE_VALUE,
-    CLI_SCALE_LOGN /* base times ln n per row (--logits only: logits.c) */
-} cli_scale_kind;
-
 /* Limits, stated in --help and in the messages that enforce them. */
 #define CLI_SCALES_MAX 16               /* items of --scale */
 #define CLI_NAMES_MAX 8                 /* items of --dist and of --init */
@@ -48,24 +39,30 @@ typedef enum cli_option_id {
         CLI_OPT_COUNT
 } cli_option_id;
 
+/* How an option is written; values are read as the library's kinds. */
 typedef enum cli_arg_kind {
-    CLI_ARG_FLAG,
-    CLI_ARG_COUNT,
-    CLI_ARG_REAL,
-    CLI_ARG_ABOVE,
-    CLI_ARG_LIST
+    CLI_ARG_COUNT = SV_ARG_COUNT,
+    CLI_ARG_REAL = SV_ARG_REAL,
+    CLI_ARG_ABOVE = SV_ARG_ABOVE,
+    CLI_ARG_FLAG = SV_ARG_SCALE + 1, /* no value */
+    CLI_ARG_LIST,
+    CLI_ARG_PARAM
 } cli_arg_kind;
 
+/* One --scale item (sv_scale_parse): its rule and, for SV_SCALE_VALUE,
+ * the number; with --logits (logits.c) value is the multiplier, for
+ * SV_SCALE_LOGN the base of ln n. */
 typedef struct cli_scale_choice {
-    cli_scale_kind kind;
-    double value;                /* for CLI_SCALE_VALUE; for LOGN the base */
+    sv_scale_rule rule;
+    double value;
     char name[CLI_ITEM_MAX + 1]; /* as written: sqrt, dk, none, logn or the number */
 } cli_scale_choice;
 
 typedef struct cli_options {
     /* Resolved by cli_options_parse from what was given. */
-    sv_spec base;             /* the experiment but d_k, scale, dist and init;
-                                 defaults not resolved (cli_options_spec) */
+    sv_spec base;             /* the experiment's parameters as given (sv_spec_set
+                                 over sv_spec_defaults) but d_k, scale, dist and
+                                 init, which each configuration sets (make_spec) */
     sv_exec exec;             /* threads and block rows (progress: run.c) */
     size_t dk[SV_DKLIST_MAX]; /* the --dk values, in the order given */
     size_t n_dk;
@@ -112,8 +109,8 @@ typedef struct cli_options {
     /* As given, by option id. */
     unsigned char given[CLI_OPT_COUNT]; /* on the command line */
     const char *arg[CLI_OPT_COUNT];     /* its value as written (the last one) */
-    uint64_t count[CLI_OPT_COUNT];      /* CLI_ARG_COUNT values (or the default) */
-    double real[CLI_OPT_COUNT];         /* CLI_ARG_REAL and _ABOVE values */
+    uint64_t count[CLI_OPT_COUNT];      /* the CLI's own CLI_ARG_COUNT values (or the default) */
+    double real[CLI_OPT_COUNT];         /* the CLI's own CLI_ARG_REAL and _ABOVE values */
 } cli_options;
 
 /* Parses argv into *opt and validates it: the option table's syntax and
@@ -168,14 +165,24 @@ typedef struct cli_option_def {
     char short_name;
     const char *metavar;
     cli_arg_kind kind;
-    double lo, hi;
-    const char *def;   /* default as text, or NULL */
-    const char *field; /* sv_spec (or sv_exec) member, or NULL */
+    double lo, hi;     /* the CLI's own options' bounds */
+    const char *def;   /* the CLI's own options' default as text, or NULL */
+    sv_param param;    /* the parameter it sets, or SV_PARAM_NONE (the CLI's own) */
+    int param_default; /* the parameter's default is this option's (not --nq's) */
     int section;
     const char *help;
 } cli_option_def;
 
 extern const cli_option_def cli_option_defs[CLI_OPT_COUNT];
+
+/* Row @p id with an option of a parameter's kind (CLI_ARG_PARAM as
+ * CLI_ARG_COUNT, _REAL or _ABOVE), bounds and default filled in from the
+ * library (sv_param_bounds): what --help shows and the parser reads. */
+cli_option_def cli_option_row(cli_option_id id);
+
+/* The option of parameter @p p: the given one if several are (--n and
+ * --nq set n_q), else the first; -1 for none. */
+int cli_option_of(const cli_options *opt, sv_param p);
 
 /* The scan of cli_options_parse (options.c): argv into opt->given and the
  * given values, by the option table's syntax and ranges only. 0 and one
@@ -209,6 +216,12 @@ int cli_plain_real(const char *s);
  * option and value that fail (config_check.c). */
 int cli_config_check(const cli_options *opt, cli_config *c, char *err, size_t errlen);
 
+/* --scale logn per row: "causal" or "window" when @p spec has them, else
+ * NULL; and the refusal of an option the per-row multipliers do not reach
+ * (0, one line in err) (config_check.c). */
+const char *cli_logn_per_row(const sv_spec *spec);
+int cli_logn_refuse(const char *per_row, const char *option, char *err, size_t errlen);
+
 /* Whether --example prints every matrix whole: d_k, n_q, n_k (and d_v
  * with values) at most CLI_EXAMPLE_MATRIX_MAX. Else it shows one query's
  * row, without V, G or a variance: validate.c refuses --values, --dv,
@@ -223,9 +236,5 @@ int cli_example_check(const cli_options *opt, char *err, size_t errlen);
  * (files, given logits, --columns) or --plot does not fit it (histogram
  * without --histogram, grad without --grad) (config_check.c). */
 int cli_plot_check(const cli_options *opt, char *err, size_t errlen);
-
-/* Parses one count or number by the table's rules (plain decimal). */
-int cli_parse_count(const char *what, const char *s, double lo, double hi, uint64_t *out, char *err,
-                    size_t errlen);
 
 #endif

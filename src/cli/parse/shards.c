@@ -66,7 +66,7 @@ int cli_check_shards(const cli_options *o, char *err, size_t errlen)
         return cli_fail(err, errlen,
                         "--first-trial does not apply with --q (Q and K are read "
                         "from files)");
-    const uint64_t f = o->count[CLI_OPT_FIRST_TRIAL], t = o->count[CLI_OPT_TRIALS];
+    const uint64_t f = o->count[CLI_OPT_FIRST_TRIAL], t = o->base.trials;
     if (f > UINT64_MAX - t)
         return cli_fail(err, errlen, "--first-trial: %llu + --trials %llu exceeds 2^64 - 1",
                         (unsigned long long)f, (unsigned long long)t);
@@ -93,9 +93,8 @@ int cli_check_shards(const cli_options *o, char *err, size_t errlen)
 void cli_shard_plan(const cli_options *opt, cli_plan *plan)
 {
     plan->first_trial = opt->count[CLI_OPT_FIRST_TRIAL];
-    plan->trials_total = opt->given[CLI_OPT_TOTAL_TRIALS]
-                             ? opt->count[CLI_OPT_TOTAL_TRIALS]
-                             : plan->first_trial + opt->count[CLI_OPT_TRIALS];
+    plan->trials_total = opt->given[CLI_OPT_TOTAL_TRIALS] ? opt->count[CLI_OPT_TOTAL_TRIALS]
+                                                          : plan->first_trial + opt->base.trials;
     /* Rows of the whole run: each configuration takes its part of A:B
      * (cli_shard_rows), so that an --n list shards like one --n. */
     plan->q_rows[0] = opt->given[CLI_OPT_Q_ROWS] ? opt->q_rows[0] : 0;

@@ -6,7 +6,7 @@
 #include "options.h"
 
 /* "  -d, --dk LIST" then the help text from column 23, and the range and
- * default from the table at the end. */
+ * default (the table's, or the parameter's) at the end. */
 static void usage_option(FILE *f, const cli_option_def *d)
 {
     char head[64], tail[96] = "";
@@ -57,9 +57,10 @@ void cli_options_usage(FILE *f)
           f);
     int section = -1;
     for (int id = 0; id < CLI_OPT_COUNT; id++) {
-        if (cli_option_defs[id].section != section)
-            fputs(sections[section = cli_option_defs[id].section], f);
-        usage_option(f, &cli_option_defs[id]);
+        const cli_option_def d = cli_option_row((cli_option_id)id); /* a parameter's bounds */
+        if (d.section != section)
+            fputs(sections[section = d.section], f);
+        usage_option(f, &d);
     }
     fprintf(f,
             "\n"

@@ -52,12 +52,12 @@ static int is_table(const cli_options *o)
  * keeps (docs/theory.md 8.5). */
 static int q_centred(const cli_options *o)
 {
-    return o->real[CLI_OPT_Q_MEAN] == 0.0 && o->real[CLI_OPT_PLANT] == 0.0;
+    return o->base.q_mean == 0.0 && o->base.plant == 0.0;
 }
 
 static int k_centred(const cli_options *o)
 {
-    return o->real[CLI_OPT_K_MEAN] == 0.0 && o->real[CLI_OPT_PLANT] == 0.0;
+    return o->base.k_mean == 0.0 && o->base.plant == 0.0;
 }
 
 static int is_gnuplot(const cli_options *o)
@@ -335,34 +335,17 @@ void cli_options_rules_usage(FILE *f)
     fputs("\n", f);
 }
 
-/* Every option given -> opt->base, opt->exec and the output settings. The one place
- * that knows which field an option sets. */
+/* The CLI's own options given -> opt->exec and the output settings (the
+ * parameters are in opt->base already: options.c). */
 static void resolve(cli_options *o)
 {
     const uint64_t *c = o->count;
     const double *r = o->real;
     const unsigned char *g = o->given;
-    sv_spec *b = &o->base;
-    b->n_q = (size_t)(g[CLI_OPT_NQ] ? c[CLI_OPT_NQ] : o->n[0]); /* per config: make_spec */
-    b->n_k = (size_t)(g[CLI_OPT_NK] ? c[CLI_OPT_NK] : o->n[0]);
-    b->trials = c[CLI_OPT_TRIALS];
-    b->seed = c[CLI_OPT_SEED];
-    b->ddof = (unsigned)c[CLI_OPT_DDOF];
-    b->nu = r[CLI_OPT_NU];
-    b->q_mean = r[CLI_OPT_Q_MEAN];
-    b->k_mean = r[CLI_OPT_K_MEAN];
-    b->q_std = g[CLI_OPT_Q_STD] ? r[CLI_OPT_Q_STD] : 0.0; /* 0: 1, and "not given" */
-    b->k_std = g[CLI_OPT_K_STD] ? r[CLI_OPT_K_STD] : 0.0;
-    b->qk_norm = on(o, CLI_OPT_QK_NORM);
-    b->qk_radius = g[CLI_OPT_QK_SCALE] ? r[CLI_OPT_QK_SCALE] : 0.0;
-    b->plant = r[CLI_OPT_PLANT];
-    b->d_model = (size_t)c[CLI_OPT_D_MODEL];
-    b->cross = g[CLI_OPT_CROSS];
-    b->causal = g[CLI_OPT_CAUSAL];
-    b->window = g[CLI_OPT_WINDOW] ? (size_t)c[CLI_OPT_WINDOW] : 0;
-    b->values = on(o, CLI_OPT_VALUES);
-    b->d_v = (size_t)c[CLI_OPT_DV];
-    b->grad = g[CLI_OPT_GRAD];
+    if (!g[CLI_OPT_NQ]) /* --n's first value; per config: make_spec */
+        o->base.n_q = o->n[0];
+    if (!g[CLI_OPT_NK])
+        o->base.n_k = o->n[0];
     o->exec.threads = (int)c[CLI_OPT_THREADS];
     o->exec.block_rows =
         g[CLI_OPT_BLOCK_ROWS] ? (size_t)c[CLI_OPT_BLOCK_ROWS] : 0; /* 0: one tile */
@@ -388,7 +371,8 @@ static const cli_scale_choice *scale_of(const cli_options *opt, size_t i)
     return &opt->scale[i / (opt->n_dk * opt->n_n * opt->n_init * opt->n_dist)];
 }
 
-/* The i-th configuration, resolved: the only place a spec is made. */
+/* The i-th configuration, resolved by the library (the scale by its name
+ * too): the only place a spec is made. */
 static sv_spec make_spec(const cli_options *opt, size_t i)
 {
     sv_spec spec = opt->base;
@@ -401,16 +385,8 @@ static sv_spec make_spec(const cli_options *opt, size_t i)
         spec.n_k = n;
     spec.init = opt->init[i / dn % opt->n_init];
     spec.dist = opt->dist[i / (dn * opt->n_init) % opt->n_dist];
-    const cli_scale_choice *c = scale_of(opt, i);
-    const int per_row_logn = c->kind == CLI_SCALE_LOGN && (spec.causal || spec.window > 0);
-    spec.scale = c->kind == CLI_SCALE_SQRT   ? 0.0
-                 : c->kind == CLI_SCALE_DK   ? 1.0 / (double)spec.d_k
-                 : c->kind == CLI_SCALE_NONE ? 1.0
-                 : c->kind == CLI_SCALE_LOGN /* SSMax's s ln n, s = 1/sqrt(d_k): theory.md 15 */
-                     ? (per_row_logn ? 0.0 : log((double)spec.n_k) / sqrt((double)spec.d_k))
-                     : c->value;
-    spec.scale_logn = per_row_logn; /* c_i = ln(n_i) / sqrt(d_k): the engine's */
-    (void)sv_spec_resolve(&spec);   /* checked by validate */
+    (void)sv_spec_set(&spec, SV_PARAM_SCALE, scale_of(opt, i)->name); /* parsed: options.c */
+    (void)sv_spec_resolve(&spec);                                     /* checked by validate */
     return spec;
 }
 
@@ -462,18 +438,16 @@ cli_plan cli_options_plan(const cli_options *opt, cli_format format)
  * every row sees n_k keys; per row (spec.scale_logn) with --causal or
  * --window, whose n_i the engine counts. A mask's or a file's rows are
  * not counted, and what the per-row multipliers do not reach is refused
- * (theory.md 15.1). */
+ * (theory.md 15.1): here the CLI's own options, the parameters by the
+ * library (config_check.c). */
 static int check_logn(const cli_options *o, char *err, size_t errlen)
 {
     static const cli_option_id never[] = {CLI_OPT_MASK, CLI_OPT_Q};
-    static const cli_option_id not_per_row[] = {
-        CLI_OPT_GRAD,  CLI_OPT_VALUES, CLI_OPT_HISTOGRAM, CLI_OPT_WEIGHT_HISTOGRAM,
-        CLI_OPT_PLANT, CLI_OPT_Q_ROWS, CLI_OPT_EXAMPLE,   CLI_OPT_D_MODEL};
-    const char *per_row = on(o, CLI_OPT_CAUSAL)   ? "causal"
-                          : on(o, CLI_OPT_WINDOW) ? "window"
-                                                  : NULL;
+    static const cli_option_id not_per_row[] = {CLI_OPT_HISTOGRAM, CLI_OPT_WEIGHT_HISTOGRAM,
+                                                CLI_OPT_Q_ROWS, CLI_OPT_EXAMPLE};
+    const char *per_row = cli_logn_per_row(&o->base);
     for (size_t i = 0; i < o->n_scale; i++) {
-        if (o->scale[i].kind != CLI_SCALE_LOGN)
+        if (o->scale[i].rule != SV_SCALE_LOGN)
             continue;
         for (size_t k = 0; k < sizeof never / sizeof never[0]; k++)
             if (on(o, never[k]))
@@ -482,16 +456,8 @@ static int check_logn(const cli_options *o, char *err, size_t errlen)
                                 "--causal and --window in drawn runs only)",
                                 cli_option_defs[never[k]].name);
         for (size_t k = 0; per_row && k < sizeof not_per_row / sizeof not_per_row[0]; k++)
-            if (on(o, not_per_row[k]) &&
-                (not_per_row[k] != CLI_OPT_PLANT || o->base.plant != 0.0) &&
-                (not_per_row[k] != CLI_OPT_D_MODEL || !on(o, CLI_OPT_CROSS)))
-                return cli_fail(err, errlen,
-                                "--scale logn with --%s: not with --%s (the per-row multipliers "
-                                "reach the softmax statistics only)",
-                                per_row, cli_option_defs[not_per_row[k]].name);
-        for (size_t k = 0; k < o->n_n; k++)
-            if ((o->given[CLI_OPT_NK] ? o->base.n_k : o->n[k]) < 2)
-                return cli_fail(err, errlen, "--scale logn: n_k = 1 (ln 1 = 0; needs 2 or more)");
+            if (on(o, not_per_row[k]))
+                return cli_logn_refuse(per_row, cli_option_defs[not_per_row[k]].name, err, errlen);
     }
     return 1;
 }

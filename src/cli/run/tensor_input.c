@@ -312,18 +312,6 @@ static int shapes(const cli_tensors *t, int causal, char *err, size_t errlen)
     return 1;
 }
 
-/* The scale of --scale item @p name for d_k (validate.c's make_spec). */
-static double scale_for(const char *name, size_t d_k)
-{
-    if (strcmp(name, "sqrt") == 0)
-        return 0.0; /* resolved: 1/sqrt(d_k) */
-    if (strcmp(name, "dk") == 0)
-        return 1.0 / (double)d_k;
-    if (strcmp(name, "none") == 0)
-        return 1.0;
-    return strtod(name, NULL); /* checked by options.c */
-}
-
 /* Whether the run of configuration c fits in physical memory, as
  * cli_options_check_sizes asks of random draws (a sparse file, or one a
  * few rows long with a wide d_k, asks for far more than its own size). */
@@ -343,7 +331,8 @@ static int fits(const cli_options *opt, const cli_config *c, const char *qa, cha
                     need / gib, mem / gib);
 }
 
-/* opt->configs from the files' sizes: one per --scale item. */
+/* opt->configs from the files' sizes: one per --scale item, its scale
+ * resolved by the library for the files' d_k (as validate.c's make_spec). */
 static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_t errlen)
 {
     const sv_array *q = &t->arrays.q, *k = &t->arrays.k, *v = &t->arrays.v;
@@ -358,24 +347,25 @@ static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_
                      .n_k = rows_of(k),
                      .trials = trials,
                      .dist = SV_DIST_NORMAL,
-                     .scale = scale_for(c->scale_name, cols_of(q)),
                      .causal = c->spec.causal,
                      .window = c->spec.window,
                      .values = v->data != NULL,
                      .d_v = v->data ? cols_of(v) : 0,
                      .ddof = c->spec.ddof};
-        const char *field = NULL;
+        sv_param p = SV_PARAM_NONE;
+        (void)sv_spec_set(&s, SV_PARAM_SCALE, c->scale_name); /* parsed: options.c */
         st = sv_spec_resolve(&s);
         if (st == SV_OK)
-            st = sv_spec_check_field(&s, &field);
+            st = sv_spec_check_param(&s, &p, NULL, NULL, 0);
         if (st == SV_OK)
             st = cli_budget_engine_bytes(&opt->exec, &s, &c->engine_bytes);
-        if (st != SV_OK && field && strcmp(field, "ddof") == 0)
+        if (st != SV_OK && p == SV_PARAM_DDOF)
             return cli_fail(err, errlen, "--ddof: %u is not less than the %s scores of %s", s.ddof,
                             s.causal ? "n(n+1)/2" : "n_q*n_k", qa);
         if (st != SV_OK)
             return cli_fail(err, errlen, "%s: d_k=%zu n_q=%zu n_k=%zu: %s%s%s", qa, s.d_k, s.n_q,
-                            s.n_k, sv_status_str(st), field ? ": " : "", field ? field : "");
+                            s.n_k, sv_status_str(st), p != SV_PARAM_NONE ? ": " : "",
+                            p != SV_PARAM_NONE ? sv_param_name(p) : "");
         if (t->arrays.mask.data) { /* raw logits S + M / scale stay below SV_SCORE_MAX */
             const double top = sv_mask_max_abs(&t->arrays.mask);
             char ma[80];
