@@ -48,6 +48,9 @@ run puzzle --dk 2 --n 2 --trials 1000
 run pairs --dk 16,64 --n 16,256 --trials 4
 run n_sweep --dk 64 --n 2:512 --trials 4
 run weights --dk 4 --n 64 --histogram 30 --weight-histogram
+# --logits rows drawn as bars (they printed JSON gnuplot could not read).
+run logits --logits "-20,3,25,-15" --logits "-2.5,0.4,3.1,-1.9" --dk 64
+run logits_scales --logits "1,2,3,4,5" --dk 16 --scale none,sqrt,dk
 # One series per swept pair: --dk 16,64 --n 16,256 draws a raw line for each
 # n (the old script drew one line doubling back), and the title says what
 # every configuration shares: an n sweep names its d_k.

@@ -154,13 +154,12 @@ int cli_example_check(const cli_options *o, char *err, size_t errlen)
 
 int cli_plot_check(const cli_options *o, char *err, size_t errlen)
 {
-    static const cli_option_id unplotted[] = {CLI_OPT_Q, CLI_OPT_LOGITS, CLI_OPT_LOGITS_FILE,
-                                              CLI_OPT_COLUMNS};
+    static const cli_option_id unplotted[] = {CLI_OPT_Q, CLI_OPT_COLUMNS};
     for (size_t i = 0; i < sizeof unplotted / sizeof *unplotted; i++)
         if (o->given[unplotted[i]])
             return cli_fail(err, errlen,
                             "--format gnuplot does not apply with --%s (it plots the summary of "
-                            "random draws, or --histogram)",
+                            "random draws, --histogram or given --logits)",
                             cli_option_defs[unplotted[i]].name);
     const int hist = o->plot == CLI_PLOT_HISTOGRAM;
     char q[80];

@@ -71,6 +71,13 @@ static int is_slides(const cli_options *o)
     return o->format == CLI_FORMAT_MARKDOWN || o->format == CLI_FORMAT_LATEX;
 }
 
+/* Formats a given row is not written in: the slides' summary table and a
+ * state (a partial result of random draws, for `merge`). */
+static int slides_or_state(const cli_options *o)
+{
+    return is_slides(o) || o->format == CLI_FORMAT_STATE;
+}
+
 static int table_or_slides(const cli_options *o)
 {
     return is_table(o) || is_slides(o);
@@ -135,6 +142,7 @@ static const cli_rule rules[] = {
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
     {CLI_OPT_THREADS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
     {CLI_OPT_BLOCK_ROWS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
+    {CLI_OPT_PLOT, EXCL, CLI_OPT_LOGITS, NULL, NULL, "it draws the rows' weights", NULL},
     {CLI_OPT_UPSTREAM, NEEDS, CLI_OPT_LOGITS, NULL, NULL, "the gradient of a given row", NULL},
     {CLI_OPT_NU, NEEDS, CLI_OPT_DIST, any_t, "t", "degrees of freedom of Student's t", NULL},
     {CLI_OPT_INIT, NEEDS, CLI_OPT_D_MODEL, NULL, NULL, "it initialises the projections", NULL},
@@ -170,10 +178,10 @@ static const cli_rule rules[] = {
      "--format markdown, latex"},
     {CLI_OPT_Q, EXCL, CLI_OPT_FORMAT, is_slides, "*", "drawn Q and K only",
      "--format markdown, latex"},
-    {CLI_OPT_LOGITS, EXCL, CLI_OPT_FORMAT, is_slides, "*", "table, CSV or JSON",
-     "--format markdown, latex"},
-    {CLI_OPT_LOGITS_FILE, EXCL, CLI_OPT_FORMAT, is_slides, "*", "table, CSV or JSON",
-     "--format markdown, latex"},
+    {CLI_OPT_LOGITS, EXCL, CLI_OPT_FORMAT, slides_or_state, "*", "table, CSV, JSON or gnuplot",
+     "--format markdown, latex, state"},
+    {CLI_OPT_LOGITS_FILE, EXCL, CLI_OPT_FORMAT, slides_or_state, "*", "table, CSV, JSON or gnuplot",
+     "--format markdown, latex, state"},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_TRIALS, NULL, NULL, "it shows trial 0", NULL},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_OBSERVED, NULL, NULL, "it shows trial 0", NULL},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_PER_TRIAL, NULL, NULL, "one kind of output", NULL},
@@ -470,8 +478,9 @@ static int validate(cli_options *o, char *err, size_t errlen)
     if (!check_rules(o, err, errlen) || !cli_check_shards(o, err, errlen) ||
         !cli_omp_threads(o, err, errlen))
         return 0;
-    if (on(o, CLI_OPT_LOGITS))
-        return cli_logits_validate(o, err, errlen);
+    if (on(o, CLI_OPT_LOGITS)) /* gnuplot draws the rows: --output's checks */
+        return cli_logits_validate(o, err, errlen) &&
+               (o->format != CLI_FORMAT_GNUPLOT || cli_plot_check(o, err, errlen));
     if (!check_logn(o, err, errlen))
         return 0;
     if (o->format == CLI_FORMAT_GNUPLOT && !cli_plot_check(o, err, errlen))

@@ -129,7 +129,11 @@ int cli_logits_run(const cli_options *opt, cli_format format)
                            .no_header = opt->no_header,
                            .dk = opt->given[CLI_OPT_DK] ? opt->dk[0] : 0,
                            .max_n = max_n,
-                           .grad = opt->n_upstream > 0};
+                           .grad = opt->n_upstream > 0,
+                           .rows = r.count,
+                           .scales = opt->n_logit_scale,
+                           .plot_output =
+                               format == CLI_FORMAT_GNUPLOT ? opt->arg[CLI_OPT_OUTPUT] : NULL};
     cli_logits_begin(&w);
     for (size_t i = 0; i < r.count; i++)
         for (size_t k = 0; k < opt->n_logit_scale; k++) {

@@ -9,6 +9,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 static void real(FILE *f, double v, int json)
 {
@@ -40,6 +41,8 @@ static double norm(const double *x, size_t n)
     return top * sqrt(s);
 }
 
+static void gnuplot_begin(cli_logits_writer *w); /* with the other gnuplot parts, below */
+
 void cli_logits_begin(cli_logits_writer *w)
 {
     FILE *f = w->f;
@@ -56,6 +59,8 @@ void cli_logits_begin(cli_logits_writer *w)
         for (size_t j = 0; j < w->max_n; j++)
             fprintf(f, ",jac_%zu", j);
         fputc('\n', f);
+    } else if (w->format == CLI_FORMAT_GNUPLOT) {
+        gnuplot_begin(w);
     } else if (w->format == CLI_FORMAT_JSON || w->format == CLI_FORMAT_JSONL) {
         fprintf(f,
                 "{\"tool\":\"" CLI_PROG "\",\"version\":\"%s\",\"config\":{\"output\":\"logits\"",
@@ -177,12 +182,86 @@ static void table(cli_logits_writer *w, const cli_logits_entry *e)
     fputc('\n', f);
 }
 
+/* --format gnuplot: the row's weights at each scale as bars side by side,
+ * a panel a row, on a log axis where a weight is below 1e-3 (the lesson of
+ * [-20, 3, 25, -15] is its 1e-20 weights, flat on a linear axis). Each
+ * entry is its own datablock; the row's panel is drawn after its last
+ * scale, so the script streams. */
+static void gnuplot_begin(cli_logits_writer *w)
+{
+    FILE *f = w->f;
+    fprintf(f,
+            "# " CLI_PROG " %s --logits: a gnuplot script with its data inline; draw it with\n"
+            "#   ... --format gnuplot | gnuplot -p\n",
+            SV_VERSION_STRING);
+    if (w->plot_output) { /* validated: ends in .png or .svg, no quote */
+        const size_t n = strlen(w->plot_output);
+        fprintf(f, "set terminal %s size 800,%zu\nset output '%s'\n",
+                n > 4 && strcmp(w->plot_output + n - 4, ".svg") == 0 ? "svg dynamic" : "pngcairo",
+                w->rows > 1 ? 300 * (w->rows < 4 ? w->rows : 4) : 450, w->plot_output);
+    }
+    fprintf(f,
+            "set multiplot layout %zu,1\nset style fill solid 0.6\nset grid ytics\n"
+            "set key below horizontal noenhanced\nset ylabel \"softmax weight\"\n"
+            "set format y \"%%g\"\n",
+            w->rows ? w->rows : 1);
+}
+
+static void gnuplot_panel(cli_logits_writer *w, const cli_logits_entry *e, double low)
+{
+    FILE *f = w->f;
+    const double width = 0.8 / (double)w->scales;
+    fprintf(f, "set title \"Row %zu: logits", e->row);
+    for (size_t i = 0; i < e->n && i < 12; i++)
+        fprintf(f, "%s%.4g", i ? ", " : " ", e->z[i]);
+    fprintf(f, "%s\" noenhanced\nset xtics (", e->n > 12 ? ", ..." : "");
+    for (size_t i = 0; i < e->n; i++)
+        fprintf(f, "%s\"%.3g\" %zu", i ? ", " : "", e->z[i], i);
+    fprintf(f, ")\nset xrange [-0.6:%zu.6]\n", e->n - 1);
+    if (low < 1e-3)
+        fputs("set logscale y\nset yrange [*:1.5]\n", f);
+    else
+        fputs("unset logscale y\nset yrange [0:1]\n", f);
+    for (size_t k = 0; k < w->scales; k++)
+        fprintf(f, "%s$r%zus%zu using ($1 + %.4f):2:(%.4f) with boxes lc %zu title \"%s\"%s",
+                k ? "     " : "plot ", e->row, k, ((double)k - ((double)w->scales - 1) / 2) * width,
+                width, k + 1, w->label[k], k + 1 < w->scales ? ", \\\n" : "\n");
+}
+
+static void gnuplot_entry(cli_logits_writer *w, const cli_logits_entry *e)
+{
+    FILE *f = w->f;
+    const size_t k = w->written % (w->scales ? w->scales : 1);
+    static double low; /* the row's smallest weight over its scales */
+    low = k == 0 ? 1.0 : low;
+    const char *n = e->scale_name; /* the legend's words: short, under the panel */
+    snprintf(w->label[k], sizeof w->label[k], "%s%.4g%s", n[0] == 'n' ? "as given" : "* ",
+             n[0] == 'n' ? 0.0 : e->scale,
+             n[0] == 's'   ? " = 1/sqrt(d_k)"
+             : n[0] == 'd' ? " = 1/d_k"
+                           : "");
+    if (n[0] == 'n')
+        snprintf(w->label[k], sizeof w->label[k], "as given");
+    fprintf(f, "$r%zus%zu << EOD\n", e->row, k);
+    for (size_t i = 0; i < e->n; i++) {
+        fprintf(f, "%zu ", i);
+        real(f, e->p[i], 0);
+        fputc('\n', f);
+        low = e->p[i] < low ? e->p[i] : low;
+    }
+    fputs("EOD\n", f);
+    if (k + 1 == w->scales)
+        gnuplot_panel(w, e, low);
+}
+
 void cli_logits_write(cli_logits_writer *w, const cli_logits_entry *e)
 {
     if (w->format == CLI_FORMAT_CSV)
         csv(w, e);
     else if (w->format == CLI_FORMAT_TABLE)
         table(w, e);
+    else if (w->format == CLI_FORMAT_GNUPLOT)
+        gnuplot_entry(w, e);
     else
         json(w, e);
     w->written++;
@@ -192,4 +271,6 @@ void cli_logits_end(cli_logits_writer *w)
 {
     if (w->format == CLI_FORMAT_JSON)
         fputs("\n]}\n", w->f);
+    if (w->format == CLI_FORMAT_GNUPLOT)
+        fputs("unset multiplot\n", w->f);
 }

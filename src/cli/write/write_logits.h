@@ -1,5 +1,5 @@
-/* --logits: each given row at each scale, as a table, CSV or JSON
- * (write_logits.c). The numbers come from sv_softmax_row_report
+/* --logits: each given row at each scale, as a table, CSV, JSON or a
+ * gnuplot script drawing its weights (write_logits.c). The numbers come from sv_softmax_row_report
  * (logits_run.c); this only formats them. */
 #ifndef SDPA_VAR_CLI_WRITE_LOGITS_H
 #define SDPA_VAR_CLI_WRITE_LOGITS_H
@@ -9,6 +9,8 @@
 
 #include "sdpa_var/softmax.h"
 #include "specs.h"
+
+#define CLI_LOGITS_SCALES_MAX 16 /* CLI_SCALES_MAX: scales a row is shown at */
 
 /* One given row at one scale. */
 typedef struct cli_logits_entry {
@@ -31,6 +33,10 @@ typedef struct cli_logits_writer {
     size_t max_n;      /* keys of the longest row: CSV's jac_ columns */
     int grad;          /* --upstream given */
     size_t written;    /* entries so far */
+    /* --format gnuplot: one panel a row, a bar a key and scale */
+    size_t rows, scales;                   /* the rows and the scales each is shown at */
+    const char *plot_output;               /* --output: the .png or .svg, or NULL */
+    char label[CLI_LOGITS_SCALES_MAX][96]; /* the current row's scales, in words */
 } cli_logits_writer;
 
 /* The header (CSV), the document's start (JSON); nothing for the table. */

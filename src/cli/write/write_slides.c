@@ -28,6 +28,8 @@ static void cell(grid *g, const char *text)
                 fprintf(g->f, "\\%c", *p);
             else if (*p == '^')
                 fputs("\\^{}", g->f);
+            else if (*p == '<' && p[1] == '=') /* text mode's "<" is another glyph */
+                fputs("$\\le$", g->f), p++;
             else
                 fputc(*p, g->f);
     } else {
@@ -78,7 +80,10 @@ static void title(grid *g, const cli_table_entry *e, size_t n)
         space = 0;
         fputc(*p, g->f);
     }
-    fputs("\n\n", g->f);
+    /* The rules are booktabs': say so where a LaTeX user reads first. */
+    fputs(g->latex ? "\n% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)\n\n"
+                   : "\n\n",
+          g->f);
     free(buf);
 }
 
