@@ -23,6 +23,12 @@ for f in bin/sdpa-var include/sdpa_var/sdpa_var.h include/sdpa_var/version.h \
 done
 ls "$prefix"/lib*/cmake/sdpa_var/sdpa_varConfig.cmake >/dev/null 2>&1 ||
     die "no lib/cmake/sdpa_var/sdpa_varConfig.cmake"
+# --help names the data of its own prefix (issue 34: it named
+# /usr/local/share whatever the prefix), and they are there.
+help=$(env -u LD_LIBRARY_PATH "$prefix/bin/sdpa-var" --help)
+real=$(cd "$prefix" && pwd -P)
+grep -qx "  $real/share/sdpa-var/\*.gp" <<<"$help" || die "--help does not name $real/share/sdpa-var"
+grep -qx "  $real/share/doc/sdpa-var" <<<"$help" || die "--help does not name $real/share/doc/sdpa-var"
 # The installed binary runs from the prefix with no LD_LIBRARY_PATH.
 [ "$(env -u LD_LIBRARY_PATH "$prefix/bin/sdpa-var" --version | head -1)" = "sdpa-var $VERSION" ] ||
     die "installed bin/sdpa-var --version"

@@ -1,7 +1,11 @@
 /* --help, generated from the option table and validate.c's rules. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "options.h"
 
@@ -35,6 +39,35 @@ static void usage_option(FILE *f, const cli_option_def *d)
     else if (tail[0])
         fprintf(f, "\n%23s(%s)", "", tail);
     fputc('\n', f);
+}
+
+/* Where this program's data are: @p rel (the install's path from bin/ to
+ * the data, e.g. "../share/sdpa-var") beside the running executable, so
+ * that an install under any prefix (~/.local, a venv, a .deb) names its
+ * own; else the build tree's @p source; else the configured @p full. The
+ * first that holds @p probe wins. */
+static void data_dir(char *buf, size_t len, const char *rel, const char *full, const char *source,
+                     const char *probe)
+{
+    char exe[PATH_MAX], path[PATH_MAX + 64];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
+    if (slash) {
+        *slash = '\0';
+        snprintf(path, sizeof path, "%s/%s/%s", exe, rel, probe);
+        if (access(path, R_OK) == 0) {
+            char *real = realpath(path, NULL); /* "/usr/bin/../share": say /usr/share */
+            char *name = real ? real : path;
+            *strrchr(name, '/') = '\0'; /* the probe's directory */
+            const size_t k = strlen(name) < len ? strlen(name) : len - 1; /* cut, not overrun */
+            memcpy(buf, name, k);
+            buf[k] = '\0';
+            free(real);
+            return;
+        }
+    }
+    snprintf(path, sizeof path, "%s/%s", source, probe);
+    snprintf(buf, len, "%s", access(path, R_OK) == 0 ? source : full);
 }
 
 void cli_options_usage(FILE *f)
@@ -80,20 +113,26 @@ void cli_options_usage(FILE *f)
             "                       to %d; of a list such as '4,2' (nested levels)\n"
             "                       the first is used, sdpa-var nests none\n",
             CLI_THREADS_MAX);
-    fputs("\n"
-          "Examples:\n"
-          "  sdpa-var --dk 64 --n 1111                  raw variance ~64, scaled ~1\n"
-          "  sdpa-var --dk 2 --n 2 --trials 100000 --observed 1.6\n"
-          "                                             why numpy printed 1.6, not 2\n"
-          "  sdpa-var --dk 1:1024 --n 1111 --format gnuplot | gnuplot -p\n"
-          "                                             variance against d_k, drawn\n"
-          "  sdpa-var --dk 1:1024 --n 1111 --columns all |\n"
-          "      gnuplot " SV_SCRIPTS_DIR "/variance_vs_dk.gp\n"
-          "  sdpa-var --q q.npy --k k.npy --causal     per-head statistics of a layer\n"
-          "  sdpa-var --logits -20,3,25,-15 --dk 64     a slide's row, raw and / 8\n"
-          "\n"
-          "Exit status: 0 success, 1 runtime error (e.g. a failed write), 2 usage error.\n"
-          "Columns of the output: docs/columns.md; the theory: docs/theory.md.\n"
-          "gnuplot scripts that draw the CSV: " SV_SCRIPTS_DIR "/*.gp\n",
-          f);
+    char gp[PATH_MAX], doc[PATH_MAX];
+    data_dir(gp, sizeof gp, SV_DATA_REL, SV_SCRIPTS_DIR, SV_SOURCE_DIR "/scripts",
+             "variance_vs_dk.gp");
+    data_dir(doc, sizeof doc, SV_DOC_REL, SV_DOC_DIR, SV_SOURCE_DIR "/docs", "columns.md");
+    fprintf(f,
+            "\n"
+            "Examples:\n"
+            "  sdpa-var --dk 64 --n 1111                  raw variance ~64, scaled ~1\n"
+            "  sdpa-var --dk 2 --n 2 --trials 100000 --observed 1.6\n"
+            "                                             why numpy printed 1.6, not 2\n"
+            "  sdpa-var --dk 1:1024 --n 1111 --format gnuplot | gnuplot -p\n"
+            "                                             variance against d_k, drawn\n"
+            "  sdpa-var --dk 1:1024 --n 1111 --columns all |\n"
+            "      gnuplot %s/variance_vs_dk.gp\n"
+            "  sdpa-var --q q.npy --k k.npy --causal     per-head statistics of a layer\n"
+            "  sdpa-var --logits -20,3,25,-15 --dk 64     a slide's row, raw and / 8\n"
+            "\n"
+            "Exit status: 0 success, 1 runtime error (e.g. a failed write), 2 usage error.\n"
+            "The output's columns (columns.md), the theory (theory.md) and the\n"
+            "lecture (lecture.md), beside this program:\n  %s\n"
+            "gnuplot scripts that draw the CSV:\n  %s/*.gp\n",
+            gp, doc, gp);
 }
