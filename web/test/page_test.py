@@ -22,6 +22,7 @@ import os
 import sys
 import threading
 
+import page_checks
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
@@ -211,6 +212,8 @@ def run(d, url, site, shots, perf):
         raise RuntimeError("n = 65537 was not set back to 65536: " + json.dumps(out["n_above"]))
     fill(d, "#n", "256", change=True)
     idle(d, g0 + 2)
+    # Issue 34's checks: what is displayed, the plots, the stale views.
+    page_checks.run(d, url, site, sys.modules[__name__])
     out["browser"] = d.capabilities.get("browserVersion", "?")
     if perf:
         g = d.execute_script("return window.sv.generation;")
