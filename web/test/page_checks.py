@@ -105,8 +105,8 @@ def chart(d, sel, script):
 
 
 class Checks:
-    def __init__(self, d, url, site, h):
-        self.d, self.url, self.site, self.h = d, url, site, h
+    def __init__(self, d, url, site, h, shots=None):
+        self.d, self.url, self.site, self.h, self.shots = d, url, site, h, shots
         self.failed, self.passed = [], []
 
     def check(self, name, fn):
@@ -120,6 +120,12 @@ class Checks:
                 print("page check %s: %s" % (name, p))
         else:
             self.passed.append(name)
+
+    def shot(self, name):
+        """With SV_WEB_SHOTS: what the viewport shows now, from the top."""
+        if self.shots:
+            self.d.execute_script("window.scrollTo(0, 0);")
+            self.h.png(self.d, os.path.join(self.shots, name), False)
 
     def gen(self):
         return self.d.execute_script("return window.sv.generation;")
@@ -303,6 +309,7 @@ class Checks:
                 h.wait_js(d, script, None, timeout, what)
             except RuntimeError as e:
                 bad.append(str(e))
+        self.shot("desktop-long-run.png")
         g = self.gen()
         h.fill(d, "#n", "256", change=True)
         h.idle(d, g + 1, 60)
@@ -323,6 +330,7 @@ class Checks:
         msg, stale, same, cmd = d.execute_script(
             "return [document.querySelector('.field-error').textContent, !!document.querySelector('#p-numbers.stale'),"
             " window.sv.last.main === window.__before, document.getElementById('cmd-numbers').textContent];")
+        self.shot("desktop-invalid-scale.png")
         if "'0'" not in msg or "positive number" not in msg:
             bad.append("the message of scale 0: %r" % msg)
         if not stale:
@@ -380,7 +388,7 @@ class Checks:
         return self.failed
 
 
-def run(d, url, site, helpers):
-    failed = Checks(d, url, site, helpers).run()
+def run(d, url, site, helpers, shots=None):
+    failed = Checks(d, url, site, helpers, shots).run()
     if failed:
         raise RuntimeError("page checks failed: " + ", ".join(failed))

@@ -213,7 +213,7 @@ def run(d, url, site, shots, perf):
     fill(d, "#n", "256", change=True)
     idle(d, g0 + 2)
     # Issue 34's checks: what is displayed, the plots, the stale views.
-    page_checks.run(d, url, site, sys.modules[__name__])
+    page_checks.run(d, url, site, sys.modules[__name__], shots)
     out["browser"] = d.capabilities.get("browserVersion", "?")
     if perf:
         g = d.execute_script("return window.sv.generation;")
