@@ -115,6 +115,11 @@ function showNumbers(res, o) {
     res.hist, { raw: 'raw scores', rawTheory: `N(0, ${fmt(s.raw_var_theory)})`, scaled: 'scaled logits',
       scaledTheory: `N(0, ${fmt(s.scaled_var_theory)})` });
   $('hist-note').hidden = o.dk >= 8;
+  $('hist-see').textContent = 'What to see: ' + ({
+    sqrt: `the red bell is √d_k = ${fmt(Math.sqrt(o.dk))} times wider (and lower) than the blue one; move d_k and only the red one widens.`,
+    dk: `1/d_k overshoots: the blue bell is ${fmt(Math.sqrt(o.dk))} times narrower than N(0, 1), so the softmax goes uniform at large d_k.`,
+    none: 'no scale: the blue bell is the red one, as wide as √d_k.',
+  }[o.scale] || `the blue bell is the red one times ${scaleArg(o)}; 1/√d_k = ${fmt(1 / Math.sqrt(o.dk))} would make it N(0, 1).`);
   fresh(['p-numbers', 'p-hist']);
   // The editor's scale follows the run's (unless typed), and its table with it.
   if (!$('row-scale').dataset.edited && $('row-scale').value !== String(s.scale_factor)) {

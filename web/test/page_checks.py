@@ -292,6 +292,25 @@ class Checks:
         want = "weight at scale %s" % jsfmt(float(field))
         return [] if head.endswith(want) else ["the editor's scale field %r, its table %r" % (field, head)]
 
+    def editor_follows(self):
+        """A fresh page, d_k moved to 1024: the editor's scale field and its
+        table both say 1/32."""
+        d, h = self.d, self.h
+        main_tab = d.current_window_handle
+        h.new_tab(d, 1280, 900, self.url)
+        try:
+            h.idle(d, 1, 60)
+            g = self.gen()
+            h.slide(d, "#dk-slider", 10)
+            h.wait_js(d, "return window.sv.state === 'idle' && window.sv.generation > arg"
+                      " && document.getElementById('row-scale').value === '0.03125';", g, 60, "the run at d_k 1024")
+            h.wait_js(d, "return /scale 0.03125$/.test(document.querySelector('#editor-table thead').textContent);",
+                      None, 10, "the editor's table at scale 0.03125")
+            return self.editor_scale_agrees()
+        finally:
+            d.close()
+            d.switch_to.window(main_tab)
+
     def long_run(self):
         """n = 65 536: an estimate with a shorter run offered; a row typed
         meanwhile is answered at once; n back to 256 cancels."""
@@ -380,7 +399,7 @@ class Checks:
 
     def run(self):
         for name in ("a11y", "copy", "displayed", "editor_vs_cli", "causal_dk", "histogram", "sweeps", "row_log",
-                     "fonts", "url_written", "puzzle_after_dk", "editor_scale_agrees", "long_run", "invalid",
+                     "fonts", "url_written", "puzzle_after_dk", "editor_follows", "long_run", "invalid",
                      "url_read"):
             self.check(name, getattr(self, name))
         print("page checks: %d passed, %d failed%s" % (len(self.passed), len(self.failed),

@@ -8,7 +8,9 @@ waits for the first result, moves the d_k slider (twice, quickly: the first
 run is cancelled), clicks the puzzle button, types a logits row, and writes
 what the page shows to OUT/page.json for the wrapper to compare with the
 CLI; n = 65 537, above the page's largest n, must be set back to 65 536 (the
-run it starts is cancelled). Optional: SV_WEB_SHOTS=DIR saves screenshots,
+run it starts is cancelled). Then page_checks.py (issue 34): what is displayed
+against the CLI (SV_BIN, else build/sdpa-var), the plots, the stale views, the
+URL, copy buttons, accessible names and a long run's estimate. Optional: SV_WEB_SHOTS=DIR saves screenshots,
 SV_WEB_PERF=1 times one trial of 65 536 tokens at d_k 64 (the page's largest
 n; minutes: scripts/web_bench.sh). SV_CHROMIUM and SV_CHROMEDRIVER name the
 browser and its driver (default /usr/bin/chromium, /usr/bin/chromedriver).
