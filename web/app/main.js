@@ -380,6 +380,7 @@ async function editor() {
 function link(sliderId, fieldId) {
   $(sliderId).addEventListener('input', () => {
     $(fieldId).value = Math.min(Number($(fieldId).max), 2 ** Number($(sliderId).value));
+    syncSliders(); // its spoken value at once
     schedule();
   });
   $(fieldId).addEventListener('change', schedule);
