@@ -33,7 +33,7 @@ cmake --build "$out/wasm" -j2 >&2
 site=$out/site
 rm -rf "$site.tmp"
 mkdir -p "$site.tmp"
-cp web/app/index.html web/app/main.js web/app/worker.js web/app/style.css "$site.tmp/"
+cp web/app/index.html web/app/main.js web/app/controls.js web/app/plots.js web/app/worker.js web/app/style.css "$site.tmp/"
 cp "$out/wasm/web/sdpa_var.js" "$site.tmp/"
 # Chart.js 3.9 as Debian ships it (one UMD file), and its licence: Debian's
 # copyright file, the MIT (Expat) text with its holders (an image that drops

@@ -5,7 +5,9 @@
 # options and seed (tests/web/compare.py, relative 1e-9): two d_k values of
 # the slider, the 1.6 puzzle; and the row editor's weights with numpy's
 # softmax (page_test.py itself fails when n = 65 537 is not set back to the
-# page's largest, 65 536). Skipped (exit 77, with a line saying why) when the page, Chromium, chromedriver or python3-selenium is not
+# page's largest, 65 536); web/test/page_checks.py compares what the page
+# displays with this binary and checks the plots and the views that could
+# go stale (issue 34). Skipped (exit 77, with a line saying why) when the page, Chromium, chromedriver or python3-selenium is not
 # there: scripts/test.sh's release step runs scripts/web.sh, which installs
 # them (Debian packages, SV_WEB_PACKAGES).
 #   page_test.sh BIN
@@ -23,7 +25,8 @@ skip() {
 /usr/bin/python3 -c 'import selenium' 2>/dev/null || skip "no selenium for /usr/bin/python3 (apt-get install python3-selenium)"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-/usr/bin/python3 "$root/web/test/page_test.py" "$site" "$out"
+# page_checks.py runs this binary for what the page displays.
+SV_BIN=$bin /usr/bin/python3 "$root/web/test/page_test.py" "$site" "$out"
 
 ok=0
 py() { /usr/bin/python3 - "$out" "$@"; }

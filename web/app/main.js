@@ -1,110 +1,59 @@
-// The page: reads the controls, asks the worker (worker.js) for runs of the
-// engine and draws what comes back with Chart.js. Every number shown is a value
-// of the library's column table (or of the glue's softmax of one row); the
-// only arithmetic here draws theory curves from theory values the engine
-// returned. A control that moves again cancels the runs under way.
+// The page: reads the controls (controls.js), asks the workers (worker.js)
+// for runs of the engine and draws what comes back (plots.js). Every number
+// shown is a value of the library's column table (or of the glue's softmax
+// of one row); the only arithmetic here draws theory curves from theory
+// values the engine returned. Two workers: `engine` runs the experiment of
+// the controls and is cancelled (terminated) when a control moves; `quick`
+// checks the fields, runs the row editor and the puzzle, and is never
+// cancelled, so that neither waits behind a long run. A panel whose numbers
+// no longer match the controls is marked stale until it is drawn again.
 'use strict';
 
-const $ = (id) => document.getElementById(id);
 const SWEEP_DK = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
-const SWEEP_N = 128, SWEEP_TRIALS = 4, HIST_BINS = 2400, N_MAX = 65536;
+const SWEEP_N = 128, SWEEP_TRIALS = 4, HIST_BINS = 2400;
+const LONG_MS = 60000; // a run expected to take longer is announced, with a shorter one offered
 const sv = (window.sv = { state: 'loading', generation: 0, last: {}, times: {} });
 
-// ---- the worker: one at a time; cancel = terminate and start afresh ----
-const engine = {
-  worker: null, jobs: new Map(), next: 1, pcg: null, params: null, onReady: null,
-  spawn() {
-    this.worker = new Worker('worker.js');
-    this.worker.onmessage = (e) => this.message(e.data);
-    this.worker.onerror = (e) => setState('error', 'the engine failed to load: ' + (e.message || e));
-  },
-  message(m) {
-    if (m.type === 'ready') {
-      this.pcg = m.pcg;
-      this.params = m.params;
-      if (this.onReady) this.onReady(m.params);
-      this.onReady = null;
-      return;
-    }
-    const job = this.jobs.get(m.id);
-    if (!job) return;
-    if (m.type === 'progress') { job.progress(m.fraction); return; }
-    this.jobs.delete(m.id);
-    if (m.type === 'result') job.resolve(m); else job.reject(new Error(m.message));
-  },
-  run(msg, progress) {
-    const id = this.next++;
-    return new Promise((resolve, reject) => {
-      this.jobs.set(id, { resolve, reject, progress: progress || (() => {}) });
-      this.worker.postMessage(Object.assign({ id }, msg));
-    });
-  },
-  cancel() {
-    if (this.jobs.size === 0) return;
-    this.worker.terminate();
-    for (const job of this.jobs.values()) job.reject(Object.assign(new Error('cancelled'), { cancelled: true }));
-    this.jobs.clear();
-    this.spawn();
-  },
-};
-
-// ---- controls ----
-// The library's parameter table (svw_params: param.h), from the worker's
-// ready message: the defaults and bounds of d_k and seed are the library's.
-// n, trials and d_k's largest are the page's own choices (a run that
-// answers while a slider moves), not the experiment's.
-const PAGE = { n: 256, trials: 20, dkMax: 4096 };
-function param(name) { return engine.params.find((p) => p.name === name); }
-function dflt(name) { return Number(param(name).default); }
-function hiOf(name) { return Math.min(param(name).hi, Number.MAX_SAFE_INTEGER); }
-// The fields the library gives a default (index.html leaves them empty),
-// set to it; their bounds too.
-function fillDefaults() {
-  const dk = param('d_k'), seed = param('seed');
-  $('scale').value = param('scale').default;
-  $('dk').min = String(dk.lo);
-  $('dk').value = dk.default;
-  $('dk-slider').value = String(Math.round(Math.log2(dflt('d_k'))));
-  $('seed').min = String(seed.lo);
-  $('seed').value = seed.default;
-}
-// A field's whole number within its range; a value outside (n = 65 537) is
-// refused: the field is set back to the nearest one allowed, which is what runs.
-function int(id, lo, hi, dflt) {
-  const v = Math.round(Number($(id).value));
-  const x = Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : dflt;
-  if (String(x) !== $(id).value) $(id).value = String(x);
-  return x;
-}
-function options() {
-  const scale = $('scale').value;
+// ---- the workers: one job at a time each; cancel = terminate and start afresh ----
+function Engine(onReady) {
   return {
-    // n up to 65 536: 2^32 scores, counted in 64 bits by the library.
-    dk: int('dk', param('d_k').lo, PAGE.dkMax, dflt('d_k')), n: int('n', 2, N_MAX, PAGE.n), scale,
-    // the field's text: the library reads it and says what is wrong with it
-    custom: scale === 'custom' ? $('custom').value.trim() : 0,
-    causal: $('causal').checked, trials: int('trials', 1, 100000, PAGE.trials),
-    seed: int('seed', param('seed').lo, hiOf('seed'), dflt('seed')),
+    worker: null, jobs: new Map(), next: 1, pcg: null, params: null, onReady,
+    spawn() {
+      this.worker = new Worker('worker.js');
+      this.worker.onmessage = (e) => this.message(e.data);
+      this.worker.onerror = (e) => setState('error', 'the engine failed to load: ' + (e.message || e));
+    },
+    message(m) {
+      if (m.type === 'ready') {
+        this.pcg = m.pcg;
+        this.params = m.params;
+        if (this.onReady) this.onReady(m.params);
+        this.onReady = null;
+        return;
+      }
+      const job = this.jobs.get(m.id);
+      if (!job) return;
+      if (m.type === 'progress') { job.progress(m.fraction); return; }
+      this.jobs.delete(m.id);
+      if (m.type === 'result') job.resolve(m); else job.reject(new Error(m.message));
+    },
+    run(msg, progress) {
+      const id = this.next++;
+      return new Promise((resolve, reject) => {
+        this.jobs.set(id, { resolve, reject, progress: progress || (() => {}) });
+        this.worker.postMessage(Object.assign({ id }, msg));
+      });
+    },
+    cancel() {
+      if (this.jobs.size === 0) return;
+      this.worker.terminate();
+      for (const job of this.jobs.values()) job.reject(Object.assign(new Error('cancelled'), { cancelled: true }));
+      this.jobs.clear();
+      this.spawn();
+    },
   };
 }
-function scaleArg(o) { return o.scale === 'custom' ? String(Number(o.custom)) : o.scale; }
-function common(o) {
-  return `--scale ${scaleArg(o)}${o.causal ? ' --causal' : ''} --seed ${o.seed}`;
-}
-
-// ---- formatting ----
-function fmt(x, digits) {
-  if (x === null || x === undefined || !Number.isFinite(x)) return '—';
-  const a = Math.abs(x);
-  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return x.toExponential((digits || 4) - 1);
-  return Number(x.toPrecision(digits || 4)).toString();
-}
-function cell(col, value, se) {
-  const td = document.createElement('td');
-  if (col) { td.dataset.col = col; td.dataset.value = value === null ? 'null' : String(value); }
-  td.textContent = fmt(value) + (se !== undefined ? ' ± ' + fmt(se, 2) : '');
-  return td;
-}
+const engine = Engine(null), quick = Engine(null);
 
 function setState(state, text) {
   sv.state = state;
@@ -112,90 +61,27 @@ function setState(state, text) {
   $('state').textContent = text;
 }
 
-// ---- plots (Chart.js 3) ----
-const plots = {};
-Chart.defaults.animation = false;
-Chart.defaults.color = '#333';
-Chart.defaults.font.family = 'system-ui, sans-serif';
-// The panel's width (an empty plot div has none yet), at most 560 px.
-function width(el) { return Math.max(240, Math.min(560, el.closest('.panel').clientWidth - 32)); }
-// Datasets drawn in their order, a later one on top (Chart.js draws the
-// first on top unless told); legend and tooltip keep their order.
-const byIndex = (a, b) => a.datasetIndex - b.datasetIndex;
-// The legend draws a line (dashed as its curve) for a line, a box for bars.
-function legendLabels(chart) {
-  return Chart.defaults.plugins.legend.labels.generateLabels(chart).sort(byIndex).map((item) => {
-    const ds = chart.data.datasets[item.datasetIndex];
-    const isBar = (ds.type || chart.config.type) === 'bar';
-    return Object.assign(item, isBar ? { pointStyle: 'rect', lineWidth: 1 }
-      : { pointStyle: 'line', lineWidth: Math.max(2, ds.borderWidth), lineDash: ds.borderDash, strokeStyle: ds.borderColor });
-  });
+// ---- stale panels: their numbers are not those of the controls ----
+const RUN_PANELS = ['p-numbers', 'p-hist', 'p-row', 'p-entropy', 'p-maxw'];
+function markStale(ids, why) {
+  for (const id of ids) {
+    const panel = $(id);
+    panel.classList.add('stale');
+    let note = panel.querySelector('.stale-note');
+    if (!note) {
+      note = document.createElement('p');
+      note.className = 'stale-note';
+      panel.querySelector('h2').after(note);
+    }
+    note.textContent = why;
+  }
 }
-function axis(title, more) {
-  return Object.assign({ type: 'linear', title: { display: !!title, text: title } }, more);
-}
-// A chart in the div `id`: a fixed size canvas (the chart is drawn again
-// for every run, not on resize), the title on top and the legend below.
-function plot(id, title, type, datasets, scales, more) {
-  const el = $(id);
-  if (plots[id]) plots[id].destroy();
-  el.textContent = '';
-  const canvas = document.createElement('canvas');
-  canvas.width = width(el);
-  canvas.height = 280;
-  el.append(canvas);
-  plots[id] = new Chart(canvas, Object.assign({
-    type, data: { datasets: datasets.map((d, i) => Object.assign({ order: -i }, d)) },
-    options: {
-      responsive: false,
-      interaction: { mode: 'nearest', axis: 'x', intersect: false },
-      scales,
-      plugins: {
-        title: { display: true, text: title, font: { size: 15, weight: 'bold' } },
-        tooltip: { itemSort: byIndex },
-        legend: { position: 'bottom', labels: { usePointStyle: true, pointStyleWidth: 30, generateLabels: legendLabels } },
-      },
-    },
-  }, more));
-}
-const xy = (xs, ys) => xs.map((x, i) => ({ x, y: ys[i] }));
-function barSet(label, xs, ys, colour) {
-  return { type: 'bar', label, data: xy(xs, ys), backgroundColor: colour + '66', borderColor: colour, borderWidth: 1,
-    barPercentage: 1, categoryPercentage: 0.9 };
-}
-function lineSet(label, xs, ys, colour, o) {
-  o = o || {};
-  return { type: 'line', label, data: xy(xs, ys), borderColor: colour, backgroundColor: colour,
-    borderWidth: o.width || 2, borderDash: o.dash || [], pointRadius: o.points ? 3 : 0,
-    pointBackgroundColor: '#fff', pointBorderColor: colour, fill: false, tension: 0, clip: 5 };
-}
-// The axis spans the bins, symmetric about 0 when they straddle it, with
-// round ticks inside (not widened to the next round number: -6 … 6, not -10 … 10).
-function binAxis(bins) {
-  let lo = bins[0][0], hi = bins[bins.length - 1][1];
-  if (lo < 0 && hi > 0) hi = -(lo = -Math.max(-lo, hi));
-  return axis('', { min: lo, max: hi, offset: false, grid: { offset: false }, ticks: { includeBounds: false } });
-}
-// bins: [lo, hi, count, theory], theory the library's expected count of
-// normal draws in [lo, hi) (sv_theory_normal_counts).
-function histPlot(id, title, bins, colour) {
-  const x = bins.map(([lo, hi]) => (lo + hi) / 2);
-  plot(id, title, 'bar', [
-    barSet('engine count', x, bins.map((b) => b[2]), colour),
-    lineSet('theory', x, bins.map((b) => b[3]), '#222', { dash: [6, 4] })],
-  { x: binAxis(bins), y: axis('', { beginAtZero: true }) });
-}
-// d_k on a log axis, ticks at 1, 4, 16, ... 1024.
-const LOG_TICKS = [1, 4, 16, 64, 256, 1024];
-function sweepPlot(id, title, rows, series) {
-  const dk = rows.map((r) => r.summary.dk);
-  plot(id, title, 'line', series.map((s) => lineSet(s.label, dk, rows.map(s.get), s.colour,
-    { dash: s.dash, points: !s.dash })), {
-    x: { type: 'logarithmic', min: 1, max: 1024, title: { display: true, text: 'd_k' },
-      afterBuildTicks: (a) => { a.ticks = LOG_TICKS.map((value) => ({ value })); },
-      ticks: { callback: (v) => Number(v).toLocaleString('en-US') } },
-    y: axis(''),
-  });
+function fresh(ids) {
+  for (const id of ids) {
+    $(id).classList.remove('stale');
+    const note = $(id).querySelector('.stale-note');
+    if (note) note.remove();
+  }
 }
 
 // ---- panels ----
@@ -220,50 +106,79 @@ function showNumbers(res, o) {
       cell(sc, s[sc], se[sc] === undefined ? undefined : se[sc]), scT ? cell(scT, s[scT]) : cell(null, null));
     body.append(tr);
   }
+  $('numbers-for').textContent = `d_k = ${o.dk}, n = ${o.n}, ${o.trials} trials, scale ${scaleArg(o)}` +
+    `${o.causal ? ', causal' : ''}, seed ${o.seed}`;
   const base = `sdpa-var --dk ${o.dk} --n ${o.n} --trials ${o.trials} ${common(o)}`;
   $('cmd-numbers').textContent = base + ' --format json';
   $('cmd-hist').textContent = base + ` --histogram ${HIST_BINS}`;
-  const h = res.hist;
-  histPlot('plot-hist-raw', `raw scores vs N(0, ${fmt(s.raw_var_theory)})`, h.raw, '#d62728');
-  histPlot('plot-hist-scaled', `scaled logits vs N(0, ${fmt(s.scaled_var_theory)})`, h.scaled,
-    '#1f77b4');
-  if (!$('row-scale').dataset.edited) $('row-scale').value = s.scale_factor;
+  histPlot('plot-hist', `d_k = ${o.dk}: raw vs N(0, ${fmt(s.raw_var_theory)}), scaled vs N(0, ${fmt(s.scaled_var_theory)})`,
+    res.hist, { raw: 'raw scores', rawTheory: `N(0, ${fmt(s.raw_var_theory)})`, scaled: 'scaled logits',
+      scaledTheory: `N(0, ${fmt(s.scaled_var_theory)})` });
+  $('hist-note').hidden = o.dk >= 8;
+  $('hist-see').textContent = 'What to see: ' + ({
+    sqrt: `the red bell is √d_k = ${fmt(Math.sqrt(o.dk))} times wider (and lower) than the blue one; move d_k and only the red one widens.`,
+    dk: `1/d_k overshoots: the blue bell is ${fmt(Math.sqrt(o.dk))} times narrower than N(0, 1), so the softmax goes uniform at large d_k.`,
+    none: 'no scale: the blue bell is the red one, as wide as √d_k.',
+  }[o.scale] || `the blue bell is the red one times ${scaleArg(o)}; 1/√d_k = ${fmt(1 / Math.sqrt(o.dk))} would make it N(0, 1).`);
+  fresh(['p-numbers', 'p-hist']);
+  // The editor's scale follows the run's (unless typed), and its table with it.
+  if (!$('row-scale').dataset.edited && $('row-scale').value !== String(s.scale_factor)) {
+    $('row-scale').value = s.scale_factor;
+    editor();
+  }
 }
 
 function showRow(res, o) {
   const keys = res.logits.map((_, j) => j);
   const pts = keys.length <= 64;
+  const all = res.raw.weights.concat(res.scaled.weights).filter((w) => w > 0);
+  const floor = 10 ** Math.floor(Math.log10(Math.max(1e-30, Math.min(...all))));
   plot('plot-row', `query 0 against ${keys.length} keys`, 'line', [
-    lineSet('raw', keys, res.raw.weights, '#d62728', { width: 1, points: pts }),
-    lineSet('scaled', keys, res.scaled.weights, '#1f77b4', { width: 1, points: pts })],
-  { x: axis('key', { min: 0, max: keys.length - 1 }), y: axis('weight', { min: 0, max: 1 }) });
+    lineSet('raw', keys, res.raw.weights, COLOURS.raw, { width: 1, points: pts }),
+    lineSet('scaled', keys, res.scaled.weights, COLOURS.scaled, { width: 1, points: pts }),
+    lineSet(`uniform 1/n = ${fmt(1 / keys.length)}`, [0, keys.length - 1], [1 / keys.length, 1 / keys.length], '#555', { dash: [2, 3] })],
+  { x: axis('key', { min: 0, max: keys.length - 1 }),
+    y: { type: 'logarithmic', min: Math.max(floor, 1e-30), max: 1, title: { display: true, text: 'weight (log scale)' },
+      ticks: { callback: (v) => (Number.isInteger(Math.log10(v) + 1e-9) || Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9
+        ? Number(v).toExponential(0) : '') } } });
   $('row-stats').textContent = `raw: max weight ${fmt(res.raw.max_weight)}, H = ${fmt(res.raw.entropy)} nats, ` +
     `e^H = ${fmt(res.raw.eff_keys)} keys · scaled: max weight ${fmt(res.scaled.max_weight)}, ` +
     `H = ${fmt(res.scaled.entropy)}, e^H = ${fmt(res.scaled.eff_keys)}`;
   $('cmd-row').textContent = `sdpa-var --dk ${o.dk} --n ${Math.min(o.n, 4096)} --scale ${scaleArg(o)} --seed ${o.seed} --example`;
+  fresh(['p-row']);
 }
 
 function showSweep(rows, o) {
   const get = (k) => (r) => r.summary[k];
+  const dash = [8, 5];
   sweepPlot('plot-entropy', 'entropy H (nats)', rows, [
-    { label: 'raw', colour: '#d62728', get: get('raw_entropy') },
-    { label: 'scaled', colour: '#1f77b4', get: get('scaled_entropy') },
-    { label: 'ln n − σ²/2', colour: '#1f77b4', dash: [6, 4], get: get('scaled_entropy_approx') },
-    { label: 'ln n', colour: '#555', dash: [2, 3], get: get('entropy_bound') }]);
+    { label: 'raw', colour: COLOURS.raw, get: get('raw_entropy') },
+    { label: 'scaled', colour: COLOURS.scaled, get: get('scaled_entropy') },
+    { label: 'ln n − σ²/2 (theory, scaled)', colour: COLOURS.scaled, dash, get: get('scaled_entropy_approx') },
+    { label: 'ln n (uniform)', colour: '#555', dash: [2, 3], get: get('entropy_bound') }], o.dk, 'H (nats)');
   sweepPlot('plot-effkeys', 'e^H: keys that carry the attention', rows, [
-    { label: 'raw', colour: '#d62728', get: get('raw_eff_keys') },
-    { label: 'scaled', colour: '#1f77b4', get: get('scaled_eff_keys') },
-    { label: 'exp(ln n − σ²/2)', colour: '#1f77b4', dash: [6, 4], get: (r) => Math.exp(r.summary.scaled_entropy_approx) }]);
+    { label: 'raw', colour: COLOURS.raw, get: get('raw_eff_keys') },
+    { label: 'scaled', colour: COLOURS.scaled, get: get('scaled_eff_keys') },
+    { label: 'exp(ln n − σ²/2) (theory)', colour: COLOURS.scaled, dash, get: (r) => Math.exp(r.summary.scaled_entropy_approx) }],
+  o.dk, 'keys');
   sweepPlot('plot-maxw', 'max weight of a row', rows, [
-    { label: 'raw', colour: '#d62728', get: get('raw_max_weight') },
-    { label: 'scaled', colour: '#1f77b4', get: get('scaled_max_weight') }]);
+    { label: 'raw', colour: COLOURS.raw, get: get('raw_max_weight') },
+    { label: 'scaled', colour: COLOURS.scaled, get: get('scaled_max_weight') }], o.dk, 'weight');
   sweepPlot('plot-grad', 'keys the gradient reaches', rows, [
-    { label: 'raw', colour: '#d62728', get: get('raw_grad_keys') },
-    { label: 'scaled', colour: '#1f77b4', get: get('scaled_grad_keys') }]);
+    { label: 'raw', colour: COLOURS.raw, get: get('raw_grad_keys') },
+    { label: 'scaled', colour: COLOURS.scaled, get: get('scaled_grad_keys') }], o.dk, 'keys');
+  const last = rows[rows.length - 1].summary;
+  $('grad-reach').textContent = `at d_k = 1024 the raw gradient reaches ${fmt(last.raw_grad_keys, 2)} keys, the scaled one ` +
+    `${fmt(last.scaled_grad_keys, 2)}`;
   const n = Math.min(o.n, SWEEP_N);
   const cmd = `sdpa-var --dk 1:1024 --n ${n} --trials ${SWEEP_TRIALS} ${common(o)} --grad --format json`;
   $('cmd-sweep').textContent = cmd;
   $('cmd-sweep2').textContent = cmd;
+  for (const id of ['sweep-mark', 'sweep-mark2']) {
+    $(id).textContent = o.dk >= 1 && o.dk <= 1024 ? `The dotted green line marks the current d_k = ${o.dk}.`
+      : `The current d_k = ${o.dk} is past the sweep's 1 … 1024.`;
+  }
+  fresh(['p-entropy', 'p-maxw']);
 }
 
 // ---- the runs ----
@@ -272,21 +187,81 @@ function schedule() {
   if (!engine.params) return; // the first run, once the table is in, reads the fields
   clearTimeout(timer);
   engine.cancel();
+  sv.generation++;
+  markStale(RUN_PANELS, 'Out of date: these numbers are for the settings before the change; rerunning…');
   setState('waiting', 'waiting…');
-  timer = setTimeout(update, 120);
+  timer = setTimeout(check, 120);
 }
 
-async function update() {
-  const gen = ++sv.generation, o = options();
+// The fields through the library's rules (quick worker): its message beside
+// the field and no run, or the run.
+async function check() {
+  const gen = sv.generation, o = options();
+  let message;
+  try {
+    message = (await quick.run({ kind: 'check', opts: o })).data;
+  } catch (err) {
+    message = err.message;
+  }
+  if (gen !== sv.generation) return;
+  showFieldError(message);
+  if (message) {
+    markStale(RUN_PANELS, `Not run: ${message}. These numbers are for earlier settings.`);
+    setState('error', 'not run: ' + message);
+    return;
+  }
+  writeUrl(o);
+  update(numeric(o));
+}
+
+// The work of a run in units of the products and the softmax (n² (d_k + 8)
+// a trial), timed on the last run of the controls: ms a unit.
+const work = (o) => o.trials * o.n * o.n * (o.dk + 8);
+function offerShorter(o, expectedMs, how) {
+  const perTrial = expectedMs / o.trials;
+  const fit = Math.max(1, Math.floor(LONG_MS / perTrial));
+  const est = $('estimate');
+  est.hidden = false;
+  est.textContent = `This run needs about ${Math.max(1, Math.round(expectedMs / 60000))} min ` +
+    `(${fmt(perTrial / 1000, 2)} s a trial, ${how}). `;
+  if (fit < o.trials) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.id = 'shorter';
+    const mins = fit * perTrial / 60000;
+    b.textContent = `run ${fit} trial${fit > 1 ? 's' : ''} instead` +
+      (mins > 1.5 ? ` (about ${Math.round(mins)} min)` : '');
+    b.addEventListener('click', () => { $('trials').value = String(fit); schedule(); });
+    est.append(b);
+  }
+}
+
+async function update(o) {
+  const gen = sv.generation;
   const t0 = performance.now();
   const live = () => gen === sv.generation;
+  $('estimate').hidden = true;
+  $('progress').value = 0;
+  let measured = false;
   const bar = (f) => { if (live()) $('progress').value = f; };
+  if (sv.rate && sv.rate * work(o) > LONG_MS) offerShorter(o, sv.rate * work(o), 'from the last run\'s speed');
+  const mainBar = (f) => {
+    bar(f);
+    const ms = performance.now() - t0;
+    if (!measured && live() && f > 0 && ms > 1500) {
+      measured = true;
+      if (ms / f > LONG_MS) offerShorter(o, ms / f, 'measured on this run');
+      else $('estimate').hidden = true;
+    }
+  };
   try {
     setState('running', `running ${o.trials} trial${o.trials > 1 ? 's' : ''} of ${o.n} × ${o.n}, d_k = ${o.dk}…`);
-    const main = await engine.run({ kind: 'run', opts: Object.assign({ hist: HIST_BINS }, o) }, bar);
+    const main = await engine.run({ kind: 'run', opts: Object.assign({ hist: HIST_BINS }, o) }, mainBar);
     if (!live()) return;
+    $('estimate').hidden = true;
     sv.last.main = main.data;
     sv.times.main = performance.now() - t0;
+    if (sv.times.main > 30) sv.rate = sv.times.main / work(o);
     if (sv.times.first === undefined) sv.times.first = performance.now();
     showNumbers(main.data, o);
     setState('running', 'one row…');
@@ -295,8 +270,7 @@ async function update() {
     sv.last.example = ex.data;
     showRow(ex.data, o);
     setState('running', 'the d_k sweep…');
-    const list = SWEEP_DK.map((dk) => Object.assign({}, o, { dk, n: Math.min(o.n, SWEEP_N), trials: SWEEP_TRIALS, grad: true,
-      custom: o.scale === 'custom' ? o.custom : 0 }));
+    const list = SWEEP_DK.map((dk) => Object.assign({}, o, { dk, n: Math.min(o.n, SWEEP_N), trials: SWEEP_TRIALS, grad: true }));
     const sweep = await engine.run({ kind: 'sweep', list }, bar);
     if (!live()) return;
     sv.last.sweep = sweep.data;
@@ -310,32 +284,26 @@ async function update() {
   }
 }
 
+// The puzzle on the quick worker: it neither cancels nor waits for the run
+// of the controls, whose panels stay as they are.
 async function puzzle() {
-  if (!engine.params) return;
-  engine.cancel();
-  sv.generation++;
-  setState('running', 'the puzzle: 100 000 trials of 2 × 2…');
+  if (!quick.params) return;
+  $('puzzle').disabled = true;
+  $('puzzle-state').textContent = 'running 100 000 trials of 2 × 2…';
   try {
     // the library's default seed and scale, as `sdpa-var --dk 2 --n 2 ...`
-    const res = await engine.run({ kind: 'run', opts: { dk: 2, n: 2, causal: false, trials: 100000,
-      observed: 1.6, s2_bins: 80, s2_hi: 8 } }, (f) => { $('progress').value = f; });
+    const res = await quick.run({ kind: 'run', opts: { dk: 2, n: 2, causal: false, trials: 100000,
+      observed: 1.6, s2_bins: 80, s2_hi: 8 } });
     const s = res.data.summary;
     sv.last.puzzle = res.data;
     const bins = res.data.s2, x = bins.map(([lo, hi]) => (lo + hi) / 2);
-    const marks = [[1.6, '#2ca02c'], [s.raw_var_q50, '#ff7f0e'], [s.raw_var_theory, '#222']];
-    // Vertical lines at 1.6, the median and the theory value.
-    const markLines = { id: 'marks', afterDatasetsDraw(chart) {
-      const c = chart.ctx, area = chart.chartArea;
-      for (const [v, colour] of marks) {
-        const px = chart.scales.x.getPixelForValue(v);
-        c.save(); c.strokeStyle = colour; c.lineWidth = 2; c.beginPath();
-        c.moveTo(px, area.top); c.lineTo(px, area.bottom); c.stroke(); c.restore();
-      }
-    } };
+    // The marks as vertical lines (datasets: in the legend and the text alternative).
+    const top = Math.max(...bins.map((b) => b[2]));
+    const mark = (label, v, colour, dash) => lineSet(`${label} ${fmt(v)}`, [v, v], [0, top], colour, { dash });
     plot('plot-puzzle', 's² of the 4 scores, 100 000 trials', 'bar',
-      [barSet('trials', x, bins.map((b) => b[2]), '#9467bd')],
-      { x: axis('s²', { offset: false, grid: { offset: false } }), y: axis('trials', { beginAtZero: true }) },
-      { plugins: [markLines] });
+      [barSet('trials', x, bins.map((b) => b[2]), '#9467bd'), mark('numpy:', 1.6, COLOURS.mark),
+        mark('median', s.raw_var_q50, '#ff7f0e', [6, 4]), mark('σ² = d_k =', s.raw_var_theory, COLOURS.theory, [2, 3])],
+      { x: axis('sample variance s²', { offset: false, grid: { offset: false } }), y: axis('trials', { beginAtZero: true }) });
     const ps = $('puzzle-stats');
     ps.textContent = '';
     const span = (col, label, v) => {
@@ -349,24 +317,33 @@ async function puzzle() {
     span('raw_var', 'mean s²', s.raw_var);
     span('raw_var_expected', 'theory E s² =', s.raw_var_expected);
     span('raw_var_theory', 'σ² = d_k (black)', s.raw_var_theory);
-    setState('idle', 'puzzle done');
+    $('puzzle-state').textContent = 'puzzle done';
   } catch (err) {
-    if (!err.cancelled) setState('error', 'error: ' + err.message);
+    $('puzzle-state').textContent = 'error: ' + err.message;
+  } finally {
+    $('puzzle').disabled = false;
   }
 }
 
+// The row editor on the quick worker, at once whatever the main run does;
+// an answer to an older row is dropped.
+let editorSeq = 0;
 async function editor() {
+  const seq = ++editorSeq;
   const values = $('logits').value.split(/[\s,;]+/).filter((t) => t !== '').map(Number);
   const scale = Number($('row-scale').value);
   const out = $('editor-out');
   if (!values.length || values.some((v) => !Number.isFinite(v)) || !(scale > 0)) {
     out.textContent = 'logits: numbers separated by commas; scale: a positive number';
+    $('cmd-logits').textContent = '';
     return;
   }
-  $('cmd-logits').textContent = `sdpa-var --logits=${values.join(',')} --scale none,${scale}`;
+  if (!quick.params) return; // the first call comes once the worker is ready
   try {
-    const res = (await engine.run({ kind: 'logits', values, scale })).data;
+    const res = (await quick.run({ kind: 'logits', values, scale })).data;
+    if (seq !== editorSeq) return;
     sv.last.logits = res;
+    $('cmd-logits').textContent = `sdpa-var --logits=${values.join(',')} --scale none,${scale}`;
     out.textContent = '';
     const t = document.createElement('table');
     t.id = 'editor-table';
@@ -395,7 +372,7 @@ async function editor() {
       }
     }
   } catch (err) {
-    if (!err.cancelled) out.textContent = 'error: ' + err.message;
+    if (seq === editorSeq) out.textContent = 'error: ' + err.message;
   }
 }
 
@@ -403,26 +380,36 @@ async function editor() {
 function link(sliderId, fieldId) {
   $(sliderId).addEventListener('input', () => {
     $(fieldId).value = Math.min(Number($(fieldId).max), 2 ** Number($(sliderId).value));
+    syncSliders(); // its spoken value at once
     schedule();
   });
-  $(fieldId).addEventListener('change', () => {
-    const v = Number($(fieldId).value);
-    if (v > 0) $(sliderId).value = Math.round(Math.log2(v));
-    schedule();
-  });
+  $(fieldId).addEventListener('change', schedule);
 }
 
 function start() {
+  addCopyButtons();
   if (location.protocol === 'file:') {
     $('fileproto').hidden = false;
     setState('error', 'open this page through a web server (see above)');
     return;
   }
-  engine.onReady = () => { fillDefaults(); update().then(editor); };
+  // Both workers ready: the fields from the library's table and the URL, then the run.
+  let ready = 0;
+  const both = () => {
+    if (++ready < 2) return;
+    fillDefaults(engine.params);
+    readUrl();
+    sv.generation++;
+    check();
+    editor();
+  };
+  engine.onReady = both;
+  quick.onReady = both;
   engine.spawn();
+  quick.spawn();
   link('dk-slider', 'dk');
   link('n-slider', 'n');
-  $('scale').addEventListener('change', () => { $('custom').hidden = $('scale').value !== 'custom'; schedule(); });
+  $('scale').addEventListener('change', () => { syncSliders(); schedule(); });
   for (const id of ['custom', 'causal', 'trials', 'seed']) $(id).addEventListener('change', schedule);
   $('puzzle').addEventListener('click', puzzle);
   $('logits').addEventListener('input', editor);

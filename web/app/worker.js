@@ -1,6 +1,7 @@
 // The page's worker: loads the engine (sdpa_var.js, the library compiled
 // to WebAssembly with its glue web/src/sv_web.c) and runs the jobs the
-// page posts, trials in chunks, posting progress between them. No
+// page posts (main.js runs two: one for the controls' runs, one for the
+// checks, the row editor and the puzzle), trials in chunks, posting progress between them. No
 // statistic is computed here: every number comes from the glue's JSON
 // (the library's column table). The page cancels a job by terminating
 // this worker and starting a new one (a chunk cannot be interrupted).
@@ -22,6 +23,7 @@ function bind(mod) {
     logits: c('svw_logits', N, [N, N, N]),
     example: c('svw_example', N, ['string']),
     params: c('svw_params', 'string', []),
+    check: c('svw_check', 'string', ['string']),
   };
 }
 
@@ -100,6 +102,9 @@ function job(msg, post) {
       break;
     case 'example':
       data = text(api.example(pairs(msg.opts)));
+      break;
+    case 'check': // "" or the library's message: nothing runs
+      data = api.check(pairs(msg.opts));
       break;
     case 'logits':
       data = logits(msg.values, msg.scale);

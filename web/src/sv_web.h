@@ -31,6 +31,9 @@ void svw_free(svw_run *r);
 const char *svw_logits(const double *x, int n, double scale);
 /* Query 0 of trial 0 of the experiment in pairs against its keys, as svw_logits. */
 const char *svw_example(const char *pairs);
+/* "" when the experiment in pairs would run, else the library's reason
+ * (sv_web_spec.c). */
+const char *svw_check(const char *pairs);
 /* The library's parameter table as JSON (sv_web_spec.c). */
 const char *svw_params(void);
 /* sv_spec_defaults, then each pair of @p pairs by sv_spec_set; the scale's

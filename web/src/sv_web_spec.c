@@ -125,3 +125,18 @@ int svw_spec_resolve(sv_spec *spec, char *err, size_t err_len)
     (void)sv_spec_check_param(spec, NULL, NULL, err, err_len);
     return -1;
 }
+
+/* The experiment in @p pairs checked as svw_begin reads it, nothing run:
+ * "" when it would run, else the library's one-line reason
+ * ("scale: '0' is not sqrt, dk, none, logn or a positive number"): the
+ * page shows it beside the field and does not start the run. */
+SVW_EXPORT const char *svw_check(const char *pairs)
+{
+    static char err[256];
+    char scale[64];
+    sv_spec spec;
+    err[0] = '\0';
+    if (svw_spec_read(&spec, pairs, scale, sizeof scale, err, sizeof err) == 0)
+        (void)svw_spec_resolve(&spec, err, sizeof err);
+    return err;
+}

@@ -8,7 +8,9 @@ waits for the first result, moves the d_k slider (twice, quickly: the first
 run is cancelled), clicks the puzzle button, types a logits row, and writes
 what the page shows to OUT/page.json for the wrapper to compare with the
 CLI; n = 65 537, above the page's largest n, must be set back to 65 536 (the
-run it starts is cancelled). Optional: SV_WEB_SHOTS=DIR saves screenshots,
+run it starts is cancelled). Then page_checks.py (issue 34): what is displayed
+against the CLI (SV_BIN, else build/sdpa-var), the plots, the stale views, the
+URL, copy buttons, accessible names and a long run's estimate. Optional: SV_WEB_SHOTS=DIR saves screenshots,
 SV_WEB_PERF=1 times one trial of 65 536 tokens at d_k 64 (the page's largest
 n; minutes: scripts/web_bench.sh). SV_CHROMIUM and SV_CHROMEDRIVER name the
 browser and its driver (default /usr/bin/chromium, /usr/bin/chromedriver).
@@ -22,6 +24,7 @@ import os
 import sys
 import threading
 
+import page_checks
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
@@ -211,6 +214,8 @@ def run(d, url, site, shots, perf):
         raise RuntimeError("n = 65537 was not set back to 65536: " + json.dumps(out["n_above"]))
     fill(d, "#n", "256", change=True)
     idle(d, g0 + 2)
+    # Issue 34's checks: what is displayed, the plots, the stale views.
+    page_checks.run(d, url, site, sys.modules[__name__], shots)
     out["browser"] = d.capabilities.get("browserVersion", "?")
     if perf:
         g = d.execute_script("return window.sv.generation;")
