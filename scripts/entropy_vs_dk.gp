@@ -14,7 +14,8 @@
 # What it shows: the entropy H of a query's softmax weights in nats, mean over
 # queries and trials (raw_entropy, scaled_entropy), against d_k (log axis).
 # ln n_k is its largest value, uniform attention; 0 is one-hot attention.
-# The right axis reads the same height as e^H, the number of keys attended.
+# The right axis reads a height H as exp(H) keys: at the mean entropy that is
+# exp(mean H), not the mean of e^H (raw_eff_keys), which is larger (Jensen).
 # The scale is read from the data's scale column.
 if (system("[ -t 0 ] && echo tty") eq "tty") {
     exit error "entropy_vs_dk.gp: pipe the summary CSV of sdpa-var --format csv into gnuplot"
@@ -61,11 +62,11 @@ set xlabel "key dimension d_k"
 set yrange [-0.3 : lnn + 1]
 set ytics 0, 1 nomirror
 set ylabel "entropy H of a query's weights (nats)"
-# The right axis: e^H keys at the height of their entropy.
+# The right axis: exp(H) keys at the height H (exp of the mean entropy).
 set y2range [-0.3 : lnn + 1]
 set y2tics nomirror ("1" 0, "2" log(2), "5" log(5), "10" log(10), "30" log(30), \
     "100" log(100), "300" log(300), "1000" log(1000))
-set y2label "keys attended, e^H"
+set y2label "keys attended, exp(mean H)"
 set grid xtics ytics lc rgb "#dddddd" lt 1
 set border back
 set key at graph 0.97, graph 0.8 right top box opaque Left reverse samplen 2 spacing 1.3
