@@ -354,9 +354,9 @@ static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_
                      .ddof = c->spec.ddof};
         sv_param p = SV_PARAM_NONE;
         (void)sv_spec_set(&s, SV_PARAM_SCALE, c->scale_name); /* parsed: options.c */
-        st = sv_spec_resolve(&s);
-        if (st == SV_OK)
-            st = sv_spec_check_param(&s, &p, NULL, NULL, 0);
+        st = sv_spec_resolve(&s); /* it checks: a fault is named after it */
+        if (st != SV_OK)
+            (void)sv_spec_check_param(&s, &p, NULL, NULL, 0);
         if (st == SV_OK)
             st = cli_budget_engine_bytes(&opt->exec, &s, &c->engine_bytes);
         if (st != SV_OK && p == SV_PARAM_DDOF)
