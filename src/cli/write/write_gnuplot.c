@@ -344,13 +344,14 @@ static void histogram_end(cli_writer *s)
     char sc[64];
     scaled_name(c, sc, sizeof sc);
     fprintf(f,
-            "set title \"Scores of one run: raw QK^T and %s (d_k=%zu, n_q=%zu, n_k=%zu)\" "
-            "noenhanced\n"
+            "set title \"%s of one run: raw QK^T and %s\\nd_k=%zu, n_q=%zu, n_k=%zu, "
+            "trials=%llu\" noenhanced\n"
             "set xlabel \"score\" noenhanced\nset ylabel \"count\" noenhanced\n"
-            "set key top right noenhanced\nset grid\nset style fill transparent solid 0.4\n"
+            "set key top left noenhanced\nset grid\nset style fill transparent solid 0.4\n"
             "plot $data using (($1+$2)/2):3:($2-$1) with boxes title \"raw QK^T\" noenhanced, \\\n"
             "     $data using (($1+$2)/2):4:($2-$1) with boxes title \"%s\" noenhanced",
-            sc, c->spec.d_k, c->spec.n_q, c->spec.n_k, sc);
+            s->out->weight_histogram ? "Softmax weights" : "Scores", sc, c->spec.d_k, c->spec.n_q,
+            c->spec.n_k, (unsigned long long)c->spec.trials, sc);
     if (!s->out->weight_histogram) /* the normal curve: a large-d_k approximation */
         fputs(", \\\n     $data using (($1+$2)/2):5 with lines dt 2 lw 2 lc 1 "
               "title \"raw, normal theory (large d_k)\" noenhanced, \\\n"
