@@ -314,9 +314,8 @@ done <<'EOF'
 --per-row does not apply with --format latex (a slide's table is the summary)|--per-row --format latex
 --histogram does not apply with --format markdown (a slide's table is the summary)|--histogram 5 --format markdown
 --q does not apply with --format markdown (drawn Q and K only)|--q q.npy --k k.npy --format markdown
---logits does not apply with --format latex (table, CSV, JSON or gnuplot)|--logits 1,2 --format latex
---logits does not apply with --format state (table, CSV, JSON or gnuplot)|--logits 1,2 --format state
---logits-file does not apply with --format markdown (table, CSV, JSON or gnuplot)|--logits-file rows.txt --format markdown
+--logits does not apply with --format state (a state is of random draws)|--logits 1,2 --format state
+--logits-file does not apply with --format state (a state is of random draws)|--logits-file rows.txt --format state
 --plot does not apply with --logits (it draws the rows' weights)|--logits 1,2 --format gnuplot --plot entropy
 EOF
 src_rules=$(awk '/^static const cli_rule rules\[\] = \{/ { on = 1; next } on && /^\};/ { on = 0 }

@@ -45,5 +45,5 @@ refuse --per-trial --dk 8 --n 8 --trials 2 --format markdown
 refuse --per-row --dk 8 --n 8 --format latex
 refuse --histogram 10 --dk 8 --n 8 --format markdown
 refuse --columns raw_var --dk 8 --n 8 --format latex
-refuse --logits 1,2 --format markdown
+refuse --logits 1,2 --format state
 exit $failed

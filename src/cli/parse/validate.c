@@ -71,11 +71,11 @@ static int is_slides(const cli_options *o)
     return o->format == CLI_FORMAT_MARKDOWN || o->format == CLI_FORMAT_LATEX;
 }
 
-/* Formats a given row is not written in: the slides' summary table and a
- * state (a partial result of random draws, for `merge`). */
-static int slides_or_state(const cli_options *o)
+/* The format a given row is not written in: a state (a partial result of
+ * random draws, for `merge`). */
+static int is_state(const cli_options *o)
 {
-    return is_slides(o) || o->format == CLI_FORMAT_STATE;
+    return o->format == CLI_FORMAT_STATE;
 }
 
 static int table_or_slides(const cli_options *o)
@@ -178,10 +178,10 @@ static const cli_rule rules[] = {
      "--format markdown, latex"},
     {CLI_OPT_Q, EXCL, CLI_OPT_FORMAT, is_slides, "*", "drawn Q and K only",
      "--format markdown, latex"},
-    {CLI_OPT_LOGITS, EXCL, CLI_OPT_FORMAT, slides_or_state, "*", "table, CSV, JSON or gnuplot",
-     "--format markdown, latex, state"},
-    {CLI_OPT_LOGITS_FILE, EXCL, CLI_OPT_FORMAT, slides_or_state, "*", "table, CSV, JSON or gnuplot",
-     "--format markdown, latex, state"},
+    {CLI_OPT_LOGITS, EXCL, CLI_OPT_FORMAT, is_state, "*", "a state is of random draws",
+     "--format state"},
+    {CLI_OPT_LOGITS_FILE, EXCL, CLI_OPT_FORMAT, is_state, "*", "a state is of random draws",
+     "--format state"},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_TRIALS, NULL, NULL, "it shows trial 0", NULL},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_OBSERVED, NULL, NULL, "it shows trial 0", NULL},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_PER_TRIAL, NULL, NULL, "one kind of output", NULL},

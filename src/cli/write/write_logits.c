@@ -5,6 +5,7 @@
  * their prefix (entropy, eff_keys, max_weight, jac_trace, jac_frob,
  * grad_logits). JSON has one object per row and scale, with arrays. */
 #include "write_logits.h"
+#include "slides_grid.h"
 #include "fail.h"
 
 #include <float.h>
@@ -59,6 +60,8 @@ void cli_logits_begin(cli_logits_writer *w)
         for (size_t j = 0; j < w->max_n; j++)
             fprintf(f, ",jac_%zu", j);
         fputc('\n', f);
+    } else if (w->format == CLI_FORMAT_LATEX) {
+        fputs("% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)\n", f);
     } else if (w->format == CLI_FORMAT_GNUPLOT) {
         gnuplot_begin(w);
     } else if (w->format == CLI_FORMAT_JSON || w->format == CLI_FORMAT_JSONL) {
@@ -182,6 +185,20 @@ static void table(cli_logits_writer *w, const cli_logits_entry *e)
     fputc('\n', f);
 }
 
+/* A scale in a few words, for a legend or a column head: "as given",
+ * "* 0.125 = 1/sqrt(d_k)", "* 0.5". */
+static void short_label(const cli_logits_entry *e, char *buf, size_t len)
+{
+    const char *n = e->scale_name;
+    if (n[0] == 'n')
+        snprintf(buf, len, "as given");
+    else
+        snprintf(buf, len, "* %.4g%s", e->scale,
+                 n[0] == 's'   ? " = 1/sqrt(d_k)"
+                 : n[0] == 'd' ? " = 1/d_k"
+                               : "");
+}
+
 /* --format gnuplot: the row's weights at each scale as bars side by side,
  * a panel a row, on a log axis where a weight is below 1e-3 (the lesson of
  * [-20, 3, 25, -15] is its 1e-20 weights, flat on a linear axis). Each
@@ -234,14 +251,7 @@ static void gnuplot_entry(cli_logits_writer *w, const cli_logits_entry *e)
     const size_t k = w->written % (w->scales ? w->scales : 1);
     static double low; /* the row's smallest weight over its scales */
     low = k == 0 ? 1.0 : low;
-    const char *n = e->scale_name; /* the legend's words: short, under the panel */
-    snprintf(w->label[k], sizeof w->label[k], "%s%.4g%s", n[0] == 'n' ? "as given" : "* ",
-             n[0] == 'n' ? 0.0 : e->scale,
-             n[0] == 's'   ? " = 1/sqrt(d_k)"
-             : n[0] == 'd' ? " = 1/d_k"
-                           : "");
-    if (n[0] == 'n')
-        snprintf(w->label[k], sizeof w->label[k], "as given");
+    short_label(e, w->label[k], sizeof w->label[k]); /* the legend's words */
     fprintf(f, "$r%zus%zu << EOD\n", e->row, k);
     for (size_t i = 0; i < e->n; i++) {
         fprintf(f, "%zu ", i);
@@ -254,6 +264,66 @@ static void gnuplot_entry(cli_logits_writer *w, const cli_logits_entry *e)
         gnuplot_panel(w, e, low);
 }
 
+/* --format markdown and latex: a row is a slide's table, a line a key
+ * (its logit and its weight at each scale) and the row's statistics under
+ * them, the numbers to 4 significant digits (they are exact, not
+ * estimates: no standard error to round at). */
+static void slides_row(cli_logits_writer *w, const cli_logits_entry *e)
+{
+    static const char *const stat_names[] = {
+        "entropy (nats)",          "e^H (keys)",  "max weight", "Jacobian trace",
+        "Jacobian Frobenius norm", "|dL/dlogits|"};
+    cli_grid g = {w->f, w->format == CLI_FORMAT_LATEX, 0};
+    char num[32];
+    const int cols = 2 + (int)w->scales;
+    fprintf(w->f, "%s%sRow %zu: logits", e->row ? "\n" : "", g.latex ? "% " : "", e->row);
+    for (size_t i = 0; i < e->n; i++)
+        fprintf(w->f, "%s%.6g", i ? ", " : " ", e->z[i]);
+    fputs("\n\n", w->f);
+    cli_grid_begin(&g, cols);
+    cli_grid_cell(&g, "key");
+    cli_grid_cell(&g, "logit");
+    for (size_t k = 0; k < w->scales; k++) {
+        char head[112];
+        snprintf(head, sizeof head, "weight, %s", w->label[k]);
+        cli_grid_cell(&g, head);
+    }
+    cli_grid_end_row(&g);
+    cli_grid_rule(&g, cols);
+    for (size_t i = 0; i < e->n; i++) {
+        snprintf(num, sizeof num, "%zu", i);
+        cli_grid_cell(&g, num);
+        snprintf(num, sizeof num, "%.6g", e->z[i]);
+        cli_grid_cell(&g, num);
+        for (size_t k = 0; k < w->scales; k++)
+            snprintf(num, sizeof num, "%.4g", w->p[k][i]), cli_grid_cell(&g, num);
+        cli_grid_end_row(&g);
+    }
+    if (g.latex) /* the keys above, the row's statistics below */
+        fputs("\\midrule\n", w->f);
+    for (size_t r = 0; r < (w->grad ? 6u : 5u); r++) {
+        cli_grid_cell(&g, stat_names[r]);
+        cli_grid_cell(&g, "");
+        for (size_t k = 0; k < w->scales; k++)
+            snprintf(num, sizeof num, "%.4g", w->stat[k][r]), cli_grid_cell(&g, num);
+        cli_grid_end_row(&g);
+    }
+    cli_grid_end(&g);
+}
+
+static void slides_entry(cli_logits_writer *w, const cli_logits_entry *e)
+{
+    const size_t k = w->written % (w->scales ? w->scales : 1);
+    short_label(e, w->label[k], sizeof w->label[k]);
+    for (size_t i = 0; i < e->n && i < CLI_LOGITS_ROW_KEYS; i++)
+        w->p[k][i] = e->p[i];
+    const double st[7] = {e->st.entropy,   e->st.eff_keys, e->st.max_weight,
+                          e->st.jac_trace, e->st.jac_frob, w->grad ? norm(e->dz, e->n) : NAN};
+    memcpy(w->stat[k], st, sizeof st);
+    if (k + 1 == w->scales)
+        slides_row(w, e);
+}
+
 void cli_logits_write(cli_logits_writer *w, const cli_logits_entry *e)
 {
     if (w->format == CLI_FORMAT_CSV)
@@ -262,6 +332,8 @@ void cli_logits_write(cli_logits_writer *w, const cli_logits_entry *e)
         table(w, e);
     else if (w->format == CLI_FORMAT_GNUPLOT)
         gnuplot_entry(w, e);
+    else if (w->format == CLI_FORMAT_MARKDOWN || w->format == CLI_FORMAT_LATEX)
+        slides_entry(w, e);
     else
         json(w, e);
     w->written++;

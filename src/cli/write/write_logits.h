@@ -11,6 +11,7 @@
 #include "specs.h"
 
 #define CLI_LOGITS_SCALES_MAX 16 /* CLI_SCALES_MAX: scales a row is shown at */
+#define CLI_LOGITS_ROW_KEYS 64   /* CLI_LOGITS_KEYS_MAX: keys of a row */
 
 /* One given row at one scale. */
 typedef struct cli_logits_entry {
@@ -27,7 +28,7 @@ typedef struct cli_logits_entry {
 
 typedef struct cli_logits_writer {
     FILE *f;
-    cli_format format; /* table, csv, json or jsonl */
+    cli_format format; /* table, csv, json, jsonl, gnuplot, markdown or latex */
     int no_header;     /* CSV without its header */
     size_t dk;         /* --dk, 0 when not given */
     size_t max_n;      /* keys of the longest row: CSV's jac_ columns */
@@ -37,6 +38,10 @@ typedef struct cli_logits_writer {
     size_t rows, scales;                   /* the rows and the scales each is shown at */
     const char *plot_output;               /* --output: the .png or .svg, or NULL */
     char label[CLI_LOGITS_SCALES_MAX][96]; /* the current row's scales, in words */
+    /* --format markdown, latex: the current row's weights and statistics at
+     * each scale, written as one table once its last scale is in */
+    double p[CLI_LOGITS_SCALES_MAX][CLI_LOGITS_ROW_KEYS];
+    double stat[CLI_LOGITS_SCALES_MAX][7];
 } cli_logits_writer;
 
 /* The header (CSV), the document's start (JSON); nothing for the table. */

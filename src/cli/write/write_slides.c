@@ -9,57 +9,13 @@
 #include <string.h>
 
 #include "layout.h"
+#include "slides_grid.h"
 #include "write_table_one.h"
 #include "writer.h"
 
-/* A row of cells: markdown "| a | b |", LaTeX "a & b \\". */
-typedef struct grid {
-    FILE *f;
-    int latex;
-    int col; /* cells written on this row */
-} grid;
-
-static void cell(grid *g, const char *text)
-{
-    if (g->latex) {
-        fputs(g->col ? " & " : "", g->f);
-        for (const char *p = text; *p; p++) /* the characters TeX reads as commands */
-            if (strchr("_%&#$", *p))
-                fprintf(g->f, "\\%c", *p);
-            else if (*p == '^')
-                fputs("\\^{}", g->f);
-            else if (*p == '<' && p[1] == '=') /* text mode's "<" is another glyph */
-                fputs("$\\le$", g->f), p++;
-            else
-                fputc(*p, g->f);
-    } else {
-        fprintf(g->f, "%s %s", g->col ? " |" : "|", text);
-    }
-    g->col++;
-}
-
-static void end_row(grid *g)
-{
-    fputs(g->latex ? " \\\\\n" : " |\n", g->f);
-    g->col = 0;
-}
-
-/* The rule under the header: markdown's "|---|--:|", LaTeX's \midrule. */
-static void header_rule(grid *g, int cols)
-{
-    if (g->latex) {
-        fputs("\\midrule\n", g->f);
-        return;
-    }
-    fputs("|---", g->f);
-    for (int i = 1; i < cols; i++)
-        fputs("|--:", g->f);
-    fputs("|\n", g->f);
-}
-
 /* The title (every option that shapes the run) as one line: a paragraph
  * in markdown, a comment in LaTeX (the caption is the author's). */
-static void title(grid *g, const cli_table_entry *e, size_t n)
+static void title(cli_grid *g, const cli_table_entry *e, size_t n)
 {
     char *buf = NULL;
     size_t size = 0;
@@ -87,33 +43,17 @@ static void title(grid *g, const cli_table_entry *e, size_t n)
     free(buf);
 }
 
-static void begin_tabular(grid *g, int cols)
-{
-    if (!g->latex)
-        return;
-    fputs("\\begin{tabular}{l", g->f);
-    for (int i = 1; i < cols; i++)
-        fputc('r', g->f);
-    fputs("}\n\\toprule\n", g->f);
-}
-
-static void end_tabular(grid *g)
-{
-    if (g->latex)
-        fputs("\\bottomrule\n\\end{tabular}\n", g->f);
-}
-
 /* A measured value at its standard error @p se; "-" where undefined. */
-static void value_cell(grid *g, double v, double se)
+static void value_cell(cli_grid *g, double v, double se)
 {
     char buf[64];
     cli_table_rounded(buf, sizeof buf, v, se, 24);
-    cell(g, strcmp(buf, "-") == 0 && g->latex ? "--" : buf);
+    cli_grid_cell(g, strcmp(buf, "-") == 0 && g->latex ? "--" : buf);
 }
 
 /* A theory to the place of the measured value beside it (standard error
  * @p se); without one, 4 significant digits and no trailing zeros. */
-static void theory_cell(grid *g, double t, double se)
+static void theory_cell(cli_grid *g, double t, double se)
 {
     char buf[64];
     if (se > 0.0 && isfinite(se) && !isnan(t)) {
@@ -124,7 +64,7 @@ static void theory_cell(grid *g, double t, double se)
         snprintf(buf, sizeof buf, "%s", g->latex ? "--" : "-");
     else
         snprintf(buf, sizeof buf, "%.4g", t);
-    cell(g, buf);
+    cli_grid_cell(g, buf);
 }
 
 /* One statistic of the one-configuration table: measured, sd and theory
@@ -137,7 +77,7 @@ typedef struct slide_row {
     int sqrt_of;
 } slide_row;
 
-static void side(grid *g, const cli_table_entry *e, const slide_row *r, int k)
+static void side(cli_grid *g, const cli_table_entry *e, const slide_row *r, int k)
 {
     const size_t m = 2 * (size_t)k, m1 = m + 1;
     const char *name = r->col[m];
@@ -211,11 +151,11 @@ static int defined(const cli_table_entry *e, const slide_row *r)
     return !r->col[0] || !isnan(cli_table_col(e, r->col[0], 0));
 }
 
-static void one_table(grid *g, const cli_table_entry *e)
+static void one_table(cli_grid *g, const cli_table_entry *e)
 {
     char scaled[64], sd[32];
     title(g, e, 1);
-    begin_tabular(g, 7);
+    cli_grid_begin(g, 7);
     snprintf(scaled, sizeof scaled, "scaled x %.6g%s", e->summary.scale,
              e->spec.scale_logn ? " ln n_i" : "");
     snprintf(sd, sizeof sd, e->spec.trials > 1 ? "sd" : "sd (theory)");
@@ -227,19 +167,19 @@ static void one_table(grid *g, const cli_table_entry *e)
                           sd,
                           "theory"};
     for (int i = 0; i < 7; i++)
-        cell(g, head[i]);
-    end_row(g);
-    header_rule(g, 7);
+        cli_grid_cell(g, head[i]);
+    cli_grid_end_row(g);
+    cli_grid_rule(g, 7);
     for (size_t i = 0; i < sizeof one_rows / sizeof one_rows[0]; i++) {
         const slide_row *r = &one_rows[i];
         if (!defined(e, r))
             continue;
-        cell(g, r->label[0] == ' ' && !g->latex ? r->label + 2 : r->label);
+        cli_grid_cell(g, r->label[0] == ' ' && !g->latex ? r->label + 2 : r->label);
         side(g, e, r, 0);
         side(g, e, r, 1);
-        end_row(g);
+        cli_grid_end_row(g);
     }
-    end_tabular(g);
+    cli_grid_end(g);
 }
 
 /* The configuration columns a sweep row is labelled by, when they vary
@@ -278,32 +218,32 @@ static int n_label_cols(const cli_writer *s)
     return n;
 }
 
-static void sweep_head(const cli_writer *s, grid *g)
+static void sweep_head(const cli_writer *s, cli_grid *g)
 {
     title(g, s->entries, s->count);
     const int cols = n_label_cols(s) + (int)N_SWEEP + s->observed;
-    begin_tabular(g, cols);
-    cell(g, "d_k");
+    cli_grid_begin(g, cols);
+    cli_grid_cell(g, "d_k");
     for (size_t k = 1; k < N_LABELLED; k++)
         if (s->varying >> k & 1u)
-            cell(g, labelled[k]);
+            cli_grid_cell(g, labelled[k]);
     const int many = s->entries[0].spec.trials > 1;
     for (size_t k = 0; k < N_SWEEP; k++) /* with one trial, the sd is the theory's */
-        cell(g,
-             strcmp(sweep_cols[k].head, "sd") == 0 && !many ? "sd (theory)" : sweep_cols[k].head);
+        cli_grid_cell(g, strcmp(sweep_cols[k].head, "sd") == 0 && !many ? "sd (theory)"
+                                                                        : sweep_cols[k].head);
     if (s->observed)
-        cell(g, "P(var <= V)");
-    end_row(g);
-    header_rule(g, cols);
+        cli_grid_cell(g, "P(var <= V)");
+    cli_grid_end_row(g);
+    cli_grid_rule(g, cols);
 }
 
-static void sweep_row(const cli_writer *s, grid *g, const cli_table_entry *e)
+static void sweep_row(const cli_writer *s, cli_grid *g, const cli_table_entry *e)
 {
     char v[64];
     for (size_t k = 0; k < N_LABELLED; k++)
         if (k == 0 || (s->varying >> k & 1u)) {
             cli_table_config_text(cli_table_find_column(labelled[k]), e, v, sizeof v);
-            cell(g, strcmp(v, "nan") == 0 ? (g->latex ? "--" : "-") : v);
+            cli_grid_cell(g, strcmp(v, "nan") == 0 ? (g->latex ? "--" : "-") : v);
         }
     double se = NAN;
     for (size_t k = 0; k < N_SWEEP; k++) {
@@ -329,7 +269,7 @@ static void sweep_row(const cli_writer *s, grid *g, const cli_table_entry *e)
     }
     if (s->observed)
         theory_cell(g, cli_table_col(e, "raw_var_cdf_observed", 0), NAN);
-    end_row(g);
+    cli_grid_end_row(g);
 }
 
 /* The varying bits, as write_table.c finds them for its block labels. */
@@ -356,7 +296,7 @@ void cli_slides_begin(cli_writer *s)
 
 void cli_slides_row(cli_writer *s, const sv_row_view *row)
 {
-    grid g = {s->f, s->format == CLI_FORMAT_LATEX, 0};
+    cli_grid g = {s->f, s->format == CLI_FORMAT_LATEX, 0};
     const size_t i = s->n_entries++;
     cli_table_entry *e = &s->entries[i];
     e->spec = *row->spec;
@@ -380,11 +320,11 @@ size_t cli_slides_tail(const cli_writer *s, char *buf, size_t len)
 
 void cli_slides_end(cli_writer *s)
 {
-    grid g = {s->f, s->format == CLI_FORMAT_LATEX, 0};
+    cli_grid g = {s->f, s->format == CLI_FORMAT_LATEX, 0};
     if (s->n_entries == 0)
         return;
     if (s->count == 1)
         one_table(&g, &s->entries[0]);
     else
-        end_tabular(&g);
+        cli_grid_end(&g);
 }
