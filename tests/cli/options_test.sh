@@ -317,6 +317,7 @@ done <<'EOF'
 --logits does not apply with --format state (a state is of random draws)|--logits 1,2 --format state
 --logits-file does not apply with --format state (a state is of random draws)|--logits-file rows.txt --format state
 --plot does not apply with --logits (it draws the rows' weights)|--logits 1,2 --format gnuplot --plot entropy
+--upstream does not apply with --format gnuplot (the plot draws the weights)|--logits 1,2 --upstream 1,0 --format gnuplot
 EOF
 src_rules=$(awk '/^static const cli_rule rules\[\] = \{/ { on = 1; next } on && /^\};/ { on = 0 }
                  on && /^ *\{CLI_OPT_/ { n++ } END { print n + 0 }' "$(dirname "$0")/../../src/cli/parse/validate.c")

@@ -105,6 +105,10 @@ int cli_logits_validate(cli_options *o, char *err, size_t errlen)
         !cli_logits_parse_row("--upstream", o->arg[CLI_OPT_UPSTREAM], o->upstream, &o->n_upstream,
                               err, errlen))
         return 0;
+    if (o->format == CLI_FORMAT_GNUPLOT && o->n_logits > CLI_LOGITS_PLOT_ROWS)
+        return cli_fail(err, errlen,
+                        "--format gnuplot draws at most %d --logits rows, a panel each (got %zu)",
+                        CLI_LOGITS_PLOT_ROWS, o->n_logits);
     for (size_t i = 0; i < o->n_logits; i++) {
         double row[CLI_LOGITS_KEYS_MAX];
         size_t n = 0;

@@ -23,6 +23,7 @@
 #define CLI_COLUMNS_MAX 256             /* names of --columns */
 #define CLI_LOGITS_KEYS_MAX 64          /* keys of a --logits row: its Jacobian is printed whole */
 #define CLI_LOGITS_ROWS_MAX 256         /* rows of --logits and --logits-file together */
+#define CLI_LOGITS_PLOT_ROWS 2          /* rows --format gnuplot draws: a panel each */
 #define CLI_EXAMPLE_MATRIX_MAX 6        /* --example prints matrices up to this size whole */
 #define CLI_SIZE_MAX ((double)SIZE_MAX)
 #define CLI_U64_MAX ((double)UINT64_MAX)

@@ -143,6 +143,7 @@ static const cli_rule rules[] = {
     {CLI_OPT_THREADS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
     {CLI_OPT_BLOCK_ROWS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
     {CLI_OPT_PLOT, EXCL, CLI_OPT_LOGITS, NULL, NULL, "it draws the rows' weights", NULL},
+    {CLI_OPT_UPSTREAM, EXCL, CLI_OPT_FORMAT, is_gnuplot, "*", "the plot draws the weights", NULL},
     {CLI_OPT_UPSTREAM, NEEDS, CLI_OPT_LOGITS, NULL, NULL, "the gradient of a given row", NULL},
     {CLI_OPT_NU, NEEDS, CLI_OPT_DIST, any_t, "t", "degrees of freedom of Student's t", NULL},
     {CLI_OPT_INIT, NEEDS, CLI_OPT_D_MODEL, NULL, NULL, "it initialises the projections", NULL},

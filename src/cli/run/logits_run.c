@@ -115,6 +115,11 @@ int cli_logits_run(const cli_options *opt, cli_format format)
     }
     if (!rows_ok(opt, &r, given))
         return CLI_EXIT_RUNTIME;
+    if (format == CLI_FORMAT_GNUPLOT && r.count > CLI_LOGITS_PLOT_ROWS) {
+        fprintf(stderr, "%s: --format gnuplot draws at most %d rows, a panel each (got %zu)\n",
+                prog, CLI_LOGITS_PLOT_ROWS, r.count);
+        return CLI_EXIT_RUNTIME;
+    }
     char *buf = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);

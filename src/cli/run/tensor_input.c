@@ -359,9 +359,14 @@ static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_
             (void)sv_spec_check_param(&s, &p, NULL, NULL, 0);
         if (st == SV_OK)
             st = cli_budget_engine_bytes(&opt->exec, &s, &c->engine_bytes);
-        if (st != SV_OK && p == SV_PARAM_DDOF)
-            return cli_fail(err, errlen, "--ddof: %u is not less than the %s scores of %s", s.ddof,
-                            s.causal ? "n(n+1)/2" : "n_q*n_k", qa);
+        uint64_t seen = 0; /* the visible scores: a window's or a mask's count */
+        if (st != SV_OK && p == SV_PARAM_DDOF && sv_spec_scores(&s, &seen) == SV_OK)
+            return cli_fail(err, errlen, "--ddof: %u is not less than the %llu scores %s of %s",
+                            s.ddof, (unsigned long long)seen,
+                            s.window   ? "a window shows"
+                            : s.causal ? "a causal mask shows"
+                                       : "(n_q*n_k)",
+                            qa);
         if (st != SV_OK)
             return cli_fail(err, errlen, "%s: d_k=%zu n_q=%zu n_k=%zu: %s%s%s", qa, s.d_k, s.n_q,
                             s.n_k, sv_status_str(st), p != SV_PARAM_NONE ? ": " : "",

@@ -36,7 +36,7 @@ static const plot_def plots[] = {
                            NULL},
     [CLI_PLOT_ENTROPY] = {{"raw_entropy", "scaled_entropy", "entropy_bound",
                            "scaled_entropy_approx"},
-                          {"ln n_k, the largest entropy", "ln n - sigma^2/2"},
+                          {"ln(keys a row sees), the largest entropy", "ln n - sigma^2/2"},
                           "row entropy (nats)",
                           "Entropy of a softmax row",
                           0,
@@ -138,6 +138,8 @@ static void scaled_name(const cli_config *c, char *buf, size_t len)
         snprintf(buf, len, "QK^T/d_k");
     else if (strcmp(n, "none") == 0)
         snprintf(buf, len, "QK^T (--scale none)");
+    else if (strcmp(n, "logn") == 0) /* a multiplier per d_k and n: say the rule */
+        snprintf(buf, len, "QK^T * ln(%s)/sqrt(d_k)", c->spec.scale_logn ? "n_i" : "n_k");
     else
         snprintf(buf, len, "QK^T * %.6g%s", sv_spec_scale(&c->spec),
                  c->spec.scale_logn ? " ln n_i" : "");
@@ -245,9 +247,17 @@ static void fixed_label(const cli_writer *s, char *buf, size_t len)
     size_t at = (size_t)snprintf(buf, len, "%s, trials=%llu", f, (unsigned long long)sp->trials);
     memmove(buf, buf + 2, strlen(buf + 2) + 1);
     at -= 2;
-    int dv_varies = 0;
-    for (size_t i = 1; i < s->count; i++)
+    int dv_varies = 0, nq_varies = 0, nk_varies = 0;
+    for (size_t i = 1; i < s->count; i++) {
         dv_varies |= s->configs[i].spec.d_v != sp->d_v;
+        nq_varies |= s->configs[i].spec.n_q != sp->n_q;
+        nk_varies |= s->configs[i].spec.n_k != sp->n_k;
+    }
+    /* n on the x axis: --nq (--nk) may still hold the other side fixed */
+    if (x_field(s) == F_N && !nq_varies && at < len)
+        at += (size_t)snprintf(buf + at, len - at, ", n_q=%zu", sp->n_q);
+    if (x_field(s) == F_N && !nk_varies && at < len)
+        at += (size_t)snprintf(buf + at, len - at, ", n_k=%zu", sp->n_k);
     if (sp->values && at < len)
         snprintf(buf + at, len - at, dv_varies ? ", d_v=d_k" : ", d_v=%zu", sp->d_v);
 }
@@ -302,6 +312,8 @@ void cli_gnuplot_begin(cli_writer *s)
         return;
     }
     const plot_def *p = &plots[s->out->plot];
+    s->y_lo = INFINITY; /* none yet */
+    s->y_hi = -INFINITY;
     fprintf(f, "# %s series scale_index", x_column(s)->name);
     for (int k = 0; k < 4; k++)
         fprintf(f, " %s", p->col[k] ? p->col[k] : "-");
@@ -326,8 +338,14 @@ void cli_gnuplot_row(cli_writer *s, const sv_row_view *row)
     const size_t i = s->rows < s->count ? s->rows : 0;
     real(f, number(x_column(s), &cfg));
     fprintf(f, " %zu %zu", group_of(s, i, NULL), scale_index(s, i));
-    for (int k = 0; k < 4; k++)
-        real(f, number(column(s->kind, p->col[k]), row));
+    for (int k = 0; k < 4; k++) {
+        const double y = number(column(s->kind, p->col[k]), row);
+        real(f, y);
+        if (isfinite(y)) {
+            s->y_lo = y < s->y_lo ? y : s->y_lo;
+            s->y_hi = y > s->y_hi ? y : s->y_hi;
+        }
+    }
     fputc('\n', f);
 }
 
@@ -381,9 +399,13 @@ static void axes(cli_writer *s, const plot_def *p, const char *x)
         fputs("set logscale x 2\n", f);
     if (hi == lo) /* one configuration: a point, in a range gnuplot need not widen */
         fprintf(f, "set xrange [%.10g:%.10g]\n", lo / 2, hi * 3 / 2);
-    if (p->logy)
+    /* A sample variance of one score is 0, which a log axis cannot draw;
+     * one value everywhere (n = 1) is an empty range gnuplot warns of. */
+    if (p->logy && s->y_lo > 0)
         fputs("set logscale y\n", f);
-    if (p->yrange)
+    if (s->y_hi == s->y_lo)
+        fprintf(f, "set yrange [%.10g:%.10g]\n", s->y_lo - 1, s->y_hi + 1);
+    else if (p->yrange)
         fprintf(f, "set yrange %s\n", p->yrange);
     fputs("set format x \"%g\"\nset format y \"%g\"\n"
           "set key outside bottom center horizontal noenhanced\nset grid\n"

@@ -219,7 +219,7 @@ static void gnuplot_begin(cli_logits_writer *w)
     }
     fprintf(f,
             "set multiplot layout %zu,1\nset style fill solid 0.6\nset grid ytics\n"
-            "set key below horizontal noenhanced\nset ylabel \"softmax weight\"\n"
+            "set key outside top horizontal noenhanced font \",9\" samplen 1\nset ylabel \"weight\"\n"
             "set format y \"%%g\"\n",
             w->rows ? w->rows : 1);
 }
@@ -228,6 +228,8 @@ static void gnuplot_panel(cli_logits_writer *w, const cli_logits_entry *e, doubl
 {
     FILE *f = w->f;
     const double width = 0.8 / (double)w->scales;
+    if (e->row == 1) /* the scales are every panel's: one key, above the first */
+        fputs("unset key\n", f);
     fprintf(f, "set title \"Row %zu: logits", e->row);
     for (size_t i = 0; i < e->n && i < 12; i++)
         fprintf(f, "%s%.4g", i ? ", " : " ", e->z[i]);

@@ -33,6 +33,8 @@ typedef struct cli_writer {
                                  scale log-n per row (for the footer, which
                                  each commit remakes: known from the start) */
     size_t rows;              /* rows written so far */
+    double y_lo, y_hi;        /* gnuplot: the smallest and largest finite y
+                                 written (a log axis needs y > 0) */
     cli_table_entry *entries; /* table summaries, count of them */
     size_t n_entries;
     const sv_column **cols; /* CSV and JSON: the columns written, in order */
