@@ -333,7 +333,7 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     if causal and qd[2] != kd[2]:
         raise ValueError("causal: needs n_q = n_k, got %d and %d" % (qd[2], kd[2]))
     # the keywords that are the library's parameters, read by it (param.h)
-    _params.set_value(spec, "causal", bool(causal), "causal")
+    _params.set_value(spec, "causal", causal, "causal")  # as random(): 2 and "no" refused
     if window is not None:
         _params.set_value(spec, "window", window, "window")
     _params.set_value(spec, "ddof", ddof, "ddof")

@@ -99,6 +99,8 @@ def text_of(p, value, keyword):
 
         value = _scalar(value)
     if isinstance(value, str) and p.kind in (NAME, SCALE):
+        if "\0" in value:  # C would read up to it: 'normal\0x' as normal
+            raise ValueError("%s: %r holds a NUL character" % (keyword, value))
         return value
     if isinstance(value, bool):
         return repr(value)  # "True": refused with the library's reason

@@ -93,6 +93,12 @@ raises("random trials", ValueError, "trials: '1.5' is not a positive integer", R
 raises("random trials str", TypeError, "trials", R, 4, 10, trials="3")
 raises("random ddof 2**40", ValueError, "ddof", R, 4, 10, ddof=2**40)
 raises("random causal 2", ValueError, "causal: '2' is not 0 or 1", R, 4, 10, causal=2)
+# stats() reads causal as random() does (it took bool(causal): 2 and "no"
+# ran causal), and text with a NUL is refused (C would stop at it).
+raises("stats causal 2", ValueError, "causal: '2' is not 0 or 1", S, q, k, causal=2)
+raises("stats causal 'no'", TypeError, "causal", S, q, k, causal="no")
+raises("random dist NUL", ValueError, "NUL", R, 4, 10, dist="normal\x00x")
+raises("random scale NUL", ValueError, "NUL", R, 4, 10, scale="1\x00b")
 raises("random cross", ValueError, "cross", R, 4, 10, cross=True)
 raises("random logn n_k 1", ValueError, "n_k >= 2", R, 4, 1, scale="logn")
 raises("random logn causal values", ValueError, "not with values", R, 4, 10, scale="logn",
