@@ -135,8 +135,7 @@ static void markdown(void)
                    sv_column_group_name(SV_COLUMN_GROUP(c->flags), NULL),
                    c->flags & SV_COLUMN_SPREAD ? ", sd" : "", c->unit, type_name(c->type),
                    nd < sizeof need / sizeof need[0] ? need[nd] : "?", reduce ? reduce : "?",
-                   c->doc,
-                   c->flags & SV_COLUMN_CONFIG ? " (configuration)" : "",
+                   c->doc, c->flags & SV_COLUMN_CONFIG ? " (configuration)" : "",
                    c->flags & SV_COLUMN_ONLY_GRAD ? " (only with --grad)" : "");
         }
         puts("");

@@ -27,12 +27,16 @@
 
 #define CLI_INF ((double)INFINITY)
 
-/* The value columns of cli_option_def: lo, hi, def, param, param_default. */
-#define CLI_OWN(lo, hi, def) lo, hi, def, SV_PARAM_NONE, 0
-#define CLI_OWN_LIST(def) 0, 0, def, SV_PARAM_NONE, 0
-#define CLI_OWN_NONE 0, 0, NULL, SV_PARAM_NONE, 0
-#define CLI_PARAM(p) 0, 0, NULL, SV_PARAM_##p, 1
-#define CLI_PARAM_BY_N(p) 0, 0, NULL, SV_PARAM_##p, 0
+/* The value columns of cli_option_def: lo, hi, def, param, param_default,
+ * as one parenthesised group (CLI_VALUE_COLUMNS opens it where a row is
+ * made), so that every row has 8 arguments to any preprocessor (cppcheck's
+ * counts them after expanding these). */
+#define CLI_OWN(lo, hi, def) (lo, hi, def, SV_PARAM_NONE, 0)
+#define CLI_OWN_LIST(def) (0, 0, def, SV_PARAM_NONE, 0)
+#define CLI_OWN_NONE (0, 0, NULL, SV_PARAM_NONE, 0)
+#define CLI_PARAM(p) (0, 0, NULL, SV_PARAM_##p, 1)
+#define CLI_PARAM_BY_N(p) (0, 0, NULL, SV_PARAM_##p, 0)
+#define CLI_VALUE_COLUMNS(lo, hi, def, param, pdef) lo, hi, def, param, pdef
 
 #define CLI_OPTION_TABLE(X)                                                                        \
     X(DK, "dk", 'd', "LIST", CLI_ARG_LIST, CLI_PARAM(D_K), 0,                                      \

@@ -15,7 +15,7 @@
 
 const cli_option_def cli_option_defs[CLI_OPT_COUNT] = {
 #define CLI_OPTION_ROW_(id, name, sh, meta, kind, value, section, help)                            \
-    {name, sh, meta, kind, value, section, help},
+    {name, sh, meta, kind, CLI_VALUE_COLUMNS value, section, help},
     CLI_OPTION_TABLE(CLI_OPTION_ROW_)
 #undef CLI_OPTION_ROW_
 };
@@ -252,7 +252,7 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
     case CLI_OPT_SCALE: { /* the library's names, then numbers */
         const char *names[8] = {NULL}, *const *lib = sv_param_choices(SV_PARAM_SCALE);
         size_t k = 0;
-        for (; lib[k] && k < 6; k++)
+        for (; k < 6 && lib[k]; k++)
             names[k] = lib[k];
         names[k] = "positive numbers";
         return parse_items(opt, "--scale", s, CLI_SCALES_MAX, scale_item, names, &opt->n_scale, err,

@@ -87,6 +87,32 @@ static int rows_ok(const cli_options *opt, const rows *r, size_t given)
     return 1;
 }
 
+/* The rows against the rest, once the file's are read: --upstream has a
+ * value a key of every row, the rows' scaled logits are bounded
+ * (rows_ok), and gnuplot has a panel for each. *max_n: the longest row. */
+static int rows_fit(const cli_options *opt, cli_format format, const rows *r, size_t given,
+                    size_t *max_n)
+{
+    for (size_t i = 0; i < r->count; i++) {
+        *max_n = r->n[i] > *max_n ? r->n[i] : *max_n;
+        if (opt->n_upstream && r->n[i] != opt->n_upstream) {
+            fprintf(stderr,
+                    "%s: --upstream: %zu values, but row %zu of --logits-file has %zu keys "
+                    "(one value a key)\n",
+                    prog, opt->n_upstream, i - given, r->n[i]);
+            return 0;
+        }
+    }
+    if (!rows_ok(opt, r, given))
+        return 0;
+    if (format == CLI_FORMAT_GNUPLOT && r->count > CLI_LOGITS_PLOT_ROWS) {
+        fprintf(stderr, "%s: --format gnuplot draws at most %d rows, a panel each (got %zu)\n",
+                prog, CLI_LOGITS_PLOT_ROWS, r->count);
+        return 0;
+    }
+    return 1;
+}
+
 int cli_logits_run(const cli_options *opt, cli_format format)
 {
     char err[512];
@@ -103,23 +129,8 @@ int cli_logits_run(const cli_options *opt, cli_format format)
         return CLI_EXIT_RUNTIME;
     }
     size_t max_n = 0;
-    for (size_t i = 0; i < r.count; i++) {
-        max_n = r.n[i] > max_n ? r.n[i] : max_n;
-        if (opt->n_upstream && r.n[i] != opt->n_upstream) {
-            fprintf(stderr,
-                    "%s: --upstream: %zu values, but row %zu of --logits-file has %zu keys "
-                    "(one value a key)\n",
-                    prog, opt->n_upstream, i - given, r.n[i]);
-            return CLI_EXIT_RUNTIME;
-        }
-    }
-    if (!rows_ok(opt, &r, given))
+    if (!rows_fit(opt, format, &r, given, &max_n))
         return CLI_EXIT_RUNTIME;
-    if (format == CLI_FORMAT_GNUPLOT && r.count > CLI_LOGITS_PLOT_ROWS) {
-        fprintf(stderr, "%s: --format gnuplot draws at most %d rows, a panel each (got %zu)\n",
-                prog, CLI_LOGITS_PLOT_ROWS, r.count);
-        return CLI_EXIT_RUNTIME;
-    }
     char *buf = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);

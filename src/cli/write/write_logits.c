@@ -217,11 +217,12 @@ static void gnuplot_begin(cli_logits_writer *w)
                 n > 4 && strcmp(w->plot_output + n - 4, ".svg") == 0 ? "svg dynamic" : "pngcairo",
                 w->rows > 1 ? 300 * (w->rows < 4 ? w->rows : 4) : 450, w->plot_output);
     }
-    fprintf(f,
-            "set multiplot layout %zu,1\nset style fill solid 0.6\nset grid ytics\n"
-            "set key outside top horizontal noenhanced font \",9\" samplen 1\nset ylabel \"weight\"\n"
-            "set format y \"%%g\"\n",
-            w->rows ? w->rows : 1);
+    fprintf(
+        f,
+        "set multiplot layout %zu,1\nset style fill solid 0.6\nset grid ytics\n"
+        "set key outside top horizontal noenhanced font \",9\" samplen 1\nset ylabel \"weight\"\n"
+        "set format y \"%%g\"\n",
+        w->rows ? w->rows : 1);
 }
 
 static void gnuplot_panel(cli_logits_writer *w, const cli_logits_entry *e, double low)
