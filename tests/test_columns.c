@@ -95,17 +95,26 @@ static void test_undefined(void)
         CHECK_EQ(sv_column_undefined(c, NULL, 0), 0);
     }
     CHECK_EQ(sv_column_undefined(NULL, &v, 0), 0);
-    /* Summary: theory columns may be nan; the spread needs two trials. */
+    /* Summary: a theory column may be nan where the theory has no value,
+     * not where it has one (SV_NEED_THEORY); the spread needs two trials. */
     t.raw_entropy = 0.0;
     sv_summary s;
     memset(&s, 0, sizeof s);
     s.mean = t;
-    s.raw_theory.var_expected = s.raw_theory.var_sd = NAN;
+    CHECK_STATUS(sv_theory_spec(&cfg, &s.raw_theory), SV_OK);
+    s.scaled_theory = s.raw_theory;
+    CHECK_STATUS(sv_theory_scale(&cfg, &s.scaled_theory), SV_OK);
     s.raw.sd = s.scaled.sd = NAN;
     s.observed = s.raw_var_cdf_observed = s.qk_radius = NAN;
     sv_row_view w = {.spec = &cfg, .stats = &s.mean, .summary = &s};
     c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 0);
     CHECK_EQ(c, NULL);
+    s.scaled_theory.var_sd = NAN;
+    c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 0);
+    if (CHECK(c)) {
+        CHECK_STR_EQ(c->name, "scaled_var_sd_theory");
+    }
+    s.scaled_theory.var_sd = s.raw_theory.var_sd;
     cfg.trials = 2;
     c = sv_columns_first_undefined(SV_OUTPUT_SUMMARY, &w, 0);
     if (CHECK(c)) {
@@ -171,11 +180,44 @@ static void test_theory_beside_measured(void)
     CHECK_EQ(seen, 2);
 }
 
+/* Issue 34: the expected sample variance and its sd are in the default
+ * summary exactly where the spec's theory gives them, raw and scaled apart. */
+static void test_theory_default(void)
+{
+    static const char *const names[] = {"raw_var_expected", "raw_var_sd_theory",
+                                        "scaled_var_expected", "scaled_var_sd_theory"};
+    sv_spec puzzle = {.d_k = 2, .n_q = 2, .n_k = 2, .trials = 1};
+    sv_spec plant = {.d_k = 8, .n_q = 16, .n_k = 16, .trials = 3, .plant = 0.5};
+    sv_spec logn = {.d_k = 8, .n_q = 16, .n_k = 16, .trials = 3, .causal = 1, .scale_logn = 1};
+    sv_spec shifted = {.d_k = 8, .n_q = 16, .n_k = 16, .trials = 3, .qk_norm = 1, .q_mean = 1};
+    const struct {
+        sv_spec *spec;
+        int want[4];
+    } cases[] = {{&puzzle, {1, 1, 1, 1}},
+                 {&plant, {1, 0, 1, 0}},
+                 {&logn, {1, 1, 1, 0}},
+                 {&shifted, {0, 0, 0, 0}}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        sv_spec *spec = cases[k].spec;
+        CHECK_STATUS(sv_spec_resolve(spec), SV_OK);
+        for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++) {
+            const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
+            for (size_t j = 0; j < 4; j++)
+                if (strcmp(c->name, names[j]) == 0) {
+                    CHECK_EQ(c->need, SV_NEED_THEORY);
+                    CHECK_EQ(sv_column_default(c, spec, 0, 0), cases[k].want[j]);
+                    CHECK_EQ(sv_column_default(c, spec, 0, 1), 0); /* not the arrays' */
+                }
+        }
+    }
+}
+
 int main(void)
 {
     test_table();
     test_undefined();
     test_getters();
     test_theory_beside_measured();
+    test_theory_default();
     return CHECK_DONE();
 }

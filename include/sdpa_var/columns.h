@@ -77,9 +77,14 @@ typedef enum sv_column_need {
                                   and n_q >= 2 under causal (row i sees i + 1 keys) */
     SV_NEED_WINDOW = 13,     /**< meaningful with a sliding window (window > 0): the
                                   rows a window can leave without keys */
-    SV_NEED_ONE_SCALE = 14   /**< defined with one multiplier for every row: not
+    SV_NEED_ONE_SCALE = 14,  /**< defined with one multiplier for every row: not
                                   with scale_logn (a max |c_i S| is no max |S|
                                   times one c) */
+    SV_NEED_THEORY = 15      /**< defined where the theory of the spec gives the
+                                  value: the column's getter on a summary whose
+                                  raw_theory is sv_theory_spec and scaled_theory
+                                  sv_theory_scale of it (summary columns that
+                                  read only the theory: E[raw_var], its sd) */
 } sv_column_need;
 
 /**
@@ -129,7 +134,7 @@ typedef enum sv_column_group {
     SV_GROUP_CORE = 0,        /**< the configuration and the headline statistics */
     SV_GROUP_SD = 1,          /**< spreads across trials of the other means */
     SV_GROUP_QUANTILES = 2,   /**< quantiles of the variance across trials */
-    SV_GROUP_THEORY = 3,      /**< further theory: E[raw_var], E[raw_mean], entropy approximation */
+    SV_GROUP_THEORY = 3,      /**< further theory: E[raw_mean], entropy approximation, ddof 0, 1 */
     SV_GROUP_VARIANCE = 4,    /**< the variance about the known mean, with ddof 0 and 1 */
     SV_GROUP_ENTROPY = 5,     /**< smallest, largest and normalised row entropy */
     SV_GROUP_JACOBIAN = 6,    /**< the Frobenius norm of the softmax Jacobian */
@@ -300,9 +305,11 @@ const char *sv_column_group_name(sv_column_group g, const char **doc);
  * (resolved): its group is the core or an option group whose option
  * @p spec uses, its need holds (sv_column_required; SV_NEED_NONE always
  * does) and, for a SV_COLUMN_SPREAD column, spec->trials >= 2. So no
- * column is there only to be NAN because an option is off. @p observed
+ * column is there only to be NAN because an option is off, nor a
+ * SV_NEED_THEORY column where the theory has no value. @p observed
  * as in sv_column_required; @p measured nonzero when Q and K are loaded
- * arrays (their moments are measured: the inputs group). A writer that
+ * arrays (their moments are measured: the inputs group; the spec's theory,
+ * SV_NEED_THEORY, is not theirs). A writer that
  * writes several specs takes a column when any of them does.
  * @return 1 or 0; 0 for col or spec NULL. Thread-safe, pure.
  */

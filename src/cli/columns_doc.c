@@ -114,13 +114,15 @@ static void markdown(void)
          "`E[S] known` (theory gives the mean score: not for QK-norm of shifted\n"
          "rows, nor a planted key with non-normal entries); `2 keys seen` (some row\n"
          "sees at least 2 keys: n_k >= 2, and n_q >= 2 under `--causal`); `one\n"
-         "scale` (not with `--scale logn` per row); `may be nan` for theory\n"
+         "scale` (not with `--scale logn` per row); `theory gives it` (the\n"
+         "configuration's theory has a closed form for the value: docs/theory.md\n"
+         "section 10; in the default output only there); `may be nan` for theory\n"
          "without a closed form everywhere.\n");
     /* Indexed by sv_column_need: one name per value, in order. */
     static const char *const need[] = {
-        "may be nan",    "always",        "N > 1",       "trials > 1", "dist t",
-        "related pairs", "Q, K measured", "--qk-norm",   "--values",   "--observed",
-        "E[S] known",    "--grad",        "2 keys seen", "--window",   "one scale"};
+        "may be nan",    "always",    "N > 1",     "trials > 1",     "dist t",     "related pairs",
+        "Q, K measured", "--qk-norm", "--values",  "--observed",     "E[S] known", "--grad",
+        "2 keys seen",   "--window",  "one scale", "theory gives it"};
     for (int k = 0; k < SV_OUTPUT_KINDS; k++) {
         printf("## %s\n\n", kind_title[k]);
         if (kind_note[k])

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 static const struct {
     const char *name, *doc;
@@ -14,7 +15,7 @@ static const struct {
     [SV_GROUP_CORE] = {"core", "the configuration and the headline statistics (default)"},
     [SV_GROUP_SD] = {"sd", "spreads across trials of the other means"},
     [SV_GROUP_QUANTILES] = {"quantiles", "5 %, 50 % and 95 % quantiles of the variance"},
-    [SV_GROUP_THEORY] = {"theory", "further theory: expected sample variance, mean, entropy"},
+    [SV_GROUP_THEORY] = {"theory", "further theory: mean, entropy, variance with ddof 0 and 1"},
     [SV_GROUP_VARIANCE] = {"variance", "the variance about the known mean, with ddof 0 and 1"},
     [SV_GROUP_ENTROPY] = {"entropy", "smallest, largest and normalised row entropy"},
     [SV_GROUP_JACOBIAN] = {"jacobian", "Frobenius norm of the softmax Jacobian"},
@@ -84,13 +85,33 @@ int sv_column_default(const sv_column *col, const sv_spec *spec, int observed, i
         return 0;
     if ((col->flags & SV_COLUMN_SPREAD) && spec->trials < 2)
         return 0;
-    /* Measured arrays define the inputs' moments whatever the spec says. */
+    /* Measured arrays define the inputs' moments whatever the spec says,
+     * and the spec's theory is not theirs. */
     if (col->need == SV_NEED_NONE || (measured && col->need == SV_NEED_QK_VAR))
         return 1;
+    if (measured && col->need == SV_NEED_THEORY)
+        return 0;
     return sv_column_required(col, spec, observed);
 }
 
 /* --- needs --------------------------------------------------------------- */
+
+/* SV_NEED_THEORY: whether col's value is a number in a summary row of spec
+ * that holds the spec's theory, as sv_summary_compute sets it (raw_theory
+ * from sv_theory_spec, scaled_theory from sv_theory_scale); a spec the
+ * theory refuses defines nothing. */
+static int theory_defined(const sv_column *col, const sv_spec *spec)
+{
+    sv_summary s;
+    memset(&s, 0, sizeof s);
+    if (sv_theory_spec(spec, &s.raw_theory) != SV_OK)
+        return 0;
+    s.scaled_theory = s.raw_theory;
+    if (sv_theory_scale(spec, &s.scaled_theory) != SV_OK)
+        return 0;
+    const sv_row_view v = {.spec = spec, .stats = &s.mean, .summary = &s};
+    return !isnan(col->get(&v).real);
+}
 
 int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
 {
@@ -127,6 +148,8 @@ int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
         return spec->window != 0;
     case SV_NEED_ONE_SCALE:
         return !spec->scale_logn;
+    case SV_NEED_THEORY:
+        return theory_defined(col, spec);
     }
     return 0;
 }

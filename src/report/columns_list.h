@@ -127,12 +127,12 @@
     X(raw_var_theory, R, NO, NO, scaled_var_theory, MEAN, GR(CORE), "score^2", NONE,               \
       "E[raw_var_known_mean]: variance of the visible scores about their mean (d_k for unit "      \
       "entries; a mixture with plant or self-attention); nan where no closed form")                \
-    X(raw_var_expected, R, NO, NO, scaled_var_expected, MEAN, GR(THEORY), "score^2", NONE,         \
+    X(raw_var_expected, R, NO, NO, scaled_var_expected, MEAN, GR(CORE), "score^2", SV_NEED_THEORY, \
       "E[raw_var], the theory of the mean sample variance; nan where no closed form")              \
     X(raw_var_sd, R, NO, raw_var_sd_theory, scaled_var_sd, NONE, GR(CORE) | SPREAD, "score^2",     \
       SV_NEED_TRIALS2, "standard deviation of raw_var across trials (ddof 1); nan for one trial")  \
-    X(raw_var_sd_theory, R, NO, NO, scaled_var_sd_theory, MEAN, GR(THEORY), "score^2", NONE,       \
-      "its theory (docs/theory.md); nan where none")                                               \
+    X(raw_var_sd_theory, R, NO, NO, scaled_var_sd_theory, MEAN, GR(CORE), "score^2",               \
+      SV_NEED_THEORY, "its theory (docs/theory.md); nan where none")                               \
     X(raw_var_q05, R, NO, NO, scaled_var_q05, NONE, GR(QUANTILES), "score^2", A,                   \
       "5 % quantile of raw_var across trials (numpy's 'linear')")                                  \
     X(raw_var_q50, R, NO, NO, scaled_var_q50, NONE, GR(QUANTILES), "score^2", A,                   \
@@ -141,12 +141,12 @@
       "95 % quantile of raw_var across trials")                                                    \
     X(scaled_var_theory, R, NO, NO, raw_var_theory, MEAN, GR(CORE), "score^2", NONE,               \
       "raw_var_theory * c^2 (per row: docs/theory.md 15.1)")                                       \
-    X(scaled_var_expected, R, NO, NO, raw_var_expected, MEAN, GR(THEORY), "score^2", NONE,         \
+    X(scaled_var_expected, R, NO, NO, raw_var_expected, MEAN, GR(CORE), "score^2", SV_NEED_THEORY, \
       "raw_var_expected * c^2 (per row: docs/theory.md 15.1)")                                     \
     X(scaled_var_sd, R, NO, scaled_var_sd_theory, raw_var_sd, NONE, GR(CORE) | SPREAD, "score^2",  \
       SV_NEED_TRIALS2, "standard deviation of scaled_var across trials")                           \
-    X(scaled_var_sd_theory, R, NO, NO, raw_var_sd_theory, MEAN, GR(THEORY), "score^2", NONE,       \
-      "raw_var_sd_theory * c^2")                                                                   \
+    X(scaled_var_sd_theory, R, NO, NO, raw_var_sd_theory, MEAN, GR(CORE), "score^2",               \
+      SV_NEED_THEORY, "raw_var_sd_theory * c^2")                                                   \
     X(scaled_var_q05, R, NO, NO, raw_var_q05, NONE, GR(QUANTILES), "score^2", A,                   \
       "5 % quantile of scaled_var across trials")                                                  \
     X(scaled_var_q50, R, NO, NO, raw_var_q50, NONE, GR(QUANTILES), "score^2", A,                   \

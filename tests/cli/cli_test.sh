@@ -107,8 +107,23 @@ want_header='dk,n_q,n_k,trials,seed,dist,ddof,raw_mean,raw_var,raw_var_theory,ra
 [[ "$(head -1 "$tmp/sweep.csv")" == "$want_header",* ]] && ok || fail "CSV header"
 # By default: the configuration, then the headline statistics; no column
 # that is nan only because an option is off, no SD of one trial.
-want_default='dk,n_q,n_k,trials,seed,dist,scale,scale_factor,raw_mean,raw_var,raw_var_theory,scaled_mean,scaled_var,scaled_var_theory,raw_entropy,scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace,raw_eff_keys,scaled_eff_keys,entropy_bound'
+want_default='dk,n_q,n_k,trials,seed,dist,scale,scale_factor,raw_mean,raw_var,raw_var_theory,raw_var_expected,raw_var_sd_theory,scaled_mean,scaled_var,scaled_var_theory,scaled_var_expected,scaled_var_sd_theory,raw_entropy,scaled_entropy,raw_max_weight,scaled_max_weight,raw_jac_trace,scaled_jac_trace,raw_eff_keys,scaled_eff_keys,entropy_bound'
 [ "$("$BIN" --dk 64 --n 1111 | head -1)" = "$want_default" ] && ok || fail "default CSV header"
+# Issue 34: beside a sample variance, the expected sample variance and its
+# sd where the theory defines them (the 2x2 puzzle: 1.5, not the population 2).
+"$BIN" --dk 2 --n 2 --trials 1000 >"$tmp/pz.csv"
+[ "$(column raw_var_expected "$tmp/pz.csv")" = 1.5 ] && [ "$(column scaled_var_expected "$tmp/pz.csv")" = 0.75 ] &&
+    [ "$(column raw_var_sd_theory "$tmp/pz.csv")" = 2.179449471770337 ] && ok ||
+    fail "the puzzle's default CSV: E[s^2] 1.5 and its sd sqrt(4.75)"
+has_cols() { head -1 "$1" | tr , '\n' | grep -E '_var_(expected|sd_theory)$' | tr '\n' ' '; }
+"$BIN" --dk 8 --n 16 --trials 3 --plant 0.5 >"$tmp/d1.csv" # no var_sd with a planted key
+"$BIN" --dk 8 --n 16 --trials 3 --scale logn --causal >"$tmp/d2.csv" # per row c_i: no scaled sd
+"$BIN" --dk 8 --n 16 --trials 3 --dist t --nu 5 >"$tmp/d3.csv" # exact, though heavy-tailed
+"$BIN" --dk 8 --n 16 --trials 3 --qk-norm --q-mean 1 >"$tmp/d4.csv" # no E[s^2]
+[ "$(has_cols "$tmp/d1.csv")" = "raw_var_expected scaled_var_expected " ] &&
+    [ "$(has_cols "$tmp/d2.csv")" = "raw_var_expected raw_var_sd_theory scaled_var_expected " ] &&
+    [ "$(has_cols "$tmp/d3.csv")" = "raw_var_expected raw_var_sd_theory scaled_var_expected scaled_var_sd_theory " ] &&
+    [ -z "$(has_cols "$tmp/d4.csv")" ] && ok || fail "expected variance columns only where defined"
 "$BIN" --dk 8 --n 16 --trials 3 --grad --causal --qk-norm --d-model 12 >"$tmp/dflt.csv" &&
     ! grep -q nan "$tmp/dflt.csv" && ok || fail "default columns: a nan in '$(cat "$tmp/dflt.csv")'"
 "$BIN" --dk 8 --n 16 --trials 3 --grad --plant 0.5 --columns +sd >"$tmp/dflt.csv" &&
