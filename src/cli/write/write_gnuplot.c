@@ -128,17 +128,27 @@ static size_t scale_index(const cli_writer *s, size_t i)
     return 0;
 }
 
+/* The rule of configuration c's --scale item, read by the library (a
+ * number is SV_SCALE_VALUE): no scale name is spelt here. */
+static sv_scale_rule rule_of(const cli_config *c)
+{
+    sv_scale_rule r = SV_SCALE_VALUE;
+    double v;
+    (void)sv_scale_parse(c->scale_name, &r, &v); /* parsed once already: options.c */
+    return r;
+}
+
 /* "QK^T/sqrt(d_k)" for a --scale as the run resolved it. */
 static void scaled_name(const cli_config *c, char *buf, size_t len)
 {
-    const char *n = c->scale_name;
-    if (strcmp(n, "sqrt") == 0)
+    const sv_scale_rule r = rule_of(c);
+    if (r == SV_SCALE_SQRT)
         snprintf(buf, len, "QK^T/sqrt(d_k)");
-    else if (strcmp(n, "dk") == 0)
+    else if (r == SV_SCALE_DK)
         snprintf(buf, len, "QK^T/d_k");
-    else if (strcmp(n, "none") == 0)
+    else if (r == SV_SCALE_NONE)
         snprintf(buf, len, "QK^T (--scale none)");
-    else if (strcmp(n, "logn") == 0) /* a multiplier per d_k and n: say the rule */
+    else if (r == SV_SCALE_LOGN) /* a multiplier per d_k and n: say the rule */
         snprintf(buf, len, "QK^T * ln(%s)/sqrt(d_k)", c->spec.scale_logn ? "n_i" : "n_k");
     else
         snprintf(buf, len, "QK^T * %.6g%s", sv_spec_scale(&c->spec),
@@ -445,7 +455,7 @@ void cli_gnuplot_end(cli_writer *s)
     (void)group_of(s, 0, &groups);
     int none = 0; /* --scale none is the raw curve: drawn once */
     for (size_t j = 0; j < s->count; j++)
-        none |= strcmp(s->configs[j].scale_name, "none") == 0;
+        none |= rule_of(&s->configs[j]) == SV_SCALE_NONE;
     const char *sep = "plot ";
     char t[256], g_label[160];
     for (size_t g = 0; g < groups; g++) {
@@ -460,7 +470,7 @@ void cli_gnuplot_end(cli_writer *s)
         for (size_t j = 0, k = 0; j < s->count; j++) {
             if (!first_of_scale(s, j))
                 continue;
-            if (strcmp(s->configs[j].scale_name, "none") != 0) {
+            if (rule_of(&s->configs[j]) != SV_SCALE_NONE) {
                 char sc[64];
                 scaled_name(&s->configs[j], sc, sizeof sc);
                 snprintf(t, sizeof t, "%s%s", sc, g_label);

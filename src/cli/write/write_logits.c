@@ -141,19 +141,29 @@ static void json(cli_logits_writer *w, const cli_logits_entry *e)
     fputs(w->format == CLI_FORMAT_JSONL ? "}\n" : "}", f);
 }
 
+/* The rule of the entry's --scale item, read by the library (a number is
+ * SV_SCALE_VALUE). */
+static sv_scale_rule rule_of(const cli_logits_entry *e)
+{
+    sv_scale_rule r = SV_SCALE_VALUE;
+    double v;
+    (void)sv_scale_parse(e->scale_name, &r, &v); /* parsed once already: options.c */
+    return r;
+}
+
 /* The scale as a reader says it: "as given", "* 0.125 = 1/sqrt(d_k)". */
 static void scale_words(const cli_logits_writer *w, const cli_logits_entry *e, char *buf,
                         size_t len)
 {
-    const char *n = e->scale_name;
-    if (n[0] == 'n') /* none */
+    const sv_scale_rule r = rule_of(e);
+    if (r == SV_SCALE_NONE)
         snprintf(buf, len, "as given (--scale none)");
-    else if (n[0] == 's')
+    else if (r == SV_SCALE_SQRT)
         snprintf(buf, len, "* %.6g = 1/sqrt(d_k), d_k = %zu (--scale sqrt)", e->scale, w->dk);
-    else if (n[0] == 'd')
+    else if (r == SV_SCALE_DK)
         snprintf(buf, len, "* %.6g = 1/d_k, d_k = %zu (--scale dk)", e->scale, w->dk);
     else
-        snprintf(buf, len, "* %.6g (--scale %s)", e->scale, n);
+        snprintf(buf, len, "* %.6g (--scale %s)", e->scale, e->scale_name);
 }
 
 static void table(cli_logits_writer *w, const cli_logits_entry *e)
@@ -189,14 +199,14 @@ static void table(cli_logits_writer *w, const cli_logits_entry *e)
  * "* 0.125 = 1/sqrt(d_k)", "* 0.5". */
 static void short_label(const cli_logits_entry *e, char *buf, size_t len)
 {
-    const char *n = e->scale_name;
-    if (n[0] == 'n')
+    const sv_scale_rule r = rule_of(e);
+    if (r == SV_SCALE_NONE)
         snprintf(buf, len, "as given");
     else
         snprintf(buf, len, "* %.4g%s", e->scale,
-                 n[0] == 's'   ? " = 1/sqrt(d_k)"
-                 : n[0] == 'd' ? " = 1/d_k"
-                               : "");
+                 r == SV_SCALE_SQRT ? " = 1/sqrt(d_k)"
+                 : r == SV_SCALE_DK ? " = 1/d_k"
+                                    : "");
 }
 
 /* --format gnuplot: the row's weights at each scale as bars side by side,
