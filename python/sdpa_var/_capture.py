@@ -52,8 +52,9 @@ def normalize_mask(mask):
 
     if isinstance(mask, torch.Tensor) and mask.is_floating_point():
         low = torch.finfo(mask.dtype).min / 2
-        if bool((mask <= low).any()):
-            mask = mask.masked_fill(mask <= low, float("-inf"))
+        # unconditionally: testing for such entries first (bool(any())) would
+        # wait for a GPU in the model's forward (the torch backend never does)
+        mask = mask.masked_fill(mask <= low, float("-inf"))
     return mask
 
 

@@ -295,6 +295,30 @@ def _mask(mask, qd, kd):
     return a, owner
 
 
+def spec_of(qd, kd, scale, causal, window, ddof=0, d_v=None):
+    """The resolved sv_spec of caller arrays of dims @p qd (batch, heads_q,
+    n_q, d_k) and @p kd (batch, heads_kv, n_k, d_k), as stats() runs them;
+    also the spec of the monitor's torch backend (_device.py), so that the
+    columns it reports read the same spec. Raises ValueError naming the
+    argument."""
+    spec = L.sv_spec()
+    spec.d_k, spec.n_q, spec.n_k = qd[3], qd[2], kd[2]
+    spec.trials = qd[0] * qd[1]
+    if causal and qd[2] != kd[2]:
+        raise ValueError("causal: needs n_q = n_k, got %d and %d" % (qd[2], kd[2]))
+    # the keywords that are the library's parameters, read by it (param.h)
+    _params.set_value(spec, "causal", causal, "causal")  # as random(): 2 and "no" refused
+    if window is not None:
+        _params.set_value(spec, "window", window, "window")
+    _params.set_value(spec, "ddof", ddof, "ddof")
+    if scale is not None:
+        spec.scale = _scale_number(scale)
+    if d_v is not None:
+        spec.values, spec.d_v = 1, d_v
+    _params.resolve(spec, {"d_k": "q", "n_q": "q", "n_k": "k", "d_v": "v", "trials": "q"})
+    return spec
+
+
 def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, layout="bhnd",
           pool="heads", ddof=0, threads=None):
     """Per-head attention statistics of Q and K (and V) by the engine.
@@ -327,21 +351,8 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
         raise ValueError("pool: %r is not 'heads', 'none' or 'all'" % (pool,))
     exe = _exec(threads)
     arrays, owners, qd, kd = _prepare(q, k, v, layout)
-    spec = L.sv_spec()
-    spec.d_k, spec.n_q, spec.n_k = qd[3], qd[2], kd[2]
-    spec.trials = qd[0] * qd[1]
-    if causal and qd[2] != kd[2]:
-        raise ValueError("causal: needs n_q = n_k, got %d and %d" % (qd[2], kd[2]))
-    # the keywords that are the library's parameters, read by it (param.h)
-    _params.set_value(spec, "causal", causal, "causal")  # as random(): 2 and "no" refused
-    if window is not None:
-        _params.set_value(spec, "window", window, "window")
-    _params.set_value(spec, "ddof", ddof, "ddof")
-    if scale is not None:
-        spec.scale = _scale_number(scale)
-    if v is not None:
-        spec.values, spec.d_v = 1, _arrays.dims(arrays.v)[3]
-    _params.resolve(spec, {"d_k": "q", "n_q": "q", "n_k": "k", "d_v": "v", "trials": "q"})
+    spec = spec_of(qd, kd, scale, causal, window, ddof,
+                   _arrays.dims(arrays.v)[3] if v is not None else None)
     if mask is not None:
         arrays.mask, owner = _mask(mask, qd, kd)
         owners.append(owner)
@@ -366,6 +377,18 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
 
 
 def _collect(spec, arrays, trials, qd, scale, pool):
+    return collect(spec, trials, qd, _arrays.dims(arrays.k)[1], bool(arrays.mask.data), scale,
+                   pool)
+
+
+def collect(spec, trials, qd, heads_kv, masked, scale, pool):
+    """Stats of @p trials (spec.trials sv_trial_stats, trial t = batch *
+    heads_q + head) by the library's column code (sv_summary_head,
+    sv_columns): per head (shape qd[:2]; query head h reads key head
+    h // (heads_q / @p heads_kv), as sv_strided_head) and, unless @p pool is
+    "none", the pooled row. @p masked: a data mask was applied (theory
+    columns NaN). stats() and the monitor's torch backend (_device.py)
+    both end here, so their columns cannot differ in definition."""
     cols = _columns.per_head()
     cols = [c for c in cols if c.name not in ("batch", "head")]
     scale_name = None if scale is None else repr(float(scale)).encode()
@@ -375,12 +398,9 @@ def _collect(spec, arrays, trials, qd, scale, pool):
         per = {c.name: [] for c in cols}
         for t in range(spec.trials):
             head = L.sv_head()
-            count = L.c_u64()
-            st = L.lib.sv_strided_head(ctypes.byref(arrays), t, ctypes.byref(count),
-                                       ctypes.byref(head))
-            if st != L.SV_OK:
-                _fail(st, "q, k")
-            view = _row(spec, trials[t], scale_name, head, masked=bool(arrays.mask.data))
+            head.batch, head.head = divmod(t, qd[1])
+            head.kv_head = head.head // (qd[1] // heads_kv)
+            view = _row(spec, trials[t], scale_name, head, masked=masked)
             for c in cols:
                 per[c.name].append(c.value(view))
         for c in cols:
@@ -396,7 +416,7 @@ def _collect(spec, arrays, trials, qd, scale, pool):
         st, summ = _summary(spec, trials)
         if st != L.SV_OK:
             _fail(st, "summary")
-        view = _row(spec, summ.mean, scale_name, summary=summ, masked=bool(arrays.mask.data))
+        view = _row(spec, summ.mean, scale_name, summary=summ, masked=masked)
         for c in cols:
             x = c.value(view)
             if c.type == L.SV_VALUE_TEXT and c.flags & L.SV_COLUMN_CONFIG:

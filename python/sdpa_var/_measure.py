@@ -168,6 +168,7 @@ class Accumulator:
         self.scale = None
         self.scale_source = None
         self.path = None
+        self.backends = set()  # "engine", "torch": which computed this step's calls
         self.parts = []      # reduce="none": Stats of each call
         self.sum, self.weight, self.ext, self.first = {}, 0.0, {}, {}
         self.columns, self.units, self.heads = (), {}, None

@@ -17,7 +17,8 @@ class Report:
         shape = next(iter(values.values())).shape if values else ()
         config = {"scale": repr(acc.scale), "scale_source": str(acc.scale_source),
                   "path": str(acc.path), "calls": str(acc.calls),
-                  "nonfinite": str(acc.nonfinite)}
+                  "nonfinite": str(acc.nonfinite),
+                  "backend": "+".join(sorted(getattr(acc, "backends", ()))) or "engine"}
         return _result.make("per_head", dims if values else (), shape,
                             [c for c in acc.columns if c in values], values, {}, config,
                             acc.units)

@@ -1,0 +1,545 @@
+"""The monitor's "torch" backend: the engine's per-trial statistics
+(sv_trial_stats, engine.h) of one captured call, computed with torch
+operations on the device where Q and K already are, without a GPU -> CPU
+synchronisation; mon.step() moves every call's trials to the CPU in one
+transfer per device (resolve()) and builds Stats with the library's own
+column code (_core.collect), so the columns are the engine's by definition.
+
+Definitions, the engine's (engine.h SV_TRIAL_STATS_MAP, trial.c, softmax.h):
+a trial is one (batch, query head); query head h reads key head
+h // (heads_q / heads_kv) (GQA). Raw logits S = Q K^T, plus M / scale for
+an additive mask M (so scale * raw is the model's masked logit); a key is
+excluded by a bool mask's False, an additive -inf or the mask dtype's
+lowest value (HF's finfo.min fill), causal (key j > query i, top-left when
+n_q != n_k) or a window (i - W < j <= i with causal, |i - j| < W without).
+Per row, over the keys it sees: the moments (two-pass, merged into the
+trial by Chan, Golub & LeVeque 1979), the softmax sums of softmax.h
+relative to the row max with the first max left out (r, w, q, u), hence
+entropy = log1p(r) - c w / Z, max weight 1 / Z, 1 - sum p^2 =
+(2r + r^2 - q) / Z^2, |J|_F, exp(entropy), entropy / ln(keys seen) for
+rows seeing >= 2 keys, the sink weight (the weight of the FIRST KEY THE ROW
+SEES, whatever hides the others) and the logits' extremes; means over the
+rows that see a key (rows_empty counts the others). Q's and K's entries:
+mean and ddof-0 variance of the head's (sampled) rows.
+
+Precision: everything in float64 on the device, Q and K included (each
+block's rows converted from the model's dtype, which is exact for float32,
+bf16 and fp16), as the engine computes. float32 logits would miss the
+engine by ~1e-7 |q| |k| sqrt(d_k) (TF32 matmuls, which PyTorch enables on
+some setups, by ~1e-3), visible in the raw softmax (multiplier 1); float64
+keeps the two within rounding of the summation order (backend_parity_test:
+1e-10 relative for float64 input, 1e-6 for float32 and bf16 input).
+
+Memory: the score matrix is never held whole. Query rows go in blocks with
+every key of their row at once (no online merge over keys); a block of
+bc batch elements x hc key heads x m query rows holds bc hc g m n_k scores
+(g = heads_q / heads_kv), about BYTES_PER_SCORE bytes each of live float64
+and bool temporaries, plus the block's K in float64 (and its entry pass,
+3 n_k d_k doubles per key head). block_shape() sizes blocks so that this
+stays under max_bytes (default DEFAULT_MAX_BYTES); the floor is one query
+row of one key-head group, g n_k BYTES_PER_SCORE + 24 n_k d_k bytes, which
+exceeds the bound only past about a million keys at the default. Plus
+per call the (batch x heads_q x (fields + 2)) trial array kept until
+mon.step().
+"""
+
+import math
+
+import numpy as np
+
+from . import _core
+from . import _lib as L
+from . import _measure
+
+DEFAULT_MAX_BYTES = 256 << 20
+# Live bytes per score of a block: the float64 logits, two exp arrays and
+# one product temporary (4 x 8), the visibility and its complement (2 x 1),
+# an additive mask block over the scale (8), rounded up. backend_parity_test
+# measures the peak of live tensors against max_bytes.
+BYTES_PER_SCORE = 64
+FIELDS = L.TRIAL_FIELDS
+_F = len(FIELDS)
+_COL = {name: i for i, name in enumerate(FIELDS)}
+# Columns after the engine's fields: K's entries over its first n_q keys
+# (the engine reads only those under causal with n_q < n_k and no mask).
+_K_CUT = (_F, _F + 1)
+# The call's scalars, in this order, after the trials in the transfer.
+_SCALARS = ("bad_q", "bad_k", "bad_k_cut", "bad_mask", "posinf", "trivial", "causal_pattern")
+
+
+def unavailable():
+    """None if this torch runs the backend, else why not (a sentence)."""
+    import torch
+
+    need = ("amax", "amin", "log1p", "isfinite", "isneginf")
+    missing = [n for n in need if not hasattr(torch, n)]
+    if missing:
+        return "this torch %s has no torch.%s" % (torch.__version__, ", torch.".join(missing))
+    return None
+
+
+def block_shape(batch, heads_kv, group, n_q, n_k, d_k, max_bytes):
+    """(bc, hc, m): batch elements, key heads and query rows per block, so
+    that a block's scores (bc hc group m n_k of them, BYTES_PER_SCORE bytes
+    each), its Q rows and its K in float64 (three passes' worth, 24 n_k
+    d_k bytes a key head) stay within @p max_bytes; rows first, then key
+    heads, then batch elements. At least one row of one key head."""
+    kv = 24 * n_k * d_k
+    row = group * (n_k * BYTES_PER_SCORE + 8 * d_k)
+    m = max(1, min(n_q, (max_bytes - kv) // row if max_bytes > kv else 1))
+    per = kv + m * row
+    hc = max(1, min(heads_kv, max_bytes // per))
+    bc = max(1, min(batch, max_bytes // (hc * per)))
+    return bc, hc, m
+
+
+class Pending:
+    """One call measured on its device: trials (batch * heads_q x fields
+    + 2, float64) and scalars (len(_SCALARS), float64) still there, and
+    what resolve() needs to build its Stats."""
+
+    __slots__ = ("trials", "scalars", "dims", "heads_kv", "scale", "causal", "window",
+                 "masked", "mask_float", "sampled", "n_rows")
+
+    def device(self):
+        return self.trials.device
+
+
+def _band(rows, n_k, causal, window, device):
+    """Bool (m x n_k) on @p device: query rows[r] (their positions) sees key
+    j by causal and window alone; None when both allow every key."""
+    import torch
+
+    if not causal and window is None:
+        return None
+    i = rows.reshape(-1, 1)
+    j = torch.arange(n_k, device=device).reshape(1, -1)
+    vis = j <= i if causal else torch.ones(1, n_k, dtype=torch.bool, device=device)
+    if window is not None:
+        vis = vis & ((i - j < window) if causal else ((i - j).abs() < window))
+    return vis
+
+
+def _mask_flags(mask, n_q, n_k):
+    """0-dim float64 tensors: the mask allows every key with no bias
+    (_measure.prepare drops it), and it is exactly causal
+    (_layouts.causal_pattern: prepare makes it causal=True)."""
+    import torch
+
+    dev = mask.device
+    if mask.dtype == torch.bool:
+        trivial = mask.all()
+        vis, plain = mask, torch.ones((), dtype=torch.bool, device=dev)
+    else:
+        trivial = (mask == 0).all()
+        vis = mask > -math.inf
+        plain = ~((mask != 0) & (mask != -math.inf)).any()
+    if tuple(mask.shape[-2:]) == (n_q, n_k):
+        want = torch.ones(n_q, n_k, dtype=torch.bool, device=dev).tril()
+        causal = plain & (vis == want).all()
+    else:
+        causal = torch.zeros((), dtype=torch.bool, device=dev)
+    return trivial.double(), causal.double()
+
+
+def _entries(x):
+    """(n, mean, M2) over the last two axes of float64 @p x, two-pass."""
+    n = x.shape[-1] * x.shape[-2]
+    mean = x.mean(dim=(-2, -1))
+    m2 = (x - mean[..., None, None]).pow(2).sum(dim=(-2, -1))
+    return n, mean, m2
+
+
+def _merge(a, b):
+    """Chan et al. (1979): moments (n, mean, M2) of a then b (n tensors or
+    ints, n = 0 allowed)."""
+    na, ma, qa = a
+    nb, mb, qb = b
+    n = na + nb
+    nn = n.clamp(min=1) if hasattr(n, "clamp") else max(n, 1)
+    d = mb - ma
+    return n, ma + d * (nb / nn), qa + qb + d * d * (na * nb / nn)
+
+
+class _Acc:
+    """The running per-trial sums of one block of (batch, key head, group)."""
+
+    def __init__(self, shape, dev):
+        import torch
+
+        def z(v=0.0):
+            return torch.full(shape, v, dtype=torch.float64, device=dev)
+
+        self.seen, self.rows = z(), 0
+        self.mo = (z(), z(), z())
+        self.qe = (0, z(), z())
+        self.sums = {n: z() for n in ("h0", "h1", "mw0", "mw1", "jt0", "jt1", "jf0", "jf1",
+                                      "ek0", "ek1", "p20", "p21", "sk0", "sk1", "hn0", "hn1")}
+        self.n_hn = z()
+        self.hmin, self.hmax = [z(math.inf), z(math.inf)], [z(-math.inf), z(-math.inf)]
+        self.maxabs, self.maxlogit = z(0.0), z(-math.inf)  # as trial_init
+
+
+def _softmax_rows(t, hide, c):
+    """Per row of t = S - max (excluded keys -inf; @p hide True there): the
+    sums r, w, q, u of softmax.h for multiplier 1 and @p c, the first max
+    left out. t is overwritten (excluded keys set to 0)."""
+    import torch
+
+    top = t.argmax(dim=-1, keepdim=True)  # the first max: its e is 1
+    out = []
+    for mult in (1.0, c):
+        e = torch.exp(t if mult == 1.0 else t * mult)
+        e.scatter_(-1, top, 0.0)
+        out.append(e)
+    t.masked_fill_(hide, 0.0)
+    sums = []
+    for e in out:
+        r = e.sum(-1)
+        w = (e * t).sum(-1)
+        e2 = e * e
+        q = e2.sum(-1)
+        u = (e2.mul_(e)).sum(-1)
+        sums.append((r, w, q, u))
+        del e2
+    return sums
+
+
+def _row_stats(r, w, q, u, c):
+    """softmax.h's per-row statistics from the sums (r = Z - 1)."""
+    import torch
+
+    iz = 1.0 / (1.0 + r)
+    iz2 = iz * iz
+    h = torch.log1p(r) - c * (w * iz)
+    jt = (2.0 * r + (r * r - q)) * iz2
+    qq, uu = q * iz2, u * iz2 * iz
+    f2 = r * r * (iz2 * iz2) + qq * (1.0 + 2.0 * iz2 + qq) - 2.0 * uu
+    jf = torch.sqrt(f2.clamp(min=0.0))
+    return h, iz, jt, jf, torch.exp(h)
+
+
+def _block(acc, qb, kb, vis, add, c):
+    """Adds a block: qb (bc, hc, g, m, d) and kb (bc, hc, n_k, d) float64;
+    vis bool broadcastable to (bc, hc, g, m, n_k) (None: every key); add
+    the additive mask over c there (None: no bias)."""
+    import torch
+
+    bc, hc, g, m, d = qb.shape
+    n_k = kb.shape[-2]
+    s = torch.matmul(qb.reshape(bc, hc, g * m, d), kb.transpose(-1, -2))
+    s = s.reshape(bc, hc, g, m, n_k)
+    if add is not None:
+        s = s.add_(add)
+    if vis is None:
+        vis = torch.ones((1,) * 5, dtype=torch.bool, device=s.device)
+    # vis and hide keep vis's broadcast shape (a band is m x n_k)
+    cnt = vis.expand(vis.shape[:-1] + (n_k,)).sum(-1).to(torch.float64)
+    cnt = cnt.expand(bc, hc, g, m)
+    seen = cnt > 0
+    # row moments over the visible logits, two-pass (corrected)
+    hide = ~vis
+    mean = s.masked_fill(hide, 0.0).sum(-1) / cnt.clamp(min=1.0)
+    dev_ = (s - mean[..., None]).masked_fill_(hide, 0.0)
+    dsum = dev_.sum(-1)
+    m2 = (dev_.mul_(dev_)).sum(-1) - dsum * dsum / cnt.clamp(min=1.0)
+    del dev_
+    mean = mean + dsum / cnt.clamp(min=1.0)
+    m2 = m2.clamp(min=0.0)
+    # Chan: the block's rows as one fold, then merged after the earlier ones
+    n_b = cnt.sum(-1)
+    mean_b = (cnt * mean).sum(-1) / n_b.clamp(min=1.0)
+    m2_b = (m2 + cnt * (mean - mean_b[..., None]) ** 2).sum(-1)
+    acc.mo = _merge(acc.mo, (n_b, mean_b, m2_b))
+    # the logits' extremes over the visible keys
+    mx = s.masked_fill(hide, -math.inf).amax(-1)
+    mn = s.masked_fill(hide, math.inf).amin(-1)
+    mx_safe = torch.where(seen, mx, torch.zeros_like(mx))
+    t = s.sub_(mx_safe[..., None]).masked_fill_(hide, -math.inf)
+    # the first key the row sees: the sink (the engine's, after issue 39)
+    first = vis.to(torch.uint8).argmax(-1, keepdim=True).expand(bc, hc, g, m, 1)
+    t_first = t.gather(-1, first).squeeze(-1)
+    sums = _softmax_rows(t, hide, c)
+    del t, s
+    fz = torch.zeros_like(mx)
+    lnk = torch.log(cnt.clamp(min=1.0))
+    two = cnt >= 2
+    for k, mult in ((0, 1.0), (1, c)):
+        h, mw, jt, jf, ek = _row_stats(*sums[k], mult)
+        sink = torch.exp(t_first * mult) * mw
+        for name, x in (("h", h), ("mw", mw), ("jt", jt), ("jf", jf), ("ek", ek),
+                        ("p2", (1.0 - jt)), ("sk", sink)):
+            acc.sums[name + str(k)] += torch.where(seen, x, fz).sum(-1)
+        acc.sums["hn" + str(k)] += torch.where(two, h / lnk, fz).sum(-1)
+        acc.hmin[k] = torch.minimum(acc.hmin[k], torch.where(seen, h, fz + math.inf).amin(-1))
+        acc.hmax[k] = torch.maximum(acc.hmax[k], torch.where(seen, h, fz - math.inf).amax(-1))
+    acc.n_hn += two.to(torch.float64).sum(-1)
+    acc.seen += seen.to(torch.float64).sum(-1)
+    big = torch.where(seen, torch.maximum(mx.abs(), mn.abs()), fz - math.inf)
+    acc.maxabs = torch.maximum(acc.maxabs, big.amax(-1))
+    acc.maxlogit = torch.maximum(acc.maxlogit, torch.where(seen, mx, fz - math.inf).amax(-1))
+    acc.rows += m
+    acc.qe = _merge(acc.qe, _entries(qb))
+
+
+def _finish(acc, kmo, kcut, c):
+    """(bc, hc, g, fields + 2) float64: the engine's trial fields
+    (trial_finish), NaN where the strided source leaves them NaN."""
+    import torch
+
+    shape = acc.seen.shape
+    nan = torch.full(shape, math.nan, dtype=torch.float64, device=acc.seen.device)
+    out = [nan] * (_F + 2)
+    seen = acc.seen
+
+    def mean_rows(x):
+        return x / seen  # 0/0: NaN when no row sees a key, as ksum_mean
+
+    n, mean, m2 = acc.mo
+    var0 = torch.where(n > 0, m2 / n.clamp(min=1.0), nan)
+    var1 = torch.where(n > 1, m2 / (n - 1.0).clamp(min=1.0), nan)
+    f = {"raw_mean": mean, "raw_var": var0,  # mean 0 with no key seen, as sv_moments
+         "raw_var_ddof0": var0, "raw_var_ddof1": var1,
+         # sum (S - mu)^2 / N with mu = sv_theory_mean of a strided spec: 0
+         "raw_var_known_mean": torch.where(n > 0, (m2 + n * mean * mean) / n.clamp(min=1.0),
+                                           nan),
+         "rows_empty": acc.rows - seen,
+         "raw_max_abs_logit": acc.maxabs,
+         "raw_max_logit": torch.where(n > 0, acc.maxlogit, nan)}
+    f["scaled_mean"] = f["raw_mean"] * c
+    f["scaled_var"] = var0 * (c * c)
+    for k, pre in ((0, "raw_"), (1, "scaled_")):
+        for name, key in (("entropy", "h"), ("max_weight", "mw"), ("jac_trace", "jt"),
+                          ("jac_frob", "jf"), ("eff_keys", "ek"), ("sum_p2", "p2"),
+                          ("sink_weight", "sk")):
+            f[pre + name] = mean_rows(acc.sums[key + str(k)])
+        f[pre + "entropy_min"], f[pre + "entropy_max"] = acc.hmin[k], acc.hmax[k]
+        f[pre + "entropy_norm"] = torch.where(acc.n_hn > 0, acc.sums["hn" + str(k)]
+                                              / acc.n_hn.clamp(min=1.0), nan)
+    qn, qm, qm2 = acc.qe
+    f["q_mean"], f["q_var"] = qm, qm2 / qn
+    for name, mo, col in (("k", kmo, None), ("k_cut", kcut, _K_CUT)):
+        if mo is None:
+            continue
+        kn, km, km2 = mo
+        kmean, kvar = km[..., None].expand(shape), (km2 / kn)[..., None].expand(shape)
+        if col is None:
+            f["k_mean"], f["k_var"] = kmean, kvar
+        else:
+            out[col[0]], out[col[1]] = kvar, kmean
+    for name, x in f.items():
+        out[_COL[name]] = x
+    return torch.stack(out, dim=-1)
+
+
+def _mask_of(mb, scale):
+    """(visible, additive over scale or None) of a block of the call's mask:
+    bool True = attend; a float mask's -inf and its dtype's lowest value
+    (HF's finfo.min) exclude the key, other entries add M / scale to the
+    raw logits (the engine's mask_tile)."""
+    import torch
+
+    if mb.dtype == torch.bool:
+        return mb, None
+    hide = (mb == -math.inf) | (mb == torch.finfo(mb.dtype).min)
+    return ~hide, (mb.to(torch.float64) / scale).masked_fill_(hide, 0.0)
+
+
+def _mask_block(mask, b0, b1, h0, h1, group, rows_sel):
+    """The mask's (bc', hc', g', m', n_k) block (size-1 axes kept)."""
+    mb = mask[b0:b1] if mask.shape[0] > 1 else mask
+    if mb.shape[1] > 1:
+        mb = mb.reshape(mb.shape[0], mb.shape[1] // group, group, *mb.shape[2:])[:, h0:h1]
+    else:
+        mb = mb.unsqueeze(1)
+    if mb.shape[-2] > 1:
+        mb = mb[..., rows_sel, :]
+    return mb
+
+
+def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None):
+    """The Pending of one call (as _measure.run, arguments the same), its
+    numbers still on the device; no synchronisation with it. Raises
+    _measure.Skip (meta tensors) or ValueError (shapes, as stats())."""
+    import torch
+
+    max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    q, k = _measure._to_bhnd(q.detach()), _measure._to_bhnd(k.detach())
+    if q.device.type == "meta" or k.device.type == "meta":
+        raise _measure.Skip("meta", "meta tensors hold no values")
+    B, Hq, n_q, d = q.shape
+    Bk, Hkv, n_k, dk = k.shape
+    if dk != d:
+        raise ValueError("k: d_k %d does not match q's %d" % (dk, d))
+    if Bk != B:
+        raise ValueError("k: batch %d does not match q's %d" % (Bk, B))
+    if Hq % Hkv:
+        raise ValueError("k: q's %d heads are not a multiple of k's %d heads (GQA)" % (Hq, Hkv))
+    if k.device != q.device:
+        raise ValueError("k: on %s, q on %s" % (k.device, q.device))
+    dev, g = q.device, Hq // Hkv
+    if mask is not None:
+        mask = mask.detach()
+        if mask.device.type == "meta":
+            raise _measure.Skip("meta", "meta tensors hold no values")
+        while mask.dim() < 4:
+            mask = mask.unsqueeze(0)
+        if mask.dim() > 4:
+            mask = mask.reshape(-1, *mask.shape[-3:])
+        want = (B, Hq, n_q, n_k)
+        if any(s not in (1, w) for s, w in zip(mask.shape, want)):
+            raise ValueError("mask: shape %s does not broadcast to batch x heads x n_q x n_k "
+                             "= %s" % (tuple(mask.shape), want))
+        mask = mask.to(dev)
+    with torch.no_grad():
+        return _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
+                           (B, Hq, n_q, d, Hkv, n_k, g, dev))
+
+
+def _rows_on(n_q, rows, seed, cache, dev):
+    """(index array or None, device tensor of the measured rows' positions),
+    cached per device: one host -> device copy per shape, not per call."""
+    import torch
+
+    idx = _measure._row_sample(n_q, rows, seed, cache)
+    key = ("device", n_q, rows if idx is not None else None, str(dev))
+    if key not in cache:
+        cache[key] = (torch.as_tensor(idx, device=dev) if idx is not None
+                      else torch.arange(n_q, device=dev))
+    return idx, cache[key]
+
+
+def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes, dims):
+    import torch
+
+    B, Hq, n_q, d, Hkv, n_k, g, dev = dims
+    idx, pos = _rows_on(n_q, rows, seed, cache, dev)
+    m_all = pos.shape[0]
+    zero = torch.zeros((), dtype=torch.float64, device=dev)
+    scalars = dict.fromkeys(_SCALARS, zero)
+    if mask is not None and window is None:
+        scalars["trivial"], scalars["causal_pattern"] = _mask_flags(mask, n_q, n_k)
+    qs = q if idx is None else q.index_select(2, pos)
+    ms = mask
+    if mask is not None and idx is not None and mask.shape[-2] == n_q:
+        ms = mask.index_select(2, pos)
+    scalars["bad_q"] = (~torch.isfinite(qs)).sum().double()
+    scalars["bad_k"] = (~torch.isfinite(k)).sum().double()
+    cut = n_q < n_k and window is None and (causal or mask is not None)
+    scalars["bad_k_cut"] = (~torch.isfinite(k[:, :, :n_q])).sum().double() if cut \
+        else scalars["bad_k"]
+    if ms is not None and ms.is_floating_point():
+        scalars["bad_mask"] = torch.isnan(ms).sum().double()
+        scalars["posinf"] = (ms == math.inf).sum().double()
+    band = _band(pos, n_k, causal, window, dev)
+    bc, hc, mr = block_shape(B, Hkv, g, m_all, n_k, d, max_bytes)
+    out = torch.empty(B, Hkv, g, _F + 2, dtype=torch.float64, device=dev)
+    qv = qs.reshape(B, Hkv, g, m_all, d)  # a view: one axis split
+    for b0 in range(0, B, bc):
+        b1 = min(B, b0 + bc)
+        for h0 in range(0, Hkv, hc):
+            h1 = min(Hkv, h0 + hc)
+            kb = k[b0:b1, h0:h1].to(torch.float64)
+            kmo = _entries(kb)
+            kcut = _entries(kb[:, :, :n_q]) if cut else None
+            acc = _Acc((b1 - b0, h1 - h0, g), dev)
+            for r0 in range(0, m_all, mr):
+                r1 = min(m_all, r0 + mr)
+                qb = qv[b0:b1, h0:h1, :, r0:r1].to(torch.float64)
+                vis = None if band is None else band[r0:r1].reshape(1, 1, 1, r1 - r0, n_k)
+                ab = None
+                if ms is not None:
+                    vm, ab = _mask_of(_mask_block(ms, b0, b1, h0, h1, g, slice(r0, r1)), scale)
+                    vis = vm if vis is None else vis & vm
+                _block(acc, qb, kb, vis, ab, scale)
+                del qb, vis, ab
+            out[b0:b1, h0:h1] = _finish(acc, kmo, kcut, scale)
+            del kb
+    p = Pending()
+    p.trials = out.reshape(B * Hq, _F + 2)
+    p.scalars = torch.stack([scalars[n] for n in _SCALARS])
+    p.dims, p.heads_kv, p.scale = (B, Hq, n_q, d, n_k), Hkv, scale
+    p.causal, p.window, p.masked = bool(causal), window, mask is not None
+    p.mask_float = mask is not None and mask.is_floating_point()
+    p.sampled, p.n_rows = idx is not None, m_all
+    return p
+
+
+def _resolve_spec(p, trivial, causal_pattern):
+    """What _measure.prepare hands the engine for this call, given the
+    mask's flags: (n_q, n_k, causal, window, masked, keys cut to n_q)."""
+    B, Hq, n_q, d, n_k = p.dims
+    causal, window, masked = p.causal, p.window, p.masked
+    if masked and window is None:
+        if trivial:
+            masked = False
+        elif causal_pattern:
+            masked, causal = False, True
+    cut = False
+    if causal and n_q < n_k and not masked and window is None:
+        n_k, cut = n_q, True
+    if p.sampled:
+        if causal or window is not None:
+            masked, causal, window = True, False, None
+    elif causal and n_q != n_k:
+        masked, causal, window = True, False, None
+    return p.n_rows, n_k, causal, window, masked, cut
+
+
+def finish(p, trials, scalars, pool="none"):
+    """Stats of Pending @p p from its numbers on the CPU (numpy: trials
+    (batch * heads_q, fields + 2), scalars); raises _measure.Skip for a call
+    the engine would not measure (NaN / Inf: key "nonfinite" with the
+    count; a +inf mask entry)."""
+    s = dict(zip(_SCALARS, scalars.tolist()))
+    n_q, n_k, causal, window, masked, cut = _resolve_spec(p, s["trivial"] > 0,
+                                                          s["causal_pattern"] > 0)
+    bad = int(s["bad_q"] + (s["bad_k_cut"] if cut else s["bad_k"]) + s["bad_mask"])
+    if bad:
+        raise _measure.Skip("nonfinite", "%d NaN or infinite values in Q, K" % bad, bad)
+    if s["posinf"]:
+        raise _measure.Skip("posinf", "mask: NaN or +inf entry (a float mask holds finite "
+                            "values, or -inf to exclude a key)")
+    arr = np.ascontiguousarray(trials[:, :_F], dtype=np.float64)
+    if cut:
+        arr[:, _COL["k_var"]], arr[:, _COL["k_mean"]] = trials[:, _K_CUT[0]], trials[:, _K_CUT[1]]
+    B, Hq, _, d, _ = p.dims
+    qd, kd = (B, Hq, n_q, d), (B, p.heads_kv, n_k, d)
+    spec = _core.spec_of(qd, kd, p.scale, causal, window)
+    buf = (L.sv_trial_stats * (B * Hq)).from_buffer(arr)
+    return _core.collect(spec, buf, qd, p.heads_kv, masked, p.scale, pool)
+
+
+def resolve(pendings):
+    """[(Pending, numpy trials, numpy scalars)] for @p pendings: one
+    device -> CPU transfer per device (the only synchronisation)."""
+    import torch
+
+    by_dev = {}
+    for i, p in enumerate(pendings):
+        by_dev.setdefault(str(p.device()), []).append(i)
+    out = [None] * len(pendings)
+    for idx in by_dev.values():
+        flat = torch.cat([t for i in idx for t in (pendings[i].trials.reshape(-1),
+                                                   pendings[i].scalars)])
+        host = flat.cpu().numpy()
+        at = 0
+        for i in idx:
+            p = pendings[i]
+            n = p.trials.numel()
+            tr = host[at:at + n].reshape(p.trials.shape)
+            sc = host[at + n:at + n + len(_SCALARS)]
+            at += n + len(_SCALARS)
+            out[i] = (p, tr, sc)
+    return out
+
+
+def stats(q, k, *, scale=None, causal=False, mask=None, window=None, rows=None, seed=0,
+          pool="none", max_bytes=None):
+    """The torch backend on one call, resolved at once (tests, and a
+    caller comparing backends): Stats as _measure.run's with @p pool;
+    raises _measure.Skip as it does."""
+    scale = q.shape[-1] ** -0.5 if scale is None else float(scale)
+    p = measure(q, k, scale, causal, mask, window, rows, seed, {}, max_bytes)
+    (_, tr, sc), = resolve([p])
+    return finish(p, tr, sc, pool)
