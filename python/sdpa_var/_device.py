@@ -38,7 +38,7 @@ and bool temporaries, plus the block's K in float64 (and its entry pass,
 3 n_k d_k doubles per key head). block_shape() sizes blocks so that this
 stays under max_bytes (default DEFAULT_MAX_BYTES); the floor is one query
 row of one key-head group, g n_k BYTES_PER_SCORE + 24 n_k d_k bytes, which
-exceeds the bound only past about a million keys at the default. Plus
+passes the default bound beyond about 86 000 keys at d_k 128, g 1. Plus
 per call the (batch x heads_q x (fields + 2)) trial array kept until
 mon.step().
 """

@@ -430,6 +430,7 @@ def test_memory():
 
 
 def main():
+    torch.set_num_threads(1)  # small blocks: one core is faster than two contended ones
     new_sink = probe_engine_sink()
     test_parity(new_sink)
     test_nonfinite()
