@@ -22,7 +22,22 @@
     hook_q/hook_k) and rope (observe() in the forward), each after 3
     warm-up blocks.
 
-Both print a markdown table on stdout, the machine on stderr."""
+  PYTHONPATH=build/python python3 examples/bench_monitor.py --device cuda [--backend B]
+    A GPT-2-small-sized language model's training step (issue 39 section
+    6): a Llama from a LlamaConfig (12 layers x 12 heads, head dim 64,
+    hidden 768, GPT-2's vocabulary; attn_implementation "sdpa"; no
+    download), or with --model plain (the default where transformers is
+    absent) a pre-LN transformer of that shape calling
+    F.scaled_dot_product_attention; batch 8 of 1024 random tokens, bf16
+    autocast, AdamW. Per-step times (torch.cuda.synchronize() before and
+    after each step) unmonitored, with monitor(every=1), every=10 and
+    every=1 with rows=64, in blocks of --steps steps, --rounds rounds in a
+    rotating order after a warm-up block of each; median and mean per step
+    and each as a ratio to the unmonitored step's. --backend is passed to
+    monitor(backend=) when given. --device cpu --tiny (2 layers x 4 heads,
+    head dim 16, 128 tokens, batch 2) is a smoke run on any machine.
+
+All print a markdown table on stdout, the machine on stderr."""
 
 import math
 import os
@@ -142,6 +157,149 @@ def train_bench(pairs, block=10):
                   flush=True)
 
 
+# --device: a GPT-2-small-sized LM's training step (module docstring).
+SHAPES = {"full": dict(layers=12, heads=12, dk=64, vocab=50257, n=1024, batch=8),
+          "tiny": dict(layers=2, heads=4, dk=16, vocab=256, n=128, batch=2)}
+VARIANTS = (("unmonitored", None), ("every=1", dict(every=1)), ("every=10", dict(every=10)),
+            ("every=1, rows=64", dict(every=1, rows=64)))
+
+
+class PlainAttention(nn.Module):
+    """Causal self-attention through F.scaled_dot_product_attention."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads, self.qkv, self.proj = heads, nn.Linear(d, 3 * d), nn.Linear(d, d)
+
+    def forward(self, x):
+        b, n, d = x.shape
+        q, k, v = self.qkv(x).view(b, n, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        a = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.proj(a.transpose(1, 2).reshape(b, n, d))
+
+
+class PlainBlock(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.ln1, self.attn = nn.LayerNorm(d), PlainAttention(d, heads)
+        self.ln2 = nn.LayerNorm(d)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.mlp(self.ln2(x))
+
+
+class PlainLM(nn.Module):
+    """Pre-LN GPT-2-like LM; forward(ids) -> the next-token loss."""
+
+    def __init__(self, layers, heads, dk, vocab, n, **_):
+        super().__init__()
+        d = heads * dk
+        self.emb, self.pos = nn.Embedding(vocab, d), nn.Embedding(n, d)
+        self.blocks = nn.ModuleList(PlainBlock(d, heads) for _ in range(layers))
+        self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab, bias=False)
+
+    def forward(self, ids):
+        x = self.emb(ids) + self.pos(torch.arange(ids.shape[1], device=ids.device))
+        for blk in self.blocks:
+            x = blk(x)
+        logits = self.head(self.ln(x))[:, :-1]
+        return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(),
+                                                 ids[:, 1:].reshape(-1))
+
+
+def lm_model(kind, shape):
+    """(model, loss(ids)) of @p kind ("llama", "plain" or None: llama where
+    transformers imports) and @p shape (SHAPES)."""
+    if kind in (None, "llama"):
+        try:
+            import transformers
+        except ImportError:
+            if kind == "llama":
+                raise SystemExit("--model llama: transformers does not import here")
+            kind = "plain"
+    if kind == "plain":
+        model = PlainLM(**shape)
+        return model, model, "plain"
+    d = shape["heads"] * shape["dk"]
+    cfg = transformers.LlamaConfig(
+        vocab_size=shape["vocab"], hidden_size=d, intermediate_size=4 * d,
+        num_hidden_layers=shape["layers"], num_attention_heads=shape["heads"],
+        num_key_value_heads=shape["heads"], max_position_embeddings=shape["n"])
+    model = transformers.LlamaForCausalLM._from_config(cfg, attn_implementation="sdpa")
+    return model, lambda ids: model(input_ids=ids, labels=ids).loss, "llama"
+
+
+def lm_bench(args):
+    """--device: the table of per-step times and ratios (module docstring)."""
+    shape = SHAPES["tiny" if args.tiny else "full"]
+    dev = torch.device(args.device)
+    torch.manual_seed(0)
+    model, loss_of, kind = lm_model(args.model, shape)
+    model.to(dev).train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    gen = torch.Generator().manual_seed(0)
+    ids = torch.randint(shape["vocab"], (shape["batch"], shape["n"]), generator=gen).to(dev)
+
+    def sync():
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+
+    def block(options, steps):
+        """Per-step seconds of @p steps steps under monitor(**options)."""
+        mon = None
+        if options is not None:
+            kw = dict(options)
+            if args.backend is not None:
+                kw["backend"] = args.backend
+            mon = sdpa_var.monitor(model, **kw)
+        times, path = [], None
+        try:
+            for _ in range(steps):
+                sync()
+                t0 = time.perf_counter()
+                with torch.autocast(dev.type, dtype=torch.bfloat16):
+                    loss = loss_of(ids)
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+                if mon is not None and mon.step():
+                    path = next(iter(mon.last.values())).config["path"]
+                sync()
+                times.append(time.perf_counter() - t0)
+        finally:
+            if mon is not None:
+                mon.remove()
+        return times, path
+
+    for _, options in VARIANTS:  # warm-up: kernels, allocator, the monitor's first attach
+        block(options, 2)
+    times, paths = {name: [] for name, _ in VARIANTS}, {}
+    for r in range(args.rounds):
+        order = VARIANTS[r % len(VARIANTS):] + VARIANTS[:r % len(VARIANTS)]
+        for name, options in order:
+            t, path = block(options, args.steps)
+            times[name] += t
+            paths[name] = path or paths.get(name)
+    base_med = statistics.median(times["unmonitored"])
+    base_mean = statistics.fmean(times["unmonitored"])
+    print("| monitor | path | step median (ms) | step mean (ms) | median / unmonitored | "
+          "mean / unmonitored |")
+    print("|---|---|---:|---:|---:|---:|")
+    for name, _ in VARIANTS:
+        med, mean = statistics.median(times[name]), statistics.fmean(times[name])
+        print("| %s | %s | %.1f | %.1f | %.2f | %.2f |" % (
+            name, paths.get(name) or "-", 1e3 * med, 1e3 * mean, med / base_med,
+            mean / base_mean), flush=True)
+    where = torch.cuda.get_device_name(dev) if dev.type == "cuda" else machine()
+    print("\n%s; %s model, %d layers x %d heads, head dim %d, batch %d x %d tokens, bf16 "
+          "autocast, AdamW; %d rounds x %d steps a variant; torch %s, sdpa_var %s%s" % (
+              where, kind, shape["layers"], shape["heads"], shape["dk"], shape["batch"],
+              shape["n"], args.rounds, args.steps, torch.__version__, sdpa_var.__version__,
+              "" if args.backend is None else ", backend=" + args.backend), file=sys.stderr)
+
+
 def machine():
     cpu = "unknown CPU"
     try:
@@ -159,9 +317,28 @@ def main():
     ap.add_argument("--train", action="store_true",
                     help="train_tiny.py's training step, monitored over unmonitored")
     ap.add_argument("--pairs", type=int, default=15, help="--train: rounds (>= 2)")
+    ap.add_argument("--device", choices=("cuda", "cpu"),
+                    help="a GPT-2-small-sized model's training step on this device")
+    ap.add_argument("--tiny", action="store_true",
+                    help="--device: 2 layers x 4 heads, 128 tokens, batch 2 (a smoke run)")
+    ap.add_argument("--model", choices=("llama", "plain"),
+                    help="--device: HF Llama (default where transformers imports) or a plain "
+                    "torch model calling F.scaled_dot_product_attention")
+    ap.add_argument("--steps", type=int, default=20, help="--device: steps a block (>= 1)")
+    ap.add_argument("--rounds", type=int, default=3, help="--device: blocks of each (>= 1)")
+    ap.add_argument("--backend", help="--device: passed to monitor(backend=) when given")
     args = ap.parse_args()
     if args.pairs < 2:
         ap.error("--pairs: %d: need at least 2 rounds for quartiles" % args.pairs)
+    if args.device is not None:
+        if args.steps < 1 or args.rounds < 1:
+            ap.error("--steps and --rounds: at least 1")
+        if args.device == "cuda" and not torch.cuda.is_available():
+            ap.error("--device cuda: torch %s sees no CUDA device" % torch.__version__)
+        lm_bench(args)
+        return
+    if args.tiny or args.model or args.backend:
+        ap.error("--tiny, --model and --backend go with --device")
     if args.train:
         train_bench(args.pairs)
         print("\n%s; torch %s, %d torch threads, sdpa_var %s" % (

@@ -8,6 +8,7 @@
     with sdpa_var.monitor(model) as mon:  # per-step, per-layer x head, in training
         ...; mon.step(); mon.to_dict(prefix="attn/")
     sdpa_var.observe(q, k, causal=True)   # from your own attention code
+    sdpa_var.hf.add_monitor(trainer, every=10)  # in transformers' Trainer
 
 docs/python.md describes the package; the column names are the CLI's
 (docs/columns.md).
@@ -22,4 +23,16 @@ from ._capture import observe
 from ._merge import merge
 
 __version__ = _version()
+
+
+def __getattr__(name):
+    """sdpa_var.hf, imported on first use: it needs transformers, the rest
+    of the package does not."""
+    if name == "hf":
+        import importlib
+
+        return importlib.import_module(".hf", __name__)
+    raise AttributeError("module 'sdpa_var' has no attribute %r" % (name,))
+
+
 __all__ = ["stats", "random", "merge", "monitor", "Monitor", "observe", "Stats", "__version__"]
