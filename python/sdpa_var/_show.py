@@ -12,6 +12,8 @@ HTML_COLUMNS columns) with "..." between them; to_pandas() has them all.
 import html
 import math
 
+import numpy as np
+
 WIDTH = 80  # characters of print(stats), as pandas' display.width
 HTML_COLUMNS = 20  # head columns of the notebook's table, as pandas' display.max_columns
 GAP = 2  # spaces between the text's columns
@@ -50,13 +52,14 @@ def title(s):
 
 
 def _grid(s):
-    """(header rows, column labels, rows): header rows are (name, labels);
-    columns are (index or None for the pooled column) for per-head values."""
+    """(header, rows) of the whole table: header is a list of (axis name,
+    a label per column), rows a list of (statistic, a cell per column); the
+    columns are the heads in (batch, head) order, then the pooled "all"."""
     if not s.dims:
         label = "value" if s.kind == "summary" else "all"
         rows = [(n, [cell(s.values[n])]) for n in s.columns]
         return [("", [label])], rows
-    heads = [ix for ix in _indices(s.shape)]
+    heads = list(np.ndindex(*s.shape))
     pooled = bool(s.pooled)
     rows = []
     for n in s.columns:
@@ -74,13 +77,6 @@ def _grid(s):
         header = [(name, labels + (["all"] if i == len(header) - 1 else [""]))
                   for i, (name, labels) in enumerate(header)]
     return header, rows
-
-
-def _indices(shape):
-    out = [()]
-    for n in shape:
-        out = [ix + (i,) for ix in out for i in range(n)]
-    return out
 
 
 def _keep(n_heads, pooled, fits):
