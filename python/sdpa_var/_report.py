@@ -64,8 +64,8 @@ class Report:
         try:
             import pandas as pd
         except ImportError:
-            raise ImportError("Monitor.to_pandas needs pandas: apt-get install python3-pandas") \
-                from None
+            raise ImportError("Monitor.to_pandas needs pandas: "
+                              + _result.install_hint("pandas")) from None
         cols = ["step", "layer", "batch", "head", "statistic", "value", "scale", "scale_source",
                 "path", "calls"]
         df = pd.DataFrame(self._hist, columns=cols)

@@ -1,10 +1,25 @@
 """The result object of stats() and random(): named numpy arrays, frozen."""
 
 import dataclasses
+import os
+import sys
 import types
 from typing import Any, Mapping, Tuple
 
 import numpy as np
+
+from . import _show
+
+
+def install_hint(package):
+    """How to install the PyPI @p package where this Python runs: pip in a
+    venv (sys.prefix differs from sys.base_prefix), apt-get's python3-NAME
+    on Debian's own /usr/bin/python3 (whose pip refuses: PEP 668), pip
+    elsewhere; pip as "this python -m pip", the one that installs here."""
+    if sys.prefix == sys.base_prefix and sys.prefix == "/usr" and \
+            os.path.exists("/etc/debian_version"):
+        return "apt-get install python3-%s" % package
+    return "%s -m pip install %s" % (sys.executable or "python3", package)
 
 
 def _frozen(d):
@@ -49,8 +64,13 @@ class Stats:
         return sorted(set(super().__dir__()) | set(self.values))
 
     def __repr__(self):
-        return "Stats(kind=%r, dims=%r, shape=%r, %d columns)" % (
-            self.kind, self.dims, self.shape, len(self.columns))
+        """A table: one row per statistic, one column per head and the
+        pooled row's "all" (docs/python.md, "How a Stats prints")."""
+        return _show.text(self)
+
+    def _repr_html_(self):
+        """The same table in a notebook (Jupyter calls this)."""
+        return _show.html_table(self)
 
     def _numeric(self):
         for name in self.columns:
@@ -90,8 +110,7 @@ class Stats:
         try:
             import pandas as pd
         except ImportError:
-            raise ImportError("Stats.to_pandas needs pandas: apt-get install python3-pandas") \
-                from None
+            raise ImportError("Stats.to_pandas needs pandas: " + install_hint("pandas")) from None
         if not self.dims:
             return pd.DataFrame([dict(self.values)], columns=list(self.columns))
         rows, index = [], []

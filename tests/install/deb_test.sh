@@ -20,12 +20,13 @@ debs=("$WORK"/sdpa-var_"$VERSION"_*.deb)
 deb=${debs[0]}
 
 # Depends: what dpkg-shlibdeps found in the binary and the library's
-# DT_NEEDED (libopenblas.so.0 -> libopenblas0, libgomp.so.1 -> libgomp1).
+# DT_NEEDED (libopenblas.so.0 -> libopenblas0, libgomp.so.1 -> libgomp1,
+# libcjson.so.1 -> libcjson1: README's list).
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
 # libopenblas0 is the alternatives' package; its -pthread, -openmp and
 # -serial flavours each provide libopenblas.so.0 too.
-for p in libc6 libgomp1 'libopenblas0(-pthread|-openmp|-serial)?'; do
+for p in libc6 libgomp1 libcjson1 'libopenblas0(-pthread|-openmp|-serial)?'; do
     grep -qE "(^|, )$p( |,|$)" <<<"$depends" || fail "Depends lacks $p: $depends"
 done
 [ "$(dpkg-deb -f "$deb" Package)" = sdpa-var ] || fail "Package is not sdpa-var"
@@ -46,6 +47,9 @@ for f in usr/share/sdpa-var/variance_vs_dk.gp usr/share/doc/sdpa-var/LICENSE \
          usr/include/sdpa_var/sdpa_var.h; do
     [ -f "$root/$f" ] || fail "not in the package: $f"
 done
+# --help names the scripts and docs beside the unpacked program (issue 41).
+bash "$(dirname "$0")/help_paths.sh" "$bin" "$root" >"$WORK/help_paths.txt" ||
+    { cat "$WORK/help_paths.txt"; fail "--help of the unpacked sdpa-var names a path outside it"; }
 
 # The man page, as man shows it.
 page=$root/usr/share/man/man1/sdpa-var.1.gz

@@ -41,33 +41,56 @@ static void usage_option(FILE *f, const cli_option_def *d)
     fputc('\n', f);
 }
 
-/* Where this program's data are: @p rel (the install's path from bin/ to
- * the data, e.g. "../share/sdpa-var") beside the running executable, so
- * that an install under any prefix (~/.local, a venv, a .deb) names its
- * own; else the build tree's @p source; else the configured @p full. The
- * first that holds @p probe wins. */
-static void data_dir(char *buf, size_t len, const char *rel, const char *full, const char *source,
+/* @p buf = @p dir, and "/" and the first @p n bytes of @p rel if @p rel,
+ * cut (never overrun) to @p len. */
+static void put_path(char *buf, size_t len, const char *dir, const char *rel, size_t n)
+{
+    size_t k = strlen(dir) < len ? strlen(dir) : len - 1;
+    memcpy(buf, dir, k);
+    if (rel && k + 1 < len) {
+        buf[k++] = '/';
+        n = n < len - 1 - k ? n : len - 1 - k;
+        memcpy(buf + k, rel, n);
+        k += n;
+    }
+    buf[k] = '\0';
+}
+
+/* Where this program's data are: the first of @p rels (paths from the
+ * program's directory to the data, ':'-separated, e.g. "../share/sdpa-var")
+ * that holds @p probe beside the running executable, so that an install
+ * under any prefix (~/.local, a venv, a .deb) names its own; else the build
+ * tree's @p source; else the configured @p full. The wheel's program has no
+ * @p source or @p full (empty: its build directories are gone once pip
+ * installs it) and names its first candidate. */
+static void data_dir(char *buf, size_t len, const char *rels, const char *full, const char *source,
                      const char *probe)
 {
     char exe[PATH_MAX], path[PATH_MAX + 64];
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
-    if (slash) {
+    if (slash)
         *slash = '\0';
-        snprintf(path, sizeof path, "%s/%s/%s", exe, rel, probe);
-        if (access(path, R_OK) == 0) {
-            char *real = realpath(path, NULL); /* "/usr/bin/../share": say /usr/share */
-            char *name = real ? real : path;
-            *strrchr(name, '/') = '\0'; /* the probe's directory */
-            const size_t k = strlen(name) < len ? strlen(name) : len - 1; /* cut, not overrun */
-            memcpy(buf, name, k);
-            buf[k] = '\0';
-            free(real);
-            return;
-        }
+    for (const char *rel = rels; slash && *rel;) {
+        const size_t k = strcspn(rel, ":");
+        snprintf(path, sizeof path, "%s/%.*s/%s", exe, (int)k, rel, probe);
+        rel += k + (rel[k] == ':');
+        if (access(path, R_OK) != 0)
+            continue;
+        char *real = realpath(path, NULL); /* "/usr/bin/../share": say /usr/share */
+        char *name = real ? real : path;
+        *strrchr(name, '/') = '\0'; /* the probe's directory */
+        put_path(buf, len, name, NULL, 0);
+        free(real);
+        return;
     }
     snprintf(path, sizeof path, "%s/%s", source, probe);
-    snprintf(buf, len, "%s", access(path, R_OK) == 0 ? source : full);
+    if (source[0] && access(path, R_OK) == 0)
+        put_path(buf, len, source, NULL, 0);
+    else if (full[0] || !slash)
+        put_path(buf, len, full, NULL, 0);
+    else
+        put_path(buf, len, exe, rels, strcspn(rels, ":"));
 }
 
 void cli_options_usage(FILE *f)
@@ -114,9 +137,8 @@ void cli_options_usage(FILE *f)
             "                       the first is used, sdpa-var nests none\n",
             CLI_THREADS_MAX);
     char gp[PATH_MAX], doc[PATH_MAX];
-    data_dir(gp, sizeof gp, SV_DATA_REL, SV_SCRIPTS_DIR, SV_SOURCE_DIR "/scripts",
-             "variance_vs_dk.gp");
-    data_dir(doc, sizeof doc, SV_DOC_REL, SV_DOC_DIR, SV_SOURCE_DIR "/docs", "columns.md");
+    data_dir(gp, sizeof gp, SV_DATA_REL, SV_SCRIPTS_DIR, SV_SOURCE_SCRIPTS, "variance_vs_dk.gp");
+    data_dir(doc, sizeof doc, SV_DOC_REL, SV_DOC_DIR, SV_SOURCE_DOCS, "columns.md");
     fprintf(f,
             "\n"
             "Examples:\n"
