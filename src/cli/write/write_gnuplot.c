@@ -464,9 +464,18 @@ static void series(FILE *f, const char *sep, size_t g, size_t k, int col, size_t
 
 /* The reference lines: data column 8, per configuration (n_k may be
  * swept), titled @p uniform, and, where @p one_hot, the one-hot row's 1. */
-static void references(FILE *f, const char *sep, ref_kind ref, int one_hot, size_t groups,
-                       const char *uniform)
+static void references(const cli_writer *s, const char *sep, ref_kind ref, int one_hot,
+                       size_t groups, const char *uniform)
 {
+    FILE *f = s->f;
+    int same = 1; /* one value (one n_k): a line across, even for one point */
+    for (size_t i = 1; i < s->count; i++)
+        same &= reference(s, ref, i) == reference(s, ref, 0);
+    if (same && isfinite(reference(s, ref, 0))) {
+        fprintf(f, "%s%.10g with lines dt 3 lw 2 lc rgb \"gray40\" title \"%s\" noenhanced", sep,
+                reference(s, ref, 0), uniform);
+        groups = 0;
+    }
     for (size_t g = 0; g < groups; g++) {
         fprintf(f,
                 "%s$data using 1:($2 == %zu && $3 == 0 ? $8 : NaN) with lines dt 3 lw 2 "
@@ -539,7 +548,7 @@ static void keys_panel(cli_writer *s, const plot_def *p)
     const char *sep = all_series(s, p, 9, 0);
     /* no one-hot line: a row of weight 1 has no gradient (0 keys), a
      * near one-hot one reaches about 2 */
-    references(f, sep, p->ref, 0, groups, "n_k, every key: the most it can reach");
+    references(s, sep, p->ref, 0, groups, "n_k, every key: the most it can reach");
     fputc('\n', f);
 }
 
@@ -562,7 +571,7 @@ void cli_gnuplot_end(cli_writer *s)
         int masked = 0; /* keys seen differ by row: the reference is their mean */
         for (size_t j = 0; j < s->count; j++)
             masked |= s->configs[j].spec.causal || s->configs[j].spec.window;
-        references(f, sep, p->ref, 1, groups,
+        references(s, sep, p->ref, 1, groups,
                    p->ref == REF_KEYS ? (masked ? "uniform rows: every key seen, mean over rows"
                                                 : "uniform rows: every key, n_k")
                                       : (masked ? "uniform rows: 1/keys seen, mean over rows"
