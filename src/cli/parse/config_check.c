@@ -171,11 +171,13 @@ int cli_plot_check(const cli_options *o, char *err, size_t errlen)
                         cli_quote(q, sizeof q, o->arg[CLI_OPT_PLOT]));
     if (o->plot == CLI_PLOT_GRAD && !o->given[CLI_OPT_GRAD])
         return cli_fail(err, errlen, "--plot grad needs --grad (the gradients it draws)");
-    /* --output: the image's name, which the script quotes: .png or .svg */
+    /* --output: the image's name, which the script quotes: .png, .svg or
+     * .pdf (pngcairo, svg, pdfcairo: gnuplot-nox has all three) */
     const char *s = o->given[CLI_OPT_OUTPUT] ? o->arg[CLI_OPT_OUTPUT] : NULL;
     const size_t n = s ? strlen(s) : 0;
-    if (s && (n < 5 || (strcmp(s + n - 4, ".png") != 0 && strcmp(s + n - 4, ".svg") != 0)))
-        return cli_fail(err, errlen, "--output: '%s' does not end in .png or .svg",
+    if (s && (n < 5 || (strcmp(s + n - 4, ".png") != 0 && strcmp(s + n - 4, ".svg") != 0 &&
+                        strcmp(s + n - 4, ".pdf") != 0)))
+        return cli_fail(err, errlen, "--output: '%s' does not end in .png, .svg or .pdf",
                         cli_quote(q, sizeof q, s));
     if (s && strpbrk(s, "'\"\\\n"))
         return cli_fail(err, errlen, "--output: '%s' has a quote, backslash or newline",

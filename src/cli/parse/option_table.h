@@ -175,7 +175,8 @@
       "write the output to FILE, whole or not at all (a\n"                                         \
       "temporary file beside it, renamed; removed on error);\n"                                    \
       "with --format gnuplot: the script draws into FILE, a\n"                                     \
-      ".png (pngcairo) or .svg; else the terminal is gnuplot's")                                   \
+      ".png (pngcairo), .svg or .pdf (pdfcairo); else the\n"                                       \
+      "terminal is gnuplot's")                                   \
     X(COLUMNS, "columns", 0, "NAMES", CLI_ARG_LIST, CLI_OWN_NONE, 1,                               \
       "CSV, JSON, JSONL: by default the configuration, the\n"                                      \
       "headline statistics and the columns of the options in\n"                                    \

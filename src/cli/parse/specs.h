@@ -67,7 +67,7 @@ typedef struct cli_output {
     int weight_histogram;        /* the histogram is of the softmax weights */
     cli_pool pool;               /* per-head output: which rows */
     cli_plot plot;               /* --format gnuplot: what is drawn */
-    const char *plot_output;     /* --output: the .png or .svg the script sets, or NULL */
+    const char *plot_output;     /* --output: the .png, .svg or .pdf the script sets, or NULL */
 } cli_output;
 
 /* Everything a run needs, in the order it runs. */

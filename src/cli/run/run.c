@@ -113,7 +113,7 @@ static int alloc_taps(config_run *r, const cli_output *out)
 {
     sv_taps *c = &r->taps;
     if (out->histogram) {
-        const size_t b = out->histogram;
+        const size_t b = cli_gnuplot_hist_bins(out, &r->spec);
         r->hist = calloc(4 * (b + 1), sizeof(uint64_t));
         if (!r->hist)
             return 0;
@@ -341,7 +341,7 @@ static int write_config(cli_sink *s, const config_run *r, const cli_output *out,
             }
         return 1;
     case SV_OUTPUT_HISTOGRAM: {
-        const size_t b = out->histogram;
+        const size_t b = r->taps.hist_bins;
         const uint64_t *h = r->hist;
         if (!h) /* allocated with the histogram tap whenever this output is */
             return 0;

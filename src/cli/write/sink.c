@@ -195,7 +195,8 @@ int cli_sink_row(cli_sink *s, const sv_row_view *row)
         cli_json_row(&s->w, row);
         break;
     case CLI_FORMAT_GNUPLOT:
-        cli_gnuplot_row(&s->w, row);
+        if (!cli_gnuplot_row(&s->w, row))
+            return 0;
         break;
     case CLI_FORMAT_MARKDOWN:
     case CLI_FORMAT_LATEX:
@@ -283,6 +284,8 @@ static void sink_free(cli_sink *s)
     free(s->buf);
     free(s->w.entries);
     free(s->w.cols);
+    free(s->w.hist);
+    s->w.hist = NULL;
     s->w.cols = NULL;
     s->w.f = NULL;
     s->buf = NULL;

@@ -1,20 +1,30 @@
 /* --format gnuplot: a whole gnuplot script on stdout, so that
- *   sdpa-var --dk 1:1024 --format gnuplot | gnuplot -p
+ *   sdpa-var --dk 1:1024 --format gnuplot --output v.png | gnuplot
  * draws a figure from a pipe: the rows go into a datablock ($data << EOD,
  * gnuplot 5), which gnuplot can read as often as the plot needs (a pipe
  * read through '-' can be read once), then the plot command. Titles come
  * from the run (the swept column, the --scale of each configuration, the
  * sizes), never assumed; every label is noenhanced, so d_k's underscore is
- * not a subscript. The terminal is the user's (gnuplot -e, GNUTERM) unless
- * --output names a .png or .svg file. */
+ * not a subscript. The key sits below the frame, never on the data; the y
+ * axis spans the data and the reference lines (uniform and one-hot rows for
+ * max_weight and eff_keys), a log axis only where they span a decade. The
+ * terminal: gnuplot_term.h. The histogram: gnuplot_hist.c. */
 #include <math.h>
 #include <string.h>
 
+#include "gnuplot_term.h"
 #include "writer.h"
+
+/* What a row of uniform weights (1/n_i each of the n_i keys a row sees)
+ * gives, the reference line of a --plot: none, the mean of 1/n_i (the
+ * smallest max weight), or the mean of n_i (the most keys). */
+typedef enum { REF_NONE, REF_INV_KEYS, REF_KEYS } ref_kind;
 
 /* The y columns of each --plot (raw, scaled, raw theory, scaled theory;
  * NULL: none), the theory lines' labels, its axis label, its title, whether
- * y is drawn on a log scale and its y range (NULL: gnuplot's). The
+ * y may be drawn on a log scale (where the data span a decade), whether 0
+ * is in its range, its reference line, and for grad the columns of a
+ * second panel (raw, scaled: the keys the gradient reaches). The
  * variance's theory is the expected SAMPLE variance, d_k (N - 1) / (N -
  * ddof) for plain draws (docs/theory.md), what a measured sample variance
  * is compared with: at n = 2 it is 48 at d_k = 64, not 64. */
@@ -24,7 +34,9 @@ typedef struct plot_def {
     const char *ylabel;
     const char *title;
     int logy;
-    const char *yrange;
+    int zero;
+    ref_kind ref;
+    const char *keys[2];
 } plot_def;
 
 static const plot_def plots[] = {
@@ -33,33 +45,43 @@ static const plot_def plots[] = {
                            "sample variance of the logits",
                            "Variance of the logits",
                            1,
-                           NULL},
+                           0,
+                           REF_NONE,
+                           {NULL, NULL}},
     [CLI_PLOT_ENTROPY] = {{"raw_entropy", "scaled_entropy", "entropy_bound",
                            "scaled_entropy_approx"},
                           {"ln(keys a row sees), the largest entropy", "ln n - sigma^2/2"},
                           "row entropy (nats)",
                           "Entropy of a softmax row",
                           0,
-                          "[0:*]"},
+                          1,
+                          REF_NONE,
+                          {NULL, NULL}},
     [CLI_PLOT_MAX_WEIGHT] = {{"raw_max_weight", "scaled_max_weight", NULL, NULL},
                              {NULL, NULL},
                              "largest softmax weight of a row",
                              "Largest softmax weight of a row",
+                             1,
                              0,
-                             "[0:1]"},
+                             REF_INV_KEYS,
+                             {NULL, NULL}},
     [CLI_PLOT_EFF_KEYS] = {{"raw_eff_keys", "scaled_eff_keys", NULL, NULL},
                            {NULL, NULL},
                            "keys attended, mean over rows of exp(entropy)",
                            "Keys attended, mean of exp(entropy)",
                            1,
-                           NULL},
+                           0,
+                           REF_KEYS,
+                           {NULL, NULL}},
     [CLI_PLOT_GRAD] = {{"raw_grad_logits", "scaled_grad_logits", "raw_grad_logits_theory",
                         "scaled_grad_logits_theory"},
                        {"raw, theory given the weights", "theory"},
                        "|dL/dlogits| (root mean square over rows)",
                        "Gradient on the logits",
                        1,
-                       NULL},
+                       0,
+                       REF_KEYS,
+                       {"raw_grad_keys", "scaled_grad_keys"}},
 };
 
 /* Candidates for the x axis, in order: the first configuration column
@@ -136,23 +158,6 @@ static sv_scale_rule rule_of(const cli_config *c)
     double v;
     (void)sv_scale_parse(c->scale_name, &r, &v); /* parsed once already: options.c */
     return r;
-}
-
-/* "QK^T/sqrt(d_k)" for a --scale as the run resolved it. */
-static void scaled_name(const cli_config *c, char *buf, size_t len)
-{
-    const sv_scale_rule r = rule_of(c);
-    if (r == SV_SCALE_SQRT)
-        snprintf(buf, len, "QK^T/sqrt(d_k)");
-    else if (r == SV_SCALE_DK)
-        snprintf(buf, len, "QK^T/d_k");
-    else if (r == SV_SCALE_NONE)
-        snprintf(buf, len, "QK^T (--scale none)");
-    else if (r == SV_SCALE_LOGN) /* a multiplier per d_k and n: say the rule */
-        snprintf(buf, len, "QK^T * ln(%s)/sqrt(d_k)", c->spec.scale_logn ? "n_i" : "n_k");
-    else
-        snprintf(buf, len, "QK^T * %.6g%s", sv_spec_scale(&c->spec),
-                 c->spec.scale_logn ? " ln n_i" : "");
 }
 
 /* What tells configurations apart besides the scale: a run sweeps one of
@@ -272,22 +277,26 @@ static void fixed_label(const cli_writer *s, char *buf, size_t len)
         snprintf(buf + at, len - at, dv_varies ? ", d_v=d_k" : ", d_v=%zu", sp->d_v);
 }
 
-/* The expected count of bin [bin_lo, bin_hi) of the raw (k = 0) or scaled
- * (1) scores if they were normal with the theory's mean and variance
- * (sv_theory_normal_counts): the large-d_k approximation the histogram is
- * drawn against (docs/theory.md); NAN where the theory has no variance. */
-static double normal_count(const sv_row_view *row, int k)
+/* The reference of configuration i: what uniform rows give (ref_kind),
+ * the mean over the rows that see a key; NAN for REF_NONE. */
+static double reference(const cli_writer *s, ref_kind ref, size_t i)
 {
-    sv_theory t;
-    uint64_t n = 0;
-    double out = NAN;
-    const double edges[2] = {row->bin_lo, row->bin_hi};
-    if (sv_theory_spec(row->spec, &t) != SV_OK || sv_spec_scores(row->spec, &n) != SV_OK ||
-        (k == 1 && sv_theory_scale(row->spec, &t) != SV_OK) ||
-        sv_theory_normal_counts(t.mean, t.var, (double)n * (double)row->spec->trials, edges, 1,
-                                &out) != SV_OK)
+    const sv_spec *sp = &s->configs[i].spec;
+    if (ref == REF_NONE)
         return NAN;
-    return out;
+    if (!sp->causal && !sp->window)
+        return ref == REF_KEYS ? (double)sp->n_k : 1.0 / (double)sp->n_k;
+    double sum = 0;
+    size_t rows = 0;
+    for (size_t r = 0; r < sp->n_q; r++) {
+        size_t lo, hi;
+        sv_spec_row_keys(sp, r, &lo, &hi);
+        if (hi > lo) {
+            sum += ref == REF_KEYS ? (double)(hi - lo) : 1.0 / (double)(hi - lo);
+            rows++;
+        }
+    }
+    return rows ? sum / (double)rows : NAN;
 }
 
 static void real(FILE *f, double v)
@@ -298,51 +307,51 @@ static void real(FILE *f, double v)
         fputs(" NaN", f);
 }
 
+/* Widens [*lo, *hi] to take v, if finite. */
+static void take(double *lo, double *hi, double v)
+{
+    if (isfinite(v)) {
+        *lo = v < *lo ? v : *lo;
+        *hi = v > *hi ? v : *hi;
+    }
+}
+
 void cli_gnuplot_begin(cli_writer *s)
 {
     FILE *f = s->f;
     const sv_spec *sp = &s->configs[0].spec;
+    const int grad = s->kind != SV_OUTPUT_HISTOGRAM && s->out->plot == CLI_PLOT_GRAD;
     fprintf(
         f,
         "# sdpa-var %s: a gnuplot script with its data inline; draw it with\n"
-        "#   ... --format gnuplot | gnuplot -p\n"
-        "# (terminal: gnuplot -e 'set terminal pngcairo; set output \"f.png\"' -, or GNUTERM)\n",
+        "#   ... --format gnuplot --output f.png | gnuplot   (or .svg, .pdf)\n"
+        "#   ... --format gnuplot | gnuplot -e \"set terminal pngcairo; set output 'f.png'\" -\n",
         SV_VERSION_STRING);
     fprintf(f, "# n_q=%zu n_k=%zu trials=%llu seed=%llu dist=%s\n", sp->n_q, sp->n_k,
             (unsigned long long)sp->trials, (unsigned long long)sp->seed, sv_dist_name(sp->dist));
-    const char *out = s->out->plot_output;
-    if (out) { /* validated: ends in .png or .svg, no quote */
-        const int svg = strlen(out) > 4 && strcmp(out + strlen(out) - 4, ".svg") == 0;
-        fprintf(f, "set terminal %s size 800,600\nset output '%s'\n",
-                svg ? "svg dynamic" : "pngcairo", out);
-    }
-    fputs("$data << EOD\n", f);
-    if (s->kind == SV_OUTPUT_HISTOGRAM) {
-        fputs("# bin_lo bin_hi raw_count scaled_count raw_normal scaled_normal\n", f);
-        return;
-    }
+    /* two panels (the histogram, grad) are taller than one */
+    cli_gnuplot_terminal(f, s->out->plot_output, 1000,
+                         s->kind == SV_OUTPUT_HISTOGRAM || grad ? 1000 : 720);
+    if (s->kind == SV_OUTPUT_HISTOGRAM)
+        return; /* its datablocks are written at the end: gnuplot_hist.c */
     const plot_def *p = &plots[s->out->plot];
-    s->y_lo = INFINITY; /* none yet */
-    s->y_hi = -INFINITY;
-    fprintf(f, "# %s series scale_index", x_column(s)->name);
+    s->y_lo = s->k_lo = INFINITY; /* none yet */
+    s->y_hi = s->k_hi = -INFINITY;
+    fprintf(f, "$data << EOD\n# %s series scale_index", x_column(s)->name);
     for (int k = 0; k < 4; k++)
         fprintf(f, " %s", p->col[k] ? p->col[k] : "-");
-    fputc('\n', f);
+    fprintf(f, " %s %s %s\n",
+            p->ref == REF_KEYS       ? "keys_seen"
+            : p->ref == REF_INV_KEYS ? "1/keys_seen"
+                                     : "-",
+            p->keys[0] ? p->keys[0] : "-", p->keys[1] ? p->keys[1] : "-");
 }
 
-void cli_gnuplot_row(cli_writer *s, const sv_row_view *row)
+int cli_gnuplot_row(cli_writer *s, const sv_row_view *row)
 {
+    if (s->kind == SV_OUTPUT_HISTOGRAM)
+        return cli_gnuplot_hist_row(s, row);
     FILE *f = s->f;
-    if (s->kind == SV_OUTPUT_HISTOGRAM) {
-        real(f, row->bin_lo);
-        real(f, row->bin_hi);
-        fprintf(f, " %llu %llu", (unsigned long long)row->bin_count[0],
-                (unsigned long long)row->bin_count[1]);
-        for (int k = 0; k < 2; k++)
-            real(f, s->out->weight_histogram ? NAN : normal_count(row, k));
-        fputc('\n', f);
-        return;
-    }
     const plot_def *p = &plots[s->out->plot];
     const sv_row_view cfg = {.spec = row->spec, .scale_name = row->scale_name};
     const size_t i = s->rows < s->count ? s->rows : 0;
@@ -351,12 +360,22 @@ void cli_gnuplot_row(cli_writer *s, const sv_row_view *row)
     for (int k = 0; k < 4; k++) {
         const double y = number(column(s->kind, p->col[k]), row);
         real(f, y);
-        if (isfinite(y)) {
-            s->y_lo = y < s->y_lo ? y : s->y_lo;
-            s->y_hi = y > s->y_hi ? y : s->y_hi;
-        }
+        take(&s->y_lo, &s->y_hi, y);
+    }
+    const double ref = reference(s, p->ref, i);
+    real(f, ref);
+    if (p->keys[0]) /* the reference is the second panel's */
+        take(&s->k_lo, &s->k_hi, ref);
+    else
+        take(&s->y_lo, &s->y_hi, ref);
+    for (int k = 0; k < 2; k++) {
+        const double y = number(column(s->kind, p->keys[k]), row);
+        real(f, y);
+        if (y > 0) /* a row of one key reaches 0 keys: not on a log axis */
+            take(&s->k_lo, &s->k_hi, y);
     }
     fputc('\n', f);
+    return 1;
 }
 
 /* The x axis: "d_k", "n_k", ... as the field's term. */
@@ -365,28 +384,37 @@ static const char *x_label(const char *name)
     return strcmp(name, "dk") == 0 ? "d_k" : name;
 }
 
-static void histogram_end(cli_writer *s)
+/* The y axis fitted to [lo, hi], the data and the reference lines: a log
+ * axis where @p logy and they span a decade (a sample variance of one
+ * score is 0, which a log axis cannot draw), 5% beyond them either way
+ * (so gnuplot does not widen a log axis to whole decades: six decades for
+ * variances from 0.9 to 256), from 0 where @p zero. */
+static void y_axis(FILE *f, int logy, int zero, double lo, double hi)
 {
-    FILE *f = s->f;
-    const cli_config *c = &s->configs[0];
-    char sc[64];
-    scaled_name(c, sc, sizeof sc);
-    fprintf(f,
-            "set title \"%s of one run: raw QK^T and %s\\nd_k=%zu, n_q=%zu, n_k=%zu, "
-            "trials=%llu\" noenhanced\n"
-            "set xlabel \"score\" noenhanced\nset ylabel \"count\" noenhanced\n"
-            "set key top left noenhanced\nset grid\nset style fill transparent solid 0.4\n"
-            "plot $data using (($1+$2)/2):3:($2-$1) with boxes title \"raw QK^T\" noenhanced, \\\n"
-            "     $data using (($1+$2)/2):4:($2-$1) with boxes title \"%s\" noenhanced",
-            s->out->weight_histogram ? "Softmax weights" : "Scores", sc, c->spec.d_k, c->spec.n_q,
-            c->spec.n_k, (unsigned long long)c->spec.trials, sc);
-    if (!s->out->weight_histogram) /* the normal curve: a large-d_k approximation */
-        fputs(", \\\n     $data using (($1+$2)/2):5 with lines dt 2 lw 2 lc 1 "
-              "title \"raw, normal theory (large d_k)\" noenhanced, \\\n"
-              "     $data using (($1+$2)/2):6 with lines dt 2 lw 2 lc 2 "
-              "title \"scaled, normal theory\" noenhanced",
-              f);
-    fputc('\n', f);
+    if (!(lo <= hi)) /* no finite y: gnuplot's range */
+        return;
+    if (logy && lo > 0 && hi >= 10 * lo) {
+        const double m = pow(hi / lo, 0.05);
+        fprintf(f, "set logscale y\nset yrange [%.6g:%.6g]\n", lo / m, hi * m);
+        if (hi >= 1000 * lo) {
+            fputs("set ytics autofreq\n", f);
+            return;
+        }
+        /* under three decades gnuplot labels one or two ticks: 1, 2, 5 */
+        const char *sep = "set ytics (";
+        for (int d = (int)floor(log10(lo / m)); d <= (int)ceil(log10(hi * m)); d++)
+            for (int k = 0; k < 3; k++) {
+                const double v = (double[]){1, 2, 5}[k] * pow(10, d);
+                if (v >= lo / m && v <= hi * m)
+                    fprintf(f, "%s%.6g", sep, v), sep = ", ";
+            }
+        fputs(")\n", f);
+        return;
+    }
+    fputs("unset logscale y\nset ytics autofreq\n", f);
+    const double pad = hi > lo ? 0.05 * (hi - lo) : (hi != 0 ? 0.05 * fabs(hi) : 1);
+    lo = zero && lo >= 0 ? 0 : lo - pad;
+    fprintf(f, "set yrange [%.6g:%.6g]\n", lo, hi + pad);
 }
 
 /* The axes: title (what is drawn against what, then what every
@@ -396,11 +424,8 @@ static void axes(cli_writer *s, const plot_def *p, const char *x)
     FILE *f = s->f;
     const sv_column *xc = x_column(s);
     double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < s->count; i++) {
-        const double v = config_number(s, xc, i);
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-    }
+    for (size_t i = 0; i < s->count; i++)
+        take(&lo, &hi, config_number(s, xc, i));
     char fixed[200];
     fixed_label(s, fixed, sizeof fixed);
     fprintf(f, "set title \"%s against %s\\n%s\" noenhanced\n", p->title, x, fixed);
@@ -409,17 +434,13 @@ static void axes(cli_writer *s, const plot_def *p, const char *x)
         fputs("set logscale x 2\n", f);
     if (hi == lo) /* one configuration: a point, in a range gnuplot need not widen */
         fprintf(f, "set xrange [%.10g:%.10g]\n", lo / 2, hi * 3 / 2);
-    /* A sample variance of one score is 0, which a log axis cannot draw;
-     * one value everywhere (n = 1) is an empty range gnuplot warns of. */
-    if (p->logy && s->y_lo > 0)
-        fputs("set logscale y\n", f);
-    if (s->y_hi == s->y_lo)
-        fprintf(f, "set yrange [%.10g:%.10g]\n", s->y_lo - 1, s->y_hi + 1);
-    else if (p->yrange)
-        fprintf(f, "set yrange %s\n", p->yrange);
+    double ylo = s->y_lo, yhi = s->y_hi;
+    if (p->ref == REF_INV_KEYS || (p->ref == REF_KEYS && !p->keys[0]))
+        take(&ylo, &yhi, 1.0); /* the one-hot row's line */
+    y_axis(f, p->logy, p->zero, ylo, yhi);
     fputs("set format x \"%g\"\nset format y \"%g\"\n"
           "set key outside bottom center horizontal noenhanced\nset grid\n"
-          "set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n",
+          "set offsets graph 0.02, graph 0.02, 0, 0\n",
           f);
 }
 
@@ -441,16 +462,43 @@ static void series(FILE *f, const char *sep, size_t g, size_t k, int col, size_t
 
 #define SEP ", \\\n     "
 
-void cli_gnuplot_end(cli_writer *s)
+/* The reference lines: data column 8, per configuration (n_k may be
+ * swept), titled @p uniform, and, where @p one_hot, the one-hot row's 1. */
+static void references(const cli_writer *s, const char *sep, ref_kind ref, int one_hot,
+                       size_t groups, const char *uniform)
 {
     FILE *f = s->f;
-    fputs("EOD\n", f);
-    if (s->kind == SV_OUTPUT_HISTOGRAM) {
-        histogram_end(s);
-        return;
+    int same = 1; /* one value (one n_k): a line across, even for one point */
+    for (size_t i = 1; i < s->count; i++)
+        same &= reference(s, ref, i) == reference(s, ref, 0);
+    if (same && isfinite(reference(s, ref, 0))) {
+        fprintf(f, "%s%.10g with lines dt 3 lw 2 lc rgb \"gray40\" title \"%s\" noenhanced", sep,
+                reference(s, ref, 0), uniform);
+        groups = 0;
     }
-    const plot_def *p = &plots[s->out->plot];
-    axes(s, p, x_label(x_column(s)->name));
+    for (size_t g = 0; g < groups; g++) {
+        fprintf(f,
+                "%s$data using 1:($2 == %zu && $3 == 0 ? $8 : NaN) with lines dt 3 lw 2 "
+                "lc rgb \"gray40\" ",
+                sep, g);
+        if (g == 0)
+            fprintf(f, "title \"%s\" noenhanced", uniform);
+        else
+            fputs("notitle", f);
+    }
+    if (one_hot)
+        fprintf(f,
+                "%s1 with lines dt 4 lw 2 lc rgb \"black\" title \"one-hot rows: %s\" "
+                "noenhanced",
+                sep, ref == REF_KEYS ? "1 key" : "weight 1");
+}
+
+/* The measured series, raw then each --scale, and their theory lines, of
+ * data columns raw and raw + 1 (theory: + 2, + 3, where @p theory);
+ * returns the separator for what follows. */
+static const char *all_series(cli_writer *s, const plot_def *p, int raw, int theory)
+{
+    FILE *f = s->f;
     size_t groups = 1;
     (void)group_of(s, 0, &groups);
     int none = 0; /* --scale none is the raw curve: drawn once */
@@ -464,23 +512,74 @@ void cli_gnuplot_end(cli_writer *s)
             first++;
         fields_label(s, first, 1, g_label, sizeof g_label);
         snprintf(t, sizeof t, "raw QK^T%s%s", none ? " (= --scale none)" : "", g_label);
-        series(f, sep, g, 0, 4, 1, 0, t), sep = SEP;
-        if (p->col[2])
-            series(f, sep, g, 0, 6, 1, 1, g == 0 ? p->theory[0] : NULL);
+        series(f, sep, g, 0, raw, 1, 0, t), sep = SEP;
+        if (theory && p->col[2])
+            series(f, sep, g, 0, raw + 2, 1, 1, g == 0 ? p->theory[0] : NULL);
         for (size_t j = 0, k = 0; j < s->count; j++) {
             if (!first_of_scale(s, j))
                 continue;
             if (rule_of(&s->configs[j]) != SV_SCALE_NONE) {
                 char sc[64];
-                scaled_name(&s->configs[j], sc, sizeof sc);
+                cli_gnuplot_scaled_name(&s->configs[j], sc, sizeof sc);
                 snprintf(t, sizeof t, "%s%s", sc, g_label);
-                series(f, sep, g, k, 5, k + 2, 0, t);
+                series(f, sep, g, k, raw + 1, k + 2, 0, t);
                 snprintf(t, sizeof t, "%s, %s", sc, p->theory[1] ? p->theory[1] : "");
-                if (p->col[3])
-                    series(f, sep, g, k, 7, k + 2, 1, g == 0 ? t : NULL);
+                if (theory && p->col[3])
+                    series(f, sep, g, k, raw + 3, k + 2, 1, g == 0 ? t : NULL);
             }
             k++;
         }
     }
+    return sep;
+}
+
+/* --plot grad's second panel: the keys the logit gradient reaches, which
+ * is why raw QK^T's gradient is the larger (a few keys take all of it). */
+static void keys_panel(cli_writer *s, const plot_def *p)
+{
+    FILE *f = s->f;
+    size_t groups = 1;
+    (void)group_of(s, 0, &groups);
+    fputs("set title \"Keys the gradient reaches: (sum g^2)^2 / sum g^4 of g = dL/dlogits, "
+          "mean over rows\" noenhanced\n"
+          "set ylabel \"keys reached\" noenhanced\n",
+          f);
+    y_axis(f, 1, 0, s->k_lo, s->k_hi);
+    const char *sep = all_series(s, p, 9, 0);
+    /* no one-hot line: a row of weight 1 has no gradient (0 keys), a
+     * near one-hot one reaches about 2 */
+    references(s, sep, p->ref, 0, groups, "n_k, every key: the most it can reach");
     fputc('\n', f);
+}
+
+void cli_gnuplot_end(cli_writer *s)
+{
+    FILE *f = s->f;
+    if (s->kind == SV_OUTPUT_HISTOGRAM) {
+        cli_gnuplot_hist_end(s);
+        return;
+    }
+    fputs("EOD\n", f);
+    const plot_def *p = &plots[s->out->plot];
+    if (p->keys[0])
+        fputs("set multiplot layout 2,1\n", f);
+    axes(s, p, x_label(x_column(s)->name));
+    size_t groups = 1;
+    (void)group_of(s, 0, &groups);
+    const char *sep = all_series(s, p, 4, 1);
+    if (p->ref != REF_NONE && !p->keys[0]) {
+        int masked = 0; /* keys seen differ by row: the reference is their mean */
+        for (size_t j = 0; j < s->count; j++)
+            masked |= s->configs[j].spec.causal || s->configs[j].spec.window;
+        references(s, sep, p->ref, 1, groups,
+                   p->ref == REF_KEYS ? (masked ? "uniform rows: every key seen, mean over rows"
+                                                : "uniform rows: every key, n_k")
+                                      : (masked ? "uniform rows: 1/keys seen, mean over rows"
+                                                : "uniform rows: 1/n_k"));
+    }
+    fputc('\n', f);
+    if (p->keys[0]) {
+        keys_panel(s, p);
+        fputs("unset multiplot\n", f);
+    }
 }

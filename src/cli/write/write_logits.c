@@ -5,6 +5,7 @@
  * their prefix (entropy, eff_keys, max_weight, jac_trace, jac_frob,
  * grad_logits). JSON has one object per row and scale, with arrays. */
 #include "write_logits.h"
+#include "gnuplot_term.h"
 #include "slides_grid.h"
 #include "fail.h"
 
@@ -219,14 +220,10 @@ static void gnuplot_begin(cli_logits_writer *w)
     FILE *f = w->f;
     fprintf(f,
             "# " CLI_PROG " %s --logits: a gnuplot script with its data inline; draw it with\n"
-            "#   ... --format gnuplot | gnuplot -p\n",
+            "#   ... --format gnuplot --output f.png | gnuplot   (or .svg, .pdf)\n",
             SV_VERSION_STRING);
-    if (w->plot_output) { /* validated: ends in .png or .svg, no quote */
-        const size_t n = strlen(w->plot_output);
-        fprintf(f, "set terminal %s size 800,%zu\nset output '%s'\n",
-                n > 4 && strcmp(w->plot_output + n - 4, ".svg") == 0 ? "svg dynamic" : "pngcairo",
-                w->rows > 1 ? 300 * (w->rows < 4 ? w->rows : 4) : 450, w->plot_output);
-    }
+    cli_gnuplot_terminal(f, w->plot_output, 800,
+                         w->rows > 1 ? 300 * (int)(w->rows < 4 ? w->rows : 4) : 450);
     fprintf(
         f,
         "set multiplot layout %zu,1\nset style fill solid 0.6\nset grid ytics\n"

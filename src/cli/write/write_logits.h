@@ -36,7 +36,7 @@ typedef struct cli_logits_writer {
     size_t written;    /* entries so far */
     /* --format gnuplot: one panel a row, a bar a key and scale */
     size_t rows, scales;                   /* the rows and the scales each is shown at */
-    const char *plot_output;               /* --output: the .png or .svg, or NULL */
+    const char *plot_output;               /* --output: the .png, .svg or .pdf, or NULL */
     char label[CLI_LOGITS_SCALES_MAX][96]; /* the current row's scales, in words */
     /* --format markdown, latex: the current row's weights and statistics at
      * each scale, written as one table once its last scale is in */
