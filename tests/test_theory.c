@@ -1,6 +1,7 @@
 /* Theory of the sample variance of scores: exact enumeration for rademacher
  * entries, the unsimplified moment expressions, and Monte Carlo through the
  * engine for normal and uniform entries. */
+#include <math.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -526,6 +527,56 @@ static void test_summary_head(void)
     CHECK_STATUS(sv_summary_head(&s, &m, NULL, &plug, NULL), SV_EINVAL);
 }
 
+/* sv_per_head_values: each trial's non-text per-head columns as a row
+ * view of sv_summary_head and the getters give them (bit for bit); text
+ * columns left empty; masked: the theory columns NaN, measured ones kept. */
+static void test_per_head_values(void)
+{
+    sv_spec s = {.d_k = 4, .n_q = 3, .n_k = 3, .trials = 2};
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
+    sv_trial_stats m[2];
+    memset(m, 0, sizeof m);
+    m[0].raw_var = 7.0, m[0].q_mean = 0.5, m[0].q_var = 4.0, m[0].k_mean = -1.0;
+    m[0].k_var = 0.25, m[0].raw_entropy = 0.75;
+    m[1] = m[0];
+    m[1].raw_var = 3.0, m[1].q_mean = NAN; /* no plug-in: NAN theory */
+    const size_t cols = sv_columns_count(SV_OUTPUT_PER_HEAD);
+    sv_value *out = calloc(2 * cols, sizeof *out), *masked = calloc(2 * cols, sizeof *masked);
+    CHECK(out && masked);
+    CHECK_STATUS(sv_per_head_values(&s, m, 2, "0.5", 0, out), SV_OK);
+    CHECK_STATUS(sv_per_head_values(&s, m, 2, "0.5", 1, masked), SV_OK);
+    for (size_t t = 0; t < 2; t++) {
+        sv_spec one;
+        sv_summary summ;
+        CHECK_STATUS(sv_summary_head(&s, &m[t], NULL, &one, &summ), SV_OK);
+        const sv_row_view view = {
+            .spec = &one, .scale_name = "0.5", .stats = &summ.mean, .summary = &summ};
+        for (size_t c = 0; c < cols; c++) {
+            const sv_column *col = sv_columns_get(SV_OUTPUT_PER_HEAD, c);
+            const sv_value got = out[c * 2 + t], off = masked[c * 2 + t];
+            if (col->type == SV_VALUE_TEXT) {
+                CHECK(got.text == NULL && off.text == NULL);
+                continue;
+            }
+            const sv_value want = col->get(&view);
+            CHECK_MEM_EQ(&got.real, &want.real, sizeof want.real);
+            CHECK_EQ(got.count, want.count);
+            if (strcmp(col->name, "raw_var") == 0)
+                CHECK_EQ(off.real, m[t].raw_var);
+            if (strcmp(col->name, "raw_var_expected") == 0) {
+                CHECK(t == 1 ? isnan(want.real) : !isnan(want.real));
+                CHECK_NAN(off.real);
+            }
+        }
+    }
+    CHECK_STATUS(sv_per_head_values(NULL, m, 2, NULL, 0, out), SV_EINVAL);
+    CHECK_STATUS(sv_per_head_values(&s, NULL, 2, NULL, 0, out), SV_EINVAL);
+    CHECK_STATUS(sv_per_head_values(&s, m, 0, NULL, 0, out), SV_EINVAL);
+    CHECK_STATUS(sv_per_head_values(&s, m, 2, NULL, 0, NULL), SV_EINVAL);
+    free(out);
+    free(masked);
+}
+
 /* sv_theory_normal_counts against values of Phi to 15 digits (mpmath, 40
  * digits: erfc), its symmetry, far tails and its refusals. */
 static void test_normal_counts(void)
@@ -586,5 +637,6 @@ int main(void)
     test_exact_shifted();
     test_plugin();
     test_summary_head();
+    test_per_head_values();
     return CHECK_DONE();
 }

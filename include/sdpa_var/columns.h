@@ -231,6 +231,30 @@ const sv_column *sv_columns_get(sv_output_kind kind, size_t i);
 const char *sv_output_kind_name(sv_output_kind kind);
 
 /**
+ * Every non-text column of the per-head rows (SV_OUTPUT_PER_HEAD) of @p n
+ * measured trials at once, for a caller that would otherwise build a row
+ * view and call each getter per trial (the Python stats(), ~60 columns):
+ * row t is the view of sv_summary_head(spec, &stats[t], NULL, ...), with
+ * spec the plug-in spec it returns, summary and stats its summary's, the
+ * given scale_name, trial 0 and head NULL, its theory NaN when @p masked
+ * (no closed form for a data mask, docs/theory.md section 16).
+ * @param spec       the resolved spec of the run (shared by the n trials).
+ * @param stats      n per-trial statistics (sv_engine_run's out).
+ * @param scale_name as sv_row_view.scale_name; may be NULL.
+ * @param masked     nonzero: the run had a data mask.
+ * @param out        sv_columns_count(SV_OUTPUT_PER_HEAD) * n values:
+ *                   column c of trial t at out[c * n + t], each as its
+ *                   getter returns it; a text column's (SV_VALUE_TEXT:
+ *                   batch, head, kv_head, scale) are left {NAN, 0, NULL}
+ *                   (their text lives in the getter's buffer: read them
+ *                   from a row view).
+ * @return SV_OK; SV_EINVAL for spec, stats or out NULL, or n 0.
+ * Thread safety: re-entrant. Cost: O(n) theory evaluations and getters.
+ */
+sv_status sv_per_head_values(const sv_spec *spec, const sv_trial_stats *stats, size_t n,
+                             const char *scale_name, int masked, sv_value *out);
+
+/**
  * Whether @p col's value must be defined (not NAN) in a row of @p spec (resolved), by
  * col->need. With @p observed nonzero, an observed variance was given.
  * A REAL value that is NAN where this returns 1 is a failure of the run,

@@ -15,6 +15,11 @@ _CHUNK = 65536  # trials per sv_engine_run call: bounds the stats array
 THREADS_MAX = 1024  # as the CLI's --threads
 
 
+class NonFiniteError(ValueError):
+    """A NaN or an infinity in q, k, v or a float mask (what stats() raises
+    for it: a ValueError naming the argument and the index)."""
+
+
 def _fail(st, what):
     msg = "%s: %s" % (what, L.status_str(st))
     if st == L.SV_ENOMEM:
@@ -234,17 +239,25 @@ def _prepare(q, k, v, layout):
         if vd[:3] != kd[:3]:
             raise ValueError("v: batch x heads x n_k %s does not match k's %s"
                              % (vd[:3], kd[:3]))
+    return arrays, owners, qd, kd
+
+
+def _diagnose(arrays, qd, kd, scale):
+    """After the engine's check refused the data (SV_ENONFINITE or
+    SV_EOVERFLOW: its strided source reads every entry before any product,
+    source.h), the argument and index at fault, raised as stats() always
+    named them: one pass over the arrays, on the failure path only."""
     for name in ("q", "k", "v"):
         a = getattr(arrays, name)
         if a.data:
             at = _arrays.find_nonfinite(a)
             if at is not None:
-                raise ValueError("%s: NaN or infinity at index %s" % (name, at))
+                raise NonFiniteError("%s: NaN or infinity at index %s" % (name, at))
     # Sums of squares stay finite (sv_entry_bound): no inf from finite input.
     for name, a, n, what in (
             ("q", arrays.q, qd[2] * qd[3], "q_var (a sum of n_q*d_k squares)"),
             ("k", arrays.k, kd[2] * kd[3], "k_var (a sum of n_k*d_k squares)"),
-            ("v", arrays.v, qd[2] * (_arrays.dims(arrays.v)[3] if v is not None else 0),
+            ("v", arrays.v, qd[2] * (_arrays.dims(arrays.v)[3] if arrays.v.data else 0),
              "raw_out_var and scaled_out_var (sums of n_q*d_v squared outputs)")):
         if a.data:
             m, bound = L.lib.sv_array_max_abs(a), L.lib.sv_entry_bound(n)
@@ -252,7 +265,14 @@ def _prepare(q, k, v, layout):
                 raise ValueError("%s: entries up to %.3g in magnitude: %s would overflow "
                                  "(above %.3g for this shape); rescale the tensor"
                                  % (name, m, what, bound))
-    return arrays, owners, qd, kd
+    if arrays.mask.data:
+        top = L.lib.sv_mask_max_abs(arrays.mask)
+        if math.isnan(top):
+            raise NonFiniteError("mask: NaN or +inf entry (a float mask holds finite values, "
+                                 "or -inf to exclude a key)")
+        if not top / scale <= 1e60:  # SV_SCORE_MAX: raw logits S + M / scale stay finite
+            raise ValueError("mask: entries up to %.3g in magnitude: over the scale %.3g the "
+                             "raw logits S + M / scale would pass 1e60" % (top, scale))
 
 
 def _mask(mask, qd, kd):
@@ -260,16 +280,11 @@ def _mask(mask, qd, kd):
     x n_k: bool (True = attend) or float (added to the scaled logits),
     numpy or torch, a size-1 axis broadcast, fewer axes padded on the left
     as numpy broadcasts."""
+    # NaN or +inf entries and magnitudes: the engine's check (_diagnose).
     if _arrays._is_torch(mask):
-        import torch
-
         mask = mask.detach()
         while mask.dim() < 2:
             mask = mask.unsqueeze(0)
-        if mask.dim() <= 4 and mask.device.type == "cpu" and mask.is_floating_point() and \
-                bool((torch.isnan(mask) | (mask == math.inf)).any()):
-            raise ValueError("mask: NaN or +inf entry (a float mask holds finite values, or "
-                             "-inf to exclude a key)")
     else:
         if not isinstance(mask, np.ndarray):
             try:
@@ -278,10 +293,6 @@ def _mask(mask, qd, kd):
                 raise TypeError("mask: not an array (%s)" % e) from None
         while mask.ndim < 2:
             mask = mask[np.newaxis]
-        if mask.dtype.kind == "f" and mask.ndim <= 4 and \
-                bool((np.isnan(mask) | (mask == np.inf)).any()):
-            raise ValueError("mask: NaN or +inf entry (a float mask holds finite values, or "
-                             "-inf to exclude a key)")
     shape = tuple(mask.shape)
     want = (qd[0], qd[1], qd[2], kd[2])
     if len(shape) > 4:
@@ -356,10 +367,6 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     if mask is not None:
         arrays.mask, owner = _mask(mask, qd, kd)
         owners.append(owner)
-        top, c = L.lib.sv_mask_max_abs(arrays.mask), spec.scale or qd[3] ** -0.5
-        if not top / c <= 1e60:  # SV_SCORE_MAX: raw logits S + M / scale stay finite
-            raise ValueError("mask: entries up to %.3g in magnitude: over the scale %.3g the "
-                             "raw logits S + M / scale would pass 1e60" % (top, c))
     src = ctypes.create_string_buffer(L.SOURCE_BYTES)
     st = L.lib.sv_source_strided(ctypes.byref(arrays), src)
     if st != L.SV_OK:
@@ -370,10 +377,50 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
         st = _engine(spec, src, exe, t0, n,
                      ctypes.cast(ctypes.byref(trials, t0 * ctypes.sizeof(L.sv_trial_stats)),
                                  ctypes.POINTER(L.sv_trial_stats)))
+        if st in (L.SV_ENONFINITE, L.SV_EOVERFLOW):
+            _diagnose(arrays, qd, kd, spec.scale or qd[3] ** -0.5)
         if st != L.SV_OK:
             _fail(st, "q, k (values too large?)" if st == L.SV_EOVERFLOW else "q, k")
     del owners  # the engine is done with the memory
     return _collect(spec, arrays, trials, qd, scale, pool)
+
+
+# sv_value (columns.h) as a numpy record: one call fills every trial's
+# non-text columns (sv_per_head_values), read here column by column.
+_VALUE = np.dtype([("real", np.float64), ("count", np.uint64), ("text", np.uintp)])
+
+
+def _per_head(spec, trials, qd, heads_kv, masked, scale_name, cols):
+    """(values, config) of the per-head rows: every column (but batch and
+    head) as an array of shape (batch, heads_q), the config text columns
+    (scale) once. The numeric columns from sv_per_head_values in one call;
+    kv_head, query head h's key head h // (heads_q / @p heads_kv), as
+    sv_strided_head maps it; the text columns of trial 0's row view.
+    @p masked: a data mask was applied (theory columns NaN)."""
+    n = spec.trials
+    shape = (qd[0], qd[1])
+    table = [c.name for c in _columns.per_head()]
+    assert _VALUE.itemsize == ctypes.sizeof(L.sv_value)
+    rec = np.empty((len(table), n), dtype=_VALUE)
+    st = L.lib.sv_per_head_values(ctypes.byref(spec), trials, n, scale_name, int(masked),
+                                  rec.ctypes.data_as(ctypes.POINTER(L.sv_value)))
+    if st != L.SV_OK:
+        _fail(st, "q, k")
+    head = L.sv_head()  # trial 0: batch 0, head 0, key head 0
+    view = _row(spec, trials[0], scale_name, head, masked=masked)
+    values, config = {}, {}
+    for c in cols:
+        if c.type == L.SV_VALUE_TEXT and c.flags & L.SV_COLUMN_CONFIG:
+            config[c.name] = c.value(view)  # the same in every row: scale
+        elif c.name == "kv_head":  # an index, "all" only when pooled
+            h = np.arange(n, dtype=np.int64) % qd[1]
+            values[c.name] = (h // (qd[1] // heads_kv)).reshape(shape)
+        elif c.type == L.SV_VALUE_TEXT:
+            raise AssertionError("per-head text column %r has no rule" % c.name)
+        else:
+            field = "real" if c.type == L.SV_VALUE_REAL else "count"
+            values[c.name] = rec[field][table.index(c.name)].copy().reshape(shape)
+    return values, config
 
 
 def _collect(spec, arrays, trials, qd, scale, pool):
@@ -395,22 +442,7 @@ def collect(spec, trials, qd, heads_kv, masked, scale, pool):
     shape = (qd[0], qd[1])
     values, config = {}, {}
     if pool != "all":
-        per = {c.name: [] for c in cols}
-        for t in range(spec.trials):
-            head = L.sv_head()
-            head.batch, head.head = divmod(t, qd[1])
-            head.kv_head = head.head // (qd[1] // heads_kv)
-            view = _row(spec, trials[t], scale_name, head, masked=masked)
-            for c in cols:
-                per[c.name].append(c.value(view))
-        for c in cols:
-            if c.type == L.SV_VALUE_TEXT and c.flags & L.SV_COLUMN_CONFIG:
-                config[c.name] = per[c.name][0]  # the same in every row: scale
-            elif c.type == L.SV_VALUE_TEXT:  # kv_head: an index, "all" only when pooled
-                values[c.name] = np.array([int(x) for x in per[c.name]]).reshape(shape)
-            else:
-                dt = np.float64 if c.type == L.SV_VALUE_REAL else np.uint64
-                values[c.name] = np.array(per[c.name], dtype=dt).reshape(shape)
+        values, config = _per_head(spec, trials, qd, heads_kv, masked, scale_name, cols)
     pooled = {}
     if pool != "none":
         st, summ = _summary(spec, trials)

@@ -313,13 +313,15 @@ def as_additive(a, dtype):
 
 def causal_pattern(mask, n_q, n_k):
     """True if SDPA-convention @p mask is exactly the causal mask (keys j <=
-    i, top-left) for every batch and head, False otherwise."""
+    i, top-left) for every batch and head, False otherwise: bool True on
+    and below the diagonal, False above; float 0 and -inf there (no other
+    value). One comparison on the mask's device, in its broadcast shape."""
     import torch
 
-    if mask is None or mask.shape[-2:] != (n_q, n_k) and mask.shape[-1] != n_k:
+    if mask is None or tuple(mask.shape[-2:]) != (n_q, n_k):
         return False
-    vis = mask if mask.dtype == torch.bool else mask > -math.inf
-    if mask.dtype != torch.bool and bool(((mask != 0) & (mask != -math.inf)).any()):
-        return False  # a float mask with biases besides 0 / -inf
-    want = torch.ones(n_q, n_k, dtype=torch.bool).tril()
-    return vis.shape[-2] == n_q and bool((vis == want).all())
+    want = torch.ones(n_q, n_k, dtype=torch.bool, device=mask.device).tril()
+    if mask.dtype != torch.bool:
+        want = torch.zeros(n_q, n_k, dtype=mask.dtype, device=mask.device).masked_fill(
+            ~want, -math.inf)
+    return bool(torch.equal(mask, want.expand(mask.shape)))

@@ -264,6 +264,8 @@ def _load():
         "sv_abi_version": (c_uint, []),
         "sv_summary_head": (c_int, [P(sv_spec), P(sv_trial_stats), P(sv_summary), P(sv_spec),
                                     P(sv_summary)]),
+        "sv_per_head_values": (c_int, [P(sv_spec), P(sv_trial_stats), c_size, c_char_p, c_int,
+                                       P(sv_value)]),
         "sv_spec_scale": (c_dbl, [P(sv_spec)]),
         "sv_state_decode": (c_int, [ctypes.c_char_p, c_size, P(sv_state)]),
         "sv_state_merge": (c_int, [ctypes.c_void_p, c_size, c_int, P(sv_state),
@@ -310,6 +312,7 @@ def _status_codes():
 
 STATUS = _status_codes()
 SV_OK, SV_ENOMEM, SV_EOVERFLOW = STATUS["SV_OK"], STATUS["SV_ENOMEM"], STATUS["SV_EOVERFLOW"]
+SV_ENONFINITE = STATUS["SV_ENONFINITE"]
 SV_ECANCELED = STATUS["SV_ECANCELED"]
 
 

@@ -11,6 +11,7 @@ sample under causal or a window becomes a boolean mask of those rows.
 Masks and windows go to sdpa_var.stats(mask=, window=) (issue 23 section 2).
 """
 
+import functools
 import math
 
 import numpy as np
@@ -86,14 +87,12 @@ def prepare(q, k, causal, mask, window, rows, seed, cache):
             mask = mask.unsqueeze(0)
         if mask.dim() > 4:
             mask = mask.reshape(-1, *mask.shape[-3:])
-        mask = mask.cpu()
     n_q, n_k = q.shape[-2], k.shape[-2]
     if mask is not None and window is None:
-        if mask.dtype == torch.bool and bool(mask.all()):
+        kind = _mask_kind(mask, n_q, n_k)
+        if kind == "none":
             mask = None
-        elif mask.dtype != torch.bool and bool((mask == 0).all()):
-            mask = None
-        elif _layouts.causal_pattern(mask, n_q, n_k):
+        elif kind == "causal":
             mask, causal = None, True
     if causal and n_q < n_k and mask is None and window is None:
         k = k[..., :n_q, :]  # top-left: query i sees keys 0..i < n_q
@@ -111,18 +110,86 @@ def prepare(q, k, causal, mask, window, rows, seed, cache):
         band = _band(np.arange(n_q), n_k, True, window)
         mask = band if mask is None else _layouts.combine(mask, band)
         causal, window = False, None
+    # Only what is measured reaches the CPU: with rows, those rows of Q
+    # (and of the mask). NaN and infinities: the engine's read (run()).
     q, k = q.cpu(), k.cpu()
+    if mask is not None:
+        mask = mask.cpu()
+    return q, k, causal, mask, window
+
+
+def _nonfinite(q, k, mask):
+    """The count of NaN and infinite values in Q, K and of NaN in a float
+    mask: the monitor's count of a call the engine refused (a pass on the
+    failure path only)."""
+    import torch
+
     bad = int((~torch.isfinite(q)).sum()) + int((~torch.isfinite(k)).sum())
     if mask is not None and mask.is_floating_point():
         bad += int(torch.isnan(mask).sum())
-    if bad:
-        raise Skip("nonfinite", "%d NaN or infinite values in Q, K" % bad, bad)
-    return q, k, causal, mask, window
+    return bad
+
+
+@functools.lru_cache(maxsize=4)
+def _tril(n_q, n_k):
+    """The causal pattern (keys j <= i) as a read-only bool array."""
+    t = np.tril(np.ones((n_q, n_k), dtype=bool))
+    t.setflags(write=False)
+    return t
+
+
+def _mask_kind(mask, n_q, n_k):
+    """"none" for a mask that excludes nothing (bool all True, float all
+    zero), "causal" for exactly the causal pattern (_layouts.causal_pattern:
+    bool True for keys j <= i, float 0 there and -inf elsewhere), else
+    "data". Row 0 tells the candidates apart (all visible; key 0 only), so
+    a data mask costs one row; a candidate takes one full pass over the
+    mask's own (broadcast) shape: NumPy's on the CPU (torch 1.13's bool
+    all() is some 50 times slower), torch's on the mask's device."""
+    import torch
+
+    if mask.device.type != "cpu" or mask.dtype == torch.bfloat16:
+        row0 = mask[..., 0, :]
+        if mask.dtype == torch.bool:
+            if bool(row0.all()) and bool(mask.all()):
+                return "none"
+            key0 = bool(row0[..., 0].all()) and not bool(row0[..., 1:].any())
+        else:
+            if not bool(row0.any()) and not bool(mask.any()):  # NaN counts as nonzero
+                return "none"
+            key0 = bool((row0[..., 0] == 0).all()) and bool((row0[..., 1:] == -math.inf).all())
+        return "causal" if key0 and _layouts.causal_pattern(mask, n_q, n_k) else "data"
+    m = mask.numpy()  # a view, whatever the strides
+    row0 = m[..., 0, :]
+    if m.dtype == np.bool_:
+        if row0.all() and m.all():
+            return "none"
+        key0 = row0[..., 0].all() and not row0[..., 1:].any()
+    else:
+        if not row0.any() and not m.any():  # NaN counts as nonzero
+            return "none"
+        key0 = (row0[..., 0] == 0).all() and (row0[..., 1:] == -np.inf).all()
+    if not key0 or tuple(m.shape[-2:]) != (n_q, n_k):
+        return "data"
+    want = _tril(n_q, n_k)
+    if m.dtype != np.bool_:
+        want = np.where(want, 0.0, -np.inf).astype(m.dtype)
+    return "causal" if np.array_equal(m, np.broadcast_to(want, m.shape)) else "data"
 
 
 def run(q, k, scale, causal, mask, window, rows, seed, cache, threads):
     """The engine's Stats (batch x heads) of one call, or raises Skip."""
     q, k, causal, mask, window = prepare(q, k, causal, mask, window, rows, seed, cache)
+    try:
+        return _stats(q, k, scale, causal, mask, window, threads)
+    except _core.NonFiniteError:
+        bad = _nonfinite(q, k, mask)
+        if not bad:
+            raise  # +inf in a float mask: an error of the caller's, as stats() says
+        raise Skip("nonfinite", "%d NaN or infinite values in Q, K" % bad, bad) from None
+
+
+def _stats(q, k, scale, causal, mask, window, threads):
     kw = {"scale": scale, "causal": causal, "layout": "bhnd", "pool": "none",
           "threads": threads}
     if mask is not None:

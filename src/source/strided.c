@@ -51,6 +51,13 @@ static void axes4(const sv_array *a, size_t shape[4], ptrdiff_t strides[4])
 static double half_to_double(uint16_t h)
 {
     const unsigned e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e != 0 && e != 31) { /* normal: the same bits as a float32's */
+        const uint32_t u =
+            ((uint32_t)(h & 0x8000u) << 16) | ((uint32_t)(e + 112u) << 23) | ((uint32_t)m << 13);
+        float f;
+        memcpy(&f, &u, sizeof f);
+        return (double)f;
+    }
     const double s = (h & 0x8000u) ? -1.0 : 1.0;
     if (e == 0)
         return s * ldexp((double)m, -24);
@@ -87,6 +94,36 @@ static double load(const unsigned char *p, sv_dtype t, int swapped)
     float f;
     memcpy(&f, &u, sizeof f);
     return (double)f;
+}
+
+/* cols elements of a row at p, sc bytes apart, widened into out, as
+ * load() each: the dtype's branch taken once a row, so that the common
+ * native float64, float32 and bfloat16 loops are plain loads. */
+static void load_row(const unsigned char *p, ptrdiff_t sc, size_t cols, sv_dtype t, int swapped,
+                     double *out)
+{
+    if (swapped || (t != SV_DTYPE_FLOAT64 && t != SV_DTYPE_FLOAT32 && t != SV_DTYPE_BFLOAT16)) {
+        for (size_t l = 0; l < cols; l++)
+            out[l] = load(p + (ptrdiff_t)l * sc, t, swapped);
+    } else if (t == SV_DTYPE_FLOAT64) {
+        for (size_t l = 0; l < cols; l++) /* memcpy: need not be aligned */
+            memcpy(&out[l], p + (ptrdiff_t)l * sc, sizeof(double));
+    } else if (t == SV_DTYPE_FLOAT32) {
+        for (size_t l = 0; l < cols; l++) {
+            float f;
+            memcpy(&f, p + (ptrdiff_t)l * sc, sizeof f);
+            out[l] = (double)f;
+        }
+    } else {
+        for (size_t l = 0; l < cols; l++) {
+            uint16_t h;
+            memcpy(&h, p + (ptrdiff_t)l * sc, sizeof h);
+            const uint32_t u = (uint32_t)h << 16;
+            float f;
+            memcpy(&f, &u, sizeof f);
+            out[l] = (double)f;
+        }
+    }
 }
 
 int sv_array_find_nonfinite(const sv_array *a, size_t *index)
@@ -225,19 +262,24 @@ static double max_abs(const sv_strided *all, const sv_array *a, int kv, uint64_t
 {
     const size_t rows = a->shape[a->ndim - 2], cols = a->shape[a->ndim - 1];
     const ptrdiff_t sr = a->strides[a->ndim - 2], sc = a->strides[a->ndim - 1];
-    double m = 0.0;
-    for (uint64_t t = first; t < first + count; t++) {
+    enum { CHUNK = 64 };
+    double m = 0.0, buf[CHUNK];
+    int bad = 0;
+    for (uint64_t t = first; t < first + count && !bad; t++) {
         const unsigned char *base = matrix_of(all, a, t, kv);
         for (size_t i = 0; i < rows; i++)
-            for (size_t l = 0; l < cols; l++) {
-                const double x = fabs(
-                    load(base + (ptrdiff_t)i * sr + (ptrdiff_t)l * sc, a->dtype, a->byte_swapped));
-                if (!isfinite(x))
-                    return NAN;
-                m = x > m ? x : m;
+            for (size_t l0 = 0; l0 < cols; l0 += CHUNK) {
+                const size_t c = cols - l0 < CHUNK ? cols - l0 : CHUNK;
+                load_row(base + (ptrdiff_t)i * sr + (ptrdiff_t)l0 * sc, sc, c, a->dtype,
+                         a->byte_swapped, buf);
+                for (size_t l = 0; l < c; l++) {
+                    const double x = fabs(buf[l]);
+                    bad |= !(x <= DBL_MAX); /* NaN or inf */
+                    m = x > m ? x : m;
+                }
             }
     }
-    return m;
+    return bad ? NAN : m;
 }
 
 /* Caller data is checked like drawn data: a NaN or inf entry would reach
@@ -390,14 +432,7 @@ static void strided_rows(const sv_source *src, const double *state, uint64_t tri
     const unsigned char *base = matrix_of(all, a, trial, kv);
     for (size_t i = 0; i < m; i++) {
         const unsigned char *row = base + (ptrdiff_t)(row0 + i) * sr;
-        double *out = x + i * ld;
-        if (a->dtype == SV_DTYPE_FLOAT64 && !a->byte_swapped) {
-            for (size_t l = 0; l < cols; l++) /* memcpy: need not be aligned */
-                memcpy(&out[l], row + (ptrdiff_t)l * sc, sizeof(double));
-        } else {
-            for (size_t l = 0; l < cols; l++)
-                out[l] = load(row + (ptrdiff_t)l * sc, a->dtype, a->byte_swapped);
-        }
+        load_row(row, sc, cols, a->dtype, a->byte_swapped, x + i * ld);
     }
 }
 
