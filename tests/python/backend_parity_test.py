@@ -56,7 +56,14 @@ def engine(q, k, scale, causal=False, mask=None, window=None, rows=None, seed=0)
         kw["mask"] = mask
     if window is not None:
         kw["window"] = int(window)
-    return _core.stats(q, k, **kw)
+    try:
+        return _core.stats(q, k, **kw)
+    except _core.NonFiniteError:
+        # as _measure.run: the engine finds NaN / Inf where it reads them,
+        # and the call becomes a non-finite step with its count
+        bad = _measure._nonfinite(q, k, mask)
+        raise _measure.Skip("nonfinite", "%d NaN or infinite values in Q, K" % bad, bad) \
+            from None
 
 
 def probe_engine_sink():
