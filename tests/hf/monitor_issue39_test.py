@@ -1,0 +1,175 @@
+"""Issue 39 item 4 ("never silently wrong"): the monitor on HF
+transformers and TransformerLens models where it used to report numbers
+the softmax never saw. Each section is one finding; models are built from
+configs (random init, no download). Truth: the model's own softmax input,
+recorded at the call (float64), and its own weights (output_attentions),
+within relative 1e-6 as tests/hf/hf_models_test.py (float32 weights
+rounded to ~6e-8 relative; the monitor computes in double from the same
+float32 Q and K); or a refusal naming the feature (no numbers).
+
+    monitor_issue39_test.py
+"""
+
+import math
+import re
+import sys
+import warnings
+
+import torch
+
+import transformers
+import sdpa_var
+from monitor_common import compare, peer
+from reference import Checker
+
+chk = Checker("hf.monitor_issue39[transformers %s]" % transformers.__version__)
+T = transformers
+V = 97
+
+
+def messages(w):
+    return [str(x.message) for x in w if str(x.message).startswith("sdpa_var")]
+
+
+# -- 1. T5's position_bias in attn_implementation="eager" ---------------------
+T5S = {
+    "t5": lambda: T.T5Config(vocab_size=V, d_model=64, d_kv=16, d_ff=128, num_layers=2,
+                             num_decoder_layers=2, num_heads=4, decoder_start_token_id=0),
+    "mt5": lambda: T.MT5Config(vocab_size=V, d_model=64, d_kv=16, d_ff=128, num_layers=2,
+                               num_decoder_layers=2, num_heads=4, decoder_start_token_id=0),
+    # a relative position bias table in every layer
+    "umt5": lambda: T.UMT5Config(vocab_size=V, d_model=64, d_kv=16, d_ff=128, num_layers=2,
+                                 num_decoder_layers=2, num_heads=4, decoder_start_token_id=0),
+}
+
+
+def t5_build(make):
+    torch.manual_seed(39)
+    model = T.AutoModel.from_config(make(), attn_implementation="eager").eval()
+    with torch.no_grad():
+        for m in model.modules():
+            bias = getattr(m, "relative_attention_bias", None)
+            if bias is not None:
+                bias.weight.normal_(0.0, 2.0)  # large enough to move every statistic
+    return model
+
+
+def t5_inputs():
+    g = torch.Generator().manual_seed(4)
+    ids = torch.randint(1, V, (2, 10), generator=g)
+    dec = torch.randint(1, V, (2, 7), generator=g)
+    am = torch.ones(2, 10, dtype=torch.long)
+    am[1, 7:] = 0  # padding: the mask and the bias are combined
+    return ids, dec, am
+
+
+def t5_layer(name):
+    """(output_attentions field, layer index) of a T5 attention module."""
+    i = int(re.findall(r"block\.(\d+)", name)[0])
+    if name.startswith("encoder"):
+        return "encoder_attentions", i
+    return ("cross_attentions" if "EncDec" in name else "decoder_attentions"), i
+
+
+def record_eager(modeling):
+    """Records each eager_attention_forward call's softmax input (float64,
+    -inf where HF's finfo.min fill excludes) in call order."""
+    calls, inner = [], modeling.eager_attention_forward
+
+    def recorded(module, query, key, value, attention_mask, scaling=None, dropout=0.0,
+                 position_bias=None, **kwargs):
+        s = (query.double() @ key.double().transpose(-1, -2)) * scaling
+        cut = None
+        if position_bias is not None:
+            s = s + position_bias.double()
+        if attention_mask is not None:
+            s = s + attention_mask.double()
+            cut = attention_mask <= torch.finfo(attention_mask.dtype).min / 2
+        if cut is not None:
+            s = s.masked_fill(cut, -math.inf)
+        calls.append((module, s, scaling))
+        return inner(module, query, key, value, attention_mask, scaling, dropout,
+                     position_bias, **kwargs)
+
+    modeling.eager_attention_forward = recorded
+    return calls, inner
+
+
+def t5_case(name, make):
+    model = t5_build(make)
+    modeling = sys.modules[type(model.encoder.block[0].layer[0].SelfAttention).__module__]
+    names = {id(m): n for n, m in model.named_modules()}
+    ids, dec, am = t5_inputs()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with sdpa_var.monitor(model) as mon, torch.no_grad():
+            # the recorder in front of the monitor's wrapper, while attached
+            calls, inner = record_eager(modeling)
+            try:
+                out = model(ids, attention_mask=am, decoder_input_ids=dec,
+                            output_attentions=True)
+            finally:
+                modeling.eager_attention_forward = inner
+            res = mon.step()
+    chk.ok(not messages(w), "%s eager: no warning" % name, str(messages(w)))
+    chk.ok(len(res) == len(calls) == 6, "%s eager: every layer measured" % name,
+           "%d measured, %d calls" % (len(res), len(calls)))
+    for module, s, scaling in calls:
+        lname = names[id(module)]
+        field, i = t5_layer(lname)
+        p = getattr(out, field)[i].double()
+        # the recording is the model's own softmax
+        chk.ok(torch.allclose(torch.softmax(s, -1), p, rtol=1e-5, atol=1e-6),
+               "%s %s: recorded logits give HF's weights" % (name, lname))
+        if lname in res:
+            compare(chk, "%s %s" % (name, lname), res[lname], peer(s, scaling))
+
+
+def t5_bias_refused():
+    """An eager function that uses position_bias other than as one additive
+    term: refused by name, no numbers."""
+    import transformers.models.t5.modeling_t5 as modeling
+
+    inner = modeling.eager_attention_forward
+
+    def eager_attention_forward(module, query, key, value, attention_mask, scaling=None,
+                                dropout=0.0, position_bias=None, **kwargs):
+        if position_bias is not None:
+            position_bias = 2.0 * position_bias  # not the additive term the monitor reads
+        return inner(module, query, key, value, attention_mask, scaling, dropout,
+                     position_bias, **kwargs)
+
+    modeling.eager_attention_forward = eager_attention_forward
+    try:
+        model = t5_build(T5S["t5"])
+        ids, dec, am = t5_inputs()
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with sdpa_var.monitor(model) as mon, torch.no_grad():
+                model(ids, attention_mask=am, decoder_input_ids=dec)
+                res = mon.step()
+    finally:
+        modeling.eager_attention_forward = inner
+    named = [m for m in messages(w) if "position_bias" in m]
+    chk.ok(not res, "t5 bias used otherwise: no numbers", str(sorted(res or {})))
+    chk.ok(len(named) == 6, "t5 bias used otherwise: refused by name, once per layer",
+           str(messages(w)))
+
+
+def section_t5():
+    for name, make in T5S.items():
+        t5_case(name, make)
+    t5_bias_refused()
+
+
+SECTIONS = [section_t5]
+
+
+def main():
+    for s in SECTIONS:
+        s()
+    chk.done()
+
+
+if __name__ == "__main__":
+    main()
