@@ -171,7 +171,7 @@ class Monitor(_report.Report):
         scales, scale_all = _per_module(scale, "scale", names, _positive)
         self._layers, self._names = {}, {id(m): (n or "model") for n, m in model.named_modules()}
         sdpa = _capture.sdpa_available()
-        refused, rotary = [], []
+        refused, rotary, tl_refused = [], [], []
         for name, m in model.named_modules():
             kind = _layouts.kind_of(m)
             if kind is None:
@@ -195,8 +195,14 @@ class Monitor(_report.Report):
                 if not sdpa:
                     rotary.append("%r (%s)" % (L.name, why))
                 L.mode = "capture"
+            if kind == "tl" and (why := _layouts.tl_refusal(m)):
+                tl_refused.append("%r (%s)" % (L.name, why))
             self.layers.append(L.name)
             self._layers[id(m)] = L
+        if tl_refused:
+            raise ValueError("model: %s: the monitor reads hook points, which see the scores "
+                             "before that; it never reports those numbers"
+                             % "; ".join(tl_refused))
         inline = _layouts.hf_inline_eager(model, [L.module for L in self._layers.values()])
         if inline:
             raise ValueError(

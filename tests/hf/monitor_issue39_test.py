@@ -162,7 +162,63 @@ def section_t5():
     t5_bias_refused()
 
 
-SECTIONS = [section_t5]
+# -- 2. TransformerLens: what acts after the hook points ----------------------
+def tl_build(**kw):
+    from transformer_lens import HookedTransformer, HookedTransformerConfig
+
+    base = dict(n_layers=2, d_model=64, n_heads=4, d_head=16, n_ctx=32, d_vocab=50,
+                act_fn="gelu", seed=3, device="cpu")
+    base.update(kw)
+    return HookedTransformer(HookedTransformerConfig(**base)).eval()
+
+
+def tl_measured(what, model):
+    """Every layer against TransformerLens's own scores (hook_attn_scores,
+    the softmax's input) and pattern."""
+    tokens = torch.randint(0, 50, (2, 12), generator=torch.Generator().manual_seed(9))
+    with torch.no_grad():
+        _, cache = model.run_with_cache(tokens)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with sdpa_var.monitor(model) as mon, torch.no_grad():
+            model(tokens)
+            res = mon.step()
+    chk.ok(not messages(w), "%s: no warning" % what, str(messages(w)))
+    for i in range(model.cfg.n_layers):
+        name = "blocks.%d.attn" % i
+        s = cache["attn_scores", i].double()
+        p = cache["pattern", i].double()
+        chk.ok(torch.allclose(torch.softmax(s, -1), p, rtol=1e-5, atol=1e-6),
+               "%s layer %d: the scores give TL's pattern" % (what, i))
+        if chk.ok(name in res, "%s %s measured" % (what, name), str(sorted(res))):
+            compare(chk, "%s %s" % (what, name), res[name],
+                    peer(s, 1.0 / float(model.blocks[i].attn.attn_scale)))
+
+
+def tl_refused(what, field, **kw):
+    try:
+        sdpa_var.monitor(tl_build(**kw))
+    except ValueError as e:
+        chk.ok(field in str(e), "%s: refused naming %s" % (what, field), str(e))
+    else:
+        chk.ok(False, "%s: refused naming %s" % (what, field), "monitor() took it")
+
+
+def section_tl():
+    try:
+        import transformer_lens  # noqa: F401
+    except ImportError as e:
+        print("SKIP %s TransformerLens: %s" % (chk.name, e))
+        return
+    tl_measured("TL alibi", tl_build(positional_embedding_type="alibi"))
+    # log-n past a training length of 4 (the test's 12 tokens): eval only
+    tl_measured("TL logn", tl_build(positional_embedding_type="rotary", use_logn_attn=True,
+                                    train_seq_length=4))
+    tl_refused("TL softcap", "attn_scores_soft_cap", attn_scores_soft_cap=30.0)
+    tl_refused("TL sinks", "use_attention_sinks", use_attention_sinks=True)
+
+
+SECTIONS = [section_t5, section_tl]
 
 
 def main():
