@@ -59,19 +59,37 @@ def normalize_mask(mask):
     return mask
 
 
+def no_compile(fn):
+    """@p fn, which torch.compile (Dynamo) runs eagerly behind a graph break
+    rather than tracing into (torch.compiler.disable, PyTorch >= 2.1; the
+    function itself where torch has no compiler): the monitor's entry
+    points read tensors' values and keep Python state, which a traced graph
+    would drop or fail on."""
+    import torch
+
+    off = getattr(getattr(torch, "compiler", None), "disable", None)
+    return off(fn) if callable(off) else fn
+
+
+def _feed_sdpa(args, kwargs):
+    if _MONITORS and not getattr(_LOCAL, "inside_hf", False):
+        who = getattr(_LOCAL, "hf_module", None)  # HF's "sdpa": its module
+        try:
+            call = parse_sdpa(args, kwargs)
+            q, k = call["query"], call["key"]
+            mask = normalize_mask(call["attn_mask"])
+        except Exception:  # a call torch itself will reject: let it say so
+            call = None
+        for mon in list(_MONITORS) if call is not None else ():
+            mon._capture("sdpa", who, q, k, call["scale"], bool(call["is_causal"]),
+                         mask, None)
+
+
 def _make_sdpa_wrapper(original):
+    feed = no_compile(_feed_sdpa)
+
     def scaled_dot_product_attention(*args, **kwargs):
-        if _MONITORS and not getattr(_LOCAL, "inside_hf", False):
-            who = getattr(_LOCAL, "hf_module", None)  # HF's "sdpa": its module
-            try:
-                call = parse_sdpa(args, kwargs)
-                q, k = call["query"], call["key"]
-                mask = normalize_mask(call["attn_mask"])
-            except Exception:  # a call torch itself will reject: let it say so
-                call = None
-            for mon in list(_MONITORS) if call is not None else ():
-                mon._capture("sdpa", who, q, k, call["scale"], bool(call["is_causal"]),
-                             mask, None)
+        feed(args, kwargs)
         return original(*args, **kwargs)
 
     scaled_dot_product_attention.__wrapped__ = original
@@ -202,7 +220,10 @@ def _make_hf_wrapper(original, kind, eager_params=None, bias_ok=False):
     # sees the exact mask, is_causal and scale). "eager" (the modeling
     # file's own eager_attention_forward, patched while attached): measured
     # here. Anything else is refused by name.
-    def attention(module, query, key, value, attention_mask, *args, **kwargs):
+    # The whole call runs eagerly under torch.compile (no_compile): its
+    # thread-local state brackets the attention function's own SDPA call.
+    @no_compile
+    def run(module, query, key, value, attention_mask, *args, **kwargs):
         if not _MONITORS or getattr(_LOCAL, "inside_hf", False):
             return original(module, query, key, value, attention_mask, *args, **kwargs)
         got = None
@@ -231,6 +252,9 @@ def _make_hf_wrapper(original, kind, eager_params=None, bias_ok=False):
             return original(module, query, key, value, attention_mask, *args, **kwargs)
         finally:
             _LOCAL.inside_hf, _LOCAL.hf_module = saved
+
+    def attention(module, query, key, value, attention_mask, *args, **kwargs):
+        return run(module, query, key, value, attention_mask, *args, **kwargs)
 
     attention.__wrapped__ = original
     attention._sdpa_var_wrapper = True

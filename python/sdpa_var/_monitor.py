@@ -73,9 +73,13 @@ def _mha_attach(mon):
             original = nn.MultiheadAttention.__dict__["forward"]
             sig = inspect.signature(original)
 
-            def forward(self, *args, **kwargs):
+            @_capture.no_compile
+            def feed(self, args, kwargs):
                 for m in list(_MHA["monitors"]):
                     m._mha_call(self, sig, args, kwargs)
+
+            def forward(self, *args, **kwargs):
+                feed(self, args, kwargs)
                 return original(self, *args, **kwargs)
 
             forward.__wrapped__ = original
@@ -259,8 +263,10 @@ class Monitor(_report.Report):
         self._entry(model)
         for L in self._layers.values():
             self._attach(L)
-        self._handles.append(_module.register_module_forward_pre_hook(self._global_pre))
-        self._handles.append(_module.register_module_forward_hook(self._global_post))
+        self._handles.append(_module.register_module_forward_pre_hook(
+            _capture.no_compile(self._global_pre)))
+        self._handles.append(_module.register_module_forward_hook(
+            _capture.no_compile(self._global_post)))
         if self._mha:
             _mha_attach(self)
         _capture.attach(self, [L.module for L in self._layers.values()

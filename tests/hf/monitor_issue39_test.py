@@ -15,6 +15,7 @@ import re
 import sys
 import warnings
 
+import numpy as np
 import torch
 
 import transformers
@@ -218,7 +219,62 @@ def section_tl():
     tl_refused("TL sinks", "use_attention_sinks", use_attention_sinks=True)
 
 
-SECTIONS = [section_t5, section_tl]
+# -- 3. torch.compile ----------------------------------------------------------
+def gpt2(impl="sdpa", **kw):
+    torch.manual_seed(5)
+    cfg = T.GPT2Config(vocab_size=V, n_embd=64, n_layer=2, n_head=4, n_positions=64, **kw)
+    return T.AutoModel.from_config(cfg, attn_implementation=impl)
+
+
+def monitored(model, call, **kw):
+    """{layer: Stats} of one monitored forward, and the monitor's warnings."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with sdpa_var.monitor(model, **kw) as mon:
+            call()
+            res = mon.step()
+    return res, messages(w)
+
+
+def same(what, got, want, rel=1e-6):
+    chk.ok(sorted(got) == sorted(want), "%s: the same layers" % what,
+           "%s vs %s" % (sorted(got), sorted(want)))
+    for name in sorted(set(got) & set(want)):
+        ref = {s: torch.tensor(np.array(want[name].values[s]))
+               for s in sdpa_var._monitor.DEFAULT_STATS}
+        compare(chk, "%s %s" % (what, name), got[name], ref, rel=rel)
+        chk.ok(got[name].config["calls"] == want[name].config["calls"],
+               "%s %s calls" % (what, name),
+               "%s vs %s" % (got[name].config["calls"], want[name].config["calls"]))
+
+
+def section_compile():
+    if not hasattr(torch, "compile"):
+        print("SKIP %s torch.compile: torch %s has none" % (chk.name, torch.__version__))
+        return
+    ids = torch.randint(1, V, (2, 12), generator=torch.Generator().manual_seed(3))
+    for impl in ("sdpa",):  # each compile takes ~10 s
+        model = gpt2(impl).eval()
+        with torch.no_grad():
+            want, _ = monitored(model, lambda: model(ids))
+            for target in ("model", "compiled"):  # monitor(model) or monitor(compiled)
+                torch._dynamo.reset()
+                compiled = torch.compile(model, backend="eager")
+                try:
+                    got, msgs = monitored(model if target == "model" else compiled,
+                                          lambda: compiled(ids))
+                except Exception as e:
+                    chk.ok(False, "compiled %s, monitor(%s)" % (impl, target),
+                           "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200]))
+                    continue
+                if target == "compiled":
+                    got = {n.replace("_orig_mod.", ""): st for n, st in got.items()}
+                chk.ok(not msgs, "compiled %s, monitor(%s): no warning" % (impl, target),
+                       str(msgs))
+                same("compiled %s, monitor(%s)" % (impl, target), got, want)
+
+
+SECTIONS = [section_t5, section_tl, section_compile]
 
 
 def main():
