@@ -137,6 +137,19 @@ def hf_inline_eager(model, modules):
         getattr(sys.modules.get(type(m).__module__), "eager_attention_forward", None))]
 
 
+def hf_sdpa_advice(model):
+    """The inline-eager refusal's first way out: load with "sdpa" where HF
+    has it for @p model's class (its _supports_sdpa, which HF's own check
+    reads), else what HF lacks."""
+    hf = [m for m in model.modules() if isinstance(getattr(type(m), "_supports_sdpa", None),
+                                                   bool)]
+    if hf and all(type(m)._supports_sdpa for m in hf[:1]):
+        return "load the model with attn_implementation=\"sdpa\", or "
+    name = type(hf[0]).__name__ if hf else type(model).__name__
+    return ("HF has no attn_implementation=\"sdpa\" for %s (its _supports_sdpa is False), so "
+            % name)
+
+
 def kind_of(m):
     """What @p m is to the monitor: "mha" or "tl" (hook points), whose Q
     and K hooks read; "proj" (q_proj/k_proj), "c_attn", "qkv",

@@ -212,11 +212,12 @@ class Monitor(_report.Report):
             raise ValueError(
                 "model: %s compute%s eager attention inline (transformers %s has no "
                 "eager_attention_forward in %s), where the monitor cannot read Q and K as the "
-                "softmax sees them; load the model with attn_implementation=\"sdpa\", or call "
-                "sdpa_var.observe(q, k, ...) in its forward with monitor(model, hooks=False)"
+                "softmax sees them; %scall sdpa_var.observe(q, k, ...) in its forward with "
+                "monitor(model, hooks=False)"
                 % (", ".join(repr(self._names[id(m)]) for m in inline),
                    "s" if len(inline) == 1 else "", _layouts.hf_version(),
-                   ", ".join(sorted({type(m).__module__ for m in inline}))))
+                   ", ".join(sorted({type(m).__module__ for m in inline})),
+                   _layouts.hf_sdpa_advice(model)))
         if rotary:
             raise ValueError(
                 "model: %s transform%s Q and K after hook_q/hook_k and ha%s no hook_rot_q/"

@@ -274,7 +274,38 @@ def section_compile():
                 same("compiled %s, monitor(%s)" % (impl, target), got, want)
 
 
-SECTIONS = [section_t5, section_tl, section_compile]
+# -- 4. the inline-eager refusal suggests "sdpa" only where HF has it ----------
+INLINE = {
+    "gptj": lambda: T.GPTJConfig(vocab_size=V, n_embd=64, n_layer=2, n_head=4, rotary_dim=8,
+                                 n_positions=64),
+    "bloom": lambda: T.BloomConfig(vocab_size=V, hidden_size=64, n_layer=2, n_head=4),
+    "codegen": lambda: T.CodeGenConfig(vocab_size=V, n_embd=64, n_layer=2, n_head=4,
+                                       rotary_dim=8, n_positions=64),
+}
+
+
+def section_inline():
+    for name, make in INLINE.items():
+        model = T.AutoModel.from_config(make(), attn_implementation="eager")
+        try:
+            sdpa_var.monitor(model)
+        except ValueError as e:
+            msg = str(e)
+        else:
+            chk.ok(False, "%s eager: refused at monitor()" % name, "monitor() took it")
+            continue
+        try:
+            T.AutoModel.from_config(make(), attn_implementation="sdpa")
+            hf_sdpa = True
+        except ValueError:
+            hf_sdpa = False
+        suggests = 'load the model with attn_implementation="sdpa"' in msg
+        chk.ok(suggests == hf_sdpa, "%s eager refusal: suggests sdpa only where HF builds it"
+               % name, "HF sdpa %s; %s" % (hf_sdpa, msg))
+        chk.ok("observe(" in msg, "%s eager refusal: names observe()" % name, msg)
+
+
+SECTIONS = [section_t5, section_tl, section_compile, section_inline]
 
 
 def main():
