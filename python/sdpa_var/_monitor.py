@@ -523,8 +523,9 @@ def monitor(model, every=1, *, causal=False, scale=None, reduce="batch", rows=No
     Monitor. Call mon.step() after each training step; on measured steps
     (the first and every @p every-th) it returns, and keeps in mon.last,
     {layer name: Stats} with every per-head column, of shape (heads,)
-    reduced over the batch and the step's calls (reduce="batch": row-weighted
-    means of averages, the maximum of maxima) or (batch, heads) per call's
+    reduced over the batch and the step's calls (reduce="batch": means of
+    averages, each batch element and head weighted by its query rows that
+    see a key; the maximum of maxima) or (batch, heads) per call's
     batch element side by side (reduce="none"). Stats.config holds the
     scale used, its scale_source, the path, calls and nonfinite (NaN/Inf
     values seen; such calls are skipped).
