@@ -71,6 +71,34 @@ def no_compile(fn):
     return off(fn) if callable(off) else fn
 
 
+# torch.utils.checkpoint's functions that run the forward again in backward
+# (PyTorch 1.13, which has no graph task id to ask)
+_RECOMPUTE = {("checkpoint.py", "backward"), ("checkpoint.py", "unpack"),
+              ("checkpoint.py", "unpack_hook"), ("checkpoint.py", "recompute_fn")}
+
+
+def in_backward():
+    """True while autograd's backward runs (a checkpoint's recompute of the
+    forward, which the monitor measured once already): PyTorch's graph task
+    id where it has one, else a torch.utils.checkpoint recompute frame on
+    the stack."""
+    import sys
+
+    import torch
+
+    task = getattr(torch._C, "_current_graph_task_id", None)
+    if task is not None:
+        return task() != -1
+    f = sys._getframe(1)
+    while f is not None:
+        c = f.f_code
+        if (c.co_filename.rsplit("/", 1)[-1], c.co_name) in _RECOMPUTE and \
+                "torch" in c.co_filename:
+            return True
+        f = f.f_back
+    return False
+
+
 def _feed_sdpa(args, kwargs):
     if _MONITORS and not getattr(_LOCAL, "inside_hf", False):
         who = getattr(_LOCAL, "hf_module", None)  # HF's "sdpa": its module

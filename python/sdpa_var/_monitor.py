@@ -302,7 +302,7 @@ class Monitor(_report.Report):
         e = self._by_id.get(id(mod))
         if e is None or e[0] is not mod:
             return None  # not a module of ours (a copy, another model)
-        if mod is self._model:
+        if mod is self._model and not _capture.in_backward():
             self._root_pre(mod, args)
         if e[1] is not None:
             self._pre(e[1])
@@ -317,7 +317,7 @@ class Monitor(_report.Report):
                 self._stack[-1].caps[what] = (out, args[0] if args else None)
         if e[1] is not None:
             self._post(e[1])
-        if mod is self._model:
+        if mod is self._model and not _capture.in_backward():
             self._root_post(mod, args, out)
         return None
 
@@ -450,6 +450,9 @@ class Monitor(_report.Report):
 
     def _measure(self, name, path, q, k, scale, source, causal, mask, window):
         import torch
+
+        if _capture.in_backward():
+            return  # a checkpoint's recompute: this call was measured in the forward
 
         if self._root_depth:
             ev = self._eval

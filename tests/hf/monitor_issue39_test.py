@@ -305,7 +305,27 @@ def section_inline():
         chk.ok("observe(" in msg, "%s eager refusal: names observe()" % name, msg)
 
 
-SECTIONS = [section_t5, section_tl, section_compile, section_inline]
+# -- 7. HF's gradient checkpointing: the recompute is not a second call -------
+def section_checkpoint():
+    ids = torch.randint(1, V, (2, 12), generator=torch.Generator().manual_seed(6))
+    runs = {}
+    for flavour in (None, True, False):
+        model = gpt2("sdpa", resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0).train()
+        if flavour is not None:
+            model.gradient_checkpointing_enable(
+                gradient_checkpointing_kwargs={"use_reentrant": flavour})
+        runs[flavour] = monitored(model, lambda: model(ids).last_hidden_state.sum().backward())
+    want, _ = runs[None]
+    for flavour in (True, False):
+        got, msgs = runs[flavour]
+        what = "HF gradient checkpointing (use_reentrant=%s)" % flavour
+        chk.ok(not msgs, "%s: no warning" % what, str(msgs))
+        same(what, got, want, rel=1e-12)
+        chk.ok(all(st.config["calls"] == "1" for st in got.values()), "%s: one call" % what,
+               str({n: st.config["calls"] for n, st in got.items()}))
+
+
+SECTIONS = [section_t5, section_tl, section_compile, section_inline, section_checkpoint]
 
 
 def main():

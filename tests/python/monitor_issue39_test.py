@@ -91,7 +91,61 @@ def section_batch_weights():
                       rel=1e-9)
 
 
-SECTIONS = {"batch_weights": section_batch_weights}
+class Net(nn.Module):
+    """Two blocks, each called through @p wrap (a checkpoint, as HF's
+    gradient_checkpointing_enable() does inside the model's forward)."""
+
+    def __init__(self, wrap):
+        super().__init__()
+        self.blocks, self.wrap = model(), wrap
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = self.wrap(block, x)
+        return x
+
+
+def train_step(m, x):
+    """One monitored training forward and backward; {layer: Stats}."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with sdpa_var.monitor(m, hooks=False) as mon:
+            m(x).sum().backward()
+            res = mon.step()
+    msgs = [str(x.message) for x in w if str(x.message).startswith("sdpa_var")]
+    return res, msgs
+
+
+def section_checkpoint():
+    """torch.utils.checkpoint runs each block's forward again in backward:
+    that recompute is not a second call."""
+    from torch.utils.checkpoint import checkpoint
+
+    if skip_masked(chk, "the checkpoint recompute (a padded batch)"):
+        return
+    x = torch.randn(B, N, H * D, generator=torch.Generator().manual_seed(2),
+                    requires_grad=True)
+    want, _ = train_step(Net(lambda block, h: block(h)).train(), x)
+    for reentrant in (True, False):
+        def wrap(block, h):
+            return checkpoint(block, h, use_reentrant=reentrant)
+
+        what = "checkpoint(use_reentrant=%s)" % reentrant
+        got, msgs = train_step(Net(wrap).train(), x)
+        chk.ok(not msgs, "%s: no warning" % what, str(msgs))
+        chk.ok(sorted(got) == sorted(want), "%s: the same layers" % what, str(sorted(got)))
+        for name in sorted(set(got) & set(want)):
+            g, r = got[name], want[name]
+            chk.ok(g.config["calls"] == "1", "%s %s: one call" % (what, name),
+                   "calls %s" % g.config["calls"])
+            for stat in ("scaled_entropy", "scaled_max_weight", "scaled_max_logit",
+                         "rows_empty"):
+                for h in range(H):
+                    chk.close("%s %s %s[h=%d]" % (what, name, stat, h), g.values[stat][h],
+                              r.values[stat][h], rel=1e-12)
+
+
+SECTIONS = {"batch_weights": section_batch_weights, "checkpoint": section_checkpoint}
 
 
 def main(names):
