@@ -265,6 +265,11 @@ def _tl_cfg(m, name, default=None):
 def tl_refusal(m):
     """Why the softmax of TransformerLens module @p m sees something its
     hook points cannot state (the config field, as a sentence), or None."""
+    if type(m).__module__.startswith("transformer_lens.model_bridge"):
+        return ("TransformerLens 4's TransformerBridge (%s) computes attention in its own "
+                "code, which neither its hook points nor the HF wrappers read as the softmax "
+                "sees it; monitor a HookedTransformer (TransformerLens 3) or the HF model "
+                "without the bridge" % type(m).__name__)
     cap = _tl_cfg(m, "attn_scores_soft_cap")
     if isinstance(cap, numbers.Real) and cap > 0:
         return ("cfg.attn_scores_soft_cap=%r: the softmax sees cap*tanh(score/cap), not the "

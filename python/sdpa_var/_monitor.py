@@ -199,7 +199,7 @@ class Monitor(_report.Report):
                 if not sdpa:
                     rotary.append("%r (%s)" % (L.name, why))
                 L.mode = "capture"
-            if kind == "tl" and (why := _layouts.tl_refusal(m)):
+            if kind in ("tl", "attn") and (why := _layouts.tl_refusal(m)):
                 tl_refused.append("%r (%s)" % (L.name, why))
             self.layers.append(L.name)
             self._layers[id(m)] = L

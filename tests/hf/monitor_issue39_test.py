@@ -355,13 +355,49 @@ def section_sink():
                               want[h], rel=1e-6)
 
 
+# -- 8. TransformerLens 4's TransformerBridge ----------------------------------
+def section_tl4():
+    """A TransformerBridge over an HF GPT-2 built from a config (no hub: the
+    adapter from the config, no tokenizer): refused at monitor() by name.
+    Needs TransformerLens 4 first on sys.path (build-venv/tl4)."""
+    try:
+        import transformer_lens
+        from transformer_lens.model_bridge import TransformerBridge
+        from transformer_lens.model_bridge.sources.transformers import source
+        from transformer_lens.factories import architecture_adapter_factory as factory
+    except ImportError as e:
+        print("SKIP %s tl4: no TransformerLens 4 (%s; scripts/test.sh installs it into "
+              "build-venv/tl4 from requirements.txt's #tl4 lines)" % (chk.name, e))
+        sys.exit(77)
+    torch.manual_seed(5)
+    hf = T.GPT2LMHeadModel._from_config(T.GPT2Config(vocab_size=V, n_embd=64, n_layer=2,
+                                                     n_head=4, n_positions=64),
+                                        attn_implementation="eager").eval()
+    arch = source.determine_architecture_from_hf_config(hf.config)
+    bc = source.build_bridge_config_from_hf(hf.config, arch, "gpt2", torch.float32)
+    adapter = factory.ArchitectureAdapterFactory.select_architecture_adapter(bc)
+    adapter.cfg.device = "cpu"
+    adapter.prepare_model(hf)
+    bridge = TransformerBridge(hf, adapter, None)
+    print("TransformerLens %s: %s" % (transformer_lens.__version__ if hasattr(
+        transformer_lens, "__version__") else "4", type(bridge.blocks[0].attn).__name__))
+    for what, target in (("bridge", bridge), ("bridge.original_model", bridge.original_model)):
+        try:
+            sdpa_var.monitor(target)
+        except ValueError as e:
+            chk.ok("TransformerBridge" in str(e), "TL4 %s: refused by name" % what, str(e))
+        else:
+            chk.ok(False, "TL4 %s: refused by name" % what, "monitor() took it")
+
+
 SECTIONS = {"t5": section_t5, "tl": section_tl, "compile": section_compile,
-            "inline": section_inline, "checkpoint": section_checkpoint, "sink": section_sink}
+            "inline": section_inline, "checkpoint": section_checkpoint, "sink": section_sink,
+            "tl4": section_tl4}
 
 
 def main(names):
     """The sections named (default: all)."""
-    for name in names or SECTIONS:
+    for name in names or [n for n in SECTIONS if n != "tl4"]:
         SECTIONS[name]()
     chk.done()
 
