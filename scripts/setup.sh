@@ -96,8 +96,9 @@ sv_ensure_packages() {
 }
 
 # sv_ensure_venv: build-venv/py, a venv of python3 (the first on PATH) with
-# the PyPI packages pinned in requirements.txt, and build-venv/hf4, the
-# "#hf4 " lines of that file (transformers 4) to put first on PYTHONPATH.
+# the PyPI packages pinned in requirements.txt, build-venv/hf4, the "#hf4 "
+# lines of that file (transformers 4), and build-venv/tl4, its "#tl4 " lines
+# (TransformerLens 4), each to put first on PYTHONPATH.
 # The stamp (the file's hash and Python's version) is written last: a
 # second run with the same file installs nothing, a cut run starts over.
 sv_ensure_venv() {
@@ -113,7 +114,9 @@ sv_ensure_venv() {
     "${pip[@]}" install -q "$(grep -m1 '^torch==' "$req" | cut -d' ' -f1)" >&2 &&
         "${pip[@]}" install -q -r "$req" >&2 &&
         sed -n 's/^#hf4 //p' "$req" >"$venv/hf4.txt" &&
-        "${pip[@]}" install -q --no-deps --target "$venv/hf4" -r "$venv/hf4.txt" >&2 || {
+        "${pip[@]}" install -q --no-deps --target "$venv/hf4" -r "$venv/hf4.txt" >&2 &&
+        sed -n 's/^#tl4 //p' "$req" >"$venv/tl4.txt" &&
+        "${pip[@]}" install -q --no-deps --target "$venv/tl4" -r "$venv/tl4.txt" >&2 || {
         echo "sdpa-var: pip could not install requirements.txt into $venv" >&2
         return 1
     }

@@ -12,6 +12,8 @@ nothing raised by the monitor reaches the model (Monitor._capture catches).
 
 import threading
 
+from . import _layouts
+
 _MONITORS = []          # attached Monitors, in attach order
 _STATE = {"sdpa": None, "hf": None}
 # .inside_hf: an HF function measured (or refused) itself is running, so its
@@ -58,19 +60,65 @@ def normalize_mask(mask):
     return mask
 
 
+def no_compile(fn):
+    """@p fn, which torch.compile (Dynamo) runs eagerly behind a graph break
+    rather than tracing into (torch.compiler.disable, PyTorch >= 2.1; the
+    function itself where torch has no compiler): the monitor's entry
+    points read tensors' values and keep Python state, which a traced graph
+    would drop or fail on."""
+    import torch
+
+    off = getattr(getattr(torch, "compiler", None), "disable", None)
+    return off(fn) if callable(off) else fn
+
+
+# torch.utils.checkpoint's functions that run the forward again in backward
+# (PyTorch 1.13, which has no graph task id to ask)
+_RECOMPUTE = {("checkpoint.py", "backward"), ("checkpoint.py", "unpack"),
+              ("checkpoint.py", "unpack_hook"), ("checkpoint.py", "recompute_fn")}
+
+
+def in_backward():
+    """True while autograd's backward runs (a checkpoint's recompute of the
+    forward, which the monitor measured once already): PyTorch's graph task
+    id where it has one, else a torch.utils.checkpoint recompute frame on
+    the stack."""
+    import sys
+
+    import torch
+
+    task = getattr(torch._C, "_current_graph_task_id", None)
+    if task is not None:
+        return task() != -1
+    f = sys._getframe(1)
+    while f is not None:
+        c = f.f_code
+        if (c.co_filename.rsplit("/", 1)[-1], c.co_name) in _RECOMPUTE and \
+                "torch" in c.co_filename:
+            return True
+        f = f.f_back
+    return False
+
+
+def _feed_sdpa(args, kwargs):
+    if _MONITORS and not getattr(_LOCAL, "inside_hf", False):
+        who = getattr(_LOCAL, "hf_module", None)  # HF's "sdpa": its module
+        try:
+            call = parse_sdpa(args, kwargs)
+            q, k = call["query"], call["key"]
+            mask = normalize_mask(call["attn_mask"])
+        except Exception:  # a call torch itself will reject: let it say so
+            call = None
+        for mon in list(_MONITORS) if call is not None else ():
+            mon._capture("sdpa", who, q, k, call["scale"], bool(call["is_causal"]),
+                         mask, None)
+
+
 def _make_sdpa_wrapper(original):
+    feed = no_compile(_feed_sdpa)
+
     def scaled_dot_product_attention(*args, **kwargs):
-        if _MONITORS and not getattr(_LOCAL, "inside_hf", False):
-            who = getattr(_LOCAL, "hf_module", None)  # HF's "sdpa": its module
-            try:
-                call = parse_sdpa(args, kwargs)
-                q, k = call["query"], call["key"]
-                mask = normalize_mask(call["attn_mask"])
-            except Exception:  # a call torch itself will reject: let it say so
-                call = None
-            for mon in list(_MONITORS) if call is not None else ():
-                mon._capture("sdpa", who, q, k, call["scale"], bool(call["is_causal"]),
-                             mask, None)
+        feed(args, kwargs)
         return original(*args, **kwargs)
 
     scaled_dot_product_attention.__wrapped__ = original
@@ -115,7 +163,50 @@ def _hf_refusals(kind, kwargs, mask):
                      "(and F.scaled_dot_product_attention calls)" % (kind,))
 
 
-def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs):
+# Tensor keywords an HF attention call may carry that do not change the
+# logits (positions for the mask or the kernels, flash's sequence bounds).
+HARMLESS = ("position_ids", "cache_position", "cu_seq_lens_q", "cu_seq_lens_k",
+            "max_length_q", "max_length_k", "attention_mask")
+# The one way an eager_attention_forward may use position_bias (T5 and its
+# family in transformers 5): added to the scaled logits, like the mask.
+_BIAS_LINES = ("position_bias:", "position_bias=", "if position_bias is not None:",
+               "attn_weights = attn_weights + position_bias")
+
+
+def bias_added(fn):
+    """True if @p fn's source uses position_bias only as an additive term
+    of the scaled logits (_BIAS_LINES), False otherwise (or unreadable)."""
+    import inspect
+
+    try:
+        src = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return False
+    lines = [ln.split("#")[0].strip() for ln in src.splitlines()]
+    used = [ln for ln in lines if "position_bias" in ln]
+    return bool(used) and all(ln.startswith(_BIAS_LINES) for ln in used) and \
+        any(ln == _BIAS_LINES[-1] for ln in used)
+
+
+def _eager_extras(named, bias_ok):
+    """The additive mask term of an eager call's keywords (position_bias
+    where the function adds it to the logits), or None; raises Refuse for
+    a position_bias used otherwise and any other tensor keyword it does not
+    know (it may change the logits)."""
+    bias = named.get("position_bias")
+    if bias is not None and not bias_ok:
+        raise Refuse("position_bias: this eager_attention_forward does not add it to the "
+                     "scaled logits as one additive term")
+    unknown = sorted(n for n, v in named.items() if hasattr(v, "dim") and
+                     n not in HARMLESS and n != "position_bias")
+    if unknown:
+        raise Refuse("tensor keyword%s %s: the monitor does not know what %s to the logits"
+                     % ("s" if len(unknown) > 1 else "", ", ".join(map(repr, unknown)),
+                        "they do" if len(unknown) > 1 else "it does"))
+    return bias
+
+
+def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs, bias_ok=False):
     """(scale, causal, mask) of an HF eager_attention_forward call, as that
     function applies them: the mask only (eager has no is_causal), cut to
     the keys; scaling as passed, or the function's default 1/sqrt(d). GPT-2
@@ -126,10 +217,13 @@ def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs):
 
     named = dict(zip(fn_params[5:], args))
     named.update(kwargs)
+    bias = _eager_extras(named, bias_ok)
     mask = attention_mask
     if mask is not None and mask.dim() == 4:
         mask = mask[:, :, :, :key.shape[-2]]
     mask = normalize_mask(mask)
+    if bias is not None:  # the engine's additive mask: softmax input scale*S + M
+        mask = bias if mask is None else _layouts.combine(mask, bias)
     if "scaling" in fn_params:
         return named.get("scaling"), False, mask
     if not hasattr(module, "scale_attn_weights"):
@@ -145,7 +239,7 @@ def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs):
     return scale, False, mask
 
 
-def _make_hf_wrapper(original, kind, eager_params=None):
+def _make_hf_wrapper(original, kind, eager_params=None, bias_ok=False):
     # transformers >= 4.48: fn(module, query, key, value, attention_mask,
     # scaling=None, dropout=0.0, **kwargs); query B x H x q x d after RoPE
     # and QK-norm, key B x H_kv x kv x d (before repeat_kv); the mask
@@ -155,7 +249,10 @@ def _make_hf_wrapper(original, kind, eager_params=None):
     # sees the exact mask, is_causal and scale). "eager" (the modeling
     # file's own eager_attention_forward, patched while attached): measured
     # here. Anything else is refused by name.
-    def attention(module, query, key, value, attention_mask, *args, **kwargs):
+    # The whole call runs eagerly under torch.compile (no_compile): its
+    # thread-local state brackets the attention function's own SDPA call.
+    @no_compile
+    def run(module, query, key, value, attention_mask, *args, **kwargs):
         if not _MONITORS or getattr(_LOCAL, "inside_hf", False):
             return original(module, query, key, value, attention_mask, *args, **kwargs)
         got = None
@@ -163,7 +260,7 @@ def _make_hf_wrapper(original, kind, eager_params=None):
             _hf_refusals(kind, kwargs, attention_mask)
             if kind == "eager":
                 got = _eager_call(eager_params, module, query, key, attention_mask, args,
-                                  kwargs)
+                                  kwargs, bias_ok)
         except Refuse as e:
             for mon in list(_MONITORS):
                 mon._refuse(module, str(e))
@@ -184,6 +281,9 @@ def _make_hf_wrapper(original, kind, eager_params=None):
             return original(module, query, key, value, attention_mask, *args, **kwargs)
         finally:
             _LOCAL.inside_hf, _LOCAL.hf_module = saved
+
+    def attention(module, query, key, value, attention_mask, *args, **kwargs):
+        return run(module, query, key, value, attention_mask, *args, **kwargs)
 
     attention.__wrapped__ = original
     attention._sdpa_var_wrapper = True
@@ -209,7 +309,7 @@ def _patch_eager(mon, modules):
             if getattr(fn, "_sdpa_var_wrapper", False):
                 continue
             params = tuple(inspect.signature(fn).parameters)
-            w = _make_hf_wrapper(fn, "eager", params)
+            w = _make_hf_wrapper(fn, "eager", params, bias_added(fn))
             mod.eager_attention_forward = w
             _EAGER[name] = [fn, w, set()]
         _EAGER[name][2].add(id(mon))

@@ -137,6 +137,19 @@ def hf_inline_eager(model, modules):
         getattr(sys.modules.get(type(m).__module__), "eager_attention_forward", None))]
 
 
+def hf_sdpa_advice(model):
+    """The inline-eager refusal's first way out: load with "sdpa" where HF
+    has it for @p model's class (its _supports_sdpa, which HF's own check
+    reads), else what HF lacks."""
+    hf = [m for m in model.modules() if isinstance(getattr(type(m), "_supports_sdpa", None),
+                                                   bool)]
+    if hf and all(type(m)._supports_sdpa for m in hf[:1]):
+        return "load the model with attn_implementation=\"sdpa\", or "
+    name = type(hf[0]).__name__ if hf else type(model).__name__
+    return ("HF has no attn_implementation=\"sdpa\" for %s (its _supports_sdpa is False), so "
+            % name)
+
+
 def kind_of(m):
     """What @p m is to the monitor: "mha" or "tl" (hook points), whose Q
     and K hooks read; "proj" (q_proj/k_proj), "c_attn", "qkv",
@@ -231,14 +244,65 @@ def hook_qk(kind, m, caps, call, causal):
             return None
         q, k = q[0], k[0]
         if getattr(m, "hook_layout", "bnhd") != "bhnd":
+            q = tl_logn(m, q, k)
             q, k = q.transpose(1, 2), k.transpose(1, 2)
         if "hook_attn_scores" in caps:  # masked, scaled scores: the fill where excluded
             s = caps["hook_attn_scores"][0]
             # the fill as stored in s's dtype (-1e5 is -inf in float16)
             mask, causal = s != torch.tensor(tl_fill(m, s), dtype=s.dtype), False
+            alibi = tl_alibi(m, q.shape[-2], k.shape[-2])
+            if alibi is not None:  # added to the scores before hook_attn_scores
+                mask = combine(mask, alibi.to(s.dtype))
     else:  # never hooked (kind_of's other kinds are served by capture)
         return None
     return q, k, causal, mask
+
+
+def _tl_cfg(m, name, default=None):
+    return getattr(getattr(m, "cfg", None), name, default)
+
+
+def tl_refusal(m):
+    """Why the softmax of TransformerLens module @p m sees something its
+    hook points cannot state (the config field, as a sentence), or None."""
+    if type(m).__module__.startswith("transformer_lens.model_bridge"):
+        return ("TransformerLens 4's TransformerBridge (%s) computes attention in its own "
+                "code, which neither its hook points nor the HF wrappers read as the softmax "
+                "sees it; monitor a HookedTransformer (TransformerLens 3) or the HF model "
+                "without the bridge" % type(m).__name__)
+    cap = _tl_cfg(m, "attn_scores_soft_cap")
+    if isinstance(cap, numbers.Real) and cap > 0:
+        return ("cfg.attn_scores_soft_cap=%r: the softmax sees cap*tanh(score/cap), not the "
+                "scaled scores" % (cap,))
+    if _tl_cfg(m, "use_attention_sinks") is True:
+        return "cfg.use_attention_sinks: a learned logit joins each row's softmax denominator"
+    if _tl_cfg(m, "positional_embedding_type") == "relative_positional_bias":
+        return ("cfg.positional_embedding_type='relative_positional_bias': a bias passed to "
+                "forward is added to the scores")
+    if _tl_cfg(m, "clip_qkv") is not None and getattr(m, "hook_rot_q", None) is None:
+        return "cfg.clip_qkv: Q and K are clamped after hook_q/hook_k"
+    if _tl_cfg(m, "use_logn_attn") is True and not callable(getattr(m, "_apply_logn_scaling",
+                                                                    None)):
+        return "cfg.use_logn_attn: Q is scaled per row after the hook points"
+    return None
+
+
+def tl_logn(m, q, k):
+    """Q (batch x pos x heads x d) as TransformerLens module @p m's scores
+    read it: cfg.use_logn_attn scales each query row after the hook points
+    in eval (Qwen-1's log-n past the training length), the offset being the
+    cached keys."""
+    if _tl_cfg(m, "use_logn_attn") is True and not getattr(m, "training", False):
+        return m._apply_logn_scaling(q, k.shape[1] - q.shape[1])
+    return q
+
+
+def tl_alibi(m, n_q, n_k):
+    """The ALiBi bias (heads x n_q x n_k) TransformerLens module @p m added
+    to its scores in the call that just ran, or None."""
+    if _tl_cfg(m, "positional_embedding_type") != "alibi":
+        return None
+    return m.alibi[:, -n_q:, :n_k]
 
 
 def tl_fill(m, s):

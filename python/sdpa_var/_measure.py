@@ -223,9 +223,22 @@ def _pooled(name, out, heads):
         return 1.0 / np.sqrt(rv)
 
 
+def row_weights(st, rows):
+    """Weights (batch x heads) of Stats @p st's averages: each batch element
+    and head's rows that see at least one key (n_q - rows_empty; @p rows
+    each where the engine gives no n_q)."""
+    b, h = st.shape
+    w = np.broadcast_to(np.asarray(st.values.get("n_q", rows), dtype=np.float64), (b, h))
+    empty = st.values.get("rows_empty")
+    if empty is not None:
+        w = w - np.nan_to_num(np.asarray(empty, dtype=np.float64))
+    return np.maximum(w, 0.0)
+
+
 class Accumulator:
     """One layer's calls within one step: per head, a row-weighted mean over
-    batch elements and calls for averages, the max (min) for maxima (minima);
+    batch elements and calls for averages (each batch element weighted by
+    its rows that see a key, row_weights), the max (min) for maxima (minima);
     or, reduce="none", the calls' batch rows side by side."""
 
     def __init__(self, reduce):
@@ -250,7 +263,7 @@ class Accumulator:
         if self.reduce == "none":
             self.parts.append(st)
             return
-        w = float(rows)
+        w = row_weights(st, rows)
         for name in st.columns:
             v = np.asarray(st.values[name])
             how = _kind(name)

@@ -73,9 +73,13 @@ def _mha_attach(mon):
             original = nn.MultiheadAttention.__dict__["forward"]
             sig = inspect.signature(original)
 
-            def forward(self, *args, **kwargs):
+            @_capture.no_compile
+            def feed(self, args, kwargs):
                 for m in list(_MHA["monitors"]):
                     m._mha_call(self, sig, args, kwargs)
+
+            def forward(self, *args, **kwargs):
+                feed(self, args, kwargs)
                 return original(self, *args, **kwargs)
 
             forward.__wrapped__ = original
@@ -182,7 +186,7 @@ class Monitor(_report.Report):
         scales, scale_all = _per_module(scale, "scale", names, _positive)
         self._layers, self._names = {}, {id(m): (n or "model") for n, m in model.named_modules()}
         sdpa = _capture.sdpa_available()
-        refused, rotary = [], []
+        refused, rotary, tl_refused = [], [], []
         for name, m in model.named_modules():
             kind = _layouts.kind_of(m)
             if kind is None:
@@ -206,18 +210,25 @@ class Monitor(_report.Report):
                 if not sdpa:
                     rotary.append("%r (%s)" % (L.name, why))
                 L.mode = "capture"
+            if kind in ("tl", "attn") and (why := _layouts.tl_refusal(m)):
+                tl_refused.append("%r (%s)" % (L.name, why))
             self.layers.append(L.name)
             self._layers[id(m)] = L
+        if tl_refused:
+            raise ValueError("model: %s: the monitor reads hook points, which see the scores "
+                             "before that; it never reports those numbers"
+                             % "; ".join(tl_refused))
         inline = _layouts.hf_inline_eager(model, [L.module for L in self._layers.values()])
         if inline:
             raise ValueError(
                 "model: %s compute%s eager attention inline (transformers %s has no "
                 "eager_attention_forward in %s), where the monitor cannot read Q and K as the "
-                "softmax sees them; load the model with attn_implementation=\"sdpa\", or call "
-                "sdpa_var.observe(q, k, ...) in its forward with monitor(model, hooks=False)"
+                "softmax sees them; %scall sdpa_var.observe(q, k, ...) in its forward with "
+                "monitor(model, hooks=False)"
                 % (", ".join(repr(self._names[id(m)]) for m in inline),
                    "s" if len(inline) == 1 else "", _layouts.hf_version(),
-                   ", ".join(sorted({type(m).__module__ for m in inline}))))
+                   ", ".join(sorted({type(m).__module__ for m in inline})),
+                   _layouts.hf_sdpa_advice(model)))
         if rotary:
             raise ValueError(
                 "model: %s transform%s Q and K after hook_q/hook_k and ha%s no hook_rot_q/"
@@ -264,8 +275,10 @@ class Monitor(_report.Report):
         self._entry(model)
         for L in self._layers.values():
             self._attach(L)
-        self._handles.append(_module.register_module_forward_pre_hook(self._global_pre))
-        self._handles.append(_module.register_module_forward_hook(self._global_post))
+        self._handles.append(_module.register_module_forward_pre_hook(
+            _capture.no_compile(self._global_pre)))
+        self._handles.append(_module.register_module_forward_hook(
+            _capture.no_compile(self._global_post)))
         if self._mha:
             _mha_attach(self)
         _capture.attach(self, [L.module for L in self._layers.values()
@@ -300,7 +313,7 @@ class Monitor(_report.Report):
         e = self._by_id.get(id(mod))
         if e is None or e[0] is not mod:
             return None  # not a module of ours (a copy, another model)
-        if mod is self._model:
+        if mod is self._model and not _capture.in_backward():
             self._root_pre(mod, args)
         if e[1] is not None:
             self._pre(e[1])
@@ -315,7 +328,7 @@ class Monitor(_report.Report):
                 self._stack[-1].caps[what] = (out, args[0] if args else None)
         if e[1] is not None:
             self._post(e[1])
-        if mod is self._model:
+        if mod is self._model and not _capture.in_backward():
             self._root_post(mod, args, out)
         return None
 
@@ -449,6 +462,9 @@ class Monitor(_report.Report):
     def _measure(self, name, path, q, k, scale, source, causal, mask, window):
         import torch
 
+        if _capture.in_backward():
+            return  # a checkpoint's recompute: this call was measured in the forward
+
         if self._root_depth:
             ev = self._eval
         else:  # observe() outside the model's forward
@@ -555,8 +571,9 @@ def monitor(model, every=1, *, causal=False, scale=None, reduce="batch", rows=No
     Monitor. Call mon.step() after each training step; on measured steps
     (the first and every @p every-th) it returns, and keeps in mon.last,
     {layer name: Stats} with every per-head column, of shape (heads,)
-    reduced over the batch and the step's calls (reduce="batch": row-weighted
-    means of averages, the maximum of maxima) or (batch, heads) per call's
+    reduced over the batch and the step's calls (reduce="batch": means of
+    averages, each batch element and head weighted by its query rows that
+    see a key; the maximum of maxima) or (batch, heads) per call's
     batch element side by side (reduce="none"). Stats.config holds the
     scale used, its scale_source, the path, calls and nonfinite (NaN/Inf
     values seen; such calls are skipped).
