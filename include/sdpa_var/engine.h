@@ -71,7 +71,7 @@ typedef struct sv_exec {
  * @{ */
 #define SV_SKIP_JAC_FROB 1u      /**< the Jacobians' Frobenius norms */
 #define SV_SKIP_ENTROPY_RANGE 2u /**< the row entropies' extremes and normalised mean */
-#define SV_SKIP_SINK 4u          /**< the weights of key 0 */
+#define SV_SKIP_SINK 4u          /**< the weights of each row's first visible key */
 #define SV_SKIP_LOGITS 8u        /**< the logits' extremes */
 #define SV_SKIP_SUM_P2 16u       /**< the sums of p^2 */
 #define SV_SKIP_VARIANCE 32u     /**< the variances about the known mean, with ddof 0 and 1 */
@@ -195,8 +195,9 @@ sv_status sv_taps_check(const sv_taps *taps, const sv_spec *spec);
     /* mean of the n_q d_k entries of Q, measured when q_var is; else NAN */                       \
     X(q_mean, MEAN, MAYBE, NONE)                                                                   \
     X(k_mean, MEAN, MAYBE, NONE) /* the same for K */                                              \
-    /* softmax weight of key 0 (the first position, which every row sees, also under causal),      \
-       mean over rows: the attention-sink share (Xiao et al. 2023) */                              \
+    /* softmax weight of the first key the row sees, mean over rows: the attention-sink share      \
+       (Xiao et al. 2023). Key 0 unless keys before it are hidden: by a source mask (a left-padded \
+       sequence's first real token) or a window (key max(0, i - W + 1) for row i) */               \
     X(raw_sink_weight, MEAN, ALWAYS, SINK)                                                         \
     X(scaled_sink_weight, MEAN, ALWAYS, SINK) /* the same for scaled logits */                     \
     /* row entropy / ln(keys the row sees): n_k, or min(i + 1, n_k) for row i under causal;        \

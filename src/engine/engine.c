@@ -188,7 +188,10 @@ static void run_trial_group(const plan *p, uint64_t t0, size_t cnt, const worksp
         sv__tile_product(p, ws->qtile, ws->k, ws->scores + g * n);
         for (size_t i = 0; p->src->related_diag && i < nq && i < nk; i++)
             ws->planted[g * nq + i] = ws->scores[g * n + i * nk + i];
-        for (size_t i = 0; i < nq; i++) /* key 0: every row sees it */
+        /* The sink's key, the first a row sees: key 0 here (the grouped
+         * path has neither a window nor a mask, and causal row i sees keys
+         * 0 .. i). */
+        for (size_t i = 0; i < nq; i++)
             ws->sink[g * nq + i] = ws->scores[g * n + i * nk];
     }
     const size_t rows = cnt * nq;
