@@ -275,7 +275,12 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  * into the row in key order (Chan et al. 1979; online softmax), and rows
  * into the trial in row order. So results are the same bits for any
  * block_rows or threads, and trials [0, a) then [a, n) give the bits of
- * [0, n).
+ * [0, n). Threads take whole trials, a workspace each, for trials of
+ * fewer than 65536 scores, at least 4 trials a thread, or where whole
+ * trials keep more threads busy than one trial's work items do (count /
+ * (threads ceil(count / threads)) against the same for the items, with
+ * a key block of at most 8 MiB: 96 trials of 1024 rows on 16 threads);
+ * else all threads share the tiles of one trial at a time.
  *
  * With spec->grad, two backward passes follow each trial's forward pass
  * (the scores recomputed, as FlashAttention's backward, Dao et al. 2022,
