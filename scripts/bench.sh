@@ -18,7 +18,7 @@ sv_ensure_packages "${SV_BUILD_PACKAGES[@]}" "${SV_TEST_PACKAGES[@]}" time libsl
 sv_build release
 # Re-configure so that CMake finds SLEEF if it was just installed.
 (cd "$SV_ROOT" && cmake --preset release >/dev/null)
-cmake --build "$SV_ROOT/build" --target dgemm_limit exp_bench >&2
+cmake --build "$SV_ROOT/build" --target dgemm_limit exp_bench many_small >&2
 
 cd "$SV_ROOT"
 RUNS=${SV_BENCH_RUNS:-5}
@@ -193,6 +193,15 @@ if grep -qw avx2 /proc/cpuinfo; then
 fi
 tiny_ns=$(awk -v t="$tiny_sv" 'BEGIN { printf "%.0f", t * 1e9 / 1e6 }')
 
+# --- many small matrices against one large one (issue 39) ---------------------
+# 96 trials of 1024 x 1024 (d_k 64, caller arrays as stats() passes them)
+# over one trial of as many visible scores, full and causal; bench/many_small.c
+# says which pairs and why. All cores, the best of $RUNS runs of each case.
+printf 'bench: many small matrices\n' >&2
+many_out=$(build/many_small "$(nproc)" "$RUNS")
+many_full=$(awk '$1 == "ratio" { print $3 }' <<<"$many_out")
+many_causal=$(awk '$1 == "ratio" { print $5 }' <<<"$many_out")
+
 # --- where the time goes: perf's profile of the targets' commands -------------
 # profile CMD...: the 8 hottest symbols as table rows (nothing without perf).
 profile() {
@@ -279,6 +288,18 @@ medians; a ratio is the median of the ratios within each triple.
 | \`--dk 128 --n 8192\` faster than numpy | ${t2}× (the bare products alone: ${t2lim}×) | $(verdict "$t2" 1 ">=") |
 | \`--dk 128 --n 65536\` peak RSS ≤ 64 MiB | $huge_rss MiB | $(verdict "$huge_rss" 64 "<=") |
 | headline command under 50 ms | $head_sv s | $(verdict "$head_sv" 0.05 "<=") |
+| 96 trials of 1024 × 1024 ≥ 0.7× the throughput of one trial of equal work, full | ${many_full}× | $(verdict "$many_full" 0.7 ">=") |
+| the same, causal | ${many_causal}× | $(verdict "$many_causal" 0.7 ">=") |
+
+The last two rows are issue 39's: \`build/many_small $(nproc) $RUNS\` (the
+engine on caller arrays through the strided source, as \`stats()\` passes
+them; GFLOP/s count 2 d_k flops per visible score):
+
+<!-- not run: timing; scripts/bench.sh runs it -->
+\`\`\`
+\$ build/many_small $(nproc) $RUNS
+$many_out
+\`\`\`
 
 The same with each OpenBLAS kernel this CPU runs. The AVX2 rows set
 \`OPENBLAS_CORETYPE\` and \`SV_CPU_CAPABILITY=avx2\` for all three processes: an

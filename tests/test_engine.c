@@ -200,8 +200,47 @@ static void test_sink_blocks(void)
     CHECK_LT(t.raw_entropy_norm, 1.0);
 }
 
+/* Issue 39: how threads share trials, read from the bytes a run takes (a
+ * workspace per thread when whole trials run in parallel, else one with a
+ * tile per thread). 32 trials of 1024 x 1024 on 16 threads: whole trials
+ * (each has 4 tiles of 256 rows: sharing one trial left 12 threads idle;
+ * before issue 39 they shared, below 4 trials a thread); 2 trials of 8192
+ * rows (32 tiles each) still share one trial's tiles. */
+static void test_trials_per_thread(void)
+{
+    sv_spec s = {.d_k = 64, .n_q = 1024, .n_k = 1024, .trials = 32};
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
+    sv_source src;
+    CHECK_STATUS(sv_source_draw(&s, &src), SV_OK);
+    const sv_exec one = {.threads = 1}, sixteen = {.threads = 16};
+    size_t b1 = 0, b16 = 0;
+    if (CHECK_STATUS(sv_engine_bytes(&s, &src, &one, NULL, 32, &b1), SV_OK) &&
+        CHECK_STATUS(sv_engine_bytes(&s, &src, &sixteen, NULL, 32, &b16), SV_OK))
+        CHECK_EQ(b16, 16 * b1);
+    s.n_q = 8192;
+    s.trials = 2;
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
+    CHECK_STATUS(sv_source_draw(&s, &src), SV_OK);
+    if (CHECK_STATUS(sv_engine_bytes(&s, &src, &one, NULL, 2, &b1), SV_OK) &&
+        CHECK_STATUS(sv_engine_bytes(&s, &src, &sixteen, NULL, 2, &b16), SV_OK)) {
+        CHECK_GT(b16, b1);
+        CHECK_LT(b16, 16 * b1); /* one workspace, with 16 tiles */
+    }
+    /* Whole trials per thread give the bits of one thread: 8 causal trials
+     * of 600 rows (3 tiles) on 4 threads, with and without block rows. */
+    sv_spec c = {.d_k = 8, .n_q = 600, .n_k = 600, .trials = 8, .causal = 1, .seed = 39};
+    CHECK_STATUS(sv_spec_resolve(&c), SV_OK);
+    CHECK_STATUS(sv_source_draw(&c, &src), SV_OK);
+    sv_trial_stats a[8], b[8];
+    const sv_exec four = {.threads = 4, .block_rows = 512};
+    if (CHECK_STATUS(sv_engine_run(&c, &src, &one, NULL, 0, 8, a), SV_OK) &&
+        CHECK_STATUS(sv_engine_run(&c, &src, &four, NULL, 0, 8, b), SV_OK))
+        CHECK_MEM_EQ(a, b, sizeof a);
+}
+
 int main(void)
 {
+    test_trials_per_thread();
     test_same_counts();
     test_taps_check();
     test_sink_two_keys();

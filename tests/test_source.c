@@ -174,6 +174,55 @@ static void test_bad_values(void)
     CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), SV_EOVERFLOW);
 }
 
+/* The check's row loop (four running maxima, issue 39) in float64 and
+ * float32, rows of 7 entries and a transposed K: a non-finite entry in
+ * any column is found, and the largest |entry| in any column decides the
+ * overflow bound. */
+static void test_check_columns(void)
+{
+    enum { N = 3, DK = 7 };
+    double q[N * DK], kt[DK * N]; /* kt: K transposed, K[j][l] at kt[l * N + j] */
+    float q32[N * DK], kt32[DK * N];
+    for (int i = 0; i < N * DK; i++)
+        q[i] = kt[i] = q32[i] = kt32[i] = (float)(0.25 * (i % 5) - 0.5);
+    sv_spec s = {.d_k = DK, .n_q = N, .n_k = N, .trials = 1};
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
+    const sv_exec exec = {.threads = 1};
+    for (int f = 0; f < 2; f++) {
+        const ptrdiff_t e = f ? 4 : 8;
+        sv_strided arr = {0};
+        arr.q = (sv_array){.data = f ? (void *)q32 : (void *)q,
+                           .dtype = f ? SV_DTYPE_FLOAT32 : SV_DTYPE_FLOAT64,
+                           .ndim = 2,
+                           .shape = {N, DK},
+                           .strides = {DK * e, e}};
+        arr.k = arr.q;
+        arr.k.data = f ? (void *)kt32 : (void *)kt;
+        arr.k.strides[0] = e;     /* row j: K's column */
+        arr.k.strides[1] = N * e; /* entry l: N apart */
+        sv_source src;
+        sv_trial_stats t;
+        CHECK_STATUS(sv_source_strided(&arr, &src), SV_OK);
+        for (int l = 0; l < DK; l++) {
+            const int at = l * N + N - 1; /* K[N - 1][l] */
+            const double bad[] = {NAN, INFINITY, -INFINITY, 1e31, 1e29};
+            const sv_status want[] = {SV_ENONFINITE, SV_ENONFINITE, SV_ENONFINITE, SV_EOVERFLOW,
+                                      SV_OK};
+            for (int b = 0; b < 5; b++) {
+                if (f)
+                    kt32[at] = (float)bad[b]; /* 1e31, 1e29: float32 holds them */
+                else
+                    kt[at] = bad[b];
+                q[l] = q32[l] = 1e29f; /* d_k max|q| max|k| = 7e60 with 1e31, 7e58 with 1e29 */
+                if (!CHECK_STATUS(sv_engine_run(&s, &src, &exec, NULL, 0, 1, &t), want[b]))
+                    fprintf(stderr, "  float%d, column %d, entry %g\n", f ? 32 : 64, l, bad[b]);
+                q[l] = q32[l] = 0.5f;
+            }
+            kt[at] = kt32[at] = 0.5f;
+        }
+    }
+}
+
 /* Sums of squares: entries past sv_entry_bound are refused (no inf from a
  * finite input), sv_array_max_abs finds the largest |entry|. */
 static void test_magnitudes(void)
@@ -302,6 +351,7 @@ int main(void)
     test_same_bits();
     test_float32();
     test_bad_values();
+    test_check_columns();
     test_magnitudes();
     test_mask();
     return CHECK_DONE();

@@ -139,7 +139,7 @@ typedef enum sv_column_group {
     SV_GROUP_ENTROPY = 5,     /**< smallest, largest and normalised row entropy */
     SV_GROUP_JACOBIAN = 6,    /**< the Frobenius norm of the softmax Jacobian */
     SV_GROUP_LOGITS = 7,      /**< the largest |logit| and the float16 headroom */
-    SV_GROUP_SINK = 8,        /**< the weight of key 0 (attention sinks) */
+    SV_GROUP_SINK = 8,        /**< the weight of the first key seen (attention sinks) */
     SV_GROUP_DRAW = 9,        /**< option: q_mean, q_std, k_mean, k_std not 0, 1, 0, 1 */
     SV_GROUP_DDOF = 10,       /**< option: ddof not 0 */
     SV_GROUP_PLANT = 11,      /**< option: plant not 0 */

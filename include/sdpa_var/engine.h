@@ -71,7 +71,7 @@ typedef struct sv_exec {
  * @{ */
 #define SV_SKIP_JAC_FROB 1u      /**< the Jacobians' Frobenius norms */
 #define SV_SKIP_ENTROPY_RANGE 2u /**< the row entropies' extremes and normalised mean */
-#define SV_SKIP_SINK 4u          /**< the weights of key 0 */
+#define SV_SKIP_SINK 4u          /**< the weights of each row's first visible key */
 #define SV_SKIP_LOGITS 8u        /**< the logits' extremes */
 #define SV_SKIP_SUM_P2 16u       /**< the sums of p^2 */
 #define SV_SKIP_VARIANCE 32u     /**< the variances about the known mean, with ddof 0 and 1 */
@@ -195,8 +195,9 @@ sv_status sv_taps_check(const sv_taps *taps, const sv_spec *spec);
     /* mean of the n_q d_k entries of Q, measured when q_var is; else NAN */                       \
     X(q_mean, MEAN, MAYBE, NONE)                                                                   \
     X(k_mean, MEAN, MAYBE, NONE) /* the same for K */                                              \
-    /* softmax weight of key 0 (the first position, which every row sees, also under causal),      \
-       mean over rows: the attention-sink share (Xiao et al. 2023) */                              \
+    /* softmax weight of the first key the row sees, mean over rows: the attention-sink share      \
+       (Xiao et al. 2023). Key 0 unless keys before it are hidden: by a source mask (a left-padded \
+       sequence's first real token) or a window (key max(0, i - W + 1) for row i) */               \
     X(raw_sink_weight, MEAN, ALWAYS, SINK)                                                         \
     X(scaled_sink_weight, MEAN, ALWAYS, SINK) /* the same for scaled logits */                     \
     /* row entropy / ln(keys the row sees): n_k, or min(i + 1, n_k) for row i under causal;        \
@@ -274,7 +275,12 @@ sv_status sv_engine_bytes(const sv_spec *spec, const sv_source *src, const sv_ex
  * into the row in key order (Chan et al. 1979; online softmax), and rows
  * into the trial in row order. So results are the same bits for any
  * block_rows or threads, and trials [0, a) then [a, n) give the bits of
- * [0, n).
+ * [0, n). Threads take whole trials, a workspace each, for trials of
+ * fewer than 65536 scores, at least 4 trials a thread, or where whole
+ * trials keep more threads busy than one trial's work items do (count /
+ * (threads ceil(count / threads)) against the same for the items, with
+ * a key block of at most 8 MiB: 96 trials of 1024 rows on 16 threads);
+ * else all threads share the tiles of one trial at a time.
  *
  * With spec->grad, two backward passes follow each trial's forward pass
  * (the scores recomputed, as FlashAttention's backward, Dao et al. 2022,

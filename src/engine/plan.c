@@ -67,6 +67,23 @@ int sv__grad_layout_of(const plan *p, grad_layout *g)
     return 1;
 }
 
+/* Whether whole trials, one per thread, keep more threads busy than one
+ * trial's `items` work items (per key block) shared by all threads: the
+ * busy share of the thread slots, count / (threads ceil(count / threads))
+ * against items / (threads ceil(items / threads)). 96 trials of 1024 rows
+ * have 4 items each: on 16 threads, 12 idled at every key block. Only for
+ * a key block of at most 2^20 doubles (8 MiB): each thread then holds a
+ * workspace of its own. */
+static int trials_fill_better(const plan *p, uint64_t count, size_t items)
+{
+    const uint64_t t = (uint64_t)p->threads; /* count < 4 t here, so no product wraps */
+    if (p->spec->d_k > ((size_t)1 << 20) / p->kb || count >= 4u * t)
+        return 0;
+    const uint64_t rounds_trials = (count - 1) / t + 1,
+                   rounds_items = ((uint64_t)items - 1) / t + 1;
+    return count * rounds_items > (uint64_t)items * rounds_trials;
+}
+
 /* Threads, tiles and grouping: depend on the spec and the options, never
  * on the data. */
 static void derive(plan *p, uint64_t count)
@@ -78,9 +95,6 @@ static void derive(plan *p, uint64_t count)
      * sv_spec_check */
     const uint64_t scores = (uint64_t)s->n_q * s->n_k;
     p->count = count;
-    p->trial_parallel = p->threads > 1 && count > 1 && !p->taps.row_sums &&
-                        (scores < SV_SMALL_TRIAL_SCORES || count >= (uint64_t)p->threads * 4u);
-    p->inner_threads = p->trial_parallel ? 1 : p->threads;
     p->tm = s->n_q < SV_TILE_ROWS ? s->n_q : SV_TILE_ROWS;
     p->kb = s->n_k < SV_KEY_BLOCK ? s->n_k : SV_KEY_BLOCK;
     p->dv = s->values ? s->d_v : 0;
@@ -95,6 +109,10 @@ static void derive(plan *p, uint64_t count)
     const size_t all_tiles = (s->n_q - 1) / p->tm + 1;
     if (p->block_tiles > all_tiles)
         p->block_tiles = all_tiles;
+    p->trial_parallel = p->threads > 1 && count > 1 && !p->taps.row_sums &&
+                        (scores < SV_SMALL_TRIAL_SCORES || count >= (uint64_t)p->threads * 4u ||
+                         trials_fill_better(p, count, (all_tiles - 1) / p->block_tiles + 1));
+    p->inner_threads = p->trial_parallel ? 1 : p->threads;
     /* tm kb d_k can overflow only when it is far above SV_TINY_TILE */
     p->tiny = p->tm * p->kb <= SV_TINY_TILE && p->tm * p->kb * s->d_k <= SV_TINY_TILE;
     /* Several tiny trials share one pass of the row kernel when each is

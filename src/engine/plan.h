@@ -158,7 +158,7 @@ typedef struct workspace {
     sv_moments *mo;         /* the same for the moments */
     sv_softmax_stats *st;   /* 2 x stats rows: raw then scaled statistics */
     double *planted;        /* S_ii of each query row with a related key (as row_mo) */
-    double *sink;           /* S_i0 of each query row: its score on key 0 (as row_mo) */
+    double *sink;           /* each query row's score on the first key it sees (as row_mo) */
     double *scratch;        /* inner_threads x the source's scratch_len */
     double *state;          /* the source's per-trial state (trial_len) */
     sv_moments *q_mo;       /* moments of each row of Q (as row_mo) */
@@ -239,8 +239,9 @@ void sv__grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial
  * softmax sums, planted logits, entries), rows merged in row order. Used by
  * the one-trial path (sv__trial_reduce: all n_q rows of ws) and the grouped
  * path (sv__trial_from_rows: rows whose statistics are already in st). The sink
- * weight of row i is exp(c (S_i0 - max_i)) / Z_i from its score on key 0
- * (ws->sink), as the diagonal weight is from S_ii (ws->planted). */
+ * weight of row i is exp(c (S_ia - max_i)) / Z_i from its score on a, the
+ * first key it sees (ws->sink), as the diagonal weight is from S_ii
+ * (ws->planted). */
 void sv__trial_reduce(const plan *p, const workspace *ws, sv_trial_stats *out);
 /* sv_engine_run_rows: the folds of rows [row0, row1), one per block. */
 void sv__trial_folds(const plan *p, const workspace *ws, sv_rowfold *out);

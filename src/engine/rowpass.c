@@ -112,8 +112,10 @@ static int tile_spans(const plan *p, size_t i0, size_t m, size_t j0, size_t bk, 
  * (so that c times the raw logit is the model's masked, scaled logit) or
  * -inf where the key is excluded, and each row's seen scores, packed in
  * key order into one buffer, go through the row kernel: the statistics
- * are over the keys the row sees. A row that sees none of the block gets
- * lo = hi (skipped, as outside the causal/window interval). */
+ * are over the keys the row sees. lo moves up to the row's first seen key
+ * of the block (the keys it passes are -inf: their exps are 0 either way);
+ * a row that sees none of the block gets lo = hi (skipped, as outside the
+ * causal/window interval). */
 static void mask_tile(const plan *p, const workspace *ws, uint64_t trial, size_t i0, size_t m,
                       size_t j0, size_t *lo, size_t *hi, double *scores, sv_softmax_acc *acc,
                       sv_moments *mo, size_t me)
@@ -126,20 +128,20 @@ static void mask_tile(const plan *p, const workspace *ws, uint64_t trial, size_t
             continue;
         double *s = scores + r * kb;
         p->src->mask(p->src, trial, i0 + r, j0 + lo[r], hi[r] - lo[r], buf);
-        size_t n = 0; /* n <= j - lo: packing never overwrites an unread entry */
+        size_t n = 0, first = hi[r]; /* n <= j - lo: packing never overwrites an unread entry */
         for (size_t j = lo[r]; j < hi[r]; j++) {
             const double add = buf[j - lo[r]];
             if (add == -INFINITY) {
                 s[j] = -INFINITY;
             } else {
                 s[j] += add / c;
+                first = n == 0 ? j : first;
                 buf[n++] = s[j];
             }
         }
-        if (n == 0) {
-            hi[r] = lo[r];
+        lo[r] = first; /* hi when the row sees none of the block */
+        if (n == 0)
             continue;
-        }
         (void)sv_softmax_acc_rows(buf, 1, n, n, c, &acc[r], &mo[r]);
         if (p->taps.hist_bins > 0)
             sv__rowpass_hist(p, buf, n, &acc[r]);
@@ -184,11 +186,13 @@ void sv__rowpass_tile(const plan *p, const workspace *ws, uint64_t trial, size_t
         for (size_t r = 0; r < m; r++)
             if (i0 + r >= j0 && i0 + r < j0 + bk)
                 ws->planted[i0 + r] = scores[r * kb + (i0 + r - j0)];
-    /* Key 0 lies in the first block: keep S_i0 for the sink weight, or
-     * -inf (weight 0) for a row whose window starts later. */
-    if (j0 == 0)
-        for (size_t r = 0; r < m; r++)
-            ws->sink[i0 + r] = lo[r] == 0 && hi[r] > 0 ? scores[r * kb] : -INFINITY;
+    /* The sink: the score on the first key the row sees (key 0, or the
+     * first one a window or mask leaves), which lies in the row's first
+     * block with a visible key: the first block, or a later one while the
+     * row's state is still empty (merge_rows, below, fills it). */
+    for (size_t r = 0; r < m; r++)
+        if (hi[r] > lo[r] && (j0 == 0 || ws->row_mo[i0 + r].n == 0))
+            ws->sink[i0 + r] = scores[r * kb + lo[r]];
     if (p->dv > 0)
         sv__tile_outputs(p, ws, i0, m, j0, scores, acc, lo, hi, me);
     merge_rows(p, ws, i0, m, j0, lo, hi, acc, mo);

@@ -156,9 +156,8 @@ static void acc_unpack(const sv_rowfold *f, const sv_spec *s, trial_acc *t)
 
 /* Row i's entropy over ln(keys it sees) (its moments' count: n_k, or
  * min(i + 1, n_k) under causal, its window's keys), for rows that see at
- * least 2 keys; the weight of key 0, exp(c (S_i0 - max)) / Z with
- * Z = 1 + r (0 when the row does not see key 0: S_i0 is -inf), c the
- * row's multiplier. */
+ * least 2 keys; the sink weight, exp(c (S_ia - max)) / Z with Z = 1 + r,
+ * a the first key the row sees (rowpass.c), c the row's multiplier. */
 static void trial_add_norm(const plan *p, trial_acc *t, size_t seen, double c,
                            const sv_softmax_acc *sm, const sv_softmax_stats *raw,
                            const sv_softmax_stats *sc, double sink)
@@ -188,8 +187,8 @@ static void add_scaled(const plan *p, trial_acc *t, size_t i, const sv_moments *
 }
 
 /* Adds rows row0 .. row0 + n - 1 with moments mo[i], softmax sums sm[i],
- * statistics raw[i], sc[i], planted logits planted[i] and scores on key 0
- * sink[i]. */
+ * statistics raw[i], sc[i], planted logits planted[i] and scores on the
+ * first key each row sees sink[i]. */
 static void trial_add(const plan *p, trial_acc *t, size_t row0, const sv_moments *mo,
                       const sv_softmax_acc *sm, const sv_softmax_stats *raw,
                       const sv_softmax_stats *sc, const double *planted, const double *sink,

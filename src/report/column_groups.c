@@ -20,7 +20,7 @@ static const struct {
     [SV_GROUP_ENTROPY] = {"entropy", "smallest, largest and normalised row entropy"},
     [SV_GROUP_JACOBIAN] = {"jacobian", "Frobenius norm of the softmax Jacobian"},
     [SV_GROUP_LOGITS] = {"logits", "largest |logit| and float16 headroom"},
-    [SV_GROUP_SINK] = {"sink", "weight of key 0 (attention sinks)"},
+    [SV_GROUP_SINK] = {"sink", "weight of the first key seen (attention sinks)"},
     [SV_GROUP_DRAW] = {"draw", "--q-mean, --q-std, --k-mean, --k-std (default: when given)"},
     [SV_GROUP_DDOF] = {"ddof", "--ddof (default: when not 0)"},
     [SV_GROUP_PLANT] = {"plant", "--plant (default: when not 0)"},

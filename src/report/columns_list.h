@@ -314,8 +314,8 @@
       "the same for scaled_out_var; nan where it is")                                              \
     /* Issue 16: attention sinks and normalised entropy (Xiao et al. 2023). */                     \
     X(raw_sink_weight, R, NO, NO, scaled_sink_weight, MEAN, GR(SINK), "1", A,                      \
-      "softmax weight of key 0 (every row sees it, causal too), mean over rows: the "              \
-      "attention-sink share; 1 / n_k for uniform rows")                                            \
+      "softmax weight of the first key the row sees (key 0 unless a mask or window hides it), "    \
+      "mean over rows: the attention-sink share; 1 / (keys seen) for uniform rows")                \
     X(scaled_sink_weight, R, NO, NO, raw_sink_weight, MEAN, GR(SINK), "1", A,                      \
       "the same for the scaled logits")                                                            \
     X(raw_entropy_norm, R, NO, NO, scaled_entropy_norm, MEAN, GR(ENTROPY), "1", SV_NEED_KEYS2,     \

@@ -255,6 +255,36 @@ static const unsigned char *matrix_of(const sv_strided *all, const sv_array *a, 
     return (const unsigned char *)a->data + (ptrdiff_t)batch * s[0] + (ptrdiff_t)h * s[1];
 }
 
+/* Largest |x| of one row of cols float64 (f32: float32) entries in the
+ * machine's byte order, stride sc bytes, and m; NAN if one is not finite.
+ * Four running maxima, and x - x (NaN exactly for an inf or NaN x) summed
+ * on the side: no branch per entry. The plain path (load per entry) cost a
+ * few ns an entry, and the check runs before the engine's threads start:
+ * at 16 threads it was half the time of 96 trials of 1024 x 1024. */
+static double row_max_abs(const unsigned char *row, size_t cols, ptrdiff_t sc, int f32, double m)
+{
+    double top[4] = {m, m, m, m}, bad = 0.0;
+    for (size_t l = 0; l < cols; l += 4)
+        for (size_t u = 0; u < 4 && l + u < cols; u++) {
+            const unsigned char *at = row + (ptrdiff_t)(l + u) * sc;
+            double x;
+            if (f32) {
+                float f;
+                memcpy(&f, at, sizeof f); /* need not be aligned */
+                x = (double)f;
+            } else {
+                memcpy(&x, at, sizeof x);
+            }
+            bad += x - x;
+            x = fabs(x);
+            top[u] = x > top[u] ? x : top[u];
+        }
+    if (isnan(bad))
+        return NAN;
+    const double a = top[0] > top[1] ? top[0] : top[1], b = top[2] > top[3] ? top[2] : top[3];
+    return a > b ? a : b;
+}
+
 /* Largest |x| over trials [first, first + count) of array a (kv: read at
  * the kv heads), or NAN if any x is not finite. */
 static double max_abs(const sv_strided *all, const sv_array *a, int kv, uint64_t first,
@@ -262,12 +292,20 @@ static double max_abs(const sv_strided *all, const sv_array *a, int kv, uint64_t
 {
     const size_t rows = a->shape[a->ndim - 2], cols = a->shape[a->ndim - 1];
     const ptrdiff_t sr = a->strides[a->ndim - 2], sc = a->strides[a->ndim - 1];
+    const int fast =
+        !a->byte_swapped && (a->dtype == SV_DTYPE_FLOAT64 || a->dtype == SV_DTYPE_FLOAT32);
     enum { CHUNK = 64 };
     double m = 0.0, buf[CHUNK];
     int bad = 0;
     for (uint64_t t = first; t < first + count && !bad; t++) {
         const unsigned char *base = matrix_of(all, a, t, kv);
-        for (size_t i = 0; i < rows; i++)
+        for (size_t i = 0; i < rows && !bad; i++) {
+            if (fast) { /* native float64 / float32: no branch per entry */
+                m = row_max_abs(base + (ptrdiff_t)i * sr, cols, sc, a->dtype == SV_DTYPE_FLOAT32,
+                                m);
+                bad = isnan(m);
+                continue;
+            }
             for (size_t l0 = 0; l0 < cols; l0 += CHUNK) {
                 const size_t c = cols - l0 < CHUNK ? cols - l0 : CHUNK;
                 load_row(base + (ptrdiff_t)i * sr + (ptrdiff_t)l0 * sc, sc, c, a->dtype,
@@ -278,6 +316,7 @@ static double max_abs(const sv_strided *all, const sv_array *a, int kv, uint64_t
                     m = x > m ? x : m;
                 }
             }
+        }
     }
     return bad ? NAN : m;
 }

@@ -76,7 +76,7 @@ def reference(q, k, w, causal):
         tr.append(one_minus * (1.0 + p[a]) - sp2o)
         fr.append(np.sqrt(f2))
         ek.append(np.exp(hi_))
-        sink.append(p[0] if lo == 0 else 0.0)
+        sink.append(p[0])  # key lo, the first the row sees (issue 39)
         p2.append(sp2)
         if hi - lo >= 2:
             hn.append(hi_ / np.log(hi - lo))

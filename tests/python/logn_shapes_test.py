@@ -56,8 +56,9 @@ def expect(q, k, causal, w, ddof):
     return {"scaled_mean": pooled.mean(), "scaled_var": pooled.var(ddof=ddof),
             "scaled_entropy": h.mean(), "scaled_max_weight": p.max(1).mean(),
             "scaled_jac_trace": (1.0 - p2).mean(), "scaled_eff_keys": np.exp(h).mean(),
-            "scaled_sink_weight": p[:, 0].mean(), "scaled_entropy_min": h.min(),
-            "scaled_entropy_max": h.max(), "scaled_sum_p2": p2.mean(),
+            # the sink: the first key each row sees (issue 39)
+            "scaled_sink_weight": p[np.arange(len(p)), m.argmax(1)].mean(),
+            "scaled_entropy_min": h.min(), "scaled_entropy_max": h.max(), "scaled_sum_p2": p2.mean(),
             "scaled_entropy_norm": (h[two] / np.log(seen[two])).mean() if two.any() else None,
             "rows_empty": float((~rows).sum())}
 

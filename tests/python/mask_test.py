@@ -43,7 +43,7 @@ def reference(s, v, c, vis):
             p /= p.sum()
             h.append(-(p * np.log(p)).sum())
             mw.append(p.max())
-            sink.append(p[0] if vis[i][0] else 0.0)
+            sink.append(p[0])  # the first key the row sees (issue 39)
             if vis[i].sum() >= 2:
                 hn.append(h[-1] / np.log(vis[i].sum()))
             if v is not None:
@@ -100,6 +100,20 @@ for kind, mask in (("bool", valid), ("additive", np.where(valid, 0.0, -np.inf)),
             vis = np.broadcast_to(valid[b, 0], (n, n))
             compare("padding %s b %d h %d" % (kind, b, h), got,
                     reference(q[b, h] @ k[b, h // 2].T, None, 0.25, vis), b, h)
+
+# Issue 39: a left-padded element's sink share is its first real token's
+# weight, the unpadded sequence's (it was the pad key's: 0).
+q, k = rng.standard_normal((2, 3, 35, 16)), rng.standard_normal((2, 3, 35, 16))
+q[1, :, :5], k[1, :, :5] = 0.0, 0.0  # pad tokens
+valid = np.ones((2, 1, 1, 35), dtype=bool)
+valid[1, ..., :5] = False  # HF's attention_mask, left padding
+got = sdpa_var.stats(q, k, mask=valid, causal=True, pool="none")
+alone = sdpa_var.stats(q[1:, :, 5:], k[1:, :, 5:], causal=True, pool="none")
+for h in range(3):
+    for name in ("raw_sink_weight", "scaled_sink_weight", "scaled_entropy"):
+        g, w = float(getattr(got, name)[1, h]), float(getattr(alone, name)[0, h])
+        chk.ok(np.isclose(g, w, rtol=1e-12, atol=0.0) and w > 0.0,
+               "left padding %s h %d" % (name, h), "padded %r, unpadded %r" % (g, w))
 
 # A mask with causal and a window; values; a key block boundary.
 for nq, nk, w, causal in ((129, 129, 7, True), (4200, 4200, None, True), (300, 4500, 4300, False)):

@@ -33,7 +33,7 @@ def reference(q, k, v, c, vis):
             p /= p.sum()
             h.append(-(p * np.log(p)).sum())
             mw.append(p.max())
-            sink.append(p[0] if vis[i][0] else 0.0)
+            sink.append(p[0])  # the first key the row sees (issue 39)
             if vis[i].sum() >= 2:
                 hn.append(h[-1] / np.log(vis[i].sum()))
             if v is not None:

@@ -127,7 +127,8 @@ static void head_begin(cli_writer *s)
     fprintf(s->f,
             CLI_PROG ": measured Q and K, d_k=%zu n_q=%zu n_k=%zu%s, %llu (batch, head)\n"
                      "pairs, scale %s. var_scale = 1/sqrt(raw var); scaled H: entropy (nats) of\n"
-                     "softmax(c S); H/ln keys: that over ln(keys seen); sink p: weight on key 0.\n"
+                     "softmax(c S); H/ln keys: that over ln(keys seen); sink p: weight on the\n"
+                     "first key seen.\n"
                      "All columns: --format csv (docs/real-models.md).\n\n",
             p->d_k, p->n_q, p->n_k, p->causal ? " causal" : "", (unsigned long long)p->trials,
             s->count > 1 ? "per block" : s->configs[0].scale_name);
