@@ -560,7 +560,7 @@ class Checks:
         d, h, bad = self.d, self.h, []
         measure = ("return { page: document.documentElement.scrollWidth, plots: Array.from(document.querySelectorAll("
                    "'.plot canvas'), (c) => { const r = c.getBoundingClientRect(), p = c.closest('.panel')"
-                   ".getBoundingClientRect(); return [c.parentNode.parentNode.id, Math.round(r.width), r.right <= p.right + 0.5"
+                   ".getBoundingClientRect(); return [c.closest('.plot').id, Math.round(r.width), r.right <= p.right + 0.5"
                    " && r.left >= p.left - 0.5]; }) };")
         try:
             h.viewport(d, 1366, 900)
