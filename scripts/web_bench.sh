@@ -54,8 +54,9 @@ print(f"""## In the browser (the teaching page)
 (Written by `scripts/web_bench.sh`; `scripts/bench.sh` appends it.)
 
 The page (README, "In the browser") runs the same engine compiled to WebAssembly by
-Debian's emscripten 3.1.6: one thread, no OpenBLAS (the tile products are the plain
-loops of `src/engine/tile.c` with `-msimd128`), in a Web Worker. n goes up to
+Debian's emscripten 3.1.6: one thread, no OpenBLAS (the tile products are a
+WebAssembly SIMD kernel of `src/engine/tile.c`, f64x2 sums in order: the bits of its
+plain loops; the softmax's exp is musl's, scalar), in a Web Worker. n goes up to
 65 536: the library counts the 2^32 scores of a trial in 64 bits, although
 size_t has 32 bits in WebAssembly (what is allocated is still checked in size_t).
 Measured on {day} in headless Chromium {page.get("browser", "?")}, CPU {cpu}

@@ -12,6 +12,56 @@
 #include "plan.h"
 
 #ifndef SV_HAVE_BLAS
+#if defined(__wasm_simd128__)
+#include <stdlib.h>
+#include <wasm_simd128.h>
+
+/* C = A B^T for WebAssembly SIMD: eight rows of B at a time, copied
+ * transposed (bt[l][0..8)), so that two f64x2 lanes of each of four sums
+ * share one load of A's entry. Each sum still adds a[i][l] b[j][l] for l
+ * in order, a multiply then an add (WebAssembly has no fused one): the
+ * same bits as gemm_nt's scalar loop. 0, or -1 when bt cannot be had. */
+static int gemm_nt_simd(size_t m, size_t n, size_t k, const double *a, size_t lda, const double *b,
+                        size_t ldb, double *c, size_t ldc)
+{
+    double *bt = malloc(8 * (k ? k : 1) * sizeof(double));
+    if (!bt)
+        return -1;
+    size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        for (size_t l = 0; l < k; l++)
+            for (size_t v = 0; v < 8; v++)
+                bt[l * 8 + v] = b[(j + v) * ldb + l];
+        for (size_t i = 0; i < m; i++) {
+            const double *ai = a + i * lda;
+            v128_t s0 = wasm_f64x2_splat(0.0), s1 = s0, s2 = s0, s3 = s0;
+            for (size_t l = 0; l < k; l++) {
+                const v128_t x = wasm_f64x2_splat(ai[l]);
+                const double *t = bt + l * 8;
+                s0 = wasm_f64x2_add(s0, wasm_f64x2_mul(x, wasm_v128_load(t)));
+                s1 = wasm_f64x2_add(s1, wasm_f64x2_mul(x, wasm_v128_load(t + 2)));
+                s2 = wasm_f64x2_add(s2, wasm_f64x2_mul(x, wasm_v128_load(t + 4)));
+                s3 = wasm_f64x2_add(s3, wasm_f64x2_mul(x, wasm_v128_load(t + 6)));
+            }
+            double *ci = c + i * ldc + j;
+            wasm_v128_store(ci, s0);
+            wasm_v128_store(ci + 2, s1);
+            wasm_v128_store(ci + 4, s2);
+            wasm_v128_store(ci + 6, s3);
+        }
+    }
+    free(bt);
+    for (size_t i = 0; i < m && j < n; i++) /* the last n % 8 columns */
+        for (size_t jj = j; jj < n; jj++) {
+            double s = 0.0;
+            for (size_t l = 0; l < k; l++)
+                s += a[i * lda + l] * b[jj * ldb + l];
+            c[i * ldc + jj] = s;
+        }
+    return 0;
+}
+#endif
+
 /* C = A B^T: four rows of B at a time, so that four independent sums
  * (which the compiler may put in SIMD lanes) share each load of A. */
 static void gemm_nt(size_t m, size_t n, size_t k, const double *a, size_t lda, const double *b,
@@ -71,6 +121,10 @@ void sv__tile_gemm(int trans_b, size_t m, size_t n, size_t k, const double *a, s
     cblas_dgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)m, (int)n,
                 (int)k, 1.0, a, (int)lda, b, (int)ldb, 0.0, c, (int)ldc);
 #else
+#if defined(__wasm_simd128__)
+    if (trans_b && gemm_nt_simd(m, n, k, a, lda, b, ldb, c, ldc) == 0)
+        return;
+#endif
     if (trans_b)
         gemm_nt(m, n, k, a, lda, b, ldb, c, ldc);
     else

@@ -7,16 +7,21 @@
 const $ = (id) => document.getElementById(id);
 
 // ---- formatting ----
-function fmt(x, digits) {
+// digits significant digits; keep: with their trailing zeros (a measured
+// 1.000 is not the exact 1), for the tables' cells.
+function fmt(x, digits, keep) {
   if (x === null || x === undefined || !Number.isFinite(x)) return '—';
-  const a = Math.abs(x);
-  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return x.toExponential((digits || 4) - 1);
-  return Number(x.toPrecision(digits || 4)).toString();
+  const a = Math.abs(x), d = digits || 4;
+  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return x.toExponential(d - 1);
+  if (keep && a < 10 ** d) return x.toPrecision(d);
+  return Number(x.toPrecision(d)).toString();
 }
 function cell(col, value, se) {
   const td = document.createElement('td');
   if (col) { td.dataset.col = col; td.dataset.value = value === null ? 'null' : String(value); }
-  td.textContent = fmt(value) + (se !== undefined ? ' ± ' + fmt(se, 2) : '');
+  // An exact integer (a key, a typed logit, 0) as it is; a measured value
+  // with its four digits.
+  td.textContent = fmt(value, 4, !Number.isInteger(value)) + (se !== undefined ? ' ± ' + fmt(se, 2, true) : '');
   return td;
 }
 
@@ -50,27 +55,42 @@ function syncSliders() {
   $('custom').hidden = $('scale').value !== 'custom';
 }
 // The fields as text for the library, which reads and checks them: an
-// empty field is set back to its default; a value above the page's own
-// largest (n = 65 537) is set back to that largest, which is what runs.
+// empty field is set back to its default; a d_k or n above the page's own
+// largest (n = 65 537, or 1e5) is set back to that largest, which is what
+// runs; trials above the page's largest (1e9) are refused with a message,
+// as is a number field the browser could not read (letters: its value is
+// then ""), in o.problem: nothing runs.
+const NAMES = { dk: 'd_k', n: 'n', trials: 'trials', seed: 'seed', custom: 'scale' };
 function options() {
   const d = defaults();
+  let problem = '';
   const text = (id) => {
+    if ($(id).validity && $(id).validity.badInput) {
+      problem = problem || `${NAMES[id]}: not a number (digits only, as 64 or 1e3)`;
+      return d[id];
+    }
     let t = $(id).value.trim();
     if (t === '') { t = d[id]; $(id).value = t; }
     return t;
   };
   const capped = (id, hi) => {
-    const t = text(id);
-    if (/^\d+$/.test(t) && Number(t) > hi) { $(id).value = String(hi); return String(hi); }
+    const t = text(id), v = Number(t);
+    if (Number.isFinite(v) && v > hi) { $(id).value = String(hi); return String(hi); }
     return t;
   };
+  const trials = text('trials');
+  if (!problem && Number(trials) > PAGE.trialsMax) {
+    problem = `trials: '${trials}' is more than this page runs (at most ${PAGE.trialsMax.toLocaleString('en-US')}; ` +
+      'the command-line program runs more)';
+  }
   const scale = $('scale').value;
   const o = {
     dk: capped('dk', PAGE.dkMax), n: capped('n', PAGE.nMax), scale,
     custom: scale === 'custom' ? text('custom') : 0,
-    causal: $('causal').checked, trials: capped('trials', PAGE.trialsMax), seed: text('seed'),
+    causal: $('causal').checked, trials, seed: text('seed'),
   };
   syncSliders();
+  if (problem) o.problem = problem;
   return o;
 }
 // The options as numbers, once the library accepted them.
@@ -107,16 +127,21 @@ function readUrl() {
   set('dk', 'dk'); set('n', 'n'); set('trials', 'trials'); set('seed', 'seed');
   if (q.has('scale')) {
     const s = q.get('scale');
-    if (['sqrt', 'dk', 'none'].includes(s)) $('scale').value = s;
+    if (['sqrt', 'dk', 'none', 'logn'].includes(s)) $('scale').value = s;
     else { $('scale').value = 'custom'; $('custom').value = s; }
   }
   if (q.has('causal')) $('causal').checked = ['1', 'true', 'on'].includes(q.get('causal'));
   syncSliders();
 }
-function writeUrl(o) {
-  const q = new URLSearchParams({ dk: o.dk, n: o.n, scale: scaleArg(o), causal: o.causal ? '1' : '0',
-    seed: o.seed, trials: o.trials });
-  history.replaceState(null, '', '?' + q.toString());
+// A new entry in the history for new settings (Back returns to the
+// previous ones: main.js listens to popstate); the first load, and a
+// return through the history, replace.
+function writeUrl(o, replace) {
+  const q = '?' + new URLSearchParams({ dk: o.dk, n: o.n, scale: scaleArg(o), causal: o.causal ? '1' : '0',
+    seed: o.seed, trials: o.trials }).toString();
+  if (q === location.search) return;
+  if (replace || !location.search) history.replaceState(null, '', q);
+  else history.pushState(null, '', q);
 }
 
 // ---- copy buttons on the shell commands ----
@@ -139,7 +164,10 @@ function addCopyButtons() {
     b.type = 'button';
     b.className = 'copy';
     b.textContent = 'copy';
-    b.setAttribute('aria-label', 'copy the shell command');
+    // A name of its own: the panel's title (and which command, if two).
+    const title = code.closest('.panel').querySelector('h2').textContent.trim();
+    b.setAttribute('aria-label', `copy the shell command of “${title}”` +
+      (code.dataset.what ? `, ${code.dataset.what}` : ''));
     b.addEventListener('click', () => copyText(code.textContent).then((ok) => {
       b.textContent = ok ? 'copied' : 'select and copy';
       setTimeout(() => { b.textContent = 'copy'; }, 1500);

@@ -26,6 +26,7 @@ function Engine(onReady) {
     message(m) {
       if (m.type === 'ready') {
         this.pcg = m.pcg;
+        this.version = m.version;
         this.params = m.params;
         if (this.onReady) this.onReady(m.params);
         this.onReady = null;
@@ -109,8 +110,35 @@ function showNumbers(res, o) {
   $('numbers-for').textContent = `d_k = ${o.dk}, n = ${o.n}, ${o.trials} trials, scale ${scaleArg(o)}` +
     `${o.causal ? ', causal' : ''}, seed ${o.seed}`;
   const base = `sdpa-var --dk ${o.dk} --n ${o.n} --trials ${o.trials} ${common(o)}`;
-  $('cmd-numbers').textContent = base + ' --format json';
-  $('cmd-hist').textContent = base + ` --histogram ${HIST_BINS}`;
+  // The table's columns, and the sd of those shown ± s.e. (s.e. = sd / √trials).
+  const cols = [];
+  for (const row of TABLE) {
+    for (const c of row.slice(1)) {
+      if (c && !cols.includes(c)) cols.push(c);
+      if (c && se[c] !== undefined) cols.push(c + '_sd');
+    }
+  }
+  $('cmd-numbers').textContent = base + ` --format json --columns ${cols.join(',')}`;
+  $('se-note').textContent = `± one standard error over the ${o.trials} trials: sd / √${o.trials}, ` +
+    'the sd the shell prints (its *_sd columns).';
+  const h = res.hist;
+  $('plot-hist').hidden = !h;
+  for (const id of ['cmd-hist', 'cmd-hist2']) $(id).closest('.shell').hidden = !h;
+  if (!h) {
+    if (plots['plot-hist']) { plots['plot-hist'].destroy(); delete plots['plot-hist']; }
+    $('hist-outside').textContent = 'No histogram for logn with causal: each row has its own multiplier ' +
+      'ln(n_i)/√d_k, and the engine\'s histogram takes one (sdpa-var --histogram refuses it too).';
+    $('hist-see').textContent = '';
+    $('hist-note').hidden = true;
+    fresh(['p-numbers', 'p-hist']);
+    editorFollows(s);
+    return;
+  }
+  $('cmd-hist').textContent = base + ` --histogram ${h.raw_bins}`;
+  $('cmd-hist2').textContent = base + ` --histogram ${h.scaled_bins}`;
+  const total = h.raw.reduce((a, b) => a + b[2], 0) + h.outside[0];
+  $('hist-outside').textContent = `Outside the drawn bins: ${h.outside[0].toLocaleString('en-US')} raw and ` +
+    `${h.outside[1].toLocaleString('en-US')} scaled of ${total.toLocaleString('en-US')} scores.`;
   histPlot('plot-hist', `d_k = ${o.dk}: raw vs N(0, ${fmt(s.raw_var_theory)}), scaled vs N(0, ${fmt(s.scaled_var_theory)})`,
     res.hist, { raw: 'raw scores', rawTheory: `N(0, ${fmt(s.raw_var_theory)})`, scaled: 'scaled logits',
       scaledTheory: `N(0, ${fmt(s.scaled_var_theory)})` });
@@ -119,9 +147,13 @@ function showNumbers(res, o) {
     sqrt: `the red bell is √d_k = ${fmt(Math.sqrt(o.dk))} times wider (and lower) than the blue one; move d_k and only the red one widens.`,
     dk: `1/d_k overshoots: the blue bell is ${fmt(Math.sqrt(o.dk))} times narrower than N(0, 1), so the softmax goes uniform at large d_k.`,
     none: 'no scale: the blue bell is the red one, as wide as √d_k.',
+    logn: `ln n/√d_k scales by ${fmt(Math.log(o.n))} more than 1/√d_k: the blue bell is that much wider than N(0, 1).`,
   }[o.scale] || `the blue bell is the red one times ${scaleArg(o)}; 1/√d_k = ${fmt(1 / Math.sqrt(o.dk))} would make it N(0, 1).`);
   fresh(['p-numbers', 'p-hist']);
-  // The editor's scale follows the run's (unless typed), and its table with it.
+  editorFollows(s);
+}
+// The editor's scale follows the run's (unless typed), and its table with it.
+function editorFollows(s) {
   if (!$('row-scale').dataset.edited && $('row-scale').value !== String(s.scale_factor)) {
     $('row-scale').value = s.scale_factor;
     editor();
@@ -144,11 +176,22 @@ function showRow(res, o) {
   $('row-stats').textContent = `raw: max weight ${fmt(res.raw.max_weight)}, H = ${fmt(res.raw.entropy)} nats, ` +
     `e^H = ${fmt(res.raw.eff_keys)} keys · scaled: max weight ${fmt(res.scaled.max_weight)}, ` +
     `H = ${fmt(res.scaled.entropy)}, e^H = ${fmt(res.scaled.eff_keys)}`;
+  $('cmd-row').closest('.shell').hidden = false;
   $('cmd-row').textContent = `sdpa-var --dk ${o.dk} --n ${Math.min(o.n, 4096)} --scale ${scaleArg(o)} --seed ${o.seed} --example`;
   fresh(['p-row']);
 }
 
+const PER_ROW_WHY = 'logn with causal scales each row by its own multiplier ln(n_i)/√d_k';
+function noRow() {
+  if (plots['plot-row']) { plots['plot-row'].destroy(); delete plots['plot-row']; }
+  $('plot-row').textContent = '';
+  $('row-stats').textContent = `No single row here: ${PER_ROW_WHY} (sdpa-var --example refuses it too).`;
+  $('cmd-row').closest('.shell').hidden = true;
+  fresh(['p-row']);
+}
+
 function showSweep(rows, o) {
+  const grad = rows[0].summary.raw_grad_keys !== undefined;
   const get = (k) => (r) => r.summary[k];
   const dash = [8, 5];
   sweepPlot('plot-entropy', 'entropy H (nats)', rows, [
@@ -164,14 +207,20 @@ function showSweep(rows, o) {
   sweepPlot('plot-maxw', 'max weight of a row', rows, [
     { label: 'raw', colour: COLOURS.raw, get: get('raw_max_weight') },
     { label: 'scaled', colour: COLOURS.scaled, get: get('scaled_max_weight') }], o.dk, 'weight');
-  sweepPlot('plot-grad', 'keys the gradient reaches', rows, [
-    { label: 'raw', colour: COLOURS.raw, get: get('raw_grad_keys') },
-    { label: 'scaled', colour: COLOURS.scaled, get: get('scaled_grad_keys') }], o.dk, 'keys');
   const last = rows[rows.length - 1].summary;
-  $('grad-reach').textContent = `at d_k = 1024 the raw gradient reaches ${fmt(last.raw_grad_keys, 2)} keys, the scaled one ` +
-    `${fmt(last.scaled_grad_keys, 2)}`;
+  if (grad) {
+    sweepPlot('plot-grad', 'keys the gradient reaches', rows, [
+      { label: 'raw', colour: COLOURS.raw, get: get('raw_grad_keys') },
+      { label: 'scaled', colour: COLOURS.scaled, get: get('scaled_grad_keys') }], o.dk, 'keys');
+    $('grad-reach').textContent = `at d_k = 1024 the raw gradient reaches ${fmt(last.raw_grad_keys, 2)} keys, the scaled one ` +
+      `${fmt(last.scaled_grad_keys, 2)}`;
+  } else {
+    if (plots['plot-grad']) { plots['plot-grad'].destroy(); delete plots['plot-grad']; }
+    $('plot-grad').textContent = `No gradient here: ${PER_ROW_WHY} (sdpa-var --grad refuses it too).`;
+    $('grad-reach').textContent = 'not run with logn and causal';
+  }
   const n = Math.min(o.n, SWEEP_N);
-  const cmd = `sdpa-var --dk 1:1024 --n ${n} --trials ${SWEEP_TRIALS} ${common(o)} --grad --format json`;
+  const cmd = `sdpa-var --dk 1:1024 --n ${n} --trials ${SWEEP_TRIALS} ${common(o)}${grad ? ' --grad' : ''} --format json`;
   $('cmd-sweep').textContent = cmd;
   $('cmd-sweep2').textContent = cmd;
   for (const id of ['sweep-mark', 'sweep-mark2']) {
@@ -182,24 +231,29 @@ function showSweep(rows, o) {
 }
 
 // ---- the runs ----
+// A control moved or a value typed: the panels are stale at once, the run
+// starts after a pause (delay ms: longer while typing). fromHistory: the
+// settings came from Back or Forward, whose entry is not written again.
 let timer = null;
-function schedule() {
+function schedule(delay, fromHistory) {
   if (!engine.params) return; // the first run, once the table is in, reads the fields
   clearTimeout(timer);
   engine.cancel();
   sv.generation++;
+  $('estimate').hidden = true;
   markStale(RUN_PANELS, 'Out of date: these numbers are for the settings before the change; rerunning…');
   setState('waiting', 'waiting…');
-  timer = setTimeout(check, 120);
+  timer = setTimeout(() => check(fromHistory), typeof delay === 'number' ? delay : 120);
 }
+const TYPING_MS = 700;
 
 // The fields through the library's rules (quick worker): its message beside
 // the field and no run, or the run.
-async function check() {
+async function check(fromHistory) {
   const gen = sv.generation, o = options();
-  let message;
+  let message = o.problem;
   try {
-    message = (await quick.run({ kind: 'check', opts: o })).data;
+    if (!message) message = (await quick.run({ kind: 'check', opts: Object.assign({ hist: HIST_BINS }, o) })).data;
   } catch (err) {
     message = err.message;
   }
@@ -210,7 +264,7 @@ async function check() {
     setState('error', 'not run: ' + message);
     return;
   }
-  writeUrl(o);
+  writeUrl(o, fromHistory);
   update(numeric(o));
 }
 
@@ -264,13 +318,20 @@ async function update(o) {
     if (sv.times.main > 30) sv.rate = sv.times.main / work(o);
     if (sv.times.first === undefined) sv.times.first = performance.now();
     showNumbers(main.data, o);
-    setState('running', 'one row…');
-    const ex = await engine.run({ kind: 'example', opts: o });
-    if (!live()) return;
-    sv.last.example = ex.data;
-    showRow(ex.data, o);
+    // logn with causal scales each row by its own multiplier: the engine
+    // (as the CLI) runs neither one row (--example) nor the gradient then.
+    const perRow = o.scale === 'logn' && o.causal;
+    if (perRow) {
+      noRow();
+    } else {
+      setState('running', 'one row…');
+      const ex = await engine.run({ kind: 'example', opts: o });
+      if (!live()) return;
+      sv.last.example = ex.data;
+      showRow(ex.data, o);
+    }
     setState('running', 'the d_k sweep…');
-    const list = SWEEP_DK.map((dk) => Object.assign({}, o, { dk, n: Math.min(o.n, SWEEP_N), trials: SWEEP_TRIALS, grad: true }));
+    const list = SWEEP_DK.map((dk) => Object.assign({}, o, { dk, n: Math.min(o.n, SWEEP_N), trials: SWEEP_TRIALS, grad: !perRow }));
     const sweep = await engine.run({ kind: 'sweep', list }, bar);
     if (!live()) return;
     sv.last.sweep = sweep.data;
@@ -280,7 +341,14 @@ async function update(o) {
       `this run ${Math.round(sv.times.main)} ms`;
     setState('idle', `done: ${o.trials} trials in ${Math.round(sv.times.main)} ms (engine self-check PCG32 = 0x${engine.pcg})`);
   } catch (err) {
-    if (!err.cancelled && live()) setState('error', 'error: ' + err.message);
+    if (!err.cancelled && live()) {
+      // Abandoned: nothing reruns; the panels not drawn say so.
+      $('estimate').hidden = true;
+      for (const id of RUN_PANELS) {
+        if ($(id).classList.contains('stale')) markStale([id], `Not run: ${err.message}. These numbers are for earlier settings.`);
+      }
+      setState('error', 'error: ' + err.message);
+    }
   }
 }
 
@@ -383,7 +451,13 @@ function link(sliderId, fieldId) {
     syncSliders(); // its spoken value at once
     schedule();
   });
-  $(fieldId).addEventListener('change', schedule);
+  typed(fieldId);
+}
+// A number field: stale at once while typing, the run after a pause;
+// change (Enter, leaving the field) runs at once.
+function typed(id) {
+  $(id).addEventListener('input', () => { syncSliders(); schedule(TYPING_MS); });
+  $(id).addEventListener('change', () => schedule());
 }
 
 function start() {
@@ -398,9 +472,10 @@ function start() {
   const both = () => {
     if (++ready < 2) return;
     fillDefaults(engine.params);
+    $('version').textContent = engine.version || '';
     readUrl();
     sv.generation++;
-    check();
+    check(true);
     editor();
   };
   engine.onReady = both;
@@ -410,7 +485,10 @@ function start() {
   link('dk-slider', 'dk');
   link('n-slider', 'n');
   $('scale').addEventListener('change', () => { syncSliders(); schedule(); });
-  for (const id of ['custom', 'causal', 'trials', 'seed']) $(id).addEventListener('change', schedule);
+  $('causal').addEventListener('change', () => schedule());
+  for (const id of ['custom', 'trials', 'seed']) typed(id);
+  // Back and Forward: the settings of that entry, run again.
+  window.addEventListener('popstate', () => { readUrl(); schedule(0, true); });
   $('puzzle').addEventListener('click', puzzle);
   $('logits').addEventListener('input', editor);
   $('row-scale').addEventListener('input', () => { $('row-scale').dataset.edited = '1'; editor(); });

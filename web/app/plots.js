@@ -13,8 +13,6 @@ Chart.defaults.font.family = 'system-ui, sans-serif';
 Chart.defaults.font.size = 16;
 const COLOURS = { raw: '#d62728', scaled: '#1f77b4', theory: '#222', mark: '#2ca02c' };
 
-// The panel's width (an empty plot div has none yet), at most 560 px.
-function plotWidth(el) { return Math.max(240, Math.min(560, el.closest('.panel').clientWidth - 32)); }
 // Datasets drawn in their order, a later one on top (Chart.js draws the
 // first on top unless told); legend and tooltip keep their order.
 const byIndex = (a, b) => a.datasetIndex - b.datasetIndex;
@@ -63,24 +61,27 @@ function describe(ds) {
     `highest ${fmt(peak.y)} at ${fmt(peak.x)}`;
 }
 
-// A chart in the div `id`: a fixed size canvas (drawn again for every run,
-// not on resize), the title on top, the HTML legend below, the text
-// alternative on the canvas.
+// A chart in the div `id`: a canvas in a box as wide as the panel lets it
+// (CSS .chart-box, 300 px high) that Chart.js redraws when the box
+// changes size (responsive: a window resized, a phone turned), the title
+// on top, the HTML legend below, the text alternative on the canvas.
 function plot(id, title, type, datasets, scales, more) {
   const el = $(id);
   if (plots[id]) plots[id].destroy();
   el.textContent = '';
+  const box = document.createElement('div');
+  box.className = 'chart-box';
   const canvas = document.createElement('canvas');
-  canvas.width = plotWidth(el);
-  canvas.height = 300;
   canvas.setAttribute('role', 'img');
-  el.append(canvas);
+  box.append(canvas);
+  el.append(box);
   const sets = datasets.map((d, i) => Object.assign({ order: -i }, d));
   canvas.setAttribute('aria-label', `${title}. ` + sets.filter((d) => d.legend !== false).map(describe).join('. '));
   plots[id] = new Chart(canvas, Object.assign({
     type, data: { datasets: sets },
     options: {
-      responsive: false,
+      responsive: true,
+      maintainAspectRatio: false,
       interaction: { mode: 'nearest', axis: 'x', intersect: false },
       scales,
       plugins: {
@@ -117,13 +118,29 @@ function histPlot(id, title, hist, labels) {
   let lo = Math.min(hist.raw[0][0], hist.scaled[0][0]);
   let hi = Math.max(hist.raw[hist.raw.length - 1][1], hist.scaled[hist.scaled.length - 1][1]);
   if (lo < 0 && hi > 0) hi = -(lo = -Math.max(-lo, hi));
-  return plot(id, title, 'line', [
-    lineSet(labels.raw, mid(hist.raw), density(hist.raw, 2), COLOURS.raw, { fill: true, width: 1, stepped: 'middle' }),
-    lineSet(labels.rawTheory, mid(hist.raw), density(hist.raw, 3), '#7a1010', { dash: [6, 4] }),
-    lineSet(labels.scaled, mid(hist.scaled), density(hist.scaled, 2), COLOURS.scaled, { fill: true, width: 1, stepped: 'middle' }),
-    lineSet(labels.scaledTheory, mid(hist.scaled), density(hist.scaled, 3), '#0b3d66', { dash: [6, 4] })],
-  { x: axis('score (raw q·k) or logit (scaled)', { min: lo, max: hi, ticks: { includeBounds: false, maxTicksLimit: 9 } }),
-    y: axis('density', { beginAtZero: true }) });
+  // A raw bell more than 5 times lower than the scaled one (d_k > 25 at
+  // 1/√d_k) is drawn against its own axis on the right, else it is a flat line.
+  const peak = (ys) => Math.max(...ys.filter((y) => y !== null));
+  const rawY = density(hist.raw, 2), scY = density(hist.scaled, 2);
+  const ratio = peak(scY) / peak(rawY);
+  const own = ratio > 5;
+  const onRaw = (ds) => (own ? Object.assign(ds, { yAxisID: 'yRaw' }) : ds);
+  const scales = {
+    x: axis('score (raw q·k) or logit (scaled)', { min: lo, max: hi, ticks: { includeBounds: false, maxTicksLimit: 9 } }),
+    y: axis(own ? 'density, scaled (blue)' : 'density', { beginAtZero: true }),
+  };
+  if (own) {
+    scales.yRaw = axis(`density, raw (red): ${fmt(ratio, 2)}× lower`, { beginAtZero: true, position: 'right',
+      grid: { drawOnChartArea: false }, title: { display: true, text: `raw (red), ${fmt(ratio, 2)}× lower`, color: COLOURS.raw },
+      ticks: { color: COLOURS.raw, maxTicksLimit: 5 } });
+  }
+  const chart = plot(id, title, 'line', [
+    onRaw(lineSet(labels.raw, mid(hist.raw), rawY, COLOURS.raw, { fill: true, width: 1, stepped: 'middle' })),
+    onRaw(lineSet(labels.rawTheory, mid(hist.raw), density(hist.raw, 3), '#7a1010', { dash: [6, 4] })),
+    lineSet(labels.scaled, mid(hist.scaled), scY, COLOURS.scaled, { fill: true, width: 1, stepped: 'middle' }),
+    lineSet(labels.scaledTheory, mid(hist.scaled), density(hist.scaled, 3), '#0b3d66', { dash: [6, 4] })], scales);
+  $(id).dataset.rawAxis = own ? 'right' : 'shared';
+  return chart;
 }
 
 // A vertical line at x = value (the current d_k, the puzzle's marks).

@@ -23,7 +23,8 @@ function bind(mod) {
     logits: c('svw_logits', N, [N, N, N]),
     example: c('svw_example', N, ['string']),
     params: c('svw_params', 'string', []),
-    check: c('svw_check', 'string', ['string']),
+    check: c('svw_check', 'string', ['string', N]),
+    version: c('svw_version', 'string', []),
   };
 }
 
@@ -103,8 +104,8 @@ function job(msg, post) {
     case 'example':
       data = text(api.example(pairs(msg.opts)));
       break;
-    case 'check': // "" or the library's message: nothing runs
-      data = api.check(pairs(msg.opts));
+    case 'check': // "" or the library's message on the run's path: nothing runs
+      data = api.check(pairs(msg.opts), msg.opts.hist || 0);
       break;
     case 'logits':
       data = logits(msg.values, msg.scale);
@@ -119,7 +120,7 @@ const ready = SdpaVar().then((mod) => {
   M = mod;
   api = bind(mod);
   postMessage({ type: 'ready', pcg: (mod._svw_pcg_check() >>> 0).toString(16),
-    params: JSON.parse(api.params()) });
+    params: JSON.parse(api.params()), version: api.version() });
 });
 
 onmessage = (e) => {

@@ -171,10 +171,22 @@ SVW_EXPORT svw_run *svw_begin(const char *pairs, int hist_bins, double observed,
         free(r);
         return NULL;
     }
+    if (r->spec.trials > SIZE_MAX / (4 * sizeof(double))) {
+        /* sv_summary_begin keeps two doubles a trial: 32-bit WebAssembly
+         * holds fewer trials than the CLI. */
+        snprintf(last_error, sizeof last_error,
+                 "trials: %" PRIu64 " is more than this build holds (two doubles a trial)",
+                 r->spec.trials);
+        free(r);
+        return NULL;
+    }
     r->observed = observed;
     r->exec.threads = 1;
     r->exec.progress = progress;
-    if (hist_bins > 0) {
+    /* The engine's histogram takes one multiplier; logn with causal scales
+     * each row by its own (sv_spec_row_scale), as the CLI's --histogram
+     * refuses: no histogram then ("hist": null), the rest runs. */
+    if (hist_bins > 0 && !r->spec.scale_logn) {
         const size_t b = (size_t)hist_bins;
         r->hist = calloc(2 * (b + 1), sizeof(uint64_t));
         if (!r->hist ||
@@ -344,35 +356,52 @@ static void put_bins(text *t, const char *name, const uint64_t *h, double lo, do
     put(t, "]");
 }
 
-static size_t group_of(size_t bins, size_t show)
+/* The largest divisor of bins at most bins / show (1 at least): grouped
+ * by it, the engine's bins are those of `--histogram bins / group`. */
+static size_t group_of(size_t bins, size_t span, size_t show)
 {
-    const size_t g = bins / show;
-    return g < 1 ? 1 : g;
+    size_t g = span / show < 1 ? 1 : span / show;
+    while (g > 1 && bins % g)
+        g--;
+    return g;
 }
 
-/* The histograms: raw scores over the whole range in ~60 groups of the
- * engine's bins; scaled over the bins within 6 of its theory sd. */
+/* The histograms: raw scores over the whole range in 60 groups of the
+ * engine's bins; scaled over the groups within 6 of its theory sd, the
+ * groups of `--histogram bins / group`; "outside" counts the scores of no
+ * drawn bin (the engine's outside and, scaled, the groups not drawn);
+ * "raw_bins" and "scaled_bins" are the CLI's --histogram of each. */
 static void put_hist(text *t, const svw_run *r)
 {
     const size_t b = r->taps.hist_bins;
     const double lo = r->taps.hist_lo, w = (r->taps.hist_hi - lo) / (double)b;
-    put(t, ",\"hist\":{\"bins\":%zu,\"lo\":", b);
+    const size_t graw = group_of(b, b, 60);
+    const double sd = sqrt(r->summary.scaled_theory.var);
+    double a = (-6.0 * sd - lo) / w, z = (6.0 * sd - lo) / w;
+    size_t first = isfinite(a) && a > 0 ? (size_t)a : 0;
+    size_t last = isfinite(z) && z < (double)b ? (size_t)z + 1 : b;
+    const size_t gs = group_of(b, last - first, 60);
+    first -= first % gs;
+    last = last % gs ? last + gs - last % gs : last;
+    if (last > b)
+        last = b;
+    const uint64_t *sc = r->hist + b + 1;
+    uint64_t cut = sc[b];
+    for (size_t i = 0; i < b; i++)
+        cut += i < first || i >= last ? sc[i] : 0;
+    put(t, ",\"hist\":{\"bins\":%zu,\"raw_bins\":%zu,\"scaled_bins\":%zu,\"lo\":", b, b / graw,
+        b / gs);
     put_real(t, lo);
     put(t, ",\"hi\":");
     put_real(t, r->taps.hist_hi);
-    put(t, ",\"outside\":[%" PRIu64 ",%" PRIu64 "],", r->hist[b], r->hist[2 * b + 1]);
+    put(t, ",\"outside\":[%" PRIu64 ",%" PRIu64 "],", r->hist[b], cut);
     uint64_t scores = 0;
     (void)sv_spec_scores(&r->spec, &scores); /* checked when the run began */
     const double total = (double)r->done * (double)scores;
     const sv_theory *rt = &r->summary.raw_theory, *st = &r->summary.scaled_theory;
-    put_bins(t, "raw", r->hist, lo, w, 0, b, group_of(b, 60), rt->mean, rt->var, total);
-    const double sd = sqrt(r->summary.scaled_theory.var);
-    double a = (-6.0 * sd - lo) / w, z = (6.0 * sd - lo) / w;
-    const size_t first = isfinite(a) && a > 0 ? (size_t)a : 0;
-    const size_t last = isfinite(z) && z < (double)b ? (size_t)z + 1 : b;
+    put_bins(t, "raw", r->hist, lo, w, 0, b, graw, rt->mean, rt->var, total);
     put(t, ",");
-    put_bins(t, "scaled", r->hist + b + 1, lo, w, first, last, group_of(last - first, 60), st->mean,
-             st->var, total);
+    put_bins(t, "scaled", sc, lo, w, first, last, gs, st->mean, st->var, total);
     put(t, "}");
 }
 
@@ -398,6 +427,8 @@ SVW_EXPORT const char *svw_result(svw_run *r)
     put_summary(t, r);
     if (r->hist)
         put_hist(t, r);
+    else if (r->spec.scale_logn)
+        put(t, ",\"hist\":null");
     if (r->s2) {
         put(t, ",");
         put_bins(t, "s2", r->s2, 0.0, r->s2_hi / (double)r->s2_bins, 0, r->s2_bins, 1, NAN, NAN,

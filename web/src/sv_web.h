@@ -31,9 +31,11 @@ void svw_free(svw_run *r);
 const char *svw_logits(const double *x, int n, double scale);
 /* Query 0 of trial 0 of the experiment in pairs against its keys, as svw_logits. */
 const char *svw_example(const char *pairs);
-/* "" when the experiment in pairs would run, else the library's reason
- * (sv_web_spec.c). */
-const char *svw_check(const char *pairs);
+/* "" when the experiment in pairs would run with hist_bins as svw_begin
+ * reads it, else the library's reason (sv_web_spec.c). */
+const char *svw_check(const char *pairs, int hist_bins);
+/* The library's version, "MAJOR.MINOR.PATCH" (sv_web_spec.c). */
+const char *svw_version(void);
 /* The library's parameter table as JSON (sv_web_spec.c). */
 const char *svw_params(void);
 /* sv_spec_defaults, then each pair of @p pairs by sv_spec_set; the scale's

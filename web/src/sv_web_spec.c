@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sdpa_var/param.h"
+#include "sdpa_var/version_query.h"
 #include "sv_web.h"
 
 #define SVW_EXPORT EMSCRIPTEN_KEEPALIVE
@@ -126,17 +127,26 @@ int svw_spec_resolve(sv_spec *spec, char *err, size_t err_len)
     return -1;
 }
 
-/* The experiment in @p pairs checked as svw_begin reads it, nothing run:
- * "" when it would run, else the library's one-line reason
- * ("scale: '0' is not sqrt, dk, none, logn or a positive number"): the
- * page shows it beside the field and does not start the run. */
-SVW_EXPORT const char *svw_check(const char *pairs)
+/* The experiment in @p pairs checked on the path of a run, nothing run:
+ * svw_begin with the page's histogram (its checks, the plan's, the
+ * summary's), then freed. "" when it would run, else the library's
+ * one-line reason ("scale: '0' is not sqrt, dk, none, logn or a positive
+ * number"): the page shows it beside the field and does not start it. */
+SVW_EXPORT const char *svw_check(const char *pairs, int hist_bins)
 {
     static char err[256];
-    char scale[64];
-    sv_spec spec;
     err[0] = '\0';
-    if (svw_spec_read(&spec, pairs, scale, sizeof scale, err, sizeof err) == 0)
-        (void)svw_spec_resolve(&spec, err, sizeof err);
+    svw_run *r = svw_begin(pairs, hist_bins, NAN, 0, 0.0);
+    if (r && svw_bytes(r) < 0)
+        snprintf(err, sizeof err, "%s", svw_error());
+    else if (!r)
+        snprintf(err, sizeof err, "%s", svw_error());
+    svw_free(r);
     return err;
+}
+
+/* The library's version ("0.3.0", sv_version), for the page's footer. */
+SVW_EXPORT const char *svw_version(void)
+{
+    return sv_version();
 }

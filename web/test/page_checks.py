@@ -10,8 +10,12 @@ run, an invalid field), the URL, the copy buttons, accessible names and
 the estimate of a long run. Each check is named; all run, and the names of
 those that failed are raised together.
 """
+import csv
+import io
 import json
+import math
 import os
+import shlex
 import subprocess
 
 # The numbers table: the label and the columns of its four value cells (page main.js).
@@ -36,6 +40,26 @@ def cli_bin(site):
 def cli(site, *args):
     out = subprocess.run([cli_bin(site)] + [str(a) for a in args], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)["rows"]
+
+
+def cli_text(site, args):
+    """The CLI's stdout for args (a list, the program first dropped)."""
+    out = subprocess.run([cli_bin(site)] + [str(a) for a in args], check=True, capture_output=True, text=True)
+    return out.stdout
+
+
+def shell_args(cmd):
+    """A command the page shows ('sdpa-var --dk 64 ...') as the CLI's arguments."""
+    words = shlex.split(cmd)
+    if not words or words[0] != "sdpa-var":
+        raise RuntimeError("not an sdpa-var command: %r" % cmd)
+    return words[1:]
+
+
+def sig_digits(text):
+    """Significant digits of a displayed number ('0.007641' -> 4, '1.000' -> 4)."""
+    m = text.strip().lstrip("-").split("e")[0].replace(".", "").lstrip("0")
+    return len(m)
 
 
 def number(text):
@@ -242,7 +266,7 @@ class Checks:
         dk = d.execute_script("return document.getElementById('dk').value;")
         for pid, note in (("plot-entropy", "sweep-mark"), ("plot-maxw", "sweep-mark2")):
             m = chart(d, "#" + pid, "const p = (c.config.plugins || []).find((p) => p.id === 'marks');"
-                      " return [!!p, c.canvas.parentNode.dataset.markDk || null];")
+                      " return [!!p, c.canvas.closest('.plot').dataset.markDk || null];")
             if not m or not m[0] or m[1] != dk:
                 bad.append("%s does not mark d_k = %s: %r" % (pid, dk, m))
             text = d.execute_script("const e = document.getElementById(arguments[0]); return e ? e.textContent : '';", note)
@@ -397,10 +421,302 @@ class Checks:
             d.close()
             d.switch_to.window(main_tab)
 
+    # ---- issue 41 (the page) ----
+    RUN_PANELS = ("p-numbers", "p-hist", "p-row", "p-entropy", "p-maxw")
+
+    def stale_panels(self):
+        return self.d.execute_script("return arguments[0].filter((id) => document.getElementById(id)"
+                                     ".classList.contains('stale'));", list(self.RUN_PANELS))
+
+    def typed_stale(self):
+        """d_k typed (input events, no change): every dependent panel stale at
+        once, then a run of the typed value after a pause, in the URL."""
+        d, h, bad = self.d, self.h, []
+        g = self.gen()
+        d.execute_script("const el = document.getElementById('dk'); el.focus(); el.value = '32';"
+                         " el.dispatchEvent(new Event('input', { bubbles: true }));")
+        stale = self.stale_panels()
+        if len(stale) != len(self.RUN_PANELS):
+            bad.append("typing 32 marked %r stale, not all of %r" % (stale, self.RUN_PANELS))
+        h.wait_js(d, "return window.sv.state === 'idle' && window.sv.generation > arg"
+                  " && document.getElementById('cmd-numbers').textContent.includes('--dk 32 ');", g, 60,
+                  "the run of the typed d_k 32")
+        if "dk=32" not in d.execute_script("return location.search;"):
+            bad.append("the URL %r lacks dk=32" % d.execute_script("return location.search;"))
+        if self.stale_panels():
+            bad.append("still stale after the run: %r" % self.stale_panels())
+        return bad
+
+    def history_back(self):
+        """New settings are a history entry: Back returns to the earlier
+        settings on the same page, and runs them."""
+        d, h = self.d, self.h
+        d.execute_script("window.__same = 1;")
+        before = page_options(d)
+        g = self.gen()
+        h.fill(d, "#dk", "16", change=True)
+        h.idle(d, g + 1, 60)
+        g = self.gen()
+        d.back()
+        try:
+            h.wait_js(d, "return window.__same === 1 && window.sv.state === 'idle' && window.sv.generation > arg"
+                      " && document.getElementById('dk').value === arg2;".replace("arg2", repr(before["dk"])),
+                      g, 60, "Back to d_k %s" % before["dk"])
+        except RuntimeError as e:
+            return [str(e)]
+        o = page_options(d)
+        return [] if o == before else ["after Back the controls read %r, not %r" % (o, before)]
+
+    def letters(self):
+        """Letters in a number field: refused with a message, nothing run, the
+        field not silently set to its default."""
+        d, h, bad = self.d, self.h, []
+        el = d.find_element("css selector", "#seed")
+        d.execute_script("arguments[0].scrollIntoView({ block: 'center' }); arguments[0].value = '';", el)
+        el.click()
+        el.send_keys("4e")
+        d.execute_script("arguments[0].dispatchEvent(new Event('change', { bubbles: true }));", el)
+        try:
+            h.wait_js(d, "return window.sv.state === 'error' && !!document.querySelector('#error-seed');", None, 10,
+                      "the message of letters in seed")
+        except RuntimeError as e:
+            bad.append(str(e))
+        msg = d.execute_script("const e = document.querySelector('.field-error'); return e ? e.textContent : '';")
+        if "not a number" not in msg:
+            bad.append("letters in seed: message %r" % msg)
+        if self.stale_panels() != list(self.RUN_PANELS):
+            bad.append("letters in seed: the old panels are not all stale")
+        g = self.gen()
+        h.fill(d, "#seed", "42", change=True)
+        h.idle(d, g + 1, 60)
+        return bad
+
+    def trials_cap(self):
+        """trials 1e9: refused with its message, nothing running, no panel
+        saying it reruns, no estimate or shorter run offered."""
+        d, h, bad = self.d, self.h, []
+        g = self.gen()
+        h.fill(d, "#trials", "1e9", change=True)
+        try:
+            h.wait_js(d, "return window.sv.generation > arg && window.sv.state === 'error';", g, 20,
+                      "the refusal of trials 1e9")
+        except RuntimeError as e:
+            bad.append(str(e))
+        import time
+        time.sleep(1.0)  # anything still to come (a run, an estimate) comes now
+        st = d.execute_script(
+            "return { state: window.sv.state, status: document.getElementById('state').textContent,"
+            " msg: (document.querySelector('#error-trials') || {}).textContent || '',"
+            " notes: Array.from(document.querySelectorAll('.stale-note'), (e) => e.textContent),"
+            " estimate: !document.getElementById('estimate').hidden, shorter: !!document.getElementById('shorter')"
+            " && !document.getElementById('estimate').hidden };")
+        if "more than this page runs" not in st["msg"]:
+            bad.append("trials 1e9: the message beside the field is %r" % st["msg"])
+        if st["state"] != "error" or "run: invalid argument" in st["status"]:
+            bad.append("trials 1e9: state %r, status %r" % (st["state"], st["status"]))
+        if any("rerunning" in n for n in st["notes"]) or len(st["notes"]) != len(self.RUN_PANELS):
+            bad.append("trials 1e9: the panels' notes %r" % st["notes"])
+        if st["estimate"] or st["shorter"]:
+            bad.append("trials 1e9: an estimate or a shorter run is offered with nothing to run")
+        self.shot("desktop-trials-1e9.png")
+        g = self.gen()
+        h.fill(d, "#trials", "20", change=True)
+        h.idle(d, g + 1, 60)
+        return bad
+
+    def logn_causal(self):
+        """logn in the scale menu; logn with causal runs as the CLI (no
+        histogram: the CLI refuses it too, the panel says why)."""
+        d, h = self.d, self.h
+        if not d.execute_script("return !!document.querySelector('#scale option[value=logn]');"):
+            return ["no logn in the scale menu"]
+        g = self.gen()
+        d.execute_script("const s = document.getElementById('scale'); s.value = 'logn';"
+                         " s.dispatchEvent(new Event('change')); const c = document.getElementById('causal');"
+                         " if (!c.checked) c.click();")
+        try:
+            h.wait_js(d, "return window.sv.generation > arg && (window.sv.state === 'idle' || window.sv.state === 'error');",
+                      g, 120, "the logn causal run")
+        except RuntimeError as e:
+            return [str(e)]
+        bad = []
+        st = d.execute_script("return [window.sv.state, document.getElementById('state').textContent,"
+                              " document.getElementById('hist-outside').textContent];")
+        if st[0] != "idle":
+            return ["logn with causal: %r" % st[:2]]
+        if "logn" not in st[2]:
+            bad.append("the histogram panel does not say why it is empty: %r" % st[2])
+        o = page_options(d)
+        bad += check_table(d, self.site, options_args(o), "logn, causal")
+        g = self.gen()
+        d.execute_script("const s = document.getElementById('scale'); s.value = 'sqrt'; s.dispatchEvent(new Event('change'));"
+                         " document.getElementById('causal').click();")
+        h.idle(d, g + 1, 60)
+        return bad
+
+    def resize(self):
+        """1 366 px, then 390 px: the page no wider than the window, each plot
+        inside its panel and redrawn at the new width."""
+        d, h, bad = self.d, self.h, []
+        measure = ("return { page: document.documentElement.scrollWidth, plots: Array.from(document.querySelectorAll("
+                   "'.plot canvas'), (c) => { const r = c.getBoundingClientRect(), p = c.closest('.panel')"
+                   ".getBoundingClientRect(); return [c.closest('.plot').id, Math.round(r.width), r.right <= p.right + 0.5"
+                   " && r.left >= p.left - 0.5]; }) };")
+        try:
+            h.viewport(d, 1366, 900)
+            h.wait_js(d, "return document.documentElement.clientWidth === 1366;", None, 5, "1366 px")
+            import time
+            time.sleep(0.5)
+            wide = d.execute_script(measure)
+            self.shot("desktop-1366.png")
+            h.viewport(d, 390, 844)
+            h.wait_js(d, "return Array.from(document.querySelectorAll('.plot canvas')).every((c) =>"
+                      " c.getBoundingClientRect().right <= c.closest('.panel').getBoundingClientRect().right + 0.5);",
+                      None, 5, "the plots inside their panels at 390 px")
+        except RuntimeError as e:
+            bad.append(str(e))
+        narrow = d.execute_script(measure)
+        if self.shots:
+            d.execute_script("document.body.classList.add('shot'); window.scrollTo(0, 0);")
+            self.h.png(d, os.path.join(self.shots, "phone-390-resized.png"), True)
+            d.execute_script("document.body.classList.remove('shot');")
+        if narrow["page"] > 390:
+            bad.append("at 390 px the page is %d px wide" % narrow["page"])
+        for pid, w, inside in narrow["plots"]:
+            if not inside:
+                bad.append("at 390 px %s sticks out of its panel" % pid)
+        widths = {p[0]: p[1] for p in wide["plots"]}
+        for pid, w, _ in narrow["plots"]:
+            if pid in widths and w >= widths[pid] and w > 360:
+                bad.append("%s stayed %d px wide" % (pid, w))
+        self.nowrap_at_390(bad)
+        h.viewport(d, 1280, 900)
+        return bad
+
+    def nowrap_at_390(self, bad):
+        """Numbers never wrap: each table cell's text is one line (at 390 px)."""
+        lines = self.d.execute_script(
+            "return Array.from(document.querySelectorAll('#numbers td, #editor-table td'), (td) => {"
+            " const r = document.createRange(); r.selectNodeContents(td);"
+            " const tops = new Set(Array.from(r.getClientRects(), (x) => Math.round(x.top)));"
+            " return [td.textContent, tops.size]; }).filter((x) => x[1] > 1);")
+        for text, n in lines:
+            bad.append("the cell %r wraps over %d lines" % (text, n))
+
+    def shell_matches(self):
+        """The shell commands print what the panels show: the table's columns
+        and its ± s.e. (sd / √trials), the histogram's bins and counts."""
+        d, bad = self.d, []
+        cmd, trials = d.execute_script("return [document.getElementById('cmd-numbers').textContent,"
+                                       " Number(document.getElementById('trials').value)];")
+        row = json.loads(cli_text(self.site, shell_args(cmd)))["rows"][0]
+        cells = d.execute_script("return Array.from(document.querySelectorAll('#numbers td[data-col]'),"
+                                 " (td) => [td.dataset.col, td.textContent]);")
+        for col, text in cells:
+            if col not in row:
+                bad.append("the command does not print %s" % col)
+                continue
+            if not agrees(number(text), row[col]):
+                bad.append("%s shows %r, the command %r" % (col, text, row[col]))
+            if "±" in text:
+                se = float(text.split("±")[1])
+                want = row.get(col + "_sd", float("nan")) / math.sqrt(trials)
+                if not abs(se - want) <= 5.01e-2 * abs(want):
+                    bad.append("%s shows ± %r, the command's sd / √%d = %r" % (col, se, trials, want))
+        h = d.execute_script("return window.sv.last.main.hist;")
+        cmds = d.execute_script("return [document.getElementById('cmd-hist').textContent,"
+                                " document.getElementById('cmd-hist2').textContent];")
+        for (kind, key), c in zip((("raw", "raw_count"), ("scaled", "scaled_count")), cmds):
+            rows = list(csv.DictReader(io.StringIO(cli_text(self.site, shell_args(c)))))
+            by_lo = [(float(r["bin_lo"]), float(r["bin_hi"]), int(r[key])) for r in rows]
+            for lo, hi, count, _ in h[kind]:
+                match = [b for b in by_lo if abs(b[0] - lo) <= 1e-9 * (1 + abs(lo)) and abs(b[1] - hi) <= 1e-9 * (1 + abs(hi))]
+                if len(match) != 1 or match[0][2] != count:
+                    bad.append("%s bin [%g, %g): the page %d, the command %r" % (kind, lo, hi, count, match[:1]))
+                    break
+        total = sum(b[2] for b in h["raw"]) + h["outside"][0]
+        scaled = sum(b[2] for b in h["scaled"]) + h["outside"][1]
+        if scaled != total:
+            bad.append("scaled bins + outside = %d, not the %d scores" % (scaled, total))
+        shown = d.execute_script("return document.getElementById('hist-outside').textContent;")
+        if "{:,}".format(h["outside"][1]) not in shown:
+            bad.append("the scaled outside count %d is not shown: %r" % (h["outside"][1], shown))
+        return bad
+
+    def outside_dk2(self):
+        """d_k 2 at scale dk: the scaled scores beyond ±6 σ counted outside."""
+        d, h = self.d, self.h
+        main_tab = d.current_window_handle
+        h.new_tab(d, 1280, 900, self.url + "?dk=2&n=256&scale=dk&trials=20&seed=42")
+        try:
+            h.idle(d, 1, 60)
+            hist = d.execute_script("return window.sv.last.main.hist;")
+            total = sum(b[2] for b in hist["raw"]) + hist["outside"][0]
+            scaled = sum(b[2] for b in hist["scaled"]) + hist["outside"][1]
+            bad = [] if scaled == total else ["d_k 2: scaled bins + outside = %d of %d scores" % (scaled, total)]
+            return bad + self.shell_matches()
+        finally:
+            d.close()
+            d.switch_to.window(main_tab)
+
+    def raw_hist_visible(self):
+        """d_k 4096: the raw histogram is a bell, not a flat line (its peak
+        at least a third of the plot's height)."""
+        d, h = self.d, self.h
+        main_tab = d.current_window_handle
+        h.new_tab(d, 1280, 900, self.url + "?dk=4096&n=64&trials=4")
+        try:
+            h.idle(d, 1, 120)
+            f = chart(d, "#plot-hist", "const ds = c.data.datasets.find((s) => s.label === 'raw scores');"
+                      " const ax = c.scales[ds.yAxisID || 'y'], a = c.chartArea;"
+                      " const top = Math.max(...ds.data.map((p) => p.y || 0));"
+                      " return (a.bottom - ax.getPixelForValue(top)) / (a.bottom - a.top);")
+            self.shot("desktop-dk4096.png")
+            return [] if f is not None and f >= 1 / 3 else ["d_k 4096: the raw bell's peak is %r of the height" % f]
+        finally:
+            d.close()
+            d.switch_to.window(main_tab)
+
+    def cells_digits(self):
+        """A measured 1.000 shows its four digits: 1.000 ± 4.5e-4, not 1 ± 4.5e-4."""
+        d, bad = self.d, []
+        t = d.execute_script("return cell('x', 1.0000213, 0.00045).textContent;")
+        if t != "1.000 ± 4.5e-4":
+            bad.append("cell(1.0000213, 4.5e-4) shows %r" % t)
+        for col, text in d.execute_script("return Array.from(document.querySelectorAll('#numbers td[data-col]'),"
+                                          " (td) => [td.dataset.col, td.textContent.split('±')[0].trim()]);"):
+            v = number(text)
+            if v is not None and v != 0 and abs(v) < 1e4 and sig_digits(text) != 4:
+                bad.append("%s shows %r" % (col, text))
+        return bad
+
+    def copy_names(self):
+        names = self.d.execute_script("return Array.from(document.querySelectorAll('button.copy'),"
+                                      " (b) => b.getAttribute('aria-label') || b.textContent);")
+        return [] if len(set(names)) == len(names) else ["copy buttons share names: %r" % names]
+
+    def focus_ring(self):
+        """A focus ring seen from the back of the room: 3 px at least."""
+        d, bad = self.d, []
+        for sel in ("#trials", "#scale", "#puzzle"):
+            w = d.execute_script("const e = document.querySelector(arguments[0]); e.focus();"
+                                 " const s = getComputedStyle(e); const w = s.outlineStyle === 'none' ? 0 :"
+                                 " parseFloat(s.outlineWidth); e.blur(); return w;", sel)
+            if w < 3:
+                bad.append("%s: a %s px focus ring" % (sel, w))
+        return bad
+
+    def version(self):
+        want = cli_text(self.site, ["--version"]).split()[1]
+        got = self.d.execute_script("return document.getElementById('version').textContent.trim();")
+        return [] if got == want else ["the footer's version %r, the CLI's %r" % (got, want)]
+
     def run(self):
         for name in ("a11y", "copy", "displayed", "editor_vs_cli", "causal_dk", "histogram", "sweeps", "row_log",
                      "fonts", "url_written", "puzzle_after_dk", "editor_follows", "long_run", "invalid",
-                     "url_read"):
+                     "url_read", "version", "copy_names", "focus_ring", "cells_digits", "typed_stale",
+                     "history_back", "letters", "trials_cap", "shell_matches", "resize", "logn_causal",
+                     "outside_dk2", "raw_hist_visible"):
             self.check(name, getattr(self, name))
         print("page checks: %d passed, %d failed%s" % (len(self.passed), len(self.failed),
                                                       (": " + ", ".join(self.failed)) if self.failed else ""))
