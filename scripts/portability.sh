@@ -54,8 +54,11 @@ for ((i = 0; i < runs; i++)); do
     fi
     skip=()
     ((i < ${#levels[@]})) || skip=(-E '^docs\.')
+    # SV_JUNIT_DIR (scripts/test.sh): each test's time, for its slowest list.
+    junit=()
+    [ -z "${SV_JUNIT_DIR:-}" ] || junit=(--output-junit "$SV_JUNIT_DIR/portability-$t-$l.xml")
     if ! OPENBLAS_CORETYPE=$t SV_CPU_CAPABILITY=$l ctest --test-dir "$build" -L stored \
-        "${skip[@]}" -j "$(nproc)" --output-on-failure; then
+        "${skip[@]}" -j "$(nproc)" --output-on-failure "${junit[@]}"; then
         failed+=("$t/$l")
     fi
 done
