@@ -49,8 +49,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from tolerance import compare_lines, lines_match  # noqa: E402
 
 DOCS = ["README.md"]
-# A hang guard per command: the longest takes ~NN s under the slowest
-# portability pairing on a busy 2-core machine; times SV_TEST_TIMEOUT_SCALE
+# A hang guard per command: the longest (docs/experiments.md:335) took 103 s
+# under Prescott/default at load 13-16 on 2 cores; times SV_TEST_TIMEOUT_SCALE
 # (a whole number, README "Tests"), as ctest's timeouts.
 TIMEOUT = 600 * int(os.environ.get("SV_TEST_TIMEOUT_SCALE") or 1)
 
