@@ -3,7 +3,8 @@
 # configuration it runs in (the portability step's OPENBLAS_CORETYPE=Prescott
 # SV_CPU_CAPABILITY=default, on a busy 2-core machine), that time written
 # beside it; a test without one gets ctest's default, DART_TESTING_TIMEOUT
-# (1500 s). SV_TEST_TIMEOUT_SCALE=N in ctest's environment (a whole number)
+# (1500 s; the longest of those took 115 s there, cli, 2026-11-28).
+# tests/api/timeouts_test.py (ctest style.timeouts) checks the rule. SV_TEST_TIMEOUT_SCALE=N in ctest's environment (a whole number)
 # multiplies every one of them when ctest runs, without reconfiguring, and
 # the tests' own clocks (a `timeout` in a script, a wait in Python) read it
 # too: README.md, "Tests", lists them.
