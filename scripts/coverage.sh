@@ -17,8 +17,11 @@ find build-coverage -name '*.gcda' -delete
 # last; the release step runs all three, asan the first).
 # nproc at a time: gcov's runtime locks each .gcda file while it adds a
 # process's counts, so concurrent tests sum as serial ones do.
+# SV_JUNIT_DIR (scripts/test.sh): each test's time, for its slowest list.
+junit=()
+[ -z "${SV_JUNIT_DIR:-}" ] || junit=(--output-junit "$SV_JUNIT_DIR/coverage.xml")
 ctest --preset coverage -j "$(nproc)" -R '^(unit\.|cli|output)' \
-    -E '^(unit\.shapes|output\.memory|output\.long_capture)$'
+    -E '^(unit\.shapes|output\.memory|output\.long_capture)$' "${junit[@]}"
 # Branches: gcov counts the two outcomes of every condition, so 80 % of
 # branches means both sides of most tests, including the error paths.
 # One pass reads the counters (json); two reports from it: per file lines,

@@ -21,4 +21,7 @@ SV_WERROR=OFF sv_build fuzz
 cd "$SV_ROOT"
 cmake -S . -B build-fuzz -DSV_FUZZ_SECONDS="$seconds" >/dev/null
 # --no-tests=error: a tree without the fuzz tests must not pass.
-ctest --preset fuzz -j "$(nproc)" --no-tests=error
+# SV_JUNIT_DIR (scripts/test.sh): each harness's time, for its slowest list.
+junit=()
+[ -z "${SV_JUNIT_DIR:-}" ] || junit=(--output-junit "$SV_JUNIT_DIR/fuzz.xml")
+ctest --preset fuzz -j "$(nproc)" --no-tests=error "${junit[@]}"

@@ -19,6 +19,12 @@
 #   scripts/test.sh            all steps: release portability asan fuzz static coverage
 #   scripts/test.sh fuzz static   only those steps
 # Each step prints its time; a failing step does not stop the later ones.
+# At the end: each step's time, then the slowest tests of each ctest run
+# (scripts/slowest_tests.py, from the JUnit files ctest writes).
+# A busy machine makes the suite slower, never failing: every timeout is a
+# hang guard of at least 5x the test's time under the slowest configuration
+# (cmake/timeouts.cmake), and SV_TEST_TIMEOUT_SCALE=N multiplies them all.
+# scripts/test_under_load.sh checks that: the suite beside a second copy.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 steps=("$@")
@@ -34,6 +40,12 @@ sv_ensure_packages "$(sv_clang_rt_package)"
 # The pinned PyPI packages (requirements.txt) for the venv.* tests.
 sv_ensure_venv
 cd "$SV_ROOT"
+# Each ctest run writes its tests' times here (--output-junit); the
+# summary lists the slowest of each.
+SV_JUNIT_DIR=$(mktemp -d)
+export SV_JUNIT_DIR
+trap 'rm -rf "$SV_JUNIT_DIR"' EXIT
+junit() { echo "--output-junit" "$SV_JUNIT_DIR/$1.xml"; }
 
 # The C files clang-format checks: all of ours but the generated table.
 c_files() {
@@ -94,9 +106,11 @@ for s in "${steps[@]}"; do
                 77) echo "test.sh: the web page's packages cannot be installed: web.page will say SKIP" >&2 ;;
                 *) echo "test.sh: scripts/web.sh failed (exit $web)" >&2; ok=0 ;;
             esac
-            { sv_build "$s" && ctest --preset "$s" -j "$(nproc)"; } || ok=0
+            # shellcheck disable=SC2046
+            { sv_build "$s" && ctest --preset "$s" -j "$(nproc)" $(junit "$s"); } || ok=0
             ;;
-        asan) { sv_build "$s" && ctest --preset "$s" -j "$(nproc)"; } || ok=0 ;;
+        # shellcheck disable=SC2046
+        asan) { sv_build "$s" && ctest --preset "$s" -j "$(nproc)" $(junit "$s"); } || ok=0 ;;
         portability) { sv_build release && scripts/portability.sh; } || ok=0 ;;
         fuzz) scripts/fuzz.sh 30 || ok=0 ;;
         coverage) scripts/coverage.sh || ok=0 ;;
@@ -113,4 +127,10 @@ for s in "${steps[@]}"; do
 done
 printf '\n== summary ==\n'
 printf '%s\n' "${summary[@]}"
+# The JUnit files in the order the runs were made.
+mapfile -t runs < <(ls -tr "$SV_JUNIT_DIR"/*.xml 2>/dev/null)
+if [ "${#runs[@]}" -gt 0 ]; then
+    printf '\n== slowest tests (load average now: %s) ==\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+    python3 scripts/slowest_tests.py "${runs[@]}" || true
+fi
 [ "${#failed[@]}" -eq 0 ] || { echo "test.sh: failed: ${failed[*]}" >&2; exit 1; }

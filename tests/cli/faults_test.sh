@@ -32,7 +32,10 @@ runtime_error() {
 # --- ulimit -v: OpenBLAS's buffers counted, never a hang ------------------------
 # Before: blas_memory_alloc retried its 128 MiB mmap forever (the first),
 # or the process hung at exit in blas_thread_shutdown_ (the second).
-limited() { local kib=$1; shift; (ulimit -v "$kib" && exec timeout 60 "$BIN" "$@"); }
+# A hang guard: each run here takes well under a second (60 s: 60x that on
+# a loaded 2-core machine), times SV_TEST_TIMEOUT_SCALE (lib.sh).
+guard=$((60 * scale))
+limited() { local kib=$1; shift; (ulimit -v "$kib" && exec timeout "$guard" "$BIN" "$@"); }
 if [ "$sanitized" != sanitized ]; then
 runtime_error "ulimit -v 2000000 --dk 1100000" "$p: d_k=1100000: out of memory: *(ulimit -v)*" \
     limited 2000000 -q --dk 1100000 --n 100 --threads 1
@@ -83,10 +86,10 @@ long=(--dk 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1 --n 3000 --trials 20 --threads 1 -q)
 interrupt() {
     local sig=$1 format=$2 lines=$3 i
     rm -f "$tmp/sig.out"
-    env --default-signal="$sig" timeout -s KILL 120 "$BIN" "${long[@]}" --format "$format" \
+    env --default-signal="$sig" timeout -s KILL $((2 * guard)) "$BIN" "${long[@]}" --format "$format" \
         >"$tmp/sig.out" 2>"$tmp/sig.err" &
     local pid=$!
-    for i in $(seq 600); do
+    for i in $(seq $((10 * guard))); do # up to $guard s
         [ "$(wc -l <"$tmp/sig.out" 2>/dev/null || echo 0)" -ge "$lines" ] && break
         kill -0 $pid 2>/dev/null || break
         sleep 0.1
@@ -116,7 +119,7 @@ interrupt INT table 8
 # finished, not when the pipe's buffer fills (before: the config line and
 # the d_k=1 row, ~2 KB, waited in stdio's 4 KB buffer while d_k=512 ran).
 "$BIN" --dk 1,512 --n 3000 --trials 20 --threads 1 -q --format jsonl | cat >"$tmp/pipe.out" &
-for i in $(seq 600); do
+for i in $(seq $((10 * guard))); do
     [ "$(wc -l <"$tmp/pipe.out")" -ge 2 ] && break
     # the job, not pgrep: under load sdpa-var may not have been exec'd yet
     [ -n "$(jobs -rp)" ] || break
@@ -132,14 +135,14 @@ jq -e . "$tmp/pipe.out" >/dev/null 2>&1 && ok || fail "jsonl to a pipe, after SI
 # --- writes that fail: said at once, one line ------------------------------------
 # Before: 10^7 trials computed (185 s) before the error showed, at exit.
 if [ -w /dev/full ]; then
-    timeout 60 "$BIN" --dk 1 --n 2 --trials 10000000 --per-trial --threads 1 >/dev/full 2>"$tmp/err"
+    timeout "$guard" "$BIN" --dk 1 --n 2 --trials 10000000 --per-trial --threads 1 >/dev/full 2>"$tmp/err"
     rc=$?
     [ $rc -eq 1 ] && [ "$(cat "$tmp/err")" = "$p: error writing output: No space left on device" ] && ok ||
         fail "/dev/full, 10^7 trials: rc=$rc $(head -c 200 "$tmp/err")"
 fi
 (
     trap '' PIPE
-    timeout 60 "$BIN" --dk 1 --n 2 --trials 10000000 --per-trial --threads 1 2>"$tmp/err" | head -1 >/dev/null
+    timeout "$guard" "$BIN" --dk 1 --n 2 --trials 10000000 --per-trial --threads 1 2>"$tmp/err" | head -1 >/dev/null
     exit "${PIPESTATUS[0]}"
 )
 rc=$?
@@ -147,7 +150,7 @@ rc=$?
     fail "closed pipe, SIGPIPE ignored: rc=$rc $(head -c 200 "$tmp/err")"
 # ulimit -f: before, death by SIGXFSZ and nothing said. The file keeps
 # whole rows only (cut back to the last one).
-(ulimit -f 8 && exec timeout 60 "$BIN" --dk 1:4096 --n 4 --threads 1 --columns all >"$tmp/big.csv" 2>"$tmp/err")
+(ulimit -f 8 && exec timeout "$guard" "$BIN" --dk 1:4096 --n 4 --threads 1 --columns all >"$tmp/big.csv" 2>"$tmp/err")
 rc=$?
 [ $rc -eq 1 ] && [ "$(cat "$tmp/err")" = "$p: error writing output: File too large" ] &&
     [ "$(tail -c 1 "$tmp/big.csv" | od -An -c | tr -d ' ')" = '\n' ] && ok ||

@@ -5,6 +5,10 @@ passed=0 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# SV_TEST_TIMEOUT_SCALE (README, "Tests"; cmake/timeouts.cmake): a whole
+# number that multiplies every hang guard here, as it does ctest's timeouts.
+scale=${SV_TEST_TIMEOUT_SCALE:-1}
+
 ok() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*" >&2; }
 

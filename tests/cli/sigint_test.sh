@@ -17,6 +17,10 @@ sock="sv-sigint-$$"
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'tm kill-server >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 fails=0
+# The waits below are for a hang, not a deadline (SV_TEST_TIMEOUT_SCALE, a
+# whole number, README "Tests", multiplies them): the line appears after
+# 0.5 s and the run ends within a tile of the signal.
+scale=${SV_TEST_TIMEOUT_SCALE:-1}
 
 # Runs sdpa-var in a fresh pane, waits for its progress line, delivers
 # the signal ($1: "C-c" as a key, or TERM with kill), then checks the
@@ -34,7 +38,7 @@ sleep 60
 RUN
     tm new-session -d -s "$how" -x 160 -y 8 "bash $tmp/run.$how.sh"
     local shown=0 i
-    for i in $(seq 100); do # up to 20 s; the line appears after 0.5 s
+    for i in $(seq $((100 * scale))); do # up to 20 s; the line appears after 0.5 s
         if tm capture-pane -p -t "$how" | grep -q 's left'; then
             shown=1
             break
@@ -42,7 +46,7 @@ RUN
         sleep 0.2
     done
     if [ $shown = 0 ]; then
-        echo "FAIL $how: no progress line within 20 s" >&2
+        echo "FAIL $how: no progress line within $((20 * scale)) s" >&2
         tm capture-pane -p -t "$how" >&2
         fails=$((fails + 1))
         return
@@ -60,7 +64,7 @@ RUN
     else
         kill -TERM "$(cat "$pidf")"
     fi
-    for i in $(seq 50); do
+    for i in $(seq $((50 * scale))); do # up to 10 s
         [ -s "$status" ] && break
         sleep 0.2
     done

@@ -43,12 +43,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from tolerance import compare_lines, lines_match  # noqa: E402
 
 DOCS = ["README.md"]
-TIMEOUT = 600
+# A hang guard per command: the longest (docs/experiments.md:335) took 103 s
+# under Prescott/default at load 13-16 on 2 cores; times SV_TEST_TIMEOUT_SCALE
+# (a whole number, README "Tests"), as ctest's timeouts.
+TIMEOUT = 600 * int(os.environ.get("SV_TEST_TIMEOUT_SCALE") or 1)
 
 
 def doc_files(src):
@@ -157,6 +161,12 @@ def run(cmd, cwd, env):
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
+def took(t0):
+    """The wall time since t0, as each result line ends: the slow commands
+    show up in ctest's output (scripts/portability.sh chooses by them)."""
+    return " [%.1f s]" % (time.monotonic() - t0)
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--update"]
     update = "--update" in sys.argv[1:]
@@ -202,13 +212,14 @@ def main():
                 skipped += 1
                 print("  skip  %s: %s: %s" % (where, kind, reason))
                 continue
+            t0 = time.monotonic()
             if is_py:
                 p = subprocess.run(["/usr/bin/python3", "-"], input="\n".join(b["lines"]).encode(),
                                    cwd=scratch, env=env, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, timeout=TIMEOUT)
                 if p.returncode == 0:
                     passed += 1
-                    print("  ok    %s: python block, exit 0" % where)
+                    print("  ok    %s: python block, exit 0%s" % (where, took(t0)))
                 else:
                     failed += 1
                     print("  FAIL  %s: python block exit %d; stderr:\n%s"
@@ -218,12 +229,13 @@ def main():
                 code, out, err = run("\n".join(b["lines"]), scratch, env)
                 if code == 0:
                     passed += 1
-                    print("  ok    %s: sh block, exit 0" % where)
+                    print("  ok    %s: sh block, exit 0%s" % (where, took(t0)))
                 else:
                     failed += 1
                     print("  FAIL  %s: sh block exit %d; stderr:\n%s" % (where, code, err.rstrip()))
                 continue
             for cmd, want, first in session(b["lines"]):
+                t0 = time.monotonic()
                 code, out, err = run(cmd, scratch, env)
                 shown = cmd.split("\n")[0]
                 got = out.split("\n")
@@ -235,11 +247,11 @@ def main():
                     continue
                 if kind == "not compared":
                     passed += 1
-                    print("  ok    %s: $ %s: exit 0 (not compared: %s)" % (where, shown, reason))
+                    print("  ok    %s: $ %s: exit 0 (not compared: %s)%s" % (where, shown, reason, took(t0)))
                     continue
                 if matches(want, got):
                     passed += 1
-                    print("  ok    %s: $ %s" % (where, shown))
+                    print("  ok    %s: $ %s%s" % (where, shown, took(t0)))
                     continue
                 if update:
                     lo = b["start"] + 1 + first

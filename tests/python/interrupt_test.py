@@ -9,10 +9,16 @@ Also: after the interrupt (one SIGINT, or two) no worker thread is left
 and the next call works; an exception the worker's call raises reaches the caller unchanged;
 the threaded path gives the inline path's bits.
 
-Bound: the issue asks for 0.5 s. This machine is shared by several builds
-(load 4 on 2 cores is common), which stretches one tile's time and the
-wake-ups; SV_INTERRUPT_BOUND (seconds) loosens it there. The latency is
-printed either way.
+Bound: the issue asks for 0.5 s, on a quiet machine. A busy one (load 4-12
+on 2 cores: other builds, or the suite twice, issue 42) stretches a tile's
+time and the wake-ups as much as the whole call, so the bound follows the
+machine's speed now: the child first times the same call on n/8 rows (1/64
+of the work: the call is quadratic in n) and the bound is max(0.5 s, 1/20
+of the whole call estimated from it). It still tells a stop from the call's
+end: without the stop the interrupt waits for the whole call, 19/20 of it
+past the bound after the 1 s wait, whenever the call takes over 1.5 s (4 s
+quiet and 50 s at load 10 here). SV_INTERRUPT_BOUND (seconds) replaces the
+0.5. The latency, the estimate and the load are printed either way.
 """
 
 import os
@@ -29,6 +35,9 @@ from sdpa_var import _core
 from sdpa_var import _lib as L
 
 BOUND = float(os.environ.get("SV_INTERRUPT_BOUND", "0.5"))
+# A hang guard for the child (its whole call: 50 s at load 10 here), times
+# SV_TEST_TIMEOUT_SCALE (a whole number, README "Tests").
+GUARD = 300 * int(os.environ.get("SV_TEST_TIMEOUT_SCALE") or 1)
 
 CHILD = r"""
 import signal, sys, threading, time
@@ -37,7 +46,9 @@ import sdpa_var
 n = int(sys.argv[1])
 rng = np.random.default_rng(0)
 q, k = rng.standard_normal((n, 64)), rng.standard_normal((n, 64))
-print("started %.6f" % time.monotonic(), flush=True)
+t0 = time.monotonic()
+sdpa_var.stats(q[:n // 8], k[:n // 8])
+print("started %.6f ref %.6f" % (time.monotonic(), time.monotonic() - t0), flush=True)
 t = None
 try:
     try:
@@ -67,13 +78,15 @@ def check(cond, what):
 
 
 def interrupt_once(n=32768, wait=1.0, signals=1):
-    """Latency in seconds from SIGINT to the child's KeyboardInterrupt;
-    @p signals SIGINTs 2 ms apart (a second Ctrl-C during the stop)."""
+    """(latency, estimate): seconds from SIGINT to the child's
+    KeyboardInterrupt, and the whole call's time estimated from the child's
+    call on n/8 rows; @p signals SIGINTs 2 ms apart (a second Ctrl-C during
+    the stop)."""
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(n)], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True,
                              env=dict(os.environ, OMP_WAIT_POLICY="passive"))
     line = child.stdout.readline().split()
-    if not check(line[:1] == ["started"], "child marker: %r" % (line,)):
+    if not check(line[:1] == ["started"] and line[2:3] == ["ref"], "child marker: %r" % (line,)):
         child.kill()
         return None
     time.sleep(wait)
@@ -82,7 +95,7 @@ def interrupt_once(n=32768, wait=1.0, signals=1):
     for _ in range(signals - 1):
         time.sleep(0.002)
         child.send_signal(signal.SIGINT)
-    out, err = child.communicate(timeout=120)
+    out, err = child.communicate(timeout=GUARD)
     lines = out.split("\n")
     got = lines[0].split()
     if not check(child.returncode == 0 and got[:1] == ["interrupted"],
@@ -90,7 +103,7 @@ def interrupt_once(n=32768, wait=1.0, signals=1):
         return None
     check(got[3] == "1", "threads left after the interrupt: %s" % got[3])
     check(lines[1].startswith("after "), "the next call after the interrupt: %r" % lines[1:])
-    return float(got[1]) - sent
+    return float(got[1]) - sent, 64 * float(line[3])
 
 
 def worker_exception():
@@ -139,15 +152,18 @@ def same_bits():
 def main():
     worker_exception()
     same_bits()
-    lat = interrupt_once()
-    if lat is not None:
-        print("SIGINT to KeyboardInterrupt: %.3f s (bound %.2f s; load %s)"
-              % (lat, BOUND, " ".join("%.1f" % x for x in os.getloadavg())))
-        check(lat < BOUND, "latency %.3f s >= %.2f s" % (lat, BOUND))
+    got = interrupt_once()
+    if got is not None:
+        lat, whole = got
+        bound = max(BOUND, whole / 20)
+        print("SIGINT to KeyboardInterrupt: %.3f s (bound %.2f s: max(%.2f, 1/20 of the whole"
+              " call, %.1f s by its 1/64); load %s)"
+              % (lat, bound, BOUND, whole, " ".join("%.1f" % x for x in os.getloadavg())))
+        check(lat < bound, "latency %.3f s >= %.2f s" % (lat, bound))
     # Ctrl-C twice: one KeyboardInterrupt, once the worker is done.
-    lat = interrupt_once(n=16384, wait=0.5, signals=2)
-    if lat is not None:
-        print("two SIGINTs: %.3f s" % lat)
+    got = interrupt_once(n=16384, wait=0.5, signals=2)
+    if got is not None:
+        print("two SIGINTs: %.3f s" % got[0])
     print("%d failed" % failures)
     return 1 if failures else 0
 

@@ -71,9 +71,17 @@ def console_errors(d):
             print("page: " + e.get("message", ""), file=sys.stderr)
 
 
+# The waits are hang guards, not deadlines: each is many times what it waits
+# for on a quiet machine, and SV_TEST_TIMEOUT_SCALE (a whole number, README
+# "Tests") multiplies them all, as it does ctest's timeouts.
+SCALE = int(os.environ.get("SV_TEST_TIMEOUT_SCALE") or 1)
+
+
 def wait_js(d, script, arg=None, timeout=30, what="the page"):
-    """Wait until `script` (the body of a function of `arg`) returns truthy."""
+    """Wait until `script` (the body of a function of `arg`) returns truthy,
+    for up to `timeout` s times SCALE."""
     body = "const arg = arguments[0];\n" + script
+    timeout *= SCALE
     try:
         WebDriverWait(d, timeout, poll_frequency=0.05).until(lambda drv: drv.execute_script(body, arg))
     except TimeoutException:
