@@ -105,7 +105,9 @@ def weight_peer(p, vis):
         "scaled_entropy": ent.mean(-1),
         "scaled_entropy_norm": norm.sum(-1) / two.sum(-1),
         "scaled_max_weight": p.amax(-1).mean(-1),
-        "scaled_sink_weight": p[..., 0].mean(-1),
+        # the weight on the first key the row sees (a window's or a mask's
+        # first visible key; key 0 where causal or nothing hides it)
+        "scaled_sink_weight": p.gather(-1, vis.int().argmax(-1, keepdim=True))[..., 0].mean(-1),
     }
     return {n: v.mean(0) for n, v in out.items()}
 
