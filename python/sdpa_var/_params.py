@@ -9,20 +9,6 @@ import numbers
 
 from . import _lib as L
 
-P = ctypes.POINTER
-_SIGS = {
-    "sv_param_name": (L.c_char_p, [L.c_int]),
-    "sv_param_bounds": (L.c_int, [L.c_int, P(L.c_int), P(L.c_dbl), P(L.c_dbl), P(L.c_char_p),
-                                  P(L.c_int)]),
-    "sv_param_choices": (P(L.c_char_p), [L.c_int]),
-    "sv_spec_defaults": (L.c_int, [P(L.sv_spec)]),
-    "sv_spec_set": (L.c_int, [P(L.sv_spec), L.c_int, L.c_char_p]),
-    "sv_param_explain": (L.c_size, [L.c_int, L.c_char_p, L.c_char_p, L.c_size]),
-    "sv_spec_check_param": (L.c_int, [P(L.sv_spec), P(L.c_int), P(L.c_int), L.c_char_p,
-                                      L.c_size]),
-}
-L._bind(L._library_path(), L.lib, _SIGS)
-
 # sv_param_kind (param.h)
 COUNT, REAL, ABOVE, FLAG, NAME, SCALE = range(6)
 _NUMERIC = (COUNT, REAL, ABOVE)

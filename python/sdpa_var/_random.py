@@ -133,8 +133,6 @@ def summary_stats(spec, summ, scale_name, observed):
 
 
 def _first_undefined(view, observed):
-    f = L.lib.sv_columns_first_undefined
-    f.restype = ctypes.POINTER(L.sv_column)
-    f.argtypes = [ctypes.c_int, ctypes.POINTER(L.sv_row_view), ctypes.c_int]
-    c = f(L.SV_OUTPUT_SUMMARY, ctypes.byref(view), 1 if observed else 0)
+    c = L.lib.sv_columns_first_undefined(L.SV_OUTPUT_SUMMARY, ctypes.byref(view),
+                                         1 if observed else 0)
     return c.contents.name.decode() if c else None
