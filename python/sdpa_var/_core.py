@@ -137,19 +137,6 @@ def _count(value, name, lo=0, hi=2**64 - 1):
     return int(value)
 
 
-def _scalar(x):
-    """A 0-dim (or one-element) tensor or array as a Python float, as torch's
-    own scale arguments accept; anything else unchanged (checked after)."""
-    if hasattr(x, "shape") and hasattr(x, "item") and not isinstance(x, numbers.Real):
-        if int(np.prod(x.shape)) != 1:
-            raise TypeError("scale: an array of shape %s is not one number"
-                             % (tuple(x.shape),))
-        if getattr(getattr(x, "dtype", None), "is_complex", False):
-            return x
-        return x.item()
-    return x
-
-
 def _summary(spec, trials, observed=math.nan):
     """The library's summary of @p trials (sv_trial_stats array) under @p spec,
     as the CLI makes it (sv_summary_begin/add/end)."""
@@ -196,7 +183,7 @@ def _row(spec, stats, scale_name, head=None, summary=None, masked=False):
 def _scale_number(scale):
     """A positive finite multiplier; a 0-dim or one-element numpy array or
     torch tensor (torch.tensor(0.1)) counts as its number."""
-    scale = _scalar(scale)
+    scale = _arrays.scalar(scale, "scale")
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
         raise TypeError("scale: %r is not a number" % (scale,))
     if not (math.isfinite(scale) and scale > 0):

@@ -7,6 +7,7 @@ default, bound or rule is written here."""
 import ctypes
 import numbers
 
+from . import _arrays
 from . import _lib as L
 
 # sv_param_kind (param.h)
@@ -81,9 +82,7 @@ def text_of(p, value, keyword):
             return str(int(value))
         raise TypeError("%s: %r is not True or False" % (keyword, value))
     if p.kind == SCALE and hasattr(value, "shape"):
-        from ._core import _scalar  # a 0-dim tensor or array: its number
-
-        value = _scalar(value)
+        value = _arrays.scalar(value, keyword)  # a 0-dim tensor or array: its number
     if isinstance(value, str) and p.kind in (NAME, SCALE):
         if "\0" in value:  # C would read up to it: 'normal\0x' as normal
             raise ValueError("%s: %r holds a NUL character" % (keyword, value))
