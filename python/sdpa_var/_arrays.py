@@ -10,7 +10,7 @@ from . import _lib as L
 _NATIVE = "<" if sys.byteorder == "little" else ">"
 
 
-def _is_torch(x):
+def is_torch(x):
     return type(x).__module__.startswith("torch") and hasattr(x, "detach")
 
 
@@ -50,7 +50,7 @@ def as_array(x, name, allow_bool=False):
     TypeError for a dtype the engine does not read, ValueError for ndim
     outside 2..4 or an empty array."""
     dtype = None
-    if _is_torch(x):
+    if is_torch(x):
         arr, dtype = _from_torch(x, name, allow_bool)
     elif isinstance(x, np.ndarray):
         arr = x
@@ -91,7 +91,7 @@ def scalar(x, what):
     if hasattr(x, "shape") and hasattr(x, "item") and not isinstance(x, numbers.Real):
         if int(np.prod(x.shape)) != 1:
             raise TypeError("%s: %s of shape %s is not one number"
-                            % (what, "a tensor" if _is_torch(x) else "an array", tuple(x.shape)))
+                            % (what, "a tensor" if is_torch(x) else "an array", tuple(x.shape)))
         if getattr(getattr(x, "dtype", None), "is_complex", False):
             return x
         return x.item()

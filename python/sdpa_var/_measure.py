@@ -35,7 +35,7 @@ class Skip(Exception):
         self.key, self.count = key, count
 
 
-def _to_bhnd(x):
+def to_bhnd(x):
     """n x d -> 1 x 1 x n x d; batch x n x d -> batch x 1 x n x d; leading
     axes beyond four folded into the batch."""
     if x.dim() == 2:
@@ -47,7 +47,7 @@ def _to_bhnd(x):
     return x
 
 
-def _row_sample(n_q, rows, seed, cache):
+def row_sample(n_q, rows, seed, cache):
     if rows is None or rows >= n_q:
         return None
     key = (n_q, rows)
@@ -76,7 +76,7 @@ def prepare(q, k, causal, mask, window, rows, seed, cache):
     docstring); q, k detached on the CPU. Raises Skip."""
     import torch
 
-    q, k = _to_bhnd(q.detach()), _to_bhnd(k.detach())
+    q, k = to_bhnd(q.detach()), to_bhnd(k.detach())
     if q.device.type == "meta" or k.device.type == "meta":
         raise Skip("meta", "meta tensors hold no values")
     if mask is not None:
@@ -97,7 +97,7 @@ def prepare(q, k, causal, mask, window, rows, seed, cache):
     if causal and n_q < n_k and mask is None and window is None:
         k = k[..., :n_q, :]  # top-left: query i sees keys 0..i < n_q
         n_k = n_q
-    idx = _row_sample(n_q, rows, seed, cache)
+    idx = row_sample(n_q, rows, seed, cache)
     if idx is not None:
         q = q[..., torch.as_tensor(idx), :]
         if mask is not None and mask.shape[-2] == n_q:

@@ -158,7 +158,7 @@ class Monitor(_report.Report):
             stats = DEFAULT_STATS
         if isinstance(stats, str) or not all(isinstance(s, str) for s in stats):
             raise TypeError("stats: %r is not a list of statistic names" % (stats,))
-        _core._exec(threads)  # ValueError naming threads, now rather than in a forward
+        _core.exec_options(threads)  # ValueError naming threads, now rather than in a forward
         if backend not in ("auto", "engine", "torch"):
             raise ValueError("backend: %r is not 'auto', 'engine' or 'torch'" % (backend,))
         if backend == "torch" and _device.unavailable():
