@@ -123,7 +123,7 @@ def _band(rows, n_k, causal, window, device):
 def _mask_flags(mask, n_q, n_k):
     """0-dim float64 tensors: the mask allows every key with no bias
     (_measure.prepare drops it), and it is exactly causal
-    (_layouts.causal_pattern: prepare makes it causal=True)."""
+    (_modules.causal_pattern: prepare makes it causal=True)."""
     import torch
 
     dev = mask.device

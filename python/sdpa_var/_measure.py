@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _columns
 from . import _core
-from . import _layouts
+from . import _modules
 
 # How each per-head column combines over batch elements and calls, as the
 # library's column table says (sv_column.reduce): "mean" (row-weighted),
@@ -104,11 +104,11 @@ def prepare(q, k, causal, mask, window, rows, seed, cache):
             mask = mask[..., torch.as_tensor(idx), :]
         if causal or window is not None:
             band = _band(idx, n_k, causal, window)
-            mask = band if mask is None else _layouts.combine(mask, band)
+            mask = band if mask is None else _modules.combine(mask, band)
             causal, window = False, None
     elif causal and n_q != n_k:
         band = _band(np.arange(n_q), n_k, True, window)
-        mask = band if mask is None else _layouts.combine(mask, band)
+        mask = band if mask is None else _modules.combine(mask, band)
         causal, window = False, None
     # Only what is measured reaches the CPU: with rows, those rows of Q
     # (and of the mask). NaN and infinities: the engine's read (run()).
@@ -140,7 +140,7 @@ def _tril(n_q, n_k):
 
 def _mask_kind(mask, n_q, n_k):
     """"none" for a mask that excludes nothing (bool all True, float all
-    zero), "causal" for exactly the causal pattern (_layouts.causal_pattern:
+    zero), "causal" for exactly the causal pattern (_modules.causal_pattern:
     bool True for keys j <= i, float 0 there and -inf elsewhere), else
     "data". Row 0 tells the candidates apart (all visible; key 0 only), so
     a data mask costs one row; a candidate takes one full pass over the
@@ -158,7 +158,7 @@ def _mask_kind(mask, n_q, n_k):
             if not bool(row0.any()) and not bool(mask.any()):  # NaN counts as nonzero
                 return "none"
             key0 = bool((row0[..., 0] == 0).all()) and bool((row0[..., 1:] == -math.inf).all())
-        return "causal" if key0 and _layouts.causal_pattern(mask, n_q, n_k) else "data"
+        return "causal" if key0 and _modules.causal_pattern(mask, n_q, n_k) else "data"
     m = mask.numpy()  # a view, whatever the strides
     row0 = m[..., 0, :]
     if m.dtype == np.bool_:
