@@ -369,7 +369,8 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
         if st != L.SV_OK:
             fail(st, "q, k (values too large?)" if st == L.SV_EOVERFLOW else "q, k")
     del owners  # the engine is done with the memory
-    return _collect(spec, arrays, trials, qd, scale, pool)
+    return collect(spec, trials, qd, _arrays.dims(arrays.k)[1], bool(arrays.mask.data), scale,
+                   pool)
 
 
 # sv_value (columns.h) as a numpy record: one call fills every trial's
@@ -408,11 +409,6 @@ def _per_head(spec, trials, qd, heads_kv, masked, scale_name, cols):
             field = "real" if c.type == L.SV_VALUE_REAL else "count"
             values[c.name] = rec[field][table.index(c.name)].copy().reshape(shape)
     return values, config
-
-
-def _collect(spec, arrays, trials, qd, scale, pool):
-    return collect(spec, trials, qd, _arrays.dims(arrays.k)[1], bool(arrays.mask.data), scale,
-                   pool)
 
 
 def collect(spec, trials, qd, heads_kv, masked, scale, pool):

@@ -238,11 +238,9 @@ MIRRORS = {name: t for name, t in globals().items()
 P = ctypes.POINTER
 
 
-# Every function the package calls, declared once as (restype, argtypes),
-# grouped by header and in each header's order, as llama-cpp-python's
-# llama_cpp.py mirrors llama.h; engine.h's sv_trial_field_* and
-# version_query.h's sv_struct_size are in _EARLY above (the mirrors are
-# built from them). A library without one of them: ImportError naming it.
+# Every function the package calls, (restype, argtypes) once, by header in
+# its order, as llama-cpp-python's llama_cpp.py mirrors llama.h; _EARLY
+# above has the three the mirrors are built from (engine.h, version_query.h).
 SIGNATURES = {
     # status.h
     "sv_status_str": (c_char_p, [c_int]),
@@ -298,13 +296,9 @@ SIGNATURES = {
 
 
 def _load():
+    """The library, every signature bound, its ABI version and each mirror's size checked."""
     path, lib = _library_path(), _cdll
     _bind(path, lib, {**SIGNATURES, **_EARLY})
-    _check_abi(path, lib)
-    return lib
-
-
-def _check_abi(path, lib):
     abi = lib.sv_abi_version()
     if abi != _config.ABI_VERSION:
         raise ImportError("sdpa_var: %s has ABI version %d, this package was configured for %d "
@@ -316,6 +310,7 @@ def _check_abi(path, lib):
             raise ImportError("sdpa_var: sizeof(%s) is %d in %s but %d in the package's ctypes "
                               "mirror (_lib.py): library and package do not match"
                               % (cname, c, path, ctypes.sizeof(mirror)))
+    return lib
 
 
 lib = _load()
