@@ -1,5 +1,6 @@
 """numpy arrays and torch tensors -> sv_array, without copying."""
 
+import numbers
 import sys
 
 import numpy as np
@@ -9,7 +10,7 @@ from . import _lib as L
 _NATIVE = "<" if sys.byteorder == "little" else ">"
 
 
-def _is_torch(x):
+def is_torch(x):
     return type(x).__module__.startswith("torch") and hasattr(x, "detach")
 
 
@@ -49,7 +50,7 @@ def as_array(x, name, allow_bool=False):
     TypeError for a dtype the engine does not read, ValueError for ndim
     outside 2..4 or an empty array."""
     dtype = None
-    if _is_torch(x):
+    if is_torch(x):
         arr, dtype = _from_torch(x, name, allow_bool)
     elif isinstance(x, np.ndarray):
         arr = x
@@ -80,6 +81,21 @@ def as_array(x, name, allow_bool=False):
         a.shape[i] = arr.shape[i]
         a.strides[i] = arr.strides[i]
     return a, arr
+
+
+def scalar(x, what):
+    """The number a 0-dim (or one-element) numpy array or torch tensor
+    holds (.item()), as torch's own scale arguments accept; anything else,
+    a complex one included, unchanged (checked after). TypeError naming
+    @p what for an array of more than one value."""
+    if hasattr(x, "shape") and hasattr(x, "item") and not isinstance(x, numbers.Real):
+        if int(np.prod(x.shape)) != 1:
+            raise TypeError("%s: %s of shape %s is not one number"
+                            % (what, "a tensor" if is_torch(x) else "an array", tuple(x.shape)))
+        if getattr(getattr(x, "dtype", None), "is_complex", False):
+            return x
+        return x.item()
+    return x
 
 
 def swap12(a):

@@ -12,7 +12,7 @@ nothing raised by the monitor reaches the model (Monitor._capture catches).
 
 import threading
 
-from . import _layouts
+from . import _modules
 
 _MONITORS = []          # attached Monitors, in attach order
 _STATE = {"sdpa": None, "hf": None}
@@ -223,7 +223,7 @@ def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs, bia
         mask = mask[:, :, :, :key.shape[-2]]
     mask = normalize_mask(mask)
     if bias is not None:  # the engine's additive mask: softmax input scale*S + M
-        mask = bias if mask is None else _layouts.combine(mask, bias)
+        mask = bias if mask is None else _modules.combine(mask, bias)
     if "scaling" in fn_params:
         return named.get("scaling"), False, mask
     if not hasattr(module, "scale_attn_weights"):

@@ -11,7 +11,7 @@ import numpy as np
 from . import _arrays, _columns, _params, _result
 from . import _lib as L
 
-_CHUNK = 65536  # trials per sv_engine_run call: bounds the stats array
+CHUNK = 65536  # trials per sv_engine_run call: bounds the stats array
 THREADS_MAX = 1024  # as the CLI's --threads
 
 
@@ -20,14 +20,14 @@ class NonFiniteError(ValueError):
     for it: a ValueError naming the argument and the index)."""
 
 
-def _fail(st, what):
+def fail(st, what):
     msg = "%s: %s" % (what, L.status_str(st))
     if st == L.SV_ENOMEM:
         raise MemoryError(msg)
     raise ValueError(msg)
 
 
-def _exec(threads):
+def exec_options(threads):
     if threads is None:
         threads = 0
     if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
@@ -43,7 +43,7 @@ def _exec(threads):
 
 
 # Work (about trials x n_q x n_k x (d_k + d_v + 32) steps) below which an
-# engine call runs in the calling thread (_engine): such a call ends within
+# engine call runs in the calling thread (engine_run): such a call ends within
 # ~5 ms here, so Ctrl-C waits no longer, while a worker thread costs
 # ~0.2 ms a call, most of a small call (a 2 x 2 stats() takes ~0.25 ms).
 _INLINE_WORK = 1 << 25
@@ -62,7 +62,7 @@ def _omp_max_threads():
     return max(0, min(f(), THREADS_MAX)) if f is not None else 0
 
 
-def _engine(spec, src, exe, first, count, out):
+def engine_run(spec, src, exe, first, count, out):
     """sv_engine_run(spec, src, exe, NULL, first, count, out), its status,
     stoppable by Ctrl-C. Python runs signal handlers in the main thread
     only, and only between bytecodes: a long foreign call would hold
@@ -129,25 +129,12 @@ def _engine(spec, src, exe, first, count, out):
     return st
 
 
-def _count(value, name, lo=0, hi=2**64 - 1):
+def integer(value, name, lo=0, hi=2**64 - 1):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError("%s: %r is not an integer" % (name, value))
     if not lo <= value <= hi:
         raise ValueError("%s: %d is outside %d..%d" % (name, value, lo, hi))
     return int(value)
-
-
-def _scalar(x):
-    """A 0-dim (or one-element) tensor or array as a Python float, as torch's
-    own scale arguments accept; anything else unchanged (checked after)."""
-    if hasattr(x, "shape") and hasattr(x, "item") and not isinstance(x, numbers.Real):
-        if int(np.prod(x.shape)) != 1:
-            raise TypeError("scale: an array of shape %s is not one number"
-                             % (tuple(x.shape),))
-        if getattr(getattr(x, "dtype", None), "is_complex", False):
-            return x
-        return x.item()
-    return x
 
 
 def _summary(spec, trials, observed=math.nan):
@@ -196,7 +183,7 @@ def _row(spec, stats, scale_name, head=None, summary=None, masked=False):
 def _scale_number(scale):
     """A positive finite multiplier; a 0-dim or one-element numpy array or
     torch tensor (torch.tensor(0.1)) counts as its number."""
-    scale = _scalar(scale)
+    scale = _arrays.scalar(scale, "scale")
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
         raise TypeError("scale: %r is not a number" % (scale,))
     if not (math.isfinite(scale) and scale > 0):
@@ -281,7 +268,7 @@ def _mask(mask, qd, kd):
     numpy or torch, a size-1 axis broadcast, fewer axes padded on the left
     as numpy broadcasts."""
     # NaN or +inf entries and magnitudes: the engine's check (_diagnose).
-    if _arrays._is_torch(mask):
+    if _arrays.is_torch(mask):
         mask = mask.detach()
         while mask.dim() < 2:
             mask = mask.unsqueeze(0)
@@ -360,7 +347,7 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     """
     if pool not in ("heads", "none", "all"):
         raise ValueError("pool: %r is not 'heads', 'none' or 'all'" % (pool,))
-    exe = _exec(threads)
+    exe = exec_options(threads)
     arrays, owners, qd, kd = _prepare(q, k, v, layout)
     spec = spec_of(qd, kd, scale, causal, window, ddof,
                    _arrays.dims(arrays.v)[3] if v is not None else None)
@@ -370,19 +357,20 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     src = ctypes.create_string_buffer(L.SOURCE_BYTES)
     st = L.lib.sv_source_strided(ctypes.byref(arrays), src)
     if st != L.SV_OK:
-        _fail(st, "q, k")
+        fail(st, "q, k")
     trials = (L.sv_trial_stats * spec.trials)()
-    for t0 in range(0, spec.trials, _CHUNK):
-        n = min(_CHUNK, spec.trials - t0)
-        st = _engine(spec, src, exe, t0, n,
-                     ctypes.cast(ctypes.byref(trials, t0 * ctypes.sizeof(L.sv_trial_stats)),
-                                 ctypes.POINTER(L.sv_trial_stats)))
+    for t0 in range(0, spec.trials, CHUNK):
+        n = min(CHUNK, spec.trials - t0)
+        st = engine_run(spec, src, exe, t0, n,
+                        ctypes.cast(ctypes.byref(trials, t0 * ctypes.sizeof(L.sv_trial_stats)),
+                                    ctypes.POINTER(L.sv_trial_stats)))
         if st in (L.SV_ENONFINITE, L.SV_EOVERFLOW):
             _diagnose(arrays, qd, kd, spec.scale or qd[3] ** -0.5)
         if st != L.SV_OK:
-            _fail(st, "q, k (values too large?)" if st == L.SV_EOVERFLOW else "q, k")
+            fail(st, "q, k (values too large?)" if st == L.SV_EOVERFLOW else "q, k")
     del owners  # the engine is done with the memory
-    return _collect(spec, arrays, trials, qd, scale, pool)
+    return collect(spec, trials, qd, _arrays.dims(arrays.k)[1], bool(arrays.mask.data), scale,
+                   pool)
 
 
 # sv_value (columns.h) as a numpy record: one call fills every trial's
@@ -405,7 +393,7 @@ def _per_head(spec, trials, qd, heads_kv, masked, scale_name, cols):
     st = L.lib.sv_per_head_values(ctypes.byref(spec), trials, n, scale_name, int(masked),
                                   rec.ctypes.data_as(ctypes.POINTER(L.sv_value)))
     if st != L.SV_OK:
-        _fail(st, "q, k")
+        fail(st, "q, k")
     head = L.sv_head()  # trial 0: batch 0, head 0, key head 0
     view = _row(spec, trials[0], scale_name, head, masked=masked)
     values, config = {}, {}
@@ -421,11 +409,6 @@ def _per_head(spec, trials, qd, heads_kv, masked, scale_name, cols):
             field = "real" if c.type == L.SV_VALUE_REAL else "count"
             values[c.name] = rec[field][table.index(c.name)].copy().reshape(shape)
     return values, config
-
-
-def _collect(spec, arrays, trials, qd, scale, pool):
-    return collect(spec, trials, qd, _arrays.dims(arrays.k)[1], bool(arrays.mask.data), scale,
-                   pool)
 
 
 def collect(spec, trials, qd, heads_kv, masked, scale, pool):
@@ -447,7 +430,7 @@ def collect(spec, trials, qd, heads_kv, masked, scale, pool):
     if pool != "none":
         st, summ = _summary(spec, trials)
         if st != L.SV_OK:
-            _fail(st, "summary")
+            fail(st, "summary")
         view = _row(spec, summ.mean, scale_name, summary=summ, masked=masked)
         for c in cols:
             x = c.value(view)

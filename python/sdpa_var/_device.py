@@ -123,7 +123,7 @@ def _band(rows, n_k, causal, window, device):
 def _mask_flags(mask, n_q, n_k):
     """0-dim float64 tensors: the mask allows every key with no bias
     (_measure.prepare drops it), and it is exactly causal
-    (_layouts.causal_pattern: prepare makes it causal=True)."""
+    (_modules.causal_pattern: prepare makes it causal=True)."""
     import torch
 
     dev = mask.device
@@ -364,7 +364,7 @@ def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None
     import torch
 
     max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    q, k = _measure._to_bhnd(q.detach()), _measure._to_bhnd(k.detach())
+    q, k = _measure.to_bhnd(q.detach()), _measure.to_bhnd(k.detach())
     if q.device.type == "meta" or k.device.type == "meta":
         raise _measure.Skip("meta", "meta tensors hold no values")
     B, Hq, n_q, d = q.shape
@@ -401,7 +401,7 @@ def _rows_on(n_q, rows, seed, cache, dev):
     cached per device: one host -> device copy per shape, not per call."""
     import torch
 
-    idx = _measure._row_sample(n_q, rows, seed, cache)
+    idx = _measure.row_sample(n_q, rows, seed, cache)
     key = ("device", n_q, rows if idx is not None else None, str(dev))
     if key not in cache:
         cache[key] = (torch.as_tensor(idx, device=dev) if idx is not None

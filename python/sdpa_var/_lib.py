@@ -6,9 +6,10 @@ build/libsdpa_var.so.MAJOR.MINOR) and at install (pointing at
 ${prefix}/${CMAKE_INSTALL_LIBDIR}/libsdpa_var.so.MAJOR.MINOR), in both cases
 as a path relative to this package, so no LD_LIBRARY_PATH is needed.
 
-Every struct here mirrors one in include/sdpa_var/*.h field by field (same
-order, same C types); sv_trial_stats is built from the library's own list
-of its fields (sv_trial_field_name). At import the library's ABI version
+Every function the package calls has its signature here (SIGNATURES, by
+header), and every struct here mirrors one in include/sdpa_var/*.h field
+by field (same order, same C types); sv_trial_stats is built from the
+library's own list of its fields (sv_trial_field_name). At import the library's ABI version
 (sv_abi_version) must equal the one this package was configured with, and each mirror's size
 must equal the C sizeof (sv_struct_size): a mismatch, or a library without
 one of the functions used here, raises ImportError naming both values, never
@@ -237,50 +238,67 @@ MIRRORS = {name: t for name, t in globals().items()
 P = ctypes.POINTER
 
 
+# Every function the package calls, (restype, argtypes) once, by header in
+# its order, as llama-cpp-python's llama_cpp.py mirrors llama.h; _EARLY
+# above has the three the mirrors are built from (engine.h, version_query.h).
+SIGNATURES = {
+    # status.h
+    "sv_status_str": (c_char_p, [c_int]),
+    "sv_status_name": (c_char_p, [c_int]),
+    # spec.h
+    "sv_spec_resolve": (c_int, [P(sv_spec)]),
+    "sv_spec_check_field": (c_int, [P(sv_spec), P(c_char_p)]),
+    "sv_spec_scale": (c_dbl, [P(sv_spec)]),
+    # param.h
+    "sv_param_name": (c_char_p, [c_int]),
+    "sv_param_bounds": (c_int, [c_int, P(c_int), P(c_dbl), P(c_dbl), P(c_char_p), P(c_int)]),
+    "sv_param_choices": (P(c_char_p), [c_int]),
+    "sv_spec_defaults": (c_int, [P(sv_spec)]),
+    "sv_spec_set": (c_int, [P(sv_spec), c_int, c_char_p]),
+    "sv_param_explain": (c_size, [c_int, c_char_p, c_char_p, c_size]),
+    "sv_spec_check_param": (c_int, [P(sv_spec), P(c_int), P(c_int), c_char_p, c_size]),
+    # source.h
+    "sv_source_draw": (c_int, [P(sv_spec), ctypes.c_void_p]),
+    "sv_array_find_nonfinite": (c_int, [P(sv_array), P(c_size)]),
+    "sv_array_max_abs": (c_dbl, [P(sv_array)]),
+    "sv_mask_max_abs": (c_dbl, [P(sv_array)]),
+    "sv_entry_bound": (c_dbl, [c_size]),
+    "sv_strided_head": (c_int, [P(sv_strided), c_u64, P(c_u64), P(sv_head)]),
+    "sv_source_strided": (c_int, [P(sv_strided), ctypes.c_void_p]),
+    # engine.h
+    "sv_engine_run": (c_int, [P(sv_spec), ctypes.c_void_p, P(sv_exec), ctypes.c_void_p, c_u64,
+                              c_u64, P(sv_trial_stats)]),
+    # summary.h
+    "sv_summary_begin": (c_int, [P(sv_spec), P(sv_summary_acc)]),
+    "sv_summary_add": (c_int, [P(sv_summary_acc), P(sv_trial_stats), c_size]),
+    "sv_summary_end": (c_int, [P(sv_summary_acc), c_dbl, P(sv_summary)]),
+    "sv_summary_head": (c_int, [P(sv_spec), P(sv_trial_stats), P(sv_summary), P(sv_spec),
+                                P(sv_summary)]),
+    # columns.h
+    "sv_columns_count": (c_size, [c_int]),
+    "sv_columns_get": (P(sv_column), [c_int, c_size]),
+    "sv_per_head_values": (c_int, [P(sv_spec), P(sv_trial_stats), c_size, c_char_p, c_int,
+                                   P(sv_value)]),
+    "sv_columns_first_undefined": (P(sv_column), [c_int, P(sv_row_view), c_int]),
+    "sv_column_reduce_name": (c_char_p, [c_int]),
+    # state.h
+    "sv_state_decode": (c_int, [c_char_p, c_size, P(sv_state)]),
+    "sv_state_merge": (c_int, [ctypes.c_void_p, c_size, c_int, P(sv_state), P(sv_state_why)]),
+    "sv_state_summary": (c_int, [P(sv_state), c_size, P(sv_spec), P(sv_summary)]),
+    "sv_state_problem_str": (c_char_p, [c_int]),
+    "sv_state_free": (None, [P(sv_state)]),
+    # sampler.h
+    "sv_dist_from_name": (c_int, [c_char_p, P(c_int)]),
+    # version_query.h
+    "sv_version": (c_char_p, []),
+    "sv_abi_version": (c_uint, []),
+}
+
+
 def _load():
+    """The library, every signature bound, its ABI version and each mirror's size checked."""
     path, lib = _library_path(), _cdll
-    sigs = {
-        "sv_status_str": (c_char_p, [c_int]),
-        "sv_status_name": (c_char_p, [c_int]),
-        "sv_spec_resolve": (c_int, [P(sv_spec)]),
-        "sv_spec_check_field": (c_int, [P(sv_spec), P(c_char_p)]),
-        "sv_source_strided": (c_int, [P(sv_strided), ctypes.c_void_p]),
-        "sv_source_draw": (c_int, [P(sv_spec), ctypes.c_void_p]),
-        "sv_strided_head": (c_int, [P(sv_strided), c_u64, P(c_u64), P(sv_head)]),
-        "sv_array_find_nonfinite": (c_int, [P(sv_array), P(c_size)]),
-        "sv_array_max_abs": (c_dbl, [P(sv_array)]),
-        "sv_mask_max_abs": (c_dbl, [P(sv_array)]),
-        "sv_entry_bound": (c_dbl, [c_size]),
-        "sv_engine_run": (c_int, [P(sv_spec), ctypes.c_void_p, P(sv_exec), ctypes.c_void_p,
-                                  c_u64, c_u64, P(sv_trial_stats)]),
-        "sv_summary_begin": (c_int, [P(sv_spec), P(sv_summary_acc)]),
-        "sv_summary_add": (c_int, [P(sv_summary_acc), P(sv_trial_stats), c_size]),
-        "sv_summary_end": (c_int, [P(sv_summary_acc), c_dbl, P(sv_summary)]),
-        "sv_columns_count": (c_size, [c_int]),
-        "sv_columns_get": (P(sv_column), [c_int, c_size]),
-        "sv_column_reduce_name": (c_char_p, [c_int]),
-        "sv_dist_from_name": (c_int, [c_char_p, P(c_int)]),
-        "sv_version": (c_char_p, []),
-        "sv_abi_version": (c_uint, []),
-        "sv_summary_head": (c_int, [P(sv_spec), P(sv_trial_stats), P(sv_summary), P(sv_spec),
-                                    P(sv_summary)]),
-        "sv_per_head_values": (c_int, [P(sv_spec), P(sv_trial_stats), c_size, c_char_p, c_int,
-                                       P(sv_value)]),
-        "sv_spec_scale": (c_dbl, [P(sv_spec)]),
-        "sv_state_decode": (c_int, [ctypes.c_char_p, c_size, P(sv_state)]),
-        "sv_state_merge": (c_int, [ctypes.c_void_p, c_size, c_int, P(sv_state),
-                                   P(sv_state_why)]),
-        "sv_state_summary": (c_int, [P(sv_state), c_size, P(sv_spec), P(sv_summary)]),
-        "sv_state_problem_str": (c_char_p, [c_int]),
-        "sv_state_free": (None, [P(sv_state)]),
-        **_EARLY,
-    }
-    _bind(path, lib, sigs)
-    _check_abi(path, lib)
-    return lib
-
-
-def _check_abi(path, lib):
+    _bind(path, lib, {**SIGNATURES, **_EARLY})
     abi = lib.sv_abi_version()
     if abi != _config.ABI_VERSION:
         raise ImportError("sdpa_var: %s has ABI version %d, this package was configured for %d "
@@ -292,6 +310,7 @@ def _check_abi(path, lib):
             raise ImportError("sdpa_var: sizeof(%s) is %d in %s but %d in the package's ctypes "
                               "mirror (_lib.py): library and package do not match"
                               % (cname, c, path, ctypes.sizeof(mirror)))
+    return lib
 
 
 lib = _load()

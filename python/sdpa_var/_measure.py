@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _columns
 from . import _core
-from . import _layouts
+from . import _modules
 
 # How each per-head column combines over batch elements and calls, as the
 # library's column table says (sv_column.reduce): "mean" (row-weighted),
@@ -35,7 +35,7 @@ class Skip(Exception):
         self.key, self.count = key, count
 
 
-def _to_bhnd(x):
+def to_bhnd(x):
     """n x d -> 1 x 1 x n x d; batch x n x d -> batch x 1 x n x d; leading
     axes beyond four folded into the batch."""
     if x.dim() == 2:
@@ -47,7 +47,7 @@ def _to_bhnd(x):
     return x
 
 
-def _row_sample(n_q, rows, seed, cache):
+def row_sample(n_q, rows, seed, cache):
     if rows is None or rows >= n_q:
         return None
     key = (n_q, rows)
@@ -76,7 +76,7 @@ def prepare(q, k, causal, mask, window, rows, seed, cache):
     docstring); q, k detached on the CPU. Raises Skip."""
     import torch
 
-    q, k = _to_bhnd(q.detach()), _to_bhnd(k.detach())
+    q, k = to_bhnd(q.detach()), to_bhnd(k.detach())
     if q.device.type == "meta" or k.device.type == "meta":
         raise Skip("meta", "meta tensors hold no values")
     if mask is not None:
@@ -97,18 +97,18 @@ def prepare(q, k, causal, mask, window, rows, seed, cache):
     if causal and n_q < n_k and mask is None and window is None:
         k = k[..., :n_q, :]  # top-left: query i sees keys 0..i < n_q
         n_k = n_q
-    idx = _row_sample(n_q, rows, seed, cache)
+    idx = row_sample(n_q, rows, seed, cache)
     if idx is not None:
         q = q[..., torch.as_tensor(idx), :]
         if mask is not None and mask.shape[-2] == n_q:
             mask = mask[..., torch.as_tensor(idx), :]
         if causal or window is not None:
             band = _band(idx, n_k, causal, window)
-            mask = band if mask is None else _layouts.combine(mask, band)
+            mask = band if mask is None else _modules.combine(mask, band)
             causal, window = False, None
     elif causal and n_q != n_k:
         band = _band(np.arange(n_q), n_k, True, window)
-        mask = band if mask is None else _layouts.combine(mask, band)
+        mask = band if mask is None else _modules.combine(mask, band)
         causal, window = False, None
     # Only what is measured reaches the CPU: with rows, those rows of Q
     # (and of the mask). NaN and infinities: the engine's read (run()).
@@ -140,7 +140,7 @@ def _tril(n_q, n_k):
 
 def _mask_kind(mask, n_q, n_k):
     """"none" for a mask that excludes nothing (bool all True, float all
-    zero), "causal" for exactly the causal pattern (_layouts.causal_pattern:
+    zero), "causal" for exactly the causal pattern (_modules.causal_pattern:
     bool True for keys j <= i, float 0 there and -inf elsewhere), else
     "data". Row 0 tells the candidates apart (all visible; key 0 only), so
     a data mask costs one row; a candidate takes one full pass over the
@@ -158,7 +158,7 @@ def _mask_kind(mask, n_q, n_k):
             if not bool(row0.any()) and not bool(mask.any()):  # NaN counts as nonzero
                 return "none"
             key0 = bool((row0[..., 0] == 0).all()) and bool((row0[..., 1:] == -math.inf).all())
-        return "causal" if key0 and _layouts.causal_pattern(mask, n_q, n_k) else "data"
+        return "causal" if key0 and _modules.causal_pattern(mask, n_q, n_k) else "data"
     m = mask.numpy()  # a view, whatever the strides
     row0 = m[..., 0, :]
     if m.dtype == np.bool_:

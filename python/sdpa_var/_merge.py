@@ -5,7 +5,7 @@ import math
 import os
 
 from . import _lib as L
-from ._random import summary_stats
+from ._result import summary_stats
 
 
 def merge(paths):

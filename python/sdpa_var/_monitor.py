@@ -13,7 +13,7 @@ Paths, best first; a module call measured by one is not measured again:
    module is never hooked); softcapping, sinks, head masks and other
    kernels are refused by name.
 3. sdpa_var.observe(q, k, ...) from the caller's attention code.
-4. Hooks (_layouts.py), only on modules whose Q and K are by construction
+4. Hooks (_modules.py), only on modules whose Q and K are by construction
    the softmax's: TransformerLens hook points (hook_rot_q/hook_rot_k before
    hook_q/hook_k; hook_attn_scores for the mask) and nn.MultiheadAttention
    (its call's attn_mask, key_padding_mask, is_causal). Never projections
@@ -42,7 +42,7 @@ import warnings
 
 import numpy as np
 
-from . import _capture, _core, _device, _layouts, _measure, _report
+from . import _capture, _core, _device, _modules, _measure, _report
 
 DEFAULT_STATS = ("scaled_entropy", "scaled_entropy_norm", "scaled_max_weight",
                  "scaled_sink_weight", "scaled_max_abs_logit", "scaled_max_logit")
@@ -112,7 +112,7 @@ class _Frame:
 
 def _positive(v, what):
     try:
-        x = _layouts.as_number(v, what)
+        x = _modules.as_number(v, what)
     except ValueError as e:
         raise ValueError(str(e)) from None
     if x is None:
@@ -158,7 +158,7 @@ class Monitor(_report.Report):
             stats = DEFAULT_STATS
         if isinstance(stats, str) or not all(isinstance(s, str) for s in stats):
             raise TypeError("stats: %r is not a list of statistic names" % (stats,))
-        _core._exec(threads)  # ValueError naming threads, now rather than in a forward
+        _core.exec_options(threads)  # ValueError naming threads, now rather than in a forward
         if backend not in ("auto", "engine", "torch"):
             raise ValueError("backend: %r is not 'auto', 'engine' or 'torch'" % (backend,))
         if backend == "torch" and _device.unavailable():
@@ -188,13 +188,13 @@ class Monitor(_report.Report):
         sdpa = _capture.sdpa_available()
         refused, rotary, tl_refused = [], [], []
         for name, m in model.named_modules():
-            kind = _layouts.kind_of(m)
+            kind = _modules.kind_of(m)
             if kind is None:
                 continue
             L = _Layer(name or "model", m, kind)
             L.scale = scales.get(name, scale_all)
-            L.causal = _layouts.module_causal(m)
-            if kind not in HOOK_KINDS or not hooks or _layouts.is_hf(m):
+            L.causal = _modules.module_causal(m)
+            if kind not in HOOK_KINDS or not hooks or _modules.is_hf(m):
                 # Only nn.MultiheadAttention and hook points give, by
                 # construction, the Q and K the softmax sees. Any other
                 # module (projections, HF's attention, which calls the
@@ -202,15 +202,15 @@ class Monitor(_report.Report):
                 # the HF wrappers and observe(), never by hooks on its
                 # projections: whatever follows them is not known.
                 L.mode = "capture"
-                if kind not in ("attn", "tl") and hooks and not sdpa and not _layouts.is_hf(m):
+                if kind not in ("attn", "tl") and hooks and not sdpa and not _modules.is_hf(m):
                     refused.append(L.name)
             elif kind == "tl" and not isinstance(getattr(m, "hook_rot_q", None), nn.Module) \
-                    and (why := _layouts.transforms_after_projection(m)):
+                    and (why := _modules.transforms_after_projection(m)):
                 # hook_q / hook_k before a rotation (hook_rot_q would see it)
                 if not sdpa:
                     rotary.append("%r (%s)" % (L.name, why))
                 L.mode = "capture"
-            if kind in ("tl", "attn") and (why := _layouts.tl_refusal(m)):
+            if kind in ("tl", "attn") and (why := _modules.tl_refusal(m)):
                 tl_refused.append("%r (%s)" % (L.name, why))
             self.layers.append(L.name)
             self._layers[id(m)] = L
@@ -218,7 +218,7 @@ class Monitor(_report.Report):
             raise ValueError("model: %s: the monitor reads hook points, which see the scores "
                              "before that; it never reports those numbers"
                              % "; ".join(tl_refused))
-        inline = _layouts.hf_inline_eager(model, [L.module for L in self._layers.values()])
+        inline = _modules.hf_inline_eager(model, [L.module for L in self._layers.values()])
         if inline:
             raise ValueError(
                 "model: %s compute%s eager attention inline (transformers %s has no "
@@ -226,9 +226,9 @@ class Monitor(_report.Report):
                 "softmax sees them; %scall sdpa_var.observe(q, k, ...) in its forward with "
                 "monitor(model, hooks=False)"
                 % (", ".join(repr(self._names[id(m)]) for m in inline),
-                   "s" if len(inline) == 1 else "", _layouts.hf_version(),
+                   "s" if len(inline) == 1 else "", _modules.hf_version(),
                    ", ".join(sorted({type(m).__module__ for m in inline})),
-                   _layouts.hf_sdpa_advice(model)))
+                   _modules.hf_sdpa_advice(model)))
         if rotary:
             raise ValueError(
                 "model: %s transform%s Q and K after hook_q/hook_k and ha%s no hook_rot_q/"
@@ -282,7 +282,7 @@ class Monitor(_report.Report):
         if self._mha:
             _mha_attach(self)
         _capture.attach(self, [L.module for L in self._layers.values()
-                               if _layouts.is_hf(L.module)])
+                               if _modules.is_hf(L.module)])
 
     # -- hooks ---------------------------------------------------------------
     def _active(self):
@@ -403,14 +403,14 @@ class Monitor(_report.Report):
 
         causal = L.causal if L.causal is not None else self.causal
         with torch.no_grad():
-            got = _layouts.hook_qk(L.kind, L.module, frame.caps, frame.call, causal)
+            got = _modules.hook_qk(L.kind, L.module, frame.caps, frame.call, causal)
         if got is None:
             return False
         q, k, causal, mask = got
         if L.kind == "mha" and L.scale is None:
             scale, source = q.shape[-1] ** -0.5, "nn.MultiheadAttention 1/sqrt(d)"
         else:
-            scale, source = _layouts.module_scale(L.module, q.shape[-1], L.scale)
+            scale, source = _modules.module_scale(L.module, q.shape[-1], L.scale)
         self._measure(L.name, "hooks:" + L.kind, q, k, scale, source, causal, mask, None)
         return True
 

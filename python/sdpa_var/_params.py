@@ -7,21 +7,8 @@ default, bound or rule is written here."""
 import ctypes
 import numbers
 
+from . import _arrays
 from . import _lib as L
-
-P = ctypes.POINTER
-_SIGS = {
-    "sv_param_name": (L.c_char_p, [L.c_int]),
-    "sv_param_bounds": (L.c_int, [L.c_int, P(L.c_int), P(L.c_dbl), P(L.c_dbl), P(L.c_char_p),
-                                  P(L.c_int)]),
-    "sv_param_choices": (P(L.c_char_p), [L.c_int]),
-    "sv_spec_defaults": (L.c_int, [P(L.sv_spec)]),
-    "sv_spec_set": (L.c_int, [P(L.sv_spec), L.c_int, L.c_char_p]),
-    "sv_param_explain": (L.c_size, [L.c_int, L.c_char_p, L.c_char_p, L.c_size]),
-    "sv_spec_check_param": (L.c_int, [P(L.sv_spec), P(L.c_int), P(L.c_int), L.c_char_p,
-                                      L.c_size]),
-}
-L._bind(L._library_path(), L.lib, _SIGS)
 
 # sv_param_kind (param.h)
 COUNT, REAL, ABOVE, FLAG, NAME, SCALE = range(6)
@@ -95,9 +82,7 @@ def text_of(p, value, keyword):
             return str(int(value))
         raise TypeError("%s: %r is not True or False" % (keyword, value))
     if p.kind == SCALE and hasattr(value, "shape"):
-        from ._core import _scalar  # a 0-dim tensor or array: its number
-
-        value = _scalar(value)
+        value = _arrays.scalar(value, keyword)  # a 0-dim tensor or array: its number
     if isinstance(value, str) and p.kind in (NAME, SCALE):
         if "\0" in value:  # C would read up to it: 'normal\0x' as normal
             raise ValueError("%s: %r holds a NUL character" % (keyword, value))

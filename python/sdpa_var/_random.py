@@ -4,7 +4,7 @@ import ctypes
 import math
 import textwrap
 
-from . import _columns, _core, _params, _result
+from . import _core, _params, _result
 from . import _lib as L
 
 # The keywords: the library's parameters (_params.PARAMS, param.h) by their
@@ -59,9 +59,9 @@ def random(dk=_params.default("d_k"), n=_params.default("n_q"), *, observed=None
     if extra:
         raise TypeError("random: unknown option %s" % ", ".join(sorted(extra)))
     spec, scale_name = _spec(dk, n, options)
-    exe = _core._exec(threads)
+    exe = _core.exec_options(threads)
     if block_rows is not None:
-        exe.block_rows = _core._count(block_rows, "block_rows", 1)
+        exe.block_rows = _core.integer(block_rows, "block_rows", 1)
     obs = math.nan
     if observed is not None:
         obs = float(observed)
@@ -70,26 +70,26 @@ def random(dk=_params.default("d_k"), n=_params.default("n_q"), *, observed=None
     src = ctypes.create_string_buffer(L.SOURCE_BYTES)
     st = L.lib.sv_source_draw(ctypes.byref(spec), src)
     if st != L.SV_OK:
-        _core._fail(st, "spec")
+        _core.fail(st, "spec")
     acc = L.sv_summary_acc()
     st = L.lib.sv_summary_begin(ctypes.byref(spec), ctypes.byref(acc))
     if st != L.SV_OK:
-        _core._fail(st, "spec")
-    chunk = min(spec.trials, _core._CHUNK)
+        _core.fail(st, "spec")
+    chunk = min(spec.trials, _core.CHUNK)
     buf = (L.sv_trial_stats * chunk)()
     for t0 in range(0, spec.trials, chunk):
         n_t = min(chunk, spec.trials - t0)
-        st = _core._engine(spec, src, exe, t0, n_t, buf)
+        st = _core.engine_run(spec, src, exe, t0, n_t, buf)
         if st == L.SV_OK:
             st = L.lib.sv_summary_add(ctypes.byref(acc), buf, n_t)
         if st != L.SV_OK:
             L.lib.sv_summary_end(ctypes.byref(acc), math.nan, None)
-            _core._fail(st, "d_k=%d" % spec.d_k)
+            _core.fail(st, "d_k=%d" % spec.d_k)
     summ = L.sv_summary()
     st = L.lib.sv_summary_end(ctypes.byref(acc), obs, ctypes.byref(summ))
     if st != L.SV_OK:
-        _core._fail(st, "d_k=%d" % spec.d_k)
-    return summary_stats(spec, summ, scale_name, observed is not None)
+        _core.fail(st, "d_k=%d" % spec.d_k)
+    return _result.summary_stats(spec, summ, scale_name, observed is not None)
 
 
 random.__doc__ = """The CLI's random-draw experiment, one configuration: the summary row
@@ -105,36 +105,3 @@ random.__doc__ = """The CLI's random-draw experiment, one configuration: the sum
     "an unknown keyword TypeError."
     % (_params.BY_NAME["d_k"].default, _params.BY_NAME["n_q"].default, _doc_keywords()),
     width=76, initial_indent="    ", subsequent_indent="    ")
-
-
-def summary_stats(spec, summ, scale_name, observed):
-    """The summary row of @p spec and its sv_summary @p summ as Stats, the
-    columns the CLI writes (with observed: its columns too)."""
-    view = L.sv_row_view()
-    view.spec = ctypes.pointer(spec)
-    view.scale_name = scale_name
-    view.stats = ctypes.pointer(summ.mean)
-    view.summary = ctypes.pointer(summ)
-    values, units, config, order = {}, {}, {}, []
-    for c in _columns.table(L.SV_OUTPUT_SUMMARY):
-        if c.flags & L.SV_COLUMN_ONLY_OBSERVED and not observed:
-            continue
-        if c.flags & L.SV_COLUMN_ONLY_GRAD and not spec.grad:
-            continue
-        x = c.value(view)
-        values[c.name], units[c.name] = x, c.unit
-        order.append(c.name)
-        if c.type == L.SV_VALUE_TEXT:
-            config[c.name] = x
-    bad = _first_undefined(view, observed)
-    if bad:
-        raise ValueError("d_k=%d: column %s is nan where it must be defined" % (spec.d_k, bad))
-    return _result.make("summary", (), (), order, values, {}, config, units)
-
-
-def _first_undefined(view, observed):
-    f = L.lib.sv_columns_first_undefined
-    f.restype = ctypes.POINTER(L.sv_column)
-    f.argtypes = [ctypes.c_int, ctypes.POINTER(L.sv_row_view), ctypes.c_int]
-    c = f(L.SV_OUTPUT_SUMMARY, ctypes.byref(view), 1 if observed else 0)
-    return c.contents.name.decode() if c else None

@@ -1,5 +1,7 @@
-"""The result object of stats() and random(): named numpy arrays, frozen."""
+"""The result object of stats() and random(): named numpy arrays, frozen;
+and the summary row of a run (random(), merge()) as one."""
 
+import ctypes
 import dataclasses
 import os
 import sys
@@ -8,7 +10,8 @@ from typing import Any, Mapping, Tuple
 
 import numpy as np
 
-from . import _show
+from . import _columns, _show
+from . import _lib as L
 
 
 def install_hint(package):
@@ -133,3 +136,30 @@ def make(kind, dims, shape, columns, values, pooled, config, units):
         vals[n] = v
     return Stats(kind, tuple(dims), tuple(shape), tuple(columns), _frozen(vals),
                  _frozen(pooled), _frozen(config), _frozen(units))
+
+
+def summary_stats(spec, summ, scale_name, observed):
+    """The summary row of @p spec and its sv_summary @p summ as Stats, the
+    columns the CLI writes (with observed: its columns too)."""
+    view = L.sv_row_view()
+    view.spec = ctypes.pointer(spec)
+    view.scale_name = scale_name
+    view.stats = ctypes.pointer(summ.mean)
+    view.summary = ctypes.pointer(summ)
+    values, units, config, order = {}, {}, {}, []
+    for c in _columns.table(L.SV_OUTPUT_SUMMARY):
+        if c.flags & L.SV_COLUMN_ONLY_OBSERVED and not observed:
+            continue
+        if c.flags & L.SV_COLUMN_ONLY_GRAD and not spec.grad:
+            continue
+        x = c.value(view)
+        values[c.name], units[c.name] = x, c.unit
+        order.append(c.name)
+        if c.type == L.SV_VALUE_TEXT:
+            config[c.name] = x
+    bad = L.lib.sv_columns_first_undefined(L.SV_OUTPUT_SUMMARY, ctypes.byref(view),
+                                           1 if observed else 0)
+    if bad:
+        raise ValueError("d_k=%d: column %s is nan where it must be defined"
+                         % (spec.d_k, bad.contents.name.decode()))
+    return make("summary", (), (), order, values, {}, config, units)

@@ -98,7 +98,7 @@ def numpy_sink(q, k, scale, causal, mask, window, rows, seed):
             low = float(torch.finfo(mask.dtype).min)
             vis &= (m != -np.inf) & (m != low)
             s = s + np.where(vis, m, 0) / scale
-    idx = _measure._row_sample(n_q, rows, seed, {})
+    idx = _measure.row_sample(n_q, rows, seed, {})
     sel = np.arange(n_q) if idx is None else idx
     out = []
     for c in (1.0, scale):

@@ -170,7 +170,7 @@ if not skip_masked(chk, "rows= under causal"):
         layer(torch.randn(2, 10, 32))
         r = mon.step()
     q, k, scale, vis, add = RECORD[0]
-    idx = torch.as_tensor(sdpa_var._measure._row_sample(10, 4, 7, {}))
+    idx = torch.as_tensor(sdpa_var._measure.row_sample(10, 4, 7, {}))
     compare(chk, "rows causal", r["model"], peer(*logits(q[:, :, idx], k, None, vis[idx])))
 
 # 5. meta tensors: skipped with one warning, no exception

@@ -266,7 +266,7 @@ not_measured("nanogpt manual", CausalSelfAttention(flash=False), xg)
 
 # 5. nn.MultiheadAttention: causal attn_mask (float and bool), key_padding_mask
 def mha_peer(m, query, key, add=None, vis=None):
-    q, k = sdpa_var._layouts.mha_qk(m, query, key)
+    q, k = sdpa_var._modules.mha_qk(m, query, key)
     return peer(*logits(q, k, None, vis, add))
 
 

@@ -11,6 +11,8 @@ never runs the model. Tensors come out as batch x heads x n x d (bhnd).
 import math
 import numbers
 
+from . import _arrays
+
 # Attributes and config keys that mean "Q and K are rotated (or normalised)
 # after hook_q/hook_k": without hook_rot_q/hook_rot_k those hook points see
 # the wrong Q, K (a refusal, never a reading of the model's numbers).
@@ -29,14 +31,8 @@ def as_number(x, what):
     is none of them. Raises ValueError for a tensor of more than one value."""
     if isinstance(x, bool) or x is None:
         return None
-    if isinstance(x, numbers.Real):
-        return float(x)
-    shape = getattr(x, "shape", None)
-    if shape is not None and hasattr(x, "item"):
-        if len(tuple(shape)) != 0 and int(math.prod(tuple(shape))) != 1:
-            raise TypeError("%s: a tensor of shape %s is not one number" % (what, tuple(shape)))
-        return float(x.item())
-    return None
+    x = _arrays.scalar(x, what)
+    return float(x) if isinstance(x, numbers.Real) else None
 
 
 def transforms_after_projection(m):
