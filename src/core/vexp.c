@@ -4,6 +4,10 @@
 
 void sv__vexp(const double *x, double *y, size_t n)
 {
+#if defined(__wasm_simd128__)
+    sv_vexp_wasm(x, y, n);
+    return;
+#endif
 #if defined(SV_HAVE_VEXP_AVX2)
     switch (sv__cpu_level()) {
     case SV_CPU_AVX512:

@@ -16,11 +16,46 @@
 #include <stdlib.h>
 #include <wasm_simd128.h>
 
+/* Eight sums of row a (columns j..j+8 of C) from bt (k x 8), one per f64x2
+ * lane pair: s[v] += a[l] bt[l][v] for l in order. */
+#define SV_DOT8(s, a, t)                                                                           \
+    do {                                                                                           \
+        const v128_t x_ = wasm_v128_load64_splat(a);                                               \
+        s[0] = wasm_f64x2_add(s[0], wasm_f64x2_mul(x_, t[0]));                                     \
+        s[1] = wasm_f64x2_add(s[1], wasm_f64x2_mul(x_, t[1]));                                     \
+        s[2] = wasm_f64x2_add(s[2], wasm_f64x2_mul(x_, t[2]));                                     \
+        s[3] = wasm_f64x2_add(s[3], wasm_f64x2_mul(x_, t[3]));                                     \
+    } while (0)
+
+/* Rows i0 (and i0 + 1 when two) of C, columns j..j+8, from bt. Two rows
+ * give eight independent sums: WebAssembly has no fused multiply-add, and
+ * four chains of adds alone wait on the add's latency. */
+static void dot8_rows(size_t k, const double *a, size_t lda, const double *bt, double *c,
+                      size_t ldc, int two)
+{
+    v128_t s[4], u[4];
+    for (int v = 0; v < 4; v++)
+        s[v] = u[v] = wasm_f64x2_splat(0.0);
+    const double *a1 = a + (two ? lda : 0);
+    for (size_t l = 0; l < k; l++) {
+        const v128_t t[4] = {wasm_v128_load(bt + l * 8), wasm_v128_load(bt + l * 8 + 2),
+                             wasm_v128_load(bt + l * 8 + 4), wasm_v128_load(bt + l * 8 + 6)};
+        SV_DOT8(s, a + l, t);
+        SV_DOT8(u, a1 + l, t);
+    }
+    for (int v = 0; v < 4; v++) {
+        wasm_v128_store(c + 2 * v, s[v]);
+        if (two)
+            wasm_v128_store(c + ldc + 2 * v, u[v]);
+    }
+}
+
 /* C = A B^T for WebAssembly SIMD: eight rows of B at a time, copied
  * transposed (bt[l][0..8)), so that two f64x2 lanes of each of four sums
- * share one load of A's entry. Each sum still adds a[i][l] b[j][l] for l
- * in order, a multiply then an add (WebAssembly has no fused one): the
- * same bits as gemm_nt's scalar loop. 0, or -1 when bt cannot be had. */
+ * share one load of A's entry, for two rows of A at once. Each sum still
+ * adds a[i][l] b[j][l] for l in order, a multiply then an add (WebAssembly
+ * has no fused one): the same bits as gemm_nt's scalar loop. 0, or -1 when
+ * bt cannot be had. */
 static int gemm_nt_simd(size_t m, size_t n, size_t k, const double *a, size_t lda, const double *b,
                         size_t ldb, double *c, size_t ldc)
 {
@@ -32,23 +67,8 @@ static int gemm_nt_simd(size_t m, size_t n, size_t k, const double *a, size_t ld
         for (size_t l = 0; l < k; l++)
             for (size_t v = 0; v < 8; v++)
                 bt[l * 8 + v] = b[(j + v) * ldb + l];
-        for (size_t i = 0; i < m; i++) {
-            const double *ai = a + i * lda;
-            v128_t s0 = wasm_f64x2_splat(0.0), s1 = s0, s2 = s0, s3 = s0;
-            for (size_t l = 0; l < k; l++) {
-                const v128_t x = wasm_f64x2_splat(ai[l]);
-                const double *t = bt + l * 8;
-                s0 = wasm_f64x2_add(s0, wasm_f64x2_mul(x, wasm_v128_load(t)));
-                s1 = wasm_f64x2_add(s1, wasm_f64x2_mul(x, wasm_v128_load(t + 2)));
-                s2 = wasm_f64x2_add(s2, wasm_f64x2_mul(x, wasm_v128_load(t + 4)));
-                s3 = wasm_f64x2_add(s3, wasm_f64x2_mul(x, wasm_v128_load(t + 6)));
-            }
-            double *ci = c + i * ldc + j;
-            wasm_v128_store(ci, s0);
-            wasm_v128_store(ci + 2, s1);
-            wasm_v128_store(ci + 4, s2);
-            wasm_v128_store(ci + 6, s3);
-        }
+        for (size_t i = 0; i < m; i += 2)
+            dot8_rows(k, a + i * lda, lda, bt, c + i * ldc + j, ldc, i + 1 < m);
     }
     free(bt);
     for (size_t i = 0; i < m && j < n; i++) /* the last n % 8 columns */
