@@ -5,7 +5,7 @@
 void sv__vexp(const double *x, double *y, size_t n)
 {
 #if defined(__wasm_simd128__)
-    sv_vexp_wasm(x, y, n);
+    sv__vexp_wasm(x, y, n);
     return;
 #endif
 #if defined(SV_HAVE_VEXP_AVX2)

@@ -19,7 +19,7 @@ int sv__cpu_level(void);
  * 0.5 ulp), at 0.7 ns (AVX-512) or 0.9 ns (AVX2) instead of 5.3 ns per exp.
  * The same machine gives the same bits; machines with different vector
  * units may differ in the last bits of the softmax statistics. The
- * WebAssembly build (SIMD) takes sv_vexp_wasm: exp()'s bits, two at a time. */
+ * WebAssembly build (SIMD) takes sv__vexp_wasm: exp()'s bits, two at a time. */
 void sv__vexp(const double *x, double *y, size_t n);
 
 /* y[i] = log1p(x[i]) for i < n, chosen the same way (libmvec's
@@ -35,6 +35,6 @@ void sv_vlog1p_avx512(const double *x, double *y, size_t n);
 
 /* The WebAssembly build's (vexp_wasm.c, WebAssembly SIMD): musl's exp on
  * two lanes at a time, exp()'s bits. */
-void sv_vexp_wasm(const double *x, double *y, size_t n);
+void sv__vexp_wasm(const double *x, double *y, size_t n);
 
 #endif

@@ -77,7 +77,7 @@ static void exp_pair(const double *x, double *y)
     }
 }
 
-void sv_vexp_wasm(const double *x, double *y, size_t n)
+void sv__vexp_wasm(const double *x, double *y, size_t n)
 {
     size_t i = 0;
     for (; i + 4 <= n; i += 4) { /* two pairs at once: independent work */
