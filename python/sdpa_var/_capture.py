@@ -234,7 +234,8 @@ def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs, bia
     if not getattr(module, "is_cross_attention", False):
         nq, nk = query.shape[-2], key.shape[-2]
         vis = module.bias[:, :, nk - nq:nk, :nk].bool()
-        fill = torch.zeros(vis.shape, dtype=query.dtype).masked_fill(~vis, float("-inf"))
+        fill = torch.zeros(vis.shape, dtype=query.dtype, device=vis.device).masked_fill(
+            ~vis, float("-inf"))
         mask = fill if mask is None else mask + fill
     return scale, False, mask
 

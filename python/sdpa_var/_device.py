@@ -38,9 +38,11 @@ and bool temporaries, plus the block's K in float64 (and its entry pass,
 3 n_k d_k doubles per key head). block_shape() sizes blocks so that this
 stays under max_bytes (default DEFAULT_MAX_BYTES); the floor is one query
 row of one key-head group, g n_k BYTES_PER_SCORE + 24 n_k d_k bytes, which
-passes the default bound beyond about 86 000 keys at d_k 128, g 1. Plus
-per call the (batch x heads_q x (fields + 2)) trial array kept until
-mon.step().
+passes the default bound beyond about 86 000 keys at d_k 128, g 1. The
+causal / window band is made per block of rows (bool comparisons only), and
+a mask's flags and NaN / +inf counts are taken over blocks of its rows
+(_row_chunks), each within max_bytes. Plus per call the (batch x heads_q x
+(fields + 2)) trial array kept until mon.step().
 """
 
 import math
@@ -114,32 +116,63 @@ def _band(rows, n_k, causal, window, device):
         return None
     i = rows.reshape(-1, 1)
     j = torch.arange(n_k, device=device).reshape(1, -1)
-    vis = j <= i if causal else torch.ones(1, n_k, dtype=torch.bool, device=device)
+    # comparisons of j with per-row bounds: bool temporaries only (i - j
+    # would be an int64 m x n_k array, 8 bytes a score)
+    vis = j <= i if causal else j < i + window
     if window is not None:
-        vis = vis & ((i - j < window) if causal else ((i - j).abs() < window))
+        vis &= j > i - window
     return vis
 
 
-def _mask_flags(mask, n_q, n_k):
+def _row_chunks(mask, max_bytes):
+    """Slices of @p mask's query-row axis whose entries, at 8 bytes of
+    temporaries each, stay within @p max_bytes (at least one row)."""
+    per_row = max(1, mask[..., :1, :].numel()) * 8
+    c = max(1, max_bytes // per_row)
+    return [slice(r, r + c) for r in range(0, mask.shape[-2], c)]
+
+
+def _mask_flags(mask, n_q, n_k, max_bytes):
     """0-dim float64 tensors: the mask allows every key with no bias
     (_measure.prepare drops it), and it is exactly causal
-    (_modules.causal_pattern: prepare makes it causal=True)."""
+    (_modules.causal_pattern: prepare makes it causal=True). Taken over
+    blocks of the mask's rows (_row_chunks): the boolean temporaries stay
+    within @p max_bytes, never the mask's whole size."""
     import torch
 
     dev = mask.device
-    if mask.dtype == torch.bool:
-        trivial = mask.all()
-        vis, plain = mask, torch.ones((), dtype=torch.bool, device=dev)
-    else:
-        trivial = (mask == 0).all()
-        vis = mask > -math.inf
-        plain = ~((mask != 0) & (mask != -math.inf)).any()
-    if tuple(mask.shape[-2:]) == (n_q, n_k):
-        want = torch.ones(n_q, n_k, dtype=torch.bool, device=dev).tril()
-        causal = plain & (vis == want).all()
-    else:
-        causal = torch.zeros((), dtype=torch.bool, device=dev)
+    yes = torch.ones((), dtype=torch.bool, device=dev)
+    trivial, plain, same = yes, yes, yes
+    shaped = tuple(mask.shape[-2:]) == (n_q, n_k)
+    j = torch.arange(n_k, device=dev).reshape(1, -1)
+    for sl in _row_chunks(mask, max_bytes):
+        mb = mask[..., sl, :]
+        if mask.dtype == torch.bool:
+            trivial = trivial & mb.all()
+            vis = mb
+        else:
+            trivial = trivial & (mb == 0).all()
+            vis = mb > -math.inf
+            plain = plain & ~((mb != 0) & (mb != -math.inf)).any()
+        if shaped:
+            i = torch.arange(sl.start, sl.start + mb.shape[-2], device=dev).reshape(-1, 1)
+            same = same & (vis == (j <= i)).all()
+        del vis, mb
+    causal = plain & same if shaped else torch.zeros((), dtype=torch.bool, device=dev)
     return trivial.double(), causal.double()
+
+
+def _mask_counts(ms, max_bytes):
+    """0-dim float64 tensors: the NaN and the +inf entries of float mask
+    @p ms, counted over blocks of its rows (_row_chunks)."""
+    import torch
+
+    nan = inf = torch.zeros((), dtype=torch.float64, device=ms.device)
+    for sl in _row_chunks(ms, max_bytes):
+        mb = ms[..., sl, :]
+        nan = nan + torch.isnan(mb).sum().double()
+        inf = inf + (mb == math.inf).sum().double()
+    return nan, inf
 
 
 def _entries(x):
@@ -418,7 +451,7 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
     zero = torch.zeros((), dtype=torch.float64, device=dev)
     scalars = dict.fromkeys(_SCALARS, zero)
     if mask is not None and window is None:
-        scalars["trivial"], scalars["causal_pattern"] = _mask_flags(mask, n_q, n_k)
+        scalars["trivial"], scalars["causal_pattern"] = _mask_flags(mask, n_q, n_k, max_bytes)
     qs = q if idx is None else q.index_select(2, pos)
     ms = mask
     if mask is not None and idx is not None and mask.shape[-2] == n_q:
@@ -429,9 +462,7 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
     scalars["bad_k_cut"] = (~torch.isfinite(k[:, :, :n_q])).sum().double() if cut \
         else scalars["bad_k"]
     if ms is not None and ms.is_floating_point():
-        scalars["bad_mask"] = torch.isnan(ms).sum().double()
-        scalars["posinf"] = (ms == math.inf).sum().double()
-    band = _band(pos, n_k, causal, window, dev)
+        scalars["bad_mask"], scalars["posinf"] = _mask_counts(ms, max_bytes)
     bc, hc, mr = block_shape(B, Hkv, g, m_all, n_k, d, max_bytes)
     out = torch.empty(B, Hkv, g, _F + 2, dtype=torch.float64, device=dev)
     qv = qs.reshape(B, Hkv, g, m_all, d)  # a view: one axis split
@@ -446,7 +477,9 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
             for r0 in range(0, m_all, mr):
                 r1 = min(m_all, r0 + mr)
                 qb = qv[b0:b1, h0:h1, :, r0:r1].to(torch.float64)
-                vis = None if band is None else band[r0:r1].reshape(1, 1, 1, r1 - r0, n_k)
+                # the band of this block's rows only: never n_q x n_k at once
+                vis = _band(pos[r0:r1], n_k, causal, window, dev)
+                vis = None if vis is None else vis.reshape(1, 1, 1, r1 - r0, n_k)
                 ab = None
                 if ms is not None:
                     vm, ab = _mask_of(_mask_block(ms, b0, b1, h0, h1, g, slice(r0, r1)), scale)

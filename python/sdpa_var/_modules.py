@@ -93,10 +93,11 @@ def _is_tril(b):
     import torch
 
     if not isinstance(b, torch.Tensor) or isinstance(b, torch.nn.Parameter) or b.dim() < 2 \
-            or b.shape[-1] != b.shape[-2] or b.shape[-1] < 2 or b.is_complex():
+            or b.shape[-1] != b.shape[-2] or b.shape[-1] < 2 or b.is_complex() \
+            or b.device.type == "meta":  # no values to read
         return False
     t = b.reshape(-1, b.shape[-2], b.shape[-1])[0]
-    want = torch.ones(t.shape, dtype=torch.bool).tril()
+    want = torch.ones(t.shape, dtype=torch.bool, device=t.device).tril()
     return bool(((t != 0) == want).all()) and bool(((t == 0) | (t == 1)).all())
 
 
@@ -354,9 +355,11 @@ def mha_mask(m, attn_mask, key_padding_mask, batch, n_q, n_k, extra=0):
 
 
 def combine(a, b):
-    """Two SDPA-convention masks as one (and of bool ones, else a sum)."""
+    """Two SDPA-convention masks as one (and of bool ones, else a sum), on
+    @p a's device."""
     import torch
 
+    b = b.to(a.device)
     if a.dtype == torch.bool and b.dtype == torch.bool:
         return a & b
     dt = a.dtype if a.is_floating_point() else b.dtype
@@ -367,7 +370,7 @@ def as_additive(a, dtype):
     import torch
 
     if a.dtype == torch.bool:
-        return torch.zeros(a.shape, dtype=dtype).masked_fill(~a, -math.inf)
+        return torch.zeros(a.shape, dtype=dtype, device=a.device).masked_fill(~a, -math.inf)
     return a.to(dtype)
 
 

@@ -493,11 +493,12 @@ class Monitor(_report.Report):
             return
         acc.add(st, int(np.asarray(st.values["n_q"]).flat[0]))
 
-    def _skipped(self, acc, name, s):
+    def _skipped(self, acc, name, s, step=None):
         if s.key == "nonfinite":
             acc.nonfinite += s.count
             self._warn("nonfinite", "step %d, %s: %s; the step is recorded as non-finite "
-                       "(warned once; the count is in the step's rows)" % (self.steps, name, s))
+                       "(warned once; the count is in the step's rows)"
+                       % (self.steps if step is None else step, name, s))
         else:
             self._warn("skip:" + s.key, "%s: not measured: %s" % (name, s))
 
@@ -516,8 +517,8 @@ class Monitor(_report.Report):
             try:
                 st = _device.finish(p, trials, scalars)
                 acc.add(st, p.n_rows)
-            except _measure.Skip as s:
-                self._skipped(acc, name, s)
+            except _measure.Skip as s:  # step() has counted this step already
+                self._skipped(acc, name, s, self.steps - 1)
             except Exception as e:  # as _capture's calls: warned, not raised
                 self._warn("capture:torch:%s" % type(e).__name__,
                            "a call was not measured (%s: %s)" % (type(e).__name__, e))

@@ -390,9 +390,25 @@ def section_tl4():
             chk.ok(False, "TL4 %s: refused by name" % what, "monitor() took it")
 
 
+def section_device():
+    """GPT-2 eager on a device other than the CPU (meta: no values; CUDA
+    the same way). transformers 4's GPT-2 eager function reads the module's
+    causal `bias` buffer; the monitor made its additive mask on the CPU,
+    so every layer was refused ("not read (RuntimeError: ... device ...)")
+    instead of reaching the measurement, which skips meta tensors."""
+    c = T.GPT2Config(vocab_size=V, n_embd=32, n_layer=2, n_head=2, n_positions=32)
+    with torch.device("meta"):
+        m = T.AutoModel.from_config(c, attn_implementation="eager")
+    ids = torch.zeros(2, 8, dtype=torch.long, device="meta")
+    for backend in ("engine", "torch"):
+        _, msgs = monitored(m, lambda: m(ids), backend=backend)
+        chk.ok(msgs and all("meta tensors hold no values" in x for x in msgs),
+               "GPT-2 eager on meta, backend %s: skipped as meta" % backend, msgs)
+
+
 SECTIONS = {"t5": section_t5, "tl": section_tl, "compile": section_compile,
             "inline": section_inline, "checkpoint": section_checkpoint, "sink": section_sink,
-            "tl4": section_tl4}
+            "tl4": section_tl4, "device": section_device}
 
 
 def main(names):

@@ -323,8 +323,11 @@ def test_monitor(new_sink):
     model = ObserveAttention()
     with torch.no_grad():
         model.q.weight[0, 0] = math.nan
-    a, _ = monitored(model, x, "torch")
-    b, _ = monitored(model, x, "engine")
+    a, wa = monitored(model, x, "torch")
+    b, wb = monitored(model, x, "engine")
+    # the same warning, "step 0, ...": the torch backend's is given at
+    # step(), after the step count moved on (it said "step 1")
+    check(wa == wb and wa and "step 0," in wa[0], "NaN step warnings: %s vs %s" % (wa, wb))
     check({n: s.config["nonfinite"] for n, s in a.items()}
           == {n: s.config["nonfinite"] for n, s in b.items()} and
           all(int(s.config["nonfinite"]) > 0 for s in a.values()),
@@ -398,9 +401,12 @@ def test_memory():
         return
 
     class Peak(TorchDispatchMode):
-        def __init__(self):
+        def __init__(self, *inputs):
             super().__init__()
-            self.live, self.peak, self.seen = 0, 0, set()
+            # the caller's tensors (a detach() of them shares their storage)
+            # are not allocations of measure()'s
+            self.live, self.peak = 0, 0
+            self.seen = {t.data_ptr() for t in inputs if t is not None}
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
@@ -425,12 +431,22 @@ def test_memory():
     q = torch.randn(B, H, n, d, generator=g)
     k = torch.randn(B, H, n, d, generator=g)
     mask = torch.rand(B, 1, n, n, generator=g) > 0.2
-    for kw in ({"causal": True}, {"mask": mask}):
-        with Peak() as p:
-            pend = _device.measure(q, k, 0.25, kw.get("causal", False), kw.get("mask"), None,
-                                   None, 0, {}, max_bytes)
+    # an HF-style additive mask (finfo.min fill), 4 bytes an entry: before
+    # the fix its flags' boolean temporaries (about 4 bytes per mask entry,
+    # the whole mask at once) and, with a window, the band as int64 (i - j,
+    # 8 bytes a score, n_q x n_k at once) went past max_bytes
+    # (per head: 8 MiB, twice max_bytes)
+    addm = torch.zeros(B, H, n, n).masked_fill(torch.rand(B, H, n, n, generator=g) > 0.8,
+                                               torch.finfo(torch.float32).min)
+    for kw in ({"causal": True}, {"mask": mask}, {"mask": addm}, {"causal": True, "window": 64},
+               {"window": 64}):
+        label = ", ".join("mask %s" % v.dtype if a == "mask" else "%s %s" % (a, v)
+                          for a, v in kw.items())
+        with Peak(q, k, kw.get("mask")) as p:
+            pend = _device.measure(q, k, 0.25, kw.get("causal", False), kw.get("mask"),
+                                   kw.get("window"), None, 0, {}, max_bytes)
         print("peak memory %s: %.2f MiB of tensors live at once (max_bytes %.0f MiB, whole "
-              "score matrix %.0f MiB)" % (list(kw), p.peak / 2**20, max_bytes / 2**20,
+              "score matrix %.0f MiB)" % (label, p.peak / 2**20, max_bytes / 2**20,
                                            full / 2**20))
         check(p.peak <= max_bytes, "peak %d > max_bytes %d" % (p.peak, max_bytes))
         del pend

@@ -145,7 +145,51 @@ def section_checkpoint():
                               r.values[stat][h], rel=1e-12)
 
 
-SECTIONS = {"batch_weights": section_batch_weights, "checkpoint": section_checkpoint}
+class TrilAttention(nn.Module):
+    """minGPT's attention: a lower-triangular `bias` buffer says causal."""
+
+    def __init__(self):
+        super().__init__()
+        self.c_attn = nn.Linear(H * D, 3 * H * D)
+        self.register_buffer("bias", torch.tril(torch.ones(N, N)).view(1, 1, N, N))
+
+    def forward(self, x):
+        return self.c_attn(x)
+
+
+def section_devices():
+    """Q, K and masks on a device other than the CPU (meta here, which has
+    no values; CUDA the same way): the monitor's own tensors (a causal
+    `bias` buffer's pattern, a bool mask made additive, a row band joined
+    to a mask) are made on that device. They were made on the CPU:
+    monitor() raised RuntimeError for a model with such a buffer, and every
+    such call was refused ("Tensor on device cpu is not on the expected
+    device") instead of measured."""
+    from sdpa_var import _modules
+
+    m = nn.Sequential(TrilAttention()).to("meta")
+    try:
+        mon = sdpa_var.monitor(m, hooks=False)
+        mon.remove()
+        chk.ok(True, "monitor() of a model on meta with a tril bias buffer")
+    except Exception as e:  # noqa: BLE001 (the finding: any exception)
+        chk.ok(False, "monitor() of a model on meta with a tril bias buffer",
+               "%s: %s" % (type(e).__name__, e))
+    vis = torch.ones(1, 1, N, N, dtype=torch.bool, device="meta")
+    band = torch.ones(N, N, dtype=torch.bool).tril()  # the engine's, on the CPU
+    for what, f in (("as_additive", lambda: _modules.as_additive(vis, torch.float32)),
+                    ("combine bool", lambda: _modules.combine(vis, band)),
+                    ("combine float", lambda: _modules.combine(
+                        _modules.as_additive(vis, torch.float32), band))):
+        try:
+            dev = f().device.type
+        except RuntimeError as e:
+            dev = "RuntimeError: %s" % e
+        chk.ok(dev == "meta", "%s keeps the mask's device" % what, dev)
+
+
+SECTIONS = {"batch_weights": section_batch_weights, "checkpoint": section_checkpoint,
+            "devices": section_devices}
 
 
 def main(names):
