@@ -216,8 +216,8 @@ class Monitor(_report.Report):
             self._layers[id(m)] = L
         if tl_refused:
             raise ValueError("model: %s: the monitor reads hook points, which see the scores "
-                             "before that; it never reports those numbers"
-                             % "; ".join(tl_refused))
+                             "before that; it never reports those numbers (it measures the "
+                             "same model built without that setting)" % "; ".join(tl_refused))
         inline = _modules.hf_inline_eager(model, [L.module for L in self._layers.values()])
         if inline:
             raise ValueError(
