@@ -305,6 +305,7 @@ static sv_status run_parallel(const plan *p, const ws_sizes *z, uint64_t first, 
              * whole trials one at a time: 96 trials in chunks of 4 on 16
              * threads left half the threads idle for the last third. */
             const int chunk = p->group > 1 ? 4 : 1;
+            (void)chunk; /* read by the schedule clause only */
 #pragma omp for schedule(dynamic, chunk)
             for (uint64_t g = 0; g < groups; g++) {
                 if (sv__cancelled(p)) /* no break out of an omp for */

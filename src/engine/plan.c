@@ -84,6 +84,13 @@ static int trials_fill_better(const plan *p, uint64_t count, size_t items)
     return count * rounds_items > (uint64_t)items * rounds_trials;
 }
 
+/* Work items of a trial of @p tiles tiles taken @p per at a time (per >= 1
+ * by construction; 1 if not). */
+static uint64_t work_items(size_t tiles, size_t per)
+{
+    return (tiles - 1) / (per > 0 ? per : 1) + 1;
+}
+
 /* Threads, tiles and grouping: depend on the spec and the options, never
  * on the data. */
 static void derive(plan *p, uint64_t count)
@@ -111,7 +118,7 @@ static void derive(plan *p, uint64_t count)
         p->block_tiles = all_tiles;
     p->trial_parallel = p->threads > 1 && count > 1 && !p->taps.row_sums &&
                         (scores < SV_SMALL_TRIAL_SCORES || count >= (uint64_t)p->threads * 4u ||
-                         trials_fill_better(p, count, (all_tiles - 1) / p->block_tiles + 1));
+                         trials_fill_better(p, count, work_items(all_tiles, p->block_tiles)));
     p->inner_threads = p->trial_parallel ? 1 : p->threads;
     /* tm kb d_k can overflow only when it is far above SV_TINY_TILE */
     p->tiny = p->tm * p->kb <= SV_TINY_TILE && p->tm * p->kb * s->d_k <= SV_TINY_TILE;

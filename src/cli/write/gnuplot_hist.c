@@ -34,7 +34,8 @@ size_t cli_gnuplot_hist_bins(const cli_output *out, const sv_spec *spec)
         const double c = fabs(sv_spec_scale(spec));
         m = OVERSAMPLE * (c > 0 && isfinite(c) ? (c < 1 ? 1 / c : c) : 1);
     }
-    const double cap = (double)(FINE_MAX / b);
+    const size_t most = FINE_MAX / b; /* fine bins a bar can have, whole */
+    const double cap = (double)most;
     m = m < 1 ? 1 : m > cap ? cap : m;
     return b * (size_t)lround(m);
 }
