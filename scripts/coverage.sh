@@ -11,7 +11,8 @@ sv_ensure_packages "${SV_BUILD_PACKAGES[@]}" gcovr
 sv_build coverage
 cd "$SV_ROOT"
 find build-coverage -name '*.gcda' -delete
-# The unit tests and the CLI tests (cli, cli.options, output). Not here:
+# The unit tests, the CLI tests (cli, cli.options, output) and the gnuplot
+# tests (gnuplot.render, gnuplot.pipe: the --format gnuplot writers). Not here:
 # golden (md5s of the optimised build's last digits), unit.shapes,
 # output.memory and output.long_capture (minutes at -O0: 169 s for the
 # last; the release step runs all three, asan the first).
@@ -20,7 +21,7 @@ find build-coverage -name '*.gcda' -delete
 # SV_JUNIT_DIR (scripts/test.sh): each test's time, for its slowest list.
 junit=()
 [ -z "${SV_JUNIT_DIR:-}" ] || junit=(--output-junit "$SV_JUNIT_DIR/coverage.xml")
-ctest --preset coverage -j "$(nproc)" -R '^(unit\.|cli|output)' \
+ctest --preset coverage -j "$(nproc)" -R '^(unit\.|cli|output|gnuplot\.)' \
     -E '^(unit\.shapes|output\.memory|output\.long_capture)$' "${junit[@]}"
 # Branches: gcov counts the two outcomes of every condition, so 80 % of
 # branches means both sides of most tests, including the error paths.
