@@ -176,7 +176,7 @@
       "temporary file beside it, renamed; removed on error);\n"                                    \
       "with --format gnuplot: the script draws into FILE, a\n"                                     \
       ".png (pngcairo), .svg or .pdf (pdfcairo); else the\n"                                       \
-      "terminal is gnuplot's")                                   \
+      "terminal is gnuplot's")                                                                     \
     X(COLUMNS, "columns", 0, "NAMES", CLI_ARG_LIST, CLI_OWN_NONE, 1,                               \
       "CSV, JSON, JSONL: by default the configuration, the\n"                                      \
       "headline statistics and the columns of the options in\n"                                    \
