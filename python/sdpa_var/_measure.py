@@ -177,11 +177,12 @@ def _mask_kind(mask, n_q, n_k):
     return "causal" if np.array_equal(m, np.broadcast_to(want, m.shape)) else "data"
 
 
-def run(q, k, scale, causal, mask, window, rows, seed, cache, threads):
-    """The engine's Stats (batch x heads) of one call, or raises Skip."""
+def run(q, k, scale, causal, mask, window, rows, seed, cache, threads, pool="none"):
+    """The engine's Stats (batch x heads; with @p pool "heads" also the
+    pooled row) of one call, or raises Skip."""
     q, k, causal, mask, window = prepare(q, k, causal, mask, window, rows, seed, cache)
     try:
-        return _stats(q, k, scale, causal, mask, window, threads)
+        return _stats(q, k, scale, causal, mask, window, threads, pool)
     except _core.NonFiniteError:
         bad = _nonfinite(q, k, mask)
         if not bad:
@@ -189,8 +190,8 @@ def run(q, k, scale, causal, mask, window, rows, seed, cache, threads):
         raise Skip("nonfinite", "%d NaN or infinite values in Q, K" % bad, bad) from None
 
 
-def _stats(q, k, scale, causal, mask, window, threads):
-    kw = {"scale": scale, "causal": causal, "layout": "bhnd", "pool": "none",
+def _stats(q, k, scale, causal, mask, window, threads, pool):
+    kw = {"scale": scale, "causal": causal, "layout": "bhnd", "pool": pool,
           "threads": threads}
     if mask is not None:
         # Its own dtype: the engine knows that dtype's lowest value (HF's

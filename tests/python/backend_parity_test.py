@@ -49,21 +49,8 @@ def check(ok, what):
 
 def engine(q, k, scale, causal=False, mask=None, window=None, rows=None, seed=0):
     """The engine path exactly as the monitor runs it (_measure.run), with
-    the pooled row."""
-    q, k, causal, mask, window = _measure.prepare(q, k, causal, mask, window, rows, seed, {})
-    kw = {"scale": scale, "causal": causal, "layout": "bhnd", "pool": "heads"}
-    if mask is not None:
-        kw["mask"] = mask
-    if window is not None:
-        kw["window"] = int(window)
-    try:
-        return _core.stats(q, k, **kw)
-    except _core.NonFiniteError:
-        # as _measure.run: the engine finds NaN / Inf where it reads them,
-        # and the call becomes a non-finite step with its count
-        bad = _measure._nonfinite(q, k, mask)
-        raise _measure.Skip("nonfinite", "%d NaN or infinite values in Q, K" % bad, bad) \
-            from None
+    the pooled row; a non-finite call raises _measure.Skip."""
+    return _measure.run(q, k, scale, causal, mask, window, rows, seed, {}, None, pool="heads")
 
 
 def probe_engine_sink():

@@ -127,7 +127,8 @@ function readUrl() {
   set('dk', 'dk'); set('n', 'n'); set('trials', 'trials'); set('seed', 'seed');
   if (q.has('scale')) {
     const s = q.get('scale');
-    if (['sqrt', 'dk', 'none', 'logn'].includes(s)) $('scale').value = s;
+    // a name the menu offers (the scale rules), else a custom multiplier
+    if (s !== 'custom' && [...$('scale').options].some((o) => o.value === s)) $('scale').value = s;
     else { $('scale').value = 'custom'; $('custom').value = s; }
   }
   if (q.has('causal')) $('causal').checked = ['1', 'true', 'on'].includes(q.get('causal'));
