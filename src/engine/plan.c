@@ -74,14 +74,14 @@ int sv__grad_layout_of(const plan *p, grad_layout *g)
  * have 4 items each: on 16 threads, 12 idled at every key block. Only for
  * a key block of at most 2^20 doubles (8 MiB): each thread then holds a
  * workspace of its own. */
-static int trials_fill_better(const plan *p, uint64_t count, size_t items)
+static int trials_fill_better(const plan *p, uint64_t count, uint64_t items)
 {
     const uint64_t t = (uint64_t)p->threads; /* count < 4 t here, so no product wraps */
     if (p->spec->d_k > ((size_t)1 << 20) / p->kb || count >= 4u * t)
         return 0;
     const uint64_t rounds_trials = (count - 1) / t + 1,
-                   rounds_items = ((uint64_t)items - 1) / t + 1;
-    return count * rounds_items > (uint64_t)items * rounds_trials;
+                   rounds_items = (items - 1) / t + 1;
+    return count * rounds_items > items * rounds_trials;
 }
 
 /* Work items of a trial of @p tiles tiles taken @p per at a time (per >= 1
