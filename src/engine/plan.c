@@ -79,8 +79,7 @@ static int trials_fill_better(const plan *p, uint64_t count, uint64_t items)
     const uint64_t t = (uint64_t)p->threads; /* count < 4 t here, so no product wraps */
     if (p->spec->d_k > ((size_t)1 << 20) / p->kb || count >= 4u * t)
         return 0;
-    const uint64_t rounds_trials = (count - 1) / t + 1,
-                   rounds_items = (items - 1) / t + 1;
+    const uint64_t rounds_trials = (count - 1) / t + 1, rounds_items = (items - 1) / t + 1;
     return count * rounds_items > items * rounds_trials;
 }
 
