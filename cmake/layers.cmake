@@ -19,6 +19,8 @@ function(sv_layer name)
            $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
            $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated>)
   target_compile_options(sv_${name} PRIVATE ${SV_WARNINGS})
+  # The library implements the advanced headers too (sdpa_var.h).
+  target_compile_definitions(sv_${name} PRIVATE SDPA_VAR_ADVANCED)
   # `omp simd` and `omp parallel` are in several layers.
   if(NOT SV_WASM)
     target_link_libraries(sv_${name} PRIVATE OpenMP::OpenMP_C)
@@ -48,6 +50,8 @@ function(sv_cli_layer name)
   endif()
   target_include_directories(sv_cli_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src/cli/${name})
   target_compile_options(sv_cli_${name} PRIVATE ${SV_WARNINGS})
+  # The CLI reads files and folds rows: advanced API (sdpa_var.h).
+  target_compile_definitions(sv_cli_${name} PRIVATE SDPA_VAR_ADVANCED)
   if(at GREATER 0)
     math(EXPR below "${at} - 1")
     list(GET SV_CLI_LAYERS ${below} lower)

@@ -3,7 +3,7 @@
  * dL/dz_ij = p_ij (a_ij - sum_l p_il a_il), a_ij = g_i . v_j,
  * dL/dq_i = c sum_j dL/dz_ij k_j, dL/dk_j = c sum_i dL/dz_ij q_i,
  * ||J||_F^2 of J = diag(p) - p p^T. Shares
- * nothing with src/grad.c. */
+ * nothing with src/engine/grad.c. */
 #include <math.h>
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* --grad (src/grad.c) against the scalar reference (tests/reference_grad.c:
+/* --grad (src/engine/grad.c) against the scalar reference (tests/reference_grad.c:
  * the whole logit gradient in long double): every per-trial statistic to
  * 1e-12, with and without grad's passes, for shapes on each side of the
  * engine's tiles (256 query rows, 4096 keys a block, 256 keys a tile in the

@@ -1,4 +1,4 @@
-/* The progress line's estimate (src/cli/progress.c, issue 15 section 4):
+/* The progress line's estimate (src/cli/run/progress.c, issue 15 section 4):
  * the time left in the whole sweep, from the work of every configuration,
  * not in the configuration that runs. Arithmetic only: no clock. */
 #include <math.h>

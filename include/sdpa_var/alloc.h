@@ -5,7 +5,7 @@
  * file indexes) goes through one allocator, libc's unless the caller sets
  * its own, as SQLite's sqlite3_config(SQLITE_CONFIG_MALLOC) and zstd's
  * ZSTD_customMem allow. A caller may count, cap or fail allocations; the
- * test tests/test_alloc.c fails the N-th one for every N and checks that
+ * test unit.alloc fails the N-th one for every N and checks that
  * each call returns SV_ENOMEM, frees what it took and leaves its outputs
  * as they were. OpenBLAS and OpenMP allocate on their own, outside it.
  *
@@ -22,6 +22,10 @@
  */
 #ifndef SDPA_VAR_ALLOC_H
 #define SDPA_VAR_ALLOC_H
+
+#ifndef SDPA_VAR_ADVANCED
+#error "sdpa_var/alloc.h: define SDPA_VAR_ADVANCED first (advanced API, sdpa_var.h)"
+#endif
 
 #include <stddef.h>
 

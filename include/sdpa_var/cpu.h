@@ -22,6 +22,10 @@
 #ifndef SDPA_VAR_CPU_H
 #define SDPA_VAR_CPU_H
 
+#ifndef SDPA_VAR_ADVANCED
+#error "sdpa_var/cpu.h: define SDPA_VAR_ADVANCED first (advanced API, sdpa_var.h)"
+#endif
+
 #include "sdpa_var/status.h"
 
 /**

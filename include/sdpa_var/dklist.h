@@ -11,6 +11,10 @@
 #ifndef SDPA_VAR_DKLIST_H
 #define SDPA_VAR_DKLIST_H
 
+#ifndef SDPA_VAR_ADVANCED
+#error "sdpa_var/dklist.h: define SDPA_VAR_ADVANCED first (advanced API, sdpa_var.h)"
+#endif
+
 #include <stddef.h>
 
 #include "sdpa_var/status.h"

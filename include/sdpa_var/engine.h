@@ -3,10 +3,10 @@
  * The engine: rows from a source (source.h) -> score tiles S = Q K^T
  * (one dgemm per tile) -> a fused pass over each row (moments, online
  * softmax, optional taps) -> per-trial statistics. The n_q x n_k score
- * matrix is never held. What runs where, in src/engine/: plan.c (sizes,
- * every check), tile.c (tile product and --values outputs), rowpass.c (the
- * row pass), trial.c (rows into a trial), grad.c (the backward passes),
- * engine.c (threads, trials).
+ * matrix is never held. The steps in order: a plan (sizes, every check),
+ * tile products (and --values outputs), the row pass, rows folded into a
+ * trial (rowfold.h), the backward passes of --grad, threads over trials;
+ * docs/architecture.md draws them.
  *
  * Thread safety, every function here unless its docstring says: re-entrant
  * (all state in the arguments), so calls on distinct outputs may run at
@@ -126,8 +126,8 @@ sv_status sv_taps_check(const sv_taps *taps, const sv_spec *spec);
  * written (the engine's NaN check forgives skipped ALWAYS fields by it,
  * sv_column_reads finds the columns of a group by it). "raw" is S = Q K^T,
  * "scaled" is scale S. A new statistic is a line here (at the end: field
- * order is ABI), its computation in src/engine/trial.c and its column in
- * src/report/columns_table.h.
+ * order is ABI), its computation in the engine's fold of rows (rowfold.h)
+ * and its column in the column table (columns.h).
  */
 #define SV_TRIAL_STATS_MAP(X)                                                                      \
     X(raw_mean, MEAN, ALWAYS, NONE)    /* mean of the n_q n_k raw scores */                        \
@@ -250,7 +250,7 @@ const char *sv_trial_field_name(size_t i);
  * held whole: d_k 128, n 65536 needs about 30 MiB. With spec->grad, also
  * the backward passes' arena: dL/dq and dL/dk (2 (n_q + n_k) d_k doubles),
  * 13 doubles per query row, a query block of 4096 rows of Q and
- * G, and per thread the larger of the two passes' tiles (src/engine/grad.c).
+ * G, and per thread the larger of the two passes' tiles.
  * @return SV_OK and *bytes set; the errors of sv_spec_check and
  *         sv_taps_check (taps may be NULL); SV_EINVAL for a negative
  *         thread count or NULL spec, src, exec or bytes, or for

@@ -9,6 +9,10 @@
 #ifndef SDPA_VAR_MOMENTS_H
 #define SDPA_VAR_MOMENTS_H
 
+#ifndef SDPA_VAR_ADVANCED
+#error "sdpa_var/moments.h: define SDPA_VAR_ADVANCED first (advanced API, sdpa_var.h)"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 

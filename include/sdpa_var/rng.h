@@ -44,6 +44,13 @@ typedef enum sv_matrix {
     SV_MATRIX_G = 7   /**< the upstream gradient dL/dO of --grad, n_q x d_v */
 } sv_matrix;
 
+#endif /* SDPA_VAR_RNG_H: the types above, which stable headers use */
+
+/* The functions: advanced API, declared only where SDPA_VAR_ADVANCED is
+ * defined (sdpa_var.h). */
+#if defined(SDPA_VAR_ADVANCED) && !defined(SDPA_VAR_RNG_H_ADVANCED)
+#define SDPA_VAR_RNG_H_ADVANCED
+
 /**
  * Seeds @p rng exactly as pcg-c-basic's pcg32_srandom_r does.
  *

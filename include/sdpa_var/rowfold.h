@@ -35,13 +35,21 @@
 
 /**
  * One block's fold of query rows (or several consecutive blocks'): counts
- * and compensated sums whose meaning is the engine's (src/engine/trial.c).
+ * and compensated sums whose meaning is the engine's (private: read them
+ * only through sv_rowfold_finish).
  * Plain numbers, no pointers: a state file stores them as they are.
  */
 typedef struct sv_rowfold {
     uint64_t count[SV_FOLD_COUNTS]; /**< rows, scores, entries, ... folded */
     double sum[SV_FOLD_SUMS];       /**< means, M2s, sums and their compensations */
 } sv_rowfold;
+
+#endif /* SDPA_VAR_ROWFOLD_H: the types above, which stable headers use */
+
+/* The functions: advanced API, declared only where SDPA_VAR_ADVANCED is
+ * defined (sdpa_var.h). */
+#if defined(SDPA_VAR_ADVANCED) && !defined(SDPA_VAR_ROWFOLD_H_ADVANCED)
+#define SDPA_VAR_ROWFOLD_H_ADVANCED
 
 /**
  * Blocks of the fold that rows [row_begin, row_end) touch:

@@ -24,6 +24,13 @@ typedef enum sv_dist {
                                  fourth moment 3 (nu - 2) / (nu - 4), nu > 4 */
 } sv_dist;
 
+#endif /* SDPA_VAR_SAMPLER_H: the types above, which stable headers use */
+
+/* The functions: advanced API, declared only where SDPA_VAR_ADVANCED is
+ * defined (sdpa_var.h). */
+#if defined(SDPA_VAR_ADVANCED) && !defined(SDPA_VAR_SAMPLER_H_ADVANCED)
+#define SDPA_VAR_SAMPLER_H_ADVANCED
+
 /**
  * Looks up a distribution by its CLI name ("normal", "uniform",
  * "rademacher", "t"; exact, case-sensitive).

@@ -28,6 +28,10 @@
 #ifndef SDPA_VAR_SOFTMAX_H
 #define SDPA_VAR_SOFTMAX_H
 
+#ifndef SDPA_VAR_ADVANCED
+#error "sdpa_var/softmax.h: define SDPA_VAR_ADVANCED first (advanced API, sdpa_var.h)"
+#endif
+
 #include <stddef.h>
 
 #include "sdpa_var/moments.h"

@@ -188,7 +188,7 @@ sv_status sv_spec_resolve(sv_spec *spec);
  * An upper bound on |S_ij| and on |scale S_ij| for a resolved @p spec,
  * and on the squared norm of a row of Q or K before QK-norm, from the
  * largest |x| one draw of spec->dist can give (X = 14.4 normal, sqrt 3
- * uniform, 1 Rademacher, 1e9 Student t; derivation in spec.c):
+ * uniform, 1 Rademacher, 1e9 Student t; derived beside the code):
  *   A_q = |q_mean| + q_std X,  A_k = |k_mean| + k_std X
  *   (with projections A_q = A_k = 14.4 d_model X: |W| <= 14.4, Var W <= 1),
  *   B = d_k (A_q + A_k)^2 (a planted key's entries are at most A_q + A_k),

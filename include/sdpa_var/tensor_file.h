@@ -12,6 +12,10 @@
 #ifndef SDPA_VAR_TENSOR_FILE_H
 #define SDPA_VAR_TENSOR_FILE_H
 
+#ifndef SDPA_VAR_ADVANCED
+#error "sdpa_var/tensor_file.h: define SDPA_VAR_ADVANCED first (advanced API, sdpa_var.h)"
+#endif
+
 #include <stddef.h>
 
 #include "sdpa_var/source.h"

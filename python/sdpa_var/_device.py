@@ -5,7 +5,7 @@ synchronisation; mon.step() moves every call's trials to the CPU in one
 transfer per device (resolve()) and builds Stats with the library's own
 column code (_core.collect), so the columns are the engine's by definition.
 
-Definitions, the engine's (engine.h SV_TRIAL_STATS_MAP, trial.c, softmax.h):
+Definitions, the engine's (engine.h SV_TRIAL_STATS_MAP, rowfold.c, softmax.h):
 a trial is one (batch, query head); query head h reads key head
 h // (heads_q / heads_kv) (GQA). Raw logits S = Q K^T, plus M / scale for
 an additive mask M (so scale * raw is the model's masked logit); a key is

@@ -1,6 +1,6 @@
 /* The engine's driver: workspaces, threads and trials. A trial runs key
  * block by key block (rows from the source, tiles through the row pass,
- * rowpass.c), then its rows are reduced in order (trial.c). Tiny trials
+ * rowpass.c), then its rows are reduced in order (rowfold.c). Tiny trials
  * run 64 at a time through one call of the row kernel; whole trials run
  * one per thread when there are enough of them. */
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap.h"
+#include "alloc.h"
 #include "plan.h"
 #include "sdpa_var/theory.h"
 
@@ -421,15 +421,6 @@ sv_status sv_engine_run(const sv_spec *spec, const sv_source *src, const sv_exec
     if (!out)
         return SV_EINVAL;
     return run_plan(p, &z, first, count, out);
-}
-
-sv_status sv_rowfold_check(const sv_spec *spec, size_t row_begin, size_t row_end)
-{
-    if (!spec || row_begin >= row_end || row_end > spec->n_q || row_begin % SV_FOLD_ROWS != 0 ||
-        (row_end % SV_FOLD_ROWS != 0 && row_end != spec->n_q) || spec->grad ||
-        spec->scale_logn) /* a fold carries one multiplier's scaled moments */
-        return SV_EINVAL;
-    return SV_OK;
 }
 
 sv_status sv_engine_run_rows(const sv_spec *spec, const sv_source *src, const sv_exec *exec,

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap.h"
+#include "alloc.h"
 #include "plan.h"
 #include "sizes.h"
 #include "vexp.h"

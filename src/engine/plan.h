@@ -1,6 +1,6 @@
 /* The engine's private plan and workspace, shared by plan.c (sizes and
  * checks), tile.c (tile product, --values outputs), rowpass.c (the fused
- * pass over each row of a tile), trial.c (rows into a trial) and engine.c
+ * pass over each row of a tile), rowfold.c (rows folded into a trial) and engine.c
  * (threads and trials). Not installed: nothing outside src/ sees it.
  *
  * Layout of one trial. Keys are processed in blocks of kb rows (outer loop,
@@ -131,7 +131,7 @@ static inline int sv__cancelled(const plan *p)
  * c_i = 0, but its sums (r = w = q = u = 0: only its max key) and
  * statistics (weight 1, entropy 0) are the same for every c, so it takes
  * spec->scale, which the softmax functions accept (they need c > 0), and
- * its logit c_i S counts as 0 only in the scaled moments (trial.c). A row
+ * its logit c_i S counts as 0 only in the scaled moments (rowfold.c). A row
  * of no key (NaN) is never summed. */
 static inline double sv__row_scale(const plan *p, size_t i)
 {
@@ -184,7 +184,7 @@ typedef struct grad_layout {
     size_t dq, dk, delta, rowg, qblk, gblk, thread, per, total;
 } grad_layout;
 
-/* Neumaier's compensated sum (trial.c, grad.c): means over many rows keep
+/* Neumaier's compensated sum (rowfold.c, grad.c): means over many rows keep
  * their last digits, whatever their order of magnitude. */
 typedef struct ksum {
     double s, c;
@@ -235,7 +235,7 @@ void sv__rowpass_entries(const plan *p, const double *row, sv_moments *out);
 int sv__grad_layout_of(const plan *p, grad_layout *g);
 void sv__grad_trial(const plan *p, uint64_t trial, const workspace *ws, sv_trial_stats *out);
 
-/* trial.c: the statistics of a trial from its rows' state (moments,
+/* rowfold.c: the statistics of a trial from its rows' state (moments,
  * softmax sums, planted logits, entries), rows merged in row order. Used by
  * the one-trial path (sv__trial_reduce: all n_q rows of ws) and the grouped
  * path (sv__trial_from_rows: rows whose statistics are already in st). The sink

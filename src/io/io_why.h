@@ -1,4 +1,4 @@
-/* Helpers the tensor-file parsers (npy.c, safetensors.c) share: the one
+/* Helpers the tensor-file parsers (tensor_file_npy.c, tensor_file_safetensors.c) share: the one
  * line of text they leave in the caller's why buffer, and quoting of bytes
  * taken from a file so that line stays printable. Internal to the library. */
 #ifndef SDPA_VAR_IO_WHY_H

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "sdpa_var/version.h"
-#include "heap.h"
+#include "alloc.h"
 
 typedef struct piece {
     size_t shard;

@@ -3,7 +3,7 @@
  * is trusted, and every decoded configuration against the library's own
  * rules. */
 #include "sdpa_var/state.h"
-#include "heap.h"
+#include "alloc.h"
 
 #include <math.h>
 #include <stdlib.h>

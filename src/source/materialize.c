@@ -2,7 +2,7 @@
  * reads them, for the callers that show them. */
 #include <stdint.h>
 
-#include "heap.h"
+#include "alloc.h"
 #include "sdpa_var/source.h"
 
 sv_status sv_source_materialize(const sv_source *src, const sv_spec *spec, uint64_t trial,

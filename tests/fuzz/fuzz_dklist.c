@@ -1,5 +1,5 @@
 /* libFuzzer harness: sv_dklist_parse against a reference parser written here
- * from the grammar in dklist.h, independently of src/dklist.c. Both must
+ * from the grammar in dklist.h, independently of src/core/dklist.c. Both must
  * agree on the status and, on success, on every value in order. */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /* libFuzzer harness: the whole option parser and the size check of the CLI
- * (src/cli/options.c: getopt_long over the option table), as sdpa-var runs them before the engine.
+ * (src/cli/parse/options.c: getopt_long over the option table), as sdpa-var runs them before the
+ * engine.
  *
  * The input is the argument list, arguments separated by NUL bytes, after
  * argv[0] = "sdpa-var". Invariants:

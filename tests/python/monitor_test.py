@@ -5,8 +5,8 @@ a hand-written GQA layer with q_proj/k_proj/n_kv_heads, and a nanoGPT
 block with a fused c_attn, both through observe() (projections are never
 hooked: where this torch has no SDPA, monitor() refuses them unless
 hooks=False); every-k stepping and remove(); reduce="none"
-(per batch element) throughout: tests/python/monitor_paths_test.py checks
-the default batch reduction and the paths of issue 23."""
+(per batch element) throughout: tests/python/monitor_manners_test.py checks
+the default batch reduction, monitor_models_test.py the paths of issue 23."""
 
 import math
 

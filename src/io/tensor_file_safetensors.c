@@ -17,7 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "sdpa_var/tensor_file.h"
-#include "heap.h"
+#include "alloc.h"
 #include "io_why.h"
 
 /* The format's cap on the header's size (tensor.rs, MAX_HEADER_SIZE). */

@@ -448,6 +448,15 @@ size_t sv_rowfold_blocks(size_t row_begin, size_t row_end)
     return (row_end - 1) / SV_FOLD_ROWS + 1 - row_begin / SV_FOLD_ROWS;
 }
 
+sv_status sv_rowfold_check(const sv_spec *spec, size_t row_begin, size_t row_end)
+{
+    if (!spec || row_begin >= row_end || row_end > spec->n_q || row_begin % SV_FOLD_ROWS != 0 ||
+        (row_end % SV_FOLD_ROWS != 0 && row_end != spec->n_q) || spec->grad ||
+        spec->scale_logn) /* a fold carries one multiplier's scaled moments */
+        return SV_EINVAL;
+    return SV_OK;
+}
+
 sv_status sv_rowfold_finish(const sv_spec *spec, const sv_rowfold *blocks, size_t nb,
                             sv_trial_stats *out)
 {

@@ -1,8 +1,8 @@
-/* sdpa_var/alloc.h and heap.h: the allocator in use. Without a caller's
+/* sdpa_var/alloc.h and its private alloc.h: the allocator in use. Without a caller's
  * allocator these are libc's calls (calloc keeps its untouched zero
  * pages; aligned blocks come from aligned_alloc), so nothing changes for
  * a caller that sets none. */
-#include "heap.h"
+#include "alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* The library's one door to the heap (sdpa_var/alloc.h): every file of
  * src/ allocates through these, so a caller's allocator, or a test that
  * fails the N-th allocation, sees every block. Private to the library. */
-#ifndef SDPA_VAR_HEAP_H
-#define SDPA_VAR_HEAP_H
+#ifndef SV_CORE_ALLOC_H
+#define SV_CORE_ALLOC_H
 
 #include <stddef.h>
 
