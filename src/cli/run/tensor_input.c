@@ -329,7 +329,7 @@ int cli_tensors_open(cli_tensors *t, cli_options *opt, char *err, size_t errlen)
             return 0;
         }
         if (i < 3) /* a mask is batch x heads x n_q x n_k */
-            (void)sv_array_to_bhnd(arr[i], opt->layout_bnhd ? SV_LAYOUT_BNHD : SV_LAYOUT_BHND);
+            (void)sv_array_to_bhnd(arr[i], opt->layout);
     }
     /* the sizes (and the memory a run needs) before the entries, which the
      * check of each configuration reads */
