@@ -144,7 +144,7 @@ static void test_structure(void)
     a = base();
     a.mask = arr(m_data, 3, m3);
     expect(&a, NULL, SV_EMISMATCH, SV_STRIDED_MASK_AXIS,
-           "mask: mask shape (3, 6, 6) does not broadcast to batch x heads x n_q x n_k = (2, 4, "
+           "mask: shape (3, 6, 6) does not broadcast to batch x heads x n_q x n_k = (2, 4, "
            "6, 6)");
 }
 

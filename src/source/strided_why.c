@@ -148,8 +148,8 @@ int sv_strided_explain(const sv_strided_why *w, const char *const *names, char *
     case SV_STRIDED_MASK_AXIS:
         shape_text(w, sh, sizeof sh);
         return out(buf, len,
-                   "%s: mask shape %s does not broadcast to batch x heads x n_q x n_k = (%zu, "
-                   "%zu, %zu, %zu)",
+                   "%s: shape %s does not broadcast to batch x heads x n_q x n_k = (%zu, %zu, "
+                   "%zu, %zu)",
                    t, sh, x[0], x[1], x[2], x[3]);
     case SV_STRIDED_MASK_GRAD:
         return out(buf, len,
