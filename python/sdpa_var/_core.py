@@ -196,7 +196,10 @@ def _layout(name):
     got = L.c_int()
     if not isinstance(name, str) or "\0" in name or \
             L.lib.sv_layout_parse(name.encode(), ctypes.byref(got)) != L.SV_OK:
-        names = [L.lib.sv_layout_name(i).decode() for i in range(L.SV_LAYOUTS)]
+        names, i = [], 0
+        while L.lib.sv_layout_name(i) is not None:
+            names.append(L.lib.sv_layout_name(i).decode())
+            i += 1
         raise ValueError("layout: %r is not one of %s" % (name, ", ".join(names)))
     return got.value
 

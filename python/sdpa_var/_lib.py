@@ -76,8 +76,8 @@ SV_ROW_FIELDS = 4
 SV_DTYPE_FLOAT64, SV_DTYPE_FLOAT32, SV_DTYPE_FLOAT16, SV_DTYPE_BFLOAT16, SV_DTYPE_BOOL = \
     0, 1, 2, 3, 4
 
-# sv_layout (source.h)
-SV_LAYOUT_BHND, SV_LAYOUT_BNHD, SV_LAYOUTS = 0, 1, 2
+# sv_layout (source.h); the names are the library's (sv_layout_name)
+SV_LAYOUT_BHND, SV_LAYOUT_BNHD = 0, 1
 
 # sv_output_kind (columns.h)
 SV_OUTPUT_SUMMARY, SV_OUTPUT_PER_TRIAL, SV_OUTPUT_PER_ROW = 0, 1, 2
