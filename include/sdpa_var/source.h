@@ -211,6 +211,151 @@ typedef struct sv_head {
 sv_status sv_strided_head(const sv_strided *arrays, uint64_t trial, uint64_t *trials,
                           sv_head *head);
 
+/** Axis order of a caller's 3-D and 4-D Q, K, V and G arrays. Values
+ *  pinned: appended, never renumbered. */
+typedef enum sv_layout {
+    SV_LAYOUT_BHND = 0, /**< "bhnd": [batch x] heads x positions x d, PyTorch's SDPA
+                             layout and what sv_strided reads */
+    SV_LAYOUT_BNHD = 1  /**< "bnhd": [batch x] positions x heads x d, a projection's
+                             view(batch, n, heads, d) before its transpose */
+} sv_layout;
+
+/** Number of sv_layout values. */
+#define SV_LAYOUTS 2
+
+/** The name of @p layout ("bhnd", "bnhd"); NULL for a value out of range.
+ *  Static. */
+const char *sv_layout_name(sv_layout layout);
+
+/**
+ * The layout named @p name, exactly as sv_layout_name spells it.
+ * @return SV_OK; SV_EINVAL for NULL arguments or another name (*layout
+ *         untouched).
+ */
+sv_status sv_layout_parse(const char *name, sv_layout *layout);
+
+/**
+ * Array @p a, laid out as @p layout, described as bhnd in place: for
+ * SV_LAYOUT_BNHD the heads and positions axes swap, shape and strides
+ * (axes 1 and 2 of a 4-D array, 0 and 1 of a 3-D one, n x heads x d);
+ * a 2-D array has no heads axis and is unchanged. No entry moves. Not for
+ * a mask, which is batch x heads x n_q x n_k whatever the layout.
+ * @return SV_OK; SV_EINVAL for a NULL array, layout out of range or ndim
+ *         out of 2..4 (a untouched).
+ */
+sv_status sv_array_to_bhnd(sv_array *a, sv_layout layout);
+
+/** The arrays of an sv_strided, as sv_strided_why names them. Values pinned. */
+typedef enum sv_tensor {
+    SV_TENSOR_Q = 0,
+    SV_TENSOR_K = 1,
+    SV_TENSOR_V = 2,
+    SV_TENSOR_G = 3,
+    SV_TENSOR_MASK = 4
+} sv_tensor;
+
+/** Number of sv_tensor values. */
+#define SV_TENSORS 5
+
+/** Why caller arrays do not serve a spec: sv_strided_check's verdict. Values
+ *  pinned: appended, never renumbered. got, want and the rest as sv_strided_why says. */
+typedef enum sv_strided_problem {
+    SV_STRIDED_FINE = 0,
+    SV_STRIDED_FORMAT,    /**< tensor: data NULL where needed (ndim 0), ndim out of
+                               2..4 (ndim), or got[0] a dtype out of range (SV_EFORMAT) */
+    SV_STRIDED_BOOL,      /**< tensor (Q, K, V or G) is SV_DTYPE_BOOL (SV_EFORMAT) */
+    SV_STRIDED_D_K,       /**< K's d_k got[0] differs from Q's want[0] */
+    SV_STRIDED_BATCH,     /**< K's batch got[0] differs from Q's want[0] */
+    SV_STRIDED_HEADS,     /**< K's got[0] heads do not divide Q's want[0] (GQA) */
+    SV_STRIDED_GROUP,     /**< V's (G's) batch x heads got[0..1] differ from
+                               other's (K's, Q's) want[0..1] */
+    SV_STRIDED_ROWS,      /**< V's (G's) positions got[0] differ from other's
+                               (K's, Q's) want[0] */
+    SV_STRIDED_COLS,      /**< G's d_v got[0] differs from V's want[0] */
+    SV_STRIDED_CAUSAL,    /**< spec->causal and Q's positions got[0] differ from K's
+                               want[0] (causal needs n_q = n_k) */
+    SV_STRIDED_DRAW,      /**< the spec draws its rows (plant, qk_norm or d_model) */
+    SV_STRIDED_SPEC,      /**< tensor's rows x cols got[0..1] differ from the spec's
+                               want[0..1] (n_q or n_k x d_k or d_v) */
+    SV_STRIDED_MASK_AXIS, /**< the mask's shape got[0 .. ndim-1] does not broadcast
+                               to batch x heads_q x n_q x n_k, want[0..3] */
+    SV_STRIDED_MASK_GRAD, /**< a mask with spec->grad (the backward passes know the
+                               causal mask only) */
+    SV_STRIDED_NONFINITE, /**< tensor's entry at index[0 .. ndim-1] is value (NaN, an
+                               infinity; for a mask NaN or +inf) (SV_ENONFINITE) */
+    SV_STRIDED_MAGNITUDE, /**< tensor's largest |entry| value passes bound =
+                               sv_entry_bound of the entries its variance sums
+                               (got[0] of them) (SV_EOVERFLOW) */
+    SV_STRIDED_SCORES,    /**< d_k max|q| max|k| = value, or that times scale, passes
+                               bound = SV_SCORE_MAX (SV_EOVERFLOW) */
+    SV_STRIDED_MASK_SCALE /**< the mask's largest |M| value over scale passes bound =
+                               SV_SCORE_MAX (SV_EOVERFLOW) */
+} sv_strided_problem;
+
+/** Where caller arrays fail: what sv_strided_explain words, fields unused
+ *  by a problem zero. Sizes are the arrays' as sv_strided holds them (bhnd,
+ *  after sv_array_to_bhnd). */
+typedef struct sv_strided_why {
+    sv_strided_problem problem;
+    sv_tensor tensor;                /**< the array blamed */
+    sv_tensor other;                 /**< the array it is compared with */
+    int ndim;                        /**< the blamed array's ndim */
+    size_t got[SV_ARRAY_MAX_DIMS];   /**< sizes found (see sv_strided_problem) */
+    size_t want[SV_ARRAY_MAX_DIMS];  /**< sizes expected */
+    size_t index[SV_ARRAY_MAX_DIMS]; /**< NONFINITE: the entry's indices */
+    double value;                    /**< the entry or magnitude found */
+    double bound;                    /**< the bound it passes */
+    double scale;                    /**< SCORES, MASK_SCALE: spec->scale */
+} sv_strided_why;
+
+/**
+ * Checks that @p arrays can serve @p spec, and says why not.
+ * With @p spec NULL: the arrays among themselves, reading no entry (O(1)):
+ * Q and K present and every present array of 2..4 axes and a known dtype,
+ * no bool Q, K, V or G; K's d_k and batch equal Q's and its heads divide
+ * Q's (sv_strided_head's GQA rule); V's batch x heads and positions equal
+ * K's; G's batch x heads and positions equal Q's, its d_v V's; the mask's
+ * axes each 1 or batch, heads_q, n_q, n_k. With @p spec: also what the
+ * engine's check of every trial (sv_source_strided) asks, in this order:
+ * V with spec->values and G with spec->grad present; spec->causal only
+ * with n_q = n_k; no draw fields (plant, qk_norm, d_model); Q, K, V, G of
+ * the spec's sizes; no mask with spec->grad; then (spec->scale must be
+ * positive and finite: resolved) every entry read once: no NaN or
+ * infinity in Q, K, V, G, no NaN or +inf in a float mask, d_k max|q|
+ * max|k| (and that times spec->scale) at most SV_SCORE_MAX, max|q|,
+ * max|k|, max|v| within sv_entry_bound of n_q d_k, n_k d_k, n_q d_v
+ * entries, the mask's max |M| / scale at most SV_SCORE_MAX (sv_source.h's
+ * sv_source_strided states the same rules). The spec's size and causal
+ * rules come before its scale is read, so a caller may ask why a spec made
+ * from the arrays' sizes did not resolve.
+ * @param why NULL, or set to the first failing rule (FINE on success).
+ * @return SV_OK; SV_EINVAL for arrays NULL, or a spec whose scale is not
+ *         positive and finite once the size rules pass (why FINE);
+ *         SV_EFORMAT (FORMAT, BOOL); SV_ENONFINITE (NONFINITE);
+ *         SV_EOVERFLOW (MAGNITUDE, SCORES, MASK_SCALE); SV_EMISMATCH for
+ *         the rest. The statuses the engine returns for the same arrays.
+ * Thread safety: re-entrant (reads only). Cost: O(1) without a spec; with
+ * one, reads every entry of Q, K (V, G) and the mask once, and a second
+ * time to find a non-finite entry's index.
+ */
+sv_status sv_strided_check(const sv_strided *arrays, const sv_spec *spec, sv_strided_why *why);
+
+/**
+ * One line (no newline) saying what @p why found, naming each array by
+ * @p names, into buf (len bytes, NUL-terminated, truncated if long):
+ * "k.npy: d_k 6 (its last axis) differs from Q's 8 (q.npy)", "q: entry
+ * (batch 1, head 2, position 11, column 4) is nan", "v: entries up to
+ * 1e+200 in magnitude: raw_out_var and scaled_out_var (sums of n_q*d_v
+ * squared outputs) would overflow (above 1.1e+151 for this shape);
+ * rescale the tensor".
+ * @param names NULL, or SV_TENSORS names (a file name, an argument's):
+ *        NULL means "q", "k", "v", "g", "mask".
+ * @return the length of the whole line (as snprintf); 0 with buf empty for
+ *         why NULL or FINE.
+ * Thread safety: re-entrant. Cost: O(len).
+ */
+int sv_strided_explain(const sv_strided_why *why, const char *const *names, char *buf, size_t len);
+
 /**
  * A source reading rows of Q, K (and V, G) from caller arrays; trial t
  * reads the (batch, head, kv_head) of sv_strided_head (trials [first,
@@ -228,7 +373,8 @@ sv_status sv_strided_head(const sv_strided *arrays, uint64_t trial, uint64_t *tr
  * returns SV_EMISMATCH for a mask axis that is neither 1 nor the matching size (batch, heads_q,
  * n_q, n_k) or for spec->grad, SV_ENONFINITE for a NaN or +inf mask entry, SV_EOVERFLOW when max
  * |M| / scale over the finite, not excluded entries exceeds SV_SCORE_MAX. Statistics of a masked
- * row are over the keys it sees; a row that sees none counts in rows_empty.
+ * row are over the keys it sees; a row that sees none counts in rows_empty. check() applies
+ * sv_strided_check's rules to its trials: after a refusal, sv_strided_check says why.
  * @return SV_OK; SV_EINVAL for NULL arguments; SV_EFORMAT for a dtype out
  *         of range (SV_DTYPE_BOOL for Q, K, V or G), ndim out of 2..4, or
  *         a NULL q or k.

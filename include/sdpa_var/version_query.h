@@ -36,7 +36,8 @@ unsigned sv_abi_version(void);
  * "sv_strided", "sv_head", "sv_source", "sv_trial_stats", "sv_summary",
  * "sv_summary_acc", "sv_partial", "sv_var_spread", "sv_exec", "sv_taps",
  * "sv_row_view", "sv_column", "sv_value", "sv_theory", "sv_state",
- * "sv_state_config", "sv_state_why", "sv_trial_extremes", "sv_allocator".
+ * "sv_state_config", "sv_state_why", "sv_trial_extremes", "sv_allocator",
+ * "sv_strided_why".
  * @param name a NUL-terminated type name, or NULL.
  * @return the size in bytes; 0 for NULL or a name not listed.
  */

@@ -98,22 +98,9 @@ def scalar(x, what):
     return x
 
 
-def swap12(a):
-    """bnhd -> bhnd: swap axes 1 and 2 of a 4-D sv_array in place."""
-    a.shape[1], a.shape[2] = a.shape[2], a.shape[1]
-    a.strides[1], a.strides[2] = a.strides[2], a.strides[1]
-
-
 def dims(a):
     """(batch, heads, rows, cols) of an sv_array, a missing axis as 1."""
     s = [a.shape[i] for i in range(a.ndim)]
     s = [1] * (4 - a.ndim) + s
     return tuple(s)
 
-
-def find_nonfinite(a):
-    """The index tuple of the first NaN or Inf of @p a, or None."""
-    idx = (L.c_size * L.SV_ARRAY_MAX_DIMS)()
-    if L.lib.sv_array_find_nonfinite(a, idx):
-        return tuple(idx[i] for i in range(a.ndim))
-    return None

@@ -191,83 +191,64 @@ def _scale_number(scale):
     return float(scale)
 
 
-def _prepare(q, k, v, layout):
+def _layout(name):
+    """The sv_layout named @p name, by the library's names."""
+    got = L.c_int()
+    if not isinstance(name, str) or "\0" in name or \
+            L.lib.sv_layout_parse(name.encode(), ctypes.byref(got)) != L.SV_OK:
+        names, i = [], 0
+        while L.lib.sv_layout_name(i) is not None:
+            names.append(L.lib.sv_layout_name(i).decode())
+            i += 1
+        raise ValueError("layout: %r is not one of %s" % (name, ", ".join(names)))
+    return got.value
+
+
+def _prepare(q, k, v, layout, mask=None):
+    """(sv_strided, owners, qd, kd) of the caller's arrays, described for
+    the engine (bhnd) without a copy; the library checks them (_refused)."""
     for name, x in (("q", q), ("k", k)):
         if x is None:
             raise TypeError("%s: None is not an array (numpy array or torch tensor)" % name)
-    if layout not in ("bhnd", "bnhd"):
-        raise ValueError("layout: %r is not 'bhnd' or 'bnhd'" % (layout,))
+    lay = _layout(layout)
     arrays, owners = L.sv_strided(), []
     for name, x in (("q", q), ("k", k), ("v", v)):
         if x is None:
             continue
         a, owner = _arrays.as_array(x, name)
-        if layout == "bnhd":
-            if a.ndim != 4:
-                raise ValueError("%s: layout='bnhd' needs 4-D batch x n x heads x d, got %d-D"
-                                 % (name, a.ndim))
-            _arrays.swap12(a)
+        L.lib.sv_array_to_bhnd(a, lay)  # as_array took 2..4 axes
         setattr(arrays, name, a)
         owners.append(owner)
+    if mask is not None:
+        arrays.mask, owner = _mask(mask)
+        owners.append(owner)
     qd, kd = _arrays.dims(arrays.q), _arrays.dims(arrays.k)
-    if layout == "bhnd" and arrays.k.ndim == 4 and kd[2] < kd[1]:
+    if lay == L.SV_LAYOUT_BHND and arrays.k.ndim == 4 and kd[2] < kd[1]:
         warnings.warn("k: shape %s read as batch x heads x n x d gives %d heads of %d keys; "
                       "if it is batch x n x heads x d, pass layout='bnhd'"
                       % (kd, kd[1], kd[2]), UserWarning, stacklevel=3)
-    if kd[3] != qd[3]:
-        raise ValueError("k: d_k %d does not match q's %d" % (kd[3], qd[3]))
-    if kd[0] != qd[0]:
-        raise ValueError("k: batch %d does not match q's %d" % (kd[0], qd[0]))
-    if qd[1] % kd[1]:
-        raise ValueError("k: q's %d heads are not a multiple of k's %d heads (GQA)"
-                         % (qd[1], kd[1]))
-    if v is not None:
-        vd = _arrays.dims(arrays.v)
-        if vd[:3] != kd[:3]:
-            raise ValueError("v: batch x heads x n_k %s does not match k's %s"
-                             % (vd[:3], kd[:3]))
     return arrays, owners, qd, kd
 
 
-def _diagnose(arrays, qd, kd, scale):
-    """After the engine's check refused the data (SV_ENONFINITE or
-    SV_EOVERFLOW: its strided source reads every entry before any product,
-    source.h), the argument and index at fault, raised as stats() always
-    named them: one pass over the arrays, on the failure path only."""
-    for name in ("q", "k", "v"):
-        a = getattr(arrays, name)
-        if a.data:
-            at = _arrays.find_nonfinite(a)
-            if at is not None:
-                raise NonFiniteError("%s: NaN or infinity at index %s" % (name, at))
-    # Sums of squares stay finite (sv_entry_bound): no inf from finite input.
-    for name, a, n, what in (
-            ("q", arrays.q, qd[2] * qd[3], "q_var (a sum of n_q*d_k squares)"),
-            ("k", arrays.k, kd[2] * kd[3], "k_var (a sum of n_k*d_k squares)"),
-            ("v", arrays.v, qd[2] * (_arrays.dims(arrays.v)[3] if arrays.v.data else 0),
-             "raw_out_var and scaled_out_var (sums of n_q*d_v squared outputs)")):
-        if a.data:
-            m, bound = L.lib.sv_array_max_abs(a), L.lib.sv_entry_bound(n)
-            if m > bound:
-                raise ValueError("%s: entries up to %.3g in magnitude: %s would overflow "
-                                 "(above %.3g for this shape); rescale the tensor"
-                                 % (name, m, what, bound))
-    if arrays.mask.data:
-        top = L.lib.sv_mask_max_abs(arrays.mask)
-        if math.isnan(top):
-            raise NonFiniteError("mask: NaN or +inf entry (a float mask holds finite values, "
-                                 "or -inf to exclude a key)")
-        if not top / scale <= 1e60:  # SV_SCORE_MAX: raw logits S + M / scale stay finite
-            raise ValueError("mask: entries up to %.3g in magnitude: over the scale %.3g the "
-                             "raw logits S + M / scale would pass 1e60" % (top, scale))
+def _refused(arrays, spec, st):
+    """After the library refused the arrays (sv_source_strided, or the
+    engine's check, which reads every entry before any product), its
+    reason, raised: sv_strided_check names the array, the axis or entry,
+    the value and what was expected. On the failure path only; returns
+    when the arrays are not the cause (the caller's fail() then speaks)."""
+    why = ctypes.create_string_buffer(L.STRIDED_WHY_BYTES)
+    got = L.lib.sv_strided_check(arrays, None if spec is None else ctypes.byref(spec), why)
+    line = ctypes.create_string_buffer(512)
+    if got == L.SV_OK or not L.lib.sv_strided_explain(why, None, line, len(line)):
+        return
+    raise (NonFiniteError if got == L.SV_ENONFINITE else ValueError)(line.value.decode())
 
 
-def _mask(mask, qd, kd):
-    """(sv_array, owner) of @p mask, checked against batch x heads_q x n_q
-    x n_k: bool (True = attend) or float (added to the scaled logits),
-    numpy or torch, a size-1 axis broadcast, fewer axes padded on the left
-    as numpy broadcasts."""
-    # NaN or +inf entries and magnitudes: the engine's check (_diagnose).
+def _mask(mask):
+    """(sv_array, owner) of @p mask, numpy or torch, bool (True = attend)
+    or float (added to the scaled logits), fewer than 2 axes padded on the
+    left as numpy broadcasts; its shape against Q and K and its entries are
+    the library's check (_refused)."""
     if _arrays.is_torch(mask):
         mask = mask.detach()
         while mask.dim() < 2:
@@ -280,17 +261,10 @@ def _mask(mask, qd, kd):
                 raise TypeError("mask: not an array (%s)" % e) from None
         while mask.ndim < 2:
             mask = mask[np.newaxis]
-    shape = tuple(mask.shape)
-    want = (qd[0], qd[1], qd[2], kd[2])
-    if len(shape) > 4:
+    if len(mask.shape) > 4:
         raise ValueError("mask: shape %s has %d axes; expected at most 4, broadcastable to "
-                         "batch x heads x n_q x n_k = %s" % (shape, len(shape), want))
-    a, owner = _arrays.as_array(mask, "mask", allow_bool=True)
-    got = _arrays.dims(a)
-    if any(g not in (1, w) for g, w in zip(got, want)):
-        raise ValueError("mask: shape %s does not broadcast to batch x heads x n_q x n_k = %s"
-                         % (shape, want))
-    return a, owner
+                         "batch x heads x n_q x n_k" % (tuple(mask.shape), len(mask.shape)))
+    return _arrays.as_array(mask, "mask", allow_bool=True)
 
 
 def spec_of(qd, kd, scale, causal, window, ddof=0, d_v=None):
@@ -326,7 +300,7 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     h // (heads_q // heads_kv), as repeat_kv); v: like k with d_v columns.
     numpy arrays or CPU torch tensors, float16, bfloat16 (torch), float32
     or float64, any strides; read in place, never copied. layout "bnhd":
-    4-D batch x n x heads x d. scale: the multiplier of the scaled logits,
+    [batch x] n x heads x d (sv_layout_name's names). scale: the multiplier of the scaled logits,
     None = 1/sqrt(d_k) as torch's SDPA. causal: query i sees keys 0..i.
     window: W >= 1, a sliding window: with causal query i sees keys j with
     i - W < j <= i (HF transformers' sliding_window), without |i - j| < W;
@@ -348,15 +322,13 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     if pool not in ("heads", "none", "all"):
         raise ValueError("pool: %r is not 'heads', 'none' or 'all'" % (pool,))
     exe = exec_options(threads)
-    arrays, owners, qd, kd = _prepare(q, k, v, layout)
+    arrays, owners, qd, kd = _prepare(q, k, v, layout, mask)
     spec = spec_of(qd, kd, scale, causal, window, ddof,
                    _arrays.dims(arrays.v)[3] if v is not None else None)
-    if mask is not None:
-        arrays.mask, owner = _mask(mask, qd, kd)
-        owners.append(owner)
     src = ctypes.create_string_buffer(L.SOURCE_BYTES)
     st = L.lib.sv_source_strided(ctypes.byref(arrays), src)
     if st != L.SV_OK:
+        _refused(arrays, None, st)
         fail(st, "q, k")
     trials = (L.sv_trial_stats * spec.trials)()
     for t0 in range(0, spec.trials, CHUNK):
@@ -364,10 +336,9 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
         st = engine_run(spec, src, exe, t0, n,
                         ctypes.cast(ctypes.byref(trials, t0 * ctypes.sizeof(L.sv_trial_stats)),
                                     ctypes.POINTER(L.sv_trial_stats)))
-        if st in (L.SV_ENONFINITE, L.SV_EOVERFLOW):
-            _diagnose(arrays, qd, kd, spec.scale or qd[3] ** -0.5)
         if st != L.SV_OK:
-            fail(st, "q, k (values too large?)" if st == L.SV_EOVERFLOW else "q, k")
+            _refused(arrays, spec, st)
+            fail(st, "q, k")
     del owners  # the engine is done with the memory
     return collect(spec, trials, qd, _arrays.dims(arrays.k)[1], bool(arrays.mask.data), scale,
                    pool)

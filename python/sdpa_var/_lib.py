@@ -76,6 +76,9 @@ SV_ROW_FIELDS = 4
 SV_DTYPE_FLOAT64, SV_DTYPE_FLOAT32, SV_DTYPE_FLOAT16, SV_DTYPE_BFLOAT16, SV_DTYPE_BOOL = \
     0, 1, 2, 3, 4
 
+# sv_layout (source.h); the names are the library's (sv_layout_name)
+SV_LAYOUT_BHND, SV_LAYOUT_BNHD = 0, 1
+
 # sv_output_kind (columns.h)
 SV_OUTPUT_SUMMARY, SV_OUTPUT_PER_TRIAL, SV_OUTPUT_PER_ROW = 0, 1, 2
 SV_OUTPUT_HISTOGRAM, SV_OUTPUT_PER_HEAD = 3, 4
@@ -259,10 +262,11 @@ SIGNATURES = {
     "sv_spec_check_param": (c_int, [P(sv_spec), P(c_int), P(c_int), c_char_p, c_size]),
     # source.h
     "sv_source_draw": (c_int, [P(sv_spec), ctypes.c_void_p]),
-    "sv_array_find_nonfinite": (c_int, [P(sv_array), P(c_size)]),
-    "sv_array_max_abs": (c_dbl, [P(sv_array)]),
-    "sv_mask_max_abs": (c_dbl, [P(sv_array)]),
-    "sv_entry_bound": (c_dbl, [c_size]),
+    "sv_layout_name": (c_char_p, [c_int]),
+    "sv_layout_parse": (c_int, [c_char_p, P(c_int)]),
+    "sv_array_to_bhnd": (c_int, [P(sv_array), c_int]),
+    "sv_strided_check": (c_int, [P(sv_strided), P(sv_spec), ctypes.c_void_p]),
+    "sv_strided_explain": (c_int, [ctypes.c_void_p, ctypes.c_void_p, c_char_p, c_size]),
     "sv_strided_head": (c_int, [P(sv_strided), c_u64, P(c_u64), P(sv_head)]),
     "sv_source_strided": (c_int, [P(sv_strided), ctypes.c_void_p]),
     # engine.h
@@ -317,6 +321,8 @@ lib = _load()
 # An sv_source is a small struct of plain values and function pointers; the
 # package never reads it, so it is held as opaque bytes of the C size.
 SOURCE_BYTES = lib.sv_struct_size(b"sv_source")
+# sv_strided_why likewise: sv_strided_check fills it, sv_strided_explain reads it.
+STRIDED_WHY_BYTES = lib.sv_struct_size(b"sv_strided_why")
 
 
 def _status_codes():

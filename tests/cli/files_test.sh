@@ -143,7 +143,7 @@ runtime_error "k_3heads.npy: its 3 heads do not divide Q's 4 heads (q.npy)*" --q
 runtime_error "k_batch.npy: batch 1 differs from Q's 2 (q.npy)" --q q.npy --k k_batch.npy
 runtime_error "k_batch.npy: batch x heads 1 x 2 differ from K's 2 x 2 (k.npy)" --q q.npy --k k.npy --v k_batch.npy
 "$PY" -c 'import numpy as n; n.save("k30.npy", n.ones((2, 2, 30, 8)))'
-runtime_error "--causal needs n_q = n_k: q.npy has 40 positions, k30.npy 30" --q q.npy --k k30.npy --causal
+runtime_error "causal needs n_q = n_k: q.npy has 40 positions, k30.npy 30" --q q.npy --k k30.npy --causal
 # Hostile files: lying headers, other dtypes, safetensors tables that lie.
 "$PY" - <<'PYEOF'
 import json, struct

@@ -168,6 +168,53 @@ rows = cli_rows(["--q", st64 + ":q", "--k", st64 + ":k"])
 if rows is not None:
     compare("safetensors-f64", rows, sdpa_var.stats(q64, k64))
 
+
+# Refused arrays: the CLI and stats() print the library's one line
+# (sv_strided_explain) for the same data, word for word once the files are
+# named as stats() names its arguments (files "q", "k", "v", "mask" in a
+# folder of their own, run from it). Before issue 40 the two worded each
+# reason apart ("d_k 6 (its last axis) differs from Q's 8" against "d_k 6
+# does not match q's 8"; "entry (batch ...) is nan" against "NaN or
+# infinity at index (...)").
+bad = os.path.join(tmp, "bad")
+os.mkdir(bad)
+good_q = rng.standard_normal((2, 4, 12, 8))
+good_k = rng.standard_normal((2, 2, 12, 8))
+nan_q = good_q.copy()
+nan_q[1, 2, 5, 3] = np.nan
+nan_m = np.zeros((2, 1, 12, 12))
+nan_m[1, 0, 4, 7] = np.inf
+big_q = good_q.copy()
+big_q[0, 0, 0, 0] = 1e154
+for label, arrays in (("nan q", {"q": nan_q, "k": good_k}),
+                      ("d_k", {"q": good_q, "k": good_k[..., :6]}),
+                      ("batch", {"q": good_q, "k": good_k[:1]}),
+                      ("heads", {"q": good_q, "k": good_q[:, :3]}),
+                      ("v rows", {"q": good_q, "k": good_k, "v": good_k[:, :, :10]}),
+                      ("v heads", {"q": good_q, "k": good_k, "v": good_q}),
+                      ("mask shape", {"q": good_q, "k": good_k, "mask": np.zeros((3, 12, 12))}),
+                      ("mask inf", {"q": good_q, "k": good_k, "mask": nan_m}),
+                      ("mask -1e70", {"q": good_q, "k": good_k, "mask": np.full((12, 12), -1e70)}),
+                      ("q 1e154", {"q": big_q, "k": good_k * 1e-100})):
+    args = []
+    for name, a in arrays.items():
+        with open(os.path.join(bad, name), "wb") as f:
+            np.save(f, a)
+        args += ["--" + name, name]
+    r = subprocess.run([os.path.abspath(exe) if os.sep in exe else exe, *args],
+                       capture_output=True, text=True, cwd=bad)
+    try:
+        sdpa_var.stats(arrays["q"], arrays["k"], arrays.get("v"), mask=arrays.get("mask"))
+        py = "no exception"
+    except ValueError as e:
+        py = str(e)
+    cli = r.stderr.strip()
+    chk.ok(r.returncode == 1 and cli == "sdpa-var: " + py, "refused alike: " + label,
+           "CLI (exit %d) %r, stats() %r" % (r.returncode, cli, py))
+    for name in arrays:
+        os.remove(os.path.join(bad, name))
+os.rmdir(bad)
+
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
 os.rmdir(tmp)

@@ -49,28 +49,29 @@ for name in ("q", "k", "v"):
         if name != "v" else torch.randn(2, 3, 12, 10, generator=g)[..., 2:7]
     args[name][1, 2, 11, 4] = math.nan if name != "k" else -math.inf
     e = raises("NaN/Inf in the last row of %s" % name, ValueError,
-               ["%s: NaN or infinity at index (1, 2, 11, 4)" % name], S, args["q"], args["k"],
-               args["v"])
+               ["%s: entry (batch 1, head 2, position 11, column 4) is %s"
+                % (name, "-inf" if name == "k" else "nan")], S, args["q"], args["k"], args["v"])
     chk.ok(isinstance(e, _core.NonFiniteError), "%s: NonFiniteError" % name, repr(e))
 bad_mask = torch.zeros(2, 1, 12, 12)
 bad_mask[1, 0, 11, 11] = math.nan
-raises("NaN in the mask", ValueError, ["mask: NaN or +inf"], S, q, k, mask=bad_mask)
+raises("NaN in the mask", ValueError, ["mask: entry (batch 1, head 0, query 11, key 11) is nan"],
+       S, q, k, mask=bad_mask)
 bad_mask[1, 0, 11, 11] = math.inf
-raises("+inf in the mask", ValueError, ["mask: NaN or +inf"], S, q, k, mask=bad_mask)
+raises("+inf in the mask", ValueError, ["mask: entry (batch 1, head 0, query 11, key 11) is inf"],
+       S, q, k, mask=bad_mask)
 bad_mask = bad_mask.double()
 bad_mask[1, 0, 11, 11] = 1e70
-raises("mask 1e70", ValueError, ["mask: entries up to 1e+70", "1e60"], S, q, k, mask=bad_mask)
+raises("mask 1e70", ValueError, ["mask: entries up to 1e+70", "1e+60"], S, q, k, mask=bad_mask)
 big = q.double()
 big[1, 2, 11, 0] = 1e154  # q_var's bound for 12 x 8 entries is ~4e152
 raises("q entry 1e154 in the last row", ValueError, ["q: entries up to 1e+154", "q_var"], S,
        big, k)
 
-# The success path makes no pass of its own: the checks in Python run
-# only after the engine refused the data (failing on the pre-issue-39
-# code, which called them before every run).
+# The success path makes no pass of its own: Python asks the library why
+# (sv_strided_check) only after the engine refused the data (failing on
+# the pre-issue-39 code, which checked before every run).
 calls = []
-real = {n: getattr(L.lib, n) for n in ("sv_array_find_nonfinite", "sv_array_max_abs",
-                                       "sv_mask_max_abs")}
+real = {n: getattr(L.lib, n) for n in ("sv_strided_check", "sv_strided_explain")}
 
 
 def counting(n):
@@ -110,7 +111,7 @@ try:
     except _measure.Skip as s:
         chk.ok(s.key == "nonfinite" and s.count == 2 and "2 NaN" in str(s), "monitor NaN: Skip",
                "%s %d %s" % (s.key, s.count, s))
-    chk.ok("sv_array_find_nonfinite" in calls, "failure: the index found after the engine",
+    chk.ok("sv_strided_check" in calls, "failure: the library asked why after the engine",
            "called %s" % sorted(set(calls)))
 finally:
     for n, f in real.items():
@@ -167,16 +168,13 @@ for what, m in masks.items():
 # stats()'s per-head columns from one sv_per_head_values call against the
 # row views and getters of each trial (the path they replace), bit for bit.
 def per_trial(q, k, mask, scale):
-    arrays, owners, qd, kd = _core._prepare(q, k, None, "bhnd")
+    arrays, owners, qd, kd = _core._prepare(q, k, None, "bhnd", mask)
     st = S(q, k, mask=mask, scale=scale, pool="none")
     spec = L.sv_spec()
     spec.d_k, spec.n_q, spec.n_k, spec.trials = qd[3], qd[2], kd[2], qd[0] * qd[1]
     spec.scale = scale
     L.lib.sv_spec_resolve(ctypes.byref(spec))
     trials = (L.sv_trial_stats * spec.trials)()
-    if mask is not None:
-        arrays.mask, o = _core._mask(mask, qd, kd)
-        owners.append(o)
     src = ctypes.create_string_buffer(L.SOURCE_BYTES)
     L.lib.sv_source_strided(ctypes.byref(arrays), src)
     chk.ok(_core.engine_run(spec, src, _core.exec_options(1), 0, spec.trials, trials) == L.SV_OK,

@@ -171,7 +171,6 @@ static const char *const format_names[] = {"table",   "csv",      "json",  "json
                                            "gnuplot", "markdown", "latex", NULL};
 static const char *const plot_names[] = {"variance", "entropy",   "max_weight", "eff_keys",
                                          "grad",     "histogram", NULL};
-static const char *const layout_names[] = {"bhnd", "bnhd", NULL};
 static const char *const pool_names[] = {"heads", "none", "all", NULL};
 
 /* --q-rows A:B, two counts with A < B (block boundaries: shards.c). */
@@ -282,10 +281,11 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
         opt->logits[opt->n_logits++] = s;
         return 1;
     case CLI_OPT_LAYOUT: {
-        const int i = name_index(s, layout_names);
-        if (i < 0)
-            return not_one_of("--layout", cli_quote(q, sizeof q, s), s, layout_names, err, errlen);
-        opt->layout_bnhd = i;
+        const char *names[SV_LAYOUTS + 1] = {NULL}; /* the library's: sv_layout_name */
+        for (int i = 0; i < SV_LAYOUTS; i++)
+            names[i] = sv_layout_name((sv_layout)i);
+        if (sv_layout_parse(s, &opt->layout) != SV_OK)
+            return not_one_of("--layout", cli_quote(q, sizeof q, s), s, names, err, errlen);
         return 1;
     }
     case CLI_OPT_PLOT:

@@ -89,7 +89,7 @@ typedef struct cli_options {
     int quiet;            /* no progress line */
     int example;          /* --example: one trial shown instead */
     double observed;      /* NAN without --observed */
-    int layout_bnhd;      /* --layout bnhd: swap the heads and positions axes */
+    sv_layout layout;     /* --layout: the files' axis order (sv_array_to_bhnd) */
     size_t q_rows[2];     /* --q-rows A:B as given */
     cli_pool pool;        /* --pool */
     cli_plot plot;        /* --plot */

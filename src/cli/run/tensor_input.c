@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -121,28 +120,6 @@ static int parse_file(const cli_tensor_file *f, sv_array *a, char *err, size_t e
     return 1;
 }
 
-/* --layout bnhd: batch x n x heads x d (or n x heads x d) as bhnd. */
-static void to_bhnd(sv_array *a)
-{
-    const int i = a->ndim == 4 ? 1 : 0;
-    if (a->ndim < 3)
-        return;
-    const size_t s = a->shape[i];
-    const ptrdiff_t d = a->strides[i];
-    a->shape[i] = a->shape[i + 1];
-    a->strides[i] = a->strides[i + 1];
-    a->shape[i + 1] = s;
-    a->strides[i + 1] = d;
-}
-
-static size_t batch_of(const sv_array *a)
-{
-    return a->ndim == 4 ? a->shape[0] : 1;
-}
-static size_t heads_of(const sv_array *a)
-{
-    return a->ndim >= 3 ? a->shape[a->ndim - 3] : 1;
-}
 static size_t rows_of(const sv_array *a)
 {
     return a->shape[a->ndim - 2];
@@ -152,164 +129,23 @@ static size_t cols_of(const sv_array *a)
     return a->shape[a->ndim - 1];
 }
 
-/* One entry's value as a double, for the message: widened as the source
- * does (only whether it is nan, inf or -inf matters here). */
-static double entry(const sv_array *a, const size_t *index)
+/* The library's check of the arrays (sv_strided_check: spec NULL, among
+ * themselves; else against spec, every entry read), its reason naming the
+ * files. 1 when it finds nothing to say. */
+static int checked(const cli_tensors *t, const sv_spec *spec, char *err, size_t errlen)
 {
-    const unsigned char *p = a->data;
-    for (int i = 0; i < a->ndim; i++)
-        p += (ptrdiff_t)index[i] * a->strides[i];
-    static const size_t size[SV_DTYPES] = {8, 4, 2, 2, 1};
-    unsigned char b[8] = {0};
-    const size_t n = size[a->dtype];
-    for (size_t i = 0; i < n; i++)
-        b[i] = a->byte_swapped ? p[n - 1 - i] : p[i];
-    if (a->dtype == SV_DTYPE_FLOAT64 || a->dtype == SV_DTYPE_FLOAT32) {
-        double d;
-        float f;
-        return a->dtype == SV_DTYPE_FLOAT64 ? (memcpy(&d, b, 8), d) : (memcpy(&f, b, 4), f);
-    }
-    uint16_t u; /* the half's bits in the machine's order, any byte order */
-    memcpy(&u, b, 2);
-    const int neg = (u >> 15) & 1;
-    const unsigned exp_all = a->dtype == SV_DTYPE_FLOAT16 ? 0x7c00 : 0x7f80;
-    const unsigned man = a->dtype == SV_DTYPE_FLOAT16 ? 0x03ff : 0x007f;
-    if ((u & exp_all) != exp_all)
-        return 0.0;
-    return (u & man) ? NAN : neg ? -INFINITY : INFINITY;
-}
-
-/* "FILE: entry (batch b, head h, position i, column l) is nan". */
-static int finite(const cli_tensor_file *f, const sv_array *a, char *err, size_t errlen)
-{
-    size_t ix[SV_ARRAY_MAX_DIMS] = {0};
-    if (!sv_array_find_nonfinite(a, ix))
+    sv_strided_why why;
+    if (sv_strided_check(&t->arrays, spec, &why) == SV_OK || why.problem == SV_STRIDED_FINE)
         return 1;
-    static const char *const axis[] = {"batch", "head", "position", "column"};
-    char q[80], where[160] = "";
-    size_t at = 0;
-    for (int i = 0; i < a->ndim; i++)
-        at += (size_t)snprintf(where + at, sizeof where - at, "%s%s %zu", i ? ", " : "",
-                               axis[4 - a->ndim + i], ix[i]);
-    const double v = entry(a, ix);
-    return cli_fail(err, errlen, "%s: entry (%s) is %s", cli_quote(q, sizeof q, f->arg), where,
-                    isnan(v) ? "nan"
-                    : v > 0  ? "inf"
-                             : "-inf");
-}
-
-/* "(2, 1, 5, 7)": the shape of a as the file has it (before --layout). */
-static void shape_text(const sv_array *a, char *buf, size_t len)
-{
-    size_t at = (size_t)snprintf(buf, len, "(");
-    for (int i = 0; i < a->ndim && at < len; i++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%zu", i ? ", " : "", a->shape[i]);
-    if (at < len)
-        snprintf(buf + at, len - at, ")");
-}
-
-/* --mask against Q and K: each axis 1 or batch, heads_q, n_q, n_k; no NaN
- * or +inf entry (-inf excludes a key). A bool array only as a mask. */
-static int mask_ok(const cli_tensors *t, char *err, size_t errlen)
-{
-    const sv_array *q = &t->arrays.q, *k = &t->arrays.k, *m = &t->arrays.mask;
-    const sv_array *data[3] = {q, k, &t->arrays.v};
-    char ma[80], sh[128];
-    for (int i = 0; i < 3; i++)
-        if (t->file[i].arg && data[i]->dtype == SV_DTYPE_BOOL)
-            return cli_fail(err, errlen,
-                            "%s: dtype bool: Q, K and V hold numbers (a bool array "
-                            "is a --mask)",
-                            cli_quote(ma, sizeof ma, t->file[i].arg));
-    if (!m->data)
-        return 1;
-    cli_quote(ma, sizeof ma, t->file[3].arg);
-    shape_text(m, sh, sizeof sh);
-    const size_t want[4] = {batch_of(q), heads_of(q), rows_of(q), rows_of(k)};
-    for (int i = 0; i < m->ndim; i++) {
-        const size_t w = want[4 - m->ndim + i];
-        if (m->shape[i] != 1 && m->shape[i] != w)
-            return cli_fail(err, errlen,
-                            "%s: mask shape %s does not broadcast to batch x heads x n_q x n_k "
-                            "= (%zu, %zu, %zu, %zu)",
-                            ma, sh, want[0], want[1], want[2], want[3]);
+    static const int file_of[SV_TENSORS] = {0, 1, 2, -1, 3}; /* no --g */
+    char q[SV_TENSORS][80], line[512];
+    const char *names[SV_TENSORS];
+    for (int i = 0; i < SV_TENSORS; i++) {
+        const char *arg = file_of[i] >= 0 ? t->file[file_of[i]].arg : NULL;
+        names[i] = arg ? cli_quote(q[i], sizeof q[i], arg) : i == SV_TENSOR_G ? "G" : "-";
     }
-    if (m->dtype == SV_DTYPE_BOOL)
-        return 1;
-    size_t n[4] = {1, 1, 1, 1}, ix[4] = {0};
-    for (int i = 0; i < m->ndim; i++)
-        n[4 - m->ndim + i] = m->shape[i];
-    for (size_t a = 0; a < n[0] * n[1] * n[2] * n[3]; a++) {
-        size_t r = a;
-        for (int i = 3; i >= 0; i--)
-            ix[i] = r % n[i], r /= n[i];
-        const double v = entry(m, ix + 4 - m->ndim);
-        if (isnan(v) || v == INFINITY)
-            return cli_fail(err, errlen,
-                            "%s: mask entry %zu (row-major) is %s: a float mask holds finite "
-                            "values, or -inf to exclude a key",
-                            ma, a, isnan(v) ? "nan" : "inf");
-    }
-    return 1;
-}
-
-/* Entries small enough that the sums of squares of q_var, k_var and the
- * output variances stay finite (sv_entry_bound): no inf from a finite
- * file. After finite(): no NaN is left. */
-static int magnitudes(const cli_tensors *t, char *err, size_t errlen)
-{
-    const sv_array *q = &t->arrays.q, *k = &t->arrays.k, *v = &t->arrays.v;
-    const sv_array *a[3] = {q, k, v};
-    const size_t n[3] = {rows_of(q) * cols_of(q), rows_of(k) * cols_of(k),
-                         v->data ? rows_of(q) * cols_of(v) : 0};
-    static const char *const what[3] = {
-        "q_var (a sum of n_q*d_k squares)", "k_var (a sum of n_k*d_k squares)",
-        "raw_out_var and scaled_out_var (sums of n_q*d_v squared outputs)"};
-    for (int i = 0; i < 3; i++) {
-        if (!t->file[i].arg)
-            continue;
-        const double m = sv_array_max_abs(a[i]), bound = sv_entry_bound(n[i]);
-        char fa[80];
-        if (m > bound)
-            return cli_fail(err, errlen,
-                            "%s: entries up to %.3g in magnitude: %s would overflow (above %.3g "
-                            "for this shape); rescale the tensor",
-                            cli_quote(fa, sizeof fa, t->file[i].arg), m, what[i], bound);
-    }
-    return 1;
-}
-
-/* K (and V) against Q: d_k, batch, heads that divide, V's rows and heads. */
-static int shapes(const cli_tensors *t, int causal, char *err, size_t errlen)
-{
-    const sv_array *q = &t->arrays.q, *k = &t->arrays.k, *v = &t->arrays.v;
-    char qa[80], ka[80], va[80] = "";
-    cli_quote(qa, sizeof qa, t->file[0].arg);
-    cli_quote(ka, sizeof ka, t->file[1].arg);
-    if (cols_of(k) != cols_of(q))
-        return cli_fail(err, errlen, "%s: d_k %zu (its last axis) differs from Q's %zu (%s)", ka,
-                        cols_of(k), cols_of(q), qa);
-    if (batch_of(k) != batch_of(q))
-        return cli_fail(err, errlen, "%s: batch %zu differs from Q's %zu (%s)", ka, batch_of(k),
-                        batch_of(q), qa);
-    if (heads_of(q) % heads_of(k) != 0)
-        return cli_fail(err, errlen,
-                        "%s: its %zu heads do not divide Q's %zu heads (%s): grouped-query "
-                        "attention needs heads_q a multiple of heads_kv",
-                        ka, heads_of(k), heads_of(q), qa);
-    if (causal && rows_of(q) != rows_of(k))
-        return cli_fail(err, errlen, "--causal needs n_q = n_k: %s has %zu positions, %s %zu", qa,
-                        rows_of(q), ka, rows_of(k));
-    if (!v->data)
-        return 1;
-    cli_quote(va, sizeof va, t->file[2].arg);
-    if (rows_of(v) != rows_of(k))
-        return cli_fail(err, errlen, "%s: %zu positions differ from K's n_k = %zu (%s)", va,
-                        rows_of(v), rows_of(k), ka);
-    if (heads_of(v) != heads_of(k) || batch_of(v) != batch_of(k))
-        return cli_fail(err, errlen, "%s: batch x heads %zu x %zu differ from K's %zu x %zu (%s)",
-                        va, batch_of(v), heads_of(v), batch_of(k), heads_of(k), ka);
-    return 1;
+    sv_strided_explain(&why, names, line, sizeof line);
+    return cli_fail(err, errlen, "%s", line);
 }
 
 /* Whether the run of configuration c fits in physical memory, as
@@ -355,6 +191,8 @@ static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_
         sv_param p = SV_PARAM_NONE;
         (void)sv_spec_set(&s, SV_PARAM_SCALE, c->scale_name); /* parsed: options.c */
         st = sv_spec_resolve(&s); /* it checks: a fault is named after it */
+        if (st != SV_OK && !checked(t, &s, err, errlen))
+            return 0; /* the arrays say why (--causal with n_q != n_k) */
         if (st != SV_OK)
             (void)sv_spec_check_param(&s, &p, NULL, NULL, 0);
         if (st == SV_OK)
@@ -371,16 +209,6 @@ static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_
             return cli_fail(err, errlen, "%s: d_k=%zu n_q=%zu n_k=%zu: %s%s%s", qa, s.d_k, s.n_q,
                             s.n_k, sv_status_str(st), p != SV_PARAM_NONE ? ": " : "",
                             p != SV_PARAM_NONE ? sv_param_name(p) : "");
-        if (t->arrays.mask.data) { /* raw logits S + M / scale stay below SV_SCORE_MAX */
-            const double top = sv_mask_max_abs(&t->arrays.mask);
-            char ma[80];
-            if (!(top / s.scale <= SV_SCORE_MAX))
-                return cli_fail(err, errlen,
-                                "%s: mask entries up to %.3g in magnitude: over the scale %.3g "
-                                "the raw logits S + M / scale would pass %.3g",
-                                cli_quote(ma, sizeof ma, t->file[3].arg), top, s.scale,
-                                SV_SCORE_MAX);
-        }
         c->spec = s;
         if (!fits(opt, c, qa, err, errlen))
             return 0;
@@ -500,15 +328,14 @@ int cli_tensors_open(cli_tensors *t, cli_options *opt, char *err, size_t errlen)
             cli_tensors_close(t);
             return 0;
         }
-        if (opt->layout_bnhd && i < 3) /* a mask is batch x heads x n_q x n_k */
-            to_bhnd(arr[i]);
+        if (i < 3) /* a mask is batch x heads x n_q x n_k */
+            (void)sv_array_to_bhnd(arr[i], opt->layout);
     }
-    /* the sizes before the finite scan, which reads every byte */
-    int ok = shapes(t, opt->base.causal, err, errlen) && mask_ok(t, err, errlen) &&
-             make_configs(t, opt, err, errlen);
-    for (int i = 0; ok && i < 3; i++)
-        ok = !t->file[i].arg || finite(&t->file[i], arr[i], err, errlen);
-    ok = ok && magnitudes(t, err, errlen);
+    /* the sizes (and the memory a run needs) before the entries, which the
+     * check of each configuration reads */
+    int ok = checked(t, NULL, err, errlen) && make_configs(t, opt, err, errlen);
+    for (size_t i = 0; ok && i < opt->n_configs; i++)
+        ok = checked(t, &opt->configs[i].spec, err, errlen);
     if (!ok)
         cli_tensors_close(t);
     return ok;

@@ -2,10 +2,11 @@
  * a regular file, memory-mapped read-only (never read whole: the engine's
  * strided source reads rows from the mapping) and parsed by its magic
  * (.npy: "\x93NUMPY"; else safetensors) with the library's parsers
- * (tensor_file.h). Then the shapes are checked against each other, every
- * entry is checked to be finite, and the run's configurations (one per
- * --scale) are made from the files' sizes. Every failure is one line
- * naming the file and what is wrong (exit status 1).
+ * (tensor_file.h). Then the library checks the arrays (sv_strided_check:
+ * their shapes against each other, then, once the run's configurations
+ * (one per --scale) are made from the files' sizes and fit in memory,
+ * every entry against each configuration). Every failure is one line
+ * naming the file and what is wrong (sv_strided_explain; exit status 1).
  *
  * FILE:NAME: an argument that names an existing file is that file, colons
  * and all; else the part before the LAST ':' must name one, and the part
