@@ -13,6 +13,7 @@
 #include "sdpa_var/dklist.h"
 #include "sdpa_var/engine.h"
 #include "sdpa_var/rowfold.h"
+#include "sdpa_var/run.h"
 #include "sdpa_var/moments.h"
 #include "sdpa_var/param.h"
 #include "sdpa_var/rng.h"
