@@ -108,6 +108,26 @@ static int engine_draws(sv_status *st, unsigned char *keep, size_t keep_len)
     return 1;
 }
 
+/* The run driver (run.h) in chunks of 2: its runner, chunk buffer,
+ * partial and summary; nothing left, *out untouched on a failure. */
+static int run_driver(sv_status *st, unsigned char *keep, size_t keep_len)
+{
+    sv_spec s = spec_small(0, 0);
+    s.trials = 5;
+    sv_source src;
+    if ((*st = sv_spec_resolve(&s)) != SV_OK || (*st = sv_source_draw(&s, &src)) != SV_OK)
+        return 1;
+    sv_summary sum;
+    memset(&sum, 0xA5, sizeof sum);
+    const sv_exec exec = {.threads = 1};
+    const sv_run_options opt = {.chunk = 2, .want = SV_RUN_ALL, .observed = NAN};
+    *st = sv_run(&s, &src, &exec, NULL, &opt, &sum);
+    if (*st != SV_OK)
+        return sentinel(&sum, sizeof sum);
+    memcpy(keep, &sum.mean, keep_len < sizeof sum.mean ? keep_len : sizeof sum.mean);
+    return 1;
+}
+
 /* sv_engine_run over caller arrays (a strided source), causal. */
 static int engine_strided(sv_status *st, unsigned char *keep, size_t keep_len)
 {
@@ -185,14 +205,14 @@ static int partial_summary(sv_status *st, unsigned char *keep, size_t keep_len)
     if (*st == SV_OK)
         memcpy(keep, &sum.mean, keep_len < sizeof sum.mean ? keep_len : sizeof sum.mean);
     /* the streaming summary of the same trials */
-    sv_summary_acc acc;
+    sv_summary_acc *acc;
     sv_summary sum2;
     memset(&sum2, 0xA5, sizeof sum2);
     if (*st == SV_OK && (*st = sv_summary_begin(&s, &acc)) == SV_OK) {
-        sv_status e = sv_summary_add(&acc, t, 1000);
+        sv_status e = sv_summary_add(acc, t, 1000);
         if (e == SV_OK)
-            e = sv_summary_add(&acc, t + 1000, T - 1000);
-        const sv_status e2 = sv_summary_end(&acc, NAN, e == SV_OK ? &sum2 : NULL);
+            e = sv_summary_add(acc, t + 1000, T - 1000);
+        const sv_status e2 = sv_summary_end(acc, NAN, e == SV_OK ? &sum2 : NULL);
         *st = e != SV_OK ? e : e2;
         if (*st != SV_OK)
             ok = ok && sentinel(&sum2, sizeof sum2);
@@ -365,6 +385,7 @@ int main(void)
         sweep("engine draws", engine_draws, persistent);
         sweep("engine strided", engine_strided, persistent);
         sweep("partial and summary", partial_summary, persistent);
+        sweep("run driver", run_driver, persistent);
         sweep("states", states, persistent);
         sweep("safetensors", safetensors, persistent);
     }

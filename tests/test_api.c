@@ -382,15 +382,15 @@ static void spec_theory_summary(void)
     sv_partial_free(NULL);
 
     sv_summary s;
-    sv_summary_acc acc;
+    sv_summary_acc *acc;
     CHECK_STATUS(sv_summary_begin(NULL, &acc), SV_EINVAL);
     CHECK_STATUS(sv_summary_begin(&one, NULL), SV_EINVAL);
     CHECK_STATUS(sv_summary_add(NULL, &mean, 1), SV_EINVAL);
     CHECK_STATUS(sv_summary_end(NULL, NAN, &s), SV_EINVAL);
     if (CHECK_STATUS(sv_summary_begin(&one, &acc), SV_OK)) {
-        CHECK_STATUS(sv_summary_add(&acc, &mean, 2), SV_EINVAL);
+        CHECK_STATUS(sv_summary_add(acc, &mean, 2), SV_EINVAL);
     }
-    CHECK_STATUS(sv_summary_end(&acc, NAN, &s), SV_EINVAL); /* no trials added; acc freed */
+    CHECK_STATUS(sv_summary_end(acc, NAN, &s), SV_EINVAL); /* no trials added; acc freed */
     CHECK_STATUS(sv_summary_compute(&one, NULL, NAN, &s), SV_EINVAL);
     CHECK_STATUS(sv_summary_compute(NULL, &mean, NAN, &s), SV_EINVAL);
     CHECK_STATUS(sv_summary_from_partial(&one, NULL, NAN, &s), SV_EINVAL);

@@ -119,11 +119,11 @@ static void test_summary_from_partial(void)
     CHECK_STATUS(sv_summary_from_partial_want(&cfg, &c, 0.5, SV_SUMMARY_QUANTILES, &lean), SV_OK);
     CHECK_MEM_EQ(&lean.raw, &want.raw, sizeof lean.raw);
     sv_partial_free(&c);
-    sv_summary_acc acc;
+    sv_summary_acc *acc;
     CHECK_STATUS(sv_summary_begin(&cfg, &acc), SV_OK);
-    CHECK_STATUS(sv_summary_add(&acc, t, (size_t)n), SV_OK);
-    CHECK_STATUS(sv_summary_add(&acc, t, 1), SV_EINVAL); /* more than the trials left */
-    CHECK_STATUS(sv_summary_end(&acc, 0.5, &got), SV_OK);
+    CHECK_STATUS(sv_summary_add(acc, t, (size_t)n), SV_OK);
+    CHECK_STATUS(sv_summary_add(acc, t, 1), SV_EINVAL); /* more than the trials left */
+    CHECK_STATUS(sv_summary_end(acc, 0.5, &got), SV_OK);
     CHECK_MEM_EQ(&got.mean, &want.mean, sizeof got.mean);
     sv_partial_free(&a);
     sv_partial_free(&b);

@@ -3,6 +3,8 @@
  * Python package and the page all run a configuration. */
 #include "sdpa_var/run.h"
 
+#include "heap.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +74,7 @@ sv_status sv_runner_begin(const sv_spec *spec, const sv_source *src, const sv_ex
         st = sv_taps_check(taps, spec);
     if (st != SV_OK)
         return st;
-    sv_runner *r = calloc(1, sizeof *r);
+    sv_runner *r = sv__calloc(1, sizeof *r);
     if (!r)
         return SV_ENOMEM;
     r->spec = *spec;
@@ -88,7 +90,7 @@ sv_status sv_runner_begin(const sv_spec *spec, const sv_source *src, const sv_ex
     }
     st = sv_partial_init(&r->part, o->first, spec->trials);
     if (st != SV_OK) {
-        free(r);
+        sv__free(r);
         return st;
     }
     r->has_part = 1;
@@ -102,8 +104,8 @@ static sv_trial_stats *chunk_buffer(sv_runner *r, uint64_t n)
     if (r->opt.keep)
         return r->opt.keep + r->done;
     if (n > r->chunk_cap) {
-        free(r->chunk);
-        r->chunk = calloc((size_t)n, sizeof *r->chunk);
+        sv__free(r->chunk);
+        r->chunk = sv__calloc((size_t)n, sizeof *r->chunk);
         r->chunk_cap = r->chunk ? (size_t)n : 0;
     }
     return r->chunk;
@@ -168,8 +170,8 @@ void sv_runner_free(sv_runner *r)
         return;
     if (r->has_part)
         sv_partial_free(&r->part);
-    free(r->chunk);
-    free(r);
+    sv__free(r->chunk);
+    sv__free(r);
 }
 
 sv_status sv_run(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
