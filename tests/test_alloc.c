@@ -183,25 +183,25 @@ static int partial_summary(sv_status *st, unsigned char *keep, size_t keep_len)
     sv_spec s = {.d_k = 4, .n_q = 2, .n_k = 2, .trials = T};
     if ((*st = sv_spec_resolve(&s)) != SV_OK)
         return 1;
-    sv_partial a, b;
-    if ((*st = sv_partial_init(&a, 0, 8)) != SV_OK)
+    sv_partial *a, *b;
+    if ((*st = sv_partial_create(0, 8, &a)) != SV_OK)
         return 1;
-    if ((*st = sv_partial_add(&a, t, T - 100)) != SV_OK ||
-        (*st = sv_partial_init(&b, T - 100, 100)) != SV_OK) {
-        sv_partial_free(&a);
+    if ((*st = sv_partial_add(a, t, T - 100)) != SV_OK ||
+        (*st = sv_partial_create(T - 100, 100, &b)) != SV_OK) {
+        sv_partial_free(a);
         return 1;
     }
-    if ((*st = sv_partial_add(&b, t + T - 100, 100)) == SV_OK)
-        *st = sv_partial_merge(&a, &b);
-    sv_partial_free(&b);
+    if ((*st = sv_partial_add(b, t + T - 100, 100)) == SV_OK)
+        *st = sv_partial_merge(a, b);
+    sv_partial_free(b);
     sv_summary sum;
     memset(&sum, 0xA5, sizeof sum);
     int ok = 1;
     if (*st == SV_OK) {
-        *st = sv_summary_from_partial(&s, &a, NAN, &sum);
+        *st = sv_summary_from_partial(&s, a, NAN, &sum);
         ok = *st == SV_OK || sentinel(&sum, sizeof sum);
     }
-    sv_partial_free(&a);
+    sv_partial_free(a);
     if (*st == SV_OK)
         memcpy(keep, &sum.mean, keep_len < sizeof sum.mean ? keep_len : sizeof sum.mean);
     /* the streaming summary of the same trials */
@@ -247,8 +247,8 @@ static unsigned char *shard_bytes(uint64_t first, uint64_t count, size_t *len)
                            .row_end = s.n_q};
     c->spec.trials = count;
     strcpy(c->scale_name, "sqrt");
-    CHECK_STATUS(sv_partial_init(&c->trials, first, count), SV_OK);
-    CHECK_STATUS(sv_partial_add(&c->trials, t, (size_t)count), SV_OK);
+    CHECK_STATUS(sv_partial_create(first, count, &c->trials), SV_OK);
+    CHECK_STATUS(sv_partial_add(c->trials, t, (size_t)count), SV_OK);
     *len = 0;
     CHECK_STATUS(sv_state_encode(&st, NULL, 0, len), SV_ERANGE);
     unsigned char *b = malloc(*len);

@@ -104,11 +104,12 @@ static void test_steps(void)
     CHECK_STATUS(sv_runner_step(r, 3, &done), SV_EINVAL); /* finished */
     sv_summary sum;
     CHECK_STATUS(sv_runner_end(r, &sum), SV_OK);
-    sv_partial p;
+    sv_partial *p;
     CHECK_STATUS(sv_runner_take_partial(r, &p), SV_OK);
-    CHECK_EQ(p.n, 10);
-    CHECK_STATUS(sv_runner_take_partial(r, &p), SV_EINVAL); /* moved */
-    sv_partial_free(&p);
+    CHECK_EQ(sv_partial_count(p), 10);
+    sv_partial *again = NULL;
+    CHECK_STATUS(sv_runner_take_partial(r, &again), SV_EINVAL); /* moved */
+    sv_partial_free(p);
     sv_runner_free(r);
 
     s = (seen){.stop_after = 2};

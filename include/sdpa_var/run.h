@@ -116,11 +116,13 @@ sv_status sv_runner_step(sv_runner *r, uint64_t max_trials, uint64_t *done);
 sv_status sv_runner_end(sv_runner *r, sv_summary *out);
 
 /**
- * Moves the run's partial sums (every trial done; partial.h) into *out,
- * for a state that keeps them (state.h); the runner keeps none after.
- * @return SV_OK; SV_EINVAL if trials are left or they were moved already.
+ * Moves the run's partial sums (every trial done; partial.h) into a new
+ * partial *out (the caller's to sv_partial_free), for a state that keeps
+ * them (state.h); the runner keeps none after.
+ * @return SV_OK; SV_EINVAL if trials are left or they were moved already;
+ *         SV_ENOMEM (the runner keeps them then).
  */
-sv_status sv_runner_take_partial(sv_runner *r, sv_partial *out);
+sv_status sv_runner_take_partial(sv_runner *r, sv_partial **out);
 
 /** Frees the runner (NULL: nothing). */
 void sv_runner_free(sv_runner *r);

@@ -175,21 +175,12 @@ class sv_summary(ctypes.Structure):
                 ("raw_var_cdf_observed", c_dbl)]
 
 
-class sv_partial(ctypes.Structure):
-    """partial.h: struct sv_partial (inside sv_state_config)."""
-    _fields_ = [("first", c_u64), ("n", c_u64), ("cap", c_u64),
-                ("lead", ctypes.POINTER(sv_trial_stats)), ("n_blocks", c_size),
-                ("block_sum", ctypes.POINTER(c_dbl)), ("block_m2", ctypes.POINTER(c_dbl)),
-                ("ext", c_dbl * ((_cdll.sv_struct_size(b"sv_trial_extremes") if _bound else 0)
-                                 // ctypes.sizeof(c_dbl))),
-                ("raw_var", ctypes.POINTER(c_dbl)), ("scaled_var", ctypes.POINTER(c_dbl))]
-
-
 class sv_state_config(ctypes.Structure):
     """state.h: struct sv_state_config."""
     _fields_ = [("spec", sv_spec), ("scale_name", ctypes.c_char * 32), ("observed", c_dbl),
                 ("trial_first", c_u64), ("trial_count", c_u64), ("row_begin", c_u64),
-                ("row_end", c_u64), ("trials", sv_partial), ("folds", ctypes.c_void_p)]
+                ("row_end", c_u64), ("trials", ctypes.c_void_p),  # sv_partial * (opaque)
+                ("folds", ctypes.c_void_p)]
 
 
 class sv_state(ctypes.Structure):

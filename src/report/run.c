@@ -4,6 +4,7 @@
 #include "sdpa_var/run.h"
 
 #include "heap.h"
+#include "partial_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -88,7 +89,7 @@ sv_status sv_runner_begin(const sv_spec *spec, const sv_source *src, const sv_ex
         r->exec.progress = run_progress;
         r->exec.progress_ctx = r;
     }
-    st = sv_partial_init(&r->part, o->first, spec->trials);
+    st = sv__partial_init(&r->part, o->first, spec->trials);
     if (st != SV_OK) {
         sv__free(r);
         return st;
@@ -154,11 +155,14 @@ sv_status sv_runner_end(sv_runner *r, sv_summary *out)
                                         out);
 }
 
-sv_status sv_runner_take_partial(sv_runner *r, sv_partial *out)
+sv_status sv_runner_take_partial(sv_runner *r, sv_partial **out)
 {
     if (!r || !out || r->failed || !r->has_part || r->done != r->spec.trials)
         return SV_EINVAL;
-    *out = r->part;
+    *out = sv__malloc(sizeof **out);
+    if (!*out)
+        return SV_ENOMEM;
+    **out = r->part;
     memset(&r->part, 0, sizeof r->part);
     r->has_part = 0;
     return SV_OK;
@@ -169,7 +173,7 @@ void sv_runner_free(sv_runner *r)
     if (!r)
         return;
     if (r->has_part)
-        sv_partial_free(&r->part);
+        sv__partial_release(&r->part);
     sv__free(r->chunk);
     sv__free(r);
 }

@@ -1,5 +1,6 @@
 #include "sdpa_var/summary.h"
 #include "heap.h"
+#include "partial_impl.h"
 
 #include <assert.h>
 #include <math.h>
@@ -124,7 +125,7 @@ sv_status sv_summary_begin(const sv_spec *spec, sv_summary_acc **acc)
     if (!a)
         return SV_ENOMEM;
     a->spec = *spec;
-    st = sv_partial_init(&a->trials, 0, spec->trials);
+    st = sv__partial_init(&a->trials, 0, spec->trials);
     if (st != SV_OK) {
         sv__free(a);
         return st;
@@ -197,7 +198,7 @@ sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out)
         return SV_EINVAL;
     sv_status st =
         out ? sv_summary_from_partial(&acc->spec, &acc->trials, observed, out) : SV_EINVAL;
-    sv_partial_free(&acc->trials);
+    sv__partial_release(&acc->trials);
     sv__free(acc);
     return st;
 }
