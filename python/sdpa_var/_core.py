@@ -13,6 +13,7 @@ from . import _lib as L
 
 CHUNK = 65536  # trials per sv_engine_run call: bounds the stats array
 THREADS_MAX = 1024  # as the CLI's --threads
+POOLS = [n.decode() for n in map(L.lib.sv_pool_name, range(8)) if n]  # heads, none, all
 
 
 class NonFiniteError(ValueError):
@@ -323,8 +324,9 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     (batch, heads_q). Raises TypeError / ValueError naming the argument at
     fault.
     """
-    if pool not in ("heads", "none", "all"):
-        raise ValueError("pool: %r is not 'heads', 'none' or 'all'" % (pool,))
+    if pool not in POOLS:  # the library's names (sv_pool, run.h)
+        raise ValueError("pool: %r is not %s or %r" % (pool, ", ".join(map(repr, POOLS[:-1])),
+                                                      POOLS[-1]))
     exe = exec_options(threads)
     arrays, owners, qd, kd = _prepare(q, k, v, layout)
     spec = spec_of(qd, kd, scale, causal, window, ddof,

@@ -275,6 +275,7 @@ SIGNATURES = {
     "sv_summary_head": (c_int, [P(sv_spec), P(sv_trial_stats), P(sv_summary), P(sv_spec),
                                 P(sv_summary)]),
     # run.h
+    "sv_pool_name": (c_char_p, [c_int]),
     "sv_run": (c_int, [P(sv_spec), ctypes.c_void_p, P(sv_exec), ctypes.c_void_p,
                        P(sv_run_options), P(sv_summary)]),
     "sv_head_row_make": (c_int, [P(sv_spec), c_char_p, P(sv_trial_stats), P(sv_head), c_u64,
