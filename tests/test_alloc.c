@@ -108,6 +108,26 @@ static int engine_draws(sv_status *st, unsigned char *keep, size_t keep_len)
     return 1;
 }
 
+/* The run driver (run.h) in chunks of 2: its runner, chunk buffer,
+ * partial and summary; nothing left, *out untouched on a failure. */
+static int run_driver(sv_status *st, unsigned char *keep, size_t keep_len)
+{
+    sv_spec s = spec_small(0, 0);
+    s.trials = 5;
+    sv_source src;
+    if ((*st = sv_spec_resolve(&s)) != SV_OK || (*st = sv_source_draw(&s, &src)) != SV_OK)
+        return 1;
+    sv_summary sum;
+    memset(&sum, 0xA5, sizeof sum);
+    const sv_exec exec = {.threads = 1};
+    const sv_run_options opt = {.chunk = 2, .want = SV_RUN_ALL, .observed = NAN};
+    *st = sv_run(&s, &src, &exec, NULL, &opt, &sum);
+    if (*st != SV_OK)
+        return sentinel(&sum, sizeof sum);
+    memcpy(keep, &sum.mean, keep_len < sizeof sum.mean ? keep_len : sizeof sum.mean);
+    return 1;
+}
+
 /* sv_engine_run over caller arrays (a strided source), causal. */
 static int engine_strided(sv_status *st, unsigned char *keep, size_t keep_len)
 {
@@ -163,36 +183,36 @@ static int partial_summary(sv_status *st, unsigned char *keep, size_t keep_len)
     sv_spec s = {.d_k = 4, .n_q = 2, .n_k = 2, .trials = T};
     if ((*st = sv_spec_resolve(&s)) != SV_OK)
         return 1;
-    sv_partial a, b;
-    if ((*st = sv_partial_init(&a, 0, 8)) != SV_OK)
+    sv_partial *a, *b;
+    if ((*st = sv_partial_create(0, 8, &a)) != SV_OK)
         return 1;
-    if ((*st = sv_partial_add(&a, t, T - 100)) != SV_OK ||
-        (*st = sv_partial_init(&b, T - 100, 100)) != SV_OK) {
-        sv_partial_free(&a);
+    if ((*st = sv_partial_add(a, t, T - 100)) != SV_OK ||
+        (*st = sv_partial_create(T - 100, 100, &b)) != SV_OK) {
+        sv_partial_free(a);
         return 1;
     }
-    if ((*st = sv_partial_add(&b, t + T - 100, 100)) == SV_OK)
-        *st = sv_partial_merge(&a, &b);
-    sv_partial_free(&b);
+    if ((*st = sv_partial_add(b, t + T - 100, 100)) == SV_OK)
+        *st = sv_partial_merge(a, b);
+    sv_partial_free(b);
     sv_summary sum;
     memset(&sum, 0xA5, sizeof sum);
     int ok = 1;
     if (*st == SV_OK) {
-        *st = sv_summary_from_partial(&s, &a, NAN, &sum);
+        *st = sv_summary_from_partial(&s, a, NAN, &sum);
         ok = *st == SV_OK || sentinel(&sum, sizeof sum);
     }
-    sv_partial_free(&a);
+    sv_partial_free(a);
     if (*st == SV_OK)
         memcpy(keep, &sum.mean, keep_len < sizeof sum.mean ? keep_len : sizeof sum.mean);
     /* the streaming summary of the same trials */
-    sv_summary_acc acc;
+    sv_summary_acc *acc;
     sv_summary sum2;
     memset(&sum2, 0xA5, sizeof sum2);
     if (*st == SV_OK && (*st = sv_summary_begin(&s, &acc)) == SV_OK) {
-        sv_status e = sv_summary_add(&acc, t, 1000);
+        sv_status e = sv_summary_add(acc, t, 1000);
         if (e == SV_OK)
-            e = sv_summary_add(&acc, t + 1000, T - 1000);
-        const sv_status e2 = sv_summary_end(&acc, NAN, e == SV_OK ? &sum2 : NULL);
+            e = sv_summary_add(acc, t + 1000, T - 1000);
+        const sv_status e2 = sv_summary_end(acc, NAN, e == SV_OK ? &sum2 : NULL);
         *st = e != SV_OK ? e : e2;
         if (*st != SV_OK)
             ok = ok && sentinel(&sum2, sizeof sum2);
@@ -227,8 +247,8 @@ static unsigned char *shard_bytes(uint64_t first, uint64_t count, size_t *len)
                            .row_end = s.n_q};
     c->spec.trials = count;
     strcpy(c->scale_name, "sqrt");
-    CHECK_STATUS(sv_partial_init(&c->trials, first, count), SV_OK);
-    CHECK_STATUS(sv_partial_add(&c->trials, t, (size_t)count), SV_OK);
+    CHECK_STATUS(sv_partial_create(first, count, &c->trials), SV_OK);
+    CHECK_STATUS(sv_partial_add(c->trials, t, (size_t)count), SV_OK);
     *len = 0;
     CHECK_STATUS(sv_state_encode(&st, NULL, 0, len), SV_ERANGE);
     unsigned char *b = malloc(*len);
@@ -365,6 +385,7 @@ int main(void)
         sweep("engine draws", engine_draws, persistent);
         sweep("engine strided", engine_strided, persistent);
         sweep("partial and summary", partial_summary, persistent);
+        sweep("run driver", run_driver, persistent);
         sweep("states", states, persistent);
         sweep("safetensors", safetensors, persistent);
     }

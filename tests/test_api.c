@@ -360,37 +360,42 @@ static void spec_theory_summary(void)
     CHECK_EQ(sv_quantile_sorted(x, 1, 1.0), 1.0);
     CHECK_EQ(sv_quantile_sorted(x, 2, 1.0), 3.0);
 
-    sv_partial p = {0};
+    sv_partial *p = NULL;
     sv_trial_stats mean;
-    sv_partial_mean(&p, &mean); /* n = 0: NAN, not 0 / 0 */
+    CHECK_STATUS(sv_partial_create(0, 0, NULL), SV_EINVAL);
+    CHECK_STATUS(sv_partial_create(UINT64_MAX, 2, &p), SV_ERANGE);
+    CHECK(p == NULL);
+    CHECK_EQ(sv_partial_count(NULL), 0);
+    CHECK_EQ(sv_partial_first(NULL), 0);
+    CHECK_STATUS(sv_partial_create(7, 0, &p), SV_OK);
+    CHECK_EQ(sv_partial_first(p), 7);
+    CHECK_EQ(sv_partial_count(p), 0);
+    sv_partial_mean(p, &mean); /* n = 0: NAN, not 0 / 0 */
     CHECK_NAN(mean.raw_var);
     CHECK_NAN(mean.raw_entropy_min);
     sv_partial_mean(NULL, &mean);
-    sv_partial_mean(&p, NULL);
+    sv_partial_mean(p, NULL);
     CHECK_NAN(mean.scaled_sum_p2);
-    CHECK_STATUS(sv_partial_init(NULL, 0, 0), SV_EINVAL);
-    CHECK_STATUS(sv_partial_init(&p, UINT64_MAX, 2), SV_ERANGE);
-    CHECK_STATUS(sv_partial_init(&p, 0, 0), SV_OK);
-    CHECK_STATUS(sv_partial_add(&p, NULL, 1), SV_EINVAL);
+    CHECK_STATUS(sv_partial_add(p, NULL, 1), SV_EINVAL);
     CHECK_STATUS(sv_partial_add(NULL, &mean, 1), SV_EINVAL);
-    if (CHECK_STATUS(sv_partial_add(&p, NULL, 0), SV_OK)) {
-        CHECK_STATUS_NE(sv_partial_add(&p, &mean, big), SV_OK);
+    if (CHECK_STATUS(sv_partial_add(p, NULL, 0), SV_OK)) {
+        CHECK_STATUS_NE(sv_partial_add(p, &mean, big), SV_OK);
     }
-    CHECK_STATUS(sv_partial_merge(&p, NULL), SV_EINVAL);
-    CHECK_STATUS(sv_partial_merge(NULL, &p), SV_EINVAL);
-    sv_partial_free(&p);
+    CHECK_STATUS(sv_partial_merge(p, NULL), SV_EINVAL);
+    CHECK_STATUS(sv_partial_merge(NULL, p), SV_EINVAL);
+    sv_partial_free(p);
     sv_partial_free(NULL);
 
     sv_summary s;
-    sv_summary_acc acc;
+    sv_summary_acc *acc;
     CHECK_STATUS(sv_summary_begin(NULL, &acc), SV_EINVAL);
     CHECK_STATUS(sv_summary_begin(&one, NULL), SV_EINVAL);
     CHECK_STATUS(sv_summary_add(NULL, &mean, 1), SV_EINVAL);
     CHECK_STATUS(sv_summary_end(NULL, NAN, &s), SV_EINVAL);
     if (CHECK_STATUS(sv_summary_begin(&one, &acc), SV_OK)) {
-        CHECK_STATUS(sv_summary_add(&acc, &mean, 2), SV_EINVAL);
+        CHECK_STATUS(sv_summary_add(acc, &mean, 2), SV_EINVAL);
     }
-    CHECK_STATUS(sv_summary_end(&acc, NAN, &s), SV_EINVAL); /* no trials added; acc freed */
+    CHECK_STATUS(sv_summary_end(acc, NAN, &s), SV_EINVAL); /* no trials added; acc freed */
     CHECK_STATUS(sv_summary_compute(&one, NULL, NAN, &s), SV_EINVAL);
     CHECK_STATUS(sv_summary_compute(NULL, &mean, NAN, &s), SV_EINVAL);
     CHECK_STATUS(sv_summary_from_partial(&one, NULL, NAN, &s), SV_EINVAL);

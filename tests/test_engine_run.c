@@ -262,11 +262,11 @@ static void test_chunks(void)
     CHECK_MEM_EQ(all, part, sizeof all);
     sv_summary one, chunked;
     CHECK_STATUS(sv_summary_compute(&c, all, 1.0, &one), SV_OK);
-    sv_summary_acc acc;
+    sv_summary_acc *acc;
     CHECK_STATUS(sv_summary_begin(&c, &acc), SV_OK);
-    sv_summary_add(&acc, all, 10);
-    sv_summary_add(&acc, all + 10, T - 10);
-    CHECK_STATUS(sv_summary_end(&acc, 1.0, &chunked), SV_OK);
+    sv_summary_add(acc, all, 10);
+    sv_summary_add(acc, all + 10, T - 10);
+    CHECK_STATUS(sv_summary_end(acc, 1.0, &chunked), SV_OK);
     CHECK_MEM_EQ(&one, &chunked, sizeof one);
     /* Many blocks (summed in parallel), added in uneven chunks. */
     enum { U = 5 * SV_SUMMARY_BLOCK + 123 };
@@ -278,13 +278,13 @@ static void test_chunks(void)
                             U};
     CHECK_STATUS(sv_summary_begin(&u, &acc), SV_OK);
     for (size_t k = 0; k + 1 < sizeof cuts2 / sizeof cuts2[0]; k++)
-        sv_summary_add(&acc, many + cuts2[k], cuts2[k + 1] - cuts2[k]);
-    CHECK_STATUS(sv_summary_end(&acc, 1.5, &chunked), SV_OK);
+        sv_summary_add(acc, many + cuts2[k], cuts2[k + 1] - cuts2[k]);
+    CHECK_STATUS(sv_summary_end(acc, 1.5, &chunked), SV_OK);
     CHECK_MEM_EQ(&one, &chunked, sizeof one);
     /* Too few trials added: an error, and the arrays are freed (ASan). */
     CHECK_STATUS(sv_summary_begin(&c, &acc), SV_OK);
-    sv_summary_add(&acc, all, 5);
-    CHECK_STATUS(sv_summary_end(&acc, NAN, &chunked), SV_EINVAL);
+    sv_summary_add(acc, all, 5);
+    CHECK_STATUS(sv_summary_end(acc, NAN, &chunked), SV_EINVAL);
 }
 
 static void test_large_dk(void)

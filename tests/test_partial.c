@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "../src/engine/partial_impl.h" /* white-box: the arrays */
 #include "sdpa_var/sdpa_var.h"
 
 /* Tiny trials (d_k 3, n 4): 9000 of them cross two block boundaries of
@@ -28,14 +29,14 @@ static void run(const sv_spec *s, uint64_t first, uint64_t count, sv_trial_stats
     CHECK_STATUS(sv_engine_run(s, &src, &exec, NULL, first, count, out), SV_OK);
 }
 
-static sv_partial partial_of(const sv_trial_stats *t, uint64_t first, uint64_t count)
+static sv_partial *partial_of(const sv_trial_stats *t, uint64_t first, uint64_t count)
 {
-    sv_partial p;
-    CHECK_STATUS(sv_partial_init(&p, first, count / 3), SV_OK); /* grows */
+    sv_partial *p;
+    CHECK_STATUS(sv_partial_create(first, count / 3, &p), SV_OK); /* grows */
     /* in uneven chunks: where a chunk ends must not show either */
     for (uint64_t i = 0; i < count;) {
         const uint64_t m = count - i < 1000u ? count - i : 1000u;
-        CHECK_STATUS(sv_partial_add(&p, t + i, (size_t)m), SV_OK);
+        CHECK_STATUS(sv_partial_add(p, t + i, (size_t)m), SV_OK);
         i += m;
     }
     return p;
@@ -56,7 +57,7 @@ static void test_merge(void)
     const sv_spec s = spec_of(N_TRIALS);
     sv_trial_stats *all = malloc(N_TRIALS * sizeof *all), *cut = malloc(N_TRIALS * sizeof *cut);
     run(&s, 0, N_TRIALS, all);
-    sv_partial one = partial_of(all, 0, N_TRIALS);
+    sv_partial *one = partial_of(all, 0, N_TRIALS);
     const uint64_t cuts[] = {1, 100, 4095, 4096, 4097, 5000, 8192, 8999};
     for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
         const uint64_t a = cuts[c];
@@ -64,26 +65,26 @@ static void test_merge(void)
         run(&s, 0, a, cut);
         run(&s, a, N_TRIALS - a, cut + a);
         CHECK_MEM_EQ(cut, all, N_TRIALS * sizeof *all);
-        sv_partial pa = partial_of(cut, 0, a), pb = partial_of(cut + a, a, N_TRIALS - a);
-        CHECK_STATUS(sv_partial_merge(&pb, &pa), SV_EMISMATCH); /* b must follow a */
-        CHECK_STATUS(sv_partial_merge(&pa, &pb), SV_OK);
-        CHECK(same_bits(&pa, &one));
-        if (!same_bits(&pa, &one))
+        sv_partial *pa = partial_of(cut, 0, a), *pb = partial_of(cut + a, a, N_TRIALS - a);
+        CHECK_STATUS(sv_partial_merge(pb, pa), SV_EMISMATCH); /* b must follow a */
+        CHECK_STATUS(sv_partial_merge(pa, pb), SV_OK);
+        CHECK(same_bits(pa, one));
+        if (!same_bits(pa, one))
             fprintf(stderr, "cut at %llu differs\n", (unsigned long long)a);
-        sv_partial_free(&pa);
-        sv_partial_free(&pb);
+        sv_partial_free(pa);
+        sv_partial_free(pb);
     }
     /* three shards, the middle one inside a block: its trials are kept one
      * by one until the merge brings the block's start */
-    sv_partial p1 = partial_of(all, 0, 4000), p2 = partial_of(all + 4000, 4000, 50),
-               p3 = partial_of(all + 4050, 4050, N_TRIALS - 4050);
-    CHECK_STATUS(sv_partial_merge(&p2, &p3), SV_OK); /* (p2 p3) first, then p1 before it */
-    CHECK_STATUS(sv_partial_merge(&p1, &p2), SV_OK);
-    CHECK(same_bits(&p1, &one));
-    sv_partial_free(&p1);
-    sv_partial_free(&p2);
-    sv_partial_free(&p3);
-    sv_partial_free(&one);
+    sv_partial *p1 = partial_of(all, 0, 4000), *p2 = partial_of(all + 4000, 4000, 50),
+               *p3 = partial_of(all + 4050, 4050, N_TRIALS - 4050);
+    CHECK_STATUS(sv_partial_merge(p2, p3), SV_OK); /* (p2 p3) first, then p1 before it */
+    CHECK_STATUS(sv_partial_merge(p1, p2), SV_OK);
+    CHECK(same_bits(p1, one));
+    sv_partial_free(p1);
+    sv_partial_free(p2);
+    sv_partial_free(p3);
+    sv_partial_free(one);
     free(all);
     free(cut);
 }
@@ -98,35 +99,35 @@ static void test_summary_from_partial(void)
     run(&cfg, 0, n, t);
     sv_summary want, got;
     CHECK_STATUS(sv_summary_compute(&cfg, t, 0.5, &want), SV_OK);
-    sv_partial a = partial_of(t, 0, 4321), b = partial_of(t + 4321, 4321, n - 4321);
-    CHECK_STATUS(sv_partial_merge(&a, &b), SV_OK);
-    CHECK_STATUS(sv_summary_from_partial(&cfg, &a, 0.5, &got), SV_OK);
+    sv_partial *a = partial_of(t, 0, 4321), *b = partial_of(t + 4321, 4321, n - 4321);
+    CHECK_STATUS(sv_partial_merge(a, b), SV_OK);
+    CHECK_STATUS(sv_summary_from_partial(&cfg, a, 0.5, &got), SV_OK);
     CHECK_MEM_EQ(&got.mean, &want.mean, sizeof got.mean);
     CHECK_MEM_EQ(&got.raw, &want.raw, sizeof got.raw);
     CHECK_EQ(got.raw_var_cdf_observed, want.raw_var_cdf_observed);
-    CHECK_STATUS(sv_summary_from_partial(&cfg, &b, 0.5, &got), SV_EINVAL); /* not from trial 0 */
+    CHECK_STATUS(sv_summary_from_partial(&cfg, b, 0.5, &got), SV_EINVAL); /* not from trial 0 */
     /* Without the quantiles: the same means and SDs, quantiles NAN (a
      * fresh partial: the SD sums the arrays in their order, which the
      * quantiles of a summary change). */
     sv_summary lean;
-    sv_partial c = partial_of(t, 0, n);
-    CHECK_STATUS(sv_summary_from_partial_want(&cfg, &c, 0.5, 0u, &lean), SV_OK);
+    sv_partial *c = partial_of(t, 0, n);
+    CHECK_STATUS(sv_summary_from_partial_want(&cfg, c, 0.5, 0u, &lean), SV_OK);
     CHECK_MEM_EQ(&lean.mean, &want.mean, sizeof lean.mean);
     CHECK_MEM_EQ(&lean.sd, &want.sd, sizeof lean.sd);
     CHECK_EQ(lean.raw.sd, want.raw.sd);
     CHECK_EQ(lean.scaled.sd, want.scaled.sd);
     CHECK(isnan(lean.raw.q05) && isnan(lean.raw.q50) && isnan(lean.scaled.q95));
-    CHECK_STATUS(sv_summary_from_partial_want(&cfg, &c, 0.5, SV_SUMMARY_QUANTILES, &lean), SV_OK);
+    CHECK_STATUS(sv_summary_from_partial_want(&cfg, c, 0.5, SV_SUMMARY_QUANTILES, &lean), SV_OK);
     CHECK_MEM_EQ(&lean.raw, &want.raw, sizeof lean.raw);
-    sv_partial_free(&c);
-    sv_summary_acc acc;
+    sv_partial_free(c);
+    sv_summary_acc *acc;
     CHECK_STATUS(sv_summary_begin(&cfg, &acc), SV_OK);
-    CHECK_STATUS(sv_summary_add(&acc, t, (size_t)n), SV_OK);
-    CHECK_STATUS(sv_summary_add(&acc, t, 1), SV_EINVAL); /* more than the trials left */
-    CHECK_STATUS(sv_summary_end(&acc, 0.5, &got), SV_OK);
+    CHECK_STATUS(sv_summary_add(acc, t, (size_t)n), SV_OK);
+    CHECK_STATUS(sv_summary_add(acc, t, 1), SV_EINVAL); /* more than the trials left */
+    CHECK_STATUS(sv_summary_end(acc, 0.5, &got), SV_OK);
     CHECK_MEM_EQ(&got.mean, &want.mean, sizeof got.mean);
-    sv_partial_free(&a);
-    sv_partial_free(&b);
+    sv_partial_free(a);
+    sv_partial_free(b);
     free(t);
 }
 
@@ -202,23 +203,23 @@ static void test_sd(void)
     m /= T;
     for (size_t i = 0; i < T; i++)
         m2 += (all[i].raw_var - m) * (all[i].raw_var - m);
-    sv_partial one = partial_of(all, 0, T), a = partial_of(all, 0, 1234),
-               b = partial_of(all + 1234, 1234, T - 1234);
-    CHECK_STATUS(sv_partial_merge(&a, &b), SV_OK);
+    sv_partial *one = partial_of(all, 0, T), *a = partial_of(all, 0, 1234),
+               *b = partial_of(all + 1234, 1234, T - 1234);
+    CHECK_STATUS(sv_partial_merge(a, b), SV_OK);
     sv_trial_stats sd1, sd2;
-    sv_partial_sd(&one, &sd1);
-    sv_partial_sd(&a, &sd2);
+    sv_partial_sd(one, &sd1);
+    sv_partial_sd(a, &sd2);
     CHECK_CLOSE(sd1.raw_var, (double)sqrtl(m2 / (T - 1)), 1e-12, 0.0);
     CHECK_MEM_EQ(&sd1, &sd2, sizeof sd1);
     CHECK_NAN(sd1.raw_entropy_min);
     CHECK_NAN(sd1.raw_max_abs_logit); /* extremes */
-    sv_partial two = partial_of(all, 0, 1);
-    sv_partial_sd(&two, &sd1); /* one trial: no spread */
+    sv_partial *two = partial_of(all, 0, 1);
+    sv_partial_sd(two, &sd1); /* one trial: no spread */
     CHECK_NAN(sd1.raw_var);
-    sv_partial_free(&one);
-    sv_partial_free(&a);
-    sv_partial_free(&b);
-    sv_partial_free(&two);
+    sv_partial_free(one);
+    sv_partial_free(a);
+    sv_partial_free(b);
+    sv_partial_free(two);
     free(all);
 }
 
@@ -233,25 +234,25 @@ static void test_add_means(void)
     const uint64_t firsts[] = {0, 100};
     for (size_t k = 0; k < 2; k++) {
         const uint64_t f = firsts[k];
-        sv_partial full = partial_of(all + f, f, T - f), lean;
-        CHECK_STATUS(sv_partial_init(&lean, f, 10), SV_OK);
+        sv_partial *full = partial_of(all + f, f, T - f), *lean;
+        CHECK_STATUS(sv_partial_create(f, 10, &lean), SV_OK);
         const size_t steps[] = {5000, 1, 4095, T};
         for (size_t i = f, j = 0; i < T; j++) {
             const size_t m = T - i < steps[j % 4] ? T - i : steps[j % 4];
-            CHECK_STATUS(sv_partial_add_means(&lean, all + i, m), SV_OK);
+            CHECK_STATUS(sv_partial_add_means(lean, all + i, m), SV_OK);
             i += m;
         }
         sv_trial_stats m1, m2, sd;
-        sv_partial_mean(&full, &m1);
-        sv_partial_mean(&lean, &m2);
+        sv_partial_mean(full, &m1);
+        sv_partial_mean(lean, &m2);
         CHECK_MEM_EQ(&m1, &m2, sizeof m1);
-        CHECK_MEM_EQ(lean.raw_var, full.raw_var, (T - f) * sizeof(double));
-        CHECK_MEM_EQ(lean.scaled_var, full.scaled_var, (T - f) * sizeof(double));
-        sv_partial_sd(&lean, &sd);
+        CHECK_MEM_EQ(lean->raw_var, full->raw_var, (T - f) * sizeof(double));
+        CHECK_MEM_EQ(lean->scaled_var, full->scaled_var, (T - f) * sizeof(double));
+        sv_partial_sd(lean, &sd);
         CHECK_NAN(sd.raw_var);
         CHECK_NAN(sd.scaled_entropy);
-        sv_partial_free(&full);
-        sv_partial_free(&lean);
+        sv_partial_free(full);
+        sv_partial_free(lean);
     }
     CHECK_STATUS(sv_partial_add_means(NULL, all, 1), SV_EINVAL);
     free(all);

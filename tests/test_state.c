@@ -41,8 +41,8 @@ static sv_state shard(uint64_t first, uint64_t count, size_t r0, size_t r1)
     if (r0 == 0 && r1 == NQ) {
         sv_trial_stats t[4];
         CHECK(sv_engine_run(&s, &src, &exec, NULL, first, count, t) == SV_OK);
-        CHECK(sv_partial_init(&c->trials, first, count) == SV_OK);
-        CHECK(sv_partial_add(&c->trials, t, (size_t)count) == SV_OK);
+        CHECK(sv_partial_create(first, count, &c->trials) == SV_OK);
+        CHECK(sv_partial_add(c->trials, t, (size_t)count) == SV_OK);
     } else {
         c->folds = calloc((size_t)count * sv_rowfold_blocks(r0, r1), sizeof(sv_rowfold));
         CHECK(sv_engine_run_rows(&s, &src, &exec, first, count, r0, r1, c->folds) == SV_OK);

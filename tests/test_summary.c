@@ -41,15 +41,15 @@ static int chunked_equals_one(const sv_trial_stats *t, uint64_t n, const size_t 
     const sv_spec c = config(n);
     sv_summary one, chunked;
     CHECK_STATUS(sv_summary_compute(&c, t, 40.0, &one), SV_OK);
-    sv_summary_acc acc;
+    sv_summary_acc *acc;
     CHECK_STATUS(sv_summary_begin(&c, &acc), SV_OK);
     for (uint64_t done = 0, k = 0; done < n; k++) {
         size_t m = sizes[k % nsizes];
         m = m < n - done ? m : (size_t)(n - done);
-        CHECK_STATUS(sv_summary_add(&acc, t + done, m), SV_OK);
+        CHECK_STATUS(sv_summary_add(acc, t + done, m), SV_OK);
         done += m;
     }
-    CHECK_STATUS(sv_summary_end(&acc, 40.0, &chunked), SV_OK);
+    CHECK_STATUS(sv_summary_end(acc, 40.0, &chunked), SV_OK);
     return memcmp(&one, &chunked, sizeof one) == 0;
 }
 
@@ -174,24 +174,24 @@ static void test_errors(void)
     const sv_spec c = config(10);
     sv_summary one, s;
     CHECK_STATUS(sv_summary_compute(&c, t, NAN, &one), SV_OK);
-    sv_summary_acc acc;
+    sv_summary_acc *acc;
     CHECK_STATUS(sv_summary_begin(&c, &acc), SV_OK);
-    CHECK_STATUS(sv_summary_add(&acc, t, 11), SV_EINVAL); /* more than all trials */
-    CHECK_STATUS(sv_summary_add(&acc, t, 6), SV_OK);
-    CHECK_STATUS(sv_summary_add(&acc, t + 6, 5), SV_EINVAL); /* 4 left */
-    CHECK_STATUS(sv_summary_add(&acc, t + 6, SIZE_MAX), SV_EINVAL);
-    CHECK_STATUS(sv_summary_add(&acc, t + 6, 4), SV_OK);
-    CHECK_STATUS(sv_summary_add(&acc, t, 1), SV_EINVAL); /* none left */
-    CHECK_STATUS(sv_summary_end(&acc, NAN, &s), SV_OK);
+    CHECK_STATUS(sv_summary_add(acc, t, 11), SV_EINVAL); /* more than all trials */
+    CHECK_STATUS(sv_summary_add(acc, t, 6), SV_OK);
+    CHECK_STATUS(sv_summary_add(acc, t + 6, 5), SV_EINVAL); /* 4 left */
+    CHECK_STATUS(sv_summary_add(acc, t + 6, SIZE_MAX), SV_EINVAL);
+    CHECK_STATUS(sv_summary_add(acc, t + 6, 4), SV_OK);
+    CHECK_STATUS(sv_summary_add(acc, t, 1), SV_EINVAL); /* none left */
+    CHECK_STATUS(sv_summary_end(acc, NAN, &s), SV_OK);
     CHECK_MEM_EQ(&one, &s, sizeof s);
     /* Too few trials: an error, and the arrays are freed (ASan). */
     CHECK_STATUS(sv_summary_begin(&c, &acc), SV_OK);
-    CHECK_STATUS(sv_summary_add(&acc, t, 9), SV_OK);
-    CHECK_STATUS(sv_summary_end(&acc, NAN, &s), SV_EINVAL);
+    CHECK_STATUS(sv_summary_add(acc, t, 9), SV_OK);
+    CHECK_STATUS(sv_summary_end(acc, NAN, &s), SV_EINVAL);
     /* A caller that gives up passes out NULL to free. */
     CHECK_STATUS(sv_summary_begin(&c, &acc), SV_OK);
-    CHECK_STATUS(sv_summary_add(&acc, t, 3), SV_OK);
-    CHECK_STATUS(sv_summary_end(&acc, NAN, NULL), SV_EINVAL);
+    CHECK_STATUS(sv_summary_add(acc, t, 3), SV_OK);
+    CHECK_STATUS(sv_summary_end(acc, NAN, NULL), SV_EINVAL);
     CHECK_STATUS(sv_summary_add(NULL, t, 1), SV_EINVAL);
     sv_spec bad = config(10);
     bad.d_k = 0;

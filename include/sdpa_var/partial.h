@@ -18,7 +18,7 @@
  * call (init, add, merge, free) is not used by another thread meanwhile;
  * sv_partial_add runs OpenMP threads of its own for more than 8 whole
  * blocks.
- * Cost, every function here: sv_partial_init allocates room for cap trials
+ * Cost, every function here: sv_partial_create allocates room for cap trials
  * (a few doubles each); sv_partial_add O(count x SV_TRIAL_FIELDS);
  * sv_partial_merge O(b's trials and blocks x SV_TRIAL_FIELDS); mean and sd
  * O(blocks x SV_TRIAL_FIELDS); free O(1).
@@ -51,31 +51,23 @@ typedef struct sv_trial_extremes {
 #undef SV_TRIAL_EXTREME_MEAN_
 } sv_trial_extremes;
 
-/** Trials [first, first + n) reduced; zero-initialised or from sv_partial_init. */
-typedef struct sv_partial {
-    uint64_t first;               /**< number of the first trial */
-    uint64_t n;                   /**< trials added so far */
-    uint64_t cap;                 /**< trials the arrays hold room for */
-    sv_trial_stats *lead;         /**< the lead: the trials of [first, next multiple of
-                                       SV_SUMMARY_BLOCK) when first is not a
-                                       multiple: kept whole, in trial order */
-    size_t n_blocks;              /**< blocks started at or after the first block start */
-    double *block_sum;            /**< n_blocks x SV_TRIAL_FIELDS: sum of each block's
-                                       trials in trial order; the last may be in progress */
-    double *block_m2;             /**< n_blocks x 2 SV_TRIAL_FIELDS: each block's running
-                                       mean, then sum of squared deviations from it, of
-                                       every field (Welford 1962, trial order) */
-    sv_trial_extremes ext;        /**< each extreme over the trials added so far */
-    double *raw_var, *scaled_var; /**< n values each, trial order */
-} sv_partial;
+/** Trials [first, first + n) reduced (opaque: sv_partial_create,
+ *  sv_partial_free; its layout is no ABI). */
+typedef struct sv_partial sv_partial;
 
 /**
  * An empty partial for trials starting at @p first, with room for
- * @p cap of them (sv_partial_add grows it as needed).
- * @return SV_OK; SV_EINVAL for NULL; SV_ERANGE if first + cap overflows;
- *         SV_ENOMEM (*p zeroed, nothing to free).
+ * @p cap of them (sv_partial_add grows it as needed), in *out.
+ * @return SV_OK; SV_EINVAL for out NULL; SV_ERANGE if first + cap
+ *         overflows; SV_ENOMEM (*out NULL, nothing to free).
  */
-sv_status sv_partial_init(sv_partial *p, uint64_t first, uint64_t cap);
+sv_status sv_partial_create(uint64_t first, uint64_t cap, sv_partial **out);
+
+/** The number of the first trial of @p p (0 for NULL). */
+uint64_t sv_partial_first(const sv_partial *p);
+
+/** The trials added to @p p so far (0 for NULL). */
+uint64_t sv_partial_count(const sv_partial *p);
 
 /**
  * Appends trials first + n .. first + n + count - 1, their statistics
@@ -128,7 +120,7 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean);
  */
 void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd);
 
-/** Frees the arrays of @p p and zeroes it (NULL or zeroed: no-op). */
+/** Frees @p p and its arrays (NULL: no-op). */
 void sv_partial_free(sv_partial *p);
 
 #endif

@@ -29,6 +29,7 @@
 #include "sdpa_var/status.h"
 #include "sdpa_var/source.h"
 #include "sdpa_var/engine.h"
+#include "sdpa_var/run.h"
 #include "sdpa_var/summary.h"
 #include "sdpa_var/theory.h"
 #include "sdpa_var/columns.h"

@@ -58,7 +58,8 @@ typedef struct sv_state_config {
     uint64_t trial_first;               /**< trials [trial_first, +trial_count) */
     uint64_t trial_count;               /**< >= 1 */
     uint64_t row_begin, row_end;        /**< query rows [row_begin, row_end) */
-    sv_partial trials;                  /**< rows [0, n_q): the trials (first = trial_first) */
+    sv_partial *trials;                 /**< rows [0, n_q): the trials (first = trial_first,
+                                             owned: sv_state_free frees it); else NULL */
     sv_rowfold *folds;                  /**< rows in part: trial_count x
                                              sv_rowfold_blocks(row_begin, row_end),
                                              trial-major; else NULL */

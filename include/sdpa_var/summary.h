@@ -58,26 +58,25 @@ typedef struct sv_summary {
 double sv_quantile_sorted(const double *x, size_t n, double p);
 
 /**
- * A summary being built from chunks of trials: sv_summary_begin, then
- * sv_summary_add for the trials in order (any chunk sizes), then
- * sv_summary_end. Memory: two doubles per trial (for the quantiles), so a
- * caller need not keep every sv_trial_stats. The trials go into an
- * sv_partial (partial.h): sums over blocks of SV_SUMMARY_BLOCK trials
- * numbered from trial 0, added in block order, so the same bits for any
- * chunking, and a partial merged from shards gives the same summary.
+ * A summary being built from chunks of trials (opaque): sv_summary_begin
+ * creates it, sv_summary_add takes the trials in order (any chunk sizes),
+ * sv_summary_end finishes and frees it. Memory: two doubles per trial (for
+ * the quantiles), so a caller need not keep every sv_trial_stats. The
+ * trials go into an sv_partial (partial.h): sums over blocks of
+ * SV_SUMMARY_BLOCK trials numbered from trial 0, added in block order, so
+ * the same bits for any chunking, and a partial merged from shards gives
+ * the same summary. (run.h's sv_run drives the engine into one.)
  */
-typedef struct sv_summary_acc {
-    sv_spec spec;      /**< a copy of the resolved spec (trials: all of them) */
-    sv_partial trials; /**< the trials added so far, from trial 0 */
-} sv_summary_acc;
+typedef struct sv_summary_acc sv_summary_acc;
 
 /**
- * Starts a summary of spec->trials trials (trials 0 .. spec->trials - 1).
+ * Creates a summary of spec->trials trials (trials 0 .. spec->trials - 1)
+ * in *acc, to be finished (and freed) by sv_summary_end.
  * @param spec a resolved spec (sv_spec_resolve).
  * @return SV_OK; the errors of sv_spec_check; SV_EINVAL for acc NULL;
- *         SV_ENOMEM (nothing to free then).
+ *         SV_ENOMEM (*acc NULL then, nothing to free).
  */
-sv_status sv_summary_begin(const sv_spec *spec, sv_summary_acc *acc);
+sv_status sv_summary_begin(const sv_spec *spec, sv_summary_acc **acc);
 
 /**
  * Adds the next @p count trials, t[0 .. count - 1], in trial order.
@@ -87,7 +86,7 @@ sv_status sv_summary_begin(const sv_spec *spec, sv_summary_acc *acc);
 sv_status sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t count);
 
 /**
- * Finishes into *out and frees acc's arrays: means from the partial
+ * Finishes into *out and frees acc: means from the partial
  * (sv_partial_mean), spreads and quantiles of raw_var and scaled_var,
  * theory beside; @p observed as in sv_summary_compute.
  * @return SV_OK; SV_EINVAL if fewer than spec->trials trials were added or

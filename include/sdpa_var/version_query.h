@@ -34,10 +34,11 @@ unsigned sv_abi_version(void);
  * sizeof of a public struct, by its type name, for a caller that lays the
  * struct out itself (ctypes) and checks it: "sv_spec", "sv_array",
  * "sv_strided", "sv_head", "sv_source", "sv_trial_stats", "sv_summary",
- * "sv_summary_acc", "sv_partial", "sv_var_spread", "sv_exec", "sv_taps",
- * "sv_row_view", "sv_column", "sv_value", "sv_theory", "sv_state",
- * "sv_state_config", "sv_state_why", "sv_trial_extremes", "sv_allocator",
- * "sv_strided_why".
+ * "sv_var_spread", "sv_exec", "sv_taps", "sv_row_view", "sv_column",
+ * "sv_value", "sv_theory", "sv_state", "sv_state_config", "sv_state_why",
+ * "sv_trial_extremes", "sv_allocator", "sv_strided_why", "sv_run_options",
+ * "sv_head_row"
+ * (an opaque struct, as sv_summary_acc, sv_partial or sv_runner, has none).
  * @param name a NUL-terminated type name, or NULL.
  * @return the size in bytes; 0 for NULL or a name not listed.
  */

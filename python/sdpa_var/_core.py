@@ -13,6 +13,7 @@ from . import _lib as L
 
 CHUNK = 65536  # trials per sv_engine_run call: bounds the stats array
 THREADS_MAX = 1024  # as the CLI's --threads
+POOLS = [n.decode() for n in map(L.lib.sv_pool_name, range(8)) if n]  # heads, none, all
 
 
 class NonFiniteError(ValueError):
@@ -62,9 +63,18 @@ def _omp_max_threads():
     return max(0, min(f(), THREADS_MAX)) if f is not None else 0
 
 
-def engine_run(spec, src, exe, first, count, out):
-    """sv_engine_run(spec, src, exe, NULL, first, count, out), its status,
-    stoppable by Ctrl-C. Python runs signal handlers in the main thread
+def run(spec, src, exe, opt, out=None):
+    """sv_run(spec, src, exe, NULL, opt, out) (run.h: the run driver, the
+    engine in chunks of opt.chunk trials into the summary *out), its
+    status, stoppable by Ctrl-C (cancellable)."""
+    return cancellable(spec, spec.trials, exe, lambda how: L.lib.sv_run(
+        ctypes.byref(spec), src, ctypes.byref(how), None, ctypes.byref(opt),
+        None if out is None else ctypes.byref(out)))
+
+
+def cancellable(spec, count, exe, call):
+    """call(exe) (a library call running @p count trials of @p spec under
+    the sv_exec it is given), its status, stoppable by Ctrl-C. Python runs signal handlers in the main thread
     only, and only between bytecodes: a long foreign call would hold
     KeyboardInterrupt until it returns. So the call runs in a worker thread
     (ctypes releases the GIL) while the main thread waits in short joins;
@@ -73,10 +83,6 @@ def engine_run(spec, src, exe, first, count, out):
     tile per thread (SV_ECANCELED, results discarded); the exception is
     re-raised once the worker is done with the caller's memory. Small calls
     and calls from other threads (no signal reaches them) run inline."""
-    def call(how):
-        return L.lib.sv_engine_run(ctypes.byref(spec), src, ctypes.byref(how), None, first,
-                                   count, out)
-
     if threading.current_thread() is not threading.main_thread() or \
             _work(spec, count) < _INLINE_WORK:
         return call(exe)
@@ -137,46 +143,19 @@ def integer(value, name, lo=0, hi=2**64 - 1):
     return int(value)
 
 
-def _summary(spec, trials, observed=math.nan):
-    """The library's summary of @p trials (sv_trial_stats array) under @p spec,
-    as the CLI makes it (sv_summary_begin/add/end)."""
-    acc = L.sv_summary_acc()
-    st = L.lib.sv_summary_begin(ctypes.byref(spec), ctypes.byref(acc))
-    if st != L.SV_OK:
-        return st, None
-    st = L.lib.sv_summary_add(ctypes.byref(acc), trials, len(trials))
-    out = L.sv_summary()
-    if st != L.SV_OK:
-        L.lib.sv_summary_end(ctypes.byref(acc), math.nan, None)
-        return st, None
-    st = L.lib.sv_summary_end(ctypes.byref(acc), observed, ctypes.byref(out))
-    return st, out if st == L.SV_OK else None
-
-
 def _row(spec, stats, scale_name, head=None, summary=None, masked=False):
-    """A row view as the CLI's per-head rows, from sv_summary_head: per head
-    (@p summary None) a summary holding only @p stats as its mean; the
-    pooled row (@p stats the mean of @p summary) the summary of all trials.
-    Either way with the plug-in theory of @p stats; NaN with a mask
-    (@p masked: no closed form for a data mask, docs/theory.md section 16),
-    as the CLI's --mask."""
-    one, summ = L.sv_spec(), L.sv_summary()
-    L.lib.sv_summary_head(ctypes.byref(spec), ctypes.byref(stats),
-                          None if summary is None else ctypes.byref(summary),
-                          ctypes.byref(one), ctypes.byref(summ))
-    if masked:
-        for t in (summ.raw_theory, summ.scaled_theory):
-            for name, ty in L.sv_theory._fields_:
-                if ty is L.c_dbl:
-                    setattr(t, name, math.nan)
-    view = L.sv_row_view()
-    view.spec = ctypes.pointer(one)
-    view.scale_name = scale_name
-    view.stats = ctypes.pointer(summ.mean)
-    view.summary = ctypes.pointer(summ)
-    if head is not None:
-        view.head = ctypes.pointer(head)
-    view._keep = (one, summ, head)
+    """The row view of a head (@p head) or the pooled row (@p summary, the
+    summary of all trials, @p stats its mean), as the CLI's per-head rows:
+    sv_head_row_make (run.h), theories NaN when @p masked."""
+    row = L.sv_head_row()
+    st = L.lib.sv_head_row_make(ctypes.byref(spec), scale_name, ctypes.byref(stats),
+                                None if head is None else ctypes.byref(head), 0,
+                                None if summary is None else ctypes.byref(summary),
+                                int(masked), ctypes.byref(row))
+    if st != L.SV_OK:
+        fail(st, "row")
+    view = row.view  # shares row's memory, and keeps it alive
+    view._keep = (row, stats, head, summary, scale_name)
     return view
 
 
@@ -319,8 +298,9 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     (batch, heads_q). Raises TypeError / ValueError naming the argument at
     fault.
     """
-    if pool not in ("heads", "none", "all"):
-        raise ValueError("pool: %r is not 'heads', 'none' or 'all'" % (pool,))
+    if pool not in POOLS:  # the library's names (sv_pool, run.h)
+        raise ValueError("pool: %r is not %s or %r" % (pool, ", ".join(map(repr, POOLS[:-1])),
+                                                      POOLS[-1]))
     exe = exec_options(threads)
     arrays, owners, qd, kd = _prepare(q, k, v, layout, mask)
     spec = spec_of(qd, kd, scale, causal, window, ddof,
@@ -331,14 +311,10 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
         _refused(arrays, None, st)
         fail(st, "q, k")
     trials = (L.sv_trial_stats * spec.trials)()
-    for t0 in range(0, spec.trials, CHUNK):
-        n = min(CHUNK, spec.trials - t0)
-        st = engine_run(spec, src, exe, t0, n,
-                        ctypes.cast(ctypes.byref(trials, t0 * ctypes.sizeof(L.sv_trial_stats)),
-                                    ctypes.POINTER(L.sv_trial_stats)))
-        if st != L.SV_OK:
-            _refused(arrays, spec, st)
-            fail(st, "q, k")
+    st = run(spec, src, exe, L.sv_run_options(chunk=CHUNK, keep=trials))
+    if st != L.SV_OK:
+        _refused(arrays, spec, st)
+        fail(st, "q, k")
     del owners  # the engine is done with the memory
     return collect(spec, trials, qd, _arrays.dims(arrays.k)[1], bool(arrays.mask.data), scale,
                    pool)
@@ -399,7 +375,8 @@ def collect(spec, trials, qd, heads_kv, masked, scale, pool):
         values, config = _per_head(spec, trials, qd, heads_kv, masked, scale_name, cols)
     pooled = {}
     if pool != "none":
-        st, summ = _summary(spec, trials)
+        summ = L.sv_summary()
+        st = L.lib.sv_summary_compute(ctypes.byref(spec), trials, math.nan, ctypes.byref(summ))
         if st != L.SV_OK:
             fail(st, "summary")
         view = _row(spec, summ.mean, scale_name, summary=summ, masked=masked)

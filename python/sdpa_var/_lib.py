@@ -88,6 +88,10 @@ SV_VALUE_REAL, SV_VALUE_COUNT, SV_VALUE_TEXT = 0, 1, 2
 SV_COLUMN_ONLY_OBSERVED, SV_COLUMN_CONFIG, SV_COLUMN_ONLY_GRAD = 1, 2, 4
 SV_NEED_TRIALS2 = 3
 
+# sv_run_options.want (run.h)
+SV_RUN_SUMMARY, SV_RUN_TRIAL_SD, SV_RUN_QUANTILES = 1, 2, 4
+SV_RUN_ALL = 7
+
 class sv_spec(ctypes.Structure):
     """spec.h: struct sv_spec."""
     _fields_ = [("d_k", c_size), ("n_q", c_size), ("n_k", c_size),
@@ -174,26 +178,12 @@ class sv_summary(ctypes.Structure):
                 ("raw_var_cdf_observed", c_dbl)]
 
 
-class sv_partial(ctypes.Structure):
-    """partial.h: struct sv_partial (inside sv_summary_acc)."""
-    _fields_ = [("first", c_u64), ("n", c_u64), ("cap", c_u64),
-                ("lead", ctypes.POINTER(sv_trial_stats)), ("n_blocks", c_size),
-                ("block_sum", ctypes.POINTER(c_dbl)), ("block_m2", ctypes.POINTER(c_dbl)),
-                ("ext", c_dbl * ((_cdll.sv_struct_size(b"sv_trial_extremes") if _bound else 0)
-                                 // ctypes.sizeof(c_dbl))),
-                ("raw_var", ctypes.POINTER(c_dbl)), ("scaled_var", ctypes.POINTER(c_dbl))]
-
-
-class sv_summary_acc(ctypes.Structure):
-    """summary.h: struct sv_summary_acc."""
-    _fields_ = [("spec", sv_spec), ("trials", sv_partial)]
-
-
 class sv_state_config(ctypes.Structure):
     """state.h: struct sv_state_config."""
     _fields_ = [("spec", sv_spec), ("scale_name", ctypes.c_char * 32), ("observed", c_dbl),
                 ("trial_first", c_u64), ("trial_count", c_u64), ("row_begin", c_u64),
-                ("row_end", c_u64), ("trials", sv_partial), ("folds", ctypes.c_void_p)]
+                ("row_end", c_u64), ("trials", ctypes.c_void_p),  # sv_partial * (opaque)
+                ("folds", ctypes.c_void_p)]
 
 
 class sv_state(ctypes.Structure):
@@ -222,6 +212,18 @@ class sv_row_view(ctypes.Structure):
 class sv_value(ctypes.Structure):
     """columns.h: struct sv_value."""
     _fields_ = [("real", c_dbl), ("count", c_u64), ("text", c_char_p)]
+
+
+class sv_head_row(ctypes.Structure):
+    """run.h: struct sv_head_row."""
+    _fields_ = [("plug", sv_spec), ("summary", sv_summary), ("view", sv_row_view)]
+
+
+class sv_run_options(ctypes.Structure):
+    """run.h: struct sv_run_options (the callbacks unused: NULL)."""
+    _fields_ = [("first", c_u64), ("chunk", c_u64), ("want", c_uint), ("observed", c_dbl),
+                ("on_chunk", ctypes.c_void_p), ("ctx", ctypes.c_void_p),
+                ("progress", ctypes.c_void_p), ("keep", ctypes.POINTER(sv_trial_stats))]
 
 
 GETTER_FN = ctypes.CFUNCTYPE(sv_value, ctypes.POINTER(sv_row_view))
@@ -273,11 +275,15 @@ SIGNATURES = {
     "sv_engine_run": (c_int, [P(sv_spec), ctypes.c_void_p, P(sv_exec), ctypes.c_void_p, c_u64,
                               c_u64, P(sv_trial_stats)]),
     # summary.h
-    "sv_summary_begin": (c_int, [P(sv_spec), P(sv_summary_acc)]),
-    "sv_summary_add": (c_int, [P(sv_summary_acc), P(sv_trial_stats), c_size]),
-    "sv_summary_end": (c_int, [P(sv_summary_acc), c_dbl, P(sv_summary)]),
+    "sv_summary_compute": (c_int, [P(sv_spec), P(sv_trial_stats), c_dbl, P(sv_summary)]),
     "sv_summary_head": (c_int, [P(sv_spec), P(sv_trial_stats), P(sv_summary), P(sv_spec),
                                 P(sv_summary)]),
+    # run.h
+    "sv_pool_name": (c_char_p, [c_int]),
+    "sv_run": (c_int, [P(sv_spec), ctypes.c_void_p, P(sv_exec), ctypes.c_void_p,
+                       P(sv_run_options), P(sv_summary)]),
+    "sv_head_row_make": (c_int, [P(sv_spec), c_char_p, P(sv_trial_stats), P(sv_head), c_u64,
+                                 P(sv_summary), c_int, P(sv_head_row)]),
     # columns.h
     "sv_columns_count": (c_size, [c_int]),
     "sv_columns_get": (P(sv_column), [c_int, c_size]),

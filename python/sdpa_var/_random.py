@@ -71,22 +71,9 @@ def random(dk=_params.default("d_k"), n=_params.default("n_q"), *, observed=None
     st = L.lib.sv_source_draw(ctypes.byref(spec), src)
     if st != L.SV_OK:
         _core.fail(st, "spec")
-    acc = L.sv_summary_acc()
-    st = L.lib.sv_summary_begin(ctypes.byref(spec), ctypes.byref(acc))
-    if st != L.SV_OK:
-        _core.fail(st, "spec")
-    chunk = min(spec.trials, _core.CHUNK)
-    buf = (L.sv_trial_stats * chunk)()
-    for t0 in range(0, spec.trials, chunk):
-        n_t = min(chunk, spec.trials - t0)
-        st = _core.engine_run(spec, src, exe, t0, n_t, buf)
-        if st == L.SV_OK:
-            st = L.lib.sv_summary_add(ctypes.byref(acc), buf, n_t)
-        if st != L.SV_OK:
-            L.lib.sv_summary_end(ctypes.byref(acc), math.nan, None)
-            _core.fail(st, "d_k=%d" % spec.d_k)
     summ = L.sv_summary()
-    st = L.lib.sv_summary_end(ctypes.byref(acc), obs, ctypes.byref(summ))
+    opt = L.sv_run_options(chunk=_core.CHUNK, want=L.SV_RUN_ALL, observed=obs)
+    st = _core.run(spec, src, exe, opt, summ)
     if st != L.SV_OK:
         _core.fail(st, "d_k=%d" % spec.d_k)
     return _result.summary_stats(spec, summ, scale_name, observed is not None)

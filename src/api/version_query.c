@@ -26,12 +26,12 @@ size_t sv_struct_size(const char *name)
     static const struct {
         const char *name;
         size_t size;
-    } sizes[] = {S_(sv_spec),      S_(sv_array),        S_(sv_strided),   S_(sv_head),
-                 S_(sv_source),    S_(sv_trial_stats),  S_(sv_summary),   S_(sv_summary_acc),
-                 S_(sv_partial),   S_(sv_var_spread),   S_(sv_exec),      S_(sv_taps),
-                 S_(sv_row_view),  S_(sv_column),       S_(sv_value),     S_(sv_theory),
-                 S_(sv_state),     S_(sv_state_config), S_(sv_state_why), S_(sv_trial_extremes),
-                 S_(sv_allocator), S_(sv_strided_why)};
+    } sizes[] = {S_(sv_spec),      S_(sv_array),          S_(sv_strided),   S_(sv_head),
+                 S_(sv_source),    S_(sv_trial_stats),    S_(sv_summary),   S_(sv_var_spread),
+                 S_(sv_exec),      S_(sv_taps),           S_(sv_row_view),  S_(sv_column),
+                 S_(sv_value),     S_(sv_theory),         S_(sv_state),     S_(sv_state_config),
+                 S_(sv_state_why), S_(sv_trial_extremes), S_(sv_allocator), S_(sv_run_options),
+                 S_(sv_head_row),  S_(sv_strided_why)};
 #undef S_
     if (!name)
         return 0;

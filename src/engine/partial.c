@@ -3,6 +3,7 @@
  * each in trial order from 0, so that where a range was cut never shows
  * (partial.h). */
 #include "sdpa_var/partial.h"
+#include "partial_impl.h"
 
 #include <assert.h>
 #include <math.h>
@@ -132,7 +133,7 @@ static sv_status reserve(sv_partial *p, uint64_t cap)
     return SV_OK;
 }
 
-sv_status sv_partial_init(sv_partial *p, uint64_t first, uint64_t cap)
+sv_status sv__partial_init(sv_partial *p, uint64_t first, uint64_t cap)
 {
     if (!p)
         return SV_EINVAL;
@@ -141,8 +142,34 @@ sv_status sv_partial_init(sv_partial *p, uint64_t first, uint64_t cap)
         return SV_ERANGE;
     sv_status st = reserve(p, cap > 0 ? cap : 1);
     if (st != SV_OK)
-        sv_partial_free(p);
+        sv__partial_release(p);
     return st;
+}
+
+sv_status sv_partial_create(uint64_t first, uint64_t cap, sv_partial **out)
+{
+    if (!out)
+        return SV_EINVAL;
+    *out = NULL;
+    sv_partial *p = sv__malloc(sizeof *p);
+    if (!p)
+        return SV_ENOMEM;
+    const sv_status st = sv__partial_init(p, first, cap);
+    if (st != SV_OK)
+        sv__free(p);
+    else
+        *out = p;
+    return st;
+}
+
+uint64_t sv_partial_first(const sv_partial *p)
+{
+    return p ? p->first : 0;
+}
+
+uint64_t sv_partial_count(const sv_partial *p)
+{
+    return p ? p->n : 0;
 }
 
 /* Adds trials t[0 .. count-1] to the sum `sum` (trial order) and to the
@@ -403,7 +430,7 @@ void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd)
     extremes_no_spread(sd);
 }
 
-void sv_partial_free(sv_partial *p)
+void sv__partial_release(sv_partial *p)
 {
     if (!p)
         return;
@@ -413,4 +440,10 @@ void sv_partial_free(sv_partial *p)
     sv__free(p->raw_var);
     sv__free(p->scaled_var);
     *p = (sv_partial){0};
+}
+
+void sv_partial_free(sv_partial *p)
+{
+    sv__partial_release(p);
+    sv__free(p);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "partial_impl.h"
 #include "sdpa_var/version.h"
 
 static const unsigned char magic[8] = {'S', 'D', 'P', 'A', 'V', 'S', 'T', 0};
@@ -149,7 +150,7 @@ static int config_ok(const sv_state_config *c, uint64_t total)
         c->trial_first + c->trial_count > total)
         return 0;
     if (whole_rows(c))
-        return c->trials.first == c->trial_first && c->trials.n == c->trial_count &&
+        return c->trials && c->trials->first == c->trial_first && c->trials->n == c->trial_count &&
                (c->trial_count <= SIZE_MAX / sizeof(double));
     if (c->row_begin == c->row_end) /* no rows of this configuration: nothing to hold */
         return c->row_end <= c->spec.n_q;
@@ -167,7 +168,7 @@ static void put_config(wr *w, const sv_state_config *c)
     for (size_t i = 0; i < 4; i++)
         put_u64(w, u[i]);
     if (whole_rows(c)) {
-        put_partial(w, &c->trials);
+        put_partial(w, c->trials);
         return;
     }
     const size_t nb = sv_rowfold_blocks((size_t)c->row_begin, (size_t)c->row_end);

@@ -141,10 +141,11 @@ static sv_status merge_config(piece *pc, size_t n, size_t config, uint64_t whole
         return fail(why, SV_STATE_MISSING_TRIALS, pc[0].shard, 0, config, 0, first);
     *out = *pc[0].c;
     out->folds = NULL;
+    out->trials = NULL; /* the shard's: out gets its own below */
     out->trial_first = first;
     out->row_begin = 0;
     out->row_end = out->spec.n_q;
-    sv_status st = sv_partial_init(&out->trials, first, 0);
+    sv_status st = sv_partial_create(first, 0, &out->trials);
     uint64_t next = first;
     for (size_t i = 0; st == SV_OK && i < n;) {
         const sv_state_config *c = pc[i].c;
@@ -160,17 +161,17 @@ static sv_status merge_config(piece *pc, size_t n, size_t config, uint64_t whole
             if (m > 1)
                 return fail(why, SV_STATE_OVERLAP, pc[i + 1].shard, pc[i].shard, config,
                             c->trial_first, c->trial_first + c->trial_count);
-            st = sv_partial_merge(&out->trials, &c->trials);
+            st = sv_partial_merge(out->trials, c->trials);
         } else {
-            st = fold_rows(pc + i, m, config, &out->trials, why);
+            st = fold_rows(pc + i, m, config, out->trials, why);
         }
         next = c->trial_first + c->trial_count;
         i += m;
     }
     if (st == SV_OK && whole && next != whole) /* the last shard is missing */
         return fail(why, SV_STATE_MISSING_TRIALS, pc[n - 1].shard, 0, config, next, whole);
-    out->trial_count = out->trials.n;
-    out->spec.trials = out->trials.n;
+    out->trial_count = sv_partial_count(out->trials);
+    out->spec.trials = out->trial_count;
     return st;
 }
 
@@ -226,18 +227,18 @@ sv_status sv_state_summary(const sv_state *s, size_t config, sv_spec *spec, sv_s
         return SV_EINVAL;
     const sv_state_config *c = &s->configs[config];
     if (c->trial_first != 0 || c->row_begin != 0 || c->row_end != c->spec.n_q ||
-        c->trials.n != c->trial_count)
+        sv_partial_count(c->trials) != c->trial_count)
         return SV_EINVAL;
     sv_spec sp = c->spec;
     sp.trials = c->trial_count;
     /* The quantiles reorder the variances: on a copy. */
-    sv_partial p;
-    sv_status st = sv_partial_init(&p, 0, 0);
+    sv_partial *p;
+    sv_status st = sv_partial_create(0, 0, &p);
     if (st == SV_OK)
-        st = sv_partial_merge(&p, &c->trials);
+        st = sv_partial_merge(p, c->trials);
     if (st == SV_OK)
-        st = sv_summary_from_partial(&sp, &p, c->observed, out);
-    sv_partial_free(&p);
+        st = sv_summary_from_partial(&sp, p, c->observed, out);
+    sv_partial_free(p);
     if (st == SV_OK)
         *spec = sp;
     return st;

@@ -4,6 +4,7 @@
  * rules. */
 #include "sdpa_var/state.h"
 #include "alloc.h"
+#include "partial_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -132,9 +133,9 @@ static void get_extremes(rd *r, sv_trial_extremes *e)
     e->raw_max_logit = get_f64(r);
 }
 
-/* The partial of trials [first, first + n): allocated by sv_partial_init,
- * filled from the bytes. */
-static sv_status get_partial(rd *r, uint64_t first, uint64_t n, sv_partial *p)
+/* The partial of trials [first, first + n): allocated by sv_partial_create
+ * into *out, filled from the bytes. */
+static sv_status get_partial(rd *r, uint64_t first, uint64_t n, sv_partial **out)
 {
     const uint64_t hc = first % B ? B - first % B : 0, h = hc < n ? hc : n;
     const uint64_t nb = n > h ? (n - h - 1) / B + 1 : 0;
@@ -143,9 +144,10 @@ static sv_status get_partial(rd *r, uint64_t first, uint64_t n, sv_partial *p)
     if (!left_for(r, h, (size_t)F * 8) || !left_for(r, nb, (size_t)3 * F * 8) ||
         !left_for(r, n, 16))
         return SV_ECORRUPT;
-    sv_status st = sv_partial_init(p, first, n);
+    sv_status st = sv_partial_create(first, n, out);
     if (st != SV_OK)
         return st;
+    sv_partial *p = *out;
     for (uint64_t i = 0; i < h; i++) {
         double v[F];
         get_f64s(r, v, F);
@@ -256,7 +258,7 @@ void sv_state_free(sv_state *s)
     if (!s)
         return;
     for (size_t i = 0; s->configs && i < s->n_configs; i++) {
-        sv_partial_free(&s->configs[i].trials);
+        sv_partial_free(s->configs[i].trials);
         sv__free(s->configs[i].folds);
     }
     sv__free(s->configs);

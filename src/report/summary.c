@@ -1,4 +1,6 @@
 #include "sdpa_var/summary.h"
+#include "alloc.h"
+#include "partial_impl.h"
 
 #include <assert.h>
 #include <math.h>
@@ -105,15 +107,31 @@ static void spread_of(double *x, size_t n, int quantiles, sv_var_spread *out)
     out->q05 = quantile_select_below(x, mid + 1, n, 0.05);
 }
 
-sv_status sv_summary_begin(const sv_spec *spec, sv_summary_acc *acc)
+struct sv_summary_acc {
+    sv_spec spec;      /* a copy of the resolved spec (trials: all of them) */
+    sv_partial trials; /* the trials added so far, from trial 0 */
+};
+
+sv_status sv_summary_begin(const sv_spec *spec, sv_summary_acc **acc)
 {
+    if (acc)
+        *acc = NULL;
     sv_status st = sv_spec_check(spec);
     if (st != SV_OK)
         return st;
     if (!acc || spec->trials > SIZE_MAX / sizeof(double))
         return SV_EINVAL;
-    acc->spec = *spec;
-    return sv_partial_init(&acc->trials, 0, spec->trials);
+    sv_summary_acc *a = sv__malloc(sizeof *a);
+    if (!a)
+        return SV_ENOMEM;
+    a->spec = *spec;
+    st = sv__partial_init(&a->trials, 0, spec->trials);
+    if (st != SV_OK) {
+        sv__free(a);
+        return st;
+    }
+    *acc = a;
+    return SV_OK;
 }
 
 sv_status sv_summary_add(sv_summary_acc *acc, const sv_trial_stats *t, size_t count)
@@ -180,7 +198,8 @@ sv_status sv_summary_end(sv_summary_acc *acc, double observed, sv_summary *out)
         return SV_EINVAL;
     sv_status st =
         out ? sv_summary_from_partial(&acc->spec, &acc->trials, observed, out) : SV_EINVAL;
-    sv_partial_free(&acc->trials);
+    sv__partial_release(&acc->trials);
+    sv__free(acc);
     return st;
 }
 
@@ -189,14 +208,14 @@ sv_status sv_summary_compute(const sv_spec *spec, const sv_trial_stats *per_tria
 {
     if (!per_trial || !out)
         return SV_EINVAL;
-    sv_summary_acc acc;
+    sv_summary_acc *acc;
     sv_status st = sv_summary_begin(spec, &acc);
     if (st != SV_OK)
         return st;
-    st = sv_summary_add(&acc, per_trial, (size_t)spec->trials);
+    st = sv_summary_add(acc, per_trial, (size_t)spec->trials);
     if (st != SV_OK) {
-        sv_summary_end(&acc, observed, NULL);
+        sv_summary_end(acc, observed, NULL);
         return st;
     }
-    return sv_summary_end(&acc, observed, out);
+    return sv_summary_end(acc, observed, out);
 }

@@ -177,7 +177,7 @@ def per_trial(q, k, mask, scale):
     trials = (L.sv_trial_stats * spec.trials)()
     src = ctypes.create_string_buffer(L.SOURCE_BYTES)
     L.lib.sv_source_strided(ctypes.byref(arrays), src)
-    chk.ok(_core.engine_run(spec, src, _core.exec_options(1), 0, spec.trials, trials) == L.SV_OK,
+    chk.ok(_core.run(spec, src, _core.exec_options(1), L.sv_run_options(keep=trials)) == L.SV_OK,
            "per_trial run", "")
     name = repr(float(scale)).encode()
     differ = []

@@ -111,7 +111,7 @@ def worker_exception():
     rng = np.random.default_rng(1)
     q, k = rng.standard_normal((1024, 64)), rng.standard_normal((1024, 64))
     assert _core._work(_spec(1024, 64), 1) >= _core._INLINE_WORK  # the threaded path
-    real = L.lib.sv_engine_run
+    real = L.lib.sv_run  # stats() runs the driver (run.h)
 
     class Boom(Exception):
         pass
@@ -119,14 +119,14 @@ def worker_exception():
     def boom(*args):
         raise Boom("from the worker")
 
-    L.lib.sv_engine_run = boom
+    L.lib.sv_run = boom
     try:
         sdpa_var.stats(q, k)
         check(False, "the worker's exception was lost")
     except Boom as e:
         check(str(e) == "from the worker", "exception changed: %r" % e)
     finally:
-        L.lib.sv_engine_run = real
+        L.lib.sv_run = real
 
 
 def _spec(n, d):

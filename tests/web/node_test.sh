@@ -38,6 +38,25 @@ assert abs(raw - scores) <= 1e-6 * scores, ("raw theory adds to %r, want %d" % (
 print("web.n65536: histogram theory of %d %s scores: %.9g" % (scores, "causal" if causal else "full", raw))
 ' "$causal"
 done
+# The page's standard error is the CLI's (sv_std_error, run.h): sd /
+# sqrt(trials), and with one trial (no sd) the theory of the sd, which the
+# page showed as null before issue 40.
+for trials in 1 5; do
+    node "$root/web/test/node_run.js" "$module" \
+        "{\"dk\":16,\"n\":24,\"trials\":$trials,\"seed\":7,\"scale\":\"sqrt\"}" 2>/dev/null |
+        /usr/bin/python3 -c '
+import json, math, subprocess, sys
+r, trials = json.load(sys.stdin), int(sys.argv[2])
+cli = json.loads(subprocess.run([sys.argv[1], "--dk", "16", "--n", "24", "--trials", str(trials),
+                                 "--seed", "7", "--format", "json", "--columns",
+                                 "raw_var_sd,raw_var_sd_theory"], check=True,
+                                capture_output=True, text=True).stdout)["rows"][0]
+sd = cli["raw_var_sd"] if trials > 1 else cli["raw_var_sd_theory"]
+want, got = math.sqrt(1.0 / trials) * sd, r["se"]["raw_var"]
+assert got is not None and abs(got - want) <= 1e-9 * want, ("se.raw_var", trials, got, want)
+print("web.n65536: se.raw_var of %d trial(s) %.9g, as the CLI" % (trials, got))
+' "$bin" "$trials"
+done
 [ -n "${SV_WEB_FULL:-}" ] || exit 0
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

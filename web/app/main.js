@@ -119,8 +119,10 @@ function showNumbers(res, o) {
     }
   }
   $('cmd-numbers').textContent = base + ` --format json --columns ${cols.join(',')}`;
-  $('se-note').textContent = `± one standard error over the ${o.trials} trials: sd / √${o.trials}, ` +
-    'the sd the shell prints (its *_sd columns).';
+  $('se-note').textContent = o.trials > 1
+    ? `± one standard error over the ${o.trials} trials: sd / √${o.trials}, ` +
+      'the sd the shell prints (its *_sd columns).'
+    : '± one standard error of one trial: the theory of its sd, as the shell\'s table.';
   const h = res.hist;
   $('plot-hist').hidden = !h;
   for (const id of ['cmd-hist', 'cmd-hist2']) $(id).closest('.shell').hidden = !h;

@@ -2,12 +2,13 @@
  * CLI is, compiled with it to WebAssembly (web/CMakeLists.txt). It reads
  * the experiment as name=value pairs through the library's parameter table
  * (sv_web_spec.c: sv_spec_set, so the spec is the CLI's for the same
- * options and every default, bound and message the library's), runs the
- * engine in chunks of trials (the page's worker calls svw_step between
- * messages), and hands the page JSON text: the summary row named and
- * valued by the column table (columns.h), the engine's histogram bins, one
- * row's weights. JavaScript computes no statistic; it reads these and
- * draws them.
+ * options and every default, bound and message the library's), runs it
+ * through the library's run driver in chunks of trials (run.h: the page's
+ * worker calls svw_step between messages), and hands the page JSON text:
+ * the summary row named and valued by the column table (columns.h), with
+ * the standard errors the CLI rounds at (sv_std_error), the engine's
+ * histogram bins, one row's weights. JavaScript computes no statistic; it
+ * reads these and draws them.
  *
  * Every function returns NULL or a negative number on failure, with the
  * reason in svw_error(). Strings returned stay valid until the next call
@@ -24,6 +25,7 @@
 #include "sdpa_var/engine.h"
 #include "sdpa_var/rng.h"
 #include "sdpa_var/rowfold.h"
+#include "sdpa_var/run.h"
 #include "sdpa_var/softmax.h"
 #include "sdpa_var/source.h"
 #include "sdpa_var/summary.h"
@@ -115,10 +117,7 @@ typedef struct svw_run {
     sv_source src;
     sv_exec exec;
     sv_taps taps;
-    sv_summary_acc acc;
-    int acc_open;
-    sv_trial_stats *chunk;
-    size_t chunk_cap;
+    sv_runner *run;
     uint64_t done;
     uint64_t *hist; /* 2 (bins + 1): raw, scaled */
     uint64_t *s2;   /* s2_bins + 1 counts of the trials' raw_var on [0, s2_hi) */
@@ -141,13 +140,23 @@ SVW_EXPORT void svw_free(svw_run *r)
 {
     if (!r)
         return;
-    if (r->acc_open && !r->ended)
-        sv_summary_end(&r->acc, NAN, NULL); /* frees */
-    free(r->chunk);
+    sv_runner_free(r->run);
     free(r->hist);
     free(r->s2);
     free(r->json.s);
     free(r);
+}
+
+/* Each trial's raw_var into the s2 bins (sv_run_chunk_fn). */
+static int count_s2(void *ctx, uint64_t first, uint64_t count, const sv_trial_stats *t)
+{
+    svw_run *r = ctx;
+    (void)first;
+    for (uint64_t i = 0; r->s2 && i < count; i++) {
+        const double b = t[i].raw_var / r->s2_hi * (double)r->s2_bins;
+        r->s2[b >= 0 && b < (double)r->s2_bins ? (size_t)b : r->s2_bins]++;
+    }
+    return 0;
 }
 
 /* A run of the experiment in @p pairs ("d_k=64\nn_q=256\nn_k=256\nscale=dk",
@@ -204,17 +213,16 @@ SVW_EXPORT svw_run *svw_begin(const char *pairs, int hist_bins, double observed,
         r->s2_hi = s2_hi;
         r->s2 = calloc(r->s2_bins + 1, sizeof(uint64_t));
     }
+    const sv_run_options opt = {
+        .want = SV_RUN_ALL, .observed = observed, .on_chunk = count_s2, .ctx = r};
     sv_status st = sv_source_draw(&r->spec, &r->src);
     if (st == SV_OK)
-        st = sv_taps_check(&r->taps, &r->spec);
-    if (st == SV_OK)
-        st = sv_summary_begin(&r->spec, &r->acc);
+        st = sv_runner_begin(&r->spec, &r->src, &r->exec, &r->taps, &opt, &r->run);
     if (st != SV_OK || (s2_bins > 0 && !r->s2)) {
         fail("run", st != SV_OK ? st : SV_ENOMEM);
         svw_free(r);
         return NULL;
     }
-    r->acc_open = 1;
     return r;
 }
 
@@ -224,30 +232,11 @@ SVW_EXPORT double svw_step(svw_run *r, double max_trials)
 {
     if (!r || r->ended || !(max_trials >= 1))
         return -1;
-    const uint64_t left = r->spec.trials - r->done;
-    const uint64_t n = (uint64_t)max_trials < left ? (uint64_t)max_trials : left;
-    if (n > r->chunk_cap) {
-        free(r->chunk);
-        r->chunk = calloc((size_t)n, sizeof(sv_trial_stats));
-        r->chunk_cap = r->chunk ? (size_t)n : 0;
-        if (!r->chunk) {
-            fail("run", SV_ENOMEM);
-            return -1;
-        }
-    }
-    sv_status st = sv_engine_run(&r->spec, &r->src, &r->exec, &r->taps, r->done, n, r->chunk);
-    if (st == SV_OK)
-        st = sv_summary_add(&r->acc, r->chunk, (size_t)n);
+    const sv_status st = sv_runner_step(r->run, (uint64_t)max_trials, &r->done);
     if (st != SV_OK) {
         fail("engine", st);
         return -1;
     }
-    for (uint64_t t = 0; r->s2 && t < n; t++) {
-        const double v = r->chunk[t].raw_var;
-        const double b = v / r->s2_hi * (double)r->s2_bins;
-        r->s2[b >= 0 && b < (double)r->s2_bins ? (size_t)b : r->s2_bins]++;
-    }
-    r->done += n;
     return (double)r->done;
 }
 
@@ -286,9 +275,10 @@ SVW_EXPORT double svw_rows(svw_run *r, double row_end)
 }
 
 /* The summary row: every column of the table by name, as --format json
- * writes it; and "se": the standard error of the mean over trials,
- * sd / sqrt(trials), of every spread column (keyed by the column it is the
- * spread of: its SV_PARTNER_SD_OF). */
+ * writes it; and "se": the standard error of the mean over trials of
+ * every column with a spread column (its SV_PARTNER_SD_OF), as the CLI's
+ * tables round at: sv_std_error (sd / sqrt(trials), with one trial the
+ * theory of the sd). */
 static void put_summary(text *t, const svw_run *r)
 {
     const sv_row_view v = {.spec = &r->spec,
@@ -316,7 +306,6 @@ static void put_summary(text *t, const svw_run *r)
     }
     put(t, "},\"se\":{");
     first = 1;
-    const double root = sqrt((double)r->spec.trials);
     for (size_t i = 0; i < n; i++) {
         const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
         const sv_column *of = sv_column_partner(SV_OUTPUT_SUMMARY, c, SV_PARTNER_SD_OF);
@@ -324,7 +313,7 @@ static void put_summary(text *t, const svw_run *r)
             continue;
         put(t, "%s\"%s\":", first ? "" : ",", of->name);
         first = 0;
-        put_real(t, c->get(&v).real / root);
+        put_real(t, sv_std_error(of, &v, 1.0));
     }
     put(t, "}");
 }
@@ -414,7 +403,7 @@ SVW_EXPORT const char *svw_result(svw_run *r)
         return NULL;
     }
     if (!r->ended) {
-        const sv_status st = sv_summary_end(&r->acc, r->observed, &r->summary);
+        const sv_status st = sv_runner_end(r->run, &r->summary);
         r->ended = 1;
         if (st != SV_OK) {
             fail("summary", st);

@@ -19,6 +19,7 @@
 #include "fail.h"
 #include "interrupt.h"
 #include "progress.h"
+#include "sdpa_var/run.h"
 #include "sink.h"
 
 static const char prog[] = CLI_PROG;
@@ -46,7 +47,6 @@ typedef struct config_run {
     sv_taps taps;
     const char *scale_name;
     const sv_strided *arrays; /* measured Q and K, or NULL: draws */
-    sv_trial_stats *chunk;
     double *row_sums;
     uint64_t *hist;
     sv_summary summary;
@@ -59,10 +59,8 @@ typedef struct config_run {
 
 static void free_run(config_run *r)
 {
-    free(r->chunk);
     free(r->row_sums);
     free(r->hist);
-    r->chunk = NULL;
     r->row_sums = NULL;
     r->hist = NULL;
 }
@@ -135,20 +133,19 @@ static int alloc_taps(config_run *r, const cli_output *out)
         if (!r->row_sums)
             return 0;
     }
-    r->chunk = calloc((size_t)cli_budget_chunk(r->spec.trials), sizeof(sv_trial_stats));
-    return r->chunk != NULL;
+    return 1;
 }
 
 /* Writes one chunk of per-trial rows (trials first .. first + count - 1),
  * after checking all of them. */
 static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64_t count,
-                        cli_progress *pl)
+                        const sv_trial_stats *chunk, cli_progress *pl)
 {
     char where[48];
     sv_row_view v = {.spec = &r->spec, .scale_name = r->scale_name};
     for (int pass = 0; pass < 2; pass++)
         for (uint64_t t = 0; t < count; t++) {
-            v.stats = &r->chunk[t];
+            v.stats = &chunk[t];
             v.trial = first + t;
             snprintf(where, sizeof where, " trial=%llu", (unsigned long long)v.trial);
             if (pass == 0 && undefined(s, r, &v, where))
@@ -167,20 +164,10 @@ static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64
 static int head_row(cli_sink *s, const config_run *r, const sv_trial_stats *stats,
                     const sv_head *head, uint64_t trial, int pass, cli_progress *pl)
 {
-    sv_spec plug;
-    sv_summary sum;
-    (void)sv_summary_head(&r->spec, stats, head ? NULL : &r->summary, &plug,
-                          &sum);           /* arguments are set: SV_OK */
-    if (r->arrays && r->arrays->mask.data) /* no closed form for a data mask */
-        for (int i = 0; i < 2; i++)
-            *(i ? &sum.scaled_theory : &sum.raw_theory) =
-                (sv_theory){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0};
-    const sv_row_view v = {.spec = &plug,
-                           .scale_name = r->scale_name,
-                           .stats = stats,
-                           .summary = &sum,
-                           .trial = trial,
-                           .head = head};
+    sv_head_row row;
+    (void)sv_head_row_make(&r->spec, r->scale_name, stats, head, trial, &r->summary,
+                           r->arrays && r->arrays->mask.data, &row); /* arguments set: SV_OK */
+    const sv_row_view v = row.view;
     char where[80];
     if (head)
         snprintf(where, sizeof where, " batch=%zu head=%zu", head->batch, head->head);
@@ -195,7 +182,7 @@ static int head_row(cli_sink *s, const config_run *r, const sv_trial_stats *stat
 /* Writes one chunk of per-head rows (trials first .. first + count - 1:
  * (batch, head) by sv_strided_head), after checking all of them. */
 static int write_heads(cli_sink *s, const config_run *r, uint64_t first, uint64_t count,
-                       cli_progress *pl)
+                       const sv_trial_stats *chunk, cli_progress *pl)
 {
     for (int pass = 0; pass < 2; pass++)
         for (uint64_t t = 0; t < count; t++) {
@@ -205,7 +192,7 @@ static int write_heads(cli_sink *s, const config_run *r, uint64_t first, uint64_
                 say("trial %llu: no such head", trial);
                 return 0;
             }
-            if (!head_row(s, r, &r->chunk[t], &h, first + t, pass, pl))
+            if (!head_row(s, r, &chunk[t], &h, first + t, pass, pl))
                 return 0;
         }
     return 1;
@@ -236,16 +223,43 @@ static sv_status run_rows(config_run *r, const sv_spec *es, const sv_source *src
     return SV_OK;
 }
 
-/* Runs the trials of one configuration in chunks, folding each into the
- * summary (same numbers as one call: the streams are numbered by trial).
+/* The rows of one chunk (sv_run_chunk_fn): per-trial or per-head rows go
+ * out with their chunk. */
+typedef struct chunk_ctx {
+    cli_sink *s;
+    const config_run *r;
+    const cli_output *out;
+    cli_progress *pl;
+    int ok; /* 0: a row was not written (said, or a caught signal) */
+} chunk_ctx;
+
+static int on_chunk(void *ctx, uint64_t first, uint64_t count, const sv_trial_stats *t)
+{
+    chunk_ctx *c = ctx;
+    if (!c->s)
+        return 0;
+    if (c->s->w.kind == SV_OUTPUT_PER_TRIAL)
+        c->ok = write_trials(c->s, c->r, first, count, t, c->pl);
+    if (c->s->w.kind == SV_OUTPUT_PER_HEAD && c->out->pool != CLI_POOL_ALL)
+        c->ok = write_heads(c->s, c->r, first - c->r->first, count, t, c->pl);
+    return !c->ok;
+}
+
+/* The run's progress (the fraction of its trials) on the progress line. */
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    cli_progress_show(((chunk_ctx *)ctx)->pl, done, total);
+}
+
+/* Runs the trials of one configuration in chunks (sv_run), the rows of
+ * each written as it ends, into the summary (or the state's partial).
  * The engine's spec counts the trials before --first-trial too. */
 static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_progress *pl)
 {
-    const uint64_t trials = r->spec.trials, chunk = cli_budget_chunk(trials), first = r->first;
+    const uint64_t trials = r->spec.trials, first = r->first;
     sv_spec es = r->spec;
     es.trials = first + trials; /* validated: no wrap */
     sv_source src;
-    sv_partial part = {0};
     sv_status st = r->arrays ? sv_source_strided(r->arrays, &src) : sv_source_draw(&es, &src);
     /* Entries of Q and K that no column shows are not measured (a state
      * keeps every statistic: it has no sink). */
@@ -275,40 +289,34 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
             return st == SV_OK;
         }
     }
-    if (st == SV_OK)
-        st = sv_partial_init(&part, first, trials);
-    if (st != SV_OK) { /* nothing to free */
-        say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
-        return 0;
-    }
-    int ok = 1;
-    for (uint64_t t0 = 0; st == SV_OK && ok && t0 < trials; t0 += chunk) {
-        const uint64_t n = trials - t0 < chunk ? trials - t0 : chunk;
-        pl->t0 = t0;
-        pl->chunk = n;
-        pl->trials = trials;
-        st = sv_engine_run(&es, &src, &r->exec, &r->taps, first + t0, n, r->chunk);
-        if (st == SV_OK)
-            st = r->no_trial_sd ? sv_partial_add_means(&part, r->chunk, (size_t)n)
-                                : sv_partial_add(&part, r->chunk, (size_t)n);
-        if (st == SV_OK && s && s->w.kind == SV_OUTPUT_PER_TRIAL)
-            ok = write_trials(s, r, first + t0, n, pl);
-        if (st == SV_OK && s && s->w.kind == SV_OUTPUT_PER_HEAD && out->pool != CLI_POOL_ALL)
-            ok = write_heads(s, r, t0, n, pl);
-    }
-    if (st == SV_OK && ok && r->state) {
-        r->state->trials = part; /* the state owns it now */
-        return 1;
-    }
+    pl->t0 = 0; /* the driver reports the fraction of the whole run */
+    pl->chunk = pl->trials = 1;
+    chunk_ctx c = {.s = s, .r = r, .out = out, .pl = pl, .ok = 1};
     /* A slice of trials has per-trial rows only (shards.c): no summary. */
-    if (st == SV_OK && ok && first == 0)
-        st = sv_summary_from_partial_want(
-            &r->spec, &part, out->observed,
-            r->skipped >> SV_GROUP_QUANTILES & 1u ? 0u : SV_SUMMARY_QUANTILES, &r->summary);
-    sv_partial_free(&part);
-    if (st != SV_OK)
+    const sv_run_options opt = {.first = first,
+                                .want =
+                                    (r->no_trial_sd ? 0u : SV_RUN_TRIAL_SD) |
+                                    (first == 0 && !r->state ? SV_RUN_SUMMARY : 0u) |
+                                    (r->skipped >> SV_GROUP_QUANTILES & 1u ? 0u : SV_RUN_QUANTILES),
+                                .observed = out->observed,
+                                .on_chunk = on_chunk,
+                                .ctx = &c,
+                                .progress = r->exec.progress ? on_progress : NULL};
+    sv_runner *run = NULL;
+    if (st == SV_OK)
+        st = sv_runner_begin(&r->spec, &src, &r->exec, &r->taps, &opt, &run);
+    const uint64_t chunk = cli_budget_chunk(trials);
+    uint64_t done = 0;
+    while (st == SV_OK && done < trials)
+        st = sv_runner_step(run, chunk, &done);
+    if (st == SV_OK && r->state)
+        st = sv_runner_take_partial(run, &r->state->trials); /* the state owns it now */
+    else if (st == SV_OK)
+        st = sv_runner_end(run, &r->summary);
+    sv_runner_free(run);
+    if (st != SV_OK && c.ok) /* a row not written was said (or a signal caught) */
         say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
-    return st == SV_OK && ok;
+    return st == SV_OK;
 }
 
 /* The rows a finished configuration writes (per-trial rows went out with

@@ -7,23 +7,21 @@
 #include <string.h>
 
 #include "layout.h"
+#include "sdpa_var/run.h"
 #include "write_table_one.h"
 
-/* The standard error of the mean of column @p name over the trials: its
- * sd across trials (its SV_PARTNER_SD) over sqrt(trials); where that is
- * nan (one trial), the theory of that sd (the sd's SV_PARTNER_THEORY, the
- * sd of one trial) where there is one. The variants of the sample
- * variance (raw_var_*: about the known mean, ddof 0 and 1, the quantiles,
- * the sd) share raw_var's. */
+/* The standard error of the mean of column @p name over the trials, times
+ * c^power: the library's (sv_std_error: sd / sqrt(trials), with one trial
+ * the theory of the sd), the page's too. */
 double cli_table_std_error(const cli_table_entry *e, const char *name, int power)
 {
-    const sv_column *c = cli_table_find_column(name);
-    const sv_column *of = strncmp(name, "raw_var_", 8) == 0 ? cli_table_find_column("raw_var") : c;
-    const sv_column *th =
-        cli_table_partner(cli_table_partner(of, SV_PARTNER_SD), SV_PARTNER_THEORY);
-    const double t = (double)e->spec.trials;
-    const double s = cli_table_value(e, cli_table_partner(c, SV_PARTNER_SD), power);
-    return sqrt(1.0 / t) * (isnan(s) ? cli_table_value(e, th, power) : s);
+    const sv_row_view v = {.spec = &e->spec,
+                           .scale_name = e->scale_name,
+                           .stats = &e->summary.mean,
+                           .summary = &e->summary};
+    const double one = e->spec.scale_logn ? NAN : 1.0; /* as layout.c's value_of */
+    const double times[3] = {1.0, e->spec.scale * one, e->spec.scale2 * one};
+    return sv_std_error(cli_table_find_column(name), &v, times[power]);
 }
 
 /* One line: raw (measured, sd, theory) and scaled (measured, sd,

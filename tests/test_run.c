@@ -1,0 +1,221 @@
+/* run.h: the run driver gives, in any chunking, the bits of one engine
+ * call and one sv_summary_compute; its callbacks see every trial once, in
+ * order, and can stop it; a slice of trials keeps the engine's numbering;
+ * the pool names; the per-head rows; and the standard error, whose theory
+ * fallback with one trial is what the page lacked before (issue 40). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "sdpa_var/sdpa_var.h"
+
+static sv_spec config(uint64_t trials)
+{
+    sv_spec c;
+    sv_spec_defaults(&c);
+    c.d_k = 4;
+    c.n_q = 6;
+    c.n_k = 5;
+    c.trials = trials;
+    (void)sv_spec_resolve(&c);
+    return c;
+}
+
+/* What the callbacks saw. */
+typedef struct seen {
+    uint64_t next, calls, stop_after;
+    uint64_t last_done, total;
+    int backwards;
+} seen;
+
+static int on_chunk(void *ctx, uint64_t first, uint64_t count, const sv_trial_stats *t)
+{
+    seen *s = ctx;
+    CHECK_EQ(first, s->next);
+    CHECK(t != NULL);
+    s->next = first + count;
+    s->calls++;
+    return s->stop_after && s->calls >= s->stop_after;
+}
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    seen *s = ctx;
+    s->backwards |= done < s->last_done;
+    s->last_done = done;
+    s->total = total;
+}
+
+/* sv_run in chunks of 7 = the engine in one call + sv_summary_compute. */
+static void test_same_bits(void)
+{
+    const sv_spec c = config(20);
+    sv_source src;
+    CHECK_STATUS(sv_source_draw(&c, &src), SV_OK);
+    const sv_exec ex = {.threads = 1};
+    sv_trial_stats all[20], kept[20];
+    sv_summary one, run;
+    CHECK_STATUS(sv_engine_run(&c, &src, &ex, NULL, 0, 20, all), SV_OK);
+    CHECK_STATUS(sv_summary_compute(&c, all, 3.0, &one), SV_OK);
+    seen s = {0};
+    const sv_run_options opt = {.chunk = 7,
+                                .want = SV_RUN_ALL,
+                                .observed = 3.0,
+                                .on_chunk = on_chunk,
+                                .ctx = &s,
+                                .progress = on_progress,
+                                .keep = kept};
+    CHECK_STATUS(sv_run(&c, &src, &ex, NULL, &opt, &run), SV_OK);
+    CHECK_MEM_EQ(&run, &one, sizeof one);
+    CHECK_MEM_EQ(kept, all, sizeof all);
+    CHECK_EQ(s.calls, 3);
+    CHECK_EQ(s.next, 20);
+    CHECK(!s.backwards);
+    CHECK_EQ(s.last_done, s.total); /* the whole run done */
+    /* Without the sds and the quantiles: NAN there, the means the same. */
+    sv_summary less;
+    const sv_run_options means = {.chunk = 6, .want = SV_RUN_SUMMARY, .observed = NAN};
+    CHECK_STATUS(sv_run(&c, &src, &ex, NULL, &means, &less), SV_OK);
+    CHECK_MEM_EQ(&less.mean, &one.mean, sizeof one.mean);
+    CHECK_NAN(less.sd.raw_var);
+    CHECK_NAN(less.raw.q50);
+}
+
+/* Step by step (the page's way), a stop from the callback, a slice. */
+static void test_steps(void)
+{
+    const sv_spec c = config(10);
+    sv_source src;
+    CHECK_STATUS(sv_source_draw(&c, &src), SV_OK);
+    const sv_exec ex = {.threads = 1};
+    sv_trial_stats all[10];
+    CHECK_STATUS(sv_engine_run(&c, &src, &ex, NULL, 0, 10, all), SV_OK);
+    seen s = {0};
+    sv_run_options opt = {.want = SV_RUN_ALL, .observed = NAN, .on_chunk = on_chunk, .ctx = &s};
+    sv_runner *r;
+    uint64_t done = 0;
+    CHECK_STATUS(sv_runner_begin(&c, &src, &ex, NULL, &opt, &r), SV_OK);
+    CHECK_STATUS(sv_runner_end(r, NULL), SV_EINVAL); /* trials left */
+    CHECK_STATUS(sv_runner_step(r, 0, &done), SV_EINVAL);
+    while (done < 10)
+        CHECK_STATUS(sv_runner_step(r, 3, &done), SV_OK);
+    CHECK_EQ(s.calls, 4);
+    CHECK_STATUS(sv_runner_step(r, 3, &done), SV_EINVAL); /* finished */
+    sv_summary sum;
+    CHECK_STATUS(sv_runner_end(r, &sum), SV_OK);
+    sv_partial *p;
+    CHECK_STATUS(sv_runner_take_partial(r, &p), SV_OK);
+    CHECK_EQ(sv_partial_count(p), 10);
+    sv_partial *again = NULL;
+    CHECK_STATUS(sv_runner_take_partial(r, &again), SV_EINVAL); /* moved */
+    sv_partial_free(p);
+    sv_runner_free(r);
+
+    s = (seen){.stop_after = 2};
+    CHECK_STATUS(sv_runner_begin(&c, &src, &ex, NULL, &opt, &r), SV_OK);
+    CHECK_STATUS(sv_runner_step(r, 4, NULL), SV_OK);
+    CHECK_STATUS(sv_runner_step(r, 4, NULL), SV_ECANCELED);
+    CHECK_STATUS(sv_runner_step(r, 4, NULL), SV_EINVAL); /* failed: free only */
+    sv_runner_free(r);
+
+    /* Trials 4 .. 9 of the run of 10: the same bits; no summary of a slice. */
+    const sv_spec six = config(6);
+    sv_trial_stats kept[6];
+    s = (seen){.next = 4};
+    opt.first = 4;
+    opt.keep = kept;
+    CHECK_STATUS(sv_run(&six, &src, &ex, NULL, &opt, &sum), SV_EINVAL);
+    opt.want = 0;
+    CHECK_STATUS(sv_run(&six, &src, &ex, NULL, &opt, NULL), SV_OK);
+    CHECK_MEM_EQ(kept, all + 4, sizeof kept);
+    CHECK_STATUS(sv_runner_begin(NULL, &src, &ex, NULL, &opt, &r), SV_EINVAL);
+    CHECK(r == NULL);
+}
+
+static void test_pool(void)
+{
+    for (int p = SV_POOL_HEADS; p <= SV_POOL_ALL; p++) {
+        sv_pool back = SV_POOL_ALL;
+        CHECK_STATUS(sv_pool_from_name(sv_pool_name((sv_pool)p), &back), SV_OK);
+        CHECK_EQ(back, p);
+    }
+    CHECK_STR_EQ(sv_pool_name(SV_POOL_NONE), "none");
+    CHECK(sv_pool_name((sv_pool)3) == NULL);
+    sv_pool p = SV_POOL_NONE;
+    CHECK_STATUS(sv_pool_from_name("every", &p), SV_EINVAL);
+    CHECK_STATUS(sv_pool_from_name(NULL, &p), SV_EINVAL);
+    CHECK_EQ(p, SV_POOL_NONE);
+}
+
+static const sv_column *column(const char *name)
+{
+    for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++)
+        if (strcmp(sv_columns_get(SV_OUTPUT_SUMMARY, i)->name, name) == 0)
+            return sv_columns_get(SV_OUTPUT_SUMMARY, i);
+    return NULL;
+}
+
+/* sd / sqrt(trials); with one trial (sd NAN) the theory of raw_var's sd,
+ * for raw_var and its variants alike; NAN without either. */
+static void test_std_error(void)
+{
+    const sv_spec c = config(20), c1 = config(1);
+    sv_source src, src1;
+    CHECK_STATUS(sv_source_draw(&c, &src), SV_OK);
+    CHECK_STATUS(sv_source_draw(&c1, &src1), SV_OK);
+    const sv_exec ex = {.threads = 1};
+    const sv_run_options opt = {.want = SV_RUN_ALL, .observed = NAN};
+    sv_summary s, s1;
+    CHECK_STATUS(sv_run(&c, &src, &ex, NULL, &opt, &s), SV_OK);
+    CHECK_STATUS(sv_run(&c1, &src1, &ex, NULL, &opt, &s1), SV_OK);
+    const sv_row_view v = {.spec = &c, .stats = &s.mean, .summary = &s};
+    const sv_row_view v1 = {.spec = &c1, .stats = &s1.mean, .summary = &s1};
+    CHECK_EQ(sv_std_error(column("raw_var"), &v, 1.0), sqrt(1.0 / 20.0) * s.sd.raw_var);
+    CHECK_EQ(sv_std_error(column("scaled_var"), &v, 2.0),
+             sqrt(1.0 / 20.0) * (2.0 * s.sd.scaled_var));
+    CHECK_NAN(s1.sd.raw_var);
+    const double th = column("raw_var_sd_theory")->get(&v1).real;
+    CHECK(isfinite(th) && th > 0.0);
+    CHECK_EQ(sv_std_error(column("raw_var"), &v1, 1.0), th);
+    CHECK_EQ(sv_std_error(column("raw_var_ddof1"), &v1, 1.0), th);
+    CHECK_NAN(sv_std_error(column("dk"), &v, 1.0));
+    CHECK_NAN(sv_std_error(NULL, &v, 1.0));
+    CHECK_NAN(sv_std_error(column("raw_var"), NULL, 1.0));
+}
+
+/* The head row: sv_summary_head's, theories NaN with a mask. */
+static void test_head_row(void)
+{
+    const sv_spec c = config(2);
+    sv_source src;
+    CHECK_STATUS(sv_source_draw(&c, &src), SV_OK);
+    const sv_exec ex = {.threads = 1};
+    sv_trial_stats t[2];
+    sv_summary pooled, one;
+    sv_spec plug;
+    const sv_run_options opt = {.want = SV_RUN_ALL, .observed = NAN, .keep = t};
+    CHECK_STATUS(sv_run(&c, &src, &ex, NULL, &opt, &pooled), SV_OK);
+    const sv_head h = {.batch = 0, .head = 1, .kv_head = 1};
+    sv_head_row row;
+    CHECK_STATUS(sv_head_row_make(&c, "sqrt", &t[1], &h, 1, NULL, 0, &row), SV_OK);
+    CHECK_STATUS(sv_summary_head(&c, &t[1], NULL, &plug, &one), SV_OK);
+    CHECK_MEM_EQ(&row.summary, &one, sizeof one);
+    CHECK(row.view.head == &h && row.view.stats == &t[1] && row.view.summary == &row.summary);
+    CHECK_EQ(row.view.trial, 1);
+    CHECK_STATUS(sv_head_row_make(&c, NULL, &pooled.mean, NULL, 0, &pooled, 1, &row), SV_OK);
+    CHECK_NAN(row.summary.raw_theory.var);
+    CHECK_NAN(row.summary.scaled_theory.mean);
+    CHECK_EQ(row.summary.sd.raw_var, pooled.sd.raw_var);
+    CHECK_STATUS(sv_head_row_make(&c, NULL, &t[0], NULL, 0, NULL, 0, &row), SV_EINVAL);
+}
+
+int main(void)
+{
+    test_same_bits();
+    test_steps();
+    test_pool();
+    test_std_error();
+    test_head_row();
+    return CHECK_DONE();
+}
