@@ -7,8 +7,10 @@
  *
  * Thread safety, every function here unless its docstring says: re-entrant;
  * a runner is used by one thread at a time.
- * Cost: sv_runner_step is sv_engine_run's, plus O(count) to fold the chunk;
- * sv_runner_end is sv_summary_from_partial_want's; the others O(1).
+ * Cost, every function here unless its docstring says: O(1), except
+ * sv_runner_step (sv_engine_run's, plus O(count) to fold the chunk), sv_run
+ * (the steps' and sv_runner_end's) and sv_runner_end
+ * (sv_summary_from_partial_want's).
  */
 #ifndef SDPA_VAR_RUN_H
 #define SDPA_VAR_RUN_H
