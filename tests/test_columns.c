@@ -212,8 +212,47 @@ static void test_theory_default(void)
     }
 }
 
+/* The public ids name the table's descriptors, both ways; and the
+ * --logits rows (SV_OUTPUT_LOGITS) compute their values in the library:
+ * ln n and the norm of dL/d(c z), which the CLI wrote itself before. */
+static void test_ids_and_logits(void)
+{
+    CHECK_EQ(sv_column_id_of(sv_column_of(SV_COL_raw_var)), SV_COL_raw_var);
+    CHECK(strcmp(sv_column_of(SV_COL_scaled_entropy)->name, "scaled_entropy") == 0);
+    CHECK(strcmp(sv_column_of(SV_COL_logits_entropy_bound)->name, "entropy_bound") == 0);
+    CHECK_EQ(sv_column_of(SV_COLUMN_IDS), NULL);
+    CHECK_EQ(sv_column_id_of(NULL), SV_COLUMN_IDS);
+    for (size_t k = 0; k < SV_OUTPUT_KINDS; k++)
+        for (size_t i = 0; i < sv_columns_count((sv_output_kind)k); i++) {
+            const sv_column *c = sv_columns_get((sv_output_kind)k, i);
+            CHECK_EQ(sv_column_of(sv_column_id_of(c)), c);
+        }
+    CHECK(strcmp(sv_output_kind_name(SV_OUTPUT_LOGITS), "logits") == 0);
+    /* Known answers: z = (0, ln 3) at c = 1 gives p = (1/4, 3/4); with
+     * g = (1, 0), p.g = 1/4 and dz = p (g - p.g) = (3/16, -3/16), whose
+     * norm is 3 sqrt(2) / 16. Entries of 1e300 (the CLI's bound) square to
+     * inf: the norm is scaled, 1e300 sqrt(2), not inf. */
+    const double z[2] = {0.0, log(3.0)}, g[2] = {1.0, 0.0};
+    double p[2], dz[2];
+    sv_logits_view lv = {
+        .n = 2, .key = 1, .scale_name = "none", .scale = 1.0, .z = z, .p = p, .g = g, .dz = dz};
+    CHECK_STATUS(sv_softmax_row_report(z, 2, 1.0, g, p, NULL, dz, &lv.st), SV_OK);
+    const sv_row_view v = {.logits = &lv};
+    CHECK_CLOSE(sv_column_of(SV_COL_weight)->get(&v).real, 0.75, 1e-15, 0);
+    CHECK_CLOSE(sv_column_of(SV_COL_logits_entropy_bound)->get(&v).real, log(2.0), 1e-15, 0);
+    CHECK_CLOSE(sv_column_of(SV_COL_grad_logits)->get(&v).real, 3.0 * sqrt(2.0) / 16.0, 1e-15, 0);
+    CHECK_CLOSE(sv_column_of(SV_COL_grad_logit)->get(&v).real, -3.0 / 16.0, 1e-15, 0);
+    const double big[2] = {1e300, -1e300};
+    lv.dz = big;
+    CHECK_CLOSE(sv_column_of(SV_COL_grad_logits)->get(&v).real, 1e300 * sqrt(2.0), 1e-15, 0);
+    lv.g = lv.dz = NULL; /* no --upstream: nan, never a read of NULL */
+    CHECK(isnan(sv_column_of(SV_COL_grad_logits)->get(&v).real));
+    CHECK(isnan(sv_column_of(SV_COL_upstream)->get(&v).real));
+}
+
 int main(void)
 {
+    test_ids_and_logits();
     test_table();
     test_undefined();
     test_getters();
