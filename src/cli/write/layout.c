@@ -148,26 +148,24 @@ void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
     const sv_spec *c = &e->spec;
     cli_wrap w = {f, 78, 1, 0};
     word(&w, CLI_PROG " %s", SV_VERSION_STRING);
-    if (!cli_table_varies(SV_COL_dk, e, n))
+    if (!cli_table_varies(COL(dk), e, n))
         word(&w, "d_k=%zu", c->d_k);
-    if (!cli_table_varies(SV_COL_n_q, e, n))
+    if (!cli_table_varies(COL(n_q), e, n))
         word(&w, "n_q=%zu", c->n_q);
-    if (!cli_table_varies(SV_COL_n_k, e, n))
+    if (!cli_table_varies(COL(n_k), e, n))
         word(&w, "n_k=%zu", c->n_k);
     word(&w, "trials=%llu seed=%llu", (unsigned long long)c->trials, (unsigned long long)c->seed);
-    if (!cli_table_varies(SV_COL_dist, e, n))
+    if (!cli_table_varies(COL(dist), e, n))
         word(&w, "dist=%s", sv_dist_name(c->dist));
-    if (c->dist == SV_DIST_STUDENT_T && !cli_table_varies(SV_COL_nu, e, n))
+    if (c->dist == SV_DIST_STUDENT_T && !cli_table_varies(COL(nu), e, n))
         word(&w, "nu=%g", c->nu);
     word(&w, "ddof=%u", c->ddof);
-    if (!cli_table_varies(SV_COL_scale, e, n))
+    if (!cli_table_varies(COL(scale), e, n))
         word(&w, "scale=%s", e->scale_name);
-    if (cli_table_col(e, SV_COL_q_mean, 0) != 0.0 || cli_table_col(e, SV_COL_q_std, 0) != 1.0)
-        word(&w, "Q=%g+%g*x", cli_table_col(e, SV_COL_q_mean, 0),
-             cli_table_col(e, SV_COL_q_std, 0));
-    if (cli_table_col(e, SV_COL_k_mean, 0) != 0.0 || cli_table_col(e, SV_COL_k_std, 0) != 1.0)
-        word(&w, "K=%g+%g*x", cli_table_col(e, SV_COL_k_mean, 0),
-             cli_table_col(e, SV_COL_k_std, 0));
+    if (cli_table_col(e, COL(q_mean), 0) != 0.0 || cli_table_col(e, COL(q_std), 0) != 1.0)
+        word(&w, "Q=%g+%g*x", cli_table_col(e, COL(q_mean), 0), cli_table_col(e, COL(q_std), 0));
+    if (cli_table_col(e, COL(k_mean), 0) != 0.0 || cli_table_col(e, COL(k_std), 0) != 1.0)
+        word(&w, "K=%g+%g*x", cli_table_col(e, COL(k_mean), 0), cli_table_col(e, COL(k_std), 0));
     if (c->causal)
         word(&w, "causal");
     if (c->window > 0)
@@ -178,16 +176,16 @@ void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
         word(&w, "plant=%g", c->plant);
     if (c->d_model > 0) {
         word(&w, "d_model=%zu", c->d_model);
-        if (!cli_table_varies(SV_COL_init, e, n)) {
+        if (!cli_table_varies(COL(init), e, n)) {
             char v[64];
-            cli_table_config_text(sv_column_of(SV_COL_init), e, v, sizeof v);
+            cli_table_config_text(sv_column_of(COL(init)), e, v, sizeof v);
             word(&w, "init=%s", v);
         }
         if (c->cross)
             word(&w, "cross");
     }
     if (c->values)
-        word(&w, "values d_v=%g", cli_table_col(e, SV_COL_d_v, 0));
+        word(&w, "values d_v=%g", cli_table_col(e, COL(d_v), 0));
     if (e->summary.observed == e->summary.observed)
         word(&w, "observed=%g", e->summary.observed);
     fputc('\n', f);

@@ -11,7 +11,9 @@
  * fits; '-' where the value is undefined. */
 void cli_table_cell(FILE *f, int width, double v);
 
-/* No column: a cell of the table left empty. */
+/* Column ids as the table's sources write them, COL(raw_var) for
+ * SV_COL_raw_var; NO_COL: none, a cell left empty. */
+#define COL(id) SV_COL_##id
 #define NO_COL SV_COLUMN_IDS
 
 /* The value of column @p id for @p e, times c^power (power 0, 1 or 2; c

@@ -103,56 +103,54 @@ static void side(cli_grid *g, const cli_table_entry *e, const slide_row *r, int 
 
 static const slide_row one_rows[] = {
     {"score mean",
-     {SV_COL_raw_mean, SV_COL_raw_mean_theory, SV_COL_scaled_mean, SV_COL_raw_mean_theory},
+     {COL(raw_mean), COL(raw_mean_theory), COL(scaled_mean), COL(raw_mean_theory)},
      {0, 0, 0, 1},
      0},
     {"score variance",
-     {SV_COL_raw_var, SV_COL_raw_var_expected, SV_COL_scaled_var, SV_COL_scaled_var_expected},
+     {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
      {0, 0, 0, 0},
      0},
     {"score SD (sqrt of the variance)",
-     {SV_COL_raw_var, SV_COL_raw_var_expected, SV_COL_scaled_var, SV_COL_scaled_var_expected},
+     {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
      {0, 0, 0, 0},
      1},
     {"entropy H (nats)",
-     {SV_COL_raw_entropy, SV_COL_raw_entropy_approx, SV_COL_scaled_entropy,
-      SV_COL_scaled_entropy_approx},
+     {COL(raw_entropy), COL(raw_entropy_approx), COL(scaled_entropy), COL(scaled_entropy_approx)},
      {0, 0, 0, 0},
      0},
     {"  bound (uniform rows)",
-     {NO_COL, SV_COL_summary_entropy_bound, NO_COL, SV_COL_summary_entropy_bound},
+     {NO_COL, COL(summary_entropy_bound), NO_COL, COL(summary_entropy_bound)},
      {0, 0, 0, 0},
      0},
     {"effective keys e^H",
-     {SV_COL_raw_eff_keys, NO_COL, SV_COL_scaled_eff_keys, NO_COL},
+     {COL(raw_eff_keys), NO_COL, COL(scaled_eff_keys), NO_COL},
      {0, 0, 0, 0},
      0},
     {"max softmax weight",
-     {SV_COL_raw_max_weight, NO_COL, SV_COL_scaled_max_weight, NO_COL},
+     {COL(raw_max_weight), NO_COL, COL(scaled_max_weight), NO_COL},
      {0, 0, 0, 0},
      0},
     {"Jacobian trace",
-     {SV_COL_raw_jac_trace, NO_COL, SV_COL_scaled_jac_trace, NO_COL},
+     {COL(raw_jac_trace), NO_COL, COL(scaled_jac_trace), NO_COL},
      {0, 0, 0, 0},
      0},
-    {"Var of an entry of Q", {SV_COL_q_var, SV_COL_q_var_theory, NO_COL, NO_COL}, {0, 0, 0, 0}, 0},
-    {"Var of an entry of K", {SV_COL_k_var, SV_COL_k_var_theory, NO_COL, NO_COL}, {0, 0, 0, 0}, 0},
+    {"Var of an entry of Q", {COL(q_var), COL(q_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}, 0},
+    {"Var of an entry of K", {COL(k_var), COL(k_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}, 0},
     {"output variance",
-     {SV_COL_raw_out_var, SV_COL_raw_out_var_theory, SV_COL_scaled_out_var,
-      SV_COL_scaled_out_var_theory},
+     {COL(raw_out_var), COL(raw_out_var_theory), COL(scaled_out_var), COL(scaled_out_var_theory)},
      {0, 0, 0, 0},
      0},
     {"RMS dL/dlogits",
-     {SV_COL_raw_grad_logits, SV_COL_raw_grad_logits_theory, SV_COL_scaled_grad_logits,
-      SV_COL_scaled_grad_logits_theory},
+     {COL(raw_grad_logits), COL(raw_grad_logits_theory), COL(scaled_grad_logits),
+      COL(scaled_grad_logits_theory)},
      {0, 0, 0, 0},
      0},
     {"keys the gradient reaches",
-     {SV_COL_raw_grad_keys, NO_COL, SV_COL_scaled_grad_keys, NO_COL},
+     {COL(raw_grad_keys), NO_COL, COL(scaled_grad_keys), NO_COL},
      {0, 0, 0, 0},
      0},
     {"trials with raw var <= V (observed)",
-     {SV_COL_raw_var_cdf_observed, NO_COL, NO_COL, NO_COL},
+     {COL(raw_var_cdf_observed), NO_COL, NO_COL, NO_COL},
      {0, 0, 0, 0},
      0},
 };
@@ -197,8 +195,8 @@ static void one_table(cli_grid *g, const cli_table_entry *e)
 
 /* The configuration columns a sweep row is labelled by, when they vary
  * (d_k always). */
-static const sv_column_id labelled[] = {SV_COL_dk,   SV_COL_n_q, SV_COL_n_k,  SV_COL_scale,
-                                        SV_COL_dist, SV_COL_nu,  SV_COL_init, SV_COL_d_model};
+static const sv_column_id labelled[] = {COL(dk),   COL(n_q), COL(n_k),  COL(scale),
+                                        COL(dist), COL(nu),  COL(init), COL(d_model)};
 #define N_LABELLED (sizeof labelled / sizeof labelled[0])
 
 /* A sweep's statistic columns: (name, power, as a square root). */
@@ -209,18 +207,18 @@ typedef struct sweep_col {
 } sweep_col;
 
 static const sweep_col sweep_cols[] = {
-    {"raw var", SV_COL_raw_var, 0, 0},
-    {"sd", SV_COL_raw_var_sd, 0, 0},
-    {"theory", SV_COL_raw_var_expected, 0, 1},
-    {"raw SD", SV_COL_raw_var, 1, 0},
-    {"scaled var", SV_COL_scaled_var, 0, 0},
-    {"sd", SV_COL_scaled_var_sd, 0, 0},
-    {"theory", SV_COL_scaled_var_expected, 0, 1},
-    {"scaled SD", SV_COL_scaled_var, 1, 0},
-    {"raw H", SV_COL_raw_entropy, 0, 0},
-    {"scaled H", SV_COL_scaled_entropy, 0, 0},
-    {"raw max w", SV_COL_raw_max_weight, 0, 0},
-    {"scaled max w", SV_COL_scaled_max_weight, 0, 0},
+    {"raw var", COL(raw_var), 0, 0},
+    {"sd", COL(raw_var_sd), 0, 0},
+    {"theory", COL(raw_var_expected), 0, 1},
+    {"raw SD", COL(raw_var), 1, 0},
+    {"scaled var", COL(scaled_var), 0, 0},
+    {"sd", COL(scaled_var_sd), 0, 0},
+    {"theory", COL(scaled_var_expected), 0, 1},
+    {"scaled SD", COL(scaled_var), 1, 0},
+    {"raw H", COL(raw_entropy), 0, 0},
+    {"scaled H", COL(scaled_entropy), 0, 0},
+    {"raw max w", COL(raw_max_weight), 0, 0},
+    {"scaled max w", COL(scaled_max_weight), 0, 0},
 };
 #define N_SWEEP (sizeof sweep_cols / sizeof sweep_cols[0])
 
@@ -282,7 +280,7 @@ static void sweep_row(const cli_writer *s, cli_grid *g, const cli_table_entry *e
         value_cell(g, x, se);
     }
     if (s->observed)
-        theory_cell(g, cli_table_col(e, SV_COL_raw_var_cdf_observed, 0), NAN);
+        theory_cell(g, cli_table_col(e, COL(raw_var_cdf_observed), 0), NAN);
     cli_grid_end_row(g);
 }
 

@@ -17,8 +17,8 @@
  * cli_writer.varying is set when labelled[k] differs between the
  * configurations (found once, in cli_table_begin: per row it made the
  * table quadratic in configurations). */
-static const sv_column_id labelled[] = {SV_COL_n_q, SV_COL_n_k,  SV_COL_scale,  SV_COL_dist,
-                                        SV_COL_nu,  SV_COL_init, SV_COL_d_model};
+static const sv_column_id labelled[] = {COL(n_q), COL(n_k),  COL(scale),  COL(dist),
+                                        COL(nu),  COL(init), COL(d_model)};
 #define N_LABELLED (sizeof labelled / sizeof labelled[0])
 
 static unsigned varying_of(const cli_table_entry *e, size_t n)
@@ -76,15 +76,15 @@ static void sweep_row(const cli_writer *s, size_t i)
         block_label(s->varying, e - 1, prev, sizeof prev);
     if (label[0] && strcmp(label, prev) != 0)
         fprintf(s->f, "%s:\n", label);
-    static const sv_column_id cols[] = {SV_COL_raw_var,
-                                        SV_COL_raw_var_expected,
-                                        SV_COL_scaled_var,
-                                        SV_COL_scaled_var_expected,
-                                        SV_COL_raw_entropy,
-                                        SV_COL_scaled_entropy,
-                                        SV_COL_raw_max_weight,
-                                        SV_COL_scaled_max_weight,
-                                        SV_COL_raw_var_cdf_observed};
+    static const sv_column_id cols[] = {COL(raw_var),
+                                        COL(raw_var_expected),
+                                        COL(scaled_var),
+                                        COL(scaled_var_expected),
+                                        COL(raw_entropy),
+                                        COL(scaled_entropy),
+                                        COL(raw_max_weight),
+                                        COL(scaled_max_weight),
+                                        COL(raw_var_cdf_observed)};
     fprintf(s->f, "%6zu", e->spec.d_k);
     for (size_t k = 0; k < 8u + (size_t)obs; k++)
         cli_table_cell(s->f, w, cli_table_col(e, cols[k], 0));
@@ -103,7 +103,7 @@ size_t cli_table_tail(const cli_writer *s, char *buf, size_t len)
      * made a table of many configurations quadratic. */
     char bound[48] = "";
     if (s->one_n_k)
-        snprintf(bound, sizeof bound, " = %.4f", cli_table_col(e, SV_COL_summary_entropy_bound, 0));
+        snprintf(bound, sizeof bound, " = %.4f", cli_table_col(e, COL(summary_entropy_bound), 0));
     const int logn = s->logn;
     int n =
         snprintf(buf, len,
@@ -176,7 +176,7 @@ void cli_table_begin(cli_writer *s)
         e->summary.qk_radius = NAN; /* known after the run */
     }
     s->varying = varying_of(s->entries, s->count);
-    s->one_n_k = !cli_table_varies(SV_COL_n_k, s->entries, s->count);
+    s->one_n_k = !cli_table_varies(COL(n_k), s->entries, s->count);
     for (size_t i = 0; i < s->count; i++)
         s->logn |= s->entries[i].spec.scale_logn;
     if (s->kind != SV_OUTPUT_PER_TRIAL)

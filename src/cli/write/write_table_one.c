@@ -20,7 +20,7 @@ double cli_table_std_error(const cli_table_entry *e, sv_column_id id, int power)
     const sv_column *c = sv_column_of(id);
     if (!c)
         return NAN;
-    const sv_column *of = strncmp(c->name, "raw_var_", 8) == 0 ? sv_column_of(SV_COL_raw_var) : c;
+    const sv_column *of = strncmp(c->name, "raw_var_", 8) == 0 ? sv_column_of(COL(raw_var)) : c;
     const sv_column *th =
         cli_table_partner(cli_table_partner(of, SV_PARTNER_SD), SV_PARTNER_THEORY);
     const double t = (double)e->spec.trials;
@@ -75,53 +75,45 @@ static int shown(const cli_table_entry *e, sv_column_id id)
  * columns are in the table) show, when they are on. */
 static void option_rows(FILE *f, const cli_table_entry *e)
 {
-    if (shown(e, SV_COL_raw_diag_logit)) {
+    if (shown(e, COL(raw_diag_logit))) {
         static const stat_row r[] = {
             {"diagonal logit S_ii",
-             {SV_COL_raw_diag_logit, SV_COL_raw_diag_logit_theory, SV_COL_scaled_diag_logit,
-              SV_COL_scaled_diag_logit_theory},
+             {COL(raw_diag_logit), COL(raw_diag_logit_theory), COL(scaled_diag_logit),
+              COL(scaled_diag_logit_theory)},
              {0, 0, 0, 0}},
             {"diagonal weight",
-             {SV_COL_raw_diag_weight, NO_COL, SV_COL_scaled_diag_weight, NO_COL},
+             {COL(raw_diag_weight), NO_COL, COL(scaled_diag_weight), NO_COL},
              {0, 0, 0, 0}},
         };
         ROWS_(f, e, r);
     }
-    if (shown(e, SV_COL_q_var)) {
+    if (shown(e, COL(q_var))) {
         static const stat_row r[] = {
-            {"Var of an entry of Q",
-             {SV_COL_q_var, SV_COL_q_var_theory, NO_COL, NO_COL},
-             {0, 0, 0, 0}},
-            {"Var of an entry of K",
-             {SV_COL_k_var, SV_COL_k_var_theory, NO_COL, NO_COL},
-             {0, 0, 0, 0}},
+            {"Var of an entry of Q", {COL(q_var), COL(q_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}},
+            {"Var of an entry of K", {COL(k_var), COL(k_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}},
         };
         ROWS_(f, e, r);
     }
-    if (shown(e, SV_COL_raw_out_var)) {
+    if (shown(e, COL(raw_out_var))) {
         static const stat_row r[] = {
             {"output var. Var(O)",
-             {SV_COL_raw_out_var, SV_COL_raw_out_var_theory, SV_COL_scaled_out_var,
-              SV_COL_scaled_out_var_theory},
+             {COL(raw_out_var), COL(raw_out_var_theory), COL(scaled_out_var),
+              COL(scaled_out_var_theory)},
              {0, 0, 0, 0}},
         };
         ROWS_(f, e, r);
     }
-    if (shown(e, SV_COL_raw_grad_logits)) { /* --grad */
+    if (shown(e, COL(raw_grad_logits))) { /* --grad */
         static const stat_row r[] = {
             {"RMS |dL/dlogits|",
-             {SV_COL_raw_grad_logits, SV_COL_raw_grad_logits_theory, SV_COL_scaled_grad_logits,
-              SV_COL_scaled_grad_logits_theory},
+             {COL(raw_grad_logits), COL(raw_grad_logits_theory), COL(scaled_grad_logits),
+              COL(scaled_grad_logits_theory)},
              {0, 0, 0, 0}},
             {"  keys it reaches",
-             {SV_COL_raw_grad_keys, NO_COL, SV_COL_scaled_grad_keys, NO_COL},
+             {COL(raw_grad_keys), NO_COL, COL(scaled_grad_keys), NO_COL},
              {0, 0, 0, 0}},
-            {"RMS |dL/dq|",
-             {SV_COL_raw_grad_q, NO_COL, SV_COL_scaled_grad_q, NO_COL},
-             {0, 0, 0, 0}},
-            {"RMS |dL/dk|",
-             {SV_COL_raw_grad_k, NO_COL, SV_COL_scaled_grad_k, NO_COL},
-             {0, 0, 0, 0}},
+            {"RMS |dL/dq|", {COL(raw_grad_q), NO_COL, COL(scaled_grad_q), NO_COL}, {0, 0, 0, 0}},
+            {"RMS |dL/dk|", {COL(raw_grad_k), NO_COL, COL(scaled_grad_k), NO_COL}, {0, 0, 0, 0}},
         };
         ROWS_(f, e, r);
     }
@@ -130,69 +122,61 @@ static void option_rows(FILE *f, const cli_table_entry *e)
 /* The rows of the one-configuration table, by summary column. */
 static const stat_row head[] = {
     {"score mean",
-     {SV_COL_raw_mean, SV_COL_raw_mean_theory, SV_COL_scaled_mean, SV_COL_raw_mean_theory},
+     {COL(raw_mean), COL(raw_mean_theory), COL(scaled_mean), COL(raw_mean_theory)},
      {0, 0, 0, 1}},
     {"score variance",
-     {SV_COL_raw_var, SV_COL_raw_var_expected, SV_COL_scaled_var, SV_COL_scaled_var_expected},
+     {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
      {0, 0, 0, 0}},
     {"  population variance",
-     {NO_COL, SV_COL_raw_var_theory, NO_COL, SV_COL_scaled_var_theory},
+     {NO_COL, COL(raw_var_theory), NO_COL, COL(scaled_var_theory)},
      {0, 0, 0, 0}},
     {"  sd across trials",
-     {SV_COL_raw_var_sd, SV_COL_raw_var_sd_theory, SV_COL_scaled_var_sd,
-      SV_COL_scaled_var_sd_theory},
+     {COL(raw_var_sd), COL(raw_var_sd_theory), COL(scaled_var_sd), COL(scaled_var_sd_theory)},
      {0, 0, 0, 0}},
 };
 static const stat_row spread[] = {
-    {"  5% quantile", {SV_COL_raw_var_q05, NO_COL, SV_COL_scaled_var_q05, NO_COL}, {0, 0, 0, 0}},
-    {"  median", {SV_COL_raw_var_q50, NO_COL, SV_COL_scaled_var_q50, NO_COL}, {0, 0, 0, 0}},
-    {"  95% quantile", {SV_COL_raw_var_q95, NO_COL, SV_COL_scaled_var_q95, NO_COL}, {0, 0, 0, 0}},
+    {"  5% quantile", {COL(raw_var_q05), NO_COL, COL(scaled_var_q05), NO_COL}, {0, 0, 0, 0}},
+    {"  median", {COL(raw_var_q50), NO_COL, COL(scaled_var_q50), NO_COL}, {0, 0, 0, 0}},
+    {"  95% quantile", {COL(raw_var_q95), NO_COL, COL(scaled_var_q95), NO_COL}, {0, 0, 0, 0}},
 };
 static const stat_row rest[] = {
     {"  known-mean variance",
-     {SV_COL_raw_var_known_mean, SV_COL_raw_var_theory, SV_COL_raw_var_known_mean,
-      SV_COL_scaled_var_theory},
+     {COL(raw_var_known_mean), COL(raw_var_theory), COL(raw_var_known_mean),
+      COL(scaled_var_theory)},
      {0, 0, 2, 0}},
     {"  with ddof 0",
-     {SV_COL_raw_var_ddof0, SV_COL_raw_var_ddof0_theory, SV_COL_raw_var_ddof0,
-      SV_COL_raw_var_ddof0_theory},
+     {COL(raw_var_ddof0), COL(raw_var_ddof0_theory), COL(raw_var_ddof0), COL(raw_var_ddof0_theory)},
      {0, 0, 2, 2}},
     {"  with ddof 1",
-     {SV_COL_raw_var_ddof1, SV_COL_raw_var_ddof1_theory, SV_COL_raw_var_ddof1,
-      SV_COL_raw_var_ddof1_theory},
+     {COL(raw_var_ddof1), COL(raw_var_ddof1_theory), COL(raw_var_ddof1), COL(raw_var_ddof1_theory)},
      {0, 0, 2, 2}},
     {"entropy H (nats)",
-     {SV_COL_raw_entropy, SV_COL_raw_entropy_approx, SV_COL_scaled_entropy,
-      SV_COL_scaled_entropy_approx},
+     {COL(raw_entropy), COL(raw_entropy_approx), COL(scaled_entropy), COL(scaled_entropy_approx)},
      {0, 0, 0, 0}},
     {"  uniform rows: bound",
-     {NO_COL, SV_COL_summary_entropy_bound, NO_COL, SV_COL_summary_entropy_bound},
+     {NO_COL, COL(summary_entropy_bound), NO_COL, COL(summary_entropy_bound)},
      {0, 0, 0, 0}},
     {"  effective keys e^H",
-     {SV_COL_raw_eff_keys, NO_COL, SV_COL_scaled_eff_keys, NO_COL},
+     {COL(raw_eff_keys), NO_COL, COL(scaled_eff_keys), NO_COL},
      {0, 0, 0, 0}},
     {"max softmax weight",
-     {SV_COL_raw_max_weight, NO_COL, SV_COL_scaled_max_weight, NO_COL},
+     {COL(raw_max_weight), NO_COL, COL(scaled_max_weight), NO_COL},
      {0, 0, 0, 0}},
-    {"Jacobian trace",
-     {SV_COL_raw_jac_trace, NO_COL, SV_COL_scaled_jac_trace, NO_COL},
-     {0, 0, 0, 0}},
-    {"Jacobian Frobenius",
-     {SV_COL_raw_jac_frob, NO_COL, SV_COL_scaled_jac_frob, NO_COL},
-     {0, 0, 0, 0}},
+    {"Jacobian trace", {COL(raw_jac_trace), NO_COL, COL(scaled_jac_trace), NO_COL}, {0, 0, 0, 0}},
+    {"Jacobian Frobenius", {COL(raw_jac_frob), NO_COL, COL(scaled_jac_frob), NO_COL}, {0, 0, 0, 0}},
 };
 static const stat_row extremes[] = {
     {"  lowest row entropy",
-     {SV_COL_raw_entropy_min, NO_COL, SV_COL_scaled_entropy_min, NO_COL},
+     {COL(raw_entropy_min), NO_COL, COL(scaled_entropy_min), NO_COL},
      {0, 0, 0, 0}},
     {"  highest row entropy",
-     {SV_COL_raw_entropy_max, NO_COL, SV_COL_scaled_entropy_max, NO_COL},
+     {COL(raw_entropy_max), NO_COL, COL(scaled_entropy_max), NO_COL},
      {0, 0, 0, 0}},
     {"  max |logit|",
-     {SV_COL_raw_max_abs_logit, NO_COL, SV_COL_scaled_max_abs_logit, NO_COL},
+     {COL(raw_max_abs_logit), NO_COL, COL(scaled_max_abs_logit), NO_COL},
      {0, 0, 0, 0}},
     {"  float16 headroom",
-     {SV_COL_raw_fp16_headroom, NO_COL, SV_COL_scaled_fp16_headroom, NO_COL},
+     {COL(raw_fp16_headroom), NO_COL, COL(scaled_fp16_headroom), NO_COL},
      {0, 0, 0, 0}},
 };
 
@@ -284,13 +268,13 @@ static void verdict(FILE *f, const cli_table_entry *e)
 {
     const sv_spec *c = &e->spec;
     char raw[128], scaled[128], traw[128], tscaled[128], kr[64], ks[64];
-    with_se(e, SV_COL_raw_var, 0, raw, sizeof raw);
-    with_se(e, SV_COL_scaled_var, 0, scaled, sizeof scaled);
-    theory_words(cli_table_col(e, SV_COL_raw_var_expected, 0), "d_k = ", (double)c->d_k, traw,
+    with_se(e, COL(raw_var), 0, raw, sizeof raw);
+    with_se(e, COL(scaled_var), 0, scaled, sizeof scaled);
+    theory_words(cli_table_col(e, COL(raw_var_expected), 0), "d_k = ", (double)c->d_k, traw,
                  sizeof traw);
-    theory_words(cli_table_col(e, SV_COL_scaled_var_expected, 0), "", 1.0, tscaled, sizeof tscaled);
-    keys_words(e, SV_COL_raw_eff_keys, kr, sizeof kr);
-    keys_words(e, SV_COL_scaled_eff_keys, ks, sizeof ks);
+    theory_words(cli_table_col(e, COL(scaled_var_expected), 0), "", 1.0, tscaled, sizeof tscaled);
+    keys_words(e, COL(raw_eff_keys), kr, sizeof kr);
+    keys_words(e, COL(scaled_eff_keys), ks, sizeof ks);
     cli_wrap p = {f, 76, 0, 0};
     fputc('\n', f);
     say(&p, "In short: the raw scores QK^T have variance %s (%s);", raw, traw);
@@ -299,10 +283,10 @@ static void verdict(FILE *f, const cli_table_entry *e)
     say(&p, "The raw softmax spreads its weight over e^H = %s of %s%zu keys,", kr,
         c->causal ? "up to " : "", c->n_k);
     say(&p, "the scaled one over %s.", ks);
-    if (shown(e, SV_COL_raw_grad_keys)) { /* --grad: where the learning signal goes */
+    if (shown(e, COL(raw_grad_keys))) { /* --grad: where the learning signal goes */
         char gr[64], gs[64];
-        keys_words(e, SV_COL_raw_grad_keys, gr, sizeof gr);
-        keys_words(e, SV_COL_scaled_grad_keys, gs, sizeof gs);
+        keys_words(e, COL(raw_grad_keys), gr, sizeof gr);
+        keys_words(e, COL(scaled_grad_keys), gs, sizeof gs);
         say(&p, "The gradient of the logits reaches %s keys raw, %s scaled (--grad).", gr, gs);
     }
     say(&p, "(+- one standard error.)");
