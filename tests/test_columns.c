@@ -250,9 +250,35 @@ static void test_ids_and_logits(void)
     CHECK(isnan(sv_column_of(SV_COL_upstream)->get(&v).real));
 }
 
+/* sv_column_std_error: sd / sqrt(trials); with the sd NAN (one trial),
+ * the theory of the sd over sqrt(trials); raw_var's variants take
+ * raw_var's theory; nothing known: NAN. */
+static void test_std_error(void)
+{
+    sv_spec cfg = {.d_k = 4, .n_q = 3, .n_k = 3, .trials = 4};
+    CHECK_STATUS(sv_spec_resolve(&cfg), SV_OK);
+    sv_summary s;
+    memset(&s, 0, sizeof s);
+    s.raw.sd = 2.0;
+    s.raw_theory.var_sd = 6.0;
+    s.sd.raw_entropy = 0.5;
+    const sv_row_view v = {.spec = &cfg, .stats = &s.mean, .summary = &s};
+    CHECK_CLOSE(sv_column_std_error(sv_column_of(SV_COL_raw_var), &v), 1.0, 1e-15, 0);
+    CHECK_CLOSE(sv_column_std_error(sv_column_of(SV_COL_raw_entropy), &v), 0.25, 1e-15, 0);
+    s.raw.sd = NAN; /* one trial's spread: the theory's, 6 / sqrt(4) */
+    CHECK_CLOSE(sv_column_std_error(sv_column_of(SV_COL_raw_var), &v), 3.0, 1e-15, 0);
+    CHECK_CLOSE(sv_column_std_error(sv_column_of(SV_COL_raw_var_q05), &v), 3.0, 1e-15, 0);
+    s.sd.raw_entropy = NAN; /* no theory of the entropy's spread */
+    CHECK(isnan(sv_column_std_error(sv_column_of(SV_COL_raw_entropy), &v)));
+    CHECK(isnan(sv_column_std_error(sv_column_of(SV_COL_dist), &v))); /* a word */
+    CHECK(isnan(sv_column_std_error(NULL, &v)));
+    CHECK(isnan(sv_column_std_error(sv_column_of(SV_COL_raw_var), NULL)));
+}
+
 int main(void)
 {
     test_ids_and_logits();
+    test_std_error();
     test_table();
     test_undefined();
     test_getters();

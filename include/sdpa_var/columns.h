@@ -359,6 +359,25 @@ const sv_column *sv_column_partner(sv_output_kind kind, const sv_column *col,
                                    sv_column_partner_kind which);
 
 /**
+ * The standard error of the mean over trials of summary column @p col in
+ * summary row @p row: its spread across trials (its SV_PARTNER_SD) over
+ * sqrt(trials); where that is NAN (one trial), the theory of the spread,
+ * the sd of one trial (the spread's SV_PARTNER_THEORY), over sqrt(trials)
+ * where there is one. The variants of the sample variance (raw_var_*:
+ * about the known mean, ddof 0 and 1, the quantiles, the sd) take
+ * raw_var's theory. The digits a front end shows of a mean are those its
+ * standard error supports: every front end asks here.
+ * @param col a column of SV_OUTPUT_SUMMARY.
+ * @param row a summary row (spec, stats, summary set).
+ * @return the standard error, in col's unit; NAN where neither is known,
+ *         for a column that is not a real, or col, row, row->spec or
+ *         row->summary NULL.
+ * Thread safety: pure, thread-safe.
+ * Cost: O(columns of the summary).
+ */
+double sv_column_std_error(const sv_column *col, const sv_row_view *row);
+
+/**
  * The name of reduce rule @p r: "mean", "min", "max", "sum", "first",
  * "pooled" or "none", as docs/columns.md and the Python package spell it.
  * @return a static string; NULL for 0 or a bad value.

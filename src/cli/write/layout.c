@@ -58,23 +58,28 @@ void cli_table_cell(FILE *f, int width, double v)
     }
     fprintf(f, " %*s", width, buf);
 }
-/* Summary column @p c for @p e, times the spec's scale (power 1) or
- * scale2 (power 2, the c^2 that 1/d_k is rounded once for, as the
- * library's own scaled variances); NAN for a column that is not a real.
- * The table takes every number from the column table, so it gives the
- * CSV's verdict on every value. */
+/* c^power for @p e: 1, the spec's scale (power 1) or scale2 (power 2, the
+ * c^2 that 1/d_k is rounded once for, as the library's own scaled
+ * variances). Log-n scaling per row has no one multiplier: what is a raw
+ * value times c or c^2 is then no scaled value (NAN). */
+double cli_table_times(const cli_table_entry *e, int power)
+{
+    assert(power >= 0 && power <= 2);
+    const double one = e->spec.scale_logn ? NAN : 1.0;
+    const double times[3] = {1.0, e->spec.scale * one, e->spec.scale2 * one};
+    return times[power];
+}
+
+/* Summary column @p c for @p e, times c^power; NAN for a column that is
+ * not a real. The table takes every number from the column table, so it
+ * gives the CSV's verdict on every value. */
 static double value_of(const cli_table_entry *e, const sv_column *c, int power)
 {
     const sv_row_view v = {.spec = &e->spec,
                            .scale_name = e->scale_name,
                            .stats = &e->summary.mean,
                            .summary = &e->summary};
-    assert(power >= 0 && power <= 2);
-    /* Log-n scaling per row has no one multiplier: what is a raw value
-     * times c or c^2 is then no scaled value. */
-    const double one = e->spec.scale_logn ? NAN : 1.0;
-    const double times[3] = {1.0, e->spec.scale * one, e->spec.scale2 * one};
-    return c->type == SV_VALUE_REAL ? c->get(&v).real * times[power] : NAN;
+    return c->type == SV_VALUE_REAL ? c->get(&v).real * cli_table_times(e, power) : NAN;
 }
 
 double cli_table_value(const cli_table_entry *e, const sv_column *c, int power)

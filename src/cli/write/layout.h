@@ -16,6 +16,10 @@ void cli_table_cell(FILE *f, int width, double v);
 #define COL(id) SV_COL_##id
 #define NO_COL SV_COLUMN_IDS
 
+/* c^power (power 0, 1 or 2) of @p e's scale; NAN for c^1, c^2 under
+ * --scale logn (no one multiplier). */
+double cli_table_times(const cli_table_entry *e, int power);
+
 /* The value of column @p id for @p e, times c^power (power 0, 1 or 2; c
  * the spec's scale, c^2 its scale2); NAN for NO_COL. */
 double cli_table_col(const cli_table_entry *e, sv_column_id id, int power);

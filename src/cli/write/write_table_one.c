@@ -9,23 +9,11 @@
 #include "layout.h"
 #include "write_table_one.h"
 
-/* The standard error of the mean of column @p id over the trials: its
- * sd across trials (its SV_PARTNER_SD) over sqrt(trials); where that is
- * nan (one trial), the theory of that sd (the sd's SV_PARTNER_THEORY, the
- * sd of one trial) where there is one. The variants of the sample
- * variance (raw_var_*: about the known mean, ddof 0 and 1, the quantiles,
- * the sd) share raw_var's. */
+/* sv_column_std_error, times c^power. */
 double cli_table_std_error(const cli_table_entry *e, sv_column_id id, int power)
 {
-    const sv_column *c = sv_column_of(id);
-    if (!c)
-        return NAN;
-    const sv_column *of = strncmp(c->name, "raw_var_", 8) == 0 ? sv_column_of(COL(raw_var)) : c;
-    const sv_column *th =
-        cli_table_partner(cli_table_partner(of, SV_PARTNER_SD), SV_PARTNER_THEORY);
-    const double t = (double)e->spec.trials;
-    const double s = cli_table_value(e, cli_table_partner(c, SV_PARTNER_SD), power);
-    return sqrt(1.0 / t) * (isnan(s) ? cli_table_value(e, th, power) : s);
+    const sv_row_view v = {.spec = &e->spec, .stats = &e->summary.mean, .summary = &e->summary};
+    return cli_table_times(e, power) * sv_column_std_error(sv_column_of(id), &v);
 }
 
 /* One line: raw (measured, sd, theory) and scaled (measured, sd,
