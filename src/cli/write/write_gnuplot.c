@@ -150,16 +150,6 @@ static size_t scale_index(const cli_writer *s, size_t i)
     return 0;
 }
 
-/* The rule of configuration c's --scale item, read by the library (a
- * number is SV_SCALE_VALUE): no scale name is spelt here. */
-static sv_scale_rule rule_of(const cli_config *c)
-{
-    sv_scale_rule r = SV_SCALE_VALUE;
-    double v;
-    (void)sv_scale_parse(c->scale_name, &r, &v); /* parsed once already: options.c */
-    return r;
-}
-
 /* What tells configurations apart besides the scale: a run sweeps one of
  * these on the x axis, and every other that varies makes its own series
  * (--dk 16,64 --n 16,256: one line per n, not one line doubling back). */
@@ -503,7 +493,7 @@ static const char *all_series(cli_writer *s, const plot_def *p, int raw, int the
     (void)group_of(s, 0, &groups);
     int none = 0; /* --scale none is the raw curve: drawn once */
     for (size_t j = 0; j < s->count; j++)
-        none |= rule_of(&s->configs[j]) == SV_SCALE_NONE;
+        none |= cli_scale_rule(s->configs[j].scale_name) == SV_SCALE_NONE;
     const char *sep = "plot ";
     char t[256], g_label[160];
     for (size_t g = 0; g < groups; g++) {
@@ -518,7 +508,7 @@ static const char *all_series(cli_writer *s, const plot_def *p, int raw, int the
         for (size_t j = 0, k = 0; j < s->count; j++) {
             if (!first_of_scale(s, j))
                 continue;
-            if (rule_of(&s->configs[j]) != SV_SCALE_NONE) {
+            if (cli_scale_rule(s->configs[j].scale_name) != SV_SCALE_NONE) {
                 char sc[64];
                 cli_gnuplot_scaled_name(&s->configs[j], sc, sizeof sc);
                 snprintf(t, sizeof t, "%s%s", sc, g_label);

@@ -129,21 +129,11 @@ static void json(cli_logits_writer *w, const cli_logits_entry *e)
     fputs(w->format == CLI_FORMAT_JSONL ? "}\n" : "}", f);
 }
 
-/* The rule of the entry's --scale item, read by the library (a number is
- * SV_SCALE_VALUE). */
-static sv_scale_rule rule_of(const cli_logits_entry *e)
-{
-    sv_scale_rule r = SV_SCALE_VALUE;
-    double v;
-    (void)sv_scale_parse(e->v.scale_name, &r, &v); /* parsed once already: options.c */
-    return r;
-}
-
 /* The scale as a reader says it: "as given", "* 0.125 = 1/sqrt(d_k)". */
 static void scale_words(const cli_logits_writer *w, const cli_logits_entry *e, char *buf,
                         size_t len)
 {
-    const sv_scale_rule r = rule_of(e);
+    const sv_scale_rule r = cli_scale_rule(e->v.scale_name);
     if (r == SV_SCALE_NONE)
         snprintf(buf, len, "as given (--scale none)");
     else if (r == SV_SCALE_SQRT)
@@ -187,7 +177,7 @@ static void table(cli_logits_writer *w, const cli_logits_entry *e)
  * "* 0.125 = 1/sqrt(d_k)", "* 0.5". */
 static void short_label(const cli_logits_entry *e, char *buf, size_t len)
 {
-    const sv_scale_rule r = rule_of(e);
+    const sv_scale_rule r = cli_scale_rule(e->v.scale_name);
     if (r == SV_SCALE_NONE)
         snprintf(buf, len, "as given");
     else
