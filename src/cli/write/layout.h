@@ -11,11 +11,6 @@
  * fits; '-' where the value is undefined. */
 void cli_table_cell(FILE *f, int width, double v);
 
-/* Column ids as the table's sources write them, COL(raw_var) for
- * SV_COL_raw_var; NO_COL: none, a cell left empty. */
-#define COL(id) SV_COL_##id
-#define NO_COL SV_COLUMN_IDS
-
 /* c^power (power 0, 1 or 2) of @p e's scale; NAN for c^1, c^2 under
  * --scale logn (no one multiplier). */
 double cli_table_times(const cli_table_entry *e, int power);
