@@ -173,8 +173,8 @@ static int same_field(const sv_spec *a, const sv_spec *b, field_id f)
 /* The field the x axis sweeps. */
 static field_id x_field(const cli_writer *s)
 {
-    const char *x = x_column(s)->name;
-    return strcmp(x, "dk") == 0 ? F_DK : strcmp(x, "d_model") == 0 ? F_D_MODEL : F_N;
+    const sv_column_id x = sv_column_id_of(x_column(s));
+    return x == COL(dk) ? F_DK : x == COL(d_model) ? F_D_MODEL : F_N;
 }
 
 static int varies(const cli_writer *s, field_id f)
