@@ -212,8 +212,73 @@ static void test_theory_default(void)
     }
 }
 
+/* The public ids name the table's descriptors, both ways; and the
+ * --logits rows (SV_OUTPUT_LOGITS) compute their values in the library:
+ * ln n and the norm of dL/d(c z), which the CLI wrote itself before. */
+static void test_ids_and_logits(void)
+{
+    CHECK_EQ(sv_column_id_of(sv_column_of(SV_COL_raw_var)), SV_COL_raw_var);
+    CHECK(strcmp(sv_column_of(SV_COL_scaled_entropy)->name, "scaled_entropy") == 0);
+    CHECK(strcmp(sv_column_of(SV_COL_logits_entropy_bound)->name, "entropy_bound") == 0);
+    CHECK_EQ(sv_column_of(SV_COLUMN_IDS), NULL);
+    CHECK_EQ(sv_column_id_of(NULL), SV_COLUMN_IDS);
+    for (size_t k = 0; k < SV_OUTPUT_KINDS; k++)
+        for (size_t i = 0; i < sv_columns_count((sv_output_kind)k); i++) {
+            const sv_column *c = sv_columns_get((sv_output_kind)k, i);
+            CHECK_EQ(sv_column_of(sv_column_id_of(c)), c);
+        }
+    CHECK(strcmp(sv_output_kind_name(SV_OUTPUT_LOGITS), "logits") == 0);
+    /* Known answers: z = (0, ln 3) at c = 1 gives p = (1/4, 3/4); with
+     * g = (1, 0), p.g = 1/4 and dz = p (g - p.g) = (3/16, -3/16), whose
+     * norm is 3 sqrt(2) / 16. Entries of 1e300 (the CLI's bound) square to
+     * inf: the norm is scaled, 1e300 sqrt(2), not inf. */
+    const double z[2] = {0.0, log(3.0)}, g[2] = {1.0, 0.0};
+    double p[2], dz[2];
+    sv_logits_view lv = {
+        .n = 2, .key = 1, .scale_name = "none", .scale = 1.0, .z = z, .p = p, .g = g, .dz = dz};
+    CHECK_STATUS(sv_softmax_row_report(z, 2, 1.0, g, p, NULL, dz, &lv.st), SV_OK);
+    const sv_row_view v = {.logits = &lv};
+    CHECK_CLOSE(sv_column_of(SV_COL_weight)->get(&v).real, 0.75, 1e-15, 0);
+    CHECK_CLOSE(sv_column_of(SV_COL_logits_entropy_bound)->get(&v).real, log(2.0), 1e-15, 0);
+    CHECK_CLOSE(sv_column_of(SV_COL_grad_logits)->get(&v).real, 3.0 * sqrt(2.0) / 16.0, 1e-15, 0);
+    CHECK_CLOSE(sv_column_of(SV_COL_grad_logit)->get(&v).real, -3.0 / 16.0, 1e-15, 0);
+    const double big[2] = {1e300, -1e300};
+    lv.dz = big;
+    CHECK_CLOSE(sv_column_of(SV_COL_grad_logits)->get(&v).real, 1e300 * sqrt(2.0), 1e-15, 0);
+    lv.g = lv.dz = NULL; /* no --upstream: nan, never a read of NULL */
+    CHECK(isnan(sv_column_of(SV_COL_grad_logits)->get(&v).real));
+    CHECK(isnan(sv_column_of(SV_COL_upstream)->get(&v).real));
+}
+
+/* sv_column_std_error: sd / sqrt(trials); with the sd NAN (one trial),
+ * the theory of the sd over sqrt(trials); raw_var's variants take
+ * raw_var's theory; nothing known: NAN. */
+static void test_std_error(void)
+{
+    sv_spec cfg = {.d_k = 4, .n_q = 3, .n_k = 3, .trials = 4};
+    CHECK_STATUS(sv_spec_resolve(&cfg), SV_OK);
+    sv_summary s;
+    memset(&s, 0, sizeof s);
+    s.raw.sd = 2.0;
+    s.raw_theory.var_sd = 6.0;
+    s.sd.raw_entropy = 0.5;
+    const sv_row_view v = {.spec = &cfg, .stats = &s.mean, .summary = &s};
+    CHECK_CLOSE(sv_column_std_error(sv_column_of(SV_COL_raw_var), &v), 1.0, 1e-15, 0);
+    CHECK_CLOSE(sv_column_std_error(sv_column_of(SV_COL_raw_entropy), &v), 0.25, 1e-15, 0);
+    s.raw.sd = NAN; /* one trial's spread: the theory's, 6 / sqrt(4) */
+    CHECK_CLOSE(sv_column_std_error(sv_column_of(SV_COL_raw_var), &v), 3.0, 1e-15, 0);
+    CHECK_CLOSE(sv_column_std_error(sv_column_of(SV_COL_raw_var_q05), &v), 3.0, 1e-15, 0);
+    s.sd.raw_entropy = NAN; /* no theory of the entropy's spread */
+    CHECK(isnan(sv_column_std_error(sv_column_of(SV_COL_raw_entropy), &v)));
+    CHECK(isnan(sv_column_std_error(sv_column_of(SV_COL_dist), &v))); /* a word */
+    CHECK(isnan(sv_column_std_error(NULL, &v)));
+    CHECK(isnan(sv_column_std_error(sv_column_of(SV_COL_raw_var), NULL)));
+}
+
 int main(void)
 {
+    test_ids_and_logits();
+    test_std_error();
     test_table();
     test_undefined();
     test_getters();

@@ -171,17 +171,17 @@ static void test_std_error(void)
     CHECK_STATUS(sv_run(&c1, &src1, &ex, NULL, &opt, &s1), SV_OK);
     const sv_row_view v = {.spec = &c, .stats = &s.mean, .summary = &s};
     const sv_row_view v1 = {.spec = &c1, .stats = &s1.mean, .summary = &s1};
-    CHECK_EQ(sv_std_error(column("raw_var"), &v, 1.0), sqrt(1.0 / 20.0) * s.sd.raw_var);
-    CHECK_EQ(sv_std_error(column("scaled_var"), &v, 2.0),
+    CHECK_EQ(sv_column_std_error(column("raw_var"), &v), sqrt(1.0 / 20.0) * s.sd.raw_var);
+    CHECK_EQ(2.0 * sv_column_std_error(column("scaled_var"), &v),
              sqrt(1.0 / 20.0) * (2.0 * s.sd.scaled_var));
     CHECK_NAN(s1.sd.raw_var);
     const double th = column("raw_var_sd_theory")->get(&v1).real;
     CHECK(isfinite(th) && th > 0.0);
-    CHECK_EQ(sv_std_error(column("raw_var"), &v1, 1.0), th);
-    CHECK_EQ(sv_std_error(column("raw_var_ddof1"), &v1, 1.0), th);
-    CHECK_NAN(sv_std_error(column("dk"), &v, 1.0));
-    CHECK_NAN(sv_std_error(NULL, &v, 1.0));
-    CHECK_NAN(sv_std_error(column("raw_var"), NULL, 1.0));
+    CHECK_EQ(sv_column_std_error(column("raw_var"), &v1), th);
+    CHECK_EQ(sv_column_std_error(column("raw_var_ddof1"), &v1), th);
+    CHECK_NAN(sv_column_std_error(column("dk"), &v));
+    CHECK_NAN(sv_column_std_error(NULL, &v));
+    CHECK_NAN(sv_column_std_error(column("raw_var"), NULL));
 }
 
 /* The head row: sv_summary_head's, theories NaN with a mask. */

@@ -101,13 +101,16 @@ static void test_columns(const uint64_t nan_fields[NBITS])
     for (size_t i = 0; i < SV_TRIAL_FIELDS; i++) /* numbers in (0, 1): all defined */
         *field(&s.mean, i) = *field(&s.sd, i) = (double)(i + 1) / (SV_TRIAL_FIELDS + 2);
     const double sums[SV_ROW_FIELDS] = {1.0, 1.0, 1.0, 1.0};
+    const double z[2] = {0.0, 1.0}, p[2] = {0.25, 0.75}; /* a --logits row: reads no stats */
+    const sv_logits_view lv = {.n = 2, .scale_name = "none", .scale = 1.0, .z = z, .p = p};
     unsigned seen = 0;
     for (int kind = 0; kind < SV_OUTPUT_KINDS; kind++)
         for (size_t k = 0; k < sv_columns_count((sv_output_kind)kind); k++) {
             const sv_column *col = sv_columns_get((sv_output_kind)kind, k);
             if (col->type != SV_VALUE_REAL)
                 continue;
-            sv_row_view v = {.spec = &c, .stats = &s.mean, .summary = &s, .row_sums = sums};
+            sv_row_view v = {
+                .spec = &c, .stats = &s.mean, .summary = &s, .row_sums = sums, .logits = &lv};
             const double whole = col->get(&v).real;
             for (unsigned b = 0; b < NBITS; b++) {
                 sv_summary g = s;

@@ -18,7 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sdpa_var/columns_list.h"
 #include "sdpa_var/engine.h"
+#include "sdpa_var/softmax.h"
 #include "sdpa_var/spec.h"
 #include "sdpa_var/summary.h"
 
@@ -28,12 +30,25 @@ typedef enum sv_output_kind {
     SV_OUTPUT_PER_TRIAL = 1, /**< one row per trial of each configuration */
     SV_OUTPUT_PER_ROW = 2,   /**< one row per query position, means over trials */
     SV_OUTPUT_HISTOGRAM = 3, /**< one row per bin of the score (or weight) histogram */
-    SV_OUTPUT_PER_HEAD = 4   /**< measured Q and K (a strided source): one row per
+    SV_OUTPUT_PER_HEAD = 4,  /**< measured Q and K (a strided source): one row per
                                   (batch, head), and a pooled row (head "all") */
+    SV_OUTPUT_LOGITS = 5     /**< given rows of logits (sdpa-var --logits): one row
+                                  per (row, scale, key), sv_row_view.logits */
 } sv_output_kind;
 
 /** Number of sv_output_kind values. */
-#define SV_OUTPUT_KINDS 5
+#define SV_OUTPUT_KINDS 6
+
+/**
+ * Every column's id, SV_COL_ and its entry's id in the column list
+ * (columns_list.h): SV_COL_raw_var, SV_COL_scaled_entropy, ... so that a
+ * caller names a column without a string. Values pinned: the list only
+ * grows at its end. sv_column_of and sv_column_id_of turn an id into its
+ * descriptor and back.
+ */
+#define SV_COLUMN_ID_(id, ...) SV_COL_##id,
+typedef enum sv_column_id { SV_COLUMN_LIST(SV_COLUMN_ID_) SV_COLUMN_IDS } sv_column_id;
+#undef SV_COLUMN_ID_
 
 /** What a value is: a double, an exact count or a word. */
 typedef enum sv_value_type {
@@ -48,6 +63,24 @@ typedef struct sv_value {
     uint64_t count;
     const char *text;
 } sv_value;
+
+/**
+ * One key of one given row of logits at one scale: what a row of
+ * SV_OUTPUT_LOGITS reads, the inputs and outputs of sv_softmax_row_report.
+ */
+typedef struct sv_logits_view {
+    size_t row;             /**< the row, from 0 */
+    size_t key;             /**< the key j, 0 <= key < n */
+    size_t n;               /**< keys of the row */
+    size_t d_k;             /**< d_k the scale names (0: not given) */
+    const char *scale_name; /**< the scale as written ("none", "sqrt", "0.5") */
+    double scale;           /**< the multiplier c */
+    const double *z;        /**< n logits as given */
+    const double *p;        /**< n weights softmax(c z) */
+    const double *g;        /**< n upstream values dL/dp, or NULL */
+    const double *dz;       /**< n values dL/d(c z), or NULL (with g) */
+    sv_softmax_stats st;    /**< the row's statistics at c */
+} sv_logits_view;
 
 /**
  * When a column's value must be defined (not NAN). After a configuration,
@@ -92,22 +125,23 @@ typedef enum sv_column_need {
  * row's kind uses (see sv_column.get), leave the others zero.
  */
 typedef struct sv_row_view {
-    const sv_spec *spec;         /**< the resolved spec: every kind */
-    const char *scale_name;      /**< the scale choice as written ("sqrt", "dk",
-                                      "none", "0.125"); NULL reads as "sqrt" for
-                                      spec's default scale, else "custom" */
-    const sv_trial_stats *stats; /**< summary: &summary->mean; per-trial: the trial */
-    const sv_summary *summary;   /**< summary rows only */
-    uint64_t trial;              /**< per-trial: the trial's number */
-    size_t row;                  /**< per-row: the query position */
-    const double *row_sums;      /**< per-row: that row's SV_ROW_FIELDS sums over
-                                      spec->trials trials (sv_taps.row_sums) */
-    double bin_lo, bin_hi;       /**< histogram: the bin's edges */
-    uint64_t bin_count[2];       /**< histogram: raw and scaled counts */
-    const sv_head *head;         /**< per-head: the row's (batch, head, kv_head)
-                                      (sv_strided_head); NULL for the pooled row,
-                                      whose batch, head and kv_head read "all" and
-                                      whose stats are &summary->mean */
+    const sv_spec *spec;          /**< the resolved spec: every kind */
+    const char *scale_name;       /**< the scale choice as written ("sqrt", "dk",
+                                       "none", "0.125"); NULL reads as "sqrt" for
+                                       spec's default scale, else "custom" */
+    const sv_trial_stats *stats;  /**< summary: &summary->mean; per-trial: the trial */
+    const sv_summary *summary;    /**< summary rows only */
+    uint64_t trial;               /**< per-trial: the trial's number */
+    size_t row;                   /**< per-row: the query position */
+    const double *row_sums;       /**< per-row: that row's SV_ROW_FIELDS sums over
+                                       spec->trials trials (sv_taps.row_sums) */
+    double bin_lo, bin_hi;        /**< histogram: the bin's edges */
+    uint64_t bin_count[2];        /**< histogram: raw and scaled counts */
+    const sv_head *head;          /**< per-head: the row's (batch, head, kv_head)
+                                       (sv_strided_head); NULL for the pooled row,
+                                       whose batch, head and kv_head read "all" and
+                                       whose stats are &summary->mean */
+    const sv_logits_view *logits; /**< logits: the row, scale and key */
 } sv_row_view;
 
 /** sv_column.flags */
@@ -227,7 +261,22 @@ size_t sv_columns_count(sv_output_kind kind);
  */
 const sv_column *sv_columns_get(sv_output_kind kind, size_t i);
 
-/** "summary", "per_trial", "per_row", "histogram", "per_head"; NULL for a bad kind. */
+/**
+ * The descriptor of column @p id (also when it is in no kind's order).
+ * @return a static descriptor; NULL for an id out of range.
+ * Thread safety: pure, thread-safe.
+ */
+const sv_column *sv_column_of(sv_column_id id);
+
+/**
+ * The id of @p col, a descriptor of the column table (sv_columns_get,
+ * sv_column_of).
+ * @return its id; SV_COLUMN_IDS for col NULL or not the table's.
+ * Thread safety: pure, thread-safe. Cost: O(columns).
+ */
+sv_column_id sv_column_id_of(const sv_column *col);
+
+/** "summary", "per_trial", "per_row", "histogram", "per_head", "logits"; NULL for a bad kind. */
 const char *sv_output_kind_name(sv_output_kind kind);
 
 /**
@@ -308,6 +357,25 @@ const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_vi
  */
 const sv_column *sv_column_partner(sv_output_kind kind, const sv_column *col,
                                    sv_column_partner_kind which);
+
+/**
+ * The standard error of the mean over trials of summary column @p col in
+ * summary row @p row: its spread across trials (its SV_PARTNER_SD) over
+ * sqrt(trials); where that is NAN (one trial), the theory of the spread,
+ * the sd of one trial (the spread's SV_PARTNER_THEORY), over sqrt(trials)
+ * where there is one. The variants of the sample variance (raw_var_*:
+ * about the known mean, ddof 0 and 1, the quantiles, the sd) take
+ * raw_var's theory. The digits a front end shows of a mean are those its
+ * standard error supports: every front end asks here.
+ * @param col a column of SV_OUTPUT_SUMMARY.
+ * @param row a summary row (spec, stats, summary set).
+ * @return the standard error, in col's unit; NAN where neither is known,
+ *         for a column that is not a real, or col, row, row->spec or
+ *         row->summary NULL.
+ * Thread safety: pure, thread-safe.
+ * Cost: O(columns of the summary).
+ */
+double sv_column_std_error(const sv_column *col, const sv_row_view *row);
 
 /**
  * The name of reduce rule @p r: "mean", "min", "max", "sum", "first",

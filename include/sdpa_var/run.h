@@ -161,17 +161,4 @@ sv_status sv_head_row_make(const sv_spec *spec, const char *scale_name, const sv
                            const sv_head *head, uint64_t trial, const sv_summary *pooled,
                            int masked, sv_head_row *out);
 
-/**
- * The standard error of the mean over trials of summary column @p col in
- * row @p v (SV_OUTPUT_SUMMARY, v->summary set), times @p times: its
- * SV_PARTNER_SD column over sqrt(trials); where that is NaN (one trial),
- * the theory of that sd (the sd column's SV_PARTNER_THEORY: one trial's
- * sd) where there is one. The variants of the sample variance (raw_var_*:
- * about the known mean, ddof 0 and 1, the quantiles, the sd) share
- * raw_var's. sqrt(1 / trials) * (times * value), the CLI's and the page's
- * one definition.
- * @return the standard error; NAN for col or v NULL, or a column without one.
- */
-double sv_std_error(const sv_column *col, const sv_row_view *v, double times);
-
 #endif

@@ -206,7 +206,7 @@ class sv_row_view(ctypes.Structure):
                 ("summary", ctypes.POINTER(sv_summary)), ("trial", c_u64),
                 ("row", c_size), ("row_sums", ctypes.POINTER(c_dbl)),
                 ("bin_lo", c_dbl), ("bin_hi", c_dbl), ("bin_count", c_u64 * 2),
-                ("head", ctypes.POINTER(sv_head))]
+                ("head", ctypes.POINTER(sv_head)), ("logits", ctypes.c_void_p)]
 
 
 class sv_value(ctypes.Structure):

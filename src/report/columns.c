@@ -442,6 +442,7 @@ static sv_value get_scaled_count(const sv_row_view *r)
     return count(r->bin_count[1]);
 }
 
+#include "columns_logits.h"
 #include "columns_table.h"
 
 /* --- lookup --------------------------------------------------------------- */
@@ -456,6 +457,7 @@ static const struct {
     {"per_row", per_row_ids, sizeof per_row_ids / sizeof per_row_ids[0]},
     {"histogram", histogram_ids, sizeof histogram_ids / sizeof histogram_ids[0]},
     {"per_head", per_head_ids, sizeof per_head_ids / sizeof per_head_ids[0]},
+    {"logits", logits_ids, sizeof logits_ids / sizeof logits_ids[0]},
 };
 
 size_t sv_columns_count(sv_output_kind kind)
@@ -475,14 +477,27 @@ const char *sv_output_kind_name(sv_output_kind kind)
     return (unsigned)kind < SV_OUTPUT_KINDS ? kinds[kind].name : NULL;
 }
 
+_Static_assert((int)C_COUNT_ == (int)SV_COLUMN_IDS, "one list, one order: columns_list.h");
+
+const sv_column *sv_column_of(sv_column_id id)
+{
+    return (unsigned)id < C_COUNT_ ? &columns[id] : NULL;
+}
+
 /* The index of @p col in the column table, or C_NO when it is not one of
- * its descriptors. */
+ * its descriptors (compared one by one: a pointer into another array may
+ * not be subtracted from one into this). */
 static col_id id_of(const sv_column *col)
 {
     for (size_t i = 0; col && i < C_COUNT_; i++)
         if (col == &columns[i])
             return (col_id)i;
     return C_NO;
+}
+
+sv_column_id sv_column_id_of(const sv_column *col)
+{
+    return (sv_column_id)id_of(col);
 }
 
 /* Whether column @p id is among those of @p kind. */

@@ -182,3 +182,17 @@ const char *sv_column_reduce_name(sv_column_reduce r)
         [SV_REDUCE_NONE] = "none"};
     return (unsigned)r < SV_COLUMN_REDUCES ? names[r] : NULL;
 }
+
+double sv_column_std_error(const sv_column *col, const sv_row_view *row)
+{
+    const sv_output_kind k = SV_OUTPUT_SUMMARY;
+    if (!col || !row || !row->spec || !row->summary || col->type != SV_VALUE_REAL)
+        return NAN;
+    const sv_column *of =
+        strncmp(col->name, "raw_var_", 8) == 0 ? sv_column_of(SV_COL_raw_var) : col;
+    const sv_column *sd = sv_column_partner(k, col, SV_PARTNER_SD);
+    const sv_column *th =
+        sv_column_partner(k, sv_column_partner(k, of, SV_PARTNER_SD), SV_PARTNER_THEORY);
+    const double s = sd ? sd->get(row).real : NAN;
+    return sqrt(1.0 / (double)row->spec->trials) * (isnan(s) && th ? th->get(row).real : s);
+}

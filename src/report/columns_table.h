@@ -4,7 +4,7 @@
 #ifndef SDPA_VAR_COLUMNS_TABLE_H
 #define SDPA_VAR_COLUMNS_TABLE_H
 
-#include "columns_list.h"
+#include "sdpa_var/columns_list.h"
 
 /* C_id for each column, in the list's order; C_NO: no partner. */
 #define COL_ID_(id, shape, sd, theory, twin, reduce, ...) C_##id,
@@ -157,5 +157,25 @@ static const col_id per_head_ids[] = {
     /* Appended later: signed max logit, rows that see no key; the Jacobian. */
     C_raw_max_logit, C_scaled_max_logit, C_rows_empty, C_raw_jac_trace, C_scaled_jac_trace,
     C_raw_jac_frob, C_scaled_jac_frob, C_window};
+
+/* --logits: a row per key of each given row at each scale. */
+static const col_id logits_ids[] = {C_logits_row,
+                                    C_logits_scale,
+                                    C_logits_scale_value,
+                                    C_logits_dk,
+                                    C_logits_n_k,
+                                    C_logits_key,
+                                    C_logit,
+                                    C_scaled_logit,
+                                    C_weight,
+                                    C_upstream,
+                                    C_grad_logit,
+                                    C_logits_entropy,
+                                    C_logits_entropy_bound,
+                                    C_logits_eff_keys,
+                                    C_logits_max_weight,
+                                    C_logits_jac_trace,
+                                    C_logits_jac_frob,
+                                    C_grad_logits};
 
 #endif

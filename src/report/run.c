@@ -214,21 +214,3 @@ sv_status sv_head_row_make(const sv_spec *spec, const char *scale_name, const sv
     return SV_OK;
 }
 
-double sv_std_error(const sv_column *col, const sv_row_view *v, double times)
-{
-    if (!col || !v || !v->spec || !v->summary)
-        return NAN;
-    const sv_column *of = col;
-    if (strncmp(col->name, "raw_var_", 8) == 0)
-        for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++)
-            if (strcmp(sv_columns_get(SV_OUTPUT_SUMMARY, i)->name, "raw_var") == 0)
-                of = sv_columns_get(SV_OUTPUT_SUMMARY, i);
-    const sv_column *sd = sv_column_partner(SV_OUTPUT_SUMMARY, col, SV_PARTNER_SD);
-    const sv_column *th = sv_column_partner(SV_OUTPUT_SUMMARY,
-                                            sv_column_partner(SV_OUTPUT_SUMMARY, of, SV_PARTNER_SD),
-                                            SV_PARTNER_THEORY);
-    const double t = (double)v->spec->trials;
-    const double s = sd && sd->type == SV_VALUE_REAL ? sd->get(v).real * times : NAN;
-    const double x = th && th->type == SV_VALUE_REAL ? th->get(v).real * times : NAN;
-    return sqrt(1.0 / t) * (isnan(s) ? x : s);
-}

@@ -38,7 +38,7 @@ assert abs(raw - scores) <= 1e-6 * scores, ("raw theory adds to %r, want %d" % (
 print("web.n65536: histogram theory of %d %s scores: %.9g" % (scores, "causal" if causal else "full", raw))
 ' "$causal"
 done
-# The page's standard error is the CLI's (sv_std_error, run.h): sd /
+# The page's standard error is the CLI's (sv_column_std_error, columns.h): sd /
 # sqrt(trials), and with one trial (no sd) the theory of the sd, which the
 # page showed as null before issue 40.
 for trials in 1 5; do

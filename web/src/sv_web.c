@@ -6,7 +6,7 @@
  * through the library's run driver in chunks of trials (run.h: the page's
  * worker calls svw_step between messages), and hands the page JSON text:
  * the summary row named and valued by the column table (columns.h), with
- * the standard errors the CLI rounds at (sv_std_error), the engine's
+ * the standard errors the CLI rounds at (sv_column_std_error), the engine's
  * histogram bins, one row's weights. JavaScript computes no statistic; it
  * reads these and draws them.
  *
@@ -277,7 +277,7 @@ SVW_EXPORT double svw_rows(svw_run *r, double row_end)
 /* The summary row: every column of the table by name, as --format json
  * writes it; and "se": the standard error of the mean over trials of
  * every column with a spread column (its SV_PARTNER_SD_OF), as the CLI's
- * tables round at: sv_std_error (sd / sqrt(trials), with one trial the
+ * tables round at: sv_column_std_error (sd / sqrt(trials), with one trial the
  * theory of the sd). */
 static void put_summary(text *t, const svw_run *r)
 {
@@ -313,7 +313,7 @@ static void put_summary(text *t, const svw_run *r)
             continue;
         put(t, "%s\"%s\":", first ? "" : ",", of->name);
         first = 0;
-        put_real(t, sv_std_error(of, &v, 1.0));
+        put_real(t, sv_column_std_error(of, &v));
     }
     put(t, "}");
 }

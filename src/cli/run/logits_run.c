@@ -155,17 +155,18 @@ int cli_logits_run(const cli_options *opt, cli_format format)
         for (size_t k = 0; k < opt->n_logit_scale; k++) {
             const cli_scale_choice *c = &opt->logit_scale[k];
             const double mult = cli_logits_row_scale(c, r.n[i]); /* > 0: checked above */
-            cli_logits_entry e = {.row = i,
-                                  .n = r.n[i],
-                                  .z = r.z[i],
-                                  .scale_name = c->name,
-                                  .scale = mult,
-                                  .p = p,
-                                  .jac = jac,
-                                  .g = w.grad ? opt->upstream : NULL,
-                                  .dz = w.grad ? dz : NULL};
-            const sv_status st =
-                sv_softmax_row_report(r.z[i], r.n[i], mult, e.g, p, jac, e.g ? dz : NULL, &e.st);
+            cli_logits_entry e = {.v = {.row = i,
+                                        .n = r.n[i],
+                                        .d_k = w.dk,
+                                        .z = r.z[i],
+                                        .scale_name = c->name,
+                                        .scale = mult,
+                                        .p = p,
+                                        .g = w.grad ? opt->upstream : NULL,
+                                        .dz = w.grad ? dz : NULL},
+                                  .jac = jac};
+            const sv_status st = sv_softmax_row_report(r.z[i], r.n[i], mult, e.v.g, p, jac,
+                                                       e.v.g ? dz : NULL, &e.v.st);
             if (st != SV_OK) { /* parsed values are finite and bounded: not expected */
                 fclose(f);
                 free(buf);

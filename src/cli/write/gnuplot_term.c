@@ -37,19 +37,17 @@ void cli_gnuplot_terminal(FILE *f, const char *output, int w, int h)
             w, h, 120 * h / w / 2 + 4);
 }
 
-/* The rule of configuration c's --scale item, read by the library (a
- * number is SV_SCALE_VALUE): no scale name is spelt here. */
-static sv_scale_rule rule_of(const cli_config *c)
+sv_scale_rule cli_scale_rule(const char *scale_name)
 {
     sv_scale_rule r = SV_SCALE_VALUE;
     double v;
-    (void)sv_scale_parse(c->scale_name, &r, &v); /* parsed once already: options.c */
+    (void)sv_scale_parse(scale_name, &r, &v); /* parsed once already: options.c */
     return r;
 }
 
 void cli_gnuplot_scaled_name(const cli_config *c, char *buf, size_t len)
 {
-    const sv_scale_rule r = rule_of(c);
+    const sv_scale_rule r = cli_scale_rule(c->scale_name);
     if (r == SV_SCALE_SQRT)
         snprintf(buf, len, "QK^T/sqrt(d_k)");
     else if (r == SV_SCALE_DK)

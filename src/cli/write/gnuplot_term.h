@@ -17,6 +17,10 @@
  * gnuplot-nox without GNUTERM, whose `gnuplot -p` would draw nothing. */
 void cli_gnuplot_terminal(FILE *f, const char *output, int w, int h);
 
+/* The rule of a --scale item as written, read by the library (a number
+ * is SV_SCALE_VALUE): no scale name is spelt in the writers. */
+sv_scale_rule cli_scale_rule(const char *scale_name);
+
 /* "QK^T/sqrt(d_k)": configuration c's --scale as the run resolved it, the
  * label of its curves and panel. */
 void cli_gnuplot_scaled_name(const cli_config *c, char *buf, size_t len);

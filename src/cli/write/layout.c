@@ -58,57 +58,38 @@ void cli_table_cell(FILE *f, int width, double v)
     }
     fprintf(f, " %*s", width, buf);
 }
-/* The summary column named @p name, or NULL. */
-static const sv_column *lookup(const char *name)
+/* c^power for @p e: 1, the spec's scale (power 1) or scale2 (power 2, the
+ * c^2 that 1/d_k is rounded once for, as the library's own scaled
+ * variances). Log-n scaling per row has no one multiplier: what is a raw
+ * value times c or c^2 is then no scaled value (NAN). */
+double cli_table_times(const cli_table_entry *e, int power)
 {
-    for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++)
-        if (strcmp(sv_columns_get(SV_OUTPUT_SUMMARY, i)->name, name) == 0)
-            return sv_columns_get(SV_OUTPUT_SUMMARY, i);
-    return NULL;
+    assert(power >= 0 && power <= 2);
+    const double one = e->spec.scale_logn ? NAN : 1.0;
+    const double times[3] = {1.0, e->spec.scale * one, e->spec.scale2 * one};
+    return times[power];
 }
 
-/* The table's names are fixed in its source: one the column table lacks
- * is a bug to stop at, not a "-" to print. */
-const sv_column *cli_table_find_column(const char *name)
-{
-    const sv_column *c = lookup(name);
-    if (!c) {
-        fprintf(stderr,
-                CLI_PROG ": internal error: the table asks for column '%s', which the "
-                         "library does not have\n",
-                name);
-        abort();
-    }
-    return c;
-}
-
-/* Summary column @p c for @p e, times the spec's scale (power 1) or
- * scale2 (power 2, the c^2 that 1/d_k is rounded once for, as the
- * library's own scaled variances); NAN for a column that is not a real.
- * The table takes every number from the column table, so it gives the
- * CSV's verdict on every value. */
+/* Summary column @p c for @p e, times c^power; NAN for a column that is
+ * not a real. The table takes every number from the column table, so it
+ * gives the CSV's verdict on every value. */
 static double value_of(const cli_table_entry *e, const sv_column *c, int power)
 {
     const sv_row_view v = {.spec = &e->spec,
                            .scale_name = e->scale_name,
                            .stats = &e->summary.mean,
                            .summary = &e->summary};
-    assert(power >= 0 && power <= 2);
-    /* Log-n scaling per row has no one multiplier: what is a raw value
-     * times c or c^2 is then no scaled value. */
-    const double one = e->spec.scale_logn ? NAN : 1.0;
-    const double times[3] = {1.0, e->spec.scale * one, e->spec.scale2 * one};
-    return c->type == SV_VALUE_REAL ? c->get(&v).real * times[power] : NAN;
-}
-
-double cli_table_col(const cli_table_entry *e, const char *name, int power)
-{
-    return name ? value_of(e, cli_table_find_column(name), power) : NAN;
+    return c->type == SV_VALUE_REAL ? c->get(&v).real * cli_table_times(e, power) : NAN;
 }
 
 double cli_table_value(const cli_table_entry *e, const sv_column *c, int power)
 {
     return c ? value_of(e, c, power) : NAN;
+}
+
+double cli_table_col(const cli_table_entry *e, sv_column_id id, int power)
+{
+    return cli_table_value(e, sv_column_of(id), power);
 }
 
 const sv_column *cli_table_partner(const sv_column *c, sv_column_partner_kind which)
@@ -129,10 +110,10 @@ void cli_table_config_text(const sv_column *c, const cli_table_entry *e, char *b
         snprintf(buf, len, "%g", x.real);
 }
 
-/* Whether configuration column @p name differs between the entries. */
-int cli_table_varies(const char *name, const cli_table_entry *e, size_t n)
+/* Whether configuration column @p id differs between the entries. */
+int cli_table_varies(sv_column_id id, const cli_table_entry *e, size_t n)
 {
-    const sv_column *c = cli_table_find_column(name);
+    const sv_column *c = sv_column_of(id);
     char a[64], b[64];
     cli_table_config_text(c, &e[0], a, sizeof a);
     for (size_t i = 1; i < n; i++) {
@@ -172,24 +153,24 @@ void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
     const sv_spec *c = &e->spec;
     cli_wrap w = {f, 78, 1, 0};
     word(&w, CLI_PROG " %s", SV_VERSION_STRING);
-    if (!cli_table_varies("dk", e, n))
+    if (!cli_table_varies(COL(dk), e, n))
         word(&w, "d_k=%zu", c->d_k);
-    if (!cli_table_varies("n_q", e, n))
+    if (!cli_table_varies(COL(n_q), e, n))
         word(&w, "n_q=%zu", c->n_q);
-    if (!cli_table_varies("n_k", e, n))
+    if (!cli_table_varies(COL(n_k), e, n))
         word(&w, "n_k=%zu", c->n_k);
     word(&w, "trials=%llu seed=%llu", (unsigned long long)c->trials, (unsigned long long)c->seed);
-    if (!cli_table_varies("dist", e, n))
+    if (!cli_table_varies(COL(dist), e, n))
         word(&w, "dist=%s", sv_dist_name(c->dist));
-    if (c->dist == SV_DIST_STUDENT_T && !cli_table_varies("nu", e, n))
+    if (c->dist == SV_DIST_STUDENT_T && !cli_table_varies(COL(nu), e, n))
         word(&w, "nu=%g", c->nu);
     word(&w, "ddof=%u", c->ddof);
-    if (!cli_table_varies("scale", e, n))
+    if (!cli_table_varies(COL(scale), e, n))
         word(&w, "scale=%s", e->scale_name);
-    if (cli_table_col(e, "q_mean", 0) != 0.0 || cli_table_col(e, "q_std", 0) != 1.0)
-        word(&w, "Q=%g+%g*x", cli_table_col(e, "q_mean", 0), cli_table_col(e, "q_std", 0));
-    if (cli_table_col(e, "k_mean", 0) != 0.0 || cli_table_col(e, "k_std", 0) != 1.0)
-        word(&w, "K=%g+%g*x", cli_table_col(e, "k_mean", 0), cli_table_col(e, "k_std", 0));
+    if (cli_table_col(e, COL(q_mean), 0) != 0.0 || cli_table_col(e, COL(q_std), 0) != 1.0)
+        word(&w, "Q=%g+%g*x", cli_table_col(e, COL(q_mean), 0), cli_table_col(e, COL(q_std), 0));
+    if (cli_table_col(e, COL(k_mean), 0) != 0.0 || cli_table_col(e, COL(k_std), 0) != 1.0)
+        word(&w, "K=%g+%g*x", cli_table_col(e, COL(k_mean), 0), cli_table_col(e, COL(k_std), 0));
     if (c->causal)
         word(&w, "causal");
     if (c->window > 0)
@@ -200,16 +181,16 @@ void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
         word(&w, "plant=%g", c->plant);
     if (c->d_model > 0) {
         word(&w, "d_model=%zu", c->d_model);
-        if (!cli_table_varies("init", e, n)) {
+        if (!cli_table_varies(COL(init), e, n)) {
             char v[64];
-            cli_table_config_text(cli_table_find_column("init"), e, v, sizeof v);
+            cli_table_config_text(sv_column_of(COL(init)), e, v, sizeof v);
             word(&w, "init=%s", v);
         }
         if (c->cross)
             word(&w, "cross");
     }
     if (c->values)
-        word(&w, "values d_v=%g", cli_table_col(e, "d_v", 0));
+        word(&w, "values d_v=%g", cli_table_col(e, COL(d_v), 0));
     if (e->summary.observed == e->summary.observed)
         word(&w, "observed=%g", e->summary.observed);
     fputc('\n', f);

@@ -11,10 +11,13 @@
  * fits; '-' where the value is undefined. */
 void cli_table_cell(FILE *f, int width, double v);
 
-/* The value of summary column @p name for @p e, times c^power (power 0,
- * 1 or 2; c the spec's scale, c^2 its scale2); NAN for name NULL. A name
- * the column table does not have aborts (cli_table_find_column). */
-double cli_table_col(const cli_table_entry *e, const char *name, int power);
+/* c^power (power 0, 1 or 2) of @p e's scale; NAN for c^1, c^2 under
+ * --scale logn (no one multiplier). */
+double cli_table_times(const cli_table_entry *e, int power);
+
+/* The value of column @p id for @p e, times c^power (power 0, 1 or 2; c
+ * the spec's scale, c^2 its scale2); NAN for NO_COL. */
+double cli_table_col(const cli_table_entry *e, sv_column_id id, int power);
 
 /* The value of summary column @p c for @p e as cli_table_col; NAN for c
  * NULL (a partner the column does not have). */
@@ -24,15 +27,11 @@ double cli_table_value(const cli_table_entry *e, const sv_column *c, int power);
  * across trials, its theory, ...; NULL for none or c NULL. */
 const sv_column *cli_table_partner(const sv_column *c, sv_column_partner_kind which);
 
-/* The summary column named @p name; a name it does not have is a bug in
- * the table's source: a message on stderr and abort(). */
-const sv_column *cli_table_find_column(const char *name);
-
 /* A configuration column's value as text ("sqrt", "64", "0.5"). */
 void cli_table_config_text(const sv_column *c, const cli_table_entry *e, char *buf, size_t len);
 
-/* Whether configuration column @p name differs between the @p n entries. */
-int cli_table_varies(const char *name, const cli_table_entry *e, size_t n);
+/* Whether configuration column @p id differs between the @p n entries. */
+int cli_table_varies(sv_column_id id, const cli_table_entry *e, size_t n);
 
 /* Text wrapped at width columns: cli_wrap_put adds one unbreakable
  * piece, after a space unless it is the first; a piece that would pass

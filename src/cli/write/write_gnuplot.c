@@ -21,7 +21,7 @@
 typedef enum { REF_NONE, REF_INV_KEYS, REF_KEYS } ref_kind;
 
 /* The y columns of each --plot (raw, scaled, raw theory, scaled theory;
- * NULL: none), the theory lines' labels, its axis label, its title, whether
+ * NO_COL: none), the theory lines' labels, its axis label, its title, whether
  * y may be drawn on a log scale (where the data span a decade), whether 0
  * is in its range, its reference line, and for grad the columns of a
  * second panel (raw, scaled: the keys the gradient reaches). The
@@ -29,72 +29,71 @@ typedef enum { REF_NONE, REF_INV_KEYS, REF_KEYS } ref_kind;
  * ddof) for plain draws (docs/theory.md), what a measured sample variance
  * is compared with: at n = 2 it is 48 at d_k = 64, not 64. */
 typedef struct plot_def {
-    const char *col[4];
+    sv_column_id col[4];
     const char *theory[2];
     const char *ylabel;
     const char *title;
     int logy;
     int zero;
     ref_kind ref;
-    const char *keys[2];
+    sv_column_id keys[2];
 } plot_def;
 
 static const plot_def plots[] = {
-    [CLI_PLOT_VARIANCE] = {{"raw_var", "scaled_var", "raw_var_expected", "scaled_var_expected"},
+    [CLI_PLOT_VARIANCE] = {{COL(raw_var), COL(scaled_var), COL(raw_var_expected),
+                            COL(scaled_var_expected)},
                            {"raw, expected sample variance", "expected"},
                            "sample variance of the logits",
                            "Variance of the logits",
                            1,
                            0,
                            REF_NONE,
-                           {NULL, NULL}},
-    [CLI_PLOT_ENTROPY] = {{"raw_entropy", "scaled_entropy", "entropy_bound",
-                           "scaled_entropy_approx"},
+                           {NO_COL, NO_COL}},
+    [CLI_PLOT_ENTROPY] = {{COL(raw_entropy), COL(scaled_entropy), COL(summary_entropy_bound),
+                           COL(scaled_entropy_approx)},
                           {"ln(keys a row sees), the largest entropy", "ln n - sigma^2/2"},
                           "row entropy (nats)",
                           "Entropy of a softmax row",
                           0,
                           1,
                           REF_NONE,
-                          {NULL, NULL}},
-    [CLI_PLOT_MAX_WEIGHT] = {{"raw_max_weight", "scaled_max_weight", NULL, NULL},
+                          {NO_COL, NO_COL}},
+    [CLI_PLOT_MAX_WEIGHT] = {{COL(raw_max_weight), COL(scaled_max_weight), NO_COL, NO_COL},
                              {NULL, NULL},
                              "largest softmax weight of a row",
                              "Largest softmax weight of a row",
                              1,
                              0,
                              REF_INV_KEYS,
-                             {NULL, NULL}},
-    [CLI_PLOT_EFF_KEYS] = {{"raw_eff_keys", "scaled_eff_keys", NULL, NULL},
+                             {NO_COL, NO_COL}},
+    [CLI_PLOT_EFF_KEYS] = {{COL(raw_eff_keys), COL(scaled_eff_keys), NO_COL, NO_COL},
                            {NULL, NULL},
                            "keys attended, mean over rows of exp(entropy)",
                            "Keys attended, mean of exp(entropy)",
                            1,
                            0,
                            REF_KEYS,
-                           {NULL, NULL}},
-    [CLI_PLOT_GRAD] = {{"raw_grad_logits", "scaled_grad_logits", "raw_grad_logits_theory",
-                        "scaled_grad_logits_theory"},
+                           {NO_COL, NO_COL}},
+    [CLI_PLOT_GRAD] = {{COL(raw_grad_logits), COL(scaled_grad_logits), COL(raw_grad_logits_theory),
+                        COL(scaled_grad_logits_theory)},
                        {"raw, theory given the weights", "theory"},
                        "|dL/dlogits| (root mean square over rows)",
                        "Gradient on the logits",
                        1,
                        0,
                        REF_KEYS,
-                       {"raw_grad_keys", "scaled_grad_keys"}},
+                       {COL(raw_grad_keys), COL(scaled_grad_keys)}},
 };
 
 /* Candidates for the x axis, in order: the first configuration column
  * whose value differs between configurations (a --dk sweep, a sweep of
  * n), else d_k. */
-static const char *const x_names[] = {"dk", "n_k", "n_q", "d_model"};
+static const sv_column_id x_ids[] = {COL(dk), COL(n_k), COL(n_q), COL(d_model)};
 
-static const sv_column *column(sv_output_kind kind, const char *name)
+/* Column @p id's name; "-" for NO_COL. */
+static const char *name_of(sv_column_id id)
 {
-    for (size_t i = 0; name && i < sv_columns_count(kind); i++)
-        if (strcmp(sv_columns_get(kind, i)->name, name) == 0)
-            return sv_columns_get(kind, i);
-    return NULL;
+    return id == NO_COL ? "-" : sv_column_of(id)->name;
 }
 
 static double number(const sv_column *c, const sv_row_view *row)
@@ -113,13 +112,13 @@ static double config_number(const cli_writer *s, const sv_column *c, size_t i)
 
 static const sv_column *x_column(const cli_writer *s)
 {
-    for (size_t k = 0; k < sizeof x_names / sizeof *x_names; k++) {
-        const sv_column *c = column(SV_OUTPUT_SUMMARY, x_names[k]);
+    for (size_t k = 0; k < sizeof x_ids / sizeof *x_ids; k++) {
+        const sv_column *c = sv_column_of(x_ids[k]);
         for (size_t i = 1; c && i < s->count; i++)
             if (config_number(s, c, i) != config_number(s, c, 0))
                 return c;
     }
-    return column(SV_OUTPUT_SUMMARY, "dk");
+    return sv_column_of(COL(dk));
 }
 
 static int same_scale(const cli_writer *s, size_t i, size_t j)
@@ -150,16 +149,6 @@ static size_t scale_index(const cli_writer *s, size_t i)
     return 0;
 }
 
-/* The rule of configuration c's --scale item, read by the library (a
- * number is SV_SCALE_VALUE): no scale name is spelt here. */
-static sv_scale_rule rule_of(const cli_config *c)
-{
-    sv_scale_rule r = SV_SCALE_VALUE;
-    double v;
-    (void)sv_scale_parse(c->scale_name, &r, &v); /* parsed once already: options.c */
-    return r;
-}
-
 /* What tells configurations apart besides the scale: a run sweeps one of
  * these on the x axis, and every other that varies makes its own series
  * (--dk 16,64 --n 16,256: one line per n, not one line doubling back). */
@@ -184,8 +173,8 @@ static int same_field(const sv_spec *a, const sv_spec *b, field_id f)
 /* The field the x axis sweeps. */
 static field_id x_field(const cli_writer *s)
 {
-    const char *x = x_column(s)->name;
-    return strcmp(x, "dk") == 0 ? F_DK : strcmp(x, "d_model") == 0 ? F_D_MODEL : F_N;
+    const sv_column_id x = sv_column_id_of(x_column(s));
+    return x == COL(dk) ? F_DK : x == COL(d_model) ? F_D_MODEL : F_N;
 }
 
 static int varies(const cli_writer *s, field_id f)
@@ -339,12 +328,12 @@ void cli_gnuplot_begin(cli_writer *s)
     s->y_hi = s->k_hi = -INFINITY;
     fprintf(f, "$data << EOD\n# %s series scale_index", x_column(s)->name);
     for (int k = 0; k < 4; k++)
-        fprintf(f, " %s", p->col[k] ? p->col[k] : "-");
+        fprintf(f, " %s", name_of(p->col[k]));
     fprintf(f, " %s %s %s\n",
             p->ref == REF_KEYS       ? "keys_seen"
             : p->ref == REF_INV_KEYS ? "1/keys_seen"
                                      : "-",
-            p->keys[0] ? p->keys[0] : "-", p->keys[1] ? p->keys[1] : "-");
+            name_of(p->keys[0]), name_of(p->keys[1]));
 }
 
 int cli_gnuplot_row(cli_writer *s, const sv_row_view *row)
@@ -358,18 +347,18 @@ int cli_gnuplot_row(cli_writer *s, const sv_row_view *row)
     real(f, number(x_column(s), &cfg));
     fprintf(f, " %zu %zu", group_of(s, i, NULL), scale_index(s, i));
     for (int k = 0; k < 4; k++) {
-        const double y = number(column(s->kind, p->col[k]), row);
+        const double y = number(sv_column_of(p->col[k]), row);
         real(f, y);
         take(&s->y_lo, &s->y_hi, y);
     }
     const double ref = reference(s, p->ref, i);
     real(f, ref);
-    if (p->keys[0]) /* the reference is the second panel's */
+    if (p->keys[0] != NO_COL) /* the reference is the second panel's */
         take(&s->k_lo, &s->k_hi, ref);
     else
         take(&s->y_lo, &s->y_hi, ref);
     for (int k = 0; k < 2; k++) {
-        const double y = number(column(s->kind, p->keys[k]), row);
+        const double y = number(sv_column_of(p->keys[k]), row);
         real(f, y);
         if (y > 0) /* a row of one key reaches 0 keys: not on a log axis */
             take(&s->k_lo, &s->k_hi, y);
@@ -435,7 +424,7 @@ static void axes(cli_writer *s, const plot_def *p, const char *x)
     if (hi == lo) /* one configuration: a point, in a range gnuplot need not widen */
         fprintf(f, "set xrange [%.10g:%.10g]\n", lo / 2, hi * 3 / 2);
     double ylo = s->y_lo, yhi = s->y_hi;
-    if (p->ref == REF_INV_KEYS || (p->ref == REF_KEYS && !p->keys[0]))
+    if (p->ref == REF_INV_KEYS || (p->ref == REF_KEYS && p->keys[0] == NO_COL))
         take(&ylo, &yhi, 1.0); /* the one-hot row's line */
     y_axis(f, p->logy, p->zero, ylo, yhi);
     fputs("set format x \"%g\"\nset format y \"%g\"\n"
@@ -503,7 +492,7 @@ static const char *all_series(cli_writer *s, const plot_def *p, int raw, int the
     (void)group_of(s, 0, &groups);
     int none = 0; /* --scale none is the raw curve: drawn once */
     for (size_t j = 0; j < s->count; j++)
-        none |= rule_of(&s->configs[j]) == SV_SCALE_NONE;
+        none |= cli_scale_rule(s->configs[j].scale_name) == SV_SCALE_NONE;
     const char *sep = "plot ";
     char t[256], g_label[160];
     for (size_t g = 0; g < groups; g++) {
@@ -513,18 +502,18 @@ static const char *all_series(cli_writer *s, const plot_def *p, int raw, int the
         fields_label(s, first, 1, g_label, sizeof g_label);
         snprintf(t, sizeof t, "raw QK^T%s%s", none ? " (= --scale none)" : "", g_label);
         series(f, sep, g, 0, raw, 1, 0, t), sep = SEP;
-        if (theory && p->col[2])
+        if (theory && p->col[2] != NO_COL)
             series(f, sep, g, 0, raw + 2, 1, 1, g == 0 ? p->theory[0] : NULL);
         for (size_t j = 0, k = 0; j < s->count; j++) {
             if (!first_of_scale(s, j))
                 continue;
-            if (rule_of(&s->configs[j]) != SV_SCALE_NONE) {
+            if (cli_scale_rule(s->configs[j].scale_name) != SV_SCALE_NONE) {
                 char sc[64];
                 cli_gnuplot_scaled_name(&s->configs[j], sc, sizeof sc);
                 snprintf(t, sizeof t, "%s%s", sc, g_label);
                 series(f, sep, g, k, raw + 1, k + 2, 0, t);
                 snprintf(t, sizeof t, "%s, %s", sc, p->theory[1] ? p->theory[1] : "");
-                if (theory && p->col[3])
+                if (theory && p->col[3] != NO_COL)
                     series(f, sep, g, k, raw + 3, k + 2, 1, g == 0 ? t : NULL);
             }
             k++;
@@ -561,13 +550,13 @@ void cli_gnuplot_end(cli_writer *s)
     }
     fputs("EOD\n", f);
     const plot_def *p = &plots[s->out->plot];
-    if (p->keys[0])
+    if (p->keys[0] != NO_COL)
         fputs("set multiplot layout 2,1\n", f);
     axes(s, p, x_label(x_column(s)->name));
     size_t groups = 1;
     (void)group_of(s, 0, &groups);
     const char *sep = all_series(s, p, 4, 1);
-    if (p->ref != REF_NONE && !p->keys[0]) {
+    if (p->ref != REF_NONE && p->keys[0] == NO_COL) {
         int masked = 0; /* keys seen differ by row: the reference is their mean */
         for (size_t j = 0; j < s->count; j++)
             masked |= s->configs[j].spec.causal || s->configs[j].spec.window;
@@ -578,7 +567,7 @@ void cli_gnuplot_end(cli_writer *s)
                                                 : "uniform rows: 1/n_k"));
     }
     fputc('\n', f);
-    if (p->keys[0]) {
+    if (p->keys[0] != NO_COL) {
         keys_panel(s, p);
         fputs("unset multiplot\n", f);
     }

@@ -9,7 +9,7 @@
 #include "slides_grid.h"
 #include "fail.h"
 
-#include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -23,24 +23,19 @@ static void real(FILE *f, double v, int json)
         fprintf(f, "%.17g", v);
 }
 
-/* |x|. Entries up to 2e300 (|g| <= CLI_LOGIT_ABS_MAX, and |J g|_j <=
- * p_j |g_j - p.g|) keep it below 1.6e301 for 64 keys, but their squares
- * overflow (or, below 1e-154, underflow): then the sum is taken again over
- * x / max|x|, as LAPACK's dnrm2 scales, so that a finite norm is never
- * printed as inf (nor a positive one as 0). */
-static double norm(const double *x, size_t n)
+/* Whether column @p c of the logits rows is written: --upstream's only
+ * with it, dk only when given. */
+static int kept(const cli_logits_writer *w, const sv_column *c)
 {
-    double s = 0.0, top = 0.0;
-    for (size_t j = 0; j < n; j++) {
-        s += x[j] * x[j];
-        top = fabs(x[j]) > top ? fabs(x[j]) : top;
-    }
-    if (top == 0.0 || (isfinite(s) && s >= DBL_MIN))
-        return sqrt(s);
-    s = 0.0;
-    for (size_t j = 0; j < n; j++)
-        s += (x[j] / top) * (x[j] / top);
-    return top * sqrt(s);
+    return (w->grad || !(c->flags & SV_COLUMN_ONLY_GRAD)) &&
+           (w->dk || c != sv_column_of(SV_COL_logits_dk));
+}
+
+/* Column @p id's value in entry @p e (its key e->v.key). */
+static double value(const cli_logits_entry *e, sv_column_id id)
+{
+    const sv_row_view row = {.logits = &e->v};
+    return sv_column_of(id)->get(&row).real;
 }
 
 static void gnuplot_begin(cli_logits_writer *w); /* with the other gnuplot parts, below */
@@ -49,15 +44,12 @@ void cli_logits_begin(cli_logits_writer *w)
 {
     FILE *f = w->f;
     if (w->format == CLI_FORMAT_CSV && !w->no_header) {
-        fputs("row,scale,scale_value,", f);
-        if (w->dk)
-            fputs("dk,", f);
-        fputs("n_k,key,logit,scaled_logit,weight,", f);
-        if (w->grad)
-            fputs("upstream,grad_logit,", f);
-        fputs("entropy,entropy_bound,eff_keys,max_weight,jac_trace,jac_frob", f);
-        if (w->grad)
-            fputs(",grad_logits", f);
+        const char *sep = "";
+        for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_LOGITS); i++) {
+            const sv_column *c = sv_columns_get(SV_OUTPUT_LOGITS, i);
+            if (kept(w, c))
+                fprintf(f, "%s%s", sep, c->name), sep = ",";
+        }
         for (size_t j = 0; j < w->max_n; j++)
             fprintf(f, ",jac_%zu", j);
         fputc('\n', f);
@@ -75,28 +67,27 @@ void cli_logits_begin(cli_logits_writer *w)
     }
 }
 
-static void csv(cli_logits_writer *w, const cli_logits_entry *e)
+static void csv(cli_logits_writer *w, cli_logits_entry *e)
 {
     FILE *f = w->f;
-    for (size_t i = 0; i < e->n; i++) {
-        fprintf(f, "%zu,%s,", e->row, e->scale_name);
-        real(f, e->scale, 0);
-        if (w->dk)
-            fprintf(f, ",%zu", w->dk);
-        fprintf(f, ",%zu,%zu,", e->n, i);
-        const double v[] = {e->z[i], e->scale * e->z[i], e->p[i]};
-        for (size_t k = 0; k < 3; k++)
-            real(f, v[k], 0), fputc(',', f);
-        if (w->grad)
-            real(f, e->g[i], 0), fputc(',', f), real(f, e->dz[i], 0), fputc(',', f);
-        const double s[] = {e->st.entropy,    log((double)e->n), e->st.eff_keys,
-                            e->st.max_weight, e->st.jac_trace,   e->st.jac_frob};
-        for (size_t k = 0; k < 6; k++)
-            fputs(k ? "," : "", f), real(f, s[k], 0);
-        if (w->grad)
-            fputc(',', f), real(f, norm(e->dz, e->n), 0);
+    const sv_row_view row = {.logits = &e->v};
+    for (e->v.key = 0; e->v.key < e->v.n; e->v.key++) {
+        const char *sep = "";
+        for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_LOGITS); i++) {
+            const sv_column *c = sv_columns_get(SV_OUTPUT_LOGITS, i);
+            if (!kept(w, c))
+                continue;
+            const sv_value x = c->get(&row);
+            fputs(sep, f), sep = ",";
+            if (c->type == SV_VALUE_REAL)
+                real(f, x.real, 0);
+            else if (c->type == SV_VALUE_COUNT)
+                fprintf(f, "%" PRIu64, x.count);
+            else
+                fputs(x.text, f);
+        }
         for (size_t j = 0; j < w->max_n; j++)
-            fputc(',', f), real(f, j < e->n ? e->jac[i * e->n + j] : NAN, 0);
+            fputc(',', f), real(f, j < e->v.n ? e->jac[e->v.key * e->v.n + j] : NAN, 0);
         fputc('\n', f);
     }
 }
@@ -114,57 +105,43 @@ static void json(cli_logits_writer *w, const cli_logits_entry *e)
     FILE *f = w->f;
     if (w->format == CLI_FORMAT_JSON)
         fputs(w->written ? ",\n" : "\n", f);
-    fprintf(f, "{\"row\":%zu,\"scale\":\"%s\",\"scale_value\":", e->row, e->scale_name);
-    real(f, e->scale, 1);
-    fprintf(f, ",\"n_k\":%zu", e->n);
-    json_array(f, "logits", e->z, e->n, 1.0);
-    json_array(f, "scaled_logits", e->z, e->n, e->scale);
-    json_array(f, "weights", e->p, e->n, 1.0);
-    const char *names[] = {"entropy",    "entropy_bound", "eff_keys",
-                           "max_weight", "jac_trace",     "jac_frob"};
-    const double s[] = {e->st.entropy,    log((double)e->n), e->st.eff_keys,
-                        e->st.max_weight, e->st.jac_trace,   e->st.jac_frob};
-    for (size_t k = 0; k < 6; k++)
-        fprintf(f, ",\"%s\":", names[k]), real(f, s[k], 1);
+    fprintf(f, "{\"row\":%zu,\"scale\":\"%s\",\"scale_value\":", e->v.row, e->v.scale_name);
+    real(f, e->v.scale, 1);
+    fprintf(f, ",\"n_k\":%zu", e->v.n);
+    json_array(f, "logits", e->v.z, e->v.n, 1.0);
+    json_array(f, "scaled_logits", e->v.z, e->v.n, e->v.scale);
+    json_array(f, "weights", e->v.p, e->v.n, 1.0);
+    for (sv_column_id id = SV_COL_logits_entropy; id <= SV_COL_logits_jac_frob; id++)
+        fprintf(f, ",\"%s\":", sv_column_of(id)->name), real(f, value(e, id), 1);
     fputs(",\"jacobian\":[", f);
-    for (size_t i = 0; i < e->n; i++) {
+    for (size_t i = 0; i < e->v.n; i++) {
         fputs(i ? ",[" : "[", f);
-        for (size_t j = 0; j < e->n; j++)
-            fputs(j ? "," : "", f), real(f, e->jac[i * e->n + j], 1);
+        for (size_t j = 0; j < e->v.n; j++)
+            fputs(j ? "," : "", f), real(f, e->jac[i * e->v.n + j], 1);
         fputc(']', f);
     }
     fputc(']', f);
     if (w->grad) {
-        json_array(f, "upstream", e->g, e->n, 1.0);
-        json_array(f, "grad_logit", e->dz, e->n, 1.0);
-        fputs(",\"grad_logits\":", f), real(f, norm(e->dz, e->n), 1);
+        json_array(f, "upstream", e->v.g, e->v.n, 1.0);
+        json_array(f, "grad_logit", e->v.dz, e->v.n, 1.0);
+        fputs(",\"grad_logits\":", f), real(f, value(e, SV_COL_grad_logits), 1);
     }
     fputs(w->format == CLI_FORMAT_JSONL ? "}\n" : "}", f);
-}
-
-/* The rule of the entry's --scale item, read by the library (a number is
- * SV_SCALE_VALUE). */
-static sv_scale_rule rule_of(const cli_logits_entry *e)
-{
-    sv_scale_rule r = SV_SCALE_VALUE;
-    double v;
-    (void)sv_scale_parse(e->scale_name, &r, &v); /* parsed once already: options.c */
-    return r;
 }
 
 /* The scale as a reader says it: "as given", "* 0.125 = 1/sqrt(d_k)". */
 static void scale_words(const cli_logits_writer *w, const cli_logits_entry *e, char *buf,
                         size_t len)
 {
-    const sv_scale_rule r = rule_of(e);
+    const sv_scale_rule r = cli_scale_rule(e->v.scale_name);
     if (r == SV_SCALE_NONE)
         snprintf(buf, len, "as given (--scale none)");
     else if (r == SV_SCALE_SQRT)
-        snprintf(buf, len, "* %.6g = 1/sqrt(d_k), d_k = %zu (--scale sqrt)", e->scale, w->dk);
+        snprintf(buf, len, "* %.6g = 1/sqrt(d_k), d_k = %zu (--scale sqrt)", e->v.scale, w->dk);
     else if (r == SV_SCALE_DK)
-        snprintf(buf, len, "* %.6g = 1/d_k, d_k = %zu (--scale dk)", e->scale, w->dk);
+        snprintf(buf, len, "* %.6g = 1/d_k, d_k = %zu (--scale dk)", e->v.scale, w->dk);
     else
-        snprintf(buf, len, "* %.6g (--scale %s)", e->scale, e->scale_name);
+        snprintf(buf, len, "* %.6g (--scale %s)", e->v.scale, e->v.scale_name);
 }
 
 static void table(cli_logits_writer *w, const cli_logits_entry *e)
@@ -172,27 +149,27 @@ static void table(cli_logits_writer *w, const cli_logits_entry *e)
     FILE *f = w->f;
     char words[96];
     scale_words(w, e, words, sizeof words);
-    fprintf(f, "%sRow %zu, %s:\n", w->written ? "\n" : "", e->row, words);
+    fprintf(f, "%sRow %zu, %s:\n", w->written ? "\n" : "", e->v.row, words);
     fprintf(f, "  %4s %11s %11s %11s", "key", "logit", "scaled", "weight");
     if (w->grad)
         fprintf(f, " %11s %11s", "upstream", "dL/dlogit");
     fputs("   Jacobian diag(p) - pp^T\n", f);
-    for (size_t i = 0; i < e->n; i++) {
-        fprintf(f, "  %4zu %11.4g %11.4g %11.4g", i, e->z[i], e->scale * e->z[i], e->p[i]);
+    for (size_t i = 0; i < e->v.n; i++) {
+        fprintf(f, "  %4zu %11.4g %11.4g %11.4g", i, e->v.z[i], e->v.scale * e->v.z[i], e->v.p[i]);
         if (w->grad)
-            fprintf(f, " %11.4g %11.4g", e->g[i], e->dz[i]);
+            fprintf(f, " %11.4g %11.4g", e->v.g[i], e->v.dz[i]);
         fputs("  ", f);
-        for (size_t j = 0; j < e->n; j++)
-            fprintf(f, " %10.3g", e->jac[i * e->n + j]);
+        for (size_t j = 0; j < e->v.n; j++)
+            fprintf(f, " %10.3g", e->jac[i * e->v.n + j]);
         fputc('\n', f);
     }
     fprintf(f,
             "  entropy %.4g nats (uniform: ln %zu = %.4g), e^H %.4g keys, max weight %.4g\n"
             "  Jacobian trace %.4g, Frobenius norm %.4g",
-            e->st.entropy, e->n, log((double)e->n), e->st.eff_keys, e->st.max_weight,
-            e->st.jac_trace, e->st.jac_frob);
+            e->v.st.entropy, e->v.n, value(e, SV_COL_logits_entropy_bound), e->v.st.eff_keys,
+            e->v.st.max_weight, e->v.st.jac_trace, e->v.st.jac_frob);
     if (w->grad)
-        fprintf(f, ", |dL/dlogits| %.4g", norm(e->dz, e->n));
+        fprintf(f, ", |dL/dlogits| %.4g", value(e, SV_COL_grad_logits));
     fputc('\n', f);
 }
 
@@ -200,11 +177,11 @@ static void table(cli_logits_writer *w, const cli_logits_entry *e)
  * "* 0.125 = 1/sqrt(d_k)", "* 0.5". */
 static void short_label(const cli_logits_entry *e, char *buf, size_t len)
 {
-    const sv_scale_rule r = rule_of(e);
+    const sv_scale_rule r = cli_scale_rule(e->v.scale_name);
     if (r == SV_SCALE_NONE)
         snprintf(buf, len, "as given");
     else
-        snprintf(buf, len, "* %.4g%s", e->scale,
+        snprintf(buf, len, "* %.4g%s", e->v.scale,
                  r == SV_SCALE_SQRT ? " = 1/sqrt(d_k)"
                  : r == SV_SCALE_DK ? " = 1/d_k"
                                     : "");
@@ -236,23 +213,24 @@ static void gnuplot_panel(cli_logits_writer *w, const cli_logits_entry *e, doubl
 {
     FILE *f = w->f;
     const double width = 0.8 / (double)w->scales;
-    if (e->row == 1) /* the scales are every panel's: one key, above the first */
+    if (e->v.row == 1) /* the scales are every panel's: one key, above the first */
         fputs("unset key\n", f);
-    fprintf(f, "set title \"Row %zu: logits", e->row);
-    for (size_t i = 0; i < e->n && i < 12; i++)
-        fprintf(f, "%s%.4g", i ? ", " : " ", e->z[i]);
-    fprintf(f, "%s\" noenhanced\nset xtics (", e->n > 12 ? ", ..." : "");
-    for (size_t i = 0; i < e->n; i++)
-        fprintf(f, "%s\"%.3g\" %zu", i ? ", " : "", e->z[i], i);
-    fprintf(f, ")\nset xrange [-0.6:%zu.6]\n", e->n - 1);
+    fprintf(f, "set title \"Row %zu: logits", e->v.row);
+    for (size_t i = 0; i < e->v.n && i < 12; i++)
+        fprintf(f, "%s%.4g", i ? ", " : " ", e->v.z[i]);
+    fprintf(f, "%s\" noenhanced\nset xtics (", e->v.n > 12 ? ", ..." : "");
+    for (size_t i = 0; i < e->v.n; i++)
+        fprintf(f, "%s\"%.3g\" %zu", i ? ", " : "", e->v.z[i], i);
+    fprintf(f, ")\nset xrange [-0.6:%zu.6]\n", e->v.n - 1);
     if (low < 1e-3)
         fputs("set logscale y\nset yrange [*:1.5]\n", f);
     else
         fputs("unset logscale y\nset yrange [0:1]\n", f);
     for (size_t k = 0; k < w->scales; k++)
         fprintf(f, "%s$r%zus%zu using ($1 + %.4f):2:(%.4f) with boxes lc %zu title \"%s\"%s",
-                k ? "     " : "plot ", e->row, k, ((double)k - ((double)w->scales - 1) / 2) * width,
-                width, k + 1, w->label[k], k + 1 < w->scales ? ", \\\n" : "\n");
+                k ? "     " : "plot ", e->v.row, k,
+                ((double)k - ((double)w->scales - 1) / 2) * width, width, k + 1, w->label[k],
+                k + 1 < w->scales ? ", \\\n" : "\n");
 }
 
 static void gnuplot_entry(cli_logits_writer *w, const cli_logits_entry *e)
@@ -262,12 +240,12 @@ static void gnuplot_entry(cli_logits_writer *w, const cli_logits_entry *e)
     static double low; /* the row's smallest weight over its scales */
     low = k == 0 ? 1.0 : low;
     short_label(e, w->label[k], sizeof w->label[k]); /* the legend's words */
-    fprintf(f, "$r%zus%zu << EOD\n", e->row, k);
-    for (size_t i = 0; i < e->n; i++) {
+    fprintf(f, "$r%zus%zu << EOD\n", e->v.row, k);
+    for (size_t i = 0; i < e->v.n; i++) {
         fprintf(f, "%zu ", i);
-        real(f, e->p[i], 0);
+        real(f, e->v.p[i], 0);
         fputc('\n', f);
-        low = e->p[i] < low ? e->p[i] : low;
+        low = e->v.p[i] < low ? e->v.p[i] : low;
     }
     fputs("EOD\n", f);
     if (k + 1 == w->scales)
@@ -286,9 +264,9 @@ static void slides_row(cli_logits_writer *w, const cli_logits_entry *e)
     cli_grid g = {w->f, w->format == CLI_FORMAT_LATEX, 0};
     char num[32];
     const int cols = 2 + (int)w->scales;
-    fprintf(w->f, "%s%sRow %zu: logits", e->row ? "\n" : "", g.latex ? "% " : "", e->row);
-    for (size_t i = 0; i < e->n; i++)
-        fprintf(w->f, "%s%.6g", i ? ", " : " ", e->z[i]);
+    fprintf(w->f, "%s%sRow %zu: logits", e->v.row ? "\n" : "", g.latex ? "% " : "", e->v.row);
+    for (size_t i = 0; i < e->v.n; i++)
+        fprintf(w->f, "%s%.6g", i ? ", " : " ", e->v.z[i]);
     fputs("\n\n", w->f);
     cli_grid_begin(&g, cols);
     cli_grid_cell(&g, "key");
@@ -300,10 +278,10 @@ static void slides_row(cli_logits_writer *w, const cli_logits_entry *e)
     }
     cli_grid_end_row(&g);
     cli_grid_rule(&g, cols);
-    for (size_t i = 0; i < e->n; i++) {
+    for (size_t i = 0; i < e->v.n; i++) {
         snprintf(num, sizeof num, "%zu", i);
         cli_grid_cell(&g, num);
-        snprintf(num, sizeof num, "%.6g", e->z[i]);
+        snprintf(num, sizeof num, "%.6g", e->v.z[i]);
         cli_grid_cell(&g, num);
         for (size_t k = 0; k < w->scales; k++)
             snprintf(num, sizeof num, "%.4g", w->p[k][i]), cli_grid_cell(&g, num);
@@ -325,16 +303,16 @@ static void slides_entry(cli_logits_writer *w, const cli_logits_entry *e)
 {
     const size_t k = w->written % (w->scales ? w->scales : 1);
     short_label(e, w->label[k], sizeof w->label[k]);
-    for (size_t i = 0; i < e->n && i < CLI_LOGITS_ROW_KEYS; i++)
-        w->p[k][i] = e->p[i];
-    const double st[7] = {e->st.entropy,   e->st.eff_keys, e->st.max_weight,
-                          e->st.jac_trace, e->st.jac_frob, w->grad ? norm(e->dz, e->n) : NAN};
+    for (size_t i = 0; i < e->v.n && i < CLI_LOGITS_ROW_KEYS; i++)
+        w->p[k][i] = e->v.p[i];
+    const double st[7] = {e->v.st.entropy,   e->v.st.eff_keys, e->v.st.max_weight,
+                          e->v.st.jac_trace, e->v.st.jac_frob, value(e, SV_COL_grad_logits)};
     memcpy(w->stat[k], st, sizeof st);
     if (k + 1 == w->scales)
         slides_row(w, e);
 }
 
-void cli_logits_write(cli_logits_writer *w, const cli_logits_entry *e)
+void cli_logits_write(cli_logits_writer *w, cli_logits_entry *e)
 {
     if (w->format == CLI_FORMAT_CSV)
         csv(w, e);

@@ -7,23 +7,17 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "sdpa_var/softmax.h"
+#include "sdpa_var/columns.h"
 #include "specs.h"
 
 #define CLI_LOGITS_SCALES_MAX 16 /* CLI_SCALES_MAX: scales a row is shown at */
 #define CLI_LOGITS_ROW_KEYS 64   /* CLI_LOGITS_KEYS_MAX: keys of a row */
 
-/* One given row at one scale. */
+/* One given row at one scale: the column table's view of it (its key
+ * set by the writer) and its n x n Jacobian diag(p) - p p^T. */
 typedef struct cli_logits_entry {
-    size_t row;             /* from 0: --logits rows in order, then the file's */
-    size_t n;               /* keys */
-    const double *z;        /* n logits as given */
-    const char *scale_name; /* none, sqrt, dk or the number, as written */
-    double scale;           /* the multiplier c */
-    const double *p;        /* n weights softmax(c z) */
-    const double *jac;      /* n x n, diag(p) - p p^T */
-    const double *g, *dz;   /* --upstream and dL/d(c z) = J g; NULL without */
-    sv_softmax_stats st;    /* at c */
+    sv_logits_view v;
+    const double *jac;
 } cli_logits_entry;
 
 typedef struct cli_logits_writer {
@@ -46,7 +40,7 @@ typedef struct cli_logits_writer {
 
 /* The header (CSV), the document's start (JSON); nothing for the table. */
 void cli_logits_begin(cli_logits_writer *w);
-void cli_logits_write(cli_logits_writer *w, const cli_logits_entry *e);
+void cli_logits_write(cli_logits_writer *w, cli_logits_entry *e);
 /* JSON's "]}"; nothing for the others. */
 void cli_logits_end(cli_logits_writer *w);
 

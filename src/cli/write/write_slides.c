@@ -72,7 +72,7 @@ static void theory_cell(cli_grid *g, double t, double se)
  * the square root of all three (the score SD beside the variance). */
 typedef struct slide_row {
     const char *label;
-    const char *col[4]; /* raw measured, raw theory, scaled measured, scaled theory */
+    sv_column_id col[4]; /* raw measured, raw theory, scaled measured, scaled theory */
     int power[4];
     int sqrt_of;
 } slide_row;
@@ -80,13 +80,12 @@ typedef struct slide_row {
 static void side(cli_grid *g, const cli_table_entry *e, const slide_row *r, int k)
 {
     const size_t m = 2 * (size_t)k, m1 = m + 1;
-    const char *name = r->col[m];
+    const sv_column_id id = r->col[m];
     const int many = e->spec.trials > 1;
-    double v = cli_table_col(e, name, r->power[m]);
-    double se = name ? cli_table_std_error(e, name, r->power[m]) : NAN;
+    double v = cli_table_col(e, id, r->power[m]);
+    double se = cli_table_std_error(e, id, r->power[m]);
     /* The sd across trials; with one trial, its theory (that of one trial). */
-    const sv_column *sdc =
-        name ? cli_table_partner(cli_table_find_column(name), SV_PARTNER_SD) : NULL;
+    const sv_column *sdc = cli_table_partner(sv_column_of(id), SV_PARTNER_SD);
     if (!many)
         sdc = cli_table_partner(sdc, SV_PARTNER_THEORY);
     double sd = cli_table_value(e, sdc, r->power[m]);
@@ -104,42 +103,54 @@ static void side(cli_grid *g, const cli_table_entry *e, const slide_row *r, int 
 
 static const slide_row one_rows[] = {
     {"score mean",
-     {"raw_mean", "raw_mean_theory", "scaled_mean", "raw_mean_theory"},
+     {COL(raw_mean), COL(raw_mean_theory), COL(scaled_mean), COL(raw_mean_theory)},
      {0, 0, 0, 1},
      0},
     {"score variance",
-     {"raw_var", "raw_var_expected", "scaled_var", "scaled_var_expected"},
+     {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
      {0, 0, 0, 0},
      0},
     {"score SD (sqrt of the variance)",
-     {"raw_var", "raw_var_expected", "scaled_var", "scaled_var_expected"},
+     {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
      {0, 0, 0, 0},
      1},
     {"entropy H (nats)",
-     {"raw_entropy", "raw_entropy_approx", "scaled_entropy", "scaled_entropy_approx"},
+     {COL(raw_entropy), COL(raw_entropy_approx), COL(scaled_entropy), COL(scaled_entropy_approx)},
      {0, 0, 0, 0},
      0},
-    {"  bound (uniform rows)", {NULL, "entropy_bound", NULL, "entropy_bound"}, {0, 0, 0, 0}, 0},
-    {"effective keys e^H", {"raw_eff_keys", NULL, "scaled_eff_keys", NULL}, {0, 0, 0, 0}, 0},
-    {"max softmax weight", {"raw_max_weight", NULL, "scaled_max_weight", NULL}, {0, 0, 0, 0}, 0},
-    {"Jacobian trace", {"raw_jac_trace", NULL, "scaled_jac_trace", NULL}, {0, 0, 0, 0}, 0},
-    {"Var of an entry of Q", {"q_var", "q_var_theory", NULL, NULL}, {0, 0, 0, 0}, 0},
-    {"Var of an entry of K", {"k_var", "k_var_theory", NULL, NULL}, {0, 0, 0, 0}, 0},
+    {"  bound (uniform rows)",
+     {NO_COL, COL(summary_entropy_bound), NO_COL, COL(summary_entropy_bound)},
+     {0, 0, 0, 0},
+     0},
+    {"effective keys e^H",
+     {COL(raw_eff_keys), NO_COL, COL(scaled_eff_keys), NO_COL},
+     {0, 0, 0, 0},
+     0},
+    {"max softmax weight",
+     {COL(raw_max_weight), NO_COL, COL(scaled_max_weight), NO_COL},
+     {0, 0, 0, 0},
+     0},
+    {"Jacobian trace",
+     {COL(raw_jac_trace), NO_COL, COL(scaled_jac_trace), NO_COL},
+     {0, 0, 0, 0},
+     0},
+    {"Var of an entry of Q", {COL(q_var), COL(q_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}, 0},
+    {"Var of an entry of K", {COL(k_var), COL(k_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}, 0},
     {"output variance",
-     {"raw_out_var", "raw_out_var_theory", "scaled_out_var", "scaled_out_var_theory"},
+     {COL(raw_out_var), COL(raw_out_var_theory), COL(scaled_out_var), COL(scaled_out_var_theory)},
      {0, 0, 0, 0},
      0},
     {"RMS dL/dlogits",
-     {"raw_grad_logits", "raw_grad_logits_theory", "scaled_grad_logits",
-      "scaled_grad_logits_theory"},
+     {COL(raw_grad_logits), COL(raw_grad_logits_theory), COL(scaled_grad_logits),
+      COL(scaled_grad_logits_theory)},
      {0, 0, 0, 0},
      0},
     {"keys the gradient reaches",
-     {"raw_grad_keys", NULL, "scaled_grad_keys", NULL},
+     {COL(raw_grad_keys), NO_COL, COL(scaled_grad_keys), NO_COL},
      {0, 0, 0, 0},
      0},
     {"trials with raw var <= V (observed)",
-     {"raw_var_cdf_observed", NULL, NULL, NULL},
+     {COL(raw_var_cdf_observed), NO_COL, NO_COL, NO_COL},
      {0, 0, 0, 0},
      0},
 };
@@ -148,7 +159,7 @@ static const slide_row one_rows[] = {
  * left out: the slide shows what the run measured. */
 static int defined(const cli_table_entry *e, const slide_row *r)
 {
-    return !r->col[0] || !isnan(cli_table_col(e, r->col[0], 0));
+    return r->col[0] == NO_COL || !isnan(cli_table_col(e, r->col[0], 0));
 }
 
 static void one_table(cli_grid *g, const cli_table_entry *e)
@@ -184,29 +195,30 @@ static void one_table(cli_grid *g, const cli_table_entry *e)
 
 /* The configuration columns a sweep row is labelled by, when they vary
  * (d_k always). */
-static const char *const labelled[] = {"dk",   "n_q", "n_k",  "scale",
-                                       "dist", "nu",  "init", "d_model"};
+static const sv_column_id labelled[] = {COL(dk),   COL(n_q), COL(n_k),  COL(scale),
+                                        COL(dist), COL(nu),  COL(init), COL(d_model)};
 #define N_LABELLED (sizeof labelled / sizeof labelled[0])
 
 /* A sweep's statistic columns: (name, power, as a square root). */
 typedef struct sweep_col {
-    const char *head, *name;
+    const char *head;
+    sv_column_id id;
     int sqrt_of, theory; /* theory: rounded at the previous column's se */
 } sweep_col;
 
 static const sweep_col sweep_cols[] = {
-    {"raw var", "raw_var", 0, 0},
-    {"sd", "raw_var_sd", 0, 0},
-    {"theory", "raw_var_expected", 0, 1},
-    {"raw SD", "raw_var", 1, 0},
-    {"scaled var", "scaled_var", 0, 0},
-    {"sd", "scaled_var_sd", 0, 0},
-    {"theory", "scaled_var_expected", 0, 1},
-    {"scaled SD", "scaled_var", 1, 0},
-    {"raw H", "raw_entropy", 0, 0},
-    {"scaled H", "scaled_entropy", 0, 0},
-    {"raw max w", "raw_max_weight", 0, 0},
-    {"scaled max w", "scaled_max_weight", 0, 0},
+    {"raw var", COL(raw_var), 0, 0},
+    {"sd", COL(raw_var_sd), 0, 0},
+    {"theory", COL(raw_var_expected), 0, 1},
+    {"raw SD", COL(raw_var), 1, 0},
+    {"scaled var", COL(scaled_var), 0, 0},
+    {"sd", COL(scaled_var_sd), 0, 0},
+    {"theory", COL(scaled_var_expected), 0, 1},
+    {"scaled SD", COL(scaled_var), 1, 0},
+    {"raw H", COL(raw_entropy), 0, 0},
+    {"scaled H", COL(scaled_entropy), 0, 0},
+    {"raw max w", COL(raw_max_weight), 0, 0},
+    {"scaled max w", COL(scaled_max_weight), 0, 0},
 };
 #define N_SWEEP (sizeof sweep_cols / sizeof sweep_cols[0])
 
@@ -226,7 +238,7 @@ static void sweep_head(const cli_writer *s, cli_grid *g)
     cli_grid_cell(g, "d_k");
     for (size_t k = 1; k < N_LABELLED; k++)
         if (s->varying >> k & 1u)
-            cli_grid_cell(g, labelled[k]);
+            cli_grid_cell(g, sv_column_of(labelled[k])->name);
     const int many = s->entries[0].spec.trials > 1;
     for (size_t k = 0; k < N_SWEEP; k++) /* with one trial, the sd is the theory's */
         cli_grid_cell(g, strcmp(sweep_cols[k].head, "sd") == 0 && !many ? "sd (theory)"
@@ -242,14 +254,14 @@ static void sweep_row(const cli_writer *s, cli_grid *g, const cli_table_entry *e
     char v[64];
     for (size_t k = 0; k < N_LABELLED; k++)
         if (k == 0 || (s->varying >> k & 1u)) {
-            cli_table_config_text(cli_table_find_column(labelled[k]), e, v, sizeof v);
+            cli_table_config_text(sv_column_of(labelled[k]), e, v, sizeof v);
             cli_grid_cell(g, strcmp(v, "nan") == 0 ? (g->latex ? "--" : "-") : v);
         }
     double se = NAN;
     for (size_t k = 0; k < N_SWEEP; k++) {
         const sweep_col *c = &sweep_cols[k];
         /* A spread across trials; with one trial, its theory. */
-        const sv_column *col = cli_table_find_column(c->name);
+        const sv_column *col = sv_column_of(c->id);
         const int spread = cli_table_partner(col, SV_PARTNER_SD_OF) != NULL;
         if (spread && e->spec.trials < 2)
             col = cli_table_partner(col, SV_PARTNER_THEORY);
@@ -258,7 +270,7 @@ static void sweep_row(const cli_writer *s, cli_grid *g, const cli_table_entry *e
             theory_cell(g, x, se);
             continue;
         }
-        se = cli_table_std_error(e, c->name, 0);
+        se = cli_table_std_error(e, c->id, 0);
         if (spread) /* to its own second digit */
             se = x;
         if (c->sqrt_of) {
@@ -268,7 +280,7 @@ static void sweep_row(const cli_writer *s, cli_grid *g, const cli_table_entry *e
         value_cell(g, x, se);
     }
     if (s->observed)
-        theory_cell(g, cli_table_col(e, "raw_var_cdf_observed", 0), NAN);
+        theory_cell(g, cli_table_col(e, COL(raw_var_cdf_observed), 0), NAN);
     cli_grid_end_row(g);
 }
 

@@ -17,7 +17,8 @@
  * cli_writer.varying is set when labelled[k] differs between the
  * configurations (found once, in cli_table_begin: per row it made the
  * table quadratic in configurations). */
-static const char *const labelled[] = {"n_q", "n_k", "scale", "dist", "nu", "init", "d_model"};
+static const sv_column_id labelled[] = {COL(n_q), COL(n_k),  COL(scale),  COL(dist),
+                                        COL(nu),  COL(init), COL(d_model)};
 #define N_LABELLED (sizeof labelled / sizeof labelled[0])
 
 static unsigned varying_of(const cli_table_entry *e, size_t n)
@@ -37,11 +38,12 @@ static void block_label(unsigned varying, const cli_table_entry *e, char *label,
     label[0] = '\0';
     for (size_t k = 0; k < N_LABELLED; k++)
         if (varying & (1u << k)) {
-            cli_table_config_text(cli_table_find_column(labelled[k]), e, v, sizeof v);
+            cli_table_config_text(sv_column_of(labelled[k]), e, v, sizeof v);
             if (strcmp(v, "nan") == 0)
                 continue; /* nu of a law that has none */
             const size_t at = strlen(label);
-            snprintf(label + at, len - at, "%s%s=%s", at ? " " : "", labelled[k], v);
+            snprintf(label + at, len - at, "%s%s=%s", at ? " " : "",
+                     sv_column_of(labelled[k])->name, v);
         }
 }
 
@@ -74,15 +76,15 @@ static void sweep_row(const cli_writer *s, size_t i)
         block_label(s->varying, e - 1, prev, sizeof prev);
     if (label[0] && strcmp(label, prev) != 0)
         fprintf(s->f, "%s:\n", label);
-    static const char *const cols[] = {"raw_var",
-                                       "raw_var_expected",
-                                       "scaled_var",
-                                       "scaled_var_expected",
-                                       "raw_entropy",
-                                       "scaled_entropy",
-                                       "raw_max_weight",
-                                       "scaled_max_weight",
-                                       "raw_var_cdf_observed"};
+    static const sv_column_id cols[] = {COL(raw_var),
+                                        COL(raw_var_expected),
+                                        COL(scaled_var),
+                                        COL(scaled_var_expected),
+                                        COL(raw_entropy),
+                                        COL(scaled_entropy),
+                                        COL(raw_max_weight),
+                                        COL(scaled_max_weight),
+                                        COL(raw_var_cdf_observed)};
     fprintf(s->f, "%6zu", e->spec.d_k);
     for (size_t k = 0; k < 8u + (size_t)obs; k++)
         cli_table_cell(s->f, w, cli_table_col(e, cols[k], 0));
@@ -101,7 +103,7 @@ size_t cli_table_tail(const cli_writer *s, char *buf, size_t len)
      * made a table of many configurations quadratic. */
     char bound[48] = "";
     if (s->one_n_k)
-        snprintf(bound, sizeof bound, " = %.4f", cli_table_col(e, "entropy_bound", 0));
+        snprintf(bound, sizeof bound, " = %.4f", cli_table_col(e, COL(summary_entropy_bound), 0));
     const int logn = s->logn;
     int n =
         snprintf(buf, len,
@@ -174,7 +176,7 @@ void cli_table_begin(cli_writer *s)
         e->summary.qk_radius = NAN; /* known after the run */
     }
     s->varying = varying_of(s->entries, s->count);
-    s->one_n_k = !cli_table_varies("n_k", s->entries, s->count);
+    s->one_n_k = !cli_table_varies(COL(n_k), s->entries, s->count);
     for (size_t i = 0; i < s->count; i++)
         s->logn |= s->entries[i].spec.scale_logn;
     if (s->kind != SV_OUTPUT_PER_TRIAL)

@@ -10,18 +10,11 @@
 #include "sdpa_var/run.h"
 #include "write_table_one.h"
 
-/* The standard error of the mean of column @p name over the trials, times
- * c^power: the library's (sv_std_error: sd / sqrt(trials), with one trial
- * the theory of the sd), the page's too. */
-double cli_table_std_error(const cli_table_entry *e, const char *name, int power)
+/* sv_column_std_error, times c^power. */
+double cli_table_std_error(const cli_table_entry *e, sv_column_id id, int power)
 {
-    const sv_row_view v = {.spec = &e->spec,
-                           .scale_name = e->scale_name,
-                           .stats = &e->summary.mean,
-                           .summary = &e->summary};
-    const double one = e->spec.scale_logn ? NAN : 1.0; /* as layout.c's value_of */
-    const double times[3] = {1.0, e->spec.scale * one, e->spec.scale2 * one};
-    return sv_std_error(cli_table_find_column(name), &v, times[power]);
+    const sv_row_view v = {.spec = &e->spec, .stats = &e->summary.mean, .summary = &e->summary};
+    return cli_table_times(e, power) * sv_column_std_error(sv_column_of(id), &v);
 }
 
 /* One line: raw (measured, sd, theory) and scaled (measured, sd,
@@ -29,20 +22,19 @@ double cli_table_std_error(const cli_table_entry *e, const char *name, int power
  * column's SV_PARTNER_SD where it has one. */
 typedef struct stat_row {
     const char *label;
-    const char *col[4]; /* raw measured, raw theory, scaled measured, scaled theory */
+    sv_column_id col[4]; /* raw measured, raw theory, scaled measured, scaled theory */
     int power[4];
 } stat_row;
 
 enum { LABEL_W = 21, VAL_W = 9, SD_W = 7 }; /* 21 + 2 (1 + 9 + 1 + 7 + 1 + 9) + 2 = 79 */
 
-static void measured_cells(FILE *f, const cli_table_entry *e, const char *name, int power)
+static void measured_cells(FILE *f, const cli_table_entry *e, sv_column_id id, int power)
 {
     char v[48], s[48];
-    const double x = cli_table_col(e, name, power);
-    const sv_column *sd =
-        name ? cli_table_partner(cli_table_find_column(name), SV_PARTNER_SD) : NULL;
+    const double x = cli_table_col(e, id, power);
+    const sv_column *sd = cli_table_partner(sv_column_of(id), SV_PARTNER_SD);
     const double spread = cli_table_value(e, sd, power);
-    cli_table_rounded(v, sizeof v, x, name ? cli_table_std_error(e, name, power) : NAN, VAL_W);
+    cli_table_rounded(v, sizeof v, x, cli_table_std_error(e, id, power), VAL_W);
     cli_table_rounded(s, sizeof s, spread, spread, SD_W);
     fprintf(f, " %*s %*s", VAL_W, v, SD_W, s);
 }
@@ -62,52 +54,55 @@ static void print_rows(FILE *f, const cli_table_entry *e, const stat_row *rows, 
 
 #define ROWS_(f, e, r) print_rows(f, e, r, sizeof(r) / sizeof((r)[0]))
 
-/* Whether summary column @p name exists and must be defined for @p e. */
-static int shown(const cli_table_entry *e, const char *name)
+/* Whether column @p id must be defined for @p e. */
+static int shown(const cli_table_entry *e, sv_column_id id)
 {
-    return sv_column_required(cli_table_find_column(name), &e->spec, 0);
+    return sv_column_required(sv_column_of(id), &e->spec, 0);
 }
 
 /* What --plant, --d-model, --qk-norm, --values (and --grad, once its
  * columns are in the table) show, when they are on. */
 static void option_rows(FILE *f, const cli_table_entry *e)
 {
-    if (shown(e, "raw_diag_logit")) {
+    if (shown(e, COL(raw_diag_logit))) {
         static const stat_row r[] = {
             {"diagonal logit S_ii",
-             {"raw_diag_logit", "raw_diag_logit_theory", "scaled_diag_logit",
-              "scaled_diag_logit_theory"},
+             {COL(raw_diag_logit), COL(raw_diag_logit_theory), COL(scaled_diag_logit),
+              COL(scaled_diag_logit_theory)},
              {0, 0, 0, 0}},
             {"diagonal weight",
-             {"raw_diag_weight", NULL, "scaled_diag_weight", NULL},
+             {COL(raw_diag_weight), NO_COL, COL(scaled_diag_weight), NO_COL},
              {0, 0, 0, 0}},
         };
         ROWS_(f, e, r);
     }
-    if (shown(e, "q_var")) {
+    if (shown(e, COL(q_var))) {
         static const stat_row r[] = {
-            {"Var of an entry of Q", {"q_var", "q_var_theory", NULL, NULL}, {0, 0, 0, 0}},
-            {"Var of an entry of K", {"k_var", "k_var_theory", NULL, NULL}, {0, 0, 0, 0}},
+            {"Var of an entry of Q", {COL(q_var), COL(q_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}},
+            {"Var of an entry of K", {COL(k_var), COL(k_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}},
         };
         ROWS_(f, e, r);
     }
-    if (shown(e, "raw_out_var")) {
+    if (shown(e, COL(raw_out_var))) {
         static const stat_row r[] = {
             {"output var. Var(O)",
-             {"raw_out_var", "raw_out_var_theory", "scaled_out_var", "scaled_out_var_theory"},
+             {COL(raw_out_var), COL(raw_out_var_theory), COL(scaled_out_var),
+              COL(scaled_out_var_theory)},
              {0, 0, 0, 0}},
         };
         ROWS_(f, e, r);
     }
-    if (shown(e, "raw_grad_logits")) { /* --grad */
+    if (shown(e, COL(raw_grad_logits))) { /* --grad */
         static const stat_row r[] = {
             {"RMS |dL/dlogits|",
-             {"raw_grad_logits", "raw_grad_logits_theory", "scaled_grad_logits",
-              "scaled_grad_logits_theory"},
+             {COL(raw_grad_logits), COL(raw_grad_logits_theory), COL(scaled_grad_logits),
+              COL(scaled_grad_logits_theory)},
              {0, 0, 0, 0}},
-            {"  keys it reaches", {"raw_grad_keys", NULL, "scaled_grad_keys", NULL}, {0, 0, 0, 0}},
-            {"RMS |dL/dq|", {"raw_grad_q", NULL, "scaled_grad_q", NULL}, {0, 0, 0, 0}},
-            {"RMS |dL/dk|", {"raw_grad_k", NULL, "scaled_grad_k", NULL}, {0, 0, 0, 0}},
+            {"  keys it reaches",
+             {COL(raw_grad_keys), NO_COL, COL(scaled_grad_keys), NO_COL},
+             {0, 0, 0, 0}},
+            {"RMS |dL/dq|", {COL(raw_grad_q), NO_COL, COL(scaled_grad_q), NO_COL}, {0, 0, 0, 0}},
+            {"RMS |dL/dk|", {COL(raw_grad_k), NO_COL, COL(scaled_grad_k), NO_COL}, {0, 0, 0, 0}},
         };
         ROWS_(f, e, r);
     }
@@ -115,44 +110,63 @@ static void option_rows(FILE *f, const cli_table_entry *e)
 
 /* The rows of the one-configuration table, by summary column. */
 static const stat_row head[] = {
-    {"score mean", {"raw_mean", "raw_mean_theory", "scaled_mean", "raw_mean_theory"}, {0, 0, 0, 1}},
+    {"score mean",
+     {COL(raw_mean), COL(raw_mean_theory), COL(scaled_mean), COL(raw_mean_theory)},
+     {0, 0, 0, 1}},
     {"score variance",
-     {"raw_var", "raw_var_expected", "scaled_var", "scaled_var_expected"},
+     {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
      {0, 0, 0, 0}},
-    {"  population variance", {NULL, "raw_var_theory", NULL, "scaled_var_theory"}, {0, 0, 0, 0}},
+    {"  population variance",
+     {NO_COL, COL(raw_var_theory), NO_COL, COL(scaled_var_theory)},
+     {0, 0, 0, 0}},
     {"  sd across trials",
-     {"raw_var_sd", "raw_var_sd_theory", "scaled_var_sd", "scaled_var_sd_theory"},
+     {COL(raw_var_sd), COL(raw_var_sd_theory), COL(scaled_var_sd), COL(scaled_var_sd_theory)},
      {0, 0, 0, 0}},
 };
 static const stat_row spread[] = {
-    {"  5% quantile", {"raw_var_q05", NULL, "scaled_var_q05", NULL}, {0, 0, 0, 0}},
-    {"  median", {"raw_var_q50", NULL, "scaled_var_q50", NULL}, {0, 0, 0, 0}},
-    {"  95% quantile", {"raw_var_q95", NULL, "scaled_var_q95", NULL}, {0, 0, 0, 0}},
+    {"  5% quantile", {COL(raw_var_q05), NO_COL, COL(scaled_var_q05), NO_COL}, {0, 0, 0, 0}},
+    {"  median", {COL(raw_var_q50), NO_COL, COL(scaled_var_q50), NO_COL}, {0, 0, 0, 0}},
+    {"  95% quantile", {COL(raw_var_q95), NO_COL, COL(scaled_var_q95), NO_COL}, {0, 0, 0, 0}},
 };
 static const stat_row rest[] = {
     {"  known-mean variance",
-     {"raw_var_known_mean", "raw_var_theory", "raw_var_known_mean", "scaled_var_theory"},
+     {COL(raw_var_known_mean), COL(raw_var_theory), COL(raw_var_known_mean),
+      COL(scaled_var_theory)},
      {0, 0, 2, 0}},
     {"  with ddof 0",
-     {"raw_var_ddof0", "raw_var_ddof0_theory", "raw_var_ddof0", "raw_var_ddof0_theory"},
+     {COL(raw_var_ddof0), COL(raw_var_ddof0_theory), COL(raw_var_ddof0), COL(raw_var_ddof0_theory)},
      {0, 0, 2, 2}},
     {"  with ddof 1",
-     {"raw_var_ddof1", "raw_var_ddof1_theory", "raw_var_ddof1", "raw_var_ddof1_theory"},
+     {COL(raw_var_ddof1), COL(raw_var_ddof1_theory), COL(raw_var_ddof1), COL(raw_var_ddof1_theory)},
      {0, 0, 2, 2}},
     {"entropy H (nats)",
-     {"raw_entropy", "raw_entropy_approx", "scaled_entropy", "scaled_entropy_approx"},
+     {COL(raw_entropy), COL(raw_entropy_approx), COL(scaled_entropy), COL(scaled_entropy_approx)},
      {0, 0, 0, 0}},
-    {"  uniform rows: bound", {NULL, "entropy_bound", NULL, "entropy_bound"}, {0, 0, 0, 0}},
-    {"  effective keys e^H", {"raw_eff_keys", NULL, "scaled_eff_keys", NULL}, {0, 0, 0, 0}},
-    {"max softmax weight", {"raw_max_weight", NULL, "scaled_max_weight", NULL}, {0, 0, 0, 0}},
-    {"Jacobian trace", {"raw_jac_trace", NULL, "scaled_jac_trace", NULL}, {0, 0, 0, 0}},
-    {"Jacobian Frobenius", {"raw_jac_frob", NULL, "scaled_jac_frob", NULL}, {0, 0, 0, 0}},
+    {"  uniform rows: bound",
+     {NO_COL, COL(summary_entropy_bound), NO_COL, COL(summary_entropy_bound)},
+     {0, 0, 0, 0}},
+    {"  effective keys e^H",
+     {COL(raw_eff_keys), NO_COL, COL(scaled_eff_keys), NO_COL},
+     {0, 0, 0, 0}},
+    {"max softmax weight",
+     {COL(raw_max_weight), NO_COL, COL(scaled_max_weight), NO_COL},
+     {0, 0, 0, 0}},
+    {"Jacobian trace", {COL(raw_jac_trace), NO_COL, COL(scaled_jac_trace), NO_COL}, {0, 0, 0, 0}},
+    {"Jacobian Frobenius", {COL(raw_jac_frob), NO_COL, COL(scaled_jac_frob), NO_COL}, {0, 0, 0, 0}},
 };
 static const stat_row extremes[] = {
-    {"  lowest row entropy", {"raw_entropy_min", NULL, "scaled_entropy_min", NULL}, {0, 0, 0, 0}},
-    {"  highest row entropy", {"raw_entropy_max", NULL, "scaled_entropy_max", NULL}, {0, 0, 0, 0}},
-    {"  max |logit|", {"raw_max_abs_logit", NULL, "scaled_max_abs_logit", NULL}, {0, 0, 0, 0}},
-    {"  float16 headroom", {"raw_fp16_headroom", NULL, "scaled_fp16_headroom", NULL}, {0, 0, 0, 0}},
+    {"  lowest row entropy",
+     {COL(raw_entropy_min), NO_COL, COL(scaled_entropy_min), NO_COL},
+     {0, 0, 0, 0}},
+    {"  highest row entropy",
+     {COL(raw_entropy_max), NO_COL, COL(scaled_entropy_max), NO_COL},
+     {0, 0, 0, 0}},
+    {"  max |logit|",
+     {COL(raw_max_abs_logit), NO_COL, COL(scaled_max_abs_logit), NO_COL},
+     {0, 0, 0, 0}},
+    {"  float16 headroom",
+     {COL(raw_fp16_headroom), NO_COL, COL(scaled_fp16_headroom), NO_COL},
+     {0, 0, 0, 0}},
 };
 
 /* What the table's numbers mean. */
@@ -198,14 +212,14 @@ static void say(cli_wrap *p, const char *fmt, ...)
         cli_wrap_put(p, w);
 }
 
-/* "64.37 +- 0.49" for column @p name (times c^power). */
-static void with_se(const cli_table_entry *e, const char *name, int power, char *buf, size_t len)
+/* "64.37 +- 0.49" for column @p id (times c^power). */
+static void with_se(const cli_table_entry *e, sv_column_id id, int power, char *buf, size_t len)
 {
-    const double se = cli_table_std_error(e, name, power);
+    const double se = cli_table_std_error(e, id, power);
     char v[48], s[48];
     if (len < 2 * sizeof v)
         return;
-    cli_table_rounded(v, sizeof v, cli_table_col(e, name, power), se, 12);
+    cli_table_rounded(v, sizeof v, cli_table_col(e, id, power), se, 12);
     cli_table_rounded(s, sizeof s, se, se, 12);
     if (isnan(se))
         snprintf(buf, len, "%s", v);
@@ -228,11 +242,11 @@ static void theory_words(double t, const char *name, double ref, char *buf, size
 
 /* Effective keys as words: to their standard error, or with one trial
  * whole keys (one decimal below 10). */
-static void keys_words(const cli_table_entry *e, const char *name, char *buf, size_t len)
+static void keys_words(const cli_table_entry *e, sv_column_id id, char *buf, size_t len)
 {
-    const double k = cli_table_col(e, name, 0);
+    const double k = cli_table_col(e, id, 0);
     if (e->spec.trials > 1)
-        cli_table_rounded(buf, len, k, cli_table_std_error(e, name, 0), 12);
+        cli_table_rounded(buf, len, k, cli_table_std_error(e, id, 0), 12);
     else
         snprintf(buf, len, k < 10.0 ? "%.1f" : "%.0f", k);
 }
@@ -243,13 +257,13 @@ static void verdict(FILE *f, const cli_table_entry *e)
 {
     const sv_spec *c = &e->spec;
     char raw[128], scaled[128], traw[128], tscaled[128], kr[64], ks[64];
-    with_se(e, "raw_var", 0, raw, sizeof raw);
-    with_se(e, "scaled_var", 0, scaled, sizeof scaled);
-    theory_words(cli_table_col(e, "raw_var_expected", 0), "d_k = ", (double)c->d_k, traw,
+    with_se(e, COL(raw_var), 0, raw, sizeof raw);
+    with_se(e, COL(scaled_var), 0, scaled, sizeof scaled);
+    theory_words(cli_table_col(e, COL(raw_var_expected), 0), "d_k = ", (double)c->d_k, traw,
                  sizeof traw);
-    theory_words(cli_table_col(e, "scaled_var_expected", 0), "", 1.0, tscaled, sizeof tscaled);
-    keys_words(e, "raw_eff_keys", kr, sizeof kr);
-    keys_words(e, "scaled_eff_keys", ks, sizeof ks);
+    theory_words(cli_table_col(e, COL(scaled_var_expected), 0), "", 1.0, tscaled, sizeof tscaled);
+    keys_words(e, COL(raw_eff_keys), kr, sizeof kr);
+    keys_words(e, COL(scaled_eff_keys), ks, sizeof ks);
     cli_wrap p = {f, 76, 0, 0};
     fputc('\n', f);
     say(&p, "In short: the raw scores QK^T have variance %s (%s);", raw, traw);
@@ -258,10 +272,10 @@ static void verdict(FILE *f, const cli_table_entry *e)
     say(&p, "The raw softmax spreads its weight over e^H = %s of %s%zu keys,", kr,
         c->causal ? "up to " : "", c->n_k);
     say(&p, "the scaled one over %s.", ks);
-    if (shown(e, "raw_grad_keys")) { /* --grad: where the learning signal goes */
+    if (shown(e, COL(raw_grad_keys))) { /* --grad: where the learning signal goes */
         char gr[64], gs[64];
-        keys_words(e, "raw_grad_keys", gr, sizeof gr);
-        keys_words(e, "scaled_grad_keys", gs, sizeof gs);
+        keys_words(e, COL(raw_grad_keys), gr, sizeof gr);
+        keys_words(e, COL(scaled_grad_keys), gs, sizeof gs);
         say(&p, "The gradient of the logits reaches %s keys raw, %s scaled (--grad).", gr, gs);
     }
     say(&p, "(+- one standard error.)");

@@ -11,6 +11,11 @@
 #include "sdpa_var/columns.h"
 #include "specs.h"
 
+/* Column ids as the writers' sources write them, COL(raw_var) for
+ * SV_COL_raw_var; NO_COL: none (a cell left empty, a line not drawn). */
+#define COL(id) SV_COL_##id
+#define NO_COL SV_COLUMN_IDS
+
 /* One configuration as the table needs it: its spec and scale (for the
  * title and the block labels, from the start) and its summary (small;
  * kept for one configuration's table, written when it finishes). */

@@ -1,21 +1,23 @@
-/* The column list: one X(...) per column, from which columns_table.h
- * generates the enum of ids, the descriptors and the partners that
- * sv_column_partner reads. An entry is
+/* The column list: one X(...) per column, from which columns.h makes the
+ * public ids (SV_COL_id, sv_column_id) and src/report/columns_table.h the
+ * descriptors and the partners that sv_column_partner reads. An entry is
  *   X(id, SHAPE, sd, theory, twin, reduce, SHAPE's arguments)
- * id: the column's id (C_id) and, unless SHAPE is F, its name; getter
- * get_id (columns.c). sd: the column of its spread across trials (id_sd);
- * theory: its theory column; twin: raw_* <-> scaled_*; NO for none. The
- * partners are the library's word on how columns relate, so no consumer
- * builds "_sd" names. reduce: sv_column_reduce without SV_REDUCE_.
- * SHAPE (columns_table.h): R a real statistic, RC a real of the
- * configuration, N and T a count and a word of it; RCD, ND, TD the same
- * for random draws only; NR a count that is not configuration; HT a word
- * that is not (per-head indices); G --grad's; F every field written out
- * (name, unit, type, need, flags, doc). Arguments: group, unit, need, doc.
+ * id: the column's id (SV_COL_id; C_id in columns.c) and, unless SHAPE
+ * is F, its name; getter get_id (columns.c, columns_logits.h). sd: the
+ * column of its spread across trials (id_sd); theory: its theory column;
+ * twin: raw_* <-> scaled_*; NO for none. The partners are the library's
+ * word on how columns relate, so no consumer builds "_sd" names. reduce:
+ * sv_column_reduce without SV_REDUCE_. SHAPE (columns_table.h): R a real
+ * statistic, RC a real of the configuration, N and T a count and a word of
+ * it; RCD, ND, TD the same for random draws only; NR a count that is not
+ * configuration; HT a word that is not (per-head indices); G --grad's; F
+ * every field written out (name, unit, type, need, flags, doc).
+ * Arguments: group, unit, need, doc.
  * Units: "score" is the unit of a raw score S = Q K^T (a product of an
  * entry of Q and one of K); "1" a pure number; "" a label or a count.
- * To add a column: a getter in columns.c, an entry here, its id at the END
- * of the orders it belongs to (columns_table.h), then regenerate
+ * To add a column: a getter in columns.c, an entry at the END of this list
+ * (the ids are public: appended, never renumbered), its id at the END of
+ * the orders it belongs to (columns_table.h), then regenerate
  * docs/columns.md and README.md (tests/output/columns_doc_test.sh says how). */
 #ifndef SDPA_VAR_COLUMNS_LIST_H
 #define SDPA_VAR_COLUMNS_LIST_H
@@ -352,6 +354,41 @@
       "|i - j| < W; 0: none")                                                                      \
     X(scaled_count, F, NO, NO, raw_count, SUM, "scaled_count", "", SV_VALUE_COUNT, A, GR(CORE),    \
       "scaled scores (weights) in the bin")                                                        \
+    /* --logits: one key of one given row at one scale (sv_logits_view); the  */                   \
+    /* writer adds the row's Jacobian as jac_0 .. jac_{m-1} after these.      */                   \
+    X(logits_row, F, NO, NO, NO, FIRST, "row", "", SV_VALUE_COUNT, A, GR(CORE),                    \
+      "the given row, from 0: the --logits rows in order, then the --logits-file rows")            \
+    X(logits_scale, F, NO, NO, NO, FIRST, "scale", "", SV_VALUE_TEXT, A,                           \
+      SV_COLUMN_CONFIG | GR(CORE),                                                                 \
+      "the --scale item as written: none, sqrt, dk, logn or a number")                             \
+    X(logits_scale_value, F, NO, NO, NO, FIRST, "scale_value", "1", SV_VALUE_REAL, A,              \
+      SV_COLUMN_CONFIG | GR(CORE), "c, the multiplier: the softmax sees c z")                      \
+    X(logits_dk, F, NO, NO, NO, FIRST, "dk", "", SV_VALUE_COUNT, A, SV_COLUMN_CONFIG | GR(CORE),   \
+      "--dk (what sqrt and dk divide by); the column is there only when --dk is given")            \
+    X(logits_n_k, F, NO, NO, NO, FIRST, "n_k", "", SV_VALUE_COUNT, A, GR(CORE), "keys of the row") \
+    X(logits_key, F, NO, NO, NO, NONE, "key", "", SV_VALUE_COUNT, A, GR(CORE),                     \
+      "the key j, from 0")                                                                         \
+    X(logit, R, NO, NO, NO, NONE, GR(CORE), "score", A, "z_j, the logit as given")                 \
+    X(scaled_logit, R, NO, NO, NO, NONE, GR(CORE), "score", A, "c z_j, what the softmax sees")     \
+    X(weight, R, NO, NO, NO, NONE, GR(CORE), "1", A, "p_j = softmax(c z)_j")                       \
+    X(upstream, G, NO, NO, NO, NONE, GR(GRAD), "1", A, "g_j = dL/dp_j, from --upstream")           \
+    X(grad_logit, G, NO, NO, NO, NONE, GR(GRAD), "1", A,                                           \
+      "dL/d(c z_j) = p_j (g_j - p.g), the j-th entry of J g")                                      \
+    X(logits_entropy, F, NO, NO, NO, FIRST, "entropy", "nats", SV_VALUE_REAL, A, GR(CORE),         \
+      "softmax entropy of the row at c, H = -sum p_j ln p_j")                                      \
+    X(logits_entropy_bound, F, NO, NO, NO, FIRST, "entropy_bound", "nats", SV_VALUE_REAL, A,       \
+      GR(CORE), "ln n_k, the entropy of a uniform row")                                            \
+    X(logits_eff_keys, F, NO, NO, NO, FIRST, "eff_keys", "keys", SV_VALUE_REAL, A, GR(CORE),       \
+      "exp(entropy), the effective number of keys")                                                \
+    X(logits_max_weight, F, NO, NO, NO, FIRST, "max_weight", "1", SV_VALUE_REAL, A, GR(CORE),      \
+      "the row's largest weight")                                                                  \
+    X(logits_jac_trace, F, NO, NO, NO, FIRST, "jac_trace", "1", SV_VALUE_REAL, A, GR(CORE),        \
+      "trace of the Jacobian J = diag(p) - p p^T, 1 - sum p_j^2")                                  \
+    X(logits_jac_frob, F, NO, NO, NO, FIRST, "jac_frob", "1", SV_VALUE_REAL, A, GR(JACOBIAN),      \
+      "Frobenius norm of J")                                                                       \
+    X(grad_logits, G, NO, NO, NO, FIRST, GR(GRAD), "1", A,                                         \
+      "|J g|, the Euclidean norm of the row's dL/d(c z) (scaled as LAPACK's dnrm2: finite "        \
+      "whenever it is)")                                                                           \
     /* end */
 
 #endif
