@@ -33,6 +33,7 @@
 #include "sdpa_var/summary.h"
 #include "sdpa_var/theory.h"
 #include "sdpa_var/columns.h"
+#include "sdpa_var/columns_list.h"
 #include "sdpa_var/state.h"
 #include "sdpa_var/version.h"
 #include "sdpa_var/version_query.h"

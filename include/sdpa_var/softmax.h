@@ -28,14 +28,7 @@
 #ifndef SDPA_VAR_SOFTMAX_H
 #define SDPA_VAR_SOFTMAX_H
 
-#ifndef SDPA_VAR_ADVANCED
-#error "sdpa_var/softmax.h: define SDPA_VAR_ADVANCED first (advanced API, sdpa_var.h)"
-#endif
-
 #include <stddef.h>
-
-#include "sdpa_var/moments.h"
-#include "sdpa_var/status.h"
 
 /** What the softmax of one row of logits looks like. */
 typedef struct sv_softmax_stats {
@@ -45,6 +38,16 @@ typedef struct sv_softmax_stats {
     double jac_frob;   /**< Frobenius norm of J: sqrt(sum p^2 - 2 sum p^3 + (sum p^2)^2) */
     double eff_keys;   /**< exp(entropy): the effective number of keys attended */
 } sv_softmax_stats;
+
+#endif /* SDPA_VAR_SOFTMAX_H: the type above, which columns.h uses */
+
+/* The functions: advanced API, declared only where SDPA_VAR_ADVANCED is
+ * defined (sdpa_var.h). */
+#if defined(SDPA_VAR_ADVANCED) && !defined(SDPA_VAR_SOFTMAX_H_ADVANCED)
+#define SDPA_VAR_SOFTMAX_H_ADVANCED
+
+#include "sdpa_var/moments.h"
+#include "sdpa_var/status.h"
 
 /**
  * Softmax statistics of the logits c * s[0 .. n-1] for two scales at

@@ -23,11 +23,7 @@ DECL = re.compile(r"^[a-z_][a-z0-9_ ]*[ *]+(sv_[a-z0-9_]+)\(", re.M)
 # Advanced headers that still declare their functions without the macro,
 # each with its reason; an entry no longer needed fails, so the list only
 # shrinks.
-PENDING = {
-    # summary.h and state.h hold an sv_partial by value until it is opaque
-    # (issue 40 item 2), and partial.h is rewritten there
-    "partial",
-}
+PENDING = set()
 
 
 def lists(root):
