@@ -107,68 +107,13 @@ class Pending:
         return self.trials.device
 
 
-def _band(rows, n_k, causal, window, device):
-    """Bool (m x n_k) on @p device: query rows[r] (their positions) sees key
-    j by causal and window alone; None when both allow every key."""
-    import torch
-
-    if not causal and window is None:
-        return None
-    i = rows.reshape(-1, 1)
-    j = torch.arange(n_k, device=device).reshape(1, -1)
-    # comparisons of j with per-row bounds: bool temporaries only (i - j
-    # would be an int64 m x n_k array, 8 bytes a score)
-    vis = j <= i if causal else j < i + window
-    if window is not None:
-        vis &= j > i - window
-    return vis
-
-
-def _row_chunks(mask, max_bytes):
-    """Slices of @p mask's query-row axis whose entries, at 8 bytes of
-    temporaries each, stay within @p max_bytes (at least one row)."""
-    per_row = max(1, mask[..., :1, :].numel()) * 8
-    c = max(1, max_bytes // per_row)
-    return [slice(r, r + c) for r in range(0, mask.shape[-2], c)]
-
-
-def _mask_flags(mask, n_q, n_k, max_bytes):
-    """0-dim float64 tensors: the mask allows every key with no bias
-    (_measure.prepare drops it), and it is exactly causal
-    (_modules.causal_pattern: prepare makes it causal=True). Taken over
-    blocks of the mask's rows (_row_chunks): the boolean temporaries stay
-    within @p max_bytes, never the mask's whole size."""
-    import torch
-
-    dev = mask.device
-    yes = torch.ones((), dtype=torch.bool, device=dev)
-    trivial, plain, same = yes, yes, yes
-    shaped = tuple(mask.shape[-2:]) == (n_q, n_k)
-    j = torch.arange(n_k, device=dev).reshape(1, -1)
-    for sl in _row_chunks(mask, max_bytes):
-        mb = mask[..., sl, :]
-        if mask.dtype == torch.bool:
-            trivial = trivial & mb.all()
-            vis = mb
-        else:
-            trivial = trivial & (mb == 0).all()
-            vis = mb > -math.inf
-            plain = plain & ~((mb != 0) & (mb != -math.inf)).any()
-        if shaped:
-            i = torch.arange(sl.start, sl.start + mb.shape[-2], device=dev).reshape(-1, 1)
-            same = same & (vis == (j <= i)).all()
-        del vis, mb
-    causal = plain & same if shaped else torch.zeros((), dtype=torch.bool, device=dev)
-    return trivial.double(), causal.double()
-
-
 def _mask_counts(ms, max_bytes):
     """0-dim float64 tensors: the NaN and the +inf entries of float mask
     @p ms, counted over blocks of its rows (_row_chunks)."""
     import torch
 
     nan = inf = torch.zeros((), dtype=torch.float64, device=ms.device)
-    for sl in _row_chunks(ms, max_bytes):
+    for sl in _measure._row_chunks(ms, max_bytes):
         mb = ms[..., sl, :]
         nan = nan + torch.isnan(mb).sum().double()
         inf = inf + (mb == math.inf).sum().double()
@@ -397,9 +342,7 @@ def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None
     import torch
 
     max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    q, k = _measure.to_bhnd(q.detach()), _measure.to_bhnd(k.detach())
-    if q.device.type == "meta" or k.device.type == "meta":
-        raise _measure.Skip("meta", "meta tensors hold no values")
+    q, k, mask = _measure.inputs(q, k, mask)
     B, Hq, n_q, d = q.shape
     Bk, Hkv, n_k, dk = k.shape
     if dk != d:
@@ -412,13 +355,6 @@ def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None
         raise ValueError("k: on %s, q on %s" % (k.device, q.device))
     dev, g = q.device, Hq // Hkv
     if mask is not None:
-        mask = mask.detach()
-        if mask.device.type == "meta":
-            raise _measure.Skip("meta", "meta tensors hold no values")
-        while mask.dim() < 4:
-            mask = mask.unsqueeze(0)
-        if mask.dim() > 4:
-            mask = mask.reshape(-1, *mask.shape[-3:])
         want = (B, Hq, n_q, n_k)
         if any(s not in (1, w) for s, w in zip(mask.shape, want)):
             raise ValueError("mask: shape %s does not broadcast to batch x heads x n_q x n_k "
@@ -451,7 +387,8 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
     zero = torch.zeros((), dtype=torch.float64, device=dev)
     scalars = dict.fromkeys(_SCALARS, zero)
     if mask is not None and window is None:
-        scalars["trivial"], scalars["causal_pattern"] = _mask_flags(mask, n_q, n_k, max_bytes)
+        scalars["trivial"], scalars["causal_pattern"] = _measure.mask_flags(mask, n_q, n_k,
+                                                                          max_bytes)
     qs = q if idx is None else q.index_select(2, pos)
     ms = mask
     if mask is not None and idx is not None and mask.shape[-2] == n_q:
@@ -478,7 +415,7 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
                 r1 = min(m_all, r0 + mr)
                 qb = qv[b0:b1, h0:h1, :, r0:r1].to(torch.float64)
                 # the band of this block's rows only: never n_q x n_k at once
-                vis = _band(pos[r0:r1], n_k, causal, window, dev)
+                vis = _measure.band(pos[r0:r1], n_k, causal, window, dev)
                 vis = None if vis is None else vis.reshape(1, 1, 1, r1 - r0, n_k)
                 ab = None
                 if ms is not None:
@@ -498,35 +435,17 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
     return p
 
 
-def _resolve_spec(p, trivial, causal_pattern):
-    """What _measure.prepare hands the engine for this call, given the
-    mask's flags: (n_q, n_k, causal, window, masked, keys cut to n_q)."""
-    B, Hq, n_q, d, n_k = p.dims
-    causal, window, masked = p.causal, p.window, p.masked
-    if masked and window is None:
-        if trivial:
-            masked = False
-        elif causal_pattern:
-            masked, causal = False, True
-    cut = False
-    if causal and n_q < n_k and not masked and window is None:
-        n_k, cut = n_q, True
-    if p.sampled:
-        if causal or window is not None:
-            masked, causal, window = True, False, None
-    elif causal and n_q != n_k:
-        masked, causal, window = True, False, None
-    return p.n_rows, n_k, causal, window, masked, cut
-
-
 def finish(p, trials, scalars, pool="none"):
     """Stats of Pending @p p from its numbers on the CPU (numpy: trials
     (batch * heads_q, fields + 2), scalars); raises _measure.Skip for a call
     the engine would not measure (NaN / Inf: key "nonfinite" with the
     count; a +inf mask entry)."""
     s = dict(zip(_SCALARS, scalars.tolist()))
-    n_q, n_k, causal, window, masked, cut = _resolve_spec(p, s["trivial"] > 0,
-                                                          s["causal_pattern"] > 0)
+    B, Hq, n_q, d, n_k = p.dims
+    kind = None if not p.masked else "data" if p.window is not None else \
+        "none" if s["trivial"] > 0 else "causal" if s["causal_pattern"] > 0 else "data"
+    n_k, causal, window, masked, cut, _ = _measure.plan(n_q, n_k, p.causal, p.window, kind,
+                                                        p.sampled)
     bad = int(s["bad_q"] + (s["bad_k_cut"] if cut else s["bad_k"]) + s["bad_mask"])
     if bad:
         raise _measure.Skip("nonfinite", "%d NaN or infinite values in Q, K" % bad, bad)
@@ -536,8 +455,7 @@ def finish(p, trials, scalars, pool="none"):
     arr = np.ascontiguousarray(trials[:, :_F], dtype=np.float64)
     if cut:
         arr[:, _COL["k_var"]], arr[:, _COL["k_mean"]] = trials[:, _K_CUT[0]], trials[:, _K_CUT[1]]
-    B, Hq, _, d, _ = p.dims
-    qd, kd = (B, Hq, n_q, d), (B, p.heads_kv, n_k, d)
+    qd, kd = (B, Hq, p.n_rows, d), (B, p.heads_kv, n_k, d)
     spec = _core.spec_of(qd, kd, p.scale, causal, window)
     buf = (L.sv_trial_stats * (B * Hq)).from_buffer(arr)
     return _core.collect(spec, buf, qd, p.heads_kv, masked, p.scale, pool)

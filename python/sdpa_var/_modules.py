@@ -372,19 +372,3 @@ def as_additive(a, dtype):
     if a.dtype == torch.bool:
         return torch.zeros(a.shape, dtype=dtype, device=a.device).masked_fill(~a, -math.inf)
     return a.to(dtype)
-
-
-def causal_pattern(mask, n_q, n_k):
-    """True if SDPA-convention @p mask is exactly the causal mask (keys j <=
-    i, top-left) for every batch and head, False otherwise: bool True on
-    and below the diagonal, False above; float 0 and -inf there (no other
-    value). One comparison on the mask's device, in its broadcast shape."""
-    import torch
-
-    if mask is None or tuple(mask.shape[-2:]) != (n_q, n_k):
-        return False
-    want = torch.ones(n_q, n_k, dtype=torch.bool, device=mask.device).tril()
-    if mask.dtype != torch.bool:
-        want = torch.zeros(n_q, n_k, dtype=mask.dtype, device=mask.device).masked_fill(
-            ~want, -math.inf)
-    return bool(torch.equal(mask, want.expand(mask.shape)))

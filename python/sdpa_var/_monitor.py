@@ -122,6 +122,16 @@ def _positive(v, what):
     return x
 
 
+def _count(v, what, low, none_ok, need):
+    """int(@p v) if it is an integer >= @p low (or None, where @p none_ok);
+    else ValueError "<what>: v is not <need>"."""
+    if v is None and none_ok:
+        return None
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < low:
+        raise ValueError("%s: %r is not %s" % (what, v, need))
+    return int(v)
+
+
 def _per_module(v, what, names, check):
     """{module name: checked value} from a mapping, or the one value for all."""
     if isinstance(v, collections.abc.Mapping):
@@ -143,17 +153,13 @@ class Monitor(_report.Report):
 
         if not isinstance(model, nn.Module):
             raise TypeError("model: %r is not a torch.nn.Module" % (type(model).__name__,))
-        if isinstance(every, bool) or not isinstance(every, numbers.Integral) or every < 1:
-            raise ValueError("every: %r is not a step count >= 1" % (every,))
+        every = _count(every, "every", 1, False, "a step count >= 1")
         if not isinstance(causal, bool):
             raise TypeError("causal: %r is not True or False" % (causal,))
         if reduce not in ("batch", "none"):
             raise ValueError("reduce: %r is not 'batch' or 'none'" % (reduce,))
-        if rows is not None and (isinstance(rows, bool) or not isinstance(rows, numbers.Integral)
-                                 or rows < 1):
-            raise ValueError("rows: %r is not a row count >= 1 (or None: every row)" % (rows,))
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-            raise ValueError("seed: %r is not an integer >= 0" % (seed,))
+        _count(rows, "rows", 1, True, "a row count >= 1 (or None: every row)")
+        seed = _count(seed, "seed", 0, False, "an integer >= 0")
         if stats is None:
             stats = DEFAULT_STATS
         if isinstance(stats, str) or not all(isinstance(s, str) for s in stats):
@@ -163,14 +169,12 @@ class Monitor(_report.Report):
             raise ValueError("backend: %r is not 'auto', 'engine' or 'torch'" % (backend,))
         if backend == "torch" and _device.unavailable():
             raise ValueError("backend: 'torch' needs %s" % _device.unavailable())
-        if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(
-                max_bytes, numbers.Integral) or max_bytes < 1):
-            raise ValueError("max_bytes: %r is not a byte count >= 1 (or None: %d)"
-                             % (max_bytes, _device.DEFAULT_MAX_BYTES))
+        _count(max_bytes, "max_bytes", 1, True,
+               "a byte count >= 1 (or None: %d)" % _device.DEFAULT_MAX_BYTES)
         self.backend, self.max_bytes = backend, max_bytes
         self._pending = []  # (accumulator, _device.Pending) of the torch backend, in call order
-        self.every, self.causal, self.threads = int(every), causal, threads
-        self.reduce, self.rows, self.seed, self.stats = reduce, rows, int(seed), tuple(stats)
+        self.every, self.causal, self.threads = every, causal, threads
+        self.reduce, self.rows, self.seed, self.stats = reduce, rows, seed, tuple(stats)
         self.steps, self.last, self.last_step = 0, {}, None
         self.layers = []
         self._model, self._handles, self._mha = model, [], False
@@ -424,8 +428,7 @@ class Monitor(_report.Report):
             if isinstance(who, str):
                 name = who
             elif who is not None:
-                L = self._layers.get(id(who))
-                name = L.name if L is not None else self._names.get(id(who), path)
+                name = self._name_of(who, path)
             elif self._stack:
                 name = self._stack[-1].layer.name
             elif self._root_depth:  # in call order within the model's forward
@@ -434,9 +437,7 @@ class Monitor(_report.Report):
             else:  # in call order within the step, outside the model's forward
                 name = "%s%d" % (path, self._unnamed_out)
                 self._unnamed_out += 1
-            for f in self._stack:
-                f.produced = True
-                self._covered.add(f.layer.name)
+            self._claim()
             if scale is None:
                 scale, source = q.shape[-1] ** -0.5, path + " 1/sqrt(d)"
             else:
@@ -446,17 +447,24 @@ class Monitor(_report.Report):
             self._warn("capture:%s:%s" % (path, type(e).__name__),
                        "a %s call was not measured (%s: %s)" % (path, type(e).__name__, e))
 
+    def _name_of(self, module, default):
+        L = self._layers.get(id(module))
+        return L.name if L is not None else self._names.get(id(module), default)
+
+    def _claim(self):
+        """The running monitored modules produced this call's Q, K."""
+        for f in self._stack:
+            f.produced = True
+            self._covered.add(f.layer.name)
+
     def _refuse(self, who, reason):
         """From _capture.py: a call of @p who (a module) the monitor will
         not report (softcapping, sinks, another attention kernel); warned
         once per layer and reason, never raised."""
         if not self._active():
             return
-        L = self._layers.get(id(who))
-        name = L.name if L is not None else self._names.get(id(who), "a module")
-        for f in self._stack:
-            f.produced = True
-            self._covered.add(f.layer.name)
+        name = self._name_of(who, "a module")
+        self._claim()
         self._warn("refuse:%s:%s" % (name, reason), "%s: not measured: %s" % (name, reason))
 
     def _measure(self, name, path, q, k, scale, source, causal, mask, window):
