@@ -41,7 +41,7 @@ row of one key-head group, g n_k BYTES_PER_SCORE + 24 n_k d_k bytes, which
 passes the default bound beyond about 86 000 keys at d_k 128, g 1. The
 causal / window band is made per block of rows (bool comparisons only), and
 a mask's flags and NaN / +inf counts are taken over blocks of its rows
-(_row_chunks), each within max_bytes. Plus per call the (batch x heads_q x
+(row_chunks), each within max_bytes. Plus per call the (batch x heads_q x
 (fields + 2)) trial array kept until mon.step().
 """
 
@@ -101,19 +101,16 @@ class Pending:
     what resolve() needs to build its Stats."""
 
     __slots__ = ("trials", "scalars", "dims", "heads_kv", "scale", "causal", "window",
-                 "masked", "mask_float", "sampled", "n_rows")
-
-    def device(self):
-        return self.trials.device
+                 "masked", "sampled", "n_rows")
 
 
 def _mask_counts(ms, max_bytes):
     """0-dim float64 tensors: the NaN and the +inf entries of float mask
-    @p ms, counted over blocks of its rows (_row_chunks)."""
+    @p ms, counted over blocks of its rows (row_chunks)."""
     import torch
 
     nan = inf = torch.zeros((), dtype=torch.float64, device=ms.device)
-    for sl in _measure._row_chunks(ms, max_bytes):
+    for sl in _measure.row_chunks(ms, max_bytes):
         mb = ms[..., sl, :]
         nan = nan + torch.isnan(mb).sum().double()
         inf = inf + (mb == math.inf).sum().double()
@@ -430,7 +427,6 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
     p.scalars = torch.stack([scalars[n] for n in _SCALARS])
     p.dims, p.heads_kv, p.scale = (B, Hq, n_q, d, n_k), Hkv, scale
     p.causal, p.window, p.masked = bool(causal), window, mask is not None
-    p.mask_float = mask is not None and mask.is_floating_point()
     p.sampled, p.n_rows = idx is not None, m_all
     return p
 
@@ -468,7 +464,7 @@ def resolve(pendings):
 
     by_dev = {}
     for i, p in enumerate(pendings):
-        by_dev.setdefault(str(p.device()), []).append(i)
+        by_dev.setdefault(str(p.trials.device), []).append(i)
     out = [None] * len(pendings)
     for idx in by_dev.values():
         flat = torch.cat([t for i in idx for t in (pendings[i].trials.reshape(-1),

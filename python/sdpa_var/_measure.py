@@ -154,7 +154,7 @@ def _tril(n_q, n_k):
     return t
 
 
-def _row_chunks(mask, max_bytes):
+def row_chunks(mask, max_bytes):
     """Slices of @p mask's query-row axis whose entries, at 8 bytes of
     temporaries each, stay within @p max_bytes (at least one row)."""
     per_row = max(1, mask[..., :1, :].numel()) * 8
@@ -167,7 +167,7 @@ def mask_flags(mask, n_q, n_k, max_bytes):
     the mask excludes nothing (bool all True, float all zero; NaN is not
     zero), and it is exactly the causal pattern (bool True for keys j <= i,
     float 0 there and -inf elsewhere, no other value). Taken over blocks of
-    the mask's rows (_row_chunks): the boolean temporaries stay within
+    the mask's rows (row_chunks): the boolean temporaries stay within
     @p max_bytes, never the mask's whole size."""
     import torch
 
@@ -176,7 +176,7 @@ def mask_flags(mask, n_q, n_k, max_bytes):
     trivial, plain, same = yes, yes, yes
     shaped = tuple(mask.shape[-2:]) == (n_q, n_k)
     j = torch.arange(n_k, device=dev).reshape(1, -1)
-    for sl in _row_chunks(mask, max_bytes):
+    for sl in row_chunks(mask, max_bytes):
         mb = mask[..., sl, :]
         if mask.dtype == torch.bool:
             trivial = trivial & mb.all()
@@ -228,30 +228,16 @@ def run(q, k, scale, causal, mask, window, rows, seed, cache, threads, pool="non
     pooled row) of one call, or raises Skip."""
     q, k, causal, mask, window = prepare(q, k, causal, mask, window, rows, seed, cache)
     try:
-        return _stats(q, k, scale, causal, mask, window, threads, pool)
+        # the mask in its own dtype: the engine knows that dtype's lowest
+        # value (HF's finfo(dtype).min fill) as "excluded"; widened, it would not be
+        return _core.stats(q, k, scale=scale, causal=causal, mask=mask, layout="bhnd",
+                           window=None if window is None else int(window), pool=pool,
+                           threads=threads)
     except _core.NonFiniteError:
         bad = _nonfinite(q, k, mask)
         if not bad:
             raise  # +inf in a float mask: an error of the caller's, as stats() says
         raise Skip("nonfinite", "%d NaN or infinite values in Q, K" % bad, bad) from None
-
-
-def _stats(q, k, scale, causal, mask, window, threads, pool):
-    kw = {"scale": scale, "causal": causal, "layout": "bhnd", "pool": pool,
-          "threads": threads}
-    if mask is not None:
-        # Its own dtype: the engine knows that dtype's lowest value (HF's
-        # finfo(dtype).min fill) as "excluded"; widened, it would not be.
-        kw["mask"] = mask
-    if window is not None:
-        kw["window"] = int(window)
-    try:
-        return _core.stats(q, k, **kw)
-    except TypeError as e:
-        if ("mask" in kw or "window" in kw) and ("mask" in str(e) or "window" in str(e)):
-            raise Skip("nomask", "this sdpa_var.stats() takes no mask or window (a masked "
-                       "call needs the engine's masks, issue 23 section 2)") from None
-        raise
 
 
 def _kind(name):

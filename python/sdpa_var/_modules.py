@@ -170,14 +170,6 @@ def kind_of(m):
     return None
 
 
-def split_heads(x, heads):
-    """batch x n x (heads*d) (or n x (heads*d)) -> batch x heads x n x d."""
-    if x.dim() == 2:
-        x = x.unsqueeze(0)
-    b, n, e = x.shape[0], x.shape[1], x.shape[-1]
-    return x.reshape(b, n, heads, e // heads).transpose(1, 2)
-
-
 def mha_qk(m, query, key):
     """Q and K (bhnd) of nn.MultiheadAttention @p m for inputs @p query,
     @p key, recomputed from in_proj as torch does, K with the keys torch
@@ -202,15 +194,8 @@ def mha_qk(m, query, key):
     if getattr(m, "add_zero_attn", False):
         k = torch.cat([k, k.new_zeros((1,) + tuple(k.shape[1:]))])
     # n x batch x E -> batch x heads x n x head_dim
-    return split_heads(q.transpose(0, 1), m.num_heads), split_heads(k.transpose(0, 1),
-                                                                    m.num_heads)
-
-
-def mha_extra_keys(m):
-    """How many keys nn.MultiheadAttention @p m appends to the call's own:
-    bias_k, the zero key."""
-    return int(getattr(m, "bias_k", None) is not None) + int(bool(getattr(m, "add_zero_attn",
-                                                                           False)))
+    return tuple(x.transpose(0, 1).reshape(x.shape[1], x.shape[0], m.num_heads, -1)
+                 .transpose(1, 2) for x in (q, k))
 
 
 def hook_qk(kind, m, caps, call, causal):
@@ -227,7 +212,9 @@ def hook_qk(kind, m, caps, call, causal):
         q, k = mha_qk(m, call["query"], call["key"])
         pad = call.get("key_padding_mask")
         causal = bool(call.get("is_causal", False))  # then attn_mask is the causal one
-        extra = mha_extra_keys(m)
+        # the keys torch appends to the call's own: bias_k, the zero key
+        extra = int(getattr(m, "bias_k", None) is not None) + int(bool(getattr(
+            m, "add_zero_attn", False)))
         if extra and call.get("attn_mask") is not None:
             causal = False  # torch pads the causal attn_mask: every query sees the extra keys
         mask = mha_mask(m, None if causal else call.get("attn_mask"), pad, q.shape[0],

@@ -34,10 +34,8 @@ carries nothing of the monitor, and the copy is not monitored.
 """
 
 import collections.abc
-import inspect
 import math
 import numbers
-import threading
 import warnings
 
 import numpy as np
@@ -59,50 +57,6 @@ class _Layer:
         self.mode = "hooks"        # or "capture": SDPA / HF / observe() only
 
 
-# nn.MultiheadAttention.forward wrapped while a monitor with such a layer
-# is attached: [original, wrapper] and the monitors it feeds, in order.
-_MHA = {"saved": None, "monitors": []}
-_MHA_LOCK = threading.Lock()
-
-
-def _mha_attach(mon):
-    import torch.nn as nn
-
-    with _MHA_LOCK:
-        if not _MHA["monitors"]:
-            original = nn.MultiheadAttention.__dict__["forward"]
-            sig = inspect.signature(original)
-
-            @_capture.no_compile
-            def feed(self, args, kwargs):
-                for m in list(_MHA["monitors"]):
-                    m._mha_call(self, sig, args, kwargs)
-
-            def forward(self, *args, **kwargs):
-                feed(self, args, kwargs)
-                return original(self, *args, **kwargs)
-
-            forward.__wrapped__ = original
-            forward.__doc__ = original.__doc__
-            nn.MultiheadAttention.forward = forward
-            _MHA["saved"] = (original, forward)
-        _MHA["monitors"].append(mon)
-
-
-def _mha_detach(mon):
-    import torch.nn as nn
-
-    with _MHA_LOCK:
-        if mon not in _MHA["monitors"]:
-            return
-        _MHA["monitors"].remove(mon)
-        if not _MHA["monitors"] and _MHA["saved"] is not None:
-            original, wrapper = _MHA["saved"]
-            if nn.MultiheadAttention.__dict__.get("forward") is wrapper:
-                nn.MultiheadAttention.forward = original
-            _MHA["saved"] = None
-
-
 class _Frame:
     __slots__ = ("layer", "produced", "caps", "call")
 
@@ -122,7 +76,7 @@ def _positive(v, what):
     return x
 
 
-def _count(v, what, low, none_ok, need):
+def check_count(v, what, low, none_ok, need):
     """int(@p v) if it is an integer >= @p low (or None, where @p none_ok);
     else ValueError "<what>: v is not <need>"."""
     if v is None and none_ok:
@@ -153,13 +107,13 @@ class Monitor(_report.Report):
 
         if not isinstance(model, nn.Module):
             raise TypeError("model: %r is not a torch.nn.Module" % (type(model).__name__,))
-        every = _count(every, "every", 1, False, "a step count >= 1")
+        every = check_count(every, "every", 1, False, "a step count >= 1")
         if not isinstance(causal, bool):
             raise TypeError("causal: %r is not True or False" % (causal,))
         if reduce not in ("batch", "none"):
             raise ValueError("reduce: %r is not 'batch' or 'none'" % (reduce,))
-        _count(rows, "rows", 1, True, "a row count >= 1 (or None: every row)")
-        seed = _count(seed, "seed", 0, False, "an integer >= 0")
+        check_count(rows, "rows", 1, True, "a row count >= 1 (or None: every row)")
+        seed = check_count(seed, "seed", 0, False, "an integer >= 0")
         if stats is None:
             stats = DEFAULT_STATS
         if isinstance(stats, str) or not all(isinstance(s, str) for s in stats):
@@ -169,7 +123,7 @@ class Monitor(_report.Report):
             raise ValueError("backend: %r is not 'auto', 'engine' or 'torch'" % (backend,))
         if backend == "torch" and _device.unavailable():
             raise ValueError("backend: 'torch' needs %s" % _device.unavailable())
-        _count(max_bytes, "max_bytes", 1, True,
+        check_count(max_bytes, "max_bytes", 1, True,
                "a byte count >= 1 (or None: %d)" % _device.DEFAULT_MAX_BYTES)
         self.backend, self.max_bytes = backend, max_bytes
         self._pending = []  # (accumulator, _device.Pending) of the torch backend, in call order
@@ -283,10 +237,8 @@ class Monitor(_report.Report):
             _capture.no_compile(self._global_pre)))
         self._handles.append(_module.register_module_forward_hook(
             _capture.no_compile(self._global_post)))
-        if self._mha:
-            _mha_attach(self)
         _capture.attach(self, [L.module for L in self._layers.values()
-                               if _modules.is_hf(L.module)])
+                               if _modules.is_hf(L.module)], self._mha)
 
     # -- hooks ---------------------------------------------------------------
     def _active(self):
@@ -308,10 +260,7 @@ class Monitor(_report.Report):
         elif L.kind == "tl":
             for what in ("hook_q", "hook_k", "hook_rot_q", "hook_rot_k", "hook_attn_scores"):
                 if getattr(m, what, None) is not None:
-                    self._keep(L, what, getattr(m, what))
-
-    def _keep(self, L, what, proj):
-        self._entry(proj)[2].append((L, what))
+                    self._entry(getattr(m, what))[2].append((L, what))
 
     def _global_pre(self, mod, args):
         e = self._by_id.get(id(mod))
@@ -563,7 +512,6 @@ class Monitor(_report.Report):
         for h in self._handles:
             h.remove()
         self._handles, self._by_id = [], {}
-        _mha_detach(self)
         _capture.detach(self)
         self._model = None
 

@@ -8,6 +8,16 @@ import numpy as np
 from . import _result
 
 
+def cells(st, names):
+    """(name, index, float) of Stats @p st's columns @p names (those it
+    has), every entry: index (head,) or (batch, head)."""
+    for name in names:
+        if name in st.values:
+            v = np.asarray(st.values[name], dtype=np.float64)
+            for ix in np.ndindex(v.shape):
+                yield name, ix, float(v[ix])
+
+
 class Report:
     """Monitor's results; needs self.reduce, self.stats, self.last, self._hist."""
 
@@ -30,13 +40,9 @@ class Report:
         if int(c["nonfinite"]):
             self._hist.append((step, layer, None, -1, "nonfinite", float(c["nonfinite"]))
                               + extra)
-        for name in self.stats:
-            if name not in st.values:
-                continue
-            v = np.asarray(st.values[name], dtype=np.float64)
-            for ix in np.ndindex(v.shape):
-                b, h = (None, ix[0]) if v.ndim == 1 else ix
-                self._hist.append((step, layer, b, h, name, float(v[ix])) + extra)
+        for name, ix, x in cells(st, self.stats):
+            b, h = (None, ix[0]) if len(ix) == 1 else ix
+            self._hist.append((step, layer, b, h, name, x) + extra)
 
     def to_dict(self, prefix="attn/", stats=None):
         """Flat {"attn/<layer>/head<h>/<statistic>": float} of the last
@@ -47,13 +53,9 @@ class Report:
         pre = "" if prefix is None else str(prefix)
         out = {}
         for layer, st in self.last.items():
-            for name in names:
-                if name not in st.values:
-                    continue
-                v = np.asarray(st.values[name], dtype=np.float64)
-                for ix in np.ndindex(v.shape):
-                    where = "head%d" % ix[0] if v.ndim == 1 else "batch%d/head%d" % ix
-                    out["%s%s/%s/%s" % (pre, layer, where, name)] = float(v[ix])
+            for name, ix, x in cells(st, names):
+                where = "head%d" % ix if len(ix) == 1 else "batch%d/head%d" % ix
+                out["%s%s/%s/%s" % (pre, layer, where, name)] = x
         return out
 
     def to_pandas(self):
