@@ -66,6 +66,9 @@ _COL = {name: i for i, name in enumerate(FIELDS)}
 # (the engine reads only those under causal with n_q < n_k and no mask).
 _K_CUT = (_F, _F + 1)
 # The call's scalars, in this order, after the trials in the transfer.
+# Row statistics averaged over the rows that see a key (trial fields raw_<name>
+# and scaled_<name>), in the order _block computes them.
+_ROW = ("entropy", "max_weight", "jac_trace", "jac_frob", "eff_keys", "sum_p2", "sink_weight")
 _SCALARS = ("bad_q", "bad_k", "bad_k_cut", "bad_mask", "posinf", "trivial", "causal_pattern")
 
 
@@ -148,8 +151,7 @@ class _Acc:
         self.seen, self.rows = z(), 0
         self.mo = (z(), z(), z())
         self.qe = (0, z(), z())
-        self.sums = {n: z() for n in ("h0", "h1", "mw0", "mw1", "jt0", "jt1", "jf0", "jf1",
-                                      "ek0", "ek1", "p20", "p21", "sk0", "sk1", "hn0", "hn1")}
+        self.sums = {(n, k): z() for n in _ROW + ("entropy_norm",) for k in (0, 1)}
         self.n_hn = z()
         self.hmin, self.hmax = [z(math.inf), z(math.inf)], [z(-math.inf), z(-math.inf)]
         self.maxabs, self.maxlogit = z(0.0), z(-math.inf)  # as trial_init
@@ -241,11 +243,9 @@ def _block(acc, qb, kb, vis, add, c):
     two = cnt >= 2
     for k, mult in ((0, 1.0), (1, c)):
         h, mw, jt, jf, ek = _row_stats(*sums[k], mult)
-        sink = torch.exp(t_first * mult) * mw
-        for name, x in (("h", h), ("mw", mw), ("jt", jt), ("jf", jf), ("ek", ek),
-                        ("p2", (1.0 - jt)), ("sk", sink)):
-            acc.sums[name + str(k)] += torch.where(seen, x, fz).sum(-1)
-        acc.sums["hn" + str(k)] += torch.where(two, h / lnk, fz).sum(-1)
+        for name, x in zip(_ROW, (h, mw, jt, jf, ek, 1.0 - jt, torch.exp(t_first * mult) * mw)):
+            acc.sums[name, k] += torch.where(seen, x, fz).sum(-1)
+        acc.sums["entropy_norm", k] += torch.where(two, h / lnk, fz).sum(-1)
         acc.hmin[k] = torch.minimum(acc.hmin[k], torch.where(seen, h, fz + math.inf).amin(-1))
         acc.hmax[k] = torch.maximum(acc.hmax[k], torch.where(seen, h, fz - math.inf).amax(-1))
     acc.n_hn += two.to(torch.float64).sum(-1)
@@ -284,24 +284,20 @@ def _finish(acc, kmo, kcut, c):
     f["scaled_mean"] = f["raw_mean"] * c
     f["scaled_var"] = var0 * (c * c)
     for k, pre in ((0, "raw_"), (1, "scaled_")):
-        for name, key in (("entropy", "h"), ("max_weight", "mw"), ("jac_trace", "jt"),
-                          ("jac_frob", "jf"), ("eff_keys", "ek"), ("sum_p2", "p2"),
-                          ("sink_weight", "sk")):
-            f[pre + name] = mean_rows(acc.sums[key + str(k)])
+        for name in _ROW:
+            f[pre + name] = mean_rows(acc.sums[name, k])
         f[pre + "entropy_min"], f[pre + "entropy_max"] = acc.hmin[k], acc.hmax[k]
-        f[pre + "entropy_norm"] = torch.where(acc.n_hn > 0, acc.sums["hn" + str(k)]
+        f[pre + "entropy_norm"] = torch.where(acc.n_hn > 0, acc.sums["entropy_norm", k]
                                               / acc.n_hn.clamp(min=1.0), nan)
     qn, qm, qm2 = acc.qe
     f["q_mean"], f["q_var"] = qm, qm2 / qn
-    for name, mo, col in (("k", kmo, None), ("k_cut", kcut, _K_CUT)):
-        if mo is None:
-            continue
+    def k_entries(mo):  # (mean, variance) of the key head's, per trial
         kn, km, km2 = mo
-        kmean, kvar = km[..., None].expand(shape), (km2 / kn)[..., None].expand(shape)
-        if col is None:
-            f["k_mean"], f["k_var"] = kmean, kvar
-        else:
-            out[col[0]], out[col[1]] = kvar, kmean
+        return km[..., None].expand(shape), (km2 / kn)[..., None].expand(shape)
+
+    f["k_mean"], f["k_var"] = k_entries(kmo)
+    if kcut is not None:
+        out[_K_CUT[1]], out[_K_CUT[0]] = k_entries(kcut)
     for name, x in f.items():
         out[_COL[name]] = x
     return torch.stack(out, dim=-1)

@@ -113,13 +113,6 @@ def is_hf(m):
     return type(m).__module__.startswith("transformers.")
 
 
-def hf_version():
-    """transformers.__version__, or "?"."""
-    import sys
-
-    return getattr(sys.modules.get("transformers"), "__version__", "?")
-
-
 def hf_inline_eager(model, modules):
     """The HF modules of @p modules that run attn_implementation="eager"
     (the model's config) from a modeling file without eager_attention_
@@ -227,15 +220,19 @@ def hook_qk(kind, m, caps, call, causal):
         if q is None or k is None:
             return None
         q, k = q[0], k[0]
-        if getattr(m, "hook_layout", "bnhd") != "bhnd":
-            q = tl_logn(m, q, k)
+        if getattr(m, "hook_layout", "bnhd") != "bhnd":  # batch x pos x heads x d
+            if _tl_cfg(m, "use_logn_attn") is True and not getattr(m, "training", False):
+                # Qwen-1's log-n past the training length, in eval: each query
+                # row scaled after the hook points, offset by the cached keys
+                q = m._apply_logn_scaling(q, k.shape[1] - q.shape[1])
             q, k = q.transpose(1, 2), k.transpose(1, 2)
         if "hook_attn_scores" in caps:  # masked, scaled scores: the fill where excluded
             s = caps["hook_attn_scores"][0]
             # the fill as stored in s's dtype (-1e5 is -inf in float16)
             mask, causal = s != torch.tensor(tl_fill(m, s), dtype=s.dtype), False
-            alibi = tl_alibi(m, q.shape[-2], k.shape[-2])
-            if alibi is not None:  # added to the scores before hook_attn_scores
+            if _tl_cfg(m, "positional_embedding_type") == "alibi":
+                # the ALiBi bias (heads x n_q x n_k), added before hook_attn_scores
+                alibi = m.alibi[:, -q.shape[-2]:, :k.shape[-2]]
                 mask = combine(mask, alibi.to(s.dtype))
     else:  # never hooked (kind_of's other kinds are served by capture)
         return None
@@ -269,24 +266,6 @@ def tl_refusal(m):
                                                                     None)):
         return "cfg.use_logn_attn: Q is scaled per row after the hook points"
     return None
-
-
-def tl_logn(m, q, k):
-    """Q (batch x pos x heads x d) as TransformerLens module @p m's scores
-    read it: cfg.use_logn_attn scales each query row after the hook points
-    in eval (Qwen-1's log-n past the training length), the offset being the
-    cached keys."""
-    if _tl_cfg(m, "use_logn_attn") is True and not getattr(m, "training", False):
-        return m._apply_logn_scaling(q, k.shape[1] - q.shape[1])
-    return q
-
-
-def tl_alibi(m, n_q, n_k):
-    """The ALiBi bias (heads x n_q x n_k) TransformerLens module @p m added
-    to its scores in the call that just ran, or None."""
-    if _tl_cfg(m, "positional_embedding_type") != "alibi":
-        return None
-    return m.alibi[:, -n_q:, :n_k]
 
 
 def tl_fill(m, s):

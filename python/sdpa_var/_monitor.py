@@ -36,6 +36,7 @@ carries nothing of the monitor, and the copy is not monitored.
 import collections.abc
 import math
 import numbers
+import sys
 import warnings
 
 import numpy as np
@@ -47,6 +48,10 @@ DEFAULT_STATS = ("scaled_entropy", "scaled_entropy_norm", "scaled_max_weight",
 MONITORED = DEFAULT_STATS  # the name before issue 23
 # the modules hooks serve: their Q, K are by construction the softmax's
 HOOK_KINDS = ("mha", "tl")
+# The ways a module hooks cannot serve is measured, where this torch has no SDPA
+_WAYS = ("(1) SDPA capture: the module calls torch.nn.functional.scaled_dot_product_attention "
+         "(PyTorch >= 2.0; this torch has none); (2) sdpa_var.observe(q, k, scale=..., "
+         "causal=...) in the module's forward")
 
 
 class _Layer:
@@ -124,7 +129,7 @@ class Monitor(_report.Report):
         if backend == "torch" and _device.unavailable():
             raise ValueError("backend: 'torch' needs %s" % _device.unavailable())
         check_count(max_bytes, "max_bytes", 1, True,
-               "a byte count >= 1 (or None: %d)" % _device.DEFAULT_MAX_BYTES)
+                    "a byte count >= 1 (or None: %d)" % _device.DEFAULT_MAX_BYTES)
         self.backend, self.max_bytes = backend, max_bytes
         self._pending = []  # (accumulator, _device.Pending) of the torch backend, in call order
         self.every, self.causal, self.threads = every, causal, threads
@@ -184,31 +189,27 @@ class Monitor(_report.Report):
                 "softmax sees them; %scall sdpa_var.observe(q, k, ...) in its forward with "
                 "monitor(model, hooks=False)"
                 % (", ".join(repr(self._names[id(m)]) for m in inline),
-                   "s" if len(inline) == 1 else "", _modules.hf_version(),
+                   "s" if len(inline) == 1 else "",
+                   getattr(sys.modules.get("transformers"), "__version__", "?"),
                    ", ".join(sorted({type(m).__module__ for m in inline})),
                    _modules.hf_sdpa_advice(model)))
         if rotary:
             raise ValueError(
                 "model: %s transform%s Q and K after hook_q/hook_k and ha%s no hook_rot_q/"
                 "hook_rot_k, so its hook points would see them before that; the monitor "
-                "never reports those numbers. Two ways measure what the softmax sees: "
-                "(1) SDPA capture: the module calls torch.nn.functional."
-                "scaled_dot_product_attention (PyTorch >= 2.0; this torch has none); "
-                "(2) sdpa_var.observe(q, k, scale=..., causal=...) in the module's forward "
+                "never reports those numbers. Two ways measure what the softmax sees: %s "
                 "after the rotation, with monitor(model, hooks=False)."
                 % (", ".join(rotary), "s" if len(rotary) == 1 else "",
-                   "s" if len(rotary) == 1 else "ve"))
+                   "s" if len(rotary) == 1 else "ve", _WAYS))
         if refused:
             raise ValueError(
                 "model: %s: the monitor reads Q and K from module hooks only where they are by "
                 "construction what the softmax sees (nn.MultiheadAttention, TransformerLens "
                 "hook points), never from projections (q_proj/k_proj, c_attn, qkv, "
                 "query_key_value), after which rotary, QK-norm or a scale may follow. Ways that "
-                "work: (1) SDPA capture: the module calls torch.nn.functional."
-                "scaled_dot_product_attention (PyTorch >= 2.0; this torch has none); "
-                "(2) sdpa_var.observe(q, k, scale=..., causal=...) in the module's forward, "
-                "with monitor(model, hooks=False); (3) nn.MultiheadAttention or hook points "
-                "(docs/python.md, \"The monitor\")" % ", ".join(repr(n) for n in refused))
+                "work: %s, with monitor(model, hooks=False); (3) nn.MultiheadAttention or hook "
+                "points (docs/python.md, \"The monitor\")"
+                % (", ".join(repr(n) for n in refused), _WAYS))
         hooked = {L.name for L in self._layers.values() if L.mode == "hooks"}
         wrong = sorted(n or "model" for n in scales if (n or "model") not in hooked)
         if wrong or (scale_all is not None and not hooked):

@@ -63,7 +63,7 @@ class MonitorCallback(transformers.TrainerCallback):
             raise TypeError("trainer: %r is not a transformers.Trainer (it has no log() and "
                             "state)" % (type(trainer).__name__,))
         _monitor.check_count(every, "every", 1, True,
-                        "a step count >= 1 (or None: the Trainer's logging_steps)")
+                             "a step count >= 1 (or None: the Trainer's logging_steps)")
         if per not in PER:
             raise ValueError("per: %r is not 'head' or 'layer'" % (per,))
         if prefix is not None and not isinstance(prefix, str):
