@@ -289,7 +289,8 @@ class Monitor(_report.Report):
     def _mha_call(self, mod, sig, args, kwargs):
         """nn.MultiheadAttention.forward's arguments, for a layer of ours."""
         e = self._by_id.get(id(mod))
-        if e is None or e[0] is not mod or e[1] is None or not self._active():
+        if e is None or e[0] is not mod or e[1] is None or e[1].mode != "hooks" \
+                or not self._active():
             return
         if self._stack and self._stack[-1].layer is e[1]:
             try:
