@@ -465,15 +465,11 @@ def resolve(pendings):
     for idx in by_dev.values():
         flat = torch.cat([t for i in idx for t in (pendings[i].trials.reshape(-1),
                                                    pendings[i].scalars)])
-        host = flat.cpu().numpy()
-        at = 0
-        for i in idx:
+        at = np.cumsum([n for i in idx for n in (pendings[i].trials.numel(), len(_SCALARS))])
+        parts = np.split(flat.cpu().numpy(), at[:-1])
+        for j, i in enumerate(idx):
             p = pendings[i]
-            n = p.trials.numel()
-            tr = host[at:at + n].reshape(p.trials.shape)
-            sc = host[at + n:at + n + len(_SCALARS)]
-            at += n + len(_SCALARS)
-            out[i] = (p, tr, sc)
+            out[i] = (p, parts[2 * j].reshape(p.trials.shape), parts[2 * j + 1])
     return out
 
 

@@ -275,15 +275,11 @@ class Accumulator:
     or, reduce="none", the calls' batch rows side by side."""
 
     def __init__(self, reduce):
-        self.reduce = reduce
-        self.calls = 0
-        self.nonfinite = 0
-        self.scale = None
-        self.scale_source = None
-        self.path = None
+        self.reduce, self.calls, self.nonfinite = reduce, 0, 0
+        self.scale = self.scale_source = self.path = None
         self.backends = set()  # "engine", "torch": which computed this step's calls
         self.parts = []      # reduce="none": Stats of each call
-        self.sum, self.weight, self.ext, self.first = {}, 0.0, {}, {}
+        self.sum, self.ext, self.first = {}, {}, {}
         self.columns, self.units, self.heads = (), {}, None
 
     def add(self, st, rows):

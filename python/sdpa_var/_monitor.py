@@ -379,7 +379,7 @@ class Monitor(_report.Report):
             if isinstance(who, str):
                 name = who
             elif who is not None:
-                name = self._name_of(who, path)
+                name = self._names.get(id(who), path)
             elif self._stack:
                 name = self._stack[-1].layer.name
             elif self._root_depth:  # in call order within the model's forward
@@ -398,10 +398,6 @@ class Monitor(_report.Report):
             self._warn("capture:%s:%s" % (path, type(e).__name__),
                        "a %s call was not measured (%s: %s)" % (path, type(e).__name__, e))
 
-    def _name_of(self, module, default):
-        L = self._layers.get(id(module))
-        return L.name if L is not None else self._names.get(id(module), default)
-
     def _claim(self):
         """The running monitored modules produced this call's Q, K."""
         for f in self._stack:
@@ -414,7 +410,7 @@ class Monitor(_report.Report):
         once per layer and reason, never raised."""
         if not self._active():
             return
-        name = self._name_of(who, "a module")
+        name = self._names.get(id(who), "a module")
         self._claim()
         self._warn("refuse:%s:%s" % (name, reason), "%s: not measured: %s" % (name, reason))
 
@@ -504,8 +500,7 @@ class Monitor(_report.Report):
         for name, acc in accs.items():
             if not acc.calls and not acc.nonfinite:
                 continue  # every call skipped (and warned about)
-            out[name] = st = self._stats_of(acc)
-            self._record(self.steps - 1, name, st)
+            out[name] = self._stats_of(self.steps - 1, name, acc)
         self.last, self.last_step = out, self.steps - 1
         return out
 
