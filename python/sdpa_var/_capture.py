@@ -1,21 +1,22 @@
 """Where the monitor receives Q and K exactly as the softmax sees them:
 a wrapper around torch.nn.functional.scaled_dot_product_attention, the
 attention functions of HF transformers (ALL_ATTENTION_FUNCTIONS), and
-observe() for the caller's own attention code.
+observe() for the caller's own attention code; and the arguments of
+nn.MultiheadAttention.forward, for the monitor's hooks.
 
-The wrappers are installed while at least one Monitor is attached and
-removed with the last one (a function someone else installed after us is
-left alone). They only look at their arguments and then call the function
+The wrappers are installed while at least one Monitor that needs them is
+attached and removed with the last one (_hold, detach; a function someone
+else installed after us is left alone). They only look at their arguments and then call the function
 they replace with the same arguments: the model's result is unchanged, and
 nothing raised by the monitor reaches the model (Monitor._capture catches).
 """
 
 import threading
+from collections.abc import MutableMapping
 
 from . import _modules
 
 _MONITORS = []          # attached Monitors, in attach order
-_STATE = {"hf": None}
 # .inside_hf: an HF function measured (or refused) itself is running, so its
 # SDPA call is not measured again; .hf_module: the HF module whose "sdpa"
 # function is running (its SDPA call is measured, in that module's name).
@@ -314,23 +315,36 @@ _PATCHES = {}
 _LOCK = threading.Lock()
 
 
+def _get(owner, attr):
+    return owner.get(attr) if isinstance(owner, MutableMapping) else getattr(owner, attr, None)
+
+
+def _set(owner, attr, fn):
+    if isinstance(owner, MutableMapping):
+        owner[attr] = fn
+    else:
+        setattr(owner, attr, fn)
+
+
 def _hold(mon, owner, attr, make):
-    """owner.attr replaced by make(original) while a monitor holds it (the
-    first installs it; not over another sdpa_var wrapper)."""
+    """owner.attr (owner[attr] for a mapping) replaced by make(original) while
+    a monitor holds it (the first installs it; not over another sdpa_var
+    wrapper)."""
     key = (id(owner), attr)
     if key not in _PATCHES:
-        fn = getattr(owner, attr, None)
+        fn = _get(owner, attr)
         if not callable(fn) or getattr(fn, "_sdpa_var_wrapper", False):
             return
         w = make(fn)
-        setattr(owner, attr, w)
+        _set(owner, attr, w)
         _PATCHES[key] = [owner, fn, w, set()]
     _PATCHES[key][3].add(id(mon))
 
 
 def attach(mon, hf_modules=(), mha=False):
     """Adds @p mon to the monitors the wrappers feed; installs the SDPA and
-    HF wrappers with the first one, nn.MultiheadAttention.forward's with
+    HF wrappers (every function of HF's table) with the first one,
+    nn.MultiheadAttention.forward's with
     the first that hooks such a layer (@p mha), and eager_attention_forward's
     in the modeling files of @p hf_modules (HF attention modules): HF calls
     that function directly for attn_implementation="eager" (it is not in
@@ -342,15 +356,10 @@ def attach(mon, hf_modules=(), mha=False):
     import torch.nn.functional as F
 
     with _LOCK:
-        if not _MONITORS:
-            table = _hf_functions()
-            if table is not None:
-                saved = {}
-                for key in list(table.keys()):
-                    saved[key] = table[key]
-                    table[key] = _make_hf_wrapper(table[key], key)
-                _STATE["hf"] = (table, saved)
         _MONITORS.append(mon)
+        table = _hf_functions()
+        for key in list(table.keys()) if table is not None else ():
+            _hold(mon, table, key, lambda fn, key=key: _make_hf_wrapper(fn, key))
         _hold(mon, F, "scaled_dot_product_attention", _make_sdpa_wrapper)
         if mha:
             _hold(mon, nn.MultiheadAttention, "forward", _make_mha_wrapper)
@@ -361,23 +370,17 @@ def attach(mon, hf_modules=(), mha=False):
 
 
 def detach(mon):
-    """Removes @p mon; puts back what only it held, and with the last one
-    the HF table (unless someone replaced our wrapper since: theirs stays)."""
+    """Removes @p mon; puts back what no other monitor holds (unless someone
+    replaced our wrapper since: theirs stays)."""
     with _LOCK:
         if mon in _MONITORS:
             _MONITORS.remove(mon)
         for key, (owner, fn, w, users) in list(_PATCHES.items()):
             users.discard(id(mon))
             if not users:
-                if getattr(owner, key[1], None) is w:
-                    setattr(owner, key[1], fn)
+                if _get(owner, key[1]) is w:
+                    _set(owner, key[1], fn)
                 del _PATCHES[key]
-        if not _MONITORS and _STATE["hf"] is not None:
-            table, saved = _STATE["hf"]
-            for key, fn in saved.items():
-                if getattr(table.get(key), "__wrapped__", None) is fn:
-                    table[key] = fn
-            _STATE["hf"] = None
 
 
 def observe(q, k, *, scale=None, causal=False, mask=None, window=None, name=None,
