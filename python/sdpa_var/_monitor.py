@@ -263,10 +263,16 @@ class Monitor(_report.Report):
                 if getattr(m, what, None) is not None:
                     self._entry(getattr(m, what))[2].append((L, what))
 
-    def _global_pre(self, mod, args):
+    def _ours(self, mod):
+        """@p mod's entry in _by_id; None for a module not of ours (a copy,
+        another model)."""
         e = self._by_id.get(id(mod))
-        if e is None or e[0] is not mod:
-            return None  # not a module of ours (a copy, another model)
+        return e if e is not None and e[0] is mod else None
+
+    def _global_pre(self, mod, args):
+        e = self._ours(mod)
+        if e is None:
+            return None
         if mod is self._model and not _capture.in_backward():
             self._root_pre(mod, args)
         if e[1] is not None:
@@ -274,8 +280,8 @@ class Monitor(_report.Report):
         return None
 
     def _global_post(self, mod, args, out):
-        e = self._by_id.get(id(mod))
-        if e is None or e[0] is not mod:
+        e = self._ours(mod)
+        if e is None:
             return None
         for L, what in e[2]:
             if self._stack and self._stack[-1].layer is L:
@@ -288,9 +294,8 @@ class Monitor(_report.Report):
 
     def _mha_call(self, mod, sig, args, kwargs):
         """nn.MultiheadAttention.forward's arguments, for a layer of ours."""
-        e = self._by_id.get(id(mod))
-        if e is None or e[0] is not mod or e[1] is None or e[1].mode != "hooks" \
-                or not self._active():
+        e = self._ours(mod)
+        if e is None or e[1] is None or e[1].mode != "hooks" or not self._active():
             return
         if self._stack and self._stack[-1].layer is e[1]:
             try:
