@@ -214,8 +214,6 @@ def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs, bia
     before transformers 5 takes no scaling: its module's
     scale_attn_weights / scale_attn_by_inverse_layer_idx, and its causal
     `bias` buffer, bottom-right aligned, as that function reads them."""
-    import torch
-
     named = dict(zip(fn_params[5:], args))
     named.update(kwargs)
     bias = _eager_extras(named, bias_ok)
@@ -234,9 +232,7 @@ def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs, bia
         scale /= float(module.layer_idx + 1)
     if not getattr(module, "is_cross_attention", False):
         nq, nk = query.shape[-2], key.shape[-2]
-        vis = module.bias[:, :, nk - nq:nk, :nk].bool()
-        fill = torch.zeros(vis.shape, dtype=query.dtype, device=vis.device).masked_fill(
-            ~vis, float("-inf"))
+        fill = _modules.as_additive(module.bias[:, :, nk - nq:nk, :nk].bool(), query.dtype)
         mask = fill if mask is None else mask + fill
     return scale, False, mask
 
