@@ -1,21 +1,22 @@
 """Where the monitor receives Q and K exactly as the softmax sees them:
 a wrapper around torch.nn.functional.scaled_dot_product_attention, the
 attention functions of HF transformers (ALL_ATTENTION_FUNCTIONS), and
-observe() for the caller's own attention code.
+observe() for the caller's own attention code; and the arguments of
+nn.MultiheadAttention.forward, for the monitor's hooks.
 
-The wrappers are installed while at least one Monitor is attached and
-removed with the last one (a function someone else installed after us is
-left alone). They only look at their arguments and then call the function
+The wrappers are installed while at least one Monitor that needs them is
+attached and removed with the last one (_hold, detach; a function someone
+else installed after us is left alone). They only look at their arguments and then call the function
 they replace with the same arguments: the model's result is unchanged, and
 nothing raised by the monitor reaches the model (Monitor._capture catches).
 """
 
 import threading
+from collections.abc import MutableMapping
 
 from . import _modules
 
 _MONITORS = []          # attached Monitors, in attach order
-_STATE = {"sdpa": None, "hf": None}
 # .inside_hf: an HF function measured (or refused) itself is running, so its
 # SDPA call is not measured again; .hf_module: the HF module whose "sdpa"
 # function is running (its SDPA call is measured, in that module's name).
@@ -213,8 +214,6 @@ def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs, bia
     before transformers 5 takes no scaling: its module's
     scale_attn_weights / scale_attn_by_inverse_layer_idx, and its causal
     `bias` buffer, bottom-right aligned, as that function reads them."""
-    import torch
-
     named = dict(zip(fn_params[5:], args))
     named.update(kwargs)
     bias = _eager_extras(named, bias_ok)
@@ -233,9 +232,7 @@ def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs, bia
         scale /= float(module.layer_idx + 1)
     if not getattr(module, "is_cross_attention", False):
         nq, nk = query.shape[-2], key.shape[-2]
-        vis = module.bias[:, :, nk - nq:nk, :nk].bool()
-        fill = torch.zeros(vis.shape, dtype=query.dtype, device=vis.device).masked_fill(
-            ~vis, float("-inf"))
+        fill = _modules.as_additive(module.bias[:, :, nk - nq:nk, :nk].bool(), query.dtype)
         mask = fill if mask is None else mask + fill
     return scale, False, mask
 
@@ -256,25 +253,22 @@ def _make_hf_wrapper(original, kind, eager_params=None, bias_ok=False):
     def run(module, query, key, value, attention_mask, *args, **kwargs):
         if not _MONITORS or getattr(_LOCAL, "inside_hf", False):
             return original(module, query, key, value, attention_mask, *args, **kwargs)
-        got = None
+        why = None
         try:
             _hf_refusals(kind, kwargs, attention_mask)
             if kind == "eager":
                 got = _eager_call(eager_params, module, query, key, attention_mask, args,
                                   kwargs, bias_ok)
         except Refuse as e:
-            for mon in list(_MONITORS):
-                mon._refuse(module, str(e))
-            kind_now = "refused"
+            why = str(e)
         except Exception as e:  # never into the model's forward
-            for mon in list(_MONITORS):
-                mon._refuse(module, "not read (%s: %s)" % (type(e).__name__, e))
-            kind_now = "refused"
-        else:
-            kind_now = kind
-        if kind_now == "eager":
-            for mon in list(_MONITORS):
-                mon._capture("hf", module, query, key, got[0], got[1], got[2], None)
+            why = "not read (%s: %s)" % (type(e).__name__, e)
+        for mon in list(_MONITORS):
+            if why is not None:
+                mon._refuse(module, why)
+            elif kind == "eager":
+                mon._capture("hf", module, query, key, *got, None)
+        kind_now = "refused" if why is not None else kind
         saved = (getattr(_LOCAL, "inside_hf", False), getattr(_LOCAL, "hf_module", None))
         _LOCAL.inside_hf = kind_now != "sdpa"
         _LOCAL.hf_module = module
@@ -291,87 +285,98 @@ def _make_hf_wrapper(original, kind, eager_params=None, bias_ok=False):
     return attention
 
 
-_EAGER = {}  # modeling module name -> [original, wrapper, monitors using it]
+def _make_mha_wrapper(original):
+    # nn.MultiheadAttention.forward: its call's arguments, bound by name,
+    # for the monitors that hook such a layer (Monitor._mha_call)
+    import inspect
+
+    sig = inspect.signature(original)
+
+    @no_compile
+    def feed(self, args, kwargs):
+        for mon in list(_MONITORS):
+            mon._mha_call(self, sig, args, kwargs)
+
+    def forward(self, *args, **kwargs):
+        feed(self, args, kwargs)
+        return original(self, *args, **kwargs)
+
+    forward.__wrapped__, forward.__doc__ = original, original.__doc__
+    forward._sdpa_var_wrapper = True
+    return forward
 
 
-def _patch_eager(mon, modules):
-    """Wraps eager_attention_forward in the modeling files of @p modules
-    (HF attention modules): HF calls that function directly for
-    attn_implementation="eager" (it is not in ALL_ATTENTION_FUNCTIONS)."""
+# (owner, attribute) -> [original, wrapper, ids of the monitors holding it]
+_PATCHES = {}
+_LOCK = threading.Lock()
+
+
+def _get(owner, attr):
+    return owner.get(attr) if isinstance(owner, MutableMapping) else getattr(owner, attr, None)
+
+
+def _set(owner, attr, fn):
+    if isinstance(owner, MutableMapping):
+        owner[attr] = fn
+    else:
+        setattr(owner, attr, fn)
+
+
+def _hold(mon, owner, attr, make):
+    """owner.attr (owner[attr] for a mapping) replaced by make(original) while
+    a monitor holds it (the first installs it; not over another sdpa_var
+    wrapper)."""
+    key = (id(owner), attr)
+    if key not in _PATCHES:
+        fn = _get(owner, attr)
+        if not callable(fn) or getattr(fn, "_sdpa_var_wrapper", False):
+            return
+        w = make(fn)
+        _set(owner, attr, w)
+        _PATCHES[key] = [owner, fn, w, set()]
+    _PATCHES[key][3].add(id(mon))
+
+
+def attach(mon, hf_modules=(), mha=False):
+    """Adds @p mon to the monitors the wrappers feed; installs the SDPA and
+    HF wrappers (every function of HF's table) with the first one,
+    nn.MultiheadAttention.forward's with
+    the first that hooks such a layer (@p mha), and eager_attention_forward's
+    in the modeling files of @p hf_modules (HF attention modules): HF calls
+    that function directly for attn_implementation="eager" (it is not in
+    ALL_ATTENTION_FUNCTIONS)."""
     import inspect
     import sys
 
-    for name in sorted({type(m).__module__ for m in modules}):
-        mod = sys.modules.get(name)
-        fn = getattr(mod, "eager_attention_forward", None)
-        if not callable(fn):
-            continue
-        if name not in _EAGER:
-            if getattr(fn, "_sdpa_var_wrapper", False):
-                continue
-            params = tuple(inspect.signature(fn).parameters)
-            w = _make_hf_wrapper(fn, "eager", params, bias_added(fn))
-            mod.eager_attention_forward = w
-            _EAGER[name] = [fn, w, set()]
-        _EAGER[name][2].add(id(mon))
-
-
-def _unpatch_eager(mon):
-    import sys
-
-    for name, (fn, w, users) in list(_EAGER.items()):
-        users.discard(id(mon))
-        if users:
-            continue
-        mod = sys.modules.get(name)
-        if getattr(mod, "eager_attention_forward", None) is w:
-            mod.eager_attention_forward = fn
-        del _EAGER[name]
-
-
-def attach(mon, hf_modules=()):
-    """Adds @p mon to the monitors the wrappers feed; installs the wrappers
-    with the first one, and the eager wrappers of @p hf_modules' files."""
+    import torch.nn as nn
     import torch.nn.functional as F
 
-    if not _MONITORS:
-        f = getattr(F, "scaled_dot_product_attention", None)
-        if callable(f) and not getattr(f, "_sdpa_var_wrapper", False):
-            w = _make_sdpa_wrapper(f)
-            F.scaled_dot_product_attention = w
-            _STATE["sdpa"] = (f, w)
+    with _LOCK:
+        _MONITORS.append(mon)
         table = _hf_functions()
-        if table is not None:
-            saved = {}
-            for key in list(table.keys()):
-                saved[key] = table[key]
-                table[key] = _make_hf_wrapper(table[key], key)
-            _STATE["hf"] = (table, saved)
-    _MONITORS.append(mon)
-    _patch_eager(mon, hf_modules)
+        for key in list(table.keys()) if table is not None else ():
+            _hold(mon, table, key, lambda fn, key=key: _make_hf_wrapper(fn, key))
+        _hold(mon, F, "scaled_dot_product_attention", _make_sdpa_wrapper)
+        if mha:
+            _hold(mon, nn.MultiheadAttention, "forward", _make_mha_wrapper)
+        for name in sorted({type(m).__module__ for m in hf_modules}):
+            _hold(mon, sys.modules.get(name), "eager_attention_forward", lambda fn: (
+                _make_hf_wrapper(fn, "eager", tuple(inspect.signature(fn).parameters),
+                                 bias_added(fn))))
 
 
 def detach(mon):
-    """Removes @p mon; with the last one, puts back what attach() replaced
-    (unless someone replaced our wrapper since: theirs stays)."""
-    import torch.nn.functional as F
-
-    if mon in _MONITORS:
-        _MONITORS.remove(mon)
-    _unpatch_eager(mon)
-    if _MONITORS:
-        return
-    if _STATE["sdpa"] is not None:
-        original, wrapper = _STATE["sdpa"]
-        if getattr(F, "scaled_dot_product_attention", None) is wrapper:
-            F.scaled_dot_product_attention = original
-        _STATE["sdpa"] = None
-    if _STATE["hf"] is not None:
-        table, saved = _STATE["hf"]
-        for key, fn in saved.items():
-            if getattr(table.get(key), "__wrapped__", None) is fn:
-                table[key] = fn
-        _STATE["hf"] = None
+    """Removes @p mon; puts back what no other monitor holds (unless someone
+    replaced our wrapper since: theirs stays)."""
+    with _LOCK:
+        if mon in _MONITORS:
+            _MONITORS.remove(mon)
+        for key, (owner, fn, w, users) in list(_PATCHES.items()):
+            users.discard(id(mon))
+            if not users:
+                if _get(owner, key[1]) is w:
+                    _set(owner, key[1], fn)
+                del _PATCHES[key]
 
 
 def observe(q, k, *, scale=None, causal=False, mask=None, window=None, name=None,

@@ -41,7 +41,7 @@ row of one key-head group, g n_k BYTES_PER_SCORE + 24 n_k d_k bytes, which
 passes the default bound beyond about 86 000 keys at d_k 128, g 1. The
 causal / window band is made per block of rows (bool comparisons only), and
 a mask's flags and NaN / +inf counts are taken over blocks of its rows
-(_row_chunks), each within max_bytes. Plus per call the (batch x heads_q x
+(row_chunks), each within max_bytes. Plus per call the (batch x heads_q x
 (fields + 2)) trial array kept until mon.step().
 """
 
@@ -66,6 +66,9 @@ _COL = {name: i for i, name in enumerate(FIELDS)}
 # (the engine reads only those under causal with n_q < n_k and no mask).
 _K_CUT = (_F, _F + 1)
 # The call's scalars, in this order, after the trials in the transfer.
+# Row statistics averaged over the rows that see a key (trial fields raw_<name>
+# and scaled_<name>), in the order _block computes them.
+_ROW = ("entropy", "max_weight", "jac_trace", "jac_frob", "eff_keys", "sum_p2", "sink_weight")
 _SCALARS = ("bad_q", "bad_k", "bad_k_cut", "bad_mask", "posinf", "trivial", "causal_pattern")
 
 
@@ -101,74 +104,16 @@ class Pending:
     what resolve() needs to build its Stats."""
 
     __slots__ = ("trials", "scalars", "dims", "heads_kv", "scale", "causal", "window",
-                 "masked", "mask_float", "sampled", "n_rows")
-
-    def device(self):
-        return self.trials.device
-
-
-def _band(rows, n_k, causal, window, device):
-    """Bool (m x n_k) on @p device: query rows[r] (their positions) sees key
-    j by causal and window alone; None when both allow every key."""
-    import torch
-
-    if not causal and window is None:
-        return None
-    i = rows.reshape(-1, 1)
-    j = torch.arange(n_k, device=device).reshape(1, -1)
-    # comparisons of j with per-row bounds: bool temporaries only (i - j
-    # would be an int64 m x n_k array, 8 bytes a score)
-    vis = j <= i if causal else j < i + window
-    if window is not None:
-        vis &= j > i - window
-    return vis
-
-
-def _row_chunks(mask, max_bytes):
-    """Slices of @p mask's query-row axis whose entries, at 8 bytes of
-    temporaries each, stay within @p max_bytes (at least one row)."""
-    per_row = max(1, mask[..., :1, :].numel()) * 8
-    c = max(1, max_bytes // per_row)
-    return [slice(r, r + c) for r in range(0, mask.shape[-2], c)]
-
-
-def _mask_flags(mask, n_q, n_k, max_bytes):
-    """0-dim float64 tensors: the mask allows every key with no bias
-    (_measure.prepare drops it), and it is exactly causal
-    (_modules.causal_pattern: prepare makes it causal=True). Taken over
-    blocks of the mask's rows (_row_chunks): the boolean temporaries stay
-    within @p max_bytes, never the mask's whole size."""
-    import torch
-
-    dev = mask.device
-    yes = torch.ones((), dtype=torch.bool, device=dev)
-    trivial, plain, same = yes, yes, yes
-    shaped = tuple(mask.shape[-2:]) == (n_q, n_k)
-    j = torch.arange(n_k, device=dev).reshape(1, -1)
-    for sl in _row_chunks(mask, max_bytes):
-        mb = mask[..., sl, :]
-        if mask.dtype == torch.bool:
-            trivial = trivial & mb.all()
-            vis = mb
-        else:
-            trivial = trivial & (mb == 0).all()
-            vis = mb > -math.inf
-            plain = plain & ~((mb != 0) & (mb != -math.inf)).any()
-        if shaped:
-            i = torch.arange(sl.start, sl.start + mb.shape[-2], device=dev).reshape(-1, 1)
-            same = same & (vis == (j <= i)).all()
-        del vis, mb
-    causal = plain & same if shaped else torch.zeros((), dtype=torch.bool, device=dev)
-    return trivial.double(), causal.double()
+                 "masked", "sampled", "n_rows")
 
 
 def _mask_counts(ms, max_bytes):
     """0-dim float64 tensors: the NaN and the +inf entries of float mask
-    @p ms, counted over blocks of its rows (_row_chunks)."""
+    @p ms, counted over blocks of its rows (row_chunks)."""
     import torch
 
     nan = inf = torch.zeros((), dtype=torch.float64, device=ms.device)
-    for sl in _row_chunks(ms, max_bytes):
+    for sl in _measure.row_chunks(ms, max_bytes):
         mb = ms[..., sl, :]
         nan = nan + torch.isnan(mb).sum().double()
         inf = inf + (mb == math.inf).sum().double()
@@ -206,8 +151,7 @@ class _Acc:
         self.seen, self.rows = z(), 0
         self.mo = (z(), z(), z())
         self.qe = (0, z(), z())
-        self.sums = {n: z() for n in ("h0", "h1", "mw0", "mw1", "jt0", "jt1", "jf0", "jf1",
-                                      "ek0", "ek1", "p20", "p21", "sk0", "sk1", "hn0", "hn1")}
+        self.sums = {(n, k): z() for n in _ROW + ("entropy_norm",) for k in (0, 1)}
         self.n_hn = z()
         self.hmin, self.hmax = [z(math.inf), z(math.inf)], [z(-math.inf), z(-math.inf)]
         self.maxabs, self.maxlogit = z(0.0), z(-math.inf)  # as trial_init
@@ -299,11 +243,9 @@ def _block(acc, qb, kb, vis, add, c):
     two = cnt >= 2
     for k, mult in ((0, 1.0), (1, c)):
         h, mw, jt, jf, ek = _row_stats(*sums[k], mult)
-        sink = torch.exp(t_first * mult) * mw
-        for name, x in (("h", h), ("mw", mw), ("jt", jt), ("jf", jf), ("ek", ek),
-                        ("p2", (1.0 - jt)), ("sk", sink)):
-            acc.sums[name + str(k)] += torch.where(seen, x, fz).sum(-1)
-        acc.sums["hn" + str(k)] += torch.where(two, h / lnk, fz).sum(-1)
+        for name, x in zip(_ROW, (h, mw, jt, jf, ek, 1.0 - jt, torch.exp(t_first * mult) * mw)):
+            acc.sums[name, k] += torch.where(seen, x, fz).sum(-1)
+        acc.sums["entropy_norm", k] += torch.where(two, h / lnk, fz).sum(-1)
         acc.hmin[k] = torch.minimum(acc.hmin[k], torch.where(seen, h, fz + math.inf).amin(-1))
         acc.hmax[k] = torch.maximum(acc.hmax[k], torch.where(seen, h, fz - math.inf).amax(-1))
     acc.n_hn += two.to(torch.float64).sum(-1)
@@ -342,24 +284,20 @@ def _finish(acc, kmo, kcut, c):
     f["scaled_mean"] = f["raw_mean"] * c
     f["scaled_var"] = var0 * (c * c)
     for k, pre in ((0, "raw_"), (1, "scaled_")):
-        for name, key in (("entropy", "h"), ("max_weight", "mw"), ("jac_trace", "jt"),
-                          ("jac_frob", "jf"), ("eff_keys", "ek"), ("sum_p2", "p2"),
-                          ("sink_weight", "sk")):
-            f[pre + name] = mean_rows(acc.sums[key + str(k)])
+        for name in _ROW:
+            f[pre + name] = mean_rows(acc.sums[name, k])
         f[pre + "entropy_min"], f[pre + "entropy_max"] = acc.hmin[k], acc.hmax[k]
-        f[pre + "entropy_norm"] = torch.where(acc.n_hn > 0, acc.sums["hn" + str(k)]
+        f[pre + "entropy_norm"] = torch.where(acc.n_hn > 0, acc.sums["entropy_norm", k]
                                               / acc.n_hn.clamp(min=1.0), nan)
     qn, qm, qm2 = acc.qe
     f["q_mean"], f["q_var"] = qm, qm2 / qn
-    for name, mo, col in (("k", kmo, None), ("k_cut", kcut, _K_CUT)):
-        if mo is None:
-            continue
+    def k_entries(mo):  # (mean, variance) of the key head's, per trial
         kn, km, km2 = mo
-        kmean, kvar = km[..., None].expand(shape), (km2 / kn)[..., None].expand(shape)
-        if col is None:
-            f["k_mean"], f["k_var"] = kmean, kvar
-        else:
-            out[col[0]], out[col[1]] = kvar, kmean
+        return km[..., None].expand(shape), (km2 / kn)[..., None].expand(shape)
+
+    f["k_mean"], f["k_var"] = k_entries(kmo)
+    if kcut is not None:
+        out[_K_CUT[1]], out[_K_CUT[0]] = k_entries(kcut)
     for name, x in f.items():
         out[_COL[name]] = x
     return torch.stack(out, dim=-1)
@@ -397,9 +335,7 @@ def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None
     import torch
 
     max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    q, k = _measure.to_bhnd(q.detach()), _measure.to_bhnd(k.detach())
-    if q.device.type == "meta" or k.device.type == "meta":
-        raise _measure.Skip("meta", "meta tensors hold no values")
+    q, k, mask = _measure.inputs(q, k, mask)
     B, Hq, n_q, d = q.shape
     Bk, Hkv, n_k, dk = k.shape
     if dk != d:
@@ -412,13 +348,6 @@ def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None
         raise ValueError("k: on %s, q on %s" % (k.device, q.device))
     dev, g = q.device, Hq // Hkv
     if mask is not None:
-        mask = mask.detach()
-        if mask.device.type == "meta":
-            raise _measure.Skip("meta", "meta tensors hold no values")
-        while mask.dim() < 4:
-            mask = mask.unsqueeze(0)
-        if mask.dim() > 4:
-            mask = mask.reshape(-1, *mask.shape[-3:])
         want = (B, Hq, n_q, n_k)
         if any(s not in (1, w) for s, w in zip(mask.shape, want)):
             raise ValueError("mask: shape %s does not broadcast to batch x heads x n_q x n_k "
@@ -451,7 +380,8 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
     zero = torch.zeros((), dtype=torch.float64, device=dev)
     scalars = dict.fromkeys(_SCALARS, zero)
     if mask is not None and window is None:
-        scalars["trivial"], scalars["causal_pattern"] = _mask_flags(mask, n_q, n_k, max_bytes)
+        scalars["trivial"], scalars["causal_pattern"] = _measure.mask_flags(mask, n_q, n_k,
+                                                                          max_bytes)
     qs = q if idx is None else q.index_select(2, pos)
     ms = mask
     if mask is not None and idx is not None and mask.shape[-2] == n_q:
@@ -478,7 +408,7 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
                 r1 = min(m_all, r0 + mr)
                 qb = qv[b0:b1, h0:h1, :, r0:r1].to(torch.float64)
                 # the band of this block's rows only: never n_q x n_k at once
-                vis = _band(pos[r0:r1], n_k, causal, window, dev)
+                vis = _measure.band(pos[r0:r1], n_k, causal, window, dev)
                 vis = None if vis is None else vis.reshape(1, 1, 1, r1 - r0, n_k)
                 ab = None
                 if ms is not None:
@@ -493,30 +423,8 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
     p.scalars = torch.stack([scalars[n] for n in _SCALARS])
     p.dims, p.heads_kv, p.scale = (B, Hq, n_q, d, n_k), Hkv, scale
     p.causal, p.window, p.masked = bool(causal), window, mask is not None
-    p.mask_float = mask is not None and mask.is_floating_point()
     p.sampled, p.n_rows = idx is not None, m_all
     return p
-
-
-def _resolve_spec(p, trivial, causal_pattern):
-    """What _measure.prepare hands the engine for this call, given the
-    mask's flags: (n_q, n_k, causal, window, masked, keys cut to n_q)."""
-    B, Hq, n_q, d, n_k = p.dims
-    causal, window, masked = p.causal, p.window, p.masked
-    if masked and window is None:
-        if trivial:
-            masked = False
-        elif causal_pattern:
-            masked, causal = False, True
-    cut = False
-    if causal and n_q < n_k and not masked and window is None:
-        n_k, cut = n_q, True
-    if p.sampled:
-        if causal or window is not None:
-            masked, causal, window = True, False, None
-    elif causal and n_q != n_k:
-        masked, causal, window = True, False, None
-    return p.n_rows, n_k, causal, window, masked, cut
 
 
 def finish(p, trials, scalars, pool="none"):
@@ -525,8 +433,11 @@ def finish(p, trials, scalars, pool="none"):
     the engine would not measure (NaN / Inf: key "nonfinite" with the
     count; a +inf mask entry)."""
     s = dict(zip(_SCALARS, scalars.tolist()))
-    n_q, n_k, causal, window, masked, cut = _resolve_spec(p, s["trivial"] > 0,
-                                                          s["causal_pattern"] > 0)
+    B, Hq, n_q, d, n_k = p.dims
+    kind = None if not p.masked else "data" if p.window is not None else \
+        "none" if s["trivial"] > 0 else "causal" if s["causal_pattern"] > 0 else "data"
+    n_k, causal, window, masked, cut, _ = _measure.plan(n_q, n_k, p.causal, p.window, kind,
+                                                        p.sampled)
     bad = int(s["bad_q"] + (s["bad_k_cut"] if cut else s["bad_k"]) + s["bad_mask"])
     if bad:
         raise _measure.Skip("nonfinite", "%d NaN or infinite values in Q, K" % bad, bad)
@@ -536,8 +447,7 @@ def finish(p, trials, scalars, pool="none"):
     arr = np.ascontiguousarray(trials[:, :_F], dtype=np.float64)
     if cut:
         arr[:, _COL["k_var"]], arr[:, _COL["k_mean"]] = trials[:, _K_CUT[0]], trials[:, _K_CUT[1]]
-    B, Hq, _, d, _ = p.dims
-    qd, kd = (B, Hq, n_q, d), (B, p.heads_kv, n_k, d)
+    qd, kd = (B, Hq, p.n_rows, d), (B, p.heads_kv, n_k, d)
     spec = _core.spec_of(qd, kd, p.scale, causal, window)
     buf = (L.sv_trial_stats * (B * Hq)).from_buffer(arr)
     return _core.collect(spec, buf, qd, p.heads_kv, masked, p.scale, pool)
@@ -550,20 +460,16 @@ def resolve(pendings):
 
     by_dev = {}
     for i, p in enumerate(pendings):
-        by_dev.setdefault(str(p.device()), []).append(i)
+        by_dev.setdefault(str(p.trials.device), []).append(i)
     out = [None] * len(pendings)
     for idx in by_dev.values():
         flat = torch.cat([t for i in idx for t in (pendings[i].trials.reshape(-1),
                                                    pendings[i].scalars)])
-        host = flat.cpu().numpy()
-        at = 0
-        for i in idx:
+        at = np.cumsum([n for i in idx for n in (pendings[i].trials.numel(), len(_SCALARS))])
+        parts = np.split(flat.cpu().numpy(), at[:-1])
+        for j, i in enumerate(idx):
             p = pendings[i]
-            n = p.trials.numel()
-            tr = host[at:at + n].reshape(p.trials.shape)
-            sc = host[at + n:at + n + len(_SCALARS)]
-            at += n + len(_SCALARS)
-            out[i] = (p, tr, sc)
+            out[i] = (p, parts[2 * j].reshape(p.trials.shape), parts[2 * j + 1])
     return out
 
 

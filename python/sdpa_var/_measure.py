@@ -42,9 +42,22 @@ def to_bhnd(x):
         x = x.unsqueeze(0)
     if x.dim() == 3:
         x = x.unsqueeze(1)
-    if x.dim() > 4:
-        x = x.reshape(-1, *x.shape[-3:])
-    return x
+    return x.reshape(-1, *x.shape[-3:]) if x.dim() > 4 else x
+
+
+def inputs(q, k, mask):
+    """Q, K and the mask of a call, detached, batch x heads x n x d (the mask
+    batch x heads x n_q x n_k, size-1 axes kept); raises Skip for meta
+    tensors (no values)."""
+    q, k = to_bhnd(q.detach()), to_bhnd(k.detach())
+    if mask is not None:
+        mask = mask.detach()
+        while mask.dim() < 4:
+            mask = mask.unsqueeze(0)
+        mask = mask.reshape(-1, *mask.shape[-3:]) if mask.dim() > 4 else mask
+    if any(t is not None and t.device.type == "meta" for t in (q, k, mask)):
+        raise Skip("meta", "meta tensors hold no values")
+    return q, k, mask
 
 
 def row_sample(n_q, rows, seed, cache):
@@ -57,18 +70,39 @@ def row_sample(n_q, rows, seed, cache):
     return cache[key]
 
 
-def _band(rows, n_k, causal, window):
-    """Bool (len(rows) x n_k): True where query rows[r] sees key j."""
+def band(rows, n_k, causal, window, device=None):
+    """Bool (len(rows) x n_k) on @p device: query rows[r] (their positions,
+    a tensor) sees key j by causal and window alone; None when both allow
+    every key. Comparisons of j with per-row bounds: bool temporaries only
+    (i - j would be an int64 m x n_k array, 8 bytes a score)."""
     import torch
 
-    i = torch.as_tensor(rows).reshape(-1, 1)
-    j = torch.arange(n_k).reshape(1, -1)
-    vis = torch.ones(i.shape[0], n_k, dtype=torch.bool)
-    if causal:
-        vis &= j <= i
+    if not causal and window is None:
+        return None
+    i = rows.reshape(-1, 1)
+    j = torch.arange(n_k, device=device).reshape(1, -1)
+    vis = j <= i if causal else j < i + window
     if window is not None:
-        vis &= (i - j < window) if causal else ((i - j).abs() < window)
+        vis &= j > i - window
     return vis
+
+
+def plan(n_q, n_k, causal, window, kind, sampled):
+    """What the engine is handed for a call (module docstring), from the
+    mask's _mask_kind @p kind (None: no mask; "data" under a window) and
+    whether rows are sampled: (n_k, causal, window, masked, cut, banded).
+    cut: the keys are the first n_q; banded: causal and the window become
+    a bool mask of the measured rows (then causal False, window None)."""
+    masked = kind is not None
+    if masked and window is None and kind in ("none", "causal"):
+        masked, causal = False, causal or kind == "causal"
+    cut = causal and n_q < n_k and not masked and window is None
+    if cut:
+        n_k = n_q  # top-left: query i sees keys 0..i < n_q
+    banded = (causal or window is not None) if sampled else (causal and n_q != n_k)
+    if banded:
+        masked, causal, window = True, False, None
+    return n_k, causal, window, masked, cut, banded
 
 
 def prepare(q, k, causal, mask, window, rows, seed, cache):
@@ -76,46 +110,28 @@ def prepare(q, k, causal, mask, window, rows, seed, cache):
     docstring); q, k detached on the CPU. Raises Skip."""
     import torch
 
-    q, k = to_bhnd(q.detach()), to_bhnd(k.detach())
-    if q.device.type == "meta" or k.device.type == "meta":
-        raise Skip("meta", "meta tensors hold no values")
-    if mask is not None:
-        mask = mask.detach()
-        if mask.device.type == "meta":
-            raise Skip("meta", "meta tensors hold no values")
-        while mask.dim() < 4:
-            mask = mask.unsqueeze(0)
-        if mask.dim() > 4:
-            mask = mask.reshape(-1, *mask.shape[-3:])
-    n_q, n_k = q.shape[-2], k.shape[-2]
-    if mask is not None and window is None:
-        kind = _mask_kind(mask, n_q, n_k)
-        if kind == "none":
-            mask = None
-        elif kind == "causal":
-            mask, causal = None, True
-    if causal and n_q < n_k and mask is None and window is None:
-        k = k[..., :n_q, :]  # top-left: query i sees keys 0..i < n_q
-        n_k = n_q
+    q, k, mask = inputs(q, k, mask)
+    n_q = q.shape[-2]
+    kind = None if mask is None else "data" if window is not None else \
+        _mask_kind(mask, n_q, k.shape[-2])
     idx = row_sample(n_q, rows, seed, cache)
+    n_k, causal2, window2, masked, cut, banded = plan(n_q, k.shape[-2], causal, window, kind,
+                                                      idx is not None)
+    if kind in ("none", "causal"):
+        mask = None
+    if cut:
+        k = k[..., :n_k, :]
+    pos = torch.arange(n_q) if idx is None else torch.as_tensor(idx)
     if idx is not None:
-        q = q[..., torch.as_tensor(idx), :]
+        q = q[..., pos, :]
         if mask is not None and mask.shape[-2] == n_q:
-            mask = mask[..., torch.as_tensor(idx), :]
-        if causal or window is not None:
-            band = _band(idx, n_k, causal, window)
-            mask = band if mask is None else _modules.combine(mask, band)
-            causal, window = False, None
-    elif causal and n_q != n_k:
-        band = _band(np.arange(n_q), n_k, True, window)
-        mask = band if mask is None else _modules.combine(mask, band)
-        causal, window = False, None
+            mask = mask[..., pos, :]
+    if banded:
+        b = band(pos, n_k, causal or kind == "causal", window)
+        mask = b if mask is None else _modules.combine(mask, b)
     # Only what is measured reaches the CPU: with rows, those rows of Q
     # (and of the mask). NaN and infinities: the engine's read (run()).
-    q, k = q.cpu(), k.cpu()
-    if mask is not None:
-        mask = mask.cpu()
-    return q, k, causal, mask, window
+    return q.cpu(), k.cpu(), causal2, None if mask is None else mask.cpu(), window2
 
 
 def _nonfinite(q, k, mask):
@@ -138,27 +154,57 @@ def _tril(n_q, n_k):
     return t
 
 
+def row_chunks(mask, max_bytes):
+    """Slices of @p mask's query-row axis whose entries, at 8 bytes of
+    temporaries each, stay within @p max_bytes (at least one row)."""
+    per_row = max(1, mask[..., :1, :].numel()) * 8
+    c = max(1, max_bytes // per_row)
+    return [slice(r, r + c) for r in range(0, mask.shape[-2], c)]
+
+
+def mask_flags(mask, n_q, n_k, max_bytes):
+    """0-dim float64 tensors on the mask's device, with no synchronisation:
+    the mask excludes nothing (bool all True, float all zero; NaN is not
+    zero), and it is exactly the causal pattern (bool True for keys j <= i,
+    float 0 there and -inf elsewhere, no other value). Taken over blocks of
+    the mask's rows (row_chunks): the boolean temporaries stay within
+    @p max_bytes, never the mask's whole size."""
+    import torch
+
+    dev = mask.device
+    yes = torch.ones((), dtype=torch.bool, device=dev)
+    trivial, plain, same = yes, yes, yes
+    shaped = tuple(mask.shape[-2:]) == (n_q, n_k)
+    j = torch.arange(n_k, device=dev).reshape(1, -1)
+    for sl in row_chunks(mask, max_bytes):
+        mb = mask[..., sl, :]
+        if mask.dtype == torch.bool:
+            trivial = trivial & mb.all()
+            vis = mb
+        else:
+            trivial = trivial & (mb == 0).all()
+            vis = mb > -math.inf
+            plain = plain & ~((mb != 0) & (mb != -math.inf)).any()
+        if shaped:
+            i = torch.arange(sl.start, sl.start + mb.shape[-2], device=dev).reshape(-1, 1)
+            same = same & (vis == (j <= i)).all()
+        del vis, mb
+    causal = plain & same if shaped else torch.zeros((), dtype=torch.bool, device=dev)
+    return trivial.double(), causal.double()
+
+
 def _mask_kind(mask, n_q, n_k):
-    """"none" for a mask that excludes nothing (bool all True, float all
-    zero), "causal" for exactly the causal pattern (_modules.causal_pattern:
-    bool True for keys j <= i, float 0 there and -inf elsewhere), else
-    "data". Row 0 tells the candidates apart (all visible; key 0 only), so
-    a data mask costs one row; a candidate takes one full pass over the
-    mask's own (broadcast) shape: NumPy's on the CPU (torch 1.13's bool
-    all() is some 50 times slower), torch's on the mask's device."""
+    """"none" for a mask that excludes nothing, "causal" for exactly the
+    causal pattern (mask_flags), else "data". On the CPU NumPy's passes
+    (torch 1.13's bool all() is some 50 times slower): row 0 tells the
+    candidates apart (all visible; key 0 only), so a data mask costs one
+    row; a candidate one full pass over the mask's own (broadcast) shape.
+    bfloat16 (which NumPy lacks) and other devices: mask_flags."""
     import torch
 
     if mask.device.type != "cpu" or mask.dtype == torch.bfloat16:
-        row0 = mask[..., 0, :]
-        if mask.dtype == torch.bool:
-            if bool(row0.all()) and bool(mask.all()):
-                return "none"
-            key0 = bool(row0[..., 0].all()) and not bool(row0[..., 1:].any())
-        else:
-            if not bool(row0.any()) and not bool(mask.any()):  # NaN counts as nonzero
-                return "none"
-            key0 = bool((row0[..., 0] == 0).all()) and bool((row0[..., 1:] == -math.inf).all())
-        return "causal" if key0 and _modules.causal_pattern(mask, n_q, n_k) else "data"
+        trivial, causal = mask_flags(mask, n_q, n_k, 256 << 20)
+        return "none" if trivial else "causal" if causal else "data"
     m = mask.numpy()  # a view, whatever the strides
     row0 = m[..., 0, :]
     if m.dtype == np.bool_:
@@ -182,30 +228,16 @@ def run(q, k, scale, causal, mask, window, rows, seed, cache, threads, pool="non
     pooled row) of one call, or raises Skip."""
     q, k, causal, mask, window = prepare(q, k, causal, mask, window, rows, seed, cache)
     try:
-        return _stats(q, k, scale, causal, mask, window, threads, pool)
+        # the mask in its own dtype: the engine knows that dtype's lowest
+        # value (HF's finfo(dtype).min fill) as "excluded"; widened, it would not be
+        return _core.stats(q, k, scale=scale, causal=causal, mask=mask, layout="bhnd",
+                           window=None if window is None else int(window), pool=pool,
+                           threads=threads)
     except _core.NonFiniteError:
         bad = _nonfinite(q, k, mask)
         if not bad:
             raise  # +inf in a float mask: an error of the caller's, as stats() says
         raise Skip("nonfinite", "%d NaN or infinite values in Q, K" % bad, bad) from None
-
-
-def _stats(q, k, scale, causal, mask, window, threads, pool):
-    kw = {"scale": scale, "causal": causal, "layout": "bhnd", "pool": pool,
-          "threads": threads}
-    if mask is not None:
-        # Its own dtype: the engine knows that dtype's lowest value (HF's
-        # finfo(dtype).min fill) as "excluded"; widened, it would not be.
-        kw["mask"] = mask
-    if window is not None:
-        kw["window"] = int(window)
-    try:
-        return _core.stats(q, k, **kw)
-    except TypeError as e:
-        if ("mask" in kw or "window" in kw) and ("mask" in str(e) or "window" in str(e)):
-            raise Skip("nomask", "this sdpa_var.stats() takes no mask or window (a masked "
-                       "call needs the engine's masks, issue 23 section 2)") from None
-        raise
 
 
 def _kind(name):
@@ -243,15 +275,11 @@ class Accumulator:
     or, reduce="none", the calls' batch rows side by side."""
 
     def __init__(self, reduce):
-        self.reduce = reduce
-        self.calls = 0
-        self.nonfinite = 0
-        self.scale = None
-        self.scale_source = None
-        self.path = None
+        self.reduce, self.calls, self.nonfinite = reduce, 0, 0
+        self.scale = self.scale_source = self.path = None
         self.backends = set()  # "engine", "torch": which computed this step's calls
         self.parts = []      # reduce="none": Stats of each call
-        self.sum, self.weight, self.ext, self.first = {}, 0.0, {}, {}
+        self.sum, self.ext, self.first = {}, {}, {}
         self.columns, self.units, self.heads = (), {}, None
 
     def add(self, st, rows):

@@ -113,13 +113,6 @@ def is_hf(m):
     return type(m).__module__.startswith("transformers.")
 
 
-def hf_version():
-    """transformers.__version__, or "?"."""
-    import sys
-
-    return getattr(sys.modules.get("transformers"), "__version__", "?")
-
-
 def hf_inline_eager(model, modules):
     """The HF modules of @p modules that run attn_implementation="eager"
     (the model's config) from a modeling file without eager_attention_
@@ -170,14 +163,6 @@ def kind_of(m):
     return None
 
 
-def split_heads(x, heads):
-    """batch x n x (heads*d) (or n x (heads*d)) -> batch x heads x n x d."""
-    if x.dim() == 2:
-        x = x.unsqueeze(0)
-    b, n, e = x.shape[0], x.shape[1], x.shape[-1]
-    return x.reshape(b, n, heads, e // heads).transpose(1, 2)
-
-
 def mha_qk(m, query, key):
     """Q and K (bhnd) of nn.MultiheadAttention @p m for inputs @p query,
     @p key, recomputed from in_proj as torch does, K with the keys torch
@@ -202,15 +187,8 @@ def mha_qk(m, query, key):
     if getattr(m, "add_zero_attn", False):
         k = torch.cat([k, k.new_zeros((1,) + tuple(k.shape[1:]))])
     # n x batch x E -> batch x heads x n x head_dim
-    return split_heads(q.transpose(0, 1), m.num_heads), split_heads(k.transpose(0, 1),
-                                                                    m.num_heads)
-
-
-def mha_extra_keys(m):
-    """How many keys nn.MultiheadAttention @p m appends to the call's own:
-    bias_k, the zero key."""
-    return int(getattr(m, "bias_k", None) is not None) + int(bool(getattr(m, "add_zero_attn",
-                                                                           False)))
+    return tuple(x.transpose(0, 1).reshape(x.shape[1], x.shape[0], m.num_heads, -1)
+                 .transpose(1, 2) for x in (q, k))
 
 
 def hook_qk(kind, m, caps, call, causal):
@@ -227,7 +205,9 @@ def hook_qk(kind, m, caps, call, causal):
         q, k = mha_qk(m, call["query"], call["key"])
         pad = call.get("key_padding_mask")
         causal = bool(call.get("is_causal", False))  # then attn_mask is the causal one
-        extra = mha_extra_keys(m)
+        # the keys torch appends to the call's own: bias_k, the zero key
+        extra = int(getattr(m, "bias_k", None) is not None) + int(bool(getattr(
+            m, "add_zero_attn", False)))
         if extra and call.get("attn_mask") is not None:
             causal = False  # torch pads the causal attn_mask: every query sees the extra keys
         mask = mha_mask(m, None if causal else call.get("attn_mask"), pad, q.shape[0],
@@ -240,15 +220,19 @@ def hook_qk(kind, m, caps, call, causal):
         if q is None or k is None:
             return None
         q, k = q[0], k[0]
-        if getattr(m, "hook_layout", "bnhd") != "bhnd":
-            q = tl_logn(m, q, k)
+        if getattr(m, "hook_layout", "bnhd") != "bhnd":  # batch x pos x heads x d
+            if _tl_cfg(m, "use_logn_attn") is True and not getattr(m, "training", False):
+                # Qwen-1's log-n past the training length, in eval: each query
+                # row scaled after the hook points, offset by the cached keys
+                q = m._apply_logn_scaling(q, k.shape[1] - q.shape[1])
             q, k = q.transpose(1, 2), k.transpose(1, 2)
         if "hook_attn_scores" in caps:  # masked, scaled scores: the fill where excluded
             s = caps["hook_attn_scores"][0]
             # the fill as stored in s's dtype (-1e5 is -inf in float16)
             mask, causal = s != torch.tensor(tl_fill(m, s), dtype=s.dtype), False
-            alibi = tl_alibi(m, q.shape[-2], k.shape[-2])
-            if alibi is not None:  # added to the scores before hook_attn_scores
+            if _tl_cfg(m, "positional_embedding_type") == "alibi":
+                # the ALiBi bias (heads x n_q x n_k), added before hook_attn_scores
+                alibi = m.alibi[:, -q.shape[-2]:, :k.shape[-2]]
                 mask = combine(mask, alibi.to(s.dtype))
     else:  # never hooked (kind_of's other kinds are served by capture)
         return None
@@ -282,24 +266,6 @@ def tl_refusal(m):
                                                                     None)):
         return "cfg.use_logn_attn: Q is scaled per row after the hook points"
     return None
-
-
-def tl_logn(m, q, k):
-    """Q (batch x pos x heads x d) as TransformerLens module @p m's scores
-    read it: cfg.use_logn_attn scales each query row after the hook points
-    in eval (Qwen-1's log-n past the training length), the offset being the
-    cached keys."""
-    if _tl_cfg(m, "use_logn_attn") is True and not getattr(m, "training", False):
-        return m._apply_logn_scaling(q, k.shape[1] - q.shape[1])
-    return q
-
-
-def tl_alibi(m, n_q, n_k):
-    """The ALiBi bias (heads x n_q x n_k) TransformerLens module @p m added
-    to its scores in the call that just ran, or None."""
-    if _tl_cfg(m, "positional_embedding_type") != "alibi":
-        return None
-    return m.alibi[:, -n_q:, :n_k]
 
 
 def tl_fill(m, s):
@@ -372,19 +338,3 @@ def as_additive(a, dtype):
     if a.dtype == torch.bool:
         return torch.zeros(a.shape, dtype=dtype, device=a.device).masked_fill(~a, -math.inf)
     return a.to(dtype)
-
-
-def causal_pattern(mask, n_q, n_k):
-    """True if SDPA-convention @p mask is exactly the causal mask (keys j <=
-    i, top-left) for every batch and head, False otherwise: bool True on
-    and below the diagonal, False above; float 0 and -inf there (no other
-    value). One comparison on the mask's device, in its broadcast shape."""
-    import torch
-
-    if mask is None or tuple(mask.shape[-2:]) != (n_q, n_k):
-        return False
-    want = torch.ones(n_q, n_k, dtype=torch.bool, device=mask.device).tril()
-    if mask.dtype != torch.bool:
-        want = torch.zeros(n_q, n_k, dtype=mask.dtype, device=mask.device).masked_fill(
-            ~want, -math.inf)
-    return bool(torch.equal(mask, want.expand(mask.shape)))

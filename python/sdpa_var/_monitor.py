@@ -34,10 +34,9 @@ carries nothing of the monitor, and the copy is not monitored.
 """
 
 import collections.abc
-import inspect
 import math
 import numbers
-import threading
+import sys
 import warnings
 
 import numpy as np
@@ -49,6 +48,10 @@ DEFAULT_STATS = ("scaled_entropy", "scaled_entropy_norm", "scaled_max_weight",
 MONITORED = DEFAULT_STATS  # the name before issue 23
 # the modules hooks serve: their Q, K are by construction the softmax's
 HOOK_KINDS = ("mha", "tl")
+# The ways a module hooks cannot serve is measured, where this torch has no SDPA
+_WAYS = ("(1) SDPA capture: the module calls torch.nn.functional.scaled_dot_product_attention "
+         "(PyTorch >= 2.0; this torch has none); (2) sdpa_var.observe(q, k, scale=..., "
+         "causal=...) in the module's forward")
 
 
 class _Layer:
@@ -57,50 +60,6 @@ class _Layer:
         self.scale = None          # given by monitor(scale=), else read per call
         self.causal = None         # the module's own word (is_causal, bias), or None
         self.mode = "hooks"        # or "capture": SDPA / HF / observe() only
-
-
-# nn.MultiheadAttention.forward wrapped while a monitor with such a layer
-# is attached: [original, wrapper] and the monitors it feeds, in order.
-_MHA = {"saved": None, "monitors": []}
-_MHA_LOCK = threading.Lock()
-
-
-def _mha_attach(mon):
-    import torch.nn as nn
-
-    with _MHA_LOCK:
-        if not _MHA["monitors"]:
-            original = nn.MultiheadAttention.__dict__["forward"]
-            sig = inspect.signature(original)
-
-            @_capture.no_compile
-            def feed(self, args, kwargs):
-                for m in list(_MHA["monitors"]):
-                    m._mha_call(self, sig, args, kwargs)
-
-            def forward(self, *args, **kwargs):
-                feed(self, args, kwargs)
-                return original(self, *args, **kwargs)
-
-            forward.__wrapped__ = original
-            forward.__doc__ = original.__doc__
-            nn.MultiheadAttention.forward = forward
-            _MHA["saved"] = (original, forward)
-        _MHA["monitors"].append(mon)
-
-
-def _mha_detach(mon):
-    import torch.nn as nn
-
-    with _MHA_LOCK:
-        if mon not in _MHA["monitors"]:
-            return
-        _MHA["monitors"].remove(mon)
-        if not _MHA["monitors"] and _MHA["saved"] is not None:
-            original, wrapper = _MHA["saved"]
-            if nn.MultiheadAttention.__dict__.get("forward") is wrapper:
-                nn.MultiheadAttention.forward = original
-            _MHA["saved"] = None
 
 
 class _Frame:
@@ -120,6 +79,16 @@ def _positive(v, what):
     if not (math.isfinite(x) and x > 0):
         raise ValueError("%s: %r is not a positive finite number" % (what, v))
     return x
+
+
+def check_count(v, what, low, none_ok, need):
+    """int(@p v) if it is an integer >= @p low (or None, where @p none_ok);
+    else ValueError "<what>: v is not <need>"."""
+    if v is None and none_ok:
+        return None
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < low:
+        raise ValueError("%s: %r is not %s" % (what, v, need))
+    return int(v)
 
 
 def _per_module(v, what, names, check):
@@ -143,17 +112,13 @@ class Monitor(_report.Report):
 
         if not isinstance(model, nn.Module):
             raise TypeError("model: %r is not a torch.nn.Module" % (type(model).__name__,))
-        if isinstance(every, bool) or not isinstance(every, numbers.Integral) or every < 1:
-            raise ValueError("every: %r is not a step count >= 1" % (every,))
+        every = check_count(every, "every", 1, False, "a step count >= 1")
         if not isinstance(causal, bool):
             raise TypeError("causal: %r is not True or False" % (causal,))
         if reduce not in ("batch", "none"):
             raise ValueError("reduce: %r is not 'batch' or 'none'" % (reduce,))
-        if rows is not None and (isinstance(rows, bool) or not isinstance(rows, numbers.Integral)
-                                 or rows < 1):
-            raise ValueError("rows: %r is not a row count >= 1 (or None: every row)" % (rows,))
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-            raise ValueError("seed: %r is not an integer >= 0" % (seed,))
+        check_count(rows, "rows", 1, True, "a row count >= 1 (or None: every row)")
+        seed = check_count(seed, "seed", 0, False, "an integer >= 0")
         if stats is None:
             stats = DEFAULT_STATS
         if isinstance(stats, str) or not all(isinstance(s, str) for s in stats):
@@ -163,14 +128,12 @@ class Monitor(_report.Report):
             raise ValueError("backend: %r is not 'auto', 'engine' or 'torch'" % (backend,))
         if backend == "torch" and _device.unavailable():
             raise ValueError("backend: 'torch' needs %s" % _device.unavailable())
-        if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(
-                max_bytes, numbers.Integral) or max_bytes < 1):
-            raise ValueError("max_bytes: %r is not a byte count >= 1 (or None: %d)"
-                             % (max_bytes, _device.DEFAULT_MAX_BYTES))
+        check_count(max_bytes, "max_bytes", 1, True,
+                    "a byte count >= 1 (or None: %d)" % _device.DEFAULT_MAX_BYTES)
         self.backend, self.max_bytes = backend, max_bytes
         self._pending = []  # (accumulator, _device.Pending) of the torch backend, in call order
-        self.every, self.causal, self.threads = int(every), causal, threads
-        self.reduce, self.rows, self.seed, self.stats = reduce, rows, int(seed), tuple(stats)
+        self.every, self.causal, self.threads = every, causal, threads
+        self.reduce, self.rows, self.seed, self.stats = reduce, rows, seed, tuple(stats)
         self.steps, self.last, self.last_step = 0, {}, None
         self.layers = []
         self._model, self._handles, self._mha = model, [], False
@@ -226,31 +189,27 @@ class Monitor(_report.Report):
                 "softmax sees them; %scall sdpa_var.observe(q, k, ...) in its forward with "
                 "monitor(model, hooks=False)"
                 % (", ".join(repr(self._names[id(m)]) for m in inline),
-                   "s" if len(inline) == 1 else "", _modules.hf_version(),
+                   "s" if len(inline) == 1 else "",
+                   getattr(sys.modules.get("transformers"), "__version__", "?"),
                    ", ".join(sorted({type(m).__module__ for m in inline})),
                    _modules.hf_sdpa_advice(model)))
         if rotary:
             raise ValueError(
                 "model: %s transform%s Q and K after hook_q/hook_k and ha%s no hook_rot_q/"
                 "hook_rot_k, so its hook points would see them before that; the monitor "
-                "never reports those numbers. Two ways measure what the softmax sees: "
-                "(1) SDPA capture: the module calls torch.nn.functional."
-                "scaled_dot_product_attention (PyTorch >= 2.0; this torch has none); "
-                "(2) sdpa_var.observe(q, k, scale=..., causal=...) in the module's forward "
+                "never reports those numbers. Two ways measure what the softmax sees: %s "
                 "after the rotation, with monitor(model, hooks=False)."
                 % (", ".join(rotary), "s" if len(rotary) == 1 else "",
-                   "s" if len(rotary) == 1 else "ve"))
+                   "s" if len(rotary) == 1 else "ve", _WAYS))
         if refused:
             raise ValueError(
                 "model: %s: the monitor reads Q and K from module hooks only where they are by "
                 "construction what the softmax sees (nn.MultiheadAttention, TransformerLens "
                 "hook points), never from projections (q_proj/k_proj, c_attn, qkv, "
                 "query_key_value), after which rotary, QK-norm or a scale may follow. Ways that "
-                "work: (1) SDPA capture: the module calls torch.nn.functional."
-                "scaled_dot_product_attention (PyTorch >= 2.0; this torch has none); "
-                "(2) sdpa_var.observe(q, k, scale=..., causal=...) in the module's forward, "
-                "with monitor(model, hooks=False); (3) nn.MultiheadAttention or hook points "
-                "(docs/python.md, \"The monitor\")" % ", ".join(repr(n) for n in refused))
+                "work: %s, with monitor(model, hooks=False); (3) nn.MultiheadAttention or hook "
+                "points (docs/python.md, \"The monitor\")"
+                % (", ".join(repr(n) for n in refused), _WAYS))
         hooked = {L.name for L in self._layers.values() if L.mode == "hooks"}
         wrong = sorted(n or "model" for n in scales if (n or "model") not in hooked)
         if wrong or (scale_all is not None and not hooked):
@@ -279,10 +238,8 @@ class Monitor(_report.Report):
             _capture.no_compile(self._global_pre)))
         self._handles.append(_module.register_module_forward_hook(
             _capture.no_compile(self._global_post)))
-        if self._mha:
-            _mha_attach(self)
         _capture.attach(self, [L.module for L in self._layers.values()
-                               if _modules.is_hf(L.module)])
+                               if _modules.is_hf(L.module)], self._mha)
 
     # -- hooks ---------------------------------------------------------------
     def _active(self):
@@ -304,15 +261,18 @@ class Monitor(_report.Report):
         elif L.kind == "tl":
             for what in ("hook_q", "hook_k", "hook_rot_q", "hook_rot_k", "hook_attn_scores"):
                 if getattr(m, what, None) is not None:
-                    self._keep(L, what, getattr(m, what))
+                    self._entry(getattr(m, what))[2].append((L, what))
 
-    def _keep(self, L, what, proj):
-        self._entry(proj)[2].append((L, what))
+    def _ours(self, mod):
+        """@p mod's entry in _by_id; None for a module not of ours (a copy,
+        another model)."""
+        e = self._by_id.get(id(mod))
+        return e if e is not None and e[0] is mod else None
 
     def _global_pre(self, mod, args):
-        e = self._by_id.get(id(mod))
-        if e is None or e[0] is not mod:
-            return None  # not a module of ours (a copy, another model)
+        e = self._ours(mod)
+        if e is None:
+            return None
         if mod is self._model and not _capture.in_backward():
             self._root_pre(mod, args)
         if e[1] is not None:
@@ -320,8 +280,8 @@ class Monitor(_report.Report):
         return None
 
     def _global_post(self, mod, args, out):
-        e = self._by_id.get(id(mod))
-        if e is None or e[0] is not mod:
+        e = self._ours(mod)
+        if e is None:
             return None
         for L, what in e[2]:
             if self._stack and self._stack[-1].layer is L:
@@ -334,8 +294,8 @@ class Monitor(_report.Report):
 
     def _mha_call(self, mod, sig, args, kwargs):
         """nn.MultiheadAttention.forward's arguments, for a layer of ours."""
-        e = self._by_id.get(id(mod))
-        if e is None or e[0] is not mod or e[1] is None or not self._active():
+        e = self._ours(mod)
+        if e is None or e[1] is None or e[1].mode != "hooks" or not self._active():
             return
         if self._stack and self._stack[-1].layer is e[1]:
             try:
@@ -424,8 +384,7 @@ class Monitor(_report.Report):
             if isinstance(who, str):
                 name = who
             elif who is not None:
-                L = self._layers.get(id(who))
-                name = L.name if L is not None else self._names.get(id(who), path)
+                name = self._names.get(id(who), path)
             elif self._stack:
                 name = self._stack[-1].layer.name
             elif self._root_depth:  # in call order within the model's forward
@@ -434,9 +393,7 @@ class Monitor(_report.Report):
             else:  # in call order within the step, outside the model's forward
                 name = "%s%d" % (path, self._unnamed_out)
                 self._unnamed_out += 1
-            for f in self._stack:
-                f.produced = True
-                self._covered.add(f.layer.name)
+            self._claim()
             if scale is None:
                 scale, source = q.shape[-1] ** -0.5, path + " 1/sqrt(d)"
             else:
@@ -446,17 +403,20 @@ class Monitor(_report.Report):
             self._warn("capture:%s:%s" % (path, type(e).__name__),
                        "a %s call was not measured (%s: %s)" % (path, type(e).__name__, e))
 
+    def _claim(self):
+        """The running monitored modules produced this call's Q, K."""
+        for f in self._stack:
+            f.produced = True
+            self._covered.add(f.layer.name)
+
     def _refuse(self, who, reason):
         """From _capture.py: a call of @p who (a module) the monitor will
         not report (softcapping, sinks, another attention kernel); warned
         once per layer and reason, never raised."""
         if not self._active():
             return
-        L = self._layers.get(id(who))
-        name = L.name if L is not None else self._names.get(id(who), "a module")
-        for f in self._stack:
-            f.produced = True
-            self._covered.add(f.layer.name)
+        name = self._names.get(id(who), "a module")
+        self._claim()
         self._warn("refuse:%s:%s" % (name, reason), "%s: not measured: %s" % (name, reason))
 
     def _measure(self, name, path, q, k, scale, source, causal, mask, window):
@@ -545,8 +505,7 @@ class Monitor(_report.Report):
         for name, acc in accs.items():
             if not acc.calls and not acc.nonfinite:
                 continue  # every call skipped (and warned about)
-            out[name] = st = self._stats_of(acc)
-            self._record(self.steps - 1, name, st)
+            out[name] = self._stats_of(self.steps - 1, name, acc)
         self.last, self.last_step = out, self.steps - 1
         return out
 
@@ -555,7 +514,6 @@ class Monitor(_report.Report):
         for h in self._handles:
             h.remove()
         self._handles, self._by_id = [], {}
-        _mha_detach(self)
         _capture.detach(self)
         self._model = None
 

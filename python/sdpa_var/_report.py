@@ -8,35 +8,39 @@ import numpy as np
 from . import _result
 
 
+def cells(st, names):
+    """(name, index, float) of Stats @p st's columns @p names (those it
+    has), every entry: index (head,) or (batch, head)."""
+    for name in names:
+        if name in st.values:
+            v = np.asarray(st.values[name], dtype=np.float64)
+            for ix in np.ndindex(v.shape):
+                yield name, ix, float(v[ix])
+
+
 class Report:
     """Monitor's results; needs self.reduce, self.stats, self.last, self._hist."""
 
-    def _stats_of(self, acc):
+    def _stats_of(self, step, layer, acc):
+        """Stats of @p layer's accumulator @p acc at @p step, also kept in
+        the history (to_pandas)."""
         values = acc.values() if acc.heads is not None else {}
         dims = ("head",) if self.reduce == "batch" else ("batch", "head")
         shape = next(iter(values.values())).shape if values else ()
         config = {"scale": repr(acc.scale), "scale_source": str(acc.scale_source),
                   "path": str(acc.path), "calls": str(acc.calls),
                   "nonfinite": str(acc.nonfinite),
-                  "backend": "+".join(sorted(getattr(acc, "backends", ()))) or "engine"}
-        return _result.make("per_head", dims if values else (), shape,
-                            [c for c in acc.columns if c in values], values, {}, config,
-                            acc.units)
-
-    def _record(self, step, layer, st):
-        c = st.config
-        extra = (float(c["scale"]) if c["scale"] != "None" else math.nan, c["scale_source"],
-                 c["path"], int(c["calls"]))
-        if int(c["nonfinite"]):
-            self._hist.append((step, layer, None, -1, "nonfinite", float(c["nonfinite"]))
-                              + extra)
-        for name in self.stats:
-            if name not in st.values:
-                continue
-            v = np.asarray(st.values[name], dtype=np.float64)
-            for ix in np.ndindex(v.shape):
-                b, h = (None, ix[0]) if v.ndim == 1 else ix
-                self._hist.append((step, layer, b, h, name, float(v[ix])) + extra)
+                  "backend": "+".join(sorted(acc.backends)) or "engine"}
+        st = _result.make("per_head", dims if values else (), shape,
+                          [c for c in acc.columns if c in values], values, {}, config, acc.units)
+        extra = (math.nan if acc.scale is None else float(acc.scale), str(acc.scale_source),
+                 str(acc.path), acc.calls)
+        if acc.nonfinite:
+            self._hist.append((step, layer, None, -1, "nonfinite", float(acc.nonfinite)) + extra)
+        for name, ix, x in cells(st, self.stats):
+            b, h = (None, ix[0]) if len(ix) == 1 else ix
+            self._hist.append((step, layer, b, h, name, x) + extra)
+        return st
 
     def to_dict(self, prefix="attn/", stats=None):
         """Flat {"attn/<layer>/head<h>/<statistic>": float} of the last
@@ -47,13 +51,9 @@ class Report:
         pre = "" if prefix is None else str(prefix)
         out = {}
         for layer, st in self.last.items():
-            for name in names:
-                if name not in st.values:
-                    continue
-                v = np.asarray(st.values[name], dtype=np.float64)
-                for ix in np.ndindex(v.shape):
-                    where = "head%d" % ix[0] if v.ndim == 1 else "batch%d/head%d" % ix
-                    out["%s%s/%s/%s" % (pre, layer, where, name)] = float(v[ix])
+            for name, ix, x in cells(st, names):
+                where = "head%d" % ix if len(ix) == 1 else "batch%d/head%d" % ix
+                out["%s%s/%s/%s" % (pre, layer, where, name)] = x
         return out
 
     def to_pandas(self):

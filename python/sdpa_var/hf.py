@@ -11,8 +11,6 @@ loads this module on first use of `sdpa_var.hf`). docs/python.md, "In
 transformers' Trainer", describes it.
 """
 
-import numbers
-
 import numpy as np
 
 try:
@@ -21,7 +19,7 @@ except ImportError:
     raise ImportError("sdpa_var.hf needs transformers (pip install transformers); "
                       "sdpa_var.monitor() itself does not") from None
 
-from . import _columns, _monitor
+from . import _measure, _monitor
 
 PER = ("head", "layer")
 # How per="layer" folds a statistic over a layer's heads: the library's
@@ -29,15 +27,6 @@ PER = ("head", "layer")
 # the maximum, minima by the minimum, counts by the sum); any other rule
 # (pooled var_scale, a configuration column) by the mean.
 _FOLD = {"mean": np.mean, "max": np.max, "min": np.min, "sum": np.sum}
-_RULES = None
-
-
-def _rule(name):
-    global _RULES
-    if _RULES is None:
-        _RULES = {c.name: c.reduce for c in _columns.per_head()}
-    r = _RULES.get(name, "mean")
-    return r if r in _FOLD else "mean"
 
 
 class MonitorCallback(transformers.TrainerCallback):
@@ -73,10 +62,8 @@ class MonitorCallback(transformers.TrainerCallback):
         if not callable(getattr(trainer, "log", None)) or not hasattr(trainer, "state"):
             raise TypeError("trainer: %r is not a transformers.Trainer (it has no log() and "
                             "state)" % (type(trainer).__name__,))
-        if every is not None and (isinstance(every, bool) or
-                                  not isinstance(every, numbers.Integral) or every < 1):
-            raise ValueError("every: %r is not a step count >= 1 (or None: the Trainer's "
-                             "logging_steps)" % (every,))
+        _monitor.check_count(every, "every", 1, True,
+                             "a step count >= 1 (or None: the Trainer's logging_steps)")
         if per not in PER:
             raise ValueError("per: %r is not 'head' or 'layer'" % (per,))
         if prefix is not None and not isinstance(prefix, str):
@@ -139,10 +126,10 @@ class MonitorCallback(transformers.TrainerCallback):
         out = {}
         for layer, st in mon.last.items():
             for name in mon.stats:
-                if name not in st.values:
-                    continue
-                v = np.asarray(st.values[name], dtype=np.float64)
-                out["%s%s/%s" % (self.prefix, layer, name)] = float(_FOLD[_rule(name)](v))
+                if name in st.values:
+                    fold = _FOLD.get(_measure.REDUCE.get(name), np.mean)
+                    out["%s%s/%s" % (self.prefix, layer, name)] = float(fold(
+                        np.asarray(st.values[name], dtype=np.float64)))
         return out
 
     def remove(self):

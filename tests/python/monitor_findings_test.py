@@ -22,6 +22,9 @@ names start with the finding's number):
    hooks on q_proj/k_proj (here the module computes its softmax by hand,
    so nothing is measured and a warning names it, or monitor() refuses it
    where torch has no SDPA; through SDPA or observe() it is measured).
+9. A mask of a dtype the engine does not read (int64) in observe(): the
+   warning names the dtype (it said "this sdpa_var.stats() takes no mask",
+   a fallback for a package without masks, which the package never is).
 """
 
 import copy
@@ -420,4 +423,11 @@ for what, model, args in (("8 cos/sin args", RopeArgs(), (x8, cos8, sin8)),
                    "%s: a warning names the module and observe()" % what, str(msgs))
         except ValueError as e:  # a torch without SDPA: refused at monitor()
             chk.ok("'model'" in str(e) and "observe" in str(e), "%s: refused" % what, str(e))
+# 9. an int64 mask: the warning says why (the dtype), not "takes no mask"
+with sdpa_var.monitor(model, hooks=False) as mon:
+    _, w = caught(lambda: sdpa_var.observe(torch.randn(1, 2, 4, 8), torch.randn(1, 2, 4, 8),
+                                           mask=torch.ones(4, 4, dtype=torch.int64)))
+    chk.ok(mon.step() == {} and len(w) == 1 and "int64" in w[0] and "takes no mask" not in w[0],
+           "9 int64 mask: warned with its dtype", str(w))
+
 chk.done()
