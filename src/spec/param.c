@@ -460,9 +460,16 @@ size_t sv_param_explain(sv_param param, const char *text, char *buf, size_t len)
     case SV_ARG_FLAG:
         return say(buf, len, "'%s' is not 0 or 1", q);
     case SV_ARG_NAME:
-        return one_of(buf, len, q, sv_param_choices(param), "");
-    case SV_ARG_SCALE:
-        return one_of(buf, len, q, scale_names, " or a positive number");
+    case SV_ARG_SCALE: {
+        const char *const *names = sv_param_choices(param);
+        size_t at =
+            one_of(buf, len, q, names, r->kind == SV_ARG_SCALE ? " or a positive number" : "");
+        const char *near = sv_suggest(text, names, SIZE_MAX);
+        if (near)
+            at += say(at < len ? buf + at : NULL, at < len ? len - at : 0, "; did you mean %s?",
+                      near);
+        return at;
+    }
     default:
         return sv_value_explain(r->kind, r->lo, r->hi, text, buf, len);
     }

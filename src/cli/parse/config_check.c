@@ -24,6 +24,30 @@ int cli_logn_refuse(const char *per_row, const char *option, char *err, size_t e
                     per_row, option);
 }
 
+/* A rule of the library between two parameters, "q_mean: not with
+ * d_model (why)" or "nu: needs dist t (why)" (sv_spec_check_param), in the
+ * options' names: "--q-mean does not apply with --d-model (why)", "--nu
+ * needs --dist t (why)". 1 with the message in err; 0 for another line. */
+static int rule_error(const cli_options *o, const char *name, sv_param other, const char *why,
+                      char *err, size_t errlen)
+{
+    const int oid = cli_option_of(o, other);
+    const char *rest = strstr(why, ": "), *paren = strstr(why, " (");
+    if (oid < 0 || !rest || !paren || paren < rest)
+        return 0;
+    rest += 2;
+    const char *oname = cli_option_defs[oid].name, *pname = sv_param_name(other);
+    if (strncmp(rest, "not with ", 9) == 0)
+        return !cli_fail(err, errlen, "--%s does not apply with --%s%s", name, oname, paren);
+    const size_t n = strlen(pname);
+    if (strncmp(rest, "needs ", 6) != 0 || strncmp(rest + 6, pname, n) != 0)
+        return 0;
+    /* What follows the other's name up to the reason: " t" of "dist t". */
+    const char *value = rest + 6 + n;
+    return !cli_fail(err, errlen, "--%s needs --%s%.*s%s", name, oname, (int)(paren - value), value,
+                     paren);
+}
+
 /* A failure of the library's check on @p spec (@p id the option of the
  * parameter it blames, @p other the parameter the rule is about, @p why
  * the library's line), as a message naming the option and its value. */
@@ -46,6 +70,8 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
     if (id < 0)
         return cli_fail(err, errlen, "invalid configuration (%s: %s)", sv_status_str(st), why);
     const char *name = cli_option_defs[id].name;
+    if (st == SV_EINVAL && other != SV_PARAM_NONE && rule_error(o, name, other, why, err, errlen))
+        return 0;
     cli_options_echo(o, (cli_option_id)id, q, sizeof q);
     uint64_t shown = 0; /* a window's scores (sv_spec_scores), not n_q n_k */
     if (id == CLI_OPT_DDOF && spec->window > 0 && sv_spec_scores(spec, &shown) == SV_OK)

@@ -167,8 +167,16 @@ static int init_item(cli_options *opt, const char *s, size_t i)
 }
 
 /* The names the CLI's own list options take, as their messages list them. */
-static const char *const format_names[] = {"table",   "csv",      "json",  "jsonl", "state",
-                                           "gnuplot", "markdown", "latex", NULL};
+const char *const cli_format_names[] = {
+#define CLI_FORMAT_NAME_(id, name, merge) name,
+    CLI_FORMAT_MAP(CLI_FORMAT_NAME_)
+#undef CLI_FORMAT_NAME_
+        NULL};
+const unsigned char cli_format_merges[] = {
+#define CLI_FORMAT_MERGE_(id, name, merge) merge,
+    CLI_FORMAT_MAP(CLI_FORMAT_MERGE_)
+#undef CLI_FORMAT_MERGE_
+};
 static const char *const plot_names[] = {"variance", "entropy",   "max_weight", "eff_keys",
                                          "grad",     "histogram", NULL};
 static const char *const layout_names[] = {"bhnd", "bnhd", NULL};
@@ -298,10 +306,11 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
         opt->pool = (cli_pool)i;
         return 1;
     }
-    case CLI_OPT_FORMAT: { /* format_names is in cli_format's order, from table */
-        const int k = name_index(s, format_names);
+    case CLI_OPT_FORMAT: { /* cli_format_names is in cli_format's order, from table */
+        const int k = name_index(s, cli_format_names);
         if (k < 0)
-            return not_one_of("--format", cli_quote(q, sizeof q, s), s, format_names, err, errlen);
+            return not_one_of("--format", cli_quote(q, sizeof q, s), s, cli_format_names, err,
+                              errlen);
         opt->format = (cli_format)(CLI_FORMAT_TABLE + k);
         return 1;
     }

@@ -1,79 +1,31 @@
-/* Nearest names for "did you mean": an edit distance and an alias table. */
+/* "Did you mean": the synonyms of the CLI's own names (options, formats),
+ * then the library's sv_suggest (the parameters' synonyms, the edit
+ * distance). */
 #include "suggest.h"
 
-#include <ctype.h>
 #include <string.h>
 
-size_t cli_edit_distance(const char *a, const char *b)
-{
-    const size_t m = strlen(a), n = strlen(b);
-    if (m > CLI_SUGGEST_MAX || n > CLI_SUGGEST_MAX)
-        return (size_t)-1;
-    /* d[i][j]: distance of a[0..i) and b[0..j); three rows suffice. */
-    size_t d[3][CLI_SUGGEST_MAX + 1];
-    for (size_t j = 0; j <= n; j++)
-        d[0][j] = j;
-    for (size_t i = 1; i <= m; i++) {
-        size_t *row = d[i % 3], *up = d[(i - 1) % 3], *up2 = d[(i + 1) % 3];
-        row[0] = i;
-        for (size_t j = 1; j <= n; j++) {
-            const int ai = tolower((unsigned char)a[i - 1]), bj = tolower((unsigned char)b[j - 1]);
-            size_t best = up[j - 1] + (ai != bj);
-            best = up[j] + 1 < best ? up[j] + 1 : best;
-            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-            if (i > 1 && j > 1 && ai == tolower((unsigned char)b[j - 2]) &&
-                tolower((unsigned char)a[i - 2]) == bj && up2[j - 2] + 1 < best)
-                best = up2[j - 2] + 1;
-            row[j] = best;
-        }
-    }
-    return d[m % 3][n];
-}
+#include "sdpa_var/param.h"
 
-/* Synonyms a user may know a name by: written -> the name we use. */
+/* Synonyms a user may know an option or format by: written -> ours. */
 static const char *const aliases[][2] = {
-    {"gaussian", "normal"}, {"gauss", "normal"},     {"randn", "normal"},
-    {"student", "t"},       {"student-t", "t"},      {"students-t", "t"},
-    {"studentt", "t"},      {"sign", "rademacher"},  {"bernoulli", "rademacher"},
-    {"glorot", "xavier"},   {"text", "table"},       {"pretty", "table"},
-    {"ndjson", "jsonl"},    {"json-lines", "jsonl"}, {"sqrt-dk", "sqrt"},
-    {"1/sqrt(dk)", "sqrt"}, {"1/dk", "dk"},          {"mup", "dk"},
-    {"tokens", "n"},        {"seq-len", "n"},        {"repeats", "trials"},
-    {"samples", "trials"},  {"runs", "trials"},      {"d_k", "dk"},
-    {"d-k", "dk"},          {"d_v", "dv"},           {"d-v", "dv"},
-    {"d_model", "d-model"}, {"dmodel", "d-model"},   {"bins", "histogram"},
-    {"csv", "format"},      {"json", "format"},      {"jobs", "threads"},
+    {"text", "table"},  {"pretty", "table"},    {"ndjson", "jsonl"},   {"json-lines", "jsonl"},
+    {"tokens", "n"},    {"seq-len", "n"},       {"repeats", "trials"}, {"samples", "trials"},
+    {"runs", "trials"}, {"d_k", "dk"},          {"d-k", "dk"},         {"d_v", "dv"},
+    {"d-v", "dv"},      {"d_model", "d-model"}, {"dmodel", "d-model"}, {"bins", "histogram"},
+    {"csv", "format"},  {"json", "format"},     {"jobs", "threads"},
 };
 
-static const char *alias_of(const char *s, const char *const *names, size_t n)
+const char *cli_suggest(const char *s, const char *const *names, size_t n)
 {
     for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++) {
         /* A synonym misspelt by one letter is still that synonym. */
-        const size_t most = strlen(aliases[a][0]) >= 5 ? 1 : 0;
-        if (cli_edit_distance(s, aliases[a][0]) > most)
+        const int exact = strcmp(s, aliases[a][0]) == 0;
+        if (!exact && (strlen(aliases[a][0]) < 5 || !sv_suggest(s, &aliases[a][0], 1)))
             continue;
         for (size_t i = 0; i < n; i++)
             if (strcmp(names[i], aliases[a][1]) == 0)
                 return names[i];
     }
-    return NULL;
-}
-
-const char *cli_suggest(const char *s, const char *const *names, size_t n)
-{
-    const char *alias = alias_of(s, names, n);
-    if (alias)
-        return alias;
-    const char *best = NULL;
-    size_t best_d = (size_t)-1;
-    for (size_t i = 0; i < n; i++) {
-        const size_t d = cli_edit_distance(s, names[i]);
-        const size_t len = strlen(s) > strlen(names[i]) ? strlen(s) : strlen(names[i]);
-        const size_t most = len / 3 ? len / 3 : 1;
-        if (d <= most && d < best_d) {
-            best = names[i];
-            best_d = d;
-        }
-    }
-    return best;
+    return sv_suggest(s, names, n);
 }

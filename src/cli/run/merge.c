@@ -224,13 +224,17 @@ static int merge_files(char **files, size_t n, cli_format format)
 /* --format's value, or CLI_FORMAT_AUTO after a message. */
 static cli_format format_named(const char *v)
 {
-    static const char *const names[] = {"table", "csv", "json", "jsonl", "state"};
-    for (int k = 0; k < 5; k++)
-        if (strcmp(v, names[k]) == 0)
+    char q[80], names[80] = "";
+    for (int k = 0; cli_format_names[k]; k++) {
+        if (!cli_format_merges[k])
+            continue;
+        if (strcmp(v, cli_format_names[k]) == 0)
             return (cli_format)(CLI_FORMAT_TABLE + k);
-    char q[80];
-    fprintf(stderr, "%s: merge: --format: '%s' is not one of table, csv, json, jsonl, state\n",
-            prog, cli_quote(q, sizeof q, v));
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "",
+                 cli_format_names[k]);
+    }
+    fprintf(stderr, "%s: merge: --format: '%s' is not one of %s\n", prog, cli_quote(q, sizeof q, v),
+            names);
     return CLI_FORMAT_AUTO;
 }
 
