@@ -228,6 +228,9 @@
       "query rows per work item of a thread (a value >= n_q\n"                                     \
       "means all rows in one item)")                                                               \
     X(HELP, "help", 'h', NULL, CLI_ARG_FLAG, CLI_OWN_NONE, 3, "show this help and exit")           \
+    X(COMPLETION, "completion", 0, "SHELL", CLI_ARG_LIST, CLI_OWN_NONE, 3,                         \
+      "write the completion script of SHELL (bash), made from\n"                                   \
+      "this table, and exit")                                                                      \
     X(VERSION, "version", 'V', NULL, CLI_ARG_FLAG, CLI_OWN_NONE, 3, "show the version and exit")
 
 #endif

@@ -86,7 +86,8 @@ static int not_one_of(const char *what, const char *q, const char *item, const c
     while (names[n])
         n++;
     const int list = strcmp(what, "--format") != 0 && strcmp(what, "--layout") != 0 &&
-                     strcmp(what, "--pool") != 0 && strcmp(what, "--plot") != 0;
+                     strcmp(what, "--pool") != 0 && strcmp(what, "--plot") != 0 &&
+                     strcmp(what, "--completion") != 0;
     size_t at =
         (size_t)snprintf(err, errlen, "%s: '%s' is not %s", what, q, list ? "a list of" : "one of");
     const size_t named = n && strchr(names[n - 1], ' ') ? n - 1 : n; /* "positive numbers" */
@@ -181,6 +182,27 @@ static const char *const plot_names[] = {"variance", "entropy",   "max_weight", 
                                          "grad",     "histogram", NULL};
 static const char *const layout_names[] = {"bhnd", "bnhd", NULL};
 static const char *const pool_names[] = {"heads", "none", "all", NULL};
+static const char *const completion_names[] = {"bash", NULL};
+
+const char *const *cli_option_names(cli_option_id id)
+{
+    switch (id) {
+    case CLI_OPT_FORMAT:
+        return cli_format_names;
+    case CLI_OPT_PLOT:
+        return plot_names;
+    case CLI_OPT_LAYOUT:
+        return layout_names;
+    case CLI_OPT_POOL:
+        return pool_names;
+    case CLI_OPT_COMPLETION:
+        return completion_names;
+    default: /* --dist, --init, --scale: the library's */
+        return cli_option_defs[id].param != SV_PARAM_NONE
+                   ? sv_param_choices(cli_option_defs[id].param)
+                   : NULL;
+    }
+}
 
 /* --q-rows A:B, two counts with A < B (block boundaries: shards.c). */
 static int parse_q_rows(cli_options *opt, const char *s, char *err, size_t errlen)
@@ -306,6 +328,11 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
         opt->pool = (cli_pool)i;
         return 1;
     }
+    case CLI_OPT_COMPLETION:
+        if (name_index(s, completion_names) < 0)
+            return not_one_of("--completion", cli_quote(q, sizeof q, s), s, completion_names, err,
+                              errlen);
+        return 1;
     case CLI_OPT_FORMAT: { /* cli_format_names is in cli_format's order, from table */
         const int k = name_index(s, cli_format_names);
         if (k < 0)

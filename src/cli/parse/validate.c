@@ -292,7 +292,7 @@ static void resolve(cli_options *o)
     o->quiet = g[CLI_OPT_QUIET];
     o->example = g[CLI_OPT_EXAMPLE];
     o->observed = g[CLI_OPT_OBSERVED] ? r[CLI_OPT_OBSERVED] : NAN;
-    o->help = g[CLI_OPT_HELP];
+    o->help = g[CLI_OPT_HELP] ? 1 : g[CLI_OPT_COMPLETION] ? 2 : 0;
     o->version = g[CLI_OPT_VERSION];
 }
 
