@@ -226,7 +226,7 @@ static void faults(void)
         {SV_PARAM_WINDOW, "3", SV_PARAM_WINDOW, SV_PARAM_GRAD,
          "window: not with grad (the backward passes are causal only)"},
         {SV_PARAM_DDOF, "16", SV_PARAM_DDOF, SV_PARAM_NONE,
-         "ddof: must be less than the number of scores"},
+         "ddof: must be less than the number of scores n_q*n_k = 16"},
         {SV_PARAM_Q_STD, "1e70", SV_PARAM_Q_STD, SV_PARAM_NONE,
          "q_std: so large that scores could pass 1e60"},
     };

@@ -4,6 +4,7 @@
 #include "sdpa_var/param.h"
 
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -525,6 +526,23 @@ sv_status sv_spec_check_param(const sv_spec *spec, sv_param *param, sv_param *ot
         return st;
     const char *name = p == SV_PARAM_NONE ? rule.field : sv_param_name(p);
     const char *why = rule.why ? rule.why : status_why(st);
+    uint64_t n = 0;
+    if (p == SV_PARAM_DDOF && st == SV_EINVAL && sv_spec_scores(spec, &n) == SV_OK) {
+        /* the scores the variance is over (sv_spec_scores), counted */
+        if (spec->window > 0)
+            return say(msg, len,
+                       "ddof: must be less than the %" PRIu64 " scores a window of %zu shows", n,
+                       spec->window),
+                   st;
+        if (spec->causal)
+            return say(msg, len,
+                       "ddof: must be less than the n(n+1)/2 = %" PRIu64
+                       " scores a causal mask shows (n = %zu)",
+                       n, spec->n_q),
+                   st;
+        return say(msg, len, "ddof: must be less than the number of scores n_q*n_k = %" PRIu64, n),
+               st;
+    }
     if (o != SV_PARAM_NONE && strstr(why, "needs") == NULL)
         say(msg, len, "%s: not with %s (%s)", name, sv_param_name(o), why);
     else

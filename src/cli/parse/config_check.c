@@ -56,9 +56,6 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
 {
     const sv_spec *spec = &c->spec;
     char q[80];
-    /* Counts in 64 bits, as sv_spec_scores, where size_t has 32. */
-    const uint64_t nq = spec->n_q, all = nq * spec->n_k,
-                   causal = nq % 2 ? (nq + 1) / 2 * nq : nq / 2 * (nq + 1);
     /* --scale logn: the library blames the scale, about n_k (ln 1 = 0) or
      * what the per-row multipliers do not reach (values first: --grad, if
      * given, turned them on). */
@@ -73,21 +70,8 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
     if (st == SV_EINVAL && other != SV_PARAM_NONE && rule_error(o, name, other, why, err, errlen))
         return 0;
     cli_options_echo(o, (cli_option_id)id, q, sizeof q);
-    uint64_t shown = 0; /* a window's scores (sv_spec_scores), not n_q n_k */
-    if (id == CLI_OPT_DDOF && spec->window > 0 && sv_spec_scores(spec, &shown) == SV_OK)
-        return cli_fail(err, errlen,
-                        "--ddof: '%s' must be less than the %" PRIu64
-                        " scores a window of %zu shows",
-                        q, shown, spec->window);
-    if (id == CLI_OPT_DDOF && spec->causal)
-        return cli_fail(err, errlen,
-                        "--ddof: '%s' must be less than the n(n+1)/2 = %" PRIu64
-                        " scores a causal mask shows (n = %zu)",
-                        q, causal, spec->n_q);
-    if (id == CLI_OPT_DDOF)
-        return cli_fail(err, errlen,
-                        "--ddof: '%s' must be less than the number of scores n_q*n_k = %" PRIu64, q,
-                        all);
+    if (id == CLI_OPT_DDOF && strstr(why, ": ")) /* the library counts the scores */
+        return cli_fail(err, errlen, "--ddof: '%s' %s", q, strstr(why, ": ") + 2);
     if (id == CLI_OPT_CAUSAL)
         return cli_fail(err, errlen, "--causal needs n_q = n_k (got n_q=%zu, n_k=%zu)", spec->n_q,
                         spec->n_k);
