@@ -228,7 +228,7 @@ static void faults(void)
         {SV_PARAM_DDOF, "16", SV_PARAM_DDOF, SV_PARAM_NONE,
          "ddof: must be less than the number of scores n_q*n_k = 16"},
         {SV_PARAM_Q_STD, "1e70", SV_PARAM_Q_STD, SV_PARAM_NONE,
-         "q_std: so large that scores could pass 1e60"},
+         "q_std: too large: scores could reach 8.29e+142 at d_k=4 (at most 1e+60)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sv_spec s;

@@ -91,16 +91,8 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
         snprintf(q, sizeof q, "%zu", spec->d_k);
     if (id == CLI_OPT_SCALE) /* the item of this configuration, not the list */
         cli_quote(q, sizeof q, c->scale_name);
-    if (st == SV_EOVERFLOW)
-        return cli_fail(err, errlen,
-                        "--%s: '%s' is too %s: scores could reach %.3g at d_k=%zu (at most "
-                        "%.3g)",
-                        name, q, "large", sv_spec_score_bound(spec), spec->d_k, SV_SCORE_MAX);
-    if (st == SV_EPRECISION)
-        return cli_fail(err, errlen,
-                        "--%s: '%s' is too large against the standard deviation (|mean| / std "
-                        "at most %.3g: double precision would round the scores' spread away)",
-                        name, q, SV_MEAN_STD_MAX);
+    if ((st == SV_EOVERFLOW || st == SV_EPRECISION) && strstr(why, ": ")) /* the library's */
+        return cli_fail(err, errlen, "--%s: '%s' is %s", name, q, strstr(why, ": ") + 2);
     if (id == CLI_OPT_SCALE && st == SV_EINVAL) /* scale^2 is 0 or inf */
         return cli_fail(err, errlen,
                         "--scale: '%s' is too %s (its square is not a positive finite "
@@ -114,7 +106,7 @@ int cli_config_check(const cli_options *o, cli_config *c, char *err, size_t errl
 {
     const sv_spec *spec = &c->spec;
     sv_param param = SV_PARAM_NONE, other = SV_PARAM_NONE;
-    char why[160];
+    char why[256];
     sv_status st = sv_spec_check_param(spec, &param, &other, why, sizeof why);
     int id = cli_option_of(o, param);
     if (st == SV_OK && o->histogram) { /* the histogram the run will ask for */

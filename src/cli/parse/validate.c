@@ -429,21 +429,13 @@ static int validate(cli_options *o, char *err, size_t errlen)
             err, errlen,
             "--scale, --dist, --init, --n and --dk make %zu configurations (at most %d)", n,
             CLI_CONFIGS_MAX);
-    if (o->example && n != 1)
-        return cli_fail(err, errlen,
-                        "--example takes one configuration (got %zu from --dk, "
-                        "--n, --scale, --dist, --init)",
-                        n);
-    if (o->given[CLI_OPT_SAVE_QK] && n != 1)
-        return cli_fail(err, errlen,
-                        "--save-qk takes one configuration (got %zu from --dk, "
-                        "--n, --scale, --dist, --init)",
-                        n);
-    if (o->histogram && n != 1)
-        return cli_fail(err, errlen,
-                        "--histogram takes one configuration (got %zu from --dk, "
-                        "--n, --scale, --dist, --init)",
-                        n);
+    static const cli_option_id one_only[] = {CLI_OPT_EXAMPLE, CLI_OPT_SAVE_QK, CLI_OPT_HISTOGRAM};
+    for (size_t k = 0; n != 1 && k < sizeof one_only / sizeof one_only[0]; k++)
+        if (o->given[one_only[k]])
+            return cli_fail(err, errlen,
+                            "--%s takes one configuration (got %zu from --dk, --n, --scale, "
+                            "--dist, --init)",
+                            cli_option_defs[one_only[k]].name, n);
     o->configs = calloc(n ? n : 1, sizeof *o->configs); /* n >= 1: every list has an item */
     if (!o->configs)
         return cli_fail(err, errlen, "out of memory");
