@@ -239,7 +239,13 @@ static void group_usage(FILE *f, int flag, cli_option_id group, const char *head
 
 void cli_options_rules_usage(FILE *f)
 {
-    fputs("\nAn option that does not apply with the others is an error, not ignored:\n", f);
+    fputs("\nAn option that does not apply with the others is an error, not ignored.\n"
+          "The experiment's rules are the library's, by value (as for Python): a\n"
+          "parameter that does nothing, set away from its default, is refused (--nu\n"
+          "without --dist t; --init, --cross without --d-model; --q-mean, --q-std,\n"
+          "--k-mean, --k-std, --plant with it; --q-std, --k-std under --qk-norm for\n"
+          "rows of mean 0; --window with --grad). The CLI's own options:\n",
+          f);
     int at = 0; /* the line's length so far: a list wraps under its first item */
     const cli_rule *prev = NULL;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
