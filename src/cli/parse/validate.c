@@ -81,7 +81,8 @@ static int both_nq_nk(const cli_options *o)
 #define EXCL CLI_RULE_EXCLUDES
 static const cli_rule rules[] = {
     {CLI_OPT_PLOT, EXCL, CLI_OPT_LOGITS, NULL, NULL, "it draws the rows' weights", NULL},
-    {CLI_OPT_UPSTREAM, EXCL, CLI_OPT_FORMAT, is_gnuplot, "*", "the plot draws the weights", NULL},
+    {CLI_OPT_UPSTREAM, EXCL, CLI_OPT_FORMAT, is_gnuplot, "*", "the plot draws the weights",
+     "--format gnuplot"},
     {CLI_OPT_UPSTREAM, NEEDS, CLI_OPT_LOGITS, NULL, NULL, "the gradient of a given row", NULL},
     {CLI_OPT_WEIGHT_HISTOGRAM, NEEDS, CLI_OPT_HISTOGRAM, NULL, NULL, "it changes what is binned",
      NULL},
