@@ -24,31 +24,48 @@ _sdpa_var() {
 
     local values= list=
     case $prev in
+        -d | --dk) COMPREPLY=(); return 0 ;;
+        -n | --n) COMPREPLY=(); return 0 ;;
+        --nq) COMPREPLY=(); return 0 ;;
+        --nk) COMPREPLY=(); return 0 ;;
+        -t | --trials) COMPREPLY=(); return 0 ;;
+        --first-trial) COMPREPLY=(); return 0 ;;
+        --total-trials) COMPREPLY=(); return 0 ;;
+        --q-rows) COMPREPLY=(); return 0 ;;
+        -s | --seed) COMPREPLY=(); return 0 ;;
         --dist) values='normal uniform rademacher t' list=1 ;;
+        --ddof) COMPREPLY=(); return 0 ;;
+        --observed) COMPREPLY=(); return 0 ;;
         --scale) values='sqrt dk none logn' list=1 ;;
+        --nu) COMPREPLY=(); return 0 ;;
+        --q-mean) COMPREPLY=(); return 0 ;;
+        --q-std) COMPREPLY=(); return 0 ;;
+        --k-mean) COMPREPLY=(); return 0 ;;
+        --k-std) COMPREPLY=(); return 0 ;;
+        --qk-scale) COMPREPLY=(); return 0 ;;
+        --plant) COMPREPLY=(); return 0 ;;
+        --d-model) COMPREPLY=(); return 0 ;;
         --init) values='xavier lecun normal' list=1 ;;
+        --window) COMPREPLY=(); return 0 ;;
+        --dv) COMPREPLY=(); return 0 ;;
+        --q) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
+        --k) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
+        --v) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
+        --mask) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
         --layout) values='bhnd bnhd' ;;
         --pool) values='heads none all' ;;
+        --logits) COMPREPLY=(); return 0 ;;
+        --logits-file) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
+        --upstream) COMPREPLY=(); return 0 ;;
+        --save-qk) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return 0 ;;
         --format) values='table csv json jsonl state gnuplot markdown latex' ;;
         --plot) values='variance entropy max_weight eff_keys grad histogram' ;;
+        --output) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
         --columns) values='all +core +sd +quantiles +theory +variance +entropy +jacobian +logits +sink +draw +ddof +plant +projection +diag +inputs +qk_norm +causal +values +grad +observed' list=1 ;;
+        --histogram) COMPREPLY=(); return 0 ;;
+        --threads) COMPREPLY=(); return 0 ;;
+        --block-rows) COMPREPLY=(); return 0 ;;
         --completion) values='bash' ;;
-        --q | --k | --v | --mask | --logits-file | --output)
-            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
-            return 0
-            ;;
-        --save-qk)
-            mapfile -t COMPREPLY < <(compgen -d -- "$cur")
-            return 0
-            ;;
-        -d | --dk | -n | --n | --nq | --nk | -t | --trials | --first-trial \
-            | --total-trials | --q-rows | -s | --seed | --ddof | --observed | --nu \
-            | --q-mean | --q-std | --k-mean | --k-std | --qk-scale | --plant \
-            | --d-model | --window | --dv | --logits | --upstream | --histogram \
-            | --threads | --block-rows)
-            COMPREPLY=()
-            return 0
-            ;;
     esac
     if [ -n "$values" ]; then
         # A list: complete the item after the last comma, keep the rest.

@@ -14,62 +14,30 @@ static int list_of_names(cli_option_id id)
     return id == CLI_OPT_DIST || id == CLI_OPT_INIT || id == CLI_OPT_SCALE || id == CLI_OPT_COLUMNS;
 }
 
-/* "-d | --dk | --n ...)" of the options @p keep selects, wrapped. */
-static void patterns(FILE *f, int (*keep)(const cli_option_def *))
+/* The case line of option @p id, which takes a value: its names (after
+ * the last comma of a list), files, a directory, or nothing to offer. */
+static void case_line(FILE *f, cli_option_id id)
 {
-    int at = fprintf(f, "        ");
-    const char *sep = "";
-    for (int id = 0; id < CLI_OPT_COUNT; id++) {
-        const cli_option_def *d = &cli_option_defs[id];
-        char one[48] = "";
-        if (!keep(d))
-            continue;
-        if (d->short_name)
-            snprintf(one, sizeof one, "-%c | ", d->short_name);
-        snprintf(one + strlen(one), sizeof one - strlen(one), "--%s", d->name);
-        if (at + (int)(strlen(sep) + strlen(one)) > 86)
-            at = fprintf(f, " \\\n            | ") - 3;
-        else
-            at += fprintf(f, "%s", sep);
-        at += fprintf(f, "%s", one);
-        sep = " | ";
-    }
-    fputs(")\n", f);
-}
-
-static int takes_file(const cli_option_def *d)
-{
-    return d->metavar && strstr(d->metavar, "FILE") != NULL;
-}
-
-static int takes_dir(const cli_option_def *d)
-{
-    return d->metavar && strcmp(d->metavar, "DIR") == 0;
-}
-
-/* A value that is neither a name nor a path: nothing to offer. */
-static int takes_other(const cli_option_def *d)
-{
-    return d->metavar && !takes_file(d) && !takes_dir(d) &&
-           !cli_option_names((cli_option_id)(d - cli_option_defs)) &&
-           d != &cli_option_defs[CLI_OPT_COLUMNS];
-}
-
-static void names_case(FILE *f)
-{
-    for (int id = 0; id < CLI_OPT_COUNT; id++) {
-        const char *const *names = cli_option_names((cli_option_id)id);
-        if (!names && id != CLI_OPT_COLUMNS)
-            continue;
-        fprintf(f, "        --%s) values='", cli_option_defs[id].name);
+    const cli_option_def *d = &cli_option_defs[id];
+    const char *const *names = cli_option_names(id);
+    fputs("        ", f);
+    if (d->short_name)
+        fprintf(f, "-%c | ", d->short_name);
+    fprintf(f, "--%s) ", d->name);
+    if (names || id == CLI_OPT_COLUMNS) {
+        fputs("values='", f);
         if (id == CLI_OPT_COLUMNS) /* all, or +GROUP (column names are many) */
             for (int g = 0; g < SV_COLUMN_GROUPS; g++)
                 fprintf(f, "%s+%s", g ? " " : "all ",
                         sv_column_group_name((sv_column_group)g, NULL));
         for (size_t i = 0; names && names[i]; i++)
             fprintf(f, "%s%s", i ? " " : "", names[i]);
-        fprintf(f, "'%s ;;\n", list_of_names((cli_option_id)id) ? " list=1" : "");
-    }
+        fprintf(f, "'%s ;;\n", list_of_names(id) ? " list=1" : "");
+    } else if (strstr(d->metavar, "FILE") || strcmp(d->metavar, "DIR") == 0)
+        fprintf(f, "mapfile -t COMPREPLY < <(compgen -%c -- \"$cur\"); return 0 ;;\n",
+                strstr(d->metavar, "FILE") ? 'f' : 'd');
+    else
+        fputs("COMPREPLY=(); return 0 ;;\n", f); /* a number, a row: nothing to offer */
 }
 
 void cli_completion_bash(FILE *f)
@@ -101,18 +69,10 @@ void cli_completion_bash(FILE *f)
           "    local values= list=\n"
           "    case $prev in\n",
           f);
-    names_case(f);
-    patterns(f, takes_file);
-    fputs("            mapfile -t COMPREPLY < <(compgen -f -- \"$cur\")\n"
-          "            return 0\n            ;;\n",
-          f);
-    patterns(f, takes_dir);
-    fputs("            mapfile -t COMPREPLY < <(compgen -d -- \"$cur\")\n"
-          "            return 0\n            ;;\n",
-          f);
-    patterns(f, takes_other);
-    fputs("            COMPREPLY=()\n            return 0\n            ;;\n"
-          "    esac\n"
+    for (int id = 0; id < CLI_OPT_COUNT; id++)
+        if (cli_option_defs[id].metavar)
+            case_line(f, (cli_option_id)id);
+    fputs("    esac\n"
           "    if [ -n \"$values\" ]; then\n"
           "        # A list: complete the item after the last comma, keep the rest.\n"
           "        local head= item=$cur\n"
