@@ -2,7 +2,6 @@
  * what applies with what is validate.c's. */
 #include "options.h"
 #include "fail.h"
-#include "suggest.h"
 
 #include <errno.h>
 #include <float.h>
@@ -50,6 +49,29 @@ int cli_plain_real(const char *s)
 {
     double v;
     return sv_text_real(s, &v) != SV_EINVAL; /* an overflow is plain, but too large */
+}
+
+/* Synonyms a user may know an option or format by: written -> ours. */
+static const char *const aliases[][2] = {
+    {"text", "table"},  {"pretty", "table"},    {"ndjson", "jsonl"},   {"json-lines", "jsonl"},
+    {"tokens", "n"},    {"seq-len", "n"},       {"repeats", "trials"}, {"samples", "trials"},
+    {"runs", "trials"}, {"d_k", "dk"},          {"d-k", "dk"},         {"d_v", "dv"},
+    {"d-v", "dv"},      {"d_model", "d-model"}, {"dmodel", "d-model"}, {"bins", "histogram"},
+    {"csv", "format"},  {"json", "format"},     {"jobs", "threads"},
+};
+
+const char *cli_suggest(const char *s, const char *const *names, size_t n)
+{
+    for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++) {
+        /* A synonym misspelt by one letter is still that synonym. */
+        const int exact = strcmp(s, aliases[a][0]) == 0;
+        if (!exact && (strlen(aliases[a][0]) < 5 || !sv_suggest(s, &aliases[a][0], 1)))
+            continue;
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(names[i], aliases[a][1]) == 0)
+                return names[i];
+    }
+    return sv_suggest(s, names, n);
 }
 
 /* A value of @p kind in [lo, hi] (a count into *u, a number into *d),
@@ -433,7 +455,7 @@ static const char *suggest_option(const char *s)
 
 /* The message for a long option getopt_long refused as unknown or
  * ambiguous (it says only '?'): the candidates it abbreviates, else the
- * nearest name (suggest.c). @p arg is the argument as written. */
+ * nearest name (cli_suggest). @p arg is the argument as written. */
 static int long_error(const char *arg, char *err, size_t errlen)
 {
     const char *name = arg + 2;

@@ -190,6 +190,12 @@ const char *const *cli_option_names(cli_option_id id);
  * cli_option_names (completion.c): `sdpa-var --completion bash`. */
 void cli_completion_bash(FILE *f);
 
+/* "Did you mean": the name of @p names[0..n) nearest to @p s, an option's
+ * or format's synonym ("tokens" for --n, "ndjson" for jsonl; of 5 letters
+ * or more also when misspelt) when that name is in @p names, else
+ * sv_suggest's (param.h); NULL when none is near (options.c). */
+const char *cli_suggest(const char *s, const char *const *names, size_t n);
+
 /* The option of parameter @p p: the given one if several are (--n and
  * --nq set n_q), else the first; -1 for none. */
 int cli_option_of(const cli_options *opt, sv_param p);

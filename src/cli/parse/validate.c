@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "options.h"
-#include "suggest.h"
 #include "budget.h"
 #include "logits.h"
 
