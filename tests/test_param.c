@@ -167,8 +167,14 @@ static void explain(void)
         {SV_PARAM_NU, "3", "'3' is not more than 4"},
         {SV_PARAM_Q_MEAN, "nan", "'nan' is not a finite number"},
         {SV_PARAM_Q_MEAN, "1e400", "'1e400' is too large (at most 1.79769e+308 in magnitude)"},
-        {SV_PARAM_DIST, "gauss", "'gauss' is not one of normal, uniform, rademacher or t"},
+        {SV_PARAM_DIST, "cauchy", "'cauchy' is not one of normal, uniform, rademacher or t"},
+        /* a synonym or a near name suggested (sv_suggest), for every front end */
+        {SV_PARAM_DIST, "gauss",
+         "'gauss' is not one of normal, uniform, rademacher or t; did you mean normal?"},
+        {SV_PARAM_INIT, "Glorot", "'Glorot' is not one of xavier, lecun or normal; did you mean xavier?"},
         {SV_PARAM_SCALE, "half", "'half' is not one of sqrt, dk, none, logn or a positive number"},
+        {SV_PARAM_SCALE, "mup",
+         "'mup' is not one of sqrt, dk, none, logn or a positive number; did you mean dk?"},
         {SV_PARAM_GRAD, "2", "'2' is not 0 or 1"},
         {SV_PARAM_D_K, "a\nb", "'a\\nb' is not a positive integer"},
     };
@@ -182,6 +188,26 @@ static void explain(void)
     char small[8];
     CHECK_EQ(sv_param_explain(SV_PARAM_D_K, "0", small, sizeof small), 29);
     CHECK_STR_EQ(small, "'0' is ");
+}
+
+/* sv_suggest: synonyms (misspelt by one when 5 letters or more), else the
+ * nearest name within a third of the length; case ignored; NULL-safe. */
+static void suggest(void)
+{
+    const char *const *dist = sv_param_choices(SV_PARAM_DIST);
+    CHECK_STR_EQ(sv_suggest("gaussian", dist, SIZE_MAX), "normal");
+    CHECK_STR_EQ(sv_suggest("gausian", dist, SIZE_MAX), "normal");
+    CHECK_STR_EQ(sv_suggest("randn", dist, SIZE_MAX), "normal");
+    CHECK_STR_EQ(sv_suggest("student-t", dist, SIZE_MAX), "t");
+    CHECK_STR_EQ(sv_suggest("bernoulli", dist, SIZE_MAX), "rademacher");
+    CHECK_STR_EQ(sv_suggest("NORMAL", dist, SIZE_MAX), "normal");
+    CHECK_STR_EQ(sv_suggest("unifrom", dist, SIZE_MAX), "uniform");
+    CHECK(sv_suggest("cauchy", dist, SIZE_MAX) == NULL);
+    CHECK(sv_suggest("glorot", dist, SIZE_MAX) == NULL); /* xavier is not a dist */
+    CHECK_STR_EQ(sv_suggest("glorot", sv_param_choices(SV_PARAM_INIT), SIZE_MAX), "xavier");
+    CHECK(sv_suggest("gaussian", dist, 0) == NULL); /* n names only */
+    CHECK(sv_suggest(NULL, dist, 4) == NULL);
+    CHECK(sv_suggest("normal", NULL, 4) == NULL);
 }
 
 static void faults(void)
@@ -200,9 +226,9 @@ static void faults(void)
         {SV_PARAM_WINDOW, "3", SV_PARAM_WINDOW, SV_PARAM_GRAD,
          "window: not with grad (the backward passes are causal only)"},
         {SV_PARAM_DDOF, "16", SV_PARAM_DDOF, SV_PARAM_NONE,
-         "ddof: must be less than the number of scores"},
+         "ddof: must be less than the number of scores n_q*n_k = 16"},
         {SV_PARAM_Q_STD, "1e70", SV_PARAM_Q_STD, SV_PARAM_NONE,
-         "q_std: so large that scores could pass 1e60"},
+         "q_std: too large: scores could reach 8.29e+142 at d_k=4 (at most 1e+60)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sv_spec s;
@@ -267,6 +293,7 @@ int main(void)
     set_kinds();
     scales();
     explain();
+    suggest();
     faults();
     return CHECK_DONE();
 }

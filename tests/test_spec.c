@@ -64,7 +64,13 @@ static void test_values(void)
     GOOD(s.dist = SV_DIST_STUDENT_T, s.nu = nextafter(4.0, 5.0));
     BAD(SV_EINVAL, "nu", s.dist = SV_DIST_STUDENT_T, s.nu = 4.0);
     BAD(SV_EINVAL, "nu", s.dist = SV_DIST_STUDENT_T, s.nu = NAN);
-    GOOD(s.nu = NAN); /* nu is read for the t only */
+    /* nu does nothing for another dist: 0 (not set) and the default 6
+     * pass, another value is refused (the CLI's --nu without --dist t was
+     * its own rule, by presence: issue 40) */
+    GOOD(s.nu = 0.0);
+    GOOD(s.nu = 6.0);
+    BAD(SV_EINVAL, "nu", s.nu = 8.0);
+    BAD(SV_EINVAL, "nu", s.nu = NAN);
     /* scale and scale2 positive and finite; the smallest double passes */
     GOOD(s.scale = DBL_TRUE_MIN, s.scale2 = DBL_TRUE_MIN);
     BAD(SV_EINVAL, "scale", s.scale = 0.0);
@@ -106,6 +112,15 @@ static void test_combinations(void)
     BAD(SV_EINVAL, "q_std", s.d_model = 8, s.q_std = 2.0);
     BAD(SV_EINVAL, "k_std", s.d_model = 8, s.k_std = 0.5);
     BAD(SV_EINVAL, "cross", s.cross = 1);
+    /* init does nothing without projections: xavier (0, the default)
+     * passes, another is refused */
+    BAD(SV_EINVAL, "init", s.init = SV_INIT_LECUN);
+    /* QK-norm rescales rows of mean 0 whatever their std */
+    GOOD(s.qk_norm = 1, s.qk_radius = 2.0, s.q_std = 1.0, s.k_std = 1.0);
+    BAD(SV_EINVAL, "q_std", s.qk_norm = 1, s.qk_radius = 2.0, s.q_std = 2.0);
+    BAD(SV_EINVAL, "k_std", s.qk_norm = 1, s.qk_radius = 2.0, s.k_std = 0.5);
+    GOOD(s.qk_norm = 1, s.qk_radius = 2.0, s.q_std = 2.0, s.q_mean = 1.0);
+    GOOD(s.qk_norm = 1, s.qk_radius = 2.0, s.q_std = 2.0, s.k_std = 0.5, s.plant = 0.5);
     GOOD(s.causal = 1);
     BAD(SV_EINVAL, "causal", s.causal = 1, s.n_k = 4);
     GOOD(s.values = 1, s.d_v = 2);

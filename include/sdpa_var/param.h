@@ -133,6 +133,20 @@ sv_status sv_param_bounds(sv_param param, sv_param_kind *kind, double *lo, doubl
 const char *const *sv_param_choices(sv_param param);
 
 /**
+ * "Did you mean ...?": the name of @p names[0..n) (or up to a NULL entry)
+ * nearest to @p text, for a front end's message. A synonym's name when
+ * @p text is one of the synonyms users know the parameters' names by
+ * ("gaussian", "randn" for normal, "glorot" for xavier, "student-t" for t,
+ * "mup" for dk; one of 5 letters or more also when misspelt by one) and
+ * that name is in @p names; else the name at the smallest edit distance
+ * (insertions, deletions, substitutions, swaps of neighbours: Damerau
+ * 1964; case ignored) if that is at most a third of the longer length (at
+ * least 1), the first on a tie. sv_param_explain appends it.
+ * @return one of @p names; NULL when none is near, or for NULL arguments.
+ */
+const char *sv_suggest(const char *text, const char *const *names, size_t n);
+
+/**
  * Reads a scale as the CLI's --scale and PyTorch's scale= mean it: "sqrt"
  * (1 / sqrt(d_k), Vaswani et al. 2017), "dk" (1 / d_k, muP: Yang et al.
  * 2022), "none" (1), "logn" (ln n / sqrt(d_k), Scalable-Softmax:
@@ -171,7 +185,8 @@ sv_status sv_spec_set(sv_spec *spec, sv_param param, const char *text);
  * Why sv_spec_set refuses @p text for @p param, in one printable line
  * without the parameter's name, e.g. "'0' is not a positive integer",
  * "'3' is not between -1 and 1", "'x' is not one of normal, uniform,
- * rademacher or t", so that a caller prefixes its own name for it ("--dk: ",
+ * rademacher or t" (a name then ends "; did you mean normal?" where
+ * sv_suggest finds one: "gaussian"), so that a caller prefixes its own name for it ("--dk: ",
  * "dk: "). The text is echoed by sv_quote.
  * @return the length of the whole message (as snprintf; at most len - 1
  *         written, always NUL-terminated when len > 0); 0 when sv_spec_set

@@ -62,7 +62,8 @@ typedef struct sv_spec {
     uint64_t seed;            /**< any value; same seed, same numbers */
     sv_dist dist;             /**< distribution of the entries of Q and K (before
                                    q_mean, q_std, k_mean, k_std) */
-    double nu;                /**< degrees of freedom when dist is SV_DIST_STUDENT_T, > 4 */
+    double nu;                /**< degrees of freedom when dist is SV_DIST_STUDENT_T, > 4;
+                                   else 0 (not set) or 6 (the default) */
     double scale;             /**< MULTIPLIER c of the scaled logits c S, as `scale=`
                                    in PyTorch's scaled_dot_product_attention: 0
                                    resolves to 1 / sqrt(d_k) (Vaswani et al. 2017);
@@ -208,7 +209,10 @@ double sv_spec_score_bound(const sv_spec *spec);
  *     (an unresolved spec); qk_norm with qk_radius not positive and finite;
  *     a mean not finite; plant outside [-1, 1]; causal with n_q != n_k;
  *     cross without d_model; d_model with an init out of range, plant, a
- *     mean or a std other than 1; values with d_v 0;
+ *     mean or a std other than 1; a parameter that does nothing, set away
+ *     from its default: nu (not 0 or 6) without a t, init (not xavier)
+ *     without d_model, q_std or k_std (not 1) under qk_norm for rows of
+ *     mean 0 without plant; values with d_v 0;
  *     grad without values; window with grad; scale_logn with values,
  *     grad, plant or d_model without cross; ddof >= the number of
  *     scores (n_q n_k, or n (n + 1) / 2 with causal, sv_spec_scores);

@@ -227,6 +227,8 @@ static int run(cli_options *o)
         sv_status st = SV_OK;
         if (opt.example)
             st = cli_example(stdout, &opt.configs[0].spec, opt.configs[0].scale_name);
+        else if (opt.help == 2)
+            cli_completion_bash(stdout);
         else if (opt.help)
             cli_options_usage(stdout);
         else

@@ -4,6 +4,7 @@
 #include "sdpa_var/param.h"
 
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -460,9 +461,16 @@ size_t sv_param_explain(sv_param param, const char *text, char *buf, size_t len)
     case SV_ARG_FLAG:
         return say(buf, len, "'%s' is not 0 or 1", q);
     case SV_ARG_NAME:
-        return one_of(buf, len, q, sv_param_choices(param), "");
-    case SV_ARG_SCALE:
-        return one_of(buf, len, q, scale_names, " or a positive number");
+    case SV_ARG_SCALE: {
+        const char *const *names = sv_param_choices(param);
+        size_t at =
+            one_of(buf, len, q, names, r->kind == SV_ARG_SCALE ? " or a positive number" : "");
+        const char *near = sv_suggest(text, names, SIZE_MAX);
+        if (near)
+            at += say(at < len ? buf + at : NULL, at < len ? len - at : 0, "; did you mean %s?",
+                      near);
+        return at;
+    }
     default:
         return sv_value_explain(r->kind, r->lo, r->hi, text, buf, len);
     }
@@ -489,13 +497,35 @@ static const char *status_why(sv_status st)
         return SIZE_MAX > 0xffffffffu ? "the sizes overflow 64 bits" : "the sizes overflow 32 bits";
     case SV_ETOOBIG:
         return "at most 2147483647 (CBLAS takes int sizes)";
-    case SV_EOVERFLOW:
-        return "so large that scores could pass 1e60";
-    case SV_EPRECISION:
-        return "|mean| / std more than 1e6: double precision would round the scores' spread away";
     default:
         return "must be less than the number of scores";
     }
+}
+
+/* The reasons that count, into @p buf (1), or 0: ddof against the scores
+ * the variance is over (sv_spec_scores), a bound passed. */
+static int counted_why(const sv_spec *s, sv_param p, sv_status st, char *buf, size_t len)
+{
+    uint64_t n = 0;
+    if (st == SV_EOVERFLOW)
+        return say(buf, len, "too large: scores could reach %.3g at d_k=%zu (at most %.3g)",
+                   sv_spec_score_bound(s), s->d_k, SV_SCORE_MAX) > 0;
+    if (st == SV_EPRECISION)
+        return say(buf, len,
+                   "too large against the standard deviation (|mean| / std at most %.3g: "
+                   "double precision would round the scores' spread away)",
+                   SV_MEAN_STD_MAX) > 0;
+    if (p != SV_PARAM_DDOF || st != SV_EINVAL || sv_spec_scores(s, &n) != SV_OK)
+        return 0;
+    if (s->window > 0)
+        return say(buf, len, "must be less than the %" PRIu64 " scores a window of %zu shows", n,
+                   s->window) > 0;
+    if (s->causal)
+        return say(buf, len,
+                   "must be less than the n(n+1)/2 = %" PRIu64
+                   " scores a causal mask shows (n = %zu)",
+                   n, s->n_q) > 0;
+    return say(buf, len, "must be less than the number of scores n_q*n_k = %" PRIu64, n) > 0;
 }
 
 sv_status sv_spec_check_param(const sv_spec *spec, sv_param *param, sv_param *other, char *msg,
@@ -518,6 +548,8 @@ sv_status sv_spec_check_param(const sv_spec *spec, sv_param *param, sv_param *ot
         return st;
     const char *name = p == SV_PARAM_NONE ? rule.field : sv_param_name(p);
     const char *why = rule.why ? rule.why : status_why(st);
+    char counted[200];
+    why = counted_why(spec, p, st, counted, sizeof counted) ? counted : why;
     if (o != SV_PARAM_NONE && strstr(why, "needs") == NULL)
         say(msg, len, "%s: not with %s (%s)", name, sv_param_name(o), why);
     else

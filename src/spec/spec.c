@@ -127,6 +127,20 @@ int sv__spec_rule_broken(const sv_spec *s, sv__spec_rule *out)
          {"k_std", "d_model", "projections draw their own tokens"}},
         {s->cross && s->d_model == 0,
          {"cross", "d_model", "needs d_model (keys from their own tokens)"}},
+        /* Parameters that do nothing in this experiment, set away from
+         * their defaults: refused, not ignored (the CLI and Python alike). */
+        {s->d_model == 0 && s->init != SV_INIT_XAVIER,
+         {"init", "d_model", "needs d_model (it initialises the projections)"}},
+        /* nu 0: not set; 6: param.h's default. */
+        {s->dist != SV_DIST_STUDENT_T && s->nu != 0.0 && s->nu != 6.0,
+         {"nu", "dist", "needs dist t (degrees of freedom of Student's t)"}},
+        /* QK-norm rescales a row of mean 0 to norm R whatever its std; a
+         * planted key rho q + r z keeps its correlation with q only where
+         * the stds differ (docs/theory.md 8.5). */
+        {s->qk_norm && s->q_std != 1.0 && s->q_mean == 0.0 && s->plant == 0.0,
+         {"q_std", "qk_norm", "rows of mean 0 are rescaled to norm R whatever S is"}},
+        {s->qk_norm && s->k_std != 1.0 && s->k_mean == 0.0 && s->plant == 0.0,
+         {"k_std", "qk_norm", "rows of mean 0 are rescaled to norm R whatever S is"}},
         {s->causal && s->n_q != s->n_k, {"causal", "n_q", "needs n_q = n_k"}},
         {s->values && s->d_v == 0, {"d_v", "", "must be at least 1"}},
         {s->grad && !s->values, {"grad", "values", "needs values (the gradients flow through V)"}},

@@ -49,7 +49,7 @@ usage_error "$p: --cross needs --d-model (keys from their own tokens)" --cross
 usage_error "$p: --causal needs n_q = n_k (got n_q=4, n_k=5)" --causal --nq 4 --nk 5
 usage_error "$p: --window: '0' is not a positive integer" --window 0
 usage_error "$p: --window: 'x' is not a positive integer" --window x
-usage_error "$p: --grad does not apply with --window (its backward passes are causal only)" --window 2 --grad
+usage_error "$p: --window does not apply with --grad (the backward passes are causal only)" --window 2 --grad
 usage_error "$p: --example does not apply with --window (it shows full or causal rows)" --window 2 --example
 usage_error "$p: --per-trial does not apply with --per-row (one kind of output)" --per-row --per-trial
 usage_error "$p: --histogram takes one configuration (got 2 from --dk, --n, --scale, --dist, --init)" --histogram 10 --dk 2,4

@@ -36,7 +36,12 @@ same "the option table (src/cli/*/*.[ch])" "$help" "$table"
 same "the man page docs/sdpa-var.1.scd" "$help" "$(grep -v '^; ' "$scd" | longopts)"
 same "the completion (for '--')" "$help" "$(complete_words -- | sort -u)"
 
-for opt in --dist --init --scale --format; do
+# The installed completion is the program's own (issue 40): made from the
+# option table, never edited by hand.
+cmp -s <("$BIN" --completion bash) "$comp" ||
+    fail "completion/sdpa-var.bash differs from \`sdpa-var --completion bash\` (write it with that)"
+
+for opt in --dist --init --scale --format --plot --layout --pool --completion; do
     offered=$(complete_words "$opt" '' | sort -u)
     [ -n "$offered" ] || { fail "completion offers nothing after $opt"; continue; }
     for v in $offered; do

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "options.h"
-#include "suggest.h"
 
 sv_output_kind cli_options_kind(const cli_options *opt)
 {

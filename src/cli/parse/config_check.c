@@ -24,6 +24,30 @@ int cli_logn_refuse(const char *per_row, const char *option, char *err, size_t e
                     per_row, option);
 }
 
+/* A rule of the library between two parameters, "q_mean: not with
+ * d_model (why)" or "nu: needs dist t (why)" (sv_spec_check_param), in the
+ * options' names: "--q-mean does not apply with --d-model (why)", "--nu
+ * needs --dist t (why)". 1 with the message in err; 0 for another line. */
+static int rule_error(const cli_options *o, const char *name, sv_param other, const char *why,
+                      char *err, size_t errlen)
+{
+    const int oid = cli_option_of(o, other);
+    const char *rest = strstr(why, ": "), *paren = strstr(why, " (");
+    if (oid < 0 || !rest || !paren || paren < rest)
+        return 0;
+    rest += 2;
+    const char *oname = cli_option_defs[oid].name, *pname = sv_param_name(other);
+    if (strncmp(rest, "not with ", 9) == 0)
+        return !cli_fail(err, errlen, "--%s does not apply with --%s%s", name, oname, paren);
+    const size_t n = strlen(pname);
+    if (strncmp(rest, "needs ", 6) != 0 || strncmp(rest + 6, pname, n) != 0)
+        return 0;
+    /* What follows the other's name up to the reason: " t" of "dist t". */
+    const char *value = rest + 6 + n;
+    return !cli_fail(err, errlen, "--%s needs --%s%.*s%s", name, oname, (int)(paren - value), value,
+                     paren);
+}
+
 /* A failure of the library's check on @p spec (@p id the option of the
  * parameter it blames, @p other the parameter the rule is about, @p why
  * the library's line), as a message naming the option and its value. */
@@ -32,9 +56,6 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
 {
     const sv_spec *spec = &c->spec;
     char q[80];
-    /* Counts in 64 bits, as sv_spec_scores, where size_t has 32. */
-    const uint64_t nq = spec->n_q, all = nq * spec->n_k,
-                   causal = nq % 2 ? (nq + 1) / 2 * nq : nq / 2 * (nq + 1);
     /* --scale logn: the library blames the scale, about n_k (ln 1 = 0) or
      * what the per-row multipliers do not reach (values first: --grad, if
      * given, turned them on). */
@@ -46,22 +67,11 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
     if (id < 0)
         return cli_fail(err, errlen, "invalid configuration (%s: %s)", sv_status_str(st), why);
     const char *name = cli_option_defs[id].name;
+    if (st == SV_EINVAL && other != SV_PARAM_NONE && rule_error(o, name, other, why, err, errlen))
+        return 0;
     cli_options_echo(o, (cli_option_id)id, q, sizeof q);
-    uint64_t shown = 0; /* a window's scores (sv_spec_scores), not n_q n_k */
-    if (id == CLI_OPT_DDOF && spec->window > 0 && sv_spec_scores(spec, &shown) == SV_OK)
-        return cli_fail(err, errlen,
-                        "--ddof: '%s' must be less than the %" PRIu64
-                        " scores a window of %zu shows",
-                        q, shown, spec->window);
-    if (id == CLI_OPT_DDOF && spec->causal)
-        return cli_fail(err, errlen,
-                        "--ddof: '%s' must be less than the n(n+1)/2 = %" PRIu64
-                        " scores a causal mask shows (n = %zu)",
-                        q, causal, spec->n_q);
-    if (id == CLI_OPT_DDOF)
-        return cli_fail(err, errlen,
-                        "--ddof: '%s' must be less than the number of scores n_q*n_k = %" PRIu64, q,
-                        all);
+    if (id == CLI_OPT_DDOF && strstr(why, ": ")) /* the library counts the scores */
+        return cli_fail(err, errlen, "--ddof: '%s' %s", q, strstr(why, ": ") + 2);
     if (id == CLI_OPT_CAUSAL)
         return cli_fail(err, errlen, "--causal needs n_q = n_k (got n_q=%zu, n_k=%zu)", spec->n_q,
                         spec->n_k);
@@ -81,16 +91,8 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
         snprintf(q, sizeof q, "%zu", spec->d_k);
     if (id == CLI_OPT_SCALE) /* the item of this configuration, not the list */
         cli_quote(q, sizeof q, c->scale_name);
-    if (st == SV_EOVERFLOW)
-        return cli_fail(err, errlen,
-                        "--%s: '%s' is too %s: scores could reach %.3g at d_k=%zu (at most "
-                        "%.3g)",
-                        name, q, "large", sv_spec_score_bound(spec), spec->d_k, SV_SCORE_MAX);
-    if (st == SV_EPRECISION)
-        return cli_fail(err, errlen,
-                        "--%s: '%s' is too large against the standard deviation (|mean| / std "
-                        "at most %.3g: double precision would round the scores' spread away)",
-                        name, q, SV_MEAN_STD_MAX);
+    if ((st == SV_EOVERFLOW || st == SV_EPRECISION) && strstr(why, ": ")) /* the library's */
+        return cli_fail(err, errlen, "--%s: '%s' is %s", name, q, strstr(why, ": ") + 2);
     if (id == CLI_OPT_SCALE && st == SV_EINVAL) /* scale^2 is 0 or inf */
         return cli_fail(err, errlen,
                         "--scale: '%s' is too %s (its square is not a positive finite "
@@ -104,7 +106,7 @@ int cli_config_check(const cli_options *o, cli_config *c, char *err, size_t errl
 {
     const sv_spec *spec = &c->spec;
     sv_param param = SV_PARAM_NONE, other = SV_PARAM_NONE;
-    char why[160];
+    char why[256];
     sv_status st = sv_spec_check_param(spec, &param, &other, why, sizeof why);
     int id = cli_option_of(o, param);
     if (st == SV_OK && o->histogram) { /* the histogram the run will ask for */

@@ -2,7 +2,6 @@
  * what applies with what is validate.c's. */
 #include "options.h"
 #include "fail.h"
-#include "suggest.h"
 
 #include <errno.h>
 #include <float.h>
@@ -52,6 +51,29 @@ int cli_plain_real(const char *s)
     return sv_text_real(s, &v) != SV_EINVAL; /* an overflow is plain, but too large */
 }
 
+/* Synonyms a user may know an option or format by: written -> ours. */
+static const char *const aliases[][2] = {
+    {"text", "table"},  {"pretty", "table"},    {"ndjson", "jsonl"},   {"json-lines", "jsonl"},
+    {"tokens", "n"},    {"seq-len", "n"},       {"repeats", "trials"}, {"samples", "trials"},
+    {"runs", "trials"}, {"d_k", "dk"},          {"d-k", "dk"},         {"d_v", "dv"},
+    {"d-v", "dv"},      {"d_model", "d-model"}, {"dmodel", "d-model"}, {"bins", "histogram"},
+    {"csv", "format"},  {"json", "format"},     {"jobs", "threads"},
+};
+
+const char *cli_suggest(const char *s, const char *const *names, size_t n)
+{
+    for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++) {
+        /* A synonym misspelt by one letter is still that synonym. */
+        const int exact = strcmp(s, aliases[a][0]) == 0;
+        if (!exact && (strlen(aliases[a][0]) < 5 || !sv_suggest(s, &aliases[a][0], 1)))
+            continue;
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(names[i], aliases[a][1]) == 0)
+                return names[i];
+    }
+    return sv_suggest(s, names, n);
+}
+
 /* A value of @p kind in [lo, hi] (a count into *u, a number into *d),
  * read and refused in the library's words (sv_value_explain), named by
  * @p what. */
@@ -86,7 +108,8 @@ static int not_one_of(const char *what, const char *q, const char *item, const c
     while (names[n])
         n++;
     const int list = strcmp(what, "--format") != 0 && strcmp(what, "--layout") != 0 &&
-                     strcmp(what, "--pool") != 0 && strcmp(what, "--plot") != 0;
+                     strcmp(what, "--pool") != 0 && strcmp(what, "--plot") != 0 &&
+                     strcmp(what, "--completion") != 0;
     size_t at =
         (size_t)snprintf(err, errlen, "%s: '%s' is not %s", what, q, list ? "a list of" : "one of");
     const size_t named = n && strchr(names[n - 1], ' ') ? n - 1 : n; /* "positive numbers" */
@@ -167,11 +190,40 @@ static int init_item(cli_options *opt, const char *s, size_t i)
 }
 
 /* The names the CLI's own list options take, as their messages list them. */
-static const char *const format_names[] = {"table",   "csv",      "json",  "jsonl", "state",
-                                           "gnuplot", "markdown", "latex", NULL};
+const char *const cli_format_names[] = {
+#define CLI_FORMAT_NAME_(id, name, merge) name,
+    CLI_FORMAT_MAP(CLI_FORMAT_NAME_)
+#undef CLI_FORMAT_NAME_
+        NULL};
+const unsigned char cli_format_merges[] = {
+#define CLI_FORMAT_MERGE_(id, name, merge) merge,
+    CLI_FORMAT_MAP(CLI_FORMAT_MERGE_)
+#undef CLI_FORMAT_MERGE_
+};
 static const char *const plot_names[] = {"variance", "entropy",   "max_weight", "eff_keys",
                                          "grad",     "histogram", NULL};
 static const char *const pool_names[] = {"heads", "none", "all", NULL};
+static const char *const completion_names[] = {"bash", NULL};
+
+const char *const *cli_option_names(cli_option_id id)
+{
+    switch (id) {
+    case CLI_OPT_FORMAT:
+        return cli_format_names;
+    case CLI_OPT_PLOT:
+        return plot_names;
+    case CLI_OPT_LAYOUT:
+        return layout_names;
+    case CLI_OPT_POOL:
+        return pool_names;
+    case CLI_OPT_COMPLETION:
+        return completion_names;
+    default: /* --dist, --init, --scale: the library's */
+        return cli_option_defs[id].param != SV_PARAM_NONE
+                   ? sv_param_choices(cli_option_defs[id].param)
+                   : NULL;
+    }
+}
 
 /* --q-rows A:B, two counts with A < B (block boundaries: shards.c). */
 static int parse_q_rows(cli_options *opt, const char *s, char *err, size_t errlen)
@@ -298,10 +350,16 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
         opt->pool = (cli_pool)i;
         return 1;
     }
-    case CLI_OPT_FORMAT: { /* format_names is in cli_format's order, from table */
-        const int k = name_index(s, format_names);
+    case CLI_OPT_COMPLETION:
+        if (name_index(s, completion_names) < 0)
+            return not_one_of("--completion", cli_quote(q, sizeof q, s), s, completion_names, err,
+                              errlen);
+        return 1;
+    case CLI_OPT_FORMAT: { /* cli_format_names is in cli_format's order, from table */
+        const int k = name_index(s, cli_format_names);
         if (k < 0)
-            return not_one_of("--format", cli_quote(q, sizeof q, s), s, format_names, err, errlen);
+            return not_one_of("--format", cli_quote(q, sizeof q, s), s, cli_format_names, err,
+                              errlen);
         opt->format = (cli_format)(CLI_FORMAT_TABLE + k);
         return 1;
     }
@@ -397,7 +455,7 @@ static const char *suggest_option(const char *s)
 
 /* The message for a long option getopt_long refused as unknown or
  * ambiguous (it says only '?'): the candidates it abbreviates, else the
- * nearest name (suggest.c). @p arg is the argument as written. */
+ * nearest name (cli_suggest). @p arg is the argument as written. */
 static int long_error(const char *arg, char *err, size_t errlen)
 {
     const char *name = arg + 2;

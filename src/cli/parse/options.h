@@ -93,7 +93,7 @@ typedef struct cli_options {
     size_t q_rows[2];     /* --q-rows A:B as given */
     cli_pool pool;        /* --pool */
     cli_plot plot;        /* --plot */
-    int help, version;
+    int help, version;    /* help: 1 --help, 2 --completion */
     const char *logits[CLI_LOGITS_ROWS_MAX]; /* each --logits row, as written */
     size_t n_logits;
     /* --logits and --logits-file (validate.c): the scales each row is
@@ -180,6 +180,21 @@ extern const cli_option_def cli_option_defs[CLI_OPT_COUNT];
  * CLI_ARG_COUNT, _REAL or _ABOVE), bounds and default filled in from the
  * library (sv_param_bounds): what --help shows and the parser reads. */
 cli_option_def cli_option_row(cli_option_id id);
+
+/* The names option @p id takes (NULL-terminated): --dist, --init and
+ * --scale the library's, --format, --plot, --layout, --pool and
+ * --completion the CLI's; NULL for an option of other values. */
+const char *const *cli_option_names(cli_option_id id);
+
+/* Writes the bash completion of sdpa-var, made from the option table and
+ * cli_option_names (completion.c): `sdpa-var --completion bash`. */
+void cli_completion_bash(FILE *f);
+
+/* "Did you mean": the name of @p names[0..n) nearest to @p s, an option's
+ * or format's synonym ("tokens" for --n, "ndjson" for jsonl; of 5 letters
+ * or more also when misspelt) when that name is in @p names, else
+ * sv_suggest's (param.h); NULL when none is near (options.c). */
+const char *cli_suggest(const char *s, const char *const *names, size_t n);
 
 /* The option of parameter @p p: the given one if several are (--n and
  * --nq set n_q), else the first; -1 for none. */

@@ -15,17 +15,31 @@
 /* Exit statuses, as users of a command-line tool expect them. */
 enum cli_exit { CLI_EXIT_OK = 0, CLI_EXIT_RUNTIME = 1, CLI_EXIT_USAGE = 2 };
 
+/* The output formats, each once: F(ID, name, merge) in --format's order;
+ * merge: `sdpa-var merge` writes it. --format, merge, --help and the bash
+ * completion read their names from here (cli_format_names). */
+#define CLI_FORMAT_MAP(F)                                                                          \
+    F(TABLE, "table", 1)                                                                           \
+    F(CSV, "csv", 1)                                                                               \
+    F(JSON, "json", 1)         /* one document */                                                  \
+    F(JSONL, "jsonl", 1)       /* JSON Lines: the config, then one row a line */                   \
+    F(STATE, "state", 1)       /* the mergeable state (sdpa_var/state.h), bytes */                 \
+    F(GNUPLOT, "gnuplot", 0)   /* a gnuplot script, the rows as its datablock */                   \
+    F(MARKDOWN, "markdown", 0) /* the table view as a markdown (GFM) table */                      \
+    F(LATEX, "latex", 0)       /* the table view as a booktabs tabular */
+
 typedef enum cli_format {
-    CLI_FORMAT_AUTO,
-    CLI_FORMAT_TABLE,
-    CLI_FORMAT_CSV,
-    CLI_FORMAT_JSON,     /* one document */
-    CLI_FORMAT_JSONL,    /* JSON Lines: the config, then one row a line */
-    CLI_FORMAT_STATE,    /* the mergeable state (sdpa_var/state.h), bytes */
-    CLI_FORMAT_GNUPLOT,  /* a gnuplot script, the rows as its datablock */
-    CLI_FORMAT_MARKDOWN, /* the table view as a markdown (GFM) table */
-    CLI_FORMAT_LATEX     /* the table view as a booktabs tabular */
+    CLI_FORMAT_AUTO, /* not given: table on a terminal, else csv */
+#define CLI_FORMAT_ENUM_(id, name, merge) CLI_FORMAT_##id,
+    CLI_FORMAT_MAP(CLI_FORMAT_ENUM_)
+#undef CLI_FORMAT_ENUM_
 } cli_format;
+
+/* The formats' names in cli_format's order from CLI_FORMAT_TABLE (names[k]
+ * is format CLI_FORMAT_TABLE + k), NULL-terminated, and whether merge
+ * writes each (options.c). */
+extern const char *const cli_format_names[];
+extern const unsigned char cli_format_merges[];
 
 /* --plot: what --format gnuplot draws against the swept column. */
 typedef enum cli_plot {

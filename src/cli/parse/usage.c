@@ -114,8 +114,8 @@ void cli_options_usage(FILE *f)
     int section = -1;
     for (int id = 0; id < CLI_OPT_COUNT; id++) {
         const cli_option_def d = cli_option_row((cli_option_id)id); /* a parameter's bounds */
-        if (d.section != section)
-            fputs(sections[section = d.section], f);
+        if (CLI_SECTION(d.section) != section)
+            fputs(sections[section = CLI_SECTION(d.section)], f);
         usage_option(f, &d);
     }
     fprintf(f,

@@ -1,7 +1,8 @@
-/* One validation pass over parsed options: what applies with what (a
- * table), OMP_NUM_THREADS, then the library's own check of every
- * configuration, its failure mapped back to the option that set the field.
- * The library's rules are not repeated here. */
+/* One validation pass over parsed options: what the CLI's own options
+ * apply with (the option table's section flags and a table of rules),
+ * OMP_NUM_THREADS, then the library's own check of every configuration
+ * (the experiment's rules), its failure mapped back to the option that set
+ * the field. The library's rules are not repeated here. */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
 #include <math.h>
@@ -10,7 +11,6 @@
 #include <unistd.h>
 
 #include "options.h"
-#include "suggest.h"
 #include "budget.h"
 #include "logits.h"
 
@@ -33,31 +33,9 @@ typedef struct cli_rule {
     const char *shown; /* --help's text for other and cond, or NULL */
 } cli_rule;
 
-static int any_t(const cli_options *o)
-{
-    for (size_t i = 0; i < o->n_dist; i++)
-        if (o->dist[i] == SV_DIST_STUDENT_T)
-            return 1;
-    return 0;
-}
-
 static int is_table(const cli_options *o)
 {
     return o->format == CLI_FORMAT_TABLE;
-}
-
-/* The std of a side does nothing under QK-norm when that side's rows have
- * mean 0 and no key is planted: a planted key rho q + r z has the
- * correlation rho sq / sqrt(rho^2 sq^2 + r^2 sk^2) with q, which QK-norm
- * keeps (docs/theory.md 8.5). */
-static int q_centred(const cli_options *o)
-{
-    return o->base.q_mean == 0.0 && o->base.plant == 0.0;
-}
-
-static int k_centred(const cli_options *o)
-{
-    return o->base.k_mean == 0.0 && o->base.plant == 0.0;
 }
 
 static int is_gnuplot(const cli_options *o)
@@ -99,55 +77,12 @@ static int both_nq_nk(const cli_options *o)
 }
 
 #define NEEDS CLI_RULE_NEEDS
-#define FROM_FILES "Q and K are read from files"
-#define GIVEN_ROWS "the rows are given, nothing is drawn"
 #define EXCL CLI_RULE_EXCLUDES
 static const cli_rule rules[] = {
-    /* Given rows of logits (--logits or --logits-file): nothing is drawn
-     * (first, so that each is the rule that fires). */
-    {CLI_OPT_N, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_NQ, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_NK, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_TRIALS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_SEED, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_DIST, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_DDOF, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_NU, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_Q_MEAN, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_Q_STD, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_K_MEAN, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_K_STD, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_QK_NORM, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_QK_SCALE, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_PLANT, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_D_MODEL, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_INIT, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_CROSS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_CAUSAL, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_VALUES, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_DV, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_GRAD, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_Q, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_K, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_V, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_LAYOUT, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_POOL, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_SAVE_QK, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_COLUMNS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_PER_ROW, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_HISTOGRAM, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_WEIGHT_HISTOGRAM, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_THREADS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
-    {CLI_OPT_BLOCK_ROWS, EXCL, CLI_OPT_LOGITS, NULL, NULL, GIVEN_ROWS, NULL},
     {CLI_OPT_PLOT, EXCL, CLI_OPT_LOGITS, NULL, NULL, "it draws the rows' weights", NULL},
-    {CLI_OPT_UPSTREAM, EXCL, CLI_OPT_FORMAT, is_gnuplot, "*", "the plot draws the weights", NULL},
+    {CLI_OPT_UPSTREAM, EXCL, CLI_OPT_FORMAT, is_gnuplot, "*", "the plot draws the weights",
+     "--format gnuplot"},
     {CLI_OPT_UPSTREAM, NEEDS, CLI_OPT_LOGITS, NULL, NULL, "the gradient of a given row", NULL},
-    {CLI_OPT_NU, NEEDS, CLI_OPT_DIST, any_t, "t", "degrees of freedom of Student's t", NULL},
-    {CLI_OPT_INIT, NEEDS, CLI_OPT_D_MODEL, NULL, NULL, "it initialises the projections", NULL},
-    {CLI_OPT_CROSS, NEEDS, CLI_OPT_D_MODEL, NULL, NULL, "keys from their own tokens", NULL},
     {CLI_OPT_WEIGHT_HISTOGRAM, NEEDS, CLI_OPT_HISTOGRAM, NULL, NULL, "it changes what is binned",
      NULL},
     {CLI_OPT_N, EXCL, CLI_OPT_NQ, both_nq_nk, "and --nk", "they set n_q and n_k", NULL},
@@ -164,7 +99,6 @@ static const cli_rule rules[] = {
     {CLI_OPT_DV, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no output variance", NULL},
     {CLI_OPT_DV, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance", NULL},
     {CLI_OPT_GRAD, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no gradient", NULL},
-    {CLI_OPT_GRAD, EXCL, CLI_OPT_WINDOW, NULL, NULL, "its backward passes are causal only", NULL},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_WINDOW, NULL, NULL, "it shows full or causal rows", NULL},
     {CLI_OPT_GRAD, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no gradient", NULL},
     {CLI_OPT_NO_HEADER, EXCL, CLI_OPT_FORMAT, not_csv, "*", "CSV only",
@@ -197,17 +131,6 @@ static const cli_rule rules[] = {
      NULL},
     {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_OUTPUT, NULL, NULL, "it prints text", NULL},
     {CLI_OPT_FORMAT, EXCL, CLI_OPT_HISTOGRAM, is_table, NULL, "it prints CSV", NULL},
-    {CLI_OPT_Q_MEAN, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
-    {CLI_OPT_K_MEAN, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
-    {CLI_OPT_Q_STD, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
-    {CLI_OPT_K_STD, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
-    {CLI_OPT_PLANT, EXCL, CLI_OPT_D_MODEL, NULL, NULL, "projections draw their own tokens", NULL},
-    {CLI_OPT_Q_STD, EXCL, CLI_OPT_QK_NORM, q_centred, NULL,
-     "rows of mean 0 are rescaled to norm R whatever S is",
-     "--qk-norm unless --q-mean is not 0 or --plant"},
-    {CLI_OPT_K_STD, EXCL, CLI_OPT_QK_NORM, k_centred, NULL,
-     "rows of mean 0 are rescaled to norm R whatever S is",
-     "--qk-norm unless --k-mean is not 0 or --plant"},
     {CLI_OPT_Q, NEEDS, CLI_OPT_K, NULL, NULL, "Q and K make the scores", NULL},
     {CLI_OPT_K, NEEDS, CLI_OPT_Q, NULL, NULL, "Q and K make the scores", NULL},
     {CLI_OPT_V, NEEDS, CLI_OPT_Q, NULL, NULL, "the values of measured Q and K", NULL},
@@ -216,26 +139,7 @@ static const cli_rule rules[] = {
     {CLI_OPT_POOL, NEEDS, CLI_OPT_Q, NULL, NULL, "it pools the heads of files", NULL},
     {CLI_OPT_POOL, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "one kind of output", NULL},
     {CLI_OPT_POOL, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output", NULL},
-    /* Draw options with measured Q and K (--nu, --init, --cross before the
-     * options they need, so that each rule is the first to fire). */
-    {CLI_OPT_NU, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_INIT, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_CROSS, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_DK, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_N, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_NQ, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_NK, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_TRIALS, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_SEED, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_DIST, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_Q_MEAN, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_Q_STD, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_K_MEAN, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_K_STD, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_QK_NORM, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_QK_SCALE, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_PLANT, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
-    {CLI_OPT_D_MODEL, EXCL, CLI_OPT_Q, NULL, NULL, FROM_FILES, NULL},
+    /* With measured Q and K, beside the options of CLI_X_Q. */
     {CLI_OPT_VALUES, EXCL, CLI_OPT_Q, NULL, NULL, "--v reads V from a file", NULL},
     {CLI_OPT_DV, EXCL, CLI_OPT_Q, NULL, NULL, "--v reads V from a file", NULL},
     {CLI_OPT_GRAD, EXCL, CLI_OPT_Q, NULL, NULL, "no file gives G", NULL},
@@ -246,8 +150,6 @@ static const cli_rule rules[] = {
 };
 #undef NEEDS
 #undef EXCL
-#undef FROM_FILES
-#undef GIVEN_ROWS
 
 static int on(const cli_options *o, cli_option_id id)
 {
@@ -256,8 +158,46 @@ static int on(const cli_options *o, cli_option_id id)
            (id == CLI_OPT_LOGITS && o->given[CLI_OPT_LOGITS_FILE]);
 }
 
+/* "--opt[ value] needs (or does not apply with) --other[ value] (why)". */
+static int refuse(const cli_options *o, cli_option_id opt, cli_rule_kind kind, cli_option_id other,
+                  const char *value, const char *why, char *err, size_t errlen)
+{
+    /* --format's value is part of the option ("--format table"); a rule's
+     * value "*" shows the other option's value. */
+    char val[80] = "", shown[80] = "";
+    if (opt == CLI_OPT_FORMAT)
+        cli_options_echo(o, opt, val + 1, sizeof val - 1), val[0] = ' ';
+    if (value && strcmp(value, "*") == 0)
+        cli_options_echo(o, other, shown + 1, sizeof shown - 1), shown[0] = ' ';
+    else if (value)
+        snprintf(shown, sizeof shown, " %s", value);
+    /* --logits-file counts as --logits: name the one given. */
+    const cli_option_id named =
+        other == CLI_OPT_LOGITS && !o->given[CLI_OPT_LOGITS] && kind == CLI_RULE_EXCLUDES
+            ? CLI_OPT_LOGITS_FILE
+            : other;
+    return cli_fail(err, errlen, "--%s%s %s --%s%s (%s)", cli_option_defs[opt].name, val,
+                    kind == CLI_RULE_NEEDS ? "needs" : "does not apply with",
+                    cli_option_defs[named].name, shown, why);
+}
+
+/* The first option given whose section flags exclude @p group (on). */
+static int check_flag(const cli_options *o, int flag, cli_option_id group, const char *why,
+                      char *err, size_t errlen)
+{
+    for (int id = 0; on(o, group) && id < CLI_OPT_COUNT; id++)
+        if (o->given[id] && (cli_option_defs[id].section & flag))
+            return refuse(o, (cli_option_id)id, CLI_RULE_EXCLUDES, group, NULL, why, err, errlen);
+    return 1;
+}
+
 static int check_rules(const cli_options *o, char *err, size_t errlen)
 {
+    /* Given rows of logits: nothing is drawn (first, so that each is the
+     * rule that fires). */
+    if (!check_flag(o, CLI_X_LOGITS, CLI_OPT_LOGITS, "the rows are given, nothing is drawn", err,
+                    errlen))
+        return 0;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         const cli_rule *r = &rules[i];
         if (!o->given[r->opt])
@@ -265,27 +205,10 @@ static int check_rules(const cli_options *o, char *err, size_t errlen)
         const int cond = !r->cond || r->cond(o);
         const int fires =
             r->kind == CLI_RULE_NEEDS ? !(on(o, r->other) && cond) : on(o, r->other) && cond;
-        if (!fires)
-            continue;
-        /* --format's value is part of the option ("--format table"); a
-         * rule's value "*" shows the other option's value. */
-        char val[80] = "", other[80] = "";
-        if (r->opt == CLI_OPT_FORMAT)
-            cli_options_echo(o, r->opt, val + 1, sizeof val - 1), val[0] = ' ';
-        if (r->value && strcmp(r->value, "*") == 0)
-            cli_options_echo(o, r->other, other + 1, sizeof other - 1), other[0] = ' ';
-        else if (r->value)
-            snprintf(other, sizeof other, " %s", r->value);
-        /* --logits-file counts as --logits: name the one given. */
-        const cli_option_id named =
-            r->other == CLI_OPT_LOGITS && !o->given[CLI_OPT_LOGITS] && r->kind == CLI_RULE_EXCLUDES
-                ? CLI_OPT_LOGITS_FILE
-                : r->other;
-        return cli_fail(err, errlen, "--%s%s %s --%s%s (%s)", cli_option_defs[r->opt].name, val,
-                        r->kind == CLI_RULE_NEEDS ? "needs" : "does not apply with",
-                        cli_option_defs[named].name, other, r->why);
+        if (fires)
+            return refuse(o, r->opt, r->kind, r->other, r->value, r->why, err, errlen);
     }
-    return 1;
+    return check_flag(o, CLI_X_Q, CLI_OPT_Q, "Q and K are read from files", err, errlen);
 }
 
 /* Whether rule @p r refuses a draw option with --q (--help lists those
@@ -295,25 +218,34 @@ static int draw_only(const cli_rule *r)
     return r->kind == CLI_RULE_EXCLUDES && (r->other == CLI_OPT_Q || r->other == CLI_OPT_LOGITS);
 }
 
-/* "  --q                not with --nu, --init, ...": the options the
- * rules on @p group exclude, wrapped under the first. */
-static void group_usage(FILE *f, cli_option_id group, const char *head)
+/* "  --q                not with --nu, --init, ...": the options whose
+ * section flag @p flag excludes @p group, and those of the rules on it,
+ * wrapped under the first. */
+static void group_usage(FILE *f, int flag, cli_option_id group, const char *head)
 {
     int at = fprintf(f, "\n  %-19s%s", head, "not with") - 1;
     const char *sep = " ";
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-        if (draw_only(&rules[i]) && rules[i].other == group) {
-            const char *name = cli_option_defs[rules[i].opt].name;
-            if (at + (int)strlen(sep) + 2 + (int)strlen(name) + 1 > 79)
-                at = fprintf(f, ",\n%30s", "") - 2, sep = "";
-            at += fprintf(f, "%s--%s", sep, name);
-            sep = ", ";
-        }
+    for (size_t i = 0; i < CLI_OPT_COUNT + sizeof rules / sizeof rules[0]; i++) {
+        const cli_rule *r = i < CLI_OPT_COUNT ? NULL : &rules[i - CLI_OPT_COUNT];
+        if (r ? !draw_only(r) || r->other != group : !(cli_option_defs[i].section & flag))
+            continue;
+        const char *name = cli_option_defs[r ? r->opt : i].name;
+        if (at + (int)strlen(sep) + 2 + (int)strlen(name) + 1 > 79)
+            at = fprintf(f, ",\n%30s", "") - 2, sep = "";
+        at += fprintf(f, "%s--%s", sep, name);
+        sep = ", ";
+    }
 }
 
 void cli_options_rules_usage(FILE *f)
 {
-    fputs("\nAn option that does not apply with the others is an error, not ignored:\n", f);
+    fputs("\nAn option that does not apply with the others is an error, not ignored.\n"
+          "The experiment's rules are the library's, by value (as for Python): a\n"
+          "parameter that does nothing, set away from its default, is refused (--nu\n"
+          "without --dist t; --init, --cross without --d-model; --q-mean, --q-std,\n"
+          "--k-mean, --k-std, --plant with it; --q-std, --k-std under --qk-norm for\n"
+          "rows of mean 0; --window with --grad). The CLI's own options:\n",
+          f);
     int at = 0; /* the line's length so far: a list wraps under its first item */
     const cli_rule *prev = NULL;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
@@ -339,8 +271,8 @@ void cli_options_rules_usage(FILE *f)
                  (prev ? 1 : 0);
         prev = r;
     }
-    group_usage(f, CLI_OPT_Q, "--q");
-    group_usage(f, CLI_OPT_LOGITS, "--logits(-file)");
+    group_usage(f, CLI_X_Q, CLI_OPT_Q, "--q");
+    group_usage(f, CLI_X_LOGITS, CLI_OPT_LOGITS, "--logits(-file)");
     fputs("\n", f);
 }
 
@@ -366,7 +298,7 @@ static void resolve(cli_options *o)
     o->quiet = g[CLI_OPT_QUIET];
     o->example = g[CLI_OPT_EXAMPLE];
     o->observed = g[CLI_OPT_OBSERVED] ? r[CLI_OPT_OBSERVED] : NAN;
-    o->help = g[CLI_OPT_HELP];
+    o->help = g[CLI_OPT_HELP] ? 1 : g[CLI_OPT_COMPLETION] ? 2 : 0;
     o->version = g[CLI_OPT_VERSION];
 }
 
@@ -394,6 +326,15 @@ static sv_spec make_spec(const cli_options *opt, size_t i)
         spec.n_k = n;
     spec.init = opt->init[i / dn % opt->n_init];
     spec.dist = opt->dist[i / (dn * opt->n_init) % opt->n_dist];
+    /* --dist normal,t --nu 8: nu is t's; the library refuses it (as
+     * Python's) where no item of the list is t. */
+    sv_spec def;
+    (void)sv_spec_defaults(&def);
+    int any_t = 0;
+    for (size_t k = 0; k < opt->n_dist; k++)
+        any_t |= opt->dist[k] == SV_DIST_STUDENT_T;
+    if (any_t && spec.dist != SV_DIST_STUDENT_T)
+        spec.nu = def.nu;
     (void)sv_spec_set(&spec, SV_PARAM_SCALE, scale_of(opt, i)->name); /* parsed: options.c */
     (void)sv_spec_resolve(&spec);                                     /* checked by validate */
     return spec;
@@ -494,21 +435,13 @@ static int validate(cli_options *o, char *err, size_t errlen)
             err, errlen,
             "--scale, --dist, --init, --n and --dk make %zu configurations (at most %d)", n,
             CLI_CONFIGS_MAX);
-    if (o->example && n != 1)
-        return cli_fail(err, errlen,
-                        "--example takes one configuration (got %zu from --dk, "
-                        "--n, --scale, --dist, --init)",
-                        n);
-    if (o->given[CLI_OPT_SAVE_QK] && n != 1)
-        return cli_fail(err, errlen,
-                        "--save-qk takes one configuration (got %zu from --dk, "
-                        "--n, --scale, --dist, --init)",
-                        n);
-    if (o->histogram && n != 1)
-        return cli_fail(err, errlen,
-                        "--histogram takes one configuration (got %zu from --dk, "
-                        "--n, --scale, --dist, --init)",
-                        n);
+    static const cli_option_id one_only[] = {CLI_OPT_EXAMPLE, CLI_OPT_SAVE_QK, CLI_OPT_HISTOGRAM};
+    for (size_t k = 0; n != 1 && k < sizeof one_only / sizeof one_only[0]; k++)
+        if (o->given[one_only[k]])
+            return cli_fail(err, errlen,
+                            "--%s takes one configuration (got %zu from --dk, --n, --scale, "
+                            "--dist, --init)",
+                            cli_option_defs[one_only[k]].name, n);
     o->configs = calloc(n ? n : 1, sizeof *o->configs); /* n >= 1: every list has an item */
     if (!o->configs)
         return cli_fail(err, errlen, "out of memory");

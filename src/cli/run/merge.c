@@ -18,8 +18,8 @@
 
 static const char prog[] = CLI_PROG;
 
-static const char usage[] =
-    "Usage: sdpa-var merge [--format table|csv|json|jsonl|state] [--output FILE] FILE...\n"
+static const char usage[] = /* the formats merge writes: cli_format_merges */
+    "Usage: sdpa-var merge [--format %s] [--output FILE] FILE...\n"
     "Merges state files written by `sdpa-var --format state` (shards of trials\n"
     "with --first-trial, of query rows with --q-rows, in any order; - reads\n"
     "stdin) and prints what one run of all their trials prints (to FILE with\n"
@@ -221,16 +221,26 @@ static int merge_files(char **files, size_t n, cli_format format)
     return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
 }
 
+/* The names of the formats merge writes, joined by @p sep, into @p buf. */
+static const char *merge_formats(char *buf, size_t len, const char *sep)
+{
+    buf[0] = '\0';
+    for (int k = 0; cli_format_names[k]; k++)
+        if (cli_format_merges[k])
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? sep : "",
+                     cli_format_names[k]);
+    return buf;
+}
+
 /* --format's value, or CLI_FORMAT_AUTO after a message. */
 static cli_format format_named(const char *v)
 {
-    static const char *const names[] = {"table", "csv", "json", "jsonl", "state"};
-    for (int k = 0; k < 5; k++)
-        if (strcmp(v, names[k]) == 0)
+    char q[80], names[80];
+    for (int k = 0; cli_format_names[k]; k++)
+        if (cli_format_merges[k] && strcmp(v, cli_format_names[k]) == 0)
             return (cli_format)(CLI_FORMAT_TABLE + k);
-    char q[80];
-    fprintf(stderr, "%s: merge: --format: '%s' is not one of table, csv, json, jsonl, state\n",
-            prog, cli_quote(q, sizeof q, v));
+    fprintf(stderr, "%s: merge: --format: '%s' is not one of %s\n", prog, cli_quote(q, sizeof q, v),
+            merge_formats(names, sizeof names, ", "));
     return CLI_FORMAT_AUTO;
 }
 
@@ -274,7 +284,8 @@ int cli_merge(int argc, char **argv, int mpi)
             output = optarg;
         else if (c == 'h') {
             free(files);
-            fputs(usage, stdout);
+            char names[80];
+            printf(usage, merge_formats(names, sizeof names, "|"));
             return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
         } else if (c == 'f' && (format = format_named(optarg)) == CLI_FORMAT_AUTO) {
             free(files);

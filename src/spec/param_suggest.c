@@ -1,16 +1,23 @@
-/* Nearest names for "did you mean": an edit distance and an alias table. */
-#include "suggest.h"
+/* "Did you mean ...?" for every front end (param.h, sv_suggest): the
+ * nearest name by edit distance, and the synonyms users know the
+ * parameters' names by. */
+#include "sdpa_var/param.h"
 
 #include <ctype.h>
 #include <string.h>
 
-size_t cli_edit_distance(const char *a, const char *b)
+/* Strings longer than this count as far from all. */
+#define SUGGEST_MAX 63
+
+/* Optimal string alignment (Damerau 1964): insertions, deletions,
+ * substitutions and swaps of two neighbours, each 1; case ignored. */
+static size_t edit_distance(const char *a, const char *b)
 {
     const size_t m = strlen(a), n = strlen(b);
-    if (m > CLI_SUGGEST_MAX || n > CLI_SUGGEST_MAX)
+    if (m > SUGGEST_MAX || n > SUGGEST_MAX)
         return (size_t)-1;
     /* d[i][j]: distance of a[0..i) and b[0..j); three rows suffice. */
-    size_t d[3][CLI_SUGGEST_MAX + 1];
+    size_t d[3][SUGGEST_MAX + 1];
     for (size_t j = 0; j <= n; j++)
         d[0][j] = j;
     for (size_t i = 1; i <= m; i++) {
@@ -30,19 +37,13 @@ size_t cli_edit_distance(const char *a, const char *b)
     return d[m % 3][n];
 }
 
-/* Synonyms a user may know a name by: written -> the name we use. */
+/* Synonyms of the parameters' names (sv_param_choices): written -> ours. */
 static const char *const aliases[][2] = {
-    {"gaussian", "normal"}, {"gauss", "normal"},     {"randn", "normal"},
-    {"student", "t"},       {"student-t", "t"},      {"students-t", "t"},
-    {"studentt", "t"},      {"sign", "rademacher"},  {"bernoulli", "rademacher"},
-    {"glorot", "xavier"},   {"text", "table"},       {"pretty", "table"},
-    {"ndjson", "jsonl"},    {"json-lines", "jsonl"}, {"sqrt-dk", "sqrt"},
-    {"1/sqrt(dk)", "sqrt"}, {"1/dk", "dk"},          {"mup", "dk"},
-    {"tokens", "n"},        {"seq-len", "n"},        {"repeats", "trials"},
-    {"samples", "trials"},  {"runs", "trials"},      {"d_k", "dk"},
-    {"d-k", "dk"},          {"d_v", "dv"},           {"d-v", "dv"},
-    {"d_model", "d-model"}, {"dmodel", "d-model"},   {"bins", "histogram"},
-    {"csv", "format"},      {"json", "format"},      {"jobs", "threads"},
+    {"gaussian", "normal"}, {"gauss", "normal"},    {"randn", "normal"},
+    {"student", "t"},       {"student-t", "t"},     {"students-t", "t"},
+    {"studentt", "t"},      {"sign", "rademacher"}, {"bernoulli", "rademacher"},
+    {"glorot", "xavier"},   {"sqrt-dk", "sqrt"},    {"1/sqrt(dk)", "sqrt"},
+    {"1/dk", "dk"},         {"mup", "dk"},
 };
 
 static const char *alias_of(const char *s, const char *const *names, size_t n)
@@ -50,25 +51,27 @@ static const char *alias_of(const char *s, const char *const *names, size_t n)
     for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++) {
         /* A synonym misspelt by one letter is still that synonym. */
         const size_t most = strlen(aliases[a][0]) >= 5 ? 1 : 0;
-        if (cli_edit_distance(s, aliases[a][0]) > most)
+        if (edit_distance(s, aliases[a][0]) > most)
             continue;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n && names[i]; i++)
             if (strcmp(names[i], aliases[a][1]) == 0)
                 return names[i];
     }
     return NULL;
 }
 
-const char *cli_suggest(const char *s, const char *const *names, size_t n)
+const char *sv_suggest(const char *text, const char *const *names, size_t n)
 {
-    const char *alias = alias_of(s, names, n);
+    if (!text || !names)
+        return NULL;
+    const char *alias = alias_of(text, names, n);
     if (alias)
         return alias;
     const char *best = NULL;
     size_t best_d = (size_t)-1;
-    for (size_t i = 0; i < n; i++) {
-        const size_t d = cli_edit_distance(s, names[i]);
-        const size_t len = strlen(s) > strlen(names[i]) ? strlen(s) : strlen(names[i]);
+    for (size_t i = 0; i < n && names[i]; i++) {
+        const size_t d = edit_distance(text, names[i]);
+        const size_t len = strlen(text) > strlen(names[i]) ? strlen(text) : strlen(names[i]);
         const size_t most = len / 3 ? len / 3 : 1;
         if (d <= most && d < best_d) {
             best = names[i];
