@@ -202,20 +202,39 @@ const unsigned char cli_format_merges[] = {
 };
 static const char *const plot_names[] = {"variance", "entropy",   "max_weight", "eff_keys",
                                          "grad",     "histogram", NULL};
-static const char *const pool_names[] = {"heads", "none", "all", NULL};
 static const char *const completion_names[] = {"bash", NULL};
+
+/* The library's names of its enums, NULL-terminated, for --help, the
+ * completion and "did you mean" (the CLI is single-threaded). */
+static const char *const *library_names(const char *(*name)(int), const char **into, size_t cap)
+{
+    size_t i = 0;
+    for (const char *n; i + 1 < cap && (n = name((int)i)) != NULL; i++)
+        into[i] = n;
+    into[i] = NULL;
+    return into;
+}
+static const char *layout_name(int i)
+{
+    return sv_layout_name((sv_layout)i);
+}
+static const char *pool_name(int i)
+{
+    return sv_pool_name((sv_pool)i);
+}
 
 const char *const *cli_option_names(cli_option_id id)
 {
+    static const char *layout_names[SV_LAYOUTS + 1], *pool_names[4];
     switch (id) {
     case CLI_OPT_FORMAT:
         return cli_format_names;
     case CLI_OPT_PLOT:
         return plot_names;
     case CLI_OPT_LAYOUT:
-        return layout_names;
+        return library_names(layout_name, layout_names, SV_LAYOUTS + 1);
     case CLI_OPT_POOL:
-        return pool_names;
+        return library_names(pool_name, pool_names, 4);
     case CLI_OPT_COMPLETION:
         return completion_names;
     default: /* --dist, --init, --scale: the library's */
@@ -332,24 +351,19 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
                             CLI_LOGITS_ROWS_MAX, CLI_LOGITS_ROWS_MAX);
         opt->logits[opt->n_logits++] = s;
         return 1;
-    case CLI_OPT_LAYOUT: {
-        const char *names[SV_LAYOUTS + 1] = {NULL}; /* the library's: sv_layout_name */
-        for (int i = 0; i < SV_LAYOUTS; i++)
-            names[i] = sv_layout_name((sv_layout)i);
+    case CLI_OPT_LAYOUT:
         if (sv_layout_parse(s, &opt->layout) != SV_OK)
-            return not_one_of("--layout", cli_quote(q, sizeof q, s), s, names, err, errlen);
+            return not_one_of("--layout", cli_quote(q, sizeof q, s), s, cli_option_names(id), err,
+                              errlen);
         return 1;
-    }
     case CLI_OPT_PLOT:
     case CLI_OPT_OUTPUT:
         return parse_plot(opt, id, s, err, errlen);
-    case CLI_OPT_POOL: {
-        const int i = name_index(s, pool_names);
-        if (i < 0)
-            return not_one_of("--pool", cli_quote(q, sizeof q, s), s, pool_names, err, errlen);
-        opt->pool = (cli_pool)i;
+    case CLI_OPT_POOL:
+        if (sv_pool_from_name(s, &opt->pool) != SV_OK)
+            return not_one_of("--pool", cli_quote(q, sizeof q, s), s, cli_option_names(id), err,
+                              errlen);
         return 1;
-    }
     case CLI_OPT_COMPLETION:
         if (name_index(s, completion_names) < 0)
             return not_one_of("--completion", cli_quote(q, sizeof q, s), s, completion_names, err,

@@ -91,7 +91,7 @@ typedef struct cli_options {
     double observed;      /* NAN without --observed */
     sv_layout layout;     /* --layout: the files' axis order (sv_array_to_bhnd) */
     size_t q_rows[2];     /* --q-rows A:B as given */
-    cli_pool pool;        /* --pool */
+    sv_pool pool;         /* --pool */
     cli_plot plot;        /* --plot */
     int help, version;    /* help: 1 --help, 2 --completion */
     const char *logits[CLI_LOGITS_ROWS_MAX]; /* each --logits row, as written */

@@ -60,13 +60,6 @@ typedef struct cli_config {
     size_t engine_bytes; /* sv_engine_bytes of its draws with the run's exec */
 } cli_config;
 
-/* --pool: which rows a run of measured Q and K (the per-head output) writes. */
-typedef enum cli_pool {
-    CLI_POOL_HEADS = 0, /* a row per (batch, head), then the pooled row */
-    CLI_POOL_NONE = 1,  /* the heads' rows only */
-    CLI_POOL_ALL = 2    /* the pooled row only */
-} cli_pool;
-
 /* How the rows are written. */
 typedef struct cli_output {
     cli_format format;           /* never CLI_FORMAT_AUTO once the run starts */
@@ -79,7 +72,7 @@ typedef struct cli_output {
     double observed;             /* the --observed value, NAN without */
     size_t histogram;            /* bins, 0 without --histogram */
     int weight_histogram;        /* the histogram is of the softmax weights */
-    cli_pool pool;               /* per-head output: which rows */
+    sv_pool pool;                /* per-head output: which rows (run.h) */
     cli_plot plot;               /* --format gnuplot: what is drawn */
     const char *plot_output;     /* --output: the .png, .svg or .pdf the script sets, or NULL */
 } cli_output;

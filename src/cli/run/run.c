@@ -240,7 +240,7 @@ static int on_chunk(void *ctx, uint64_t first, uint64_t count, const sv_trial_st
         return 0;
     if (c->s->w.kind == SV_OUTPUT_PER_TRIAL)
         c->ok = write_trials(c->s, c->r, first, count, t, c->pl);
-    if (c->s->w.kind == SV_OUTPUT_PER_HEAD && c->out->pool != CLI_POOL_ALL)
+    if (c->s->w.kind == SV_OUTPUT_PER_HEAD && c->out->pool != SV_POOL_ALL)
         c->ok = write_heads(c->s, c->r, first - c->r->first, count, t, c->pl);
     return !c->ok;
 }
@@ -372,8 +372,8 @@ static int write_config(cli_sink *s, const config_run *r, const cli_output *out,
         return 1;
     }
     case SV_OUTPUT_PER_HEAD:
-        return out->pool == CLI_POOL_NONE || (head_row(s, r, &r->summary.mean, NULL, 0, 0, pl) &&
-                                              head_row(s, r, &r->summary.mean, NULL, 0, 1, pl));
+        return out->pool == SV_POOL_NONE || (head_row(s, r, &r->summary.mean, NULL, 0, 0, pl) &&
+                                             head_row(s, r, &r->summary.mean, NULL, 0, 1, pl));
     default:
         return 1;
     }

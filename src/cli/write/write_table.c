@@ -142,7 +142,7 @@ static void head_begin(cli_writer *s)
 static void head_row(cli_writer *s, const sv_row_view *row)
 {
     const sv_trial_stats *t = row->stats;
-    if (s->count > 1 && (row->head ? row->trial == 0 : s->out->pool == CLI_POOL_ALL))
+    if (s->count > 1 && (row->head ? row->trial == 0 : s->out->pool == SV_POOL_ALL))
         fprintf(s->f, "scale %s:\n", row->scale_name);
     if (row->head)
         fprintf(s->f, "%5zu %5zu %4zu", row->head->batch, row->head->head, row->head->kv_head);
