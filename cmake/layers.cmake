@@ -1,7 +1,7 @@
 # The layers of src/, lowest first: the one place their order is written.
 # scripts/check_layers.py reads these two lists; docs/architecture.md says
 # what each layer may know.
-set(SV_LAYERS core spec theory source io engine report api)
+set(SV_LAYERS core experiment theory source io engine report api)
 set(SV_CLI_LAYERS base parse write run)
 
 # sv_layer(NAME SOURCES...): object library sv_NAME of src/NAME/. Its folder

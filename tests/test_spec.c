@@ -1,4 +1,4 @@
-/* spec.h (src/spec/spec.c): every rule of sv_spec_check_field at its
+/* spec.h (src/experiment/spec.c): every rule of sv_spec_check_field at its
  * boundary, the status and the field it blames, the order in which rules
  * win; sv_spec_resolve's defaults; sv_spec_scores, sv_spec_score_bound,
  * sv_spec_hash, sv_init_variance and sv_taps_check. */

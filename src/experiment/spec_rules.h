@@ -1,5 +1,5 @@
 /* The rule table of sv_spec_check (spec.c), shared with param.c, which
- * words its faults: internal to src/spec/. */
+ * words its faults: internal to src/experiment/. */
 #ifndef SDPA_VAR_SPEC_RULES_H
 #define SDPA_VAR_SPEC_RULES_H
 
