@@ -55,18 +55,12 @@ typedef struct sv_trial_extremes {
  *  sv_partial_free; its layout is no ABI). */
 typedef struct sv_partial sv_partial;
 
-#endif /* SDPA_VAR_PARTIAL_H: the types above, which stable headers use */
-
-/* The functions: advanced API, declared only where SDPA_VAR_ADVANCED is
- * defined (sdpa_var.h). */
-#if defined(SDPA_VAR_ADVANCED) && !defined(SDPA_VAR_PARTIAL_H_ADVANCED)
-#define SDPA_VAR_PARTIAL_H_ADVANCED
-
 /**
  * An empty partial for trials starting at @p first, with room for
  * @p cap of them (sv_partial_add grows it as needed), in *out.
  * @return SV_OK; SV_EINVAL for out NULL; SV_ERANGE if first + cap
- *         overflows; SV_ENOMEM (*out NULL, nothing to free).
+ *         overflows, or its blocks' bytes pass SIZE_MAX (cap above 2^29
+ *         in 32-bit WebAssembly); SV_ENOMEM (*out NULL, nothing to free).
  */
 sv_status sv_partial_create(uint64_t first, uint64_t cap, sv_partial **out);
 

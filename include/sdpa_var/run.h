@@ -89,11 +89,15 @@ typedef struct sv_runner sv_runner;
  * histogram or per-row tap accumulates over every step). The engine sees
  * spec with trials first + spec->trials (the streams are numbered by
  * trial, so a slice draws the trials of the whole run).
- * @param spec, src, exec as sv_engine_run's; kept by pointer until free.
+ * @param spec, exec as sv_engine_run's; copied.
+ * @param src  built for the whole run: for a slice (opt->first > 0), from
+ *             spec with trials first + spec->trials, else every step is
+ *             SV_EMISMATCH; kept by pointer until sv_runner_free, as taps.
  * @param opt  NULL: as zeros with observed NAN.
  * @return SV_OK; SV_EINVAL for a NULL argument, a summary asked with
  *         first > 0, or trials that wrap; the errors of sv_spec_check and
- *         sv_taps_check; SV_ENOMEM (*out NULL then).
+ *         sv_taps_check; SV_ERANGE where the partial's blocks overflow
+ *         size_t (sv_partial_create); SV_ENOMEM (*out NULL then).
  */
 sv_status sv_runner_begin(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
                           const sv_taps *taps, const sv_run_options *opt, sv_runner **out);

@@ -73,8 +73,9 @@ typedef struct sv_summary_acc sv_summary_acc;
  * Creates a summary of spec->trials trials (trials 0 .. spec->trials - 1)
  * in *acc, to be finished (and freed) by sv_summary_end.
  * @param spec a resolved spec (sv_spec_resolve).
- * @return SV_OK; the errors of sv_spec_check; SV_EINVAL for acc NULL;
- *         SV_ENOMEM (*acc NULL then, nothing to free).
+ * @return SV_OK; the errors of sv_spec_check; SV_EINVAL for acc NULL or
+ *         trials x 8 bytes past SIZE_MAX (above 2^29 trials in 32-bit
+ *         WebAssembly); SV_ENOMEM (*acc NULL then, nothing to free).
  */
 sv_status sv_summary_begin(const sv_spec *spec, sv_summary_acc **acc);
 

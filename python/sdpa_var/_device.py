@@ -440,7 +440,7 @@ def finish(p, trials, scalars, pool="none"):
                                                         p.sampled)
     bad = int(s["bad_q"] + (s["bad_k_cut"] if cut else s["bad_k"]) + s["bad_mask"])
     if bad:
-        raise _measure.Skip("nonfinite", "%d NaN or infinite values in Q, K" % bad, bad)
+        raise _measure.Skip("nonfinite", "%d NaN or infinite values in Q, K or the mask" % bad, bad)
     if s["posinf"]:
         raise _measure.Skip("posinf", "mask: NaN or +inf entry (a float mask holds finite "
                             "values, or -inf to exclude a key)")

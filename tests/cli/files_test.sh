@@ -143,7 +143,7 @@ runtime_error "k_3heads.npy: its 3 heads do not divide Q's 4 heads (q.npy)*" --q
 runtime_error "k_batch.npy: batch 1 differs from Q's 2 (q.npy)" --q q.npy --k k_batch.npy
 runtime_error "k_batch.npy: batch x heads 1 x 2 differ from K's 2 x 2 (k.npy)" --q q.npy --k k.npy --v k_batch.npy
 "$PY" -c 'import numpy as n; n.save("k30.npy", n.ones((2, 2, 30, 8)))'
-runtime_error "causal needs n_q = n_k: q.npy has 40 positions, k30.npy 30" --q q.npy --k k30.npy --causal
+runtime_error "--causal needs n_q = n_k: q.npy has 40 positions, k30.npy 30" --q q.npy --k k30.npy --causal
 # Hostile files: lying headers, other dtypes, safetensors tables that lie.
 "$PY" - <<'PYEOF'
 import json, struct
@@ -183,6 +183,21 @@ st("qk.safetensors", {"q": ent("F32", (40, 8), 0, 1280), "k": ent("F32", (40, 8)
 np.save("k_inf.npy", np.where(np.arange(k.size).reshape(k.shape) == 700, np.inf, k).astype(">f2"))
 PYEOF
 runtime_error "int.npy: dtype '<i4' is not float16, float32 or float64 (or bool, a mask's)" --q int.npy --k k.npy
+# A bool array given as Q: the library's line (sv_strided_explain) names G,
+# which the CLI has not; the CLI names its options.
+np_bool() { "$PY" -c "import numpy as np; np.save('$1', np.ones((2, 4, 40, 8), bool))"; }
+np_bool qb.npy
+runtime_error "qb.npy: dtype bool: --q, --k and --v hold numbers (a bool array is a --mask)" \
+    --q qb.npy --k k.npy
+# Measured heads' plug-in theory is made of the moments of Q and K: shown
+# without an inputs column it was nan (exit 0), as their measurement was
+# skipped.
+th_alone=$("$BIN" --q q.npy --k k.npy --format csv --columns head,raw_var_theory 2>&1)
+th_with=$("$BIN" --q q.npy --k k.npy --format csv --columns head,q_var,raw_var_theory 2>&1 |
+    cut -d, -f1,3)
+if [ "$th_alone" = "$th_with" ] && [[ "$th_alone" != *nan* ]]; then ok; else
+    fail "raw_var_theory alone: $th_alone; beside q_var: $th_with"
+fi
 # Issue 33: an int --mask was told "float16, float32 or float64", though a
 # bool mask is read too: the line lists what a mask may be.
 np_mask() { "$PY" -c "import numpy as np; np.save('$1', $2)"; }

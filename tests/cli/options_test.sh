@@ -308,6 +308,7 @@ done <<'EOF'
 --init does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --init lecun
 --cross does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --cross
 --causal does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --causal
+--window does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --window 2
 --values does not apply with --logits-file (the rows are given, nothing is drawn)|--logits-file rows.txt --values
 --dv does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --dv 3
 --grad does not apply with --logits (the rows are given, nothing is drawn)|--logits 1,2 --grad

@@ -123,7 +123,7 @@
       "with --d-model: keys from their own tokens X'")                                             \
     X(CAUSAL, "causal", 0, NULL, CLI_ARG_FLAG, CLI_PARAM(CAUSAL), CLI_X_LOGITS,                    \
       "query i sees keys 0..i only (decoder mask; n_q = n_k)")                                     \
-    X(WINDOW, "window", 0, "W", CLI_ARG_PARAM, CLI_PARAM(WINDOW), 0,                               \
+    X(WINDOW, "window", 0, "W", CLI_ARG_PARAM, CLI_PARAM(WINDOW), CLI_X_LOGITS,                    \
       "sliding window: with --causal query i sees keys\n"                                          \
       "i-W+1..i (W keys, as HF's sliding_window), without\n"                                       \
       "those with |i - j| < W")                                                                    \

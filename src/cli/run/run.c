@@ -262,8 +262,9 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
     sv_source src;
     sv_status st = r->arrays ? sv_source_strided(r->arrays, &src) : sv_source_draw(&es, &src);
     /* Entries of Q and K that no column shows are not measured (a state
-     * keeps every statistic: it has no sink). */
-    if (s && !cli_sink_shows_group(s, SV_GROUP_INPUTS)) {
+     * keeps every statistic: it has no sink). Measured heads always are:
+     * their plug-in theory is made of those moments. */
+    if (s && !r->arrays && !cli_sink_shows_group(s, SV_GROUP_INPUTS)) {
         src.measure_entries = 0;
         r->skipped |= 1u << SV_GROUP_INPUTS;
     }

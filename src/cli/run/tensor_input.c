@@ -144,8 +144,14 @@ static int checked(const cli_tensors *t, const sv_spec *spec, char *err, size_t 
         const char *arg = file_of[i] >= 0 ? t->file[file_of[i]].arg : NULL;
         names[i] = arg ? cli_quote(q[i], sizeof q[i], arg) : i == SV_TENSOR_G ? "G" : "-";
     }
+    /* The library words the spec's field and any array; the CLI names its
+     * options where a line is about them. */
+    if (why.problem == SV_STRIDED_BOOL)
+        return cli_fail(err, errlen,
+                        "%s: dtype bool: --q, --k and --v hold numbers (a bool array is a --mask)",
+                        names[why.tensor]);
     sv_strided_explain(&why, names, line, sizeof line);
-    return cli_fail(err, errlen, "%s", line);
+    return cli_fail(err, errlen, "%s%s", why.problem == SV_STRIDED_CAUSAL ? "--" : "", line);
 }
 
 /* Whether the run of configuration c fits in physical memory, as
