@@ -161,9 +161,11 @@ static sv_status against_spec(const sv_strided *a, const sv_spec *spec, uint64_t
                  {spec->values, spec->n_k, spec->d_v},
                  {spec->grad, spec->n_q, spec->d_v}};
     for (int i = 0; i < 4; i++) {
+        if (!want[i].on) /* V or G absent: no shape to read (ndim 0) */
+            continue;
         const sv_array *x = tensor(a, (sv_tensor)i);
         const size_t r = x->shape[x->ndim - 2], c = x->shape[x->ndim - 1];
-        if (want[i].on && (r != want[i].rows || c != want[i].cols))
+        if (r != want[i].rows || c != want[i].cols)
             return blame(why, SV_STRIDED_SPEC, (sv_tensor)i, (sv_tensor)i, r, c, want[i].rows,
                          want[i].cols);
     }
