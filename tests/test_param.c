@@ -171,7 +171,8 @@ static void explain(void)
         /* a synonym or a near name suggested (sv_suggest), for every front end */
         {SV_PARAM_DIST, "gauss",
          "'gauss' is not one of normal, uniform, rademacher or t; did you mean normal?"},
-        {SV_PARAM_INIT, "Glorot", "'Glorot' is not one of xavier, lecun or normal; did you mean xavier?"},
+        {SV_PARAM_INIT, "Glorot",
+         "'Glorot' is not one of xavier, lecun or normal; did you mean xavier?"},
         {SV_PARAM_SCALE, "half", "'half' is not one of sqrt, dk, none, logn or a positive number"},
         {SV_PARAM_SCALE, "mup",
          "'mup' is not one of sqrt, dk, none, logn or a positive number; did you mean dk?"},

@@ -213,4 +213,3 @@ sv_status sv_head_row_make(const sv_spec *spec, const char *scale_name, const sv
                               .head = head};
     return SV_OK;
 }
-
