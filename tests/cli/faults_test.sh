@@ -150,7 +150,8 @@ rc=$?
     fail "closed pipe, SIGPIPE ignored: rc=$rc $(head -c 200 "$tmp/err")"
 # ulimit -f: before, death by SIGXFSZ and nothing said. The file keeps
 # whole rows only (cut back to the last one).
-(ulimit -f 8 && exec timeout "$guard" "$BIN" --dk 1:4096 --n 4 --threads 1 --columns all >"$tmp/big.csv" 2>"$tmp/err")
+(ulimit -f 16 && exec timeout "$guard" "$BIN" --dk 1:4096 --n 4 --threads 1 --columns all --per-trial \
+    --trials 2 >"$tmp/big.csv" 2>"$tmp/err")
 rc=$?
 [ $rc -eq 1 ] && [ "$(cat "$tmp/err")" = "$p: error writing output: File too large" ] &&
     [ "$(tail -c 1 "$tmp/big.csv" | od -An -c | tr -d ' ')" = '\n' ] && ok ||
@@ -162,17 +163,18 @@ rc=$?
 # was there keeps its bytes; a run that succeeds writes stdout's bytes.
 mkdir "$tmp/o"
 echo old >"$tmp/o/keep.csv"
-# 8 KiB, as above: a coverage build writes its .gcda files (each smaller)
-# at exit too, and under 1 KiB libgcov would add its own lines. Each
-# output here is far larger (2000 trials).
+# 16 KiB, as above: a coverage build writes its .gcda files (each smaller:
+# the largest, of the column table, is 9 KiB) at exit too, and past the
+# limit libgcov adds its own lines. Each output here is larger (2000
+# trials: 33 KiB as a state, MBs per trial).
 for f in "csv --columns all --per-trial" "json --columns all --per-trial" state "table --per-trial"; do
     name=$tmp/o/cut.${f%% *}
     runtime_error "ulimit -f, --format $f --output" "$p: error writing '$name': File too large" \
-        bash -c 'ulimit -f 8; exec "$@"' _ "$BIN" --dk 4 --n 20 --trials 2000 --format $f --output "$name"
+        bash -c 'ulimit -f 16; exec "$@"' _ "$BIN" --dk 4 --n 20 --trials 2000 --format $f --output "$name"
     [ ! -e "$name" ] && ok || fail "ulimit -f, --format $f: a cut $name was left"
 done
 runtime_error "ulimit -f over an old file" "$p: error writing '$tmp/o/keep.csv': File too large" \
-    bash -c 'ulimit -f 8; exec "$@"' _ "$BIN" --dk 4 --n 20 --trials 2000 --per-trial --columns all \
+    bash -c 'ulimit -f 16; exec "$@"' _ "$BIN" --dk 4 --n 20 --trials 2000 --per-trial --columns all \
     --output "$tmp/o/keep.csv"
 [ "$(cat "$tmp/o/keep.csv")" = old ] && ok || fail "ulimit -f: the old file was changed"
 [ "$(ls -A "$tmp/o")" = keep.csv ] && ok || fail "--output left files: $(ls -A "$tmp/o")"
@@ -193,7 +195,7 @@ done
     cmp -s - "$tmp/o/m.csv" && ok || fail "merge --output: not one run's bytes"
 "$BIN" --dk 4 --n 20 --trials 2000 --format state --output "$tmp/o/big.st"
 runtime_error "merge, ulimit -f" "$p: error writing '$tmp/o/m.st': File too large" \
-    bash -c 'ulimit -f 8; exec "$@"' _ "$BIN" merge --format state "$tmp/o/big.st" --output "$tmp/o/m.st"
+    bash -c 'ulimit -f 16; exec "$@"' _ "$BIN" merge --format state "$tmp/o/big.st" --output "$tmp/o/m.st"
 [ ! -e "$tmp/o/m.st" ] && ok || fail "merge under ulimit -f left a cut file"
 
 # --- --format table is linear in configurations ------------------------------
