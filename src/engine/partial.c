@@ -328,6 +328,8 @@ static sv_status add(sv_partial *p, const sv_trial_stats *t, size_t count, int m
         return SV_EINVAL;
     if (count > UINT64_MAX - p->first - p->n)
         return SV_ERANGE;
+    if (count == 0) /* t may be NULL: nothing to copy from it */
+        return SV_OK;
     sv_status st = reserve(p, p->n + count);
     if (st != SV_OK)
         return st;
