@@ -24,9 +24,6 @@ def _from_torch(t, name, allow_bool=False):
                          % (name, t.device, name))
     if allow_bool and t.dtype == torch.bool:
         return t.numpy(), L.SV_DTYPE_BOOL
-    if t.is_complex() or not t.is_floating_point():
-        raise TypeError("%s: dtype %s is not %sfloat16, bfloat16, float32 or float64"
-                        % (name, t.dtype, "bool, " if allow_bool else ""))
     if t.dtype == torch.bfloat16:
         # The 16-bit pattern, decoded in C: view() keeps the strides.
         try:

@@ -115,17 +115,20 @@ def _feed_sdpa(args, kwargs):
                          mask, None)
 
 
-def _make_sdpa_wrapper(original):
-    feed = no_compile(_feed_sdpa)
+def _wrapper(original, feed):
+    """A function of original's name and doc that hands its arguments to
+    feed(args, kwargs) (run eagerly under torch.compile: no_compile) and
+    returns original(*args, **kwargs), marked as ours (_hold)."""
+    feed = no_compile(feed)
 
-    def scaled_dot_product_attention(*args, **kwargs):
+    def wrapper(*args, **kwargs):
         feed(args, kwargs)
         return original(*args, **kwargs)
 
-    scaled_dot_product_attention.__wrapped__ = original
-    scaled_dot_product_attention.__doc__ = getattr(original, "__doc__", None)
-    scaled_dot_product_attention._sdpa_var_wrapper = True
-    return scaled_dot_product_attention
+    wrapper.__name__ = wrapper.__qualname__ = getattr(original, "__name__", "wrapper")
+    wrapper.__wrapped__, wrapper.__doc__ = original, getattr(original, "__doc__", None)
+    wrapper._sdpa_var_wrapper = True
+    return wrapper
 
 
 def _hf_functions():
@@ -292,18 +295,11 @@ def _make_mha_wrapper(original):
 
     sig = inspect.signature(original)
 
-    @no_compile
-    def feed(self, args, kwargs):
+    def feed(args, kwargs):  # args[0]: the module (self)
         for mon in list(_MONITORS):
-            mon._mha_call(self, sig, args, kwargs)
+            mon._mha_call(args[0], sig, args[1:], kwargs)
 
-    def forward(self, *args, **kwargs):
-        feed(self, args, kwargs)
-        return original(self, *args, **kwargs)
-
-    forward.__wrapped__, forward.__doc__ = original, original.__doc__
-    forward._sdpa_var_wrapper = True
-    return forward
+    return _wrapper(original, feed)
 
 
 # (owner, attribute) -> [original, wrapper, ids of the monitors holding it]
@@ -356,7 +352,7 @@ def attach(mon, hf_modules=(), mha=False):
         table = _hf_functions()
         for key in list(table.keys()) if table is not None else ():
             _hold(mon, table, key, lambda fn, key=key: _make_hf_wrapper(fn, key))
-        _hold(mon, F, "scaled_dot_product_attention", _make_sdpa_wrapper)
+        _hold(mon, F, "scaled_dot_product_attention", lambda fn: _wrapper(fn, _feed_sdpa))
         if mha:
             _hold(mon, nn.MultiheadAttention, "forward", _make_mha_wrapper)
         for name in sorted({type(m).__module__ for m in hf_modules}):

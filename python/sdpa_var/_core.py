@@ -159,15 +159,16 @@ def _row(spec, stats, scale_name, head=None, summary=None, masked=False):
     return view
 
 
-def _scale_number(scale):
-    """A positive finite multiplier; a 0-dim or one-element numpy array or
-    torch tensor (torch.tensor(0.1)) counts as its number."""
-    scale = _arrays.scalar(scale, "scale")
-    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
-        raise TypeError("scale: %r is not a number" % (scale,))
-    if not (math.isfinite(scale) and scale > 0):
-        raise ValueError("scale: %r is not a positive finite number" % (scale,))
-    return float(scale)
+def positive(value, what="scale"):
+    """A positive finite multiplier (stats(scale=), the monitor's scales);
+    a 0-dim or one-element numpy array or torch tensor (torch.tensor(0.1))
+    counts as its number. TypeError / ValueError naming @p what."""
+    x = _arrays.scalar(value, what)
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError("%s: %r is not a number (a float or a 0-dim tensor)" % (what, value))
+    if not (math.isfinite(x) and x > 0):
+        raise ValueError("%s: %r is not a positive finite number" % (what, value))
+    return float(x)
 
 
 def _layout(name):
@@ -230,16 +231,13 @@ def _mask(mask):
     the library's check (_refused)."""
     if _arrays.is_torch(mask):
         mask = mask.detach()
-        while mask.dim() < 2:
-            mask = mask.unsqueeze(0)
-    else:
-        if not isinstance(mask, np.ndarray):
-            try:
-                mask = np.asarray(mask)
-            except Exception as e:
-                raise TypeError("mask: not an array (%s)" % e) from None
-        while mask.ndim < 2:
-            mask = mask[np.newaxis]
+    elif not isinstance(mask, np.ndarray):
+        try:
+            mask = np.asarray(mask)
+        except Exception as e:
+            raise TypeError("mask: not an array (%s)" % e) from None
+    while len(mask.shape) < 2:
+        mask = mask[None]  # a new first axis, numpy's and torch's
     if len(mask.shape) > 4:
         raise ValueError("mask: shape %s has %d axes; expected at most 4, broadcastable to "
                          "batch x heads x n_q x n_k" % (tuple(mask.shape), len(mask.shape)))
@@ -263,7 +261,7 @@ def spec_of(qd, kd, scale, causal, window, ddof=0, d_v=None):
         _params.set_value(spec, "window", window, "window")
     _params.set_value(spec, "ddof", ddof, "ddof")
     if scale is not None:
-        spec.scale = _scale_number(scale)
+        spec.scale = positive(scale)
     if d_v is not None:
         spec.values, spec.d_v = 1, d_v
     _params.resolve(spec, {"d_k": "q", "n_q": "q", "n_k": "k", "d_v": "v", "trials": "q"})

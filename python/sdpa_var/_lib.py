@@ -134,14 +134,6 @@ class sv_exec(ctypes.Structure):
                 ("cancel", ctypes.POINTER(c_int))]
 
 
-class sv_taps(ctypes.Structure):
-    """engine.h: struct sv_taps (only its size is checked; passed as NULL)."""
-    _fields_ = [("hist_bins", c_size), ("hist_lo", c_dbl), ("hist_hi", c_dbl),
-                ("hist_raw", ctypes.POINTER(c_u64)), ("hist_scaled", ctypes.POINTER(c_u64)),
-                ("hist_w_raw", ctypes.POINTER(c_u64)), ("hist_w_scaled", ctypes.POINTER(c_u64)),
-                ("row_sums", ctypes.POINTER(c_dbl)), ("skip", ctypes.c_uint)]
-
-
 # engine.h: sv_trial_stats, doubles in the order of the library's table
 # (SV_TRIAL_STATS_MAP), read from the library itself: a statistic added
 # there needs nothing here.
@@ -252,8 +244,6 @@ SIGNATURES = {
     "sv_status_name": (c_char_p, [c_int]),
     # spec.h
     "sv_spec_resolve": (c_int, [P(sv_spec)]),
-    "sv_spec_check_field": (c_int, [P(sv_spec), P(c_char_p)]),
-    "sv_spec_scale": (c_dbl, [P(sv_spec)]),
     # param.h
     "sv_param_name": (c_char_p, [c_int]),
     "sv_param_bounds": (c_int, [c_int, P(c_int), P(c_dbl), P(c_dbl), P(c_char_p), P(c_int)]),
@@ -271,13 +261,8 @@ SIGNATURES = {
     "sv_strided_explain": (c_int, [ctypes.c_void_p, ctypes.c_void_p, c_char_p, c_size]),
     "sv_strided_head": (c_int, [P(sv_strided), c_u64, P(c_u64), P(sv_head)]),
     "sv_source_strided": (c_int, [P(sv_strided), ctypes.c_void_p]),
-    # engine.h
-    "sv_engine_run": (c_int, [P(sv_spec), ctypes.c_void_p, P(sv_exec), ctypes.c_void_p, c_u64,
-                              c_u64, P(sv_trial_stats)]),
     # summary.h
     "sv_summary_compute": (c_int, [P(sv_spec), P(sv_trial_stats), c_dbl, P(sv_summary)]),
-    "sv_summary_head": (c_int, [P(sv_spec), P(sv_trial_stats), P(sv_summary), P(sv_spec),
-                                P(sv_summary)]),
     # run.h
     "sv_pool_name": (c_char_p, [c_int]),
     "sv_run": (c_int, [P(sv_spec), ctypes.c_void_p, P(sv_exec), ctypes.c_void_p,
@@ -297,8 +282,6 @@ SIGNATURES = {
     "sv_state_summary": (c_int, [P(sv_state), c_size, P(sv_spec), P(sv_summary)]),
     "sv_state_problem_str": (c_char_p, [c_int]),
     "sv_state_free": (None, [P(sv_state)]),
-    # sampler.h
-    "sv_dist_from_name": (c_int, [c_char_p, P(c_int)]),
     # version_query.h
     "sv_version": (c_char_p, []),
     "sv_abi_version": (c_uint, []),

@@ -34,7 +34,6 @@ carries nothing of the monitor, and the copy is not monitored.
 """
 
 import collections.abc
-import math
 import numbers
 import sys
 import warnings
@@ -67,18 +66,6 @@ class _Frame:
 
     def __init__(self, layer):
         self.layer, self.produced, self.caps, self.call = layer, False, {}, None
-
-
-def _positive(v, what):
-    try:
-        x = _modules.as_number(v, what)
-    except ValueError as e:
-        raise ValueError(str(e)) from None
-    if x is None:
-        raise TypeError("%s: %r is not a number (a float or a 0-dim tensor)" % (what, v))
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError("%s: %r is not a positive finite number" % (what, v))
-    return x
 
 
 def check_count(v, what, low, none_ok, need):
@@ -146,7 +133,7 @@ class Monitor(_report.Report):
         # id(module) -> the module (identity checked) and what it is to us
         self._by_id = {}    # id -> (module, _Layer or None, [(layer, what) it feeds])
         names = {n for n, _ in model.named_modules()}
-        scales, scale_all = _per_module(scale, "scale", names, _positive)
+        scales, scale_all = _per_module(scale, "scale", names, _core.positive)
         self._layers, self._names = {}, {id(m): (n or "model") for n, m in model.named_modules()}
         sdpa = _capture.sdpa_available()
         refused, rotary, tl_refused = [], [], []
@@ -397,7 +384,7 @@ class Monitor(_report.Report):
             if scale is None:
                 scale, source = q.shape[-1] ** -0.5, path + " 1/sqrt(d)"
             else:
-                scale, source = _positive(scale, "scale"), path + " scale"
+                scale, source = _core.positive(scale), path + " scale"
             self._measure(name, path, q, k, scale, source, causal, mask, window)
         except Exception as e:
             self._warn("capture:%s:%s" % (path, type(e).__name__),

@@ -138,9 +138,7 @@ def text(s):
     w = widths(keep)
     header, rows = _pick(header, rows, keep)
     lines = [title(s)]
-    for name, labels in header:
-        lines.append(name.ljust(left) + "".join(" " * GAP + x.rjust(k) for x, k in zip(labels, w)))
-    for name, cells in rows:
+    for name, cells in header + rows:
         lines.append(name.ljust(left) + "".join(" " * GAP + x.rjust(k) for x, k in zip(cells, w)))
     return "\n".join(line.rstrip() for line in lines)
 
