@@ -72,17 +72,6 @@ _ROW = ("entropy", "max_weight", "jac_trace", "jac_frob", "eff_keys", "sum_p2", 
 _SCALARS = ("bad_q", "bad_k", "bad_k_cut", "bad_mask", "posinf", "trivial", "causal_pattern")
 
 
-def unavailable():
-    """None if this torch runs the backend, else why not (a sentence)."""
-    import torch
-
-    need = ("amax", "amin", "log1p", "isfinite", "isneginf")
-    missing = [n for n in need if not hasattr(torch, n)]
-    if missing:
-        return "this torch %s has no torch.%s" % (torch.__version__, ", torch.".join(missing))
-    return None
-
-
 def block_shape(batch, heads_kv, group, n_q, n_k, d_k, max_bytes):
     """(bc, hc, m): batch elements, key heads and query rows per block, so
     that a block's scores (bc hc group m n_k of them, BYTES_PER_SCORE bytes
@@ -265,11 +254,6 @@ def _finish(acc, kmo, kcut, c):
     shape = acc.seen.shape
     nan = torch.full(shape, math.nan, dtype=torch.float64, device=acc.seen.device)
     out = [nan] * (_F + 2)
-    seen = acc.seen
-
-    def mean_rows(x):
-        return x / seen  # 0/0: NaN when no row sees a key, as ksum_mean
-
     n, mean, m2 = acc.mo
     var0 = torch.where(n > 0, m2 / n.clamp(min=1.0), nan)
     var1 = torch.where(n > 1, m2 / (n - 1.0).clamp(min=1.0), nan)
@@ -278,19 +262,20 @@ def _finish(acc, kmo, kcut, c):
          # sum (S - mu)^2 / N with mu = sv_theory_mean of a strided spec: 0
          "raw_var_known_mean": torch.where(n > 0, (m2 + n * mean * mean) / n.clamp(min=1.0),
                                            nan),
-         "rows_empty": acc.rows - seen,
+         "rows_empty": acc.rows - acc.seen,
          "raw_max_abs_logit": acc.maxabs,
          "raw_max_logit": torch.where(n > 0, acc.maxlogit, nan)}
     f["scaled_mean"] = f["raw_mean"] * c
     f["scaled_var"] = var0 * (c * c)
     for k, pre in ((0, "raw_"), (1, "scaled_")):
-        for name in _ROW:
-            f[pre + name] = mean_rows(acc.sums[name, k])
+        for name in _ROW:  # 0/0: NaN when no row sees a key, as ksum_mean
+            f[pre + name] = acc.sums[name, k] / acc.seen
         f[pre + "entropy_min"], f[pre + "entropy_max"] = acc.hmin[k], acc.hmax[k]
         f[pre + "entropy_norm"] = torch.where(acc.n_hn > 0, acc.sums["entropy_norm", k]
                                               / acc.n_hn.clamp(min=1.0), nan)
     qn, qm, qm2 = acc.qe
     f["q_mean"], f["q_var"] = qm, qm2 / qn
+
     def k_entries(mo):  # (mean, variance) of the key head's, per trial
         kn, km, km2 = mo
         return km[..., None].expand(shape), (km2 / kn)[..., None].expand(shape)

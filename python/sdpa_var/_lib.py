@@ -70,7 +70,6 @@ _cdll = _open()
 _bound = _has(_cdll, _EARLY)  # else _load raises ImportError naming them
 
 SV_ARRAY_MAX_DIMS = 4
-SV_ROW_FIELDS = 4
 
 # sv_dtype (source.h)
 SV_DTYPE_FLOAT64, SV_DTYPE_FLOAT32, SV_DTYPE_FLOAT16, SV_DTYPE_BFLOAT16, SV_DTYPE_BOOL = \
@@ -83,10 +82,9 @@ SV_LAYOUT_BHND, SV_LAYOUT_BNHD = 0, 1
 SV_OUTPUT_SUMMARY, SV_OUTPUT_PER_TRIAL, SV_OUTPUT_PER_ROW = 0, 1, 2
 SV_OUTPUT_HISTOGRAM, SV_OUTPUT_PER_HEAD = 3, 4
 
-# sv_value_type, sv_column flags, sv_column_need (columns.h)
+# sv_value_type, sv_column flags (columns.h)
 SV_VALUE_REAL, SV_VALUE_COUNT, SV_VALUE_TEXT = 0, 1, 2
 SV_COLUMN_ONLY_OBSERVED, SV_COLUMN_CONFIG, SV_COLUMN_ONLY_GRAD = 1, 2, 4
-SV_NEED_TRIALS2 = 3
 
 # sv_run_options.want (run.h)
 SV_RUN_SUMMARY, SV_RUN_TRIAL_SD, SV_RUN_QUANTILES = 1, 2, 4
@@ -325,9 +323,8 @@ def _status_codes():
 
 
 STATUS = _status_codes()
-SV_OK, SV_ENOMEM, SV_EOVERFLOW = STATUS["SV_OK"], STATUS["SV_ENOMEM"], STATUS["SV_EOVERFLOW"]
-SV_ENONFINITE = STATUS["SV_ENONFINITE"]
-SV_ECANCELED = STATUS["SV_ECANCELED"]
+SV_OK, SV_ENOMEM = STATUS["SV_OK"], STATUS["SV_ENOMEM"]
+SV_ENONFINITE, SV_ECANCELED = STATUS["SV_ENONFINITE"], STATUS["SV_ECANCELED"]
 
 
 def status_str(st):

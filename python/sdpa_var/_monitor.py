@@ -44,7 +44,6 @@ from . import _capture, _core, _device, _modules, _measure, _report
 
 DEFAULT_STATS = ("scaled_entropy", "scaled_entropy_norm", "scaled_max_weight",
                  "scaled_sink_weight", "scaled_max_abs_logit", "scaled_max_logit")
-MONITORED = DEFAULT_STATS  # the name before issue 23
 # the modules hooks serve: their Q, K are by construction the softmax's
 HOOK_KINDS = ("mha", "tl")
 # The ways a module hooks cannot serve is measured, where this torch has no SDPA
@@ -113,8 +112,6 @@ class Monitor(_report.Report):
         _core.exec_options(threads)  # ValueError naming threads, now rather than in a forward
         if backend not in ("auto", "engine", "torch"):
             raise ValueError("backend: %r is not 'auto', 'engine' or 'torch'" % (backend,))
-        if backend == "torch" and _device.unavailable():
-            raise ValueError("backend: 'torch' needs %s" % _device.unavailable())
         check_count(max_bytes, "max_bytes", 1, True,
                     "a byte count >= 1 (or None: %d)" % _device.DEFAULT_MAX_BYTES)
         self.backend, self.max_bytes = backend, max_bytes
@@ -424,8 +421,7 @@ class Monitor(_report.Report):
             acc = accs[name] = _measure.Accumulator(self.reduce)
         acc.path, acc.scale, acc.scale_source = path, scale, source
         torch_backend = self.backend == "torch" or (
-            self.backend == "auto" and q.device.type not in ("cpu", "meta")
-            and not _device.unavailable())
+            self.backend == "auto" and q.device.type not in ("cpu", "meta"))
         acc.backends.add("torch" if torch_backend else "engine")
         try:
             if torch_backend:  # on the device, no sync: resolved at step()
