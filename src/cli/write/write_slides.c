@@ -67,17 +67,10 @@ static void theory_cell(cli_grid *g, double t, double se)
     cli_grid_cell(g, buf);
 }
 
-/* One statistic of the one-configuration table: measured, sd and theory
- * for raw and scaled, each a summary column times c^power; sqrt_of takes
- * the square root of all three (the score SD beside the variance). */
-typedef struct slide_row {
-    const char *label;
-    sv_column_id col[4]; /* raw measured, raw theory, scaled measured, scaled theory */
-    int power[4];
-    int sqrt_of;
-} slide_row;
-
-static void side(cli_grid *g, const cli_table_entry *e, const slide_row *r, int k)
+/* Side @p k of row @p r (0 raw, 1 scaled): measured, sd and theory;
+ * CLI_STAT_SQRT takes the square root of all three (the score SD beside
+ * the variance). */
+static void side(cli_grid *g, const cli_table_entry *e, const cli_stat_row *r, int k)
 {
     const size_t m = 2 * (size_t)k, m1 = m + 1;
     const sv_column_id id = r->col[m];
@@ -90,7 +83,7 @@ static void side(cli_grid *g, const cli_table_entry *e, const slide_row *r, int 
         sdc = cli_table_partner(sdc, SV_PARTNER_THEORY);
     double sd = cli_table_value(e, sdc, r->power[m]);
     double t = cli_table_col(e, r->col[m1], r->power[m1]);
-    if (r->sqrt_of) { /* d sqrt(x) = dx / (2 sqrt(x)) */
+    if (r->flags & CLI_STAT_SQRT) { /* d sqrt(x) = dx / (2 sqrt(x)) */
         se = se / (2.0 * sqrt(v));
         sd = sd / (2.0 * sqrt(v));
         v = sqrt(v);
@@ -101,63 +94,9 @@ static void side(cli_grid *g, const cli_table_entry *e, const slide_row *r, int 
     theory_cell(g, t, isnan(v) ? NAN : se);
 }
 
-static const slide_row one_rows[] = {
-    {"score mean",
-     {COL(raw_mean), COL(raw_mean_theory), COL(scaled_mean), COL(raw_mean_theory)},
-     {0, 0, 0, 1},
-     0},
-    {"score variance",
-     {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
-     {0, 0, 0, 0},
-     0},
-    {"score SD (sqrt of the variance)",
-     {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
-     {0, 0, 0, 0},
-     1},
-    {"entropy H (nats)",
-     {COL(raw_entropy), COL(raw_entropy_approx), COL(scaled_entropy), COL(scaled_entropy_approx)},
-     {0, 0, 0, 0},
-     0},
-    {"  bound (uniform rows)",
-     {NO_COL, COL(summary_entropy_bound), NO_COL, COL(summary_entropy_bound)},
-     {0, 0, 0, 0},
-     0},
-    {"effective keys e^H",
-     {COL(raw_eff_keys), NO_COL, COL(scaled_eff_keys), NO_COL},
-     {0, 0, 0, 0},
-     0},
-    {"max softmax weight",
-     {COL(raw_max_weight), NO_COL, COL(scaled_max_weight), NO_COL},
-     {0, 0, 0, 0},
-     0},
-    {"Jacobian trace",
-     {COL(raw_jac_trace), NO_COL, COL(scaled_jac_trace), NO_COL},
-     {0, 0, 0, 0},
-     0},
-    {"Var of an entry of Q", {COL(q_var), COL(q_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}, 0},
-    {"Var of an entry of K", {COL(k_var), COL(k_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}, 0},
-    {"output variance",
-     {COL(raw_out_var), COL(raw_out_var_theory), COL(scaled_out_var), COL(scaled_out_var_theory)},
-     {0, 0, 0, 0},
-     0},
-    {"RMS dL/dlogits",
-     {COL(raw_grad_logits), COL(raw_grad_logits_theory), COL(scaled_grad_logits),
-      COL(scaled_grad_logits_theory)},
-     {0, 0, 0, 0},
-     0},
-    {"keys the gradient reaches",
-     {COL(raw_grad_keys), NO_COL, COL(scaled_grad_keys), NO_COL},
-     {0, 0, 0, 0},
-     0},
-    {"trials with raw var <= V (observed)",
-     {COL(raw_var_cdf_observed), NO_COL, NO_COL, NO_COL},
-     {0, 0, 0, 0},
-     0},
-};
-
 /* A row whose measured columns are NAN for this run (an option off) is
  * left out: the slide shows what the run measured. */
-static int defined(const cli_table_entry *e, const slide_row *r)
+static int defined(const cli_table_entry *e, const cli_stat_row *r)
 {
     return r->col[0] == NO_COL || !isnan(cli_table_col(e, r->col[0], 0));
 }
@@ -181,11 +120,11 @@ static void one_table(cli_grid *g, const cli_table_entry *e)
         cli_grid_cell(g, head[i]);
     cli_grid_end_row(g);
     cli_grid_rule(g, 7);
-    for (size_t i = 0; i < sizeof one_rows / sizeof one_rows[0]; i++) {
-        const slide_row *r = &one_rows[i];
-        if (!defined(e, r))
+    for (size_t i = 0; i < cli_stat_rows_n; i++) {
+        const cli_stat_row *r = &cli_stat_rows[i];
+        if (!r->slide || !defined(e, r))
             continue;
-        cli_grid_cell(g, r->label[0] == ' ' && !g->latex ? r->label + 2 : r->label);
+        cli_grid_cell(g, r->slide[0] == ' ' && !g->latex ? r->slide + 2 : r->slide);
         side(g, e, r, 0);
         side(g, e, r, 1);
         cli_grid_end_row(g);
