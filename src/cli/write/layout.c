@@ -124,6 +124,35 @@ int cli_table_varies(sv_column_id id, const cli_table_entry *e, size_t n)
     return 0;
 }
 
+const sv_column_id cli_table_labelled[CLI_TABLE_LABELLED] = {
+    COL(dk), COL(n_q), COL(n_k), COL(scale), COL(dist), COL(nu), COL(init), COL(d_model)};
+
+void cli_table_entries_begin(cli_writer *s)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        cli_table_entry *e = &s->entries[i];
+        e->spec = s->configs[i].spec;
+        snprintf(e->scale_name, sizeof e->scale_name, "%s", s->configs[i].scale_name);
+        e->summary.observed = NAN;
+        e->summary.qk_radius = NAN; /* known after the run */
+        s->logn |= e->spec.scale_logn;
+    }
+    s->varying = 0;
+    for (size_t k = 1; k < CLI_TABLE_LABELLED; k++)
+        if (cli_table_varies(cli_table_labelled[k], s->entries, s->count))
+            s->varying |= 1u << k;
+    s->one_n_k = !cli_table_varies(COL(n_k), s->entries, s->count);
+}
+
+cli_table_entry *cli_table_keep(cli_writer *s, const sv_row_view *row)
+{
+    cli_table_entry *e = &s->entries[s->n_entries++];
+    e->spec = *row->spec;
+    e->summary = *row->summary;
+    snprintf(e->scale_name, sizeof e->scale_name, "%s", row->scale_name ? row->scale_name : "sqrt");
+    return e;
+}
+
 void cli_wrap_put(cli_wrap *w, const char *piece)
 {
     const int len = (int)strlen(piece);

@@ -33,6 +33,22 @@ void cli_table_config_text(const sv_column *c, const cli_table_entry *e, char *b
 /* Whether configuration column @p id differs between the @p n entries. */
 int cli_table_varies(sv_column_id id, const cli_table_entry *e, size_t n);
 
+/* The configuration columns a sweep's rows are labelled by where they
+ * vary: the table's block labels ("scale=dk dist=t"), the slides' label
+ * columns. d_k first, every row's own label in both. */
+#define CLI_TABLE_LABELLED 8
+extern const sv_column_id cli_table_labelled[CLI_TABLE_LABELLED];
+
+/* The entries of the table views (the table, the slides), before any
+ * row: each configuration's spec and scale, and what the title, the block
+ * labels and the footer need from the start (cli_writer's varying, bit k
+ * for cli_table_labelled[k], k >= 1; one_n_k; logn). Found once: per row
+ * it made a table quadratic in configurations. */
+void cli_table_entries_begin(cli_writer *s);
+
+/* Keeps summary @p row as the next entry and returns it. */
+cli_table_entry *cli_table_keep(cli_writer *s, const sv_row_view *row);
+
 /* Text wrapped at width columns: cli_wrap_put adds one unbreakable
  * piece, after a space unless it is the first; a piece that would pass
  * the width starts a new line of indent spaces (then its space). */

@@ -132,12 +132,6 @@ static void one_table(cli_grid *g, const cli_table_entry *e)
     cli_grid_end(g);
 }
 
-/* The configuration columns a sweep row is labelled by, when they vary
- * (d_k always). */
-static const sv_column_id labelled[] = {COL(dk),   COL(n_q), COL(n_k),  COL(scale),
-                                        COL(dist), COL(nu),  COL(init), COL(d_model)};
-#define N_LABELLED (sizeof labelled / sizeof labelled[0])
-
 /* A sweep's statistic columns: (name, power, as a square root). */
 typedef struct sweep_col {
     const char *head;
@@ -164,7 +158,7 @@ static const sweep_col sweep_cols[] = {
 static int n_label_cols(const cli_writer *s)
 {
     int n = 1;
-    for (size_t k = 1; k < N_LABELLED; k++)
+    for (size_t k = 1; k < CLI_TABLE_LABELLED; k++)
         n += (int)(s->varying >> k & 1u);
     return n;
 }
@@ -175,9 +169,9 @@ static void sweep_head(const cli_writer *s, cli_grid *g)
     const int cols = n_label_cols(s) + (int)N_SWEEP + s->observed;
     cli_grid_begin(g, cols);
     cli_grid_cell(g, "d_k");
-    for (size_t k = 1; k < N_LABELLED; k++)
+    for (size_t k = 1; k < CLI_TABLE_LABELLED; k++)
         if (s->varying >> k & 1u)
-            cli_grid_cell(g, sv_column_of(labelled[k])->name);
+            cli_grid_cell(g, sv_column_of(cli_table_labelled[k])->name);
     const int many = s->entries[0].spec.trials > 1;
     for (size_t k = 0; k < N_SWEEP; k++) /* with one trial, the sd is the theory's */
         cli_grid_cell(g, strcmp(sweep_cols[k].head, "sd") == 0 && !many ? "sd (theory)"
@@ -191,9 +185,9 @@ static void sweep_head(const cli_writer *s, cli_grid *g)
 static void sweep_row(const cli_writer *s, cli_grid *g, const cli_table_entry *e)
 {
     char v[64];
-    for (size_t k = 0; k < N_LABELLED; k++)
+    for (size_t k = 0; k < CLI_TABLE_LABELLED; k++)
         if (k == 0 || (s->varying >> k & 1u)) {
-            cli_table_config_text(sv_column_of(labelled[k]), e, v, sizeof v);
+            cli_table_config_text(sv_column_of(cli_table_labelled[k]), e, v, sizeof v);
             cli_grid_cell(g, strcmp(v, "nan") == 0 ? (g->latex ? "--" : "-") : v);
         }
     double se = NAN;
@@ -223,39 +217,18 @@ static void sweep_row(const cli_writer *s, cli_grid *g, const cli_table_entry *e
     cli_grid_end_row(g);
 }
 
-/* The varying bits, as write_table.c finds them for its block labels. */
-static unsigned varying_of(const cli_table_entry *e, size_t n)
-{
-    unsigned bits = 0;
-    for (size_t k = 1; k < N_LABELLED; k++)
-        if (cli_table_varies(labelled[k], e, n))
-            bits |= 1u << k;
-    return bits;
-}
-
 void cli_slides_begin(cli_writer *s)
 {
-    for (size_t i = 0; i < s->count; i++) {
-        cli_table_entry *e = &s->entries[i];
-        e->spec = s->configs[i].spec;
-        snprintf(e->scale_name, sizeof e->scale_name, "%s", s->configs[i].scale_name);
-        e->summary.observed = NAN;
-        e->summary.qk_radius = NAN; /* known after the run */
-    }
-    s->varying = varying_of(s->entries, s->count);
+    cli_table_entries_begin(s);
 }
 
 void cli_slides_row(cli_writer *s, const sv_row_view *row)
 {
     cli_grid g = {s->f, s->format == CLI_FORMAT_LATEX, 0};
-    const size_t i = s->n_entries++;
-    cli_table_entry *e = &s->entries[i];
-    e->spec = *row->spec;
-    e->summary = *row->summary;
-    snprintf(e->scale_name, sizeof e->scale_name, "%s", row->scale_name ? row->scale_name : "sqrt");
+    const cli_table_entry *e = cli_table_keep(s, row);
     if (s->count < 2)
         return; /* one configuration: written at the end */
-    if (i == 0)
+    if (s->n_entries == 1)
         sweep_head(s, &g);
     sweep_row(s, &g, e);
 }
