@@ -164,7 +164,7 @@ void cli_wrap_put(cli_wrap *w, const char *piece)
     w->col += len + (w->col > 0);
 }
 
-/* Words of the title, wrapped at 78 columns (continued lines indented). */
+/* Words of the title, wrapped (continued lines indented). */
 static void word(cli_wrap *w, const char *fmt, ...)
 {
     char buf[128];
@@ -177,10 +177,10 @@ static void word(cli_wrap *w, const char *fmt, ...)
 
 /* The header line: every option that shapes the run, except those that
  * vary between the entries (each row or block names those). */
-void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
+void cli_table_title(FILE *f, const cli_table_entry *e, size_t n, int width)
 {
     const sv_spec *c = &e->spec;
-    cli_wrap w = {f, 78, 1, 0};
+    cli_wrap w = {f, width, 1, 0};
     word(&w, CLI_PROG " %s", SV_VERSION_STRING);
     if (!cli_table_varies(COL(dk), e, n))
         word(&w, "d_k=%zu", c->d_k);

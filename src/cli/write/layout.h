@@ -59,8 +59,9 @@ typedef struct cli_wrap {
 void cli_wrap_put(cli_wrap *w, const char *piece);
 
 /* The header line(s): every option that shapes the run, except those
- * that vary between the @p n entries. */
-void cli_table_title(FILE *f, const cli_table_entry *e, size_t n);
+ * that vary between the @p n entries, wrapped at @p width columns
+ * (INT_MAX: one line, the slides'). */
+void cli_table_title(FILE *f, const cli_table_entry *e, size_t n, int width);
 
 /* @p v to the digits its standard error @p se supports: rounded at the
  * second significant digit of se ("64.37" for 64.36989 +- 0.487); 4

@@ -13,7 +13,7 @@ typedef struct cli_grid {
 } cli_grid;
 
 /* One cell: "| text" (markdown, '|' escaped) or "& text" (LaTeX, _ % & #
- * $ ^ escaped, "<=" as $\le$, '|' as $|$). */
+ * $ ^ escaped, "<=" as $\le$, '|' as $|$, a lone "-", no value, as "--"). */
 void cli_grid_cell(cli_grid *g, const char *text);
 /* The end of a row: " |" or " \\". */
 void cli_grid_end_row(cli_grid *g);

@@ -3,9 +3,8 @@
  * theory); a sweep is a row per configuration. Every measured number is
  * rounded at the second digit of its standard error (layout.c), and a
  * theory beside it to the same place, so no 63.99995 reaches a slide. */
-#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "layout.h"
@@ -17,30 +16,12 @@
  * in markdown, a comment in LaTeX (the caption is the author's). */
 static void title(cli_grid *g, const cli_table_entry *e, size_t n)
 {
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *m = open_memstream(&buf, &size);
-    if (!m)
-        return;
-    cli_table_title(m, e, n);
-    fclose(m);
     fputs(g->latex ? "% " : "", g->f);
-    int space = 0;
-    for (const char *p = buf; *p; p++) {
-        if (*p == '\n' || *p == ' ') {
-            space = 1;
-            continue;
-        }
-        if (space && p != buf)
-            fputc(' ', g->f);
-        space = 0;
-        fputc(*p, g->f);
-    }
+    cli_table_title(g->f, e, n, INT_MAX);
     /* The rules are booktabs': say so where a LaTeX user reads first. */
-    fputs(g->latex ? "\n% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)\n\n"
-                   : "\n\n",
+    fputs(g->latex ? "% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)\n\n"
+                   : "\n",
           g->f);
-    free(buf);
 }
 
 /* A measured value at its standard error @p se; "-" where undefined. */
@@ -48,7 +29,7 @@ static void value_cell(cli_grid *g, double v, double se)
 {
     char buf[64];
     cli_table_rounded(buf, sizeof buf, v, se, 24);
-    cli_grid_cell(g, strcmp(buf, "-") == 0 && g->latex ? "--" : buf);
+    cli_grid_cell(g, buf);
 }
 
 /* A theory to the place of the measured value beside it (standard error
@@ -56,14 +37,11 @@ static void value_cell(cli_grid *g, double v, double se)
 static void theory_cell(cli_grid *g, double t, double se)
 {
     char buf[64];
-    if (se > 0.0 && isfinite(se) && !isnan(t)) {
+    if ((se > 0.0 && isfinite(se)) || isnan(t)) {
         value_cell(g, t, se);
         return;
     }
-    if (isnan(t))
-        snprintf(buf, sizeof buf, "%s", g->latex ? "--" : "-");
-    else
-        snprintf(buf, sizeof buf, "%.4g", t);
+    snprintf(buf, sizeof buf, "%.4g", t);
     cli_grid_cell(g, buf);
 }
 
@@ -188,7 +166,7 @@ static void sweep_row(const cli_writer *s, cli_grid *g, const cli_table_entry *e
     for (size_t k = 0; k < CLI_TABLE_LABELLED; k++)
         if (k == 0 || (s->varying >> k & 1u)) {
             cli_table_config_text(sv_column_of(cli_table_labelled[k]), e, v, sizeof v);
-            cli_grid_cell(g, strcmp(v, "nan") == 0 ? (g->latex ? "--" : "-") : v);
+            cli_grid_cell(g, strcmp(v, "nan") == 0 ? "-" : v);
         }
     double se = NAN;
     for (size_t k = 0; k < N_SWEEP; k++) {

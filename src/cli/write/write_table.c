@@ -38,7 +38,7 @@ static void sweep_head(FILE *f, int obs, const cli_table_entry *res, size_t n)
 {
     const int w = obs ? 7 : 8; /* 6 + 8 (1 + 8) = 78 columns, 6 + 9 (1 + 7) with --observed */
     const char *meas = obs ? "meas." : "measured";
-    cli_table_title(f, res, n);
+    cli_table_title(f, res, n, 78);
     fprintf(f, "\n%6s %*s %*s %*s %*s\n", "", w * 2 + 1, "raw variance", w * 2 + 1, "scaled var.",
             w * 2 + 1, "entropy (nats)", w * 2 + 1, "max weight");
     fprintf(f, "%6s %*s %*s %*s %*s %*s %*s %*s %*s", "d_k", w, meas, w, "theory", w, meas, w,
@@ -154,7 +154,7 @@ void cli_table_begin(cli_writer *s)
     if (s->kind != SV_OUTPUT_PER_TRIAL)
         return;       /* the summary's head needs the first configuration's summary */
     const int w = 10; /* 6 + 1 + 6 + 6 (1 + 10) = 79 columns */
-    cli_table_title(s->f, s->entries, s->count);
+    cli_table_title(s->f, s->entries, s->count, 78);
     fprintf(s->f, "\n%6s %6s %*s %*s %*s %*s %*s %*s\n", "trial", "d_k", w, "raw var", w,
             "scaled var", w, "raw H", w, "scaled H", w, "raw max p", w, "scaled max");
 }

@@ -292,7 +292,7 @@ void cli_table_one(FILE *f, const cli_table_entry *e)
 {
     const sv_spec *c = &e->spec;
     const int many = c->trials > 1;
-    cli_table_title(f, e, 1);
+    cli_table_title(f, e, 1, 78);
     char scaled_head[64];
     snprintf(scaled_head, sizeof scaled_head, "scaled QK^T * %.6g%s", e->summary.scale,
              c->scale_logn ? " ln n_i" : "");
