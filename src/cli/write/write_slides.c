@@ -45,31 +45,14 @@ static void theory_cell(cli_grid *g, double t, double se)
     cli_grid_cell(g, buf);
 }
 
-/* Side @p k of row @p r (0 raw, 1 scaled): measured, sd and theory;
- * CLI_STAT_SQRT takes the square root of all three (the score SD beside
- * the variance). */
+/* Side @p k of row @p r (0 raw, 1 scaled): measured, sd (with one
+ * trial, its theory) and theory. */
 static void side(cli_grid *g, const cli_table_entry *e, const cli_stat_row *r, int k)
 {
-    const size_t m = 2 * (size_t)k, m1 = m + 1;
-    const sv_column_id id = r->col[m];
-    const int many = e->spec.trials > 1;
-    double v = cli_table_col(e, id, r->power[m]);
-    double se = cli_table_std_error(e, id, r->power[m]);
-    /* The sd across trials; with one trial, its theory (that of one trial). */
-    const sv_column *sdc = cli_table_partner(sv_column_of(id), SV_PARTNER_SD);
-    if (!many)
-        sdc = cli_table_partner(sdc, SV_PARTNER_THEORY);
-    double sd = cli_table_value(e, sdc, r->power[m]);
-    double t = cli_table_col(e, r->col[m1], r->power[m1]);
-    if (r->flags & CLI_STAT_SQRT) { /* d sqrt(x) = dx / (2 sqrt(x)) */
-        se = se / (2.0 * sqrt(v));
-        sd = sd / (2.0 * sqrt(v));
-        v = sqrt(v);
-        t = sqrt(t);
-    }
-    value_cell(g, v, se);
-    value_cell(g, sd, sd);
-    theory_cell(g, t, isnan(v) ? NAN : se);
+    const cli_stat_side x = cli_stat_values(e, r, k, 1);
+    value_cell(g, x.v, x.se);
+    value_cell(g, x.sd, x.sd);
+    theory_cell(g, x.t, isnan(x.v) ? NAN : x.se);
 }
 
 /* A row whose measured columns are NAN for this run (an option off) is
@@ -110,28 +93,20 @@ static void one_table(cli_grid *g, const cli_table_entry *e)
     cli_grid_end(g);
 }
 
-/* A sweep's statistic columns: (name, power, as a square root). */
-typedef struct sweep_col {
-    const char *head;
-    sv_column_id id;
-    int sqrt_of, theory; /* theory: rounded at the previous column's se */
-} sweep_col;
-
-static const sweep_col sweep_cols[] = {
-    {"raw var", COL(raw_var), 0, 0},
-    {"sd", COL(raw_var_sd), 0, 0},
-    {"theory", COL(raw_var_expected), 0, 1},
-    {"raw SD", COL(raw_var), 1, 0},
-    {"scaled var", COL(scaled_var), 0, 0},
-    {"sd", COL(scaled_var_sd), 0, 0},
-    {"theory", COL(scaled_var_expected), 0, 1},
-    {"scaled SD", COL(scaled_var), 1, 0},
-    {"raw H", COL(raw_entropy), 0, 0},
-    {"scaled H", COL(scaled_entropy), 0, 0},
-    {"raw max w", COL(raw_max_weight), 0, 0},
-    {"scaled max w", COL(scaled_max_weight), 0, 0},
+/* A sweep's statistic columns, for each side (raw, then scaled): the
+ * variance with its sd and theory, the score SD; then the entropy and the
+ * max weight of both sides. */
+static const char *const sweep_heads[] = {"raw var",    "sd",       "theory",    "raw SD",
+                                          "scaled var", "sd",       "theory",    "scaled SD",
+                                          "raw H",      "scaled H", "raw max w", "scaled max w"};
+#define N_SWEEP (sizeof sweep_heads / sizeof sweep_heads[0])
+static const cli_stat_row sweep_rows[] = {
+    {.col = {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)}},
+    {.col = {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
+     .flags = CLI_STAT_SQRT},
+    {.col = {COL(raw_entropy), NO_COL, COL(scaled_entropy), NO_COL}},
+    {.col = {COL(raw_max_weight), NO_COL, COL(scaled_max_weight), NO_COL}},
 };
-#define N_SWEEP (sizeof sweep_cols / sizeof sweep_cols[0])
 
 static int n_label_cols(const cli_writer *s)
 {
@@ -152,8 +127,8 @@ static void sweep_head(const cli_writer *s, cli_grid *g)
             cli_grid_cell(g, sv_column_of(cli_table_labelled[k])->name);
     const int many = s->entries[0].spec.trials > 1;
     for (size_t k = 0; k < N_SWEEP; k++) /* with one trial, the sd is the theory's */
-        cli_grid_cell(g, strcmp(sweep_cols[k].head, "sd") == 0 && !many ? "sd (theory)"
-                                                                        : sweep_cols[k].head);
+        cli_grid_cell(g,
+                      strcmp(sweep_heads[k], "sd") == 0 && !many ? "sd (theory)" : sweep_heads[k]);
     if (s->observed)
         cli_grid_cell(g, "P(var <= V)");
     cli_grid_end_row(g);
@@ -168,28 +143,19 @@ static void sweep_row(const cli_writer *s, cli_grid *g, const cli_table_entry *e
             cli_table_config_text(sv_column_of(cli_table_labelled[k]), e, v, sizeof v);
             cli_grid_cell(g, strcmp(v, "nan") == 0 ? "-" : v);
         }
-    double se = NAN;
-    for (size_t k = 0; k < N_SWEEP; k++) {
-        const sweep_col *c = &sweep_cols[k];
-        /* A spread across trials; with one trial, its theory. */
-        const sv_column *col = sv_column_of(c->id);
-        const int spread = cli_table_partner(col, SV_PARTNER_SD_OF) != NULL;
-        if (spread && e->spec.trials < 2)
-            col = cli_table_partner(col, SV_PARTNER_THEORY);
-        double x = cli_table_value(e, col, 0);
-        if (c->theory) {
-            theory_cell(g, x, se);
-            continue;
-        }
-        se = cli_table_std_error(e, c->id, 0);
-        if (spread) /* to its own second digit */
-            se = x;
-        if (c->sqrt_of) {
-            se /= 2.0 * sqrt(x);
-            x = sqrt(x);
-        }
-        value_cell(g, x, se);
+    for (int k = 0; k < 2; k++) {
+        const cli_stat_side var = cli_stat_values(e, &sweep_rows[0], k, 1);
+        const cli_stat_side sd = cli_stat_values(e, &sweep_rows[1], k, 1);
+        value_cell(g, var.v, var.se);
+        value_cell(g, var.sd, var.sd); /* to its own second digit */
+        theory_cell(g, var.t, var.sd); /* to the sd's place */
+        value_cell(g, sd.v, sd.se);
     }
+    for (size_t r = 2; r < 4; r++)
+        for (int k = 0; k < 2; k++) {
+            const cli_stat_side x = cli_stat_values(e, &sweep_rows[r], k, 1);
+            value_cell(g, x.v, x.se);
+        }
     if (s->observed)
         theory_cell(g, cli_table_col(e, COL(raw_var_cdf_observed), 0), NAN);
     cli_grid_end_row(g);

@@ -135,15 +135,34 @@ const cli_stat_row cli_stat_rows[] = {
 };
 const size_t cli_stat_rows_n = sizeof cli_stat_rows / sizeof cli_stat_rows[0];
 
-static void measured_cells(FILE *f, const cli_table_entry *e, sv_column_id id, int power)
+cli_stat_side cli_stat_values(const cli_table_entry *e, const cli_stat_row *r, int k, int sd_theory)
+{
+    const sv_column_id id = r->col[2 * k], tid = r->col[2 * k + 1];
+    const int p = r->power[2 * k];
+    const sv_column *sd = cli_table_partner(sv_column_of(id), SV_PARTNER_SD);
+    if (sd_theory && e->spec.trials < 2)
+        sd = cli_table_partner(sd, SV_PARTNER_THEORY);
+    cli_stat_side x = {cli_table_col(e, id, p), cli_table_std_error(e, id, p),
+                       cli_table_value(e, sd, p), cli_table_col(e, tid, r->power[2 * k + 1])};
+    if (r->flags & CLI_STAT_SQRT) {
+        x.se /= 2.0 * sqrt(x.v);
+        x.sd /= 2.0 * sqrt(x.v);
+        x.v = sqrt(x.v);
+        x.t = sqrt(x.t);
+    }
+    return x;
+}
+
+/* Side @p k of row @p r: measured and sd, each at its standard error, and
+ * the theory to 7 digits. */
+static void side(FILE *f, const cli_table_entry *e, const cli_stat_row *r, int k)
 {
     char v[48], s[48];
-    const double x = cli_table_col(e, id, power);
-    const sv_column *sd = cli_table_partner(sv_column_of(id), SV_PARTNER_SD);
-    const double spread = cli_table_value(e, sd, power);
-    cli_table_rounded(v, sizeof v, x, cli_table_std_error(e, id, power), VAL_W);
-    cli_table_rounded(s, sizeof s, spread, spread, SD_W);
+    const cli_stat_side x = cli_stat_values(e, r, k, 0);
+    cli_table_rounded(v, sizeof v, x.v, x.se, VAL_W);
+    cli_table_rounded(s, sizeof s, x.sd, x.sd, SD_W);
     fprintf(f, " %*s %*s", VAL_W, v, SD_W, s);
+    cli_table_cell(f, VAL_W, x.t);
 }
 
 /* Whether column @p id must be defined for @p e. */
@@ -166,11 +185,9 @@ static void print_rows(FILE *f, const cli_table_entry *e)
         if (r->flags & CLI_STAT_EXTREMES)
             fprintf(f, "%s\n", many ? "extremes over all trials" : "extremes");
         fprintf(f, "%-*s", LABEL_W, r->label);
-        measured_cells(f, e, r->col[0], r->power[0]);
-        cli_table_cell(f, VAL_W, cli_table_col(e, r->col[1], r->power[1]));
+        side(f, e, r, 0);
         fputs("  ", f);
-        measured_cells(f, e, r->col[2], r->power[2]);
-        cli_table_cell(f, VAL_W, cli_table_col(e, r->col[3], r->power[3]));
+        side(f, e, r, 1);
         fputc('\n', f);
     }
 }

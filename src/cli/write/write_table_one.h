@@ -30,6 +30,18 @@ enum {
 extern const cli_stat_row cli_stat_rows[];
 extern const size_t cli_stat_rows_n;
 
+/* One side of a row: its measured value, that value's standard error
+ * (cli_table_std_error), its sd across trials and its theory. */
+typedef struct cli_stat_side {
+    double v, se, sd, t;
+} cli_stat_side;
+
+/* Side @p k (0 raw, 1 scaled) of row @p r for @p e; with one trial and
+ * @p sd_theory, the sd is its theory (that of one trial), else NAN there.
+ * CLI_STAT_SQRT takes the square root of all (d sqrt(x) = dx / (2 sqrt(x))). */
+cli_stat_side cli_stat_values(const cli_table_entry *e, const cli_stat_row *r, int k,
+                              int sd_theory);
+
 /* The table of one configuration, ending with its verdict. */
 void cli_table_one(FILE *f, const cli_table_entry *e);
 
