@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "layout.h"
@@ -73,18 +72,13 @@ double cli_table_times(const cli_table_entry *e, int power)
 /* Summary column @p c for @p e, times c^power; NAN for a column that is
  * not a real. The table takes every number from the column table, so it
  * gives the CSV's verdict on every value. */
-static double value_of(const cli_table_entry *e, const sv_column *c, int power)
+double cli_table_value(const cli_table_entry *e, const sv_column *c, int power)
 {
     const sv_row_view v = {.spec = &e->spec,
                            .scale_name = e->scale_name,
                            .stats = &e->summary.mean,
                            .summary = &e->summary};
-    return c->type == SV_VALUE_REAL ? c->get(&v).real * cli_table_times(e, power) : NAN;
-}
-
-double cli_table_value(const cli_table_entry *e, const sv_column *c, int power)
-{
-    return c ? value_of(e, c, power) : NAN;
+    return c && c->type == SV_VALUE_REAL ? c->get(&v).real * cli_table_times(e, power) : NAN;
 }
 
 double cli_table_col(const cli_table_entry *e, sv_column_id id, int power)

@@ -6,6 +6,9 @@
 
 #include <stdio.h>
 
+/* A LaTeX reader's first line: the rules are booktabs'. */
+#define CLI_GRID_BOOKTABS "% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)\n"
+
 typedef struct cli_grid {
     FILE *f;
     int latex;

@@ -19,9 +19,7 @@ static void title(cli_grid *g, const cli_table_entry *e, size_t n)
     fputs(g->latex ? "% " : "", g->f);
     cli_table_title(g->f, e, n, INT_MAX);
     /* The rules are booktabs': say so where a LaTeX user reads first. */
-    fputs(g->latex ? "% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)\n\n"
-                   : "\n",
-          g->f);
+    fputs(g->latex ? CLI_GRID_BOOKTABS "\n" : "\n", g->f);
 }
 
 /* A measured value at its standard error @p se; "-" where undefined. */

@@ -4,8 +4,6 @@
  * configuration finishes, its footer at the end; one configuration is
  * written when it finishes. */
 #include <math.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "layout.h"
