@@ -61,7 +61,7 @@ void cli_table_cell(FILE *f, int width, double v)
  * c^2 that 1/d_k is rounded once for, as the library's own scaled
  * variances). Log-n scaling per row has no one multiplier: what is a raw
  * value times c or c^2 is then no scaled value (NAN). */
-double cli_table_times(const cli_table_entry *e, int power)
+static double multiplier(const cli_table_entry *e, int power)
 {
     assert(power >= 0 && power <= 2);
     const double one = e->spec.scale_logn ? NAN : 1.0;
@@ -78,7 +78,14 @@ double cli_table_value(const cli_table_entry *e, const sv_column *c, int power)
                            .scale_name = e->scale_name,
                            .stats = &e->summary.mean,
                            .summary = &e->summary};
-    return c && c->type == SV_VALUE_REAL ? c->get(&v).real * cli_table_times(e, power) : NAN;
+    return c && c->type == SV_VALUE_REAL ? c->get(&v).real * multiplier(e, power) : NAN;
+}
+
+/* sv_column_std_error, times c^power. */
+double cli_table_std_error(const cli_table_entry *e, sv_column_id id, int power)
+{
+    const sv_row_view v = {.spec = &e->spec, .stats = &e->summary.mean, .summary = &e->summary};
+    return multiplier(e, power) * sv_column_std_error(sv_column_of(id), &v);
 }
 
 double cli_table_col(const cli_table_entry *e, sv_column_id id, int power)

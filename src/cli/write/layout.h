@@ -11,10 +11,6 @@
  * fits; '-' where the value is undefined. */
 void cli_table_cell(FILE *f, int width, double v);
 
-/* c^power (power 0, 1 or 2) of @p e's scale; NAN for c^1, c^2 under
- * --scale logn (no one multiplier). */
-double cli_table_times(const cli_table_entry *e, int power);
-
 /* The value of column @p id for @p e, times c^power (power 0, 1 or 2; c
  * the spec's scale, c^2 its scale2); NAN for NO_COL. */
 double cli_table_col(const cli_table_entry *e, sv_column_id id, int power);
@@ -22,6 +18,12 @@ double cli_table_col(const cli_table_entry *e, sv_column_id id, int power);
 /* The value of summary column @p c for @p e as cli_table_col; NAN for c
  * NULL (a partner the column does not have). */
 double cli_table_value(const cli_table_entry *e, const sv_column *c, int power);
+
+/* The standard error of the mean of column @p id (times
+ * c^power) over the trials: its sd across trials (its SV_PARTNER_SD) over
+ * sqrt(trials); with one trial, the theory's sd of one trial
+ * (that sd's SV_PARTNER_THEORY) where there is one; else NAN (NO_COL too). */
+double cli_table_std_error(const cli_table_entry *e, sv_column_id id, int power);
 
 /* Summary column @p c's partner @p which (sv_column_partner): its sd
  * across trials, its theory, ...; NULL for none or c NULL. */

@@ -10,13 +10,6 @@
 #include "sdpa_var/run.h"
 #include "write_table_one.h"
 
-/* sv_column_std_error, times c^power. */
-double cli_table_std_error(const cli_table_entry *e, sv_column_id id, int power)
-{
-    const sv_row_view v = {.spec = &e->spec, .stats = &e->summary.mean, .summary = &e->summary};
-    return cli_table_times(e, power) * sv_column_std_error(sv_column_of(id), &v);
-}
-
 enum { LABEL_W = 21, VAL_W = 9, SD_W = 7 }; /* 21 + 2 (1 + 9 + 1 + 7 + 1 + 9) + 2 = 79 */
 
 /* The rows of both one-configuration tables, by summary column. */

@@ -45,10 +45,4 @@ cli_stat_side cli_stat_values(const cli_table_entry *e, const cli_stat_row *r, i
 /* The table of one configuration, ending with its verdict. */
 void cli_table_one(FILE *f, const cli_table_entry *e);
 
-/* The standard error of the mean of column @p id (times
- * c^power) over the trials: its sd across trials (its SV_PARTNER_SD) over
- * sqrt(trials); with one trial, the theory's sd of one trial
- * (that sd's SV_PARTNER_THEORY) where there is one; else NAN (NO_COL too). */
-double cli_table_std_error(const cli_table_entry *e, sv_column_id id, int power);
-
 #endif
