@@ -61,9 +61,47 @@ static void table_names_exist(void)
     CHECK(cli_table_partner(sv_column_of(SV_COL_raw_var_q05), SV_PARTNER_SD) == NULL);
 }
 
+/* The rows both one-configuration tables share (cli_stat_rows): each is
+ * shown somewhere; an option's rows show with that option on and not on a
+ * plain run (a wrong gate would hide them or show NANs); the score SD is
+ * the square root of the score variance, its standard error that of a
+ * square root (se / (2 sqrt(v))). */
+static void stat_rows(void)
+{
+    sv_spec plain = {.d_k = 4, .n_q = 4, .n_k = 4, .trials = 2};
+    sv_spec all = {.d_k = 4, .n_q = 4, .n_k = 4, .trials = 2, .plant = 1.0, .d_model = 8};
+    all.qk_norm = all.values = all.grad = 1;
+    const cli_stat_row *var = NULL, *sd = NULL;
+    for (size_t i = 0; i < cli_stat_rows_n; i++) {
+        const cli_stat_row *r = &cli_stat_rows[i];
+        CHECK(r->label || r->slide);
+        if (r->flags & CLI_STAT_OPTION) {
+            CHECK(sv_column_required(sv_column_of(r->gate), &all, 0));
+            CHECK(!sv_column_required(sv_column_of(r->gate), &plain, 0));
+        }
+        if (r->slide && strcmp(r->slide, "score variance") == 0)
+            var = r;
+        if (r->flags & CLI_STAT_SQRT)
+            sd = r;
+    }
+    CHECK(var && sd);
+    if (!var || !sd)
+        return;
+    cli_table_entry e;
+    memset(&e, 0, sizeof e);
+    e.spec = plain;
+    (void)sv_spec_resolve(&e.spec);
+    e.summary.mean.raw_var = 64.0;
+    e.summary.raw.sd = 4.0; /* se = 4 / sqrt(2) */
+    const cli_stat_side v = cli_stat_values(&e, var, 0, 0), s = cli_stat_values(&e, sd, 0, 0);
+    CHECK(v.v == 64.0 && s.v == 8.0);
+    CHECK(fabs(v.se - 4.0 / sqrt(2.0)) < 1e-12 && fabs(s.se - v.se / 16.0) < 1e-12);
+}
+
 int main(void)
 {
     table_names_exist();
+    stat_rows();
     CHECK(rounded_is(64.36989, 0.4869941, 9, "64.37"));    /* the README's run */
     CHECK(rounded_is(1.00578, 0.0076093, 9, "1.0058"));    /* its scaled side */
     CHECK(rounded_is(0.0144729, 0.0063, 9, "0.0145"));     /* SE 0.0063: to 1e-4 */

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "layout.h"
@@ -62,7 +61,7 @@ void cli_table_cell(FILE *f, int width, double v)
  * c^2 that 1/d_k is rounded once for, as the library's own scaled
  * variances). Log-n scaling per row has no one multiplier: what is a raw
  * value times c or c^2 is then no scaled value (NAN). */
-double cli_table_times(const cli_table_entry *e, int power)
+static double multiplier(const cli_table_entry *e, int power)
 {
     assert(power >= 0 && power <= 2);
     const double one = e->spec.scale_logn ? NAN : 1.0;
@@ -73,18 +72,20 @@ double cli_table_times(const cli_table_entry *e, int power)
 /* Summary column @p c for @p e, times c^power; NAN for a column that is
  * not a real. The table takes every number from the column table, so it
  * gives the CSV's verdict on every value. */
-static double value_of(const cli_table_entry *e, const sv_column *c, int power)
+double cli_table_value(const cli_table_entry *e, const sv_column *c, int power)
 {
     const sv_row_view v = {.spec = &e->spec,
                            .scale_name = e->scale_name,
                            .stats = &e->summary.mean,
                            .summary = &e->summary};
-    return c->type == SV_VALUE_REAL ? c->get(&v).real * cli_table_times(e, power) : NAN;
+    return c && c->type == SV_VALUE_REAL ? c->get(&v).real * multiplier(e, power) : NAN;
 }
 
-double cli_table_value(const cli_table_entry *e, const sv_column *c, int power)
+/* sv_column_std_error, times c^power. */
+double cli_table_std_error(const cli_table_entry *e, sv_column_id id, int power)
 {
-    return c ? value_of(e, c, power) : NAN;
+    const sv_row_view v = {.spec = &e->spec, .stats = &e->summary.mean, .summary = &e->summary};
+    return multiplier(e, power) * sv_column_std_error(sv_column_of(id), &v);
 }
 
 double cli_table_col(const cli_table_entry *e, sv_column_id id, int power)
@@ -124,6 +125,35 @@ int cli_table_varies(sv_column_id id, const cli_table_entry *e, size_t n)
     return 0;
 }
 
+const sv_column_id cli_table_labelled[CLI_TABLE_LABELLED] = {
+    COL(dk), COL(n_q), COL(n_k), COL(scale), COL(dist), COL(nu), COL(init), COL(d_model)};
+
+void cli_table_entries_begin(cli_writer *s)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        cli_table_entry *e = &s->entries[i];
+        e->spec = s->configs[i].spec;
+        snprintf(e->scale_name, sizeof e->scale_name, "%s", s->configs[i].scale_name);
+        e->summary.observed = NAN;
+        e->summary.qk_radius = NAN; /* known after the run */
+        s->logn |= e->spec.scale_logn;
+    }
+    s->varying = 0;
+    for (size_t k = 1; k < CLI_TABLE_LABELLED; k++)
+        if (cli_table_varies(cli_table_labelled[k], s->entries, s->count))
+            s->varying |= 1u << k;
+    s->one_n_k = !cli_table_varies(COL(n_k), s->entries, s->count);
+}
+
+cli_table_entry *cli_table_keep(cli_writer *s, const sv_row_view *row)
+{
+    cli_table_entry *e = &s->entries[s->n_entries++];
+    e->spec = *row->spec;
+    e->summary = *row->summary;
+    snprintf(e->scale_name, sizeof e->scale_name, "%s", row->scale_name ? row->scale_name : "sqrt");
+    return e;
+}
+
 void cli_wrap_put(cli_wrap *w, const char *piece)
 {
     const int len = (int)strlen(piece);
@@ -135,7 +165,7 @@ void cli_wrap_put(cli_wrap *w, const char *piece)
     w->col += len + (w->col > 0);
 }
 
-/* Words of the title, wrapped at 78 columns (continued lines indented). */
+/* Words of the title, wrapped (continued lines indented). */
 static void word(cli_wrap *w, const char *fmt, ...)
 {
     char buf[128];
@@ -148,10 +178,10 @@ static void word(cli_wrap *w, const char *fmt, ...)
 
 /* The header line: every option that shapes the run, except those that
  * vary between the entries (each row or block names those). */
-void cli_table_title(FILE *f, const cli_table_entry *e, size_t n)
+void cli_table_title(FILE *f, const cli_table_entry *e, size_t n, int width)
 {
     const sv_spec *c = &e->spec;
-    cli_wrap w = {f, 78, 1, 0};
+    cli_wrap w = {f, width, 1, 0};
     word(&w, CLI_PROG " %s", SV_VERSION_STRING);
     if (!cli_table_varies(COL(dk), e, n))
         word(&w, "d_k=%zu", c->d_k);

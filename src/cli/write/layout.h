@@ -11,10 +11,6 @@
  * fits; '-' where the value is undefined. */
 void cli_table_cell(FILE *f, int width, double v);
 
-/* c^power (power 0, 1 or 2) of @p e's scale; NAN for c^1, c^2 under
- * --scale logn (no one multiplier). */
-double cli_table_times(const cli_table_entry *e, int power);
-
 /* The value of column @p id for @p e, times c^power (power 0, 1 or 2; c
  * the spec's scale, c^2 its scale2); NAN for NO_COL. */
 double cli_table_col(const cli_table_entry *e, sv_column_id id, int power);
@@ -22,6 +18,12 @@ double cli_table_col(const cli_table_entry *e, sv_column_id id, int power);
 /* The value of summary column @p c for @p e as cli_table_col; NAN for c
  * NULL (a partner the column does not have). */
 double cli_table_value(const cli_table_entry *e, const sv_column *c, int power);
+
+/* The standard error of the mean of column @p id (times
+ * c^power) over the trials: its sd across trials (its SV_PARTNER_SD) over
+ * sqrt(trials); with one trial, the theory's sd of one trial
+ * (that sd's SV_PARTNER_THEORY) where there is one; else NAN (NO_COL too). */
+double cli_table_std_error(const cli_table_entry *e, sv_column_id id, int power);
 
 /* Summary column @p c's partner @p which (sv_column_partner): its sd
  * across trials, its theory, ...; NULL for none or c NULL. */
@@ -33,6 +35,22 @@ void cli_table_config_text(const sv_column *c, const cli_table_entry *e, char *b
 /* Whether configuration column @p id differs between the @p n entries. */
 int cli_table_varies(sv_column_id id, const cli_table_entry *e, size_t n);
 
+/* The configuration columns a sweep's rows are labelled by where they
+ * vary: the table's block labels ("scale=dk dist=t"), the slides' label
+ * columns. d_k first, every row's own label in both. */
+#define CLI_TABLE_LABELLED 8
+extern const sv_column_id cli_table_labelled[CLI_TABLE_LABELLED];
+
+/* The entries of the table views (the table, the slides), before any
+ * row: each configuration's spec and scale, and what the title, the block
+ * labels and the footer need from the start (cli_writer's varying, bit k
+ * for cli_table_labelled[k], k >= 1; one_n_k; logn). Found once: per row
+ * it made a table quadratic in configurations. */
+void cli_table_entries_begin(cli_writer *s);
+
+/* Keeps summary @p row as the next entry and returns it. */
+cli_table_entry *cli_table_keep(cli_writer *s, const sv_row_view *row);
+
 /* Text wrapped at width columns: cli_wrap_put adds one unbreakable
  * piece, after a space unless it is the first; a piece that would pass
  * the width starts a new line of indent spaces (then its space). */
@@ -43,8 +61,9 @@ typedef struct cli_wrap {
 void cli_wrap_put(cli_wrap *w, const char *piece);
 
 /* The header line(s): every option that shapes the run, except those
- * that vary between the @p n entries. */
-void cli_table_title(FILE *f, const cli_table_entry *e, size_t n);
+ * that vary between the @p n entries, wrapped at @p width columns
+ * (INT_MAX: one line, the slides'). */
+void cli_table_title(FILE *f, const cli_table_entry *e, size_t n, int width);
 
 /* @p v to the digits its standard error @p se supports: rounded at the
  * second significant digit of se ("64.37" for 64.36989 +- 0.487); 4

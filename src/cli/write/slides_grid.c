@@ -9,6 +9,8 @@ void cli_grid_cell(cli_grid *g, const char *text)
 {
     if (g->latex) {
         fputs(g->col ? " & " : "", g->f);
+        if (strcmp(text, "-") == 0) /* no value: a dash, not a hyphen */
+            text = "--";
         for (const char *p = text; *p; p++) /* the characters TeX reads as commands */
             if (strchr("_%&#$", *p))
                 fprintf(g->f, "\\%c", *p);

@@ -6,6 +6,9 @@
 
 #include <stdio.h>
 
+/* A LaTeX reader's first line: the rules are booktabs'. */
+#define CLI_GRID_BOOKTABS "% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)\n"
+
 typedef struct cli_grid {
     FILE *f;
     int latex;
@@ -13,7 +16,7 @@ typedef struct cli_grid {
 } cli_grid;
 
 /* One cell: "| text" (markdown, '|' escaped) or "& text" (LaTeX, _ % & #
- * $ ^ escaped, "<=" as $\le$, '|' as $|$). */
+ * $ ^ escaped, "<=" as $\le$, '|' as $|$, a lone "-", no value, as "--"). */
 void cli_grid_cell(cli_grid *g, const char *text);
 /* The end of a row: " |" or " \\". */
 void cli_grid_end_row(cli_grid *g);

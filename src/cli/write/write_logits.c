@@ -54,7 +54,7 @@ void cli_logits_begin(cli_logits_writer *w)
             fprintf(f, ",jac_%zu", j);
         fputc('\n', f);
     } else if (w->format == CLI_FORMAT_LATEX) {
-        fputs("% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)\n", f);
+        fputs(CLI_GRID_BOOKTABS, f);
     } else if (w->format == CLI_FORMAT_GNUPLOT) {
         gnuplot_begin(w);
     } else if (w->format == CLI_FORMAT_JSON || w->format == CLI_FORMAT_JSONL) {

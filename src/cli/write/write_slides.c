@@ -3,9 +3,8 @@
  * theory); a sweep is a row per configuration. Every measured number is
  * rounded at the second digit of its standard error (layout.c), and a
  * theory beside it to the same place, so no 63.99995 reaches a slide. */
-#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "layout.h"
@@ -17,30 +16,10 @@
  * in markdown, a comment in LaTeX (the caption is the author's). */
 static void title(cli_grid *g, const cli_table_entry *e, size_t n)
 {
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *m = open_memstream(&buf, &size);
-    if (!m)
-        return;
-    cli_table_title(m, e, n);
-    fclose(m);
     fputs(g->latex ? "% " : "", g->f);
-    int space = 0;
-    for (const char *p = buf; *p; p++) {
-        if (*p == '\n' || *p == ' ') {
-            space = 1;
-            continue;
-        }
-        if (space && p != buf)
-            fputc(' ', g->f);
-        space = 0;
-        fputc(*p, g->f);
-    }
+    cli_table_title(g->f, e, n, INT_MAX);
     /* The rules are booktabs': say so where a LaTeX user reads first. */
-    fputs(g->latex ? "\n% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)\n\n"
-                   : "\n\n",
-          g->f);
-    free(buf);
+    fputs(g->latex ? CLI_GRID_BOOKTABS "\n" : "\n", g->f);
 }
 
 /* A measured value at its standard error @p se; "-" where undefined. */
@@ -48,7 +27,7 @@ static void value_cell(cli_grid *g, double v, double se)
 {
     char buf[64];
     cli_table_rounded(buf, sizeof buf, v, se, 24);
-    cli_grid_cell(g, strcmp(buf, "-") == 0 && g->latex ? "--" : buf);
+    cli_grid_cell(g, buf);
 }
 
 /* A theory to the place of the measured value beside it (standard error
@@ -56,108 +35,27 @@ static void value_cell(cli_grid *g, double v, double se)
 static void theory_cell(cli_grid *g, double t, double se)
 {
     char buf[64];
-    if (se > 0.0 && isfinite(se) && !isnan(t)) {
+    if ((se > 0.0 && isfinite(se)) || isnan(t)) {
         value_cell(g, t, se);
         return;
     }
-    if (isnan(t))
-        snprintf(buf, sizeof buf, "%s", g->latex ? "--" : "-");
-    else
-        snprintf(buf, sizeof buf, "%.4g", t);
+    snprintf(buf, sizeof buf, "%.4g", t);
     cli_grid_cell(g, buf);
 }
 
-/* One statistic of the one-configuration table: measured, sd and theory
- * for raw and scaled, each a summary column times c^power; sqrt_of takes
- * the square root of all three (the score SD beside the variance). */
-typedef struct slide_row {
-    const char *label;
-    sv_column_id col[4]; /* raw measured, raw theory, scaled measured, scaled theory */
-    int power[4];
-    int sqrt_of;
-} slide_row;
-
-static void side(cli_grid *g, const cli_table_entry *e, const slide_row *r, int k)
+/* Side @p k of row @p r (0 raw, 1 scaled): measured, sd (with one
+ * trial, its theory) and theory. */
+static void side(cli_grid *g, const cli_table_entry *e, const cli_stat_row *r, int k)
 {
-    const size_t m = 2 * (size_t)k, m1 = m + 1;
-    const sv_column_id id = r->col[m];
-    const int many = e->spec.trials > 1;
-    double v = cli_table_col(e, id, r->power[m]);
-    double se = cli_table_std_error(e, id, r->power[m]);
-    /* The sd across trials; with one trial, its theory (that of one trial). */
-    const sv_column *sdc = cli_table_partner(sv_column_of(id), SV_PARTNER_SD);
-    if (!many)
-        sdc = cli_table_partner(sdc, SV_PARTNER_THEORY);
-    double sd = cli_table_value(e, sdc, r->power[m]);
-    double t = cli_table_col(e, r->col[m1], r->power[m1]);
-    if (r->sqrt_of) { /* d sqrt(x) = dx / (2 sqrt(x)) */
-        se = se / (2.0 * sqrt(v));
-        sd = sd / (2.0 * sqrt(v));
-        v = sqrt(v);
-        t = sqrt(t);
-    }
-    value_cell(g, v, se);
-    value_cell(g, sd, sd);
-    theory_cell(g, t, isnan(v) ? NAN : se);
+    const cli_stat_side x = cli_stat_values(e, r, k, 1);
+    value_cell(g, x.v, x.se);
+    value_cell(g, x.sd, x.sd);
+    theory_cell(g, x.t, isnan(x.v) ? NAN : x.se);
 }
-
-static const slide_row one_rows[] = {
-    {"score mean",
-     {COL(raw_mean), COL(raw_mean_theory), COL(scaled_mean), COL(raw_mean_theory)},
-     {0, 0, 0, 1},
-     0},
-    {"score variance",
-     {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
-     {0, 0, 0, 0},
-     0},
-    {"score SD (sqrt of the variance)",
-     {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
-     {0, 0, 0, 0},
-     1},
-    {"entropy H (nats)",
-     {COL(raw_entropy), COL(raw_entropy_approx), COL(scaled_entropy), COL(scaled_entropy_approx)},
-     {0, 0, 0, 0},
-     0},
-    {"  bound (uniform rows)",
-     {NO_COL, COL(summary_entropy_bound), NO_COL, COL(summary_entropy_bound)},
-     {0, 0, 0, 0},
-     0},
-    {"effective keys e^H",
-     {COL(raw_eff_keys), NO_COL, COL(scaled_eff_keys), NO_COL},
-     {0, 0, 0, 0},
-     0},
-    {"max softmax weight",
-     {COL(raw_max_weight), NO_COL, COL(scaled_max_weight), NO_COL},
-     {0, 0, 0, 0},
-     0},
-    {"Jacobian trace",
-     {COL(raw_jac_trace), NO_COL, COL(scaled_jac_trace), NO_COL},
-     {0, 0, 0, 0},
-     0},
-    {"Var of an entry of Q", {COL(q_var), COL(q_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}, 0},
-    {"Var of an entry of K", {COL(k_var), COL(k_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}, 0},
-    {"output variance",
-     {COL(raw_out_var), COL(raw_out_var_theory), COL(scaled_out_var), COL(scaled_out_var_theory)},
-     {0, 0, 0, 0},
-     0},
-    {"RMS dL/dlogits",
-     {COL(raw_grad_logits), COL(raw_grad_logits_theory), COL(scaled_grad_logits),
-      COL(scaled_grad_logits_theory)},
-     {0, 0, 0, 0},
-     0},
-    {"keys the gradient reaches",
-     {COL(raw_grad_keys), NO_COL, COL(scaled_grad_keys), NO_COL},
-     {0, 0, 0, 0},
-     0},
-    {"trials with raw var <= V (observed)",
-     {COL(raw_var_cdf_observed), NO_COL, NO_COL, NO_COL},
-     {0, 0, 0, 0},
-     0},
-};
 
 /* A row whose measured columns are NAN for this run (an option off) is
  * left out: the slide shows what the run measured. */
-static int defined(const cli_table_entry *e, const slide_row *r)
+static int defined(const cli_table_entry *e, const cli_stat_row *r)
 {
     return r->col[0] == NO_COL || !isnan(cli_table_col(e, r->col[0], 0));
 }
@@ -181,11 +79,11 @@ static void one_table(cli_grid *g, const cli_table_entry *e)
         cli_grid_cell(g, head[i]);
     cli_grid_end_row(g);
     cli_grid_rule(g, 7);
-    for (size_t i = 0; i < sizeof one_rows / sizeof one_rows[0]; i++) {
-        const slide_row *r = &one_rows[i];
-        if (!defined(e, r))
+    for (size_t i = 0; i < cli_stat_rows_n; i++) {
+        const cli_stat_row *r = &cli_stat_rows[i];
+        if (!r->slide || !defined(e, r))
             continue;
-        cli_grid_cell(g, r->label[0] == ' ' && !g->latex ? r->label + 2 : r->label);
+        cli_grid_cell(g, r->slide[0] == ' ' && !g->latex ? r->slide + 2 : r->slide);
         side(g, e, r, 0);
         side(g, e, r, 1);
         cli_grid_end_row(g);
@@ -193,39 +91,25 @@ static void one_table(cli_grid *g, const cli_table_entry *e)
     cli_grid_end(g);
 }
 
-/* The configuration columns a sweep row is labelled by, when they vary
- * (d_k always). */
-static const sv_column_id labelled[] = {COL(dk),   COL(n_q), COL(n_k),  COL(scale),
-                                        COL(dist), COL(nu),  COL(init), COL(d_model)};
-#define N_LABELLED (sizeof labelled / sizeof labelled[0])
-
-/* A sweep's statistic columns: (name, power, as a square root). */
-typedef struct sweep_col {
-    const char *head;
-    sv_column_id id;
-    int sqrt_of, theory; /* theory: rounded at the previous column's se */
-} sweep_col;
-
-static const sweep_col sweep_cols[] = {
-    {"raw var", COL(raw_var), 0, 0},
-    {"sd", COL(raw_var_sd), 0, 0},
-    {"theory", COL(raw_var_expected), 0, 1},
-    {"raw SD", COL(raw_var), 1, 0},
-    {"scaled var", COL(scaled_var), 0, 0},
-    {"sd", COL(scaled_var_sd), 0, 0},
-    {"theory", COL(scaled_var_expected), 0, 1},
-    {"scaled SD", COL(scaled_var), 1, 0},
-    {"raw H", COL(raw_entropy), 0, 0},
-    {"scaled H", COL(scaled_entropy), 0, 0},
-    {"raw max w", COL(raw_max_weight), 0, 0},
-    {"scaled max w", COL(scaled_max_weight), 0, 0},
+/* A sweep's statistic columns, for each side (raw, then scaled): the
+ * variance with its sd and theory, the score SD; then the entropy and the
+ * max weight of both sides. */
+static const char *const sweep_heads[] = {"raw var",    "sd",       "theory",    "raw SD",
+                                          "scaled var", "sd",       "theory",    "scaled SD",
+                                          "raw H",      "scaled H", "raw max w", "scaled max w"};
+#define N_SWEEP (sizeof sweep_heads / sizeof sweep_heads[0])
+static const cli_stat_row sweep_rows[] = {
+    {.col = {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)}},
+    {.col = {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
+     .flags = CLI_STAT_SQRT},
+    {.col = {COL(raw_entropy), NO_COL, COL(scaled_entropy), NO_COL}},
+    {.col = {COL(raw_max_weight), NO_COL, COL(scaled_max_weight), NO_COL}},
 };
-#define N_SWEEP (sizeof sweep_cols / sizeof sweep_cols[0])
 
 static int n_label_cols(const cli_writer *s)
 {
     int n = 1;
-    for (size_t k = 1; k < N_LABELLED; k++)
+    for (size_t k = 1; k < CLI_TABLE_LABELLED; k++)
         n += (int)(s->varying >> k & 1u);
     return n;
 }
@@ -236,13 +120,13 @@ static void sweep_head(const cli_writer *s, cli_grid *g)
     const int cols = n_label_cols(s) + (int)N_SWEEP + s->observed;
     cli_grid_begin(g, cols);
     cli_grid_cell(g, "d_k");
-    for (size_t k = 1; k < N_LABELLED; k++)
+    for (size_t k = 1; k < CLI_TABLE_LABELLED; k++)
         if (s->varying >> k & 1u)
-            cli_grid_cell(g, sv_column_of(labelled[k])->name);
+            cli_grid_cell(g, sv_column_of(cli_table_labelled[k])->name);
     const int many = s->entries[0].spec.trials > 1;
     for (size_t k = 0; k < N_SWEEP; k++) /* with one trial, the sd is the theory's */
-        cli_grid_cell(g, strcmp(sweep_cols[k].head, "sd") == 0 && !many ? "sd (theory)"
-                                                                        : sweep_cols[k].head);
+        cli_grid_cell(g,
+                      strcmp(sweep_heads[k], "sd") == 0 && !many ? "sd (theory)" : sweep_heads[k]);
     if (s->observed)
         cli_grid_cell(g, "P(var <= V)");
     cli_grid_end_row(g);
@@ -252,71 +136,41 @@ static void sweep_head(const cli_writer *s, cli_grid *g)
 static void sweep_row(const cli_writer *s, cli_grid *g, const cli_table_entry *e)
 {
     char v[64];
-    for (size_t k = 0; k < N_LABELLED; k++)
+    for (size_t k = 0; k < CLI_TABLE_LABELLED; k++)
         if (k == 0 || (s->varying >> k & 1u)) {
-            cli_table_config_text(sv_column_of(labelled[k]), e, v, sizeof v);
-            cli_grid_cell(g, strcmp(v, "nan") == 0 ? (g->latex ? "--" : "-") : v);
+            cli_table_config_text(sv_column_of(cli_table_labelled[k]), e, v, sizeof v);
+            cli_grid_cell(g, strcmp(v, "nan") == 0 ? "-" : v);
         }
-    double se = NAN;
-    for (size_t k = 0; k < N_SWEEP; k++) {
-        const sweep_col *c = &sweep_cols[k];
-        /* A spread across trials; with one trial, its theory. */
-        const sv_column *col = sv_column_of(c->id);
-        const int spread = cli_table_partner(col, SV_PARTNER_SD_OF) != NULL;
-        if (spread && e->spec.trials < 2)
-            col = cli_table_partner(col, SV_PARTNER_THEORY);
-        double x = cli_table_value(e, col, 0);
-        if (c->theory) {
-            theory_cell(g, x, se);
-            continue;
-        }
-        se = cli_table_std_error(e, c->id, 0);
-        if (spread) /* to its own second digit */
-            se = x;
-        if (c->sqrt_of) {
-            se /= 2.0 * sqrt(x);
-            x = sqrt(x);
-        }
-        value_cell(g, x, se);
+    for (int k = 0; k < 2; k++) {
+        const cli_stat_side var = cli_stat_values(e, &sweep_rows[0], k, 1);
+        const cli_stat_side sd = cli_stat_values(e, &sweep_rows[1], k, 1);
+        value_cell(g, var.v, var.se);
+        value_cell(g, var.sd, var.sd); /* to its own second digit */
+        theory_cell(g, var.t, var.sd); /* to the sd's place */
+        value_cell(g, sd.v, sd.se);
     }
+    for (size_t r = 2; r < 4; r++)
+        for (int k = 0; k < 2; k++) {
+            const cli_stat_side x = cli_stat_values(e, &sweep_rows[r], k, 1);
+            value_cell(g, x.v, x.se);
+        }
     if (s->observed)
         theory_cell(g, cli_table_col(e, COL(raw_var_cdf_observed), 0), NAN);
     cli_grid_end_row(g);
 }
 
-/* The varying bits, as write_table.c finds them for its block labels. */
-static unsigned varying_of(const cli_table_entry *e, size_t n)
-{
-    unsigned bits = 0;
-    for (size_t k = 1; k < N_LABELLED; k++)
-        if (cli_table_varies(labelled[k], e, n))
-            bits |= 1u << k;
-    return bits;
-}
-
 void cli_slides_begin(cli_writer *s)
 {
-    for (size_t i = 0; i < s->count; i++) {
-        cli_table_entry *e = &s->entries[i];
-        e->spec = s->configs[i].spec;
-        snprintf(e->scale_name, sizeof e->scale_name, "%s", s->configs[i].scale_name);
-        e->summary.observed = NAN;
-        e->summary.qk_radius = NAN; /* known after the run */
-    }
-    s->varying = varying_of(s->entries, s->count);
+    cli_table_entries_begin(s);
 }
 
 void cli_slides_row(cli_writer *s, const sv_row_view *row)
 {
     cli_grid g = {s->f, s->format == CLI_FORMAT_LATEX, 0};
-    const size_t i = s->n_entries++;
-    cli_table_entry *e = &s->entries[i];
-    e->spec = *row->spec;
-    e->summary = *row->summary;
-    snprintf(e->scale_name, sizeof e->scale_name, "%s", row->scale_name ? row->scale_name : "sqrt");
+    const cli_table_entry *e = cli_table_keep(s, row);
     if (s->count < 2)
         return; /* one configuration: written at the end */
-    if (i == 0)
+    if (s->n_entries == 1)
         sweep_head(s, &g);
     sweep_row(s, &g, e);
 }

@@ -4,8 +4,6 @@
  * configuration finishes, its footer at the end; one configuration is
  * written when it finishes. */
 #include <math.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "layout.h"
@@ -13,37 +11,20 @@
 #include "writer.h"
 #include "fail.h"
 
-/* The configuration columns a sweep's blocks are labelled by; bit k of
- * cli_writer.varying is set when labelled[k] differs between the
- * configurations (found once, in cli_table_begin: per row it made the
- * table quadratic in configurations). */
-static const sv_column_id labelled[] = {COL(n_q), COL(n_k),  COL(scale),  COL(dist),
-                                        COL(nu),  COL(init), COL(d_model)};
-#define N_LABELLED (sizeof labelled / sizeof labelled[0])
-
-static unsigned varying_of(const cli_table_entry *e, size_t n)
-{
-    unsigned bits = 0;
-    for (size_t k = 0; k < N_LABELLED; k++)
-        if (cli_table_varies(labelled[k], e, n))
-            bits |= 1u << k;
-    return bits;
-}
-
 /* What varies between the configurations besides d_k, as "scale=dk
  * dist=t nu=6", for entry @p e; "" when nothing does. */
 static void block_label(unsigned varying, const cli_table_entry *e, char *label, size_t len)
 {
     char v[64];
     label[0] = '\0';
-    for (size_t k = 0; k < N_LABELLED; k++)
+    for (size_t k = 1; k < CLI_TABLE_LABELLED; k++)
         if (varying & (1u << k)) {
-            cli_table_config_text(sv_column_of(labelled[k]), e, v, sizeof v);
+            cli_table_config_text(sv_column_of(cli_table_labelled[k]), e, v, sizeof v);
             if (strcmp(v, "nan") == 0)
                 continue; /* nu of a law that has none */
             const size_t at = strlen(label);
             snprintf(label + at, len - at, "%s%s=%s", at ? " " : "",
-                     sv_column_of(labelled[k])->name, v);
+                     sv_column_of(cli_table_labelled[k])->name, v);
         }
 }
 
@@ -55,7 +36,7 @@ static void sweep_head(FILE *f, int obs, const cli_table_entry *res, size_t n)
 {
     const int w = obs ? 7 : 8; /* 6 + 8 (1 + 8) = 78 columns, 6 + 9 (1 + 7) with --observed */
     const char *meas = obs ? "meas." : "measured";
-    cli_table_title(f, res, n);
+    cli_table_title(f, res, n, 78);
     fprintf(f, "\n%6s %*s %*s %*s %*s\n", "", w * 2 + 1, "raw variance", w * 2 + 1, "scaled var.",
             w * 2 + 1, "entropy (nats)", w * 2 + 1, "max weight");
     fprintf(f, "%6s %*s %*s %*s %*s %*s %*s %*s %*s", "d_k", w, meas, w, "theory", w, meas, w,
@@ -167,22 +148,11 @@ void cli_table_begin(cli_writer *s)
         cli_csv_header(s); /* a column per statistic reads fine as CSV */
         return;
     }
-    /* The configurations, for the title and the block labels. */
-    for (size_t i = 0; i < s->count; i++) {
-        cli_table_entry *e = &s->entries[i];
-        e->spec = s->configs[i].spec;
-        snprintf(e->scale_name, sizeof e->scale_name, "%s", s->configs[i].scale_name);
-        e->summary.observed = NAN;
-        e->summary.qk_radius = NAN; /* known after the run */
-    }
-    s->varying = varying_of(s->entries, s->count);
-    s->one_n_k = !cli_table_varies(COL(n_k), s->entries, s->count);
-    for (size_t i = 0; i < s->count; i++)
-        s->logn |= s->entries[i].spec.scale_logn;
+    cli_table_entries_begin(s); /* for the title and the block labels */
     if (s->kind != SV_OUTPUT_PER_TRIAL)
         return;       /* the summary's head needs the first configuration's summary */
     const int w = 10; /* 6 + 1 + 6 + 6 (1 + 10) = 79 columns */
-    cli_table_title(s->f, s->entries, s->count);
+    cli_table_title(s->f, s->entries, s->count, 78);
     fprintf(s->f, "\n%6s %6s %*s %*s %*s %*s %*s %*s\n", "trial", "d_k", w, "raw var", w,
             "scaled var", w, "raw H", w, "scaled H", w, "raw max p", w, "scaled max");
 }
@@ -198,16 +168,11 @@ void cli_table_row(cli_writer *s, const sv_row_view *row)
         return;
     }
     if (s->kind == SV_OUTPUT_SUMMARY) {
-        const size_t i = s->n_entries++;
-        cli_table_entry *e = &s->entries[i];
-        e->spec = *row->spec;
-        e->summary = *row->summary;
-        snprintf(e->scale_name, sizeof e->scale_name, "%s",
-                 row->scale_name ? row->scale_name : "sqrt");
+        cli_table_keep(s, row);
         if (s->count > 1) {
-            if (i == 0)
+            if (s->n_entries == 1)
                 sweep_head(s->f, s->observed, s->entries, s->count);
-            sweep_row(s, i);
+            sweep_row(s, s->n_entries - 1);
         }
         return;
     }

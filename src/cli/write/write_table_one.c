@@ -10,49 +10,153 @@
 #include "sdpa_var/run.h"
 #include "write_table_one.h"
 
-/* sv_column_std_error, times c^power. */
-double cli_table_std_error(const cli_table_entry *e, sv_column_id id, int power)
-{
-    const sv_row_view v = {.spec = &e->spec, .stats = &e->summary.mean, .summary = &e->summary};
-    return cli_table_times(e, power) * sv_column_std_error(sv_column_of(id), &v);
-}
-
-/* One line: raw (measured, sd, theory) and scaled (measured, sd,
- * theory), each a summary column times c^power. The sd is the measured
- * column's SV_PARTNER_SD where it has one. */
-typedef struct stat_row {
-    const char *label;
-    sv_column_id col[4]; /* raw measured, raw theory, scaled measured, scaled theory */
-    int power[4];
-} stat_row;
-
 enum { LABEL_W = 21, VAL_W = 9, SD_W = 7 }; /* 21 + 2 (1 + 9 + 1 + 7 + 1 + 9) + 2 = 79 */
 
-static void measured_cells(FILE *f, const cli_table_entry *e, sv_column_id id, int power)
+/* The rows of both one-configuration tables, by summary column. */
+const cli_stat_row cli_stat_rows[] = {
+    {.label = "score mean",
+     .slide = "score mean",
+     .col = {COL(raw_mean), COL(raw_mean_theory), COL(scaled_mean), COL(raw_mean_theory)},
+     .power = {0, 0, 0, 1}},
+    {.label = "score variance",
+     .slide = "score variance",
+     .col = {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)}},
+    {.slide = "score SD (sqrt of the variance)",
+     .col = {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
+     .flags = CLI_STAT_SQRT},
+    {.label = "  population variance",
+     .col = {NO_COL, COL(raw_var_theory), NO_COL, COL(scaled_var_theory)}},
+    {.label = "  sd across trials",
+     .col = {COL(raw_var_sd), COL(raw_var_sd_theory), COL(scaled_var_sd),
+             COL(scaled_var_sd_theory)}},
+    {.label = "  5% quantile",
+     .col = {COL(raw_var_q05), NO_COL, COL(scaled_var_q05), NO_COL},
+     .flags = CLI_STAT_MANY},
+    {.label = "  median",
+     .col = {COL(raw_var_q50), NO_COL, COL(scaled_var_q50), NO_COL},
+     .flags = CLI_STAT_MANY},
+    {.label = "  95% quantile",
+     .col = {COL(raw_var_q95), NO_COL, COL(scaled_var_q95), NO_COL},
+     .flags = CLI_STAT_MANY},
+    {.label = "  known-mean variance",
+     .col = {COL(raw_var_known_mean), COL(raw_var_theory), COL(raw_var_known_mean),
+             COL(scaled_var_theory)},
+     .power = {0, 0, 2, 0}},
+    {.label = "  with ddof 0",
+     .col = {COL(raw_var_ddof0), COL(raw_var_ddof0_theory), COL(raw_var_ddof0),
+             COL(raw_var_ddof0_theory)},
+     .power = {0, 0, 2, 2}},
+    {.label = "  with ddof 1",
+     .col = {COL(raw_var_ddof1), COL(raw_var_ddof1_theory), COL(raw_var_ddof1),
+             COL(raw_var_ddof1_theory)},
+     .power = {0, 0, 2, 2}},
+    {.label = "entropy H (nats)",
+     .slide = "entropy H (nats)",
+     .col = {COL(raw_entropy), COL(raw_entropy_approx), COL(scaled_entropy),
+             COL(scaled_entropy_approx)}},
+    {.label = "  uniform rows: bound",
+     .slide = "  bound (uniform rows)",
+     .col = {NO_COL, COL(summary_entropy_bound), NO_COL, COL(summary_entropy_bound)}},
+    {.label = "  effective keys e^H",
+     .slide = "effective keys e^H",
+     .col = {COL(raw_eff_keys), NO_COL, COL(scaled_eff_keys), NO_COL}},
+    {.label = "max softmax weight",
+     .slide = "max softmax weight",
+     .col = {COL(raw_max_weight), NO_COL, COL(scaled_max_weight), NO_COL}},
+    {.label = "Jacobian trace",
+     .slide = "Jacobian trace",
+     .col = {COL(raw_jac_trace), NO_COL, COL(scaled_jac_trace), NO_COL}},
+    {.label = "Jacobian Frobenius",
+     .col = {COL(raw_jac_frob), NO_COL, COL(scaled_jac_frob), NO_COL}},
+    /* What --plant, --d-model, --qk-norm, --values and --grad show, when
+     * they are on (on slides: when measured). */
+    {.label = "diagonal logit S_ii",
+     .col = {COL(raw_diag_logit), COL(raw_diag_logit_theory), COL(scaled_diag_logit),
+             COL(scaled_diag_logit_theory)},
+     .flags = CLI_STAT_OPTION,
+     .gate = COL(raw_diag_logit)},
+    {.label = "diagonal weight",
+     .col = {COL(raw_diag_weight), NO_COL, COL(scaled_diag_weight), NO_COL},
+     .flags = CLI_STAT_OPTION,
+     .gate = COL(raw_diag_logit)},
+    {.label = "Var of an entry of Q",
+     .slide = "Var of an entry of Q",
+     .col = {COL(q_var), COL(q_var_theory), NO_COL, NO_COL},
+     .flags = CLI_STAT_OPTION,
+     .gate = COL(q_var)},
+    {.label = "Var of an entry of K",
+     .slide = "Var of an entry of K",
+     .col = {COL(k_var), COL(k_var_theory), NO_COL, NO_COL},
+     .flags = CLI_STAT_OPTION,
+     .gate = COL(q_var)},
+    {.label = "output var. Var(O)",
+     .slide = "output variance",
+     .col = {COL(raw_out_var), COL(raw_out_var_theory), COL(scaled_out_var),
+             COL(scaled_out_var_theory)},
+     .flags = CLI_STAT_OPTION,
+     .gate = COL(raw_out_var)},
+    {.label = "RMS |dL/dlogits|",
+     .slide = "RMS dL/dlogits",
+     .col = {COL(raw_grad_logits), COL(raw_grad_logits_theory), COL(scaled_grad_logits),
+             COL(scaled_grad_logits_theory)},
+     .flags = CLI_STAT_OPTION,
+     .gate = COL(raw_grad_logits)},
+    {.label = "  keys it reaches",
+     .slide = "keys the gradient reaches",
+     .col = {COL(raw_grad_keys), NO_COL, COL(scaled_grad_keys), NO_COL},
+     .flags = CLI_STAT_OPTION,
+     .gate = COL(raw_grad_logits)},
+    {.label = "RMS |dL/dq|",
+     .col = {COL(raw_grad_q), NO_COL, COL(scaled_grad_q), NO_COL},
+     .flags = CLI_STAT_OPTION,
+     .gate = COL(raw_grad_logits)},
+    {.label = "RMS |dL/dk|",
+     .col = {COL(raw_grad_k), NO_COL, COL(scaled_grad_k), NO_COL},
+     .flags = CLI_STAT_OPTION,
+     .gate = COL(raw_grad_logits)},
+    {.label = "  lowest row entropy",
+     .col = {COL(raw_entropy_min), NO_COL, COL(scaled_entropy_min), NO_COL},
+     .flags = CLI_STAT_EXTREMES},
+    {.label = "  highest row entropy",
+     .col = {COL(raw_entropy_max), NO_COL, COL(scaled_entropy_max), NO_COL}},
+    {.label = "  max |logit|",
+     .col = {COL(raw_max_abs_logit), NO_COL, COL(scaled_max_abs_logit), NO_COL}},
+    {.label = "  float16 headroom",
+     .col = {COL(raw_fp16_headroom), NO_COL, COL(scaled_fp16_headroom), NO_COL}},
+    {.slide = "trials with raw var <= V (observed)",
+     .col = {COL(raw_var_cdf_observed), NO_COL, NO_COL, NO_COL}},
+};
+const size_t cli_stat_rows_n = sizeof cli_stat_rows / sizeof cli_stat_rows[0];
+
+cli_stat_side cli_stat_values(const cli_table_entry *e, const cli_stat_row *r, int k, int sd_theory)
+{
+    const sv_column_id id = r->col[2 * k], tid = r->col[2 * k + 1];
+    const int p = r->power[2 * k];
+    const sv_column *sd = cli_table_partner(sv_column_of(id), SV_PARTNER_SD);
+    if (sd_theory && e->spec.trials < 2)
+        sd = cli_table_partner(sd, SV_PARTNER_THEORY);
+    cli_stat_side x = {cli_table_col(e, id, p), cli_table_std_error(e, id, p),
+                       cli_table_value(e, sd, p), cli_table_col(e, tid, r->power[2 * k + 1])};
+    if (r->flags & CLI_STAT_SQRT) {
+        x.se /= 2.0 * sqrt(x.v);
+        x.sd /= 2.0 * sqrt(x.v);
+        x.v = sqrt(x.v);
+        x.t = sqrt(x.t);
+    }
+    return x;
+}
+
+/* Side @p k of row @p r: measured and sd, each at its standard error, and
+ * the theory to 7 digits. */
+static void side(FILE *f, const cli_table_entry *e, const cli_stat_row *r, int k)
 {
     char v[48], s[48];
-    const double x = cli_table_col(e, id, power);
-    const sv_column *sd = cli_table_partner(sv_column_of(id), SV_PARTNER_SD);
-    const double spread = cli_table_value(e, sd, power);
-    cli_table_rounded(v, sizeof v, x, cli_table_std_error(e, id, power), VAL_W);
-    cli_table_rounded(s, sizeof s, spread, spread, SD_W);
+    const cli_stat_side x = cli_stat_values(e, r, k, 0);
+    cli_table_rounded(v, sizeof v, x.v, x.se, VAL_W);
+    cli_table_rounded(s, sizeof s, x.sd, x.sd, SD_W);
     fprintf(f, " %*s %*s", VAL_W, v, SD_W, s);
+    cli_table_cell(f, VAL_W, x.t);
 }
-
-static void print_rows(FILE *f, const cli_table_entry *e, const stat_row *rows, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        fprintf(f, "%-*s", LABEL_W, rows[i].label);
-        measured_cells(f, e, rows[i].col[0], rows[i].power[0]);
-        cli_table_cell(f, VAL_W, cli_table_col(e, rows[i].col[1], rows[i].power[1]));
-        fputs("  ", f);
-        measured_cells(f, e, rows[i].col[2], rows[i].power[2]);
-        cli_table_cell(f, VAL_W, cli_table_col(e, rows[i].col[3], rows[i].power[3]));
-        fputc('\n', f);
-    }
-}
-
-#define ROWS_(f, e, r) print_rows(f, e, r, sizeof(r) / sizeof((r)[0]))
 
 /* Whether column @p id must be defined for @p e. */
 static int shown(const cli_table_entry *e, sv_column_id id)
@@ -60,114 +164,26 @@ static int shown(const cli_table_entry *e, sv_column_id id)
     return sv_column_required(sv_column_of(id), &e->spec, 0);
 }
 
-/* What --plant, --d-model, --qk-norm, --values (and --grad, once its
- * columns are in the table) show, when they are on. */
-static void option_rows(FILE *f, const cli_table_entry *e)
+/* The terminal's rows of cli_stat_rows: a spread only with trials to
+ * spread, an option's rows only with it on, the extremes under their
+ * heading. */
+static void print_rows(FILE *f, const cli_table_entry *e)
 {
-    if (shown(e, COL(raw_diag_logit))) {
-        static const stat_row r[] = {
-            {"diagonal logit S_ii",
-             {COL(raw_diag_logit), COL(raw_diag_logit_theory), COL(scaled_diag_logit),
-              COL(scaled_diag_logit_theory)},
-             {0, 0, 0, 0}},
-            {"diagonal weight",
-             {COL(raw_diag_weight), NO_COL, COL(scaled_diag_weight), NO_COL},
-             {0, 0, 0, 0}},
-        };
-        ROWS_(f, e, r);
-    }
-    if (shown(e, COL(q_var))) {
-        static const stat_row r[] = {
-            {"Var of an entry of Q", {COL(q_var), COL(q_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}},
-            {"Var of an entry of K", {COL(k_var), COL(k_var_theory), NO_COL, NO_COL}, {0, 0, 0, 0}},
-        };
-        ROWS_(f, e, r);
-    }
-    if (shown(e, COL(raw_out_var))) {
-        static const stat_row r[] = {
-            {"output var. Var(O)",
-             {COL(raw_out_var), COL(raw_out_var_theory), COL(scaled_out_var),
-              COL(scaled_out_var_theory)},
-             {0, 0, 0, 0}},
-        };
-        ROWS_(f, e, r);
-    }
-    if (shown(e, COL(raw_grad_logits))) { /* --grad */
-        static const stat_row r[] = {
-            {"RMS |dL/dlogits|",
-             {COL(raw_grad_logits), COL(raw_grad_logits_theory), COL(scaled_grad_logits),
-              COL(scaled_grad_logits_theory)},
-             {0, 0, 0, 0}},
-            {"  keys it reaches",
-             {COL(raw_grad_keys), NO_COL, COL(scaled_grad_keys), NO_COL},
-             {0, 0, 0, 0}},
-            {"RMS |dL/dq|", {COL(raw_grad_q), NO_COL, COL(scaled_grad_q), NO_COL}, {0, 0, 0, 0}},
-            {"RMS |dL/dk|", {COL(raw_grad_k), NO_COL, COL(scaled_grad_k), NO_COL}, {0, 0, 0, 0}},
-        };
-        ROWS_(f, e, r);
+    const int many = e->spec.trials > 1;
+    for (size_t i = 0; i < cli_stat_rows_n; i++) {
+        const cli_stat_row *r = &cli_stat_rows[i];
+        if (!r->label || (r->flags & CLI_STAT_MANY && !many) ||
+            (r->flags & CLI_STAT_OPTION && !shown(e, r->gate)))
+            continue;
+        if (r->flags & CLI_STAT_EXTREMES)
+            fprintf(f, "%s\n", many ? "extremes over all trials" : "extremes");
+        fprintf(f, "%-*s", LABEL_W, r->label);
+        side(f, e, r, 0);
+        fputs("  ", f);
+        side(f, e, r, 1);
+        fputc('\n', f);
     }
 }
-
-/* The rows of the one-configuration table, by summary column. */
-static const stat_row head[] = {
-    {"score mean",
-     {COL(raw_mean), COL(raw_mean_theory), COL(scaled_mean), COL(raw_mean_theory)},
-     {0, 0, 0, 1}},
-    {"score variance",
-     {COL(raw_var), COL(raw_var_expected), COL(scaled_var), COL(scaled_var_expected)},
-     {0, 0, 0, 0}},
-    {"  population variance",
-     {NO_COL, COL(raw_var_theory), NO_COL, COL(scaled_var_theory)},
-     {0, 0, 0, 0}},
-    {"  sd across trials",
-     {COL(raw_var_sd), COL(raw_var_sd_theory), COL(scaled_var_sd), COL(scaled_var_sd_theory)},
-     {0, 0, 0, 0}},
-};
-static const stat_row spread[] = {
-    {"  5% quantile", {COL(raw_var_q05), NO_COL, COL(scaled_var_q05), NO_COL}, {0, 0, 0, 0}},
-    {"  median", {COL(raw_var_q50), NO_COL, COL(scaled_var_q50), NO_COL}, {0, 0, 0, 0}},
-    {"  95% quantile", {COL(raw_var_q95), NO_COL, COL(scaled_var_q95), NO_COL}, {0, 0, 0, 0}},
-};
-static const stat_row rest[] = {
-    {"  known-mean variance",
-     {COL(raw_var_known_mean), COL(raw_var_theory), COL(raw_var_known_mean),
-      COL(scaled_var_theory)},
-     {0, 0, 2, 0}},
-    {"  with ddof 0",
-     {COL(raw_var_ddof0), COL(raw_var_ddof0_theory), COL(raw_var_ddof0), COL(raw_var_ddof0_theory)},
-     {0, 0, 2, 2}},
-    {"  with ddof 1",
-     {COL(raw_var_ddof1), COL(raw_var_ddof1_theory), COL(raw_var_ddof1), COL(raw_var_ddof1_theory)},
-     {0, 0, 2, 2}},
-    {"entropy H (nats)",
-     {COL(raw_entropy), COL(raw_entropy_approx), COL(scaled_entropy), COL(scaled_entropy_approx)},
-     {0, 0, 0, 0}},
-    {"  uniform rows: bound",
-     {NO_COL, COL(summary_entropy_bound), NO_COL, COL(summary_entropy_bound)},
-     {0, 0, 0, 0}},
-    {"  effective keys e^H",
-     {COL(raw_eff_keys), NO_COL, COL(scaled_eff_keys), NO_COL},
-     {0, 0, 0, 0}},
-    {"max softmax weight",
-     {COL(raw_max_weight), NO_COL, COL(scaled_max_weight), NO_COL},
-     {0, 0, 0, 0}},
-    {"Jacobian trace", {COL(raw_jac_trace), NO_COL, COL(scaled_jac_trace), NO_COL}, {0, 0, 0, 0}},
-    {"Jacobian Frobenius", {COL(raw_jac_frob), NO_COL, COL(scaled_jac_frob), NO_COL}, {0, 0, 0, 0}},
-};
-static const stat_row extremes[] = {
-    {"  lowest row entropy",
-     {COL(raw_entropy_min), NO_COL, COL(scaled_entropy_min), NO_COL},
-     {0, 0, 0, 0}},
-    {"  highest row entropy",
-     {COL(raw_entropy_max), NO_COL, COL(scaled_entropy_max), NO_COL},
-     {0, 0, 0, 0}},
-    {"  max |logit|",
-     {COL(raw_max_abs_logit), NO_COL, COL(scaled_max_abs_logit), NO_COL},
-     {0, 0, 0, 0}},
-    {"  float16 headroom",
-     {COL(raw_fp16_headroom), NO_COL, COL(scaled_fp16_headroom), NO_COL},
-     {0, 0, 0, 0}},
-};
 
 /* What the table's numbers mean. */
 static void footer(FILE *f, const cli_table_entry *e)
@@ -286,7 +302,7 @@ void cli_table_one(FILE *f, const cli_table_entry *e)
 {
     const sv_spec *c = &e->spec;
     const int many = c->trials > 1;
-    cli_table_title(f, e, 1);
+    cli_table_title(f, e, 1, 78);
     char scaled_head[64];
     snprintf(scaled_head, sizeof scaled_head, "scaled QK^T * %.6g%s", e->summary.scale,
              c->scale_logn ? " ln n_i" : "");
@@ -295,13 +311,7 @@ void cli_table_one(FILE *f, const cli_table_entry *e)
     fprintf(f, "%-*s %*s %*s %*s  %*s %*s %*s\n", LABEL_W, many ? "mean over trials" : "statistic",
             VAL_W, "measured", SD_W, "sd", VAL_W, "theory", VAL_W, "measured", SD_W, "sd", VAL_W,
             "theory");
-    ROWS_(f, e, head); /* sd '-' for one trial, as nan in the CSV */
-    if (many)          /* one trial has no spread to show */
-        ROWS_(f, e, spread);
-    ROWS_(f, e, rest);
-    option_rows(f, e);
-    fprintf(f, "%s\n", many ? "extremes over all trials" : "extremes");
-    ROWS_(f, e, extremes);
+    print_rows(f, e); /* sd '-' for one trial, as nan in the CSV */
     footer(f, e);
     verdict(f, e);
 }

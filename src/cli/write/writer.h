@@ -33,7 +33,7 @@ typedef struct cli_writer {
     sv_output_kind kind;
     cli_format format; /* never CLI_FORMAT_AUTO */
     int observed;      /* --observed given: its columns exist */
-    unsigned varying;  /* table: bit k when block label k varies */
+    unsigned varying;  /* table, slides: bit k when cli_table_labelled[k] varies */
     int one_n_k, logn; /* table: every configuration has one n_k; some
                           scale log-n per row (for the footer, which
                           each commit remakes: known from the start) */
