@@ -50,8 +50,10 @@ static void flatten(FILE *f, const char *t)
         } else {
             if (quote == '"' && *t == '\\' && t[1])
                 fputc(*t++, f); /* an escaped character: text */
-            else if (quote ? *t == quote : (*t == '"' || *t == '\''))
-                quote = quote ? 0 : *t;
+            else if (quote && *t == quote)
+                quote = 0;
+            else if (!quote && (*t == '"' || *t == '\''))
+                quote = *t;
             else if (!quote)
                 depth += *t == '{' ? 1 : *t == '}' ? -1 : 0;
             fputc(*t, f);
