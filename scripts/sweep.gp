@@ -120,25 +120,31 @@ scale_label(s) = (s eq "sqrt" ? "QK^T/sqrt(d_k)" : s eq "dk" ? "QK^T/d_k" : s eq
     s eq "logn" ? "QK^T * ln(n)/sqrt(d_k)" : "QK^T * " . s)
 
 # The uniform rows' reference: what weights 1/n_i on the n_i keys a row
-# sees give, the mean over rows of n_i (eff_keys, the keys the gradient
-# can reach) or of 1/n_i (max_weight): n_k without a mask; with --causal
-# (n_q = n_k = n, row i sees i keys) (n + 1)/2 and H_n/n (H_n the harmonic
-# number, to 1e-3 at n = 1 and 1e-6 from n = 4 by its expansion); with a
-# --window, which this script does not model, exp of the mean of ln n_i
-# (entropy_bound), the geometric mean of the keys seen, labelled so.
-masked = 0; windowed = 0
-do for [c in "causal window"] {
-    if (has(c)) {
-        stats $D using (column(c) > 0 ? 1 : 0) nooutput
-        masked = masked || STATS_sum > 0
-        windowed = windowed || (c eq "window" && STATS_sum > 0)
+# sees give, the mean over the rows that see a key of n_i (eff_keys, the
+# keys the gradient can reach) or of 1/n_i (max_weight): n_k without a
+# mask; with --causal or --window the keys differ by row, counted per row
+# of $D as the library counts them (sv_spec_row_keys: causal row i sees
+# keys [0, i + 1), a window w the w keys up to i, or from i - w + 1 to
+# i + w - 1 without --causal).
+col_or_0(c) = (has(c) ? column(c) : 0)
+masked = 0
+do for [r = 0:|$D| - 2] {
+    stats $D every ::r::r using (sv_nq = column("n_q"), sv_nk = column("n_k"), \
+        sv_c = col_or_0("causal"), sv_w = col_or_0("window"), 0) nooutput
+    sv_sum = sv_nk; sv_inv = 1.0 / sv_nk; sv_rows = 1
+    if (sv_c > 0 || sv_w > 0) {
+        masked = 1; sv_sum = 0.0; sv_inv = 0.0; sv_rows = 0
+        do for [i = 0:sv_nq - 1] {
+            sv_b = (sv_c > 0 ? (i < sv_nk ? i + 1 : sv_nk) : \
+                sv_w > 0 && i < sv_nk && sv_w <= sv_nk - i ? i + sv_w : sv_nk)
+            sv_a = (sv_w > 0 && i + 1 > sv_w ? i + 1 - sv_w : 0)
+            if (sv_b > sv_a) { sv_sum = sv_sum + sv_b - sv_a; sv_inv = sv_inv + 1.0 / (sv_b - sv_a); sv_rows = sv_rows + 1 }
+        }
     }
+    eval sprintf("keys_%d = %.17e; inv_keys_%d = %.17e", r, 1.0 * sv_sum / sv_rows, r, sv_inv / sv_rows)
 }
-geometric = (windowed || (masked && !same_n))
-harmonic(n) = log(n) + 0.5772156649 + 1 / (2.0 * n) - 1 / (12.0 * n**2) + 1 / (120.0 * n**4)
-keys_seen(d) = (!masked ? column("n_k") : geometric ? exp(column("entropy_bound")) : (column("n_k") + 1) / 2.0)
-inv_keys(d) = (!masked ? 1.0 / column("n_k") : geometric ? exp(-column("entropy_bound")) : harmonic(column("n_k")) / column("n_k"))
-refv(d) = (ref eq "inv" ? inv_keys(0) : keys_seen(0))
+keys_seen(d) = value(sprintf("keys_%d", column(0)))
+refv(d) = value(sprintf(ref eq "inv" ? "inv_keys_%d" : "keys_%d", column(0)))
 
 # ---- axes -------------------------------------------------------------------
 # The y range spans the data, the theory and the reference lines, 5% beyond
@@ -236,7 +242,7 @@ c1 = word(cols, 1); c2 = word(cols, 2); c3 = word(cols, 3); c4 = word(cols, 4)
 th3 = (c3 ne "-" && has(c3)); th4 = (c4 ne "-" && has(c4))
 c3 = (th3 ? c3 : c1); c4 = (th4 ? c4 : c2)   # never drawn: gnuplot reads an empty loop's columns too
 ng = words(groups); ns = words(scales)
-seen = (geometric ? "keys seen (geometric mean over rows)" : "keys seen, mean over rows")
+seen = "keys seen, mean over rows"
 uniform = (ref eq "inv" ? (masked ? "uniform rows: 1/" . seen : "uniform rows: 1/n_k") : \
     (masked ? "uniform rows: every " . seen : "uniform rows: every key, n_k"))
 plot for [g = 1:ng] $D using (column(xcol)):(pick(g, 1) ? column(c1) : NaN) \
