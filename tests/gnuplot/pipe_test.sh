@@ -4,12 +4,17 @@
 # from a pipe with the terminal set on gnuplot's command line, as a user
 # would. Each must exit 0 on both sides, leave gnuplot's stderr empty (its
 # warnings exit 0 too), and write a PNG that file(1) calls one, larger than
-# 5 KB (an empty frame is 3-4 KB). Then --output: the script sets its own
-# pngcairo or svg terminal.
-#   tests/gnuplot/pipe_test.sh SDPA_VAR_BINARY OUTDIR
+# 5 KB (an empty frame is 3-4 KB). The script is a datablock (the CSV of
+# --columns all) and a template, scripts/sweep.gp, histogram.gp or
+# logits.gp: what it draws is checked on gnuplot's dumb terminal, whose
+# titles and keys are text. Then --output: the script sets its own
+# pngcairo or svg terminal; and the installed template draws the CSV piped
+# into it (with SOURCE_DIR).
+#   tests/gnuplot/pipe_test.sh SDPA_VAR_BINARY OUTDIR [SOURCE_DIR]
 set -u
-BIN=${1:?usage: pipe_test.sh SDPA_VAR_BINARY OUTDIR}
-out=${2:?usage: pipe_test.sh SDPA_VAR_BINARY OUTDIR}
+BIN=${1:?usage: pipe_test.sh SDPA_VAR_BINARY OUTDIR [SOURCE_DIR]}
+out=${2:?usage: pipe_test.sh SDPA_VAR_BINARY OUTDIR [SOURCE_DIR]}
+SRC=${3:-}
 command -v gnuplot >/dev/null || { echo "gnuplot.pipe: gnuplot not found (Debian package gnuplot-nox)" >&2; exit 1; }
 mkdir -p "$out"
 failed=0
@@ -54,84 +59,97 @@ run max_weight_causal --dk 1:64 --n 64 --causal --plot max_weight
 # --logits rows drawn as bars (they printed JSON gnuplot could not read).
 run logits --logits "-20,3,25,-15" --logits "-2.5,0.4,3.1,-1.9" --dk 64
 run logits_scales --logits "1,2,3,4,5" --dk 16 --scale none,sqrt,dk
+# What gnuplot draws, read as text: the script on gnuplot's dumb terminal
+# (titles and keys are text there), then the lines of `print` given in
+# $PRINT (values the template computed: its reference line, the y range).
+drawn() {
+    { "$BIN" "$@" --format gnuplot 2>/dev/null; [ -n "${PRINT:-}" ] && echo "print $PRINT"; } |
+        gnuplot -e "set terminal dumb size 200,80" - 2>&1
+}
+# The script is the CSV of --columns all in a datablock (the configuration
+# first, as the default CSV), then the template: its data lines are the
+# CSV's, byte for byte.
+got=$(awk '/^EOD$/ { on = 0 } on { print } /^\$D << EOD$/ { on = 1 }' <("$BIN" --dk 1:64 --n 50 --format gnuplot))
+all=$("$BIN" --dk 1:64 --n 50 --format csv --columns all | head -1 | tr , '\n' | sort)
+if [ -n "$got" ] && [ "$(head -1 <<<"$got" | tr , '\n' | sort)" = "$all" ] &&
+    [ "$got" = "$("$BIN" --dk 1:64 --n 50 --format csv --columns "$(head -1 <<<"$got")")" ]; then
+    echo "ok: datablock = CSV --columns all"
+else
+    echo "FAIL: the datablock is not the CSV of --columns all" >&2; failed=1
+fi
 # One series per swept pair: --dk 16,64 --n 16,256 draws a raw line for each
-# n (the old script drew one line doubling back), and the title says what
-# every configuration shares: an n sweep names its d_k.
-for want in 'title "raw QK^T, n_q=n_k=16"' 'title "raw QK^T, n_q=n_k=256"'; do
-    grep -qF "$want" <("$BIN" --dk 16,64 --n 16,256 --format gnuplot) && echo "ok: pairs: $want" ||
+# n (a line doubling back otherwise), and the title says what every
+# configuration shares: an n sweep names its d_k.
+out_pairs=$(drawn --dk 16,64 --n 16,256)
+for want in 'raw QK^T, n_q=n_k=16' 'raw QK^T, n_q=n_k=256'; do
+    grep -qF "$want" <<<"$out_pairs" && echo "ok: pairs: $want" ||
         { echo "FAIL: pairs: no $want" >&2; failed=1; }
 done
-grep -q '^set title "Variance of the logits against n_k\\nd_k=64, trials=4"' \
-    <("$BIN" --dk 64 --n 2:512 --trials 4 --format gnuplot) && echo "ok: n sweep title names d_k" ||
-    { echo "FAIL: n sweep title: $("$BIN" --dk 64 --n 2:512 --trials 4 --format gnuplot | grep title)" >&2; failed=1; }
+out_n=$(drawn --dk 64 --n 2:512 --trials 4)
+if grep -q 'Variance of the logits against n_q=n_k' <<<"$out_n" && grep -q 'd_k=64, trials=4' <<<"$out_n"; then
+    echo "ok: n sweep title names d_k"
+else
+    echo "FAIL: n sweep title: $(head -5 <<<"$out_n")" >&2; failed=1
+fi
 # Plain tick labels on log axes (--scale dk's 1e-4 was "0.000100").
-grep -qx 'set format y "%g"' <("$BIN" --dk 1:64 --n 50 --scale dk --format gnuplot) &&
+grep -q '^set format y "%g"' <("$BIN" --dk 1:64 --n 50 --scale dk --format gnuplot) &&
     echo "ok: %g ticks" || { echo "FAIL: no %g tick format" >&2; failed=1; }
 # The variance's theory line is the expected SAMPLE variance, the CSV's
 # raw_var_expected (48 at n = 2, d_k = 64), not raw_var_theory (64).
-want=$("$BIN" --dk 64 --n 2,3 --columns raw_var_expected --no-header | awk '{ printf "%.9g\n", $1 }')
-got=$(awk '/^EOD/ { on = 0 } on && !/^#/ { printf "%.9g\n", $6 } /<< EOD/ { on = 1 }' \
-    <("$BIN" --dk 64 --n 2,3 --format gnuplot))
-if [ -n "$want" ] && [ "$want" = "$got" ] && [ "$(echo "$got" | head -1)" = 48 ]; then
-    echo "ok: theory = expected sample variance"
+want=$(PRINT='sprintf("%s %s", c1, c3)' drawn --dk 64 --n 2,3 | tail -1)
+[ "$want" = "raw_var raw_var_expected" ] && echo "ok: theory = expected sample variance" ||
+    { echo "FAIL: the variance's columns: '$want'" >&2; failed=1; }
+# The histogram's normal curve: the library's theory (sd 8 at d_k = 64,
+# and 1 scaled), and expected counts that add up to the scores.
+got=$(PRINT='sprintf("%g %g %g", raw_sd, scaled_sd, expect(0, 1.0, 0, raw_sd))' drawn --dk 64 --n 300 --histogram 60 | tail -1)
+if [ "${got% *}" = "8 1" ] && awk -v c="${got##* }" 'BEGIN { exit !(c > 90000 * 0.0498 && c < 90000 * 0.0499) }'; then
+    echo "ok: histogram theory $got"
 else
-    echo "FAIL: theory line $got, raw_var_expected $want" >&2; failed=1
+    echo "FAIL: histogram theory '$got' (want 8 1 and 90000 * P(|z| < 1/16) = 4485)" >&2; failed=1
 fi
-# The histogram's normal curve: expected counts that add up to the scores
-# (the raw panel's datablock: bin_lo bin_hi count normal), less the tails
-# beyond the panel's span (bars under 1/500 of the tallest: ~3.7 sd, a few
-# in 10 000).
-sum=$(awk '/^EOD/ { on = 0 } on && !/^#/ { s += $4 } /^\$raw << EOD/ { on = 1 } END { printf "%.0f", s }' \
-    <("$BIN" --dk 64 --n 300 --histogram 60 --format gnuplot))
-[ "$sum" -ge 89900 ] && [ "$sum" -le 90000 ] && echo "ok: histogram normal counts sum to 300^2 ($sum)" ||
-    { echo "FAIL: histogram normal counts sum to $sum, not 89900-90000" >&2; failed=1; }
 # Issue 41 section 4. Each panel of the histogram on bins of its own scale:
 # at d_k = 256 the scaled sd is 1 and the raw 16, and both panels' bars are
 # 0.05-0.3 sd wide (80 bars over about +-5 sd); the old script drew the
 # scaled scores on the raw bins, 192/80 = 2.4 scaled sd wide.
-"$BIN" --dk 256 --n 300 --histogram 80 --format gnuplot >"$out/h256.gp"
-width() { awk -v b="$1" '/^EOD/ { on = 0 } on && !/^#/ { print $2 - $1; exit } $0 ~ "^\\$" b " << EOD" { on = 1 }' "$out/h256.gp"; }
-for panel in "raw 16" "scaled 1"; do
-    set -- $panel
-    w=$(width "$1")
-    if [ -n "$w" ] && awk -v w="$w" -v sd="$2" 'BEGIN { exit !(w / sd >= 0.05 && w / sd <= 0.3) }'; then
-        echo "ok: $1 panel: bars $w wide, sd $2"
+out_h=$(drawn --dk 256 --n 300 --histogram 80)
+for panel in "raw QK^T" "QK^T/sqrt(d_k)"; do
+    w=$(grep -o "$panel: bars [0-9.e-]* wide = [0-9.]* sd" <<<"$out_h" | awk '{ print $(NF-1) }')
+    if [ -n "$w" ] && awk -v w="$w" 'BEGIN { exit !(w >= 0.05 && w <= 0.3) }'; then
+        echo "ok: $panel panel: bars $w sd wide"
     else
-        echo "FAIL: $1 panel: bars '$w' wide for sd $2 (want 0.05-0.3 sd)" >&2; failed=1
+        echo "FAIL: $panel panel: bars '$w' sd wide (want 0.05-0.3)" >&2; failed=1
     fi
 done
 # The titles say how many trials are pooled (not "one run").
-grep -q 'Scores pooled over 1000 trials (4000 scores)' \
-    <("$BIN" --dk 2 --n 2 --trials 1000 --histogram 40 --format gnuplot 2>/dev/null) &&
+grep -q 'Scores pooled over 1000 trials (4000 scores)' <(drawn --dk 2 --n 2 --trials 1000 --histogram 40) &&
     echo "ok: pooled title" || { echo "FAIL: the pooled histogram's title names no trials" >&2; failed=1; }
-grep -q 'Scores of one trial (90000 scores)' "$out/h256.gp" && echo "ok: one-trial title" ||
+grep -q 'Scores of one trial (90000 scores)' <<<"$out_h" && echo "ok: one-trial title" ||
     { echo "FAIL: one trial's title" >&2; failed=1; }
 # Legends never over the data: every key outside the frame.
-for args in "--dk 256 --n 300 --histogram 80" "--dk 1:64 --n 50" "--dk 1:64 --n 50 --plot max_weight" \
-    "--dk 1:64 --n 50 --grad --plot grad"; do
-    keys=$("$BIN" $args --format gnuplot | grep '^set key')
+for args in "--dk 256 --n 300 --histogram 80" "--dk 1:64 --n 50" "--logits 1,2"; do
+    keys=$("$BIN" $args --format gnuplot | grep -o '\(^\|[;{] *\)set key [a-z]*' | sed 's/^[;{ ]*//')
     if [ -n "$keys" ] && ! echo "$keys" | grep -qv '^set key outside'; then echo "ok: key outside: $args"; else
         echo "FAIL: $args: $keys" >&2; failed=1; fi
 done
-# Reference lines: uniform rows (1/n_k, n_k: the datablock's column 8 is
-# 1/50 and 50) and one-hot rows (1).
-for plot in "max_weight 0.02 weight 1" "eff_keys 50 1 key"; do
+# Reference lines: uniform rows (1/n_k, n_k) and one-hot rows (1); with
+# --causal the mean over rows i = 1..n of 1/i (H_50/50) and of i.
+for plot in "max_weight 0.02 weight_1" "eff_keys 50 1_key" "max_weight 0.0899841 weight_1 --causal" \
+    "eff_keys 25.5 1_key --causal"; do
     set -- $plot
-    "$BIN" --dk 1:64 --n 50 --plot "$1" --format gnuplot >"$out/ref_$1.gp"
-    col8=$(awk '/^EOD/ { on = 0 } on && !/^#/ { print $8 } /<< EOD/ { on = 1 }' "$out/ref_$1.gp" | sort -u)
-    if [ "$col8" = "$2" ] && grep -q 'title "uniform rows' "$out/ref_$1.gp" &&
-        grep -q "^     1 with lines .*title \"one-hot rows: $3 $4\"" "$out/ref_$1.gp"; then
-        echo "ok: $1 reference lines"
+    out_r=$(PRINT='sprintf("%g", ref_const)' drawn --dk 1:64 --n 50 --plot "$1" ${4:-})
+    if [ "$(tail -1 <<<"$out_r")" = "$2" ] && grep -q 'uniform rows' <<<"$out_r" &&
+        grep -q "one-hot rows: ${3/_/ }" <<<"$out_r"; then
+        echo "ok: $1 ${4:-} reference lines"
     else
-        echo "FAIL: $1: column 8 '$col8' (want $2), or no uniform / one-hot line" >&2; failed=1
+        echo "FAIL: $1 ${4:-}: reference $(tail -1 <<<"$out_r") (want $2), or no uniform / one-hot line" >&2; failed=1
     fi
 done
 # The gradient plot's second panel: the keys the gradient reaches, and n_k.
-grep -q 'title "Keys the gradient reaches' <("$BIN" --dk 1:64 --n 50 --grad --plot grad --format gnuplot) &&
+grep -q 'Keys the gradient reaches' <(drawn --dk 1:64 --n 50 --grad --plot grad) &&
     echo "ok: grad keys panel" || { echo "FAIL: no keys panel in --plot grad" >&2; failed=1; }
 # The y axis fits the data: a variance from ~1 to 256 on [0.76:336] or
 # so, not 0.01 to 10 000 (gnuplot widens a log axis to whole decades).
-yr=$("$BIN" --dk 1:256 --n 300 --format gnuplot | sed -n 's/^set yrange \[\(.*\):\(.*\)\]$/\1 \2/p')
+yr=$(PRINT='sprintf("%g %g", GPVAL_Y_MIN, GPVAL_Y_MAX)' drawn --dk 1:256 --n 300 | tail -1)
 if [ -n "$yr" ] && awk -v r="$yr" 'BEGIN { split(r, a, " "); exit !(a[1] > 0.5 && a[2] < 500) }'; then
     echo "ok: variance y range $yr"
 else
@@ -152,15 +170,17 @@ lines=$("$BIN" --dk 1:64 --n 50 --format gnuplot | env -u GNUTERM gnuplot -p 2>"
 if [ "$lines" -gt 20 ] && [ ! -s "$out/dumb.err" ]; then echo "ok: gnuplot -p draws text ($lines lines)"; else
     echo "FAIL: gnuplot -p: $lines lines, $(cat "$out/dumb.err")" >&2; failed=1; fi
 # The scale is read from the run: --scale dk is labelled QK^T/d_k, never sqrt.
-"$BIN" --dk 1:64 --n 50 --scale dk --format gnuplot >"$out/dk.gp"
-if grep -q 'QK^T/d_k' "$out/dk.gp" && ! grep -q 'sqrt' "$out/dk.gp"; then echo "ok: --scale dk title"; else
-    echo "FAIL: --scale dk: $(grep title "$out/dk.gp")" >&2; failed=1; fi
-# The data are the CSV's: the datablock's raw_var column equals --columns raw_var.
-want=$("$BIN" --dk 1:64 --n 50 --columns raw_var --no-header | awk '{ printf "%.9g\n", $1 }')
-got=$(awk '/^EOD/ { on = 0 } on && !/^#/ { printf "%.9g\n", $4 } /<< EOD/ { on = 1 }' \
-    <("$BIN" --dk 1:64 --n 50 --format gnuplot))
-if [ -n "$want" ] && [ "$want" = "$got" ]; then echo "ok: datablock = CSV"; else
-    echo "FAIL: datablock $got, CSV $want" >&2; failed=1; fi
+out_dk=$(drawn --dk 1:64 --n 50 --scale dk)
+if grep -q 'QK^T/d_k' <<<"$out_dk" && ! grep -q 'sqrt' <<<"$out_dk"; then echo "ok: --scale dk title"; else
+    echo "FAIL: --scale dk: $(grep QK <<<"$out_dk")" >&2; failed=1; fi
+# The same script drew the CSV piped into the installed template: one set
+# of plotting code (the embedded text is scripts/sweep.gp's).
+if [ -n "${SRC:-}" ]; then
+    rm -f "$out/piped.png"
+    "$BIN" --dk 1:64 --n 50 --format csv --columns all |
+        gnuplot -e "quantity='eff_keys'; out='$out/piped.png'" "$SRC/scripts/sweep.gp" 2>"$out/piped.err" &&
+        [ ! -s "$out/piped.err" ] && check piped.png "$out/piped.png" "PNG image data"
+fi
 # --output: the script's own terminal.
 rm -f "$out/own.png" "$out/own.svg"
 "$BIN" --dk 1:64 --n 50 --format gnuplot --output "$out/own.png" | gnuplot && check own.png "$out/own.png" "PNG image data"

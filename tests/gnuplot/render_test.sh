@@ -9,7 +9,7 @@
 #
 # For each of scripts/{variance_vs_dk,softmax_vs_dk,puzzle_histogram,
 # scale_choices,entropy_approx,causal_rows,score_histogram,
-# output_variance,planted_key}.gp it runs
+# output_variance,planted_key,sweep,histogram,logits}.gp it runs
 #   "$BIN" ... --format csv --columns all | gnuplot -e "out='$OUTDIR/NAME.png'" "$SRC/scripts/NAME.gp"
 # and for scripts/fourth_moment.gp and scripts/projection_init.gp, which read
 # several runs concatenated (one per --dist or per --init, each with its own
@@ -162,6 +162,11 @@ run_qknorm() {
     "$BIN" "$@" --format csv --columns all && "$BIN" "$@" --qk-norm --format csv --columns all
 }
 
+# run_logits ARGS...: the CSV of --logits rows (it has no --columns).
+run_logits() {
+    "$BIN" "$@" --format csv
+}
+
 # render_from PRODUCER NAME WIDTH HEIGHT TOOL-ARGS...: one pipeline
 # "PRODUCER TOOL-ARGS | gnuplot", then its checks.
 render_from() {
@@ -180,6 +185,8 @@ render_from() {
         echo "$name: for n in 8 32; do $BIN $* --nk \$n --format csv --columns all; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     elif [ "$producer" = run_qknorm ]; then
         echo "$name: for f in '' --qk-norm; do $BIN $* \$f --format csv --columns all; done | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
+    elif [ "$producer" = run_logits ]; then
+        echo "$name: $BIN $* --format csv | gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp"
     elif [ "$producer" = cat_perf ]; then
         echo "$name: gnuplot -e \"out='$png'\" $SRC/scripts/$name.gp < $SRC/docs/performance_scaling.csv"
     elif [ "$producer" = cat_weights ]; then
@@ -291,6 +298,11 @@ render variance_linear 1100 560 --dk 32,64,96 --n 16 --trials 2 \
 render entropy_vs_dk 1000 640 --dk 1:64 --n 32 --trials 2 \
     --columns dk,scale,n_q,n_k,trials,dist,raw_entropy,scaled_entropy
 render_from cat_weights weights_row 1000 640
+# The templates of --format gnuplot, fed the CSV (sdpa-var embeds the same
+# text: tests/gnuplot/pipe_test.sh).
+render sweep 1000 720 --dk 1:64 --n 32 --trials 2
+render histogram 1000 1000 --dk 16 --n 64 --trials 2 --histogram 480
+render_from run_logits logits 800 600 --logits 1,2,3 --logits -20,3,25 --dk 16 --scale none,sqrt
 
 # terminal.gp: the extension picks the terminal; nothing else is guessed.
 csv="$OUTDIR/variance_vs_dk.csv"

@@ -204,6 +204,11 @@ static const char *const plot_names[] = {"variance", "entropy",   "max_weight", 
                                          "grad",     "histogram", NULL};
 static const char *const completion_names[] = {"bash", NULL};
 
+const char *cli_plot_name(cli_plot plot)
+{
+    return plot_names[plot];
+}
+
 /* The library's names of its enums, NULL-terminated, for --help, the
  * completion and "did you mean" (the CLI is single-threaded). */
 static const char *const *library_names(const char *(*name)(int), const char **into, size_t cap)

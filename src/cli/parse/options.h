@@ -252,5 +252,7 @@ int cli_example_check(const cli_options *opt, char *err, size_t errlen);
  * (files, given logits, --columns) or --plot does not fit it (histogram
  * without --histogram, grad without --grad) (config_check.c). */
 int cli_plot_check(const cli_options *opt, char *err, size_t errlen);
+/* --plot's name, as given: the gnuplot template reads it (write_gnuplot.c). */
+const char *cli_plot_name(cli_plot plot);
 
 #endif

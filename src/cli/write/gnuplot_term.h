@@ -1,5 +1,8 @@
-/* What the --format gnuplot writers (write_gnuplot.c, gnuplot_hist.c,
- * write_logits.c) share: the script's terminal, the scale's label. */
+/* What the --format gnuplot writers (write_gnuplot.c, write_logits.c)
+ * share: a script is the rows as CSV in a datablock, a few `name = value`
+ * lines, then a template, one of the installed scripts/NAME.gp, embedded at
+ * build time (cmake/gnuplot_templates.cmake), which draws the datablock as
+ * it draws the CSV piped into gnuplot. */
 #ifndef SDPA_VAR_CLI_GNUPLOT_TERM_H
 #define SDPA_VAR_CLI_GNUPLOT_TERM_H
 
@@ -7,22 +10,23 @@
 
 #include "specs.h"
 
-/* Writes the script's terminal lines for a figure of w x h pixels. With
+/* The templates: scripts/sweep.gp (a statistic against the swept column),
+ * histogram.gp (--histogram), logits.gp (--logits rows' weights). */
+extern const char cli_gp_sweep[], cli_gp_histogram[], cli_gp_logits[];
+
+/* Writes the script's head: a comment saying how to draw it, `inline = 1`
+ * (the template then reads no standard input) and `out = 'FILE'` where
  * @p output (--output, validated: ends in .png, .svg or .pdf, no quote)
- * the script's own: pngcairo, svg, or pdfcairo at w/100 x h/100 inches
- * (the PNG's layout). Without, the user's terminal (gnuplot -e, GNUTERM),
- * enlarged to w x h where it is pngcairo, png or svg left at gnuplot's
- * default size (640x480 leaves a 250-pixel frame once the key is outside
- * the plot), and dumb (text on stdout) where gnuplot has none: a
- * gnuplot-nox without GNUTERM, whose `gnuplot -p` would draw nothing. */
-void cli_gnuplot_terminal(FILE *f, const char *output, int w, int h);
+ * is not NULL (without, the script draws on the user's terminal). The
+ * writer then writes its `name = value` lines and the datablock
+ * (`$D << EOD`, the CSV lines). */
+void cli_gnuplot_head(FILE *f, const char *output);
+
+/* Ends the datablock and writes @p template. */
+void cli_gnuplot_tail(FILE *f, const char *template);
 
 /* The rule of a --scale item as written, read by the library (a number
  * is SV_SCALE_VALUE): no scale name is spelt in the writers. */
 sv_scale_rule cli_scale_rule(const char *scale_name);
-
-/* "QK^T/sqrt(d_k)": configuration c's --scale as the run resolved it, the
- * label of its curves and panel. */
-void cli_gnuplot_scaled_name(const cli_config *c, char *buf, size_t len);
 
 #endif

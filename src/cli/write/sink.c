@@ -29,7 +29,8 @@ static int has(const cli_sink *s, const sv_column *c)
     const cli_output *out = s->w.out;
     if (!exists(s, c))
         return 0;
-    if (out->columns_all || (out->column_groups >> SV_COLUMN_GROUP(c->flags) & 1u))
+    if (out->columns_all || s->w.format == CLI_FORMAT_GNUPLOT || /* every column: the template's */
+        (out->column_groups >> SV_COLUMN_GROUP(c->flags) & 1u))
         return 1;
     for (size_t i = 0; i < s->w.count; i++)
         if (sv_column_default(c, &s->w.configs[i].spec, s->w.observed, s->files))
@@ -194,10 +195,6 @@ int cli_sink_row(cli_sink *s, const sv_row_view *row)
     case CLI_FORMAT_JSONL:
         cli_json_row(&s->w, row);
         break;
-    case CLI_FORMAT_GNUPLOT:
-        if (!cli_gnuplot_row(&s->w, row))
-            return 0;
-        break;
     case CLI_FORMAT_MARKDOWN:
     case CLI_FORMAT_LATEX:
         cli_slides_row(&s->w, row);
@@ -284,8 +281,6 @@ static void sink_free(cli_sink *s)
     free(s->buf);
     free(s->w.entries);
     free(s->w.cols);
-    free(s->w.hist);
-    s->w.hist = NULL;
     s->w.cols = NULL;
     s->w.f = NULL;
     s->buf = NULL;

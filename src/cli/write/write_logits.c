@@ -38,12 +38,14 @@ static double value(const cli_logits_entry *e, sv_column_id id)
     return sv_column_of(id)->get(&row).real;
 }
 
-static void gnuplot_begin(cli_logits_writer *w); /* with the other gnuplot parts, below */
-
 void cli_logits_begin(cli_logits_writer *w)
 {
     FILE *f = w->f;
-    if (w->format == CLI_FORMAT_CSV && !w->no_header) {
+    if (w->format == CLI_FORMAT_GNUPLOT) { /* the CSV, as logits.gp's datablock */
+        cli_gnuplot_head(f, w->plot_output);
+        fputs("$D << EOD\n", f);
+    }
+    if ((w->format == CLI_FORMAT_CSV && !w->no_header) || w->format == CLI_FORMAT_GNUPLOT) {
         const char *sep = "";
         for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_LOGITS); i++) {
             const sv_column *c = sv_columns_get(SV_OUTPUT_LOGITS, i);
@@ -55,8 +57,6 @@ void cli_logits_begin(cli_logits_writer *w)
         fputc('\n', f);
     } else if (w->format == CLI_FORMAT_LATEX) {
         fputs(CLI_GRID_BOOKTABS, f);
-    } else if (w->format == CLI_FORMAT_GNUPLOT) {
-        gnuplot_begin(w);
     } else if (w->format == CLI_FORMAT_JSON || w->format == CLI_FORMAT_JSONL) {
         fprintf(f,
                 "{\"tool\":\"" CLI_PROG "\",\"version\":\"%s\",\"config\":{\"output\":\"logits\"",
@@ -187,71 +187,6 @@ static void short_label(const cli_logits_entry *e, char *buf, size_t len)
                                     : "");
 }
 
-/* --format gnuplot: the row's weights at each scale as bars side by side,
- * a panel a row, on a log axis where a weight is below 1e-3 (the lesson of
- * [-20, 3, 25, -15] is its 1e-20 weights, flat on a linear axis). Each
- * entry is its own datablock; the row's panel is drawn after its last
- * scale, so the script streams. */
-static void gnuplot_begin(cli_logits_writer *w)
-{
-    FILE *f = w->f;
-    fprintf(f,
-            "# " CLI_PROG " %s --logits: a gnuplot script with its data inline; draw it with\n"
-            "#   ... --format gnuplot --output f.png | gnuplot   (or .svg, .pdf)\n",
-            SV_VERSION_STRING);
-    cli_gnuplot_terminal(f, w->plot_output, 800,
-                         w->rows > 1 ? 300 * (int)(w->rows < 4 ? w->rows : 4) : 450);
-    fprintf(
-        f,
-        "set multiplot layout %zu,1\nset style fill solid 0.6\nset grid ytics\n"
-        "set key outside top horizontal noenhanced font \",9\" samplen 1\nset ylabel \"weight\"\n"
-        "set format y \"%%g\"\n",
-        w->rows ? w->rows : 1);
-}
-
-static void gnuplot_panel(cli_logits_writer *w, const cli_logits_entry *e, double low)
-{
-    FILE *f = w->f;
-    const double width = 0.8 / (double)w->scales;
-    if (e->v.row == 1) /* the scales are every panel's: one key, above the first */
-        fputs("unset key\n", f);
-    fprintf(f, "set title \"Row %zu: logits", e->v.row);
-    for (size_t i = 0; i < e->v.n && i < 12; i++)
-        fprintf(f, "%s%.4g", i ? ", " : " ", e->v.z[i]);
-    fprintf(f, "%s\" noenhanced\nset xtics (", e->v.n > 12 ? ", ..." : "");
-    for (size_t i = 0; i < e->v.n; i++)
-        fprintf(f, "%s\"%.3g\" %zu", i ? ", " : "", e->v.z[i], i);
-    fprintf(f, ")\nset xrange [-0.6:%zu.6]\n", e->v.n - 1);
-    if (low < 1e-3)
-        fputs("set logscale y\nset yrange [*:1.5]\n", f);
-    else
-        fputs("unset logscale y\nset yrange [0:1]\n", f);
-    for (size_t k = 0; k < w->scales; k++)
-        fprintf(f, "%s$r%zus%zu using ($1 + %.4f):2:(%.4f) with boxes lc %zu title \"%s\"%s",
-                k ? "     " : "plot ", e->v.row, k,
-                ((double)k - ((double)w->scales - 1) / 2) * width, width, k + 1, w->label[k],
-                k + 1 < w->scales ? ", \\\n" : "\n");
-}
-
-static void gnuplot_entry(cli_logits_writer *w, const cli_logits_entry *e)
-{
-    FILE *f = w->f;
-    const size_t k = w->written % (w->scales ? w->scales : 1);
-    static double low; /* the row's smallest weight over its scales */
-    low = k == 0 ? 1.0 : low;
-    short_label(e, w->label[k], sizeof w->label[k]); /* the legend's words */
-    fprintf(f, "$r%zus%zu << EOD\n", e->v.row, k);
-    for (size_t i = 0; i < e->v.n; i++) {
-        fprintf(f, "%zu ", i);
-        real(f, e->v.p[i], 0);
-        fputc('\n', f);
-        low = e->v.p[i] < low ? e->v.p[i] : low;
-    }
-    fputs("EOD\n", f);
-    if (k + 1 == w->scales)
-        gnuplot_panel(w, e, low);
-}
-
 /* --format markdown and latex: a row is a slide's table, a line a key
  * (its logit and its weight at each scale) and the row's statistics under
  * them, the numbers to 4 significant digits (they are exact, not
@@ -314,12 +249,10 @@ static void slides_entry(cli_logits_writer *w, const cli_logits_entry *e)
 
 void cli_logits_write(cli_logits_writer *w, cli_logits_entry *e)
 {
-    if (w->format == CLI_FORMAT_CSV)
+    if (w->format == CLI_FORMAT_CSV || w->format == CLI_FORMAT_GNUPLOT)
         csv(w, e);
     else if (w->format == CLI_FORMAT_TABLE)
         table(w, e);
-    else if (w->format == CLI_FORMAT_GNUPLOT)
-        gnuplot_entry(w, e);
     else if (w->format == CLI_FORMAT_MARKDOWN || w->format == CLI_FORMAT_LATEX)
         slides_entry(w, e);
     else
@@ -332,5 +265,5 @@ void cli_logits_end(cli_logits_writer *w)
     if (w->format == CLI_FORMAT_JSON)
         fputs("\n]}\n", w->f);
     if (w->format == CLI_FORMAT_GNUPLOT)
-        fputs("unset multiplot\n", w->f);
+        cli_gnuplot_tail(w->f, cli_gp_logits);
 }

@@ -31,21 +31,13 @@ typedef struct cli_writer {
     const cli_config *configs; /* the run's configurations, count of them */
     size_t count;              /* configurations in the run */
     sv_output_kind kind;
-    cli_format format; /* never CLI_FORMAT_AUTO */
-    int observed;      /* --observed given: its columns exist */
-    unsigned varying;  /* table, slides: bit k when cli_table_labelled[k] varies */
-    int one_n_k, logn; /* table: every configuration has one n_k; some
-                          scale log-n per row (for the footer, which
-                          each commit remakes: known from the start) */
-    size_t rows;       /* rows written so far */
-    double y_lo, y_hi; /* gnuplot: the smallest and largest finite y
-                          written (a log axis needs y > 0) */
-    double k_lo, k_hi; /* gnuplot --plot grad: the same for the keys
-                          the gradient reaches (its second panel) */
-    double *hist;      /* gnuplot --histogram: the engine's bins, 4
-                          doubles each (lo, hi, raw, scaled), hist_n
-                          of them, room for hist_cap */
-    size_t hist_n, hist_cap;
+    cli_format format;        /* never CLI_FORMAT_AUTO */
+    int observed;             /* --observed given: its columns exist */
+    unsigned varying;         /* table, slides: bit k when cli_table_labelled[k] varies */
+    int one_n_k, logn;        /* table: every configuration has one n_k; some
+                                 scale log-n per row (for the footer, which
+                                 each commit remakes: known from the start) */
+    size_t rows;              /* rows written so far */
     cli_table_entry *entries; /* table summaries, count of them */
     size_t n_entries;
     const sv_column **cols; /* CSV and JSON: the columns written, in order */
@@ -64,17 +56,13 @@ void cli_table_row(cli_writer *s, const sv_row_view *row);
 void cli_table_end(cli_writer *s);
 size_t cli_table_tail(const cli_writer *s, char *buf, size_t len);
 /* --format gnuplot (write_gnuplot.c): the script's head and the
- * datablock's start, a data line a row, then EOD and the plot. */
+ * datablock's start, then CSV rows (cli_csv_row), then EOD and the
+ * template. The bins the engine counts for a histogram (more than
+ * --histogram's with --format gnuplot: the narrower scale's panel sums
+ * fewer of them a bar). */
 void cli_gnuplot_begin(cli_writer *s);
-int cli_gnuplot_row(cli_writer *s, const sv_row_view *row); /* 0: out of memory */
 void cli_gnuplot_end(cli_writer *s);
-/* The histogram (gnuplot_hist.c): a panel per scale. The bins the engine
- * counts for this output (more than --histogram's with --format gnuplot:
- * the narrower scale's panel sums fewer of them a bar); the rows kept
- * (0: out of memory); the panels written. */
 size_t cli_gnuplot_hist_bins(const cli_output *out, const sv_spec *spec);
-int cli_gnuplot_hist_row(cli_writer *s, const sv_row_view *row);
-void cli_gnuplot_hist_end(cli_writer *s);
 /* --format markdown and latex (write_slides.c): the table view for
  * slides; like the table, the summaries are kept in entries. */
 void cli_slides_begin(cli_writer *s);
