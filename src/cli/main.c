@@ -176,10 +176,11 @@ static int run_output(cli_options *o)
 {
     const cli_options opt = *o; /* shallow: configs stay o's */
     const int mpi = mpi_launched();
-    const cli_format format = opt.format != CLI_FORMAT_AUTO ? opt.format
-                              : mpi || opt.no_header || opt.n_columns || !isatty(STDOUT_FILENO)
-                                  ? CLI_FORMAT_CSV
-                                  : CLI_FORMAT_TABLE;
+    const cli_format format =
+        opt.out.format != CLI_FORMAT_AUTO ? opt.out.format
+        : mpi || opt.out.no_header || opt.out.n_columns || !isatty(STDOUT_FILENO)
+            ? CLI_FORMAT_CSV
+            : CLI_FORMAT_TABLE;
     if (format == CLI_FORMAT_STATE && !mpi && isatty(STDOUT_FILENO)) {
         fprintf(stderr,
                 "%s: --format state writes bytes: redirect stdout to a file or use --output FILE\n",
@@ -237,7 +238,7 @@ static int run(cli_options *o)
             fprintf(stderr, "%s: --example: %s\n", prog, sv_status_str(st));
             return CLI_EXIT_RUNTIME;
         }
-    } else if (opt.given[CLI_OPT_OUTPUT] && opt.format != CLI_FORMAT_GNUPLOT && !quiet_rank()) {
+    } else if (opt.given[CLI_OPT_OUTPUT] && opt.out.format != CLI_FORMAT_GNUPLOT && !quiet_rank()) {
         cli_output_file of; /* written whole or not at all */
         if (!cli_output_file_open(&of, opt.arg[CLI_OPT_OUTPUT], err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", prog, err);

@@ -7,7 +7,7 @@
 
 sv_output_kind cli_options_kind(const cli_options *opt)
 {
-    return opt->histogram          ? SV_OUTPUT_HISTOGRAM
+    return opt->out.histogram      ? SV_OUTPUT_HISTOGRAM
            : opt->per_row          ? SV_OUTPUT_PER_ROW
            : opt->per_trial        ? SV_OUTPUT_PER_TRIAL
            : opt->given[CLI_OPT_Q] ? SV_OUTPUT_PER_HEAD
@@ -18,7 +18,7 @@ sv_output_kind cli_options_kind(const cli_options *opt)
  * --observed count only with it, those of random draws not with --q. */
 static int available(const cli_options *o, const sv_column *c)
 {
-    return (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || !isnan(o->observed)) &&
+    return (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || !isnan(o->out.observed)) &&
            !(o->given[CLI_OPT_Q] && (c->flags & SV_COLUMN_ONLY_DRAWS));
 }
 
@@ -87,9 +87,9 @@ static int resolve_groups(cli_options *o, char *err, size_t errlen)
                             g == SV_GROUP_GRAD       ? " without --grad"
                             : g == SV_GROUP_OBSERVED ? " without --observed"
                                                      : "");
-        if (o->column_groups & (1ul << g))
+        if (o->out.column_groups & (1ul << g))
             return cli_fail(err, errlen, "--columns: '%s' is named twice", q);
-        o->column_groups |= 1ul << g;
+        o->out.column_groups |= 1ul << g;
         p += len;
         if (*p == '\0')
             break;
@@ -103,10 +103,10 @@ int cli_resolve_columns(cli_options *o, char *err, size_t errlen)
     const char *s = o->arg[CLI_OPT_COLUMNS], *names[512];
     char q[80], item[80];
     size_t n_names = 0;
-    o->n_columns = 0;
-    o->columns_all = strcmp(s, "all") == 0;
-    o->column_groups = 0;
-    if (o->columns_all)
+    o->out.n_columns = 0;
+    o->out.columns_all = strcmp(s, "all") == 0;
+    o->out.column_groups = 0;
+    if (o->out.columns_all)
         return 1;
     if (s[0] == '+')
         return resolve_groups(o, err, errlen);
@@ -119,12 +119,12 @@ int cli_resolve_columns(cli_options *o, char *err, size_t errlen)
         cli_quote(q, sizeof q, item);
         size_t c = 0;
         const sv_column *col = column_named(kind, p, len, &c);
-        if (o->n_columns == CLI_COLUMNS_MAX)
+        if (o->out.n_columns == CLI_COLUMNS_MAX)
             return cli_fail(err, errlen, "--columns: more than %d names", CLI_COLUMNS_MAX);
         if (len == 0)
             return cli_fail(err, errlen, "--columns: '%s' has an empty name",
                             cli_quote(q, sizeof q, s));
-        if (col && isnan(o->observed) && (col->flags & SV_COLUMN_ONLY_OBSERVED))
+        if (col && isnan(o->out.observed) && (col->flags & SV_COLUMN_ONLY_OBSERVED))
             return cli_fail(err, errlen, "--columns: '%s' needs --observed", q);
         col = col && available(o, col) ? col : NULL; /* --q: not the draws' columns */
         if (!col && *p == '+')
@@ -138,10 +138,10 @@ int cli_resolve_columns(cli_options *o, char *err, size_t errlen)
                             q, sv_output_kind_name(kind), near ? "; did you mean " : "",
                             near ? near : "", near ? "?" : " (docs/columns.md)");
         }
-        for (size_t k = 0; k < o->n_columns; k++)
+        for (size_t k = 0; k < o->out.n_columns; k++)
             if (o->columns[k] == c)
                 return cli_fail(err, errlen, "--columns: '%s' is named twice", q);
-        o->columns[o->n_columns++] = c;
+        o->columns[o->out.n_columns++] = c;
         p += len;
         if (*p == '\0')
             break;

@@ -275,13 +275,13 @@ static int parse_choice(cli_options *opt, cli_option_id id, const char *s, char 
     if (k < 0)
         return not_one_of(what, 0, cli_quote(q, sizeof q, s), s, names, err, errlen);
     if (id == CLI_OPT_FORMAT)
-        opt->format = (cli_format)(CLI_FORMAT_TABLE + k);
+        opt->out.format = (cli_format)(CLI_FORMAT_TABLE + k);
     else if (id == CLI_OPT_PLOT)
-        opt->plot = (cli_plot)k;
+        opt->out.plot = (cli_plot)k;
     else if (id == CLI_OPT_LAYOUT)
         opt->layout = (sv_layout)k;
     else if (id == CLI_OPT_POOL)
-        opt->pool = (sv_pool)k;
+        opt->out.pool = (sv_pool)k;
     return 1;
 }
 
