@@ -385,9 +385,45 @@ static void test_logits(void)
     CHECK_MEM_EQ(got, want, sizeof got);
 }
 
+/* A contiguous 4-D float64 array b x h x n x d over @p data. */
+static sv_array array4(const double *data, size_t b, size_t h, size_t n, size_t d)
+{
+    return (sv_array){
+        .data = data,
+        .ndim = 4,
+        .shape = {b, h, n, d},
+        .strides = {(ptrdiff_t)(h * n * d * 8), (ptrdiff_t)(n * d * 8), (ptrdiff_t)(d * 8), 8}};
+}
+
+/* sv_strided_sizes: Q 2 x 4 x 5 x 3 and K, V of 2 heads (GQA) over 7
+ * keys give d_k 3, n_q 5, n_k 7, trials 2 * 4, d_v V's 6; without V no
+ * values; arrays that do not fit leave the spec as it was. */
+static void test_sizes(void)
+{
+    static double buf[2 * 4 * 7 * 6];
+    sv_strided arr = {0};
+    arr.q = array4(buf, 2, 4, 5, 3);
+    arr.k = array4(buf, 2, 2, 7, 3);
+    arr.v = array4(buf, 2, 2, 7, 6);
+    sv_spec s = {.causal = 1, .ddof = 1};
+    CHECK_STATUS(sv_strided_sizes(&arr, &s), SV_OK);
+    CHECK(s.d_k == 3 && s.n_q == 5 && s.n_k == 7 && s.trials == 8 && s.values == 1 && s.d_v == 6);
+    CHECK(s.causal == 1 && s.ddof == 1); /* the rest as it was */
+    arr.v = (sv_array){0};
+    CHECK_STATUS(sv_strided_sizes(&arr, &s), SV_OK);
+    CHECK(s.values == 0 && s.d_v == 0 && s.n_k == 7);
+    arr.k = array4(buf, 2, 3, 7, 3); /* 4 query heads over 3 key heads */
+    const sv_spec before = s;
+    CHECK_STATUS(sv_strided_sizes(&arr, &s), SV_EMISMATCH);
+    CHECK_MEM_EQ(&s, &before, sizeof s);
+    CHECK_STATUS(sv_strided_sizes(&arr, NULL), SV_EINVAL);
+    CHECK_STATUS(sv_strided_sizes(NULL, &s), SV_EINVAL);
+}
+
 int main(void)
 {
     test_materialize();
+    test_sizes();
     test_logits();
     test_same_bits();
     test_float32();

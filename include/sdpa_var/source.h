@@ -211,6 +211,18 @@ typedef struct sv_head {
 sv_status sv_strided_head(const sv_strided *arrays, uint64_t trial, uint64_t *trials,
                           sv_head *head);
 
+/**
+ * The sizes of @p spec that the arrays set: d_k (Q's last axis), n_q and
+ * n_k (Q's and K's next-to-last), trials (batch * heads_q, as
+ * sv_strided_head), and with V values = 1 and d_v (V's last axis), else
+ * values = 0 and d_v = 0. Every other field is left as it was: set the
+ * rest (scale, causal, ...), then sv_spec_resolve and sv_strided_check.
+ * For callers that run arrays they did not size (the CLI's --q, --k).
+ * @return SV_OK; the errors of sv_strided_head (spec untouched then);
+ *         SV_EINVAL for spec NULL.
+ */
+sv_status sv_strided_sizes(const sv_strided *arrays, sv_spec *spec);
+
 /** Axis order of a caller's 3-D and 4-D Q, K, V and G arrays. Values
  *  pinned: appended, never renumbered. */
 typedef enum sv_layout {
