@@ -202,37 +202,24 @@ static const char *const plot_names[] = {"variance", "entropy",   "max_weight", 
                                          "grad",     "histogram", NULL};
 static const char *const completion_names[] = {"bash", NULL};
 
-/* The library's names of its enums, NULL-terminated, for --help, the
- * completion and "did you mean" (the CLI is single-threaded). */
-static const char *const *library_names(const char *(*name)(int), const char **into, size_t cap)
-{
-    size_t i = 0;
-    for (const char *n; i + 1 < cap && (n = name((int)i)) != NULL; i++)
-        into[i] = n;
-    into[i] = NULL;
-    return into;
-}
-static const char *layout_name(int i)
-{
-    return sv_layout_name((sv_layout)i);
-}
-static const char *pool_name(int i)
-{
-    return sv_pool_name((sv_pool)i);
-}
-
 const char *const *cli_option_names(cli_option_id id)
 {
+    /* The library's names of its enums, NULL-terminated, for --help, the
+     * completion and "did you mean" (the CLI is single-threaded). */
     static const char *layout_names[SV_LAYOUTS + 1], *pool_names[4];
+    for (size_t i = 0; i < SV_LAYOUTS; i++)
+        layout_names[i] = sv_layout_name((sv_layout)i);
+    for (size_t i = 0; i + 1 < sizeof pool_names / sizeof *pool_names; i++)
+        pool_names[i] = sv_pool_name((sv_pool)i); /* NULL past the last pool */
     switch (id) {
     case CLI_OPT_FORMAT:
         return cli_format_names;
     case CLI_OPT_PLOT:
         return plot_names;
     case CLI_OPT_LAYOUT:
-        return library_names(layout_name, layout_names, SV_LAYOUTS + 1);
+        return layout_names;
     case CLI_OPT_POOL:
-        return library_names(pool_name, pool_names, 4);
+        return pool_names;
     case CLI_OPT_COMPLETION:
         return completion_names;
     default: /* --dist, --init, --scale: the library's */
