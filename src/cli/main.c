@@ -217,16 +217,16 @@ static int run(cli_options *o)
 {
     const cli_options opt = *o; /* shallow: configs stay o's */
     char err[512];
-    if ((opt.help || opt.version || opt.example) && quiet_rank())
+    if ((opt.help || opt.version || opt.given[CLI_OPT_EXAMPLE]) && quiet_rank())
         return CLI_EXIT_OK;
     if (opt.given[CLI_OPT_SAVE_QK] && !opt.help && !opt.version && !quiet_rank() &&
         !cli_save_qk(opt.arg[CLI_OPT_SAVE_QK], &opt.configs[0].spec, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return CLI_EXIT_RUNTIME;
     }
-    if (opt.help || opt.version || opt.example) {
+    if (opt.help || opt.version || opt.given[CLI_OPT_EXAMPLE]) {
         sv_status st = SV_OK;
-        if (opt.example)
+        if (opt.given[CLI_OPT_EXAMPLE])
             st = cli_example(stdout, &opt.configs[0].spec, opt.configs[0].scale_name);
         else if (opt.help == 2)
             cli_completion_bash(stdout);

@@ -7,11 +7,11 @@
 
 sv_output_kind cli_options_kind(const cli_options *opt)
 {
-    return opt->out.histogram      ? SV_OUTPUT_HISTOGRAM
-           : opt->per_row          ? SV_OUTPUT_PER_ROW
-           : opt->per_trial        ? SV_OUTPUT_PER_TRIAL
-           : opt->given[CLI_OPT_Q] ? SV_OUTPUT_PER_HEAD
-                                   : SV_OUTPUT_SUMMARY;
+    return opt->out.histogram              ? SV_OUTPUT_HISTOGRAM
+           : opt->given[CLI_OPT_PER_ROW]   ? SV_OUTPUT_PER_ROW
+           : opt->given[CLI_OPT_PER_TRIAL] ? SV_OUTPUT_PER_TRIAL
+           : opt->given[CLI_OPT_Q]         ? SV_OUTPUT_PER_HEAD
+                                           : SV_OUTPUT_SUMMARY;
 }
 
 /* Whether column c is in the run's output: columns that exist only with

@@ -81,13 +81,9 @@ typedef struct cli_options {
     cli_output out;
     size_t columns[CLI_COLUMNS_MAX]; /* --columns: indices into the column table of
                                         cli_options_kind, in the order given */
-    int per_trial;
-    int per_row;       /* one row per query position instead */
-    int quiet;         /* no progress line */
-    int example;       /* --example: one trial shown instead */
-    sv_layout layout;  /* --layout: the files' axis order (sv_array_to_bhnd) */
-    size_t q_rows[2];  /* --q-rows A:B as given */
-    int help, version; /* help: 1 --help, 2 --completion */
+    sv_layout layout;                /* --layout: the files' axis order (sv_array_to_bhnd) */
+    size_t q_rows[2];                /* --q-rows A:B as given */
+    int help, version;               /* help: 1 --help, 2 --completion */
     const char *logits[CLI_LOGITS_ROWS_MAX]; /* each --logits row, as written */
     size_t n_logits;
     /* --logits and --logits-file (validate.c): the scales each row is

@@ -58,7 +58,7 @@ int cli_check_shards(const cli_options *o, char *err, size_t errlen)
                             "summary's partial result)",
                             cli_option_defs[id].name);
     }
-    if (o->given[CLI_OPT_FIRST_TRIAL] && !state && !o->per_trial)
+    if (o->given[CLI_OPT_FIRST_TRIAL] && !state && !o->given[CLI_OPT_PER_TRIAL])
         return cli_fail(err, errlen,
                         "--first-trial needs --format state or --per-trial (a summary of "
                         "some trials is no shard: merge the states)");

@@ -290,13 +290,9 @@ static void resolve(cli_options *o)
     o->exec.threads = (int)c[CLI_OPT_THREADS];
     o->exec.block_rows =
         g[CLI_OPT_BLOCK_ROWS] ? (size_t)c[CLI_OPT_BLOCK_ROWS] : 0; /* 0: one tile */
-    o->per_trial = g[CLI_OPT_PER_TRIAL];
-    o->per_row = g[CLI_OPT_PER_ROW];
     o->out.no_header = g[CLI_OPT_NO_HEADER];
     o->out.histogram = (size_t)c[CLI_OPT_HISTOGRAM];
     o->out.weight_histogram = g[CLI_OPT_WEIGHT_HISTOGRAM];
-    o->quiet = g[CLI_OPT_QUIET];
-    o->example = g[CLI_OPT_EXAMPLE];
     o->out.observed = g[CLI_OPT_OBSERVED] ? r[CLI_OPT_OBSERVED] : NAN;
     o->help = g[CLI_OPT_HELP] ? 1 : g[CLI_OPT_COMPLETION] ? 2 : 0;
     o->version = g[CLI_OPT_VERSION];
@@ -372,7 +368,7 @@ cli_plan cli_options_plan(const cli_options *opt, cli_format format)
                   .threads_by = opt->given[CLI_OPT_THREADS] ? "--threads"
                                 : opt->exec.threads > 0     ? "OMP_NUM_THREADS"
                                                             : NULL,
-                  .quiet = opt->quiet,
+                  .quiet = opt->given[CLI_OPT_QUIET],
                   .out = output_of(opt, format)};
     cli_shard_plan(opt, &p);
     return p;
@@ -449,7 +445,7 @@ static int validate(cli_options *o, char *err, size_t errlen)
         }
     }
     o->n_configs = n;
-    if (o->example && !cli_example_check(o, err, errlen)) {
+    if (o->given[CLI_OPT_EXAMPLE] && !cli_example_check(o, err, errlen)) {
         cli_options_free(o);
         return 0;
     }
