@@ -63,7 +63,7 @@ sv_layer_includes() {
 # command returns on failure itself.
 step_static() {
     cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-        --std=c11 --inline-suppr -Iinclude -Ibuild/generated $(sv_layer_includes) src include/sdpa_var ||
+        --std=c11 --inline-suppr -Iinclude -Ibuild/generated $(sv_layer_includes) src include/sdpa_var tools ||
         return 1
     echo "cppcheck: no finding"
     # compile_commands.json of the Release build gives clang-tidy the flags.
