@@ -3,8 +3,8 @@
 
 The layers, lowest first, are the two lists of cmake/layers.cmake (the one
 place their order is written): src/<layer>/ for the library, then
-src/cli/<layer>/, then the programs in src/cli/ itself (main.c,
-columns_doc.c). Two checks, each printing what it found:
+src/cli/<layer>/, then the program in src/cli/ itself (main.c; the
+build-time tool tools/columns_doc.c uses only the public headers). Two checks, each printing what it found:
 
 1. includes (source text): a quoted #include of a private header (not
    "sdpa_var/...") must name a header of the file's own folder or of a

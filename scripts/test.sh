@@ -49,7 +49,7 @@ junit() { echo "--output-junit" "$SV_JUNIT_DIR/$1.xml"; }
 
 # The C files clang-format checks: all of ours but the generated table.
 c_files() {
-    git ls-files 'src/*.c' 'src/*.h' 'include/*.h' 'tests/*.c' 'tests/*.h' |
+    git ls-files 'src/*.c' 'src/*.h' 'include/*.h' 'tests/*.c' 'tests/*.h' 'tools/*.c' |
         grep -v '^src/core/ziggurat_table\.h$'
 }
 
@@ -63,7 +63,7 @@ sv_layer_includes() {
 # command returns on failure itself.
 step_static() {
     cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-        --std=c11 --inline-suppr -Iinclude -Ibuild/generated $(sv_layer_includes) src include/sdpa_var ||
+        --std=c11 --inline-suppr -Iinclude -Ibuild/generated $(sv_layer_includes) src include/sdpa_var tools ||
         return 1
     echo "cppcheck: no finding"
     # compile_commands.json of the Release build gives clang-tidy the flags.
@@ -73,7 +73,7 @@ step_static() {
     # mpi_run.c is compiled only with -DSV_MPI=ON (not in build/'s commands:
     # no mpi.h there); cli.mpi builds it with warnings as errors.
     # shellcheck disable=SC2046
-    if ! clang-tidy -p build --quiet $(git ls-files 'src/*.c' ':!src/cli/run/mpi_run.c') >"$out" 2>&1; then
+    if ! clang-tidy -p build --quiet $(git ls-files 'src/*.c' 'tools/*.c' ':!src/cli/run/mpi_run.c') >"$out" 2>&1; then
         grep -v 'warnings\? generated' "$out" >&2
         rm -f "$out"
         echo "clang-tidy: findings above" >&2

@@ -345,9 +345,86 @@ static void test_materialize(void)
     CHECK_MEM_EQ(got, same, sizeof got);
 }
 
+/* sv_source_logits: query i's logits q_i . k_j, as a dot product of the
+ * rows sv_source_materialize gives (the same bits: the same sum, in the
+ * same order), and for a strided source of small integers the exact
+ * products; errors leave logits as they were. */
+static void test_logits(void)
+{
+    sv_spec s = {.d_k = 5, .n_q = 7, .n_k = 9, .trials = 3, .seed = 8, .d_model = 6};
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
+    sv_source src;
+    CHECK_STATUS(sv_source_draw(&s, &src), SV_OK);
+    double q[7 * 5], k[9 * 5], got[9], want[9];
+    CHECK_STATUS(sv_source_materialize(&src, &s, 2, SV_MATRIX_Q, 0, 7, q, 5), SV_OK);
+    CHECK_STATUS(sv_source_materialize(&src, &s, 2, SV_MATRIX_K, 0, 9, k, 5), SV_OK);
+    for (size_t j = 0; j < 9; j++) {
+        want[j] = 0.0;
+        for (size_t l = 0; l < 5; l++)
+            want[j] += q[4 * 5 + l] * k[j * 5 + l];
+    }
+    CHECK_STATUS(sv_source_logits(&src, &s, 2, 4, 9, got), SV_OK);
+    CHECK_MEM_EQ(got, want, sizeof want);
+    CHECK_STATUS(sv_source_logits(&src, &s, 2, 4, 5, got), SV_OK); /* a causal row 4 */
+    CHECK_MEM_EQ(got, want, 5 * sizeof(double));
+    /* Q = [[1, 2], [3, -1]], K = [[2, 0], [1, 1], [-1, 4]]: row 1 is 6, 2, -7 */
+    const double qs[4] = {1, 2, 3, -1}, ks[6] = {2, 0, 1, 1, -1, 4};
+    sv_strided arr = {0};
+    arr.q = (sv_array){.data = qs, .ndim = 2, .shape = {2, 2}, .strides = {16, 8}};
+    arr.k = (sv_array){.data = ks, .ndim = 2, .shape = {3, 2}, .strides = {16, 8}};
+    sv_spec t = {.d_k = 2, .n_q = 2, .n_k = 3, .trials = 1};
+    CHECK_STATUS(sv_spec_resolve(&t), SV_OK);
+    CHECK_STATUS(sv_source_strided(&arr, &src), SV_OK);
+    CHECK_STATUS(sv_source_logits(&src, &t, 0, 1, 3, got), SV_OK);
+    CHECK(got[0] == 6.0 && got[1] == 2.0 && got[2] == -7.0);
+    memcpy(want, got, sizeof got);
+    CHECK_STATUS(sv_source_logits(&src, &t, 0, 2, 3, got), SV_EINVAL); /* query >= n_q */
+    CHECK_STATUS(sv_source_logits(&src, &t, 0, 1, 4, got), SV_EINVAL); /* n > n_k */
+    CHECK_STATUS(sv_source_logits(NULL, &t, 0, 1, 3, got), SV_EINVAL);
+    CHECK_STATUS(sv_source_logits(&src, &t, 0, 1, 3, NULL), SV_EINVAL);
+    CHECK_MEM_EQ(got, want, sizeof got);
+}
+
+/* A contiguous 4-D float64 array b x h x n x d over @p data. */
+static sv_array array4(const double *data, size_t b, size_t h, size_t n, size_t d)
+{
+    return (sv_array){
+        .data = data,
+        .ndim = 4,
+        .shape = {b, h, n, d},
+        .strides = {(ptrdiff_t)(h * n * d * 8), (ptrdiff_t)(n * d * 8), (ptrdiff_t)(d * 8), 8}};
+}
+
+/* sv_strided_sizes: Q 2 x 4 x 5 x 3 and K, V of 2 heads (GQA) over 7
+ * keys give d_k 3, n_q 5, n_k 7, trials 2 * 4, d_v V's 6; without V no
+ * values; arrays that do not fit leave the spec as it was. */
+static void test_sizes(void)
+{
+    static double buf[2 * 4 * 7 * 6];
+    sv_strided arr = {0};
+    arr.q = array4(buf, 2, 4, 5, 3);
+    arr.k = array4(buf, 2, 2, 7, 3);
+    arr.v = array4(buf, 2, 2, 7, 6);
+    sv_spec s = {.causal = 1, .ddof = 1};
+    CHECK_STATUS(sv_strided_sizes(&arr, &s), SV_OK);
+    CHECK(s.d_k == 3 && s.n_q == 5 && s.n_k == 7 && s.trials == 8 && s.values == 1 && s.d_v == 6);
+    CHECK(s.causal == 1 && s.ddof == 1); /* the rest as it was */
+    arr.v = (sv_array){0};
+    CHECK_STATUS(sv_strided_sizes(&arr, &s), SV_OK);
+    CHECK(s.values == 0 && s.d_v == 0 && s.n_k == 7);
+    arr.k = array4(buf, 2, 3, 7, 3); /* 4 query heads over 3 key heads */
+    const sv_spec before = s;
+    CHECK_STATUS(sv_strided_sizes(&arr, &s), SV_EMISMATCH);
+    CHECK_MEM_EQ(&s, &before, sizeof s);
+    CHECK_STATUS(sv_strided_sizes(&arr, NULL), SV_EINVAL);
+    CHECK_STATUS(sv_strided_sizes(NULL, &s), SV_EINVAL);
+}
+
 int main(void)
 {
     test_materialize();
+    test_sizes();
+    test_logits();
     test_same_bits();
     test_float32();
     test_bad_values();

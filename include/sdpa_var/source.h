@@ -211,6 +211,18 @@ typedef struct sv_head {
 sv_status sv_strided_head(const sv_strided *arrays, uint64_t trial, uint64_t *trials,
                           sv_head *head);
 
+/**
+ * The sizes of @p spec that the arrays set: d_k (Q's last axis), n_q and
+ * n_k (Q's and K's next-to-last), trials (batch * heads_q, as
+ * sv_strided_head), and with V values = 1 and d_v (V's last axis), else
+ * values = 0 and d_v = 0. Every other field is left as it was: set the
+ * rest (scale, causal, ...), then sv_spec_resolve and sv_strided_check.
+ * For callers that run arrays they did not size (the CLI's --q, --k).
+ * @return SV_OK; the errors of sv_strided_head (spec untouched then);
+ *         SV_EINVAL for spec NULL.
+ */
+sv_status sv_strided_sizes(const sv_strided *arrays, sv_spec *spec);
+
 /** Axis order of a caller's 3-D and 4-D Q, K, V and G arrays. Values
  *  pinned: appended, never renumbered. */
 typedef enum sv_layout {
@@ -402,5 +414,28 @@ sv_status sv_source_strided(const sv_strided *arrays, sv_source *src);
  */
 sv_status sv_source_materialize(const sv_source *src, const sv_spec *spec, uint64_t trial,
                                 sv_matrix which, size_t row0, size_t count, double *out, size_t ld);
+
+/**
+ * The raw logits of query @p query of trial @p trial of @p src against its
+ * first @p n keys: logits[j] = q . k_j (the unscaled score S_ij; multiply
+ * by sv_spec_scale for the scaled one), j < n, with q and k_j the rows
+ * sv_source_materialize gives, summed in double over l = 0 .. d_k - 1 in
+ * order (a plain dot product, the numbers a student's numpy session
+ * shows; the engine's dgemm may differ in the last bits). For callers that
+ * show one query's logits (the CLI's --example, the teaching page). A
+ * causal mask or window is not applied: pass n = query + 1 for the keys a
+ * causal query sees.
+ * @param spec the resolved spec @p src serves.
+ * @param logits n doubles.
+ * @return SV_OK; SV_EINVAL for a NULL pointer, query >= n_q, n > n_k or
+ *         d_k 0; the errors of src->check(spec, trial, 1); SV_ENOMEM.
+ *         logits untouched after an error.
+ * Thread safety: re-entrant (src is read only).
+ * Cost: begin_trial once, then 1 + n rows and n dot products: O(n d_k)
+ * (times d_model with projections), O(d_k) memory: the keys are read one
+ * at a time, never copied whole.
+ */
+sv_status sv_source_logits(const sv_source *src, const sv_spec *spec, uint64_t trial, size_t query,
+                           size_t n, double *logits);
 
 #endif

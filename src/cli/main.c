@@ -176,10 +176,11 @@ static int run_output(cli_options *o)
 {
     const cli_options opt = *o; /* shallow: configs stay o's */
     const int mpi = mpi_launched();
-    const cli_format format = opt.format != CLI_FORMAT_AUTO ? opt.format
-                              : mpi || opt.no_header || opt.n_columns || !isatty(STDOUT_FILENO)
-                                  ? CLI_FORMAT_CSV
-                                  : CLI_FORMAT_TABLE;
+    const cli_format format =
+        opt.out.format != CLI_FORMAT_AUTO ? opt.out.format
+        : mpi || opt.out.no_header || opt.out.n_columns || !isatty(STDOUT_FILENO)
+            ? CLI_FORMAT_CSV
+            : CLI_FORMAT_TABLE;
     if (format == CLI_FORMAT_STATE && !mpi && isatty(STDOUT_FILENO)) {
         fprintf(stderr,
                 "%s: --format state writes bytes: redirect stdout to a file or use --output FILE\n",
@@ -216,16 +217,16 @@ static int run(cli_options *o)
 {
     const cli_options opt = *o; /* shallow: configs stay o's */
     char err[512];
-    if ((opt.help || opt.version || opt.example) && quiet_rank())
+    if ((opt.help || opt.version || opt.given[CLI_OPT_EXAMPLE]) && quiet_rank())
         return CLI_EXIT_OK;
     if (opt.given[CLI_OPT_SAVE_QK] && !opt.help && !opt.version && !quiet_rank() &&
         !cli_save_qk(opt.arg[CLI_OPT_SAVE_QK], &opt.configs[0].spec, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return CLI_EXIT_RUNTIME;
     }
-    if (opt.help || opt.version || opt.example) {
+    if (opt.help || opt.version || opt.given[CLI_OPT_EXAMPLE]) {
         sv_status st = SV_OK;
-        if (opt.example)
+        if (opt.given[CLI_OPT_EXAMPLE])
             st = cli_example(stdout, &opt.configs[0].spec, opt.configs[0].scale_name);
         else if (opt.help == 2)
             cli_completion_bash(stdout);
@@ -237,7 +238,7 @@ static int run(cli_options *o)
             fprintf(stderr, "%s: --example: %s\n", prog, sv_status_str(st));
             return CLI_EXIT_RUNTIME;
         }
-    } else if (opt.given[CLI_OPT_OUTPUT] && opt.format != CLI_FORMAT_GNUPLOT && !quiet_rank()) {
+    } else if (opt.given[CLI_OPT_OUTPUT] && opt.out.format != CLI_FORMAT_GNUPLOT && !quiet_rank()) {
         cli_output_file of; /* written whole or not at all */
         if (!cli_output_file_open(&of, opt.arg[CLI_OPT_OUTPUT], err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", prog, err);

@@ -77,6 +77,22 @@ sv_status sv_strided_head(const sv_strided *arrays, uint64_t trial, uint64_t *tr
     return SV_OK;
 }
 
+sv_status sv_strided_sizes(const sv_strided *arrays, sv_spec *spec)
+{
+    uint64_t trials = 0;
+    const sv_status st = spec ? sv_strided_head(arrays, 0, &trials, NULL) : SV_EINVAL;
+    if (st != SV_OK)
+        return st;
+    const sv_array *q = &arrays->q, *k = &arrays->k, *v = &arrays->v;
+    spec->d_k = q->shape[q->ndim - 1];
+    spec->n_q = q->shape[q->ndim - 2];
+    spec->n_k = k->shape[k->ndim - 2];
+    spec->trials = trials;
+    spec->values = v->data != NULL;
+    spec->d_v = v->data ? v->shape[v->ndim - 1] : 0;
+    return SV_OK;
+}
+
 /* The mask's byte offset of (trial, row), its axes broadcast. */
 static const unsigned char *mask_row(const sv_strided *all, uint64_t trial, size_t row, size_t n[4],
                                      ptrdiff_t s[4])

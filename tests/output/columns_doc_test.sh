@@ -19,11 +19,11 @@ awk -v blockfile="$tmp/block" '
   /^<!-- columns:end -->/ { skip = 0; next }
   /^@@BLOCK@@$/ { block(); next }
   !skip { print }' "$root/README.md" >"$tmp/README.md"
-# A need without a name in columns_doc.c (a new SV_NEED_* value), or a
+# A need without a name in tools/columns_doc.c (a new SV_NEED_* value), or a
 # column without a reduce rule, shows as '?'.
 if grep -q '| ? |' "$tmp/columns.md"; then
   echo "columns_doc: a column's 'defined when' or 'reduce' has no name: add it to" \
-       "columns_doc.c or the column's entry in columns_list.h" >&2
+       "tools/columns_doc.c or the column's entry in columns_list.h" >&2
   exit 1
 fi
 if [ $update -eq 1 ]; then

@@ -519,24 +519,13 @@ SVW_EXPORT const char *svw_example(const char *pairs)
         fail("example", st);
         return NULL;
     }
-    const size_t dk = s.d_k, nk = s.n_k;
-    double *q = malloc(dk * sizeof(double)), *k = malloc(dk * sizeof(double));
-    double *logit = malloc(nk * sizeof(double));
+    double *logit = malloc(s.n_k * sizeof(double));
     const char *res = NULL;
-    st = q && k && logit ? sv_source_materialize(&src, &s, 0, SV_MATRIX_Q, 0, 1, q, dk) : SV_ENOMEM;
-    for (size_t j = 0; st == SV_OK && j < nk; j++) { /* a key at a time: no n_k x d_k copy */
-        st = sv_source_materialize(&src, &s, 0, SV_MATRIX_K, j, 1, k, dk);
-        double dot = 0.0;
-        for (size_t l = 0; l < dk; l++)
-            dot += q[l] * k[l];
-        logit[j] = dot;
-    }
+    st = logit ? sv_source_logits(&src, &s, 0, 0, s.n_k, logit) : SV_ENOMEM; /* as --example */
     if (st == SV_OK)
-        res = svw_logits(logit, (int)nk, s.scale);
+        res = svw_logits(logit, (int)s.n_k, s.scale);
     else
         fail("example", st);
-    free(q);
-    free(k);
     free(logit);
     return res;
 }

@@ -7,34 +7,30 @@
 
 sv_output_kind cli_options_kind(const cli_options *opt)
 {
-    return opt->histogram          ? SV_OUTPUT_HISTOGRAM
-           : opt->per_row          ? SV_OUTPUT_PER_ROW
-           : opt->per_trial        ? SV_OUTPUT_PER_TRIAL
-           : opt->given[CLI_OPT_Q] ? SV_OUTPUT_PER_HEAD
-                                   : SV_OUTPUT_SUMMARY;
+    return opt->out.histogram              ? SV_OUTPUT_HISTOGRAM
+           : opt->given[CLI_OPT_PER_ROW]   ? SV_OUTPUT_PER_ROW
+           : opt->given[CLI_OPT_PER_TRIAL] ? SV_OUTPUT_PER_TRIAL
+           : opt->given[CLI_OPT_Q]         ? SV_OUTPUT_PER_HEAD
+                                           : SV_OUTPUT_SUMMARY;
 }
 
-/* The column of the run's kind named s[0..len), or -1; columns that exist
- * only with --observed count only with it. */
-static long column_index(const cli_options *o, const char *s, size_t len)
+/* Whether column c is in the run's output: columns that exist only with
+ * --observed count only with it, those of random draws not with --q. */
+static int available(const cli_options *o, const sv_column *c)
 {
-    const sv_output_kind kind = cli_options_kind(o);
+    return (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || !isnan(o->out.observed)) &&
+           !(o->given[CLI_OPT_Q] && (c->flags & SV_COLUMN_ONLY_DRAWS));
+}
+
+/* The column of the run's kind named s[0..len), or NULL. */
+static const sv_column *column_named(sv_output_kind kind, const char *s, size_t len, size_t *index)
+{
     for (size_t i = 0; i < sv_columns_count(kind); i++) {
         const sv_column *c = sv_columns_get(kind, i);
-        if (strlen(c->name) == len && strncmp(c->name, s, len) == 0 &&
-            (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || !isnan(o->observed)) &&
-            !(o->given[CLI_OPT_Q] && (c->flags & SV_COLUMN_ONLY_DRAWS)))
-            return (long)i;
+        if (strlen(c->name) == len && strncmp(c->name, s, len) == 0)
+            return *index = i, c;
     }
-    return -1;
-}
-
-static int observed_only(sv_output_kind kind, const char *name)
-{
-    for (size_t i = 0; i < sv_columns_count(kind); i++)
-        if (strcmp(sv_columns_get(kind, i)->name, name) == 0)
-            return (sv_columns_get(kind, i)->flags & SV_COLUMN_ONLY_OBSERVED) != 0;
-    return 0;
+    return NULL;
 }
 
 /* The group named s[0..len), or -1. */
@@ -56,7 +52,7 @@ static int group_applies(const cli_options *o, int g)
         return 0;
     for (size_t i = 0; i < sv_columns_count(kind); i++) {
         const sv_column *c = sv_columns_get(kind, i);
-        if ((int)SV_COLUMN_GROUP(c->flags) == g && column_index(o, c->name, strlen(c->name)) >= 0)
+        if ((int)SV_COLUMN_GROUP(c->flags) == g && available(o, c))
             return 1;
     }
     return 0;
@@ -91,9 +87,9 @@ static int resolve_groups(cli_options *o, char *err, size_t errlen)
                             g == SV_GROUP_GRAD       ? " without --grad"
                             : g == SV_GROUP_OBSERVED ? " without --observed"
                                                      : "");
-        if (o->column_groups & (1ul << g))
+        if (o->out.column_groups & (1ul << g))
             return cli_fail(err, errlen, "--columns: '%s' is named twice", q);
-        o->column_groups |= 1ul << g;
+        o->out.column_groups |= 1ul << g;
         p += len;
         if (*p == '\0')
             break;
@@ -107,44 +103,45 @@ int cli_resolve_columns(cli_options *o, char *err, size_t errlen)
     const char *s = o->arg[CLI_OPT_COLUMNS], *names[512];
     char q[80], item[80];
     size_t n_names = 0;
-    o->n_columns = 0;
-    o->columns_all = strcmp(s, "all") == 0;
-    o->column_groups = 0;
-    if (o->columns_all)
+    o->out.n_columns = 0;
+    o->out.columns_all = strcmp(s, "all") == 0;
+    o->out.column_groups = 0;
+    if (o->out.columns_all)
         return 1;
     if (s[0] == '+')
         return resolve_groups(o, err, errlen);
     for (size_t i = 0; i < sv_columns_count(kind) && n_names < 512; i++)
-        if (column_index(o, sv_columns_get(kind, i)->name, strlen(sv_columns_get(kind, i)->name)) >=
-            0)
+        if (available(o, sv_columns_get(kind, i)))
             names[n_names++] = sv_columns_get(kind, i)->name;
     for (const char *p = s;; p++) {
         const size_t len = strcspn(p, ",");
         snprintf(item, sizeof item, "%.*s", (int)(len < 79 ? len : 79), p);
         cli_quote(q, sizeof q, item);
-        const long c = column_index(o, p, len);
-        if (o->n_columns == CLI_COLUMNS_MAX)
+        size_t c = 0;
+        const sv_column *col = column_named(kind, p, len, &c);
+        if (o->out.n_columns == CLI_COLUMNS_MAX)
             return cli_fail(err, errlen, "--columns: more than %d names", CLI_COLUMNS_MAX);
         if (len == 0)
             return cli_fail(err, errlen, "--columns: '%s' has an empty name",
                             cli_quote(q, sizeof q, s));
-        if (c < 0 && isnan(o->observed) && observed_only(kind, item))
+        if (col && isnan(o->out.observed) && (col->flags & SV_COLUMN_ONLY_OBSERVED))
             return cli_fail(err, errlen, "--columns: '%s' needs --observed", q);
-        if (c < 0 && *p == '+')
+        col = col && available(o, col) ? col : NULL; /* --q: not the draws' columns */
+        if (!col && *p == '+')
             return cli_fail(err, errlen,
                             "--columns: '%s' is a +group among names; give names alone "
                             "or +groups alone",
                             q);
-        if (c < 0) {
+        if (!col) {
             const char *near = len ? cli_suggest(item, names, n_names) : NULL;
             return cli_fail(err, errlen, "--columns: '%s' is not a column of the %s output%s%s%s",
                             q, sv_output_kind_name(kind), near ? "; did you mean " : "",
                             near ? near : "", near ? "?" : " (docs/columns.md)");
         }
-        for (size_t k = 0; k < o->n_columns; k++)
-            if (o->columns[k] == (size_t)c)
+        for (size_t k = 0; k < o->out.n_columns; k++)
+            if (o->columns[k] == c)
                 return cli_fail(err, errlen, "--columns: '%s' is named twice", q);
-        o->columns[o->n_columns++] = (size_t)c;
+        o->columns[o->out.n_columns++] = c;
         p += len;
         if (*p == '\0')
             break;

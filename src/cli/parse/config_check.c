@@ -109,17 +109,17 @@ int cli_config_check(const cli_options *o, cli_config *c, char *err, size_t errl
     char why[256];
     sv_status st = sv_spec_check_param(spec, &param, &other, why, sizeof why);
     int id = cli_option_of(o, param);
-    if (st == SV_OK && o->histogram) { /* the histogram the run will ask for */
-        uint64_t dummy[2] = {0, 0};    /* not written: the check reads nothing */
-        sv_taps taps = {.hist_bins = o->histogram,
-                        .hist_lo = o->weight_histogram ? 0.0 : -1.0,
+    if (st == SV_OK && o->out.histogram) { /* the histogram the run will ask for */
+        uint64_t dummy[2] = {0, 0};        /* not written: the check reads nothing */
+        sv_taps taps = {.hist_bins = o->out.histogram,
+                        .hist_lo = o->out.weight_histogram ? 0.0 : -1.0,
                         .hist_hi = 1.0,
                         .hist_raw = dummy,
                         .hist_scaled = dummy};
-        if (o->weight_histogram)
+        if (o->out.weight_histogram)
             taps.hist_w_raw = taps.hist_w_scaled = dummy;
         st = sv_taps_check(&taps, spec);
-        if (st != SV_OK && o->weight_histogram)
+        if (st != SV_OK && o->out.weight_histogram)
             return cli_fail(err, errlen, "--weight-histogram needs n_k <= %d (got %zu)",
                             SV_WEIGHT_HIST_KEYS_MAX, spec->n_k);
         id = CLI_OPT_HISTOGRAM;
@@ -163,15 +163,15 @@ int cli_plot_check(const cli_options *o, char *err, size_t errlen)
                             "--format gnuplot does not apply with --%s (it plots the summary of "
                             "random draws, --histogram or given --logits)",
                             cli_option_defs[unplotted[i]].name);
-    const int hist = o->plot == CLI_PLOT_HISTOGRAM;
+    const int hist = o->out.plot == CLI_PLOT_HISTOGRAM;
     char q[80];
-    if (hist && !o->histogram)
+    if (hist && !o->out.histogram)
         return cli_fail(err, errlen, "--plot histogram needs --histogram (its bins)");
-    if (o->histogram && o->given[CLI_OPT_PLOT] && !hist)
+    if (o->out.histogram && o->given[CLI_OPT_PLOT] && !hist)
         return cli_fail(err, errlen,
                         "--plot %s does not apply with --histogram (it draws the histogram)",
                         cli_quote(q, sizeof q, o->arg[CLI_OPT_PLOT]));
-    if (o->plot == CLI_PLOT_GRAD && !o->given[CLI_OPT_GRAD])
+    if (o->out.plot == CLI_PLOT_GRAD && !o->given[CLI_OPT_GRAD])
         return cli_fail(err, errlen, "--plot grad needs --grad (the gradients it draws)");
     /* --output: the image's name, which the script quotes: .png, .svg or
      * .pdf (pngcairo, svg, pdfcairo: gnuplot-nox has all three) */

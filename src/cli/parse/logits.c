@@ -105,7 +105,7 @@ int cli_logits_validate(cli_options *o, char *err, size_t errlen)
         !cli_logits_parse_row("--upstream", o->arg[CLI_OPT_UPSTREAM], o->upstream, &o->n_upstream,
                               err, errlen))
         return 0;
-    if (o->format == CLI_FORMAT_GNUPLOT && o->n_logits > CLI_LOGITS_PLOT_ROWS)
+    if (o->out.format == CLI_FORMAT_GNUPLOT && o->n_logits > CLI_LOGITS_PLOT_ROWS)
         return cli_fail(err, errlen,
                         "--format gnuplot draws at most %d --logits rows, a panel each (got %zu)",
                         CLI_LOGITS_PLOT_ROWS, o->n_logits);

@@ -99,17 +99,15 @@ static int set_param(sv_spec *spec, const char *what, sv_param p, const char *s,
 }
 
 /* "--what: 'q' is not a list of a, b, c" (names: NULL-terminated; "list
- * of" when more than one item may be given, and a trailing "numbers" entry
- * is not a name), with "; did you mean b?" for the nearest name to item. */
-static int not_one_of(const char *what, const char *q, const char *item, const char *const *names,
-                      char *err, size_t errlen)
+ * of" when @p list, more than one item may be given, and a trailing
+ * "numbers" entry is not a name), with "; did you mean b?" for the nearest
+ * name to item. */
+static int not_one_of(const char *what, int list, const char *q, const char *item,
+                      const char *const *names, char *err, size_t errlen)
 {
     size_t n = 0;
     while (names[n])
         n++;
-    const int list = strcmp(what, "--format") != 0 && strcmp(what, "--layout") != 0 &&
-                     strcmp(what, "--pool") != 0 && strcmp(what, "--plot") != 0 &&
-                     strcmp(what, "--completion") != 0;
     size_t at =
         (size_t)snprintf(err, errlen, "%s: '%s' is not %s", what, q, list ? "a list of" : "one of");
     const size_t named = n && strchr(names[n - 1], ' ') ? n - 1 : n; /* "positive numbers" */
@@ -148,7 +146,7 @@ static int parse_items(cli_options *opt, const char *what, const char *s, size_t
         memcpy(buf, p, len);
         buf[len] = '\0';
         if (len == 0 || !item(opt, buf, n))
-            return not_one_of(what, q, buf, names, err, errlen);
+            return not_one_of(what, 1, q, buf, names, err, errlen);
         if (!end)
             break;
         p = end + 1;
@@ -209,37 +207,24 @@ const char *cli_plot_name(cli_plot plot)
     return plot_names[plot];
 }
 
-/* The library's names of its enums, NULL-terminated, for --help, the
- * completion and "did you mean" (the CLI is single-threaded). */
-static const char *const *library_names(const char *(*name)(int), const char **into, size_t cap)
-{
-    size_t i = 0;
-    for (const char *n; i + 1 < cap && (n = name((int)i)) != NULL; i++)
-        into[i] = n;
-    into[i] = NULL;
-    return into;
-}
-static const char *layout_name(int i)
-{
-    return sv_layout_name((sv_layout)i);
-}
-static const char *pool_name(int i)
-{
-    return sv_pool_name((sv_pool)i);
-}
-
 const char *const *cli_option_names(cli_option_id id)
 {
+    /* The library's names of its enums, NULL-terminated, for --help, the
+     * completion and "did you mean" (the CLI is single-threaded). */
     static const char *layout_names[SV_LAYOUTS + 1], *pool_names[4];
+    for (size_t i = 0; i < SV_LAYOUTS; i++)
+        layout_names[i] = sv_layout_name((sv_layout)i);
+    for (size_t i = 0; i + 1 < sizeof pool_names / sizeof *pool_names; i++)
+        pool_names[i] = sv_pool_name((sv_pool)i); /* NULL past the last pool */
     switch (id) {
     case CLI_OPT_FORMAT:
         return cli_format_names;
     case CLI_OPT_PLOT:
         return plot_names;
     case CLI_OPT_LAYOUT:
-        return library_names(layout_name, layout_names, SV_LAYOUTS + 1);
+        return layout_names;
     case CLI_OPT_POOL:
-        return library_names(pool_name, pool_names, 4);
+        return pool_names;
     case CLI_OPT_COMPLETION:
         return completion_names;
     default: /* --dist, --init, --scale: the library's */
@@ -270,20 +255,25 @@ static int parse_q_rows(cli_options *opt, const char *s, char *err, size_t errle
     return 1;
 }
 
-/* --plot (--format gnuplot) and --output. */
-static int parse_plot(cli_options *opt, cli_option_id id, const char *s, char *err, size_t errlen)
+/* --format, --plot, --layout, --pool and --completion: one of
+ * cli_option_names(id), its index the enum's value (cli_format from
+ * CLI_FORMAT_TABLE). */
+static int parse_choice(cli_options *opt, cli_option_id id, const char *s, char *err, size_t errlen)
 {
-    char q[80];
-    if (id == CLI_OPT_PLOT) {
-        const int i = name_index(s, plot_names);
-        if (i < 0)
-            return not_one_of("--plot", cli_quote(q, sizeof q, s), s, plot_names, err, errlen);
-        opt->plot = (cli_plot)i;
-        return 1;
-    }
-    /* --output: a file for any format; gnuplot's checks in cli_plot_check */
-    if (!*s)
-        return cli_fail(err, errlen, "--output: '' is no file name");
+    char q[80], what[40];
+    const char *const *names = cli_option_names(id);
+    const int k = name_index(s, names);
+    snprintf(what, sizeof what, "--%s", cli_option_defs[id].name);
+    if (k < 0)
+        return not_one_of(what, 0, cli_quote(q, sizeof q, s), s, names, err, errlen);
+    if (id == CLI_OPT_FORMAT)
+        opt->out.format = (cli_format)(CLI_FORMAT_TABLE + k);
+    else if (id == CLI_OPT_PLOT)
+        opt->out.plot = (cli_plot)k;
+    else if (id == CLI_OPT_LAYOUT)
+        opt->layout = (sv_layout)k;
+    else if (id == CLI_OPT_POOL)
+        opt->out.pool = (sv_pool)k;
     return 1;
 }
 
@@ -310,7 +300,6 @@ static int parse_sizes(const char *name, const char *s, size_t *out, size_t *cou
 
 static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *err, size_t errlen)
 {
-    char q[80];
     switch (id) {
     case CLI_OPT_DK:
         return parse_sizes("--dk", s, opt->dk, &opt->n_dk, err, errlen);
@@ -356,32 +345,14 @@ static int parse_list(cli_options *opt, cli_option_id id, const char *s, char *e
                             CLI_LOGITS_ROWS_MAX, CLI_LOGITS_ROWS_MAX);
         opt->logits[opt->n_logits++] = s;
         return 1;
-    case CLI_OPT_LAYOUT:
-        if (sv_layout_parse(s, &opt->layout) != SV_OK)
-            return not_one_of("--layout", cli_quote(q, sizeof q, s), s, cli_option_names(id), err,
-                              errlen);
-        return 1;
+    case CLI_OPT_OUTPUT: /* a file for any format; gnuplot's checks in cli_plot_check */
+        return *s ? 1 : cli_fail(err, errlen, "--output: '' is no file name");
+    case CLI_OPT_FORMAT:
     case CLI_OPT_PLOT:
-    case CLI_OPT_OUTPUT:
-        return parse_plot(opt, id, s, err, errlen);
+    case CLI_OPT_LAYOUT:
     case CLI_OPT_POOL:
-        if (sv_pool_from_name(s, &opt->pool) != SV_OK)
-            return not_one_of("--pool", cli_quote(q, sizeof q, s), s, cli_option_names(id), err,
-                              errlen);
-        return 1;
     case CLI_OPT_COMPLETION:
-        if (name_index(s, completion_names) < 0)
-            return not_one_of("--completion", cli_quote(q, sizeof q, s), s, completion_names, err,
-                              errlen);
-        return 1;
-    case CLI_OPT_FORMAT: { /* cli_format_names is in cli_format's order, from table */
-        const int k = name_index(s, cli_format_names);
-        if (k < 0)
-            return not_one_of("--format", cli_quote(q, sizeof q, s), s, cli_format_names, err,
-                              errlen);
-        opt->format = (cli_format)(CLI_FORMAT_TABLE + k);
-        return 1;
-    }
+        return parse_choice(opt, id, s, err, errlen);
     default:
         return cli_fail(err, errlen, "--%s: no parser", cli_option_defs[id].name);
     }

@@ -75,25 +75,15 @@ typedef struct cli_options {
     size_t n_dist;
     sv_init init[CLI_NAMES_MAX]; /* the --init values */
     size_t n_init;
-    cli_format format;
+    /* How to write (specs.h), as given: format CLI_FORMAT_AUTO when not
+     * given, plot as --plot says; kind, columns and plot_output are set by
+     * cli_options_plan. */
+    cli_output out;
     size_t columns[CLI_COLUMNS_MAX]; /* --columns: indices into the column table of
                                         cli_options_kind, in the order given */
-    size_t n_columns;                /* 0: the default columns (cli_output) */
-    int columns_all;                 /* --columns all */
-    unsigned long column_groups;     /* --columns +GROUP: bit g for sv_column_group g */
-    int per_trial;
-    int no_header;        /* --no-header: CSV without its header line */
-    int per_row;          /* one row per query position instead */
-    size_t histogram;     /* --histogram BINS, else 0 */
-    int weight_histogram; /* --weight-histogram: softmax weights instead */
-    int quiet;            /* no progress line */
-    int example;          /* --example: one trial shown instead */
-    double observed;      /* NAN without --observed */
-    sv_layout layout;     /* --layout: the files' axis order (sv_array_to_bhnd) */
-    size_t q_rows[2];     /* --q-rows A:B as given */
-    sv_pool pool;         /* --pool */
-    cli_plot plot;        /* --plot */
-    int help, version;    /* help: 1 --help, 2 --completion */
+    sv_layout layout;                /* --layout: the files' axis order (sv_array_to_bhnd) */
+    size_t q_rows[2];                /* --q-rows A:B as given */
+    int help, version;               /* help: 1 --help, 2 --completion */
     const char *logits[CLI_LOGITS_ROWS_MAX]; /* each --logits row, as written */
     size_t n_logits;
     /* --logits and --logits-file (validate.c): the scales each row is

@@ -31,11 +31,11 @@ static int check_total(const cli_options *o, uint64_t f, uint64_t t, char *err, 
 {
     const uint64_t n = o->count[CLI_OPT_TOTAL_TRIALS];
     if (!o->given[CLI_OPT_TOTAL_TRIALS])
-        return o->format != CLI_FORMAT_STATE || !o->given[CLI_OPT_FIRST_TRIAL] ||
+        return o->out.format != CLI_FORMAT_STATE || !o->given[CLI_OPT_FIRST_TRIAL] ||
                cli_fail(err, errlen,
                         "--first-trial with --format state needs --total-trials N (the "
                         "whole run's trials: a state records them)");
-    if (o->format != CLI_FORMAT_STATE)
+    if (o->out.format != CLI_FORMAT_STATE)
         return cli_fail(err, errlen, "--total-trials needs --format state");
     if (n < f + t)
         return cli_fail(err, errlen,
@@ -46,7 +46,7 @@ static int check_total(const cli_options *o, uint64_t f, uint64_t t, char *err, 
 
 int cli_check_shards(const cli_options *o, char *err, size_t errlen)
 {
-    const int state = o->format == CLI_FORMAT_STATE;
+    const int state = o->out.format == CLI_FORMAT_STATE;
     if (state) {
         static const cli_option_id no[] = {CLI_OPT_PER_TRIAL, CLI_OPT_PER_ROW,   CLI_OPT_HISTOGRAM,
                                            CLI_OPT_COLUMNS,   CLI_OPT_NO_HEADER, CLI_OPT_Q,
@@ -58,7 +58,7 @@ int cli_check_shards(const cli_options *o, char *err, size_t errlen)
                             "summary's partial result)",
                             cli_option_defs[id].name);
     }
-    if (o->given[CLI_OPT_FIRST_TRIAL] && !state && !o->per_trial)
+    if (o->given[CLI_OPT_FIRST_TRIAL] && !state && !o->given[CLI_OPT_PER_TRIAL])
         return cli_fail(err, errlen,
                         "--first-trial needs --format state or --per-trial (a summary of "
                         "some trials is no shard: merge the states)");

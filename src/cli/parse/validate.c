@@ -35,25 +35,25 @@ typedef struct cli_rule {
 
 static int is_table(const cli_options *o)
 {
-    return o->format == CLI_FORMAT_TABLE;
+    return o->out.format == CLI_FORMAT_TABLE;
 }
 
 static int is_gnuplot(const cli_options *o)
 {
-    return o->format == CLI_FORMAT_GNUPLOT;
+    return o->out.format == CLI_FORMAT_GNUPLOT;
 }
 
 /* --format markdown and latex: the table view for slides. */
 static int is_slides(const cli_options *o)
 {
-    return o->format == CLI_FORMAT_MARKDOWN || o->format == CLI_FORMAT_LATEX;
+    return o->out.format == CLI_FORMAT_MARKDOWN || o->out.format == CLI_FORMAT_LATEX;
 }
 
 /* The format a given row is not written in: a state (a partial result of
  * random draws, for `merge`). */
 static int is_state(const cli_options *o)
 {
-    return o->format == CLI_FORMAT_STATE;
+    return o->out.format == CLI_FORMAT_STATE;
 }
 
 static int table_or_slides(const cli_options *o)
@@ -68,7 +68,7 @@ static int table_or_gnuplot(const cli_options *o)
 
 static int not_csv(const cli_options *o)
 {
-    return o->format != CLI_FORMAT_AUTO && o->format != CLI_FORMAT_CSV;
+    return o->out.format != CLI_FORMAT_AUTO && o->out.format != CLI_FORMAT_CSV;
 }
 
 static int both_nq_nk(const cli_options *o)
@@ -290,14 +290,10 @@ static void resolve(cli_options *o)
     o->exec.threads = (int)c[CLI_OPT_THREADS];
     o->exec.block_rows =
         g[CLI_OPT_BLOCK_ROWS] ? (size_t)c[CLI_OPT_BLOCK_ROWS] : 0; /* 0: one tile */
-    o->per_trial = g[CLI_OPT_PER_TRIAL];
-    o->per_row = g[CLI_OPT_PER_ROW];
-    o->no_header = g[CLI_OPT_NO_HEADER];
-    o->histogram = (size_t)c[CLI_OPT_HISTOGRAM];
-    o->weight_histogram = g[CLI_OPT_WEIGHT_HISTOGRAM];
-    o->quiet = g[CLI_OPT_QUIET];
-    o->example = g[CLI_OPT_EXAMPLE];
-    o->observed = g[CLI_OPT_OBSERVED] ? r[CLI_OPT_OBSERVED] : NAN;
+    o->out.no_header = g[CLI_OPT_NO_HEADER];
+    o->out.histogram = (size_t)c[CLI_OPT_HISTOGRAM];
+    o->out.weight_histogram = g[CLI_OPT_WEIGHT_HISTOGRAM];
+    o->out.observed = g[CLI_OPT_OBSERVED] ? r[CLI_OPT_OBSERVED] : NAN;
     o->help = g[CLI_OPT_HELP] ? 1 : g[CLI_OPT_COMPLETION] ? 2 : 0;
     o->version = g[CLI_OPT_VERSION];
 }
@@ -352,22 +348,16 @@ void cli_options_free(cli_options *opt)
     opt->n_configs = 0;
 }
 
-/* How the rows are written, by the options. */
+/* How the rows are written, by the options, in @p format. */
 static cli_output output_of(const cli_options *o, cli_format format)
 {
-    return (cli_output){.format = format,
-                        .kind = cli_options_kind(o),
-                        .columns = o->columns,
-                        .n_columns = o->n_columns,
-                        .columns_all = o->columns_all,
-                        .column_groups = o->column_groups,
-                        .no_header = o->no_header,
-                        .observed = o->observed,
-                        .histogram = o->histogram,
-                        .weight_histogram = o->weight_histogram,
-                        .pool = o->pool,
-                        .plot = o->histogram ? CLI_PLOT_HISTOGRAM : o->plot,
-                        .plot_output = o->arg[CLI_OPT_OUTPUT]};
+    cli_output out = o->out;
+    out.format = format;
+    out.kind = cli_options_kind(o);
+    out.columns = o->columns;
+    out.plot = o->out.histogram ? CLI_PLOT_HISTOGRAM : o->out.plot;
+    out.plot_output = o->arg[CLI_OPT_OUTPUT];
+    return out;
 }
 
 cli_plan cli_options_plan(const cli_options *opt, cli_format format)
@@ -378,7 +368,7 @@ cli_plan cli_options_plan(const cli_options *opt, cli_format format)
                   .threads_by = opt->given[CLI_OPT_THREADS] ? "--threads"
                                 : opt->exec.threads > 0     ? "OMP_NUM_THREADS"
                                                             : NULL,
-                  .quiet = opt->quiet,
+                  .quiet = opt->given[CLI_OPT_QUIET],
                   .out = output_of(opt, format)};
     cli_shard_plan(opt, &p);
     return p;
@@ -422,10 +412,10 @@ static int validate(cli_options *o, char *err, size_t errlen)
         return 0;
     if (on(o, CLI_OPT_LOGITS)) /* gnuplot draws the rows: --output's checks */
         return cli_logits_validate(o, err, errlen) &&
-               (o->format != CLI_FORMAT_GNUPLOT || cli_plot_check(o, err, errlen));
+               (o->out.format != CLI_FORMAT_GNUPLOT || cli_plot_check(o, err, errlen));
     if (!check_logn(o, err, errlen))
         return 0;
-    if (o->format == CLI_FORMAT_GNUPLOT && !cli_plot_check(o, err, errlen))
+    if (o->out.format == CLI_FORMAT_GNUPLOT && !cli_plot_check(o, err, errlen))
         return 0;
     if (o->given[CLI_OPT_COLUMNS] && !cli_resolve_columns(o, err, errlen))
         return 0;
@@ -455,7 +445,7 @@ static int validate(cli_options *o, char *err, size_t errlen)
         }
     }
     o->n_configs = n;
-    if (o->example && !cli_example_check(o, err, errlen)) {
+    if (o->given[CLI_OPT_EXAMPLE] && !cli_example_check(o, err, errlen)) {
         cli_options_free(o);
         return 0;
     }

@@ -7,9 +7,11 @@
 
 #include "sdpa_var/softmax.h"
 
-/* Trial 0's rows of Q and K (and V, G), drawn as the engine draws them. */
+/* Trial 0's rows of Q and K (and V, G), drawn as the engine draws them,
+ * and its scores S = Q K^T (sv_source_logits, row by row). */
 typedef struct drawn {
     double *q, *k, *v, *g; /* n_q x d_k, n_k x d_k, n_k x d_v, n_q x d_v; v, g may be NULL */
+    double *s;             /* n_q x n_k */
 } drawn;
 
 static void drawn_free(drawn *d)
@@ -18,6 +20,7 @@ static void drawn_free(drawn *d)
     free(d->k);
     free(d->v);
     free(d->g);
+    free(d->s);
 }
 
 static sv_status draw(const sv_spec *spec, drawn *d)
@@ -29,8 +32,9 @@ static sv_status draw(const sv_spec *spec, drawn *d)
     const size_t dk = spec->d_k, dv = spec->d_v;
     *d = (drawn){malloc(spec->n_q * dk * sizeof(double)), malloc(spec->n_k * dk * sizeof(double)),
                  spec->values ? malloc(spec->n_k * dv * sizeof(double)) : NULL,
-                 spec->grad ? malloc(spec->n_q * dv * sizeof(double)) : NULL};
-    if (!d->q || !d->k || (spec->values && !d->v) || (spec->grad && !d->g))
+                 spec->grad ? malloc(spec->n_q * dv * sizeof(double)) : NULL,
+                 malloc(spec->n_q * spec->n_k * sizeof(double))};
+    if (!d->q || !d->k || (spec->values && !d->v) || (spec->grad && !d->g) || !d->s)
         st = SV_ENOMEM;
     if (st == SV_OK)
         st = sv_source_materialize(&src, spec, 0, SV_MATRIX_Q, 0, spec->n_q, d->q, dk);
@@ -40,6 +44,8 @@ static sv_status draw(const sv_spec *spec, drawn *d)
         st = sv_source_materialize(&src, spec, 0, SV_MATRIX_V, 0, spec->n_k, d->v, dv);
     if (st == SV_OK && d->g)
         st = sv_source_materialize(&src, spec, 0, SV_MATRIX_G, 0, spec->n_q, d->g, dv);
+    for (size_t i = 0; st == SV_OK && i < spec->n_q; i++)
+        st = sv_source_logits(&src, spec, 0, i, spec->n_k, d->s + i * spec->n_k);
     if (st != SV_OK)
         drawn_free(d);
     return st;
@@ -84,16 +90,14 @@ static size_t seen(const sv_spec *spec, size_t i)
 
 /* S = Q K^T and its sample variance, as the engine measures it (the
  * visible scores, about their mean, over N - ddof). */
-static void scores(FILE *f, const sv_spec *spec, const drawn *d, double *s)
+static void scores(FILE *f, const sv_spec *spec, const drawn *d)
 {
     const size_t nq = spec->n_q, nk = spec->n_k, dk = spec->d_k;
+    const double *s = d->s;
     double sum = 0.0, n = 0.0, m2 = 0.0;
     for (size_t i = 0; i < nq; i++)
-        for (size_t j = 0; j < nk; j++) {
-            s[i * nk + j] = dot(d->q + i * dk, d->k + j * dk, dk);
-            if (j < seen(spec, i))
-                sum += s[i * nk + j], n += 1.0;
-        }
+        for (size_t j = 0; j < seen(spec, i); j++)
+            sum += s[i * nk + j], n += 1.0;
     for (size_t i = 0; i < nq; i++)
         for (size_t j = 0; j < seen(spec, i); j++)
             m2 += (s[i * nk + j] - sum / n) * (s[i * nk + j] - sum / n);
@@ -142,10 +146,11 @@ static void small(FILE *f, const sv_spec *spec, const drawn *d, const char *scal
     const size_t nq = spec->n_q, nk = spec->n_k, dv = spec->d_v;
     const size_t jq = spec->causal ? nq - 1 : 0;
     const double c = sv_spec_scale(spec);
-    double s[M] = {0}, z[M] = {0}, pr[M] = {0}, p[M] = {0}, dzr[M] = {0}, dz[M] = {0}, jr[M] = {0},
-           j[M] = {0}, o[M] = {0};
+    const double *s = d->s;
+    double z[M] = {0}, pr[M] = {0}, p[M] = {0}, dzr[M] = {0}, dz[M] = {0}, jr[M] = {0}, j[M] = {0},
+           o[M] = {0};
     header(f, spec);
-    scores(f, spec, d, s);
+    scores(f, spec, d);
     for (size_t i = 0; i < nq * nk; i++)
         z[i] = c * s[i];
     softmax_rows(spec, d, s, 1.0, pr, dzr, jq, jr);
@@ -235,18 +240,22 @@ static size_t keys_shown(size_t n, size_t jr, size_t js, size_t *key)
 
 /* Larger sizes: one query's logits over its keys, raw and scaled, and
  * their softmax weights, one line a key; the keys not shown said in words. */
-static sv_status one_query(FILE *f, const sv_spec *spec, const drawn *d, const char *scale_name)
+static sv_status one_query(FILE *f, const sv_spec *spec, const char *scale_name)
 {
     const size_t i = spec->causal ? spec->n_q - 1 : 0, dk = spec->d_k;
     const size_t n = seen(spec, i);
     const double c = sv_spec_scale(spec);
+    sv_source src;
     double *s = calloc(3 * n, sizeof(double));
-    if (!s)
-        return SV_ENOMEM;
+    sv_status st = s ? sv_source_draw(spec, &src) : SV_ENOMEM;
+    if (st == SV_OK)
+        st = sv_source_logits(&src, spec, 0, i, n, s);
+    if (st != SV_OK) {
+        free(s);
+        return st;
+    }
     double *pr = s + n, *ps = s + 2 * n;
-    header(f, spec); /* after the one allocation: nothing half-written */
-    for (size_t j = 0; j < n; j++)
-        s[j] = dot(d->q + i * dk, d->k + j * dk, dk);
+    header(f, spec); /* after the logits: nothing half-written */
     const double hr = softmax(s, n, 1.0, pr), hs = softmax(s, n, c, ps);
     const size_t jr = argmax(pr, n), js = argmax(ps, n);
     size_t key[CLI_EXAMPLE_KEYS];
@@ -284,15 +293,13 @@ static sv_status one_query(FILE *f, const sv_spec *spec, const drawn *d, const c
 
 sv_status cli_example(FILE *f, const sv_spec *spec, const char *scale_name)
 {
+    if (!cli_example_whole(spec)) /* one query's logits: no matrix drawn whole */
+        return one_query(f, spec, scale_name);
     drawn d;
     const sv_status st = draw(spec, &d);
     if (st != SV_OK)
         return st;
-    sv_status out = SV_OK;
-    if (cli_example_whole(spec))
-        small(f, spec, &d, scale_name);
-    else
-        out = one_query(f, spec, &d, scale_name);
+    small(f, spec, &d, scale_name);
     drawn_free(&d);
-    return out;
+    return SV_OK;
 }

@@ -142,7 +142,7 @@ int cli_logits_run(const cli_options *opt, cli_format format)
     }
     cli_logits_writer w = {.f = f,
                            .format = format,
-                           .no_header = opt->no_header,
+                           .no_header = opt->out.no_header,
                            .dk = opt->given[CLI_OPT_DK] ? opt->dk[0] : 0,
                            .max_n = max_n,
                            .grad = opt->n_upstream > 0,

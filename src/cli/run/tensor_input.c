@@ -120,15 +120,6 @@ static int parse_file(const cli_tensor_file *f, sv_array *a, char *err, size_t e
     return 1;
 }
 
-static size_t rows_of(const sv_array *a)
-{
-    return a->shape[a->ndim - 2];
-}
-static size_t cols_of(const sv_array *a)
-{
-    return a->shape[a->ndim - 1];
-}
-
 /* The library's check of the arrays (sv_strided_check: spec NULL, among
  * themselves; else against spec, every entry read), its reason naming the
  * files. 1 when it finds nothing to say. */
@@ -177,23 +168,16 @@ static int fits(const cli_options *opt, const cli_config *c, const char *qa, cha
  * resolved by the library for the files' d_k (as validate.c's make_spec). */
 static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_t errlen)
 {
-    const sv_array *q = &t->arrays.q, *k = &t->arrays.k, *v = &t->arrays.v;
-    uint64_t trials = 0;
-    sv_status st = sv_strided_head(&t->arrays, 0, &trials, NULL);
+    sv_spec sizes = {.dist = SV_DIST_NORMAL};
+    sv_status st = sv_strided_sizes(&t->arrays, &sizes);
     char qa[80];
     cli_quote(qa, sizeof qa, t->file[0].arg);
     for (size_t i = 0; st == SV_OK && i < opt->n_configs; i++) {
         cli_config *c = &opt->configs[i];
-        sv_spec s = {.d_k = cols_of(q),
-                     .n_q = rows_of(q),
-                     .n_k = rows_of(k),
-                     .trials = trials,
-                     .dist = SV_DIST_NORMAL,
-                     .causal = c->spec.causal,
-                     .window = c->spec.window,
-                     .values = v->data != NULL,
-                     .d_v = v->data ? cols_of(v) : 0,
-                     .ddof = c->spec.ddof};
+        sv_spec s = sizes; /* and the options that apply to files */
+        s.causal = c->spec.causal;
+        s.window = c->spec.window;
+        s.ddof = c->spec.ddof;
         sv_param p = SV_PARAM_NONE;
         (void)sv_spec_set(&s, SV_PARAM_SCALE, c->scale_name); /* parsed: options.c */
         st = sv_spec_resolve(&s); /* it checks: a fault is named after it */
