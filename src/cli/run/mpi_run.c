@@ -176,18 +176,9 @@ static int merge_ranks(unsigned char *mine, const unsigned long long *lens, int 
         if (r)
             free(b);
     }
-    sv_state m;
-    sv_state_why why;
-    if (ok) {
-        const sv_status s = sv_state_merge(sp, (size_t)ranks, format != CLI_FORMAT_STATE, &m, &why);
-        if (s == SV_OK)
-            cli_merge_note_kernels(sp, (size_t)ranks, NULL);
-        ok = s == SV_OK && cli_merge_write(&m, format);
-        if (s == SV_OK)
-            sv_state_free(&m);
-        else
-            fprintf(stderr, "%s: mpi: merge: %s\n", prog, sv_status_str(s));
-    } else
+    if (ok)
+        ok = cli_merge_states(sp, (size_t)ranks, format, NULL, "mpi: merge");
+    else
         fprintf(stderr, "%s: mpi: a rank's state did not arrive whole\n", prog);
     for (int r = 0; r < ranks; r++)
         sv_state_free(&st[r]);

@@ -485,19 +485,7 @@ int cli_run_state_into(const cli_plan *plan, sv_state *st)
 static int run_state(const cli_plan *plan)
 {
     sv_state st;
-    int ok = cli_run_state_into(plan, &st);
-    size_t len = 0;
-    unsigned char *buf = NULL;
-    if (ok && sv_state_encode(&st, NULL, 0, &len) == SV_ERANGE && (buf = malloc(len)) &&
-        sv_state_encode(&st, buf, len, &len) == SV_OK) {
-        ok = cli_write_all(STDOUT_FILENO, buf, len);
-        if (!ok)
-            say("error writing %s: %s", cli_output_name(), strerror(errno));
-    } else if (ok) {
-        say("%s", sv_status_str(SV_ENOMEM));
-        ok = 0;
-    }
-    free(buf);
+    const int ok = cli_run_state_into(plan, &st) && cli_state_write(&st, "");
     sv_state_free(&st);
     return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
 }
