@@ -198,31 +198,6 @@ static int write_heads(cli_sink *s, const config_run *r, uint64_t first, uint64_
     return 1;
 }
 
-/* A row shard's trials in chunks: their folds into the state. */
-static sv_status run_rows(config_run *r, const sv_spec *es, const sv_source *src, cli_progress *pl)
-{
-    const uint64_t trials = r->spec.trials, chunk = cli_budget_chunk(trials);
-    const size_t nb = sv_rowfold_blocks(r->rows[0], r->rows[1]);
-    sv_rowfold *f = calloc((size_t)trials * nb, sizeof *f); /* validated: far below SIZE_MAX */
-    if (!f)
-        return SV_ENOMEM;
-    sv_status st = SV_OK;
-    for (uint64_t t0 = 0; st == SV_OK && t0 < trials; t0 += chunk) {
-        const uint64_t n = trials - t0 < chunk ? trials - t0 : chunk;
-        pl->t0 = t0;
-        pl->chunk = n;
-        pl->trials = trials;
-        st = sv_engine_run_rows(es, src, &r->exec, r->first + t0, n, r->rows[0], r->rows[1],
-                                f + t0 * nb);
-    }
-    if (st != SV_OK) {
-        free(f);
-        return st;
-    }
-    r->state->folds = f;
-    return SV_OK;
-}
-
 /* The rows of one chunk (sv_run_chunk_fn): per-trial or per-head rows go
  * out with their chunk. */
 typedef struct chunk_ctx {
@@ -283,15 +258,7 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
         snprintf(r->state->scale_name, sizeof r->state->scale_name, "%s", r->scale_name);
         if (r->rows[0] == r->rows[1]) /* rows of larger n_q only: none of this one */
             return 1;
-        if (r->rows[0] != 0 || r->rows[1] != r->spec.n_q) {
-            st = run_rows(r, &es, &src, pl);
-            if (st != SV_OK)
-                say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
-            return st == SV_OK;
-        }
     }
-    pl->t0 = 0; /* the driver reports the fraction of the whole run */
-    pl->chunk = pl->trials = 1;
     chunk_ctx c = {.s = s, .r = r, .out = out, .pl = pl, .ok = 1};
     /* A slice of trials has per-trial rows only (shards.c): no summary. */
     const sv_run_options opt = {.first = first,
@@ -303,10 +270,23 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
                                 .on_chunk = on_chunk,
                                 .ctx = &c,
                                 .progress = r->exec.progress ? on_progress : NULL};
+    const uint64_t chunk = cli_budget_chunk(trials);
+    if (st == SV_OK && r->state && (r->rows[0] != 0 || r->rows[1] != r->spec.n_q)) {
+        /* a row shard: its folds (validated: far below SIZE_MAX) */
+        const size_t nb = sv_rowfold_blocks(r->rows[0], r->rows[1]);
+        r->state->folds = calloc((size_t)trials * nb, sizeof(sv_rowfold));
+        const sv_run_options rows = {
+            .first = first, .chunk = chunk, .ctx = &c, .progress = opt.progress};
+        st = r->state->folds ? sv_run_rows(&r->spec, &src, &r->exec, &rows, r->rows[0], r->rows[1],
+                                           r->state->folds)
+                             : SV_ENOMEM;
+        if (st != SV_OK)
+            say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
+        return st == SV_OK;
+    }
     sv_runner *run = NULL;
     if (st == SV_OK)
         st = sv_runner_begin(&r->spec, &src, &r->exec, &r->taps, &opt, &run);
-    const uint64_t chunk = cli_budget_chunk(trials);
     uint64_t done = 0;
     while (st == SV_OK && done < trials)
         st = sv_runner_step(run, chunk, &done);
