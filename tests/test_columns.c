@@ -2,6 +2,7 @@
  * summary's first columns where scripts read them, and the verdict on
  * undefined values (sv_columns_first_undefined). */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "check.h"
@@ -275,6 +276,53 @@ static void test_std_error(void)
     CHECK(isnan(sv_column_std_error(sv_column_of(SV_COL_raw_var), NULL)));
 }
 
+/* An sv_text_fn into a fixed buffer. */
+typedef struct text_buf {
+    char s[512];
+    size_t len;
+} text_buf;
+
+static void put_buf(void *ctx, const char *s, size_t n)
+{
+    text_buf *t = ctx;
+    CHECK(t->len + n < sizeof t->s);
+    memcpy(t->s + t->len, s, n);
+    t->len += n;
+    t->s[t->len] = '\0';
+}
+
+/* sv_value_json and sv_row_json: --format json's bytes (the golden JSON
+ * files check whole rows): %.17g, null for nan and inf, counts as
+ * integers, strings escaped as JSON requires. */
+static void test_json(void)
+{
+    const sv_column real = {.type = SV_VALUE_REAL}, count = {.type = SV_VALUE_COUNT},
+                    text = {.type = SV_VALUE_TEXT};
+    text_buf t = {{0}, 0};
+    CHECK_STATUS(sv_value_json(&real, (sv_value){.real = 0.1}, put_buf, &t), SV_OK);
+    CHECK_STATUS(sv_value_json(&real, (sv_value){.real = NAN}, put_buf, &t), SV_OK);
+    CHECK_STATUS(sv_value_json(&real, (sv_value){.real = -INFINITY}, put_buf, &t), SV_OK);
+    CHECK_STATUS(sv_value_json(&count, (sv_value){.count = UINT64_MAX}, put_buf, &t), SV_OK);
+    CHECK_STATUS(sv_value_json(&text, (sv_value){.text = "a\"b\\c\n\x01\xc3\xa9"}, put_buf, &t),
+                 SV_OK);
+    CHECK(strcmp(t.s, "0.10000000000000001nullnull18446744073709551615"
+                      "\"a\\\"b\\\\c\\n\\u0001\xc3\xa9\"") == 0);
+    CHECK_STATUS(sv_value_json(NULL, (sv_value){.real = 1}, put_buf, &t), SV_EINVAL);
+
+    const sv_spec spec = {.d_k = 4, .n_q = 1, .n_k = 1, .trials = 3};
+    const sv_column *cols[2] = {sv_column_of(SV_COL_trials), sv_column_of(SV_COL_scale)};
+    const sv_row_view row = {.spec = &spec, .scale_name = "sqrt"};
+    t.len = 0;
+    CHECK_STATUS(sv_row_json(cols, 2, &row, put_buf, &t), SV_OK);
+    CHECK(strcmp(t.s, "{\"trials\":3,\"scale\":\"sqrt\"}") == 0);
+    t.len = 0;
+    CHECK_STATUS(sv_row_json(cols, 0, &row, put_buf, &t), SV_OK);
+    CHECK(strcmp(t.s, "{}") == 0);
+    cols[1] = NULL;
+    CHECK_STATUS(sv_row_json(cols, 2, &row, put_buf, &t), SV_EINVAL);
+    CHECK_STATUS(sv_row_json(cols, 1, NULL, put_buf, &t), SV_EINVAL);
+}
+
 int main(void)
 {
     test_ids_and_logits();
@@ -284,5 +332,6 @@ int main(void)
     test_getters();
     test_theory_beside_measured();
     test_theory_default();
+    test_json();
     return CHECK_DONE();
 }

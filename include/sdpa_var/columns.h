@@ -407,4 +407,30 @@ const char *sv_column_group_name(sv_column_group g, const char **doc);
  */
 int sv_column_default(const sv_column *col, const sv_spec *spec, int observed, int measured);
 
+/** Receives @p n bytes of text at @p s (not NUL-terminated): where the
+ *  JSON writers below write. */
+typedef void (*sv_text_fn)(void *ctx, const char *s, size_t n);
+
+/**
+ * Value @p v of column @p col as JSON text, to @p put (no I/O here), as
+ * `sdpa-var --format json` writes it: a real in %.17g (it reads back
+ * exactly), null where it is not finite (JSON spells no nan nor inf); a
+ * count as an integer; text as a JSON string (", \ and control bytes
+ * escaped; other bytes as they are, so UTF-8 stays UTF-8).
+ * @return SV_OK; SV_EINVAL for col or put NULL (nothing written).
+ * Thread-safe; O(length of the text).
+ */
+sv_status sv_value_json(const sv_column *col, sv_value v, sv_text_fn put, void *ctx);
+
+/**
+ * Row @p row as one JSON object, {"name":value,...} without spaces, of
+ * columns cols[0 .. n - 1] in that order (their names as keys, values as
+ * sv_value_json): a row of --format json and jsonl, the page's summary.
+ * @return SV_OK; SV_EINVAL for row or put NULL, cols NULL with n > 0, or
+ *         a NULL column (nothing written).
+ * Thread-safe; O(n).
+ */
+sv_status sv_row_json(const sv_column *const *cols, size_t n, const sv_row_view *row,
+                      sv_text_fn put, void *ctx);
+
 #endif

@@ -414,21 +414,6 @@ static int run_config(const cli_plan *plan, size_t i, cli_sink *sink, const cli_
     return ok;
 }
 
-int cli_write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n > 0) {
-        const ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return 0;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 1;
-}
-
 /* OpenBLAS's name for the kernel it chose (weak: another BLAS has none). */
 char *openblas_get_corename(void) __attribute__((weak));
 

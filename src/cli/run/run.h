@@ -16,10 +16,6 @@
  * the process dies of it: this does not return. */
 int cli_run(const cli_plan *plan);
 
-/* Writes buf[0 .. n) to fd, whole, across short writes and EINTR.
- * @return 1; 0 when a write failed (errno says why). */
-int cli_write_all(int fd, const void *buf, size_t n);
-
 /* `sdpa-var merge [--format F] FILE...` (argv[0] is "merge"): reads the
  * state files (or - for stdin), merges them (sdpa_var/state.h) and writes
  * what one run prints; without --format a table on a terminal, else CSV,

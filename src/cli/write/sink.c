@@ -224,10 +224,9 @@ size_t cli_sink_tail(const cli_sink *s, char *buf, size_t len)
     return 0;
 }
 
-/* Writes all of p[0..n) to fd; on a failure a regular file is cut back to
- * where this write started, so no part of a row is left. */
-static int write_whole(int fd, const char *p, size_t n)
+int cli_write_all(int fd, const void *buf, size_t n)
 {
+    const char *p = buf;
     struct stat st;
     const off_t at = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? lseek(fd, 0, SEEK_CUR) : -1;
     while (n > 0) {
@@ -259,7 +258,7 @@ int cli_sink_commit(cli_sink *s)
     cli_interrupt_enter_write();
     int ok = 1;
     if (n > 0) {
-        ok = write_whole(s->fd, s->buf, (size_t)n);
+        ok = cli_write_all(s->fd, s->buf, (size_t)n);
         if (!ok)
             s->write_errno = errno;
         else

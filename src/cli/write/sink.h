@@ -14,6 +14,12 @@
 #include "sdpa_var/columns.h"
 #include "writer.h"
 
+/* Writes buf[0 .. n) to fd, whole, across short writes and EINTR; on a
+ * failure a regular file is cut back to where this write started, so no
+ * part of a row (or of a state) is left. @return 1; 0 when a write failed
+ * (errno says why). */
+int cli_write_all(int fd, const void *buf, size_t n);
+
 /* Bytes the buffer holds before the row that ends there is written out. */
 #define CLI_SINK_COMMIT_BYTES 65536
 
