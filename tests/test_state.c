@@ -154,6 +154,13 @@ int main(void)
     CHECK(strcmp(sv_state_problem_str(SV_STATE_OVERLAP), "overlaps another shard") == 0);
     sv_state z;
     CHECK(sv_state_decode((const unsigned char *)"SDPAVST", 7, &z) == SV_ECORRUPT);
+    /* a run's state begun: its configurations zeroed, what computes it */
+    CHECK(sv_state_begin(&z, 2, 9) == SV_OK && z.n_configs == 2 && z.trials_total == 9);
+    CHECK(z.configs && z.configs[1].trials == NULL && z.configs[1].trial_count == 0);
+    CHECK(strcmp(z.version, SV_VERSION_STRING) == 0 && strcmp(z.isa, sv_cpu_capability()) == 0);
+    CHECK(z.blas[0] != '\0');
+    sv_state_free(&z);
+    CHECK(sv_state_begin(NULL, 2, 9) == SV_EINVAL);
     sv_state_free(&a);
     sv_state_free(&b);
     sv_state_free(&c);

@@ -100,6 +100,19 @@ typedef struct sv_state_why {
 } sv_state_why;
 
 /**
+ * Starts the state of a run (a shard) in *out: @p n_configs configurations,
+ * zeroed, for the caller to fill (sv_state_config: the runner's partial,
+ * sv_runner_take_partial, or a row shard's folds); the whole run's
+ * @p trials_total; and what computes it: this build's version, the row
+ * loops' instruction set (sv_cpu_capability) and the BLAS kernel
+ * (OpenBLAS's core name, or "unknown"), which the merge reports when
+ * shards differ in them.
+ * @return SV_OK; SV_EINVAL for out NULL; SV_ENOMEM (*out zeroed then).
+ *         Free with sv_state_free.
+ */
+sv_status sv_state_begin(sv_state *out, size_t n_configs, uint64_t trials_total);
+
+/**
  * The bytes of @p s, encoded as this header says, into buf[0 .. cap):
  * *len is set to the bytes needed whether or not they fit.
  * @return SV_OK (written); SV_ERANGE when cap < *len (nothing useful in

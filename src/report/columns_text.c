@@ -1,6 +1,6 @@
-/* Values and rows of the column table as JSON text (columns.h), written
- * to the caller's function: the CLI's --format json and jsonl and the
- * page's summary print the same bytes. */
+/* Values and rows of the column table as CSV and JSON text (columns.h),
+ * written to the caller's function: the CLI's --format csv, json and
+ * jsonl and the page's summary print the same bytes. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -96,5 +96,39 @@ sv_status sv_row_json(const sv_column *const *cols, size_t n, const sv_row_view 
         sv_value_json(cols[i], cols[i]->get(row), put, ctx);
     }
     put(ctx, "}", 1);
+    return SV_OK;
+}
+
+sv_status sv_value_csv(const sv_column *col, sv_value v, sv_text_fn put, void *ctx)
+{
+    if (!col || !put)
+        return SV_EINVAL;
+    char buf[32];
+    const char *t = v.text ? v.text : "";
+    switch (col->type) {
+    case SV_VALUE_REAL:
+        if (isnan(v.real))
+            put_str(put, ctx, "nan"); /* printf may write "-nan" */
+        else if (isinf(v.real))
+            put_str(put, ctx, v.real > 0 ? "inf" : "-inf");
+        else
+            put(ctx, buf, (size_t)snprintf(buf, sizeof buf, "%.17g", v.real));
+        break;
+    case SV_VALUE_COUNT:
+        put(ctx, buf, (size_t)snprintf(buf, sizeof buf, "%" PRIu64, v.count));
+        break;
+    default:
+        if (!t[strcspn(t, ",\"\r\n")]) {
+            put_str(put, ctx, t); /* the table's words: as they are */
+            break;
+        }
+        put(ctx, "\"", 1); /* RFC 4180: quoted, a quote doubled */
+        for (const char *q; (q = strchr(t, '"')); t = q + 1) {
+            put(ctx, t, (size_t)(q - t + 1));
+            put(ctx, "\"", 1);
+        }
+        put_str(put, ctx, t);
+        put(ctx, "\"", 1);
+    }
     return SV_OK;
 }
