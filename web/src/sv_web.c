@@ -297,8 +297,7 @@ static void put_summary(text *t, const svw_run *r)
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
-        if (!((c->flags & SV_COLUMN_ONLY_OBSERVED) && !observed) &&
-            !((c->flags & SV_COLUMN_ONLY_GRAD) && !r->spec.grad))
+        if (sv_column_exists(c, &r->spec, observed, 0))
             cols[k++] = c;
     }
     put(t, "\"summary\":");
@@ -308,7 +307,7 @@ static void put_summary(text *t, const svw_run *r)
     for (size_t i = 0; i < n; i++) {
         const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
         const sv_column *of = sv_column_partner(SV_OUTPUT_SUMMARY, c, SV_PARTNER_SD_OF);
-        if (!of || c->type != SV_VALUE_REAL || ((c->flags & SV_COLUMN_ONLY_GRAD) && !r->spec.grad))
+        if (!of || c->type != SV_VALUE_REAL || !sv_column_exists(c, &r->spec, 1, 0))
             continue;
         put(t, "%s\"%s\":", first ? "" : ",", of->name);
         first = 0;

@@ -29,34 +29,21 @@ static const char usage[] = /* the formats merge writes: cli_format_merges */
 static unsigned char *slurp(const char *path, size_t *len)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        unsigned char *b = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-        if (!b) {
-            free(buf);
-            buf = NULL;
-            errno = ENOMEM;
-        }
-        buf = b;
-        cap *= 2;
-    }
-    const int bad = buf && ferror(f);
-    const int e = errno;
-    if (f != stdin)
+    char *buf = NULL, chunk[1 << 16];
+    FILE *m = f ? open_memstream(&buf, len) : NULL;
+    for (size_t k; m && (k = fread(chunk, 1, sizeof chunk, f)) > 0;)
+        fwrite(chunk, 1, k, m);
+    int e = !f ? errno : !m ? ENOMEM : ferror(f) ? (errno ? errno : EIO) : 0;
+    if (m && fclose(m) != 0 && !e) /* the memory stream's: out of memory */
+        e = ENOMEM;
+    if (f && f != stdin)
         fclose(f);
-    if (bad) {
+    if (e) {
         free(buf);
-        errno = e ? e : EIO;
+        errno = e;
         return NULL;
     }
-    *len = n;
-    return buf;
+    return (unsigned char *)buf;
 }
 
 /* One line on stderr when shards s[0 .. n) were computed with other
@@ -213,11 +200,12 @@ static cli_format format_named(const char *v)
     return CLI_FORMAT_AUTO;
 }
 
-/* What getopt_long refused, as one line. */
-static int merge_usage_error(int c, const char *arg)
+/* What getopt_long refused (c is '?' or ':'), as one line. */
+static int merge_usage_error(int c, char **argv)
 {
-    char q[80];
-    cli_quote(q, sizeof q, arg);
+    char q[80], s[3] = {'-', (char)optopt, '\0'};
+    const char *a = optopt && !strchr("fho", optopt) ? NULL : argv[optind - 1];
+    cli_quote(q, sizeof q, a ? a : s);
     if (c == ':')
         fprintf(stderr, "%s: merge: option '%s' requires an argument\n", prog, q);
     else
@@ -246,24 +234,21 @@ int cli_merge(int argc, char **argv, int mpi)
     opterr = 0;
     optind = 0;
     /* "-": operands come back in order as 1, whatever POSIXLY_CORRECT says */
-    for (int c; (c = getopt_long(argc, argv, "-:h", longs, NULL)) != -1;) {
+    for (int c, status = -1; (c = getopt_long(argc, argv, "-:h", longs, NULL)) != -1;) {
         if (c == 1)
             files[n++] = optarg;
         else if (c == 'o')
             output = optarg;
         else if (c == 'h') {
+            printf(usage, merge_formats(err, sizeof err, "|"));
+            status = fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
+        } else if (c == 'f' && (format = format_named(optarg)) == CLI_FORMAT_AUTO)
+            status = CLI_EXIT_USAGE;
+        else if (c == '?' || c == ':')
+            status = merge_usage_error(c, argv);
+        if (status >= 0) {
             free(files);
-            char names[80];
-            printf(usage, merge_formats(names, sizeof names, "|"));
-            return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
-        } else if (c == 'f' && (format = format_named(optarg)) == CLI_FORMAT_AUTO) {
-            free(files);
-            return CLI_EXIT_USAGE;
-        } else if (c == '?' || c == ':') {
-            const char *a = optopt && !strchr("fho", optopt) ? NULL : argv[optind - 1];
-            char s[3] = {'-', (char)optopt, '\0'};
-            free(files);
-            return merge_usage_error(c, a ? a : s);
+            return status;
         }
     }
     while (optind < argc) /* after "--" */

@@ -158,16 +158,12 @@ static int merge_ranks(unsigned char *mine, const unsigned long long *lens, int 
 {
     sv_state *st = calloc((size_t)ranks, sizeof *st);
     const sv_state **sp = calloc((size_t)ranks, sizeof(const sv_state *));
-    if (!st || !sp) {
-        fprintf(stderr, "%s: mpi: out of memory\n", prog);
-        MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_RUNTIME); /* the ranks wait to send */
-    }
     int ok = 1;
     for (int r = 0; r < ranks; r++) { /* every rank's bytes received, in rank order */
         unsigned char *b = r ? malloc(lens[r]) : mine;
-        if (!b) {
+        if (!st || !sp || !b) {
             fprintf(stderr, "%s: mpi: out of memory\n", prog);
-            MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_RUNTIME);
+            MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_RUNTIME); /* the ranks wait to send */
         }
         if (r)
             MPI_Recv(b, (int)lens[r], MPI_BYTE, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -189,9 +185,7 @@ static int merge_ranks(unsigned char *mine, const unsigned long long *lens, int 
 
 int cli_mpi_run(const cli_plan *plan)
 {
-    int rank = 0, ranks = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const int rank = cli_mpi_rank(), ranks = cli_mpi_ranks();
     const char *why = unsplittable(plan, (uint64_t)ranks);
     if (why) {
         if (rank == 0)

@@ -13,12 +13,6 @@
 #include "writer.h"
 #include "fail.h"
 
-/* An sv_text_fn: ctx is the FILE. */
-static void put_file(void *ctx, const char *s, size_t n)
-{
-    fwrite(s, 1, n, ctx);
-}
-
 static int same_value(const sv_column *c, sv_value a, sv_value b)
 {
     switch (c->type) {
@@ -50,7 +44,7 @@ static int config_value(FILE *f, const cli_config *configs, size_t count, const 
     fputs(n == 1 ? "" : "[", f);
     for (size_t i = 0; i < n; i++) {
         fputs(i ? "," : "", f);
-        sv_value_json(c, seen[i], put_file, f);
+        sv_value_json(c, seen[i], cli_put_file, f);
     }
     fputs(n == 1 ? "" : "]", f);
     free(seen);
@@ -72,7 +66,7 @@ static int header(const cli_writer *s)
     if (s->observed) {
         fputs(",\"observed\":", f);
         sv_value_json(&(sv_column){.type = SV_VALUE_REAL}, (sv_value){.real = s->out->observed},
-                      put_file, f);
+                      cli_put_file, f);
     }
     if (s->out->histogram)
         fprintf(f, ",\"bins\":%zu,\"histogram_of\":\"%s\"", s->out->histogram,
@@ -94,7 +88,7 @@ void cli_json_row(cli_writer *s, const sv_row_view *row)
 {
     if (s->format == CLI_FORMAT_JSON)
         fputs(s->rows ? ",\n" : "\n", s->f);
-    sv_row_json(s->cols, s->n_cols, row, put_file, s->f);
+    sv_row_json(s->cols, s->n_cols, row, cli_put_file, s->f);
     if (s->format == CLI_FORMAT_JSONL)
         fputc('\n', s->f);
 }
