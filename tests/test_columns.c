@@ -2,6 +2,7 @@
  * summary's first columns where scripts read them, and the verdict on
  * undefined values (sv_columns_first_undefined). */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "check.h"
@@ -77,6 +78,9 @@ static void test_undefined(void)
     const sv_column *c = sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0);
     if (CHECK(c)) {
         CHECK_STR_EQ(c->name, "raw_var_ddof1");
+        CHECK_EQ(sv_column_reads(c), SV_SKIP_VARIANCE); /* left NAN by that skip */
+        CHECK(sv_columns_first_undefined_skip(SV_OUTPUT_PER_TRIAL, &v, 0, 0, SV_SKIP_VARIANCE, 0) !=
+              c);
     }
     t.raw_var_ddof1 = 1.0;
     cfg.values = 1;
@@ -90,6 +94,12 @@ static void test_undefined(void)
     c = sv_columns_first_undefined(SV_OUTPUT_PER_TRIAL, &v, 0);
     if (CHECK(c)) {
         CHECK_STR_EQ(c->name, "raw_entropy");
+        /* What a run left NAN on purpose is not looked at: the column's
+         * group, a statistic it reads skipped by the taps. */
+        CHECK_EQ(sv_columns_first_undefined_skip(SV_OUTPUT_PER_TRIAL, &v, 0, 0, 0, 0), c);
+        CHECK(sv_columns_first_undefined_skip(SV_OUTPUT_PER_TRIAL, &v, 0,
+                                              1u << SV_COLUMN_GROUP(c->flags), 0, 1) != c);
+        CHECK_EQ(sv_columns_first_undefined_skip(SV_OUTPUT_PER_TRIAL, NULL, 0, 0, 0, 0), NULL);
         /* The per-column verdict the search makes; NULLs are no verdict. */
         CHECK_EQ(sv_column_undefined(c, &v, 0), 1);
         CHECK_EQ(sv_column_undefined(c, NULL, 0), 0);
@@ -275,6 +285,65 @@ static void test_std_error(void)
     CHECK(isnan(sv_column_std_error(sv_column_of(SV_COL_raw_var), NULL)));
 }
 
+/* An sv_text_fn into a fixed buffer. */
+typedef struct text_buf {
+    char s[512];
+    size_t len;
+} text_buf;
+
+static void put_buf(void *ctx, const char *s, size_t n)
+{
+    text_buf *t = ctx;
+    CHECK(t->len + n < sizeof t->s);
+    memcpy(t->s + t->len, s, n);
+    t->len += n;
+    t->s[t->len] = '\0';
+}
+
+/* sv_value_csv, sv_value_json and sv_row_json: --format csv's and json's
+ * bytes (the golden files check whole rows): %.17g, null for nan and inf
+ * in JSON, counts as integers, strings escaped as each format requires. */
+static void test_json(void)
+{
+    const sv_column real = {.type = SV_VALUE_REAL}, count = {.type = SV_VALUE_COUNT},
+                    text = {.type = SV_VALUE_TEXT};
+    text_buf t = {{0}, 0};
+    CHECK_STATUS(sv_value_json(&real, (sv_value){.real = 0.1}, put_buf, &t), SV_OK);
+    CHECK_STATUS(sv_value_json(&real, (sv_value){.real = NAN}, put_buf, &t), SV_OK);
+    CHECK_STATUS(sv_value_json(&real, (sv_value){.real = -INFINITY}, put_buf, &t), SV_OK);
+    CHECK_STATUS(sv_value_json(&count, (sv_value){.count = UINT64_MAX}, put_buf, &t), SV_OK);
+    CHECK_STATUS(sv_value_json(&text, (sv_value){.text = "a\"b\\c\n\x01\xc3\xa9"}, put_buf, &t),
+                 SV_OK);
+    CHECK(strcmp(t.s, "0.10000000000000001nullnull18446744073709551615"
+                      "\"a\\\"b\\\\c\\n\\u0001\xc3\xa9\"") == 0);
+    CHECK_STATUS(sv_value_json(NULL, (sv_value){.real = 1}, put_buf, &t), SV_EINVAL);
+    /* CSV: nan and inf spelled as numpy reads them; text quoted only when
+     * it must be (RFC 4180) */
+    t.len = 0;
+    const sv_value csv[] = {{.real = 0.1}, {.real = NAN},    {.real = -INFINITY},
+                            {.count = 7},  {.text = "sqrt"}, {.text = "a,\"b\""}};
+    const sv_column *type[] = {&real, &real, &real, &count, &text, &text};
+    for (size_t i = 0; i < 6; i++) {
+        CHECK_STATUS(sv_value_csv(type[i], csv[i], put_buf, &t), SV_OK);
+        put_buf(&t, "|", 1);
+    }
+    CHECK(strcmp(t.s, "0.10000000000000001|nan|-inf|7|sqrt|\"a,\"\"b\"\"\"|") == 0);
+    CHECK_STATUS(sv_value_csv(&real, csv[0], NULL, &t), SV_EINVAL);
+
+    const sv_spec spec = {.d_k = 4, .n_q = 1, .n_k = 1, .trials = 3};
+    const sv_column *cols[2] = {sv_column_of(SV_COL_trials), sv_column_of(SV_COL_scale)};
+    const sv_row_view row = {.spec = &spec, .scale_name = "sqrt"};
+    t.len = 0;
+    CHECK_STATUS(sv_row_json(cols, 2, &row, put_buf, &t), SV_OK);
+    CHECK(strcmp(t.s, "{\"trials\":3,\"scale\":\"sqrt\"}") == 0);
+    t.len = 0;
+    CHECK_STATUS(sv_row_json(cols, 0, &row, put_buf, &t), SV_OK);
+    CHECK(strcmp(t.s, "{}") == 0);
+    cols[1] = NULL;
+    CHECK_STATUS(sv_row_json(cols, 2, &row, put_buf, &t), SV_EINVAL);
+    CHECK_STATUS(sv_row_json(cols, 1, NULL, put_buf, &t), SV_EINVAL);
+}
+
 int main(void)
 {
     test_ids_and_logits();
@@ -284,5 +353,23 @@ int main(void)
     test_getters();
     test_theory_beside_measured();
     test_theory_default();
+    test_json();
+    /* the SDs across trials: spread columns but the core's */
+    CHECK_EQ(sv_column_trial_sd(sv_column_of(SV_COL_raw_grad_logits_sd)), 1);
+    CHECK_EQ(sv_column_trial_sd(sv_column_of(SV_COL_raw_var_sd)), 0);
+    CHECK_EQ(sv_column_trial_sd(sv_column_of(SV_COL_raw_var)), 0);
+    CHECK_EQ(sv_column_trial_sd(NULL), 0);
+    /* which columns exist: --observed's, --grad's, the draws' */
+    const sv_spec grad = {.d_k = 4, .n_q = 1, .n_k = 1, .trials = 1, .grad = 1};
+    const sv_column *g = sv_column_of(SV_COL_raw_grad_logits_sd);
+    CHECK_EQ(sv_column_exists(g, &grad, 0, 0), 1);
+    CHECK_EQ(sv_column_exists(g, NULL, 1, 0), 0);
+    CHECK_EQ(sv_column_exists(sv_column_of(SV_COL_raw_var), NULL, 0, 1), 1);
+    CHECK_EQ(sv_column_exists(NULL, &grad, 1, 0), 0);
+    for (size_t i = 0; i < sv_columns_count(SV_OUTPUT_SUMMARY); i++) {
+        const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
+        CHECK_EQ(sv_column_exists(c, &grad, 0, 0), !(c->flags & SV_COLUMN_ONLY_OBSERVED));
+        CHECK_EQ(sv_column_exists(c, &grad, 1, 1), !(c->flags & SV_COLUMN_ONLY_DRAWS));
+    }
     return CHECK_DONE();
 }

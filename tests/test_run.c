@@ -210,6 +210,34 @@ static void test_head_row(void)
     CHECK_STATUS(sv_head_row_make(&c, NULL, &t[0], NULL, 0, NULL, 0, &row), SV_EINVAL);
 }
 
+/* A row shard in chunks of 2 trials from trial 1 = one sv_engine_run_rows
+ * of those trials, with the run's progress; rows that are no blocks are
+ * the engine's SV_EINVAL. */
+static void test_rows(void)
+{
+    sv_spec c = config(6);
+    c.n_q = SV_FOLD_ROWS + 3;
+    c.n_k = 3;
+    sv_source src;
+    CHECK_STATUS(sv_source_draw(&c, &src), SV_OK);
+    const sv_exec ex = {.threads = 1};
+    sv_spec sub = c; /* trials 1 .. 5 of the run of 6 */
+    sub.trials = 5;
+    const size_t nb = sv_rowfold_blocks(SV_FOLD_ROWS, c.n_q);
+    sv_rowfold one[5], run[5];
+    CHECK_EQ(nb, 1);
+    CHECK_STATUS(sv_engine_run_rows(&c, &src, &ex, 1, 5, SV_FOLD_ROWS, c.n_q, one), SV_OK);
+    seen s = {0};
+    const sv_run_options opt = {.first = 1, .chunk = 2, .ctx = &s, .progress = on_progress};
+    memset(run, 0xff, sizeof run);
+    CHECK_STATUS(sv_run_rows(&sub, &src, &ex, &opt, SV_FOLD_ROWS, c.n_q, run), SV_OK);
+    CHECK_MEM_EQ(run, one, sizeof one);
+    CHECK(!s.backwards);
+    CHECK_EQ(s.last_done, s.total);
+    CHECK_STATUS(sv_run_rows(&sub, &src, &ex, &opt, 1, c.n_q, run), SV_EINVAL);
+    CHECK_STATUS(sv_run_rows(&sub, &src, &ex, &opt, 0, c.n_q, NULL), SV_EINVAL);
+}
+
 int main(void)
 {
     test_same_bits();
@@ -217,5 +245,6 @@ int main(void)
     test_pool();
     test_std_error();
     test_head_row();
+    test_rows();
     return CHECK_DONE();
 }

@@ -98,21 +98,38 @@ int main(void)
     const sv_state *gap[2] = {&a, &b}, *twice[4] = {&a, &b, &c, &a}, *late[1] = {&a};
     CHECK(sv_state_merge(gap, 2, 1, &m, &why) == SV_EMISMATCH &&
           why.problem == SV_STATE_MISSING_ROWS && why.lo == 0 && why.hi == SV_FOLD_ROWS);
+    /* the line `sdpa-var merge` prints, naming the shards (and its length
+     * when cut, as snprintf) */
+    const char *const names[4] = {"a.st", "b.st", "c.st", "a2.st"};
+    char text[160];
+    CHECK(sv_state_why_text(&why, gap, names, text, sizeof text) == strlen(text));
+    CHECK(strcmp(text, "query rows 0..4095 of the trials from 0 are in no file (beside b.st)") ==
+          0);
+    CHECK(sv_state_why_text(&why, gap, names, text, 6) == 68 && strcmp(text, "query") == 0);
     CHECK(sv_state_merge(twice, 4, 1, &m, &why) == SV_EMISMATCH && why.problem == SV_STATE_OVERLAP);
+    sv_state_why_text(&why, twice, names, text, sizeof text);
+    CHECK(strcmp(text, "a2.st: overlaps a.st (trials or rows 2..3)") == 0);
     CHECK(sv_state_merge(late, 1, 1, &m, &why) == SV_EMISMATCH &&
           why.problem == SV_STATE_MISSING_TRIALS && why.hi == 2);
+    sv_state_why_text(&why, late, names, text, sizeof text);
+    CHECK(strcmp(text, "trials 0..1 are in no file (a.st starts after them)") == 0);
     CHECK(sv_state_merge(late, 1, 0, &m, &why) == SV_OK); /* a state of trials 2..3 */
     sv_state_free(&m);
     /* the last shard missing: the run has 4 trials (issue 33) */
     const sv_state *first2[2] = {&b, &c};
     CHECK(sv_state_merge(first2, 2, 1, &m, &why) == SV_EMISMATCH &&
           why.problem == SV_STATE_MISSING_TRIALS && why.lo == 2 && why.hi == 4);
+    sv_state_why_text(&why, first2, names, text, sizeof text);
+    CHECK(strcmp(text,
+                 "trials 2..3 are in no file (the run has 4 trials; a.st ends before them)") == 0);
     CHECK(sv_state_merge(first2, 2, 0, &m, &why) == SV_OK && m.trials_total == 4);
     sv_state_free(&m);
     /* a shard of a run of another trial count */
     a.trials_total = 5;
     CHECK(sv_state_merge(all, 3, 1, &m, &why) == SV_EMISMATCH &&
           why.problem == SV_STATE_OTHER_TOTAL && why.shard == 1 && why.hi == 4);
+    sv_state_why_text(&why, all, names, text, sizeof text);
+    CHECK(strcmp(text, "b.st: a shard of a run of 4 trials, a.st of 5") == 0);
     a.trials_total = 4;
     /* a range past the run's trials is no state */
     size_t len = 0;
@@ -123,13 +140,27 @@ int main(void)
     a.configs[0].spec.seed++;
     CHECK(sv_state_merge(all, 3, 1, &m, &why) == SV_EMISMATCH &&
           why.problem == SV_STATE_OTHER_SPEC);
+    sv_state_why_text(&why, all, names, text, sizeof text);
+    CHECK(strstr(text, ": another experiment than ") != NULL);
     a.configs[0].spec.seed--;
     strcpy(b.version, "0.0.1");
     CHECK(sv_state_merge(all, 3, 1, &m, &why) == SV_EMISMATCH &&
           why.problem == SV_STATE_OTHER_BUILD && why.shard == 1);
+    sv_state_why_text(&why, all, names, text, sizeof text);
+    CHECK(strncmp(text, "b.st: written by sdpa-var 0.0.1, this is ", 41) == 0);
+    why.problem = (sv_state_problem)99; /* out of range: the problem's text */
+    sv_state_why_text(&why, all, names, text, sizeof text);
+    CHECK(strcmp(text, "unknown problem") == 0);
     CHECK(strcmp(sv_state_problem_str(SV_STATE_OVERLAP), "overlaps another shard") == 0);
     sv_state z;
     CHECK(sv_state_decode((const unsigned char *)"SDPAVST", 7, &z) == SV_ECORRUPT);
+    /* a run's state begun: its configurations zeroed, what computes it */
+    CHECK(sv_state_begin(&z, 2, 9) == SV_OK && z.n_configs == 2 && z.trials_total == 9);
+    CHECK(z.configs && z.configs[1].trials == NULL && z.configs[1].trial_count == 0);
+    CHECK(strcmp(z.version, SV_VERSION_STRING) == 0 && strcmp(z.isa, sv_cpu_capability()) == 0);
+    CHECK(z.blas[0] != '\0');
+    sv_state_free(&z);
+    CHECK(sv_state_begin(NULL, 2, 9) == SV_EINVAL);
     sv_state_free(&a);
     sv_state_free(&b);
     sv_state_free(&c);

@@ -9,8 +9,9 @@
  *
  * Thread safety, every function here: pure; the column table is static
  * and read only, so any thread may call them at any time.
- * Cost, every function here: O(1), except sv_columns_first_undefined
- * and sv_column_partner, O(columns of the kind).
+ * Cost, every function here: O(1), except sv_columns_first_undefined,
+ * sv_columns_first_undefined_skip and sv_column_partner, O(columns of the
+ * kind), and the JSON writers, O(their text).
  */
 #ifndef SDPA_VAR_COLUMNS_H
 #define SDPA_VAR_COLUMNS_H
@@ -342,6 +343,40 @@ const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_vi
                                             int observed);
 
 /**
+ * Whether @p col can have a value in rows of @p spec at all: an
+ * SV_COLUMN_ONLY_OBSERVED column only with @p observed, an
+ * SV_COLUMN_ONLY_GRAD one only with spec->grad (spec NULL: no grad), an
+ * SV_COLUMN_ONLY_DRAWS one only without @p measured (Q and K loaded
+ * arrays). What a writer offers before it chooses (sv_column_default).
+ * @return 1 or 0; 0 for col NULL. Thread safety: pure, thread-safe.
+ */
+int sv_column_exists(const sv_column *col, const sv_spec *spec, int observed, int measured);
+
+/**
+ * Whether @p col shows a standard deviation across trials of a per-trial
+ * statistic (sv_summary's sd, which sv_run leaves NAN without
+ * SV_RUN_TRIAL_SD): the SV_COLUMN_SPREAD columns but the core's
+ * (raw_var_sd and scaled_var_sd come from the per-trial arrays).
+ * @return 1 or 0; 0 for col NULL. Thread safety: pure, thread-safe.
+ */
+int sv_column_trial_sd(const sv_column *col);
+
+/**
+ * sv_columns_first_undefined of a run that computed less than every
+ * column: the columns it left NAN on purpose are not looked at, those of
+ * a group in @p skip_groups (bit g for group g: the quantiles without
+ * SV_RUN_QUANTILES, the inputs when the entries were not measured), those
+ * reading a statistic in @p skip (SV_SKIP_*, sv_column_reads: the taps'
+ * skip) and, with @p no_trial_sd, the SDs across trials
+ * (sv_column_trial_sd). All 0: sv_columns_first_undefined.
+ * @return the first other column undefined in @p row, or NULL (also for
+ *         row or row->spec NULL).
+ */
+const sv_column *sv_columns_first_undefined_skip(sv_output_kind kind, const sv_row_view *row,
+                                                 int observed, unsigned skip_groups, unsigned skip,
+                                                 int no_trial_sd);
+
+/**
  * The partner @p which of column @p col among the columns of @p kind: its
  * spread across trials, its theory, its raw or scaled twin, or the column
  * it is the spread of (sv_column_partner_kind). The relation is the column
@@ -406,5 +441,42 @@ const char *sv_column_group_name(sv_column_group g, const char **doc);
  * @return 1 or 0; 0 for col or spec NULL. Thread-safe, pure.
  */
 int sv_column_default(const sv_column *col, const sv_spec *spec, int observed, int measured);
+
+/** Receives @p n bytes of text at @p s (not NUL-terminated): where the
+ *  JSON writers below write. */
+typedef void (*sv_text_fn)(void *ctx, const char *s, size_t n);
+
+/**
+ * Value @p v of column @p col as JSON text, to @p put (no I/O here), as
+ * `sdpa-var --format json` writes it: a real in %.17g (it reads back
+ * exactly), null where it is not finite (JSON spells no nan nor inf); a
+ * count as an integer; text as a JSON string (", \ and control bytes
+ * escaped; other bytes as they are, so UTF-8 stays UTF-8).
+ * @return SV_OK; SV_EINVAL for col or put NULL (nothing written).
+ * Thread-safe; O(length of the text).
+ */
+sv_status sv_value_json(const sv_column *col, sv_value v, sv_text_fn put, void *ctx);
+
+/**
+ * Value @p v of column @p col as CSV text, to @p put (no I/O here), as
+ * `sdpa-var --format csv` writes it: a real in %.17g, "nan", "inf" or
+ * "-inf" (as numpy, pandas and gnuplot read them); a count as an integer;
+ * text as it is, or quoted as RFC 4180 asks when it holds a comma, a
+ * quote or a line break.
+ * @return SV_OK; SV_EINVAL for col or put NULL (nothing written).
+ * Thread-safe; O(length of the text).
+ */
+sv_status sv_value_csv(const sv_column *col, sv_value v, sv_text_fn put, void *ctx);
+
+/**
+ * Row @p row as one JSON object, {"name":value,...} without spaces, of
+ * columns cols[0 .. n - 1] in that order (their names as keys, values as
+ * sv_value_json): a row of --format json and jsonl, the page's summary.
+ * @return SV_OK; SV_EINVAL for row or put NULL, cols NULL with n > 0, or
+ *         a NULL column (nothing written).
+ * Thread-safe; O(n).
+ */
+sv_status sv_row_json(const sv_column *const *cols, size_t n, const sv_row_view *row,
+                      sv_text_fn put, void *ctx);
 
 #endif

@@ -21,6 +21,7 @@
 #include "sdpa_var/columns.h"
 #include "sdpa_var/engine.h"
 #include "sdpa_var/partial.h"
+#include "sdpa_var/rowfold.h"
 #include "sdpa_var/source.h"
 #include "sdpa_var/spec.h"
 #include "sdpa_var/status.h"
@@ -142,6 +143,27 @@ void sv_runner_free(sv_runner *r);
  */
 sv_status sv_run(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
                  const sv_taps *taps, const sv_run_options *opt, sv_summary *out);
+
+/**
+ * A row shard's run (state.h): query rows @p row_begin .. @p row_end - 1
+ * of trials opt->first .. opt->first + spec->trials - 1, in engine calls
+ * of opt->chunk trials (sv_engine_run_rows), their folds written to
+ * folds[t nb + b] (nb = sv_rowfold_blocks(row_begin, row_end); trial
+ * opt->first + t, block b), as one sv_engine_run_rows of every trial
+ * writes them. The engine's numbering, @p src and opt->progress as
+ * sv_runner_begin's; no summary and no on_chunk (opt->want, on_chunk and
+ * keep are not read).
+ * @param opt NULL: as zeros.
+ * @return SV_OK; SV_EINVAL for a NULL argument or trials that wrap; the
+ *         errors of sv_engine_run_rows (rows not whole blocks,
+ *         SV_ECANCELED for exec's cancel flag). After an error the folds
+ *         of the trials not run are left as they were.
+ * Thread safety: re-entrant; the engine's OpenMP threads. Cost:
+ * sv_engine_run_rows's.
+ */
+sv_status sv_run_rows(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
+                      const sv_run_options *opt, size_t row_begin, size_t row_end,
+                      sv_rowfold *folds);
 
 /** A per-head or pooled row (sv_head_row_make): the view and what it points to. */
 typedef struct sv_head_row {

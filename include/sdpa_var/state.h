@@ -100,6 +100,19 @@ typedef struct sv_state_why {
 } sv_state_why;
 
 /**
+ * Starts the state of a run (a shard) in *out: @p n_configs configurations,
+ * zeroed, for the caller to fill (sv_state_config: the runner's partial,
+ * sv_runner_take_partial, or a row shard's folds); the whole run's
+ * @p trials_total; and what computes it: this build's version, the row
+ * loops' instruction set (sv_cpu_capability) and the BLAS kernel
+ * (OpenBLAS's core name, or "unknown"), which the merge reports when
+ * shards differ in them.
+ * @return SV_OK; SV_EINVAL for out NULL; SV_ENOMEM (*out zeroed then).
+ *         Free with sv_state_free.
+ */
+sv_status sv_state_begin(sv_state *out, size_t n_configs, uint64_t trials_total);
+
+/**
  * The bytes of @p s, encoded as this header says, into buf[0 .. cap):
  * *len is set to the bytes needed whether or not they fit.
  * @return SV_OK (written); SV_ERANGE when cap < *len (nothing useful in
@@ -160,6 +173,22 @@ sv_status sv_state_summary(const sv_state *s, size_t config, sv_spec *spec, sv_s
  * ...). Never NULL; static.
  */
 const char *sv_state_problem_str(sv_state_problem problem);
+
+/**
+ * Why shards do not merge, as one line (no newline) naming the shards by
+ * @p names (names[why->shard], names[why->other]: file names, ranks): what
+ * `sdpa-var merge` prints after "merge: ", e.g. "b.st: overlaps a.st
+ * (trials or rows 4..7)". A range is written lo..hi-1, in trials or query
+ * rows; a shard of another build names its version and this library's.
+ * @param shards the shards given to sv_state_merge (the build's version,
+ *        the run's trial count are read from them).
+ * @param buf, len as snprintf's (NULL and 0: only the length).
+ * @return the length of the whole line (as snprintf: > len - 1 when cut).
+ *         A problem out of range, or NULL arguments (but buf with len 0),
+ *         give sv_state_problem_str's text.
+ */
+size_t sv_state_why_text(const sv_state_why *why, const sv_state *const *shards,
+                         const char *const *names, char *buf, size_t len);
 
 /** Frees every array of @p s and zeroes it (NULL or zeroed: no-op). */
 void sv_state_free(sv_state *s);

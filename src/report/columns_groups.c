@@ -174,6 +174,31 @@ const sv_column *sv_columns_first_undefined(sv_output_kind kind, const sv_row_vi
     return NULL;
 }
 
+int sv_column_exists(const sv_column *col, const sv_spec *spec, int observed, int measured)
+{
+    return col && (!(col->flags & SV_COLUMN_ONLY_OBSERVED) || observed) &&
+           (!(col->flags & SV_COLUMN_ONLY_GRAD) || (spec && spec->grad)) &&
+           (!(col->flags & SV_COLUMN_ONLY_DRAWS) || !measured);
+}
+
+int sv_column_trial_sd(const sv_column *col)
+{
+    return col && (col->flags & SV_COLUMN_SPREAD) && SV_COLUMN_GROUP(col->flags) != SV_GROUP_CORE;
+}
+
+const sv_column *sv_columns_first_undefined_skip(sv_output_kind kind, const sv_row_view *row,
+                                                 int observed, unsigned skip_groups, unsigned skip,
+                                                 int no_trial_sd)
+{
+    for (size_t i = 0; row && i < sv_columns_count(kind); i++) {
+        const sv_column *c = sv_columns_get(kind, i);
+        if (!(skip_groups >> SV_COLUMN_GROUP(c->flags) & 1u) && !(sv_column_reads(c) & skip) &&
+            !(no_trial_sd && sv_column_trial_sd(c)) && sv_column_undefined(c, row, observed))
+            return c;
+    }
+    return NULL;
+}
+
 const char *sv_column_reduce_name(sv_column_reduce r)
 {
     static const char *const names[SV_COLUMN_REDUCES] = {

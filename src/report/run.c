@@ -192,6 +192,34 @@ sv_status sv_run(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
     return st;
 }
 
+sv_status sv_run_rows(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
+                      const sv_run_options *opt, size_t row_begin, size_t row_end,
+                      sv_rowfold *folds)
+{
+    const sv_run_options none = {.observed = NAN};
+    const sv_run_options *o = opt ? opt : &none;
+    if (!spec || !src || !exec || !folds || spec->trials > UINT64_MAX - o->first)
+        return SV_EINVAL;
+    /* A runner without a partial: its progress is the same fraction. */
+    sv_runner r = {.spec = *spec, .engine = *spec, .exec = *exec, .opt = *o};
+    r.engine.trials = o->first + spec->trials;
+    if (o->progress) {
+        r.exec.progress = run_progress;
+        r.exec.progress_ctx = &r;
+    }
+    const uint64_t chunk = o->chunk ? o->chunk : UINT64_MAX;
+    const size_t nb = sv_rowfold_blocks(row_begin, row_end);
+    sv_status st = SV_OK;
+    while (st == SV_OK && r.done < spec->trials) {
+        const uint64_t left = spec->trials - r.done;
+        r.step_count = chunk < left ? chunk : left;
+        st = sv_engine_run_rows(&r.engine, src, &r.exec, o->first + r.done, r.step_count, row_begin,
+                                row_end, folds + r.done * nb);
+        r.done += r.step_count;
+    }
+    return st;
+}
+
 sv_status sv_head_row_make(const sv_spec *spec, const char *scale_name, const sv_trial_stats *stats,
                            const sv_head *head, uint64_t trial, const sv_summary *pooled,
                            int masked, sv_head_row *out)

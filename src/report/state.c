@@ -6,10 +6,13 @@
 #include <assert.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "partial_impl.h"
+#include "sdpa_var/cpu.h"
 #include "sdpa_var/version.h"
 
 static const unsigned char magic[8] = {'S', 'D', 'P', 'A', 'V', 'S', 'T', 0};
@@ -204,4 +207,27 @@ sv_status sv_state_encode(const sv_state *s, unsigned char *buf, size_t cap, siz
         return SV_ERANGE;
     *len = w.at;
     return buf && cap >= w.at ? SV_OK : SV_ERANGE;
+}
+
+/* OpenBLAS's name for the kernel it chose (weak: another BLAS, or none,
+ * has no such function). */
+char *openblas_get_corename(void) __attribute__((weak));
+
+sv_status sv_state_begin(sv_state *out, size_t n_configs, uint64_t trials_total)
+{
+    if (!out)
+        return SV_EINVAL;
+    *out = (sv_state){.n_configs = n_configs, .trials_total = trials_total};
+    out->configs = n_configs ? sv__calloc(n_configs, sizeof *out->configs) : NULL;
+    if (n_configs && !out->configs) {
+        out->n_configs = 0;
+        return SV_ENOMEM;
+    }
+    snprintf(out->version, sizeof out->version, "%s", SV_VERSION_STRING);
+    /* What computed it: shards of other kernels merge within the
+     * cross-machine tolerance, not to the bit (sv_state_merge). */
+    snprintf(out->isa, sizeof out->isa, "%s", sv_cpu_capability());
+    const char *core = openblas_get_corename ? openblas_get_corename() : NULL;
+    snprintf(out->blas, sizeof out->blas, "%s", core && *core ? core : "unknown");
+    return SV_OK;
 }

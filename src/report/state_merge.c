@@ -5,6 +5,7 @@
 #include "sdpa_var/state.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,4 +264,50 @@ const char *sv_state_problem_str(sv_state_problem problem)
         return "a shard of a run of another trial count";
     }
     return "unknown problem";
+}
+
+size_t sv_state_why_text(const sv_state_why *why, const sv_state *const *shards,
+                         const char *const *names, char *buf, size_t len)
+{
+    if (!buf)
+        len = 0;
+    const sv_state_problem p = why ? why->problem : SV_STATE_FINE;
+    if (!why || !shards || !names || p == SV_STATE_FINE || p > SV_STATE_OTHER_TOTAL)
+        return (size_t)snprintf(buf, len, "%s", sv_state_problem_str(p));
+    const char *f = names[why->shard], *o = names[why->other];
+    const unsigned long long lo = why->lo, hi = why->hi;
+    int n = 0;
+    switch (p) {
+    case SV_STATE_OTHER_BUILD:
+        n = snprintf(buf, len, "%s: written by sdpa-var %s, this is %s", f,
+                     shards[why->shard]->version, SV_VERSION_STRING);
+        break;
+    case SV_STATE_OTHER_SPEC:
+        n = snprintf(buf, len,
+                     "%s: another experiment than %s (spec, seed, scale or configurations differ)",
+                     f, o);
+        break;
+    case SV_STATE_OVERLAP: /* lo and hi as the merge found them: either order */
+        n = snprintf(buf, len, "%s: overlaps %s (trials or rows %llu..%llu)", f, o,
+                     lo < hi ? lo : hi, (lo < hi ? hi : lo) - 1);
+        break;
+    case SV_STATE_MISSING_TRIALS:
+        if (hi == shards[0]->trials_total && lo > 0) /* the last shard */
+            n = snprintf(buf, len,
+                         "trials %llu..%llu are in no file (the run has %llu trials; %s ends "
+                         "before them)",
+                         lo, hi - 1, hi, f);
+        else
+            n = snprintf(buf, len, "trials %llu..%llu are in no file (%s starts after them)", lo,
+                         hi - 1, f);
+        break;
+    case SV_STATE_OTHER_TOTAL:
+        n = snprintf(buf, len, "%s: a shard of a run of %llu trials, %s of %llu", f, hi, o, lo);
+        break;
+    default: /* SV_STATE_MISSING_ROWS */
+        n = snprintf(buf, len,
+                     "query rows %llu..%llu of the trials from %llu are in no file (beside %s)", lo,
+                     hi - 1, (unsigned long long)why->trial, f);
+    }
+    return n < 0 ? 0 : (size_t)n;
 }

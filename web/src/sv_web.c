@@ -274,6 +274,12 @@ SVW_EXPORT double svw_rows(svw_run *r, double row_end)
     return (double)nb;
 }
 
+/* An sv_text_fn: ctx is the text. */
+static void put_bytes(void *ctx, const char *s, size_t n)
+{
+    put(ctx, "%.*s", (int)n, s);
+}
+
 /* The summary row: every column of the table by name, as --format json
  * writes it; and "se": the standard error of the mean over trials of
  * every column with a spread column (its SV_PARTNER_SD_OF), as the CLI's
@@ -287,29 +293,21 @@ static void put_summary(text *t, const svw_run *r)
                            .summary = &r->summary};
     const int observed = !isnan(r->observed);
     const size_t n = sv_columns_count(SV_OUTPUT_SUMMARY);
-    put(t, "\"summary\":{");
+    const sv_column *cols[SV_COLUMN_IDS]; /* the summary's: some of every column */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
+        if (sv_column_exists(c, &r->spec, observed, 0))
+            cols[k++] = c;
+    }
+    put(t, "\"summary\":");
+    (void)sv_row_json(cols, k, &v, put_bytes, t); /* arguments set: SV_OK */
+    put(t, ",\"se\":{");
     int first = 1;
     for (size_t i = 0; i < n; i++) {
         const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
-        if (((c->flags & SV_COLUMN_ONLY_OBSERVED) && !observed) ||
-            ((c->flags & SV_COLUMN_ONLY_GRAD) && !r->spec.grad))
-            continue;
-        const sv_value x = c->get(&v);
-        put(t, "%s\"%s\":", first ? "" : ",", c->name);
-        first = 0;
-        if (c->type == SV_VALUE_REAL)
-            put_real(t, x.real);
-        else if (c->type == SV_VALUE_COUNT)
-            put(t, "%" PRIu64, x.count);
-        else
-            put(t, "\"%s\"", x.text); /* words of [a-z0-9._-]: nothing to escape */
-    }
-    put(t, "},\"se\":{");
-    first = 1;
-    for (size_t i = 0; i < n; i++) {
-        const sv_column *c = sv_columns_get(SV_OUTPUT_SUMMARY, i);
         const sv_column *of = sv_column_partner(SV_OUTPUT_SUMMARY, c, SV_PARTNER_SD_OF);
-        if (!of || c->type != SV_VALUE_REAL || ((c->flags & SV_COLUMN_ONLY_GRAD) && !r->spec.grad))
+        if (!of || c->type != SV_VALUE_REAL || !sv_column_exists(c, &r->spec, 1, 0))
             continue;
         put(t, "%s\"%s\":", first ? "" : ",", of->name);
         first = 0;

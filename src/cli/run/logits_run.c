@@ -64,12 +64,25 @@ static int file_rows(const char *path, rows *r, char *err, size_t errlen)
     return ok;
 }
 
-/* logn needs ln n > 0: a row of one key is an error; and the file's rows
- * times their multipliers stay finite (the command line's are checked by
- * validate.c). Message on stderr. */
-static int rows_ok(const cli_options *opt, const rows *r, size_t given)
+/* The rows against the rest, once the file's are read: --upstream has a
+ * value a key of every row; logn needs ln n > 0 (a row of one key is an
+ * error); the file's rows times their multipliers stay finite (the
+ * command line's are checked by validate.c); gnuplot has a panel for
+ * each. Message on stderr. *max_n: the longest row. */
+static int rows_fit(const cli_options *opt, cli_format format, const rows *r, size_t given,
+                    size_t *max_n)
 {
     char err[256], name[64];
+    for (size_t i = 0; i < r->count; i++) {
+        *max_n = r->n[i] > *max_n ? r->n[i] : *max_n;
+        if (opt->n_upstream && r->n[i] != opt->n_upstream) {
+            fprintf(stderr,
+                    "%s: --upstream: %zu values, but row %zu of --logits-file has %zu keys "
+                    "(one value a key)\n",
+                    prog, opt->n_upstream, i - given, r->n[i]);
+            return 0;
+        }
+    }
     for (size_t k = 0; k < opt->n_logit_scale; k++)
         for (size_t i = 0; i < r->count; i++) {
             if (!(cli_logits_row_scale(&opt->logit_scale[k], r->n[i]) > 0.0)) {
@@ -84,27 +97,6 @@ static int rows_ok(const cli_options *opt, const rows *r, size_t given)
                 return 0;
             }
         }
-    return 1;
-}
-
-/* The rows against the rest, once the file's are read: --upstream has a
- * value a key of every row, the rows' scaled logits are bounded
- * (rows_ok), and gnuplot has a panel for each. *max_n: the longest row. */
-static int rows_fit(const cli_options *opt, cli_format format, const rows *r, size_t given,
-                    size_t *max_n)
-{
-    for (size_t i = 0; i < r->count; i++) {
-        *max_n = r->n[i] > *max_n ? r->n[i] : *max_n;
-        if (opt->n_upstream && r->n[i] != opt->n_upstream) {
-            fprintf(stderr,
-                    "%s: --upstream: %zu values, but row %zu of --logits-file has %zu keys "
-                    "(one value a key)\n",
-                    prog, opt->n_upstream, i - given, r->n[i]);
-            return 0;
-        }
-    }
-    if (!rows_ok(opt, r, given))
-        return 0;
     if (format == CLI_FORMAT_GNUPLOT && r->count > CLI_LOGITS_PLOT_ROWS) {
         fprintf(stderr, "%s: --format gnuplot draws at most %d rows, a panel each (got %zu)\n",
                 prog, CLI_LOGITS_PLOT_ROWS, r->count);

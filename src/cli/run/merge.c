@@ -29,82 +29,27 @@ static const char usage[] = /* the formats merge writes: cli_format_merges */
 static unsigned char *slurp(const char *path, size_t *len)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        unsigned char *b = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-        if (!b) {
-            free(buf);
-            buf = NULL;
-            errno = ENOMEM;
-        }
-        buf = b;
-        cap *= 2;
-    }
-    const int bad = buf && ferror(f);
-    const int e = errno;
-    if (f != stdin)
+    char *buf = NULL, chunk[1 << 16];
+    FILE *m = f ? open_memstream(&buf, len) : NULL;
+    for (size_t k; m && (k = fread(chunk, 1, sizeof chunk, f)) > 0;)
+        fwrite(chunk, 1, k, m);
+    int e = !f ? errno : !m ? ENOMEM : ferror(f) ? (errno ? errno : EIO) : 0;
+    if (m && fclose(m) != 0 && !e) /* the memory stream's: out of memory */
+        e = ENOMEM;
+    if (f && f != stdin)
         fclose(f);
-    if (bad) {
+    if (e) {
         free(buf);
-        errno = e ? e : EIO;
+        errno = e;
         return NULL;
     }
-    *len = n;
-    return buf;
+    return (unsigned char *)buf;
 }
 
-/* One line naming the files a failed merge blames. */
-static void say_why(const sv_state_why *w, char **files, const sv_state *const *s)
-{
-    const char *f = files[w->shard], *o = files[w->other];
-    const unsigned long long lo = w->lo, hi = w->hi;
-    switch (w->problem) {
-    case SV_STATE_OTHER_BUILD:
-        fprintf(stderr, "%s: merge: %s: written by sdpa-var %s, this is %s\n", prog, f,
-                s[w->shard]->version, SV_VERSION_STRING);
-        break;
-    case SV_STATE_OTHER_SPEC:
-        fprintf(stderr,
-                "%s: merge: %s: another experiment than %s (spec, seed, scale or "
-                "configurations differ)\n",
-                prog, f, o);
-        break;
-    case SV_STATE_OVERLAP:
-        fprintf(stderr, "%s: merge: %s: overlaps %s (trials or rows %llu..%llu)\n", prog, f, o,
-                lo < hi ? lo : hi, (lo < hi ? hi : lo) - 1);
-        break;
-    case SV_STATE_MISSING_TRIALS:
-        if (hi == s[0]->trials_total && lo > 0) /* the last shard */
-            fprintf(stderr,
-                    "%s: merge: trials %llu..%llu are in no file (the run has %llu trials; %s "
-                    "ends before them)\n",
-                    prog, lo, hi - 1, hi, f);
-        else
-            fprintf(stderr, "%s: merge: trials %llu..%llu are in no file (%s starts after them)\n",
-                    prog, lo, hi - 1, f);
-        break;
-    case SV_STATE_OTHER_TOTAL:
-        fprintf(stderr, "%s: merge: %s: a shard of a run of %llu trials, %s of %llu\n", prog, f, hi,
-                o, lo);
-        break;
-    case SV_STATE_MISSING_ROWS:
-        fprintf(stderr,
-                "%s: merge: query rows %llu..%llu of the trials from %llu are in no file "
-                "(beside %s)\n",
-                prog, lo, hi - 1, (unsigned long long)w->trial, f);
-        break;
-    default:
-        fprintf(stderr, "%s: merge: %s\n", prog, sv_state_problem_str(w->problem));
-    }
-}
-
-void cli_merge_note_kernels(const sv_state *const *s, size_t n, char *const *files)
+/* One line on stderr when shards s[0 .. n) were computed with other
+ * instruction sets or BLAS kernels (named by files[], or ranks when
+ * NULL): their merge holds within the cross-machine tolerance only. */
+static void note_kernels(const sv_state *const *s, size_t n, char *const *files)
 {
     for (size_t i = 1; i < n; i++)
         if (strcmp(s[i]->isa, s[0]->isa) != 0 || strcmp(s[i]->blas, s[0]->blas) != 0) {
@@ -118,21 +63,25 @@ void cli_merge_note_kernels(const sv_state *const *s, size_t n, char *const *fil
         }
 }
 
-/* The merged state written in @p format, through the run's sinks. */
-int cli_merge_write(const sv_state *m, cli_format format)
+int cli_state_write(const sv_state *m, const char *who)
 {
-    if (format == CLI_FORMAT_STATE) {
-        size_t len = 0;
-        unsigned char *buf = NULL;
-        int ok = sv_state_encode(m, NULL, 0, &len) == SV_ERANGE && (buf = malloc(len)) &&
-                 sv_state_encode(m, buf, len, &len) == SV_OK;
-        if (!ok)
-            fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(SV_ENOMEM));
-        else if (!(ok = cli_write_all(STDOUT_FILENO, buf, len)))
-            fprintf(stderr, "%s: error writing %s: %s\n", prog, cli_output_name(), strerror(errno));
-        free(buf);
-        return ok;
-    }
+    size_t len = 0;
+    unsigned char *buf = NULL;
+    int ok = sv_state_encode(m, NULL, 0, &len) == SV_ERANGE && (buf = malloc(len)) &&
+             sv_state_encode(m, buf, len, &len) == SV_OK;
+    if (!ok)
+        fprintf(stderr, "%s: %s%s\n", prog, who, sv_status_str(SV_ENOMEM));
+    else if (!(ok = cli_write_all(STDOUT_FILENO, buf, len)))
+        fprintf(stderr, "%s: error writing %s: %s\n", prog, cli_output_name(), strerror(errno));
+    free(buf);
+    return ok;
+}
+
+/* The merged state written in @p format, through the run's sinks. */
+static int merge_write(const sv_state *m, cli_format format)
+{
+    if (format == CLI_FORMAT_STATE)
+        return cli_state_write(m, "merge: ");
     cli_config *cfg = calloc(m->n_configs, sizeof *cfg);
     sv_summary *sum = calloc(m->n_configs, sizeof *sum);
     int ok = cfg && sum;
@@ -172,6 +121,26 @@ int cli_merge_write(const sv_state *m, cli_format format)
     return ok;
 }
 
+int cli_merge_states(const sv_state *const *sp, size_t n, cli_format format, char *const *files,
+                     const char *who)
+{
+    sv_state m;
+    sv_state_why why;
+    const sv_status s = sv_state_merge(sp, n, format != CLI_FORMAT_STATE, &m, &why);
+    char line[512];
+    if (s == SV_EMISMATCH && files) {
+        sv_state_why_text(&why, sp, (const char *const *)files, line, sizeof line);
+        fprintf(stderr, "%s: merge: %s\n", prog, line);
+    } else if (s != SV_OK)
+        fprintf(stderr, "%s: %s: %s\n", prog, who, sv_status_str(s));
+    else
+        note_kernels(sp, n, files);
+    const int ok = s == SV_OK && merge_write(&m, format);
+    if (s == SV_OK)
+        sv_state_free(&m);
+    return ok;
+}
+
 /* Reads and decodes every file; the merge; the output. */
 static int merge_files(char **files, size_t n, cli_format format)
 {
@@ -200,20 +169,7 @@ static int merge_files(char **files, size_t n, cli_format format)
         ok = ok && s == SV_OK;
         sp[i] = &st[i];
     }
-    sv_state m;
-    sv_state_why why;
-    if (ok) {
-        const sv_status s = sv_state_merge(sp, n, format != CLI_FORMAT_STATE, &m, &why);
-        if (s == SV_EMISMATCH)
-            say_why(&why, files, sp);
-        else if (s != SV_OK)
-            fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(s));
-        else
-            cli_merge_note_kernels(sp, n, files);
-        ok = s == SV_OK && cli_merge_write(&m, format);
-        if (s == SV_OK)
-            sv_state_free(&m);
-    }
+    ok = ok && cli_merge_states(sp, n, format, files, "merge");
     for (size_t i = 0; st && i < n; i++)
         sv_state_free(&st[i]);
     free(st);
@@ -244,11 +200,12 @@ static cli_format format_named(const char *v)
     return CLI_FORMAT_AUTO;
 }
 
-/* What getopt_long refused, as one line. */
-static int merge_usage_error(int c, const char *arg)
+/* What getopt_long refused (c is '?' or ':'), as one line. */
+static int merge_usage_error(int c, char **argv)
 {
-    char q[80];
-    cli_quote(q, sizeof q, arg);
+    char q[80], s[3] = {'-', (char)optopt, '\0'};
+    const char *a = optopt && !strchr("fho", optopt) ? NULL : argv[optind - 1];
+    cli_quote(q, sizeof q, a ? a : s);
     if (c == ':')
         fprintf(stderr, "%s: merge: option '%s' requires an argument\n", prog, q);
     else
@@ -277,24 +234,21 @@ int cli_merge(int argc, char **argv, int mpi)
     opterr = 0;
     optind = 0;
     /* "-": operands come back in order as 1, whatever POSIXLY_CORRECT says */
-    for (int c; (c = getopt_long(argc, argv, "-:h", longs, NULL)) != -1;) {
+    for (int c, status = -1; (c = getopt_long(argc, argv, "-:h", longs, NULL)) != -1;) {
         if (c == 1)
             files[n++] = optarg;
         else if (c == 'o')
             output = optarg;
         else if (c == 'h') {
+            printf(usage, merge_formats(err, sizeof err, "|"));
+            status = fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
+        } else if (c == 'f' && (format = format_named(optarg)) == CLI_FORMAT_AUTO)
+            status = CLI_EXIT_USAGE;
+        else if (c == '?' || c == ':')
+            status = merge_usage_error(c, argv);
+        if (status >= 0) {
             free(files);
-            char names[80];
-            printf(usage, merge_formats(names, sizeof names, "|"));
-            return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
-        } else if (c == 'f' && (format = format_named(optarg)) == CLI_FORMAT_AUTO) {
-            free(files);
-            return CLI_EXIT_USAGE;
-        } else if (c == '?' || c == ':') {
-            const char *a = optopt && !strchr("fho", optopt) ? NULL : argv[optind - 1];
-            char s[3] = {'-', (char)optopt, '\0'};
-            free(files);
-            return merge_usage_error(c, a ? a : s);
+            return status;
         }
     }
     while (optind < argc) /* after "--" */

@@ -158,16 +158,12 @@ static int merge_ranks(unsigned char *mine, const unsigned long long *lens, int 
 {
     sv_state *st = calloc((size_t)ranks, sizeof *st);
     const sv_state **sp = calloc((size_t)ranks, sizeof(const sv_state *));
-    if (!st || !sp) {
-        fprintf(stderr, "%s: mpi: out of memory\n", prog);
-        MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_RUNTIME); /* the ranks wait to send */
-    }
     int ok = 1;
     for (int r = 0; r < ranks; r++) { /* every rank's bytes received, in rank order */
         unsigned char *b = r ? malloc(lens[r]) : mine;
-        if (!b) {
+        if (!st || !sp || !b) {
             fprintf(stderr, "%s: mpi: out of memory\n", prog);
-            MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_RUNTIME);
+            MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_RUNTIME); /* the ranks wait to send */
         }
         if (r)
             MPI_Recv(b, (int)lens[r], MPI_BYTE, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -176,18 +172,9 @@ static int merge_ranks(unsigned char *mine, const unsigned long long *lens, int 
         if (r)
             free(b);
     }
-    sv_state m;
-    sv_state_why why;
-    if (ok) {
-        const sv_status s = sv_state_merge(sp, (size_t)ranks, format != CLI_FORMAT_STATE, &m, &why);
-        if (s == SV_OK)
-            cli_merge_note_kernels(sp, (size_t)ranks, NULL);
-        ok = s == SV_OK && cli_merge_write(&m, format);
-        if (s == SV_OK)
-            sv_state_free(&m);
-        else
-            fprintf(stderr, "%s: mpi: merge: %s\n", prog, sv_status_str(s));
-    } else
+    if (ok)
+        ok = cli_merge_states(sp, (size_t)ranks, format, NULL, "mpi: merge");
+    else
         fprintf(stderr, "%s: mpi: a rank's state did not arrive whole\n", prog);
     for (int r = 0; r < ranks; r++)
         sv_state_free(&st[r]);
@@ -198,9 +185,7 @@ static int merge_ranks(unsigned char *mine, const unsigned long long *lens, int 
 
 int cli_mpi_run(const cli_plan *plan)
 {
-    int rank = 0, ranks = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const int rank = cli_mpi_rank(), ranks = cli_mpi_ranks();
     const char *why = unsplittable(plan, (uint64_t)ranks);
     if (why) {
         if (rank == 0)

@@ -41,10 +41,7 @@ void cli_progress_show(void *ctx, uint64_t done, uint64_t total)
     const double t = cli_progress_now();
     if (t - pl->start < CLI_PROGRESS_AFTER || t - pl->last < 0.25 || done == 0)
         return;
-    /* The fraction of this configuration, then of the sweep. */
-    const double frac =
-        ((double)pl->t0 + (double)pl->chunk * (double)done / (double)total) / (double)pl->trials;
-    const double sweep = pl->before + frac * pl->current;
+    const double sweep = pl->before + (double)done / (double)total * pl->current;
     const double left = cli_progress_left(t - pl->start, sweep, pl->total);
     if (isnan(left))
         return;

@@ -34,11 +34,10 @@ double cli_progress_left(double elapsed, double done, double total);
 #define CLI_PROGRESS_AFTER 0.5
 
 typedef struct cli_progress {
-    double start, last;         /* times (seconds, monotonic) */
-    double total;               /* the work of every configuration */
-    double before;              /* the work of the configurations finished */
-    double current;             /* the work of the configuration that runs */
-    uint64_t t0, chunk, trials; /* the trials of the current engine call */
+    double start, last; /* times (seconds, monotonic) */
+    double total;       /* the work of every configuration */
+    double before;      /* the work of the configurations finished */
+    double current;     /* the work of the configuration that runs */
     size_t index, count, d_k;
     int shown;
 } cli_progress;
@@ -46,7 +45,8 @@ typedef struct cli_progress {
 /* Seconds on the monotonic clock. */
 double cli_progress_now(void);
 
-/* An sv_progress_fn: ctx is a cli_progress. */
+/* An sv_progress_fn: ctx is a cli_progress, done / total the fraction of
+ * the configuration that runs (the run driver's, run.h). */
 void cli_progress_show(void *ctx, uint64_t done, uint64_t total);
 
 /* Erases the line if it is shown. */

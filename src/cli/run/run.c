@@ -54,7 +54,7 @@ typedef struct config_run {
     size_t rows[2];         /* --q-rows, else [0, n_q) */
     sv_state_config *state; /* --format state: filled here, else NULL */
     unsigned skipped;       /* bit g: group g's statistics not computed, as none is shown */
-    int no_trial_sd;        /* the SDs across trials not computed (cli_column_trial_sd) */
+    int no_trial_sd;        /* the SDs across trials not computed (sv_column_trial_sd) */
 } config_run;
 
 static void free_run(config_run *r)
@@ -66,29 +66,14 @@ static void free_run(config_run *r)
 }
 
 /* A nan where the column table says the value must be defined is no true
- * answer (an overflow, a bug): say which and where, and stop. */
-/* sv_columns_first_undefined, but for what the run left NAN as nothing
- * shows it: the groups in r->skipped (bit g: group g), the SDs across
- * trials with r->no_trial_sd, the columns reading r->taps.skip. */
-static const sv_column *first_undefined(const cli_sink *s, const config_run *r,
-                                        const sv_row_view *v)
-{
-    if (!r->skipped && !r->no_trial_sd && !r->taps.skip)
-        return sv_columns_first_undefined(s->w.kind, v, s->w.observed);
-    for (size_t i = 0; i < sv_columns_count(s->w.kind); i++) {
-        const sv_column *c = sv_columns_get(s->w.kind, i);
-        if (!(r->skipped >> SV_COLUMN_GROUP(c->flags) & 1u) &&
-            !(sv_column_reads(c) & r->taps.skip) && !(r->no_trial_sd && cli_column_trial_sd(c)) &&
-            sv_column_undefined(c, v, s->w.observed))
-            return c;
-    }
-    return NULL;
-}
-
+ * answer (an overflow, a bug): say which and where, and stop. What the run
+ * left NAN as nothing shows it (r->skipped, r->taps.skip, r->no_trial_sd)
+ * is not looked at. */
 static int undefined(const cli_sink *s, const config_run *r, const sv_row_view *v,
                      const char *where)
 {
-    const sv_column *c = first_undefined(s, r, v);
+    const sv_column *c = sv_columns_first_undefined_skip(s->w.kind, v, s->w.observed, r->skipped,
+                                                         r->taps.skip, r->no_trial_sd);
     if (!c)
         return 0;
     say("%s is nan at d_k=%zu scale=%s dist=%s%s, which is not a true answer", c->name,
@@ -96,10 +81,15 @@ static int undefined(const cli_sink *s, const config_run *r, const sv_row_view *
     return 1;
 }
 
-/* Hands one row to the sink; says so when it cannot (out of memory).
- * Stops (0, said by cli_run) at a failed write or a caught signal. */
-static int emit(cli_sink *s, const sv_row_view *v)
+/* Pass 0 checks row @p v (0 when it is not defined there, said); pass 1
+ * hands it to the sink, saying so when it cannot (out of memory). Rows
+ * are checked a batch before any is written. Stops (0, said by cli_run)
+ * at a failed write or a caught signal. */
+static int emit(cli_sink *s, const config_run *r, const sv_row_view *v, const char *where, int pass)
 {
+    if (pass == 0)
+        return !undefined(s, r, v, where);
+    cli_progress_erase(the_progress);
     if (!cli_sink_row(s, v)) {
         say("%s", sv_status_str(SV_ENOMEM));
         return 0;
@@ -139,7 +129,7 @@ static int alloc_taps(config_run *r, const cli_output *out)
 /* Writes one chunk of per-trial rows (trials first .. first + count - 1),
  * after checking all of them. */
 static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64_t count,
-                        const sv_trial_stats *chunk, cli_progress *pl)
+                        const sv_trial_stats *chunk)
 {
     char where[48];
     sv_row_view v = {.spec = &r->spec, .scale_name = r->scale_name};
@@ -148,13 +138,8 @@ static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64
             v.stats = &chunk[t];
             v.trial = first + t;
             snprintf(where, sizeof where, " trial=%llu", (unsigned long long)v.trial);
-            if (pass == 0 && undefined(s, r, &v, where))
+            if (!emit(s, r, &v, where, pass))
                 return 0;
-            if (pass == 1) {
-                cli_progress_erase(pl);
-                if (!emit(s, &v))
-                    return 0;
-            }
         }
     return 1;
 }
@@ -162,27 +147,23 @@ static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64
 /* One per-head row (head NULL: the pooled row, stats the summary's mean),
  * checked, then written. */
 static int head_row(cli_sink *s, const config_run *r, const sv_trial_stats *stats,
-                    const sv_head *head, uint64_t trial, int pass, cli_progress *pl)
+                    const sv_head *head, uint64_t trial, int pass)
 {
     sv_head_row row;
     (void)sv_head_row_make(&r->spec, r->scale_name, stats, head, trial, &r->summary,
                            r->arrays && r->arrays->mask.data, &row); /* arguments set: SV_OK */
-    const sv_row_view v = row.view;
     char where[80];
     if (head)
         snprintf(where, sizeof where, " batch=%zu head=%zu", head->batch, head->head);
     else
         snprintf(where, sizeof where, " (pooled)");
-    if (pass == 0)
-        return !undefined(s, r, &v, where);
-    cli_progress_erase(pl);
-    return emit(s, &v);
+    return emit(s, r, &row.view, where, pass);
 }
 
 /* Writes one chunk of per-head rows (trials first .. first + count - 1:
  * (batch, head) by sv_strided_head), after checking all of them. */
 static int write_heads(cli_sink *s, const config_run *r, uint64_t first, uint64_t count,
-                       const sv_trial_stats *chunk, cli_progress *pl)
+                       const sv_trial_stats *chunk)
 {
     for (int pass = 0; pass < 2; pass++)
         for (uint64_t t = 0; t < count; t++) {
@@ -192,35 +173,10 @@ static int write_heads(cli_sink *s, const config_run *r, uint64_t first, uint64_
                 say("trial %llu: no such head", trial);
                 return 0;
             }
-            if (!head_row(s, r, &chunk[t], &h, first + t, pass, pl))
+            if (!head_row(s, r, &chunk[t], &h, first + t, pass))
                 return 0;
         }
     return 1;
-}
-
-/* A row shard's trials in chunks: their folds into the state. */
-static sv_status run_rows(config_run *r, const sv_spec *es, const sv_source *src, cli_progress *pl)
-{
-    const uint64_t trials = r->spec.trials, chunk = cli_budget_chunk(trials);
-    const size_t nb = sv_rowfold_blocks(r->rows[0], r->rows[1]);
-    sv_rowfold *f = calloc((size_t)trials * nb, sizeof *f); /* validated: far below SIZE_MAX */
-    if (!f)
-        return SV_ENOMEM;
-    sv_status st = SV_OK;
-    for (uint64_t t0 = 0; st == SV_OK && t0 < trials; t0 += chunk) {
-        const uint64_t n = trials - t0 < chunk ? trials - t0 : chunk;
-        pl->t0 = t0;
-        pl->chunk = n;
-        pl->trials = trials;
-        st = sv_engine_run_rows(es, src, &r->exec, r->first + t0, n, r->rows[0], r->rows[1],
-                                f + t0 * nb);
-    }
-    if (st != SV_OK) {
-        free(f);
-        return st;
-    }
-    r->state->folds = f;
-    return SV_OK;
 }
 
 /* The rows of one chunk (sv_run_chunk_fn): per-trial or per-head rows go
@@ -229,7 +185,6 @@ typedef struct chunk_ctx {
     cli_sink *s;
     const config_run *r;
     const cli_output *out;
-    cli_progress *pl;
     int ok; /* 0: a row was not written (said, or a caught signal) */
 } chunk_ctx;
 
@@ -239,22 +194,23 @@ static int on_chunk(void *ctx, uint64_t first, uint64_t count, const sv_trial_st
     if (!c->s)
         return 0;
     if (c->s->w.kind == SV_OUTPUT_PER_TRIAL)
-        c->ok = write_trials(c->s, c->r, first, count, t, c->pl);
+        c->ok = write_trials(c->s, c->r, first, count, t);
     if (c->s->w.kind == SV_OUTPUT_PER_HEAD && c->out->pool != SV_POOL_ALL)
-        c->ok = write_heads(c->s, c->r, first - c->r->first, count, t, c->pl);
+        c->ok = write_heads(c->s, c->r, first - c->r->first, count, t);
     return !c->ok;
 }
 
 /* The run's progress (the fraction of its trials) on the progress line. */
 static void on_progress(void *ctx, uint64_t done, uint64_t total)
 {
-    cli_progress_show(((chunk_ctx *)ctx)->pl, done, total);
+    (void)ctx;
+    cli_progress_show(the_progress, done, total);
 }
 
 /* Runs the trials of one configuration in chunks (sv_run), the rows of
  * each written as it ends, into the summary (or the state's partial).
  * The engine's spec counts the trials before --first-trial too. */
-static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_progress *pl)
+static int run_trials(config_run *r, cli_sink *s, const cli_output *out)
 {
     const uint64_t trials = r->spec.trials, first = r->first;
     sv_spec es = r->spec;
@@ -264,15 +220,11 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
     /* Entries of Q and K that no column shows are not measured (a state
      * keeps every statistic: it has no sink). Measured heads always are:
      * their plug-in theory is made of those moments. */
-    if (s && !r->arrays && !cli_sink_shows_group(s, SV_GROUP_INPUTS)) {
-        src.measure_entries = 0;
-        r->skipped |= 1u << SV_GROUP_INPUTS;
-    }
-    if (s && !cli_sink_shows_group(s, SV_GROUP_QUANTILES))
-        r->skipped |= 1u << SV_GROUP_QUANTILES;
-    /* Nor the per-trial statistics that no column reads. */
-    r->taps.skip = s ? SV_SKIP_ALL & ~cli_sink_reads(s) : 0;
-    r->no_trial_sd = s && !cli_sink_shows_trial_sd(s);
+    unsigned unshown = 0;
+    if (s) /* nor the per-trial statistics that no column reads */
+        cli_sink_unshown(s, &unshown, &r->no_trial_sd, &r->taps.skip);
+    r->skipped = unshown & (1u << SV_GROUP_QUANTILES | (r->arrays ? 0u : 1u << SV_GROUP_INPUTS));
+    src.measure_entries = src.measure_entries && !(r->skipped >> SV_GROUP_INPUTS & 1u);
     if (st == SV_OK && r->state) {
         *r->state = (sv_state_config){.spec = r->spec,
                                       .observed = out->observed,
@@ -283,16 +235,8 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
         snprintf(r->state->scale_name, sizeof r->state->scale_name, "%s", r->scale_name);
         if (r->rows[0] == r->rows[1]) /* rows of larger n_q only: none of this one */
             return 1;
-        if (r->rows[0] != 0 || r->rows[1] != r->spec.n_q) {
-            st = run_rows(r, &es, &src, pl);
-            if (st != SV_OK)
-                say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
-            return st == SV_OK;
-        }
     }
-    pl->t0 = 0; /* the driver reports the fraction of the whole run */
-    pl->chunk = pl->trials = 1;
-    chunk_ctx c = {.s = s, .r = r, .out = out, .pl = pl, .ok = 1};
+    chunk_ctx c = {.s = s, .r = r, .out = out, .ok = 1};
     /* A slice of trials has per-trial rows only (shards.c): no summary. */
     const sv_run_options opt = {.first = first,
                                 .want =
@@ -303,10 +247,23 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
                                 .on_chunk = on_chunk,
                                 .ctx = &c,
                                 .progress = r->exec.progress ? on_progress : NULL};
+    const uint64_t chunk = cli_budget_chunk(trials);
+    if (st == SV_OK && r->state && (r->rows[0] != 0 || r->rows[1] != r->spec.n_q)) {
+        /* a row shard: its folds (validated: far below SIZE_MAX) */
+        const size_t nb = sv_rowfold_blocks(r->rows[0], r->rows[1]);
+        r->state->folds = calloc((size_t)trials * nb, sizeof(sv_rowfold));
+        const sv_run_options rows = {
+            .first = first, .chunk = chunk, .ctx = &c, .progress = opt.progress};
+        st = r->state->folds ? sv_run_rows(&r->spec, &src, &r->exec, &rows, r->rows[0], r->rows[1],
+                                           r->state->folds)
+                             : SV_ENOMEM;
+        if (st != SV_OK)
+            say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
+        return st == SV_OK;
+    }
     sv_runner *run = NULL;
     if (st == SV_OK)
         st = sv_runner_begin(&r->spec, &src, &r->exec, &r->taps, &opt, &run);
-    const uint64_t chunk = cli_budget_chunk(trials);
     uint64_t done = 0;
     while (st == SV_OK && done < trials)
         st = sv_runner_step(run, chunk, &done);
@@ -322,31 +279,21 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out, cli_pro
 
 /* The rows a finished configuration writes (per-trial rows went out with
  * their chunks), each checked before any is written. */
-static int write_config(cli_sink *s, const config_run *r, const cli_output *out, cli_progress *pl)
+static int write_config(cli_sink *s, const config_run *r, const cli_output *out)
 {
     sv_row_view v = {.spec = &r->spec, .scale_name = r->scale_name};
     switch (s->w.kind) {
     case SV_OUTPUT_SUMMARY:
         v.stats = &r->summary.mean;
         v.summary = &r->summary;
-        if (undefined(s, r, &v, ""))
-            return 0;
-        cli_progress_erase(pl);
-        if (!emit(s, &v))
-            return 0;
-        return 1;
+        return emit(s, r, &v, "", 0) && emit(s, r, &v, "", 1);
     case SV_OUTPUT_PER_ROW:
         for (int pass = 0; pass < 2; pass++)
             for (size_t i = 0; i < r->spec.n_q; i++) {
                 v.row = i;
                 v.row_sums = r->row_sums + i * SV_ROW_FIELDS;
-                if (pass == 0 && undefined(s, r, &v, " (per row)"))
+                if (!emit(s, r, &v, " (per row)", pass))
                     return 0;
-                if (pass == 1) {
-                    cli_progress_erase(pl);
-                    if (!emit(s, &v))
-                        return 0;
-                }
             }
         return 1;
     case SV_OUTPUT_HISTOGRAM: {
@@ -356,25 +303,22 @@ static int write_config(cli_sink *s, const config_run *r, const cli_output *out,
             return 0;
         const double lo = out->weight_histogram ? 0.0 : r->taps.hist_lo;
         const double hi = out->weight_histogram ? 1.0 : r->taps.hist_hi;
-        cli_progress_erase(pl);
         if (!out->weight_histogram && (h[b] || h[2 * b + 1]))
-            fprintf(stderr,
-                    "%s: --histogram: %llu raw and %llu scaled scores fell outside "
-                    "the bins (beyond 6 sd)\n",
-                    prog, (unsigned long long)h[b], (unsigned long long)h[2 * b + 1]);
+            say("--histogram: %llu raw and %llu scaled scores fell outside the bins (beyond 6 sd)",
+                (unsigned long long)h[b], (unsigned long long)h[2 * b + 1]);
         for (size_t i = 0; i < b; i++) {
             v.bin_lo = lo + (hi - lo) * (double)i / (double)b;
             v.bin_hi = lo + (hi - lo) * (double)(i + 1) / (double)b;
             v.bin_count[0] = h[i];
             v.bin_count[1] = h[b + 1 + i];
-            if (!emit(s, &v))
+            if (!emit(s, r, &v, "", 1)) /* counts: defined */
                 return 0;
         }
         return 1;
     }
     case SV_OUTPUT_PER_HEAD:
-        return out->pool == SV_POOL_NONE || (head_row(s, r, &r->summary.mean, NULL, 0, 0, pl) &&
-                                             head_row(s, r, &r->summary.mean, NULL, 0, 1, pl));
+        return out->pool == SV_POOL_NONE || (head_row(s, r, &r->summary.mean, NULL, 0, 0) &&
+                                             head_row(s, r, &r->summary.mean, NULL, 0, 1));
     default:
         return 1;
     }
@@ -425,44 +369,20 @@ static int run_config(const cli_plan *plan, size_t i, cli_sink *sink, const cli_
         say("d_k=%zu: %s", r.spec.d_k, sv_status_str(SV_ENOMEM));
         ok = 0;
     } else if (state)
-        ok = run_trials(&r, sink, &plan->out, pl);
+        ok = run_trials(&r, sink, &plan->out);
     else
-        ok = run_trials(&r, sink, &plan->out, pl) && write_config(sink, &r, &plan->out, pl) &&
+        ok = run_trials(&r, sink, &plan->out) && write_config(sink, &r, &plan->out) &&
              cli_sink_commit(sink) && (i > 0 || empty_rows_note(&r));
     free_run(&r);
     pl->before += pl->current;
     return ok;
 }
 
-int cli_write_all(int fd, const void *buf, size_t n)
+/* Runs every configuration in turn (into states[i], or NULL: through the
+ * sink), under the run's budget and progress line; stops at the first
+ * failure or a caught signal. */
+static int run_configs(const cli_plan *plan, cli_sink *sink, sv_state_config *states)
 {
-    const char *p = buf;
-    while (n > 0) {
-        const ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return 0;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 1;
-}
-
-/* OpenBLAS's name for the kernel it chose (weak: another BLAS has none). */
-char *openblas_get_corename(void) __attribute__((weak));
-
-int cli_run_state_into(const cli_plan *plan, sv_state *st)
-{
-    *st = (sv_state){.n_configs = plan->count,
-                     .configs = calloc(plan->count, sizeof(sv_state_config)),
-                     .trials_total = plan->trials_total};
-    snprintf(st->version, sizeof st->version, "%s", SV_VERSION_STRING);
-    /* What computed it: shards of other kernels merge within the
-     * cross-machine tolerance, not to the bit (merge.c says so). */
-    snprintf(st->isa, sizeof st->isa, "%s", sv_cpu_capability());
-    const char *core = openblas_get_corename ? openblas_get_corename() : NULL;
-    snprintf(st->blas, sizeof st->blas, "%s", core && *core ? core : "unknown");
     cli_budget budget;
     cli_budget_begin(&budget, plan);
     cli_progress pl = {.start = cli_progress_now(), .count = plan->count};
@@ -470,14 +390,20 @@ int cli_run_state_into(const cli_plan *plan, sv_state *st)
         pl.total += cli_progress_work(&plan->configs[i].spec);
     the_progress = &pl;
     const int progress = !plan->quiet && isatty(STDERR_FILENO);
-    int ok = st->configs != NULL;
-    if (!ok)
-        say("%s", sv_status_str(SV_ENOMEM));
-    for (size_t i = 0; ok && i < plan->count; i++)
-        ok = run_config(plan, i, NULL, &budget, &pl, progress, &st->configs[i]);
+    int ok = 1;
+    for (size_t i = 0; ok && i < plan->count && !cli_interrupt_pending(); i++)
+        ok = run_config(plan, i, sink, &budget, &pl, progress, states ? &states[i] : NULL);
     cli_progress_erase(&pl);
     the_progress = NULL;
     return ok;
+}
+
+int cli_run_state_into(const cli_plan *plan, sv_state *st)
+{
+    const sv_status s = sv_state_begin(st, plan->count, plan->trials_total);
+    if (s != SV_OK)
+        say("%s", sv_status_str(s));
+    return s == SV_OK && run_configs(plan, NULL, st->configs);
 }
 
 /* --format state: every configuration run, then their state in one
@@ -485,19 +411,7 @@ int cli_run_state_into(const cli_plan *plan, sv_state *st)
 static int run_state(const cli_plan *plan)
 {
     sv_state st;
-    int ok = cli_run_state_into(plan, &st);
-    size_t len = 0;
-    unsigned char *buf = NULL;
-    if (ok && sv_state_encode(&st, NULL, 0, &len) == SV_ERANGE && (buf = malloc(len)) &&
-        sv_state_encode(&st, buf, len, &len) == SV_OK) {
-        ok = cli_write_all(STDOUT_FILENO, buf, len);
-        if (!ok)
-            say("error writing %s: %s", cli_output_name(), strerror(errno));
-    } else if (ok) {
-        say("%s", sv_status_str(SV_ENOMEM));
-        ok = 0;
-    }
-    free(buf);
+    const int ok = cli_run_state_into(plan, &st) && cli_state_write(&st, "");
     sv_state_free(&st);
     return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
 }
@@ -506,31 +420,18 @@ int cli_run(const cli_plan *plan)
 {
     if (plan->out.format == CLI_FORMAT_STATE)
         return run_state(plan);
-    const size_t count = plan->count;
     cli_sink sink;
     if (!cli_sink_begin(&sink, STDOUT_FILENO, plan)) {
         say("%s", sv_status_str(SV_ENOMEM));
         return CLI_EXIT_RUNTIME;
     }
-    cli_budget budget;
-    cli_budget_begin(&budget, plan);
-    cli_progress pl = {.start = cli_progress_now(), .count = count};
-    for (size_t i = 0; i < count; i++) {
-        pl.total += cli_progress_work(&plan->configs[i].spec);
-    }
-    the_progress = &pl;
-    const int progress = !plan->quiet && isatty(STDERR_FILENO);
     cli_interrupt_begin();
-    int ok = 1;
-    for (size_t i = 0; ok && i < count && !cli_interrupt_pending(); i++)
-        ok = run_config(plan, i, &sink, &budget, &pl, progress, NULL);
-    cli_progress_erase(&pl);
+    int ok = run_configs(plan, &sink, NULL);
     ok = ok && !cli_interrupt_pending() && cli_sink_end(&sink);
     if (!ok && sink.w.f)
         cli_sink_abort(&sink); /* the rows before, whole; JSON closed */
     const int sig = cli_interrupt_pending(), err = sink.write_errno;
     cli_interrupt_end();
-    the_progress = NULL;
     if (sig)
         cli_interrupt_die(sig);
     if (err)

@@ -16,10 +16,6 @@
  * the process dies of it: this does not return. */
 int cli_run(const cli_plan *plan);
 
-/* Writes buf[0 .. n) to fd, whole, across short writes and EINTR.
- * @return 1; 0 when a write failed (errno says why). */
-int cli_write_all(int fd, const void *buf, size_t n);
-
 /* `sdpa-var merge [--format F] FILE...` (argv[0] is "merge"): reads the
  * state files (or - for stdin), merges them (sdpa_var/state.h) and writes
  * what one run prints; without --format a table on a terminal, else CSV,
@@ -32,13 +28,16 @@ int cli_merge(int argc, char **argv, int mpi);
  * after one line on stderr. */
 int cli_run_state_into(const cli_plan *plan, sv_state *st);
 
-/* Writes merged state @p m to stdout in @p format, as `sdpa-var merge`
- * does. @return 1; 0 after one line on stderr. */
-int cli_merge_write(const sv_state *m, cli_format format);
+/* Writes state @p m to stdout, whole (encoded: state.h). @return 1; 0
+ * after one line on stderr, @p who ("merge: " or "") before an
+ * allocation's failure. */
+int cli_state_write(const sv_state *m, const char *who);
 
-/* One line on stderr when shards s[0 .. n) were computed with other
- * instruction sets or BLAS kernels (named by files[], or ranks when
- * NULL): their merge holds within the cross-machine tolerance only. */
-void cli_merge_note_kernels(const sv_state *const *s, size_t n, char *const *files);
+/* Merges shards sp[0 .. n) (sv_state_merge; named by files[], or NULL:
+ * ranks) and writes the result to stdout in @p format, as `sdpa-var
+ * merge` does; a note when their kernels differ. @return 1; 0 after one
+ * line on stderr, @p who ("merge", "mpi: merge") before a status. */
+int cli_merge_states(const sv_state *const *sp, size_t n, cli_format format, char *const *files,
+                     const char *who);
 
 #endif

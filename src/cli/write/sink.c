@@ -11,15 +11,6 @@
 #include "interrupt.h"
 #include "sink.h"
 
-/* Whether column c can be in this sink's rows at all (the --observed pair
- * only with --observed, --grad's only with it, no draw columns for files). */
-static int exists(const cli_sink *s, const sv_column *c)
-{
-    return (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || s->w.observed) &&
-           (!(c->flags & SV_COLUMN_ONLY_GRAD) || (s->w.count > 0 && s->w.configs[0].spec.grad)) &&
-           (!(c->flags & SV_COLUMN_ONLY_DRAWS) || !s->files);
-}
-
 /* The one rule for which columns the rows have without a --columns list of
  * names: every column with --columns all; else the default columns of any
  * configuration of the run (sv_column_default: the core and the options in
@@ -27,7 +18,7 @@ static int exists(const cli_sink *s, const sv_column *c)
 static int has(const cli_sink *s, const sv_column *c)
 {
     const cli_output *out = s->w.out;
-    if (!exists(s, c))
+    if (!sv_column_exists(c, s->w.count ? &s->w.configs[0].spec : NULL, s->w.observed, s->files))
         return 0;
     if (out->columns_all || s->w.format == CLI_FORMAT_GNUPLOT || /* every column: the template's */
         (out->column_groups >> SV_COLUMN_GROUP(c->flags) & 1u))
@@ -75,28 +66,20 @@ int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
             if (has(s, c) && (!sorted || config == !pass))
                 s->w.cols[s->w.n_cols++] = c;
         }
-    s->w.f = open_memstream(&s->buf, &s->buf_size);
-    if (!s->w.f) {
-        free(s->w.cols);
-        return 0;
-    }
+    /* The table views keep each configuration's summary (entries). */
     const int tables =
         format == CLI_FORMAT_TABLE || format == CLI_FORMAT_MARKDOWN || format == CLI_FORMAT_LATEX;
-    if (tables && (s->w.kind == SV_OUTPUT_SUMMARY || s->w.kind == SV_OUTPUT_PER_TRIAL)) {
+    const int keep = tables && (s->w.kind == SV_OUTPUT_SUMMARY || s->w.kind == SV_OUTPUT_PER_TRIAL);
+    s->w.f = open_memstream(&s->buf, &s->buf_size);
+    if (s->w.f && keep)
         s->w.entries = calloc(count, sizeof *s->w.entries);
-        if (!s->w.entries) {
-            fclose(s->w.f);
-            free(s->buf);
-            free(s->w.cols);
-            return 0;
-        }
-    }
-    return 1;
-}
-
-int cli_column_trial_sd(const sv_column *c)
-{
-    return (c->flags & SV_COLUMN_SPREAD) && SV_COLUMN_GROUP(c->flags) != SV_GROUP_CORE;
+    if (s->w.f && (s->w.entries || !keep))
+        return 1;
+    if (s->w.f)
+        fclose(s->w.f);
+    free(s->buf);
+    free(s->w.cols);
+    return 0;
 }
 
 /* Whether the sink's format writes the columns s->w lists (CSV and JSON);
@@ -113,47 +96,20 @@ static const sv_column *written(const cli_sink *s, size_t i)
     return i < s->w.n_cols ? s->w.cols[i] : s->w.config_cols[i - s->w.n_cols];
 }
 
-/* Whether a column written may satisfy is: 1 for the table views. */
-static int shows(const cli_sink *s, int (*is)(const sv_column *, sv_column_group),
-                 sv_column_group g)
+void cli_sink_unshown(const cli_sink *s, unsigned *groups, int *trial_sd, unsigned *skip)
 {
-    if (!lists_columns(s))
-        return 1;
-    for (size_t i = 0; i < s->w.n_cols + s->w.n_config_cols; i++)
-        if (is(written(s, i), g))
-            return 1;
-    return 0;
-}
-
-static int in_group(const sv_column *c, sv_column_group g)
-{
-    return SV_COLUMN_GROUP(c->flags) == g;
-}
-
-static int trial_sd(const sv_column *c, sv_column_group g)
-{
-    (void)g;
-    return cli_column_trial_sd(c);
-}
-
-int cli_sink_shows_group(const cli_sink *s, sv_column_group g)
-{
-    return shows(s, in_group, g);
-}
-
-unsigned cli_sink_reads(const cli_sink *s)
-{
-    if (!lists_columns(s))
-        return SV_SKIP_ALL;
-    unsigned reads = 0;
-    for (size_t i = 0; i < s->w.n_cols + s->w.n_config_cols; i++)
-        reads |= sv_column_reads(written(s, i));
-    return reads;
-}
-
-int cli_sink_shows_trial_sd(const cli_sink *s)
-{
-    return shows(s, trial_sd, SV_GROUP_CORE);
+    unsigned shown = 0, reads = 0;
+    int sd = 0;
+    for (size_t i = 0; i < s->w.n_cols + s->w.n_config_cols; i++) {
+        const sv_column *c = written(s, i);
+        shown |= 1u << SV_COLUMN_GROUP(c->flags);
+        reads |= sv_column_reads(c);
+        sd |= sv_column_trial_sd(c);
+    }
+    const int lists = lists_columns(s);
+    *groups = lists ? ~shown : 0;
+    *trial_sd = lists && !sd;
+    *skip = lists ? SV_SKIP_ALL & ~reads : 0;
 }
 
 /* What comes before the first row, written with it: a run that fails in
@@ -221,10 +177,9 @@ size_t cli_sink_tail(const cli_sink *s, char *buf, size_t len)
     return 0;
 }
 
-/* Writes all of p[0..n) to fd; on a failure a regular file is cut back to
- * where this write started, so no part of a row is left. */
-static int write_whole(int fd, const char *p, size_t n)
+int cli_write_all(int fd, const void *buf, size_t n)
 {
+    const char *p = buf;
     struct stat st;
     const off_t at = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? lseek(fd, 0, SEEK_CUR) : -1;
     while (n > 0) {
@@ -256,7 +211,7 @@ int cli_sink_commit(cli_sink *s)
     cli_interrupt_enter_write();
     int ok = 1;
     if (n > 0) {
-        ok = write_whole(s->fd, s->buf, (size_t)n);
+        ok = cli_write_all(s->fd, s->buf, (size_t)n);
         if (!ok)
             s->write_errno = errno;
         else
@@ -287,20 +242,24 @@ static void sink_free(cli_sink *s)
     s->w.entries = NULL;
 }
 
+/* The text that ends the output (cli_sink_tail), into the buffer. */
+static void put_tail(cli_sink *s)
+{
+    char tail[1024];
+    fwrite(tail, 1, cli_sink_tail(s, tail, sizeof tail), s->w.f);
+}
+
 int cli_sink_end(cli_sink *s)
 {
     start(s); /* a run always has rows; this only keeps the pairing */
-    if (s->w.format == CLI_FORMAT_TABLE) {
+    if (s->w.format == CLI_FORMAT_TABLE)
         cli_table_end(&s->w);
-    } else if (s->w.format == CLI_FORMAT_GNUPLOT) {
+    else if (s->w.format == CLI_FORMAT_GNUPLOT)
         cli_gnuplot_end(&s->w);
-    } else if (s->w.format == CLI_FORMAT_MARKDOWN || s->w.format == CLI_FORMAT_LATEX) {
+    else if (s->w.format == CLI_FORMAT_MARKDOWN || s->w.format == CLI_FORMAT_LATEX)
         cli_slides_end(&s->w);
-    } else {
-        char tail[1024];
-        const size_t len = cli_sink_tail(s, tail, sizeof tail);
-        fwrite(tail, 1, len, s->w.f);
-    }
+    else
+        put_tail(s);
     const int ok = cli_sink_commit(s);
     sink_free(s);
     return ok;
@@ -310,9 +269,7 @@ void cli_sink_abort(cli_sink *s)
 {
     rewind(s->w.f); /* what is not committed is dropped */
     if (s->committed && !s->write_errno) {
-        char tail[1024];
-        const size_t len = cli_sink_tail(s, tail, sizeof tail);
-        fwrite(tail, 1, len, s->w.f);
+        put_tail(s);
         cli_sink_commit(s);
     }
     sink_free(s);

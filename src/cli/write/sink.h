@@ -14,6 +14,12 @@
 #include "sdpa_var/columns.h"
 #include "writer.h"
 
+/* Writes buf[0 .. n) to fd, whole, across short writes and EINTR; on a
+ * failure a regular file is cut back to where this write started, so no
+ * part of a row (or of a state) is left. @return 1; 0 when a write failed
+ * (errno says why). */
+int cli_write_all(int fd, const void *buf, size_t n);
+
 /* Bytes the buffer holds before the row that ends there is written out. */
 #define CLI_SINK_COMMIT_BYTES 65536
 
@@ -35,25 +41,13 @@ typedef struct cli_sink {
  * of memory. */
 int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan);
 
-/* Whether some row written may show a column of group @p g (sv_column_group):
- * 1 but for CSV and JSON, whose columns are known, when none is of that
- * group; the run then need not compute what only that group shows (the
- * entries of Q and K for "inputs", the quantiles for "quantiles"). */
-int cli_sink_shows_group(const cli_sink *s, sv_column_group g);
-
-/* Whether column @p c shows a standard deviation across trials of a
- * per-trial statistic (sv_summary's sd, from sv_partial_sd): the spread
- * columns, but for the core's raw_var_sd and scaled_var_sd (sv_summary's
- * raw and scaled, from the per-trial arrays). */
-int cli_column_trial_sd(const sv_column *c);
-
-/* Whether some row written may show such a column (as cli_sink_shows_group). */
-int cli_sink_shows_trial_sd(const cli_sink *s);
-
-/* The SV_SKIP_* groups some column written reads (sv_column_reads), so
- * the run computes only those: every group for the table views, which
- * choose their rows themselves. */
-unsigned cli_sink_reads(const cli_sink *s);
+/* What no row written shows, which the run need not compute: bit g of
+ * *groups for group g (sv_column_group: the entries of Q and K for
+ * "inputs", the quantiles for "quantiles"); *trial_sd for the SDs across
+ * trials (sv_column_trial_sd); *skip the SV_SKIP_* groups no column reads
+ * (sv_column_reads). Nothing (0) but for CSV and JSON, whose columns are
+ * known: the table views choose their rows themselves. */
+void cli_sink_unshown(const cli_sink *s, unsigned *groups, int *trial_sd, unsigned *skip);
 
 /* Formats one row of the sink's kind, whole, into the buffer. 0 when out
  * of memory. */

@@ -46,6 +46,9 @@ typedef struct cli_writer {
     size_t n_config_cols;
 } cli_writer;
 
+/* An sv_text_fn (columns.h) writing to the FILE ctx. */
+void cli_put_file(void *ctx, const char *s, size_t n);
+
 /* Per format: CSV and JSON stream; the table buffers summaries. */
 void cli_csv_header(cli_writer *s);
 void cli_csv_row(cli_writer *s, const sv_row_view *row);
