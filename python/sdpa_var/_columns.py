@@ -10,10 +10,18 @@ class Column:
     its values of several parts combine (reduce: sv_column_reduce_name's
     word, "mean", "max", "first", ...)."""
 
-    def __init__(self, name, unit, vtype, flags, need, get, reduce):
-        self.name, self.unit, self.type = name, unit, vtype
-        self.flags, self.need, self.reduce = flags, need, reduce
-        self._get = get
+    def __init__(self, ptr, reduce):
+        c = ptr.contents
+        self.name, self.unit, self.type = c.name.decode(), c.unit.decode(), c.type
+        self.flags, self.need, self.reduce = c.flags, c.need, reduce
+        self._ptr, self._get = ptr, c.get
+
+    def exists(self, spec, observed, measured):
+        """Whether this column has a value in rows of @p spec at all (with
+        an @p observed variance; of @p measured arrays rather than random
+        draws): the library's rule (sv_column_exists), the CLI's."""
+        return bool(L.lib.sv_column_exists(self._ptr, ctypes.byref(spec), int(observed),
+                                           int(measured)))
 
     def value(self, view):
         v = self._get(ctypes.byref(view))
@@ -28,10 +36,9 @@ def table(kind):
     """Every column of output kind @p kind, in output order."""
     out = []
     for i in range(L.lib.sv_columns_count(kind)):
-        c = L.lib.sv_columns_get(kind, i).contents
-        reduce = L.lib.sv_column_reduce_name(c.reduce)
-        out.append(Column(c.name.decode(), c.unit.decode(), c.type, c.flags, c.need, c.get,
-                          reduce.decode() if reduce else "none"))
+        c = L.lib.sv_columns_get(kind, i)
+        reduce = L.lib.sv_column_reduce_name(c.contents.reduce)
+        out.append(Column(c, reduce.decode() if reduce else "none"))
     return out
 
 

@@ -244,17 +244,15 @@ def _mask(mask):
     return _arrays.as_array(mask, "mask", allow_bool=True)
 
 
-def spec_of(qd, kd, scale, causal, window, ddof=0, d_v=None):
-    """The resolved sv_spec of caller arrays of dims @p qd (batch, heads_q,
-    n_q, d_k) and @p kd (batch, heads_kv, n_k, d_k), as stats() runs them;
-    also the spec of the monitor's torch backend (_device.py), so that the
-    columns it reports read the same spec. Raises ValueError naming the
-    argument."""
-    spec = L.sv_spec()
-    spec.d_k, spec.n_q, spec.n_k = qd[3], qd[2], kd[2]
-    spec.trials = qd[0] * qd[1]
-    if causal and qd[2] != kd[2]:
-        raise ValueError("causal: needs n_q = n_k, got %d and %d" % (qd[2], kd[2]))
+def spec_of(spec, scale, causal, window, ddof=0):
+    """@p spec, an sv_spec whose sizes (d_k, n_q, n_k, trials, values,
+    d_v) are set, with stats()' keywords set and resolved, as stats() runs
+    caller arrays. The sizes come from the library (sv_strided_sizes) for
+    stats(), from the tensors for the monitor's torch backend (_device.py),
+    so that the columns it reports read the same spec. Raises ValueError
+    naming the argument."""
+    if causal and spec.n_q != spec.n_k:
+        raise ValueError("causal: needs n_q = n_k, got %d and %d" % (spec.n_q, spec.n_k))
     # the keywords that are the library's parameters, read by it (param.h)
     _params.set_value(spec, "causal", causal, "causal")  # as random(): 2 and "no" refused
     if window is not None:
@@ -262,8 +260,6 @@ def spec_of(qd, kd, scale, causal, window, ddof=0, d_v=None):
     _params.set_value(spec, "ddof", ddof, "ddof")
     if scale is not None:
         spec.scale = positive(scale)
-    if d_v is not None:
-        spec.values, spec.d_v = 1, d_v
     _params.resolve(spec, {"d_k": "q", "n_q": "q", "n_k": "k", "d_v": "v", "trials": "q"})
     return spec
 
@@ -301,10 +297,12 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
                                                       POOLS[-1]))
     exe = exec_options(threads)
     arrays, owners, qd, kd = _prepare(q, k, v, layout, mask)
-    spec = spec_of(qd, kd, scale, causal, window, ddof,
-                   _arrays.dims(arrays.v)[3] if v is not None else None)
-    src = ctypes.create_string_buffer(L.SOURCE_BYTES)
-    st = L.lib.sv_source_strided(ctypes.byref(arrays), src)
+    spec = L.sv_spec()  # d_k, n_q, n_k, trials, d_v: the library reads them off the arrays
+    st = L.lib.sv_strided_sizes(ctypes.byref(arrays), ctypes.byref(spec))
+    if st == L.SV_OK:
+        spec = spec_of(spec, scale, causal, window, ddof)
+        src = ctypes.create_string_buffer(L.SOURCE_BYTES)
+        st = L.lib.sv_source_strided(ctypes.byref(arrays), src)
     if st != L.SV_OK:
         _refused(arrays, None, st)
         fail(st, "q, k")
@@ -314,8 +312,7 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
         _refused(arrays, spec, st)
         fail(st, "q, k")
     del owners  # the engine is done with the memory
-    return collect(spec, trials, qd, _arrays.dims(arrays.k)[1], bool(arrays.mask.data), scale,
-                   pool)
+    return collect(spec, trials, qd[:2], kd[1], bool(arrays.mask.data), scale, pool)
 
 
 # sv_value (columns.h) as a numpy record: one call fills every trial's
@@ -323,7 +320,7 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
 _VALUE = np.dtype([("real", np.float64), ("count", np.uint64), ("text", np.uintp)])
 
 
-def _per_head(spec, trials, qd, heads_kv, masked, scale_name, cols):
+def _per_head(spec, trials, shape, heads_kv, masked, scale_name, cols):
     """(values, config) of the per-head rows: every column (but batch and
     head) as an array of shape (batch, heads_q), the config text columns
     (scale) once. The numeric columns from sv_per_head_values in one call;
@@ -331,7 +328,6 @@ def _per_head(spec, trials, qd, heads_kv, masked, scale_name, cols):
     sv_strided_head maps it; the text columns of trial 0's row view.
     @p masked: a data mask was applied (theory columns NaN)."""
     n = spec.trials
-    shape = (qd[0], qd[1])
     table = [c.name for c in _columns.per_head()]
     assert _VALUE.itemsize == ctypes.sizeof(L.sv_value)
     rec = np.empty((len(table), n), dtype=_VALUE)
@@ -346,8 +342,8 @@ def _per_head(spec, trials, qd, heads_kv, masked, scale_name, cols):
         if c.type == L.SV_VALUE_TEXT and c.flags & L.SV_COLUMN_CONFIG:
             config[c.name] = c.value(view)  # the same in every row: scale
         elif c.name == "kv_head":  # an index, "all" only when pooled
-            h = np.arange(n, dtype=np.int64) % qd[1]
-            values[c.name] = (h // (qd[1] // heads_kv)).reshape(shape)
+            h = np.arange(n, dtype=np.int64) % shape[1]
+            values[c.name] = (h // (shape[1] // heads_kv)).reshape(shape)
         elif c.type == L.SV_VALUE_TEXT:
             raise AssertionError("per-head text column %r has no rule" % c.name)
         else:
@@ -356,21 +352,20 @@ def _per_head(spec, trials, qd, heads_kv, masked, scale_name, cols):
     return values, config
 
 
-def collect(spec, trials, qd, heads_kv, masked, scale, pool):
+def collect(spec, trials, shape, heads_kv, masked, scale, pool):
     """Stats of @p trials (spec.trials sv_trial_stats, trial t = batch *
     heads_q + head) by the library's column code (sv_summary_head,
-    sv_columns): per head (shape qd[:2]; query head h reads key head
+    sv_columns): per head (@p shape: batch, heads_q; query head h reads key head
     h // (heads_q / @p heads_kv), as sv_strided_head) and, unless @p pool is
     "none", the pooled row. @p masked: a data mask was applied (theory
     columns NaN). stats() and the monitor's torch backend (_device.py)
     both end here, so their columns cannot differ in definition."""
     cols = _columns.per_head()
-    cols = [c for c in cols if c.name not in ("batch", "head")]
+    cols = [c for c in cols if c.name not in ("batch", "head") and c.exists(spec, 0, 1)]
     scale_name = None if scale is None else repr(float(scale)).encode()
-    shape = (qd[0], qd[1])
     values, config = {}, {}
     if pool != "all":
-        values, config = _per_head(spec, trials, qd, heads_kv, masked, scale_name, cols)
+        values, config = _per_head(spec, trials, shape, heads_kv, masked, scale_name, cols)
     pooled = {}
     if pool != "none":
         summ = L.sv_summary()

@@ -432,10 +432,11 @@ def finish(p, trials, scalars, pool="none"):
     arr = np.ascontiguousarray(trials[:, :_F], dtype=np.float64)
     if cut:
         arr[:, _COL["k_var"]], arr[:, _COL["k_mean"]] = trials[:, _K_CUT[0]], trials[:, _K_CUT[1]]
-    qd, kd = (B, Hq, p.n_rows, d), (B, p.heads_kv, n_k, d)
-    spec = _core.spec_of(qd, kd, p.scale, causal, window)
+    spec = L.sv_spec()  # the sizes of the tensors measured (the rows sampled)
+    spec.d_k, spec.n_q, spec.n_k, spec.trials = d, p.n_rows, n_k, B * Hq
+    spec = _core.spec_of(spec, p.scale, causal, window)
     buf = (L.sv_trial_stats * (B * Hq)).from_buffer(arr)
-    return _core.collect(spec, buf, qd, p.heads_kv, masked, p.scale, pool)
+    return _core.collect(spec, buf, (B, Hq), p.heads_kv, masked, p.scale, pool)
 
 
 def resolve(pendings):

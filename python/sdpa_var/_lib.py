@@ -82,9 +82,13 @@ SV_LAYOUT_BHND, SV_LAYOUT_BNHD = 0, 1
 SV_OUTPUT_SUMMARY, SV_OUTPUT_PER_TRIAL, SV_OUTPUT_PER_ROW = 0, 1, 2
 SV_OUTPUT_HISTOGRAM, SV_OUTPUT_PER_HEAD = 3, 4
 
-# sv_value_type, sv_column flags (columns.h)
+# sv_value_type, sv_column flags (columns.h); which columns exist is the
+# library's rule (sv_column_exists)
 SV_VALUE_REAL, SV_VALUE_COUNT, SV_VALUE_TEXT = 0, 1, 2
-SV_COLUMN_ONLY_OBSERVED, SV_COLUMN_CONFIG, SV_COLUMN_ONLY_GRAD = 1, 2, 4
+SV_COLUMN_CONFIG = 2
+
+# the state format this library reads and writes (state.h)
+SV_STATE_VERSION = 2
 
 # sv_run_options.want (run.h)
 SV_RUN_SUMMARY, SV_RUN_TRIAL_SD, SV_RUN_QUANTILES = 1, 2, 4
@@ -258,6 +262,7 @@ SIGNATURES = {
     "sv_strided_check": (c_int, [P(sv_strided), P(sv_spec), ctypes.c_void_p]),
     "sv_strided_explain": (c_int, [ctypes.c_void_p, ctypes.c_void_p, c_char_p, c_size]),
     "sv_strided_head": (c_int, [P(sv_strided), c_u64, P(c_u64), P(sv_head)]),
+    "sv_strided_sizes": (c_int, [P(sv_strided), P(sv_spec)]),
     "sv_source_strided": (c_int, [P(sv_strided), ctypes.c_void_p]),
     # summary.h
     "sv_summary_compute": (c_int, [P(sv_spec), P(sv_trial_stats), c_dbl, P(sv_summary)]),
@@ -273,12 +278,15 @@ SIGNATURES = {
     "sv_per_head_values": (c_int, [P(sv_spec), P(sv_trial_stats), c_size, c_char_p, c_int,
                                    P(sv_value)]),
     "sv_columns_first_undefined": (P(sv_column), [c_int, P(sv_row_view), c_int]),
+    "sv_column_exists": (c_int, [P(sv_column), P(sv_spec), c_int, c_int]),
     "sv_column_reduce_name": (c_char_p, [c_int]),
     # state.h
     "sv_state_decode": (c_int, [c_char_p, c_size, P(sv_state)]),
     "sv_state_merge": (c_int, [ctypes.c_void_p, c_size, c_int, P(sv_state), P(sv_state_why)]),
     "sv_state_summary": (c_int, [P(sv_state), c_size, P(sv_spec), P(sv_summary)]),
     "sv_state_problem_str": (c_char_p, [c_int]),
+    "sv_state_why_text": (c_size, [P(sv_state_why), ctypes.c_void_p, P(c_char_p), c_char_p,
+                                   c_size]),
     "sv_state_free": (None, [P(sv_state)]),
     # version_query.h
     "sv_version": (c_char_p, []),

@@ -8,12 +8,38 @@ from . import _lib as L
 from ._result import summary_stats
 
 
+def _unread(path, data, st):
+    """Why @p path's bytes @p data do not decode (status @p st), as
+    `sdpa-var merge` says it: a state of another format version names both
+    versions (the file's at bytes 8..11, state.h), anything else the
+    status."""
+    if st == L.STATUS["SV_EUNSUPPORTED"] and len(data) >= 12:
+        return ("%s: state format version %d, this build reads version %d (write the shard "
+                "again with this build)" % (path, int.from_bytes(data[8:12], "little"),
+                                            L.SV_STATE_VERSION))
+    return "%s: %s" % (path, L.lib.sv_status_str(st).decode())
+
+
+def _refused(ptrs, paths, why, st):
+    """Why the decoded shards @p ptrs (read from @p paths) do not merge, as
+    `sdpa-var merge` says it: the library's line naming the shards
+    (sv_state_why_text) for mismatched shards, else the status."""
+    if st != L.STATUS["SV_EMISMATCH"]:
+        return "merge: %s" % L.lib.sv_status_str(st).decode()
+    names = (ctypes.c_char_p * len(paths))(*[os.fsencode(p) for p in paths])
+    n = L.lib.sv_state_why_text(ctypes.byref(why), ptrs, names, None, 0)
+    line = ctypes.create_string_buffer(n + 1)
+    L.lib.sv_state_why_text(ctypes.byref(why), ptrs, names, line, len(line))
+    return os.fsdecode(line.value)
+
+
 def merge(paths):
     """Reads the state files @p paths (shards of trials and query rows, in
     any order: docs/scaling.md) and returns one Stats(kind="summary") per
     configuration: what `sdpa-var merge FILE...` prints, the same numbers.
     Raises ValueError naming the file for a corrupt, truncated, mismatched,
-    overlapping or missing shard; OSError when a file cannot be read.
+    overlapping or missing shard, with the line `sdpa-var merge` prints
+    after "merge: "; OSError when a file cannot be read.
     A user who runs shards with multiprocessing, Dask or Ray writes each
     shard's state with the CLI (or keeps its bytes) and merges them here."""
     paths = [os.fspath(p) for p in paths]
@@ -27,15 +53,14 @@ def merge(paths):
                 b = f.read()
             st = L.lib.sv_state_decode(b, len(b), ctypes.byref(states[i]))
             if st != L.SV_OK:
-                raise ValueError("%s: %s" % (p, L.status_str(st)))
+                raise ValueError(_unread(p, b, st))
             decoded = i + 1
         ptrs = (ctypes.c_void_p * len(paths))(
             *[ctypes.addressof(states[i]) for i in range(len(paths))])
         merged, why = L.sv_state(), L.sv_state_why()
         st = L.lib.sv_state_merge(ptrs, len(paths), 1, ctypes.byref(merged), ctypes.byref(why))
         if st != L.SV_OK:
-            what = L.lib.sv_state_problem_str(why.problem).decode()
-            raise ValueError("%s: %s (%s)" % (paths[why.shard], what, L.status_str(st)))
+            raise ValueError(_refused(ptrs, paths, why, st))
         try:
             out = []
             for c in range(merged.n_configs):

@@ -148,9 +148,7 @@ def summary_stats(spec, summ, scale_name, observed):
     view.summary = ctypes.pointer(summ)
     values, units, config, order = {}, {}, {}, []
     for c in _columns.table(L.SV_OUTPUT_SUMMARY):
-        if c.flags & L.SV_COLUMN_ONLY_OBSERVED and not observed:
-            continue
-        if c.flags & L.SV_COLUMN_ONLY_GRAD and not spec.grad:
+        if not c.exists(spec, observed, measured=False):  # random draws
             continue
         x = c.value(view)
         values[c.name], units[c.name] = x, c.unit
