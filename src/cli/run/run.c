@@ -126,24 +126,6 @@ static int alloc_taps(config_run *r, const cli_output *out)
     return 1;
 }
 
-/* Writes one chunk of per-trial rows (trials first .. first + count - 1),
- * after checking all of them. */
-static int write_trials(cli_sink *s, const config_run *r, uint64_t first, uint64_t count,
-                        const sv_trial_stats *chunk)
-{
-    char where[48];
-    sv_row_view v = {.spec = &r->spec, .scale_name = r->scale_name};
-    for (int pass = 0; pass < 2; pass++)
-        for (uint64_t t = 0; t < count; t++) {
-            v.stats = &chunk[t];
-            v.trial = first + t;
-            snprintf(where, sizeof where, " trial=%llu", (unsigned long long)v.trial);
-            if (!emit(s, r, &v, where, pass))
-                return 0;
-        }
-    return 1;
-}
-
 /* One per-head row (head NULL: the pooled row, stats the summary's mean),
  * checked, then written. */
 static int head_row(cli_sink *s, const config_run *r, const sv_trial_stats *stats,
@@ -160,20 +142,25 @@ static int head_row(cli_sink *s, const config_run *r, const sv_trial_stats *stat
     return emit(s, r, &row.view, where, pass);
 }
 
-/* Writes one chunk of per-head rows (trials first .. first + count - 1:
- * (batch, head) by sv_strided_head), after checking all of them. */
-static int write_heads(cli_sink *s, const config_run *r, uint64_t first, uint64_t count,
-                       const sv_trial_stats *chunk)
+/* Writes one chunk of per-trial or (@p heads) per-head rows, trials
+ * first .. first + count - 1 (a head's: (batch, head) by sv_strided_head),
+ * after checking all of them. */
+static int write_chunk(cli_sink *s, const config_run *r, uint64_t first, uint64_t count,
+                       const sv_trial_stats *chunk, int heads)
 {
+    char where[48];
+    sv_row_view v = {.spec = &r->spec, .scale_name = r->scale_name};
     for (int pass = 0; pass < 2; pass++)
         for (uint64_t t = 0; t < count; t++) {
             sv_head h;
-            if (sv_strided_head(r->arrays, first + t, NULL, &h) != SV_OK) {
-                const unsigned long long trial = first + t;
-                say("trial %llu: no such head", trial);
+            v.stats = &chunk[t];
+            v.trial = first + t;
+            if (heads && sv_strided_head(r->arrays, v.trial, NULL, &h) != SV_OK) {
+                say("trial %llu: no such head", (unsigned long long)v.trial);
                 return 0;
             }
-            if (!head_row(s, r, &chunk[t], &h, first + t, pass))
+            snprintf(where, sizeof where, " trial=%llu", (unsigned long long)v.trial);
+            if (!(heads ? head_row(s, r, v.stats, &h, v.trial, pass) : emit(s, r, &v, where, pass)))
                 return 0;
         }
     return 1;
@@ -193,10 +180,9 @@ static int on_chunk(void *ctx, uint64_t first, uint64_t count, const sv_trial_st
     chunk_ctx *c = ctx;
     if (!c->s)
         return 0;
-    if (c->s->w.kind == SV_OUTPUT_PER_TRIAL)
-        c->ok = write_trials(c->s, c->r, first, count, t);
-    if (c->s->w.kind == SV_OUTPUT_PER_HEAD && c->out->pool != SV_POOL_ALL)
-        c->ok = write_heads(c->s, c->r, first - c->r->first, count, t);
+    const int heads = c->s->w.kind == SV_OUTPUT_PER_HEAD; /* counted from --first-trial */
+    if (c->s->w.kind == SV_OUTPUT_PER_TRIAL || (heads && c->out->pool != SV_POOL_ALL))
+        c->ok = write_chunk(c->s, c->r, heads ? first - c->r->first : first, count, t, heads);
     return !c->ok;
 }
 

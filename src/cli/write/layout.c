@@ -111,8 +111,8 @@ void cli_table_config_text(const sv_column *c, const cli_table_entry *e, char *b
         snprintf(buf, len, "%g", x.real);
 }
 
-/* Whether configuration column @p id differs between the entries. */
-int cli_table_varies(sv_column_id id, const cli_table_entry *e, size_t n)
+/* Whether configuration column @p id differs between the @p n entries. */
+static int varies(sv_column_id id, const cli_table_entry *e, size_t n)
 {
     const sv_column *c = sv_column_of(id);
     char a[64], b[64];
@@ -140,9 +140,9 @@ void cli_table_entries_begin(cli_writer *s)
     }
     s->varying = 0;
     for (size_t k = 1; k < CLI_TABLE_LABELLED; k++)
-        if (cli_table_varies(cli_table_labelled[k], s->entries, s->count))
+        if (varies(cli_table_labelled[k], s->entries, s->count))
             s->varying |= 1u << k;
-    s->one_n_k = !cli_table_varies(COL(n_k), s->entries, s->count);
+    s->one_n_k = !varies(COL(n_k), s->entries, s->count);
 }
 
 cli_table_entry *cli_table_keep(cli_writer *s, const sv_row_view *row)
@@ -183,19 +183,19 @@ void cli_table_title(FILE *f, const cli_table_entry *e, size_t n, int width)
     const sv_spec *c = &e->spec;
     cli_wrap w = {f, width, 1, 0};
     word(&w, CLI_PROG " %s", SV_VERSION_STRING);
-    if (!cli_table_varies(COL(dk), e, n))
+    if (!varies(COL(dk), e, n))
         word(&w, "d_k=%zu", c->d_k);
-    if (!cli_table_varies(COL(n_q), e, n))
+    if (!varies(COL(n_q), e, n))
         word(&w, "n_q=%zu", c->n_q);
-    if (!cli_table_varies(COL(n_k), e, n))
+    if (!varies(COL(n_k), e, n))
         word(&w, "n_k=%zu", c->n_k);
     word(&w, "trials=%llu seed=%llu", (unsigned long long)c->trials, (unsigned long long)c->seed);
-    if (!cli_table_varies(COL(dist), e, n))
+    if (!varies(COL(dist), e, n))
         word(&w, "dist=%s", sv_dist_name(c->dist));
-    if (c->dist == SV_DIST_STUDENT_T && !cli_table_varies(COL(nu), e, n))
+    if (c->dist == SV_DIST_STUDENT_T && !varies(COL(nu), e, n))
         word(&w, "nu=%g", c->nu);
     word(&w, "ddof=%u", c->ddof);
-    if (!cli_table_varies(COL(scale), e, n))
+    if (!varies(COL(scale), e, n))
         word(&w, "scale=%s", e->scale_name);
     if (cli_table_col(e, COL(q_mean), 0) != 0.0 || cli_table_col(e, COL(q_std), 0) != 1.0)
         word(&w, "Q=%g+%g*x", cli_table_col(e, COL(q_mean), 0), cli_table_col(e, COL(q_std), 0));
@@ -211,7 +211,7 @@ void cli_table_title(FILE *f, const cli_table_entry *e, size_t n, int width)
         word(&w, "plant=%g", c->plant);
     if (c->d_model > 0) {
         word(&w, "d_model=%zu", c->d_model);
-        if (!cli_table_varies(COL(init), e, n)) {
+        if (!varies(COL(init), e, n)) {
             char v[64];
             cli_table_config_text(sv_column_of(COL(init)), e, v, sizeof v);
             word(&w, "init=%s", v);

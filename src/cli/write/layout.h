@@ -32,9 +32,6 @@ const sv_column *cli_table_partner(const sv_column *c, sv_column_partner_kind wh
 /* A configuration column's value as text ("sqrt", "64", "0.5"). */
 void cli_table_config_text(const sv_column *c, const cli_table_entry *e, char *buf, size_t len);
 
-/* Whether configuration column @p id differs between the @p n entries. */
-int cli_table_varies(sv_column_id id, const cli_table_entry *e, size_t n);
-
 /* The configuration columns a sweep's rows are labelled by where they
  * vary: the table's block labels ("scale=dk dist=t"), the slides' label
  * columns. d_k first, every row's own label in both. */

@@ -29,6 +29,13 @@ static int has(const cli_sink *s, const sv_column *c)
     return 0;
 }
 
+/* Each format's writers (writer.h); the state is no sink's. */
+static const cli_format_writer *const writers[] = {
+    [CLI_FORMAT_CSV] = &cli_csv_writer,         [CLI_FORMAT_JSON] = &cli_json_writer,
+    [CLI_FORMAT_JSONL] = &cli_json_writer,      [CLI_FORMAT_TABLE] = &cli_table_writer,
+    [CLI_FORMAT_MARKDOWN] = &cli_slides_writer, [CLI_FORMAT_LATEX] = &cli_slides_writer,
+    [CLI_FORMAT_GNUPLOT] = &cli_gnuplot_writer};
+
 int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
 {
     const cli_output *out = &plan->out;
@@ -40,6 +47,7 @@ int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
                           .format = format,
                           .observed = !isnan(out->observed),
                           .count = count},
+                    .fmt = writers[format] ? writers[format] : &cli_csv_writer,
                     .fd = fd,
                     .files = plan->arrays != NULL};
     /* One allocation: the columns written, then JSON's configuration columns. */
@@ -82,14 +90,6 @@ int cli_sink_begin(cli_sink *s, int fd, const cli_plan *plan)
     return 0;
 }
 
-/* Whether the sink's format writes the columns s->w lists (CSV and JSON);
- * the table views choose their rows themselves. */
-static int lists_columns(const cli_sink *s)
-{
-    const cli_format f = s->w.format;
-    return f == CLI_FORMAT_CSV || f == CLI_FORMAT_JSON || f == CLI_FORMAT_JSONL;
-}
-
 /* Column i of those written: the rows' columns, then the configuration's. */
 static const sv_column *written(const cli_sink *s, size_t i)
 {
@@ -106,7 +106,7 @@ void cli_sink_unshown(const cli_sink *s, unsigned *groups, int *trial_sd, unsign
         reads |= sv_column_reads(c);
         sd |= sv_column_trial_sd(c);
     }
-    const int lists = lists_columns(s);
+    const int lists = s->fmt->lists;
     *groups = lists ? ~shown : 0;
     *trial_sd = lists && !sd;
     *skip = lists ? SV_SKIP_ALL & ~reads : 0;
@@ -119,62 +119,24 @@ static int start(cli_sink *s)
     if (s->started)
         return 1;
     s->started = 1;
-    switch (s->w.format) {
-    case CLI_FORMAT_TABLE:
-        cli_table_begin(&s->w);
-        return 1;
-    case CLI_FORMAT_JSON:
-    case CLI_FORMAT_JSONL:
-        return cli_json_begin(&s->w);
-    case CLI_FORMAT_GNUPLOT:
-        cli_gnuplot_begin(&s->w);
-        return 1;
-    case CLI_FORMAT_MARKDOWN:
-    case CLI_FORMAT_LATEX:
-        cli_slides_begin(&s->w);
-        return 1;
-    default:
-        cli_csv_header(&s->w);
-        return 1;
-    }
+    return s->fmt->begin(&s->w);
 }
 
 int cli_sink_row(cli_sink *s, const sv_row_view *row)
 {
     if (!start(s))
         return 0;
-    switch (s->w.format) {
-    case CLI_FORMAT_TABLE:
-        cli_table_row(&s->w, row);
-        break;
-    case CLI_FORMAT_JSON:
-    case CLI_FORMAT_JSONL:
-        cli_json_row(&s->w, row);
-        break;
-    case CLI_FORMAT_MARKDOWN:
-    case CLI_FORMAT_LATEX:
-        cli_slides_row(&s->w, row);
-        break;
-    default:
-        cli_csv_row(&s->w, row);
-        break;
-    }
+    s->fmt->row(&s->w, row);
     s->w.rows++;
     return 1;
 }
 
-size_t cli_sink_tail(const cli_sink *s, char *buf, size_t len)
+/* The text that ends the committed output (cli_format_writer's tail),
+ * NUL-terminated in @p buf; none before the first row. Its length. */
+static size_t tail_text(const cli_sink *s, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (!s->started)
-        return 0;
-    if (s->w.format == CLI_FORMAT_JSON)
-        return (size_t)snprintf(buf, len, "\n]}\n");
-    if (s->w.format == CLI_FORMAT_TABLE)
-        return cli_table_tail(&s->w, buf, len);
-    if (s->w.format == CLI_FORMAT_MARKDOWN || s->w.format == CLI_FORMAT_LATEX)
-        return cli_slides_tail(&s->w, buf, len);
-    return 0;
+    return s->started && s->fmt->tail ? s->fmt->tail(&s->w, buf, len) : 0;
 }
 
 int cli_write_all(int fd, const void *buf, size_t n)
@@ -219,7 +181,7 @@ int cli_sink_commit(cli_sink *s)
         rewind(s->w.f);
     }
     char tail[1024];
-    const size_t len = s->committed ? cli_sink_tail(s, tail, sizeof tail) : 0;
+    const size_t len = s->committed ? tail_text(s, tail, sizeof tail) : 0;
     cli_interrupt_set_tail(tail, len);
     cli_interrupt_leave_write();
     return ok;
@@ -242,22 +204,18 @@ static void sink_free(cli_sink *s)
     s->w.entries = NULL;
 }
 
-/* The text that ends the output (cli_sink_tail), into the buffer. */
+/* The text that ends the output (tail_text), into the buffer. */
 static void put_tail(cli_sink *s)
 {
     char tail[1024];
-    fwrite(tail, 1, cli_sink_tail(s, tail, sizeof tail), s->w.f);
+    fwrite(tail, 1, tail_text(s, tail, sizeof tail), s->w.f);
 }
 
 int cli_sink_end(cli_sink *s)
 {
     start(s); /* a run always has rows; this only keeps the pairing */
-    if (s->w.format == CLI_FORMAT_TABLE)
-        cli_table_end(&s->w);
-    else if (s->w.format == CLI_FORMAT_GNUPLOT)
-        cli_gnuplot_end(&s->w);
-    else if (s->w.format == CLI_FORMAT_MARKDOWN || s->w.format == CLI_FORMAT_LATEX)
-        cli_slides_end(&s->w);
+    if (s->fmt->end)
+        s->fmt->end(&s->w);
     else
         put_tail(s);
     const int ok = cli_sink_commit(s);

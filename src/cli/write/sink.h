@@ -24,14 +24,15 @@ int cli_write_all(int fd, const void *buf, size_t n);
 #define CLI_SINK_COMMIT_BYTES 65536
 
 typedef struct cli_sink {
-    cli_writer w;    /* what the writers see */
-    char *buf;       /* the bytes of w.f (open_memstream) */
-    size_t buf_size; /* its size, after fflush */
-    int fd;          /* where commits write: stdout */
-    int committed;   /* some output is out (the header with it) */
-    int write_errno; /* a write failed: its errno, else 0 */
-    int files;       /* --q: no SV_COLUMN_ONLY_DRAWS columns */
-    int started;     /* the header is out (written with the first row) */
+    cli_writer w;                 /* what the writers see */
+    const cli_format_writer *fmt; /* the format's writers */
+    char *buf;                    /* the bytes of w.f (open_memstream) */
+    size_t buf_size;              /* its size, after fflush */
+    int fd;                       /* where commits write: stdout */
+    int committed;                /* some output is out (the header with it) */
+    int write_errno;              /* a write failed: its errno, else 0 */
+    int files;                    /* --q: no SV_COLUMN_ONLY_DRAWS columns */
+    int started;                  /* the header is out (written with the first row) */
 } cli_sink;
 
 /* Opens a sink of the configurations of @p plan, writing plan->out's
@@ -70,10 +71,5 @@ int cli_sink_end(cli_sink *s);
  * so far (JSON closed, the table's footer) when there is any and no write
  * failed, and frees. */
 void cli_sink_abort(cli_sink *s);
-
-/* The text that ends the committed output (JSON "]}", a sweep table's
- * footer; "" for CSV and JSON Lines), NUL-terminated in @p buf.
- * @return its length. */
-size_t cli_sink_tail(const cli_sink *s, char *buf, size_t len);
 
 #endif

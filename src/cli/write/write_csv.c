@@ -9,13 +9,14 @@ void cli_put_file(void *ctx, const char *s, size_t n)
     fwrite(s, 1, n, ctx);
 }
 
-void cli_csv_header(cli_writer *s)
+int cli_csv_header(cli_writer *s)
 {
     if (s->out->no_header)
-        return;
+        return 1;
     for (size_t i = 0; i < s->n_cols; i++)
         fprintf(s->f, "%s%s", i ? "," : "", s->cols[i]->name);
     fputc('\n', s->f);
+    return 1;
 }
 
 void cli_csv_row(cli_writer *s, const sv_row_view *row)
@@ -26,3 +27,5 @@ void cli_csv_row(cli_writer *s, const sv_row_view *row)
     }
     fputc('\n', s->f);
 }
+
+const cli_format_writer cli_csv_writer = {.begin = cli_csv_header, .row = cli_csv_row, .lists = 1};

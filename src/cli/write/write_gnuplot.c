@@ -140,7 +140,7 @@ static void hist_values(cli_writer *s)
     }
 }
 
-void cli_gnuplot_begin(cli_writer *s)
+static int gnuplot_begin(cli_writer *s)
 {
     cli_gnuplot_head(s->f, s->out->plot_output);
     if (s->kind == SV_OUTPUT_HISTOGRAM)
@@ -148,10 +148,13 @@ void cli_gnuplot_begin(cli_writer *s)
     else /* the --plot names are the template's: options.c reads them */
         fprintf(s->f, "quantity = \"%s\"\n", cli_plot_name(s->out->plot));
     fputs("$D << EOD\n", s->f);
-    cli_csv_header(s);
+    return cli_csv_header(s);
 }
 
-void cli_gnuplot_end(cli_writer *s)
+static void gnuplot_end(cli_writer *s)
 {
     cli_gnuplot_tail(s->f, s->kind == SV_OUTPUT_HISTOGRAM ? cli_gp_histogram : cli_gp_sweep);
 }
+
+const cli_format_writer cli_gnuplot_writer = {
+    .begin = gnuplot_begin, .row = cli_csv_row, .end = gnuplot_end};

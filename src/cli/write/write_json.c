@@ -75,16 +75,16 @@ static int header(const cli_writer *s)
     return ok;
 }
 
-int cli_json_begin(cli_writer *s)
+static int json_begin(cli_writer *s)
 {
     /* JSON: the rows follow as they are finished, so the array opens here
-     * and cli_sink_tail's "]}" closes it. */
+     * and json_tail's "]}" closes it. */
     const int ok = header(s);
     fputs(s->format == CLI_FORMAT_JSON ? ",\"rows\":[" : "}\n", s->f);
     return ok;
 }
 
-void cli_json_row(cli_writer *s, const sv_row_view *row)
+static void json_row(cli_writer *s, const sv_row_view *row)
 {
     if (s->format == CLI_FORMAT_JSON)
         fputs(s->rows ? ",\n" : "\n", s->f);
@@ -92,3 +92,12 @@ void cli_json_row(cli_writer *s, const sv_row_view *row)
     if (s->format == CLI_FORMAT_JSONL)
         fputc('\n', s->f);
 }
+
+/* JSON's end ("]}"); JSON Lines has none. */
+static size_t json_tail(const cli_writer *s, char *buf, size_t len)
+{
+    return s->format == CLI_FORMAT_JSON ? (size_t)snprintf(buf, len, "\n]}\n") : 0;
+}
+
+const cli_format_writer cli_json_writer = {
+    .begin = json_begin, .row = json_row, .tail = json_tail, .lists = 1};

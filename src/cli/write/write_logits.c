@@ -8,19 +8,17 @@
 #include "gnuplot_term.h"
 #include "slides_grid.h"
 #include "fail.h"
+#include "writer.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
+/* A real as the CSV (@p json 0) or JSON writes it: the library's text
+ * (sv_value_csv, sv_value_json), as every other output's. */
 static void real(FILE *f, double v, int json)
 {
-    if (isnan(v) || (json && !isfinite(v)))
-        fputs(json ? "null" : "nan", f);
-    else if (isinf(v))
-        fputs(v > 0 ? "inf" : "-inf", f);
-    else
-        fprintf(f, "%.17g", v);
+    static const sv_column any_real = {.type = SV_VALUE_REAL};
+    (json ? sv_value_json : sv_value_csv)(&any_real, (sv_value){.real = v}, cli_put_file, f);
 }
 
 /* Whether column @p c of the logits rows is written: --upstream's only
@@ -77,14 +75,8 @@ static void csv(cli_logits_writer *w, cli_logits_entry *e)
             const sv_column *c = sv_columns_get(SV_OUTPUT_LOGITS, i);
             if (!kept(w, c))
                 continue;
-            const sv_value x = c->get(&row);
             fputs(sep, f), sep = ",";
-            if (c->type == SV_VALUE_REAL)
-                real(f, x.real, 0);
-            else if (c->type == SV_VALUE_COUNT)
-                fprintf(f, "%" PRIu64, x.count);
-            else
-                fputs(x.text, f);
+            sv_value_csv(c, c->get(&row), cli_put_file, f);
         }
         for (size_t j = 0; j < w->max_n; j++)
             fputc(',', f), real(f, j < e->v.n ? e->jac[e->v.key * e->v.n + j] : NAN, 0);
@@ -238,9 +230,9 @@ static void slides_entry(cli_logits_writer *w, const cli_logits_entry *e)
 {
     const size_t k = w->written % (w->scales ? w->scales : 1);
     short_label(e, w->label[k], sizeof w->label[k]);
-    for (size_t i = 0; i < e->v.n && i < CLI_LOGITS_ROW_KEYS; i++)
+    for (size_t i = 0; i < e->v.n && i < CLI_LOGITS_KEYS_MAX; i++)
         w->p[k][i] = e->v.p[i];
-    const double st[7] = {e->v.st.entropy,   e->v.st.eff_keys, e->v.st.max_weight,
+    const double st[6] = {e->v.st.entropy,   e->v.st.eff_keys, e->v.st.max_weight,
                           e->v.st.jac_trace, e->v.st.jac_frob, value(e, SV_COL_grad_logits)};
     memcpy(w->stat[k], st, sizeof st);
     if (k + 1 == w->scales)

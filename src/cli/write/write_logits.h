@@ -7,11 +7,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "options.h"
 #include "sdpa_var/columns.h"
 #include "specs.h"
-
-#define CLI_LOGITS_SCALES_MAX 16 /* CLI_SCALES_MAX: scales a row is shown at */
-#define CLI_LOGITS_ROW_KEYS 64   /* CLI_LOGITS_KEYS_MAX: keys of a row */
 
 /* One given row at one scale: the column table's view of it (its key
  * set by the writer) and its n x n Jacobian diag(p) - p p^T. */
@@ -29,13 +27,13 @@ typedef struct cli_logits_writer {
     int grad;          /* --upstream given */
     size_t written;    /* entries so far */
     /* --format gnuplot: one panel a row, a bar a key and scale */
-    size_t rows, scales;                   /* the rows and the scales each is shown at */
-    const char *plot_output;               /* --output: the .png, .svg or .pdf, or NULL */
-    char label[CLI_LOGITS_SCALES_MAX][96]; /* the current row's scales, in words */
+    size_t rows, scales;            /* the rows and the scales each is shown at */
+    const char *plot_output;        /* --output: the .png, .svg or .pdf, or NULL */
+    char label[CLI_SCALES_MAX][96]; /* the current row's scales, in words */
     /* --format markdown, latex: the current row's weights and statistics at
      * each scale, written as one table once its last scale is in */
-    double p[CLI_LOGITS_SCALES_MAX][CLI_LOGITS_ROW_KEYS];
-    double stat[CLI_LOGITS_SCALES_MAX][7];
+    double p[CLI_SCALES_MAX][CLI_LOGITS_KEYS_MAX];
+    double stat[CLI_SCALES_MAX][6];
 } cli_logits_writer;
 
 /* The header (CSV), the document's start (JSON); nothing for the table. */

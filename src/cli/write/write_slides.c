@@ -159,12 +159,13 @@ static void sweep_row(const cli_writer *s, cli_grid *g, const cli_table_entry *e
     cli_grid_end_row(g);
 }
 
-void cli_slides_begin(cli_writer *s)
+static int slides_begin(cli_writer *s)
 {
     cli_table_entries_begin(s);
+    return 1;
 }
 
-void cli_slides_row(cli_writer *s, const sv_row_view *row)
+static void slides_row(cli_writer *s, const sv_row_view *row)
 {
     cli_grid g = {s->f, s->format == CLI_FORMAT_LATEX, 0};
     const cli_table_entry *e = cli_table_keep(s, row);
@@ -175,7 +176,7 @@ void cli_slides_row(cli_writer *s, const sv_row_view *row)
     sweep_row(s, &g, e);
 }
 
-size_t cli_slides_tail(const cli_writer *s, char *buf, size_t len)
+static size_t slides_tail(const cli_writer *s, char *buf, size_t len)
 {
     buf[0] = '\0';
     if (s->format != CLI_FORMAT_LATEX || s->count < 2)
@@ -184,7 +185,7 @@ size_t cli_slides_tail(const cli_writer *s, char *buf, size_t len)
     return n > 0 && (size_t)n < len ? (size_t)n : 0;
 }
 
-void cli_slides_end(cli_writer *s)
+static void slides_end(cli_writer *s)
 {
     cli_grid g = {s->f, s->format == CLI_FORMAT_LATEX, 0};
     if (s->n_entries == 0)
@@ -194,3 +195,6 @@ void cli_slides_end(cli_writer *s)
     else
         cli_grid_end(&g);
 }
+
+const cli_format_writer cli_slides_writer = {
+    .begin = slides_begin, .row = slides_row, .end = slides_end, .tail = slides_tail};

@@ -31,7 +31,7 @@ static void block_label(unsigned varying, const cli_table_entry *e, char *label,
 /* Several configurations: one row each, in blocks headed by what varies
  * besides d_k (scale, dist, init...). The head goes out with the first
  * row, each row as its configuration finishes, the footer
- * (cli_table_tail) at the end: the table streams like the CSV. */
+ * (table_tail) at the end: the table streams like the CSV. */
 static void sweep_head(FILE *f, int obs, const cli_table_entry *res, size_t n)
 {
     const int w = obs ? 7 : 8; /* 6 + 8 (1 + 8) = 78 columns, 6 + 9 (1 + 7) with --observed */
@@ -72,7 +72,7 @@ static void sweep_row(const cli_writer *s, size_t i)
     fputc('\n', s->f);
 }
 
-size_t cli_table_tail(const cli_writer *s, char *buf, size_t len)
+static size_t table_tail(const cli_writer *s, char *buf, size_t len)
 {
     buf[0] = '\0';
     if (s->kind != SV_OUTPUT_SUMMARY || s->count < 2 || s->n_entries == 0)
@@ -80,7 +80,7 @@ size_t cli_table_tail(const cli_writer *s, char *buf, size_t len)
     const cli_table_entry *e = &s->entries[0];
     /* The bound depends on n_k: a number only when every row has the same.
      * Per-row log-n multipliers have no one c: their theory is 15.1. Both
-     * from cli_table_begin: a loop over the entries here, at every commit,
+     * from table_begin: a loop over the entries here, at every commit,
      * made a table of many configurations quadratic. */
     char bound[48] = "";
     if (s->one_n_k)
@@ -104,7 +104,7 @@ size_t cli_table_tail(const cli_writer *s, char *buf, size_t len)
 
 /* Per head: a compact table of the main columns (CSV has them all). */
 #define CLI_HEAD_W 9
-static void head_begin(cli_writer *s)
+static int head_begin(cli_writer *s)
 {
     const sv_spec *p = &s->configs[0].spec;
     fprintf(s->f,
@@ -118,6 +118,7 @@ static void head_begin(cli_writer *s)
     fprintf(s->f, "%5s %5s %4s %*s %*s %*s %*s %*s %*s\n", "batch", "head", "kv", CLI_HEAD_W,
             "raw var", CLI_HEAD_W, "var_scale", CLI_HEAD_W, "scaled H", CLI_HEAD_W, "H/ln keys",
             CLI_HEAD_W, "max p", CLI_HEAD_W, "sink p");
+    return 1;
 }
 
 static void head_row(cli_writer *s, const sv_row_view *row)
@@ -138,26 +139,23 @@ static void head_row(cli_writer *s, const sv_row_view *row)
     fputc('\n', s->f);
 }
 
-void cli_table_begin(cli_writer *s)
+static int table_begin(cli_writer *s)
 {
-    if (s->kind == SV_OUTPUT_PER_HEAD) {
-        head_begin(s);
-        return;
-    }
-    if (s->kind == SV_OUTPUT_PER_ROW || s->kind == SV_OUTPUT_HISTOGRAM) {
-        cli_csv_header(s); /* a column per statistic reads fine as CSV */
-        return;
-    }
-    cli_table_entries_begin(s); /* for the title and the block labels */
+    if (s->kind == SV_OUTPUT_PER_HEAD)
+        return head_begin(s);
+    if (s->kind == SV_OUTPUT_PER_ROW || s->kind == SV_OUTPUT_HISTOGRAM)
+        return cli_csv_header(s); /* a column per statistic reads fine as CSV */
+    cli_table_entries_begin(s);   /* for the title and the block labels */
     if (s->kind != SV_OUTPUT_PER_TRIAL)
-        return;       /* the summary's head needs the first configuration's summary */
+        return 1;     /* the summary's head needs the first configuration's summary */
     const int w = 10; /* 6 + 1 + 6 + 6 (1 + 10) = 79 columns */
     cli_table_title(s->f, s->entries, s->count, 78);
     fprintf(s->f, "\n%6s %6s %*s %*s %*s %*s %*s %*s\n", "trial", "d_k", w, "raw var", w,
             "scaled var", w, "raw H", w, "scaled H", w, "raw max p", w, "scaled max");
+    return 1;
 }
 
-void cli_table_row(cli_writer *s, const sv_row_view *row)
+static void table_row(cli_writer *s, const sv_row_view *row)
 {
     if (s->kind == SV_OUTPUT_PER_HEAD) {
         head_row(s, row);
@@ -194,7 +192,7 @@ void cli_table_row(cli_writer *s, const sv_row_view *row)
     fputc('\n', s->f);
 }
 
-void cli_table_end(cli_writer *s)
+static void table_end(cli_writer *s)
 {
     if (s->kind != SV_OUTPUT_SUMMARY || s->n_entries == 0)
         return;
@@ -203,6 +201,9 @@ void cli_table_end(cli_writer *s)
         return;
     }
     char tail[1024];
-    const size_t len = cli_table_tail(s, tail, sizeof tail);
+    const size_t len = table_tail(s, tail, sizeof tail);
     fwrite(tail, 1, len, s->f);
 }
+
+const cli_format_writer cli_table_writer = {
+    .begin = table_begin, .row = table_row, .end = table_end, .tail = table_tail};

@@ -49,28 +49,35 @@ typedef struct cli_writer {
 /* An sv_text_fn (columns.h) writing to the FILE ctx. */
 void cli_put_file(void *ctx, const char *s, size_t n);
 
-/* Per format: CSV and JSON stream; the table buffers summaries. */
-void cli_csv_header(cli_writer *s);
+/* A format's writers, which sink.c calls: begin before the first row
+ * (written with it; 0 when out of memory), row for each row, end once
+ * the last is in (NULL: the tail is the end), and tail, the text that ends
+ * the output committed so far (JSON's "]}", a sweep table's footer: what
+ * the interrupt handler writes), NUL-terminated in buf (NULL: none).
+ * lists: the rows are the columns cols lists (CSV, JSON); the others
+ * choose their rows themselves. */
+typedef struct cli_format_writer {
+    int (*begin)(cli_writer *s);
+    void (*row)(cli_writer *s, const sv_row_view *row);
+    void (*end)(cli_writer *s);
+    size_t (*tail)(const cli_writer *s, char *buf, size_t len);
+    int lists;
+} cli_format_writer;
+
+/* CSV and JSON (and JSON Lines) stream; the table and the slides (markdown,
+ * latex; write_slides.c) keep the summaries in entries. --format gnuplot
+ * (write_gnuplot.c): the script's head and the datablock's start, then CSV
+ * rows, then EOD and the template. */
+extern const cli_format_writer cli_csv_writer, cli_json_writer, cli_table_writer,
+    cli_gnuplot_writer, cli_slides_writer;
+
+/* CSV's header line (none with --no-header; 1) and rows, which the table
+ * writes for per-row and histogram output and gnuplot into its datablock. */
+int cli_csv_header(cli_writer *s);
 void cli_csv_row(cli_writer *s, const sv_row_view *row);
-int cli_json_begin(cli_writer *s);
-void cli_json_row(cli_writer *s, const sv_row_view *row);
-void cli_table_begin(cli_writer *s);
-void cli_table_row(cli_writer *s, const sv_row_view *row);
-void cli_table_end(cli_writer *s);
-size_t cli_table_tail(const cli_writer *s, char *buf, size_t len);
-/* --format gnuplot (write_gnuplot.c): the script's head and the
- * datablock's start, then CSV rows (cli_csv_row), then EOD and the
- * template. The bins the engine counts for a histogram (more than
- * --histogram's with --format gnuplot: the narrower scale's panel sums
- * fewer of them a bar). */
-void cli_gnuplot_begin(cli_writer *s);
-void cli_gnuplot_end(cli_writer *s);
+
+/* The bins the engine counts for a histogram (more than --histogram's with
+ * --format gnuplot: the narrower scale's panel sums fewer of them a bar). */
 size_t cli_gnuplot_hist_bins(const cli_output *out, const sv_spec *spec);
-/* --format markdown and latex (write_slides.c): the table view for
- * slides; like the table, the summaries are kept in entries. */
-void cli_slides_begin(cli_writer *s);
-void cli_slides_row(cli_writer *s, const sv_row_view *row);
-void cli_slides_end(cli_writer *s);
-size_t cli_slides_tail(const cli_writer *s, char *buf, size_t len);
 
 #endif
