@@ -208,7 +208,8 @@ static void sink_free(cli_sink *s)
 static void put_tail(cli_sink *s)
 {
     char tail[1024];
-    fwrite(tail, 1, tail_text(s, tail, sizeof tail), s->w.f);
+    const size_t len = tail_text(s, tail, sizeof tail);
+    fwrite(tail, 1, len, s->w.f);
 }
 
 int cli_sink_end(cli_sink *s)
