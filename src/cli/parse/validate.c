@@ -293,7 +293,9 @@ static void resolve(cli_options *o)
     o->version = g[CLI_OPT_VERSION];
 }
 
-size_t cli_options_count(const cli_options *opt)
+/* Configurations to run: every --scale x --dist x --init x --dk, scale
+ * outermost, then dist, then init, d_k innermost. */
+static size_t count_configs(const cli_options *opt)
 {
     return opt->n_scale * opt->n_dist * opt->n_init * opt->n_n * opt->n_dk;
 }
@@ -331,11 +333,6 @@ static sv_spec make_spec(const cli_options *opt, size_t i)
     return spec;
 }
 
-sv_spec cli_options_spec(const cli_options *opt, size_t i)
-{
-    return opt->configs[i].spec;
-}
-
 void cli_options_free(cli_options *opt)
 {
     free(opt->configs);
@@ -369,34 +366,6 @@ cli_plan cli_options_plan(const cli_options *opt, cli_format format)
     return p;
 }
 
-/* --scale logn in drawn runs: one multiplier ln(n_k) / sqrt(d_k) where
- * every row sees n_k keys; per row (spec.scale_logn) with --causal or
- * --window, whose n_i the engine counts. A mask's or a file's rows are
- * not counted, and what the per-row multipliers do not reach is refused
- * (theory.md 15.1): here the CLI's own options, the parameters by the
- * library (config_check.c). */
-static int check_logn(const cli_options *o, char *err, size_t errlen)
-{
-    static const cli_option_id never[] = {CLI_OPT_MASK, CLI_OPT_Q};
-    static const cli_option_id not_per_row[] = {CLI_OPT_HISTOGRAM, CLI_OPT_WEIGHT_HISTOGRAM,
-                                                CLI_OPT_Q_ROWS, CLI_OPT_EXAMPLE};
-    const char *per_row = cli_logn_per_row(&o->base);
-    for (size_t i = 0; i < o->n_scale; i++) {
-        if (o->scale[i].rule != SV_SCALE_LOGN)
-            continue;
-        for (size_t k = 0; k < sizeof never / sizeof never[0]; k++)
-            if (on(o, never[k]))
-                return cli_fail(err, errlen,
-                                "--scale logn: not with --%s (log-n scaling counts the keys of "
-                                "--causal and --window in drawn runs only)",
-                                cli_option_defs[never[k]].name);
-        for (size_t k = 0; per_row && k < sizeof not_per_row / sizeof not_per_row[0]; k++)
-            if (on(o, not_per_row[k]))
-                return cli_logn_refuse(per_row, cli_option_defs[not_per_row[k]].name, err, errlen);
-    }
-    return 1;
-}
-
 static int validate(cli_options *o, char *err, size_t errlen)
 {
     resolve(o);
@@ -408,13 +377,13 @@ static int validate(cli_options *o, char *err, size_t errlen)
     if (on(o, CLI_OPT_LOGITS)) /* gnuplot draws the rows: --output's checks */
         return cli_logits_validate(o, err, errlen) &&
                (o->out.format != CLI_FORMAT_GNUPLOT || cli_plot_check(o, err, errlen));
-    if (!check_logn(o, err, errlen))
+    if (!cli_check_logn(o, err, errlen))
         return 0;
     if (o->out.format == CLI_FORMAT_GNUPLOT && !cli_plot_check(o, err, errlen))
         return 0;
     if (o->given[CLI_OPT_COLUMNS] && !cli_resolve_columns(o, err, errlen))
         return 0;
-    const size_t n = cli_options_count(o);
+    const size_t n = count_configs(o);
     if (n > CLI_CONFIGS_MAX)
         return cli_fail(
             err, errlen,
@@ -455,20 +424,16 @@ int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t
 int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
 {
     const double gib = 1024.0 * 1024.0 * 1024.0;
-    const size_t mem = cli_budget_physical();
     const cli_output out = output_of(opt, CLI_FORMAT_CSV);
     for (size_t i = 0; i < opt->n_configs; i++) {
         const sv_spec *spec = &opt->configs[i].spec;
-        /* What the run of this configuration takes (run.c): rows are
-         * written before the next configuration starts. */
-        const double need =
-            CLI_RUN_BASE_BYTES + cli_budget_config_bytes(&out, spec, opt->configs[i].engine_bytes);
-        if (need > (double)mem)
+        double need, mem;
+        if (!cli_budget_fits(&out, &opt->configs[i], &need, &mem))
             return cli_fail(err, errlen,
                             "sizes too large: d_k=%zu, n_q=%zu, n_k=%zu, trials=%llu need %.3g "
                             "GiB of memory; this machine has %.3g GiB",
                             spec->d_k, spec->n_q, spec->n_k, (unsigned long long)spec->trials,
-                            need / gib, (double)mem / gib);
+                            need / gib, mem / gib);
     }
     return 1;
 }
