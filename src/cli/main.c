@@ -12,9 +12,6 @@
 #include "budget.h"
 #include "example.h"
 #include "logits_run.h"
-#ifdef SV_MPI
-#include "mpi_run.h"
-#endif
 #include "options.h"
 #include "output_file.h"
 #include "sdpa_var/cpu.h"
@@ -22,6 +19,21 @@
 #include "save_qk.h"
 #include "tensor_input.h"
 #include "fail.h"
+
+/* Under mpirun (-DSV_MPI=ON) every rank parses the same argv and would say
+ * the same thing: rank 0 alone prints usage errors, --help, --version,
+ * --example, writes --save-qk and runs merge; the others exit with its
+ * status. Without MPI, one process: mpi_run.h's answers for it. */
+#ifdef SV_MPI
+#include "mpi_run.h"
+#else
+#define cli_mpi_begin(argc, argv) ((void)0)
+#define cli_mpi_ranks() 1
+#define cli_mpi_rank() 0
+#define cli_mpi_launched() 0 /* by mpirun: stdout is its pty, not the user's terminal */
+#define cli_mpi_run(plan) cli_run(plan)
+#define cli_mpi_end(status) (status)
+#endif
 
 /* OMP_NUM_THREADS is taken out of the environment before any library's
  * constructor runs: libgomp parses it in its own, before main, and on a
@@ -91,11 +103,9 @@ static int cpu_capability_env(char *err, size_t errlen)
 /* Under `ulimit -v` an OpenBLAS thread whose buffer could not be mapped
  * spins, and OpenBLAS's exit handler waits for it: leave without the
  * exit handlers (stdout and stderr flushed first). */
-static int leave(int status)
+static int leave(int run_status)
 {
-#ifdef SV_MPI
-    status = cli_mpi_end(status);
-#endif
+    const int status = cli_mpi_end(run_status);
     if (cli_budget_limited()) {
         fflush(NULL);
         _exit(status);
@@ -104,28 +114,6 @@ static int leave(int status)
 }
 
 static int run(cli_options *opt);
-
-/* Under mpirun every rank parses the same argv and would say the same
- * thing: rank 0 alone prints usage errors, --help, --version, --example,
- * writes --save-qk and runs merge; the others exit with its status. */
-static int quiet_rank(void)
-{
-#ifdef SV_MPI
-    return cli_mpi_rank() != 0;
-#else
-    return 0;
-#endif
-}
-
-/* Started by mpirun: stdout is its pty, not the user's terminal. */
-static int mpi_launched(void)
-{
-#ifdef SV_MPI
-    return cli_mpi_launched();
-#else
-    return 0;
-#endif
-}
 
 int main(int argc, char **argv)
 {
@@ -136,15 +124,14 @@ int main(int argc, char **argv)
      * loop -> sinks (run). */
     static cli_options opt; /* large (the --dk list): off the stack */
     char err[512];
-#ifdef SV_MPI
     cli_mpi_begin(&argc, &argv);
-#endif
     if (argc > 1 && strcmp(argv[1], "merge") == 0) /* a subcommand: no run options */
-        return leave(quiet_rank() ? CLI_EXIT_OK : cli_merge(argc - 1, argv + 1, mpi_launched()));
+        return leave(cli_mpi_rank() != 0 ? CLI_EXIT_OK
+                                         : cli_merge(argc - 1, argv + 1, cli_mpi_launched()));
     if (!cpu_capability_env(err, sizeof err) ||
         !cli_options_parse(argc, argv, &opt, err, sizeof err) ||
         (!opt.help && !opt.version && !cli_options_check_sizes(&opt, err, sizeof err))) {
-        if (!quiet_rank())
+        if (cli_mpi_rank() == 0)
             fprintf(stderr, "%s: %s (try '%s --help')\n", prog, err, prog);
         cli_options_free(&opt);
         return leave(CLI_EXIT_USAGE);
@@ -175,7 +162,7 @@ static int run_files(cli_options *o, cli_format format)
 static int run_output(cli_options *o)
 {
     const cli_options opt = *o; /* shallow: configs stay o's */
-    const int mpi = mpi_launched();
+    const int mpi = cli_mpi_launched();
     const cli_format format =
         opt.out.format != CLI_FORMAT_AUTO ? opt.out.format
         : mpi || opt.out.no_header || opt.out.n_columns || !isatty(STDOUT_FILENO)
@@ -187,17 +174,15 @@ static int run_output(cli_options *o)
                 prog);
         return CLI_EXIT_USAGE;
     }
-#ifdef SV_MPI
     /* Files and given logits are one process's work: every rank would
      * print it whole (docs/scaling.md). */
     if (cli_mpi_ranks() > 1 &&
         (opt.given[CLI_OPT_Q] || opt.n_logits || opt.given[CLI_OPT_LOGITS_FILE])) {
-        if (!quiet_rank())
+        if (cli_mpi_rank() == 0)
             fprintf(stderr, "%s: mpirun -n %d: not with %s (run it as one process)\n", prog,
                     cli_mpi_ranks(), opt.given[CLI_OPT_Q] ? "--q and --k" : "--logits");
         return CLI_EXIT_USAGE;
     }
-#endif
     if (opt.given[CLI_OPT_Q])
         return run_files(o, format);
     if (opt.n_logits || opt.given[CLI_OPT_LOGITS_FILE])
@@ -206,20 +191,17 @@ static int run_output(cli_options *o)
     if (getenv("SDPA_VAR_MEMORY_ESTIMATE"))
         fprintf(stderr, "%s: memory estimate %.0f KiB\n", prog,
                 cli_budget_estimate(&plan) / 1024.0);
-#ifdef SV_MPI
-    if (cli_mpi_ranks() > 1) /* mpirun -n P: the trials split across ranks */
-        return cli_mpi_run(&plan);
-#endif
-    return cli_run(&plan); /* every write checked */
+    /* mpirun -n P: the trials split across ranks; every write checked */
+    return cli_mpi_ranks() > 1 ? cli_mpi_run(&plan) : cli_run(&plan);
 }
 
 static int run(cli_options *o)
 {
     const cli_options opt = *o; /* shallow: configs stay o's */
     char err[512];
-    if ((opt.help || opt.version || opt.given[CLI_OPT_EXAMPLE]) && quiet_rank())
+    if ((opt.help || opt.version || opt.given[CLI_OPT_EXAMPLE]) && cli_mpi_rank() != 0)
         return CLI_EXIT_OK;
-    if (opt.given[CLI_OPT_SAVE_QK] && !opt.help && !opt.version && !quiet_rank() &&
+    if (opt.given[CLI_OPT_SAVE_QK] && !opt.help && !opt.version && cli_mpi_rank() == 0 &&
         !cli_save_qk(opt.arg[CLI_OPT_SAVE_QK], &opt.configs[0].spec, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return CLI_EXIT_RUNTIME;
@@ -238,7 +220,8 @@ static int run(cli_options *o)
             fprintf(stderr, "%s: --example: %s\n", prog, sv_status_str(st));
             return CLI_EXIT_RUNTIME;
         }
-    } else if (opt.given[CLI_OPT_OUTPUT] && opt.out.format != CLI_FORMAT_GNUPLOT && !quiet_rank()) {
+    } else if (opt.given[CLI_OPT_OUTPUT] && opt.out.format != CLI_FORMAT_GNUPLOT &&
+               cli_mpi_rank() == 0) {
         cli_output_file of; /* written whole or not at all */
         if (!cli_output_file_open(&of, opt.arg[CLI_OPT_OUTPUT], err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", prog, err);

@@ -340,8 +340,19 @@ done <<'EOF'
 --plot does not apply with --logits (it draws the rows' weights)|--logits 1,2 --format gnuplot --plot entropy
 --upstream does not apply with --format gnuplot (the plot draws the weights)|--logits 1,2 --upstream 1,0 --format gnuplot
 EOF
+# A row of the rule table is a rule for each pair of its options and its
+# others (one for the row with CLI_RULE_EXCLUDES_ALL): count the pairs.
 src_rules=$(awk '/^static const cli_rule rules\[\] = \{/ { on = 1; next } on && /^\};/ { on = 0 }
-                 on && /^ *\{CLI_OPT_/ { n++ } END { print n + 0 }' "$(dirname "$0")/../../src/cli/parse/validate.c")
+                 on { t = t " " $0 }
+                 END { rows = split(t, row, /\{O\(/)
+                       for (i = 2; i <= rows; i++) {
+                           match(row[i], /(NEEDS|EXCL|CLI_RULE_EXCLUDES_ALL),/)
+                           head = substr(row[i], 1, RSTART - 1); tail = substr(row[i], RSTART)
+                           sub(/".*/, "", tail)
+                           a = 1 + gsub(/O\(/, "", head); b = gsub(/O\(/, "", tail)
+                           n += a * (tail ~ /EXCLUDES_ALL/ ? 1 : b)
+                       }
+                       print n + 0 }' "$(dirname "$0")/../../src/cli/parse/validate.c")
 src_flags=$(awk '/^#define CLI_OPTION_TABLE/ { on = 1 } on { n += gsub(/CLI_X_(LOGITS|Q)/, "") }
                  END { print n + 0 }' "$(dirname "$0")/../../src/cli/parse/option_table.h")
 tested=$(sort -u "$rules_seen" | wc -l)

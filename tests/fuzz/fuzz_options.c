@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else {
             const size_t n = opt.n_configs; /* 0 for --logits: no configuration is made */
             for (size_t i = 0; i < n; i++) {
-                const sv_spec cfg = cli_options_spec(&opt, i);
+                const sv_spec cfg = opt.configs[i].spec;
                 size_t bytes = 0;
                 sv_source src;
                 const sv_status st = sv_spec_check(&cfg);

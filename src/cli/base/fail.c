@@ -17,12 +17,6 @@ int cli_fail(char *err, size_t errlen, const char *fmt, ...)
     return 0;
 }
 
-/* The library's echo (sv_quote): one way to show a value in a message. */
-char *cli_quote(char *dst, size_t dstlen, const char *s)
-{
-    return sv_quote(dst, dstlen, s);
-}
-
 /* stdout's name in "error writing ...": set once, by --output. */
 static char output_name[96] = "output";
 

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "sdpa_var/param.h" /* sv_quote */
+
 /* The program's name, written once: every message starts with it, and the
  * JSON documents name their tool by it. */
 #define CLI_PROG "sdpa-var"
@@ -16,10 +18,9 @@ int cli_fail(char *err, size_t errlen, const char *fmt, ...)
 #endif
     ;
 
-/* Copies s into dst (dstlen > 4) as one printable line: bytes outside
- * 0x20..0x7e as \n, \t, \r, \\ or \xHH, and a value longer than 60
- * characters cut there and ended with "...". Returns dst. */
-char *cli_quote(char *dst, size_t dstlen, const char *s);
+/* The library's echo (sv_quote): one way to show a value in a message,
+ * s into dst as one printable line. Returns dst. */
+#define cli_quote(dst, dstlen, s) sv_quote(dst, dstlen, s)
 
 /* What stdout is, for "error writing %s: ...": "output", or after
  * cli_output_name_set(path) the path quoted ('FILE'): --output. */

@@ -22,7 +22,7 @@ static const int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 static struct sigaction old[N_CAUGHT];
 static int installed[N_CAUGHT];
 
-static void write_all(int fd, const char *p, size_t n)
+void cli_signal_write(int fd, const char *p, size_t n)
 {
     while (n > 0) {
         const ssize_t w = write(fd, p, n);
@@ -33,29 +33,32 @@ static void write_all(int fd, const char *p, size_t n)
     }
 }
 
-/* Only write(2), raise(3) and lock-free atomics: async-signal-safe. */
-static void on_signal(int sig)
+/* The progress line erased and, when no write is under way, the tail
+ * written: 1 when this call took the output over (HANDLED). */
+static int take_over(void)
 {
     static const char erase[] = "\r\033[K";
     if (progress_showing)
-        write_all(STDERR_FILENO, erase, sizeof erase - 1);
+        cli_signal_write(STDERR_FILENO, erase, sizeof erase - 1);
     int expect = COMPUTING;
-    if (atomic_compare_exchange_strong(&state, &expect, HANDLED)) {
-        write_all(STDOUT_FILENO, tail, tail_len);
+    if (!atomic_compare_exchange_strong(&state, &expect, HANDLED))
+        return 0;
+    cli_signal_write(STDOUT_FILENO, tail, tail_len);
+    return 1;
+}
+
+/* Only write(2), raise(3) and lock-free atomics: async-signal-safe. */
+static void on_signal(int sig)
+{
+    if (take_over())
         raise(sig); /* SA_RESETHAND restored the default action */
-        return;
-    }
-    pending = sig;
+    else
+        pending = sig;
 }
 
 void cli_interrupt_abandon(void)
 {
-    static const char erase[] = "\r\033[K";
-    if (progress_showing)
-        write_all(STDERR_FILENO, erase, sizeof erase - 1);
-    int expect = COMPUTING;
-    if (atomic_compare_exchange_strong(&state, &expect, HANDLED))
-        write_all(STDOUT_FILENO, tail, tail_len);
+    (void)take_over();
 }
 
 void cli_interrupt_begin(void)

@@ -44,6 +44,10 @@ void cli_interrupt_leave_write(void);
  * writes its line and calls _exit. */
 void cli_interrupt_abandon(void);
 
+/* Writes p[0..n) to @p fd with write(2), as far as it goes (a failure is
+ * not said): async-signal-safe. */
+void cli_signal_write(int fd, const char *p, size_t n);
+
 /* The signal caught while writing, or 0. */
 int cli_interrupt_pending(void);
 

@@ -70,12 +70,21 @@ double cli_budget_estimate(const cli_plan *plan)
     return CLI_RUN_BASE_BYTES + most;
 }
 
-size_t cli_budget_physical(void)
+/* Physical memory in bytes, or SIZE_MAX when the system does not say. */
+static size_t physical(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || page <= 0 || (unsigned long)pages > SIZE_MAX / (unsigned long)page)
         return SIZE_MAX;
     return (size_t)pages * (size_t)page;
+}
+
+int cli_budget_fits(const cli_output *out, const cli_config *c, double *need, double *mem)
+{
+    /* Rows are written before the next configuration starts (run.c). */
+    *need = CLI_RUN_BASE_BYTES + cli_budget_config_bytes(out, &c->spec, c->engine_bytes);
+    *mem = (double)physical();
+    return *need <= *mem;
 }
 
 void cli_budget_begin(cli_budget *b, const cli_plan *plan)

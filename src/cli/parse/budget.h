@@ -47,8 +47,10 @@ double cli_budget_config_bytes(const cli_output *out, const sv_spec *spec, size_
  * tests/output/memory_test.sh, which holds it to /usr/bin/time). */
 double cli_budget_estimate(const cli_plan *plan);
 
-/* Physical memory in bytes, or SIZE_MAX when the system does not say. */
-size_t cli_budget_physical(void);
+/* Whether the run of configuration @p c, written as @p out, fits in
+ * physical memory: *need its bytes (CLI_RUN_BASE_BYTES and its own), *mem
+ * the machine's (SIZE_MAX when the system does not say). */
+int cli_budget_fits(const cli_output *out, const cli_config *c, double *need, double *mem);
 
 typedef struct cli_budget {
     double limit;   /* RLIMIT_AS in bytes; INFINITY without a limit */

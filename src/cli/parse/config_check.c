@@ -11,17 +11,48 @@
 #include "budget.h"
 #include "options.h"
 
-const char *cli_logn_per_row(const sv_spec *spec)
+/* --scale logn per row: "causal" or "window" when @p spec has them, else
+ * NULL. */
+static const char *logn_per_row(const sv_spec *spec)
 {
     return spec->causal ? "causal" : spec->window > 0 ? "window" : NULL;
 }
 
-int cli_logn_refuse(const char *per_row, const char *option, char *err, size_t errlen)
+/* The refusal of an option the per-row multipliers do not reach. */
+static int logn_refuse(const char *per_row, const char *option, char *err, size_t errlen)
 {
     return cli_fail(err, errlen,
                     "--scale logn with --%s: not with --%s (the per-row multipliers reach the "
                     "softmax statistics only)",
                     per_row, option);
+}
+
+/* --scale logn in drawn runs: one multiplier ln(n_k) / sqrt(d_k) where
+ * every row sees n_k keys; per row (spec.scale_logn) with --causal or
+ * --window, whose n_i the engine counts. A mask's or a file's rows are
+ * not counted, and what the per-row multipliers do not reach is refused
+ * (theory.md 15.1): here the CLI's own options, the parameters by the
+ * library (library_error). */
+int cli_check_logn(const cli_options *o, char *err, size_t errlen)
+{
+    static const cli_option_id never[] = {CLI_OPT_MASK, CLI_OPT_Q};
+    static const cli_option_id not_per_row[] = {CLI_OPT_HISTOGRAM, CLI_OPT_WEIGHT_HISTOGRAM,
+                                                CLI_OPT_Q_ROWS, CLI_OPT_EXAMPLE};
+    const char *per_row = logn_per_row(&o->base);
+    for (size_t i = 0; i < o->n_scale; i++) {
+        if (o->scale[i].rule != SV_SCALE_LOGN)
+            continue;
+        for (size_t k = 0; k < sizeof never / sizeof never[0]; k++)
+            if (o->given[never[k]])
+                return cli_fail(err, errlen,
+                                "--scale logn: not with --%s (log-n scaling counts the keys of "
+                                "--causal and --window in drawn runs only)",
+                                cli_option_defs[never[k]].name);
+        for (size_t k = 0; per_row && k < sizeof not_per_row / sizeof not_per_row[0]; k++)
+            if (o->given[not_per_row[k]])
+                return logn_refuse(per_row, cli_option_defs[not_per_row[k]].name, err, errlen);
+    }
+    return 1;
 }
 
 /* A rule of the library between two parameters, "q_mean: not with
@@ -62,8 +93,8 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
     const int by = spec->grad ? CLI_OPT_GRAD : cli_option_of(o, other);
     if (id == CLI_OPT_SCALE && other == SV_PARAM_N_K)
         return cli_fail(err, errlen, "--scale logn: n_k = 1 (ln 1 = 0; needs 2 or more)");
-    if (id == CLI_OPT_SCALE && other != SV_PARAM_NONE && by >= 0 && cli_logn_per_row(spec))
-        return cli_logn_refuse(cli_logn_per_row(spec), cli_option_defs[by].name, err, errlen);
+    if (id == CLI_OPT_SCALE && other != SV_PARAM_NONE && by >= 0 && logn_per_row(spec))
+        return logn_refuse(logn_per_row(spec), cli_option_defs[by].name, err, errlen);
     if (id < 0)
         return cli_fail(err, errlen, "invalid configuration (%s: %s)", sv_status_str(st), why);
     const char *name = cli_option_defs[id].name;
@@ -75,14 +106,12 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
     if (id == CLI_OPT_CAUSAL)
         return cli_fail(err, errlen, "--causal needs n_q = n_k (got n_q=%zu, n_k=%zu)", spec->n_q,
                         spec->n_k);
-    if (st == SV_ETOOBIG && id == CLI_OPT_DK)
+    const int sizes = st == SV_ERANGE && (id == CLI_OPT_N || id == CLI_OPT_NQ || id == CLI_OPT_NK);
+    if ((st == SV_ETOOBIG && id == CLI_OPT_DK) ||
+        (sizes && spec->d_k > INT_MAX)) /* (n_q + n_k) d_k overflowed: d_k's fault */
         return cli_fail(err, errlen, "--dk: '%zu' is too large (at most %d: CBLAS takes int sizes)",
                         spec->d_k, INT_MAX);
-    if (st == SV_ERANGE && (id == CLI_OPT_N || id == CLI_OPT_NQ || id == CLI_OPT_NK) &&
-        spec->d_k > INT_MAX) /* (n_q + n_k) d_k overflowed: d_k's fault */
-        return cli_fail(err, errlen, "--dk: '%zu' is too large (at most %d: CBLAS takes int sizes)",
-                        spec->d_k, INT_MAX);
-    if (st == SV_ERANGE && (id == CLI_OPT_N || id == CLI_OPT_NQ || id == CLI_OPT_NK))
+    if (sizes)
         return cli_fail(err, errlen,
                         "sizes too large: n_q*n_k = %zu*%zu scores with d_k=%zu overflow 64-bit "
                         "sizes",

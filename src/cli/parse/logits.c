@@ -36,10 +36,11 @@ int cli_logits_parse_row(const char *where, const char *s, double *out, size_t *
             return cli_fail(err, errlen, "%s: '%s' has an empty item (item %zu)", where, q, k + 1);
         snprintf(item, sizeof item, "%.*s", (int)(len < 63 ? len : 63), p);
         cli_quote(iq, sizeof iq, item);
-        if (len > 63 || !cli_plain_real(item))
+        double v; /* plain decimal (--help's rule); an overflow is plain, but too large */
+        if (len > 63 || sv_text_real(item, &v) == SV_EINVAL)
             return cli_fail(err, errlen, "%s: '%s': item %zu '%s' is not a finite number", where, q,
                             k + 1, iq);
-        const double v = strtod(item, NULL);
+        v = strtod(item, NULL);
         if (!(fabs(v) <= CLI_LOGIT_ABS_MAX))
             return cli_fail(err, errlen, "%s: '%s': item %zu '%s' is too large (at most %g)", where,
                             q, k + 1, iq, CLI_LOGIT_ABS_MAX);

@@ -45,12 +45,6 @@ const char *cli_options_echo(const cli_options *opt, cli_option_id id, char *buf
     return cli_quote(buf, len, v ? v : "");
 }
 
-int cli_plain_real(const char *s)
-{
-    double v;
-    return sv_text_real(s, &v) != SV_EINVAL; /* an overflow is plain, but too large */
-}
-
 /* Synonyms a user may know an option or format by: written -> ours. */
 static const char *const aliases[][2] = {
     {"text", "table"},  {"pretty", "table"},    {"ndjson", "jsonl"},   {"json-lines", "jsonl"},

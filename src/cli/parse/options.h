@@ -129,14 +129,6 @@ sv_output_kind cli_options_kind(const cli_options *opt);
  * an unknown or repeated name. */
 int cli_resolve_columns(cli_options *o, char *err, size_t errlen);
 
-/* Configurations to run: every --scale x --dist x --init x --dk, scale
- * outermost, then dist, then init, d_k innermost. */
-size_t cli_options_count(const cli_options *opt);
-
-/* The i-th configuration (0 <= i < cli_options_count) as resolved and
- * checked by cli_options_parse: opt->configs[i].spec. */
-sv_spec cli_options_spec(const cli_options *opt, size_t i);
-
 /* Checks the memory the run needs against this machine's (budget.c); 0
  * and a message in err when it cannot run. */
 int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen);
@@ -213,20 +205,14 @@ extern int cli_omp_num_threads_taken;
  * opt->exec.threads (omp_env.c). 0 and a message when it is not valid. */
 int cli_omp_threads(cli_options *opt, char *err, size_t errlen);
 
-/* Whether s is a number in plain decimal (--help's rule): an optional
- * '-', digits with at most one '.', an exponent; no blanks, '+', inf, nan. */
-int cli_plain_real(const char *s);
-
 /* The library's check of configuration @p c (its spec resolved, its
  * scale_name set), into c->engine_bytes; 0 and a message naming the
  * option and value that fail (config_check.c). */
 int cli_config_check(const cli_options *opt, cli_config *c, char *err, size_t errlen);
 
-/* --scale logn per row: "causal" or "window" when @p spec has them, else
- * NULL; and the refusal of an option the per-row multipliers do not reach
- * (0, one line in err) (config_check.c). */
-const char *cli_logn_per_row(const sv_spec *spec);
-int cli_logn_refuse(const char *per_row, const char *option, char *err, size_t errlen);
+/* --scale logn: 0 and a message when an option given is one its
+ * multipliers do not reach (config_check.c). */
+int cli_check_logn(const cli_options *opt, char *err, size_t errlen);
 
 /* Whether --example prints every matrix whole: d_k, n_q, n_k (and d_v
  * with values) at most CLI_EXAMPLE_MATRIX_MAX. Else it shows one query's

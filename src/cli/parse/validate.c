@@ -14,168 +14,143 @@
 #include "budget.h"
 #include "logits.h"
 
-/* Rules of what applies with what. A rule on option `opt` (as given) fires
- * when, for CLI_RULE_NEEDS, `other` is off or `cond` is false, and for
- * CLI_RULE_EXCLUDES, `other` is on and `cond` (if any) is true. `other` is on
- * when given or implied (--qk-scale implies --qk-norm, --dv and --grad
- * --values). The message: "--opt needs (or does not apply with) --other[
- * value]" and the reason. tests/cli/options_test.sh runs every line, and
- * fails when this table has a rule it does not run. */
-typedef enum { CLI_RULE_NEEDS, CLI_RULE_EXCLUDES } cli_rule_kind;
+/* Rules of what applies with what. A row is a rule for each pair of an
+ * option of `opts` (as given) and one of `others`, options first, each in
+ * the table's order (the order rules fire in, and --help's). A rule fires,
+ * for CLI_RULE_NEEDS, when `other` is off or the format is not one of
+ * `formats`, for CLI_RULE_EXCLUDES when `other` is on and the format is
+ * one of `formats` (0: any), for CLI_RULE_EXCLUDES_ALL (one rule for the
+ * row) when every one of `others` is on. `other` is on when given or
+ * implied (--qk-scale implies --qk-norm, --dv and --grad --values). The
+ * message: "--opt needs (or does not apply with) --other[ value]" and the
+ * reason; the value is --format's as given (as required for NEEDS), "and
+ * --more" for the others of CLI_RULE_EXCLUDES_ALL. tests/cli/options_test.sh
+ * runs every rule, and fails when this table has one it does not run. */
+typedef enum { CLI_RULE_NEEDS, CLI_RULE_EXCLUDES, CLI_RULE_EXCLUDES_ALL } cli_rule_kind;
 
 typedef struct cli_rule {
-    cli_option_id opt;
+    uint64_t opts; /* bit id: option id */
     cli_rule_kind kind;
-    cli_option_id other;
-    int (*cond)(const cli_options *o); /* NULL: always */
-    const char *value;                 /* shown after --other, or NULL */
+    uint64_t others;
+    unsigned formats; /* bit f: cli_format f; 0: any */
     const char *why;
-    const char *shown; /* --help's text for other and cond, or NULL */
+    const char *shown; /* --help's text for other and formats, or NULL */
 } cli_rule;
 
-static int is_table(const cli_options *o)
-{
-    return o->out.format == CLI_FORMAT_TABLE;
-}
+_Static_assert(CLI_OPT_COUNT <= 64, "a rule's options are the bits of a uint64_t");
 
-static int is_gnuplot(const cli_options *o)
-{
-    return o->out.format == CLI_FORMAT_GNUPLOT;
-}
-
-/* --format markdown and latex: the table view for slides. */
-static int is_slides(const cli_options *o)
-{
-    return o->out.format == CLI_FORMAT_MARKDOWN || o->out.format == CLI_FORMAT_LATEX;
-}
-
-/* The format a given row is not written in: a state (a partial result of
- * random draws, for `merge`). */
-static int is_state(const cli_options *o)
-{
-    return o->out.format == CLI_FORMAT_STATE;
-}
-
-static int table_or_slides(const cli_options *o)
-{
-    return is_table(o) || is_slides(o);
-}
-
-static int table_or_gnuplot(const cli_options *o)
-{
-    return is_table(o) || is_gnuplot(o);
-}
-
-static int not_csv(const cli_options *o)
-{
-    return o->out.format != CLI_FORMAT_AUTO && o->out.format != CLI_FORMAT_CSV;
-}
-
-static int both_nq_nk(const cli_options *o)
-{
-    return o->given[CLI_OPT_NQ] && o->given[CLI_OPT_NK];
-}
-
+#define O(id) (UINT64_C(1) << CLI_OPT_##id)
+#define F(format) (1u << CLI_FORMAT_##format)
+#define SLIDES (F(MARKDOWN) | F(LATEX)) /* the table view for slides */
 #define NEEDS CLI_RULE_NEEDS
 #define EXCL CLI_RULE_EXCLUDES
 static const cli_rule rules[] = {
-    {CLI_OPT_PLOT, EXCL, CLI_OPT_LOGITS, NULL, NULL, "it draws the rows' weights", NULL},
-    {CLI_OPT_UPSTREAM, EXCL, CLI_OPT_FORMAT, is_gnuplot, "*", "the plot draws the weights",
-     "--format gnuplot"},
-    {CLI_OPT_UPSTREAM, NEEDS, CLI_OPT_LOGITS, NULL, NULL, "the gradient of a given row", NULL},
-    {CLI_OPT_WEIGHT_HISTOGRAM, NEEDS, CLI_OPT_HISTOGRAM, NULL, NULL, "it changes what is binned",
-     NULL},
-    {CLI_OPT_N, EXCL, CLI_OPT_NQ, both_nq_nk, "and --nk", "they set n_q and n_k", NULL},
-    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "one kind of output", NULL},
-    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output", NULL},
-    {CLI_OPT_PER_ROW, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output", NULL},
-    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_PER_TRIAL, NULL, NULL, "the fraction is in the summary", NULL},
-    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "the fraction is in the summary", NULL},
-    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "the fraction is in the summary", NULL},
-    {CLI_OPT_DDOF, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no variance", NULL},
-    {CLI_OPT_DDOF, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no variance", NULL},
-    {CLI_OPT_VALUES, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no output variance", NULL},
-    {CLI_OPT_VALUES, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance", NULL},
-    {CLI_OPT_DV, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no output variance", NULL},
-    {CLI_OPT_DV, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no output variance", NULL},
-    {CLI_OPT_GRAD, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "it prints no gradient", NULL},
-    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_WINDOW, NULL, NULL, "it shows full or causal rows", NULL},
-    {CLI_OPT_GRAD, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "it prints no gradient", NULL},
-    {CLI_OPT_NO_HEADER, EXCL, CLI_OPT_FORMAT, not_csv, "*", "CSV only",
-     "--format table, json, jsonl"},
-    {CLI_OPT_COLUMNS, EXCL, CLI_OPT_FORMAT, table_or_slides, "*", "CSV, JSON and JSONL only",
-     "--format table, markdown, latex"},
-    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_FORMAT, is_slides, "*", "a slide's table is the summary",
-     "--format markdown, latex"},
-    {CLI_OPT_PER_ROW, EXCL, CLI_OPT_FORMAT, is_slides, "*", "a slide's table is the summary",
-     "--format markdown, latex"},
-    {CLI_OPT_HISTOGRAM, EXCL, CLI_OPT_FORMAT, is_slides, "*", "a slide's table is the summary",
-     "--format markdown, latex"},
-    {CLI_OPT_Q, EXCL, CLI_OPT_FORMAT, is_slides, "*", "drawn Q and K only",
-     "--format markdown, latex"},
-    {CLI_OPT_LOGITS, EXCL, CLI_OPT_FORMAT, is_state, "*", "a state is of random draws",
-     "--format state"},
-    {CLI_OPT_LOGITS_FILE, EXCL, CLI_OPT_FORMAT, is_state, "*", "a state is of random draws",
-     "--format state"},
-    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_TRIALS, NULL, NULL, "it shows trial 0", NULL},
-    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_OBSERVED, NULL, NULL, "it shows trial 0", NULL},
-    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_PER_TRIAL, NULL, NULL, "one kind of output", NULL},
-    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "one kind of output", NULL},
-    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output", NULL},
-    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_FORMAT, NULL, NULL, "it prints text", NULL},
-    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_COLUMNS, NULL, NULL, "it prints text", NULL},
-    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_NO_HEADER, NULL, NULL, "it prints text", NULL},
-    {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_ROW, table_or_gnuplot, NULL, "it prints CSV", NULL},
-    {CLI_OPT_FORMAT, EXCL, CLI_OPT_PER_TRIAL, is_gnuplot, NULL, "it plots the summary", NULL},
-    {CLI_OPT_PLOT, NEEDS, CLI_OPT_FORMAT, is_gnuplot, "gnuplot", "it says what the script draws",
-     NULL},
-    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_OUTPUT, NULL, NULL, "it prints text", NULL},
-    {CLI_OPT_FORMAT, EXCL, CLI_OPT_HISTOGRAM, is_table, NULL, "it prints CSV", NULL},
-    {CLI_OPT_Q, NEEDS, CLI_OPT_K, NULL, NULL, "Q and K make the scores", NULL},
-    {CLI_OPT_K, NEEDS, CLI_OPT_Q, NULL, NULL, "Q and K make the scores", NULL},
-    {CLI_OPT_V, NEEDS, CLI_OPT_Q, NULL, NULL, "the values of measured Q and K", NULL},
-    {CLI_OPT_MASK, NEEDS, CLI_OPT_Q, NULL, NULL, "it masks the scores of measured Q and K", NULL},
-    {CLI_OPT_LAYOUT, NEEDS, CLI_OPT_Q, NULL, NULL, "it says how files are laid out", NULL},
-    {CLI_OPT_POOL, NEEDS, CLI_OPT_Q, NULL, NULL, "it pools the heads of files", NULL},
-    {CLI_OPT_POOL, EXCL, CLI_OPT_PER_ROW, NULL, NULL, "one kind of output", NULL},
-    {CLI_OPT_POOL, EXCL, CLI_OPT_HISTOGRAM, NULL, NULL, "one kind of output", NULL},
+    {O(PLOT), EXCL, O(LOGITS), 0, "it draws the rows' weights", NULL},
+    {O(UPSTREAM), EXCL, O(FORMAT), F(GNUPLOT), "the plot draws the weights", NULL},
+    {O(UPSTREAM), NEEDS, O(LOGITS), 0, "the gradient of a given row", NULL},
+    {O(WEIGHT_HISTOGRAM), NEEDS, O(HISTOGRAM), 0, "it changes what is binned", NULL},
+    {O(N), CLI_RULE_EXCLUDES_ALL, O(NQ) | O(NK), 0, "they set n_q and n_k", NULL},
+    {O(PER_TRIAL), EXCL, O(PER_ROW) | O(HISTOGRAM), 0, "one kind of output", NULL},
+    {O(PER_ROW), EXCL, O(HISTOGRAM), 0, "one kind of output", NULL},
+    {O(OBSERVED), EXCL, O(PER_TRIAL) | O(PER_ROW) | O(HISTOGRAM), 0,
+     "the fraction is in the summary", NULL},
+    {O(DDOF), EXCL, O(PER_ROW) | O(HISTOGRAM), 0, "it prints no variance", NULL},
+    {O(VALUES) | O(DV), EXCL, O(PER_ROW) | O(HISTOGRAM), 0, "it prints no output variance", NULL},
+    {O(GRAD), EXCL, O(PER_ROW), 0, "it prints no gradient", NULL},
+    {O(EXAMPLE), EXCL, O(WINDOW), 0, "it shows full or causal rows", NULL},
+    {O(GRAD), EXCL, O(HISTOGRAM), 0, "it prints no gradient", NULL},
+    /* Every format but CSV (and the default); --help names the usual. */
+    {O(NO_HEADER), EXCL, O(FORMAT), ~(F(AUTO) | F(CSV)), "CSV only", "--format table, json, jsonl"},
+    {O(COLUMNS), EXCL, O(FORMAT), F(TABLE) | SLIDES, "CSV, JSON and JSONL only", NULL},
+    {O(PER_TRIAL) | O(PER_ROW) | O(HISTOGRAM), EXCL, O(FORMAT), SLIDES,
+     "a slide's table is the summary", NULL},
+    {O(Q), EXCL, O(FORMAT), SLIDES, "drawn Q and K only", NULL},
+    /* A state is a partial result of random draws, for `merge`. */
+    {O(LOGITS) | O(LOGITS_FILE), EXCL, O(FORMAT), F(STATE), "a state is of random draws", NULL},
+    {O(EXAMPLE), EXCL, O(TRIALS) | O(OBSERVED), 0, "it shows trial 0", NULL},
+    {O(EXAMPLE), EXCL, O(PER_TRIAL) | O(PER_ROW) | O(HISTOGRAM), 0, "one kind of output", NULL},
+    {O(EXAMPLE), EXCL, O(FORMAT) | O(COLUMNS) | O(NO_HEADER), 0, "it prints text", NULL},
+    {O(FORMAT), EXCL, O(PER_ROW), F(TABLE) | F(GNUPLOT), "it prints CSV", NULL},
+    {O(FORMAT), EXCL, O(PER_TRIAL), F(GNUPLOT), "it plots the summary", NULL},
+    {O(PLOT), NEEDS, O(FORMAT), F(GNUPLOT), "it says what the script draws", NULL},
+    {O(EXAMPLE), EXCL, O(OUTPUT), 0, "it prints text", NULL},
+    {O(FORMAT), EXCL, O(HISTOGRAM), F(TABLE), "it prints CSV", NULL},
+    {O(Q), NEEDS, O(K), 0, "Q and K make the scores", NULL},
+    {O(K), NEEDS, O(Q), 0, "Q and K make the scores", NULL},
+    {O(V), NEEDS, O(Q), 0, "the values of measured Q and K", NULL},
+    {O(MASK), NEEDS, O(Q), 0, "it masks the scores of measured Q and K", NULL},
+    {O(LAYOUT), NEEDS, O(Q), 0, "it says how files are laid out", NULL},
+    {O(POOL), NEEDS, O(Q), 0, "it pools the heads of files", NULL},
+    {O(POOL), EXCL, O(PER_ROW) | O(HISTOGRAM), 0, "one kind of output", NULL},
     /* With measured Q and K, beside the options of CLI_X_Q. */
-    {CLI_OPT_VALUES, EXCL, CLI_OPT_Q, NULL, NULL, "--v reads V from a file", NULL},
-    {CLI_OPT_DV, EXCL, CLI_OPT_Q, NULL, NULL, "--v reads V from a file", NULL},
-    {CLI_OPT_GRAD, EXCL, CLI_OPT_Q, NULL, NULL, "no file gives G", NULL},
-    {CLI_OPT_OBSERVED, EXCL, CLI_OPT_Q, NULL, NULL, "it counts random trials", NULL},
-    {CLI_OPT_PER_TRIAL, EXCL, CLI_OPT_Q, NULL, NULL, "rows are per head: --pool", NULL},
-    {CLI_OPT_EXAMPLE, EXCL, CLI_OPT_Q, NULL, NULL, "it shows a random trial", NULL},
-    {CLI_OPT_SAVE_QK, EXCL, CLI_OPT_Q, NULL, NULL, "it saves random draws", NULL},
+    {O(VALUES) | O(DV), EXCL, O(Q), 0, "--v reads V from a file", NULL},
+    {O(GRAD), EXCL, O(Q), 0, "no file gives G", NULL},
+    {O(OBSERVED), EXCL, O(Q), 0, "it counts random trials", NULL},
+    {O(PER_TRIAL), EXCL, O(Q), 0, "rows are per head: --pool", NULL},
+    {O(EXAMPLE), EXCL, O(Q), 0, "it shows a random trial", NULL},
+    {O(SAVE_QK), EXCL, O(Q), 0, "it saves random draws", NULL},
 };
+#undef O
+#undef F
+#undef SLIDES
 #undef NEEDS
 #undef EXCL
 
-static int on(const cli_options *o, cli_option_id id)
+static int on(const cli_options *o, int id)
 {
     return o->given[id] || (id == CLI_OPT_QK_NORM && o->given[CLI_OPT_QK_SCALE]) ||
            (id == CLI_OPT_VALUES && (o->given[CLI_OPT_DV] || o->given[CLI_OPT_GRAD])) ||
            (id == CLI_OPT_LOGITS && o->given[CLI_OPT_LOGITS_FILE]);
 }
 
-/* "--opt[ value] needs (or does not apply with) --other[ value] (why)". */
-static int refuse(const cli_options *o, cli_option_id opt, cli_rule_kind kind, cli_option_id other,
-                  const char *value, const char *why, char *err, size_t errlen)
+/* The next option of @p bits after @p id (-1: the first), or -1. */
+static int next_of(uint64_t bits, int id)
 {
-    /* --format's value is part of the option ("--format table"); a rule's
-     * value "*" shows the other option's value. */
+    while (++id < CLI_OPT_COUNT)
+        if (bits >> id & 1)
+            return id;
+    return -1;
+}
+
+/* The names of @p formats, "markdown, latex", into @p buf. */
+static const char *format_list(unsigned formats, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int k = 0; cli_format_names[k] && at < len; k++)
+        if (formats >> (CLI_FORMAT_TABLE + k) & 1)
+            at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", cli_format_names[k]);
+    return buf;
+}
+
+/* " and --nk" for the others of @p r after @p other (CLI_RULE_EXCLUDES_ALL),
+ * else @p r's formats: as given (@p o), or all of them (NULL: --help). */
+static void other_value(const cli_options *o, const cli_rule *r, int other, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (r->kind == CLI_RULE_EXCLUDES_ALL)
+        for (int b = next_of(r->others, other), at = 0; b >= 0; b = next_of(r->others, b))
+            at += snprintf(buf + at, len - (size_t)at, " and --%s", cli_option_defs[b].name);
+    else if (other == CLI_OPT_FORMAT && r->formats && o && r->kind != CLI_RULE_NEEDS)
+        cli_options_echo(o, CLI_OPT_FORMAT, buf + 1, len - 1), buf[0] = ' ';
+    else if (other == CLI_OPT_FORMAT && r->formats)
+        format_list(r->formats, buf + 1, len - 1), buf[0] = ' ';
+}
+
+/* "--opt[ value] needs (or does not apply with) --other[ value] (why)". */
+static int refuse(const cli_options *o, int opt, cli_rule_kind kind, int other, const cli_rule *r,
+                  const char *why, char *err, size_t errlen)
+{
+    /* --format's value is part of the option ("--format table"). */
     char val[80] = "", shown[80] = "";
     if (opt == CLI_OPT_FORMAT)
-        cli_options_echo(o, opt, val + 1, sizeof val - 1), val[0] = ' ';
-    if (value && strcmp(value, "*") == 0)
-        cli_options_echo(o, other, shown + 1, sizeof shown - 1), shown[0] = ' ';
-    else if (value)
-        snprintf(shown, sizeof shown, " %s", value);
+        cli_options_echo(o, CLI_OPT_FORMAT, val + 1, sizeof val - 1), val[0] = ' ';
+    if (r)
+        other_value(o, r, other, shown, sizeof shown);
     /* --logits-file counts as --logits: name the one given. */
-    const cli_option_id named =
-        other == CLI_OPT_LOGITS && !o->given[CLI_OPT_LOGITS] && kind == CLI_RULE_EXCLUDES
-            ? CLI_OPT_LOGITS_FILE
-            : other;
+    const int named = other == CLI_OPT_LOGITS && !o->given[CLI_OPT_LOGITS] && kind != CLI_RULE_NEEDS
+                          ? CLI_OPT_LOGITS_FILE
+                          : other;
     return cli_fail(err, errlen, "--%s%s %s --%s%s (%s)", cli_option_defs[opt].name, val,
                     kind == CLI_RULE_NEEDS ? "needs" : "does not apply with",
                     cli_option_defs[named].name, shown, why);
@@ -187,8 +162,19 @@ static int check_flag(const cli_options *o, int flag, cli_option_id group, const
 {
     for (int id = 0; on(o, group) && id < CLI_OPT_COUNT; id++)
         if (o->given[id] && (cli_option_defs[id].section & flag))
-            return refuse(o, (cli_option_id)id, CLI_RULE_EXCLUDES, group, NULL, why, err, errlen);
+            return refuse(o, id, CLI_RULE_EXCLUDES, group, NULL, why, err, errlen);
     return 1;
+}
+
+/* Whether rule @p r fires on option @p other, given option @p opt. */
+static int fires(const cli_options *o, const cli_rule *r, int other)
+{
+    const int format = !r->formats || (r->formats >> o->out.format & 1);
+    if (r->kind == CLI_RULE_EXCLUDES_ALL)
+        for (int b = other; b >= 0; b = next_of(r->others, b))
+            if (!on(o, b))
+                return 0;
+    return r->kind == CLI_RULE_NEEDS ? !(on(o, other) && format) : on(o, other) && format;
 }
 
 static int check_rules(const cli_options *o, char *err, size_t errlen)
@@ -200,13 +186,11 @@ static int check_rules(const cli_options *o, char *err, size_t errlen)
         return 0;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         const cli_rule *r = &rules[i];
-        if (!o->given[r->opt])
-            continue;
-        const int cond = !r->cond || r->cond(o);
-        const int fires =
-            r->kind == CLI_RULE_NEEDS ? !(on(o, r->other) && cond) : on(o, r->other) && cond;
-        if (fires)
-            return refuse(o, r->opt, r->kind, r->other, r->value, r->why, err, errlen);
+        for (int a = next_of(r->opts, -1); a >= 0; a = next_of(r->opts, a))
+            for (int b = next_of(r->others, -1); o->given[a] && b >= 0;
+                 b = r->kind == CLI_RULE_EXCLUDES_ALL ? -1 : next_of(r->others, b))
+                if (fires(o, r, b))
+                    return refuse(o, a, r->kind, b, r, r->why, err, errlen);
     }
     return check_flag(o, CLI_X_Q, CLI_OPT_Q, "Q and K are read from files", err, errlen);
 }
@@ -215,7 +199,8 @@ static int check_rules(const cli_options *o, char *err, size_t errlen)
  * together). */
 static int draw_only(const cli_rule *r)
 {
-    return r->kind == CLI_RULE_EXCLUDES && (r->other == CLI_OPT_Q || r->other == CLI_OPT_LOGITS);
+    return r->kind == CLI_RULE_EXCLUDES &&
+           (r->others == UINT64_C(1) << CLI_OPT_Q || r->others == UINT64_C(1) << CLI_OPT_LOGITS);
 }
 
 /* "  --q                not with --nu, --init, ...": the options whose
@@ -227,14 +212,41 @@ static void group_usage(FILE *f, int flag, cli_option_id group, const char *head
     const char *sep = " ";
     for (size_t i = 0; i < CLI_OPT_COUNT + sizeof rules / sizeof rules[0]; i++) {
         const cli_rule *r = i < CLI_OPT_COUNT ? NULL : &rules[i - CLI_OPT_COUNT];
-        if (r ? !draw_only(r) || r->other != group : !(cli_option_defs[i].section & flag))
+        if (r ? !draw_only(r) || !(r->others >> group & 1) : !(cli_option_defs[i].section & flag))
             continue;
-        const char *name = cli_option_defs[r ? r->opt : i].name;
-        if (at + (int)strlen(sep) + 2 + (int)strlen(name) + 1 > 79)
-            at = fprintf(f, ",\n%30s", "") - 2, sep = "";
-        at += fprintf(f, "%s--%s", sep, name);
-        sep = ", ";
+        for (int id = r ? next_of(r->opts, -1) : (int)i; id >= 0;
+             id = r ? next_of(r->opts, id) : -1) {
+            const char *name = cli_option_defs[id].name;
+            if (at + (int)strlen(sep) + 2 + (int)strlen(name) + 1 > 79)
+                at = fprintf(f, ",\n%30s", "") - 2, sep = "";
+            at += fprintf(f, "%s--%s", sep, name);
+            sep = ", ";
+        }
     }
+}
+
+/* One "--opt  needs/not with --other" of --help, after @p prev (-1: the
+ * first), on the same line when the same option and kind. */
+static void rule_usage(FILE *f, const cli_rule *r, int opt, int other, int *prev, int *at)
+{
+    char head[32], other_text[48], value[48];
+    const int same = *prev == opt * 4 + (int)r->kind;
+    snprintf(head, sizeof head, "--%s%s", cli_option_defs[opt].name,
+             opt == CLI_OPT_FORMAT ? " table" : "");
+    other_value(NULL, r, other, value, sizeof value);
+    if (r->shown)
+        snprintf(other_text, sizeof other_text, "%s", r->shown);
+    else
+        snprintf(other_text, sizeof other_text, "--%s%s", cli_option_defs[other].name, value);
+    if (same && *at + 2 + (int)strlen(other_text) > 79)
+        *at = fprintf(f, ",\n%30s%s", "", other_text) - 2;
+    else if (same)
+        *at += fprintf(f, ", %s", other_text);
+    else
+        *at = fprintf(f, "%s  %-19s%s %s", *prev >= 0 ? "\n" : "", head,
+                      r->kind == CLI_RULE_NEEDS ? "needs" : "not with", other_text) -
+              (*prev >= 0 ? 1 : 0);
+    *prev = opt * 4 + (int)r->kind;
 }
 
 void cli_options_rules_usage(FILE *f)
@@ -246,30 +258,13 @@ void cli_options_rules_usage(FILE *f)
           "--k-mean, --k-std, --plant with it; --q-std, --k-std under --qk-norm for\n"
           "rows of mean 0; --window with --grad). The CLI's own options:\n",
           f);
-    int at = 0; /* the line's length so far: a list wraps under its first item */
-    const cli_rule *prev = NULL;
+    int at = 0, prev = -1; /* the line's length so far: a list wraps under its first item */
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         const cli_rule *r = &rules[i];
-        if (draw_only(r))
-            continue;
-        const int same = prev && prev->opt == r->opt && prev->kind == r->kind;
-        char head[32], other[48];
-        snprintf(head, sizeof head, "--%s%s", cli_option_defs[r->opt].name,
-                 r->opt == CLI_OPT_FORMAT ? " table" : "");
-        if (r->shown)
-            snprintf(other, sizeof other, "%s", r->shown);
-        else
-            snprintf(other, sizeof other, "--%s%s%s", cli_option_defs[r->other].name,
-                     r->value ? " " : "", r->value ? r->value : "");
-        if (same && at + 2 + (int)strlen(other) > 79)
-            at = fprintf(f, ",\n%30s%s", "", other) - 2;
-        else if (same)
-            at += fprintf(f, ", %s", other);
-        else
-            at = fprintf(f, "%s  %-19s%s %s", prev ? "\n" : "", head,
-                         r->kind == CLI_RULE_NEEDS ? "needs" : "not with", other) -
-                 (prev ? 1 : 0);
-        prev = r;
+        for (int a = next_of(r->opts, -1); !draw_only(r) && a >= 0; a = next_of(r->opts, a))
+            for (int b = next_of(r->others, -1); b >= 0;
+                 b = r->kind == CLI_RULE_EXCLUDES_ALL ? -1 : next_of(r->others, b))
+                rule_usage(f, r, a, b, &prev, &at);
     }
     group_usage(f, CLI_X_Q, CLI_OPT_Q, "--q");
     group_usage(f, CLI_X_LOGITS, CLI_OPT_LOGITS, "--logits(-file)");
@@ -298,7 +293,9 @@ static void resolve(cli_options *o)
     o->version = g[CLI_OPT_VERSION];
 }
 
-size_t cli_options_count(const cli_options *opt)
+/* Configurations to run: every --scale x --dist x --init x --dk, scale
+ * outermost, then dist, then init, d_k innermost. */
+static size_t count_configs(const cli_options *opt)
 {
     return opt->n_scale * opt->n_dist * opt->n_init * opt->n_n * opt->n_dk;
 }
@@ -336,11 +333,6 @@ static sv_spec make_spec(const cli_options *opt, size_t i)
     return spec;
 }
 
-sv_spec cli_options_spec(const cli_options *opt, size_t i)
-{
-    return opt->configs[i].spec;
-}
-
 void cli_options_free(cli_options *opt)
 {
     free(opt->configs);
@@ -374,34 +366,6 @@ cli_plan cli_options_plan(const cli_options *opt, cli_format format)
     return p;
 }
 
-/* --scale logn in drawn runs: one multiplier ln(n_k) / sqrt(d_k) where
- * every row sees n_k keys; per row (spec.scale_logn) with --causal or
- * --window, whose n_i the engine counts. A mask's or a file's rows are
- * not counted, and what the per-row multipliers do not reach is refused
- * (theory.md 15.1): here the CLI's own options, the parameters by the
- * library (config_check.c). */
-static int check_logn(const cli_options *o, char *err, size_t errlen)
-{
-    static const cli_option_id never[] = {CLI_OPT_MASK, CLI_OPT_Q};
-    static const cli_option_id not_per_row[] = {CLI_OPT_HISTOGRAM, CLI_OPT_WEIGHT_HISTOGRAM,
-                                                CLI_OPT_Q_ROWS, CLI_OPT_EXAMPLE};
-    const char *per_row = cli_logn_per_row(&o->base);
-    for (size_t i = 0; i < o->n_scale; i++) {
-        if (o->scale[i].rule != SV_SCALE_LOGN)
-            continue;
-        for (size_t k = 0; k < sizeof never / sizeof never[0]; k++)
-            if (on(o, never[k]))
-                return cli_fail(err, errlen,
-                                "--scale logn: not with --%s (log-n scaling counts the keys of "
-                                "--causal and --window in drawn runs only)",
-                                cli_option_defs[never[k]].name);
-        for (size_t k = 0; per_row && k < sizeof not_per_row / sizeof not_per_row[0]; k++)
-            if (on(o, not_per_row[k]))
-                return cli_logn_refuse(per_row, cli_option_defs[not_per_row[k]].name, err, errlen);
-    }
-    return 1;
-}
-
 static int validate(cli_options *o, char *err, size_t errlen)
 {
     resolve(o);
@@ -413,13 +377,13 @@ static int validate(cli_options *o, char *err, size_t errlen)
     if (on(o, CLI_OPT_LOGITS)) /* gnuplot draws the rows: --output's checks */
         return cli_logits_validate(o, err, errlen) &&
                (o->out.format != CLI_FORMAT_GNUPLOT || cli_plot_check(o, err, errlen));
-    if (!check_logn(o, err, errlen))
+    if (!cli_check_logn(o, err, errlen))
         return 0;
     if (o->out.format == CLI_FORMAT_GNUPLOT && !cli_plot_check(o, err, errlen))
         return 0;
     if (o->given[CLI_OPT_COLUMNS] && !cli_resolve_columns(o, err, errlen))
         return 0;
-    const size_t n = cli_options_count(o);
+    const size_t n = count_configs(o);
     if (n > CLI_CONFIGS_MAX)
         return cli_fail(
             err, errlen,
@@ -460,20 +424,16 @@ int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t
 int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
 {
     const double gib = 1024.0 * 1024.0 * 1024.0;
-    const size_t mem = cli_budget_physical();
     const cli_output out = output_of(opt, CLI_FORMAT_CSV);
     for (size_t i = 0; i < opt->n_configs; i++) {
         const sv_spec *spec = &opt->configs[i].spec;
-        /* What the run of this configuration takes (run.c): rows are
-         * written before the next configuration starts. */
-        const double need =
-            CLI_RUN_BASE_BYTES + cli_budget_config_bytes(&out, spec, opt->configs[i].engine_bytes);
-        if (need > (double)mem)
+        double need, mem;
+        if (!cli_budget_fits(&out, &opt->configs[i], &need, &mem))
             return cli_fail(err, errlen,
                             "sizes too large: d_k=%zu, n_q=%zu, n_k=%zu, trials=%llu need %.3g "
                             "GiB of memory; this machine has %.3g GiB",
                             spec->d_k, spec->n_q, spec->n_k, (unsigned long long)spec->trials,
-                            need / gib, (double)mem / gib);
+                            need / gib, mem / gib);
     }
     return 1;
 }

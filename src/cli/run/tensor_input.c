@@ -151,11 +151,10 @@ static int checked(const cli_tensors *t, const sv_spec *spec, char *err, size_t 
 static int fits(const cli_options *opt, const cli_config *c, const char *qa, char *err,
                 size_t errlen)
 {
-    const double gib = 1024.0 * 1024.0 * 1024.0, mem = (double)cli_budget_physical();
+    const double gib = 1024.0 * 1024.0 * 1024.0;
     const cli_output out = cli_options_plan(opt, CLI_FORMAT_CSV).out;
-    const double need =
-        CLI_RUN_BASE_BYTES + cli_budget_config_bytes(&out, &c->spec, c->engine_bytes);
-    if (need <= mem)
+    double need, mem;
+    if (cli_budget_fits(&out, c, &need, &mem))
         return 1;
     return cli_fail(err, errlen,
                     "%s: d_k=%zu n_q=%zu n_k=%zu, %llu (batch, head) pairs: the run needs %.3g "
@@ -224,17 +223,6 @@ static atomic_flag bus_taken = ATOMIC_FLAG_INIT;
 static struct sigaction bus_old;
 static int bus_installed;
 
-static void bus_write(const char *p, size_t n)
-{
-    while (n > 0) {
-        const ssize_t w = write(STDERR_FILENO, p, n);
-        if (w <= 0)
-            return;
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
 /* write(2), _exit(2), pause(2) and a lock-free flag: async-signal-safe.
  * Only the first thread to fault writes; the others wait for its _exit. */
 static void on_sigbus(int sig, siginfo_t *info, void *context)
@@ -248,10 +236,10 @@ static void on_sigbus(int sig, siginfo_t *info, void *context)
     const uintptr_t at = info ? (uintptr_t)info->si_addr : 0;
     for (int i = 0; i < 4; i++)
         if (bus_file[i].line_len && at >= bus_file[i].begin && at < bus_file[i].end) {
-            bus_write(bus_file[i].line, bus_file[i].line_len);
+            cli_signal_write(STDERR_FILENO, bus_file[i].line, bus_file[i].line_len);
             _exit(CLI_EXIT_RUNTIME);
         }
-    bus_write(bus_all, bus_all_len);
+    cli_signal_write(STDERR_FILENO, bus_all, bus_all_len);
     _exit(CLI_EXIT_RUNTIME);
 }
 
