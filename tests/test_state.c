@@ -151,6 +151,14 @@ int main(void)
     why.problem = (sv_state_problem)99; /* out of range: the problem's text */
     sv_state_why_text(&why, all, names, text, sizeof text);
     CHECK(strcmp(text, "unknown problem") == 0);
+    /* an empty range is no merge's finding: the problem's text, not
+     * "0..18446744073709551615" */
+    why = (sv_state_why){.problem = SV_STATE_OVERLAP, .shard = 1, .other = 0, .lo = 3, .hi = 3};
+    sv_state_why_text(&why, all, names, text, sizeof text);
+    CHECK(strcmp(text, sv_state_problem_str(SV_STATE_OVERLAP)) == 0);
+    why = (sv_state_why){.problem = SV_STATE_MISSING_TRIALS, .lo = 0, .hi = 0};
+    sv_state_why_text(&why, all, names, text, sizeof text);
+    CHECK(strcmp(text, sv_state_problem_str(SV_STATE_MISSING_TRIALS)) == 0);
     CHECK(strcmp(sv_state_problem_str(SV_STATE_OVERLAP), "overlaps another shard") == 0);
     sv_state z;
     CHECK(sv_state_decode((const unsigned char *)"SDPAVST", 7, &z) == SV_ECORRUPT);
@@ -161,6 +169,9 @@ int main(void)
     CHECK(z.blas[0] != '\0');
     sv_state_free(&z);
     CHECK(sv_state_begin(NULL, 2, 9) == SV_EINVAL);
+    /* no memory for the configurations: *out zeroed, as documented */
+    CHECK(sv_state_begin(&z, SIZE_MAX / 2, 9) == SV_ENOMEM && z.n_configs == 0 &&
+          z.trials_total == 0 && z.configs == NULL);
     sv_state_free(&a);
     sv_state_free(&b);
     sv_state_free(&c);

@@ -157,7 +157,8 @@ sv_status sv_run(const sv_spec *spec, const sv_source *src, const sv_exec *exec,
  * @return SV_OK; SV_EINVAL for a NULL argument or trials that wrap; the
  *         errors of sv_engine_run_rows (rows not whole blocks,
  *         SV_ECANCELED for exec's cancel flag). After an error the folds
- *         of the trials not run are left as they were.
+ *         of the trials not run are left as they were. With spec->trials
+ *         0 nothing is run, and the rows are not checked: SV_OK.
  * Thread safety: re-entrant; the engine's OpenMP threads. Cost:
  * sv_engine_run_rows's.
  */

@@ -184,8 +184,9 @@ const char *sv_state_problem_str(sv_state_problem problem);
  *        the run's trial count are read from them).
  * @param buf, len as snprintf's (NULL and 0: only the length).
  * @return the length of the whole line (as snprintf: > len - 1 when cut).
- *         A problem out of range, or NULL arguments (but buf with len 0),
- *         give sv_state_problem_str's text.
+ *         A problem out of range, a range with nothing in it, or NULL
+ *         arguments (but buf with len 0), give sv_state_problem_str's text;
+ *         a NULL name is written "?".
  */
 size_t sv_state_why_text(const sv_state_why *why, const sv_state *const *shards,
                          const char *const *names, char *buf, size_t len);

@@ -220,7 +220,7 @@ sv_status sv_state_begin(sv_state *out, size_t n_configs, uint64_t trials_total)
     *out = (sv_state){.n_configs = n_configs, .trials_total = trials_total};
     out->configs = n_configs ? sv__calloc(n_configs, sizeof *out->configs) : NULL;
     if (n_configs && !out->configs) {
-        out->n_configs = 0;
+        *out = (sv_state){0};
         return SV_ENOMEM;
     }
     snprintf(out->version, sizeof out->version, "%s", SV_VERSION_STRING);

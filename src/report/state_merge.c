@@ -272,9 +272,15 @@ size_t sv_state_why_text(const sv_state_why *why, const sv_state *const *shards,
     if (!buf)
         len = 0;
     const sv_state_problem p = why ? why->problem : SV_STATE_FINE;
-    if (!why || !shards || !names || p == SV_STATE_FINE || p > SV_STATE_OTHER_TOTAL)
+    /* A range with nothing in it is no merge's finding: the generic text,
+     * not an unsigned lo..hi-1 that wraps. */
+    const int ranged =
+        p == SV_STATE_OVERLAP || p == SV_STATE_MISSING_TRIALS || p == SV_STATE_MISSING_ROWS;
+    if (!why || !shards || !names || p == SV_STATE_FINE || p > SV_STATE_OTHER_TOTAL ||
+        (ranged && why->lo == why->hi) || (p != SV_STATE_OVERLAP && ranged && why->hi < why->lo))
         return (size_t)snprintf(buf, len, "%s", sv_state_problem_str(p));
-    const char *f = names[why->shard], *o = names[why->other];
+    const char *f = names[why->shard] ? names[why->shard] : "?";
+    const char *o = names[why->other] ? names[why->other] : "?";
     const unsigned long long lo = why->lo, hi = why->hi;
     int n = 0;
     switch (p) {

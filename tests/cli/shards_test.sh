@@ -115,6 +115,10 @@ fails_with "flip.st: state data corrupt or truncated" "$T/flip.st"
 fails_with "empty.st: state data corrupt or truncated" "$T/empty.st"
 fails_with "seed.st: another experiment than .*t0.st" "$T/t0.st" "$T/seed.st"
 fails_with "over.st: overlaps .*t0.st" "$T/t0.st" "$T/over.st" "$T/t1.st" "$T/t2.st"
+# two long paths: the whole line, not one cut at a fixed buffer
+L="$T/$(printf 'd%.0s' $(seq 200))/$(printf 'e%.0s' $(seq 200))"
+mkdir -p "$L" && cp "$T/t0.st" "$T/over.st" "$L/"
+fails_with "e/t0.st \(trials or rows [0-9]+\.\.[0-9]+\)$" "$L/t0.st" "$L/over.st" "$T/t1.st" "$T/t2.st"
 fails_with "trials 2500..6499 are in no file" "$T/t0.st" "$T/t2.st"
 fails_with "trials 0..2499 are in no file" "$T/t1.st" "$T/t2.st"
 # the last shard missing: a state knows the run's trials (issue 33)

@@ -127,10 +127,15 @@ int cli_merge_states(const sv_state *const *sp, size_t n, cli_format format, cha
     sv_state m;
     sv_state_why why;
     const sv_status s = sv_state_merge(sp, n, format != CLI_FORMAT_STATE, &m, &why);
-    char line[512];
     if (s == SV_EMISMATCH && files) {
-        sv_state_why_text(&why, sp, (const char *const *)files, line, sizeof line);
-        fprintf(stderr, "%s: merge: %s\n", prog, line);
+        /* Sized first: a line naming two long paths is not cut. */
+        const char *const *names = (const char *const *)files;
+        const size_t len = sv_state_why_text(&why, sp, names, NULL, 0) + 1;
+        char *line = malloc(len);
+        if (line)
+            sv_state_why_text(&why, sp, names, line, len);
+        fprintf(stderr, "%s: merge: %s\n", prog, line ? line : sv_state_problem_str(why.problem));
+        free(line);
     } else if (s != SV_OK)
         fprintf(stderr, "%s: %s: %s\n", prog, who, sv_status_str(s));
     else
