@@ -192,7 +192,9 @@ static int run_output(cli_options *o)
         fprintf(stderr, "%s: memory estimate %.0f KiB\n", prog,
                 cli_budget_estimate(&plan) / 1024.0);
     /* mpirun -n P: the trials split across ranks; every write checked */
-    return cli_mpi_ranks() > 1 ? cli_mpi_run(&plan) : cli_run(&plan);
+    if (cli_mpi_ranks() > 1)
+        return cli_mpi_run(&plan);
+    return cli_run(&plan);
 }
 
 static int run(cli_options *o)

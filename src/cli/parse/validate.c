@@ -229,7 +229,7 @@ static void group_usage(FILE *f, int flag, cli_option_id group, const char *head
  * first), on the same line when the same option and kind. */
 static void rule_usage(FILE *f, const cli_rule *r, int opt, int other, int *prev, int *at)
 {
-    char head[32], other_text[48], value[48];
+    char head[32], other_text[128], value[48]; /* other_text: "--" name value */
     const int same = *prev == opt * 4 + (int)r->kind;
     snprintf(head, sizeof head, "--%s%s", cli_option_defs[opt].name,
              opt == CLI_OPT_FORMAT ? " table" : "");
