@@ -58,24 +58,26 @@ static void put_quoted(sv_text_fn put, void *ctx, const char *s)
     put(ctx, "\"", 1);
 }
 
+/* A finite real (%.17g: it reads back to the same double) or a count,
+ * as CSV and JSON both write them. */
+static void put_number(const sv_column *col, sv_value v, sv_text_fn put, void *ctx)
+{
+    char buf[32];
+    const int n = col->type == SV_VALUE_COUNT ? snprintf(buf, sizeof buf, "%" PRIu64, v.count)
+                                              : snprintf(buf, sizeof buf, "%.17g", v.real);
+    put(ctx, buf, (size_t)n);
+}
+
 sv_status sv_value_json(const sv_column *col, sv_value v, sv_text_fn put, void *ctx)
 {
     if (!col || !put)
         return SV_EINVAL;
-    char buf[32];
-    switch (col->type) {
-    case SV_VALUE_REAL:
-        if (!isfinite(v.real))
-            put_str(put, ctx, "null");
-        else
-            put(ctx, buf, (size_t)snprintf(buf, sizeof buf, "%.17g", v.real));
-        break;
-    case SV_VALUE_COUNT:
-        put(ctx, buf, (size_t)snprintf(buf, sizeof buf, "%" PRIu64, v.count));
-        break;
-    default:
+    if (col->type == SV_VALUE_REAL && !isfinite(v.real))
+        put_str(put, ctx, "null");
+    else if (col->type == SV_VALUE_REAL || col->type == SV_VALUE_COUNT)
+        put_number(col, v, put, ctx);
+    else
         put_quoted(put, ctx, v.text ? v.text : "");
-    }
     return SV_OK;
 }
 
@@ -103,7 +105,6 @@ sv_status sv_value_csv(const sv_column *col, sv_value v, sv_text_fn put, void *c
 {
     if (!col || !put)
         return SV_EINVAL;
-    char buf[32];
     const char *t = v.text ? v.text : "";
     switch (col->type) {
     case SV_VALUE_REAL:
@@ -112,10 +113,10 @@ sv_status sv_value_csv(const sv_column *col, sv_value v, sv_text_fn put, void *c
         else if (isinf(v.real))
             put_str(put, ctx, v.real > 0 ? "inf" : "-inf");
         else
-            put(ctx, buf, (size_t)snprintf(buf, sizeof buf, "%.17g", v.real));
+            put_number(col, v, put, ctx);
         break;
     case SV_VALUE_COUNT:
-        put(ctx, buf, (size_t)snprintf(buf, sizeof buf, "%" PRIu64, v.count));
+        put_number(col, v, put, ctx);
         break;
     default:
         if (!t[strcspn(t, ",\"\r\n")]) {

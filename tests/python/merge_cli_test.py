@@ -14,7 +14,6 @@ usage: merge_cli_test.py SDPA_VAR"""
 
 import csv
 import io
-import math
 import os
 import struct
 import subprocess
@@ -22,7 +21,7 @@ import sys
 import tempfile
 
 import sdpa_var
-from reference import Checker
+from reference import Checker, cli_text
 
 exe = sys.argv[1]
 chk = Checker("python.merge_cli")
@@ -46,14 +45,6 @@ def shard(name, args, first, count, total):
                        str(total), "--format", "state"], os.path.join(T, name))
 
 
-def text(v):
-    if isinstance(v, str):
-        return v
-    if isinstance(v, int):
-        return str(v)
-    return "nan" if math.isnan(v) else "%.17g" % v
-
-
 # --- shards that merge: Python's columns and numbers are the CLI's
 for what, args in (("observed", ["--dk", "4,16", "--n", "20", "--observed", "60", "--seed",
                                   "5"]),
@@ -67,8 +58,8 @@ for what, args in (("observed", ["--dk", "4,16", "--n", "20", "--observed", "60"
     for g, w in zip(got, want):
         chk.ok(list(g.columns) == list(w), what + " columns (sv_column_exists)",
                "python %s\ncli %s" % (list(g.columns), list(w)))
-        bad = [(k, text(g.values[k]), v) for k, v in w.items()
-               if k in g.values and text(g.values[k]) != v]
+        bad = [(k, cli_text(g.values[k]), v) for k, v in w.items()
+               if k in g.values and cli_text(g.values[k]) != v]
         chk.ok(not bad, what + " values", str(bad[:5]))
 
 # --- shards that do not merge: the CLI's line, word for word

@@ -7,12 +7,11 @@ usage: random_cli_test.py SDPA_VAR CASES_TXT"""
 
 import csv
 import io
-import math
 import subprocess
 import sys
 
 import sdpa_var
-from reference import Checker
+from reference import Checker, cli_text
 
 exe, cases = sys.argv[1], sys.argv[2]
 chk = Checker("python.random_cli")
@@ -51,14 +50,6 @@ def kwargs_of(args):
     return kw
 
 
-def text(v):
-    if isinstance(v, str):
-        return v
-    if isinstance(v, int):
-        return str(v)
-    return "nan" if math.isnan(v) else "%.17g" % v
-
-
 ran = 0
 for line in open(cases):
     line = line.split("#", 1)[0].split()
@@ -83,7 +74,7 @@ for line in open(cases):
            "cli %s\npython %s" % (list(rows[0]), list(s.columns)))
     for col, want in rows[0].items():
         if col in s.values:
-            got = text(s.values[col])
+            got = cli_text(s.values[col])
             chk.ok(got == want, "%s %s" % (name, col), "python %s cli %s" % (got, want))
 chk.ok(ran >= 30, "cases run", "only %d golden cases ran" % ran)
 print("golden cases compared: %d" % ran)

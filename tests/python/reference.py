@@ -8,6 +8,17 @@ import sys
 import numpy as np
 
 
+def cli_text(v):
+    """A value as the CLI's CSV writes it: text as it is, integers whole,
+    reals %.17g, NaN as nan (the comparison of Python's values with the
+    CLI's cells, byte for byte)."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, int):
+        return str(v)
+    return "nan" if math.isnan(v) else "%.17g" % v
+
+
 class Checker:
     """Counts checks; every failure prints what, got and expected."""
 
