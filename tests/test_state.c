@@ -2,6 +2,7 @@
  * trial shards and row shards merged in any order give one run's summary
  * bits; every bad byte string is refused; overlaps and gaps are named. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +163,21 @@ int main(void)
     CHECK(strcmp(sv_state_problem_str(SV_STATE_OVERLAP), "overlaps another shard") == 0);
     sv_state z;
     CHECK(sv_state_decode((const unsigned char *)"SDPAVST", 7, &z) == SV_ECORRUPT);
+    /* why bytes do not decode: another format version names both, the
+     * rest the status; the whole length returned, as snprintf */
+    const unsigned char v9[12] = {'S', 'D', 'P', 'A', 'V', 'S', 'T', 0, 9, 1, 0, 0};
+    sv_state_decode_text(v9, 12, SV_EUNSUPPORTED, "x.st", text, sizeof text);
+    char want_v[160];
+    snprintf(want_v, sizeof want_v,
+             "x.st: state format version 265, this build reads version %u (write the shard "
+             "again with this build)",
+             SV_STATE_VERSION);
+    CHECK_STR_EQ(text, want_v);
+    CHECK(sv_state_decode_text(v9, 7, SV_EUNSUPPORTED, NULL, text, 4) ==
+              strlen("?: ") + strlen(sv_status_str(SV_EUNSUPPORTED)) &&
+          strcmp(text, "?: ") == 0);
+    CHECK(sv_state_decode_text(NULL, 0, SV_ECORRUPT, "e.st", NULL, 0) ==
+          strlen("e.st: ") + strlen(sv_status_str(SV_ECORRUPT)));
     /* a run's state begun: its configurations zeroed, what computes it */
     CHECK(sv_state_begin(&z, 2, 9) == SV_OK && z.n_configs == 2 && z.trials_total == 9);
     CHECK(z.configs && z.configs[1].trials == NULL && z.configs[1].trial_count == 0);

@@ -137,6 +137,22 @@ sv_status sv_state_encode(const sv_state *s, unsigned char *buf, size_t cap, siz
 sv_status sv_state_decode(const unsigned char *buf, size_t len, sv_state *out);
 
 /**
+ * Why @p len bytes @p buf, named @p name (a file name), did not decode
+ * with status @p st (sv_state_decode's), as one line (no newline): what
+ * `sdpa-var merge` and Python's merge() print. For SV_EUNSUPPORTED with
+ * the version field present (bytes 8..11, little-endian), "NAME: state
+ * format version V, this build reads version SV_STATE_VERSION (write the
+ * shard again with this build)"; else "NAME: " and sv_status_str(st).
+ * @param buf, len the bytes given to sv_state_decode (NULL with len 0).
+ * @param name NULL: written "?".
+ * @param out, cap as snprintf's (NULL and 0: only the length).
+ * @return the length of the whole line (as snprintf: > cap - 1 when cut).
+ * Thread safety: re-entrant. Cost: O(1).
+ */
+size_t sv_state_decode_text(const unsigned char *buf, size_t len, sv_status st, const char *name,
+                            char *out, size_t cap);
+
+/**
  * Merges shards[0 .. n - 1], in any order, into *out: one shard whose
  * every configuration covers the union of the trials (rows [0, n_q)),
  * bit for bit what one run of those trials leaves: row shards of a

@@ -87,9 +87,6 @@ SV_OUTPUT_HISTOGRAM, SV_OUTPUT_PER_HEAD = 3, 4
 SV_VALUE_REAL, SV_VALUE_COUNT, SV_VALUE_TEXT = 0, 1, 2
 SV_COLUMN_CONFIG = 2
 
-# the state format this library reads and writes (state.h)
-SV_STATE_VERSION = 2
-
 # sv_run_options.want (run.h)
 SV_RUN_SUMMARY, SV_RUN_TRIAL_SD, SV_RUN_QUANTILES = 1, 2, 4
 SV_RUN_ALL = 7
@@ -282,6 +279,7 @@ SIGNATURES = {
     "sv_column_reduce_name": (c_char_p, [c_int]),
     # state.h
     "sv_state_decode": (c_int, [c_char_p, c_size, P(sv_state)]),
+    "sv_state_decode_text": (c_size, [c_char_p, c_size, c_int, c_char_p, c_char_p, c_size]),
     "sv_state_merge": (c_int, [ctypes.c_void_p, c_size, c_int, P(sv_state), P(sv_state_why)]),
     "sv_state_summary": (c_int, [P(sv_state), c_size, P(sv_spec), P(sv_summary)]),
     "sv_state_problem_str": (c_char_p, [c_int]),

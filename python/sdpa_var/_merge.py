@@ -10,14 +10,12 @@ from ._result import summary_stats
 
 def _unread(path, data, st):
     """Why @p path's bytes @p data do not decode (status @p st), as
-    `sdpa-var merge` says it: a state of another format version names both
-    versions (the file's at bytes 8..11, state.h), anything else the
-    status."""
-    if st == L.STATUS["SV_EUNSUPPORTED"] and len(data) >= 12:
-        return ("%s: state format version %d, this build reads version %d (write the shard "
-                "again with this build)" % (path, int.from_bytes(data[8:12], "little"),
-                                            L.SV_STATE_VERSION))
-    return "%s: %s" % (path, L.lib.sv_status_str(st).decode())
+    `sdpa-var merge` says it (sv_state_decode_text)."""
+    name = os.fsencode(path)
+    n = L.lib.sv_state_decode_text(data, len(data), st, name, None, 0)
+    line = ctypes.create_string_buffer(n + 1)
+    L.lib.sv_state_decode_text(data, len(data), st, name, line, len(line))
+    return os.fsdecode(line.value)
 
 
 def _refused(ptrs, paths, why, st):

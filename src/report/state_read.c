@@ -7,6 +7,7 @@
 #include "partial_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,6 +252,25 @@ sv_status sv_state_decode(const unsigned char *buf, size_t len, sv_state *out)
     if (st != SV_OK)
         sv_state_free(out);
     return st;
+}
+
+size_t sv_state_decode_text(const unsigned char *buf, size_t len, sv_status st, const char *name,
+                            char *out, size_t cap)
+{
+    if (!out)
+        cap = 0;
+    const char *n = name ? name : "?";
+    int k;
+    if (st == SV_EUNSUPPORTED && buf && len >= 12) {
+        const unsigned long v = (unsigned long)buf[8] | (unsigned long)buf[9] << 8 |
+                                (unsigned long)buf[10] << 16 | (unsigned long)buf[11] << 24;
+        k = snprintf(out, cap,
+                     "%s: state format version %lu, this build reads version %u (write the "
+                     "shard again with this build)",
+                     n, v, SV_STATE_VERSION);
+    } else
+        k = snprintf(out, cap, "%s: %s", n, sv_status_str(st));
+    return k < 0 ? 0 : (size_t)k;
 }
 
 void sv_state_free(sv_state *s)

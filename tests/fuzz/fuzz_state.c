@@ -2,7 +2,8 @@
  * bytes are replaced by the digest of the rest, so that the fuzzer gets
  * past the digest to the structure behind it. A decoded state must encode
  * back to the same bytes, merge with itself alone, and summarise when it
- * holds trials from 0; nothing may read out of bounds or leak. */
+ * holds trials from 0; a refused one has its line (sv_state_decode_text,
+ * its length what it writes); nothing may read out of bounds or leak. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             b[size - 8 + (size_t)i] = (unsigned char)(h >> (8 * i));
     }
     sv_state s;
-    if (sv_state_decode(b, size, &s) == SV_OK) {
+    const sv_status st = sv_state_decode(b, size, &s);
+    if (st != SV_OK) {
+        char line[96];
+        const size_t n = sv_state_decode_text(b, size, st, "f.st", line, sizeof line);
+        if (n != sv_state_decode_text(b, size, st, "f.st", NULL, 0) ||
+            strlen(line) != (n < sizeof line ? n : sizeof line - 1))
+            abort(); /* the length is the line's, cut or not */
+    }
+    if (st == SV_OK) {
         size_t len = 0;
         unsigned char *e = malloc(size);
         if (!e || sv_state_encode(&s, e, size, &len) != SV_OK || len != size ||

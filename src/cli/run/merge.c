@@ -161,16 +161,15 @@ static int merge_files(char **files, size_t n, cli_format format)
             break;
         }
         const sv_status s = sv_state_decode(b, len, &st[i]);
-        const unsigned v =
-            len >= 12 ? b[8] | b[9] << 8 | (unsigned)b[10] << 16 | (unsigned)b[11] << 24 : 0;
+        if (s != SV_OK) { /* sized first: a long path is not cut */
+            const size_t need = sv_state_decode_text(b, len, s, files[i], NULL, 0) + 1;
+            char *line = malloc(need);
+            if (line)
+                sv_state_decode_text(b, len, s, files[i], line, need);
+            fprintf(stderr, "%s: merge: %s\n", prog, line ? line : sv_status_str(s));
+            free(line);
+        }
         free(b);
-        if (s == SV_EUNSUPPORTED)
-            fprintf(stderr,
-                    "%s: merge: %s: state format version %u, this build reads version %u "
-                    "(write the shard again with this build)\n",
-                    prog, files[i], v, SV_STATE_VERSION);
-        else if (s != SV_OK)
-            fprintf(stderr, "%s: merge: %s: %s\n", prog, files[i], sv_status_str(s));
         ok = ok && s == SV_OK;
         sp[i] = &st[i];
     }
