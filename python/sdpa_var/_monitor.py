@@ -38,8 +38,6 @@ import numbers
 import sys
 import warnings
 
-import numpy as np
-
 from . import _capture, _core, _device, _modules, _measure, _report
 
 DEFAULT_STATS = ("scaled_entropy", "scaled_entropy_norm", "scaled_max_weight",
@@ -434,7 +432,7 @@ class Monitor(_report.Report):
         except _measure.Skip as s:
             self._skipped(acc, name, s)
             return
-        acc.add(st, int(np.asarray(st.values["n_q"]).flat[0]))
+        acc.add(st)
 
     def _skipped(self, acc, name, s, step=None):
         if s.key == "nonfinite":
@@ -459,7 +457,7 @@ class Monitor(_report.Report):
             name = mine[id(acc)]
             try:
                 st = _device.finish(p, trials, scalars)
-                acc.add(st, p.n_rows)
+                acc.add(st)
             except _measure.Skip as s:  # step() has counted this step already
                 self._skipped(acc, name, s, self.steps - 1)
             except Exception as e:  # as _capture's calls: warned, not raised
