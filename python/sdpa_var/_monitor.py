@@ -256,7 +256,7 @@ class Monitor(_report.Report):
         if e is None:
             return None
         if mod is self._model and not _capture.in_backward():
-            self._root_pre(mod, args)
+            self._root_pre(mod)
         if e[1] is not None:
             self._pre(e[1])
         return None
@@ -271,7 +271,7 @@ class Monitor(_report.Report):
         if e[1] is not None:
             self._post(e[1])
         if mod is self._model and not _capture.in_backward():
-            self._root_post(mod, args, out)
+            self._root_post()
         return None
 
     def _mha_call(self, mod, sig, args, kwargs):
@@ -287,7 +287,7 @@ class Monitor(_report.Report):
             except TypeError:
                 pass
 
-    def _root_pre(self, mod, args):
+    def _root_pre(self, mod):
         import torch
 
         self._root_depth += 1
@@ -299,7 +299,7 @@ class Monitor(_report.Report):
         if self._active():
             self._stack, self._ran, self._covered, self._unnamed = [], set(), set(), 0
 
-    def _root_post(self, mod, args, out):
+    def _root_post(self):
         self._root_depth = max(0, self._root_depth - 1)
         if self._root_depth or not self._active() or not self._layers:
             return
