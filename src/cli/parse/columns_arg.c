@@ -22,28 +22,6 @@ static int available(const cli_options *o, const sv_column *c)
            !(o->given[CLI_OPT_Q] && (c->flags & SV_COLUMN_ONLY_DRAWS));
 }
 
-/* The column of the run's kind named s[0..len), or NULL. */
-static const sv_column *column_named(sv_output_kind kind, const char *s, size_t len, size_t *index)
-{
-    for (size_t i = 0; i < sv_columns_count(kind); i++) {
-        const sv_column *c = sv_columns_get(kind, i);
-        if (strlen(c->name) == len && strncmp(c->name, s, len) == 0)
-            return *index = i, c;
-    }
-    return NULL;
-}
-
-/* The group named s[0..len), or -1. */
-static int group_index(const char *s, size_t len)
-{
-    for (int g = 0; g < SV_COLUMN_GROUPS; g++) {
-        const char *name = sv_column_group_name((sv_column_group)g, NULL);
-        if (strlen(name) == len && strncmp(name, s, len) == 0)
-            return g;
-    }
-    return -1;
-}
-
 /* Whether group g has a column in the run's output. */
 static int group_applies(const cli_options *o, int g)
 {
@@ -74,7 +52,7 @@ static int resolve_groups(cli_options *o, char *err, size_t errlen)
                             "--columns: '%s' is a name among +groups; give names alone "
                             "or +groups alone",
                             q);
-        const int g = group_index(p + 1, len - 1);
+        const int g = sv_column_group_find(p + 1, len - 1);
         if (g < 0) {
             const char *near = len > 1 ? cli_suggest(item + 1, names, SV_COLUMN_GROUPS) : NULL;
             return cli_fail(err, errlen, "--columns: '%s' is not a group%s%s%s", q,
@@ -118,7 +96,7 @@ int cli_resolve_columns(cli_options *o, char *err, size_t errlen)
         snprintf(item, sizeof item, "%.*s", (int)(len < 79 ? len : 79), p);
         cli_quote(q, sizeof q, item);
         size_t c = 0;
-        const sv_column *col = column_named(kind, p, len, &c);
+        const sv_column *col = sv_columns_find(kind, p, len, &c);
         if (o->out.n_columns == CLI_COLUMNS_MAX)
             return cli_fail(err, errlen, "--columns: more than %d names", CLI_COLUMNS_MAX);
         if (len == 0)
