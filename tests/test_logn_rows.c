@@ -158,6 +158,46 @@ static void test_refused(void)
     CHECK_NE(sv_spec_hash(&c), sv_spec_hash(&off));
 }
 
+/* The rules between log-n scaling and the parts of a run beyond the spec,
+ * with the reason the CLI and Python word (sv_spec_check_use): any logn
+ * with a mask or given rows; per row with histograms, row shards and one
+ * multiplier for every row; the first part refused is named. */
+static void test_uses(void)
+{
+    const unsigned all =
+        SV_USE_MASK | SV_USE_GIVEN | SV_USE_HISTOGRAM | SV_USE_ROW_SHARD | SV_USE_ONE_SCALE;
+    const char *row_why = "logn per row (causal or window) reaches the softmax statistics only";
+    sv_spec c = logn(4, 8, 1, 0);
+    c.scale_logn = 0;
+    c.scale_rule = SV_SCALE_LOGN; /* as set, not resolved: one multiplier */
+    unsigned use = 7;
+    const char *why = NULL;
+    CHECK_STATUS(
+        sv_spec_check_use(&c, SV_USE_HISTOGRAM | SV_USE_ROW_SHARD | SV_USE_ONE_SCALE, &use, &why),
+        SV_OK);
+    CHECK_EQ(use, 0u);
+    CHECK_STR_EQ(why, "");
+    CHECK_STATUS(sv_spec_check_use(&c, SV_USE_GIVEN | SV_USE_HISTOGRAM, &use, &why), SV_EINVAL);
+    CHECK_EQ(use, (unsigned)SV_USE_GIVEN);
+    CHECK_STR_EQ(why, "logn counts the keys of causal and window in drawn rows only");
+    c.window = 3; /* per row, set or resolved */
+    CHECK_STATUS(sv_spec_check_use(&c, SV_USE_ONE_SCALE, &use, &why), SV_EINVAL);
+    CHECK_EQ(use, (unsigned)SV_USE_ONE_SCALE);
+    CHECK_STR_EQ(why, row_why);
+    sv_spec r = logn(4, 8, 1, 1);
+    CHECK_STATUS(sv_spec_resolve(&r), SV_OK);
+    CHECK_STATUS(sv_spec_check_use(&r, SV_USE_ROW_SHARD | SV_USE_ONE_SCALE, &use, &why), SV_EINVAL);
+    CHECK_EQ(use, (unsigned)SV_USE_ROW_SHARD);
+    CHECK_STR_EQ(why, row_why);
+    CHECK_STATUS(sv_spec_check_use(&r, SV_USE_MASK, NULL, NULL), SV_EINVAL);
+    /* Another scale: nothing refused; no spec: SV_EINVAL. */
+    sv_spec plain = {.d_k = 4, .n_q = 8, .n_k = 8, .trials = 1, .causal = 1};
+    CHECK_STATUS(sv_spec_resolve(&plain), SV_OK);
+    CHECK_STATUS(sv_spec_check_use(&plain, all, &use, &why), SV_OK);
+    CHECK_STATUS(sv_spec_check_use(NULL, 0, &use, &why), SV_EINVAL);
+    CHECK_EQ(use, 0u);
+}
+
 int main(void)
 {
     test_row_scale();
@@ -168,5 +208,6 @@ int main(void)
     test_same_bits();
     test_theory();
     test_refused();
+    test_uses();
     return CHECK_DONE();
 }

@@ -2,7 +2,9 @@
  * reads its text as the CLI always did ("1e5" counts, plain decimals, the
  * scale names), the scale names resolve to the multipliers the CLI
  * computed, and every fault is named and worded once. */
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -148,7 +150,18 @@ static void scales(void)
     CHECK_STATUS(sv_spec_check_param(&s, &p, &o, msg, sizeof msg), SV_EINVAL);
     CHECK_EQ(p, SV_PARAM_SCALE);
     CHECK_EQ(o, SV_PARAM_N_K);
-    CHECK_STR_EQ(msg, "scale: logn needs n_k >= 2 (ln 1 = 0)");
+    CHECK_STR_EQ(msg, "scale: needs n_k >= 2 (ln 1 = 0)");
+    /* d_k past CBLAS's int, worded whole: the CLI prints the reason after
+     * "--dk: 'N' " (64-bit sizes: in 32 bits the sizes overflow first) */
+    if (SIZE_MAX > 0xffffffffu) {
+        sv_spec_defaults(&s);
+        s.n_q = s.n_k = 2;
+        s.d_k = (size_t)INT_MAX + 1;
+        CHECK_STATUS(sv_spec_resolve(&s), SV_ETOOBIG);
+        CHECK_STATUS(sv_spec_check_param(&s, &p, NULL, msg, sizeof msg), SV_ETOOBIG);
+        CHECK_EQ(p, SV_PARAM_D_K);
+        CHECK_STR_EQ(msg, "d_k: is too large (at most 2147483647: CBLAS takes int sizes)");
+    }
 }
 
 static void explain(void)
@@ -224,13 +237,14 @@ static void faults(void)
          "q_mean: not with d_model (projections draw their own tokens)"},
         {SV_PARAM_CROSS, "1", SV_PARAM_CROSS, SV_PARAM_D_MODEL,
          "cross: needs d_model (keys from their own tokens)"},
-        {SV_PARAM_N_K, "5", SV_PARAM_CAUSAL, SV_PARAM_N_Q, "causal: needs n_q = n_k"},
+        {SV_PARAM_N_K, "5", SV_PARAM_CAUSAL, SV_PARAM_N_Q,
+         "causal: needs n_q = n_k (got n_q=4, n_k=5)"},
         {SV_PARAM_WINDOW, "3", SV_PARAM_WINDOW, SV_PARAM_GRAD,
          "window: not with grad (the backward passes are causal only)"},
         {SV_PARAM_DDOF, "16", SV_PARAM_DDOF, SV_PARAM_NONE,
          "ddof: must be less than the number of scores n_q*n_k = 16"},
         {SV_PARAM_Q_STD, "1e70", SV_PARAM_Q_STD, SV_PARAM_NONE,
-         "q_std: too large: scores could reach 8.29e+142 at d_k=4 (at most 1e+60)"},
+         "q_std: is too large: scores could reach 8.29e+142 at d_k=4 (at most 1e+60)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sv_spec s;
@@ -284,7 +298,7 @@ static void rule_parts(void)
         {SV_PARAM_CROSS, "1", SV_RULE_NEEDS, SV_PARAM_CROSS, SV_PARAM_D_MODEL, "",
          "keys from their own tokens", "cross: needs d_model (keys from their own tokens)"},
         {SV_PARAM_N_Q, "5", SV_RULE_NONE, SV_PARAM_CAUSAL, SV_PARAM_N_Q, "", "needs n_q = n_k",
-         "causal: needs n_q = n_k"},
+         "causal: needs n_q = n_k (got n_q=5, n_k=4)"},
         {SV_PARAM_DDOF, "16", SV_RULE_NONE, SV_PARAM_DDOF, SV_PARAM_NONE, "", "",
          "ddof: must be less than the number of scores n_q*n_k = 16"},
     };

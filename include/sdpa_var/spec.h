@@ -248,6 +248,33 @@ sv_status sv_spec_check(const sv_spec *spec);
  */
 sv_status sv_spec_check_field(const sv_spec *spec, const char **field);
 
+/** Parts of a run beyond its spec that a rule of the spec may refuse
+ *  (sv_spec_check_use): bits. */
+typedef enum sv_use {
+    SV_USE_MASK = 1u << 0,      /**< a source mask (sv_source.mask) */
+    SV_USE_GIVEN = 1u << 1,     /**< rows given (measured Q and K), not drawn */
+    SV_USE_HISTOGRAM = 1u << 2, /**< histograms of the scores (sv_taps) */
+    SV_USE_ROW_SHARD = 1u << 3, /**< a shard of the rows (sv_rowfold) */
+    SV_USE_ONE_SCALE = 1u << 4  /**< a front end's own use of one multiplier
+                                     for every row (sv_spec_scale): the CLI's
+                                     --example prints c S whole */
+} sv_use;
+
+/**
+ * The rules between @p spec's scale and the parts of a run in @p uses
+ * (sv_use bits), on a spec resolved or not: log-n scaling (scale_rule
+ * SV_SCALE_LOGN, or scale_logn) counts the keys that causal and window
+ * show in drawn rows, so not with a mask or given rows; per row (causal or
+ * a window: scale_logn) the histograms, row shards and any other use of one
+ * multiplier for every row are refused.
+ * The engine refuses the same (sv_engine_run's check). Docs: theory.md 15.1.
+ * @return SV_OK; SV_EINVAL with *use (if not NULL) the first bit of @p uses
+ *         refused and *why (if not NULL) a static reason, e.g. "logn per
+ *         row (causal or window) reaches the softmax statistics only";
+ *         SV_EINVAL for spec NULL (*use 0, *why ""). Thread-safe.
+ */
+sv_status sv_spec_check_use(const sv_spec *spec, unsigned uses, unsigned *use, const char **why);
+
 /**
  * A 64-bit digest of every field of @p spec (fields one by one, doubles by
  * their bits, so padding never enters): equal specs hash equal, which is

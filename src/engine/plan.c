@@ -22,8 +22,11 @@ static sv_status check_inputs(const sv_spec *spec, const sv_source *src, const s
         st = SV_EINVAL;
     /* Per-row log-n multipliers reach the row pass and the trial's
      * statistics; a source mask and the histograms take one multiplier. */
-    if (st == SV_OK && spec->scale_logn && (src->mask || (taps && taps->hist_bins > 0)))
-        st = SV_EINVAL;
+    if (st == SV_OK)
+        st = sv_spec_check_use(spec,
+                               (src->mask ? SV_USE_MASK : 0u) |
+                                   (taps && taps->hist_bins > 0 ? SV_USE_HISTOGRAM : 0u),
+                               NULL, NULL);
     return st;
 }
 

@@ -454,7 +454,7 @@ sv_status sv_rowfold_check(const sv_spec *spec, size_t row_begin, size_t row_end
 {
     if (!spec || row_begin >= row_end || row_end > spec->n_q || row_begin % SV_FOLD_ROWS != 0 ||
         (row_end % SV_FOLD_ROWS != 0 && row_end != spec->n_q) || spec->grad ||
-        spec->scale_logn) /* a fold carries one multiplier's scaled moments */
+        sv_spec_check_use(spec, SV_USE_ROW_SHARD, NULL, NULL) != SV_OK)
         return SV_EINVAL;
     return SV_OK;
 }

@@ -496,25 +496,27 @@ static const char *status_why(sv_status st)
     case SV_ERANGE: /* size_t: 32 bits in WebAssembly */
         return SIZE_MAX > 0xffffffffu ? "the sizes overflow 64 bits" : "the sizes overflow 32 bits";
     case SV_ETOOBIG:
-        return "at most 2147483647 (CBLAS takes int sizes)";
+        return "is too large (at most 2147483647: CBLAS takes int sizes)";
     default:
         return "must be less than the number of scores";
     }
 }
 
 /* The reasons that count, into @p buf (1), or 0: ddof against the scores
- * the variance is over (sv_spec_scores), a bound passed. */
+ * the variance is over (sv_spec_scores), a bound passed, causal's sizes. */
 static int counted_why(const sv_spec *s, sv_param p, sv_status st, char *buf, size_t len)
 {
     uint64_t n = 0;
     if (st == SV_EOVERFLOW)
-        return say(buf, len, "too large: scores could reach %.3g at d_k=%zu (at most %.3g)",
+        return say(buf, len, "is too large: scores could reach %.3g at d_k=%zu (at most %.3g)",
                    sv_spec_score_bound(s), s->d_k, SV_SCORE_MAX) > 0;
     if (st == SV_EPRECISION)
         return say(buf, len,
-                   "too large against the standard deviation (|mean| / std at most %.3g: "
+                   "is too large against the standard deviation (|mean| / std at most %.3g: "
                    "double precision would round the scores' spread away)",
                    SV_MEAN_STD_MAX) > 0;
+    if (p == SV_PARAM_CAUSAL && st == SV_EINVAL && s->n_q != s->n_k)
+        return say(buf, len, "needs n_q = n_k (got n_q=%zu, n_k=%zu)", s->n_q, s->n_k) > 0;
     if (p != SV_PARAM_DDOF || st != SV_EINVAL || sv_spec_scores(s, &n) != SV_OK)
         return 0;
     if (s->window > 0)

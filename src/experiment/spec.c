@@ -102,7 +102,7 @@ int sv__spec_rule_broken(const sv_spec *s, sv__spec_rule *out)
         {isnan(sv_dist_fourth_moment(s->dist, s->nu)),
          {"dist", "", SV_RULE_NONE, "", "is not a distribution"}},
         {s->scale_rule == SV_SCALE_LOGN && s->n_k < 2,
-         {"scale", "n_k", SV_RULE_NONE, "", "logn needs n_k >= 2 (ln 1 = 0)"}},
+         {"scale", "n_k", SV_RULE_NONE, "", "needs n_k >= 2 (ln 1 = 0)"}},
         {!positive_finite(s->scale) || !positive_finite(s->scale2),
          {"scale", "", SV_RULE_NONE, "", "must be positive and finite, and its square too"}},
         {!positive_finite(s->q_std),
@@ -156,8 +156,8 @@ int sv__spec_rule_broken(const sv_spec *s, sv__spec_rule *out)
          {"window", "grad", SV_RULE_EXCLUDES, "", "the backward passes are causal only"}},
         /* Log-n scaling per row reaches the softmax statistics only: the
          * outputs, gradients and planted theory have one multiplier. */
-        {logn_row && s->values, {"scale_logn", "values", SV_RULE_EXCLUDES, "", SV__LOGN_ROW_WHY}},
         {logn_row && s->grad, {"scale_logn", "grad", SV_RULE_EXCLUDES, "", SV__LOGN_ROW_WHY}},
+        {logn_row && s->values, {"scale_logn", "values", SV_RULE_EXCLUDES, "", SV__LOGN_ROW_WHY}},
         {logn_row && s->plant != 0.0,
          {"scale_logn", "plant", SV_RULE_EXCLUDES, "", SV__LOGN_ROW_WHY}},
         {logn_row && s->d_model > 0 && !s->cross,
@@ -169,6 +169,35 @@ int sv__spec_rule_broken(const sv_spec *s, sv__spec_rule *out)
             return 1;
         }
     return 0;
+}
+
+sv_status sv_spec_check_use(const sv_spec *spec, unsigned uses, unsigned *use, const char **why)
+{
+    static const struct {
+        unsigned use;
+        int per_row; /* refused per row only */
+        const char *why;
+    } rules[] = {
+        {SV_USE_MASK, 0, "logn counts the keys of causal and window in drawn rows only"},
+        {SV_USE_GIVEN, 0, "logn counts the keys of causal and window in drawn rows only"},
+        {SV_USE_HISTOGRAM, 1, SV__LOGN_ROW_WHY},
+        {SV_USE_ROW_SHARD, 1, SV__LOGN_ROW_WHY},
+        {SV_USE_ONE_SCALE, 1, SV__LOGN_ROW_WHY},
+    };
+    const int logn = spec && (spec->scale_logn || spec->scale_rule == SV_SCALE_LOGN);
+    const int per_row = spec && (spec->scale_logn || (logn && (spec->causal || spec->window > 0)));
+    unsigned bad = 0;
+    const char *reason = "";
+    for (size_t i = 0; logn && !bad && i < sizeof rules / sizeof rules[0]; i++)
+        if ((uses & rules[i].use) && (per_row || !rules[i].per_row)) {
+            bad = rules[i].use;
+            reason = rules[i].why;
+        }
+    if (use)
+        *use = bad;
+    if (why)
+        *why = reason;
+    return spec && !bad ? SV_OK : SV_EINVAL;
 }
 
 void sv_spec_row_keys(const sv_spec *spec, size_t i, size_t *lo, size_t *hi)

@@ -18,7 +18,7 @@ typedef struct sv__spec_rule {
     const char *why;
 } sv__spec_rule;
 
-#define SV__LOGN_ROW_WHY "the per-row multipliers reach the softmax statistics only"
+#define SV__LOGN_ROW_WHY "logn per row (causal or window) reaches the softmax statistics only"
 
 /* The first rule @p spec breaks: 1 with *out, or 0 (*out untouched). */
 int sv__spec_rule_broken(const sv_spec *spec, sv__spec_rule *out);

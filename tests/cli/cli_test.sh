@@ -419,10 +419,10 @@ for o in "--grad" "--values" "--dv 3" "--histogram 10" "--weight-histogram --his
          "--plant 0.5" "--q-rows 0:64 --format state" "--example" "--d-model 8"; do
     name=${o%% *}; [ "$o" = "--weight-histogram --histogram 10" ] && name=--histogram
     [ "$o" = "--dv 3" ] && name=--values
-    usage_error "sdpa-var: --scale logn with --causal: not with $name (the per-row multipliers reach the softmax statistics only)" --dk 4 --n 64 --scale sqrt,logn --causal $o
+    usage_error "sdpa-var: --scale logn does not apply with $name (logn per row (causal or window) reaches the softmax statistics only)" --dk 4 --n 64 --scale sqrt,logn --causal $o
 done
-usage_error "sdpa-var: --scale logn with --window: not with --values (the per-row multipliers reach the softmax statistics only)" --dk 4 --n 64 --scale logn --window 3 --values
-usage_error "sdpa-var: --scale logn: not with --q (log-n scaling counts the keys of --causal and --window in drawn runs only)" --scale logn --q "$tmp/none.npy" --k "$tmp/none.npy"
+usage_error "sdpa-var: --scale logn does not apply with --values (logn per row (causal or window) reaches the softmax statistics only)" --dk 4 --n 64 --scale logn --window 3 --values
+usage_error "sdpa-var: --scale logn does not apply with --q (logn counts the keys of causal and window in drawn rows only)" --scale logn --q "$tmp/none.npy" --k "$tmp/none.npy"
 # ... and what they do reach: the same bytes for any threads and blocks.
 for w in "--causal" "--window 5" "--causal --window 9"; do
     r1=$("$BIN" --dk 8 --n 300 --trials 3 --scale logn $w --columns all --threads 1)
@@ -435,7 +435,7 @@ l=(--dk 8 --n 300 --causal --scale logn --trials 3)
     "$BIN" "${l[@]}" --first-trial 3 --total-trials 6 --format state >"$tmp/l1.state" &&
     "$BIN" --dk 8 --n 300 --causal --scale logn --trials 6 | cmp -s - <("$BIN" merge "$tmp/l0.state" "$tmp/l1.state") &&
     ok || fail "--scale logn --causal: merged trial shards differ from one run"
-usage_error "sdpa-var: --scale logn: n_k = 1 (ln 1 = 0; needs 2 or more)" --dk 4 --n 3,1 --scale logn
+usage_error "sdpa-var: --scale: 'logn' needs n_k >= 2 (ln 1 = 0)" --dk 4 --n 3,1 --scale logn
 # The table's footer: a window's N is the visible scores, not n_q n_k, and
 # the per-row multipliers' theory is section 15.1, not d_k (N-1)/(N-ddof).
 want="Variance theory for these options: docs/theory.md, section 8."

@@ -126,9 +126,10 @@ head -c 300 q.npy >trunc.npy
 # A --ddof the files' 40 x 40 scores cannot take names --ddof (it printed
 # "q.npy: d_k=8 n_q=40 n_k=40: invalid argument": the fault was looked up
 # only after a successful resolve).
-runtime_error "--ddof: 1600 is not less than the 1600 scores (n_q\*n_k) of q.npy" --q q.npy --k k.npy --ddof 1600
+# The files' sizes, then --ddof worded as for random draws (the library's).
+runtime_error "q.npy: d_k=8 n_q=40 n_k=40: --ddof: '1600' must be less than the number of scores n_q\*n_k = 1600" --q q.npy --k k.npy --ddof 1600
 # ... and counts a window's scores (40 rows, |i - j| < 2: 118), not n_q*n_k.
-runtime_error "--ddof: 118 is not less than the 118 scores a window shows of q.npy" --q q.npy --k k.npy --window 2 --ddof 118
+runtime_error "q.npy: d_k=8 n_q=40 n_k=40: --ddof: '118' must be less than the 118 scores a window of 2 shows" --q q.npy --k k.npy --window 2 --ddof 118
 runtime_error "adir: is a directory, not a .npy or .safetensors file" --q adir --k k.npy
 runtime_error "fifo: is a FIFO, not a .npy or .safetensors file" --q q.npy --k fifo
 runtime_error "missing.npy: No such file or directory" --q missing.npy --k k.npy

@@ -132,7 +132,9 @@ done
 # The rule table is in --help, generated from the same lines.
 for want in '  --observed         not with --per-trial, --per-row, --histogram' \
     '  --no-header        not with --format table, json, jsonl' \
-    '  --q                not with --dk, --n, --nq, --nk, --trials, --seed, --dist,'; do
+    '  --q                not with --dk, --n, --nq, --nk, --trials, --first-trial,' \
+    '  --format state     not with --q, --save-qk, --columns, --per-trial, --per-row,' \
+    '  --q-rows           not with --grad'; do
     grep -qxF -- "$want" "$tmp/help" && ok || fail "--help lacks: $want"
 done
 # Every option of the table is in --help, with its default where it has one.
@@ -169,8 +171,8 @@ usage_error "$p: --ddof: '7' must be less than the n(n+1)/2 = 6 scores a causal 
 usage_error "$p: --k-mean does not apply with --d-model (projections draw their own tokens)" --d-model 4 --k-mean 1
 # (n_q + n_k) d_k overflows: d_k's fault, not "n_q*n_k = 4*4 scores".
 usage_error "$p: --dk: '4611686018427387904' is too large (at most 2147483647: CBLAS takes int sizes)" --dk 4611686018427387904 --n 4
-usage_error "$p: --scale: '1e-320' is too small (its square is not a positive finite double)" --scale sqrt,1e-320
-usage_error "$p: --scale: '1e200' is too large (its square is not a positive finite double)" --scale 1e200
+usage_error "$p: --scale: '1e-320' must be positive and finite, and its square too" --scale sqrt,1e-320
+usage_error "$p: --scale: '1e200' must be positive and finite, and its square too" --scale 1e200
 usage_error "$p: --scale: '1e70' is too large: scores could reach 5.31e+74 at d_k=64 (at most 1e+60)" --scale 1e70 --n 1
 usage_error "$p: --k-std: '1e40' is too large: scores could reach 1.33e+84 at d_k=64 (at most 1e+60)" --k-std 1e40
 usage_error "$p: --q-mean: '1e25' is too large against the standard deviation (|mean| / std at most 1e+06: double precision would round the scores' spread away)" --q-mean 1e25 --k-mean 1e25 --dk 1
@@ -221,8 +223,9 @@ rules_seen="$tmp/rules_seen"
 while IFS='|' read -r want args; do
     # shellcheck disable=SC2086
     usage_error "$p: $want" $args
-    # The rule's identity: --opt and --other, without the other's value.
-    sed -E 's/^(--[a-z-]+)( [a-z]+)? (needs|does not apply with) (--[a-z-]+).*/\1 \4/' <<<"$want" >>"$rules_seen"
+    # The rule's identity: --opt (with --format's value) and --other,
+    # without the other's value.
+    sed -E 's/^(--[a-z-]+( [a-z]+)?) (needs|does not apply with) (--[a-z-]+).*/\1 \4/' <<<"$want" >>"$rules_seen"
 done <<'EOF'
 --weight-histogram needs --histogram (it changes what is binned)|--weight-histogram
 --n does not apply with --nq and --nk (they set n_q and n_k)|--n 5 --nq 3 --nk 4
@@ -339,6 +342,18 @@ done <<'EOF'
 --logits-file does not apply with --format state (a state is of random draws)|--logits-file rows.txt --format state
 --plot does not apply with --logits (it draws the rows' weights)|--logits 1,2 --format gnuplot --plot entropy
 --upstream does not apply with --format gnuplot (the plot draws the weights)|--logits 1,2 --upstream 1,0 --format gnuplot
+--format gnuplot does not apply with --q (it plots the summary of random draws, --histogram or given --logits)|--format gnuplot --q q.npy --k k.npy
+--format gnuplot does not apply with --columns (it plots the summary of random draws, --histogram or given --logits)|--format gnuplot --columns dk
+--format state does not apply with --per-trial (a state is the summary's partial result)|--format state --per-trial
+--format state does not apply with --per-row (a state is the summary's partial result)|--format state --per-row
+--format state does not apply with --histogram (a state is the summary's partial result)|--format state --histogram 5
+--format state does not apply with --columns (a state is the summary's partial result)|--format state --columns dk
+--format state does not apply with --q (a state is the summary's partial result)|--format state --q q.npy --k k.npy
+--format state does not apply with --save-qk (a state is the summary's partial result)|--format state --save-qk d
+--total-trials needs --format state (a state records the whole run's trials)|--total-trials 4
+--q-rows needs --format state (a row shard is a partial result)|--q-rows 0:64
+--q-rows does not apply with --grad (dL/dk sums over every row)|--q-rows 0:64 --format state --grad
+--first-trial does not apply with --q (Q and K are read from files)|--first-trial 1 --q q.npy --k k.npy
 EOF
 # A row of the rule table is a rule for each pair of its options and its
 # others (one for the row with CLI_RULE_EXCLUDES_ALL): count the pairs.

@@ -76,6 +76,9 @@ for args, kw in cases:
         blamed = p_why.split(":")[0].replace("_", "-").replace("d-v", "dv")
         chk.ok(("--" + blamed) in c_why, "%s: the CLI names --%s (%s / %s)"
                % (args, blamed, c_why.strip(), p_why))
+        # ... with the library's reason, the same words on both sides.
+        reason = p_why[p_why.find("("):] if "(" in p_why else p_why.split(": ", 1)[-1]
+        chk.ok(reason in c_why, "%s: the CLI says %r (%s)" % (args, reason, c_why.strip()))
 # Synonyms are the library's (sv_suggest): every front end suggests.
 for kw, near in [({"dist": "gaussian"}, "normal"), ({"d_model": 4, "init": "glorot"}, "xavier"),
                  ({"scale": "mup"}, "dk"), ({"dist": "studnt"}, "t")]:

@@ -62,7 +62,7 @@
       "number of keys n_k (default N)")                                                            \
     X(TRIALS, "trials", 't', "T", CLI_ARG_PARAM, CLI_PARAM(TRIALS), CLI_X_LOGITS | CLI_X_Q,        \
       "independent repetitions with fresh draws")                                                  \
-    X(FIRST_TRIAL, "first-trial", 0, "F", CLI_ARG_COUNT, CLI_OWN(0, CLI_U64_MAX, "0"), 0,          \
+    X(FIRST_TRIAL, "first-trial", 0, "F", CLI_ARG_COUNT, CLI_OWN(0, CLI_U64_MAX, "0"), CLI_X_Q,    \
       "run trials F .. F+T-1 of the long run: a shard, with\n"                                     \
       "--format state (then `sdpa-var merge`) or --per-trial")                                     \
     X(TOTAL_TRIALS, "total-trials", 0, "N", CLI_ARG_COUNT, CLI_OWN(1, CLI_U64_MAX, NULL), 0,       \

@@ -229,9 +229,9 @@ int cli_example_whole(const sv_spec *spec);
  * show for the configuration (config_check.c). */
 int cli_example_check(const cli_options *opt, char *err, size_t errlen);
 
-/* With --format gnuplot: 0 and a message when the run has no plot
- * (files, given logits, --columns) or --plot does not fit it (histogram
- * without --histogram, grad without --grad) (config_check.c). */
+/* With --format gnuplot: 0 and a message when --plot does not fit the run
+ * (histogram without --histogram, grad without --grad) or --output is no
+ * image name; --q and --columns are validate.c's table's (config_check.c). */
 int cli_plot_check(const cli_options *opt, char *err, size_t errlen);
 /* --plot's name, as given: the gnuplot template reads it (write_gnuplot.c). */
 const char *cli_plot_name(cli_plot plot);

@@ -1,19 +1,10 @@
-/* Shards: --first-trial, --q-rows and --format state against the rest of
- * the command line. A shard's state is the summary's partial result, so
- * it goes with the summary alone; a slice of trials prints per-trial rows
+/* Shards: --first-trial, --total-trials and --q-rows against the rest of
+ * the command line, beyond validate.c's rule table (which keeps --format
+ * state with the summary alone). A slice of trials prints per-trial rows
  * or a state, never a summary of the slice (merge the shards instead). */
 #include <stdint.h>
 
 #include "options.h"
-
-/* The first option of ids[] given, or -1. */
-static int first_given(const cli_options *o, const cli_option_id *ids, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (o->given[ids[i]])
-            return (int)ids[i];
-    return -1;
-}
 
 /* The largest n_q of the run's configurations (--nq, else the --n list). */
 static size_t max_n_q(const cli_options *o)
@@ -35,8 +26,6 @@ static int check_total(const cli_options *o, uint64_t f, uint64_t t, char *err, 
                cli_fail(err, errlen,
                         "--first-trial with --format state needs --total-trials N (the "
                         "whole run's trials: a state records them)");
-    if (o->out.format != CLI_FORMAT_STATE)
-        return cli_fail(err, errlen, "--total-trials needs --format state");
     if (n < f + t)
         return cli_fail(err, errlen,
                         "--total-trials: %llu is less than --first-trial %llu + --trials %llu",
@@ -46,40 +35,19 @@ static int check_total(const cli_options *o, uint64_t f, uint64_t t, char *err, 
 
 int cli_check_shards(const cli_options *o, char *err, size_t errlen)
 {
-    const int state = o->out.format == CLI_FORMAT_STATE;
-    if (state) {
-        static const cli_option_id no[] = {CLI_OPT_PER_TRIAL, CLI_OPT_PER_ROW,   CLI_OPT_HISTOGRAM,
-                                           CLI_OPT_COLUMNS,   CLI_OPT_NO_HEADER, CLI_OPT_Q,
-                                           CLI_OPT_EXAMPLE,   CLI_OPT_SAVE_QK};
-        const int id = first_given(o, no, sizeof no / sizeof no[0]);
-        if (id >= 0)
-            return cli_fail(err, errlen,
-                            "--format state does not apply with --%s (a state is the "
-                            "summary's partial result)",
-                            cli_option_defs[id].name);
-    }
-    if (o->given[CLI_OPT_FIRST_TRIAL] && !state && !o->given[CLI_OPT_PER_TRIAL])
+    if (o->given[CLI_OPT_FIRST_TRIAL] && o->out.format != CLI_FORMAT_STATE &&
+        !o->given[CLI_OPT_PER_TRIAL])
         return cli_fail(err, errlen,
                         "--first-trial needs --format state or --per-trial (a summary of "
                         "some trials is no shard: merge the states)");
-    if (o->given[CLI_OPT_FIRST_TRIAL] && o->given[CLI_OPT_Q])
-        return cli_fail(err, errlen,
-                        "--first-trial does not apply with --q (Q and K are read "
-                        "from files)");
     const uint64_t f = o->count[CLI_OPT_FIRST_TRIAL], t = o->base.trials;
     if (f > UINT64_MAX - t)
         return cli_fail(err, errlen, "--first-trial: %llu + --trials %llu exceeds 2^64 - 1",
                         (unsigned long long)f, (unsigned long long)t);
     if (!check_total(o, f, t, err, errlen))
         return 0;
-    if (!o->given[CLI_OPT_Q_ROWS])
+    if (!o->given[CLI_OPT_Q_ROWS]) /* with a state, not --grad: validate.c's table */
         return 1;
-    if (!state)
-        return cli_fail(err, errlen,
-                        "--q-rows needs --format state (a row shard is a partial result)");
-    if (o->given[CLI_OPT_GRAD])
-        return cli_fail(err, errlen,
-                        "--q-rows does not apply with --grad (dL/dk sums over every row)");
     const size_t a = o->q_rows[0], b = o->q_rows[1], nq = max_n_q(o);
     if (b > nq || a % SV_FOLD_ROWS != 0 || (b % SV_FOLD_ROWS != 0 && b != nq))
         return cli_fail(err, errlen,

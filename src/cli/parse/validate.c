@@ -73,6 +73,8 @@ static const cli_rule rules[] = {
     {O(FORMAT), EXCL, O(PER_ROW), F(TABLE) | F(GNUPLOT), "it prints CSV", NULL},
     {O(FORMAT), EXCL, O(PER_TRIAL), F(GNUPLOT), "it plots the summary", NULL},
     {O(PLOT), NEEDS, O(FORMAT), F(GNUPLOT), "it says what the script draws", NULL},
+    {O(FORMAT), EXCL, O(Q) | O(COLUMNS), F(GNUPLOT),
+     "it plots the summary of random draws, --histogram or given --logits", NULL},
     {O(EXAMPLE), EXCL, O(OUTPUT), 0, "it prints text", NULL},
     {O(FORMAT), EXCL, O(HISTOGRAM), F(TABLE), "it prints CSV", NULL},
     {O(Q), NEEDS, O(K), 0, "Q and K make the scores", NULL},
@@ -82,6 +84,13 @@ static const cli_rule rules[] = {
     {O(LAYOUT), NEEDS, O(Q), 0, "it says how files are laid out", NULL},
     {O(POOL), NEEDS, O(Q), 0, "it pools the heads of files", NULL},
     {O(POOL), EXCL, O(PER_ROW) | O(HISTOGRAM), 0, "one kind of output", NULL},
+    /* Shards (shards.c): a state is the summary's partial result, so it
+     * goes with the summary alone (--no-header, --example: rules above). */
+    {O(FORMAT), EXCL, O(PER_TRIAL) | O(PER_ROW) | O(HISTOGRAM) | O(COLUMNS) | O(Q) | O(SAVE_QK),
+     F(STATE), "a state is the summary's partial result", NULL},
+    {O(TOTAL_TRIALS), NEEDS, O(FORMAT), F(STATE), "a state records the whole run's trials", NULL},
+    {O(Q_ROWS), NEEDS, O(FORMAT), F(STATE), "a row shard is a partial result", NULL},
+    {O(Q_ROWS), EXCL, O(GRAD), 0, "dL/dk sums over every row", NULL},
     /* With measured Q and K, beside the options of CLI_X_Q. */
     {O(VALUES) | O(DV), EXCL, O(Q), 0, "--v reads V from a file", NULL},
     {O(GRAD), EXCL, O(Q), 0, "no file gives G", NULL},
@@ -231,8 +240,10 @@ static void rule_usage(FILE *f, const cli_rule *r, int opt, int other, int *prev
 {
     char head[32], other_text[128], value[48]; /* other_text: "--" name value */
     const int same = *prev == opt * 4 + (int)r->kind;
-    snprintf(head, sizeof head, "--%s%s", cli_option_defs[opt].name,
-             opt == CLI_OPT_FORMAT ? " table" : "");
+    char formats[64] = ""; /* --format's first format of the rule: "--format state" */
+    if (opt == CLI_OPT_FORMAT)
+        format_list(r->formats & -r->formats, formats + 1, sizeof formats - 1), formats[0] = ' ';
+    snprintf(head, sizeof head, "--%s%s", cli_option_defs[opt].name, formats);
     other_value(NULL, r, other, value, sizeof value);
     if (r->shown)
         snprintf(other_text, sizeof other_text, "%s", r->shown);

@@ -150,46 +150,33 @@ static int fits(const cli_options *opt, const cli_config *c, const char *qa, cha
 }
 
 /* opt->configs from the files' sizes: one per --scale item, its scale
- * resolved by the library for the files' d_k (as validate.c's make_spec). */
+ * resolved by the library for the files' d_k (as validate.c's make_spec),
+ * checked as a drawn one is (cli_config_check: the option and the
+ * library's reason), after the files' sizes. */
 static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_t errlen)
 {
     sv_spec sizes = {.dist = SV_DIST_NORMAL};
-    sv_status st = sv_strided_sizes(&t->arrays, &sizes);
-    char qa[80];
+    const sv_status st = sv_strided_sizes(&t->arrays, &sizes);
+    char qa[80], why[512];
     cli_quote(qa, sizeof qa, t->file[0].arg);
-    for (size_t i = 0; st == SV_OK && i < opt->n_configs; i++) {
+    if (st != SV_OK) /* sv_strided_check leaves none: say it anyway */
+        return cli_fail(err, errlen, "%s: shapes do not match: %s", qa, sv_status_str(st));
+    for (size_t i = 0; i < opt->n_configs; i++) {
         cli_config *c = &opt->configs[i];
         sv_spec s = sizes; /* and the options that apply to files */
         s.causal = c->spec.causal;
         s.window = c->spec.window;
         s.ddof = c->spec.ddof;
-        sv_param p = SV_PARAM_NONE;
         (void)sv_spec_set(&s, SV_PARAM_SCALE, c->scale_name); /* parsed: options.c */
-        st = sv_spec_resolve(&s); /* it checks: a fault is named after it */
-        if (st != SV_OK && !checked(t, &s, err, errlen))
+        if (sv_spec_resolve(&s) != SV_OK && !checked(t, &s, err, errlen))
             return 0; /* the arrays say why (--causal with n_q != n_k) */
-        if (st != SV_OK)
-            (void)sv_spec_check_param(&s, &p, NULL, NULL, 0);
-        if (st == SV_OK)
-            st = cli_budget_engine_bytes(&opt->exec, &s, &c->engine_bytes);
-        uint64_t seen = 0; /* the visible scores: a window's or a mask's count */
-        if (st != SV_OK && p == SV_PARAM_DDOF && sv_spec_scores(&s, &seen) == SV_OK)
-            return cli_fail(err, errlen, "--ddof: %u is not less than the %llu scores %s of %s",
-                            s.ddof, (unsigned long long)seen,
-                            s.window   ? "a window shows"
-                            : s.causal ? "a causal mask shows"
-                                       : "(n_q*n_k)",
-                            qa);
-        if (st != SV_OK)
-            return cli_fail(err, errlen, "%s: d_k=%zu n_q=%zu n_k=%zu: %s%s%s", qa, s.d_k, s.n_q,
-                            s.n_k, sv_status_str(st), p != SV_PARAM_NONE ? ": " : "",
-                            p != SV_PARAM_NONE ? sv_param_name(p) : "");
         c->spec = s;
+        if (!cli_config_check(opt, c, why, sizeof why))
+            return cli_fail(err, errlen, "%s: d_k=%zu n_q=%zu n_k=%zu: %s", qa, s.d_k, s.n_q, s.n_k,
+                            why);
         if (!fits(opt, c, qa, err, errlen))
             return 0;
     }
-    if (st != SV_OK) /* the checks above leave none: say it anyway */
-        return cli_fail(err, errlen, "%s: shapes do not match: %s", qa, sv_status_str(st));
     return 1;
 }
 
