@@ -196,6 +196,25 @@ static void test_uses(void)
     CHECK_STATUS(sv_spec_check_use(&plain, all, &use, &why), SV_OK);
     CHECK_STATUS(sv_spec_check_use(NULL, 0, &use, &why), SV_EINVAL);
     CHECK_EQ(use, 0u);
+    /* Weight histograms bin a row within one block of keys, any scale;
+     * sv_taps_check asks the same. */
+    plain.n_k = plain.n_q = SV_WEIGHT_HIST_KEYS_MAX + 1;
+    CHECK_STATUS(sv_spec_check_use(&plain, SV_USE_HISTOGRAM | SV_USE_WEIGHT_HISTOGRAM, &use, &why),
+                 SV_EINVAL);
+    CHECK_EQ(use, (unsigned)SV_USE_WEIGHT_HISTOGRAM);
+    CHECK_STR_EQ(why, "needs n_k <= 4096 (a row's weights are binned in one block of keys)");
+    uint64_t h[4 * 11] = {0};
+    const sv_taps taps = {.hist_bins = 10,
+                          .hist_lo = 0.0,
+                          .hist_hi = 1.0,
+                          .hist_raw = h,
+                          .hist_scaled = h + 11,
+                          .hist_w_raw = h + 22,
+                          .hist_w_scaled = h + 33};
+    CHECK_STATUS(sv_taps_check(&taps, &plain), SV_EINVAL);
+    plain.n_k = plain.n_q = SV_WEIGHT_HIST_KEYS_MAX;
+    CHECK_STATUS(sv_spec_check_use(&plain, all, &use, &why), SV_OK);
+    CHECK_STATUS(sv_taps_check(&taps, &plain), SV_OK);
 }
 
 int main(void)

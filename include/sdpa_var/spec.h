@@ -251,13 +251,16 @@ sv_status sv_spec_check_field(const sv_spec *spec, const char **field);
 /** Parts of a run beyond its spec that a rule of the spec may refuse
  *  (sv_spec_check_use): bits. */
 typedef enum sv_use {
-    SV_USE_MASK = 1u << 0,      /**< a source mask (sv_source.mask) */
-    SV_USE_GIVEN = 1u << 1,     /**< rows given (measured Q and K), not drawn */
-    SV_USE_HISTOGRAM = 1u << 2, /**< histograms of the scores (sv_taps) */
-    SV_USE_ROW_SHARD = 1u << 3, /**< a shard of the rows (sv_rowfold) */
-    SV_USE_ONE_SCALE = 1u << 4  /**< a front end's own use of one multiplier
-                                     for every row (sv_spec_scale): the CLI's
-                                     --example prints c S whole */
+    SV_USE_MASK = 1u << 0,            /**< a source mask (sv_source.mask) */
+    SV_USE_GIVEN = 1u << 1,           /**< rows given (measured Q and K), not drawn */
+    SV_USE_HISTOGRAM = 1u << 2,       /**< histograms of the scores (sv_taps) */
+    SV_USE_ROW_SHARD = 1u << 3,       /**< a shard of the rows (sv_rowfold) */
+    SV_USE_ONE_SCALE = 1u << 4,       /**< a front end's own use of one multiplier
+                                           for every row (sv_spec_scale): the CLI's
+                                           --example prints c S whole */
+    SV_USE_WEIGHT_HISTOGRAM = 1u << 5 /**< histograms of the weights (sv_taps
+                                           hist_w_raw): n_k at most
+                                           SV_WEIGHT_HIST_KEYS_MAX */
 } sv_use;
 
 /**
@@ -266,7 +269,8 @@ typedef enum sv_use {
  * SV_SCALE_LOGN, or scale_logn) counts the keys that causal and window
  * show in drawn rows, so not with a mask or given rows; per row (causal or
  * a window: scale_logn) the histograms, row shards and any other use of one
- * multiplier for every row are refused.
+ * multiplier for every row are refused; weight histograms bin a row's
+ * weights within one block of keys (n_k <= SV_WEIGHT_HIST_KEYS_MAX).
  * The engine refuses the same (sv_engine_run's check). Docs: theory.md 15.1.
  * @return SV_OK; SV_EINVAL with *use (if not NULL) the first bit of @p uses
  *         refused and *why (if not NULL) a static reason, e.g. "logn per

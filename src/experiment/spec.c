@@ -171,25 +171,33 @@ int sv__spec_rule_broken(const sv_spec *s, sv__spec_rule *out)
     return 0;
 }
 
+#define SV__STR(x) #x
+#define SV__XSTR(x) SV__STR(x)
+/* plan.h: a row's weights are binned within one block of keys */
+#define SV__WEIGHT_WHY                                                                             \
+    "needs n_k <= " SV__XSTR(SV_WEIGHT_HIST_KEYS_MAX) " (a row's weights are binned in one block " \
+                                                      "of keys)"
+
 sv_status sv_spec_check_use(const sv_spec *spec, unsigned uses, unsigned *use, const char **why)
 {
-    static const struct {
-        unsigned use;
-        int per_row; /* refused per row only */
-        const char *why;
-    } rules[] = {
-        {SV_USE_MASK, 0, "logn counts the keys of causal and window in drawn rows only"},
-        {SV_USE_GIVEN, 0, "logn counts the keys of causal and window in drawn rows only"},
-        {SV_USE_HISTOGRAM, 1, SV__LOGN_ROW_WHY},
-        {SV_USE_ROW_SHARD, 1, SV__LOGN_ROW_WHY},
-        {SV_USE_ONE_SCALE, 1, SV__LOGN_ROW_WHY},
-    };
     const int logn = spec && (spec->scale_logn || spec->scale_rule == SV_SCALE_LOGN);
     const int per_row = spec && (spec->scale_logn || (logn && (spec->causal || spec->window > 0)));
+    const struct {
+        unsigned use;
+        int bad;
+        const char *why;
+    } rules[] = {
+        {SV_USE_MASK, logn, "logn counts the keys of causal and window in drawn rows only"},
+        {SV_USE_GIVEN, logn, "logn counts the keys of causal and window in drawn rows only"},
+        {SV_USE_HISTOGRAM, per_row, SV__LOGN_ROW_WHY},
+        {SV_USE_ROW_SHARD, per_row, SV__LOGN_ROW_WHY},
+        {SV_USE_ONE_SCALE, per_row, SV__LOGN_ROW_WHY},
+        {SV_USE_WEIGHT_HISTOGRAM, spec && spec->n_k > SV_WEIGHT_HIST_KEYS_MAX, SV__WEIGHT_WHY},
+    };
     unsigned bad = 0;
     const char *reason = "";
-    for (size_t i = 0; logn && !bad && i < sizeof rules / sizeof rules[0]; i++)
-        if ((uses & rules[i].use) && (per_row || !rules[i].per_row)) {
+    for (size_t i = 0; !bad && i < sizeof rules / sizeof rules[0]; i++)
+        if ((uses & rules[i].use) && rules[i].bad) {
             bad = rules[i].use;
             reason = rules[i].why;
         }
@@ -490,7 +498,8 @@ sv_status sv_taps_check(const sv_taps *t, const sv_spec *spec)
         return SV_EINVAL;
     if (!(t->hist_lo < t->hist_hi) || !isfinite(t->hist_lo) || !isfinite(t->hist_hi) ||
         !t->hist_raw || !t->hist_scaled ||
-        (t->hist_w_raw && (!t->hist_w_scaled || spec->n_k > SV_WEIGHT_HIST_KEYS_MAX)))
+        (t->hist_w_raw && (!t->hist_w_scaled ||
+                           sv_spec_check_use(spec, SV_USE_WEIGHT_HISTOGRAM, NULL, NULL) != SV_OK)))
         return SV_EINVAL;
     return SV_OK;
 }

@@ -54,7 +54,7 @@ usage_error "$p: --example does not apply with --window (it shows full or causal
 usage_error "$p: --per-trial does not apply with --per-row (one kind of output)" --per-row --per-trial
 usage_error "$p: --histogram takes one configuration (got 2 from --dk, --n, --scale, --dist, --init)" --histogram 10 --dk 2,4
 usage_error "$p: --weight-histogram needs --histogram (it changes what is binned)" --weight-histogram
-usage_error "$p: --weight-histogram needs n_k <= 4096 (got 5000)" --histogram 5 --weight-histogram --n 5000
+usage_error "$p: --weight-histogram needs n_k <= 4096 (a row's weights are binned in one block of keys); got n_k=5000" --histogram 5 --weight-histogram --n 5000
 usage_error "$p: --histogram: '0' is not a positive integer" --histogram 0
 usage_error "$p: --dv: '0' is not a positive integer" --dv 0
 usage_error "$p: --init: 'he' is not a list of xavier, lecun, normal" --init he

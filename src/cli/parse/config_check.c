@@ -1,5 +1,5 @@
 /* The library's check of one configuration (sv_spec_check_param, and
- * sv_taps_check for a histogram), its failure mapped back through the
+ * sv_spec_check_use for the parts of a run beyond it), its failure mapped back through the
  * parameter to the option that set it and its value. The library's rules
  * are not repeated here. */
 #include <inttypes.h>
@@ -107,21 +107,10 @@ int cli_config_check(const cli_options *o, cli_config *c, char *err, size_t errl
     char why[256];
     sv_status st = sv_spec_check_param(spec, &param, NULL, why, sizeof why);
     int id = cli_option_of(o, param);
-    if (st == SV_OK && o->out.histogram) { /* the histogram the run will ask for */
-        uint64_t dummy[2] = {0, 0};        /* not written: the check reads nothing */
-        sv_taps taps = {.hist_bins = o->out.histogram,
-                        .hist_lo = o->out.weight_histogram ? 0.0 : -1.0,
-                        .hist_hi = 1.0,
-                        .hist_raw = dummy,
-                        .hist_scaled = dummy};
-        if (o->out.weight_histogram)
-            taps.hist_w_raw = taps.hist_w_scaled = dummy;
-        st = sv_taps_check(&taps, spec);
-        if (st != SV_OK && o->out.weight_histogram)
-            return cli_fail(err, errlen, "--weight-histogram needs n_k <= %d (got %zu)",
-                            SV_WEIGHT_HIST_KEYS_MAX, spec->n_k);
-        id = CLI_OPT_HISTOGRAM;
-    }
+    const char *use_why; /* the histograms: the library's rule for weights (logn's: above) */
+    if (st == SV_OK && o->out.weight_histogram &&
+        sv_spec_check_use(spec, SV_USE_WEIGHT_HISTOGRAM, NULL, &use_why) != SV_OK)
+        return cli_fail(err, errlen, "--weight-histogram %s; got n_k=%zu", use_why, spec->n_k);
     if (st == SV_OK && (st = cli_budget_engine_bytes(&o->exec, spec, &c->engine_bytes)) != SV_OK)
         id = cli_option_of(o, SV_PARAM_N_Q); /* the sizes overflow */
     return st == SV_OK || library_error(o, c, st, id, why, err, errlen);
