@@ -154,12 +154,15 @@ OMP_NUM_THREADS=100000 usage_error "$p: OMP_NUM_THREADS: '100000' is too large (
 OMP_NUM_THREADS=0 usage_error "$p: OMP_NUM_THREADS: '0' is not a positive integer"
 OMP_NUM_THREADS=abc usage_error "$p: OMP_NUM_THREADS: 'abc' is not a positive integer"
 OMP_NUM_THREADS=' 2' usage_error "$p: OMP_NUM_THREADS: ' 2' is not a positive integer"
-OMP_NUM_THREADS='2,abc' usage_error "$p: OMP_NUM_THREADS: '2,abc' is not a positive integer or a comma list of them"
-OMP_NUM_THREADS='2,,' usage_error "$p: OMP_NUM_THREADS: '2,,' is not a positive integer or a comma list of them"
-OMP_NUM_THREADS=2,5000 usage_error "$p: OMP_NUM_THREADS: '2,5000' is too large (at most 1024)"
+OMP_NUM_THREADS='2,abc' usage_error "$p: OMP_NUM_THREADS: '2,abc': 'abc' is not a positive integer"
+OMP_NUM_THREADS='2,,' usage_error "$p: OMP_NUM_THREADS: '2,,': '' is not a positive integer"
+OMP_NUM_THREADS=2,5000 usage_error "$p: OMP_NUM_THREADS: '2,5000': '5000' is too large (at most 1024)"
 [ "$(OMP_NUM_THREADS=0000000000000000000000000000000000002 "$BIN" --dk 4 --n 9 2>&1 | md5sum)" = \
     "$("$BIN" --dk 4 --n 9 --threads 2 | md5sum)" ] && ok || fail "OMP_NUM_THREADS with leading zeros"
-OMP_NUM_THREADS=5000,2 usage_error "$p: OMP_NUM_THREADS: '5000,2' is too large (at most 1024)"
+OMP_NUM_THREADS=5000,2 usage_error "$p: OMP_NUM_THREADS: '5000,2': '5000' is too large (at most 1024)"
+# ... each item read as --threads is (the library's count reader).
+[ "$(OMP_NUM_THREADS=2e0,1 "$BIN" --dk 4 --n 9 2>&1 | md5sum)" = \
+    "$("$BIN" --dk 4 --n 9 --threads 2e0 | md5sum)" ] && ok || fail "OMP_NUM_THREADS=2e0 as --threads 2e0"
 a=$(OMP_NUM_THREADS=3,2 "$BIN" --dk 4 --n 9)
 [ -n "$a" ] && [ "$a" = "$("$BIN" --dk 4 --n 9 --threads 1)" ] &&
     ok || fail "OMP_NUM_THREADS=3,2"

@@ -1,10 +1,8 @@
 /* The library's check of one configuration (sv_spec_check_param, and
- * sv_spec_check_use for the parts of a run beyond it), its failure mapped back through the
- * parameter to the option that set it and its value. The library's rules
- * are not repeated here. */
-#include <inttypes.h>
+ * sv_spec_check_use for the parts of a run beyond it), its failure mapped
+ * back through the parameter to the option that set it and its value,
+ * with the library's reason. The library's rules are not repeated here. */
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 

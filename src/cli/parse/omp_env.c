@@ -8,25 +8,8 @@
 const char *cli_omp_num_threads;
 int cli_omp_num_threads_taken;
 
-/* One item of OMP_NUM_THREADS, p[0..len): plain decimal digits (leading
- * zeros too), 1 to CLI_THREADS_MAX. @return 1 valid, 0 not a positive
- * integer, -1 too large. */
-static int omp_item(const char *p, size_t len, uint64_t *v)
-{
-    *v = 0;
-    if (len == 0)
-        return 0;
-    for (size_t i = 0; i < len; i++) {
-        if (p[i] < '0' || p[i] > '9')
-            return 0;
-        *v = *v * 10 + (uint64_t)(p[i] - '0');
-        if (*v > CLI_THREADS_MAX)
-            return -1;
-    }
-    return *v == 0 ? 0 : 1;
-}
-
-/* OMP_NUM_THREADS, when --threads is not given: validated like --threads.
+/* OMP_NUM_THREADS, when --threads is not given: each item read and refused
+ * as --threads is (sv_value_explain: a count from 1 to CLI_THREADS_MAX).
  * OpenMP reads "4,2" as 4 threads at the outer level, 2 at nested ones;
  * sdpa-var nests no parallel regions, so the first item is the count, but
  * every item must be one (libgomp, which no longer sees the variable,
@@ -36,24 +19,27 @@ int cli_omp_threads(cli_options *o, char *err, size_t errlen)
     const char *env = cli_omp_num_threads_taken ? cli_omp_num_threads : getenv("OMP_NUM_THREADS");
     if (o->given[CLI_OPT_THREADS] || !env)
         return 1;
-    char q[80];
-    cli_quote(q, sizeof q, env);
+    char *items = strdup(env), why[160] = "", q[80];
+    if (!items)
+        return cli_fail(err, errlen, "out of memory");
     uint64_t first = 0;
-    for (const char *p = env;;) {
-        const size_t len = strcspn(p, ",");
-        uint64_t v;
-        const int got = omp_item(p, len, &v);
-        if (got < 0)
-            return cli_fail(err, errlen, "OMP_NUM_THREADS: '%s' is too large (at most %d)", q,
-                            CLI_THREADS_MAX);
-        if (got == 0)
-            return cli_fail(err, errlen, "OMP_NUM_THREADS: '%s' is not a positive integer%s", q,
-                            strchr(env, ',') ? " or a comma list of them" : "");
-        first = first ? first : v;
-        if (p[len] == '\0')
+    for (char *p = items, *end;; p = end + 1) {
+        end = p + strcspn(p, ",");
+        const int last = *end == '\0';
+        *end = '\0';
+        uint64_t v = 0;
+        if (sv_value_explain(SV_ARG_COUNT, 1, CLI_THREADS_MAX, p, why, sizeof why) ||
+            sv_text_count(p, &v) != SV_OK)
             break;
-        p += len + 1;
+        first = first ? first : v;
+        if (last)
+            break;
     }
+    free(items);
+    if (why[0] && strchr(env, ',')) /* the item, in the list as given */
+        return cli_fail(err, errlen, "OMP_NUM_THREADS: '%s': %s", cli_quote(q, sizeof q, env), why);
+    if (why[0])
+        return cli_fail(err, errlen, "OMP_NUM_THREADS: %s", why);
     o->exec.threads = (int)first;
     return 1;
 }
