@@ -336,7 +336,9 @@ static sv_spec make_spec(const cli_options *opt, size_t i)
 void cli_options_free(cli_options *opt)
 {
     free(opt->configs);
+    free(opt->logit_rows);
     opt->configs = NULL;
+    opt->logit_rows = NULL;
     opt->n_configs = 0;
 }
 

@@ -13,16 +13,8 @@
 
 static const char prog[] = CLI_PROG;
 
-/* The rows: --logits' in order, then the file's; n_k[r] keys of row r at
- * z + r CLI_LOGITS_KEYS_MAX. */
-typedef struct rows {
-    double z[CLI_LOGITS_ROWS_MAX][CLI_LOGITS_KEYS_MAX];
-    size_t n[CLI_LOGITS_ROWS_MAX];
-    size_t count;
-} rows;
-
 /* One line of the file, blanks and a '\r' at its end taken off. */
-static int file_rows(const char *path, rows *r, char *err, size_t errlen)
+static int file_rows(const char *path, cli_logits_rows *r, char *err, size_t errlen)
 {
     char q[80], where[128];
     cli_quote(q, sizeof q, path);
@@ -69,8 +61,8 @@ static int file_rows(const char *path, rows *r, char *err, size_t errlen)
  * error); the file's rows times their multipliers stay finite (the
  * command line's are checked by validate.c); gnuplot has a panel for
  * each. Message on stderr. *max_n: the longest row. */
-static int rows_fit(const cli_options *opt, cli_format format, const rows *r, size_t given,
-                    size_t *max_n)
+static int rows_fit(const cli_options *opt, cli_format format, const cli_logits_rows *r,
+                    size_t given, size_t *max_n)
 {
     char err[256], name[64];
     for (size_t i = 0; i < r->count; i++) {
@@ -108,20 +100,15 @@ static int rows_fit(const cli_options *opt, cli_format format, const rows *r, si
 int cli_logits_run(const cli_options *opt, cli_format format)
 {
     char err[512];
-    static rows r; /* 128 KiB: off the stack */
-    r.count = 0;
-    for (size_t i = 0; i < opt->n_logits; i++) /* checked by validate.c */
-        if (cli_logits_parse_row("--logits", opt->logits[i], r.z[r.count], &r.n[r.count], err,
-                                 sizeof err))
-            r.count++;
-    const size_t given = r.count;
+    cli_logits_rows *r = opt->logit_rows; /* --logits' (validate.c); the file's join them */
+    const size_t given = r->count;
     if (opt->given[CLI_OPT_LOGITS_FILE] &&
-        !file_rows(opt->arg[CLI_OPT_LOGITS_FILE], &r, err, sizeof err)) {
+        !file_rows(opt->arg[CLI_OPT_LOGITS_FILE], r, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return CLI_EXIT_RUNTIME;
     }
     size_t max_n = 0;
-    if (!rows_fit(opt, format, &r, given, &max_n))
+    if (!rows_fit(opt, format, r, given, &max_n))
         return CLI_EXIT_RUNTIME;
     char *buf = NULL;
     size_t size = 0;
@@ -138,26 +125,26 @@ int cli_logits_run(const cli_options *opt, cli_format format)
                            .dk = opt->given[CLI_OPT_DK] ? opt->dk[0] : 0,
                            .max_n = max_n,
                            .grad = opt->n_upstream > 0,
-                           .rows = r.count,
+                           .rows = r->count,
                            .scales = opt->n_logit_scale,
                            .plot_output =
                                format == CLI_FORMAT_GNUPLOT ? opt->arg[CLI_OPT_OUTPUT] : NULL};
     cli_logits_begin(&w);
-    for (size_t i = 0; i < r.count; i++)
+    for (size_t i = 0; i < r->count; i++)
         for (size_t k = 0; k < opt->n_logit_scale; k++) {
             const cli_scale_choice *c = &opt->logit_scale[k];
-            const double mult = cli_logits_row_scale(c, r.n[i]); /* > 0: checked above */
+            const double mult = cli_logits_row_scale(c, r->n[i]); /* > 0: checked above */
             cli_logits_entry e = {.v = {.row = i,
-                                        .n = r.n[i],
+                                        .n = r->n[i],
                                         .d_k = w.dk,
-                                        .z = r.z[i],
+                                        .z = r->z[i],
                                         .scale_name = c->name,
                                         .scale = mult,
                                         .p = p,
                                         .g = w.grad ? opt->upstream : NULL,
                                         .dz = w.grad ? dz : NULL},
                                   .jac = jac};
-            const sv_status st = sv_softmax_row_report(r.z[i], r.n[i], mult, e.v.g, p, jac,
+            const sv_status st = sv_softmax_row_report(r->z[i], r->n[i], mult, e.v.g, p, jac,
                                                        e.v.g ? dz : NULL, &e.v.st);
             if (st != SV_OK) { /* parsed values are finite and bounded: not expected */
                 fclose(f);
