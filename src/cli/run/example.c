@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sdpa_var/moments.h"
 #include "sdpa_var/softmax.h"
 
 /* Trial 0's rows of Q and K (and V, G), drawn as the engine draws them,
@@ -88,19 +89,17 @@ static size_t seen(const sv_spec *spec, size_t i)
     return spec->causal ? i + 1 : spec->n_k;
 }
 
-/* S = Q K^T and its sample variance, as the engine measures it (the
- * visible scores, about their mean, over N - ddof). */
+/* S = Q K^T and its sample variance, as the engine measures it: the
+ * moments of each row's visible scores, merged (sv_moments), over N - ddof. */
 static void scores(FILE *f, const sv_spec *spec, const drawn *d)
 {
     const size_t nq = spec->n_q, nk = spec->n_k, dk = spec->d_k;
     const double *s = d->s;
-    double sum = 0.0, n = 0.0, m2 = 0.0;
-    for (size_t i = 0; i < nq; i++)
-        for (size_t j = 0; j < seen(spec, i); j++)
-            sum += s[i * nk + j], n += 1.0;
-    for (size_t i = 0; i < nq; i++)
-        for (size_t j = 0; j < seen(spec, i); j++)
-            m2 += (s[i * nk + j] - sum / n) * (s[i * nk + j] - sum / n);
+    sv_moments all = {0}, row;
+    for (size_t i = 0; i < nq; i++) /* finite and few: SV_OK */
+        if (sv_moments_of(s + i * nk, seen(spec, i), &row) == SV_OK)
+            (void)sv_moments_merge(&all, &row);
+    const double n = (double)all.n;
     matrix(f, "Q", d->q, nq, dk);
     matrix(f, "K", d->k, nk, dk);
     matrix(f, "S", s, nq, nk);
@@ -108,7 +107,7 @@ static void scores(FILE *f, const sv_spec *spec, const drawn *d)
             "# S = Q @ K.T: each score is the dot product of a query and a key.\n"
             "# Sample variance of its %s%.0f scores (ddof %u%s): %.6f\n",
             spec->causal ? "visible " : "", n, spec->ddof,
-            spec->ddof == 0 ? ", numpy's S.var()" : "", m2 / (n - (double)spec->ddof));
+            spec->ddof == 0 ? ", numpy's S.var()" : "", sv_moments_variance(&all, spec->ddof));
     fprintf(f,
             "# One trial lands anywhere around its expectation: over many trials the\n"
             "# mean of this variance is E = d_k (N - 1)/(N - ddof) = %g for unit\n"

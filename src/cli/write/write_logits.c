@@ -121,26 +121,29 @@ static void json(cli_logits_writer *w, const cli_logits_entry *e)
     fputs(w->format == CLI_FORMAT_JSONL ? "}\n" : "}", f);
 }
 
-/* The scale as a reader says it: "as given", "* 0.125 = 1/sqrt(d_k)". */
-static void scale_words(const cli_logits_writer *w, const cli_logits_entry *e, char *buf,
-                        size_t len)
+/* The scale as a reader says it, its multiplier to @p digits significant
+ * digits: "as given", "* 0.125 = 1/sqrt(d_k)", "* 0.5" (a legend, a
+ * column head); with @p w (the table's words) also d_k and the option:
+ * "* 0.125 = 1/sqrt(d_k), d_k = 64 (--scale sqrt)". */
+static void scale_words(const cli_logits_writer *w, const cli_logits_entry *e, int digits,
+                        char *buf, size_t len)
 {
     const sv_scale_rule r = cli_scale_rule(e->v.scale_name);
-    if (r == SV_SCALE_NONE)
-        snprintf(buf, len, "as given (--scale none)");
-    else if (r == SV_SCALE_SQRT)
-        snprintf(buf, len, "* %.6g = 1/sqrt(d_k), d_k = %zu (--scale sqrt)", e->v.scale, w->dk);
-    else if (r == SV_SCALE_DK)
-        snprintf(buf, len, "* %.6g = 1/d_k, d_k = %zu (--scale dk)", e->v.scale, w->dk);
-    else
-        snprintf(buf, len, "* %.6g (--scale %s)", e->v.scale, e->v.scale_name);
+    const char *why = r == SV_SCALE_SQRT ? " = 1/sqrt(d_k)" : r == SV_SCALE_DK ? " = 1/d_k" : "";
+    size_t at =
+        (size_t)(r == SV_SCALE_NONE ? snprintf(buf, len, "as given")
+                                    : snprintf(buf, len, "* %.*g%s", digits, e->v.scale, why));
+    if (w && *why && at < len)
+        at += (size_t)snprintf(buf + at, len - at, ", d_k = %zu", w->dk);
+    if (w && at < len)
+        snprintf(buf + at, len - at, " (--scale %s)", e->v.scale_name);
 }
 
 static void table(cli_logits_writer *w, const cli_logits_entry *e)
 {
     FILE *f = w->f;
     char words[96];
-    scale_words(w, e, words, sizeof words);
+    scale_words(w, e, 6, words, sizeof words);
     fprintf(f, "%sRow %zu, %s:\n", w->written ? "\n" : "", e->v.row, words);
     fprintf(f, "  %4s %11s %11s %11s", "key", "logit", "scaled", "weight");
     if (w->grad)
@@ -163,20 +166,6 @@ static void table(cli_logits_writer *w, const cli_logits_entry *e)
     if (w->grad)
         fprintf(f, ", |dL/dlogits| %.4g", value(e, SV_COL_grad_logits));
     fputc('\n', f);
-}
-
-/* A scale in a few words, for a legend or a column head: "as given",
- * "* 0.125 = 1/sqrt(d_k)", "* 0.5". */
-static void short_label(const cli_logits_entry *e, char *buf, size_t len)
-{
-    const sv_scale_rule r = cli_scale_rule(e->v.scale_name);
-    if (r == SV_SCALE_NONE)
-        snprintf(buf, len, "as given");
-    else
-        snprintf(buf, len, "* %.4g%s", e->v.scale,
-                 r == SV_SCALE_SQRT ? " = 1/sqrt(d_k)"
-                 : r == SV_SCALE_DK ? " = 1/d_k"
-                                    : "");
 }
 
 /* --format markdown and latex: a row is a slide's table, a line a key
@@ -229,7 +218,7 @@ static void slides_row(cli_logits_writer *w, const cli_logits_entry *e)
 static void slides_entry(cli_logits_writer *w, const cli_logits_entry *e)
 {
     const size_t k = w->written % (w->scales ? w->scales : 1);
-    short_label(e, w->label[k], sizeof w->label[k]);
+    scale_words(NULL, e, 4, w->label[k], sizeof w->label[k]);
     for (size_t i = 0; i < e->v.n && i < CLI_LOGITS_KEYS_MAX; i++)
         w->p[k][i] = e->v.p[i];
     const double st[6] = {e->v.st.entropy,   e->v.st.eff_keys, e->v.st.max_weight,
