@@ -1,7 +1,6 @@
 /* --example (example.h). */
 #include "example.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,15 +189,6 @@ static void small(FILE *f, const sv_spec *spec, const drawn *d, const char *scal
     matrix(f, "dZ", dz, nq, nk);
 }
 
-/* Softmax of x[0..n) times c into p (max subtracted); returns its
- * entropy in nats. */
-static double softmax(const double *x, size_t n, double c, double *p)
-{
-    sv_softmax_stats st;
-    (void)sv_softmax_row_report(x, n, c, NULL, p, NULL, NULL, &st); /* drawn: finite */
-    return st.entropy;
-}
-
 static size_t argmax(const double *x, size_t n)
 {
     size_t k = 0;
@@ -254,8 +244,10 @@ static sv_status one_query(FILE *f, const sv_spec *spec, const char *scale_name)
         return st;
     }
     double *pr = s + n, *ps = s + 2 * n;
-    header(f, spec); /* after the logits: nothing half-written */
-    const double hr = softmax(s, n, 1.0, pr), hs = softmax(s, n, c, ps);
+    header(f, spec);         /* after the logits: nothing half-written */
+    sv_softmax_stats sr, ss; /* the raw and the scaled row's: drawn, finite */
+    (void)sv_softmax_row_report(s, n, 1.0, NULL, pr, NULL, NULL, &sr);
+    (void)sv_softmax_row_report(s, n, c, NULL, ps, NULL, NULL, &ss);
     const size_t jr = argmax(pr, n), js = argmax(ps, n);
     size_t key[CLI_EXAMPLE_KEYS];
     const size_t m = keys_shown(n, jr, js, key);
@@ -284,8 +276,8 @@ static sv_status one_query(FILE *f, const sv_spec *spec, const char *scale_name)
             "Scaled (--scale %s): the largest weight is %.3f (key %zu), entropy\n"
             "  %.3f nats:"
             " e^H = %.1f keys. A logit's variance is d_k = %zu raw, %.4g scaled.\n",
-            pr[jr], jr, hr, exp(hr), n, scale_name, ps[js], js, hs, exp(hs), dk,
-            c * c * (double)dk);
+            sr.max_weight, jr, sr.entropy, sr.eff_keys, n, scale_name, ss.max_weight, js,
+            ss.entropy, ss.eff_keys, dk, c * c * (double)dk);
     free(s);
     return SV_OK;
 }
