@@ -84,15 +84,16 @@ static void csv(cli_logits_writer *w, cli_logits_entry *e)
     }
 }
 
-static void json_array(FILE *f, const char *name, const double *x, size_t n, double times)
+/* ,"NAME":[...]: column @p id at each key of the row (e's key moves). */
+static void json_keys(FILE *f, const char *name, cli_logits_entry *e, sv_column_id id)
 {
     fprintf(f, ",\"%s\":[", name);
-    for (size_t j = 0; j < n; j++)
-        fputs(j ? "," : "", f), real(f, x[j] * times, 1);
+    for (e->v.key = 0; e->v.key < e->v.n; e->v.key++)
+        fputs(e->v.key ? "," : "", f), real(f, value(e, id), 1);
     fputc(']', f);
 }
 
-static void json(cli_logits_writer *w, const cli_logits_entry *e)
+static void json(cli_logits_writer *w, cli_logits_entry *e)
 {
     FILE *f = w->f;
     if (w->format == CLI_FORMAT_JSON)
@@ -100,9 +101,9 @@ static void json(cli_logits_writer *w, const cli_logits_entry *e)
     fprintf(f, "{\"row\":%zu,\"scale\":\"%s\",\"scale_value\":", e->v.row, e->v.scale_name);
     real(f, e->v.scale, 1);
     fprintf(f, ",\"n_k\":%zu", e->v.n);
-    json_array(f, "logits", e->v.z, e->v.n, 1.0);
-    json_array(f, "scaled_logits", e->v.z, e->v.n, e->v.scale);
-    json_array(f, "weights", e->v.p, e->v.n, 1.0);
+    json_keys(f, "logits", e, SV_COL_logit);
+    json_keys(f, "scaled_logits", e, SV_COL_scaled_logit);
+    json_keys(f, "weights", e, SV_COL_weight);
     for (sv_column_id id = SV_COL_logits_entropy; id <= SV_COL_logits_jac_frob; id++)
         fprintf(f, ",\"%s\":", sv_column_of(id)->name), real(f, value(e, id), 1);
     fputs(",\"jacobian\":[", f);
@@ -114,8 +115,8 @@ static void json(cli_logits_writer *w, const cli_logits_entry *e)
     }
     fputc(']', f);
     if (w->grad) {
-        json_array(f, "upstream", e->v.g, e->v.n, 1.0);
-        json_array(f, "grad_logit", e->v.dz, e->v.n, 1.0);
+        json_keys(f, "upstream", e, SV_COL_upstream);
+        json_keys(f, "grad_logit", e, SV_COL_grad_logit);
         fputs(",\"grad_logits\":", f), real(f, value(e, SV_COL_grad_logits), 1);
     }
     fputs(w->format == CLI_FORMAT_JSONL ? "}\n" : "}", f);
@@ -139,7 +140,7 @@ static void scale_words(const cli_logits_writer *w, const cli_logits_entry *e, i
         snprintf(buf + at, len - at, " (--scale %s)", e->v.scale_name);
 }
 
-static void table(cli_logits_writer *w, const cli_logits_entry *e)
+static void table(cli_logits_writer *w, cli_logits_entry *e)
 {
     FILE *f = w->f;
     char words[96];
@@ -149,8 +150,10 @@ static void table(cli_logits_writer *w, const cli_logits_entry *e)
     if (w->grad)
         fprintf(f, " %11s %11s", "upstream", "dL/dlogit");
     fputs("   Jacobian diag(p) - pp^T\n", f);
-    for (size_t i = 0; i < e->v.n; i++) {
-        fprintf(f, "  %4zu %11.4g %11.4g %11.4g", i, e->v.z[i], e->v.scale * e->v.z[i], e->v.p[i]);
+    for (e->v.key = 0; e->v.key < e->v.n; e->v.key++) { /* scaled: the column table's c z */
+        const size_t i = e->v.key;
+        fprintf(f, "  %4zu %11.4g %11.4g %11.4g", i, e->v.z[i], value(e, SV_COL_scaled_logit),
+                e->v.p[i]);
         if (w->grad)
             fprintf(f, " %11.4g %11.4g", e->v.g[i], e->v.dz[i]);
         fputs("  ", f);
