@@ -317,7 +317,9 @@ int sv_column_required(const sv_column *col, const sv_spec *spec, int observed);
 /**
  * Whether @p col's value in @p row is NAN although it must be defined: a
  * REAL column, not ONLY_OBSERVED without @p observed nor ONLY_GRAD without
- * row->spec->grad, that sv_column_required requires.
+ * row->spec->grad, that sv_column_required requires. Never in a row that
+ * measured nothing: row->stats given and its rows_empty >= n_q (a mask or
+ * window leaves no query row a key), where NAN is the mean of nothing.
  * @return 1 or 0; 0 for col, row or row->spec NULL.
  * Thread safety: pure, thread-safe.
  */

@@ -210,7 +210,7 @@ def _prepare(q, k, v, layout, mask=None):
     return arrays, owners, qd, kd
 
 
-def _refused(arrays, spec, st):
+def _refused(arrays, spec):
     """After the library refused the arrays (sv_source_strided, or the
     engine's check, which reads every entry before any product), its
     reason, raised: sv_strided_check names the array, the axis or entry,
@@ -304,12 +304,12 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
         src = ctypes.create_string_buffer(L.SOURCE_BYTES)
         st = L.lib.sv_source_strided(ctypes.byref(arrays), src)
     if st != L.SV_OK:
-        _refused(arrays, None, st)
+        _refused(arrays, None)
         fail(st, "q, k")
     trials = (L.sv_trial_stats * spec.trials)()
     st = run(spec, src, exe, L.sv_run_options(chunk=CHUNK, keep=trials))
     if st != L.SV_OK:
-        _refused(arrays, spec, st)
+        _refused(arrays, spec)
         fail(st, "q, k")
     del owners  # the engine is done with the memory
     return collect(spec, trials, qd[:2], kd[1], bool(arrays.mask.data), scale, pool)

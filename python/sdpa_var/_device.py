@@ -257,7 +257,7 @@ def _finish(acc, kmo, kcut, c):
     n, mean, m2 = acc.mo
     var0 = torch.where(n > 0, m2 / n.clamp(min=1.0), nan)
     var1 = torch.where(n > 1, m2 / (n - 1.0).clamp(min=1.0), nan)
-    f = {"raw_mean": mean, "raw_var": var0,  # mean 0 with no key seen, as sv_moments
+    f = {"raw_mean": torch.where(n > 0, mean, nan), "raw_var": var0,  # no key: NaN, as the engine
          "raw_var_ddof0": var0, "raw_var_ddof1": var1,
          # sum (S - mu)^2 / N with mu = sv_theory_mean of a strided spec: 0
          "raw_var_known_mean": torch.where(n > 0, (m2 + n * mean * mean) / n.clamp(min=1.0),

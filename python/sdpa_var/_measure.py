@@ -240,12 +240,6 @@ def run(q, k, scale, causal, mask, window, rows, seed, cache, threads, pool="non
         raise Skip("nonfinite", "%d NaN or infinite values in Q, K or the mask" % bad, bad) from None
 
 
-def _kind(name):
-    """The library's reduce rule of per-head column @p name ("none" for a
-    name it does not have)."""
-    return REDUCE.get(name, "none")
-
-
 def _pooled(name, out, heads):
     """Pooled column @p name from the reduced columns @p out: var_scale is
     1/sqrt of the reduced (pooled) raw_var, as the engine's pooled row."""
@@ -256,12 +250,11 @@ def _pooled(name, out, heads):
         return 1.0 / np.sqrt(rv)
 
 
-def row_weights(st, rows):
+def row_weights(st):
     """Weights (batch x heads) of Stats @p st's averages: each batch element
-    and head's rows that see at least one key (n_q - rows_empty; @p rows
-    each where the engine gives no n_q)."""
+    and head's rows that see at least one key (its columns n_q - rows_empty)."""
     b, h = st.shape
-    w = np.broadcast_to(np.asarray(st.values.get("n_q", rows), dtype=np.float64), (b, h))
+    w = np.broadcast_to(np.asarray(st.values["n_q"], dtype=np.float64), (b, h))
     empty = st.values.get("rows_empty")
     if empty is not None:
         w = w - np.nan_to_num(np.asarray(empty, dtype=np.float64))
@@ -282,8 +275,8 @@ class Accumulator:
         self.sum, self.ext, self.first = {}, {}, {}
         self.columns, self.units, self.heads = (), {}, None
 
-    def add(self, st, rows):
-        """Adds Stats @p st (batch x heads) of @p rows query rows each."""
+    def add(self, st):
+        """Adds Stats @p st (batch x heads)."""
         b, h = st.shape
         if self.heads is not None and h != self.heads:
             raise Skip("heads", "%d heads after %d in the same step" % (h, self.heads))
@@ -292,10 +285,10 @@ class Accumulator:
         if self.reduce == "none":
             self.parts.append(st)
             return
-        w = row_weights(st, rows)
+        w = row_weights(st)
         for name in st.columns:
             v = np.asarray(st.values[name])
-            how = _kind(name)
+            how = REDUCE.get(name, "none")
             if how == "first":
                 self.first.setdefault(name, v[0])
             elif how == "sum":
@@ -319,7 +312,7 @@ class Accumulator:
                     for n in self.columns}
         out = {}
         for name in self.columns:
-            if _kind(name) == "pooled":
+            if REDUCE.get(name) == "pooled":
                 continue  # below, from the reduced columns
             elif name in self.first:
                 out[name] = self.first[name]
@@ -330,6 +323,6 @@ class Accumulator:
                 with np.errstate(invalid="ignore", divide="ignore"):
                     out[name] = np.where(n > 0, s / np.where(n > 0, n, 1), math.nan)
         for name in self.columns:
-            if _kind(name) == "pooled":
+            if REDUCE.get(name) == "pooled":
                 out[name] = _pooled(name, out, self.heads)
         return {n: out[n] for n in self.columns if n in out}

@@ -192,10 +192,11 @@ def mha_qk(m, query, key):
 
 
 def hook_qk(kind, m, caps, call, causal):
-    """(q, k, causal, mask) of one call of module @p m of @p kind from what
-    the monitor's hooks kept: @p caps {what: (output, first input)} of its
-    hook points or projections, @p call nn.MultiheadAttention's bound
-    arguments; @p causal the default. None if they hold no Q and K."""
+    """(q, k, causal, mask) of one call of module @p m of @p kind ("mha" or
+    "tl", the kinds hooks serve) from what the monitor's hooks kept: @p caps
+    {what: (output, first input)} of its hook points, @p call
+    nn.MultiheadAttention's bound arguments; @p causal the default. None if
+    they hold no Q and K."""
     import torch
 
     mask = None
@@ -214,7 +215,7 @@ def hook_qk(kind, m, caps, call, causal):
                         q.shape[2], k.shape[2] - extra, extra)
         if call["query"] is not call["key"]:
             causal = False  # cross-attention
-    elif kind == "tl":
+    else:  # "tl": the monitor hooks no other kind (kind_of's others are served by capture)
         q = caps.get("hook_rot_q", caps.get("hook_q"))
         k = caps.get("hook_rot_k", caps.get("hook_k"))
         if q is None or k is None:
@@ -234,8 +235,6 @@ def hook_qk(kind, m, caps, call, causal):
                 # the ALiBi bias (heads x n_q x n_k), added before hook_attn_scores
                 alibi = m.alibi[:, -q.shape[-2]:, :k.shape[-2]]
                 mask = combine(mask, alibi.to(s.dtype))
-    else:  # never hooked (kind_of's other kinds are served by capture)
-        return None
     return q, k, causal, mask
 
 

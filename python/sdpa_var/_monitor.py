@@ -38,8 +38,6 @@ import numbers
 import sys
 import warnings
 
-import numpy as np
-
 from . import _capture, _core, _device, _modules, _measure, _report
 
 DEFAULT_STATS = ("scaled_entropy", "scaled_entropy_norm", "scaled_max_weight",
@@ -258,7 +256,7 @@ class Monitor(_report.Report):
         if e is None:
             return None
         if mod is self._model and not _capture.in_backward():
-            self._root_pre(mod, args)
+            self._root_pre(mod)
         if e[1] is not None:
             self._pre(e[1])
         return None
@@ -273,7 +271,7 @@ class Monitor(_report.Report):
         if e[1] is not None:
             self._post(e[1])
         if mod is self._model and not _capture.in_backward():
-            self._root_post(mod, args, out)
+            self._root_post()
         return None
 
     def _mha_call(self, mod, sig, args, kwargs):
@@ -289,7 +287,7 @@ class Monitor(_report.Report):
             except TypeError:
                 pass
 
-    def _root_pre(self, mod, args):
+    def _root_pre(self, mod):
         import torch
 
         self._root_depth += 1
@@ -301,7 +299,7 @@ class Monitor(_report.Report):
         if self._active():
             self._stack, self._ran, self._covered, self._unnamed = [], set(), set(), 0
 
-    def _root_post(self, mod, args, out):
+    def _root_post(self):
         self._root_depth = max(0, self._root_depth - 1)
         if self._root_depth or not self._active() or not self._layers:
             return
@@ -434,7 +432,7 @@ class Monitor(_report.Report):
         except _measure.Skip as s:
             self._skipped(acc, name, s)
             return
-        acc.add(st, int(np.asarray(st.values["n_q"]).flat[0]))
+        acc.add(st)
 
     def _skipped(self, acc, name, s, step=None):
         if s.key == "nonfinite":
@@ -459,7 +457,7 @@ class Monitor(_report.Report):
             name = mine[id(acc)]
             try:
                 st = _device.finish(p, trials, scalars)
-                acc.add(st, p.n_rows)
+                acc.add(st)
             except _measure.Skip as s:  # step() has counted this step already
                 self._skipped(acc, name, s, self.steps - 1)
             except Exception as e:  # as _capture's calls: warned, not raised

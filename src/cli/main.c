@@ -132,7 +132,7 @@ int main(int argc, char **argv)
         !cli_options_parse(argc, argv, &opt, err, sizeof err) ||
         (!opt.help && !opt.version && !cli_options_check_sizes(&opt, err, sizeof err))) {
         if (cli_mpi_rank() == 0)
-            fprintf(stderr, "%s: %s (try '%s --help')\n", prog, err, prog);
+            cli_error(0, "%s (try '%s --help')", err, prog);
         cli_options_free(&opt);
         return leave(CLI_EXIT_USAGE);
     }
@@ -147,10 +147,8 @@ static int run_files(cli_options *o, cli_format format)
 {
     static cli_tensors t;
     char err[512];
-    if (!cli_tensors_open(&t, o, err, sizeof err)) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        return CLI_EXIT_RUNTIME;
-    }
+    if (!cli_tensors_open(&t, o, err, sizeof err))
+        return cli_error(CLI_EXIT_RUNTIME, "%s", err);
     cli_plan plan = cli_options_plan(o, format);
     plan.arrays = &t.arrays;
     const int status = cli_run(&plan);
@@ -168,19 +166,17 @@ static int run_output(cli_options *o)
         : mpi || opt.out.no_header || opt.out.n_columns || !isatty(STDOUT_FILENO)
             ? CLI_FORMAT_CSV
             : CLI_FORMAT_TABLE;
-    if (format == CLI_FORMAT_STATE && !mpi && isatty(STDOUT_FILENO)) {
-        fprintf(stderr,
-                "%s: --format state writes bytes: redirect stdout to a file or use --output FILE\n",
-                prog);
-        return CLI_EXIT_USAGE;
-    }
+    if (format == CLI_FORMAT_STATE && !mpi && isatty(STDOUT_FILENO))
+        return cli_error(
+            CLI_EXIT_USAGE,
+            "--format state writes bytes: redirect stdout to a file or use --output FILE");
     /* Files and given logits are one process's work: every rank would
      * print it whole (docs/scaling.md). */
     if (cli_mpi_ranks() > 1 &&
         (opt.given[CLI_OPT_Q] || opt.n_logits || opt.given[CLI_OPT_LOGITS_FILE])) {
         if (cli_mpi_rank() == 0)
-            fprintf(stderr, "%s: mpirun -n %d: not with %s (run it as one process)\n", prog,
-                    cli_mpi_ranks(), opt.given[CLI_OPT_Q] ? "--q and --k" : "--logits");
+            cli_error(0, "mpirun -n %d: not with %s (run it as one process)", cli_mpi_ranks(),
+                      opt.given[CLI_OPT_Q] ? "--q and --k" : "--logits");
         return CLI_EXIT_USAGE;
     }
     if (opt.given[CLI_OPT_Q])
@@ -189,8 +185,7 @@ static int run_output(cli_options *o)
         return cli_logits_run(o, format);
     const cli_plan plan = cli_options_plan(o, format);
     if (getenv("SDPA_VAR_MEMORY_ESTIMATE"))
-        fprintf(stderr, "%s: memory estimate %.0f KiB\n", prog,
-                cli_budget_estimate(&plan) / 1024.0);
+        cli_error(0, "memory estimate %.0f KiB", cli_budget_estimate(&plan) / 1024.0);
     /* mpirun -n P: the trials split across ranks; every write checked */
     if (cli_mpi_ranks() > 1)
         return cli_mpi_run(&plan);
@@ -204,10 +199,8 @@ static int run(cli_options *o)
     if ((opt.help || opt.version || opt.given[CLI_OPT_EXAMPLE]) && cli_mpi_rank() != 0)
         return CLI_EXIT_OK;
     if (opt.given[CLI_OPT_SAVE_QK] && !opt.help && !opt.version && cli_mpi_rank() == 0 &&
-        !cli_save_qk(opt.arg[CLI_OPT_SAVE_QK], &opt.configs[0].spec, err, sizeof err)) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        return CLI_EXIT_RUNTIME;
-    }
+        !cli_save_qk(opt.arg[CLI_OPT_SAVE_QK], &opt.configs[0].spec, err, sizeof err))
+        return cli_error(CLI_EXIT_RUNTIME, "%s", err);
     if (opt.help || opt.version || opt.given[CLI_OPT_EXAMPLE]) {
         sv_status st = SV_OK;
         if (opt.given[CLI_OPT_EXAMPLE])
@@ -218,24 +211,18 @@ static int run(cli_options *o)
             cli_options_usage(stdout);
         else
             printf("%s %s\n%s", prog, SV_VERSION_STRING, version_text);
-        if (st != SV_OK) {
-            fprintf(stderr, "%s: --example: %s\n", prog, sv_status_str(st));
-            return CLI_EXIT_RUNTIME;
-        }
+        if (st != SV_OK)
+            return cli_error(CLI_EXIT_RUNTIME, "--example: %s", sv_status_str(st));
     } else if (opt.given[CLI_OPT_OUTPUT] && opt.out.format != CLI_FORMAT_GNUPLOT &&
                cli_mpi_rank() == 0) {
         cli_output_file of; /* written whole or not at all */
-        if (!cli_output_file_open(&of, opt.arg[CLI_OPT_OUTPUT], err, sizeof err)) {
-            fprintf(stderr, "%s: %s\n", prog, err);
-            return CLI_EXIT_RUNTIME;
-        }
+        if (!cli_output_file_open(&of, opt.arg[CLI_OPT_OUTPUT], err, sizeof err))
+            return cli_error(CLI_EXIT_RUNTIME, "%s", err);
         return cli_output_file_close(&of, run_output(o));
     } else
         return run_output(o);
     /* --help, --version, --example: a full disk or a closed file shows here. */
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "%s: error writing output: %s\n", prog, strerror(errno));
-        return CLI_EXIT_RUNTIME;
-    }
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return cli_error(CLI_EXIT_RUNTIME, "error writing output: %s", strerror(errno));
     return CLI_EXIT_OK;
 }

@@ -293,11 +293,13 @@ static void trial_finish(const sv_spec *s, double mu, const trial_acc *t, sv_tri
 {
     const size_t nq = (size_t)t->seen; /* the rows that see a key: means over rows are theirs */
     const double c = s->scale;
-    out->raw_mean = t->mo.mean;
+    /* No score seen (every row masked): the mean of nothing, NAN as the
+     * variance is, not sv_moments' 0 of the empty sample. */
+    out->raw_mean = t->mo.n ? t->mo.mean : NAN;
     out->raw_var = sv_moments_variance(&t->mo, s->ddof);
     /* One multiplier: c mean and c^2 var; per row (scale_logn): the
      * pooled moments of the c_i S_ij the softmax saw. */
-    out->scaled_mean = s->scale_logn ? t->smo.mean : t->mo.mean * c;
+    out->scaled_mean = s->scale_logn ? (t->smo.n ? t->smo.mean : NAN) : out->raw_mean * c;
     out->scaled_var =
         s->scale_logn ? sv_moments_variance(&t->smo, s->ddof) : out->raw_var * s->scale2;
     out->raw_entropy = ksum_mean(&t->h[0], nq);

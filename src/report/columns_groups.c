@@ -154,9 +154,18 @@ int sv_column_required(const sv_column *col, const sv_spec *spec, int observed)
     return 0;
 }
 
+/* A row none of whose query rows sees a key (a mask or window excludes
+ * every key of every row) measured nothing: a NAN there is the mean of
+ * nothing, the true answer, as numpy's mean of an empty array and
+ * PyTorch's SDPA output of a fully masked row; rows_empty says why. */
+static int measured_nothing(const sv_row_view *row)
+{
+    return row->stats && row->spec->n_q > 0 && row->stats->rows_empty >= (double)row->spec->n_q;
+}
+
 int sv_column_undefined(const sv_column *col, const sv_row_view *row, int observed)
 {
-    if (!col || !row || !row->spec || col->type != SV_VALUE_REAL ||
+    if (!col || !row || !row->spec || col->type != SV_VALUE_REAL || measured_nothing(row) ||
         ((col->flags & SV_COLUMN_ONLY_OBSERVED) && !observed) ||
         ((col->flags & SV_COLUMN_ONLY_GRAD) && !row->spec->grad))
         return 0;

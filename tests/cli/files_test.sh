@@ -217,6 +217,23 @@ head -1 "$tmp/m.csv" | tr , '\n' | grep -qx rows_empty && fail "rows_empty joine
 np_mask m_none.npy "np.arange(40)[None, :] != 3"
 "$BIN" --q q.npy --k k.npy --mask m_none.npy >/dev/null 2>"$tmp/m.err" && [ ! -s "$tmp/m.err" ] &&
     ok || fail "--mask emptying no row: stderr '$(cat "$tmp/m.err")'"
+# A mask that leaves every row without a key: nothing measured, so nan is the
+# true answer (the mean of nothing, as Python's stats() gives): exit 0, the
+# note on stderr. Refused as "var_scale is nan ... not a true answer", and
+# raw_mean was 0 (the empty sample's), before.
+np_mask m_all.npy "np.zeros((40, 40), bool)"
+"$BIN" --q q.npy --k k.npy --mask m_all.npy --format csv --columns head,raw_mean,raw_entropy,rows_empty \
+    >"$tmp/m.csv" 2>"$tmp/m.err" && [ "$(tail -1 "$tmp/m.csv")" = "all,nan,nan,40" ] &&
+    [ "$(cat "$tmp/m.err")" = "$p: --mask: 320 of 320 query rows (over 8 heads) see no key: they are left out of every statistic (column rows_empty)" ] &&
+    ok || fail "--mask emptying every row: $(tail -1 "$tmp/m.csv") / $(cat "$tmp/m.err")"
+# One head of eight fully masked: its row is nan (raw_mean was 0), the others'
+# as without it.
+np_mask m_head.npy "(lambda m: (m.__setitem__((0, 0), False), m)[1])(np.ones((2, 4, 40, 40), bool))"
+"$BIN" --q q.npy --k k.npy --mask m_head.npy --pool none --format csv --columns batch,head,raw_mean,rows_empty \
+    2>/dev/null >"$tmp/m.csv" && [ "$(sed -n 2p "$tmp/m.csv")" = "0,0,nan,40" ] &&
+    [ "$(sed -n 3p "$tmp/m.csv")" = "$("$BIN" --q q.npy --k k.npy --pool none --format csv \
+        --columns batch,head,raw_mean,rows_empty | sed -n 3p)" ] &&
+    ok || fail "--mask emptying head 0: $(head -3 "$tmp/m.csv" | tr '\n' ' ')"
 runtime_error "obj.npy: dtype '|O' (Python objects) is not *" --q obj.npy --k k.npy
 runtime_error "cplx.npy: dtype '<c16' is not *" --q q.npy --k cplx.npy
 runtime_error "huge.npy: the byte size of the shape (1099511627776, 1099511627776) overflows" \

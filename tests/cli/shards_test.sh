@@ -90,6 +90,37 @@ for a in --frobnicate -x; do
     [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -qF -- "unknown option '$a'" "$T/err" &&
         ok || bad "merge FILE $a -> rc=$rc $(cat "$T/err")"
 done
+# merge's options are read by the main command's scanner (options.c),
+# restricted to --format (the formats merge writes), --output and --help:
+# every refusal one whole line, exit 2, ending in merge's --help hint
+says() { # want-line, merge args...
+    local want="sdpa-var: merge: $1 (try 'sdpa-var merge --help')"
+    shift
+    "$BIN" merge "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    [ $rc -eq 2 ] && [ ! -s "$T/out" ] && [ "$(cat "$T/err")" = "$want" ] && ok ||
+        bad "merge $* -> rc=$rc: $(cat "$T/err") (want: $want)"
+}
+says "--format: 'gnuplot' is not one of table, csv, json, jsonl, state" --format gnuplot "$T/lt_0.st"
+says "--format: 'cvs' is not one of table, csv, json, jsonl, state; did you mean csv?" \
+    "$T/lt_0.st" --format=cvs
+says "option '--format' requires an argument" "$T/lt_0.st" --format
+says "option '--help' takes no value" --help=x
+says "unknown option '-f'" "$T/lt_0.st" -fcsv
+says "unknown option '--dk'" --dk 8 "$T/lt_0.st"
+says "unknown option '--frobnicate'" --frobnicate=3 "$T/lt_0.st"
+says "unknown option '--formt'; did you mean --format?" --formt csv "$T/lt_0.st"
+says "--output: '' is no file name" --output '' "$T/lt_0.st"
+says "no state files" --format csv --
+# abbreviations among merge's three options ("--f" is ambiguous in the
+# main command's table), --help before a refusal wins, "--" ends options
+"$BIN" merge --f csv --o "$T/abbr.csv" "$T"/lt_*.st && same "$T/l_one.csv" "$T/abbr.csv" "merge --f --o"
+u="Usage: sdpa-var merge [--format table|csv|json|jsonl|state] [--output FILE] FILE..."
+"$BIN" merge --help --frobnicate >"$T/out" 2>"$T/err" && [ ! -s "$T/err" ] &&
+    [ "$(head -1 "$T/out")" = "$u" ] && ok || bad "merge --help --frobnicate: $(cat "$T/out" "$T/err")"
+"$BIN" merge "$T/lt_0.st" -- --format >"$T/out" 2>"$T/err"
+[ $? -eq 1 ] && [ "$(cat "$T/err")" = "sdpa-var: merge: --format: No such file or directory" ] && ok ||
+    bad "merge FILE -- --format: $(cat "$T/err")"
 
 # --- bad shards: one line naming the file, exit 1, nothing on stdout
 fails_with() { # want-regex, merge args...

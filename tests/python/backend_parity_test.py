@@ -149,6 +149,8 @@ def cases():
     addmin[torch.rand(1, 1, n, n, generator=g) > 0.7] = torch.finfo(torch.float32).min
     addmin[0, 0, 5] = -math.inf  # all excluded: rows_empty
     q5 = r(B, H, 5, d)
+    hmask = torch.ones(B, H, n, n, dtype=torch.bool)
+    hmask[0, 1] = False  # a head that sees no key: its row NaN, raw_mean too
     causal_mask = torch.ones(n, n, dtype=torch.bool).tril()
     return [
         ("plain", q, k, {}, False),
@@ -163,6 +165,7 @@ def cases():
         ("additive -inf", q, k, {"mask": add}, True),
         ("additive finfo.min + empty row", q, k, {"mask": addmin}, True),
         ("mask + window", q, k, {"mask": bmask, "window": 4}, True),
+        ("head fully masked", q, k, {"mask": hmask}, True),
         ("causal n_q < n_k", q5, k, {"causal": True}, False),
         ("causal n_q > n_k", q, k[:, :, :5], {"causal": True}, False),
         ("window n_q != n_k", q5, k, {"window": 2}, True),

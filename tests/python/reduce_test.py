@@ -20,8 +20,8 @@ for i in range(L.lib.sv_columns_count(L.SV_OUTPUT_PER_HEAD)):
     c = L.lib.sv_columns_get(L.SV_OUTPUT_PER_HEAD, i).contents
     name, word = c.name.decode(), L.lib.sv_column_reduce_name(c.reduce)
     chk.ok(word is not None, "%s has a reduce rule" % name)
-    chk.ok(_measure._kind(name) == (word or b"").decode(), "%s reduces by the library's rule"
-           % name, "%s, library %s" % (_measure._kind(name), word))
+    chk.ok(_measure.REDUCE.get(name) == (word or b"").decode(), "%s reduces by the library's "
+           "rule" % name, "%s, library %s" % (_measure.REDUCE.get(name), word))
 for gone in ("MAXIMA", "MINIMA", "CONSTANT", "SUMS", "POOLED"):
     chk.ok(not hasattr(_measure, gone), "no hand list %s in _measure" % gone)
 rules = {c.name: c.reduce for c in _columns.per_head()}
@@ -32,9 +32,11 @@ for name, want in (("raw_max_logit", "max"), ("scaled_entropy_min", "min"),
 
 
 def stats(values):
-    """A Stats-like object of one call: 2 batch elements x 1 head."""
+    """A Stats-like object of one call: 2 batch elements x 1 head of 8
+    query rows each (n_q, which every per-head Stats has: the weights)."""
     return types.SimpleNamespace(shape=(2, 1), columns=tuple(values), units={},
-                                 values={n: np.asarray(v) for n, v in values.items()})
+                                 values=dict({n: np.asarray(v) for n, v in values.items()},
+                                             n_q=np.full((2, 1), 8, dtype=np.uint64)))
 
 
 def reduced(table):
@@ -46,9 +48,9 @@ def reduced(table):
     try:
         acc = _measure.Accumulator("batch")
         acc.add(stats({"raw_entropy": [[1.0], [3.0]], "raw_max_logit": [[5.0], [2.0]],
-                       "raw_var": [[4.0], [4.0]], "var_scale": [[9.0], [9.0]]}), 8)
+                       "raw_var": [[4.0], [4.0]], "var_scale": [[9.0], [9.0]]}))
         acc.add(stats({"raw_entropy": [[2.0], [2.0]], "raw_max_logit": [[7.0], [1.0]],
-                       "raw_var": [[16.0], [16.0]], "var_scale": [[9.0], [9.0]]}), 8)
+                       "raw_var": [[16.0], [16.0]], "var_scale": [[9.0], [9.0]]}))
         return acc.values()
     finally:
         _measure.REDUCE.clear()

@@ -17,6 +17,17 @@ int cli_fail(char *err, size_t errlen, const char *fmt, ...)
     return 0;
 }
 
+int cli_error(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(CLI_PROG ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return status;
+}
+
 /* stdout's name in "error writing ...": set once, by --output. */
 static char output_name[96] = "output";
 

@@ -18,6 +18,14 @@ int cli_fail(char *err, size_t errlen, const char *fmt, ...)
 #endif
     ;
 
+/* Writes "sdpa-var: fmt ...\n" on stderr; returns @p status, for
+ * `return cli_error(CLI_EXIT_RUNTIME, ...)` or `ok = cli_error(0, ...)`. */
+int cli_error(int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* The library's echo (sv_quote): one way to show a value in a message,
  * s into dst as one printable line. Returns dst. */
 #define cli_quote(dst, dstlen, s) sv_quote(dst, dstlen, s)

@@ -187,11 +187,13 @@ const char *const cli_format_names[] = {
     CLI_FORMAT_MAP(CLI_FORMAT_NAME_)
 #undef CLI_FORMAT_NAME_
         NULL};
-const unsigned char cli_format_merges[] = {
-#define CLI_FORMAT_MERGE_(id, name, merge) merge,
+#define CLI_IF_1(name) name,
+#define CLI_IF_0(name)
+const char *const cli_merge_formats[] = {
+#define CLI_FORMAT_MERGE_(id, name, merge) CLI_IF_##merge(name)
     CLI_FORMAT_MAP(CLI_FORMAT_MERGE_)
 #undef CLI_FORMAT_MERGE_
-};
+        NULL};
 static const char *const plot_names[] = {"variance", "entropy",   "max_weight", "eff_keys",
                                          "grad",     "histogram", NULL};
 static const char *const completion_names[] = {"bash", NULL};
@@ -251,14 +253,15 @@ static int parse_q_rows(cli_options *opt, const char *s, char *err, size_t errle
 
 /* --format, --plot, --layout, --pool and --completion: one of
  * cli_option_names(id), its index the enum's value (cli_format from
- * CLI_FORMAT_TABLE). */
+ * CLI_FORMAT_TABLE); merge's --format one of the formats it writes. */
 static int parse_choice(cli_options *opt, cli_option_id id, const char *s, char *err, size_t errlen)
 {
     char q[80], what[40];
-    const char *const *names = cli_option_names(id);
-    const int k = name_index(s, names);
+    const char *const *names =
+        id == CLI_OPT_FORMAT && opt->merge ? cli_merge_formats : cli_option_names(id);
+    const int k = name_index(s, cli_option_names(id)); /* names: these or fewer */
     snprintf(what, sizeof what, "--%s", cli_option_defs[id].name);
-    if (k < 0)
+    if (name_index(s, names) < 0)
         return not_one_of(what, 0, cli_quote(q, sizeof q, s), s, names, err, errlen);
     if (id == CLI_OPT_FORMAT)
         opt->out.format = (cli_format)(CLI_FORMAT_TABLE + k);
@@ -401,17 +404,25 @@ static const struct option long_options[CLI_OPT_COUNT + 1] = {
 #undef CLI_OPTION_LONG_
         {NULL, 0, NULL, 0}};
 
+/* Whether the scan takes option @p id: merge takes its writing's options
+ * only, so that "--f" abbreviates --format there and --dk is unknown. */
+static int takes(const cli_options *opt, int id)
+{
+    return !opt->merge || id == CLI_OPT_FORMAT || id == CLI_OPT_OUTPUT || id == CLI_OPT_HELP;
+}
+
 /* getopt_long's short options, from the table: "+:" (stop at the first
- * operand, whatever POSIXLY_CORRECT says, and ':' for a missing argument),
- * then each short name, with ':' when it takes a value. */
-static void short_options(char *buf, size_t len)
+ * operand, whatever POSIXLY_CORRECT says; merge's "-:" returns operands in
+ * order as 1, options among them), ':' for a missing argument, then each
+ * short name taken, with ':' when it takes a value. */
+static void short_options(const cli_options *opt, char *buf, size_t len)
 {
     size_t n = 0;
-    buf[n++] = '+';
+    buf[n++] = opt->merge ? '-' : '+';
     buf[n++] = ':';
     for (int id = 0; id < CLI_OPT_COUNT && n + 3 < len; id++) {
         const cli_option_def *d = &cli_option_defs[id];
-        if (!d->short_name)
+        if (!d->short_name || !takes(opt, id))
             continue;
         buf[n++] = d->short_name;
         if (d->kind != CLI_ARG_FLAG)
@@ -428,19 +439,21 @@ static int find_short(int c)
     return -1;
 }
 
-/* The long option name nearest to @p s (without "--"), or NULL. */
-static const char *suggest_option(const char *s)
+/* The long option taken nearest to @p s (without "--"), or NULL. */
+static const char *suggest_option(const cli_options *opt, const char *s)
 {
     const char *names[CLI_OPT_COUNT];
+    size_t n = 0;
     for (int id = 0; id < CLI_OPT_COUNT; id++)
-        names[id] = cli_option_defs[id].name;
-    return cli_suggest(s, names, CLI_OPT_COUNT);
+        if (takes(opt, id))
+            names[n++] = cli_option_defs[id].name;
+    return cli_suggest(s, names, n);
 }
 
 /* The message for a long option getopt_long refused as unknown or
  * ambiguous (it says only '?'): the candidates it abbreviates, else the
  * nearest name (cli_suggest). @p arg is the argument as written. */
-static int long_error(const char *arg, char *err, size_t errlen)
+static int long_error(const cli_options *opt, const char *arg, char *err, size_t errlen)
 {
     const char *name = arg + 2;
     const size_t len = strcspn(name, "=");
@@ -452,9 +465,9 @@ static int long_error(const char *arg, char *err, size_t errlen)
     cli_quote(q, sizeof q, len ? t : arg); /* "--=x": no name to look up */
     int matches = 0;
     for (int id = 0; len && id < CLI_OPT_COUNT; id++)
-        matches += strncmp(cli_option_defs[id].name, t, len) == 0;
+        matches += takes(opt, id) && strncmp(cli_option_defs[id].name, t, len) == 0;
     if (matches < 2) {
-        const char *near = len ? suggest_option(t) : NULL;
+        const char *near = len ? suggest_option(opt, t) : NULL;
         free(t);
         if (!len)
             return cli_fail(err, errlen, "unknown option '%s'", q);
@@ -463,7 +476,7 @@ static int long_error(const char *arg, char *err, size_t errlen)
     }
     size_t at = (size_t)snprintf(err, errlen, "option '--%s' is ambiguous:", q);
     for (int id = 0; id < CLI_OPT_COUNT && at < errlen; id++)
-        if (strncmp(cli_option_defs[id].name, t, len) == 0)
+        if (takes(opt, id) && strncmp(cli_option_defs[id].name, t, len) == 0)
             at += (size_t)snprintf(err + at, errlen - at, "%s --%s", err[at - 1] == ':' ? "" : ",",
                                    cli_option_defs[id].name);
     free(t);
@@ -473,7 +486,7 @@ static int long_error(const char *arg, char *err, size_t errlen)
 /* What getopt_long's '?' or ':' meant, as one line. getopt_long has just
  * stepped past argv[optind - 1] when a long option failed; a short one
  * names itself in optopt. */
-static int scan_error(int c, char **argv, char *err, size_t errlen)
+static int scan_error(const cli_options *opt, int c, char **argv, char *err, size_t errlen)
 {
     char q[8];
     if (optopt >= CLI_LONG_VAL) { /* a known long option */
@@ -482,7 +495,7 @@ static int scan_error(int c, char **argv, char *err, size_t errlen)
                         : cli_fail(err, errlen, "option '--%s' takes no value", name);
     }
     if (optopt == 0)
-        return long_error(argv[optind - 1], err, errlen);
+        return long_error(opt, argv[optind - 1], err, errlen);
     if (c == ':')
         return cli_fail(err, errlen, "option '-%c' requires an argument", optopt);
     const char s[2] = {(char)optopt, '\0'};
@@ -491,17 +504,28 @@ static int scan_error(int c, char **argv, char *err, size_t errlen)
 
 /* argv is scanned by getopt_long with opterr = 0 (the messages are ours)
  * and optind = 0, which makes glibc (and musl) start afresh: a harness
- * that parses many argument lists in one process gets the same answers. */
-int cli_options_scan(int argc, char **argv, cli_options *opt, char *err, size_t errlen)
+ * that parses many argument lists in one process gets the same answers.
+ * Operands go to files[0 .. *n) (merge's), or are refused (files NULL). */
+int cli_options_scan(int argc, char **argv, cli_options *opt, char **files, size_t *n, char *err,
+                     size_t errlen)
 {
     char shorts[2 * CLI_OPT_COUNT + 3];
-    short_options(shorts, sizeof shorts);
+    struct option longs[CLI_OPT_COUNT + 1] = {{NULL, 0, NULL, 0}};
     set_defaults(opt); /* nothing allocated yet: a failure frees nothing */
+    opt->merge = files != NULL;
+    for (int id = 0, k = 0; id < CLI_OPT_COUNT; id++)
+        if (takes(opt, id))
+            longs[k++] = long_options[id];
+    short_options(opt, shorts, sizeof shorts);
     opterr = 0;
     optind = 0;
-    for (int c; (c = getopt_long(argc, argv, shorts, long_options, NULL)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1;) {
         if (c == '?' || c == ':')
-            return scan_error(c, argv, err, errlen);
+            return scan_error(opt, c, argv, err, errlen);
+        if (c == 1) { /* merge's operand, in order */
+            files[(*n)++] = optarg;
+            continue;
+        }
         const int id = c >= CLI_LONG_VAL ? c - CLI_LONG_VAL : find_short(c);
         if (id < 0 || id >= CLI_OPT_COUNT) /* getopt_long returns only what it was given */
             return cli_fail(err, errlen, "getopt_long returned %d", c);
@@ -509,11 +533,15 @@ int cli_options_scan(int argc, char **argv, cli_options *opt, char *err, size_t 
         const char *value = cli_option_defs[id].kind == CLI_ARG_FLAG ? NULL : optarg;
         if (!set_value(opt, (cli_option_id)id, value, err, errlen))
             return 0;
+        if (id == CLI_OPT_HELP && files) /* merge's help, whatever follows (coreutils') */
+            return 1;
     }
-    if (optind < argc) { /* operands: there are none */
+    if (optind < argc && !files) { /* operands: there are none */
         char q[80];
         return cli_fail(err, errlen, "unexpected argument '%s'",
                         cli_quote(q, sizeof q, argv[optind]));
     }
+    while (optind < argc) /* merge's, after "--" */
+        files[(*n)++] = argv[optind++];
     return 1;
 }

@@ -84,6 +84,7 @@ typedef struct cli_options {
     sv_layout layout;                /* --layout: the files' axis order (sv_array_to_bhnd) */
     size_t q_rows[2];                /* --q-rows A:B as given */
     int help, version;               /* help: 1 --help, 2 --completion */
+    int merge;                       /* scanned for `sdpa-var merge` (cli_options_scan) */
     const char *logits[CLI_LOGITS_ROWS_MAX]; /* each --logits row, as written */
     size_t n_logits;
     struct cli_logits_rows *logit_rows; /* parsed (logits.h); owned */
@@ -185,8 +186,12 @@ int cli_option_of(const cli_options *opt, sv_param p);
 
 /* The scan of cli_options_parse (options.c): argv into opt->given and the
  * given values, by the option table's syntax and ranges only. 0 and one
- * line in err on a usage error. */
-int cli_options_scan(int argc, char **argv, cli_options *opt, char *err, size_t errlen);
+ * line in err on a usage error. With @p files, `sdpa-var merge`'s (merge.c):
+ * --format (one of cli_merge_formats), --output and --help only, among
+ * operands anywhere ("--" ends the options), which go in order to
+ * files[0 .. *n) (room for argc); it stops at --help. */
+int cli_options_scan(int argc, char **argv, cli_options *opt, char **files, size_t *n, char *err,
+                     size_t errlen);
 
 /* Writes the rule table of validate.c for --help: which options need or
  * exclude which. */

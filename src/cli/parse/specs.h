@@ -36,10 +36,10 @@ typedef enum cli_format {
 } cli_format;
 
 /* The formats' names in cli_format's order from CLI_FORMAT_TABLE (names[k]
- * is format CLI_FORMAT_TABLE + k), NULL-terminated, and whether merge
- * writes each (options.c). */
+ * is format CLI_FORMAT_TABLE + k), and those merge writes, each
+ * NULL-terminated (options.c). */
 extern const char *const cli_format_names[];
-extern const unsigned char cli_format_merges[];
+extern const char *const cli_merge_formats[];
 
 /* --plot: what --format gnuplot draws against the swept column. */
 typedef enum cli_plot {

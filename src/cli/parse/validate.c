@@ -420,7 +420,7 @@ static int validate(cli_options *o, char *err, size_t errlen)
 
 int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t errlen)
 {
-    return cli_options_scan(argc, argv, opt, err, errlen) && validate(opt, err, errlen);
+    return cli_options_scan(argc, argv, opt, NULL, NULL, err, errlen) && validate(opt, err, errlen);
 }
 
 int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)

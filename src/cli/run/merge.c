@@ -5,20 +5,18 @@
  * summaries the states carry: merge has no configuration of its own. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fail.h"
+#include "options.h"
 #include "output_file.h"
 #include "run.h"
 #include "sink.h"
 
-static const char prog[] = CLI_PROG;
-
-static const char usage[] = /* the formats merge writes: cli_format_merges */
+static const char usage[] = /* the formats merge writes: cli_merge_formats */
     "Usage: sdpa-var merge [--format %s] [--output FILE] FILE...\n"
     "Merges state files written by `sdpa-var --format state` (shards of trials\n"
     "with --first-trial, of query rows with --q-rows, in any order; - reads\n"
@@ -53,12 +51,11 @@ static void note_kernels(const sv_state *const *s, size_t n, char *const *files)
 {
     for (size_t i = 1; i < n; i++)
         if (strcmp(s[i]->isa, s[0]->isa) != 0 || strcmp(s[i]->blas, s[0]->blas) != 0) {
-            fprintf(stderr,
-                    "%s: merge: note: %s was computed with %s/%s, %s with %s/%s: the numbers "
-                    "agree with one run within a relative 1e-9, not to the bit "
-                    "(docs/robustness.md)\n",
-                    prog, files ? files[0] : "rank 0", s[0]->isa, s[0]->blas,
-                    files ? files[i] : "another rank", s[i]->isa, s[i]->blas);
+            cli_error(0,
+                      "merge: note: %s was computed with %s/%s, %s with %s/%s: the numbers agree "
+                      "with one run within a relative 1e-9, not to the bit (docs/robustness.md)",
+                      files ? files[0] : "rank 0", s[0]->isa, s[0]->blas,
+                      files ? files[i] : "another rank", s[i]->isa, s[i]->blas);
             return;
         }
 }
@@ -70,9 +67,9 @@ int cli_state_write(const sv_state *m, const char *who)
     int ok = sv_state_encode(m, NULL, 0, &len) == SV_ERANGE && (buf = malloc(len)) &&
              sv_state_encode(m, buf, len, &len) == SV_OK;
     if (!ok)
-        fprintf(stderr, "%s: %s%s\n", prog, who, sv_status_str(SV_ENOMEM));
+        cli_error(0, "%s%s", who, sv_status_str(SV_ENOMEM));
     else if (!(ok = cli_write_all(STDOUT_FILENO, buf, len)))
-        fprintf(stderr, "%s: error writing %s: %s\n", prog, cli_output_name(), strerror(errno));
+        cli_error(0, "error writing %s: %s", cli_output_name(), strerror(errno));
     free(buf);
     return ok;
 }
@@ -88,20 +85,17 @@ static int merge_write(const sv_state *m, cli_format format)
     for (size_t i = 0; ok && i < m->n_configs; i++) {
         const sv_status st = sv_state_summary(m, i, &cfg[i].spec, &sum[i]);
         memcpy(cfg[i].scale_name, m->configs[i].scale_name, sizeof cfg[i].scale_name);
-        if (st != SV_OK) {
-            fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(st));
-            ok = 0;
-        }
+        if (st != SV_OK)
+            ok = cli_error(0, "merge: %s", sv_status_str(st));
     }
     const cli_plan plan = {
         .configs = cfg,
         .count = m->n_configs,
         .out = {.format = format, .kind = SV_OUTPUT_SUMMARY, .observed = m->configs[0].observed}};
     cli_sink sink;
-    if (ok && !cli_sink_begin(&sink, STDOUT_FILENO, &plan)) {
-        fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(SV_ENOMEM));
-        ok = 0;
-    } else if (ok) {
+    if (ok && !cli_sink_begin(&sink, STDOUT_FILENO, &plan))
+        ok = cli_error(0, "merge: %s", sv_status_str(SV_ENOMEM));
+    else if (ok) {
         for (size_t i = 0; ok && i < m->n_configs; i++) {
             const sv_row_view v = {.spec = &cfg[i].spec,
                                    .scale_name = cfg[i].scale_name,
@@ -112,8 +106,8 @@ static int merge_write(const sv_state *m, cli_format format)
         ok = ok && cli_sink_end(&sink);
         if (!ok) {
             cli_sink_abort(&sink);
-            fprintf(stderr, "%s: error writing %s: %s\n", prog, cli_output_name(),
-                    sink.write_errno ? strerror(sink.write_errno) : "out of memory");
+            cli_error(0, "error writing %s: %s", cli_output_name(),
+                      sink.write_errno ? strerror(sink.write_errno) : "out of memory");
         }
     }
     free(cfg);
@@ -134,10 +128,10 @@ int cli_merge_states(const sv_state *const *sp, size_t n, cli_format format, cha
         char *line = malloc(len);
         if (line)
             sv_state_why_text(&why, sp, names, line, len);
-        fprintf(stderr, "%s: merge: %s\n", prog, line ? line : sv_state_problem_str(why.problem));
+        cli_error(0, "merge: %s", line ? line : sv_state_problem_str(why.problem));
         free(line);
     } else if (s != SV_OK)
-        fprintf(stderr, "%s: %s: %s\n", prog, who, sv_status_str(s));
+        cli_error(0, "%s: %s", who, sv_status_str(s));
     else
         note_kernels(sp, n, files);
     const int ok = s == SV_OK && merge_write(&m, format);
@@ -156,8 +150,7 @@ static int merge_files(char **files, size_t n, cli_format format)
         size_t len = 0;
         unsigned char *b = slurp(files[i], &len);
         if (!b) {
-            fprintf(stderr, "%s: merge: %s: %s\n", prog, files[i], strerror(errno));
-            ok = 0;
+            ok = cli_error(0, "merge: %s: %s", files[i], strerror(errno));
             break;
         }
         const sv_status s = sv_state_decode(b, len, &st[i]);
@@ -166,7 +159,7 @@ static int merge_files(char **files, size_t n, cli_format format)
             char *line = malloc(need);
             if (line)
                 sv_state_decode_text(b, len, s, files[i], line, need);
-            fprintf(stderr, "%s: merge: %s\n", prog, line ? line : sv_status_str(s));
+            cli_error(0, "merge: %s", line ? line : sv_status_str(s));
             free(line);
         }
         free(b);
@@ -181,98 +174,42 @@ static int merge_files(char **files, size_t n, cli_format format)
     return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
 }
 
-/* The names of the formats merge writes, joined by @p sep, into @p buf. */
-static const char *merge_formats(char *buf, size_t len, const char *sep)
-{
-    buf[0] = '\0';
-    for (int k = 0; cli_format_names[k]; k++)
-        if (cli_format_merges[k])
-            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? sep : "",
-                     cli_format_names[k]);
-    return buf;
-}
-
-/* --format's value, or CLI_FORMAT_AUTO after a message. */
-static cli_format format_named(const char *v)
-{
-    char q[80], names[80];
-    for (int k = 0; cli_format_names[k]; k++)
-        if (cli_format_merges[k] && strcmp(v, cli_format_names[k]) == 0)
-            return (cli_format)(CLI_FORMAT_TABLE + k);
-    fprintf(stderr, "%s: merge: --format: '%s' is not one of %s\n", prog, cli_quote(q, sizeof q, v),
-            merge_formats(names, sizeof names, ", "));
-    return CLI_FORMAT_AUTO;
-}
-
-/* What getopt_long refused (c is '?' or ':'), as one line. */
-static int merge_usage_error(int c, char **argv)
-{
-    char q[80], s[3] = {'-', (char)optopt, '\0'};
-    const char *a = optopt && !strchr("fho", optopt) ? NULL : argv[optind - 1];
-    cli_quote(q, sizeof q, a ? a : s);
-    if (c == ':')
-        fprintf(stderr, "%s: merge: option '%s' requires an argument\n", prog, q);
-    else
-        fprintf(stderr, "%s: merge: unknown option '%s' (try '%s merge --help')\n", prog, q, prog);
-    return CLI_EXIT_USAGE;
-}
-
-/* Options anywhere among the files, as the main command's parser takes
- * them (getopt_long, one line for a refusal); "-" is stdin, "--" ends the
- * options. */
+/* Options anywhere among the files, read by the main command's scanner
+ * (cli_options_scan_merge: its table, its one line for a refusal); "-" is
+ * stdin, "--" ends the options. */
 int cli_merge(int argc, char **argv, int mpi)
 {
-    static const struct option longs[] = {{"format", required_argument, NULL, 'f'},
-                                          {"output", required_argument, NULL, 'o'},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
-    const char *output = NULL;
-    cli_format format = CLI_FORMAT_AUTO;
+    static cli_options opt; /* large (the --dk list): off the stack */
     char err[256];
     char **files = malloc((size_t)argc * sizeof *files);
     size_t n = 0;
-    if (!files) {
-        fprintf(stderr, "%s: merge: %s\n", prog, sv_status_str(SV_ENOMEM));
-        return CLI_EXIT_RUNTIME;
-    }
-    opterr = 0;
-    optind = 0;
-    /* "-": operands come back in order as 1, whatever POSIXLY_CORRECT says */
-    for (int c, status = -1; (c = getopt_long(argc, argv, "-:h", longs, NULL)) != -1;) {
-        if (c == 1)
-            files[n++] = optarg;
-        else if (c == 'o')
-            output = optarg;
-        else if (c == 'h') {
-            printf(usage, merge_formats(err, sizeof err, "|"));
-            status = fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
-        } else if (c == 'f' && (format = format_named(optarg)) == CLI_FORMAT_AUTO)
-            status = CLI_EXIT_USAGE;
-        else if (c == '?' || c == ':')
-            status = merge_usage_error(c, argv);
-        if (status >= 0) {
-            free(files);
-            return status;
-        }
-    }
-    while (optind < argc) /* after "--" */
-        files[n++] = argv[optind++];
-    if (n == 0) {
-        free(files);
-        fprintf(stderr, "%s: merge: no state files (try '%s merge --help')\n", prog, prog);
-        return CLI_EXIT_USAGE;
-    }
+    if (!files)
+        return cli_error(CLI_EXIT_RUNTIME, "merge: %s", sv_status_str(SV_ENOMEM));
     cli_output_file of; /* --output: written whole or not at all */
-    if (output && !cli_output_file_open(&of, output, err, sizeof err)) {
-        free(files);
-        fprintf(stderr, "%s: merge: %s\n", prog, err);
-        return CLI_EXIT_RUNTIME;
+    const char *output = NULL;
+    int status = CLI_EXIT_USAGE;
+    const int scanned = cli_options_scan(argc, argv, &opt, files, &n, err, sizeof err);
+    if (!scanned || (!opt.given[CLI_OPT_HELP] && n == 0))
+        cli_error(0, "merge: %s (try '%s merge --help')", scanned ? "no state files" : err,
+                  CLI_PROG);
+    else if (opt.given[CLI_OPT_HELP]) {
+        char names[80] = "";
+        for (const char *const *f = cli_merge_formats; *f; f++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     names[0] ? "|" : "", *f);
+        printf(usage, names);
+        status = fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
+    } else if ((output = opt.arg[CLI_OPT_OUTPUT]) &&
+               !cli_output_file_open(&of, output, err, sizeof err))
+        status = cli_error(CLI_EXIT_RUNTIME, "merge: %s", err);
+    else {
+        const cli_format format = opt.out.format != CLI_FORMAT_AUTO ? opt.out.format
+                                  : !mpi && isatty(STDOUT_FILENO)   ? CLI_FORMAT_TABLE
+                                                                    : CLI_FORMAT_CSV;
+        status = merge_files(files, n, format);
+        if (output)
+            status = cli_output_file_close(&of, status);
     }
-    if (format == CLI_FORMAT_AUTO)
-        format = !mpi && isatty(STDOUT_FILENO) ? CLI_FORMAT_TABLE : CLI_FORMAT_CSV;
-    int status = merge_files(files, n, format);
-    if (output)
-        status = cli_output_file_close(&of, status);
     free(files);
     return status;
 }
