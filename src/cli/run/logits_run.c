@@ -11,8 +11,6 @@
 #include "logits.h"
 #include "write_logits.h"
 
-static const char prog[] = CLI_PROG;
-
 /* One line of the file, blanks and a '\r' at its end taken off. */
 static int file_rows(const char *path, cli_logits_rows *r, char *err, size_t errlen)
 {
@@ -67,33 +65,25 @@ static int rows_fit(const cli_options *opt, cli_format format, const cli_logits_
     char err[256], name[64];
     for (size_t i = 0; i < r->count; i++) {
         *max_n = r->n[i] > *max_n ? r->n[i] : *max_n;
-        if (opt->n_upstream && r->n[i] != opt->n_upstream) {
-            fprintf(stderr,
-                    "%s: --upstream: %zu values, but row %zu of --logits-file has %zu keys "
-                    "(one value a key)\n",
-                    prog, opt->n_upstream, i - given, r->n[i]);
-            return 0;
-        }
+        if (opt->n_upstream && r->n[i] != opt->n_upstream)
+            return cli_error(0,
+                             "--upstream: %zu values, but row %zu of --logits-file has %zu keys "
+                             "(one value a key)",
+                             opt->n_upstream, i - given, r->n[i]);
     }
     for (size_t k = 0; k < opt->n_logit_scale; k++)
         for (size_t i = 0; i < r->count; i++) {
-            if (!(cli_logits_row_scale(&opt->logit_scale[k], r->n[i]) > 0.0)) {
-                fprintf(stderr, "%s: --scale logn: row %zu has 1 key (ln 1 = 0; needs 2 or more)\n",
-                        prog, i);
-                return 0;
-            }
+            if (!(cli_logits_row_scale(&opt->logit_scale[k], r->n[i]) > 0.0))
+                return cli_error(0, "--scale logn: row %zu has 1 key (ln 1 = 0; needs 2 or more)",
+                                 i);
             snprintf(name, sizeof name, "row %zu of --logits-file", i - given);
             if (i >= given && !cli_logits_scaled_ok(&opt->logit_scale[k], r->z[i], r->n[i], name,
-                                                    err, sizeof err)) {
-                fprintf(stderr, "%s: %s\n", prog, err);
-                return 0;
-            }
+                                                    err, sizeof err))
+                return cli_error(0, "%s", err);
         }
-    if (format == CLI_FORMAT_GNUPLOT && r->count > CLI_LOGITS_PLOT_ROWS) {
-        fprintf(stderr, "%s: --format gnuplot draws at most %d rows, a panel each (got %zu)\n",
-                prog, CLI_LOGITS_PLOT_ROWS, r->count);
-        return 0;
-    }
+    if (format == CLI_FORMAT_GNUPLOT && r->count > CLI_LOGITS_PLOT_ROWS)
+        return cli_error(0, "--format gnuplot draws at most %d rows, a panel each (got %zu)",
+                         CLI_LOGITS_PLOT_ROWS, r->count);
     return 1;
 }
 
@@ -103,10 +93,8 @@ int cli_logits_run(const cli_options *opt, cli_format format)
     cli_logits_rows *r = opt->logit_rows; /* --logits' (validate.c); the file's join them */
     const size_t given = r->count;
     if (opt->given[CLI_OPT_LOGITS_FILE] &&
-        !file_rows(opt->arg[CLI_OPT_LOGITS_FILE], r, err, sizeof err)) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        return CLI_EXIT_RUNTIME;
-    }
+        !file_rows(opt->arg[CLI_OPT_LOGITS_FILE], r, err, sizeof err))
+        return cli_error(CLI_EXIT_RUNTIME, "%s", err);
     size_t max_n = 0;
     if (!rows_fit(opt, format, r, given, &max_n))
         return CLI_EXIT_RUNTIME;
@@ -115,10 +103,8 @@ int cli_logits_run(const cli_options *opt, cli_format format)
     FILE *f = open_memstream(&buf, &size);
     double p[CLI_LOGITS_KEYS_MAX] = {0}, dz[CLI_LOGITS_KEYS_MAX] = {0};
     static double jac[CLI_LOGITS_KEYS_MAX * CLI_LOGITS_KEYS_MAX];
-    if (!f) {
-        fprintf(stderr, "%s: out of memory\n", prog);
-        return CLI_EXIT_RUNTIME;
-    }
+    if (!f)
+        return cli_error(CLI_EXIT_RUNTIME, "out of memory");
     cli_logits_writer w = {.f = f,
                            .format = format,
                            .no_header = opt->out.no_header,
@@ -149,8 +135,7 @@ int cli_logits_run(const cli_options *opt, cli_format format)
             if (st != SV_OK) { /* parsed values are finite and bounded: not expected */
                 fclose(f);
                 free(buf);
-                fprintf(stderr, "%s: --logits: row %zu: %s\n", prog, i, sv_status_str(st));
-                return CLI_EXIT_RUNTIME;
+                return cli_error(CLI_EXIT_RUNTIME, "--logits: row %zu: %s", i, sv_status_str(st));
             }
             cli_logits_write(&w, &e);
         }
@@ -159,9 +144,8 @@ int cli_logits_run(const cli_options *opt, cli_format format)
     fclose(f);
     ok = ok && fwrite(buf, 1, size, stdout) == size && fflush(stdout) == 0;
     free(buf);
-    if (!ok) {
-        fprintf(stderr, "%s: error writing %s: %s\n", prog, cli_output_name(), strerror(errno));
-        return CLI_EXIT_RUNTIME;
-    }
+    if (!ok)
+        return cli_error(CLI_EXIT_RUNTIME, "error writing %s: %s", cli_output_name(),
+                         strerror(errno));
     return CLI_EXIT_OK;
 }
