@@ -141,7 +141,8 @@ int cli_logits_validate(cli_options *o, char *err, size_t errlen)
     o->logit_rows = calloc(1, sizeof *o->logit_rows);
     if (!o->logit_rows)
         return cli_fail(err, errlen, "out of memory");
-    if (rows(o, o->logit_rows, err, errlen))
+    if (rows(o, o->logit_rows, err, errlen) && /* gnuplot draws the rows: --output's checks */
+        (o->out.format != CLI_FORMAT_GNUPLOT || cli_plot_check(o, err, errlen)))
         return 1;
     free(o->logit_rows);
     o->logit_rows = NULL;

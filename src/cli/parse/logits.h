@@ -46,8 +46,9 @@ int cli_logits_scaled_ok(const cli_scale_choice *c, const double *z, size_t n, c
  * --dk (one value) and --scale resolved into opt->logit_scale (default:
  * none, and sqrt with --dk; sqrt and dk need --dk), the --logits rows
  * parsed into opt->logit_rows (allocated here, freed by cli_options_free)
- * and --upstream, their lengths matched. 0 and one line in err when they
- * do not fit, with nothing allocated. */
+ * and --upstream, their lengths matched; with --format gnuplot, --output
+ * checked (cli_plot_check). 0 and one line in err when they do not fit,
+ * with nothing allocated. */
 int cli_logits_validate(cli_options *opt, char *err, size_t errlen);
 
 #endif

@@ -376,9 +376,8 @@ static int validate(cli_options *o, char *err, size_t errlen)
     if (!check_rules(o, err, errlen) || !cli_check_shards(o, err, errlen) ||
         !cli_omp_threads(o, err, errlen))
         return 0;
-    if (on(o, CLI_OPT_LOGITS)) /* gnuplot draws the rows: --output's checks */
-        return cli_logits_validate(o, err, errlen) &&
-               (o->out.format != CLI_FORMAT_GNUPLOT || cli_plot_check(o, err, errlen));
+    if (on(o, CLI_OPT_LOGITS))
+        return cli_logits_validate(o, err, errlen);
     if (!cli_check_logn(o, err, errlen))
         return 0;
     if (o->out.format == CLI_FORMAT_GNUPLOT && !cli_plot_check(o, err, errlen))
