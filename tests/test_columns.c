@@ -408,5 +408,20 @@ int main(void)
         CHECK_EQ(sv_column_exists(c, &grad, 0, 0), !(c->flags & SV_COLUMN_ONLY_OBSERVED));
         CHECK_EQ(sv_column_exists(c, &grad, 1, 1), !(c->flags & SV_COLUMN_ONLY_DRAWS));
     }
+    /* names read from a list, not NUL-terminated: --columns's */
+    size_t at = 99;
+    const char *list = "raw_var,scaled_var";
+    CHECK_EQ(sv_columns_find(SV_OUTPUT_SUMMARY, list, 7, &at), sv_column_of(SV_COL_raw_var));
+    CHECK_EQ(sv_columns_get(SV_OUTPUT_SUMMARY, at), sv_column_of(SV_COL_raw_var));
+    CHECK_EQ(sv_columns_find(SV_OUTPUT_SUMMARY, list, 6, &at), NULL); /* "raw_va" */
+    CHECK_EQ(sv_columns_find(SV_OUTPUT_SUMMARY, list + 8, 10, NULL),
+             sv_column_of(SV_COL_scaled_var));
+    CHECK_EQ(sv_columns_find(SV_OUTPUT_SUMMARY, "", 0, &at), NULL);
+    CHECK_EQ(sv_columns_find(SV_OUTPUT_SUMMARY, NULL, 3, &at), NULL);
+    CHECK_EQ(sv_columns_find(SV_OUTPUT_KINDS, list, 7, &at), NULL);
+    CHECK_EQ(sv_column_group_find("+grad,sd" + 1, 4), SV_GROUP_GRAD);
+    CHECK_EQ(sv_column_group_find("sdx", 2), SV_GROUP_SD);
+    CHECK_EQ(sv_column_group_find("gra", 3), -1);
+    CHECK_EQ(sv_column_group_find(NULL, 0), -1);
     return CHECK_DONE();
 }

@@ -3,6 +3,7 @@
  * scale names), the scale names resolve to the multipliers the CLI
  * computed, and every fault is named and worded once. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -263,6 +264,75 @@ static void faults(void)
     CHECK_STATUS(sv_spec_check_param(NULL, &p, NULL, msg, sizeof msg), SV_EINVAL);
 }
 
+/* sv_spec_check_rule: the parts of sv_spec_check_param's line, which a
+ * front end words in its own names (the CLI: "--nu needs --dist t (why)"). */
+static void rule_parts(void)
+{
+    static const struct {
+        sv_param p;
+        const char *v;
+        sv_rule_kind kind;
+        sv_param want, other;
+        const char *value, *why, *msg;
+    } cases[] = {
+        {SV_PARAM_Q_MEAN, "1", SV_RULE_EXCLUDES, SV_PARAM_Q_MEAN, SV_PARAM_D_MODEL, "",
+         "projections draw their own tokens",
+         "q_mean: not with d_model (projections draw their own tokens)"},
+        {SV_PARAM_NU, "8", SV_RULE_NEEDS, SV_PARAM_NU, SV_PARAM_DIST, "t",
+         "degrees of freedom of Student's t",
+         "nu: needs dist t (degrees of freedom of Student's t)"},
+        {SV_PARAM_CROSS, "1", SV_RULE_NEEDS, SV_PARAM_CROSS, SV_PARAM_D_MODEL, "",
+         "keys from their own tokens", "cross: needs d_model (keys from their own tokens)"},
+        {SV_PARAM_N_Q, "5", SV_RULE_NONE, SV_PARAM_CAUSAL, SV_PARAM_N_Q, "", "needs n_q = n_k",
+         "causal: needs n_q = n_k"},
+        {SV_PARAM_DDOF, "16", SV_RULE_NONE, SV_PARAM_DDOF, SV_PARAM_NONE, "", "",
+         "ddof: must be less than the number of scores n_q*n_k = 16"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sv_spec s;
+        sv_spec_defaults(&s);
+        sv_spec_set(&s, SV_PARAM_N_Q, "4");
+        sv_spec_set(&s, SV_PARAM_N_K, "4");
+        if (i == 0)
+            sv_spec_set(&s, SV_PARAM_D_MODEL, "8");
+        if (i == 3)
+            sv_spec_set(&s, SV_PARAM_CAUSAL, "1");
+        sv_spec_set(&s, cases[i].p, cases[i].v);
+        (void)sv_spec_resolve(&s);
+        sv_param_rule r;
+        char msg[200], line[200];
+        CHECK_STATUS(sv_spec_check_rule(&s, &r), SV_EINVAL);
+        CHECK_EQ(r.kind, cases[i].kind);
+        CHECK_EQ(r.param, cases[i].want);
+        CHECK_EQ(r.other, cases[i].other);
+        CHECK_STR_EQ(r.value, cases[i].value);
+        CHECK_STR_EQ(r.why, cases[i].why);
+        /* the parts make sv_spec_check_param's line */
+        CHECK_STATUS(sv_spec_check_param(&s, NULL, NULL, msg, sizeof msg), SV_EINVAL);
+        CHECK_STR_EQ(msg, cases[i].msg);
+        if (r.kind == SV_RULE_EXCLUDES)
+            snprintf(line, sizeof line, "%s: not with %s (%s)", sv_param_name(r.param),
+                     sv_param_name(r.other), r.why);
+        if (r.kind == SV_RULE_NEEDS)
+            snprintf(line, sizeof line, "%s: needs %s%s%s (%s)", sv_param_name(r.param),
+                     sv_param_name(r.other), *r.value ? " " : "", r.value, r.why);
+        if (r.kind != SV_RULE_NONE)
+            CHECK_STR_EQ(line, cases[i].msg);
+    }
+    sv_spec ok;
+    sv_spec_defaults(&ok);
+    sv_spec_resolve(&ok);
+    sv_param_rule r = {SV_RULE_NEEDS, SV_PARAM_D_K, SV_PARAM_D_K, "x", "x"};
+    CHECK_STATUS(sv_spec_check_rule(&ok, &r), SV_OK);
+    CHECK_EQ(r.kind, SV_RULE_NONE);
+    CHECK_EQ(r.param, SV_PARAM_NONE);
+    CHECK_EQ(r.other, SV_PARAM_NONE);
+    CHECK_STR_EQ(r.why, "");
+    CHECK_STATUS(sv_spec_check_rule(NULL, &r), SV_EINVAL);
+    CHECK_EQ(r.kind, SV_RULE_NONE);
+    CHECK_STATUS(sv_spec_check_rule(&ok, NULL), SV_EINVAL);
+}
+
 /* The readers and words for a caller's own options (not parameters). */
 static void text(void)
 {
@@ -296,5 +366,6 @@ int main(void)
     explain();
     suggest();
     faults();
+    rule_parts();
     return CHECK_DONE();
 }

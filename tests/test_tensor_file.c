@@ -50,7 +50,8 @@ static size_t st(unsigned char *out, const char *json, const void *data, size_t 
 static unsigned char file[8192];
 static char why[256];
 
-/* Parses file[0 .. len-1] from an exact-size copy; *out untouched on error. */
+/* Parses file[0 .. len-1] from an exact-size copy (safetensors 0: as .npy;
+ * 1: as safetensors; 2: either, sv_tensor_file_parse); *out untouched on error. */
 static sv_status parse(int safetensors, size_t len, const char *name, sv_array *out)
 {
     unsigned char *copy = malloc(len ? len : 1);
@@ -58,8 +59,10 @@ static sv_status parse(int safetensors, size_t len, const char *name, sv_array *
     sv_array a;
     memset(&a, 0xab, sizeof a);
     const sv_array before = a;
-    const sv_status s = safetensors ? sv_safetensors_parse(copy, len, name, &a, why, sizeof why)
-                                    : sv_npy_parse(copy, len, &a, why, sizeof why);
+    const sv_status s = safetensors == 2
+                            ? sv_tensor_file_parse(copy, len, name, &a, why, sizeof why)
+                        : safetensors ? sv_safetensors_parse(copy, len, name, &a, why, sizeof why)
+                                      : sv_npy_parse(copy, len, &a, why, sizeof why);
     if (s != SV_OK)
         CHECK_MEM_EQ(&a, &before, sizeof a);
     else
@@ -373,6 +376,33 @@ static void test_safetensors_errors(void)
     CHECK_LT(strlen(why), 220);
 }
 
+/* sv_tensor_file_parse: the format told from the first bytes, as the CLI's
+ * --q, --k, --v and --mask read any file. */
+static void test_either(void)
+{
+    const double d[6] = {0};
+    size_t n =
+        npy(file, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", d, sizeof d);
+    sv_array a;
+    if (CHECK_STATUS(parse(2, n, NULL, &a), SV_OK))
+        CHECK_EQ(a.dtype, SV_DTYPE_FLOAT64);
+    CHECK_STATUS(parse(2, n, "", &a), SV_OK);
+    EXPECT_ERR(parse(2, n, "q", &a_), SV_EMISMATCH,
+               "a .npy file holds one array (':NAME' picks a safetensors tensor)");
+    n = st(file, "{\"q\":" F32_2x3 "[0,24]}}", d, 24);
+    if (CHECK_STATUS(parse(2, n, "q", &a), SV_OK))
+        CHECK_EQ(a.dtype, SV_DTYPE_FLOAT32);
+    EXPECT_ERR(parse(2, n, "x", &a_), SV_EMISMATCH, "no tensor 'x' in the file");
+    memcpy(file, "hello world", 11);
+    EXPECT_ERR(parse(2, 11, NULL, &a_), SV_EFORMAT,
+               "not a .npy or .safetensors file (neither magic \\x93NUMPY nor a safetensors "
+               "header)");
+    memcpy(file, "\x93NUMPY", 6);
+    EXPECT_ERR(parse(2, 5, NULL, &a_), SV_EFORMAT, "neither magic");
+    CHECK_STATUS(sv_tensor_file_parse(NULL, 8, NULL, &a, why, sizeof why), SV_EINVAL);
+    CHECK_STATUS(sv_tensor_file_parse(file, 8, NULL, NULL, why, sizeof why), SV_EINVAL);
+}
+
 static void test_header(void)
 {
     static const char want[] = "\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, "
@@ -426,6 +456,7 @@ int main(void)
     test_npy_errors();
     test_safetensors();
     test_safetensors_errors();
+    test_either();
     test_header();
     return CHECK_DONE();
 }

@@ -430,6 +430,25 @@ const char *sv_column_reduce_name(sv_column_reduce r);
 const char *sv_column_group_name(sv_column_group g, const char **doc);
 
 /**
+ * The group named by the @p len bytes at @p name (not NUL-terminated:
+ * "grad" of "+grad,sd"), as sv_column_group_name spells it.
+ * @return the group; -1 when no group has that name or name is NULL.
+ * Thread-safe, pure. Cost: O(groups).
+ */
+int sv_column_group_find(const char *name, size_t len);
+
+/**
+ * The column of @p kind named by the @p len bytes at @p name (not
+ * NUL-terminated: "raw_var" of "raw_var,scaled_var"), as a front end's
+ * list of column names is read (the CLI's --columns).
+ * @return its descriptor, with its index in sv_columns_get's order in
+ *         *index (may be NULL); NULL when @p kind has no such column, for
+ *         a bad kind or name NULL (*index untouched).
+ * Thread-safe, pure. Cost: O(columns of kind).
+ */
+const sv_column *sv_columns_find(sv_output_kind kind, const char *name, size_t len, size_t *index);
+
+/**
  * Whether @p col belongs in the default output for rows of @p spec
  * (resolved): its group is the core or an option group whose option
  * @p spec uses, its need holds (sv_column_required; SV_NEED_NONE always

@@ -239,4 +239,37 @@ char *sv_quote(char *dst, size_t dstlen, const char *s);
 sv_status sv_spec_check_param(const sv_spec *spec, sv_param *param, sv_param *other, char *msg,
                               size_t len);
 
+/** The form of a rule between two parameters (sv_param_rule). */
+typedef enum sv_rule_kind {
+    SV_RULE_NONE,     /**< no rule between two, or one worded whole in why:
+                           a value's bound, "causal needs n_q = n_k" */
+    SV_RULE_EXCLUDES, /**< param does not apply with other set: "q_mean:
+                           not with d_model (why)" */
+    SV_RULE_NEEDS     /**< param needs other (at value): "nu: needs dist t
+                           (why)" */
+} sv_rule_kind;
+
+/** The rule a spec breaks, in parts, for a front end to word itself. */
+typedef struct sv_param_rule {
+    sv_rule_kind kind;
+    sv_param param;    /**< the parameter blamed (SV_PARAM_NONE: none) */
+    sv_param other;    /**< the parameter the rule is about (or NONE) */
+    const char *value; /**< SV_RULE_NEEDS: the value other needs ("t" of
+                            "dist t"), "" for any value set; else "" */
+    const char *why;   /**< the rule's reason ("projections draw their own
+                            tokens"); "" when the fault is no rule of the
+                            table (a size, ddof, a bound of the scores) */
+} sv_param_rule;
+
+/**
+ * The parts of sv_spec_check_param's line: the rule a resolved @p spec
+ * breaks, into *rule (param and other as sv_spec_check_param's; kind
+ * SV_RULE_NONE and why "" on SV_OK or a fault of no rule). The CLI words
+ * them in its options' names ("--nu needs --dist t (why)"); every string is
+ * static. Rules: sv_spec_check_field's table (spec.c).
+ * @return the status of sv_spec_check; SV_EINVAL for spec or rule NULL
+ *         (rule, when given, cleared to SV_RULE_NONE).
+ */
+sv_status sv_spec_check_rule(const sv_spec *spec, sv_param_rule *rule);
+
 #endif

@@ -92,6 +92,27 @@ sv_status sv_safetensors_parse(const void *buf, size_t len, const char *name, sv
                                char *why, size_t why_len);
 
 /**
+ * The bytes of a tensor file of either format, told apart by their first
+ * bytes: the magic "\x93NUMPY" is a .npy file (sv_npy_parse), an 8-byte
+ * size followed by '{' a safetensors one (sv_safetensors_parse, picking
+ * @p name). The CLI's --q, --k, --v and --mask read any file through it.
+ * @param name the safetensors tensor; NULL or "" for a file's only array.
+ *        A .npy file holds one array: a name for it is refused.
+ * @param why as in sv_npy_parse, e.g. "not a .npy or .safetensors file
+ *        (neither magic \x93NUMPY nor a safetensors header)" or "a .npy
+ *        file holds one array (':NAME' picks a safetensors tensor)" (the
+ *        CLI's FILE:NAME).
+ * @return SV_OK and *out set (data points into buf); SV_EINVAL for buf or
+ *         out NULL; SV_EFORMAT for bytes of neither format; SV_EMISMATCH
+ *         for a name with a .npy file; else the parser's status.
+ *         *out untouched after an error.
+ * Thread safety and cost: the parser's (sv_safetensors_parse for a
+ * safetensors file). Not in the WebAssembly build (no cJSON there).
+ */
+sv_status sv_tensor_file_parse(const void *buf, size_t len, const char *name, sv_array *out,
+                               char *why, size_t why_len);
+
+/**
  * The header of a version 1.0 .npy file holding a C-order, native
  * array of @p dtype (float64, float32 or float16; '<' on a little-endian
  * machine, '>' on a big-endian one) and shape @p shape[0 .. ndim-1]: the

@@ -528,14 +528,42 @@ static int counted_why(const sv_spec *s, sv_param p, sv_status st, char *buf, si
     return say(buf, len, "must be less than the number of scores n_q*n_k = %" PRIu64, n) > 0;
 }
 
-sv_status sv_spec_check_param(const sv_spec *spec, sv_param *param, sv_param *other, char *msg,
-                              size_t len)
+/* sv_spec_check_field's status on @p spec, with the rule it breaks in
+ * *rule (why NULL for a fault of no rule: ddof, the sizes, a bound). */
+static sv_status broken_rule(const sv_spec *spec, sv__spec_rule *rule)
 {
     const char *field = NULL;
     const sv_status st = sv_spec_check_field(spec, &field);
-    sv__spec_rule rule = {field, "", NULL};
+    *rule = (sv__spec_rule){field, "", SV_RULE_NONE, "", NULL};
     if (st == SV_EINVAL && spec)
-        (void)sv__spec_rule_broken(spec, &rule); /* none: ddof, worded below */
+        (void)sv__spec_rule_broken(spec, rule); /* none: ddof, worded below */
+    return st;
+}
+
+sv_status sv_spec_check_rule(const sv_spec *spec, sv_param_rule *out)
+{
+    sv__spec_rule rule;
+    if (!out)
+        return SV_EINVAL;
+    const sv_status st = broken_rule(spec, &rule);
+    *out = (sv_param_rule){SV_RULE_NONE, SV_PARAM_NONE, SV_PARAM_NONE, "", ""};
+    if (st == SV_OK)
+        return st;
+    out->param = param_of(rule.field);
+    out->other = param_of(rule.other);
+    if (rule.why) {
+        out->kind = rule.kind;
+        out->value = rule.value;
+        out->why = rule.why;
+    }
+    return st;
+}
+
+sv_status sv_spec_check_param(const sv_spec *spec, sv_param *param, sv_param *other, char *msg,
+                              size_t len)
+{
+    sv__spec_rule rule;
+    const sv_status st = broken_rule(spec, &rule);
     const sv_param p = st == SV_OK ? SV_PARAM_NONE : param_of(rule.field);
     const sv_param o = st == SV_OK ? SV_PARAM_NONE : param_of(rule.other);
     if (param)
@@ -550,8 +578,11 @@ sv_status sv_spec_check_param(const sv_spec *spec, sv_param *param, sv_param *ot
     const char *why = rule.why ? rule.why : status_why(st);
     char counted[200];
     why = counted_why(spec, p, st, counted, sizeof counted) ? counted : why;
-    if (o != SV_PARAM_NONE && strstr(why, "needs") == NULL)
+    if (rule.kind == SV_RULE_EXCLUDES)
         say(msg, len, "%s: not with %s (%s)", name, sv_param_name(o), why);
+    else if (rule.kind == SV_RULE_NEEDS)
+        say(msg, len, "%s: needs %s%s%s (%s)", name, sv_param_name(o), *rule.value ? " " : "",
+            rule.value, why);
     else
         say(msg, len, "%s: %s", name, why);
     return st;

@@ -3,13 +3,18 @@
 #ifndef SDPA_VAR_SPEC_RULES_H
 #define SDPA_VAR_SPEC_RULES_H
 
+#include "sdpa_var/param.h"
 #include "sdpa_var/spec.h"
 
 /* One rule between the values of a spec: the field it blames, the other
- * field it is about ("": none) and why, all static strings. */
+ * field it is about ("": none), its form (param.h's sv_rule_kind), the
+ * value the other needs (SV_RULE_NEEDS: "t" of "dist t", "" for any set
+ * value; else "") and why, all static strings. */
 typedef struct sv__spec_rule {
     const char *field;
     const char *other;
+    sv_rule_kind kind;
+    const char *value;
     const char *why;
 } sv__spec_rule;
 

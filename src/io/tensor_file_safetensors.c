@@ -398,3 +398,28 @@ sv_status sv_safetensors_parse(const void *buf, size_t len, const char *name, sv
     cJSON_Delete(root);
     return st;
 }
+
+sv_status sv_tensor_file_parse(const void *buf, size_t len, const char *name, sv_array *out,
+                               char *why, size_t why_len)
+{
+    const unsigned char *b = buf;
+    if (why && why_len)
+        why[0] = '\0';
+    if (!buf || !out) {
+        sv__io_why(why, why_len, "no buffer or no output array");
+        return SV_EINVAL;
+    }
+    if (len >= 6 && memcmp(b, "\x93NUMPY", 6) == 0) {
+        if (!name || !*name)
+            return sv_npy_parse(buf, len, out, why, why_len);
+        sv__io_why(why, why_len,
+                   "a .npy file holds one array (':NAME' picks a safetensors tensor)");
+        return SV_EMISMATCH;
+    }
+    if (len >= 9 && b[8] == '{') /* 8-byte size, then the JSON header */
+        return sv_safetensors_parse(buf, len, name, out, why, why_len);
+    sv__io_why(why, why_len,
+               "not a .npy or .safetensors file (neither magic \\x93NUMPY nor a safetensors "
+               "header)");
+    return SV_EFORMAT;
+}

@@ -1,8 +1,8 @@
 /* The column groups (columns.h): their names, and the rule that makes the
  * default output, the core group and the groups of the options a run
- * uses, where the column's need holds; the needs themselves
- * (sv_column_required, the verdict on undefined values) and the names of
- * the reduce rules. The table is columns.c's. */
+ * uses, the lookups of a column or group by name, where the column's need holds; the needs
+ * themselves (sv_column_required, the verdict on undefined values) and the names of the reduce
+ * rules. The table is columns.c's. */
 #include "sdpa_var/columns.h"
 
 #include <math.h>
@@ -42,6 +42,33 @@ const char *sv_column_group_name(sv_column_group g, const char **doc)
     if (doc)
         *doc = groups[g].doc;
     return groups[g].name;
+}
+
+/* Whether the @p len bytes at @p name are all of @p s. */
+static int named(const char *s, const char *name, size_t len)
+{
+    return strlen(s) == len && strncmp(s, name, len) == 0;
+}
+
+int sv_column_group_find(const char *name, size_t len)
+{
+    for (int g = 0; name && g < SV_COLUMN_GROUPS; g++)
+        if (named(groups[g].name, name, len))
+            return g;
+    return -1;
+}
+
+const sv_column *sv_columns_find(sv_output_kind kind, const char *name, size_t len, size_t *index)
+{
+    for (size_t i = 0; name && i < sv_columns_count(kind); i++) {
+        const sv_column *c = sv_columns_get(kind, i);
+        if (named(c->name, name, len)) {
+            if (index)
+                *index = i;
+            return c;
+        }
+    }
+    return NULL;
 }
 
 /* Whether the option of group g is in use in spec; the non-option groups

@@ -14,45 +14,23 @@ sv_output_kind cli_options_kind(const cli_options *opt)
                                            : SV_OUTPUT_SUMMARY;
 }
 
-/* Whether column c is in the run's output: columns that exist only with
- * --observed count only with it, those of random draws not with --q. */
-static int available(const cli_options *o, const sv_column *c)
+/* Whether column c is in the run's output (sv_column_exists): columns
+ * that exist only with --observed count only with it, those of random
+ * draws not with --q; with @p grad 0 not --grad's, which a name may pick
+ * without --grad (its values NaN). */
+static int available(const cli_options *o, const sv_column *c, int grad)
 {
-    return (!(c->flags & SV_COLUMN_ONLY_OBSERVED) || !isnan(o->out.observed)) &&
-           !(o->given[CLI_OPT_Q] && (c->flags & SV_COLUMN_ONLY_DRAWS));
-}
-
-/* The column of the run's kind named s[0..len), or NULL. */
-static const sv_column *column_named(sv_output_kind kind, const char *s, size_t len, size_t *index)
-{
-    for (size_t i = 0; i < sv_columns_count(kind); i++) {
-        const sv_column *c = sv_columns_get(kind, i);
-        if (strlen(c->name) == len && strncmp(c->name, s, len) == 0)
-            return *index = i, c;
-    }
-    return NULL;
-}
-
-/* The group named s[0..len), or -1. */
-static int group_index(const char *s, size_t len)
-{
-    for (int g = 0; g < SV_COLUMN_GROUPS; g++) {
-        const char *name = sv_column_group_name((sv_column_group)g, NULL);
-        if (strlen(name) == len && strncmp(name, s, len) == 0)
-            return g;
-    }
-    return -1;
+    const sv_spec spec = {.grad = grad};
+    return sv_column_exists(c, &spec, !isnan(o->out.observed), o->given[CLI_OPT_Q]);
 }
 
 /* Whether group g has a column in the run's output. */
 static int group_applies(const cli_options *o, int g)
 {
     const sv_output_kind kind = cli_options_kind(o);
-    if (g == SV_GROUP_GRAD && !o->given[CLI_OPT_GRAD])
-        return 0;
     for (size_t i = 0; i < sv_columns_count(kind); i++) {
         const sv_column *c = sv_columns_get(kind, i);
-        if ((int)SV_COLUMN_GROUP(c->flags) == g && available(o, c))
+        if ((int)SV_COLUMN_GROUP(c->flags) == g && available(o, c, o->given[CLI_OPT_GRAD]))
             return 1;
     }
     return 0;
@@ -74,7 +52,7 @@ static int resolve_groups(cli_options *o, char *err, size_t errlen)
                             "--columns: '%s' is a name among +groups; give names alone "
                             "or +groups alone",
                             q);
-        const int g = group_index(p + 1, len - 1);
+        const int g = sv_column_group_find(p + 1, len - 1);
         if (g < 0) {
             const char *near = len > 1 ? cli_suggest(item + 1, names, SV_COLUMN_GROUPS) : NULL;
             return cli_fail(err, errlen, "--columns: '%s' is not a group%s%s%s", q,
@@ -111,14 +89,14 @@ int cli_resolve_columns(cli_options *o, char *err, size_t errlen)
     if (s[0] == '+')
         return resolve_groups(o, err, errlen);
     for (size_t i = 0; i < sv_columns_count(kind) && n_names < 512; i++)
-        if (available(o, sv_columns_get(kind, i)))
+        if (available(o, sv_columns_get(kind, i), 1))
             names[n_names++] = sv_columns_get(kind, i)->name;
     for (const char *p = s;; p++) {
         const size_t len = strcspn(p, ",");
         snprintf(item, sizeof item, "%.*s", (int)(len < 79 ? len : 79), p);
         cli_quote(q, sizeof q, item);
         size_t c = 0;
-        const sv_column *col = column_named(kind, p, len, &c);
+        const sv_column *col = sv_columns_find(kind, p, len, &c);
         if (o->out.n_columns == CLI_COLUMNS_MAX)
             return cli_fail(err, errlen, "--columns: more than %d names", CLI_COLUMNS_MAX);
         if (len == 0)
@@ -126,7 +104,7 @@ int cli_resolve_columns(cli_options *o, char *err, size_t errlen)
                             cli_quote(q, sizeof q, s));
         if (col && isnan(o->out.observed) && (col->flags & SV_COLUMN_ONLY_OBSERVED))
             return cli_fail(err, errlen, "--columns: '%s' needs --observed", q);
-        col = col && available(o, col) ? col : NULL; /* --q: not the draws' columns */
+        col = col && available(o, col, 1) ? col : NULL; /* --q: not the draws' columns */
         if (!col && *p == '+')
             return cli_fail(err, errlen,
                             "--columns: '%s' is a +group among names; give names alone "

@@ -55,28 +55,23 @@ int cli_check_logn(const cli_options *o, char *err, size_t errlen)
     return 1;
 }
 
-/* A rule of the library between two parameters, "q_mean: not with
- * d_model (why)" or "nu: needs dist t (why)" (sv_spec_check_param), in the
- * options' names: "--q-mean does not apply with --d-model (why)", "--nu
- * needs --dist t (why)". 1 with the message in err; 0 for another line. */
-static int rule_error(const cli_options *o, const char *name, sv_param other, const char *why,
-                      char *err, size_t errlen)
+/* A rule of the library between two parameters (sv_spec_check_rule) in
+ * the options' names: "--q-mean does not apply with --d-model (why)",
+ * "--nu needs --dist t (why)". 1 with the message in err; 0 for another
+ * fault. */
+static int rule_error(const cli_options *o, const sv_spec *spec, const char *name, char *err,
+                      size_t errlen)
 {
-    const int oid = cli_option_of(o, other);
-    const char *rest = strstr(why, ": "), *paren = strstr(why, " (");
-    if (oid < 0 || !rest || !paren || paren < rest)
+    sv_param_rule r;
+    (void)sv_spec_check_rule(spec, &r);
+    const int oid = cli_option_of(o, r.other);
+    if (oid < 0 || r.kind == SV_RULE_NONE)
         return 0;
-    rest += 2;
-    const char *oname = cli_option_defs[oid].name, *pname = sv_param_name(other);
-    if (strncmp(rest, "not with ", 9) == 0)
-        return !cli_fail(err, errlen, "--%s does not apply with --%s%s", name, oname, paren);
-    const size_t n = strlen(pname);
-    if (strncmp(rest, "needs ", 6) != 0 || strncmp(rest + 6, pname, n) != 0)
-        return 0;
-    /* What follows the other's name up to the reason: " t" of "dist t". */
-    const char *value = rest + 6 + n;
-    return !cli_fail(err, errlen, "--%s needs --%s%.*s%s", name, oname, (int)(paren - value), value,
-                     paren);
+    const char *oname = cli_option_defs[oid].name;
+    if (r.kind == SV_RULE_EXCLUDES)
+        return !cli_fail(err, errlen, "--%s does not apply with --%s (%s)", name, oname, r.why);
+    return !cli_fail(err, errlen, "--%s needs --%s%s%s (%s)", name, oname, *r.value ? " " : "",
+                     r.value, r.why);
 }
 
 /* A failure of the library's check on @p spec (@p id the option of the
@@ -98,7 +93,7 @@ static int library_error(const cli_options *o, const cli_config *c, sv_status st
     if (id < 0)
         return cli_fail(err, errlen, "invalid configuration (%s: %s)", sv_status_str(st), why);
     const char *name = cli_option_defs[id].name;
-    if (st == SV_EINVAL && other != SV_PARAM_NONE && rule_error(o, name, other, why, err, errlen))
+    if (st == SV_EINVAL && rule_error(o, spec, name, err, errlen))
         return 0;
     cli_options_echo(o, (cli_option_id)id, q, sizeof q);
     if (id == CLI_OPT_DDOF && strstr(why, ": ")) /* the library counts the scores */

@@ -95,28 +95,14 @@ static int map_file(cli_tensor_file *f, char *err, size_t errlen)
     return ok;
 }
 
-/* The bytes of f as an array: .npy by its magic, else safetensors. */
+/* The bytes of f as an array, either format (sv_tensor_file_parse). */
 static int parse_file(const cli_tensor_file *f, sv_array *a, char *err, size_t errlen)
 {
     char q[80], why[256] = "";
-    const unsigned char *b = f->map;
-    cli_quote(q, sizeof q, f->arg);
-    sv_status st;
-    if (f->len >= 6 && memcmp(b, "\x93NUMPY", 6) == 0) {
-        if (f->name)
-            return cli_fail(err, errlen,
-                            "%s: a .npy file holds one array (':NAME' picks a safetensors tensor)",
-                            q);
-        st = sv_npy_parse(b, f->len, a, why, sizeof why);
-    } else if (f->len >= 9 && b[8] == '{') /* 8-byte size, then the JSON header */
-        st = sv_safetensors_parse(b, f->len, f->name, a, why, sizeof why);
-    else
-        return cli_fail(err, errlen,
-                        "%s: not a .npy or .safetensors file (neither magic \\x93NUMPY nor a "
-                        "safetensors header)",
-                        q);
+    const sv_status st = sv_tensor_file_parse(f->map, f->len, f->name, a, why, sizeof why);
     if (st != SV_OK)
-        return cli_fail(err, errlen, "%s: %s", q, why[0] ? why : sv_status_str(st));
+        return cli_fail(err, errlen, "%s: %s", cli_quote(q, sizeof q, f->arg),
+                        why[0] ? why : sv_status_str(st));
     return 1;
 }
 

@@ -1,8 +1,8 @@
 /* Measured Q, K (and V, a mask) for --q, --k, --v, --mask: each file opened, checked to be
  * a regular file, memory-mapped read-only (never read whole: the engine's
- * strided source reads rows from the mapping) and parsed by its magic
- * (.npy: "\x93NUMPY"; else safetensors) with the library's parsers
- * (tensor_file.h). Then the library checks the arrays (sv_strided_check:
+ * strided source reads rows from the mapping) and parsed by the library,
+ * which tells .npy from safetensors by the first bytes
+ * (sv_tensor_file_parse, tensor_file.h). Then the library checks the arrays (sv_strided_check:
  * their shapes against each other, then, once the run's configurations
  * (one per --scale) are made from the files' sizes and fit in memory,
  * every entry against each configuration). Every failure is one line
