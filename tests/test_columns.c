@@ -344,6 +344,42 @@ static void test_json(void)
     CHECK_STATUS(sv_row_json(cols, 1, NULL, put_buf, &t), SV_EINVAL);
 }
 
+/* sv_value_rounded: a measured value to the digits its standard error
+ * supports, rounded at the SE's second significant digit (issue 15
+ * section 4: the CLI's tables and slides). */
+static int rounded_is(double v, double se, int width, const char *want)
+{
+    char buf[64];
+    const size_t n = sv_value_rounded(buf, sizeof buf, v, se, width);
+    if (strcmp(buf, want) != 0 || n != strlen(want))
+        fprintf(stderr, "sv_value_rounded(%.17g, %.17g, %d) = '%s' (%zu), want '%s'\n", v, se,
+                width, buf, n, want);
+    return strcmp(buf, want) == 0 && n == strlen(want);
+}
+
+static void test_rounded(void)
+{
+    CHECK(rounded_is(64.36989, 0.4869941, 9, "64.37"));    /* the README's run */
+    CHECK(rounded_is(1.00578, 0.0076093, 9, "1.0058"));    /* its scaled side */
+    CHECK(rounded_is(0.0144729, 0.0063, 9, "0.0145"));     /* SE 0.0063: to 1e-4 */
+    CHECK(rounded_is(12345.6, 230.0, 9, "12350"));         /* SE 230: to tens */
+    CHECK(rounded_is(-3.14159, 0.05, 9, "-3.142"));        /* SE 0.050: to 1e-3 */
+    CHECK(rounded_is(2.0, 0.099, 9, "2.000"));             /* zeros that count are kept */
+    CHECK(rounded_is(0.38998, NAN, 9, "0.3900"));          /* no SE: 4 digits */
+    CHECK(rounded_is(1577.18, NAN, 9, "1577"));            /* no trailing point */
+    CHECK(rounded_is(1.0, 0.0, 9, "1.000"));               /* SE 0: no SE */
+    CHECK(rounded_is(NAN, 0.1, 9, "-"));                   /* undefined */
+    CHECK(rounded_is(1.23456e-5, 1e-9, 9, "1.23456e-05")); /* too wide: e-form, same digits */
+    CHECK(rounded_is(0.00001, 0.5, 9, "0"));               /* zero to its SE */
+    CHECK(rounded_is(INFINITY, 0.1, 9, "inf"));            /* no digits to round */
+    char small[4] = "xyz";
+    CHECK_EQ(sv_value_rounded(small, 3, 64.36989, 0.4869941, 9), 2); /* cut as snprintf cuts */
+    CHECK(strcmp(small, "64") == 0);
+    CHECK_EQ(sv_value_rounded(NULL, 8, 1.0, 0.1, 9), 0);
+    CHECK_EQ(sv_value_rounded(small, 0, 1.0, 0.1, 9), 0);
+    CHECK(strcmp(small, "64") == 0); /* len 0: untouched */
+}
+
 int main(void)
 {
     test_ids_and_logits();
@@ -354,6 +390,7 @@ int main(void)
     test_theory_beside_measured();
     test_theory_default();
     test_json();
+    test_rounded();
     /* the SDs across trials: spread columns but the core's */
     CHECK_EQ(sv_column_trial_sd(sv_column_of(SV_COL_raw_grad_logits_sd)), 1);
     CHECK_EQ(sv_column_trial_sd(sv_column_of(SV_COL_raw_var_sd)), 0);

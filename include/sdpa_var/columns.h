@@ -500,4 +500,20 @@ sv_status sv_value_csv(const sv_column *col, sv_value v, sv_text_fn put, void *c
 sv_status sv_row_json(const sv_column *const *cols, size_t n, const sv_row_view *row,
                       sv_text_fn put, void *ctx);
 
+/**
+ * A measured value @p v as text to the digits its standard error @p se
+ * supports, as the CLI's tables and slides print it: rounded at the second
+ * significant digit of se ("64.37" for 64.36989 +- 0.487, "12350" for
+ * 12345.6 +- 230), the zeros that count kept ("2.000" for 2 +- 0.099); "0"
+ * when it rounds to zero there. Without a standard error (se NAN, 0 or
+ * not finite) or for an infinite v: 4 significant digits, trailing zeros
+ * kept but no trailing point ("0.3900", "1577"; "inf"). "-" for v NAN. A fixed
+ * form longer than @p width characters becomes the exponent form with the
+ * same significant digits ("1.23456e-05" for 1.23456e-5 +- 1e-9).
+ * @param buf, len  the text, NUL-terminated (cut to len - 1 bytes as
+ *                  snprintf cuts); nothing for buf NULL or len 0.
+ * @return the length of the text written. Thread-safe; O(1).
+ */
+size_t sv_value_rounded(char *buf, size_t len, double v, double se, int width);
+
 #endif

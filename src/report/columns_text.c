@@ -1,6 +1,8 @@
 /* Values and rows of the column table as CSV and JSON text (columns.h),
  * written to the caller's function: the CLI's --format csv, json and
- * jsonl and the page's summary print the same bytes. */
+ * jsonl and the page's summary print the same bytes. And a measured value
+ * to the digits its standard error supports (sv_value_rounded): the CLI's
+ * tables and slides. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -132,4 +134,38 @@ sv_status sv_value_csv(const sv_column *col, sv_value v, sv_text_fn put, void *c
         put(ctx, "\"", 1);
     }
     return SV_OK;
+}
+
+size_t sv_value_rounded(char *buf, size_t len, double v, double se, int width)
+{
+    if (!buf || len == 0)
+        return 0;
+    if (isnan(v)) {
+        snprintf(buf, len, "-");
+        return strlen(buf);
+    }
+    if (!(se > 0.0) || !isfinite(se) || !isfinite(v)) { /* 4 digits, trailing zeros too */
+        snprintf(buf, len, "%#.4g", v);
+        const size_t n = strlen(buf);
+        if (n > 0 && buf[n - 1] == '.')
+            buf[n - 1] = '\0';
+        return strlen(buf);
+    }
+    const int e = (int)floor(log10(se)) - 1; /* the place of se's second digit */
+    if (e >= 0) {
+        const double q = pow(10.0, e);
+        snprintf(buf, len, "%.0f", round(v / q) * q);
+    } else {
+        snprintf(buf, len, "%.*f", -e, v);
+    }
+    if ((int)strlen(buf) > width || strcmp(buf, "-0") == 0 || strspn(buf, "-0.") == strlen(buf)) {
+        /* too wide, or all zeros: as many significant digits in e-form */
+        const int lead = v != 0.0 ? (int)floor(log10(fabs(v))) : e + 1;
+        const int sig = lead - e + 1 < 1 ? 1 : lead - e + 1;
+        if (v == 0.0 || lead < e)
+            snprintf(buf, len, "0");
+        else if ((int)strlen(buf) > width)
+            snprintf(buf, len, "%.*e", sig - 1 < 0 ? 0 : sig - 1, v);
+    }
+    return strlen(buf);
 }

@@ -71,10 +71,8 @@ int cli_logits_scaled_ok(const cli_scale_choice *c, const double *z, size_t n, c
                     cli_quote(q, sizeof q, c->name), row, CLI_SCALED_LOGIT_ABS_MAX);
 }
 
-/* --logits and --logits-file: the scales (resolved), the rows given on
- * the command line and --upstream, checked; no configuration is drawn.
- * The file's rows are read and checked by logits_run.c. */
-int cli_logits_validate(cli_options *o, char *err, size_t errlen)
+/* --logits and --logits-file: the scales, resolved. */
+static int scales(cli_options *o, char *err, size_t errlen)
 {
     const int dk = o->given[CLI_OPT_DK];
     if (dk && o->n_dk != 1)
@@ -102,6 +100,14 @@ int cli_logits_validate(cli_options *o, char *err, size_t errlen)
         o->logit_scale[i] = c;
     }
     o->n_logit_scale = o->n_scale;
+    return 1;
+}
+
+/* --upstream and the rows given on the command line, parsed into
+ * o->logit_rows and checked; no configuration is drawn. The file's rows
+ * are read and checked by logits_run.c. */
+static int rows(cli_options *o, cli_logits_rows *r, char *err, size_t errlen)
+{
     if (o->given[CLI_OPT_UPSTREAM] &&
         !cli_logits_parse_row("--upstream", o->arg[CLI_OPT_UPSTREAM], o->upstream, &o->n_upstream,
                               err, errlen))
@@ -111,21 +117,34 @@ int cli_logits_validate(cli_options *o, char *err, size_t errlen)
                         "--format gnuplot draws at most %d --logits rows, a panel each (got %zu)",
                         CLI_LOGITS_PLOT_ROWS, o->n_logits);
     for (size_t i = 0; i < o->n_logits; i++) {
-        double row[CLI_LOGITS_KEYS_MAX];
-        size_t n = 0;
-        char q[80];
-        if (!cli_logits_parse_row("--logits", o->logits[i], row, &n, err, errlen))
+        char q[80], name[96];
+        if (!cli_logits_parse_row("--logits", o->logits[i], r->z[i], &r->n[i], err, errlen))
             return 0;
-        char name[96];
         snprintf(name, sizeof name, "--logits '%s'", cli_quote(q, sizeof q, o->logits[i]));
         for (size_t k = 0; k < o->n_logit_scale; k++)
-            if (!cli_logits_scaled_ok(&o->logit_scale[k], row, n, name, err, errlen))
+            if (!cli_logits_scaled_ok(&o->logit_scale[k], r->z[i], r->n[i], name, err, errlen))
                 return 0;
-        if (o->n_upstream && n != o->n_upstream)
+        if (o->n_upstream && r->n[i] != o->n_upstream)
             return cli_fail(err, errlen,
                             "--upstream: %zu values, but --logits '%s' has %zu keys (one value "
                             "a key)",
-                            o->n_upstream, cli_quote(q, sizeof q, o->logits[i]), n);
+                            o->n_upstream, cli_quote(q, sizeof q, o->logits[i]), r->n[i]);
     }
+    r->count = o->n_logits;
     return 1;
+}
+
+int cli_logits_validate(cli_options *o, char *err, size_t errlen)
+{
+    if (!scales(o, err, errlen))
+        return 0;
+    o->logit_rows = calloc(1, sizeof *o->logit_rows);
+    if (!o->logit_rows)
+        return cli_fail(err, errlen, "out of memory");
+    if (rows(o, o->logit_rows, err, errlen) && /* gnuplot draws the rows: --output's checks */
+        (o->out.format != CLI_FORMAT_GNUPLOT || cli_plot_check(o, err, errlen)))
+        return 1;
+    free(o->logit_rows);
+    o->logit_rows = NULL;
+    return 0;
 }

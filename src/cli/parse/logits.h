@@ -15,6 +15,14 @@
  * are printed, and differences of two stay finite (2e307 < DBL_MAX). */
 #define CLI_SCALED_LOGIT_ABS_MAX 1e307
 
+/* The rows, parsed once: --logits' in order (cli_logits_validate), then
+ * --logits-file's (logits_run.c); row r has n[r] keys z[r][0 .. n[r]). */
+typedef struct cli_logits_rows {
+    double z[CLI_LOGITS_ROWS_MAX][CLI_LOGITS_KEYS_MAX];
+    size_t n[CLI_LOGITS_ROWS_MAX];
+    size_t count;
+} cli_logits_rows;
+
 /* Parses @p s, a comma list of plain decimal numbers (blanks around an
  * item allowed), into out[0 .. *n), at most CLI_LOGITS_KEYS_MAX of them.
  * (CLI_LOGITS_KEYS_MAX, options.h). On bad input returns 0 with one line "<where>: '<s>': ..." in
@@ -36,9 +44,11 @@ int cli_logits_scaled_ok(const cli_scale_choice *c, const double *z, size_t n, c
 
 /* With --logits or --logits-file (validate.c, after the rule table):
  * --dk (one value) and --scale resolved into opt->logit_scale (default:
- * none, and sqrt with --dk; sqrt and dk need --dk), the --logits rows and
- * --upstream parsed and their lengths matched. 0 and one line in err when
- * they do not fit. */
+ * none, and sqrt with --dk; sqrt and dk need --dk), the --logits rows
+ * parsed into opt->logit_rows (allocated here, freed by cli_options_free)
+ * and --upstream, their lengths matched; with --format gnuplot, --output
+ * checked (cli_plot_check). 0 and one line in err when they do not fit,
+ * with nothing allocated. */
 int cli_logits_validate(cli_options *opt, char *err, size_t errlen);
 
 #endif

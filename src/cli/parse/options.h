@@ -87,6 +87,7 @@ typedef struct cli_options {
     int merge;                       /* scanned for `sdpa-var merge` (cli_options_scan) */
     const char *logits[CLI_LOGITS_ROWS_MAX]; /* each --logits row, as written */
     size_t n_logits;
+    struct cli_logits_rows *logit_rows; /* parsed (logits.h); owned */
     /* --logits and --logits-file (validate.c): the scales each row is
      * shown at (none = as given; sqrt and dk resolved with --dk) and the
      * --upstream row. */

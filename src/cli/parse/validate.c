@@ -347,7 +347,9 @@ static sv_spec make_spec(const cli_options *opt, size_t i)
 void cli_options_free(cli_options *opt)
 {
     free(opt->configs);
+    free(opt->logit_rows);
     opt->configs = NULL;
+    opt->logit_rows = NULL;
     opt->n_configs = 0;
 }
 
@@ -385,9 +387,8 @@ static int validate(cli_options *o, char *err, size_t errlen)
     if (!check_rules(o, err, errlen) || !cli_check_shards(o, err, errlen) ||
         !cli_omp_threads(o, err, errlen))
         return 0;
-    if (on(o, CLI_OPT_LOGITS)) /* gnuplot draws the rows: --output's checks */
-        return cli_logits_validate(o, err, errlen) &&
-               (o->out.format != CLI_FORMAT_GNUPLOT || cli_plot_check(o, err, errlen));
+    if (on(o, CLI_OPT_LOGITS))
+        return cli_logits_validate(o, err, errlen);
     if (!cli_check_logn(o, err, errlen))
         return 0;
     if (o->out.format == CLI_FORMAT_GNUPLOT && !cli_plot_check(o, err, errlen))

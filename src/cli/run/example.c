@@ -1,10 +1,10 @@
 /* --example (example.h). */
 #include "example.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sdpa_var/moments.h"
 #include "sdpa_var/softmax.h"
 
 /* Trial 0's rows of Q and K (and V, G), drawn as the engine draws them,
@@ -88,19 +88,17 @@ static size_t seen(const sv_spec *spec, size_t i)
     return spec->causal ? i + 1 : spec->n_k;
 }
 
-/* S = Q K^T and its sample variance, as the engine measures it (the
- * visible scores, about their mean, over N - ddof). */
+/* S = Q K^T and its sample variance, as the engine measures it: the
+ * moments of each row's visible scores, merged (sv_moments), over N - ddof. */
 static void scores(FILE *f, const sv_spec *spec, const drawn *d)
 {
     const size_t nq = spec->n_q, nk = spec->n_k, dk = spec->d_k;
     const double *s = d->s;
-    double sum = 0.0, n = 0.0, m2 = 0.0;
-    for (size_t i = 0; i < nq; i++)
-        for (size_t j = 0; j < seen(spec, i); j++)
-            sum += s[i * nk + j], n += 1.0;
-    for (size_t i = 0; i < nq; i++)
-        for (size_t j = 0; j < seen(spec, i); j++)
-            m2 += (s[i * nk + j] - sum / n) * (s[i * nk + j] - sum / n);
+    sv_moments all = {0}, row;
+    for (size_t i = 0; i < nq; i++) /* finite and few: SV_OK */
+        if (sv_moments_of(s + i * nk, seen(spec, i), &row) == SV_OK)
+            (void)sv_moments_merge(&all, &row);
+    const double n = (double)all.n;
     matrix(f, "Q", d->q, nq, dk);
     matrix(f, "K", d->k, nk, dk);
     matrix(f, "S", s, nq, nk);
@@ -108,7 +106,7 @@ static void scores(FILE *f, const sv_spec *spec, const drawn *d)
             "# S = Q @ K.T: each score is the dot product of a query and a key.\n"
             "# Sample variance of its %s%.0f scores (ddof %u%s): %.6f\n",
             spec->causal ? "visible " : "", n, spec->ddof,
-            spec->ddof == 0 ? ", numpy's S.var()" : "", m2 / (n - (double)spec->ddof));
+            spec->ddof == 0 ? ", numpy's S.var()" : "", sv_moments_variance(&all, spec->ddof));
     fprintf(f,
             "# One trial lands anywhere around its expectation: over many trials the\n"
             "# mean of this variance is E = d_k (N - 1)/(N - ddof) = %g for unit\n"
@@ -191,15 +189,6 @@ static void small(FILE *f, const sv_spec *spec, const drawn *d, const char *scal
     matrix(f, "dZ", dz, nq, nk);
 }
 
-/* Softmax of x[0..n) times c into p (max subtracted); returns its
- * entropy in nats. */
-static double softmax(const double *x, size_t n, double c, double *p)
-{
-    sv_softmax_stats st;
-    (void)sv_softmax_row_report(x, n, c, NULL, p, NULL, NULL, &st); /* drawn: finite */
-    return st.entropy;
-}
-
 static size_t argmax(const double *x, size_t n)
 {
     size_t k = 0;
@@ -255,8 +244,10 @@ static sv_status one_query(FILE *f, const sv_spec *spec, const char *scale_name)
         return st;
     }
     double *pr = s + n, *ps = s + 2 * n;
-    header(f, spec); /* after the logits: nothing half-written */
-    const double hr = softmax(s, n, 1.0, pr), hs = softmax(s, n, c, ps);
+    header(f, spec);         /* after the logits: nothing half-written */
+    sv_softmax_stats sr, ss; /* the raw and the scaled row's: drawn, finite */
+    (void)sv_softmax_row_report(s, n, 1.0, NULL, pr, NULL, NULL, &sr);
+    (void)sv_softmax_row_report(s, n, c, NULL, ps, NULL, NULL, &ss);
     const size_t jr = argmax(pr, n), js = argmax(ps, n);
     size_t key[CLI_EXAMPLE_KEYS];
     const size_t m = keys_shown(n, jr, js, key);
@@ -285,8 +276,8 @@ static sv_status one_query(FILE *f, const sv_spec *spec, const char *scale_name)
             "Scaled (--scale %s): the largest weight is %.3f (key %zu), entropy\n"
             "  %.3f nats:"
             " e^H = %.1f keys. A logit's variance is d_k = %zu raw, %.4g scaled.\n",
-            pr[jr], jr, hr, exp(hr), n, scale_name, ps[js], js, hs, exp(hs), dk,
-            c * c * (double)dk);
+            sr.max_weight, jr, sr.entropy, sr.eff_keys, n, scale_name, ss.max_weight, js,
+            ss.entropy, ss.eff_keys, dk, c * c * (double)dk);
     free(s);
     return SV_OK;
 }

@@ -11,18 +11,8 @@
 #include "logits.h"
 #include "write_logits.h"
 
-static const char prog[] = CLI_PROG;
-
-/* The rows: --logits' in order, then the file's; n_k[r] keys of row r at
- * z + r CLI_LOGITS_KEYS_MAX. */
-typedef struct rows {
-    double z[CLI_LOGITS_ROWS_MAX][CLI_LOGITS_KEYS_MAX];
-    size_t n[CLI_LOGITS_ROWS_MAX];
-    size_t count;
-} rows;
-
 /* One line of the file, blanks and a '\r' at its end taken off. */
-static int file_rows(const char *path, rows *r, char *err, size_t errlen)
+static int file_rows(const char *path, cli_logits_rows *r, char *err, size_t errlen)
 {
     char q[80], where[128];
     cli_quote(q, sizeof q, path);
@@ -69,101 +59,83 @@ static int file_rows(const char *path, rows *r, char *err, size_t errlen)
  * error); the file's rows times their multipliers stay finite (the
  * command line's are checked by validate.c); gnuplot has a panel for
  * each. Message on stderr. *max_n: the longest row. */
-static int rows_fit(const cli_options *opt, cli_format format, const rows *r, size_t given,
-                    size_t *max_n)
+static int rows_fit(const cli_options *opt, cli_format format, const cli_logits_rows *r,
+                    size_t given, size_t *max_n)
 {
     char err[256], name[64];
     for (size_t i = 0; i < r->count; i++) {
         *max_n = r->n[i] > *max_n ? r->n[i] : *max_n;
-        if (opt->n_upstream && r->n[i] != opt->n_upstream) {
-            fprintf(stderr,
-                    "%s: --upstream: %zu values, but row %zu of --logits-file has %zu keys "
-                    "(one value a key)\n",
-                    prog, opt->n_upstream, i - given, r->n[i]);
-            return 0;
-        }
+        if (opt->n_upstream && r->n[i] != opt->n_upstream)
+            return cli_error(0,
+                             "--upstream: %zu values, but row %zu of --logits-file has %zu keys "
+                             "(one value a key)",
+                             opt->n_upstream, i - given, r->n[i]);
     }
     for (size_t k = 0; k < opt->n_logit_scale; k++)
         for (size_t i = 0; i < r->count; i++) {
-            if (!(cli_logits_row_scale(&opt->logit_scale[k], r->n[i]) > 0.0)) {
-                fprintf(stderr, "%s: --scale logn: row %zu has 1 key (ln 1 = 0; needs 2 or more)\n",
-                        prog, i);
-                return 0;
-            }
+            if (!(cli_logits_row_scale(&opt->logit_scale[k], r->n[i]) > 0.0))
+                return cli_error(0, "--scale logn: row %zu has 1 key (ln 1 = 0; needs 2 or more)",
+                                 i);
             snprintf(name, sizeof name, "row %zu of --logits-file", i - given);
             if (i >= given && !cli_logits_scaled_ok(&opt->logit_scale[k], r->z[i], r->n[i], name,
-                                                    err, sizeof err)) {
-                fprintf(stderr, "%s: %s\n", prog, err);
-                return 0;
-            }
+                                                    err, sizeof err))
+                return cli_error(0, "%s", err);
         }
-    if (format == CLI_FORMAT_GNUPLOT && r->count > CLI_LOGITS_PLOT_ROWS) {
-        fprintf(stderr, "%s: --format gnuplot draws at most %d rows, a panel each (got %zu)\n",
-                prog, CLI_LOGITS_PLOT_ROWS, r->count);
-        return 0;
-    }
+    if (format == CLI_FORMAT_GNUPLOT && r->count > CLI_LOGITS_PLOT_ROWS)
+        return cli_error(0, "--format gnuplot draws at most %d rows, a panel each (got %zu)",
+                         CLI_LOGITS_PLOT_ROWS, r->count);
     return 1;
 }
 
 int cli_logits_run(const cli_options *opt, cli_format format)
 {
     char err[512];
-    static rows r; /* 128 KiB: off the stack */
-    r.count = 0;
-    for (size_t i = 0; i < opt->n_logits; i++) /* checked by validate.c */
-        if (cli_logits_parse_row("--logits", opt->logits[i], r.z[r.count], &r.n[r.count], err,
-                                 sizeof err))
-            r.count++;
-    const size_t given = r.count;
+    cli_logits_rows *r = opt->logit_rows; /* --logits' (validate.c); the file's join them */
+    const size_t given = r->count;
     if (opt->given[CLI_OPT_LOGITS_FILE] &&
-        !file_rows(opt->arg[CLI_OPT_LOGITS_FILE], &r, err, sizeof err)) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        return CLI_EXIT_RUNTIME;
-    }
+        !file_rows(opt->arg[CLI_OPT_LOGITS_FILE], r, err, sizeof err))
+        return cli_error(CLI_EXIT_RUNTIME, "%s", err);
     size_t max_n = 0;
-    if (!rows_fit(opt, format, &r, given, &max_n))
+    if (!rows_fit(opt, format, r, given, &max_n))
         return CLI_EXIT_RUNTIME;
     char *buf = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);
     double p[CLI_LOGITS_KEYS_MAX] = {0}, dz[CLI_LOGITS_KEYS_MAX] = {0};
     static double jac[CLI_LOGITS_KEYS_MAX * CLI_LOGITS_KEYS_MAX];
-    if (!f) {
-        fprintf(stderr, "%s: out of memory\n", prog);
-        return CLI_EXIT_RUNTIME;
-    }
+    if (!f)
+        return cli_error(CLI_EXIT_RUNTIME, "out of memory");
     cli_logits_writer w = {.f = f,
                            .format = format,
                            .no_header = opt->out.no_header,
                            .dk = opt->given[CLI_OPT_DK] ? opt->dk[0] : 0,
                            .max_n = max_n,
                            .grad = opt->n_upstream > 0,
-                           .rows = r.count,
+                           .rows = r->count,
                            .scales = opt->n_logit_scale,
                            .plot_output =
                                format == CLI_FORMAT_GNUPLOT ? opt->arg[CLI_OPT_OUTPUT] : NULL};
     cli_logits_begin(&w);
-    for (size_t i = 0; i < r.count; i++)
+    for (size_t i = 0; i < r->count; i++)
         for (size_t k = 0; k < opt->n_logit_scale; k++) {
             const cli_scale_choice *c = &opt->logit_scale[k];
-            const double mult = cli_logits_row_scale(c, r.n[i]); /* > 0: checked above */
+            const double mult = cli_logits_row_scale(c, r->n[i]); /* > 0: checked above */
             cli_logits_entry e = {.v = {.row = i,
-                                        .n = r.n[i],
+                                        .n = r->n[i],
                                         .d_k = w.dk,
-                                        .z = r.z[i],
+                                        .z = r->z[i],
                                         .scale_name = c->name,
                                         .scale = mult,
                                         .p = p,
                                         .g = w.grad ? opt->upstream : NULL,
                                         .dz = w.grad ? dz : NULL},
                                   .jac = jac};
-            const sv_status st = sv_softmax_row_report(r.z[i], r.n[i], mult, e.v.g, p, jac,
+            const sv_status st = sv_softmax_row_report(r->z[i], r->n[i], mult, e.v.g, p, jac,
                                                        e.v.g ? dz : NULL, &e.v.st);
             if (st != SV_OK) { /* parsed values are finite and bounded: not expected */
                 fclose(f);
                 free(buf);
-                fprintf(stderr, "%s: --logits: row %zu: %s\n", prog, i, sv_status_str(st));
-                return CLI_EXIT_RUNTIME;
+                return cli_error(CLI_EXIT_RUNTIME, "--logits: row %zu: %s", i, sv_status_str(st));
             }
             cli_logits_write(&w, &e);
         }
@@ -172,9 +144,8 @@ int cli_logits_run(const cli_options *opt, cli_format format)
     fclose(f);
     ok = ok && fwrite(buf, 1, size, stdout) == size && fflush(stdout) == 0;
     free(buf);
-    if (!ok) {
-        fprintf(stderr, "%s: error writing %s: %s\n", prog, cli_output_name(), strerror(errno));
-        return CLI_EXIT_RUNTIME;
-    }
+    if (!ok)
+        return cli_error(CLI_EXIT_RUNTIME, "error writing %s: %s", cli_output_name(),
+                         strerror(errno));
     return CLI_EXIT_OK;
 }

@@ -17,8 +17,6 @@
 #include "run.h"
 #include "fail.h"
 
-static const char prog[] = CLI_PROG;
-
 void cli_mpi_begin(int *argc, char ***argv)
 {
     MPI_Init(argc, argv);
@@ -121,7 +119,7 @@ static unsigned char *run_shard(const cli_plan *plan, int rank, int ranks, size_
                    hi = split(n, (uint64_t)rank + 1, (uint64_t)ranks);
     cli_config *cfg = malloc(plan->count * sizeof *cfg);
     if (!cfg) {
-        fprintf(stderr, "%s: rank %d: out of memory\n", prog, rank);
+        cli_error(0, "rank %d: out of memory", rank);
         return NULL;
     }
     memcpy(cfg, plan->configs, plan->count * sizeof *cfg);
@@ -143,7 +141,7 @@ static unsigned char *run_shard(const cli_plan *plan, int rank, int ranks, size_
     int ok = cli_run_state_into(&p, &st);
     if (ok && !(sv_state_encode(&st, NULL, 0, len) == SV_ERANGE && (buf = malloc(*len)) &&
                 sv_state_encode(&st, buf, *len, len) == SV_OK && *len <= INT_MAX)) {
-        fprintf(stderr, "%s: rank %d: out of memory\n", prog, rank);
+        cli_error(0, "rank %d: out of memory", rank);
         free(buf);
         buf = NULL;
     }
@@ -162,7 +160,7 @@ static int merge_ranks(unsigned char *mine, const unsigned long long *lens, int 
     for (int r = 0; r < ranks; r++) { /* every rank's bytes received, in rank order */
         unsigned char *b = r ? malloc(lens[r]) : mine;
         if (!st || !sp || !b) {
-            fprintf(stderr, "%s: mpi: out of memory\n", prog);
+            cli_error(0, "mpi: out of memory");
             MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_RUNTIME); /* the ranks wait to send */
         }
         if (r)
@@ -175,7 +173,7 @@ static int merge_ranks(unsigned char *mine, const unsigned long long *lens, int 
     if (ok)
         ok = cli_merge_states(sp, (size_t)ranks, format, NULL, "mpi: merge");
     else
-        fprintf(stderr, "%s: mpi: a rank's state did not arrive whole\n", prog);
+        cli_error(0, "mpi: a rank's state did not arrive whole");
     for (int r = 0; r < ranks; r++)
         sv_state_free(&st[r]);
     free(st);
@@ -187,12 +185,11 @@ int cli_mpi_run(const cli_plan *plan)
 {
     const int rank = cli_mpi_rank(), ranks = cli_mpi_ranks();
     const char *why = unsplittable(plan, (uint64_t)ranks);
-    if (why) {
-        if (rank == 0)
-            fprintf(stderr, "%s: mpirun -n %d: not with %s (run it as one process)\n", prog, ranks,
-                    why);
+    if (why && rank == 0)
+        return cli_error(CLI_EXIT_USAGE, "mpirun -n %d: not with %s (run it as one process)", ranks,
+                         why);
+    if (why) /* said by rank 0 */
         return CLI_EXIT_USAGE;
-    }
     size_t len = 0;
     unsigned char *mine = run_shard(plan, rank, ranks, &len);
     unsigned long long my_len = mine ? (unsigned long long)len : 0, *lens = NULL;

@@ -22,19 +22,17 @@
 #include "sdpa_var/run.h"
 #include "sink.h"
 
-static const char prog[] = CLI_PROG;
-
 /* The run's progress line, so that a message first erases it. */
 static cli_progress *the_progress;
 
-/* One line on stderr, on a line of its own. */
+/* One line on stderr as cli_error writes it, on a line of its own. */
 static void say(const char *fmt, ...)
 {
     if (the_progress)
         cli_progress_erase(the_progress);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: ", prog);
+    fputs(CLI_PROG ": ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);

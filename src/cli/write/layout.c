@@ -10,37 +10,6 @@
 #include "layout.h"
 #include "fail.h"
 
-void cli_table_rounded(char *buf, size_t len, double v, double se, int width)
-{
-    if (isnan(v)) {
-        snprintf(buf, len, "-");
-        return;
-    }
-    if (!(se > 0.0) || !isfinite(se) || !isfinite(v)) { /* 4 digits, trailing zeros too */
-        snprintf(buf, len, "%#.4g", v);
-        const size_t n = strlen(buf);
-        if (n > 0 && buf[n - 1] == '.')
-            buf[n - 1] = '\0';
-        return;
-    }
-    const int e = (int)floor(log10(se)) - 1; /* the place of se's second digit */
-    if (e >= 0) {
-        const double q = pow(10.0, e);
-        snprintf(buf, len, "%.0f", round(v / q) * q);
-    } else {
-        snprintf(buf, len, "%.*f", -e, v);
-    }
-    if ((int)strlen(buf) > width || strcmp(buf, "-0") == 0 || strspn(buf, "-0.") == strlen(buf)) {
-        /* too wide, or all zeros: as many significant digits in e-form */
-        const int lead = v != 0.0 ? (int)floor(log10(fabs(v))) : e + 1;
-        const int sig = lead - e + 1 < 1 ? 1 : lead - e + 1;
-        if (v == 0.0 || lead < e)
-            snprintf(buf, len, "0");
-        else if ((int)strlen(buf) > width)
-            snprintf(buf, len, "%.*e", sig - 1 < 0 ? 0 : sig - 1, v);
-    }
-}
-
 /* Table cell: up to 7 significant digits, fewer if that is what fits the
  * width; '-' where the value is undefined or there is no theory. */
 void cli_table_cell(FILE *f, int width, double v)

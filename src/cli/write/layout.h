@@ -62,11 +62,4 @@ void cli_wrap_put(cli_wrap *w, const char *piece);
  * (INT_MAX: one line, the slides'). */
 void cli_table_title(FILE *f, const cli_table_entry *e, size_t n, int width);
 
-/* @p v to the digits its standard error @p se supports: rounded at the
- * second significant digit of se ("64.37" for 64.36989 +- 0.487); 4
- * significant digits when se is not a positive finite number; "-" for
- * NAN. At most @p width characters (an exponent form when the fixed one
- * is longer). */
-void cli_table_rounded(char *buf, size_t len, double v, double se, int width);
-
 #endif

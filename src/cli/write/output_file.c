@@ -17,8 +17,6 @@
 #include "fail.h"
 #include "specs.h"
 
-static const char prog[] = CLI_PROG;
-
 /* fd becomes stdout (stdio's buffer empty: nothing written yet). */
 static int to_stdout(int fd)
 {
@@ -78,16 +76,12 @@ int cli_output_file_close(cli_output_file *o, int status)
         e = errno ? errno : EIO;
     if (close(STDOUT_FILENO) != 0 && !e)
         e = errno;
-    if (status == CLI_EXIT_OK && e) {
-        fprintf(stderr, "%s: error writing '%s': %s\n", prog, cli_quote(q, sizeof q, o->path),
-                strerror(e));
-        status = CLI_EXIT_RUNTIME;
-    }
-    if (o->tmp && status == CLI_EXIT_OK && rename(o->tmp, o->path) != 0) {
-        fprintf(stderr, "%s: --output: '%s': %s\n", prog, cli_quote(q, sizeof q, o->path),
-                strerror(errno));
-        status = CLI_EXIT_RUNTIME;
-    }
+    if (status == CLI_EXIT_OK && e)
+        status = cli_error(CLI_EXIT_RUNTIME, "error writing '%s': %s",
+                           cli_quote(q, sizeof q, o->path), strerror(e));
+    if (o->tmp && status == CLI_EXIT_OK && rename(o->tmp, o->path) != 0)
+        status = cli_error(CLI_EXIT_RUNTIME, "--output: '%s': %s", cli_quote(q, sizeof q, o->path),
+                           strerror(errno));
     if (o->tmp && status != CLI_EXIT_OK)
         unlink(o->tmp);
     free(o->tmp);

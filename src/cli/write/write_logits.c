@@ -84,15 +84,16 @@ static void csv(cli_logits_writer *w, cli_logits_entry *e)
     }
 }
 
-static void json_array(FILE *f, const char *name, const double *x, size_t n, double times)
+/* ,"NAME":[...]: column @p id at each key of the row (e's key moves). */
+static void json_keys(FILE *f, const char *name, cli_logits_entry *e, sv_column_id id)
 {
     fprintf(f, ",\"%s\":[", name);
-    for (size_t j = 0; j < n; j++)
-        fputs(j ? "," : "", f), real(f, x[j] * times, 1);
+    for (e->v.key = 0; e->v.key < e->v.n; e->v.key++)
+        fputs(e->v.key ? "," : "", f), real(f, value(e, id), 1);
     fputc(']', f);
 }
 
-static void json(cli_logits_writer *w, const cli_logits_entry *e)
+static void json(cli_logits_writer *w, cli_logits_entry *e)
 {
     FILE *f = w->f;
     if (w->format == CLI_FORMAT_JSON)
@@ -100,9 +101,9 @@ static void json(cli_logits_writer *w, const cli_logits_entry *e)
     fprintf(f, "{\"row\":%zu,\"scale\":\"%s\",\"scale_value\":", e->v.row, e->v.scale_name);
     real(f, e->v.scale, 1);
     fprintf(f, ",\"n_k\":%zu", e->v.n);
-    json_array(f, "logits", e->v.z, e->v.n, 1.0);
-    json_array(f, "scaled_logits", e->v.z, e->v.n, e->v.scale);
-    json_array(f, "weights", e->v.p, e->v.n, 1.0);
+    json_keys(f, "logits", e, SV_COL_logit);
+    json_keys(f, "scaled_logits", e, SV_COL_scaled_logit);
+    json_keys(f, "weights", e, SV_COL_weight);
     for (sv_column_id id = SV_COL_logits_entropy; id <= SV_COL_logits_jac_frob; id++)
         fprintf(f, ",\"%s\":", sv_column_of(id)->name), real(f, value(e, id), 1);
     fputs(",\"jacobian\":[", f);
@@ -114,40 +115,45 @@ static void json(cli_logits_writer *w, const cli_logits_entry *e)
     }
     fputc(']', f);
     if (w->grad) {
-        json_array(f, "upstream", e->v.g, e->v.n, 1.0);
-        json_array(f, "grad_logit", e->v.dz, e->v.n, 1.0);
+        json_keys(f, "upstream", e, SV_COL_upstream);
+        json_keys(f, "grad_logit", e, SV_COL_grad_logit);
         fputs(",\"grad_logits\":", f), real(f, value(e, SV_COL_grad_logits), 1);
     }
     fputs(w->format == CLI_FORMAT_JSONL ? "}\n" : "}", f);
 }
 
-/* The scale as a reader says it: "as given", "* 0.125 = 1/sqrt(d_k)". */
-static void scale_words(const cli_logits_writer *w, const cli_logits_entry *e, char *buf,
-                        size_t len)
+/* The scale as a reader says it, its multiplier to @p digits significant
+ * digits: "as given", "* 0.125 = 1/sqrt(d_k)", "* 0.5" (a legend, a
+ * column head); with @p w (the table's words) also d_k and the option:
+ * "* 0.125 = 1/sqrt(d_k), d_k = 64 (--scale sqrt)". */
+static void scale_words(const cli_logits_writer *w, const cli_logits_entry *e, int digits,
+                        char *buf, size_t len)
 {
     const sv_scale_rule r = cli_scale_rule(e->v.scale_name);
-    if (r == SV_SCALE_NONE)
-        snprintf(buf, len, "as given (--scale none)");
-    else if (r == SV_SCALE_SQRT)
-        snprintf(buf, len, "* %.6g = 1/sqrt(d_k), d_k = %zu (--scale sqrt)", e->v.scale, w->dk);
-    else if (r == SV_SCALE_DK)
-        snprintf(buf, len, "* %.6g = 1/d_k, d_k = %zu (--scale dk)", e->v.scale, w->dk);
-    else
-        snprintf(buf, len, "* %.6g (--scale %s)", e->v.scale, e->v.scale_name);
+    const char *why = r == SV_SCALE_SQRT ? " = 1/sqrt(d_k)" : r == SV_SCALE_DK ? " = 1/d_k" : "";
+    size_t at =
+        (size_t)(r == SV_SCALE_NONE ? snprintf(buf, len, "as given")
+                                    : snprintf(buf, len, "* %.*g%s", digits, e->v.scale, why));
+    if (w && *why && at < len)
+        at += (size_t)snprintf(buf + at, len - at, ", d_k = %zu", w->dk);
+    if (w && at < len)
+        snprintf(buf + at, len - at, " (--scale %s)", e->v.scale_name);
 }
 
-static void table(cli_logits_writer *w, const cli_logits_entry *e)
+static void table(cli_logits_writer *w, cli_logits_entry *e)
 {
     FILE *f = w->f;
     char words[96];
-    scale_words(w, e, words, sizeof words);
+    scale_words(w, e, 6, words, sizeof words);
     fprintf(f, "%sRow %zu, %s:\n", w->written ? "\n" : "", e->v.row, words);
     fprintf(f, "  %4s %11s %11s %11s", "key", "logit", "scaled", "weight");
     if (w->grad)
         fprintf(f, " %11s %11s", "upstream", "dL/dlogit");
     fputs("   Jacobian diag(p) - pp^T\n", f);
-    for (size_t i = 0; i < e->v.n; i++) {
-        fprintf(f, "  %4zu %11.4g %11.4g %11.4g", i, e->v.z[i], e->v.scale * e->v.z[i], e->v.p[i]);
+    for (e->v.key = 0; e->v.key < e->v.n; e->v.key++) { /* scaled: the column table's c z */
+        const size_t i = e->v.key;
+        fprintf(f, "  %4zu %11.4g %11.4g %11.4g", i, e->v.z[i], value(e, SV_COL_scaled_logit),
+                e->v.p[i]);
         if (w->grad)
             fprintf(f, " %11.4g %11.4g", e->v.g[i], e->v.dz[i]);
         fputs("  ", f);
@@ -163,20 +169,6 @@ static void table(cli_logits_writer *w, const cli_logits_entry *e)
     if (w->grad)
         fprintf(f, ", |dL/dlogits| %.4g", value(e, SV_COL_grad_logits));
     fputc('\n', f);
-}
-
-/* A scale in a few words, for a legend or a column head: "as given",
- * "* 0.125 = 1/sqrt(d_k)", "* 0.5". */
-static void short_label(const cli_logits_entry *e, char *buf, size_t len)
-{
-    const sv_scale_rule r = cli_scale_rule(e->v.scale_name);
-    if (r == SV_SCALE_NONE)
-        snprintf(buf, len, "as given");
-    else
-        snprintf(buf, len, "* %.4g%s", e->v.scale,
-                 r == SV_SCALE_SQRT ? " = 1/sqrt(d_k)"
-                 : r == SV_SCALE_DK ? " = 1/d_k"
-                                    : "");
 }
 
 /* --format markdown and latex: a row is a slide's table, a line a key
@@ -229,7 +221,7 @@ static void slides_row(cli_logits_writer *w, const cli_logits_entry *e)
 static void slides_entry(cli_logits_writer *w, const cli_logits_entry *e)
 {
     const size_t k = w->written % (w->scales ? w->scales : 1);
-    short_label(e, w->label[k], sizeof w->label[k]);
+    scale_words(NULL, e, 4, w->label[k], sizeof w->label[k]);
     for (size_t i = 0; i < e->v.n && i < CLI_LOGITS_KEYS_MAX; i++)
         w->p[k][i] = e->v.p[i];
     const double st[6] = {e->v.st.entropy,   e->v.st.eff_keys, e->v.st.max_weight,

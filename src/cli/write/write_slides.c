@@ -1,8 +1,9 @@
 /* --format markdown and --format latex: the table view for slides. One
  * configuration is statistics down, raw and scaled across (measured, sd,
  * theory); a sweep is a row per configuration. Every measured number is
- * rounded at the second digit of its standard error (layout.c), and a
- * theory beside it to the same place, so no 63.99995 reaches a slide. */
+ * rounded at the second digit of its standard error (sv_value_rounded),
+ * and a theory beside it to the same place, so no 63.99995 reaches a
+ * slide. */
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -26,7 +27,7 @@ static void title(cli_grid *g, const cli_table_entry *e, size_t n)
 static void value_cell(cli_grid *g, double v, double se)
 {
     char buf[64];
-    cli_table_rounded(buf, sizeof buf, v, se, 24);
+    sv_value_rounded(buf, sizeof buf, v, se, 24);
     cli_grid_cell(g, buf);
 }
 

@@ -3,7 +3,6 @@
  * as rows. A sweep streams: its head with the first row, each row as its
  * configuration finishes, its footer at the end; one configuration is
  * written when it finishes. */
-#include <math.h>
 #include <string.h>
 
 #include "layout.h"
@@ -102,6 +101,15 @@ static size_t table_tail(const cli_writer *s, char *buf, size_t len)
     return n > 0 && (size_t)n < len ? (size_t)n : 0;
 }
 
+/* The cells of columns ids[0 .. n) of @p row, @p width wide, and the
+ * line's end: the column table's numbers, as the CSV's. */
+static void cells(FILE *f, int width, const sv_row_view *row, const sv_column_id *ids, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        cli_table_cell(f, width, sv_column_of(ids[k])->get(row).real);
+    fputc('\n', f);
+}
+
 /* Per head: a compact table of the main columns (CSV has them all). */
 #define CLI_HEAD_W 9
 static int head_begin(cli_writer *s)
@@ -123,20 +131,16 @@ static int head_begin(cli_writer *s)
 
 static void head_row(cli_writer *s, const sv_row_view *row)
 {
-    const sv_trial_stats *t = row->stats;
+    static const sv_column_id cols[] = {COL(raw_var),           COL(var_scale),
+                                        COL(scaled_entropy),    COL(scaled_entropy_norm),
+                                        COL(scaled_max_weight), COL(scaled_sink_weight)};
     if (s->count > 1 && (row->head ? row->trial == 0 : s->out->pool == SV_POOL_ALL))
         fprintf(s->f, "scale %s:\n", row->scale_name);
     if (row->head)
         fprintf(s->f, "%5zu %5zu %4zu", row->head->batch, row->head->head, row->head->kv_head);
     else
         fprintf(s->f, "%5s %5s %4s", "all", "all", "all");
-    cli_table_cell(s->f, CLI_HEAD_W, t->raw_var);
-    cli_table_cell(s->f, CLI_HEAD_W, 1.0 / sqrt(t->raw_var));
-    cli_table_cell(s->f, CLI_HEAD_W, t->scaled_entropy);
-    cli_table_cell(s->f, CLI_HEAD_W, t->scaled_entropy_norm);
-    cli_table_cell(s->f, CLI_HEAD_W, t->scaled_max_weight);
-    cli_table_cell(s->f, CLI_HEAD_W, t->scaled_sink_weight);
-    fputc('\n', s->f);
+    cells(s->f, CLI_HEAD_W, row, cols, sizeof cols / sizeof cols[0]);
 }
 
 static int table_begin(cli_writer *s)
@@ -180,16 +184,11 @@ static void table_row(cli_writer *s, const sv_row_view *row)
         if (label[0])
             fprintf(s->f, "%s:\n", label);
     }
-    const int w = 10;
-    const sv_trial_stats *t = row->stats;
+    static const sv_column_id cols[] = {COL(raw_var),        COL(scaled_var),
+                                        COL(raw_entropy),    COL(scaled_entropy),
+                                        COL(raw_max_weight), COL(scaled_max_weight)};
     fprintf(s->f, "%6llu %6zu", (unsigned long long)row->trial, row->spec->d_k);
-    cli_table_cell(s->f, w, t->raw_var);
-    cli_table_cell(s->f, w, t->scaled_var);
-    cli_table_cell(s->f, w, t->raw_entropy);
-    cli_table_cell(s->f, w, t->scaled_entropy);
-    cli_table_cell(s->f, w, t->raw_max_weight);
-    cli_table_cell(s->f, w, t->scaled_max_weight);
-    fputc('\n', s->f);
+    cells(s->f, 10, row, cols, sizeof cols / sizeof cols[0]);
 }
 
 static void table_end(cli_writer *s)

@@ -153,8 +153,8 @@ static void side(FILE *f, const cli_table_entry *e, const cli_stat_row *r, int k
 {
     char v[48], s[48];
     const cli_stat_side x = cli_stat_values(e, r, k, 0);
-    cli_table_rounded(v, sizeof v, x.v, x.se, VAL_W);
-    cli_table_rounded(s, sizeof s, x.sd, x.sd, SD_W);
+    sv_value_rounded(v, sizeof v, x.v, x.se, VAL_W);
+    sv_value_rounded(s, sizeof s, x.sd, x.sd, SD_W);
     fprintf(f, " %*s %*s", VAL_W, v, SD_W, s);
     cli_table_cell(f, VAL_W, x.t);
 }
@@ -236,8 +236,8 @@ static void with_se(const cli_table_entry *e, sv_column_id id, int power, char *
     char v[48], s[48];
     if (len < 2 * sizeof v)
         return;
-    cli_table_rounded(v, sizeof v, cli_table_col(e, id, power), se, 12);
-    cli_table_rounded(s, sizeof s, se, se, 12);
+    sv_value_rounded(v, sizeof v, cli_table_col(e, id, power), se, 12);
+    sv_value_rounded(s, sizeof s, se, se, 12);
     if (isnan(se))
         snprintf(buf, len, "%s", v);
     else
@@ -263,7 +263,7 @@ static void keys_words(const cli_table_entry *e, sv_column_id id, char *buf, siz
 {
     const double k = cli_table_col(e, id, 0);
     if (e->spec.trials > 1)
-        cli_table_rounded(buf, len, k, cli_table_std_error(e, id, 0), 12);
+        sv_value_rounded(buf, len, k, cli_table_std_error(e, id, 0), 12);
     else
         snprintf(buf, len, k < 10.0 ? "%.1f" : "%.0f", k);
 }
