@@ -301,6 +301,10 @@ static void rule_parts(void)
          "causal: needs n_q = n_k (got n_q=5, n_k=4)"},
         {SV_PARAM_DDOF, "16", SV_RULE_NONE, SV_PARAM_DDOF, SV_PARAM_NONE, "", "",
          "ddof: must be less than the number of scores n_q*n_k = 16"},
+        /* a bound (nu <= 4 with dist t), not "nu: not with dist" */
+        {SV_PARAM_DIST, "t", SV_RULE_NONE, SV_PARAM_NU, SV_PARAM_DIST, "",
+         "must be more than 4 (a finite fourth moment)",
+         "nu: must be more than 4 (a finite fourth moment)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sv_spec s;
@@ -312,6 +316,8 @@ static void rule_parts(void)
         if (i == 3)
             sv_spec_set(&s, SV_PARAM_CAUSAL, "1");
         sv_spec_set(&s, cases[i].p, cases[i].v);
+        if (i == 5)
+            s.nu = 3.0; /* sv_spec_set refuses it: a spec filled by hand */
         (void)sv_spec_resolve(&s);
         sv_param_rule r;
         char msg[200], line[200];

@@ -98,7 +98,7 @@ int sv__spec_rule_broken(const sv_spec *s, sv__spec_rule *out)
         {s->n_k == 0, {"n_k", "", SV_RULE_NONE, "", "must be at least 1"}},
         {s->trials == 0, {"trials", "", SV_RULE_NONE, "", "must be at least 1"}},
         {isnan(sv_dist_fourth_moment(s->dist, s->nu)) && s->dist == SV_DIST_STUDENT_T,
-         {"nu", "dist", SV_RULE_EXCLUDES, "", "must be more than 4 (a finite fourth moment)"}},
+         {"nu", "dist", SV_RULE_NONE, "", "must be more than 4 (a finite fourth moment)"}},
         {isnan(sv_dist_fourth_moment(s->dist, s->nu)),
          {"dist", "", SV_RULE_NONE, "", "is not a distribution"}},
         {s->scale_rule == SV_SCALE_LOGN && s->n_k < 2,

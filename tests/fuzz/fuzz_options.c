@@ -10,7 +10,10 @@
  *   - what the CLI accepts (parse and size check), the library accepts too:
  *     every configuration passes sv_spec_check and sv_engine_bytes
  *     (the CLI's guards must not be the library's only guards, and the
- *     library must not reject what the CLI promised to run). */
+ *     library must not reject what the CLI promised to run);
+ *   - the same list scanned as `sdpa-var merge`'s (cli_options_scan with a
+ *     files list, merge.c): a rejection is one line, an acceptance puts at
+ *     most argc - 1 operands in files, each one of the arguments. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -85,6 +88,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     cli_options_free(&opt); /* nothing after a rejection; the specs after success */
+
+    /* merge's scan: argv[0] "merge", operands anywhere, --format, --output
+     * and --help only. */
+    char *files[MAX_ARGS + 1];
+    size_t n = 0;
+    argv[0] = "merge";
+    memset(err, 'x', sizeof err);
+    err[sizeof err - 1] = '\0';
+    if (!cli_options_scan(argc, argv, &opt, files, &n, err, sizeof err)) {
+        check_message("cli_options_scan (merge)", err, sizeof err);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            int found = 0;
+            for (int a = 1; a < argc && !found; a++)
+                found = files[i] == argv[a];
+            if (n >= (size_t)argc || !found) {
+                fprintf(stderr, "merge: operand %zu of %zu is no argument (argc %d)\n", i, n, argc);
+                abort();
+            }
+        }
+    }
+    cli_options_free(&opt);
     free(buf);
     return 0;
 }

@@ -18,5 +18,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (st != SV_OK && st != SV_EMISMATCH)
             break; /* the name does not matter for a bad file */
     }
+    /* The CLI's way in (tensor_input.c): either format, told by the first
+     * bytes, then one of the parsers above. */
+    for (int k = 0; k < 2; k++) {
+        sv_array a, before;
+        memset(&a, 0x5a, sizeof a);
+        before = a;
+        char why[256] = "";
+        const sv_status st = sv_tensor_file_parse(data, size, names[k], &a, why, sizeof why);
+        fuzz_check_result(st, &a, &before, why);
+    }
     return 0;
 }

@@ -175,8 +175,8 @@ static int merge_files(char **files, size_t n, cli_format format)
 }
 
 /* Options anywhere among the files, read by the main command's scanner
- * (cli_options_scan_merge: its table, its one line for a refusal); "-" is
- * stdin, "--" ends the options. */
+ * (cli_options_scan with a files list: its table, its one line for a
+ * refusal); "-" is stdin, "--" ends the options. */
 int cli_merge(int argc, char **argv, int mpi)
 {
     static cli_options opt; /* large (the --dk list): off the stack */
