@@ -82,17 +82,27 @@ static int positive_finite(double x)
     return isfinite(x) && x > 0.0; /* isfinite first: quiet for a NaN */
 }
 
-/* The rules between values, in the order sv_spec_check_field reports
- * them: the first one a spec breaks, into *out (1), or 0. Each names the field it
- * blames, the other field it is about ("" when none) and why, which
- * sv_spec_check_param (param.c) words. */
-int sv__spec_rule_broken(const sv_spec *s, sv__spec_rule *out)
+/* A row of the rules: whether @p s breaks it, and what it says. */
+typedef struct {
+    int bad;
+    sv__spec_rule rule;
+} spec_rule_row;
+
+/* The first of rows[0 .. n) broken, into *out (1), or 0. */
+static int first_broken(const spec_rule_row *rows, size_t n, sv__spec_rule *out)
 {
-    const int logn_row = s->scale_logn != 0;
-    const struct {
-        int bad;
-        sv__spec_rule rule;
-    } rules[] = {
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].bad) {
+            *out = rows[i].rule;
+            return 1;
+        }
+    return 0;
+}
+
+/* The bounds of single values, the first rules sv__spec_rule_broken checks. */
+static int bound_broken(const sv_spec *s, sv__spec_rule *out)
+{
+    const spec_rule_row rules[] = {
         {s->d_k == 0, {"d_k", "", SV_RULE_NONE, "", "must be at least 1"}},
         {s->n_q == 0, {"n_q", "", SV_RULE_NONE, "", "must be at least 1"}},
         {s->n_k == 0, {"n_k", "", SV_RULE_NONE, "", "must be at least 1"}},
@@ -115,6 +125,20 @@ int sv__spec_rule_broken(const sv_spec *s, sv__spec_rule *out)
          {"qk_radius", "", SV_RULE_NONE, "", "must be positive and finite"}},
         {!(s->plant >= -1.0 && s->plant <= 1.0),
          {"plant", "", SV_RULE_NONE, "", "must be between -1 and 1"}},
+    };
+    return first_broken(rules, sizeof rules / sizeof rules[0], out);
+}
+
+/* The rules between values, in the order sv_spec_check_field reports
+ * them: the first one a spec breaks, into *out (1), or 0. Each names the field it
+ * blames, the other field it is about ("" when none) and why, which
+ * sv_spec_check_param (param.c) words. Bounds first (bound_broken). */
+int sv__spec_rule_broken(const sv_spec *s, sv__spec_rule *out)
+{
+    if (bound_broken(s, out))
+        return 1;
+    const int logn_row = s->scale_logn != 0;
+    const spec_rule_row rules[] = {
         /* Projections: their own token draws, so no shifted entries or
          * planted keys on top (the theory covers each alone). */
         {s->d_model > 0 && isnan(sv_init_variance(s->init, s->d_model, s->d_k)),
@@ -163,12 +187,7 @@ int sv__spec_rule_broken(const sv_spec *s, sv__spec_rule *out)
         {logn_row && s->d_model > 0 && !s->cross,
          {"scale_logn", "d_model", SV_RULE_EXCLUDES, "", SV__LOGN_ROW_WHY}},
     };
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-        if (rules[i].bad) {
-            *out = rules[i].rule;
-            return 1;
-        }
-    return 0;
+    return first_broken(rules, sizeof rules / sizeof rules[0], out);
 }
 
 #define SV__STR(x) #x
