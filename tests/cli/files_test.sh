@@ -235,6 +235,11 @@ np_mask m_head.npy "(lambda m: (m.__setitem__((0, 0), False), m)[1])(np.ones((2,
     [ "$(sed -n 3p "$tmp/m.csv")" = "$("$BIN" --q q.npy --k k.npy --pool none --format csv \
         --columns batch,head,raw_mean,rows_empty | sed -n 3p)" ] &&
     ok || fail "--mask emptying head 0: $(head -3 "$tmp/m.csv" | tr '\n' ' ')"
+# Its extremes too: no max |logit| (was 0, so fp16 headroom inf) and no
+# entropy range (was inf and -inf, the extremes' starts).
+"$BIN" --q q.npy --k k.npy --mask m_head.npy --pool none --format csv \
+    --columns raw_max_abs_logit,scaled_fp16_headroom,raw_entropy_min,scaled_entropy_max 2>/dev/null |
+    sed -n 2p | grep -qx "nan,nan,nan,nan" && ok || fail "--mask emptying head 0: extremes not nan"
 runtime_error "obj.npy: dtype '|O' (Python objects) is not *" --q obj.npy --k k.npy
 runtime_error "cplx.npy: dtype '<c16' is not *" --q q.npy --k cplx.npy
 runtime_error "huge.npy: the byte size of the shape (1099511627776, 1099511627776) overflows" \
