@@ -75,6 +75,9 @@ usage_error "$p: unknown option '--trails'; did you mean --trials?" --trails 3
 usage_error "$p: unknown option '--caual'; did you mean --causal?" --caual
 usage_error "$p: unknown option '--d_model'; did you mean --d-model?" --d_model 4
 usage_error "$p: unknown option '--seq-len'; did you mean --n?" --seq-len 4
+# A name in capitals is that name, not a synonym near it ("JSON" suggested
+# jsonl, through ndjson, two letters away).
+usage_error "$p: --format: 'JSON' is not one of table, csv, json, jsonl, state, gnuplot, markdown, latex; did you mean json?" --format JSON
 usage_error "$p: --dist: 'gaussian' is not a list of normal, uniform, rademacher, t; did you mean normal?" --dist gaussian
 usage_error "$p: --dist: 'normal,studnt' is not a list of normal, uniform, rademacher, t; did you mean t?" --dist normal,studnt
 usage_error "$p: --dist: 'cauchy' is not a list of normal, uniform, rademacher, t" --dist cauchy

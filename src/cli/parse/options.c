@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const cli_option_def cli_option_defs[CLI_OPT_COUNT] = {
 #define CLI_OPTION_ROW_(id, name, sh, meta, kind, value, section, help)                            \
@@ -56,6 +57,11 @@ static const char *const aliases[][2] = {
 
 const char *cli_suggest(const char *s, const char *const *names, size_t n)
 {
+    /* A name in other case is that name ("JSON": json), before any
+     * synonym near it (ndjson, two letters from "JSON") is. */
+    for (size_t i = 0; i < n; i++)
+        if (strcasecmp(s, names[i]) == 0)
+            return names[i];
     for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++) {
         /* A synonym misspelt by one letter is still that synonym. */
         const int exact = strcmp(s, aliases[a][0]) == 0;
