@@ -241,5 +241,17 @@ if [ "${#kinds[@]}" -ge 2 ] && [ -f "$(dirname "$0")/../tolerance.py" ]; then
 else
     echo "SKIP: cross-CPU shards (one OpenBLAS kernel family on this CPU)"
 fi
+# --format state on a terminal: refused (exit 2, nothing written), by merge as
+# by the main command (merge wrote the bytes to the terminal). `script` gives
+# the command a terminal.
+if command -v script >/dev/null; then
+    for cmd in "$BIN --dk 4 --n 8 --format state" "$BIN merge --format state $T/t0.st"; do
+        script -qec "$cmd; echo rc=\$?" /dev/null </dev/null >"$T/tty" 2>&1
+        grep -q "format state writes bytes: redirect stdout" "$T/tty" && grep -q "rc=2" "$T/tty" &&
+            [ "$(wc -l <"$T/tty")" -eq 2 ] && ok || bad "on a terminal: $cmd: $(head -c 300 "$T/tty")"
+    done
+else
+    echo "SKIP: --format state on a terminal (no script(1) here)"
+fi
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -199,8 +199,12 @@ int cli_merge(int argc, char **argv, int mpi)
                      names[0] ? "|" : "", *f);
         printf(usage, names);
         status = fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
-    } else if ((output = opt.arg[CLI_OPT_OUTPUT]) &&
-               !cli_output_file_open(&of, output, err, sizeof err))
+    } else if (opt.out.format == CLI_FORMAT_STATE && !opt.arg[CLI_OPT_OUTPUT] && !mpi &&
+               isatty(STDOUT_FILENO)) /* as the main command: no bytes on a terminal */
+        cli_error(0, "merge: --format state writes bytes: redirect stdout to a file or use "
+                     "--output FILE");
+    else if ((output = opt.arg[CLI_OPT_OUTPUT]) &&
+             !cli_output_file_open(&of, output, err, sizeof err))
         status = cli_error(CLI_EXIT_RUNTIME, "merge: %s", err);
     else {
         const cli_format format = opt.out.format != CLI_FORMAT_AUTO ? opt.out.format
