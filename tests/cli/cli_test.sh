@@ -405,6 +405,9 @@ runtime_error() {
 printf '1,2\n\n7,a\n' >"$tmp/bad.txt"
 runtime_error "sdpa-var: --logits-file: '$tmp/bad.txt' line 3: '7,a': item 2 'a' is not a finite number" --logits-file "$tmp/bad.txt"
 runtime_error "sdpa-var: --upstream: 3 values, but row 0 of --logits-file has 4 keys (one value a key)" --logits-file "$tmp/rows.txt" --upstream 1,2,3
+# A file with no rows is refused beside --logits rows too (it ran, exit 0).
+printf '# nothing\n\n' >"$tmp/none.txt"
+runtime_error "sdpa-var: --logits-file: '$tmp/none.txt' has no rows" --logits 1,2 --logits-file "$tmp/none.txt"
 printf '1,2\n1e300, -1e300\n' >"$tmp/big.txt"
 runtime_error "sdpa-var: --scale: '1e10' is too large for row 1 of --logits-file (|scale x logit| at most 1e+307)" --logits-file "$tmp/big.txt" --scale 1e10
 # --scale logn (SSMax's s ln n, issue 25): ln n per row, n = the row's keys;

@@ -23,6 +23,7 @@ static int file_rows(const char *path, cli_logits_rows *r, char *err, size_t err
     char *line = NULL;
     size_t cap = 0, lineno = 0;
     int ok = 1;
+    const size_t given = r->count; /* --logits' rows, before the file's */
     for (ssize_t len; ok && (len = getline(&line, &cap, f)) >= 0;) {
         lineno++;
         while (len > 0 && strchr(" \t\r\n", line[len - 1]))
@@ -46,7 +47,7 @@ static int file_rows(const char *path, cli_logits_rows *r, char *err, size_t err
     }
     if (ok && ferror(f))
         ok = cli_fail(err, errlen, "--logits-file: '%s': %s", q, strerror(errno));
-    if (ok && r->count == 0)
+    if (ok && r->count == given) /* the file's own: --logits rows do not count */
         ok = cli_fail(err, errlen, "--logits-file: '%s' has no rows", q);
     free(line);
     if (!in)
