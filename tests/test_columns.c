@@ -372,6 +372,10 @@ static void test_rounded(void)
     CHECK(rounded_is(1.23456e-5, 1e-9, 9, "1.23456e-05")); /* too wide: e-form, same digits */
     CHECK(rounded_is(0.00001, 0.5, 9, "0"));               /* zero to its SE */
     CHECK(rounded_is(INFINITY, 0.1, 9, "inf"));            /* no digits to round */
+    /* An SE far below v's last digit: 17 significant digits, a double's
+     * (it wrote 300 decimals). */
+    CHECK(rounded_is(1.0, 1e-300, 40, "1.0000000000000000"));
+    CHECK(rounded_is(-2.5e5, 1e-300, 40, "-250000.00000000000"));
     char small[4] = "xyz";
     CHECK_EQ(sv_value_rounded(small, 3, 64.36989, 0.4869941, 9), 2); /* cut as snprintf cuts */
     CHECK(strcmp(small, "64") == 0);

@@ -504,8 +504,9 @@ sv_status sv_row_json(const sv_column *const *cols, size_t n, const sv_row_view 
  * A measured value @p v as text to the digits its standard error @p se
  * supports, as the CLI's tables and slides print it: rounded at the second
  * significant digit of se ("64.37" for 64.36989 +- 0.487, "12350" for
- * 12345.6 +- 230), the zeros that count kept ("2.000" for 2 +- 0.099); "0"
- * when it rounds to zero there. Without a standard error (se NAN, 0 or
+ * 12345.6 +- 230), the zeros that count kept ("2.000" for 2 +- 0.099),
+ * at most 17 significant digits (a double's); "0" when it rounds to zero
+ * there. Without a standard error (se NAN, 0 or
  * not finite) or for an infinite v: 4 significant digits, trailing zeros
  * kept but no trailing point ("0.3900", "1577"; "inf"). "-" for v NAN. A fixed
  * form longer than @p width characters becomes the exponent form with the

@@ -151,7 +151,9 @@ size_t sv_value_rounded(char *buf, size_t len, double v, double se, int width)
             buf[n - 1] = '\0';
         return strlen(buf);
     }
-    const int e = (int)floor(log10(se)) - 1; /* the place of se's second digit */
+    int e = (int)floor(log10(se)) - 1; /* the place of se's second digit */
+    if (v != 0.0 && e < (int)floor(log10(fabs(v))) - 16)
+        e = (int)floor(log10(fabs(v))) - 16; /* a double has 17 significant digits */
     if (e >= 0) {
         const double q = pow(10.0, e);
         snprintf(buf, len, "%.0f", round(v / q) * q);
