@@ -234,6 +234,27 @@ np_mask m_head.npy "(lambda m: (m.__setitem__((0, 0), False), m)[1])(np.ones((2,
     [ "$(sed -n 3p "$tmp/m.csv")" = "$("$BIN" --q q.npy --k k.npy --pool none --format csv \
         --columns batch,head,raw_mean,rows_empty | sed -n 3p)" ] &&
     ok || fail "--mask emptying head 0: $(head -3 "$tmp/m.csv" | tr '\n' ' ')"
+# The pooled row of those heads: means over the 7 heads that measured
+# something (the nan head left out), as numpy's to 2 ulp; q_var and
+# rows_empty over all 8. Refused as "var_scale is nan ... (pooled)" before.
+"$BIN" --q q.npy --k k.npy --v v.npy --mask m_head.npy --format csv \
+    --columns batch,head,raw_mean,raw_var,raw_entropy,raw_out_var,scaled_var,q_var,rows_empty,var_scale \
+    >"$tmp/m.csv" 2>"$tmp/m.err" &&
+    "$PY" - "$tmp/m.csv" <<'PYEOF' && ok || fail "--mask emptying head 0, pooled: $(tail -1 "$tmp/m.csv") $(cat "$tmp/m.err")"
+import csv, sys
+import numpy as np
+rows = list(csv.DictReader(open(sys.argv[1])))
+heads, pooled = rows[:-1], rows[-1]
+assert len(heads) == 8 and pooled["head"] == "all", rows
+col = lambda r, c: np.array([float(h[c]) for h in r])
+measured = [h for h in heads if h["raw_mean"] != "nan"]
+assert len(measured) == 7, heads
+for c in ("raw_mean", "raw_var", "raw_entropy", "raw_out_var", "scaled_var", "q_var"):
+    want = np.mean(col(heads if c == "q_var" else measured, c))
+    got = float(pooled[c])
+    assert abs(got - want) <= 2 * abs(np.spacing(want)), (c, got, want)  # sums in another order
+assert float(pooled["rows_empty"]) == 5.0 and np.isfinite(float(pooled["var_scale"])), pooled
+PYEOF
 runtime_error "obj.npy: dtype '|O' (Python objects) is not *" --q obj.npy --k k.npy
 runtime_error "cplx.npy: dtype '<c16' is not *" --q q.npy --k cplx.npy
 runtime_error "huge.npy: the byte size of the shape (1099511627776, 1099511627776) overflows" \
