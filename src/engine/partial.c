@@ -313,6 +313,13 @@ static int any_empty(const sv_trial_stats *t, size_t count)
     return any;
 }
 
+/* Batches of at most this many trials are looked at (any_empty) before
+ * the Welford pass, their lines then hot; a larger batch is seen by its
+ * raw_var sum turning NAN after the pass, and then summed again the slow
+ * way from a copy of the block's sums: no pass over memory of its own. */
+#define LOOK_AHEAD 8u
+#define RAW_VAR_FIELD (offsetof(sv_trial_stats, raw_var) / sizeof(double))
+
 /* ... their extremes to e, and (vars not NULL) their raw_var and
  * scaled_var to vars[0] and vars[1]. Without m2 (sv_partial_add_means),
  * only the sums: the block's mean and M2 become NAN, and stay so. *empty:
@@ -321,12 +328,6 @@ static int any_empty(const sv_trial_stats *t, size_t count)
 static void add_trials(const sv_trial_stats *t, size_t count, double *sum, double *w, uint64_t done,
                        uint64_t *empty, int m2, double *const *vars, sv_trial_extremes *e)
 {
-    if (*empty > 0 || any_empty(t, count)) {
-        welford_sparse(t, count, sum, m2 ? w : NULL, done, empty, vars, e);
-        for (size_t f = 0; !m2 && f < (size_t)2 * F; f++)
-            w[f] = NAN;
-        return;
-    }
     welford_fn *welford = welford_default;
 #if defined(SV_WELFORD_VARIANTS)
     switch (sv__cpu_level()) {
@@ -338,7 +339,23 @@ static void add_trials(const sv_trial_stats *t, size_t count, double *sum, doubl
         break;
     }
 #endif
-    welford(t, count, sum, m2 ? w : NULL, done, vars, e);
+    const int small = count <= LOOK_AHEAD;
+    int sparse = *empty > 0 || (small && any_empty(t, count));
+    if (!sparse) {
+        double before[3 * F]; /* the block's sums, means and M2s */
+        if (!small) {
+            memcpy(before, sum, F * sizeof(double));
+            memcpy(before + F, w, 2 * F * sizeof(double));
+        }
+        welford(t, count, sum, m2 ? w : NULL, done, vars, e);
+        if (!small && isnan(sum[RAW_VAR_FIELD])) { /* a trial measured nothing */
+            memcpy(sum, before, F * sizeof(double));
+            memcpy(w, before + F, 2 * F * sizeof(double));
+            sparse = 1; /* its extremes and variances again: the same values */
+        }
+    }
+    if (sparse)
+        welford_sparse(t, count, sum, m2 ? w : NULL, done, empty, vars, e);
     for (size_t f = 0; !m2 && f < (size_t)2 * F; f++)
         w[f] = NAN;
 }
