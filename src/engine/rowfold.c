@@ -273,13 +273,15 @@ static void trial_finish_extra(double mu, const trial_acc *t, sv_trial_stats *ou
     out->raw_var_ddof1 = var ? sv_moments_variance(&t->mo, 1) : NAN;
     out->raw_jac_frob = frob ? ksum_mean(&t->jf[0], nq) : NAN;
     out->scaled_jac_frob = frob ? ksum_mean(&t->jf[1], nq) : NAN;
-    out->raw_entropy_min = range ? t->hmin[0] : NAN;
-    out->raw_entropy_max = range ? t->hmax[0] : NAN;
-    out->scaled_entropy_min = range ? t->hmin[1] : NAN;
-    out->scaled_entropy_max = range ? t->hmax[1] : NAN;
+    /* No row seen: no extreme either (not the fold's +-inf start, nor 0). */
+    const int ext = range && nq > 0;
+    out->raw_entropy_min = ext ? t->hmin[0] : NAN;
+    out->raw_entropy_max = ext ? t->hmax[0] : NAN;
+    out->scaled_entropy_min = ext ? t->hmin[1] : NAN;
+    out->scaled_entropy_max = ext ? t->hmax[1] : NAN;
     out->raw_entropy_norm = range && t->n_hn ? ksum_mean(&t->hn[0], t->n_hn) : NAN;
     out->scaled_entropy_norm = range && t->n_hn ? ksum_mean(&t->hn[1], t->n_hn) : NAN;
-    out->raw_max_abs_logit = logits ? t->maxabs : NAN;
+    out->raw_max_abs_logit = logits && nq > 0 ? t->maxabs : NAN;
     out->raw_max_logit = logits && t->mo.n ? t->maxlogit : NAN;
     out->raw_sum_p2 = p2 ? ksum_mean(&t->p2[0], nq) : NAN;
     out->scaled_sum_p2 = p2 ? ksum_mean(&t->p2[1], nq) : NAN;

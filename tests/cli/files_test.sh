@@ -234,6 +234,11 @@ np_mask m_head.npy "(lambda m: (m.__setitem__((0, 0), False), m)[1])(np.ones((2,
     [ "$(sed -n 3p "$tmp/m.csv")" = "$("$BIN" --q q.npy --k k.npy --pool none --format csv \
         --columns batch,head,raw_mean,rows_empty | sed -n 3p)" ] &&
     ok || fail "--mask emptying head 0: $(head -3 "$tmp/m.csv" | tr '\n' ' ')"
+# Its extremes too: nothing seen, none (were inf, -inf, 0 and inf).
+"$BIN" --q q.npy --k k.npy --mask m_head.npy --pool none --format csv \
+    --columns raw_entropy_min,scaled_entropy_max,raw_max_abs_logit,raw_fp16_headroom \
+    2>/dev/null >"$tmp/m.csv" && [ "$(sed -n 2p "$tmp/m.csv")" = "nan,nan,nan,nan" ] &&
+    ok || fail "--mask emptying head 0, extremes: $(sed -n 2p "$tmp/m.csv")"
 # The pooled row of those heads: means over the 7 heads that measured
 # something (the nan head left out), as numpy's to 2 ulp; q_var and
 # rows_empty over all 8. Refused as "var_scale is nan ... (pooled)" before.
