@@ -263,14 +263,15 @@ def _finish(acc, kmo, kcut, c):
          "raw_var_known_mean": torch.where(n > 0, (m2 + n * mean * mean) / n.clamp(min=1.0),
                                            nan),
          "rows_empty": acc.rows - acc.seen,
-         "raw_max_abs_logit": acc.maxabs,
+         "raw_max_abs_logit": torch.where(acc.seen > 0, acc.maxabs, nan),  # none seen: none
          "raw_max_logit": torch.where(n > 0, acc.maxlogit, nan)}
     f["scaled_mean"] = f["raw_mean"] * c
     f["scaled_var"] = var0 * (c * c)
     for k, pre in ((0, "raw_"), (1, "scaled_")):
         for name in _ROW:  # 0/0: NaN when no row sees a key, as ksum_mean
             f[pre + name] = acc.sums[name, k] / acc.seen
-        f[pre + "entropy_min"], f[pre + "entropy_max"] = acc.hmin[k], acc.hmax[k]
+        f[pre + "entropy_min"], f[pre + "entropy_max"] = (
+            torch.where(acc.seen > 0, h[k], nan) for h in (acc.hmin, acc.hmax))
         f[pre + "entropy_norm"] = torch.where(acc.n_hn > 0, acc.sums["entropy_norm", k]
                                               / acc.n_hn.clamp(min=1.0), nan)
     qn, qm, qm2 = acc.qe
