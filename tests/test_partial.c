@@ -2,6 +2,9 @@
  * merged give one run's bits, for cuts on and off the block boundaries;
  * the summary of a merged partial equals the summary of one run; merges
  * out of order are refused. Also the spec's defaults, hash and checks. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -258,12 +261,140 @@ static void test_add_means(void)
     free(all);
 }
 
+/* Trials that measured nothing (a caller's head whose every query row a
+ * mask leaves without a key: raw_var NAN, every statistic over rows NAN,
+ * the entries' and rows_empty defined) are left out of the means and SDs
+ * of every field but those, and of the spread of raw_var; chunking and
+ * merges still give the same bits. Here such trials are made from drawn
+ * ones: scattered (one in the lead of a partial from trial 100) and a
+ * whole block of them. On the old code every mean over rows was NAN. */
+static void make_empty(sv_trial_stats *t)
+{
+    double *v = (double *)t;
+    const double keep[5] = {t->q_var, t->k_var, t->q_mean, t->k_mean, 4.0};
+    for (size_t f = 0; f < SV_TRIAL_FIELDS; f++)
+        v[f] = NAN;
+    t->q_var = keep[0], t->k_var = keep[1], t->q_mean = keep[2], t->k_mean = keep[3];
+    t->rows_empty = keep[4]; /* n_q: every row */
+}
+
+/* Long-double mean and SD (two-pass, ddof 1) of the field at byte offset
+ * off over t[0 .. n), the trials with raw_var NAN left out unless all. */
+static void field_stats(const sv_trial_stats *t, size_t n, size_t off, int all, double *mean,
+                        double *sd)
+{
+    long double s = 0.0L, m2 = 0.0L;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (all || !isnan(t[i].raw_var)) {
+            s += *(const double *)((const char *)&t[i] + off);
+            k++;
+        }
+    const long double m = s / k;
+    for (size_t i = 0; i < n; i++)
+        if (all || !isnan(t[i].raw_var)) {
+            const long double d = *(const double *)((const char *)&t[i] + off) - m;
+            m2 += d * d;
+        }
+    *mean = (double)m;
+    *sd = (double)sqrtl(m2 / (k - 1));
+}
+
+static void check_empty_partial(const sv_trial_stats *t, uint64_t first, size_t n)
+{
+    sv_partial *one = partial_of(t + first, first, n - first);
+    sv_trial_stats mean, sd;
+    sv_partial_mean(one, &mean);
+    sv_partial_sd(one, &sd);
+    const size_t row[] = {
+        offsetof(sv_trial_stats, raw_mean),       offsetof(sv_trial_stats, raw_var),
+        offsetof(sv_trial_stats, scaled_entropy), offsetof(sv_trial_stats, raw_max_weight),
+        offsetof(sv_trial_stats, scaled_out_var), offsetof(sv_trial_stats, raw_sink_weight)};
+    const size_t entry[] = {offsetof(sv_trial_stats, q_var), offsetof(sv_trial_stats, k_mean),
+                            offsetof(sv_trial_stats, rows_empty)};
+    for (size_t k = 0; k < 9; k++) {
+        const size_t off = k < 6 ? row[k] : entry[k - 6];
+        double m, d;
+        field_stats(t + first, n - first, off, k >= 6, &m, &d);
+        /* sums of a few thousand doubles in another order: within 1e-12 */
+        CHECK_CLOSE(*(const double *)((const char *)&mean + off), m, 1e-12, 1e-15);
+        CHECK_CLOSE(*(const double *)((const char *)&sd + off), d, 1e-9, 1e-15);
+    }
+    double lo = INFINITY;
+    for (size_t i = first; i < n; i++)
+        lo = isnan(t[i].raw_entropy_min) ? lo : fmin(lo, t[i].raw_entropy_min);
+    CHECK_EQ(mean.raw_entropy_min, lo);
+    /* cut anywhere, added a trial at a time near the cut, merged: the same bits */
+    const uint64_t cuts[] = {first + 1, 4095, 4097, 5000, 8192, 8998};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        const uint64_t a = cuts[c];
+        sv_partial *pa = partial_of(t + first, first, a - first), *pb;
+        CHECK_STATUS(sv_partial_create(a, 1, &pb), SV_OK);
+        for (uint64_t i = a; i < n; i += i < a + 8 ? 1 : n - i)
+            CHECK_STATUS(sv_partial_add(pb, t + i, i < a + 8 ? 1 : (size_t)(n - i)), SV_OK);
+        CHECK_STATUS(sv_partial_merge(pa, pb), SV_OK);
+        sv_trial_stats sd2;
+        sv_partial_sd(pa, &sd2);
+        if (!CHECK(same_bits(pa, one)) || !CHECK_MEM_EQ(&sd2, &sd, sizeof sd))
+            fprintf(stderr, "empty trials: first %llu, cut at %llu differs\n",
+                    (unsigned long long)first, (unsigned long long)a);
+        sv_partial_free(pa);
+        sv_partial_free(pb);
+    }
+    sv_partial_free(one);
+}
+
+static void test_empty_trials(void)
+{
+    enum { T = 9000 };
+    const sv_spec s = spec_of(T);
+    sv_trial_stats *all = malloc(T * sizeof *all);
+    run(&s, 0, T, all);
+    const size_t scattered[] = {101, 102, 777, 4095, 4096, 4200, 8191, 8999};
+    for (size_t i = 0; i < sizeof scattered / sizeof scattered[0]; i++)
+        make_empty(&all[scattered[i]]);
+    check_empty_partial(all, 0, T);
+    check_empty_partial(all, 100, T);    /* a lead holding some */
+    for (size_t i = 4096; i < 8192; i++) /* a whole block */
+        make_empty(&all[i]);
+    check_empty_partial(all, 0, T);
+    /* The summary: raw_var's spread over the trials that measured something. */
+    sv_spec sp = s;
+    sv_summary sum;
+    CHECK_STATUS(sv_summary_compute(&sp, all, 0.5, &sum), SV_OK);
+    double m, d;
+    field_stats(all, T, offsetof(sv_trial_stats, raw_var), 0, &m, &d);
+    CHECK_CLOSE(sum.mean.raw_var, m, 1e-12, 0.0);
+    CHECK_CLOSE(sum.raw.sd, d, 1e-9, 0.0);
+    size_t measured = 0, below = 0;
+    for (size_t i = 0; i < T; i++) {
+        measured += !isnan(all[i].raw_var);
+        below += all[i].raw_var <= 0.5;
+    }
+    CHECK_EQ(sum.raw_var_cdf_observed, (double)below / (double)measured);
+    CHECK(sum.raw.q05 <= sum.raw.q50 && sum.raw.q50 <= sum.raw.q95 && !isnan(sum.raw.q05));
+    /* Every trial measured nothing: every mean over rows NAN, the entries' defined. */
+    for (size_t i = 0; i < T; i++)
+        make_empty(&all[i]);
+    CHECK_STATUS(sv_summary_compute(&sp, all, 0.5, &sum), SV_OK);
+    CHECK_NAN(sum.mean.raw_mean);
+    CHECK_NAN(sum.mean.raw_entropy);
+    CHECK_NAN(sum.sd.raw_var);
+    CHECK_NAN(sum.raw.sd);
+    CHECK_NAN(sum.raw.q50);
+    CHECK_NAN(sum.raw_var_cdf_observed);
+    CHECK_EQ(sum.mean.rows_empty, 4.0);
+    CHECK(!isnan(sum.mean.q_var) && !isnan(sum.sd.q_var));
+    free(all);
+}
+
 int main(void)
 {
     test_merge();
     test_sd();
     test_add_means();
     test_summary_from_partial();
+    test_empty_trials();
     test_spec();
     return CHECK_DONE();
 }

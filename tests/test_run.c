@@ -238,6 +238,58 @@ static void test_rows(void)
     CHECK_STATUS(sv_run_rows(&sub, &src, &ex, &opt, 0, c.n_q, NULL), SV_EINVAL);
 }
 
+/* Caller arrays, 3 heads, a bool mask hiding every key from head 1: its
+ * trial measured nothing (nan), and the pooled means are over heads 0 and
+ * 2 for the statistics over rows, over all three for the entries' and
+ * rows_empty: the same sums in order, so the same bits, in any chunking.
+ * On the old code every pooled mean over rows was nan. */
+static void test_empty_head(void)
+{
+    enum { H = 3, N = 4, D = 4 };
+    static double q[H * N * D];
+    static unsigned char mask[H * N * N];
+    for (size_t i = 0; i < H * N * D; i++)
+        q[i] = sin(0.7 * (double)i);
+    for (size_t i = 0; i < H * N * N; i++)
+        mask[i] = i / (N * N) != 1; /* head 1: no key */
+    sv_strided a = {0};
+    a.q = (sv_array){.data = q,
+                     .dtype = SV_DTYPE_FLOAT64,
+                     .ndim = 3,
+                     .shape = {H, N, D},
+                     .strides = {N * D * 8, D * 8, 8}};
+    a.k = a.q;
+    a.mask = (sv_array){.data = mask,
+                        .dtype = SV_DTYPE_BOOL,
+                        .ndim = 3,
+                        .shape = {H, N, N},
+                        .strides = {N * N, N, 1}};
+    sv_spec c = {.d_k = D, .n_q = N, .n_k = N, .trials = H};
+    CHECK_STATUS(sv_spec_resolve(&c), SV_OK);
+    sv_source src;
+    CHECK_STATUS(sv_source_strided(&a, &src), SV_OK);
+    const sv_exec ex = {.threads = 1};
+    sv_trial_stats t[H];
+    sv_summary all, one;
+    for (uint64_t chunk = 1; chunk <= H; chunk += H - 1) {
+        const sv_run_options opt = {.want = SV_RUN_ALL, .observed = NAN, .keep = t, .chunk = chunk};
+        CHECK_STATUS(sv_run(&c, &src, &ex, NULL, &opt, chunk == 1 ? &one : &all), SV_OK);
+    }
+    CHECK_MEM_EQ(&one.mean, &all.mean, sizeof one.mean);
+    CHECK_MEM_EQ(&one.sd, &all.sd, sizeof one.sd);
+    CHECK_NAN(t[1].raw_mean);
+    CHECK_EQ(t[1].rows_empty, (double)N);
+    CHECK(!isnan(t[0].raw_mean) && !isnan(t[2].raw_mean));
+    CHECK_EQ(all.mean.raw_mean, (t[0].raw_mean + t[2].raw_mean) / 2.0);
+    CHECK_EQ(all.mean.raw_var, (t[0].raw_var + t[2].raw_var) / 2.0);
+    CHECK_EQ(all.mean.scaled_entropy, (t[0].scaled_entropy + t[2].scaled_entropy) / 2.0);
+    CHECK_EQ(all.mean.q_var, (t[0].q_var + t[1].q_var + t[2].q_var) / 3.0);
+    CHECK_EQ(all.mean.rows_empty, (double)N / 3.0);
+    CHECK_EQ(all.mean.raw_max_abs_logit, fmax(t[0].raw_max_abs_logit, t[2].raw_max_abs_logit));
+    CHECK_EQ(all.raw.q50, (t[0].raw_var + t[2].raw_var) / 2.0); /* median of two */
+    CHECK_CLOSE(all.sd.raw_mean, fabs(t[0].raw_mean - t[2].raw_mean) / sqrt(2.0), 1e-12, 0.0);
+}
+
 int main(void)
 {
     test_same_bits();
@@ -246,5 +298,6 @@ int main(void)
     test_std_error();
     test_head_row();
     test_rows();
+    test_empty_head();
     return CHECK_DONE();
 }

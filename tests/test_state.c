@@ -70,6 +70,111 @@ static sv_state shard(uint64_t first, uint64_t count, size_t r0, size_t r1)
     return back;
 }
 
+/* Caller arrays whose mask hides every key from head 1 of 3 (trial 1
+ * measured nothing), n_q = NQ so that rows can be split. */
+#define EH 3u
+#define EK 4u
+static double eq[EH * NQ * 2], ek[EH * EK * 2];
+static unsigned char em[EH * NQ * EK];
+
+/* As shard(), of the caller arrays' source: through bytes, decoded. */
+static sv_state empty_shard(const sv_source *src, uint64_t first, uint64_t count, size_t r0,
+                            size_t r1)
+{
+    sv_spec s = {.d_k = 2, .n_q = NQ, .n_k = EK, .trials = EH};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    const sv_exec exec = {.threads = 1};
+    sv_state st;
+    CHECK(sv_state_begin(&st, 1, EH) == SV_OK);
+    sv_state_config *c = st.configs;
+    *c = (sv_state_config){.spec = s,
+                           .observed = NAN,
+                           .trial_first = first,
+                           .trial_count = count,
+                           .row_begin = r0,
+                           .row_end = r1};
+    c->spec.trials = count;
+    strcpy(c->scale_name, "sqrt");
+    if (r0 == 0 && r1 == NQ) {
+        sv_trial_stats t[EH];
+        CHECK(sv_engine_run(&s, src, &exec, NULL, first, count, t) == SV_OK);
+        CHECK(sv_partial_create(first, count, &c->trials) == SV_OK);
+        CHECK(sv_partial_add(c->trials, t, (size_t)count) == SV_OK);
+    } else {
+        c->folds = calloc((size_t)count * sv_rowfold_blocks(r0, r1), sizeof(sv_rowfold));
+        CHECK(sv_engine_run_rows(&s, src, &exec, first, count, r0, r1, c->folds) == SV_OK);
+    }
+    size_t len = 0;
+    CHECK(sv_state_encode(&st, NULL, 0, &len) == SV_ERANGE);
+    unsigned char *b = malloc(len);
+    sv_state back = {0};
+    CHECK(sv_state_encode(&st, b, len, &len) == SV_OK && sv_state_decode(b, len, &back) == SV_OK);
+    free(b);
+    sv_state_free(&st);
+    return back;
+}
+
+/* Shards of trials (the decoded one's last block holding the empty trial,
+ * then continued by the next) and of rows merge into one run's summary
+ * bits: the means over the trials that measured something. The row
+ * shards were refused as an overflow (its nan raw_mean) before, and the
+ * SDs of the trial shards differed without the count read back. */
+static void test_empty_head(void)
+{
+    for (size_t i = 0; i < EH * NQ * 2; i++)
+        eq[i] = sin(0.3 * (double)i);
+    for (size_t i = 0; i < EH * EK * 2; i++)
+        ek[i] = cos(0.9 * (double)i);
+    for (size_t i = 0; i < EH * NQ * EK; i++)
+        em[i] = i / (NQ * EK) != 1;
+    const sv_array q = {.data = eq,
+                        .dtype = SV_DTYPE_FLOAT64,
+                        .ndim = 3,
+                        .shape = {EH, NQ, 2},
+                        .strides = {NQ * 16, 16, 8}};
+    const sv_array k = {.data = ek,
+                        .dtype = SV_DTYPE_FLOAT64,
+                        .ndim = 3,
+                        .shape = {EH, EK, 2},
+                        .strides = {EK * 16, 16, 8}};
+    const sv_array m = {.data = em,
+                        .dtype = SV_DTYPE_BOOL,
+                        .ndim = 3,
+                        .shape = {EH, NQ, EK},
+                        .strides = {NQ * EK, EK, 1}};
+    const sv_strided arrays = {.q = q, .k = k, .mask = m};
+    sv_source src;
+    CHECK(sv_source_strided(&arrays, &src) == SV_OK);
+    sv_spec s = {.d_k = 2, .n_q = NQ, .n_k = EK, .trials = EH};
+    CHECK(sv_spec_resolve(&s) == SV_OK);
+    sv_trial_stats t[EH];
+    const sv_exec exec = {.threads = 1};
+    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, EH, t) == SV_OK && isnan(t[1].raw_mean));
+    sv_summary want, got;
+    CHECK(sv_summary_compute(&s, t, NAN, &want) == SV_OK && !isnan(want.mean.raw_mean));
+    /* [0, 2) whole then 2 in rows; 0 whole, 1 (the empty one) in rows, 2 whole */
+    sv_state sh[6] = {empty_shard(&src, 0, 2, 0, NQ),
+                      empty_shard(&src, 2, 1, 0, SV_FOLD_ROWS),
+                      empty_shard(&src, 2, 1, SV_FOLD_ROWS, NQ),
+                      empty_shard(&src, 0, 1, 0, NQ),
+                      empty_shard(&src, 1, 1, SV_FOLD_ROWS, NQ),
+                      empty_shard(&src, 1, 1, 0, SV_FOLD_ROWS)};
+    sv_state e = empty_shard(&src, 2, 1, 0, NQ);
+    for (size_t set = 0; set < 2; set++) {
+        const sv_state *all[4] = {&sh[3 * set], &sh[3 * set + 1], &sh[3 * set + 2], &e};
+        sv_state merged;
+        sv_spec ms;
+        CHECK_STATUS(sv_state_merge(all, 3 + set, 1, &merged, NULL), SV_OK);
+        CHECK_STATUS(sv_state_summary(&merged, 0, &ms, &got), SV_OK);
+        CHECK_MEM_EQ(&got.mean, &want.mean, sizeof got.mean);
+        CHECK_MEM_EQ(&got.sd, &want.sd, sizeof got.sd);
+        sv_state_free(&merged);
+    }
+    for (size_t i = 0; i < 6; i++)
+        sv_state_free(&sh[i]);
+    sv_state_free(&e);
+}
+
 int main(void)
 {
     /* one run: 4 trials */
@@ -191,5 +296,6 @@ int main(void)
     sv_state_free(&a);
     sv_state_free(&b);
     sv_state_free(&c);
+    test_empty_head();
     return CHECK_DONE();
 }

@@ -21,7 +21,8 @@
  * Cost, every function here: sv_partial_create allocates room for cap trials
  * (a few doubles each); sv_partial_add O(count x SV_TRIAL_FIELDS);
  * sv_partial_merge O(b's trials and blocks x SV_TRIAL_FIELDS); mean and sd
- * O(blocks x SV_TRIAL_FIELDS); free O(1).
+ * O(blocks x SV_TRIAL_FIELDS + trials: those that measured nothing are
+ * counted); free O(1).
  */
 #ifndef SDPA_VAR_PARTIAL_H
 #define SDPA_VAR_PARTIAL_H
@@ -107,7 +108,11 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b);
  * MIN and MAX fields of SV_TRIAL_STATS_MAP (entropy minima and maxima,
  * max |logit|, max logit), which are the extremes over all trials (a
  * MAYBE field NaN in every trial stays NaN). Every field NAN for n = 0 or
- * p NULL; nothing written for mean NULL.
+ * p NULL; nothing written for mean NULL. A trial whose raw_var is NaN
+ * measured nothing (every query row of a caller's head sees no key): it
+ * is left out of every field's mean but q_var, k_var, q_mean, k_mean and
+ * rows_empty (means over all trials), so the rest are means over the
+ * trials that measured something, NAN if none did.
  */
 void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean);
 
@@ -117,7 +122,8 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean);
  * (a lead first) by Chan, Golub & LeVeque (1979), so the same bits for any
  * chunking or merge of shards. NAN for fewer than two trials, and for the
  * MIN and MAX fields (extremes, not means). A field
- * that is NAN in any trial is NAN.
+ * that is NAN in any trial is NAN, but for the trials that measured
+ * nothing, left out as by sv_partial_mean.
  */
 void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd);
 

@@ -37,14 +37,16 @@ typedef struct sv_summary {
     sv_trial_stats sd;           /**< standard deviation across trials (ddof 1) of
                                       every per-trial statistic (sv_partial_sd): NAN for
                                       one trial and for the extremes */
-    sv_var_spread raw;           /**< spread of raw_var across trials */
-    sv_var_spread scaled;        /**< spread of scaled_var across trials */
+    sv_var_spread raw;           /**< spread of raw_var across the trials that measured
+                                      something (raw_var not NAN: sv_partial_mean) */
+    sv_var_spread scaled;        /**< spread of scaled_var across them */
     sv_theory raw_theory;        /**< theory for raw scores (theory.h) */
     sv_theory scaled_theory;     /**< theory for the scaled logits c S: variances c^2 */
     double scale;                /**< c, the multiplier of the scaled logits */
     double qk_radius;            /**< the row norm under QK-norm, else NAN */
     double observed;             /**< the --observed value, or NAN */
-    double raw_var_cdf_observed; /**< fraction of trials with raw_var <= observed, or NAN */
+    double raw_var_cdf_observed; /**< fraction of the trials that measured something
+                                      with raw_var <= observed, or NAN */
 } sv_summary;
 
 /**

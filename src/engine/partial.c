@@ -7,6 +7,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,34 @@ static_assert(sizeof(sv_trial_stats) == SV_TRIAL_FIELDS * sizeof(double),
 
 #define B ((uint64_t)SV_SUMMARY_BLOCK)
 #define F SV_TRIAL_FIELDS
+
+/* A trial that measured nothing (every query row of a caller's head sees
+ * no key under its mask, or a window's: raw_var NAN, which the engine
+ * allows nowhere else) has no value for any statistic over rows or
+ * scores, only for its entries' (Q's and K's measured mean and variance)
+ * and rows_empty. It is left out of the sums, Welford pairs and counts of
+ * every other field, so that a mean over trials is the mean over the
+ * trials that measured something, NAN if none did; the entries' fields and
+ * rows_empty stay over every trial. Counting such trials needs only
+ * raw_var, which a partial keeps per trial. */
+#define ENTRY_(name) [offsetof(sv_trial_stats, name) / sizeof(double)] = 1,
+static const unsigned char entry_field[F] = {ENTRY_(q_var) ENTRY_(k_var) ENTRY_(q_mean)
+                                                 ENTRY_(k_mean) ENTRY_(rows_empty)};
+#undef ENTRY_
+
+static int measured_nothing(const sv_trial_stats *t)
+{
+    return isnan(t->raw_var);
+}
+
+/* Trials among raw_var[0 .. n) that measured nothing. */
+static uint64_t count_empty(const double *raw_var, uint64_t n)
+{
+    uint64_t e = 0;
+    for (uint64_t i = 0; i < n; i++)
+        e += isnan(raw_var[i]);
+    return e;
+}
 
 /* The extremes (SV_TRIAL_STATS_MAP's MIN and MAX fields): their start,
  * one trial's folded in, two partials' merged. */
@@ -241,11 +270,63 @@ __attribute__((target("avx512f"))) static void welford_avx512(const sv_trial_sta
 }
 #endif
 
+/* welford_body when a trial measured nothing, or the block holds one
+ * already (*empty of its done trials): such a trial adds only its entry
+ * fields (entry_field); every other field's sum, mean and M2 are over the
+ * block's other trials, done - *empty of them before. The same operations
+ * as welford_body's, so the same bits while no such trial has come. Only
+ * for blocks that hold one: never on random draws without a window. */
+static void welford_sparse(const sv_trial_stats *t, size_t count, double *sum, double *w,
+                           uint64_t done, uint64_t *empty, double *const *vars,
+                           sv_trial_extremes *e)
+{
+    for (size_t i = 0; i < count; i++) {
+        const double *v = (const double *)&t[i];
+        const int none = measured_nothing(&t[i]);
+        *empty += (uint64_t)none;
+        /* [0]: a field the trial leaves out if it measured nothing; [1]: an entry field */
+        const double k[2] = {(double)(done + i + 1 - *empty), (double)(done + i + 1)};
+        if (vars) {
+            vars[0][i] = t[i].raw_var;
+            vars[1][i] = t[i].scaled_var;
+        }
+        for (size_t f = 0; f < F; f++) {
+            if (none && !entry_field[f])
+                continue;
+            sum[f] += v[f];
+            if (w) {
+                const double delta = v[f] - w[f];
+                w[f] += delta / k[entry_field[f]];
+                w[F + f] += delta * (v[f] - w[f]);
+            }
+        }
+        extremes_add(e, &t[i]);
+    }
+}
+
+/* Whether any of t[0 .. count) measured nothing: one load per trial. */
+static int any_empty(const sv_trial_stats *t, size_t count)
+{
+    int any = 0;
+    for (size_t i = 0; i < count; i++)
+        any |= measured_nothing(&t[i]);
+    return any;
+}
+
+/* Batches of at most this many trials are looked at (any_empty) before
+ * the Welford pass, their lines then hot; a larger batch is seen by its
+ * raw_var sum turning NAN after the pass, and then summed again the slow
+ * way from a copy of the block's sums: no pass over memory of its own. */
+#define LOOK_AHEAD 8u
+#define RAW_VAR_FIELD (offsetof(sv_trial_stats, raw_var) / sizeof(double))
+
 /* ... their extremes to e, and (vars not NULL) their raw_var and
  * scaled_var to vars[0] and vars[1]. Without m2 (sv_partial_add_means),
- * only the sums: the block's mean and M2 become NAN, and stay so. */
+ * only the sums: the block's mean and M2 become NAN, and stay so. *empty:
+ * the block's trials so far that measured nothing, and then these too
+ * (welford_sparse). */
 static void add_trials(const sv_trial_stats *t, size_t count, double *sum, double *w, uint64_t done,
-                       int m2, double *const *vars, sv_trial_extremes *e)
+                       uint64_t *empty, int m2, double *const *vars, sv_trial_extremes *e)
 {
     welford_fn *welford = welford_default;
 #if defined(SV_WELFORD_VARIANTS)
@@ -258,7 +339,23 @@ static void add_trials(const sv_trial_stats *t, size_t count, double *sum, doubl
         break;
     }
 #endif
-    welford(t, count, sum, m2 ? w : NULL, done, vars, e);
+    const int small = count <= LOOK_AHEAD;
+    int sparse = *empty > 0 || (small && any_empty(t, count));
+    if (!sparse) {
+        double before[3 * F]; /* the block's sums, means and M2s */
+        if (!small) {
+            memcpy(before, sum, F * sizeof(double));
+            memcpy(before + F, w, 2 * F * sizeof(double));
+        }
+        welford(t, count, sum, m2 ? w : NULL, done, vars, e);
+        if (!small && isnan(sum[RAW_VAR_FIELD])) { /* a trial measured nothing */
+            memcpy(sum, before, F * sizeof(double));
+            memcpy(w, before + F, 2 * F * sizeof(double));
+            sparse = 1; /* its extremes and variances again: the same values */
+        }
+    }
+    if (sparse)
+        welford_sparse(t, count, sum, m2 ? w : NULL, done, empty, vars, e);
     for (size_t f = 0; !m2 && f < (size_t)2 * F; f++)
         w[f] = NAN;
 }
@@ -270,14 +367,19 @@ static void add_blocks(sv_partial *p, const sv_trial_stats *t, size_t nblocks, d
 {
     sv_trial_extremes e = p->ext;
     double *w = p->block_m2 + p->n_blocks * 2 * F;
+    uint64_t last_empty = 0;
     memset(sums, 0, nblocks * F * sizeof(double));
     memset(w, 0, nblocks * 2 * F * sizeof(double));
 #pragma omp parallel for schedule(static) reduction(extremes : e) if (nblocks > 8)
     for (size_t b = 0; b < nblocks; b++) {
         double *const vars[2] = {rv ? rv + b * B : NULL, sv ? sv + b * B : NULL};
-        add_trials(t + b * B, B, sums + b * F, w + b * 2 * F, 0, m2, rv ? vars : NULL, &e);
+        uint64_t empty = 0;
+        add_trials(t + b * B, B, sums + b * F, w + b * 2 * F, 0, &empty, m2, rv ? vars : NULL, &e);
+        if (b + 1 == nblocks) /* one iteration writes it */
+            last_empty = empty;
     }
     p->ext = e;
+    p->last_empty = last_empty;
 }
 
 /* The sums of count more trials (room reserved): the lead first, then the
@@ -293,7 +395,8 @@ static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count, int
         const size_t m = h - p->n < count ? (size_t)(h - p->n) : count;
         memcpy(p->lead + p->n, t, m * sizeof *t);
         double unused[F] = {0}, unused_w[2 * F] = {0};
-        add_trials(t, m, unused, unused_w, 0, 1, VARS_(0), &p->ext); /* extremes only */
+        uint64_t unused_e = 0;
+        add_trials(t, m, unused, unused_w, 0, &unused_e, 1, VARS_(0), &p->ext); /* extremes only */
         i = m;
     }
     uint64_t n = p->n + i;
@@ -301,7 +404,8 @@ static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count, int
         const size_t left = (size_t)(B - (n - h) % B);
         const size_t m = left < count - i ? left : count - i;
         add_trials(t + i, m, p->block_sum + (p->n_blocks - 1) * F,
-                   p->block_m2 + (p->n_blocks - 1) * 2 * F, (n - h) % B, m2, VARS_(i), &p->ext);
+                   p->block_m2 + (p->n_blocks - 1) * 2 * F, (n - h) % B, &p->last_empty, m2,
+                   VARS_(i), &p->ext);
         i += m;
     }
     const size_t whole = (count - i) / B;
@@ -315,7 +419,8 @@ static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count, int
         double *s = p->block_sum + p->n_blocks * F, *w = p->block_m2 + p->n_blocks * 2 * F;
         memset(s, 0, F * sizeof(double));
         memset(w, 0, (size_t)2 * F * sizeof(double));
-        add_trials(t + i, count - i, s, w, 0, m2, VARS_(i), &p->ext);
+        p->last_empty = 0;
+        add_trials(t + i, count - i, s, w, 0, &p->last_empty, m2, VARS_(i), &p->ext);
         p->n_blocks++;
     }
 #undef VARS_
@@ -366,6 +471,8 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b)
     sum_trials(a, b->lead, (size_t)bh, 1, 0); /* arrays copied above */
     memcpy(a->block_sum + a->n_blocks * F, b->block_sum, b->n_blocks * F * sizeof(double));
     memcpy(a->block_m2 + a->n_blocks * 2 * F, b->block_m2, b->n_blocks * 2 * F * sizeof(double));
+    if (b->n_blocks > 0) /* b's last block is a's now */
+        a->last_empty = b->last_empty;
     a->n_blocks += b->n_blocks;
     a->n += b->n - bh;
     extremes_merge(&a->ext, &b->ext);
@@ -387,49 +494,70 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean)
     if (h > 0) { /* a lead is a block of its own, first */
         double s[F] = {0}, w[2 * F] = {0};
         sv_trial_extremes unused = extremes_empty();
-        add_trials(p->lead, (size_t)h, s, w, 0, 1, NULL, &unused);
+        uint64_t unused_e = 0;
+        add_trials(p->lead, (size_t)h, s, w, 0, &unused_e, 1, NULL, &unused);
         for (size_t f = 0; f < F; f++)
             sum[f] += s[f];
     }
     for (size_t b = 0; b < p->n_blocks; b++)
         for (size_t f = 0; f < F; f++)
             sum[f] += p->block_sum[b * F + f];
-    for (size_t f = 0; f < F; f++)
-        m[f] = sum[f] / (double)p->n;
+    /* [0]: the trials that measured something; [1]: all (entry_field) */
+    const uint64_t n[2] = {p->n - count_empty(p->raw_var, p->n), p->n};
+    for (size_t f = 0; f < F; f++) /* none measured anything: NAN, not 0 / 0 */
+        m[f] = n[entry_field[f]] ? sum[f] / (double)n[entry_field[f]] : NAN;
     memcpy(mean, m, sizeof m);
     extremes_put(&p->ext, mean);
 }
 
-/* Merges (nb, wb) into (na, wa): Chan, Golub & LeVeque (1979), eq. 2.1. */
-static void chan_merge(double na, double *wa, double nb, const double *wb)
+/* Merges (nb, wb) into (na, wa): Chan, Golub & LeVeque (1979), eq. 2.1.
+ * Counts [0] for the fields a trial that measured nothing leaves out,
+ * [1] for the entry fields; nothing to merge from no trial. */
+static void chan_merge(const double *na, double *wa, const double *nb, const double *wb)
 {
     for (size_t f = 0; f < F; f++) {
-        const double delta = wb[f] - wa[f], n = na + nb;
-        wa[F + f] += wb[F + f] + delta * delta * na * nb / n;
-        wa[f] += delta * nb / n;
+        const double a = na[entry_field[f]], b = nb[entry_field[f]];
+        if (b == 0.0)
+            continue;
+        const double delta = wb[f] - wa[f], n = a + b;
+        wa[F + f] += wb[F + f] + delta * delta * a * b / n;
+        wa[f] += delta * b / n;
     }
 }
 
 void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd)
 {
     double w[2 * F] = {0}, s[F];
-    double n = 0.0;
+    double n[2] = {0.0, 0.0}; /* as chan_merge's counts */
     const uint64_t h = lead_cap(p) < p->n ? lead_cap(p) : p->n;
     if (h > 0) { /* the lead first, as a block of its own */
         double sum[F] = {0};
         sv_trial_extremes unused = extremes_empty();
-        add_trials(p->lead, (size_t)h, sum, w, 0, 1, NULL, &unused);
-        n = (double)h;
+        uint64_t empty = 0;
+        add_trials(p->lead, (size_t)h, sum, w, 0, &empty, 1, NULL, &unused);
+        n[0] = (double)(h - empty);
+        n[1] = (double)h;
     }
     for (size_t b = 0; b < p->n_blocks; b++) {
         const uint64_t nb = b + 1 < p->n_blocks ? B : p->n - h - (uint64_t)b * B;
-        chan_merge(n, w, (double)nb, p->block_m2 + b * 2 * F);
-        n += (double)nb;
+        const double m[2] = {(double)(nb - count_empty(p->raw_var + h + b * B, nb)), (double)nb};
+        chan_merge(n, w, m, p->block_m2 + b * 2 * F);
+        n[0] += m[0];
+        n[1] += m[1];
     }
-    for (size_t f = 0; f < F; f++)
-        s[f] = p->n > 1 ? sqrt((w[F + f] < 0.0 ? 0.0 : w[F + f]) / (n - 1.0)) : NAN; /* NAN stays */
+    for (size_t f = 0; f < F; f++) {
+        const double k = n[entry_field[f]];
+        s[f] = k > 1.0 ? sqrt((w[F + f] < 0.0 ? 0.0 : w[F + f]) / (k - 1.0)) : NAN; /* NAN stays */
+    }
     memcpy(sd, s, sizeof s);
     extremes_no_spread(sd);
+}
+
+void sv__partial_recount(sv_partial *p)
+{
+    const uint64_t h = lead_cap(p) < p->n ? lead_cap(p) : p->n;
+    const uint64_t start = p->n_blocks > 0 ? h + (uint64_t)(p->n_blocks - 1) * B : p->n;
+    p->last_empty = count_empty(p->raw_var + start, p->n - start);
 }
 
 void sv__partial_release(sv_partial *p)

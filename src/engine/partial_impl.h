@@ -19,6 +19,10 @@ struct sv_partial {
     double *block_m2;             /* n_blocks x 2 SV_TRIAL_FIELDS: each block's running
                                      mean, then sum of squared deviations from it, of
                                      every field (Welford 1962, trial order) */
+    uint64_t last_empty;          /* trials of the last block that measured nothing
+                                     (raw_var NAN): left out of its sums of every field
+                                     but the entries' (partial.c); not stored in a
+                                     state (sv__partial_recount finds it) */
     sv_trial_extremes ext;        /* each extreme over the trials added so far */
     double *raw_var, *scaled_var; /* n values each, trial order */
 };
@@ -26,6 +30,10 @@ struct sv_partial {
 /* sv_partial_create in place (a partial embedded in another struct):
  * *p zeroed after an error, nothing to free. */
 sv_status sv__partial_init(sv_partial *p, uint64_t first, uint64_t cap);
+
+/* Sets p->last_empty from p's raw_var (a partial filled from a state's
+ * bytes). */
+void sv__partial_recount(sv_partial *p);
 
 /* Frees the arrays of an embedded partial and zeroes it (NULL: no-op). */
 void sv__partial_release(sv_partial *p);

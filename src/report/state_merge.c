@@ -114,9 +114,13 @@ static sv_status fold_rows(const piece *pc, size_t m, size_t config, sv_partial 
         }
         sv_trial_stats ts;
         st = sv_rowfold_finish(s, f, nb, &ts);
+        /* NAN only where no row saw a key (nothing measured: the engine's
+         * rule), else an overflow. */
+        const int nothing = ts.rows_empty >= (double)s->n_q;
         if (st == SV_OK)
-            st = isnan(ts.raw_mean) || isnan(ts.raw_entropy) ? SV_EOVERFLOW
-                                                             : sv_partial_add(part, &ts, 1);
+            st = !nothing && (isnan(ts.raw_mean) || isnan(ts.raw_entropy))
+                     ? SV_EOVERFLOW
+                     : sv_partial_add(part, &ts, 1);
     }
     sv__free(f);
     return st;

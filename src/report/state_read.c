@@ -161,6 +161,7 @@ static sv_status get_partial(rd *r, uint64_t first, uint64_t n, sv_partial **out
     get_f64s(r, p->raw_var, (size_t)n);
     get_f64s(r, p->scaled_var, (size_t)n);
     p->n = n;
+    sv__partial_recount(p);
     return r->bad ? SV_ECORRUPT : SV_OK;
 }
 

@@ -89,6 +89,10 @@ static double quantile_select_below(double *x, size_t hi, size_t n, double p)
  * the others search only the part they are in. */
 static void spread_of(double *x, size_t n, int quantiles, sv_var_spread *out)
 {
+    if (n == 0) { /* no trial measured anything */
+        *out = (sv_var_spread){NAN, NAN, NAN, NAN};
+        return;
+    }
     double sum = 0.0, m2 = 0.0;
     for (size_t i = 0; i < n; i++)
         sum += x[i];
@@ -105,6 +109,23 @@ static void spread_of(double *x, size_t n, int quantiles, sv_var_spread *out)
     const size_t mid = (size_t)floor((double)(n - 1) * 0.50);
     out->q95 = quantile_select(x, mid, n, 0.95);
     out->q05 = quantile_select_below(x, mid + 1, n, 0.05);
+}
+
+/* Moves the variances of the trials that measured something (raw_var not
+ * NAN) to the front of raw[0 .. n) and scaled[0 .. n), in trial order (the
+ * spreads' sums are in that order), NAN after them, and returns how many
+ * there are: n (nothing moved) unless a trial measured nothing. */
+static size_t measured_first(double *raw, double *scaled, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(raw[i])) {
+            raw[m] = raw[i];
+            scaled[m++] = scaled[i];
+        }
+    for (size_t i = m; i < n; i++) /* still as many that measured nothing */
+        raw[i] = scaled[i] = NAN;
+    return m;
 }
 
 struct sv_summary_acc {
@@ -172,20 +193,23 @@ sv_status sv_summary_from_partial_want(const sv_spec *spec, sv_partial *part, do
     /* P(raw_var <= observed), before the quantiles reorder the values. */
     s.observed = observed;
     s.raw_var_cdf_observed = NAN;
-    if (!isnan(observed)) {
+    /* Over the trials that measured something (raw_var not NAN: partial.c). */
+    const size_t m = measured_first(part->raw_var, part->scaled_var, n);
+    if (!isnan(observed) && m > 0) {
         size_t below = 0;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < m; i++)
             below += part->raw_var[i] <= observed;
-        s.raw_var_cdf_observed = (double)below / (double)n;
+        s.raw_var_cdf_observed = (double)below / (double)m;
     }
     /* The two spreads are independent: one thread each. */
     double *raw = part->raw_var, *scaled = part->scaled_var;
-#pragma omp parallel sections num_threads(2) if (n > 100000)
+    const int q = (want & SV_SUMMARY_QUANTILES) != 0;
+#pragma omp parallel sections num_threads(2) if (m > 100000)
     {
 #pragma omp section
-        spread_of(raw, n, (want & SV_SUMMARY_QUANTILES) != 0, &s.raw);
+        spread_of(raw, m, q, &s.raw);
 #pragma omp section
-        spread_of(scaled, n, (want & SV_SUMMARY_QUANTILES) != 0, &s.scaled);
+        spread_of(scaled, m, q, &s.scaled);
     }
     scaled_theory(spec, &s);
     *out = s;

@@ -142,6 +142,20 @@ chk.ok(np.isnan(a.raw_var_theory).all() and np.isnan(a.pooled["raw_var_theory"])
 # Every row masked: rows_empty n, no exception.
 e = sdpa_var.stats(q, q, mask=np.zeros((1, 50), bool), pool="none")
 chk.ok(np.all(e.rows_empty == 50), "all masked: rows_empty", str(e.rows_empty))
+# One head all masked: its row nan, the pooled row the mean over the other
+# five heads (q_var, rows_empty over all six); nan everywhere before.
+m = np.ones((2, 3, 50, 50), bool)
+m[0, 1] = False
+o = sdpa_var.stats(q, q, mask=m)
+for f in ("raw_mean", "raw_var", "raw_entropy", "scaled_max_weight", "q_var"):
+    want = np.mean(getattr(o, f)) if f == "q_var" else np.nanmean(getattr(o, f))
+    chk.ok(np.isnan(getattr(o, f)[0, 1]) == (f != "q_var") and
+           abs(o.pooled[f] - want) <= 2 * abs(np.spacing(want)),
+           "one head masked: pooled %s" % f, "%r, want %r" % (o.pooled[f], want))
+chk.ok(o.pooled["rows_empty"] == 50 / 6, "one head masked: pooled rows_empty", str(o.pooled))
+e = sdpa_var.stats(q, q, mask=np.zeros((1, 50), bool))
+chk.ok(np.isnan(e.pooled["raw_mean"]) and e.pooled["rows_empty"] == 50,
+       "all masked: pooled nan", str(e.pooled))
 
 for bad, what in ((np.ones((4, 50, 50), bool), "(4, 50, 50)"),
                   (np.ones((50, 49)), "(50, 49)"),
