@@ -97,7 +97,7 @@ static int varies(sv_column_id id, const cli_table_entry *e, size_t n)
 const sv_column_id cli_table_labelled[CLI_TABLE_LABELLED] = {
     COL(dk), COL(n_q), COL(n_k), COL(scale), COL(dist), COL(nu), COL(init), COL(d_model)};
 
-void cli_table_entries_begin(cli_writer *s)
+int cli_table_entries_begin(cli_writer *s)
 {
     for (size_t i = 0; i < s->count; i++) {
         cli_table_entry *e = &s->entries[i];
@@ -112,6 +112,7 @@ void cli_table_entries_begin(cli_writer *s)
         if (varies(cli_table_labelled[k], s->entries, s->count))
             s->varying |= 1u << k;
     s->one_n_k = !varies(COL(n_k), s->entries, s->count);
+    return 1;
 }
 
 cli_table_entry *cli_table_keep(cli_writer *s, const sv_row_view *row)

@@ -42,8 +42,9 @@ extern const sv_column_id cli_table_labelled[CLI_TABLE_LABELLED];
  * row: each configuration's spec and scale, and what the title, the block
  * labels and the footer need from the start (cli_writer's varying, bit k
  * for cli_table_labelled[k], k >= 1; one_n_k; logn). Found once: per row
- * it made a table quadratic in configurations. */
-void cli_table_entries_begin(cli_writer *s);
+ * it made a table quadratic in configurations. Returns 1 (the slides'
+ * cli_format_writer begin). */
+int cli_table_entries_begin(cli_writer *s);
 
 /* Keeps summary @p row as the next entry and returns it. */
 cli_table_entry *cli_table_keep(cli_writer *s, const sv_row_view *row);
