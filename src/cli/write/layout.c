@@ -62,11 +62,6 @@ double cli_table_col(const cli_table_entry *e, sv_column_id id, int power)
     return cli_table_value(e, sv_column_of(id), power);
 }
 
-const sv_column *cli_table_partner(const sv_column *c, sv_column_partner_kind which)
-{
-    return sv_column_partner(SV_OUTPUT_SUMMARY, c, which);
-}
-
 /* A configuration column's value as text ("sqrt", "64", "0.5"). */
 void cli_table_config_text(const sv_column *c, const cli_table_entry *e, char *buf, size_t len)
 {

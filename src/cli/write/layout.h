@@ -25,10 +25,6 @@ double cli_table_value(const cli_table_entry *e, const sv_column *c, int power);
  * (that sd's SV_PARTNER_THEORY) where there is one; else NAN (NO_COL too). */
 double cli_table_std_error(const cli_table_entry *e, sv_column_id id, int power);
 
-/* Summary column @p c's partner @p which (sv_column_partner): its sd
- * across trials, its theory, ...; NULL for none or c NULL. */
-const sv_column *cli_table_partner(const sv_column *c, sv_column_partner_kind which);
-
 /* A configuration column's value as text ("sqrt", "64", "0.5"). */
 void cli_table_config_text(const sv_column *c, const cli_table_entry *e, char *buf, size_t len);
 
