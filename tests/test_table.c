@@ -47,8 +47,10 @@ static void table_names_exist(void)
     CHECK(isnan(cli_table_col(&e, NO_COL, 0))); /* an empty cell */
     CHECK(isnan(cli_table_std_error(&e, NO_COL, 0)));
     const sv_column *var = sv_column_of(SV_COL_raw_var);
-    CHECK(cli_table_partner(var, SV_PARTNER_SD) == sv_column_of(SV_COL_raw_var_sd));
-    CHECK(cli_table_partner(sv_column_of(SV_COL_raw_var_q05), SV_PARTNER_SD) == NULL);
+    CHECK(sv_column_partner(SV_OUTPUT_SUMMARY, var, SV_PARTNER_SD) ==
+          sv_column_of(SV_COL_raw_var_sd));
+    CHECK(sv_column_partner(SV_OUTPUT_SUMMARY, sv_column_of(SV_COL_raw_var_q05), SV_PARTNER_SD) ==
+          NULL);
 }
 
 /* The rows both one-configuration tables share (cli_stat_rows): each is

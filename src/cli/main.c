@@ -72,8 +72,6 @@ __attribute__((section(".preinit_array"),
                                                          char **) = take_omp_num_threads;
 #endif
 
-static const char prog[] = CLI_PROG;
-
 /* --version in GNU coreutils' form, with MIT in place of the GPL; the
  * copyright line is LICENSE's (tests/install/metadata_test.sh checks). */
 static const char version_text[] =
@@ -132,7 +130,7 @@ int main(int argc, char **argv)
         !cli_options_parse(argc, argv, &opt, err, sizeof err) ||
         (!opt.help && !opt.version && !cli_options_check_sizes(&opt, err, sizeof err))) {
         if (cli_mpi_rank() == 0)
-            cli_error(0, "%s (try '%s --help')", err, prog);
+            cli_error(0, "%s (try '" CLI_PROG " --help')", err);
         cli_options_free(&opt);
         return leave(CLI_EXIT_USAGE);
     }
@@ -210,7 +208,7 @@ static int run(cli_options *o)
         else if (opt.help)
             cli_options_usage(stdout);
         else
-            printf("%s %s\n%s", prog, SV_VERSION_STRING, version_text);
+            printf(CLI_PROG " %s\n%s", SV_VERSION_STRING, version_text);
         if (st != SV_OK)
             return cli_error(CLI_EXIT_RUNTIME, "--example: %s", sv_status_str(st));
     } else if (opt.given[CLI_OPT_OUTPUT] && opt.out.format != CLI_FORMAT_GNUPLOT &&

@@ -178,6 +178,9 @@ runtime_error "ulimit -f over an old file" "$p: error writing '$tmp/o/keep.csv':
     --output "$tmp/o/keep.csv"
 [ "$(cat "$tmp/o/keep.csv")" = old ] && ok || fail "ulimit -f: the old file was changed"
 [ "$(ls -A "$tmp/o")" = keep.csv ] && ok || fail "--output left files: $(ls -A "$tmp/o")"
+# No temporary file beside FILE (its directory missing): one line, no file.
+runtime_error "--output in a missing directory" "$p: --output: '$tmp/o/none/x.csv': No such file or directory" \
+    "$BIN" --dk 4 --n 20 --output "$tmp/o/none/x.csv"
 if [ -w /dev/full ]; then
     for f in csv state; do
         runtime_error "/dev/full, --format $f --output" "$p: error writing '/dev/full': No space left on device" \

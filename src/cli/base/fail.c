@@ -1,6 +1,7 @@
 /* The CLI's one-line messages: every layer of src/cli/ reports through
  * these, so they sit below all of them. */
 #include "fail.h"
+#include "interrupt.h"
 
 #include "sdpa_var/param.h"
 
@@ -21,6 +22,7 @@ int cli_error(int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    cli_interrupt_progress_erase(); /* the message on a line of its own */
     fputs(CLI_PROG ": ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);

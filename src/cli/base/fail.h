@@ -18,7 +18,8 @@ int cli_fail(char *err, size_t errlen, const char *fmt, ...)
 #endif
     ;
 
-/* Writes "sdpa-var: fmt ...\n" on stderr; returns @p status, for
+/* Writes "sdpa-var: fmt ...\n" on stderr, on a line of its own (the
+ * progress line erased first: interrupt.h); returns @p status, for
  * `return cli_error(CLI_EXIT_RUNTIME, ...)` or `ok = cli_error(0, ...)`. */
 int cli_error(int status, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -37,9 +37,7 @@ void cli_signal_write(int fd, const char *p, size_t n)
  * written: 1 when this call took the output over (HANDLED). */
 static int take_over(void)
 {
-    static const char erase[] = "\r\033[K";
-    if (progress_showing)
-        cli_signal_write(STDERR_FILENO, erase, sizeof erase - 1);
+    cli_interrupt_progress_erase();
     int expect = COMPUTING;
     if (!atomic_compare_exchange_strong(&state, &expect, HANDLED))
         return 0;
@@ -85,9 +83,17 @@ void cli_interrupt_end(void)
     atomic_store(&state, WRITING);
 }
 
-void cli_interrupt_progress(int showing)
+void cli_interrupt_progress(void)
 {
-    progress_showing = showing;
+    progress_showing = 1;
+}
+
+void cli_interrupt_progress_erase(void)
+{
+    static const char erase[] = "\r\033[K";
+    if (progress_showing)
+        cli_signal_write(STDERR_FILENO, erase, sizeof erase - 1);
+    progress_showing = 0;
 }
 
 void cli_interrupt_set_tail(const char *t, size_t len)

@@ -22,9 +22,12 @@ void cli_interrupt_begin(void);
 /* Restores what cli_interrupt_begin found. */
 void cli_interrupt_end(void);
 
-/* Whether the progress line may be on the terminal (the handler erases
- * it first). */
-void cli_interrupt_progress(int showing);
+/* The progress line (progress.c) is on the terminal, from now until it
+ * is erased: the handler and every message (cli_error) erase it first. */
+void cli_interrupt_progress(void);
+
+/* Erases the progress line if it is shown (write(2): async-signal-safe). */
+void cli_interrupt_progress_erase(void);
 
 /* The bytes that end the output written so far (JSON's "]}", the table's
  * footer; none for CSV): what the handler writes before dying. Copied;

@@ -79,12 +79,17 @@ static size_t physical(void)
     return (size_t)pages * (size_t)page;
 }
 
-int cli_budget_fits(const cli_output *out, const cli_config *c, double *need, double *mem)
+int cli_budget_fits(const cli_output *out, const cli_config *c, char *why, size_t len)
 {
+    const double gib = 1024.0 * 1024.0 * 1024.0;
     /* Rows are written before the next configuration starts (run.c). */
-    *need = CLI_RUN_BASE_BYTES + cli_budget_config_bytes(out, &c->spec, c->engine_bytes);
-    *mem = (double)physical();
-    return *need <= *mem;
+    const double need =
+        CLI_RUN_BASE_BYTES + cli_budget_config_bytes(out, &c->spec, c->engine_bytes);
+    const double mem = (double)physical();
+    if (need <= mem)
+        return 1;
+    snprintf(why, len, "%.3g GiB of memory; this machine has %.3g GiB", need / gib, mem / gib);
+    return 0;
 }
 
 void cli_budget_begin(cli_budget *b, const cli_plan *plan)

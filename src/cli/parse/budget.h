@@ -48,9 +48,11 @@ double cli_budget_config_bytes(const cli_output *out, const sv_spec *spec, size_
 double cli_budget_estimate(const cli_plan *plan);
 
 /* Whether the run of configuration @p c, written as @p out, fits in
- * physical memory: *need its bytes (CLI_RUN_BASE_BYTES and its own), *mem
- * the machine's (SIZE_MAX when the system does not say). */
-int cli_budget_fits(const cli_output *out, const cli_config *c, double *need, double *mem);
+ * physical memory (SIZE_MAX when the system does not say): 1; else 0
+ * and in @p why its bytes (CLI_RUN_BASE_BYTES and its own) against the
+ * machine's, "X GiB of memory; this machine has Y GiB", for a caller's
+ * "... needs " before it. */
+int cli_budget_fits(const cli_output *out, const cli_config *c, char *why, size_t len);
 
 typedef struct cli_budget {
     double limit;   /* RLIMIT_AS in bytes; INFINITY without a limit */

@@ -435,17 +435,14 @@ int cli_options_parse(int argc, char **argv, cli_options *opt, char *err, size_t
 
 int cli_options_check_sizes(const cli_options *opt, char *err, size_t errlen)
 {
-    const double gib = 1024.0 * 1024.0 * 1024.0;
     const cli_output out = output_of(opt, CLI_FORMAT_CSV);
+    char why[96];
     for (size_t i = 0; i < opt->n_configs; i++) {
         const sv_spec *spec = &opt->configs[i].spec;
-        double need, mem;
-        if (!cli_budget_fits(&out, &opt->configs[i], &need, &mem))
+        if (!cli_budget_fits(&out, &opt->configs[i], why, sizeof why))
             return cli_fail(err, errlen,
-                            "sizes too large: d_k=%zu, n_q=%zu, n_k=%zu, trials=%llu need %.3g "
-                            "GiB of memory; this machine has %.3g GiB",
-                            spec->d_k, spec->n_q, spec->n_k, (unsigned long long)spec->trials,
-                            need / gib, mem / gib);
+                            "sizes too large: d_k=%zu, n_q=%zu, n_k=%zu, trials=%llu need %s",
+                            spec->d_k, spec->n_q, spec->n_k, (unsigned long long)spec->trials, why);
     }
     return 1;
 }

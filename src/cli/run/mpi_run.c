@@ -60,12 +60,6 @@ static size_t max_n_q(const cli_plan *p)
     return nq;
 }
 
-/* Blocks of SV_FOLD_ROWS query rows in the largest trial. */
-static uint64_t row_blocks(const cli_plan *p)
-{
-    return (max_n_q(p) + SV_FOLD_ROWS - 1) / SV_FOLD_ROWS;
-}
-
 /* Whether the ranks split query rows (fewer trials than ranks). */
 static int split_rows(const cli_plan *p, uint64_t ranks)
 {
@@ -73,11 +67,12 @@ static int split_rows(const cli_plan *p, uint64_t ranks)
 }
 
 /* Whether some configuration has log-n multipliers per row: a row fold
- * holds the scaled moments of one multiplier (sv_rowfold_check). */
+ * holds the scaled moments of one multiplier (the library's rule,
+ * sv_spec_check_use, which sv_rowfold_check applies). */
 static int any_logn_rows(const cli_plan *p)
 {
     for (size_t i = 0; i < p->count; i++)
-        if (p->configs[i].spec.scale_logn)
+        if (sv_spec_check_use(&p->configs[i].spec, SV_USE_ROW_SHARD, NULL, NULL) != SV_OK)
             return 1;
     return 0;
 }
@@ -99,7 +94,7 @@ static const char *unsplittable(const cli_plan *p, uint64_t ranks)
         return "fewer trials than ranks and --grad (dL/dk sums over every row: only trials split)";
     if (split_rows(p, ranks) && any_logn_rows(p))
         return "fewer trials than ranks and --scale logn per row (only trials split)";
-    if (split_rows(p, ranks) && row_blocks(p) < ranks)
+    if (split_rows(p, ranks) && sv_rowfold_blocks(0, max_n_q(p)) < ranks)
         return "fewer trials than ranks and fewer blocks of 4096 query rows than ranks";
     return NULL;
 }
@@ -114,7 +109,9 @@ static uint64_t split(uint64_t t, uint64_t r, uint64_t p)
 static unsigned char *run_shard(const cli_plan *plan, int rank, int ranks, size_t *len)
 {
     const int rows = split_rows(plan, (uint64_t)ranks);
-    const uint64_t t = plan->configs[0].spec.trials, n = rows ? row_blocks(plan) : t;
+    /* the blocks of SV_FOLD_ROWS query rows of the largest trial, or the trials */
+    const uint64_t t = plan->configs[0].spec.trials,
+                   n = rows ? sv_rowfold_blocks(0, max_n_q(plan)) : t;
     const uint64_t lo = split(n, (uint64_t)rank, (uint64_t)ranks),
                    hi = split(n, (uint64_t)rank + 1, (uint64_t)ranks);
     cli_config *cfg = malloc(plan->count * sizeof *cfg);

@@ -46,18 +46,9 @@ void cli_progress_show(void *ctx, uint64_t done, uint64_t total)
     if (isnan(left))
         return;
     pl->last = t;
-    pl->shown = 1;
-    cli_interrupt_progress(1); /* before the text: a signal mid-line erases it */
+    cli_interrupt_progress(); /* before the text: a signal mid-line erases it */
     fprintf(stderr,
             "\rsdpa-var: d_k=%zu (%zu of %zu): %3.0f%% of the run, about %.0f s left \033[K",
             pl->d_k, pl->index + 1, pl->count, 100.0 * sweep / pl->total, left);
     fflush(stderr);
-}
-
-void cli_progress_erase(cli_progress *pl)
-{
-    if (pl->shown)
-        fputs("\r\033[K", stderr);
-    pl->shown = 0;
-    cli_interrupt_progress(0);
 }

@@ -1,6 +1,6 @@
 /* The progress line of a run: on stderr, only when it is a terminal, once
  * the run has taken half a second, at most four times a second, erased before
- * any row is written and at the end. It estimates the time left in the
+ * any row or message is written and at the end (interrupt.h). It estimates the time left in the
  * whole sweep, not in the configuration that runs: each configuration's
  * work is weighed by its flops (cli_progress_work), and the rate so far
  * over all configurations gives the rest. */
@@ -39,7 +39,6 @@ typedef struct cli_progress {
     double before;      /* the work of the configurations finished */
     double current;     /* the work of the configuration that runs */
     size_t index, count, d_k;
-    int shown;
 } cli_progress;
 
 /* Seconds on the monotonic clock. */
@@ -48,8 +47,5 @@ double cli_progress_now(void);
 /* An sv_progress_fn: ctx is a cli_progress, done / total the fraction of
  * the configuration that runs (the run driver's, run.h). */
 void cli_progress_show(void *ctx, uint64_t done, uint64_t total);
-
-/* Erases the line if it is shown. */
-void cli_progress_erase(cli_progress *pl);
 
 #endif

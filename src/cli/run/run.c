@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,22 +20,6 @@
 #include "progress.h"
 #include "sdpa_var/run.h"
 #include "sink.h"
-
-/* The run's progress line, so that a message first erases it. */
-static cli_progress *the_progress;
-
-/* One line on stderr as cli_error writes it, on a line of its own. */
-static void say(const char *fmt, ...)
-{
-    if (the_progress)
-        cli_progress_erase(the_progress);
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(CLI_PROG ": ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
 
 /* One configuration while it runs. */
 typedef struct config_run {
@@ -74,8 +57,8 @@ static int undefined(const cli_sink *s, const config_run *r, const sv_row_view *
                                                          r->taps.skip, r->no_trial_sd);
     if (!c)
         return 0;
-    say("%s is nan at d_k=%zu scale=%s dist=%s%s, which is not a true answer", c->name,
-        v->spec->d_k, v->scale_name, sv_dist_name(v->spec->dist), where);
+    cli_error(0, "%s is nan at d_k=%zu scale=%s dist=%s%s, which is not a true answer", c->name,
+              v->spec->d_k, v->scale_name, sv_dist_name(v->spec->dist), where);
     return 1;
 }
 
@@ -87,9 +70,9 @@ static int emit(cli_sink *s, const config_run *r, const sv_row_view *v, const ch
 {
     if (pass == 0)
         return !undefined(s, r, v, where);
-    cli_progress_erase(the_progress);
+    cli_interrupt_progress_erase();
     if (!cli_sink_row(s, v)) {
-        say("%s", sv_status_str(SV_ENOMEM));
+        cli_error(0, "%s", sv_status_str(SV_ENOMEM));
         return 0;
     }
     return cli_sink_flush_some(s) && !cli_interrupt_pending();
@@ -154,7 +137,7 @@ static int write_chunk(cli_sink *s, const config_run *r, uint64_t first, uint64_
             v.stats = &chunk[t];
             v.trial = first + t;
             if (heads && sv_strided_head(r->arrays, v.trial, NULL, &h) != SV_OK) {
-                say("trial %llu: no such head", (unsigned long long)v.trial);
+                cli_error(0, "trial %llu: no such head", (unsigned long long)v.trial);
                 return 0;
             }
             snprintf(where, sizeof where, " trial=%llu", (unsigned long long)v.trial);
@@ -187,8 +170,8 @@ static int on_chunk(void *ctx, uint64_t first, uint64_t count, const sv_trial_st
 /* The run's progress (the fraction of its trials) on the progress line. */
 static void on_progress(void *ctx, uint64_t done, uint64_t total)
 {
-    (void)ctx;
-    cli_progress_show(the_progress, done, total);
+    const chunk_ctx *c = ctx;
+    cli_progress_show(c->r->exec.progress_ctx, done, total);
 }
 
 /* Runs the trials of one configuration in chunks (sv_run), the rows of
@@ -242,7 +225,7 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out)
                                            r->state->folds)
                              : SV_ENOMEM;
         if (st != SV_OK)
-            say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
+            cli_error(0, "d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
         return st == SV_OK;
     }
     sv_runner *run = NULL;
@@ -257,7 +240,7 @@ static int run_trials(config_run *r, cli_sink *s, const cli_output *out)
         st = sv_runner_end(run, &r->summary);
     sv_runner_free(run);
     if (st != SV_OK && c.ok) /* a row not written was said (or a signal caught) */
-        say("d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
+        cli_error(0, "d_k=%zu: %s", r->spec.d_k, sv_status_str(st));
     return st == SV_OK;
 }
 
@@ -288,8 +271,10 @@ static int write_config(cli_sink *s, const config_run *r, const cli_output *out)
         const double lo = out->weight_histogram ? 0.0 : r->taps.hist_lo;
         const double hi = out->weight_histogram ? 1.0 : r->taps.hist_hi;
         if (!out->weight_histogram && (h[b] || h[2 * b + 1]))
-            say("--histogram: %llu raw and %llu scaled scores fell outside the bins (beyond 6 sd)",
-                (unsigned long long)h[b], (unsigned long long)h[2 * b + 1]);
+            cli_error(0,
+                      "--histogram: %llu raw and %llu scaled scores fell outside the bins "
+                      "(beyond 6 sd)",
+                      (unsigned long long)h[b], (unsigned long long)h[2 * b + 1]);
         for (size_t i = 0; i < b; i++) {
             v.bin_lo = lo + (hi - lo) * (double)i / (double)b;
             v.bin_hi = lo + (hi - lo) * (double)(i + 1) / (double)b;
@@ -317,9 +302,10 @@ static int empty_rows_note(const config_run *r)
 {
     const double heads = (double)r->spec.trials, empty = r->summary.mean.rows_empty * heads;
     if (r->arrays && r->arrays->mask.data && empty > 0.0)
-        say("--mask: %.0f of %.0f query rows (over %.0f head%s) see no key: they are left out "
-            "of every statistic (column rows_empty)",
-            empty, (double)r->spec.n_q * heads, heads, heads == 1.0 ? "" : "s");
+        cli_error(0,
+                  "--mask: %.0f of %.0f query rows (over %.0f head%s) see no key: they are "
+                  "left out of every statistic (column rows_empty)",
+                  empty, (double)r->spec.n_q * heads, heads, heads == 1.0 ? "" : "s");
     return 1;
 }
 
@@ -347,10 +333,10 @@ static int run_config(const cli_plan *plan, size_t i, cli_sink *sink, const cli_
     char why[256];
     int ok;
     if (!cli_budget_check(budget, plan, &plan->configs[i], why, sizeof why)) {
-        say("%s", why);
+        cli_error(0, "%s", why);
         ok = 0;
     } else if (!alloc_taps(&r, &plan->out)) {
-        say("d_k=%zu: %s", r.spec.d_k, sv_status_str(SV_ENOMEM));
+        cli_error(0, "d_k=%zu: %s", r.spec.d_k, sv_status_str(SV_ENOMEM));
         ok = 0;
     } else if (state)
         ok = run_trials(&r, sink, &plan->out);
@@ -372,13 +358,11 @@ static int run_configs(const cli_plan *plan, cli_sink *sink, sv_state_config *st
     cli_progress pl = {.start = cli_progress_now(), .count = plan->count};
     for (size_t i = 0; i < plan->count; i++)
         pl.total += cli_progress_work(&plan->configs[i].spec);
-    the_progress = &pl;
     const int progress = !plan->quiet && isatty(STDERR_FILENO);
     int ok = 1;
     for (size_t i = 0; ok && i < plan->count && !cli_interrupt_pending(); i++)
         ok = run_config(plan, i, sink, &budget, &pl, progress, states ? &states[i] : NULL);
-    cli_progress_erase(&pl);
-    the_progress = NULL;
+    cli_interrupt_progress_erase();
     return ok;
 }
 
@@ -386,7 +370,7 @@ int cli_run_state_into(const cli_plan *plan, sv_state *st)
 {
     const sv_status s = sv_state_begin(st, plan->count, plan->trials_total);
     if (s != SV_OK)
-        say("%s", sv_status_str(s));
+        cli_error(0, "%s", sv_status_str(s));
     return s == SV_OK && run_configs(plan, NULL, st->configs);
 }
 
@@ -406,7 +390,7 @@ int cli_run(const cli_plan *plan)
         return run_state(plan);
     cli_sink sink;
     if (!cli_sink_begin(&sink, STDOUT_FILENO, plan)) {
-        say("%s", sv_status_str(SV_ENOMEM));
+        cli_error(0, "%s", sv_status_str(SV_ENOMEM));
         return CLI_EXIT_RUNTIME;
     }
     cli_interrupt_begin();
@@ -419,6 +403,6 @@ int cli_run(const cli_plan *plan)
     if (sig)
         cli_interrupt_die(sig);
     if (err)
-        say("error writing %s: %s", cli_output_name(), strerror(err));
+        cli_error(0, "error writing %s: %s", cli_output_name(), strerror(err));
     return ok ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
 }

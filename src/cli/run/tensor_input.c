@@ -131,32 +131,18 @@ static int checked(const cli_tensors *t, const sv_spec *spec, char *err, size_t 
     return cli_fail(err, errlen, "%s%s", why.problem == SV_STRIDED_CAUSAL ? "--" : "", line);
 }
 
-/* Whether the run of configuration c fits in physical memory, as
- * cli_options_check_sizes asks of random draws (a sparse file, or one a
- * few rows long with a wide d_k, asks for far more than its own size). */
-static int fits(const cli_options *opt, const cli_config *c, const char *qa, char *err,
-                size_t errlen)
-{
-    const double gib = 1024.0 * 1024.0 * 1024.0;
-    const cli_output out = cli_options_plan(opt, CLI_FORMAT_CSV).out;
-    double need, mem;
-    if (cli_budget_fits(&out, c, &need, &mem))
-        return 1;
-    return cli_fail(err, errlen,
-                    "%s: d_k=%zu n_q=%zu n_k=%zu, %llu (batch, head) pairs: the run needs %.3g "
-                    "GiB of memory; this machine has %.3g GiB",
-                    qa, c->spec.d_k, c->spec.n_q, c->spec.n_k, (unsigned long long)c->spec.trials,
-                    need / gib, mem / gib);
-}
-
 /* opt->configs from the files' sizes: one per --scale item, its scale
  * resolved by the library for the files' d_k (as validate.c's make_spec),
  * checked as a drawn one is (cli_config_check: the option and the
- * library's reason), after the files' sizes. */
+ * library's reason), after the files' sizes; and whether its run fits in
+ * physical memory, as cli_options_check_sizes asks of random draws (a
+ * sparse file, or one a few rows long with a wide d_k, asks for far more
+ * than its own size). */
 static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_t errlen)
 {
     sv_spec sizes = {.dist = SV_DIST_NORMAL};
     const sv_status st = sv_strided_sizes(&t->arrays, &sizes);
+    const cli_output out = cli_options_plan(opt, CLI_FORMAT_CSV).out;
     char qa[80], why[512];
     cli_quote(qa, sizeof qa, t->file[0].arg);
     if (st != SV_OK) /* sv_strided_check leaves none: say it anyway */
@@ -174,8 +160,11 @@ static int make_configs(const cli_tensors *t, cli_options *opt, char *err, size_
         if (!cli_config_check(opt, c, why, sizeof why))
             return cli_fail(err, errlen, "%s: d_k=%zu n_q=%zu n_k=%zu: %s", qa, s.d_k, s.n_q, s.n_k,
                             why);
-        if (!fits(opt, c, qa, err, errlen))
-            return 0;
+        if (!cli_budget_fits(&out, c, why, sizeof why))
+            return cli_fail(
+                err, errlen,
+                "%s: d_k=%zu n_q=%zu n_k=%zu, %llu (batch, head) pairs: the run needs %s", qa,
+                s.d_k, s.n_q, s.n_k, (unsigned long long)s.trials, why);
     }
     return 1;
 }

@@ -62,11 +62,6 @@ double cli_table_col(const cli_table_entry *e, sv_column_id id, int power)
     return cli_table_value(e, sv_column_of(id), power);
 }
 
-const sv_column *cli_table_partner(const sv_column *c, sv_column_partner_kind which)
-{
-    return sv_column_partner(SV_OUTPUT_SUMMARY, c, which);
-}
-
 /* A configuration column's value as text ("sqrt", "64", "0.5"). */
 void cli_table_config_text(const sv_column *c, const cli_table_entry *e, char *buf, size_t len)
 {
@@ -97,7 +92,7 @@ static int varies(sv_column_id id, const cli_table_entry *e, size_t n)
 const sv_column_id cli_table_labelled[CLI_TABLE_LABELLED] = {
     COL(dk), COL(n_q), COL(n_k), COL(scale), COL(dist), COL(nu), COL(init), COL(d_model)};
 
-void cli_table_entries_begin(cli_writer *s)
+int cli_table_entries_begin(cli_writer *s)
 {
     for (size_t i = 0; i < s->count; i++) {
         cli_table_entry *e = &s->entries[i];
@@ -112,6 +107,7 @@ void cli_table_entries_begin(cli_writer *s)
         if (varies(cli_table_labelled[k], s->entries, s->count))
             s->varying |= 1u << k;
     s->one_n_k = !varies(COL(n_k), s->entries, s->count);
+    return 1;
 }
 
 cli_table_entry *cli_table_keep(cli_writer *s, const sv_row_view *row)

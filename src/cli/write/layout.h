@@ -25,10 +25,6 @@ double cli_table_value(const cli_table_entry *e, const sv_column *c, int power);
  * (that sd's SV_PARTNER_THEORY) where there is one; else NAN (NO_COL too). */
 double cli_table_std_error(const cli_table_entry *e, sv_column_id id, int power);
 
-/* Summary column @p c's partner @p which (sv_column_partner): its sd
- * across trials, its theory, ...; NULL for none or c NULL. */
-const sv_column *cli_table_partner(const sv_column *c, sv_column_partner_kind which);
-
 /* A configuration column's value as text ("sqrt", "64", "0.5"). */
 void cli_table_config_text(const sv_column *c, const cli_table_entry *e, char *buf, size_t len);
 
@@ -42,8 +38,9 @@ extern const sv_column_id cli_table_labelled[CLI_TABLE_LABELLED];
  * row: each configuration's spec and scale, and what the title, the block
  * labels and the footer need from the start (cli_writer's varying, bit k
  * for cli_table_labelled[k], k >= 1; one_n_k; logn). Found once: per row
- * it made a table quadratic in configurations. */
-void cli_table_entries_begin(cli_writer *s);
+ * it made a table quadratic in configurations. Returns 1 (the slides'
+ * cli_format_writer begin). */
+int cli_table_entries_begin(cli_writer *s);
 
 /* Keeps summary @p row as the next entry and returns it. */
 cli_table_entry *cli_table_keep(cli_writer *s, const sv_row_view *row);

@@ -48,17 +48,12 @@ int cli_output_file_open(cli_output_file *o, const char *path, char *err, size_t
     /* DIR/.NAME.XXXXXX: hidden, in FILE's directory (same file system) */
     snprintf(o->tmp, n + 16, "%.*s.%s.XXXXXX", (int)dir, path, path + dir);
     const int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        const int e = errno;
-        free(o->tmp);
-        o->tmp = NULL;
-        return cli_fail(err, errlen, "--output: '%s': %s", q, strerror(e));
-    }
-    const mode_t mask = umask(0);
+    const mode_t mask = umask(0); /* mkstemp's 0600: the mode a new file gets under the umask */
     umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || !to_stdout(fd)) {
+    if (fd < 0 || fchmod(fd, 0666 & ~mask) != 0 || !to_stdout(fd)) {
         const int e = errno;
-        unlink(o->tmp);
+        if (fd >= 0)
+            unlink(o->tmp);
         free(o->tmp);
         o->tmp = NULL;
         return cli_fail(err, errlen, "--output: '%s': %s", q, strerror(e));

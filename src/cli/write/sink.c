@@ -217,8 +217,7 @@ int cli_sink_end(cli_sink *s)
     start(s); /* a run always has rows; this only keeps the pairing */
     if (s->fmt->end)
         s->fmt->end(&s->w);
-    else
-        put_tail(s);
+    put_tail(s);
     const int ok = cli_sink_commit(s);
     sink_free(s);
     return ok;

@@ -160,12 +160,6 @@ static void sweep_row(const cli_writer *s, cli_grid *g, const cli_table_entry *e
     cli_grid_end_row(g);
 }
 
-static int slides_begin(cli_writer *s)
-{
-    cli_table_entries_begin(s);
-    return 1;
-}
-
 static void slides_row(cli_writer *s, const sv_row_view *row)
 {
     cli_grid g = {s->f, s->format == CLI_FORMAT_LATEX, 0};
@@ -189,13 +183,9 @@ static size_t slides_tail(const cli_writer *s, char *buf, size_t len)
 static void slides_end(cli_writer *s)
 {
     cli_grid g = {s->f, s->format == CLI_FORMAT_LATEX, 0};
-    if (s->n_entries == 0)
-        return;
-    if (s->count == 1)
+    if (s->count == 1 && s->n_entries) /* a sweep: the tail ends its grid */
         one_table(&g, &s->entries[0]);
-    else
-        cli_grid_end(&g);
 }
 
 const cli_format_writer cli_slides_writer = {
-    .begin = slides_begin, .row = slides_row, .end = slides_end, .tail = slides_tail};
+    .begin = cli_table_entries_begin, .row = slides_row, .end = slides_end, .tail = slides_tail};

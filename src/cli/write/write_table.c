@@ -191,17 +191,11 @@ static void table_row(cli_writer *s, const sv_row_view *row)
     cells(s->f, 10, row, cols, sizeof cols / sizeof cols[0]);
 }
 
+/* One configuration's table; a sweep ends with its footer (the tail). */
 static void table_end(cli_writer *s)
 {
-    if (s->kind != SV_OUTPUT_SUMMARY || s->n_entries == 0)
-        return;
-    if (s->count == 1) {
+    if (s->kind == SV_OUTPUT_SUMMARY && s->count == 1 && s->n_entries)
         cli_table_one(s->f, &s->entries[0]);
-        return;
-    }
-    char tail[1024];
-    const size_t len = table_tail(s, tail, sizeof tail);
-    fwrite(tail, 1, len, s->f);
 }
 
 const cli_format_writer cli_table_writer = {

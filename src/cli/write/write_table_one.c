@@ -133,9 +133,9 @@ cli_stat_side cli_stat_values(const cli_table_entry *e, const cli_stat_row *r, i
     const size_t i = 2 * (size_t)k; /* measured, then its theory */
     const sv_column_id id = r->col[i], tid = r->col[i + 1];
     const int p = r->power[i];
-    const sv_column *sd = cli_table_partner(sv_column_of(id), SV_PARTNER_SD);
+    const sv_column *sd = sv_column_partner(SV_OUTPUT_SUMMARY, sv_column_of(id), SV_PARTNER_SD);
     if (sd_theory && e->spec.trials < 2)
-        sd = cli_table_partner(sd, SV_PARTNER_THEORY);
+        sd = sv_column_partner(SV_OUTPUT_SUMMARY, sd, SV_PARTNER_THEORY);
     cli_stat_side x = {cli_table_col(e, id, p), cli_table_std_error(e, id, p),
                        cli_table_value(e, sd, p), cli_table_col(e, tid, r->power[i + 1])};
     if (r->flags & CLI_STAT_SQRT) {

@@ -51,7 +51,7 @@ void cli_put_file(void *ctx, const char *s, size_t n);
 
 /* A format's writers, which sink.c calls: begin before the first row
  * (written with it; 0 when out of memory), row for each row, end once
- * the last is in (NULL: the tail is the end), and tail, the text that ends
+ * the last is in (NULL: none), before the tail; and tail, the text that ends
  * the output committed so far (JSON's "]}", a sweep table's footer: what
  * the interrupt handler writes), NUL-terminated in buf (NULL: none).
  * lists: the rows are the columns cols lists (CSV, JSON); the others
