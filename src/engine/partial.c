@@ -345,12 +345,12 @@ static void add_trials(const sv_trial_stats *t, size_t count, double *sum, doubl
         double before[3 * F]; /* the block's sums, means and M2s */
         if (!small) {
             memcpy(before, sum, F * sizeof(double));
-            memcpy(before + F, w, 2 * F * sizeof(double));
+            memcpy(before + F, w, (size_t)2 * F * sizeof(double));
         }
         welford(t, count, sum, m2 ? w : NULL, done, vars, e);
         if (!small && isnan(sum[RAW_VAR_FIELD])) { /* a trial measured nothing */
             memcpy(sum, before, F * sizeof(double));
-            memcpy(w, before + F, 2 * F * sizeof(double));
+            memcpy(w, before + F, (size_t)2 * F * sizeof(double));
             sparse = 1; /* its extremes and variances again: the same values */
         }
     }
