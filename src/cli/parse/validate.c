@@ -238,7 +238,7 @@ static void group_usage(FILE *f, int flag, cli_option_id group, const char *head
  * first), on the same line when the same option and kind. */
 static void rule_usage(FILE *f, const cli_rule *r, int opt, int other, int *prev, int *at)
 {
-    char head[32], other_text[128], value[48]; /* other_text: "--" name value */
+    char head[128], other_text[128], value[48]; /* head: "--" name formats */
     const int same = *prev == opt * 4 + (int)r->kind;
     char formats[64] = ""; /* --format's first format of the rule: "--format state" */
     if (opt == CLI_OPT_FORMAT)
