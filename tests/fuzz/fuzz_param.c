@@ -86,6 +86,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         o >= SV_PARAM_COUNT))
         abort();
     printable_line(msg);
+    /* The same fault in parts (sv_spec_check_rule): its status, and an
+     * EXCLUDES or NEEDS rule names another parameter and a reason. */
+    sv_param_rule rule;
+    if (sv_spec_check_rule(&spec, &rule) != st || (st == SV_OK && rule.kind != SV_RULE_NONE) ||
+        !rule.value || !rule.why ||
+        (rule.kind != SV_RULE_NONE && (rule.other == SV_PARAM_NONE || !rule.why[0])))
+        abort();
+    /* The rules with the rest of a run (sv_spec_check_use): one use named
+     * with its reason, or none and "". */
+    const unsigned all = SV_USE_MASK | SV_USE_GIVEN | SV_USE_HISTOGRAM | SV_USE_ROW_SHARD |
+                         SV_USE_ONE_SCALE | SV_USE_WEIGHT_HISTOGRAM;
+    unsigned use = ~0u;
+    const char *why = NULL;
+    const sv_status us = sv_spec_check_use(&spec, all, &use, &why);
+    if (!why || (us == SV_OK) != (use == 0) || (use & (use - 1)) || (use & ~all) ||
+        (use != 0) != (why[0] != '\0'))
+        abort();
+    printable_line(why);
     free(text);
     return 0;
 }
