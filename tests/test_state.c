@@ -18,6 +18,32 @@ static sv_spec spec_of(uint64_t trials)
     return s;
 }
 
+/* Config c of a state: trials [first, first + count) of spec s's source
+ * src (at most 4 trials), rows [r0, r1): a partial for every row, else
+ * the row folds. */
+static void fill_config(sv_state_config *c, const sv_spec *s, const sv_source *src,
+                        const sv_exec *exec, uint64_t first, uint64_t count, size_t r0, size_t r1)
+{
+    *c = (sv_state_config){.spec = *s,
+                           .observed = NAN,
+                           .trial_first = first,
+                           .trial_count = count,
+                           .row_begin = r0,
+                           .row_end = r1};
+    c->spec.trials = count;
+    strcpy(c->scale_name, "sqrt");
+    if (r0 == 0 && r1 == NQ) {
+        sv_trial_stats t[4];
+        CHECK(count <= 4);
+        CHECK(sv_engine_run(s, src, exec, NULL, first, count, t) == SV_OK);
+        CHECK(sv_partial_create(first, count, &c->trials) == SV_OK);
+        CHECK(sv_partial_add(c->trials, t, (size_t)count) == SV_OK);
+    } else {
+        c->folds = calloc((size_t)count * sv_rowfold_blocks(r0, r1), sizeof(sv_rowfold));
+        CHECK(sv_engine_run_rows(s, src, exec, first, count, r0, r1, c->folds) == SV_OK);
+    }
+}
+
 /* Trials [first, first + count), rows [r0, r1), as one decoded state. */
 static sv_state shard(uint64_t first, uint64_t count, size_t r0, size_t r1)
 {
@@ -30,24 +56,7 @@ static sv_state shard(uint64_t first, uint64_t count, size_t r0, size_t r1)
     strcpy(st.version, sv_version());
     strcpy(st.isa, r0 ? "avx2" : "avx512");
     strcpy(st.blas, "Haswell");
-    sv_state_config *c = st.configs;
-    *c = (sv_state_config){.spec = s,
-                           .observed = NAN,
-                           .trial_first = first,
-                           .trial_count = count,
-                           .row_begin = r0,
-                           .row_end = r1};
-    c->spec.trials = count;
-    strcpy(c->scale_name, "sqrt");
-    if (r0 == 0 && r1 == NQ) {
-        sv_trial_stats t[4];
-        CHECK(sv_engine_run(&s, &src, &exec, NULL, first, count, t) == SV_OK);
-        CHECK(sv_partial_create(first, count, &c->trials) == SV_OK);
-        CHECK(sv_partial_add(c->trials, t, (size_t)count) == SV_OK);
-    } else {
-        c->folds = calloc((size_t)count * sv_rowfold_blocks(r0, r1), sizeof(sv_rowfold));
-        CHECK(sv_engine_run_rows(&s, &src, &exec, first, count, r0, r1, c->folds) == SV_OK);
-    }
+    fill_config(st.configs, &s, &src, &exec, first, count, r0, r1);
     /* through bytes: what a file holds */
     size_t len = 0;
     CHECK(sv_state_encode(&st, NULL, 0, &len) == SV_ERANGE && len > 0);
@@ -86,24 +95,7 @@ static sv_state empty_shard(const sv_source *src, uint64_t first, uint64_t count
     const sv_exec exec = {.threads = 1};
     sv_state st;
     CHECK(sv_state_begin(&st, 1, EH) == SV_OK);
-    sv_state_config *c = st.configs;
-    *c = (sv_state_config){.spec = s,
-                           .observed = NAN,
-                           .trial_first = first,
-                           .trial_count = count,
-                           .row_begin = r0,
-                           .row_end = r1};
-    c->spec.trials = count;
-    strcpy(c->scale_name, "sqrt");
-    if (r0 == 0 && r1 == NQ) {
-        sv_trial_stats t[EH];
-        CHECK(sv_engine_run(&s, src, &exec, NULL, first, count, t) == SV_OK);
-        CHECK(sv_partial_create(first, count, &c->trials) == SV_OK);
-        CHECK(sv_partial_add(c->trials, t, (size_t)count) == SV_OK);
-    } else {
-        c->folds = calloc((size_t)count * sv_rowfold_blocks(r0, r1), sizeof(sv_rowfold));
-        CHECK(sv_engine_run_rows(&s, src, &exec, first, count, r0, r1, c->folds) == SV_OK);
-    }
+    fill_config(st.configs, &s, src, &exec, first, count, r0, r1);
     size_t len = 0;
     CHECK(sv_state_encode(&st, NULL, 0, &len) == SV_ERANGE);
     unsigned char *b = malloc(len);
