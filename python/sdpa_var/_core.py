@@ -13,7 +13,7 @@ from . import _lib as L
 
 CHUNK = 65536  # trials per sv_engine_run call: bounds the stats array
 THREADS_MAX = 1024  # as the CLI's --threads
-POOLS = [n.decode() for n in map(L.lib.sv_pool_name, range(8)) if n]  # heads, none, all
+POOLS = L.names(L.lib.sv_pool_name)  # heads, none, all
 
 
 class NonFiniteError(ValueError):
@@ -176,11 +176,8 @@ def _layout(name):
     got = L.c_int()
     if not isinstance(name, str) or "\0" in name or \
             L.lib.sv_layout_parse(name.encode(), ctypes.byref(got)) != L.SV_OK:
-        names, i = [], 0
-        while L.lib.sv_layout_name(i) is not None:
-            names.append(L.lib.sv_layout_name(i).decode())
-            i += 1
-        raise ValueError("layout: %r is not one of %s" % (name, ", ".join(names)))
+        raise ValueError("layout: %r is not one of %s"
+                         % (name, ", ".join(L.names(L.lib.sv_layout_name))))
     return got.value
 
 

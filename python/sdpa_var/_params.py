@@ -27,10 +27,10 @@ class Param:
 
 
 def _table():
-    rows, i = [], 0
-    while L.lib.sv_param_name(i) is not None:
+    rows = []
+    for i, name in enumerate(L.names(L.lib.sv_param_name)):
         p = Param()
-        p.index, p.name = i, L.lib.sv_param_name(i).decode()
+        p.index, p.name = i, name
         kind, lo, hi, implies = L.c_int(), L.c_dbl(), L.c_dbl(), L.c_int()
         default = L.c_char_p()
         L.lib.sv_param_bounds(i, ctypes.byref(kind), ctypes.byref(lo), ctypes.byref(hi),
@@ -43,7 +43,6 @@ def _table():
             names.append(c[len(names)].decode())
         p.choices = tuple(names)
         rows.append(p)
-        i += 1
     for p in rows:
         p.implies = rows[p.implies].name if p.implies >= 0 else None
     return rows
@@ -65,9 +64,7 @@ def default(name):
 def explain(p, text):
     """sv_param_explain: why @p text is refused for Param @p p."""
     raw = text.encode("utf-8", "backslashreplace")
-    buf = ctypes.create_string_buffer(256)
-    L.lib.sv_param_explain(p.index, raw, buf, len(buf))
-    return buf.value.decode("utf-8", "replace")
+    return L.line(L.lib.sv_param_explain, p.index, raw).decode("utf-8", "replace")
 
 
 def text_of(p, value, keyword):
