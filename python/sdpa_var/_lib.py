@@ -153,21 +153,6 @@ class sv_summary(ctypes.Structure):
                                           ctypes.sizeof(sv_trial_stats) if _bound else 0))]
 
 
-class sv_state_config(ctypes.Structure):
-    """state.h: struct sv_state_config."""
-    _fields_ = [("spec", sv_spec), ("scale_name", ctypes.c_char * 32), ("observed", c_dbl),
-                ("trial_first", c_u64), ("trial_count", c_u64), ("row_begin", c_u64),
-                ("row_end", c_u64), ("trials", ctypes.c_void_p),  # sv_partial * (opaque)
-                ("folds", ctypes.c_void_p)]
-
-
-class sv_state(ctypes.Structure):
-    """state.h: struct sv_state (read by sv_state_decode, freed by sv_state_free)."""
-    _fields_ = [("version", ctypes.c_char * 32), ("n_configs", c_size),
-                ("configs", ctypes.POINTER(sv_state_config)), ("trials_total", c_u64),
-                ("isa", ctypes.c_char * 32), ("blas", ctypes.c_char * 32)]
-
-
 class sv_row_view(ctypes.Structure):
     """columns.h: struct sv_row_view."""
     _fields_ = [("spec", ctypes.POINTER(sv_spec)), ("scale_name", c_char_p),
@@ -256,14 +241,14 @@ SIGNATURES = {
     "sv_column_exists": (c_int, [P(sv_column), P(sv_spec), c_int, c_int]),
     "sv_column_reduce_name": (c_char_p, [c_int]),
     # state.h
-    "sv_state_decode": (c_int, [c_char_p, c_size, P(sv_state)]),
+    "sv_state_decode": (c_int, [c_char_p, c_size, ctypes.c_void_p]),
     "sv_state_decode_text": (c_size, [c_char_p, c_size, c_int, c_char_p, c_char_p, c_size]),
-    "sv_state_merge": (c_int, [ctypes.c_void_p, c_size, c_int, P(sv_state), ctypes.c_void_p]),
-    "sv_state_summary": (c_int, [P(sv_state), c_size, P(sv_spec), P(sv_summary)]),
-    "sv_state_problem_str": (c_char_p, [c_int]),
+    "sv_state_merge": (c_int, [ctypes.c_void_p, c_size, c_int, ctypes.c_void_p, ctypes.c_void_p]),
+    "sv_state_summary": (c_int, [ctypes.c_void_p, c_size, P(sv_spec), P(sv_summary)]),
+    "sv_state_config_get": (c_size, [ctypes.c_void_p, c_size, P(c_char_p), P(c_dbl)]),
     "sv_state_why_text": (c_size, [ctypes.c_void_p, ctypes.c_void_p, P(c_char_p), c_char_p,
                                    c_size]),
-    "sv_state_free": (None, [P(sv_state)]),
+    "sv_state_free": (None, [ctypes.c_void_p]),
     # version_query.h
     "sv_version": (c_char_p, []),
     "sv_abi_version": (c_uint, []),
@@ -293,9 +278,11 @@ lib = _load()
 # package never reads it, so it is held as opaque bytes of the C size.
 SOURCE_BYTES = lib.sv_struct_size(b"sv_source")
 # sv_strided_why and sv_state_why likewise: sv_strided_check and
-# sv_state_merge fill them, sv_strided_explain and sv_state_why_text read them.
+# sv_state_merge fill them, sv_strided_explain and sv_state_why_text read them;
+# and sv_state: the library's functions fill, read (sv_state_config_get) and free it.
 STRIDED_WHY_BYTES = lib.sv_struct_size(b"sv_strided_why")
 STATE_WHY_BYTES = lib.sv_struct_size(b"sv_state_why")
+STATE_BYTES = lib.sv_struct_size(b"sv_state")
 
 
 def names(name_of):
