@@ -125,16 +125,11 @@ def _shown(s, fits):
 
 
 def _widths(header, rows, keep):
-    """The text widths of the names and of each column in @p keep (None,
+    """The text widths of the names, then of each column in @p keep (None,
     the "...": 3)."""
-    return max(len(n) for n, _ in header + rows), [
+    return [max(len(n) for n, _ in header + rows)] + [
         max([len(labels[c]) for _, labels in header] + [len(cells[c]) for _, cells in rows])
         if c is not None else 3 for c in keep]
-
-
-def _fits(header, rows, keep):
-    left, w = _widths(header, rows, keep)
-    return left + sum(GAP + k for k in w) <= WIDTH
 
 
 def text(s):
@@ -142,8 +137,9 @@ def text(s):
     (at least one head each side of the "...")."""
     if not s.columns:
         return title(s)
-    header, rows = _shown(s, _fits)
-    left, w = _widths(header, rows, range(len(header[-1][1])))
+    header, rows = _shown(s, lambda h, r, keep: sum(_widths(h, r, keep)) + GAP * len(keep)
+                          <= WIDTH)
+    left, *w = _widths(header, rows, range(len(header[-1][1])))
     lines = [title(s)]
     for name, cells in header + rows:
         lines.append(name.ljust(left) + "".join(" " * GAP + x.rjust(k) for x, k in zip(cells, w)))
