@@ -74,9 +74,9 @@ def run(spec, src, exe, opt, out=None):
 
 def cancellable(spec, count, exe, call):
     """call(exe) (a library call running @p count trials of @p spec under
-    the sv_exec it is given), its status, stoppable by Ctrl-C. Python runs signal handlers in the main thread
-    only, and only between bytecodes: a long foreign call would hold
-    KeyboardInterrupt until it returns. So the call runs in a worker thread
+    the sv_exec it is given), its status, stoppable by Ctrl-C. Python runs
+    signal handlers in the main thread only, and only between bytecodes: a
+    long foreign call would hold KeyboardInterrupt until it returns. So the call runs in a worker thread
     (ctypes releases the GIL) while the main thread waits in short joins;
     whatever the wait raises (KeyboardInterrupt, or a signal handler's
     exception) sets exe.cancel's flag, and the engine stops within one
@@ -357,8 +357,8 @@ def collect(spec, trials, shape, heads_kv, masked, scale, pool):
     "none", the pooled row. @p masked: a data mask was applied (theory
     columns NaN). stats() and the monitor's torch backend (_device.py)
     both end here, so their columns cannot differ in definition."""
-    cols = _columns.per_head()
-    cols = [c for c in cols if c.name not in ("batch", "head") and c.exists(spec, 0, 1)]
+    cols = [c for c in _columns.per_head()
+            if c.name not in ("batch", "head") and c.exists(spec, 0, 1)]
     scale_name = None if scale is None else repr(float(scale)).encode()
     values, config = {}, {}
     if pool != "all":
