@@ -66,33 +66,29 @@ def _omp_max_threads():
 def run(spec, src, exe, opt, out=None):
     """sv_run(spec, src, exe, NULL, opt, out) (run.h: the run driver, the
     engine in chunks of opt.chunk trials into the summary *out), its
-    status, stoppable by Ctrl-C (cancellable)."""
-    return cancellable(spec, spec.trials, exe, lambda how: L.lib.sv_run(
-        ctypes.byref(spec), src, ctypes.byref(how), None, ctypes.byref(opt),
-        None if out is None else ctypes.byref(out)))
-
-
-def cancellable(spec, count, exe, call):
-    """call(exe) (a library call running @p count trials of @p spec under
-    the sv_exec it is given), its status, stoppable by Ctrl-C. Python runs
-    signal handlers in the main thread only, and only between bytecodes: a
-    long foreign call would hold KeyboardInterrupt until it returns. So the call runs in a worker thread
+    status, stoppable by Ctrl-C. Python runs signal handlers in the main
+    thread only, and only between bytecodes: a long foreign call would hold
+    KeyboardInterrupt until it returns. So the call runs in a worker thread
     (ctypes releases the GIL) while the main thread waits in short joins;
     whatever the wait raises (KeyboardInterrupt, or a signal handler's
     exception) sets exe.cancel's flag, and the engine stops within one
     tile per thread (SV_ECANCELED, results discarded); the exception is
     re-raised once the worker is done with the caller's memory. Small calls
     and calls from other threads (no signal reaches them) run inline."""
+    def call(how):
+        return L.lib.sv_run(ctypes.byref(spec), src, ctypes.byref(how), None, ctypes.byref(opt),
+                            None if out is None else ctypes.byref(out))
+
     if threading.current_thread() is not threading.main_thread() or \
-            _work(spec, count) < _INLINE_WORK:
+            _work(spec, spec.trials) < _INLINE_WORK:
         return call(exe)
     flag = L.c_int(0)
-    run = L.sv_exec.from_buffer_copy(exe)
-    run.cancel = ctypes.pointer(flag)
-    if run.threads == 0:
+    mine = L.sv_exec.from_buffer_copy(exe)
+    mine.cancel = ctypes.pointer(flag)
+    if mine.threads == 0:
         # OpenMP's default is per thread (torch.set_num_threads changes the
         # caller's): the worker, a new thread, would get the global one.
-        run.threads = _omp_max_threads()
+        mine.threads = _omp_max_threads()
     done = []
     # The worker releases `ended` when its call returns. The wait is on
     # this plain lock, not Thread.join: in Python 3.11 a join that Ctrl-C
@@ -105,7 +101,7 @@ def cancellable(spec, count, exe, call):
 
     def worker():
         try:
-            done.append((call(run), None))
+            done.append((call(mine), None))
         except BaseException as e:  # noqa: B902: handed to the caller unchanged
             done.append((None, e))
         finally:
