@@ -371,7 +371,7 @@ def collect(spec, trials, shape, heads_kv, masked, scale, pool):
             if c.type == L.SV_VALUE_TEXT and c.flags & L.SV_COLUMN_CONFIG:
                 config.setdefault(c.name, x)
             pooled[c.name] = x
-    order = [c.name for c in cols if c.name in values]
-    units = {c.name: c.unit for c in cols}
+    # values holds the per-head columns in cols' order: they are the columns
     return _result.make("per_head", ("batch", "head") if pool != "all" else (),
-                        shape if pool != "all" else (), order, values, pooled, config, units)
+                        shape if pool != "all" else (), values, values, pooled, config,
+                        {c.name: c.unit for c in cols})
