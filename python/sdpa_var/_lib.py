@@ -8,12 +8,15 @@ as a path relative to this package, so no LD_LIBRARY_PATH is needed.
 
 Every function the package calls has its signature here (SIGNATURES, by
 header), and every struct here mirrors one in include/sdpa_var/*.h field
-by field (same order, same C types); sv_trial_stats is built from the
-library's own list of its fields (sv_trial_field_name). At import the library's ABI version
-(sv_abi_version) must equal the one this package was configured with, and each mirror's size
-must equal the C sizeof (sv_struct_size): a mismatch, or a library without
-one of the functions used here, raises ImportError naming both values, never
-a silent misread.
+by field (same order, same C types), but sv_summary, of which only the
+first member is laid out; sv_trial_stats is built from the library's own
+list of its fields (sv_trial_field_name). Structs the package only passes
+(sv_source, sv_strided_why, sv_state, sv_state_why) are bytes of the C
+size. At import the library's ABI version (sv_abi_version) must equal the
+one this package was configured with, and each mirror's size must equal
+the C sizeof (sv_struct_size): a mismatch, or a library without one of
+the functions used here, raises ImportError naming both values, never a
+silent misread.
 """
 
 import ctypes
