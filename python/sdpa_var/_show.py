@@ -68,11 +68,9 @@ def _grid(s):
         if pooled:
             cells.append(cell(s.pooled[n]) if n in s.pooled else "")
         rows.append((n, cells))
-    if len(s.dims) == 2 and s.shape[0] > 1:
-        header = [(s.dims[0], [str(ix[0]) for ix in heads]),
-                  (s.dims[1], [str(ix[1]) for ix in heads])]
-    else:
-        header = [(s.dims[-1], [str(ix[-1]) for ix in heads])]
+    # one header row per axis; a single batch's row left out
+    axes = (0, 1) if len(s.dims) == 2 and s.shape[0] > 1 else (len(s.dims) - 1,)
+    header = [(s.dims[a], [str(ix[a]) for ix in heads]) for a in axes]
     if pooled:
         header = [(name, labels + (["all"] if i == len(header) - 1 else [""]))
                   for i, (name, labels) in enumerate(header)]
