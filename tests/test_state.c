@@ -191,6 +191,15 @@ int main(void)
     CHECK(sv_state_summary(&m, 0, &ms, &got) == SV_OK);
     CHECK(ms.trials == 4 && sv_spec_hash(&ms) == sv_spec_hash(&s));
     CHECK(memcmp(&want, &got, sizeof want) == 0);
+    /* the rest of its summary row: the scale as written, the observed value */
+    const char *scale = NULL;
+    double observed = 0;
+    CHECK(sv_state_config_get(&m, 0, &scale, &observed) == 1 && strcmp(scale, "sqrt") == 0 &&
+          isnan(observed));
+    observed = 1;
+    CHECK(sv_state_config_get(&m, 1, &scale, &observed) == 1 && observed == 1);
+    CHECK(sv_state_config_get(&m, 0, NULL, NULL) == 1 &&
+          sv_state_config_get(NULL, 0, NULL, NULL) == 0);
     sv_state_free(&m);
     /* a row shard missing, a shard twice, trials from 2 only */
     const sv_state *gap[2] = {&a, &b}, *twice[4] = {&a, &b, &c, &a}, *late[1] = {&a};

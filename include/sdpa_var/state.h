@@ -185,6 +185,23 @@ sv_status sv_state_merge(const sv_state *const *shards, size_t n, int from_zero,
 sv_status sv_state_summary(const sv_state *s, size_t config, sv_spec *spec, sv_summary *out);
 
 /**
+ * The number of configurations of @p s and, for @p config below it, what
+ * a summary row of that configuration names besides its spec and summary
+ * (sv_state_summary): *scale_name, the --scale item as written (NUL-
+ * terminated, at most SV_STATE_NAME_MAX bytes; it points into @p s, valid
+ * until sv_state_free), and *observed, the --observed variance (score^2,
+ * NAN for none). So a caller that holds an sv_state as opaque bytes (of
+ * sv_struct_size("sv_state"): ctypes) reads a merged state without a
+ * mirror of sv_state or sv_state_config.
+ * @param scale_name, observed NULL: not written; neither is written when
+ *        @p config is out of range.
+ * @return s->n_configs; 0 for s NULL.
+ * Thread safety: reads s only. Cost: O(1).
+ */
+size_t sv_state_config_get(const sv_state *s, size_t config, const char **scale_name,
+                           double *observed);
+
+/**
  * A human-readable reason for @p problem ("written by another build",
  * ...). Never NULL; static.
  */

@@ -97,7 +97,5 @@ def scalar(x, what):
 
 def dims(a):
     """(batch, heads, rows, cols) of an sv_array, a missing axis as 1."""
-    s = [a.shape[i] for i in range(a.ndim)]
-    s = [1] * (4 - a.ndim) + s
-    return tuple(s)
+    return (1,) * (4 - a.ndim) + tuple(a.shape[:a.ndim])
 

@@ -13,7 +13,7 @@ class Column:
     def __init__(self, ptr, reduce):
         c = ptr.contents
         self.name, self.unit, self.type = c.name.decode(), c.unit.decode(), c.type
-        self.flags, self.need, self.reduce = c.flags, c.need, reduce
+        self.flags, self.reduce = c.flags, reduce
         self._ptr, self._get = ptr, c.get
 
     def exists(self, spec, observed, measured):

@@ -13,7 +13,7 @@ from . import _lib as L
 
 CHUNK = 65536  # trials per sv_engine_run call: bounds the stats array
 THREADS_MAX = 1024  # as the CLI's --threads
-POOLS = [n.decode() for n in map(L.lib.sv_pool_name, range(8)) if n]  # heads, none, all
+POOLS = L.names(L.lib.sv_pool_name)  # heads, none, all
 
 
 class NonFiniteError(ValueError):
@@ -66,16 +66,8 @@ def _omp_max_threads():
 def run(spec, src, exe, opt, out=None):
     """sv_run(spec, src, exe, NULL, opt, out) (run.h: the run driver, the
     engine in chunks of opt.chunk trials into the summary *out), its
-    status, stoppable by Ctrl-C (cancellable)."""
-    return cancellable(spec, spec.trials, exe, lambda how: L.lib.sv_run(
-        ctypes.byref(spec), src, ctypes.byref(how), None, ctypes.byref(opt),
-        None if out is None else ctypes.byref(out)))
-
-
-def cancellable(spec, count, exe, call):
-    """call(exe) (a library call running @p count trials of @p spec under
-    the sv_exec it is given), its status, stoppable by Ctrl-C. Python runs signal handlers in the main thread
-    only, and only between bytecodes: a long foreign call would hold
+    status, stoppable by Ctrl-C. Python runs signal handlers in the main
+    thread only, and only between bytecodes: a long foreign call would hold
     KeyboardInterrupt until it returns. So the call runs in a worker thread
     (ctypes releases the GIL) while the main thread waits in short joins;
     whatever the wait raises (KeyboardInterrupt, or a signal handler's
@@ -83,16 +75,20 @@ def cancellable(spec, count, exe, call):
     tile per thread (SV_ECANCELED, results discarded); the exception is
     re-raised once the worker is done with the caller's memory. Small calls
     and calls from other threads (no signal reaches them) run inline."""
+    def call(how):
+        return L.lib.sv_run(ctypes.byref(spec), src, ctypes.byref(how), None, ctypes.byref(opt),
+                            None if out is None else ctypes.byref(out))
+
     if threading.current_thread() is not threading.main_thread() or \
-            _work(spec, count) < _INLINE_WORK:
+            _work(spec, spec.trials) < _INLINE_WORK:
         return call(exe)
     flag = L.c_int(0)
-    run = L.sv_exec.from_buffer_copy(exe)
-    run.cancel = ctypes.pointer(flag)
-    if run.threads == 0:
+    mine = L.sv_exec.from_buffer_copy(exe)
+    mine.cancel = ctypes.pointer(flag)
+    if mine.threads == 0:
         # OpenMP's default is per thread (torch.set_num_threads changes the
         # caller's): the worker, a new thread, would get the global one.
-        run.threads = _omp_max_threads()
+        mine.threads = _omp_max_threads()
     done = []
     # The worker releases `ended` when its call returns. The wait is on
     # this plain lock, not Thread.join: in Python 3.11 a join that Ctrl-C
@@ -105,7 +101,7 @@ def cancellable(spec, count, exe, call):
 
     def worker():
         try:
-            done.append((call(run), None))
+            done.append((call(mine), None))
         except BaseException as e:  # noqa: B902: handed to the caller unchanged
             done.append((None, e))
         finally:
@@ -176,11 +172,8 @@ def _layout(name):
     got = L.c_int()
     if not isinstance(name, str) or "\0" in name or \
             L.lib.sv_layout_parse(name.encode(), ctypes.byref(got)) != L.SV_OK:
-        names, i = [], 0
-        while L.lib.sv_layout_name(i) is not None:
-            names.append(L.lib.sv_layout_name(i).decode())
-            i += 1
-        raise ValueError("layout: %r is not one of %s" % (name, ", ".join(names)))
+        raise ValueError("layout: %r is not one of %s"
+                         % (name, ", ".join(L.names(L.lib.sv_layout_name))))
     return got.value
 
 
@@ -360,8 +353,8 @@ def collect(spec, trials, shape, heads_kv, masked, scale, pool):
     "none", the pooled row. @p masked: a data mask was applied (theory
     columns NaN). stats() and the monitor's torch backend (_device.py)
     both end here, so their columns cannot differ in definition."""
-    cols = _columns.per_head()
-    cols = [c for c in cols if c.name not in ("batch", "head") and c.exists(spec, 0, 1)]
+    cols = [c for c in _columns.per_head()
+            if c.name not in ("batch", "head") and c.exists(spec, 0, 1)]
     scale_name = None if scale is None else repr(float(scale)).encode()
     values, config = {}, {}
     if pool != "all":
@@ -378,7 +371,7 @@ def collect(spec, trials, shape, heads_kv, masked, scale, pool):
             if c.type == L.SV_VALUE_TEXT and c.flags & L.SV_COLUMN_CONFIG:
                 config.setdefault(c.name, x)
             pooled[c.name] = x
-    order = [c.name for c in cols if c.name in values]
-    units = {c.name: c.unit for c in cols}
+    # values holds the per-head columns in cols' order: they are the columns
     return _result.make("per_head", ("batch", "head") if pool != "all" else (),
-                        shape if pool != "all" else (), order, values, pooled, config, units)
+                        shape if pool != "all" else (), values, values, pooled, config,
+                        {c.name: c.unit for c in cols})

@@ -8,12 +8,15 @@ as a path relative to this package, so no LD_LIBRARY_PATH is needed.
 
 Every function the package calls has its signature here (SIGNATURES, by
 header), and every struct here mirrors one in include/sdpa_var/*.h field
-by field (same order, same C types); sv_trial_stats is built from the
-library's own list of its fields (sv_trial_field_name). At import the library's ABI version
-(sv_abi_version) must equal the one this package was configured with, and each mirror's size
-must equal the C sizeof (sv_struct_size): a mismatch, or a library without
-one of the functions used here, raises ImportError naming both values, never
-a silent misread.
+by field (same order, same C types), but sv_summary, of which only the
+first member is laid out; sv_trial_stats is built from the library's own
+list of its fields (sv_trial_field_name). Structs the package only passes
+(sv_source, sv_strided_why, sv_state, sv_state_why) are bytes of the C
+size. At import the library's ABI version (sv_abi_version) must equal the
+one this package was configured with, and each mirror's size must equal
+the C sizeof (sv_struct_size): a mismatch, or a library without one of
+the functions used here, raises ImportError naming both values, never a
+silent misread.
 """
 
 import ctypes
@@ -76,20 +79,19 @@ SV_DTYPE_FLOAT64, SV_DTYPE_FLOAT32, SV_DTYPE_FLOAT16, SV_DTYPE_BFLOAT16, SV_DTYP
     0, 1, 2, 3, 4
 
 # sv_layout (source.h); the names are the library's (sv_layout_name)
-SV_LAYOUT_BHND, SV_LAYOUT_BNHD = 0, 1
+SV_LAYOUT_BHND = 0
 
 # sv_output_kind (columns.h)
-SV_OUTPUT_SUMMARY, SV_OUTPUT_PER_TRIAL, SV_OUTPUT_PER_ROW = 0, 1, 2
-SV_OUTPUT_HISTOGRAM, SV_OUTPUT_PER_HEAD = 3, 4
+SV_OUTPUT_SUMMARY, SV_OUTPUT_PER_HEAD = 0, 4
 
 # sv_value_type, sv_column flags (columns.h); which columns exist is the
 # library's rule (sv_column_exists)
 SV_VALUE_REAL, SV_VALUE_COUNT, SV_VALUE_TEXT = 0, 1, 2
 SV_COLUMN_CONFIG = 2
 
-# sv_run_options.want (run.h)
-SV_RUN_SUMMARY, SV_RUN_TRIAL_SD, SV_RUN_QUANTILES = 1, 2, 4
+# sv_run_options.want (run.h): the summary, the trials' sd and the quantiles
 SV_RUN_ALL = 7
+
 
 class sv_spec(ctypes.Structure):
     """spec.h: struct sv_spec."""
@@ -138,56 +140,20 @@ class sv_exec(ctypes.Structure):
 # there needs nothing here.
 TRIAL_FIELDS = tuple(_cdll.sv_trial_field_name(i).decode()
                      for i in range(_cdll.sv_trial_field_count() if _bound else 0))
-SV_TRIAL_FIELDS = len(TRIAL_FIELDS)
 
 
 class sv_trial_stats(ctypes.Structure):
-    """engine.h: struct sv_trial_stats (SV_TRIAL_FIELDS doubles)."""
+    """engine.h: struct sv_trial_stats (a double per TRIAL_FIELDS name)."""
     _fields_ = [(name, c_dbl) for name in TRIAL_FIELDS]
 
 
-class sv_var_spread(ctypes.Structure):
-    """summary.h: struct sv_var_spread."""
-    _fields_ = [("sd", c_dbl), ("q05", c_dbl), ("q50", c_dbl), ("q95", c_dbl)]
-
-
-class sv_theory(ctypes.Structure):
-    """theory.h: struct sv_theory."""
-    _fields_ = [("var", c_dbl), ("var_expected", c_dbl), ("var_ddof0", c_dbl),
-                ("var_ddof1", c_dbl), ("var_sd", c_dbl), ("mean", c_dbl),
-                ("logit_var", c_dbl), ("entropy_approx", c_dbl),
-                ("diag_logit", c_dbl), ("q_var", c_dbl), ("k_var", c_dbl),
-                ("var_sd_heavy_tail", c_int)]
-
-
 class sv_summary(ctypes.Structure):
-    """summary.h: struct sv_summary."""
-    _fields_ = [("mean", sv_trial_stats), ("sd", sv_trial_stats),
-                ("raw", sv_var_spread), ("scaled", sv_var_spread),
-                ("raw_theory", sv_theory), ("scaled_theory", sv_theory),
-                ("scale", c_dbl), ("qk_radius", c_dbl), ("observed", c_dbl),
-                ("raw_var_cdf_observed", c_dbl)]
-
-
-class sv_state_config(ctypes.Structure):
-    """state.h: struct sv_state_config."""
-    _fields_ = [("spec", sv_spec), ("scale_name", ctypes.c_char * 32), ("observed", c_dbl),
-                ("trial_first", c_u64), ("trial_count", c_u64), ("row_begin", c_u64),
-                ("row_end", c_u64), ("trials", ctypes.c_void_p),  # sv_partial * (opaque)
-                ("folds", ctypes.c_void_p)]
-
-
-class sv_state(ctypes.Structure):
-    """state.h: struct sv_state (read by sv_state_decode, freed by sv_state_free)."""
-    _fields_ = [("version", ctypes.c_char * 32), ("n_configs", c_size),
-                ("configs", ctypes.POINTER(sv_state_config)), ("trials_total", c_u64),
-                ("isa", ctypes.c_char * 32), ("blas", ctypes.c_char * 32)]
-
-
-class sv_state_why(ctypes.Structure):
-    """state.h: struct sv_state_why."""
-    _fields_ = [("problem", ctypes.c_int), ("shard", c_size), ("other", c_size),
-                ("config", c_size), ("lo", c_u64), ("hi", c_u64), ("trial", c_u64)]
+    """summary.h: struct sv_summary: its first member, mean, which a row
+    view's stats points at; the rest (spreads, theories, scale, ...) only
+    the library reads, so it is held as bytes, up to the C size."""
+    _fields_ = [("mean", sv_trial_stats),
+                ("rest", ctypes.c_char * (_cdll.sv_struct_size(b"sv_summary") -
+                                          ctypes.sizeof(sv_trial_stats) if _bound else 0))]
 
 
 class sv_row_view(ctypes.Structure):
@@ -278,14 +244,14 @@ SIGNATURES = {
     "sv_column_exists": (c_int, [P(sv_column), P(sv_spec), c_int, c_int]),
     "sv_column_reduce_name": (c_char_p, [c_int]),
     # state.h
-    "sv_state_decode": (c_int, [c_char_p, c_size, P(sv_state)]),
+    "sv_state_decode": (c_int, [c_char_p, c_size, ctypes.c_void_p]),
     "sv_state_decode_text": (c_size, [c_char_p, c_size, c_int, c_char_p, c_char_p, c_size]),
-    "sv_state_merge": (c_int, [ctypes.c_void_p, c_size, c_int, P(sv_state), P(sv_state_why)]),
-    "sv_state_summary": (c_int, [P(sv_state), c_size, P(sv_spec), P(sv_summary)]),
-    "sv_state_problem_str": (c_char_p, [c_int]),
-    "sv_state_why_text": (c_size, [P(sv_state_why), ctypes.c_void_p, P(c_char_p), c_char_p,
+    "sv_state_merge": (c_int, [ctypes.c_void_p, c_size, c_int, ctypes.c_void_p, ctypes.c_void_p]),
+    "sv_state_summary": (c_int, [ctypes.c_void_p, c_size, P(sv_spec), P(sv_summary)]),
+    "sv_state_config_get": (c_size, [ctypes.c_void_p, c_size, P(c_char_p), P(c_dbl)]),
+    "sv_state_why_text": (c_size, [ctypes.c_void_p, ctypes.c_void_p, P(c_char_p), c_char_p,
                                    c_size]),
-    "sv_state_free": (None, [P(sv_state)]),
+    "sv_state_free": (None, [ctypes.c_void_p]),
     # version_query.h
     "sv_version": (c_char_p, []),
     "sv_abi_version": (c_uint, []),
@@ -314,21 +280,33 @@ lib = _load()
 # An sv_source is a small struct of plain values and function pointers; the
 # package never reads it, so it is held as opaque bytes of the C size.
 SOURCE_BYTES = lib.sv_struct_size(b"sv_source")
-# sv_strided_why likewise: sv_strided_check fills it, sv_strided_explain reads it.
+# sv_strided_why and sv_state_why likewise: sv_strided_check and
+# sv_state_merge fill them, sv_strided_explain and sv_state_why_text read them;
+# and sv_state: the library's functions fill, read (sv_state_config_get) and free it.
 STRIDED_WHY_BYTES = lib.sv_struct_size(b"sv_strided_why")
+STATE_WHY_BYTES = lib.sv_struct_size(b"sv_state_why")
+STATE_BYTES = lib.sv_struct_size(b"sv_state")
 
 
-def _status_codes():
-    """sv_status (status.h) from the library: {"SV_OK": 0, ...}, the codes
-    0, 1, ... that sv_status_name knows."""
-    codes, v = {}, 0
-    while lib.sv_status_name(v) is not None:
-        codes[lib.sv_status_name(v).decode()] = v
-        v += 1
-    return codes
+def names(name_of):
+    """name_of(0), name_of(1), ... decoded, up to its first NULL: the names
+    of a library table (sv_status_name, sv_layout_name, sv_param_name, ...)."""
+    out = []
+    while name_of(len(out)) is not None:
+        out.append(name_of(len(out)).decode())
+    return out
 
 
-STATUS = _status_codes()
+def line(fn, *args):
+    """The whole text fn(*args, buf, len) writes as snprintf does (its
+    length from a first call with NULL and 0), as bytes."""
+    buf = ctypes.create_string_buffer(fn(*args, None, 0) + 1)
+    fn(*args, buf, len(buf))
+    return buf.value
+
+
+# sv_status (status.h) from the library: {"SV_OK": 0, ...}
+STATUS = {name: code for code, name in enumerate(names(lib.sv_status_name))}
 SV_OK, SV_ENOMEM = STATUS["SV_OK"], STATUS["SV_ENOMEM"]
 SV_ENONFINITE, SV_ECANCELED = STATUS["SV_ENONFINITE"], STATUS["SV_ECANCELED"]
 

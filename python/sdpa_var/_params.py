@@ -27,23 +27,17 @@ class Param:
 
 
 def _table():
-    rows, i = [], 0
-    while L.lib.sv_param_name(i) is not None:
+    rows = []
+    for i, name in enumerate(L.names(L.lib.sv_param_name)):
         p = Param()
-        p.index, p.name = i, L.lib.sv_param_name(i).decode()
-        kind, lo, hi, implies = L.c_int(), L.c_dbl(), L.c_dbl(), L.c_int()
-        default = L.c_char_p()
-        L.lib.sv_param_bounds(i, ctypes.byref(kind), ctypes.byref(lo), ctypes.byref(hi),
-                              ctypes.byref(default), ctypes.byref(implies))
-        p.kind, p.lo, p.hi = kind.value, lo.value, hi.value
-        p.default = default.value.decode() if default.value is not None else None
-        p.implies = implies.value
-        names, c = [], L.lib.sv_param_choices(i)
-        while c and c[len(names)] is not None:
-            names.append(c[len(names)].decode())
-        p.choices = tuple(names)
+        p.index, p.name = i, name
+        out = (L.c_int(), L.c_dbl(), L.c_dbl(), L.c_char_p(), L.c_int())
+        L.lib.sv_param_bounds(i, *map(ctypes.byref, out))
+        p.kind, p.lo, p.hi, default, p.implies = (x.value for x in out)
+        p.default = default.decode() if default is not None else None
+        c = L.lib.sv_param_choices(i)  # NULL-terminated, or NULL
+        p.choices = tuple(L.names(c.__getitem__)) if c else ()
         rows.append(p)
-        i += 1
     for p in rows:
         p.implies = rows[p.implies].name if p.implies >= 0 else None
     return rows
@@ -60,14 +54,6 @@ def default(name):
     if p.default is None or p.kind not in _NUMERIC:
         return p.default
     return int(p.default) if p.kind == COUNT else float(p.default)
-
-
-def explain(p, text):
-    """sv_param_explain: why @p text is refused for Param @p p."""
-    raw = text.encode("utf-8", "backslashreplace")
-    buf = ctypes.create_string_buffer(256)
-    L.lib.sv_param_explain(p.index, raw, buf, len(buf))
-    return buf.value.decode("utf-8", "replace")
 
 
 def text_of(p, value, keyword):
@@ -100,20 +86,14 @@ def text_of(p, value, keyword):
 
 def set_value(spec, name, value, keyword):
     """sv_spec_set(spec, name, text of @p value); ValueError "keyword: why"
-    when the library refuses it. Returns the text set."""
+    (sv_param_explain's why) when the library refuses it. Returns the text set."""
     p = BY_NAME[name]
     text = text_of(p, value, keyword)
-    if L.lib.sv_spec_set(ctypes.byref(spec), p.index, text.encode("utf-8", "backslashreplace")) \
-            != L.SV_OK:
-        raise ValueError("%s: %s" % (keyword, explain(p, text)))
+    raw = text.encode("utf-8", "backslashreplace")
+    if L.lib.sv_spec_set(ctypes.byref(spec), p.index, raw) != L.SV_OK:
+        why = L.line(L.lib.sv_param_explain, p.index, raw).decode("utf-8", "replace")
+        raise ValueError("%s: %s" % (keyword, why))
     return text
-
-
-def defaults():
-    """An sv_spec with the table's defaults (sv_spec_defaults)."""
-    spec = L.sv_spec()
-    L.lib.sv_spec_defaults(ctypes.byref(spec))
-    return spec
 
 
 def resolve(spec, keywords):

@@ -18,7 +18,8 @@ def _spec(dk, n, options):
     (sv_spec_defaults), each argument set by sv_spec_set in the table's
     order (an implied flag before what implies it), resolved. Returns it
     and the scale's text (the CLI's --scale)."""
-    spec = _params.defaults()
+    spec = L.sv_spec()
+    L.lib.sv_spec_defaults(ctypes.byref(spec))
     scale_name = _params.BY_NAME["scale"].default
     _params.set_value(spec, "d_k", dk, "dk")
     for name in ("n_q", "n_k"):

@@ -129,35 +129,25 @@ class Stats:
 
 
 def make(kind, dims, shape, columns, values, pooled, config, units):
-    vals = {}
-    for n, v in values.items():
+    for v in values.values():
         if isinstance(v, np.ndarray):
             v.setflags(write=False)
-        vals[n] = v
-    return Stats(kind, tuple(dims), tuple(shape), tuple(columns), _frozen(vals),
+    return Stats(kind, tuple(dims), tuple(shape), tuple(columns), _frozen(values),
                  _frozen(pooled), _frozen(config), _frozen(units))
 
 
 def summary_stats(spec, summ, scale_name, observed):
     """The summary row of @p spec and its sv_summary @p summ as Stats, the
     columns the CLI writes (with observed: its columns too)."""
-    view = L.sv_row_view()
-    view.spec = ctypes.pointer(spec)
-    view.scale_name = scale_name
-    view.stats = ctypes.pointer(summ.mean)
-    view.summary = ctypes.pointer(summ)
-    values, units, config, order = {}, {}, {}, []
-    for c in _columns.table(L.SV_OUTPUT_SUMMARY):
-        if not c.exists(spec, observed, measured=False):  # random draws
-            continue
-        x = c.value(view)
-        values[c.name], units[c.name] = x, c.unit
-        order.append(c.name)
-        if c.type == L.SV_VALUE_TEXT:
-            config[c.name] = x
+    view = L.sv_row_view(spec=ctypes.pointer(spec), scale_name=scale_name,
+                         stats=ctypes.pointer(summ.mean), summary=ctypes.pointer(summ))
+    cols = [c for c in _columns.table(L.SV_OUTPUT_SUMMARY)
+            if c.exists(spec, observed, measured=False)]  # random draws
+    values = {c.name: c.value(view) for c in cols}
+    config = {c.name: values[c.name] for c in cols if c.type == L.SV_VALUE_TEXT}
     bad = L.lib.sv_columns_first_undefined(L.SV_OUTPUT_SUMMARY, ctypes.byref(view),
                                            1 if observed else 0)
     if bad:
         raise ValueError("d_k=%d: column %s is nan where it must be defined"
                          % (spec.d_k, bad.contents.name.decode()))
-    return make("summary", (), (), order, values, {}, config, units)
+    return make("summary", (), (), values, values, {}, config, {c.name: c.unit for c in cols})

@@ -68,11 +68,9 @@ def _grid(s):
         if pooled:
             cells.append(cell(s.pooled[n]) if n in s.pooled else "")
         rows.append((n, cells))
-    if len(s.dims) == 2 and s.shape[0] > 1:
-        header = [(s.dims[0], [str(ix[0]) for ix in heads]),
-                  (s.dims[1], [str(ix[1]) for ix in heads])]
-    else:
-        header = [(s.dims[-1], [str(ix[-1]) for ix in heads])]
+    # one header row per axis; a single batch's row left out
+    axes = (0, 1) if len(s.dims) == 2 and s.shape[0] > 1 else (len(s.dims) - 1,)
+    header = [(s.dims[a], [str(ix[a]) for ix in heads]) for a in axes]
     if pooled:
         header = [(name, labels + (["all"] if i == len(header) - 1 else [""]))
                   for i, (name, labels) in enumerate(header)]
@@ -108,12 +106,28 @@ def _sparse(labels):
     return out
 
 
-def _pick(header, rows, keep):
-    header = [(name, _sparse([labels[c] if c is not None else "..." for c in keep])
-               if i < len(header) - 1 else [labels[c] if c is not None else "..." for c in keep])
+def _shown(s, fits):
+    """(header, rows) of the columns shown: every head, or the first and
+    last for which fits(header, rows, keep) holds (_keep), "..." between."""
+    header, rows = _grid(s)
+    pooled = bool(s.dims) and bool(s.pooled)
+    n_heads = len(header[-1][1]) - (1 if pooled else 0)
+    keep = _keep(n_heads, pooled, lambda k: fits(header, rows, k)) if s.dims else [0]
+
+    def pick(cells):
+        return [cells[c] if c is not None else "..." for c in keep]
+
+    header = [(name, _sparse(pick(labels)) if i < len(header) - 1 else pick(labels))
               for i, (name, labels) in enumerate(header)]
-    rows = [(n, [cells[c] if c is not None else "..." for c in keep]) for n, cells in rows]
-    return header, rows
+    return header, [(n, pick(cells)) for n, cells in rows]
+
+
+def _widths(header, rows, keep):
+    """The text widths of the names, then of each column in @p keep (None,
+    the "...": 3)."""
+    return [max(len(n) for n, _ in header + rows)] + [
+        max([len(labels[c]) for _, labels in header] + [len(cells[c]) for _, cells in rows])
+        if c is not None else 3 for c in keep]
 
 
 def text(s):
@@ -121,22 +135,9 @@ def text(s):
     (at least one head each side of the "...")."""
     if not s.columns:
         return title(s)
-    header, rows = _grid(s)
-    left = max([len(n) for n in s.columns] + [len(name) for name, _ in header])
-    n_cols = len(header[-1][1])
-    pooled = bool(s.dims) and bool(s.pooled)
-    n_heads = n_cols - (1 if pooled else 0)
-
-    def widths(keep):
-        return [max([len(labels[c]) for _, labels in header] + [len(cells[c]) for _, cells in rows])
-                if c is not None else 3 for c in keep]
-
-    def fits(keep):
-        return left + sum(GAP + w for w in widths(keep)) <= WIDTH
-
-    keep = _keep(n_heads, pooled, fits) if s.dims else [0]
-    w = widths(keep)
-    header, rows = _pick(header, rows, keep)
+    header, rows = _shown(s, lambda h, r, keep: sum(_widths(h, r, keep)) + GAP * len(keep)
+                          <= WIDTH)
+    left, *w = _widths(header, rows, range(len(header[-1][1])))
     lines = [title(s)]
     for name, cells in header + rows:
         lines.append(name.ljust(left) + "".join(" " * GAP + x.rjust(k) for x, k in zip(cells, w)))
@@ -150,12 +151,9 @@ def html_table(s):
     out = ['<table class="dataframe sdpa-var-stats">', "<caption>%s</caption>" % e(title(s))]
     if not s.columns:
         return "".join(out + ["</table>"])
-    header, rows = _grid(s)
-    pooled = bool(s.dims) and bool(s.pooled)
-    n_heads = len(header[-1][1]) - (1 if pooled else 0)
-    keep = (_keep(n_heads, pooled, lambda k: len([c for c in k if c is not None and c < n_heads])
-                  <= HTML_COLUMNS) if s.dims else [0])
-    header, rows = _pick(header, rows, keep)
+    n_heads = int(np.prod(s.shape))  # the pooled column's index
+    header, rows = _shown(s, lambda header, rows, keep: len(
+        [c for c in keep if c is not None and c < n_heads]) <= HTML_COLUMNS)
     out.append("<thead>")
     for name, labels in header:
         out.append("<tr><th>%s</th>%s</tr>" % (e(name), "".join(

@@ -249,6 +249,18 @@ sv_status sv_state_summary(const sv_state *s, size_t config, sv_spec *spec, sv_s
     return st;
 }
 
+size_t sv_state_config_get(const sv_state *s, size_t config, const char **scale_name,
+                           double *observed)
+{
+    if (!s)
+        return 0;
+    if (config < s->n_configs && scale_name)
+        *scale_name = s->configs[config].scale_name;
+    if (config < s->n_configs && observed)
+        *observed = s->configs[config].observed;
+    return s->n_configs;
+}
+
 const char *sv_state_problem_str(sv_state_problem problem)
 {
     switch (problem) {
