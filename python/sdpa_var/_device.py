@@ -62,13 +62,14 @@ BYTES_PER_SCORE = 64
 FIELDS = L.TRIAL_FIELDS
 _F = len(FIELDS)
 _COL = {name: i for i, name in enumerate(FIELDS)}
-# Columns after the engine's fields: K's entries over its first n_q keys
-# (the engine reads only those under causal with n_q < n_k and no mask).
-_K_CUT = (_F, _F + 1)
-# The call's scalars, in this order, after the trials in the transfer.
+# The two columns after the engine's fields: K's k_mean and k_var over its
+# first n_q keys (the engine reads only those under causal with n_q < n_k
+# and no mask), for finish() to put in place of the whole K's.
+_CUT = [_COL["k_mean"], _COL["k_var"]]
 # Row statistics averaged over the rows that see a key (trial fields raw_<name>
 # and scaled_<name>), in the order _block computes them.
 _ROW = ("entropy", "max_weight", "jac_trace", "jac_frob", "eff_keys", "sum_p2", "sink_weight")
+# The call's scalars, in this order, after the trials in the transfer.
 _SCALARS = ("bad_q", "bad_k", "bad_k_cut", "bad_mask", "posinf", "trivial", "causal_pattern")
 
 
@@ -94,19 +95,6 @@ class Pending:
 
     __slots__ = ("trials", "scalars", "dims", "heads_kv", "scale", "causal", "window",
                  "masked", "sampled", "n_rows")
-
-
-def _mask_counts(ms, max_bytes):
-    """0-dim float64 tensors: the NaN and the +inf entries of float mask
-    @p ms, counted over blocks of its rows (row_chunks)."""
-    import torch
-
-    nan = inf = torch.zeros((), dtype=torch.float64, device=ms.device)
-    for sl in _measure.row_chunks(ms, max_bytes):
-        mb = ms[..., sl, :]
-        nan = nan + torch.isnan(mb).sum().double()
-        inf = inf + (mb == math.inf).sum().double()
-    return nan, inf
 
 
 def _entries(x):
@@ -138,8 +126,7 @@ class _Acc:
             return torch.full(shape, v, dtype=torch.float64, device=dev)
 
         self.seen, self.rows = z(), 0
-        self.mo = (z(), z(), z())
-        self.qe = (0, z(), z())
+        self.mo, self.qe = (z(), z(), z()), (0, z(), z())
         self.sums = {(n, k): z() for n in _ROW + ("entropy_norm",) for k in (0, 1)}
         self.n_hn = z()
         self.hmin, self.hmax = [z(math.inf), z(math.inf)], [z(-math.inf), z(-math.inf)]
@@ -284,7 +271,7 @@ def _finish(acc, kmo, kcut, c):
 
     f["k_mean"], f["k_var"] = k_entries(kmo)
     if kcut is not None:
-        out[_K_CUT[1]], out[_K_CUT[0]] = k_entries(kcut)
+        out[_F], out[_F + 1] = k_entries(kcut)
     for name, x in f.items():
         out[_COL[name]] = x
     return torch.stack(out, dim=-1)
@@ -303,18 +290,6 @@ def _mask_of(mb, scale):
     return ~hide, (mb.to(torch.float64) / scale).masked_fill_(hide, 0.0)
 
 
-def _mask_block(mask, b0, b1, h0, h1, group, rows_sel):
-    """The mask's (bc', hc', g', m', n_k) block (size-1 axes kept)."""
-    mb = mask[b0:b1] if mask.shape[0] > 1 else mask
-    if mb.shape[1] > 1:
-        mb = mb.reshape(mb.shape[0], mb.shape[1] // group, group, *mb.shape[2:])[:, h0:h1]
-    else:
-        mb = mb.unsqueeze(1)
-    if mb.shape[-2] > 1:
-        mb = mb[..., rows_sel, :]
-    return mb
-
-
 def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None):
     """The Pending of one call (as _measure.run, arguments the same), its
     numbers still on the device; no synchronisation with it. Raises
@@ -322,6 +297,7 @@ def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None
     import torch
 
     max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    # detached (inputs()): nothing below records an autograd graph
     q, k, mask = _measure.inputs(q, k, mask)
     B, Hq, n_q, d = q.shape
     Bk, Hkv, n_k, dk = k.shape
@@ -340,29 +316,14 @@ def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None
             raise ValueError("mask: shape %s does not broadcast to batch x heads x n_q x n_k "
                              "= %s" % (tuple(mask.shape), want))
         mask = mask.to(dev)
-    with torch.no_grad():
-        return _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
-                           (B, Hq, n_q, d, Hkv, n_k, g, dev))
-
-
-def _rows_on(n_q, rows, seed, cache, dev):
-    """(index array or None, device tensor of the measured rows' positions),
-    cached per device: one host -> device copy per shape, not per call."""
-    import torch
-
     idx = _measure.row_sample(n_q, rows, seed, cache)
+    # the measured rows' positions, cached per device: one host -> device
+    # copy per shape, not per call
     key = ("device", n_q, rows if idx is not None else None, str(dev))
     if key not in cache:
         cache[key] = (torch.as_tensor(idx, device=dev) if idx is not None
                       else torch.arange(n_q, device=dev))
-    return idx, cache[key]
-
-
-def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes, dims):
-    import torch
-
-    B, Hq, n_q, d, Hkv, n_k, g, dev = dims
-    idx, pos = _rows_on(n_q, rows, seed, cache, dev)
+    pos = cache[key]
     m_all = pos.shape[0]
     zero = torch.zeros((), dtype=torch.float64, device=dev)
     scalars = dict.fromkeys(_SCALARS, zero)
@@ -379,7 +340,18 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
     scalars["bad_k_cut"] = (~torch.isfinite(k[:, :, :n_q])).sum().double() if cut \
         else scalars["bad_k"]
     if ms is not None and ms.is_floating_point():
-        scalars["bad_mask"], scalars["posinf"] = _mask_counts(ms, max_bytes)
+        # its NaN and +inf entries, over blocks of its rows (row_chunks)
+        for sl in _measure.row_chunks(ms, max_bytes):
+            mb = ms[..., sl, :]
+            scalars["bad_mask"] = scalars["bad_mask"] + torch.isnan(mb).sum().double()
+            scalars["posinf"] = scalars["posinf"] + (mb == math.inf).sum().double()
+    if ms is not None:  # batch', key heads', group', rows', n_k: size-1 axes kept
+        ms = ms.unsqueeze(1) if ms.shape[1] == 1 else \
+            ms.reshape(ms.shape[0], Hkv, g, *ms.shape[2:])
+
+    def part(ax, a, b):  # of ms's axis ax: [a, b), or its one entry (broadcast)
+        return slice(a, b) if ms.shape[ax] > 1 else slice(None)
+
     bc, hc, mr = block_shape(B, Hkv, g, m_all, n_k, d, max_bytes)
     out = torch.empty(B, Hkv, g, _F + 2, dtype=torch.float64, device=dev)
     qv = qs.reshape(B, Hkv, g, m_all, d)  # a view: one axis split
@@ -399,7 +371,8 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
                 vis = None if vis is None else vis.reshape(1, 1, 1, r1 - r0, n_k)
                 ab = None
                 if ms is not None:
-                    vm, ab = _mask_of(_mask_block(ms, b0, b1, h0, h1, g, slice(r0, r1)), scale)
+                    mb = ms[part(0, b0, b1), part(1, h0, h1), :, part(3, r0, r1)]
+                    vm, ab = _mask_of(mb, scale)
                     vis = vm if vis is None else vis & vm
                 _block(acc, qb, kb, vis, ab, scale)
                 del qb, vis, ab
@@ -421,8 +394,9 @@ def finish(p, trials, scalars, pool="none"):
     count; a +inf mask entry)."""
     s = dict(zip(_SCALARS, scalars.tolist()))
     B, Hq, n_q, d, n_k = p.dims
-    kind = None if not p.masked else "data" if p.window is not None else \
-        "none" if s["trivial"] > 0 else "causal" if s["causal_pattern"] > 0 else "data"
+    # the mask's _mask_kind (its flags are 0 under a window: "data")
+    kind = None if not p.masked else "none" if s["trivial"] > 0 else \
+        "causal" if s["causal_pattern"] > 0 else "data"
     n_k, causal, window, masked, cut, _ = _measure.plan(n_q, n_k, p.causal, p.window, kind,
                                                         p.sampled)
     bad = int(s["bad_q"] + (s["bad_k_cut"] if cut else s["bad_k"]) + s["bad_mask"])
@@ -433,7 +407,7 @@ def finish(p, trials, scalars, pool="none"):
                             "values, or -inf to exclude a key)")
     arr = np.ascontiguousarray(trials[:, :_F], dtype=np.float64)
     if cut:
-        arr[:, _COL["k_var"]], arr[:, _COL["k_mean"]] = trials[:, _K_CUT[0]], trials[:, _K_CUT[1]]
+        arr[:, _CUT] = trials[:, _F:]
     spec = L.sv_spec()  # the sizes of the tensors measured (the rows sampled)
     spec.d_k, spec.n_q, spec.n_k, spec.trials = d, p.n_rows, n_k, B * Hq
     spec = _core.spec_of(spec, p.scale, causal, window)
