@@ -59,13 +59,11 @@ DEFAULT_MAX_BYTES = 256 << 20
 # an additive mask block over the scale (8), rounded up. backend_parity_test
 # measures the peak of live tensors against max_bytes.
 BYTES_PER_SCORE = 64
-FIELDS = L.TRIAL_FIELDS
-_F = len(FIELDS)
-_COL = {name: i for i, name in enumerate(FIELDS)}
+_F = len(L.TRIAL_FIELDS)
 # The two columns after the engine's fields: K's k_mean and k_var over its
 # first n_q keys (the engine reads only those under causal with n_q < n_k
 # and no mask), for finish() to put in place of the whole K's.
-_CUT = [_COL["k_mean"], _COL["k_var"]]
+_CUT = [L.TRIAL_FIELDS.index("k_mean"), L.TRIAL_FIELDS.index("k_var")]
 # Row statistics averaged over the rows that see a key (trial fields raw_<name>
 # and scaled_<name>), in the order _block computes them.
 _ROW = ("entropy", "max_weight", "jac_trace", "jac_frob", "eff_keys", "sum_p2", "sink_weight")
@@ -74,11 +72,9 @@ _SCALARS = ("bad_q", "bad_k", "bad_k_cut", "bad_mask", "posinf", "trivial", "cau
 
 
 def block_shape(batch, heads_kv, group, n_q, n_k, d_k, max_bytes):
-    """(bc, hc, m): batch elements, key heads and query rows per block, so
-    that a block's scores (bc hc group m n_k of them, BYTES_PER_SCORE bytes
-    each), its Q rows and its K in float64 (three passes' worth, 24 n_k
-    d_k bytes a key head) stay within @p max_bytes; rows first, then key
-    heads, then batch elements. At least one row of one key head."""
+    """(bc, hc, m): batch elements, key heads and query rows per block, the
+    block within @p max_bytes (module docstring, Memory; its Q rows too, 8
+    d_k bytes each); rows first, then key heads, then batch elements."""
     kv = 24 * n_k * d_k
     row = group * (n_k * BYTES_PER_SCORE + 8 * d_k)
     m = max(1, min(n_q, (max_bytes - kv) // row if max_bytes > kv else 1))
@@ -240,7 +236,6 @@ def _finish(acc, kmo, kcut, c):
 
     shape = acc.seen.shape
     nan = torch.full(shape, math.nan, dtype=torch.float64, device=acc.seen.device)
-    out = [nan] * (_F + 2)
     n, mean, m2 = acc.mo
     var0 = torch.where(n > 0, m2 / n.clamp(min=1.0), nan)
     var1 = torch.where(n > 1, m2 / (n - 1.0).clamp(min=1.0), nan)
@@ -270,11 +265,8 @@ def _finish(acc, kmo, kcut, c):
         return km[..., None].expand(shape), (km2 / kn)[..., None].expand(shape)
 
     f["k_mean"], f["k_var"] = k_entries(kmo)
-    if kcut is not None:
-        out[_F], out[_F + 1] = k_entries(kcut)
-    for name, x in f.items():
-        out[_COL[name]] = x
-    return torch.stack(out, dim=-1)
+    cut = k_entries(kcut) if kcut is not None else (nan, nan)
+    return torch.stack([f.get(name, nan) for name in L.TRIAL_FIELDS] + list(cut), dim=-1)
 
 
 def _mask_of(mb, scale):
@@ -425,13 +417,11 @@ def resolve(pendings):
         by_dev.setdefault(str(p.trials.device), []).append(i)
     out = [None] * len(pendings)
     for idx in by_dev.values():
-        flat = torch.cat([t for i in idx for t in (pendings[i].trials.reshape(-1),
-                                                   pendings[i].scalars)])
-        at = np.cumsum([n for i in idx for n in (pendings[i].trials.numel(), len(_SCALARS))])
-        parts = np.split(flat.cpu().numpy(), at[:-1])
+        parts = [t for i in idx for t in (pendings[i].trials.reshape(-1), pendings[i].scalars)]
+        host = np.split(torch.cat(parts).cpu().numpy(), np.cumsum([t.numel() for t in parts])[:-1])
         for j, i in enumerate(idx):
             p = pendings[i]
-            out[i] = (p, parts[2 * j].reshape(p.trials.shape), parts[2 * j + 1])
+            out[i] = (p, host[2 * j].reshape(p.trials.shape), host[2 * j + 1])
     return out
 
 
