@@ -291,23 +291,23 @@ def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None
     max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
     # detached (inputs()): nothing below records an autograd graph
     q, k, mask = _measure.inputs(q, k, mask)
-    B, Hq, n_q, d = q.shape
-    Bk, Hkv, n_k, dk = k.shape
-    if dk != d:
-        raise ValueError("k: d_k %d does not match q's %d" % (dk, d))
-    if Bk != B:
-        raise ValueError("k: batch %d does not match q's %d" % (Bk, B))
-    if Hq % Hkv:
-        raise ValueError("k: q's %d heads are not a multiple of k's %d heads (GQA)" % (Hq, Hkv))
+    # the shapes by the library's rules, in stats()' words: sv_strided_check
+    # without a spec reads sizes only (data: any non-NULL marks the array
+    # present; the device's memory is never read)
+    arrays = L.sv_strided()
+    for name, t in (("q", q), ("k", k), ("mask", mask)):
+        if t is not None and not t.numel():  # as stats() (_arrays.as_array)
+            raise ValueError("%s: empty array of shape %s" % (name, tuple(t.shape)))
+        if t is not None:
+            a = getattr(arrays, name)  # a view into arrays
+            a.data, a.ndim, a.shape[:4] = 1, 4, tuple(t.shape)
+            a.dtype = L.SV_DTYPE_BOOL if t.dtype == torch.bool else L.SV_DTYPE_FLOAT64
+    _core._refused(arrays, None)
     if k.device != q.device:
         raise ValueError("k: on %s, q on %s" % (k.device, q.device))
+    (B, Hq, n_q, d), (Hkv, n_k) = q.shape, k.shape[1:3]
     dev, g = q.device, Hq // Hkv
-    if mask is not None:
-        want = (B, Hq, n_q, n_k)
-        if any(s not in (1, w) for s, w in zip(mask.shape, want)):
-            raise ValueError("mask: shape %s does not broadcast to batch x heads x n_q x n_k "
-                             "= %s" % (tuple(mask.shape), want))
-        mask = mask.to(dev)
+    mask = None if mask is None else mask.to(dev)
     idx = _measure.row_sample(n_q, rows, seed, cache)
     # the measured rows' positions, cached per device: one host -> device
     # copy per shape, not per call
