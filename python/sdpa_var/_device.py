@@ -14,10 +14,9 @@ lowest value (HF's finfo.min fill), causal (key j > query i, top-left when
 n_q != n_k) or a window (i - W < j <= i with causal, |i - j| < W without).
 Per row, over the keys it sees: the moments (two-pass, merged into the
 trial by Chan, Golub & LeVeque 1979), the softmax sums of softmax.h
-relative to the row max with the first max left out (r, w, q, u), hence
-entropy = log1p(r) - c w / Z, max weight 1 / Z, 1 - sum p^2 =
-(2r + r^2 - q) / Z^2, |J|_F, exp(entropy), entropy / ln(keys seen) for
-rows seeing >= 2 keys, the sink weight (the weight of the FIRST KEY THE ROW
+relative to the row max with the first max left out (r, w, q, u) and the
+statistics they give (_row_stats), entropy / ln(keys seen) for rows
+seeing >= 2 keys, the sink weight (the weight of the FIRST KEY THE ROW
 SEES, whatever hides the others) and the logits' extremes; means over the
 rows that see a key (rows_empty counts the others). Q's and K's entries:
 mean and ddof-0 variance of the head's (sampled) rows.
@@ -35,14 +34,13 @@ every key of their row at once (no online merge over keys); a block of
 bc batch elements x hc key heads x m query rows holds bc hc g m n_k scores
 (g = heads_q / heads_kv), about BYTES_PER_SCORE bytes each of live float64
 and bool temporaries, plus the block's K in float64 (and its entry pass,
-3 n_k d_k doubles per key head). block_shape() sizes blocks so that this
-stays under max_bytes (default DEFAULT_MAX_BYTES); the floor is one query
-row of one key-head group, g n_k BYTES_PER_SCORE + 24 n_k d_k bytes, which
-passes the default bound beyond about 86 000 keys at d_k 128, g 1. The
-causal / window band is made per block of rows (bool comparisons only), and
-a mask's flags and NaN / +inf counts are taken over blocks of its rows
-(row_chunks), each within max_bytes. Plus per call the (batch x heads_q x
-(fields + 2)) trial array kept until mon.step().
+3 n_k d_k doubles per key head): block_shape() keeps that under max_bytes
+(default DEFAULT_MAX_BYTES), down to one query row of one key-head group,
+g n_k BYTES_PER_SCORE + 24 n_k d_k bytes (past the default beyond about
+86 000 keys at d_k 128, g 1). The causal / window band is made per block of
+rows (bool comparisons only), a mask's flags and NaN / +inf counts over
+blocks of its rows (row_chunks), each within max_bytes. Plus per call the
+(batch x heads_q x (fields + 2)) trial array kept until mon.step().
 """
 
 import math

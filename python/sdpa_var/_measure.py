@@ -242,21 +242,10 @@ def run(q, k, scale, causal, mask, window, rows, seed, cache, threads, pool="non
         raise Skip("nonfinite", "%d NaN or infinite values in Q, K or the mask" % bad, bad) from None
 
 
-def row_weights(st):
-    """Weights (batch x heads) of Stats @p st's averages: each batch element
-    and head's rows that see at least one key (its columns n_q - rows_empty)."""
-    b, h = st.shape
-    w = np.broadcast_to(np.asarray(st.values["n_q"], dtype=np.float64), (b, h))
-    empty = st.values.get("rows_empty")
-    if empty is not None:
-        w = w - np.nan_to_num(np.asarray(empty, dtype=np.float64))
-    return np.maximum(w, 0.0)
-
-
 class Accumulator:
     """One layer's calls within one step: per head, a row-weighted mean over
     batch elements and calls for averages (each batch element weighted by
-    its rows that see a key, row_weights), the max (min) for maxima (minima);
+    its rows that see a key), the max (min) for maxima (minima);
     or, reduce="none", the calls' batch rows side by side."""
 
     def __init__(self, reduce):
@@ -277,7 +266,13 @@ class Accumulator:
         if self.reduce == "none":
             self.parts.append(st)
             return
-        w = row_weights(st)
+        # the weights of the averages: each batch element and head's rows
+        # that see at least one key (its columns n_q - rows_empty)
+        w = np.broadcast_to(np.asarray(st.values["n_q"], dtype=np.float64), (b, h))
+        empty = st.values.get("rows_empty")
+        if empty is not None:
+            w = w - np.nan_to_num(np.asarray(empty, dtype=np.float64))
+        w = np.maximum(w, 0.0)
         for name in st.columns:
             v = np.asarray(st.values[name])
             how = REDUCE.get(name, "none")
