@@ -14,10 +14,9 @@ lowest value (HF's finfo.min fill), causal (key j > query i, top-left when
 n_q != n_k) or a window (i - W < j <= i with causal, |i - j| < W without).
 Per row, over the keys it sees: the moments (two-pass, merged into the
 trial by Chan, Golub & LeVeque 1979), the softmax sums of softmax.h
-relative to the row max with the first max left out (r, w, q, u), hence
-entropy = log1p(r) - c w / Z, max weight 1 / Z, 1 - sum p^2 =
-(2r + r^2 - q) / Z^2, |J|_F, exp(entropy), entropy / ln(keys seen) for
-rows seeing >= 2 keys, the sink weight (the weight of the FIRST KEY THE ROW
+relative to the row max with the first max left out (r, w, q, u) and the
+statistics they give (_row_stats), entropy / ln(keys seen) for rows
+seeing >= 2 keys, the sink weight (the weight of the FIRST KEY THE ROW
 SEES, whatever hides the others) and the logits' extremes; means over the
 rows that see a key (rows_empty counts the others). Q's and K's entries:
 mean and ddof-0 variance of the head's (sampled) rows.
@@ -35,14 +34,13 @@ every key of their row at once (no online merge over keys); a block of
 bc batch elements x hc key heads x m query rows holds bc hc g m n_k scores
 (g = heads_q / heads_kv), about BYTES_PER_SCORE bytes each of live float64
 and bool temporaries, plus the block's K in float64 (and its entry pass,
-3 n_k d_k doubles per key head). block_shape() sizes blocks so that this
-stays under max_bytes (default DEFAULT_MAX_BYTES); the floor is one query
-row of one key-head group, g n_k BYTES_PER_SCORE + 24 n_k d_k bytes, which
-passes the default bound beyond about 86 000 keys at d_k 128, g 1. The
-causal / window band is made per block of rows (bool comparisons only), and
-a mask's flags and NaN / +inf counts are taken over blocks of its rows
-(row_chunks), each within max_bytes. Plus per call the (batch x heads_q x
-(fields + 2)) trial array kept until mon.step().
+3 n_k d_k doubles per key head): block_shape() keeps that under max_bytes
+(default DEFAULT_MAX_BYTES), down to one query row of one key-head group,
+g n_k BYTES_PER_SCORE + 24 n_k d_k bytes (past the default beyond about
+86 000 keys at d_k 128, g 1). The causal / window band is made per block of
+rows (bool comparisons only), a mask's flags and NaN / +inf counts over
+blocks of its rows (row_chunks), each within max_bytes. Plus per call the
+(batch x heads_q x (fields + 2)) trial array kept until mon.step().
 """
 
 import math
@@ -59,25 +57,22 @@ DEFAULT_MAX_BYTES = 256 << 20
 # an additive mask block over the scale (8), rounded up. backend_parity_test
 # measures the peak of live tensors against max_bytes.
 BYTES_PER_SCORE = 64
-FIELDS = L.TRIAL_FIELDS
-_F = len(FIELDS)
-_COL = {name: i for i, name in enumerate(FIELDS)}
-# Columns after the engine's fields: K's entries over its first n_q keys
-# (the engine reads only those under causal with n_q < n_k and no mask).
-_K_CUT = (_F, _F + 1)
-# The call's scalars, in this order, after the trials in the transfer.
+_F = len(L.TRIAL_FIELDS)
+# The two columns after the engine's fields: K's k_mean and k_var over its
+# first n_q keys (the engine reads only those under causal with n_q < n_k
+# and no mask), for finish() to put in place of the whole K's.
+_CUT = [L.TRIAL_FIELDS.index("k_mean"), L.TRIAL_FIELDS.index("k_var")]
 # Row statistics averaged over the rows that see a key (trial fields raw_<name>
 # and scaled_<name>), in the order _block computes them.
 _ROW = ("entropy", "max_weight", "jac_trace", "jac_frob", "eff_keys", "sum_p2", "sink_weight")
+# The call's scalars, in this order, after the trials in the transfer.
 _SCALARS = ("bad_q", "bad_k", "bad_k_cut", "bad_mask", "posinf", "trivial", "causal_pattern")
 
 
 def block_shape(batch, heads_kv, group, n_q, n_k, d_k, max_bytes):
-    """(bc, hc, m): batch elements, key heads and query rows per block, so
-    that a block's scores (bc hc group m n_k of them, BYTES_PER_SCORE bytes
-    each), its Q rows and its K in float64 (three passes' worth, 24 n_k
-    d_k bytes a key head) stay within @p max_bytes; rows first, then key
-    heads, then batch elements. At least one row of one key head."""
+    """(bc, hc, m): batch elements, key heads and query rows per block, the
+    block within @p max_bytes (module docstring, Memory; its Q rows too, 8
+    d_k bytes each); rows first, then key heads, then batch elements."""
     kv = 24 * n_k * d_k
     row = group * (n_k * BYTES_PER_SCORE + 8 * d_k)
     m = max(1, min(n_q, (max_bytes - kv) // row if max_bytes > kv else 1))
@@ -94,19 +89,6 @@ class Pending:
 
     __slots__ = ("trials", "scalars", "dims", "heads_kv", "scale", "causal", "window",
                  "masked", "sampled", "n_rows")
-
-
-def _mask_counts(ms, max_bytes):
-    """0-dim float64 tensors: the NaN and the +inf entries of float mask
-    @p ms, counted over blocks of its rows (row_chunks)."""
-    import torch
-
-    nan = inf = torch.zeros((), dtype=torch.float64, device=ms.device)
-    for sl in _measure.row_chunks(ms, max_bytes):
-        mb = ms[..., sl, :]
-        nan = nan + torch.isnan(mb).sum().double()
-        inf = inf + (mb == math.inf).sum().double()
-    return nan, inf
 
 
 def _entries(x):
@@ -138,8 +120,7 @@ class _Acc:
             return torch.full(shape, v, dtype=torch.float64, device=dev)
 
         self.seen, self.rows = z(), 0
-        self.mo = (z(), z(), z())
-        self.qe = (0, z(), z())
+        self.mo, self.qe = (z(), z(), z()), (0, z(), z())
         self.sums = {(n, k): z() for n in _ROW + ("entropy_norm",) for k in (0, 1)}
         self.n_hn = z()
         self.hmin, self.hmax = [z(math.inf), z(math.inf)], [z(-math.inf), z(-math.inf)]
@@ -253,7 +234,6 @@ def _finish(acc, kmo, kcut, c):
 
     shape = acc.seen.shape
     nan = torch.full(shape, math.nan, dtype=torch.float64, device=acc.seen.device)
-    out = [nan] * (_F + 2)
     n, mean, m2 = acc.mo
     var0 = torch.where(n > 0, m2 / n.clamp(min=1.0), nan)
     var1 = torch.where(n > 1, m2 / (n - 1.0).clamp(min=1.0), nan)
@@ -283,11 +263,8 @@ def _finish(acc, kmo, kcut, c):
         return km[..., None].expand(shape), (km2 / kn)[..., None].expand(shape)
 
     f["k_mean"], f["k_var"] = k_entries(kmo)
-    if kcut is not None:
-        out[_K_CUT[1]], out[_K_CUT[0]] = k_entries(kcut)
-    for name, x in f.items():
-        out[_COL[name]] = x
-    return torch.stack(out, dim=-1)
+    cut = k_entries(kcut) if kcut is not None else (nan, nan)
+    return torch.stack([f.get(name, nan) for name in L.TRIAL_FIELDS] + list(cut), dim=-1)
 
 
 def _mask_of(mb, scale):
@@ -303,18 +280,6 @@ def _mask_of(mb, scale):
     return ~hide, (mb.to(torch.float64) / scale).masked_fill_(hide, 0.0)
 
 
-def _mask_block(mask, b0, b1, h0, h1, group, rows_sel):
-    """The mask's (bc', hc', g', m', n_k) block (size-1 axes kept)."""
-    mb = mask[b0:b1] if mask.shape[0] > 1 else mask
-    if mb.shape[1] > 1:
-        mb = mb.reshape(mb.shape[0], mb.shape[1] // group, group, *mb.shape[2:])[:, h0:h1]
-    else:
-        mb = mb.unsqueeze(1)
-    if mb.shape[-2] > 1:
-        mb = mb[..., rows_sel, :]
-    return mb
-
-
 def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None):
     """The Pending of one call (as _measure.run, arguments the same), its
     numbers still on the device; no synchronisation with it. Raises
@@ -322,47 +287,33 @@ def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None
     import torch
 
     max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    # detached (inputs()): nothing below records an autograd graph
     q, k, mask = _measure.inputs(q, k, mask)
-    B, Hq, n_q, d = q.shape
-    Bk, Hkv, n_k, dk = k.shape
-    if dk != d:
-        raise ValueError("k: d_k %d does not match q's %d" % (dk, d))
-    if Bk != B:
-        raise ValueError("k: batch %d does not match q's %d" % (Bk, B))
-    if Hq % Hkv:
-        raise ValueError("k: q's %d heads are not a multiple of k's %d heads (GQA)" % (Hq, Hkv))
+    # the shapes by the library's rules, in stats()' words: sv_strided_check
+    # without a spec reads sizes only (data: any non-NULL marks the array
+    # present; the device's memory is never read)
+    arrays = L.sv_strided()
+    for name, t in (("q", q), ("k", k), ("mask", mask)):
+        if t is not None and not t.numel():  # as stats() (_arrays.as_array)
+            raise ValueError("%s: empty array of shape %s" % (name, tuple(t.shape)))
+        if t is not None:
+            a = getattr(arrays, name)  # a view into arrays
+            a.data, a.ndim, a.shape[:4] = 1, 4, tuple(t.shape)
+            a.dtype = L.SV_DTYPE_BOOL if t.dtype == torch.bool else L.SV_DTYPE_FLOAT64
+    _core._refused(arrays, None)
     if k.device != q.device:
         raise ValueError("k: on %s, q on %s" % (k.device, q.device))
+    (B, Hq, n_q, d), (Hkv, n_k) = q.shape, k.shape[1:3]
     dev, g = q.device, Hq // Hkv
-    if mask is not None:
-        want = (B, Hq, n_q, n_k)
-        if any(s not in (1, w) for s, w in zip(mask.shape, want)):
-            raise ValueError("mask: shape %s does not broadcast to batch x heads x n_q x n_k "
-                             "= %s" % (tuple(mask.shape), want))
-        mask = mask.to(dev)
-    with torch.no_grad():
-        return _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
-                           (B, Hq, n_q, d, Hkv, n_k, g, dev))
-
-
-def _rows_on(n_q, rows, seed, cache, dev):
-    """(index array or None, device tensor of the measured rows' positions),
-    cached per device: one host -> device copy per shape, not per call."""
-    import torch
-
+    mask = None if mask is None else mask.to(dev)
     idx = _measure.row_sample(n_q, rows, seed, cache)
+    # the measured rows' positions, cached per device: one host -> device
+    # copy per shape, not per call
     key = ("device", n_q, rows if idx is not None else None, str(dev))
     if key not in cache:
         cache[key] = (torch.as_tensor(idx, device=dev) if idx is not None
                       else torch.arange(n_q, device=dev))
-    return idx, cache[key]
-
-
-def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes, dims):
-    import torch
-
-    B, Hq, n_q, d, Hkv, n_k, g, dev = dims
-    idx, pos = _rows_on(n_q, rows, seed, cache, dev)
+    pos = cache[key]
     m_all = pos.shape[0]
     zero = torch.zeros((), dtype=torch.float64, device=dev)
     scalars = dict.fromkeys(_SCALARS, zero)
@@ -379,7 +330,18 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
     scalars["bad_k_cut"] = (~torch.isfinite(k[:, :, :n_q])).sum().double() if cut \
         else scalars["bad_k"]
     if ms is not None and ms.is_floating_point():
-        scalars["bad_mask"], scalars["posinf"] = _mask_counts(ms, max_bytes)
+        # its NaN and +inf entries, over blocks of its rows (row_chunks)
+        for sl in _measure.row_chunks(ms, max_bytes):
+            mb = ms[..., sl, :]
+            scalars["bad_mask"] = scalars["bad_mask"] + torch.isnan(mb).sum().double()
+            scalars["posinf"] = scalars["posinf"] + (mb == math.inf).sum().double()
+    if ms is not None:  # batch', key heads', group', rows', n_k: size-1 axes kept
+        ms = ms.unsqueeze(1) if ms.shape[1] == 1 else \
+            ms.reshape(ms.shape[0], Hkv, g, *ms.shape[2:])
+
+    def part(ax, a, b):  # of ms's axis ax: [a, b), or its one entry (broadcast)
+        return slice(a, b) if ms.shape[ax] > 1 else slice(None)
+
     bc, hc, mr = block_shape(B, Hkv, g, m_all, n_k, d, max_bytes)
     out = torch.empty(B, Hkv, g, _F + 2, dtype=torch.float64, device=dev)
     qv = qs.reshape(B, Hkv, g, m_all, d)  # a view: one axis split
@@ -399,7 +361,8 @@ def _measure_on(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes,
                 vis = None if vis is None else vis.reshape(1, 1, 1, r1 - r0, n_k)
                 ab = None
                 if ms is not None:
-                    vm, ab = _mask_of(_mask_block(ms, b0, b1, h0, h1, g, slice(r0, r1)), scale)
+                    mb = ms[part(0, b0, b1), part(1, h0, h1), :, part(3, r0, r1)]
+                    vm, ab = _mask_of(mb, scale)
                     vis = vm if vis is None else vis & vm
                 _block(acc, qb, kb, vis, ab, scale)
                 del qb, vis, ab
@@ -421,8 +384,9 @@ def finish(p, trials, scalars, pool="none"):
     count; a +inf mask entry)."""
     s = dict(zip(_SCALARS, scalars.tolist()))
     B, Hq, n_q, d, n_k = p.dims
-    kind = None if not p.masked else "data" if p.window is not None else \
-        "none" if s["trivial"] > 0 else "causal" if s["causal_pattern"] > 0 else "data"
+    # the mask's _mask_kind (its flags are 0 under a window: "data")
+    kind = None if not p.masked else "none" if s["trivial"] > 0 else \
+        "causal" if s["causal_pattern"] > 0 else "data"
     n_k, causal, window, masked, cut, _ = _measure.plan(n_q, n_k, p.causal, p.window, kind,
                                                         p.sampled)
     bad = int(s["bad_q"] + (s["bad_k_cut"] if cut else s["bad_k"]) + s["bad_mask"])
@@ -433,7 +397,7 @@ def finish(p, trials, scalars, pool="none"):
                             "values, or -inf to exclude a key)")
     arr = np.ascontiguousarray(trials[:, :_F], dtype=np.float64)
     if cut:
-        arr[:, _COL["k_var"]], arr[:, _COL["k_mean"]] = trials[:, _K_CUT[0]], trials[:, _K_CUT[1]]
+        arr[:, _CUT] = trials[:, _F:]
     spec = L.sv_spec()  # the sizes of the tensors measured (the rows sampled)
     spec.d_k, spec.n_q, spec.n_k, spec.trials = d, p.n_rows, n_k, B * Hq
     spec = _core.spec_of(spec, p.scale, causal, window)
@@ -451,13 +415,11 @@ def resolve(pendings):
         by_dev.setdefault(str(p.trials.device), []).append(i)
     out = [None] * len(pendings)
     for idx in by_dev.values():
-        flat = torch.cat([t for i in idx for t in (pendings[i].trials.reshape(-1),
-                                                   pendings[i].scalars)])
-        at = np.cumsum([n for i in idx for n in (pendings[i].trials.numel(), len(_SCALARS))])
-        parts = np.split(flat.cpu().numpy(), at[:-1])
+        parts = [t for i in idx for t in (pendings[i].trials.reshape(-1), pendings[i].scalars)]
+        host = np.split(torch.cat(parts).cpu().numpy(), np.cumsum([t.numel() for t in parts])[:-1])
         for j, i in enumerate(idx):
             p = pendings[i]
-            out[i] = (p, parts[2 * j].reshape(p.trials.shape), parts[2 * j + 1])
+            out[i] = (p, host[2 * j].reshape(p.trials.shape), host[2 * j + 1])
     return out
 
 

@@ -23,8 +23,10 @@ from . import _modules
 # How each per-head column combines over batch elements and calls, as the
 # library's column table says (sv_column.reduce): "mean" (row-weighted),
 # "max", "min", "sum" (a count), "first" (configuration, labels), "pooled"
-# (computed again from the reduced columns: _pooled) or "none" (left out).
+# (computed again from the reduced columns) or "none" (left out).
 REDUCE = {c.name: c.reduce for c in _columns.per_head()}
+# The extremes and counts: each call's over its batch rows, then this.
+_EXT = {"max": np.fmax, "min": np.fmin, "sum": np.add}
 
 
 class Skip(Exception):
@@ -240,31 +242,10 @@ def run(q, k, scale, causal, mask, window, rows, seed, cache, threads, pool="non
         raise Skip("nonfinite", "%d NaN or infinite values in Q, K or the mask" % bad, bad) from None
 
 
-def _pooled(name, out, heads):
-    """Pooled column @p name from the reduced columns @p out: var_scale is
-    1/sqrt of the reduced (pooled) raw_var, as the engine's pooled row."""
-    rv = out.get("raw_var") if name == "var_scale" else None
-    if rv is None:
-        return np.full(heads, math.nan)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return 1.0 / np.sqrt(rv)
-
-
-def row_weights(st):
-    """Weights (batch x heads) of Stats @p st's averages: each batch element
-    and head's rows that see at least one key (its columns n_q - rows_empty)."""
-    b, h = st.shape
-    w = np.broadcast_to(np.asarray(st.values["n_q"], dtype=np.float64), (b, h))
-    empty = st.values.get("rows_empty")
-    if empty is not None:
-        w = w - np.nan_to_num(np.asarray(empty, dtype=np.float64))
-    return np.maximum(w, 0.0)
-
-
 class Accumulator:
     """One layer's calls within one step: per head, a row-weighted mean over
     batch elements and calls for averages (each batch element weighted by
-    its rows that see a key, row_weights), the max (min) for maxima (minima);
+    its rows that see a key), the max (min) for maxima (minima);
     or, reduce="none", the calls' batch rows side by side."""
 
     def __init__(self, reduce):
@@ -285,24 +266,26 @@ class Accumulator:
         if self.reduce == "none":
             self.parts.append(st)
             return
-        w = row_weights(st)
+        # the weights of the averages: each batch element and head's rows
+        # that see at least one key (its columns n_q - rows_empty)
+        w = np.broadcast_to(np.asarray(st.values["n_q"], dtype=np.float64), (b, h))
+        empty = st.values.get("rows_empty")
+        if empty is not None:
+            w = w - np.nan_to_num(np.asarray(empty, dtype=np.float64))
+        w = np.maximum(w, 0.0)
         for name in st.columns:
             v = np.asarray(st.values[name])
             how = REDUCE.get(name, "none")
             if how == "first":
                 self.first.setdefault(name, v[0])
-            elif how == "sum":
-                self.ext[name] = np.nansum(v.astype(np.float64), axis=0) + self.ext.get(name, 0.0)
-            elif how in ("pooled", "none"):
-                pass  # pooled: from the reduced columns in values(); none: left out
             elif how == "mean":
                 x = np.where(np.isnan(v), 0.0, v.astype(np.float64)) * w
                 c = np.where(np.isnan(v), 0.0, w)
                 s, n = self.sum.get(name, (0.0, 0.0))
                 self.sum[name] = (s + x.sum(0), n + c.sum(0))
-            else:
-                f = np.fmax if how == "max" else np.fmin
-                r = f.reduce(v.astype(np.float64), axis=0)
+            elif how in _EXT:  # pooled: from the reduced columns in values(); none: left out
+                f, v = _EXT[how], v.astype(np.float64)
+                r = np.nansum(v, axis=0) if how == "sum" else f.reduce(v, axis=0)
                 self.ext[name] = r if name not in self.ext else f(self.ext[name], r)
 
     def values(self):
@@ -310,19 +293,15 @@ class Accumulator:
         if self.reduce == "none":
             return {n: np.concatenate([np.asarray(p.values[n]) for p in self.parts])
                     for n in self.columns}
-        out = {}
-        for name in self.columns:
-            if REDUCE.get(name) == "pooled":
-                continue  # below, from the reduced columns
-            elif name in self.first:
-                out[name] = self.first[name]
-            elif name in self.ext:
-                out[name] = self.ext[name]
-            elif name in self.sum:
-                s, n = self.sum[name]
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    out[name] = np.where(n > 0, s / np.where(n > 0, n, 1), math.nan)
-        for name in self.columns:
-            if REDUCE.get(name) == "pooled":
-                out[name] = _pooled(name, out, self.heads)
+        out = {**self.first, **self.ext}
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for name, (s, n) in self.sum.items():
+                out[name] = np.where(n > 0, s / np.where(n > 0, n, 1), math.nan)
+            # the pooled columns, from the reduced ones: var_scale is 1/sqrt
+            # of the reduced raw_var, as the engine's pooled row
+            rv = out.get("raw_var")
+            for name in self.columns:
+                if REDUCE.get(name) == "pooled":
+                    out[name] = 1.0 / np.sqrt(rv) if name == "var_scale" and rv is not None \
+                        else np.full(self.heads, math.nan)
         return {n: out[n] for n in self.columns if n in out}

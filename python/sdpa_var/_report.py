@@ -31,8 +31,8 @@ class Report:
                   "path": str(acc.path), "calls": str(acc.calls),
                   "nonfinite": str(acc.nonfinite),
                   "backend": "+".join(sorted(acc.backends)) or "engine"}
-        st = _result.make("per_head", dims if values else (), shape,
-                          [c for c in acc.columns if c in values], values, {}, config, acc.units)
+        st = _result.make("per_head", dims if values else (), shape, list(values), values, {},
+                          config, acc.units)
         extra = (math.nan if acc.scale is None else float(acc.scale), str(acc.scale_source),
                  str(acc.path), acc.calls)
         if acc.nonfinite:

@@ -228,6 +228,25 @@ def test_nonfinite():
               "nonfinite %s: engine %s torch %s" % (kw, counts[0], counts[1]))
 
 
+def test_shape_errors():
+    """A call whose shapes the engine refuses: the torch backend raises the
+    same ValueError, the library's line (it once had its own words, and an
+    IndexError or ZeroDivisionError for empty tensors)."""
+    z = torch.zeros
+    for q, k in ((z(1, 2, 3, 4), z(1, 2, 3, 5)), (z(2, 2, 3, 4), z(1, 2, 3, 4)),
+                 (z(1, 3, 3, 4), z(1, 2, 3, 4)), (z(1, 2, 0, 4), z(1, 2, 3, 4)),
+                 (z(1, 2, 3, 4), z(1, 2, 0, 4)), (z(1, 0, 3, 4), z(1, 0, 3, 4))):
+        got = []
+        for f in (lambda: engine(q, k, 0.5), lambda: _device.stats(q, k, scale=0.5)):
+            try:
+                f()
+                got.append(None)
+            except Exception as e:  # noqa: B902: compared, not handled
+                got.append("%s: %s" % (type(e).__name__, e))
+        check(got[0] is not None and got[0] == got[1],
+              "shapes %s %s: engine %r, torch %r" % (tuple(q.shape), tuple(k.shape), *got))
+
+
 class ObserveAttention(torch.nn.Module):
     """Attention through sdpa_var.observe(): works on every torch."""
 
@@ -447,6 +466,7 @@ def main():
     new_sink = probe_engine_sink()
     test_parity(new_sink)
     test_nonfinite()
+    test_shape_errors()
     test_monitor(new_sink)
     test_no_sync()
     test_memory()
