@@ -217,6 +217,22 @@ def _refused(arrays, spec):
     raise (NonFiniteError if got == L.SV_ENONFINITE else ValueError)(line.value.decode())
 
 
+def check_shapes(q, k, mask):
+    """Raises stats()' ValueError where the shapes of torch tensors @p q,
+    @p k (batch x heads x n x d) and @p mask (4 axes, or None) break the
+    library's rules: sv_strided_check without a spec reads sizes only, so
+    a device's memory is never touched (data 1 only marks an array present)."""
+    arrays = L.sv_strided()
+    for name, t in (("q", q), ("k", k), ("mask", mask)):
+        if t is not None and not t.numel():  # as stats() (_arrays.as_array)
+            raise ValueError("%s: empty array of shape %s" % (name, tuple(t.shape)))
+        if t is not None:
+            a = getattr(arrays, name)  # a view into arrays
+            a.data, a.ndim, a.shape[:4] = 1, 4, tuple(t.shape)
+            a.dtype = L.SV_DTYPE_FLOAT64 if t.is_floating_point() else L.SV_DTYPE_BOOL
+    _refused(arrays, None)
+
+
 def _mask(mask):
     """(sv_array, owner) of @p mask, numpy or torch, bool (True = attend)
     or float (added to the scaled logits), fewer than 2 axes padded on the

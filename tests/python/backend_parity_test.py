@@ -245,6 +245,21 @@ def test_shape_errors():
                 got.append("%s: %s" % (type(e).__name__, e))
         check(got[0] is not None and got[0] == got[1],
               "shapes %s %s: engine %r, torch %r" % (tuple(q.shape), tuple(k.shape), *got))
+    # A mask that hides nothing (all True, all 0.0) or exactly the causal
+    # one, of a shape that does not broadcast: the engine path once dropped
+    # it as trivial before its shape was read, and measured the call.
+    q, k = z(1, 2, 3, 4), z(1, 2, 3, 4)
+    for m in (torch.ones(1, 3, 3, 3, dtype=torch.bool), z(1, 1, 3, 2),
+              torch.ones(1, 3, 3, 3, dtype=torch.bool).tril()):
+        got = []
+        for f in (lambda: engine(q, k, 0.5, mask=m), lambda: _device.stats(q, k, scale=0.5, mask=m)):
+            try:
+                f()
+                got.append(None)
+            except ValueError as e:
+                got.append(str(e))
+        check(got[0] is not None and got[0] == got[1] and got[0].startswith("mask"),
+              "mask %s %s: engine %r, torch %r" % (tuple(m.shape), m.dtype, *got))
 
 
 class ObserveAttention(torch.nn.Module):
