@@ -23,26 +23,12 @@ _MONITORS = []          # attached Monitors, in attach order
 _LOCAL = threading.local()
 
 # torch.nn.functional.scaled_dot_product_attention's parameters, in order, as
-# PyTorch 2.5 documents them; 2.0 lacks scale and enable_gqa, 2.1 adds scale.
+# PyTorch 2.5 documents them (2.0 lacks scale and enable_gqa, 2.1 adds
+# scale), with their defaults (query, key and value have none).
 SDPA_PARAMS = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale",
                "enable_gqa")
-
-
-def sdpa_available():
-    """True if torch.nn.functional has scaled_dot_product_attention (PyTorch
-    >= 2.0, or a function the caller installed under that name)."""
-    import torch.nn.functional as F
-
-    return callable(getattr(F, "scaled_dot_product_attention", None))
-
-
-def parse_sdpa(args, kwargs):
-    """The call's arguments by name, with PyTorch's defaults."""
-    call = {"attn_mask": None, "dropout_p": 0.0, "is_causal": False, "scale": None,
-            "enable_gqa": False}
-    call.update(zip(SDPA_PARAMS, args))
-    call.update(kwargs)
-    return call
+SDPA_DEFAULTS = {"attn_mask": None, "dropout_p": 0.0, "is_causal": False, "scale": None,
+                 "enable_gqa": False}
 
 
 def normalize_mask(mask):
@@ -105,7 +91,7 @@ def _feed_sdpa(args, kwargs):
     if _MONITORS and not getattr(_LOCAL, "inside_hf", False):
         who = getattr(_LOCAL, "hf_module", None)  # HF's "sdpa": its module
         try:
-            call = parse_sdpa(args, kwargs)
+            call = {**SDPA_DEFAULTS, **dict(zip(SDPA_PARAMS, args)), **kwargs}
             q, k = call["query"], call["key"]
             mask = normalize_mask(call["attn_mask"])
         except Exception:  # a call torch itself will reject: let it say so
@@ -129,16 +115,6 @@ def _wrapper(original, feed):
     wrapper.__wrapped__, wrapper.__doc__ = original, getattr(original, "__doc__", None)
     wrapper._sdpa_var_wrapper = True
     return wrapper
-
-
-def _hf_functions():
-    """transformers' ALL_ATTENTION_FUNCTIONS mapping (its global table), or
-    None where transformers is not installed or has none (< 4.48)."""
-    try:
-        from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
-    except Exception:  # not installed, or a version without it
-        return None
-    return getattr(ALL_ATTENTION_FUNCTIONS, "_global_mapping", ALL_ATTENTION_FUNCTIONS)
 
 
 class Refuse(Exception):
@@ -347,10 +323,14 @@ def attach(mon, hf_modules=(), mha=False):
     import torch.nn as nn
     import torch.nn.functional as F
 
+    try:  # transformers' table (its global one), where installed and >= 4.48
+        from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS as table
+    except Exception:  # not installed, or a version without it
+        table = {}
+    table = getattr(table, "_global_mapping", table)
     with _LOCK:
         _MONITORS.append(mon)
-        table = _hf_functions()
-        for key in list(table.keys()) if table is not None else ():
+        for key in list(table.keys()):
             _hold(mon, table, key, lambda fn, key=key: _make_hf_wrapper(fn, key))
         _hold(mon, F, "scaled_dot_product_attention", lambda fn: _wrapper(fn, _feed_sdpa))
         if mha:

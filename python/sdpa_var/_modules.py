@@ -77,28 +77,22 @@ def module_scale(m, head_dim, given=None):
 
 
 def module_causal(m):
-    """True/False from @p m's is_causal, or its lower-triangular `bias`
-    buffer (nanoGPT, older GPT-2); None if neither says."""
+    """True/False from @p m's is_causal, or True for a lower-triangular 0/1
+    (or bool) `bias` buffer, ... x T x T (nanoGPT, older GPT-2); None if
+    neither says."""
+    import torch
+
     c = getattr(m, "is_causal", None)
     if isinstance(c, bool):
         return c
     b = getattr(m, "bias", None)
-    if _is_tril(b):
-        return True
-    return None
-
-
-def _is_tril(b):
-    """@p b a 0/1 (or bool) buffer, ... x T x T, lower triangular ones."""
-    import torch
-
     if not isinstance(b, torch.Tensor) or isinstance(b, torch.nn.Parameter) or b.dim() < 2 \
             or b.shape[-1] != b.shape[-2] or b.shape[-1] < 2 or b.is_complex() \
             or b.device.type == "meta":  # no values to read
-        return False
+        return None
     t = b.reshape(-1, b.shape[-2], b.shape[-1])[0]
     want = torch.ones(t.shape, dtype=torch.bool, device=t.device).tril()
-    return bool(((t != 0) == want).all()) and bool(((t == 0) | (t == 1)).all())
+    return True if bool(((t != 0) == want).all()) and bool(((t == 0) | (t == 1)).all()) else None
 
 
 def is_projection(p):
@@ -133,7 +127,7 @@ def hf_sdpa_advice(model):
     reads), else what HF lacks."""
     hf = [m for m in model.modules() if isinstance(getattr(type(m), "_supports_sdpa", None),
                                                    bool)]
-    if hf and all(type(m)._supports_sdpa for m in hf[:1]):
+    if hf and type(hf[0])._supports_sdpa:
         return "load the model with attn_implementation=\"sdpa\", or "
     name = type(hf[0]).__name__ if hf else type(model).__name__
     return ("HF has no attn_implementation=\"sdpa\" for %s (its _supports_sdpa is False), so "

@@ -44,6 +44,8 @@ DEFAULT_STATS = ("scaled_entropy", "scaled_entropy_norm", "scaled_max_weight",
                  "scaled_sink_weight", "scaled_max_abs_logit", "scaled_max_logit")
 # the modules hooks serve: their Q, K are by construction the softmax's
 HOOK_KINDS = ("mha", "tl")
+# a hook-point module's hooks the monitor reads (_modules.hook_qk)
+TL_HOOKS = ("hook_q", "hook_k", "hook_rot_q", "hook_rot_k", "hook_attn_scores")
 # The ways a module hooks cannot serve is measured, where this torch has no SDPA
 _WAYS = ("(1) SDPA capture: the module calls torch.nn.functional.scaled_dot_product_attention "
          "(PyTorch >= 2.0; this torch has none); (2) sdpa_var.observe(q, k, scale=..., "
@@ -118,21 +120,22 @@ class Monitor(_report.Report):
         self.reduce, self.rows, self.seed, self.stats = reduce, rows, seed, tuple(stats)
         self.steps, self.last, self.last_step = 0, {}, None
         self.layers = []
-        self._model, self._handles, self._mha = model, [], False
+        self._model, self._handles = model, []
         self._stack, self._ran, self._covered, self._unnamed = [], set(), set(), 0
         self._acc, self._hist, self._warned, self._rows_cache = {}, [], set(), {}
         # eval forwards (no_grad or model.eval()): their own accumulators,
         # reported only by a step without a training forward
         self._acc_eval, self._trained, self._root_depth, self._eval = {}, False, 0, False
         self._unnamed_out = 0  # observe() calls outside the model's forward, this step
-        # id(module) -> the module (identity checked) and what it is to us
-        self._by_id = {}    # id -> (module, _Layer or None, [(layer, what) it feeds])
-        names = {n for n, _ in model.named_modules()}
-        scales, scale_all = _per_module(scale, "scale", names, _core.positive)
-        self._layers, self._names = {}, {id(m): (n or "model") for n, m in model.named_modules()}
-        sdpa = _capture.sdpa_available()
-        refused, rotary, tl_refused = [], [], []
-        for name, m in model.named_modules():
+        # id(module) -> [the module (identity checked), its _Layer or None,
+        # [(layer, what) it feeds]]: the model, its layers, their hook points
+        self._by_id = {id(model): [model, None, []]}
+        mods = dict(model.named_modules())
+        scales, scale_all = _per_module(scale, "scale", mods, _core.positive)
+        self._names = {id(m): (n or "model") for n, m in mods.items()}
+        sdpa = callable(getattr(nn.functional, "scaled_dot_product_attention", None))
+        layers, refused, rotary, tl_refused, mha = [], [], [], [], False
+        for name, m in mods.items():
             kind = _modules.kind_of(m)
             if kind is None:
                 continue
@@ -158,12 +161,18 @@ class Monitor(_report.Report):
             if kind in ("tl", "attn") and (why := _modules.tl_refusal(m)):
                 tl_refused.append("%r (%s)" % (L.name, why))
             self.layers.append(L.name)
-            self._layers[id(m)] = L
+            layers.append(L)
+            self._by_id.setdefault(id(m), [m, None, []])[1] = L
+            if L.mode == "hooks":
+                mha = mha or kind == "mha"
+                for what in TL_HOOKS if kind == "tl" else ():
+                    if (h := getattr(m, what, None)) is not None:
+                        self._by_id.setdefault(id(h), [h, None, []])[2].append((L, what))
         if tl_refused:
             raise ValueError("model: %s: the monitor reads hook points, which see the scores "
                              "before that; it never reports those numbers (it measures the "
                              "same model built without that setting)" % "; ".join(tl_refused))
-        inline = _modules.hf_inline_eager(model, [L.module for L in self._layers.values()])
+        inline = _modules.hf_inline_eager(model, [L.module for L in layers])
         if inline:
             raise ValueError(
                 "model: %s compute%s eager attention inline (transformers %s has no "
@@ -192,7 +201,7 @@ class Monitor(_report.Report):
                 "work: %s, with monitor(model, hooks=False); (3) nn.MultiheadAttention or hook "
                 "points (docs/python.md, \"The monitor\")"
                 % (", ".join(repr(n) for n in refused), _WAYS))
-        hooked = {L.name for L in self._layers.values() if L.mode == "hooks"}
+        hooked = {L.name for L in layers if L.mode == "hooks"}
         wrong = sorted(n or "model" for n in scales if (n or "model") not in hooked)
         if wrong or (scale_all is not None and not hooked):
             raise ValueError(
@@ -213,37 +222,15 @@ class Monitor(_report.Report):
         # post-hook after; nothing is stored on the modules themselves.
         from torch.nn.modules import module as _module
 
-        self._entry(model)
-        for L in self._layers.values():
-            self._attach(L)
         self._handles.append(_module.register_module_forward_pre_hook(
             _capture.no_compile(self._global_pre)))
         self._handles.append(_module.register_module_forward_hook(
             _capture.no_compile(self._global_post)))
-        _capture.attach(self, [L.module for L in self._layers.values()
-                               if _modules.is_hf(L.module)], self._mha)
+        _capture.attach(self, [L.module for L in layers if _modules.is_hf(L.module)], mha)
 
     # -- hooks ---------------------------------------------------------------
     def _active(self):
         return self.steps % self.every == 0 and self._model is not None
-
-    def _entry(self, m):
-        e = self._by_id.get(id(m))
-        if e is None:
-            e = self._by_id[id(m)] = [m, None, []]
-        return e
-
-    def _attach(self, L):
-        m = L.module
-        self._entry(m)[1] = L
-        if L.mode != "hooks":
-            return
-        if L.kind == "mha":
-            self._mha = True
-        elif L.kind == "tl":
-            for what in ("hook_q", "hook_k", "hook_rot_q", "hook_rot_k", "hook_attn_scores"):
-                if getattr(m, what, None) is not None:
-                    self._entry(getattr(m, what))[2].append((L, what))
 
     def _ours(self, mod):
         """@p mod's entry in _by_id; None for a module not of ours (a copy,
@@ -257,8 +244,9 @@ class Monitor(_report.Report):
             return None
         if mod is self._model and not _capture.in_backward():
             self._root_pre(mod)
-        if e[1] is not None:
-            self._pre(e[1])
+        if e[1] is not None and self._active():
+            self._stack.append(_Frame(e[1]))
+            self._ran.add(e[1].name)
         return None
 
     def _global_post(self, mod, args, out):
@@ -301,7 +289,7 @@ class Monitor(_report.Report):
 
     def _root_post(self):
         self._root_depth = max(0, self._root_depth - 1)
-        if self._root_depth or not self._active() or not self._layers:
+        if self._root_depth or not self._active():
             return
         silent = sorted(self._ran - self._covered)
         if not self._ran and not self._covered:
@@ -314,11 +302,6 @@ class Monitor(_report.Report):
                        "does not see (a function bound before the monitor started, a "
                        "compiled or flash kernel); use sdpa_var.observe(q, k) in its forward"
                        % ", ".join(repr(s) for s in silent))
-
-    def _pre(self, L):
-        if self._active():
-            self._stack.append(_Frame(L))
-            self._ran.add(L.name)
 
     def _post(self, L):
         if not self._active():
