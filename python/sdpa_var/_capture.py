@@ -11,6 +11,8 @@ they replace with the same arguments: the model's result is unchanged, and
 nothing raised by the monitor reaches the model (Monitor._capture catches).
 """
 
+import inspect
+import sys
 import threading
 from collections.abc import MutableMapping
 
@@ -70,8 +72,6 @@ def in_backward():
     forward, which the monitor measured once already): PyTorch's graph task
     id where it has one, else a torch.utils.checkpoint recompute frame on
     the stack."""
-    import sys
-
     import torch
 
     task = getattr(torch._C, "_current_graph_task_id", None)
@@ -156,8 +156,6 @@ _BIAS_LINES = ("position_bias:", "position_bias=", "if position_bias is not None
 def bias_added(fn):
     """True if @p fn's source uses position_bias only as an additive term
     of the scaled logits (_BIAS_LINES), False otherwise (or unreadable)."""
-    import inspect
-
     try:
         src = inspect.getsource(fn)
     except (OSError, TypeError):
@@ -216,7 +214,7 @@ def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs, bia
     return scale, False, mask
 
 
-def _make_hf_wrapper(original, kind, eager_params=None, bias_ok=False):
+def _make_hf_wrapper(original, kind):
     # transformers >= 4.48: fn(module, query, key, value, attention_mask,
     # scaling=None, dropout=0.0, **kwargs); query B x H x q x d after RoPE
     # and QK-norm, key B x H_kv x kv x d (before repeat_kv); the mask
@@ -228,6 +226,10 @@ def _make_hf_wrapper(original, kind, eager_params=None, bias_ok=False):
     # here. Anything else is refused by name.
     # The whole call runs eagerly under torch.compile (no_compile): its
     # thread-local state brackets the attention function's own SDPA call.
+    if kind == "eager":  # its parameters' order, its use of position_bias
+        eager_params = tuple(inspect.signature(original).parameters)
+        bias_ok = bias_added(original)
+
     @no_compile
     def run(module, query, key, value, attention_mask, *args, **kwargs):
         if not _MONITORS or getattr(_LOCAL, "inside_hf", False):
@@ -267,8 +269,6 @@ def _make_hf_wrapper(original, kind, eager_params=None, bias_ok=False):
 def _make_mha_wrapper(original):
     # nn.MultiheadAttention.forward: its call's arguments, bound by name,
     # for the monitors that hook such a layer (Monitor._mha_call)
-    import inspect
-
     sig = inspect.signature(original)
 
     def feed(args, kwargs):  # args[0]: the module (self)
@@ -317,9 +317,6 @@ def attach(mon, hf_modules=(), mha=False):
     in the modeling files of @p hf_modules (HF attention modules): HF calls
     that function directly for attn_implementation="eager" (it is not in
     ALL_ATTENTION_FUNCTIONS)."""
-    import inspect
-    import sys
-
     import torch.nn as nn
     import torch.nn.functional as F
 
@@ -336,9 +333,8 @@ def attach(mon, hf_modules=(), mha=False):
         if mha:
             _hold(mon, nn.MultiheadAttention, "forward", _make_mha_wrapper)
         for name in sorted({type(m).__module__ for m in hf_modules}):
-            _hold(mon, sys.modules.get(name), "eager_attention_forward", lambda fn: (
-                _make_hf_wrapper(fn, "eager", tuple(inspect.signature(fn).parameters),
-                                 bias_added(fn))))
+            _hold(mon, sys.modules.get(name), "eager_attention_forward",
+                  lambda fn: _make_hf_wrapper(fn, "eager"))
 
 
 def detach(mon):

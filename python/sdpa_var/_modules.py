@@ -10,6 +10,7 @@ never runs the model. Tensors come out as batch x heads x n x d (bhnd).
 
 import math
 import numbers
+import sys
 
 from . import _arrays
 
@@ -63,19 +64,6 @@ def transforms_after_projection(m):
     return None
 
 
-def module_scale(m, head_dim, given=None):
-    """(scale, source): the multiplier of q.k the softmax of hook-served
-    module @p m sees: @p given (monitor(scale=)) first; then the module's
-    attn_scale, a divisor in TransformerLens (one number); else
-    1/sqrt(d)."""
-    if given is not None:
-        return given, "scale="
-    x = as_number(getattr(m, "attn_scale", None), "attn_scale")
-    if x is not None and math.isfinite(x) and x > 0:
-        return 1.0 / x, "1/module.attn_scale"
-    return head_dim ** -0.5, "1/sqrt(d)"
-
-
 def module_causal(m):
     """True/False from @p m's is_causal, or True for a lower-triangular 0/1
     (or bool) `bias` buffer, ... x T x T (nanoGPT, older GPT-2); None if
@@ -112,8 +100,6 @@ def hf_inline_eager(model, modules):
     (the model's config) from a modeling file without eager_attention_
     forward: they compute it inline (BERT in transformers 4.x), so neither
     the eager wrapper nor SDPA capture sees their Q and K."""
-    import sys
-
     cfg = getattr(model, "config", None)
     if getattr(cfg, "_attn_implementation", None) != "eager":
         return []
@@ -185,12 +171,14 @@ def mha_qk(m, query, key):
                  .transpose(1, 2) for x in (q, k))
 
 
-def hook_qk(kind, m, caps, call, causal):
-    """(q, k, causal, mask) of one call of module @p m of @p kind ("mha" or
-    "tl", the kinds hooks serve) from what the monitor's hooks kept: @p caps
-    {what: (output, first input)} of its hook points, @p call
-    nn.MultiheadAttention's bound arguments; @p causal the default. None if
-    they hold no Q and K."""
+def hook_qk(kind, m, caps, call, causal, given=None):
+    """(q, k, scale, scale source, causal, mask) of one call of module @p m
+    of @p kind ("mha" or "tl", the kinds hooks serve) from what the
+    monitor's hooks kept: @p caps {what: (output, first input)} of its hook
+    points, @p call nn.MultiheadAttention's bound arguments; @p causal the
+    default. The scale (the multiplier of q.k): @p given (monitor(scale=))
+    first; then TransformerLens' attn_scale, a divisor (one number); else
+    1/sqrt(d). None if they hold no Q and K."""
     import torch
 
     mask = None
@@ -209,6 +197,7 @@ def hook_qk(kind, m, caps, call, causal):
                         q.shape[2], k.shape[2] - extra, extra)
         if call["query"] is not call["key"]:
             causal = False  # cross-attention
+        default = q.shape[-1] ** -0.5, "nn.MultiheadAttention 1/sqrt(d)"
     else:  # "tl": the monitor hooks no other kind (kind_of's others are served by capture)
         q = caps.get("hook_rot_q", caps.get("hook_q"))
         k = caps.get("hook_rot_k", caps.get("hook_k"))
@@ -229,7 +218,12 @@ def hook_qk(kind, m, caps, call, causal):
                 # the ALiBi bias (heads x n_q x n_k), added before hook_attn_scores
                 alibi = m.alibi[:, -q.shape[-2]:, :k.shape[-2]]
                 mask = combine(mask, alibi.to(s.dtype))
-    return q, k, causal, mask
+        x = None if given is not None else as_number(getattr(m, "attn_scale", None),
+                                                     "attn_scale")
+        ok = x is not None and math.isfinite(x) and x > 0
+        default = (1.0 / x, "1/module.attn_scale") if ok else (q.shape[-1] ** -0.5, "1/sqrt(d)")
+    scale, source = default if given is None else (given, "scale=")
+    return q, k, scale, source, causal, mask
 
 
 def _tl_cfg(m, name, default=None):

@@ -328,16 +328,10 @@ class Monitor(_report.Report):
 
         causal = L.causal if L.causal is not None else self.causal
         with torch.no_grad():
-            got = _modules.hook_qk(L.kind, L.module, frame.caps, frame.call, causal)
-        if got is None:
-            return False
-        q, k, causal, mask = got
-        if L.kind == "mha" and L.scale is None:
-            scale, source = q.shape[-1] ** -0.5, "nn.MultiheadAttention 1/sqrt(d)"
-        else:
-            scale, source = _modules.module_scale(L.module, q.shape[-1], L.scale)
-        self._measure(L.name, "hooks:" + L.kind, q, k, scale, source, causal, mask, None)
-        return True
+            got = _modules.hook_qk(L.kind, L.module, frame.caps, frame.call, causal, L.scale)
+        if got is not None:
+            self._measure(L.name, "hooks:" + L.kind, *got, None)
+        return got is not None
 
     def _capture(self, path, who, q, k, scale, causal, mask, window):
         """From _capture.py's wrappers and observe(); never raises."""
