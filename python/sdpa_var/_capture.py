@@ -6,9 +6,10 @@ nn.MultiheadAttention.forward, for the monitor's hooks.
 
 The wrappers are installed while at least one Monitor that needs them is
 attached and removed with the last one (_hold, detach; a function someone
-else installed after us is left alone). They only look at their arguments and then call the function
-they replace with the same arguments: the model's result is unchanged, and
-nothing raised by the monitor reaches the model (Monitor._capture catches).
+else installed after us is left alone). They only look at their arguments
+and then call the function they replace with the same arguments: the
+model's result is unchanged, and nothing raised by the monitor reaches the
+model (Monitor._capture catches).
 """
 
 import inspect
@@ -312,11 +313,10 @@ def _hold(mon, owner, attr, make):
 def attach(mon, hf_modules=(), mha=False):
     """Adds @p mon to the monitors the wrappers feed; installs the SDPA and
     HF wrappers (every function of HF's table) with the first one,
-    nn.MultiheadAttention.forward's with
-    the first that hooks such a layer (@p mha), and eager_attention_forward's
-    in the modeling files of @p hf_modules (HF attention modules): HF calls
-    that function directly for attn_implementation="eager" (it is not in
-    ALL_ATTENTION_FUNCTIONS)."""
+    nn.MultiheadAttention.forward's with the first that hooks such a layer
+    (@p mha), and eager_attention_forward's in the modeling files of @p
+    hf_modules (HF attention modules): HF calls that function directly for
+    attn_implementation="eager" (it is not in ALL_ATTENTION_FUNCTIONS)."""
     import torch.nn as nn
     import torch.nn.functional as F
 

@@ -8,6 +8,7 @@ Everything here is read at monitor() time or from one call's arguments; it
 never runs the model. Tensors come out as batch x heads x n x d (bhnd).
 """
 
+import inspect
 import math
 import numbers
 import sys
@@ -43,8 +44,6 @@ def transforms_after_projection(m):
         if getattr(m, a, None) is not None:
             return "rotary embeddings (attribute %r)" % a
     try:
-        import inspect
-
         params = inspect.signature(m.forward).parameters
     except (TypeError, ValueError):
         params = {}
@@ -264,14 +263,12 @@ def tl_fill(m, s):
     fill), else -inf (no entry excluded)."""
     import torch
 
-    v = getattr(m, "IGNORE", None)
-    if v is not None:
-        try:
-            x = as_number(v, "IGNORE")
-        except (TypeError, ValueError):
-            x = None
-        if x is not None:
-            return x
+    try:
+        x = as_number(getattr(m, "IGNORE", None), "IGNORE")
+    except (TypeError, ValueError):
+        x = None
+    if x is not None:
+        return x
     if bool(torch.isneginf(s).any()):
         return -math.inf
     n = s.shape[-1]

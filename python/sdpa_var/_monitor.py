@@ -105,8 +105,7 @@ class Monitor(_report.Report):
             raise ValueError("reduce: %r is not 'batch' or 'none'" % (reduce,))
         check_count(rows, "rows", 1, True, "a row count >= 1 (or None: every row)")
         seed = check_count(seed, "seed", 0, False, "an integer >= 0")
-        if stats is None:
-            stats = DEFAULT_STATS
+        stats = DEFAULT_STATS if stats is None else stats
         if isinstance(stats, str) or not all(isinstance(s, str) for s in stats):
             raise TypeError("stats: %r is not a list of statistic names" % (stats,))
         _core.exec_options(threads)  # ValueError naming threads, now rather than in a forward
@@ -315,9 +314,7 @@ class Monitor(_report.Report):
             return
         try:
             if self._from_hooks(L, frame):
-                self._covered.add(L.name)
-                for f in self._stack:
-                    self._covered.add(f.layer.name)
+                self._covered.update([L.name] + [f.layer.name for f in self._stack])
         except Exception as e:  # never into the model's forward
             self._warn("hook:%s:%s" % (L.name, type(e).__name__),
                        "%s: not measured (%s: %s)" % (L.name, type(e).__name__, e))
@@ -427,8 +424,6 @@ class Monitor(_report.Report):
         pending, self._pending = self._pending, []
         mine = {id(a): n for n, a in accs.items()}
         pending = [(a, p) for a, p in pending if id(a) in mine]
-        if not pending:
-            return
         for (acc, _), (p, trials, scalars) in zip(pending, _device.resolve(
                 [p for _, p in pending])):
             name = mine[id(acc)]
