@@ -94,29 +94,35 @@ def is_hf(m):
     return type(m).__module__.startswith("transformers.")
 
 
-def hf_inline_eager(model, modules):
-    """The HF modules of @p modules that run attn_implementation="eager"
-    (the model's config) from a modeling file without eager_attention_
-    forward: they compute it inline (BERT in transformers 4.x), so neither
-    the eager wrapper nor SDPA capture sees their Q and K."""
+def hf_inline_refusal(model, modules, names):
+    """Why monitor() refuses @p model, or None: the HF modules of @p
+    modules (named by @p names, id -> name) that run attn_implementation=
+    "eager" (the model's config) from a modeling file without eager_
+    attention_forward compute it inline (BERT in transformers 4.x), so
+    neither the eager wrapper nor SDPA capture sees their Q and K. The first
+    way out: "sdpa" where HF has it for the model's class (its
+    _supports_sdpa, which HF's own check reads), else what HF lacks."""
     cfg = getattr(model, "config", None)
     if getattr(cfg, "_attn_implementation", None) != "eager":
-        return []
-    return [m for m in modules if is_hf(m) and not callable(
+        return None
+    inline = [m for m in modules if is_hf(m) and not callable(
         getattr(sys.modules.get(type(m).__module__), "eager_attention_forward", None))]
-
-
-def hf_sdpa_advice(model):
-    """The inline-eager refusal's first way out: load with "sdpa" where HF
-    has it for @p model's class (its _supports_sdpa, which HF's own check
-    reads), else what HF lacks."""
+    if not inline:
+        return None
     hf = [m for m in model.modules() if isinstance(getattr(type(m), "_supports_sdpa", None),
                                                    bool)]
     if hf and type(hf[0])._supports_sdpa:
-        return "load the model with attn_implementation=\"sdpa\", or "
-    name = type(hf[0]).__name__ if hf else type(model).__name__
-    return ("HF has no attn_implementation=\"sdpa\" for %s (its _supports_sdpa is False), so "
-            % name)
+        advice = "load the model with attn_implementation=\"sdpa\", or "
+    else:
+        advice = ("HF has no attn_implementation=\"sdpa\" for %s (its _supports_sdpa is "
+                  "False), so " % type((hf or [model])[0]).__name__)
+    return ("model: %s compute%s eager attention inline (transformers %s has no "
+            "eager_attention_forward in %s), where the monitor cannot read Q and K as the "
+            "softmax sees them; %scall sdpa_var.observe(q, k, ...) in its forward with "
+            "monitor(model, hooks=False)"
+            % (", ".join(repr(names[id(m)]) for m in inline), "s" if len(inline) == 1 else "",
+               getattr(sys.modules.get("transformers"), "__version__", "?"),
+               ", ".join(sorted({type(m).__module__ for m in inline})), advice))
 
 
 def kind_of(m):

@@ -35,7 +35,6 @@ carries nothing of the monitor, and the copy is not monitored.
 
 import collections.abc
 import numbers
-import sys
 import warnings
 
 from . import _capture, _core, _device, _modules, _measure, _report
@@ -171,18 +170,9 @@ class Monitor(_report.Report):
             raise ValueError("model: %s: the monitor reads hook points, which see the scores "
                              "before that; it never reports those numbers (it measures the "
                              "same model built without that setting)" % "; ".join(tl_refused))
-        inline = _modules.hf_inline_eager(model, [L.module for L in layers])
-        if inline:
-            raise ValueError(
-                "model: %s compute%s eager attention inline (transformers %s has no "
-                "eager_attention_forward in %s), where the monitor cannot read Q and K as the "
-                "softmax sees them; %scall sdpa_var.observe(q, k, ...) in its forward with "
-                "monitor(model, hooks=False)"
-                % (", ".join(repr(self._names[id(m)]) for m in inline),
-                   "s" if len(inline) == 1 else "",
-                   getattr(sys.modules.get("transformers"), "__version__", "?"),
-                   ", ".join(sorted({type(m).__module__ for m in inline})),
-                   _modules.hf_sdpa_advice(model)))
+        why = _modules.hf_inline_refusal(model, [L.module for L in layers], self._names)
+        if why:
+            raise ValueError(why)
         if rotary:
             raise ValueError(
                 "model: %s transform%s Q and K after hook_q/hook_k and ha%s no hook_rot_q/"
