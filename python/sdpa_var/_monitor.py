@@ -52,10 +52,10 @@ _WAYS = ("(1) SDPA capture: the module calls torch.nn.functional.scaled_dot_prod
 
 
 class _Layer:
-    def __init__(self, name, module, kind):
+    def __init__(self, name, module, kind, scale):
         self.name, self.module, self.kind = name, module, kind
-        self.scale = None          # given by monitor(scale=), else read per call
-        self.causal = None         # the module's own word (is_causal, bias), or None
+        self.scale = scale         # given by monitor(scale=), else read per call
+        self.causal = _modules.module_causal(module)  # its own word (is_causal, bias), or None
         self.mode = "hooks"        # or "capture": SDPA / HF / observe() only
 
 
@@ -137,9 +137,7 @@ class Monitor(_report.Report):
             kind = _modules.kind_of(m)
             if kind is None:
                 continue
-            L = _Layer(name or "model", m, kind)
-            L.scale = scales.get(name, scale_all)
-            L.causal = _modules.module_causal(m)
+            L = _Layer(name or "model", m, kind, scales.get(name, scale_all))
             if kind not in HOOK_KINDS or not hooks or _modules.is_hf(m):
                 # Only nn.MultiheadAttention and hook points give, by
                 # construction, the Q and K the softmax sees. Any other
