@@ -185,15 +185,14 @@ def _eager_extras(named, bias_ok):
     return bias
 
 
-def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs, bias_ok=False):
+def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs, bias_ok):
     """(scale, causal, mask) of an HF eager_attention_forward call, as that
     function applies them: the mask only (eager has no is_causal), cut to
     the keys; scaling as passed, or the function's default 1/sqrt(d). GPT-2
     before transformers 5 takes no scaling: its module's
     scale_attn_weights / scale_attn_by_inverse_layer_idx, and its causal
     `bias` buffer, bottom-right aligned, as that function reads them."""
-    named = dict(zip(fn_params[5:], args))
-    named.update(kwargs)
+    named = {**dict(zip(fn_params[5:], args)), **kwargs}
     bias = _eager_extras(named, bias_ok)
     mask = attention_mask
     if mask is not None and mask.dim() == 4:
@@ -250,9 +249,8 @@ def _make_hf_wrapper(original, kind):
                 mon._refuse(module, why)
             elif kind == "eager":
                 mon._capture("hf", module, query, key, *got, None)
-        kind_now = "refused" if why is not None else kind
         saved = (getattr(_LOCAL, "inside_hf", False), getattr(_LOCAL, "hf_module", None))
-        _LOCAL.inside_hf = kind_now != "sdpa"
+        _LOCAL.inside_hf = why is not None or kind != "sdpa"
         _LOCAL.hf_module = module
         try:
             return original(module, query, key, value, attention_mask, *args, **kwargs)
@@ -274,7 +272,7 @@ def _make_mha_wrapper(original):
 
     def feed(args, kwargs):  # args[0]: the module (self)
         for mon in list(_MONITORS):
-            mon._mha_call(args[0], sig, args[1:], kwargs)
+            mon._mha_call(args[0], sig, args, kwargs)
 
     return _wrapper(original, feed)
 

@@ -250,15 +250,14 @@ class Monitor(_report.Report):
         return None
 
     def _mha_call(self, mod, sig, args, kwargs):
-        """nn.MultiheadAttention.forward's arguments, for a layer of ours."""
-        e = self._ours(mod)
-        if e is None or e[1] is None or e[1].mode != "hooks" or not self._active():
-            return
-        if self._stack and self._stack[-1].layer is e[1]:
+        """nn.MultiheadAttention.forward's arguments (@p args from its self,
+        bound by @p sig), for a layer of ours running in a measured step."""
+        e, top = self._ours(mod), self._stack[-1] if self._stack and self._active() else None
+        if e is not None and top is not None and top.layer is e[1] and e[1].mode == "hooks":
             try:
-                b = sig.bind(mod, *args, **kwargs)
+                b = sig.bind(*args, **kwargs)
                 b.apply_defaults()
-                self._stack[-1].call = dict(b.arguments)
+                top.call = dict(b.arguments)
             except TypeError:
                 pass
 
