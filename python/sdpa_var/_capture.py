@@ -6,11 +6,14 @@ nn.MultiheadAttention.forward, for the monitor's hooks.
 
 The wrappers are installed while at least one Monitor that needs them is
 attached and removed with the last one (_hold, detach; a function someone
-else installed after us is left alone). They only look at their arguments and then call the function
-they replace with the same arguments: the model's result is unchanged, and
-nothing raised by the monitor reaches the model (Monitor._capture catches).
+else installed after us is left alone). They only look at their arguments
+and then call the function they replace with the same arguments: the
+model's result is unchanged, and nothing raised by the monitor reaches the
+model (Monitor._capture catches).
 """
 
+import inspect
+import sys
 import threading
 from collections.abc import MutableMapping
 
@@ -23,26 +26,12 @@ _MONITORS = []          # attached Monitors, in attach order
 _LOCAL = threading.local()
 
 # torch.nn.functional.scaled_dot_product_attention's parameters, in order, as
-# PyTorch 2.5 documents them; 2.0 lacks scale and enable_gqa, 2.1 adds scale.
+# PyTorch 2.5 documents them (2.0 lacks scale and enable_gqa, 2.1 adds
+# scale), with their defaults (query, key and value have none).
 SDPA_PARAMS = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale",
                "enable_gqa")
-
-
-def sdpa_available():
-    """True if torch.nn.functional has scaled_dot_product_attention (PyTorch
-    >= 2.0, or a function the caller installed under that name)."""
-    import torch.nn.functional as F
-
-    return callable(getattr(F, "scaled_dot_product_attention", None))
-
-
-def parse_sdpa(args, kwargs):
-    """The call's arguments by name, with PyTorch's defaults."""
-    call = {"attn_mask": None, "dropout_p": 0.0, "is_causal": False, "scale": None,
-            "enable_gqa": False}
-    call.update(zip(SDPA_PARAMS, args))
-    call.update(kwargs)
-    return call
+SDPA_DEFAULTS = {"attn_mask": None, "dropout_p": 0.0, "is_causal": False, "scale": None,
+                 "enable_gqa": False}
 
 
 def normalize_mask(mask):
@@ -84,8 +73,6 @@ def in_backward():
     forward, which the monitor measured once already): PyTorch's graph task
     id where it has one, else a torch.utils.checkpoint recompute frame on
     the stack."""
-    import sys
-
     import torch
 
     task = getattr(torch._C, "_current_graph_task_id", None)
@@ -105,7 +92,7 @@ def _feed_sdpa(args, kwargs):
     if _MONITORS and not getattr(_LOCAL, "inside_hf", False):
         who = getattr(_LOCAL, "hf_module", None)  # HF's "sdpa": its module
         try:
-            call = parse_sdpa(args, kwargs)
+            call = {**SDPA_DEFAULTS, **dict(zip(SDPA_PARAMS, args)), **kwargs}
             q, k = call["query"], call["key"]
             mask = normalize_mask(call["attn_mask"])
         except Exception:  # a call torch itself will reject: let it say so
@@ -129,16 +116,6 @@ def _wrapper(original, feed):
     wrapper.__wrapped__, wrapper.__doc__ = original, getattr(original, "__doc__", None)
     wrapper._sdpa_var_wrapper = True
     return wrapper
-
-
-def _hf_functions():
-    """transformers' ALL_ATTENTION_FUNCTIONS mapping (its global table), or
-    None where transformers is not installed or has none (< 4.48)."""
-    try:
-        from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
-    except Exception:  # not installed, or a version without it
-        return None
-    return getattr(ALL_ATTENTION_FUNCTIONS, "_global_mapping", ALL_ATTENTION_FUNCTIONS)
 
 
 class Refuse(Exception):
@@ -180,8 +157,6 @@ _BIAS_LINES = ("position_bias:", "position_bias=", "if position_bias is not None
 def bias_added(fn):
     """True if @p fn's source uses position_bias only as an additive term
     of the scaled logits (_BIAS_LINES), False otherwise (or unreadable)."""
-    import inspect
-
     try:
         src = inspect.getsource(fn)
     except (OSError, TypeError):
@@ -210,15 +185,14 @@ def _eager_extras(named, bias_ok):
     return bias
 
 
-def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs, bias_ok=False):
+def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs, bias_ok):
     """(scale, causal, mask) of an HF eager_attention_forward call, as that
     function applies them: the mask only (eager has no is_causal), cut to
     the keys; scaling as passed, or the function's default 1/sqrt(d). GPT-2
     before transformers 5 takes no scaling: its module's
     scale_attn_weights / scale_attn_by_inverse_layer_idx, and its causal
     `bias` buffer, bottom-right aligned, as that function reads them."""
-    named = dict(zip(fn_params[5:], args))
-    named.update(kwargs)
+    named = {**dict(zip(fn_params[5:], args)), **kwargs}
     bias = _eager_extras(named, bias_ok)
     mask = attention_mask
     if mask is not None and mask.dim() == 4:
@@ -240,7 +214,7 @@ def _eager_call(fn_params, module, query, key, attention_mask, args, kwargs, bia
     return scale, False, mask
 
 
-def _make_hf_wrapper(original, kind, eager_params=None, bias_ok=False):
+def _make_hf_wrapper(original, kind):
     # transformers >= 4.48: fn(module, query, key, value, attention_mask,
     # scaling=None, dropout=0.0, **kwargs); query B x H x q x d after RoPE
     # and QK-norm, key B x H_kv x kv x d (before repeat_kv); the mask
@@ -252,6 +226,10 @@ def _make_hf_wrapper(original, kind, eager_params=None, bias_ok=False):
     # here. Anything else is refused by name.
     # The whole call runs eagerly under torch.compile (no_compile): its
     # thread-local state brackets the attention function's own SDPA call.
+    if kind == "eager":  # its parameters' order, its use of position_bias
+        eager_params = tuple(inspect.signature(original).parameters)
+        bias_ok = bias_added(original)
+
     @no_compile
     def run(module, query, key, value, attention_mask, *args, **kwargs):
         if not _MONITORS or getattr(_LOCAL, "inside_hf", False):
@@ -271,9 +249,8 @@ def _make_hf_wrapper(original, kind, eager_params=None, bias_ok=False):
                 mon._refuse(module, why)
             elif kind == "eager":
                 mon._capture("hf", module, query, key, *got, None)
-        kind_now = "refused" if why is not None else kind
         saved = (getattr(_LOCAL, "inside_hf", False), getattr(_LOCAL, "hf_module", None))
-        _LOCAL.inside_hf = kind_now != "sdpa"
+        _LOCAL.inside_hf = why is not None or kind != "sdpa"
         _LOCAL.hf_module = module
         try:
             return original(module, query, key, value, attention_mask, *args, **kwargs)
@@ -291,13 +268,11 @@ def _make_hf_wrapper(original, kind, eager_params=None, bias_ok=False):
 def _make_mha_wrapper(original):
     # nn.MultiheadAttention.forward: its call's arguments, bound by name,
     # for the monitors that hook such a layer (Monitor._mha_call)
-    import inspect
-
     sig = inspect.signature(original)
 
     def feed(args, kwargs):  # args[0]: the module (self)
         for mon in list(_MONITORS):
-            mon._mha_call(args[0], sig, args[1:], kwargs)
+            mon._mha_call(args[0], sig, args, kwargs)
 
     return _wrapper(original, feed)
 
@@ -336,29 +311,28 @@ def _hold(mon, owner, attr, make):
 def attach(mon, hf_modules=(), mha=False):
     """Adds @p mon to the monitors the wrappers feed; installs the SDPA and
     HF wrappers (every function of HF's table) with the first one,
-    nn.MultiheadAttention.forward's with
-    the first that hooks such a layer (@p mha), and eager_attention_forward's
-    in the modeling files of @p hf_modules (HF attention modules): HF calls
-    that function directly for attn_implementation="eager" (it is not in
-    ALL_ATTENTION_FUNCTIONS)."""
-    import inspect
-    import sys
-
+    nn.MultiheadAttention.forward's with the first that hooks such a layer
+    (@p mha), and eager_attention_forward's in the modeling files of @p
+    hf_modules (HF attention modules): HF calls that function directly for
+    attn_implementation="eager" (it is not in ALL_ATTENTION_FUNCTIONS)."""
     import torch.nn as nn
     import torch.nn.functional as F
 
+    try:  # transformers' table (its global one), where installed and >= 4.48
+        from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS as table
+    except Exception:  # not installed, or a version without it
+        table = {}
+    table = getattr(table, "_global_mapping", table)
     with _LOCK:
         _MONITORS.append(mon)
-        table = _hf_functions()
-        for key in list(table.keys()) if table is not None else ():
+        for key in list(table.keys()):
             _hold(mon, table, key, lambda fn, key=key: _make_hf_wrapper(fn, key))
         _hold(mon, F, "scaled_dot_product_attention", lambda fn: _wrapper(fn, _feed_sdpa))
         if mha:
             _hold(mon, nn.MultiheadAttention, "forward", _make_mha_wrapper)
         for name in sorted({type(m).__module__ for m in hf_modules}):
-            _hold(mon, sys.modules.get(name), "eager_attention_forward", lambda fn: (
-                _make_hf_wrapper(fn, "eager", tuple(inspect.signature(fn).parameters),
-                                 bias_added(fn))))
+            _hold(mon, sys.modules.get(name), "eager_attention_forward",
+                  lambda fn: _make_hf_wrapper(fn, "eager"))
 
 
 def detach(mon):

@@ -8,8 +8,10 @@ Everything here is read at monitor() time or from one call's arguments; it
 never runs the model. Tensors come out as batch x heads x n x d (bhnd).
 """
 
+import inspect
 import math
 import numbers
+import sys
 
 from . import _arrays
 
@@ -42,8 +44,6 @@ def transforms_after_projection(m):
         if getattr(m, a, None) is not None:
             return "rotary embeddings (attribute %r)" % a
     try:
-        import inspect
-
         params = inspect.signature(m.forward).parameters
     except (TypeError, ValueError):
         params = {}
@@ -63,42 +63,23 @@ def transforms_after_projection(m):
     return None
 
 
-def module_scale(m, head_dim, given=None):
-    """(scale, source): the multiplier of q.k the softmax of hook-served
-    module @p m sees: @p given (monitor(scale=)) first; then the module's
-    attn_scale, a divisor in TransformerLens (one number); else
-    1/sqrt(d)."""
-    if given is not None:
-        return given, "scale="
-    x = as_number(getattr(m, "attn_scale", None), "attn_scale")
-    if x is not None and math.isfinite(x) and x > 0:
-        return 1.0 / x, "1/module.attn_scale"
-    return head_dim ** -0.5, "1/sqrt(d)"
-
-
 def module_causal(m):
-    """True/False from @p m's is_causal, or its lower-triangular `bias`
-    buffer (nanoGPT, older GPT-2); None if neither says."""
+    """True/False from @p m's is_causal, or True for a lower-triangular 0/1
+    (or bool) `bias` buffer, ... x T x T (nanoGPT, older GPT-2); None if
+    neither says."""
+    import torch
+
     c = getattr(m, "is_causal", None)
     if isinstance(c, bool):
         return c
     b = getattr(m, "bias", None)
-    if _is_tril(b):
-        return True
-    return None
-
-
-def _is_tril(b):
-    """@p b a 0/1 (or bool) buffer, ... x T x T, lower triangular ones."""
-    import torch
-
     if not isinstance(b, torch.Tensor) or isinstance(b, torch.nn.Parameter) or b.dim() < 2 \
             or b.shape[-1] != b.shape[-2] or b.shape[-1] < 2 or b.is_complex() \
             or b.device.type == "meta":  # no values to read
-        return False
+        return None
     t = b.reshape(-1, b.shape[-2], b.shape[-1])[0]
     want = torch.ones(t.shape, dtype=torch.bool, device=t.device).tril()
-    return bool(((t != 0) == want).all()) and bool(((t == 0) | (t == 1)).all())
+    return True if bool(((t != 0) == want).all()) and bool(((t == 0) | (t == 1)).all()) else None
 
 
 def is_projection(p):
@@ -113,31 +94,35 @@ def is_hf(m):
     return type(m).__module__.startswith("transformers.")
 
 
-def hf_inline_eager(model, modules):
-    """The HF modules of @p modules that run attn_implementation="eager"
-    (the model's config) from a modeling file without eager_attention_
-    forward: they compute it inline (BERT in transformers 4.x), so neither
-    the eager wrapper nor SDPA capture sees their Q and K."""
-    import sys
-
+def hf_inline_refusal(model, modules, names):
+    """Why monitor() refuses @p model, or None: the HF modules of @p
+    modules (named by @p names, id -> name) that run attn_implementation=
+    "eager" (the model's config) from a modeling file without eager_
+    attention_forward compute it inline (BERT in transformers 4.x), so
+    neither the eager wrapper nor SDPA capture sees their Q and K. The first
+    way out: "sdpa" where HF has it for the model's class (its
+    _supports_sdpa, which HF's own check reads), else what HF lacks."""
     cfg = getattr(model, "config", None)
     if getattr(cfg, "_attn_implementation", None) != "eager":
-        return []
-    return [m for m in modules if is_hf(m) and not callable(
+        return None
+    inline = [m for m in modules if is_hf(m) and not callable(
         getattr(sys.modules.get(type(m).__module__), "eager_attention_forward", None))]
-
-
-def hf_sdpa_advice(model):
-    """The inline-eager refusal's first way out: load with "sdpa" where HF
-    has it for @p model's class (its _supports_sdpa, which HF's own check
-    reads), else what HF lacks."""
+    if not inline:
+        return None
     hf = [m for m in model.modules() if isinstance(getattr(type(m), "_supports_sdpa", None),
                                                    bool)]
-    if hf and all(type(m)._supports_sdpa for m in hf[:1]):
-        return "load the model with attn_implementation=\"sdpa\", or "
-    name = type(hf[0]).__name__ if hf else type(model).__name__
-    return ("HF has no attn_implementation=\"sdpa\" for %s (its _supports_sdpa is False), so "
-            % name)
+    if hf and type(hf[0])._supports_sdpa:
+        advice = "load the model with attn_implementation=\"sdpa\", or "
+    else:
+        advice = ("HF has no attn_implementation=\"sdpa\" for %s (its _supports_sdpa is "
+                  "False), so " % type((hf or [model])[0]).__name__)
+    return ("model: %s compute%s eager attention inline (transformers %s has no "
+            "eager_attention_forward in %s), where the monitor cannot read Q and K as the "
+            "softmax sees them; %scall sdpa_var.observe(q, k, ...) in its forward with "
+            "monitor(model, hooks=False)"
+            % (", ".join(repr(names[id(m)]) for m in inline), "s" if len(inline) == 1 else "",
+               getattr(sys.modules.get("transformers"), "__version__", "?"),
+               ", ".join(sorted({type(m).__module__ for m in inline})), advice))
 
 
 def kind_of(m):
@@ -191,12 +176,14 @@ def mha_qk(m, query, key):
                  .transpose(1, 2) for x in (q, k))
 
 
-def hook_qk(kind, m, caps, call, causal):
-    """(q, k, causal, mask) of one call of module @p m of @p kind ("mha" or
-    "tl", the kinds hooks serve) from what the monitor's hooks kept: @p caps
-    {what: (output, first input)} of its hook points, @p call
-    nn.MultiheadAttention's bound arguments; @p causal the default. None if
-    they hold no Q and K."""
+def hook_qk(kind, m, caps, call, causal, given=None):
+    """(q, k, scale, scale source, causal, mask) of one call of module @p m
+    of @p kind ("mha" or "tl", the kinds hooks serve) from what the
+    monitor's hooks kept: @p caps {what: (output, first input)} of its hook
+    points, @p call nn.MultiheadAttention's bound arguments; @p causal the
+    default. The scale (the multiplier of q.k): @p given (monitor(scale=))
+    first; then TransformerLens' attn_scale, a divisor (one number); else
+    1/sqrt(d). None if they hold no Q and K."""
     import torch
 
     mask = None
@@ -215,6 +202,7 @@ def hook_qk(kind, m, caps, call, causal):
                         q.shape[2], k.shape[2] - extra, extra)
         if call["query"] is not call["key"]:
             causal = False  # cross-attention
+        default = q.shape[-1] ** -0.5, "nn.MultiheadAttention 1/sqrt(d)"
     else:  # "tl": the monitor hooks no other kind (kind_of's others are served by capture)
         q = caps.get("hook_rot_q", caps.get("hook_q"))
         k = caps.get("hook_rot_k", caps.get("hook_k"))
@@ -235,7 +223,12 @@ def hook_qk(kind, m, caps, call, causal):
                 # the ALiBi bias (heads x n_q x n_k), added before hook_attn_scores
                 alibi = m.alibi[:, -q.shape[-2]:, :k.shape[-2]]
                 mask = combine(mask, alibi.to(s.dtype))
-    return q, k, causal, mask
+        x = None if given is not None else as_number(getattr(m, "attn_scale", None),
+                                                     "attn_scale")
+        ok = x is not None and math.isfinite(x) and x > 0
+        default = (1.0 / x, "1/module.attn_scale") if ok else (q.shape[-1] ** -0.5, "1/sqrt(d)")
+    scale, source = default if given is None else (given, "scale=")
+    return q, k, scale, source, causal, mask
 
 
 def _tl_cfg(m, name, default=None):
@@ -276,14 +269,12 @@ def tl_fill(m, s):
     fill), else -inf (no entry excluded)."""
     import torch
 
-    v = getattr(m, "IGNORE", None)
-    if v is not None:
-        try:
-            x = as_number(v, "IGNORE")
-        except (TypeError, ValueError):
-            x = None
-        if x is not None:
-            return x
+    try:
+        x = as_number(getattr(m, "IGNORE", None), "IGNORE")
+    except (TypeError, ValueError):
+        x = None
+    if x is not None:
+        return x
     if bool(torch.isneginf(s).any()):
         return -math.inf
     n = s.shape[-1]

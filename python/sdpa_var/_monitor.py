@@ -35,7 +35,6 @@ carries nothing of the monitor, and the copy is not monitored.
 
 import collections.abc
 import numbers
-import sys
 import warnings
 
 from . import _capture, _core, _device, _modules, _measure, _report
@@ -44,6 +43,8 @@ DEFAULT_STATS = ("scaled_entropy", "scaled_entropy_norm", "scaled_max_weight",
                  "scaled_sink_weight", "scaled_max_abs_logit", "scaled_max_logit")
 # the modules hooks serve: their Q, K are by construction the softmax's
 HOOK_KINDS = ("mha", "tl")
+# a hook-point module's hooks the monitor reads (_modules.hook_qk)
+TL_HOOKS = ("hook_q", "hook_k", "hook_rot_q", "hook_rot_k", "hook_attn_scores")
 # The ways a module hooks cannot serve is measured, where this torch has no SDPA
 _WAYS = ("(1) SDPA capture: the module calls torch.nn.functional.scaled_dot_product_attention "
          "(PyTorch >= 2.0; this torch has none); (2) sdpa_var.observe(q, k, scale=..., "
@@ -51,10 +52,10 @@ _WAYS = ("(1) SDPA capture: the module calls torch.nn.functional.scaled_dot_prod
 
 
 class _Layer:
-    def __init__(self, name, module, kind):
+    def __init__(self, name, module, kind, scale):
         self.name, self.module, self.kind = name, module, kind
-        self.scale = None          # given by monitor(scale=), else read per call
-        self.causal = None         # the module's own word (is_causal, bias), or None
+        self.scale = scale         # given by monitor(scale=), else read per call
+        self.causal = _modules.module_causal(module)  # its own word (is_causal, bias), or None
         self.mode = "hooks"        # or "capture": SDPA / HF / observe() only
 
 
@@ -103,8 +104,7 @@ class Monitor(_report.Report):
             raise ValueError("reduce: %r is not 'batch' or 'none'" % (reduce,))
         check_count(rows, "rows", 1, True, "a row count >= 1 (or None: every row)")
         seed = check_count(seed, "seed", 0, False, "an integer >= 0")
-        if stats is None:
-            stats = DEFAULT_STATS
+        stats = DEFAULT_STATS if stats is None else stats
         if isinstance(stats, str) or not all(isinstance(s, str) for s in stats):
             raise TypeError("stats: %r is not a list of statistic names" % (stats,))
         _core.exec_options(threads)  # ValueError naming threads, now rather than in a forward
@@ -118,27 +118,26 @@ class Monitor(_report.Report):
         self.reduce, self.rows, self.seed, self.stats = reduce, rows, seed, tuple(stats)
         self.steps, self.last, self.last_step = 0, {}, None
         self.layers = []
-        self._model, self._handles, self._mha = model, [], False
+        self._model, self._handles = model, []
         self._stack, self._ran, self._covered, self._unnamed = [], set(), set(), 0
         self._acc, self._hist, self._warned, self._rows_cache = {}, [], set(), {}
         # eval forwards (no_grad or model.eval()): their own accumulators,
         # reported only by a step without a training forward
         self._acc_eval, self._trained, self._root_depth, self._eval = {}, False, 0, False
         self._unnamed_out = 0  # observe() calls outside the model's forward, this step
-        # id(module) -> the module (identity checked) and what it is to us
-        self._by_id = {}    # id -> (module, _Layer or None, [(layer, what) it feeds])
-        names = {n for n, _ in model.named_modules()}
-        scales, scale_all = _per_module(scale, "scale", names, _core.positive)
-        self._layers, self._names = {}, {id(m): (n or "model") for n, m in model.named_modules()}
-        sdpa = _capture.sdpa_available()
-        refused, rotary, tl_refused = [], [], []
-        for name, m in model.named_modules():
+        # id(module) -> [the module (identity checked), its _Layer or None,
+        # [(layer, what) it feeds]]: the model, its layers, their hook points
+        self._by_id = {id(model): [model, None, []]}
+        mods = dict(model.named_modules())
+        scales, scale_all = _per_module(scale, "scale", mods, _core.positive)
+        self._names = {id(m): (n or "model") for n, m in mods.items()}
+        sdpa = callable(getattr(nn.functional, "scaled_dot_product_attention", None))
+        layers, refused, rotary, tl_refused, mha = [], [], [], [], False
+        for name, m in mods.items():
             kind = _modules.kind_of(m)
             if kind is None:
                 continue
-            L = _Layer(name or "model", m, kind)
-            L.scale = scales.get(name, scale_all)
-            L.causal = _modules.module_causal(m)
+            L = _Layer(name or "model", m, kind, scales.get(name, scale_all))
             if kind not in HOOK_KINDS or not hooks or _modules.is_hf(m):
                 # Only nn.MultiheadAttention and hook points give, by
                 # construction, the Q and K the softmax sees. Any other
@@ -158,23 +157,20 @@ class Monitor(_report.Report):
             if kind in ("tl", "attn") and (why := _modules.tl_refusal(m)):
                 tl_refused.append("%r (%s)" % (L.name, why))
             self.layers.append(L.name)
-            self._layers[id(m)] = L
+            layers.append(L)
+            self._by_id.setdefault(id(m), [m, None, []])[1] = L
+            if L.mode == "hooks":
+                mha = mha or kind == "mha"
+                for what in TL_HOOKS if kind == "tl" else ():
+                    if (h := getattr(m, what, None)) is not None:
+                        self._by_id.setdefault(id(h), [h, None, []])[2].append((L, what))
         if tl_refused:
             raise ValueError("model: %s: the monitor reads hook points, which see the scores "
                              "before that; it never reports those numbers (it measures the "
                              "same model built without that setting)" % "; ".join(tl_refused))
-        inline = _modules.hf_inline_eager(model, [L.module for L in self._layers.values()])
-        if inline:
-            raise ValueError(
-                "model: %s compute%s eager attention inline (transformers %s has no "
-                "eager_attention_forward in %s), where the monitor cannot read Q and K as the "
-                "softmax sees them; %scall sdpa_var.observe(q, k, ...) in its forward with "
-                "monitor(model, hooks=False)"
-                % (", ".join(repr(self._names[id(m)]) for m in inline),
-                   "s" if len(inline) == 1 else "",
-                   getattr(sys.modules.get("transformers"), "__version__", "?"),
-                   ", ".join(sorted({type(m).__module__ for m in inline})),
-                   _modules.hf_sdpa_advice(model)))
+        why = _modules.hf_inline_refusal(model, [L.module for L in layers], self._names)
+        if why:
+            raise ValueError(why)
         if rotary:
             raise ValueError(
                 "model: %s transform%s Q and K after hook_q/hook_k and ha%s no hook_rot_q/"
@@ -192,7 +188,7 @@ class Monitor(_report.Report):
                 "work: %s, with monitor(model, hooks=False); (3) nn.MultiheadAttention or hook "
                 "points (docs/python.md, \"The monitor\")"
                 % (", ".join(repr(n) for n in refused), _WAYS))
-        hooked = {L.name for L in self._layers.values() if L.mode == "hooks"}
+        hooked = {L.name for L in layers if L.mode == "hooks"}
         wrong = sorted(n or "model" for n in scales if (n or "model") not in hooked)
         if wrong or (scale_all is not None and not hooked):
             raise ValueError(
@@ -213,37 +209,15 @@ class Monitor(_report.Report):
         # post-hook after; nothing is stored on the modules themselves.
         from torch.nn.modules import module as _module
 
-        self._entry(model)
-        for L in self._layers.values():
-            self._attach(L)
         self._handles.append(_module.register_module_forward_pre_hook(
             _capture.no_compile(self._global_pre)))
         self._handles.append(_module.register_module_forward_hook(
             _capture.no_compile(self._global_post)))
-        _capture.attach(self, [L.module for L in self._layers.values()
-                               if _modules.is_hf(L.module)], self._mha)
+        _capture.attach(self, [L.module for L in layers if _modules.is_hf(L.module)], mha)
 
     # -- hooks ---------------------------------------------------------------
     def _active(self):
         return self.steps % self.every == 0 and self._model is not None
-
-    def _entry(self, m):
-        e = self._by_id.get(id(m))
-        if e is None:
-            e = self._by_id[id(m)] = [m, None, []]
-        return e
-
-    def _attach(self, L):
-        m = L.module
-        self._entry(m)[1] = L
-        if L.mode != "hooks":
-            return
-        if L.kind == "mha":
-            self._mha = True
-        elif L.kind == "tl":
-            for what in ("hook_q", "hook_k", "hook_rot_q", "hook_rot_k", "hook_attn_scores"):
-                if getattr(m, what, None) is not None:
-                    self._entry(getattr(m, what))[2].append((L, what))
 
     def _ours(self, mod):
         """@p mod's entry in _by_id; None for a module not of ours (a copy,
@@ -257,8 +231,9 @@ class Monitor(_report.Report):
             return None
         if mod is self._model and not _capture.in_backward():
             self._root_pre(mod)
-        if e[1] is not None:
-            self._pre(e[1])
+        if e[1] is not None and self._active():
+            self._stack.append(_Frame(e[1]))
+            self._ran.add(e[1].name)
         return None
 
     def _global_post(self, mod, args, out):
@@ -275,15 +250,14 @@ class Monitor(_report.Report):
         return None
 
     def _mha_call(self, mod, sig, args, kwargs):
-        """nn.MultiheadAttention.forward's arguments, for a layer of ours."""
-        e = self._ours(mod)
-        if e is None or e[1] is None or e[1].mode != "hooks" or not self._active():
-            return
-        if self._stack and self._stack[-1].layer is e[1]:
+        """nn.MultiheadAttention.forward's arguments (@p args from its self,
+        bound by @p sig), for a layer of ours running in a measured step."""
+        e, top = self._ours(mod), self._stack[-1] if self._stack and self._active() else None
+        if e is not None and top is not None and top.layer is e[1] and e[1].mode == "hooks":
             try:
-                b = sig.bind(mod, *args, **kwargs)
+                b = sig.bind(*args, **kwargs)
                 b.apply_defaults()
-                self._stack[-1].call = dict(b.arguments)
+                top.call = dict(b.arguments)
             except TypeError:
                 pass
 
@@ -301,7 +275,7 @@ class Monitor(_report.Report):
 
     def _root_post(self):
         self._root_depth = max(0, self._root_depth - 1)
-        if self._root_depth or not self._active() or not self._layers:
+        if self._root_depth or not self._active():
             return
         silent = sorted(self._ran - self._covered)
         if not self._ran and not self._covered:
@@ -315,11 +289,6 @@ class Monitor(_report.Report):
                        "compiled or flash kernel); use sdpa_var.observe(q, k) in its forward"
                        % ", ".join(repr(s) for s in silent))
 
-    def _pre(self, L):
-        if self._active():
-            self._stack.append(_Frame(L))
-            self._ran.add(L.name)
-
     def _post(self, L):
         if not self._active():
             return
@@ -332,9 +301,7 @@ class Monitor(_report.Report):
             return
         try:
             if self._from_hooks(L, frame):
-                self._covered.add(L.name)
-                for f in self._stack:
-                    self._covered.add(f.layer.name)
+                self._covered.update([L.name] + [f.layer.name for f in self._stack])
         except Exception as e:  # never into the model's forward
             self._warn("hook:%s:%s" % (L.name, type(e).__name__),
                        "%s: not measured (%s: %s)" % (L.name, type(e).__name__, e))
@@ -345,16 +312,10 @@ class Monitor(_report.Report):
 
         causal = L.causal if L.causal is not None else self.causal
         with torch.no_grad():
-            got = _modules.hook_qk(L.kind, L.module, frame.caps, frame.call, causal)
-        if got is None:
-            return False
-        q, k, causal, mask = got
-        if L.kind == "mha" and L.scale is None:
-            scale, source = q.shape[-1] ** -0.5, "nn.MultiheadAttention 1/sqrt(d)"
-        else:
-            scale, source = _modules.module_scale(L.module, q.shape[-1], L.scale)
-        self._measure(L.name, "hooks:" + L.kind, q, k, scale, source, causal, mask, None)
-        return True
+            got = _modules.hook_qk(L.kind, L.module, frame.caps, frame.call, causal, L.scale)
+        if got is not None:
+            self._measure(L.name, "hooks:" + L.kind, *got, None)
+        return got is not None
 
     def _capture(self, path, who, q, k, scale, causal, mask, window):
         """From _capture.py's wrappers and observe(); never raises."""
@@ -450,8 +411,6 @@ class Monitor(_report.Report):
         pending, self._pending = self._pending, []
         mine = {id(a): n for n, a in accs.items()}
         pending = [(a, p) for a, p in pending if id(a) in mine]
-        if not pending:
-            return
         for (acc, _), (p, trials, scalars) in zip(pending, _device.resolve(
                 [p for _, p in pending])):
             name = mine[id(acc)]
