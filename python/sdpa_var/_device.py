@@ -287,8 +287,9 @@ def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None
     import torch
 
     max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    # detached and shapes checked (inputs()): nothing below records an autograd graph
+    # detached (inputs()): nothing below records an autograd graph
     q, k, mask = _measure.inputs(q, k, mask)
+    _core.check_shapes(q, k, mask)  # the library's rules, in stats()' words
     if k.device != q.device:
         raise ValueError("k: on %s, q on %s" % (k.device, q.device))
     (B, Hq, n_q, d), (Hkv, n_k) = q.shape, k.shape[1:3]
