@@ -168,11 +168,14 @@ const char *sv_trial_sum_name(size_t i);
  * nothing was seen, raw_var with spec->ddof, the known-mean variance about
  * sv_theory_mean(spec), scaled_mean and scaled_var as scale and scale2
  * times the raw ones, rows_empty = n_q - rows_seen. Diagonal, output and
- * gradient statistics NAN (no sum carries them).
- * @return SV_OK; SV_EINVAL for a NULL argument, a spec that fails sv_spec_check or has scale_logn
- *         (one multiplier per trial), a COUNT that is not a whole number in
- *         [0, 2^53], rows_seen > n_q or rows_norm > rows_seen; out
- *         untouched from the first trial at fault on.
+ * gradient statistics NAN (no sum carries them). Units: those of
+ * sv_trial_stats. Sums other than the counts are taken as given (a NaN
+ * sum gives NaN statistics).
+ * @return SV_OK; SV_EINVAL for a NULL argument, a spec that fails
+ *         sv_spec_check or has scale_logn (one multiplier per trial), a
+ *         COUNT that is not a whole number in [0, 2^53], rows_seen > n_q
+ *         or rows_norm > rows_seen; out untouched from the first trial at
+ *         fault on.
  * Thread safety: reads its arguments only. Cost: O(count).
  */
 sv_status sv_trial_sums_finish(const sv_spec *spec, const double *sums, size_t count,

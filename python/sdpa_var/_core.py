@@ -337,7 +337,7 @@ def _kv_heads(shape, heads_kv):
     for t in range(shape[1]):
         L.lib.sv_strided_head(arrays, t, None, ctypes.byref(head))
         out[t] = head.kv_head
-    return np.broadcast_to(out, shape).copy()  # every batch element alike
+    return np.tile(out, (shape[0], 1))  # every batch element alike
 
 
 def _per_head(spec, trials, shape, heads_kv, masked, scale_name, cols):

@@ -66,6 +66,7 @@ _S = len(_SUMS)
 # (the engine reads only those under causal with n_q < n_k and no mask),
 # for finish() to put in place of the whole K's.
 _K = ("k_entries", "k_mean", "k_m2")
+_MO, _QE = ("scores", "score_mean", "score_m2"), ("q_entries", "q_mean", "q_m2")  # moments
 _CUT = [_SUMS.index(n) for n in _K]
 # Row statistics summed over the rows that see a key (sums raw_<name> and
 # scaled_<name>), in the order _block computes them.
@@ -115,21 +116,17 @@ def _merge(a, b):
     return n, ma + d * (nb / nn), qa + qb + d * d * (na * nb / nn)
 
 
-class _Acc:
-    """The running per-trial sums of one block of (batch, key head, group):
-    s by the library's names, mo and qe the moments (n, mean, M2) of the
-    scores and of Q's entries."""
+def _start(shape, dev):
+    """The running sums of the trials of one block of (batch, key head,
+    group), by the library's names, as trial_init starts them: the
+    entropies' extremes at +-inf, max S at -inf, the rest 0."""
+    import torch
 
-    def __init__(self, shape, dev):
-        import torch
-
-        start = {"raw_max_logit": -math.inf}  # the others' extremes: +-inf, max |S|: 0
-        for pre in ("raw_", "scaled_"):
-            start[pre + "entropy_min"], start[pre + "entropy_max"] = math.inf, -math.inf
-        self.s = {n: torch.full(shape, start.get(n, 0.0), dtype=torch.float64, device=dev)
-                  for n in _SUMS}
-        z = self.s["scores"]
-        self.mo, self.qe = (z, z, z), (0, z, z)
+    start = {"raw_max_logit": -math.inf}
+    for pre in ("raw_", "scaled_"):
+        start[pre + "entropy_min"], start[pre + "entropy_max"] = math.inf, -math.inf
+    return {n: torch.full(shape, start.get(n, 0.0), dtype=torch.float64, device=dev)
+            for n in _SUMS}
 
 
 def _softmax_rows(t, hide, c):
@@ -172,9 +169,10 @@ def _row_stats(r, w, q, u, c):
 
 
 def _block(acc, qb, kb, vis, add, c):
-    """Adds a block: qb (bc, hc, g, m, d) and kb (bc, hc, n_k, d) float64;
-    vis bool broadcastable to (bc, hc, g, m, n_k) (None: every key); add
-    the additive mask over c there (None: no bias)."""
+    """Adds a block to the sums @p acc (_start): qb (bc, hc, g, m, d) and
+    kb (bc, hc, n_k, d) float64; vis bool broadcastable to (bc, hc, g, m,
+    n_k) (None: every key); add the additive mask over c there (None: no
+    bias)."""
     import torch
 
     bc, hc, g, m, d = qb.shape
@@ -202,7 +200,7 @@ def _block(acc, qb, kb, vis, add, c):
     n_b = cnt.sum(-1)
     mean_b = (cnt * mean).sum(-1) / n_b.clamp(min=1.0)
     m2_b = (m2 + cnt * (mean - mean_b[..., None]) ** 2).sum(-1)
-    acc.mo = _merge(acc.mo, (n_b, mean_b, m2_b))
+    acc.update(zip(_MO, _merge([acc[n] for n in _MO], (n_b, mean_b, m2_b))))
     # the logits' extremes over the visible keys
     mx = s.masked_fill(hide, -math.inf).amax(-1)
     mn = s.masked_fill(hide, math.inf).amin(-1)
@@ -216,40 +214,37 @@ def _block(acc, qb, kb, vis, add, c):
     fz = torch.zeros_like(mx)
     lnk = torch.log(cnt.clamp(min=1.0))
     two = cnt >= 2
-    s = acc.s
     for pre, mult in (("raw_", 1.0), ("scaled_", c)):
         h, mw, jt, jf, ek = _row_stats(*sums[pre == "scaled_"], mult)
         for name, x in zip(_ROW, (h, mw, jt, jf, ek, 1.0 - jt, torch.exp(t_first * mult) * mw)):
-            s[pre + name] += torch.where(seen, x, fz).sum(-1)
-        s[pre + "entropy_norm"] += torch.where(two, h / lnk, fz).sum(-1)
+            acc[pre + name] += torch.where(seen, x, fz).sum(-1)
+        acc[pre + "entropy_norm"] += torch.where(two, h / lnk, fz).sum(-1)
         lo, hi = pre + "entropy_min", pre + "entropy_max"
-        s[lo] = torch.minimum(s[lo], torch.where(seen, h, fz + math.inf).amin(-1))
-        s[hi] = torch.maximum(s[hi], torch.where(seen, h, fz - math.inf).amax(-1))
-    s["rows_norm"] += two.to(torch.float64).sum(-1)
-    s["rows_seen"] += seen.to(torch.float64).sum(-1)
+        acc[lo] = torch.minimum(acc[lo], torch.where(seen, h, fz + math.inf).amin(-1))
+        acc[hi] = torch.maximum(acc[hi], torch.where(seen, h, fz - math.inf).amax(-1))
+    acc["rows_norm"] += two.to(torch.float64).sum(-1)
+    acc["rows_seen"] += seen.to(torch.float64).sum(-1)
     big = torch.where(seen, torch.maximum(mx.abs(), mn.abs()), fz - math.inf)
-    s["raw_max_abs_logit"] = torch.maximum(s["raw_max_abs_logit"], big.amax(-1))
-    s["raw_max_logit"] = torch.maximum(s["raw_max_logit"],
-                                       torch.where(seen, mx, fz - math.inf).amax(-1))
-    acc.qe = _merge(acc.qe, _entries(qb))
+    acc["raw_max_abs_logit"] = torch.maximum(acc["raw_max_abs_logit"], big.amax(-1))
+    acc["raw_max_logit"] = torch.maximum(acc["raw_max_logit"],
+                                         torch.where(seen, mx, fz - math.inf).amax(-1))
+    acc.update(zip(_QE, _merge([acc[n] for n in _QE], _entries(qb))))
 
 
 def _pack(acc, kmo, kcut):
-    """(bc, hc, g, sums + 3) float64: the library's named sums of the
-    block's trials, then @p kcut (zeros for None). kmo, kcut: the moments
-    of K's entries, of its first n_q keys for kcut, per key head (bc, hc, 1)."""
+    """(bc, hc, g, sums + 3) float64: the block's sums @p acc in the
+    library's order, K's moments @p kmo in place, then @p kcut (zeros for
+    None): the moments (n, mean, M2) of K's entries per key head (bc, hc,
+    1), of its first n_q keys for kcut."""
     import torch
 
-    shape = acc.s["scores"].shape
+    shape = acc["scores"].shape
 
-    def cols(mo):  # (n, mean, M2), n an int or a tensor, for each trial of the block
-        return [torch.as_tensor(x, dtype=torch.float64, device=acc.s["scores"].device)
+    def cols(mo):  # n an int, mean and M2 tensors: for each trial of the block
+        return [torch.as_tensor(x, dtype=torch.float64, device=acc["scores"].device)
                 .expand(shape) for x in mo]
 
-    s = dict(acc.s)
-    for names, mo in ((("scores", "score_mean", "score_m2"), acc.mo),
-                      (("q_entries", "q_mean", "q_m2"), acc.qe), (_K, kmo)):
-        s.update(zip(names, cols(mo)))
+    s = dict(acc, **dict(zip(_K, cols(kmo))))
     return torch.stack([s[n] for n in _SUMS] + cols(kcut or (0, 0, 0)), dim=-1)
 
 
@@ -327,7 +322,7 @@ def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None
             kb = k[b0:b1, h0:h1].to(torch.float64)
             kmo = _entries(kb[:, :, None])  # (bc, hc, 1): the same for each query head
             kcut = _entries(kb[:, :, None, :n_q]) if cut else None
-            acc = _Acc((b1 - b0, h1 - h0, g), dev)
+            acc = _start((b1 - b0, h1 - h0, g), dev)
             for r0 in range(0, m_all, mr):
                 r1 = min(m_all, r0 + mr)
                 qb = qv[b0:b1, h0:h1, :, r0:r1].to(torch.float64)
