@@ -1,7 +1,8 @@
 /* Row shards (rowfold.h): query rows [0, a), [a, b), [b, n_q) run apart
  * and their folds finished give one run's bits, with and without a
  * causal mask, values and a planted key; ranges off the blocks are
- * refused. */
+ * refused. Trials finished from named sums (sv_trial_sums_finish) follow
+ * the engine's rules. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,8 +45,79 @@ static void check_rows(sv_spec s)
     free(part);
 }
 
+/* Sum i of SV_TRIAL_SUMS_MAP by name. */
+static double *sum_at(double *x, const char *name)
+{
+    for (size_t i = 0; sv_trial_sum_name(i); i++)
+        if (strcmp(sv_trial_sum_name(i), name) == 0)
+            return &x[i];
+    CHECK(!"a sum of that name");
+    return &x[0];
+}
+
+/* A trial of 3 rows, 2 of them seeing 4 scores in all (mean 0.5, M2 2),
+ * one of them 2 keys or more: the engine's finish (trial_finish), by
+ * hand; then a trial that sees nothing, and counts that are not counts. */
+static void check_sums(void)
+{
+    sv_spec s = {.d_k = 2, .n_q = 3, .n_k = 4, .trials = 2, .scale = 0.5, .ddof = 1};
+    CHECK_STATUS(sv_spec_resolve(&s), SV_OK);
+    CHECK_EQ(sv_theory_mean(&s), 0.0); /* q_mean, k_mean 0: the known mean is 0 */
+    CHECK_STR_EQ(sv_trial_sum_name(0), "rows_seen");
+    CHECK(sv_trial_sum_name(SV_TRIAL_SUMS) == NULL);
+    double x[2 * SV_TRIAL_SUMS] = {0}, *y = x + SV_TRIAL_SUMS;
+    const char *set[] = {"rows_seen",       "scores",         "score_mean", "score_m2",
+                         "raw_entropy",     "scaled_entropy", "rows_norm",  "raw_entropy_norm",
+                         "raw_entropy_min", "q_entries",      "q_mean",     "q_m2",
+                         "raw_max_logit"};
+    const double val[] = {2, 4, 0.5, 2, 1.2, 0.8, 1, 0.9, 0.25, 6, 1, 3, 1.5};
+    for (size_t i = 0; i < sizeof val / sizeof val[0]; i++)
+        *sum_at(x, set[i]) = val[i];
+    *sum_at(y, "raw_max_logit") = -INFINITY; /* trial_init's start: nothing seen */
+    sv_trial_stats t[2];
+    CHECK_STATUS(sv_trial_sums_finish(&s, x, 2, t), SV_OK);
+    CHECK_EQ(t[0].raw_mean, 0.5);
+    CHECK_EQ(t[0].raw_var, 2.0 / 3.0); /* ddof 1 */
+    CHECK_EQ(t[0].raw_var_ddof0, 0.5);
+    CHECK_EQ(t[0].raw_var_known_mean, (2.0 + 4 * 0.25) / 4);
+    CHECK_EQ(t[0].scaled_mean, 0.25);
+    CHECK_EQ(t[0].scaled_var, 2.0 / 3.0 * 0.25);
+    CHECK_EQ(t[0].raw_entropy, 0.6);
+    CHECK_EQ(t[0].scaled_entropy, 0.4);
+    CHECK_EQ(t[0].raw_entropy_norm, 0.9);
+    CHECK_EQ(t[0].raw_entropy_min, 0.25);
+    CHECK_EQ(t[0].q_mean, 1.0);
+    CHECK_EQ(t[0].q_var, 0.5);
+    CHECK_EQ(t[0].raw_max_logit, 1.5);
+    CHECK_EQ(t[0].rows_empty, 1.0);
+    CHECK_NAN(t[0].raw_diag_logit);
+    CHECK_NAN(t[0].k_mean); /* no entry of K measured */
+    CHECK_NAN(t[0].raw_grad_q2);
+    /* nothing seen: NaN means and extremes, every row empty */
+    CHECK_NAN(t[1].raw_mean);
+    CHECK_NAN(t[1].raw_var_known_mean);
+    CHECK_NAN(t[1].raw_entropy);
+    CHECK_NAN(t[1].raw_entropy_min);
+    CHECK_NAN(t[1].raw_max_logit);
+    CHECK_NAN(t[1].raw_entropy_norm);
+    CHECK_EQ(t[1].rows_empty, 3.0);
+    /* not a count, or more rows than the spec's */
+    const char *bad[] = {"rows_seen", "scores", "rows_norm", "q_entries"};
+    const double bad_val[] = {4, 2.5, 3, -1};
+    for (size_t i = 0; i < 4; i++) {
+        double z[SV_TRIAL_SUMS];
+        memcpy(z, x, sizeof z);
+        *sum_at(z, bad[i]) = bad_val[i];
+        CHECK_STATUS(sv_trial_sums_finish(&s, z, 1, t), SV_EINVAL);
+    }
+    CHECK_STATUS(sv_trial_sums_finish(&s, NULL, 1, t), SV_EINVAL);
+    s.scale_logn = 1;
+    CHECK_STATUS(sv_trial_sums_finish(&s, x, 1, t), SV_EINVAL);
+}
+
 int main(void)
 {
+    check_sums();
     check_rows((sv_spec){.d_k = 2, .n_q = NQ, .n_k = 40, .trials = 2, .seed = 3});
     check_rows((sv_spec){.d_k = 2, .n_q = NQ, .n_k = NQ, .trials = 2, .seed = 4, .causal = 1});
     check_rows((sv_spec){

@@ -260,8 +260,6 @@ def spec_of(spec, scale, causal, window, ddof=0):
     stats(), from the tensors for the monitor's torch backend (_device.py),
     so that the columns it reports read the same spec. Raises ValueError
     naming the argument."""
-    if causal and spec.n_q != spec.n_k:
-        raise ValueError("causal: needs n_q = n_k, got %d and %d" % (spec.n_q, spec.n_k))
     # the keywords that are the library's parameters, read by it (param.h)
     _params.set_value(spec, "causal", causal, "causal")  # as random(): 2 and "no" refused
     if window is not None:
@@ -329,12 +327,24 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
 _VALUE = np.dtype([("real", np.float64), ("count", np.uint64), ("text", np.uintp)])
 
 
+def _kv_heads(shape, heads_kv):
+    """(batch, heads_q) @p shape: each trial's key head, sv_strided_head's
+    for a batch of arrays of these heads (sizes only: it reads no entry)."""
+    arrays, head = L.sv_strided(), L.sv_head()
+    for a, h in ((arrays.q, shape[1]), (arrays.k, heads_kv)):
+        a.data, a.ndim, a.shape[:4] = 1, 4, (1, h, 1, 1)
+    out = np.empty(shape[1], dtype=np.int64)
+    for t in range(shape[1]):
+        L.lib.sv_strided_head(arrays, t, None, ctypes.byref(head))
+        out[t] = head.kv_head
+    return np.tile(out, (shape[0], 1))  # every batch element alike
+
+
 def _per_head(spec, trials, shape, heads_kv, masked, scale_name, cols):
     """(values, config) of the per-head rows: every column (but batch and
     head) as an array of shape (batch, heads_q), the config text columns
     (scale) once. The numeric columns from sv_per_head_values in one call;
-    kv_head, query head h's key head h // (heads_q / @p heads_kv), as
-    sv_strided_head maps it; the text columns of trial 0's row view.
+    kv_head from sv_strided_head; the text columns of trial 0's row view.
     @p masked: a data mask was applied (theory columns NaN)."""
     n = spec.trials
     table = [c.name for c in _columns.per_head()]
@@ -351,8 +361,7 @@ def _per_head(spec, trials, shape, heads_kv, masked, scale_name, cols):
         if c.type == L.SV_VALUE_TEXT and c.flags & L.SV_COLUMN_CONFIG:
             config[c.name] = c.value(view)  # the same in every row: scale
         elif c.name == "kv_head":  # an index, "all" only when pooled
-            h = np.arange(n, dtype=np.int64) % shape[1]
-            values[c.name] = (h // (shape[1] // heads_kv)).reshape(shape)
+            values[c.name] = _kv_heads(shape, heads_kv)
         elif c.type == L.SV_VALUE_TEXT:
             raise AssertionError("per-head text column %r has no rule" % c.name)
         else:

@@ -1,9 +1,11 @@
-"""The monitor's "torch" backend: the engine's per-trial statistics
-(sv_trial_stats, engine.h) of one captured call, computed with torch
-operations on the device where Q and K already are, without a GPU -> CPU
-synchronisation; mon.step() moves every call's trials to the CPU in one
-transfer per device (resolve()) and builds Stats with the library's own
-column code (_core.collect), so the columns are the engine's by definition.
+"""The monitor's "torch" backend: the per-trial sums of the engine's
+statistics (rowfold.h SV_TRIAL_SUMS_MAP) of one captured call, computed
+with torch operations on the device where Q and K already are, without a
+GPU -> CPU synchronisation; mon.step() moves every call's sums to the CPU
+in one transfer per device (resolve()), the library finishes the trials
+(sv_trial_sums_finish: its NaN rules, ddof, known-mean variance, scaled =
+scale raw) and its column code builds Stats (_core.collect), so the
+statistics are the engine's by definition.
 
 Definitions, the engine's (engine.h SV_TRIAL_STATS_MAP, rowfold.c, softmax.h):
 a trial is one (batch, query head); query head h reads key head
@@ -40,7 +42,7 @@ g n_k BYTES_PER_SCORE + 24 n_k d_k bytes (past the default beyond about
 86 000 keys at d_k 128, g 1). The causal / window band is made per block of
 rows (bool comparisons only), a mask's flags and NaN / +inf counts over
 blocks of its rows (row_chunks), each within max_bytes. Plus per call the
-(batch x heads_q x (fields + 2)) trial array kept until mon.step().
+(batch x heads_q x (sums + 3)) array kept until mon.step().
 """
 
 import math
@@ -57,13 +59,17 @@ DEFAULT_MAX_BYTES = 256 << 20
 # an additive mask block over the scale (8), rounded up. backend_parity_test
 # measures the peak of live tensors against max_bytes.
 BYTES_PER_SCORE = 64
-_F = len(L.TRIAL_FIELDS)
-# The two columns after the engine's fields: K's k_mean and k_var over its
-# first n_q keys (the engine reads only those under causal with n_q < n_k
-# and no mask), for finish() to put in place of the whole K's.
-_CUT = [L.TRIAL_FIELDS.index("k_mean"), L.TRIAL_FIELDS.index("k_var")]
-# Row statistics averaged over the rows that see a key (trial fields raw_<name>
-# and scaled_<name>), in the order _block computes them.
+# The library's named sums of a trial, in its order.
+_SUMS = tuple(L.names(L.lib.sv_trial_sum_name))
+_S = len(_SUMS)
+# The three columns after the sums: K's entries over its first n_q keys
+# (the engine reads only those under causal with n_q < n_k and no mask),
+# for finish() to put in place of the whole K's.
+_K = ("k_entries", "k_mean", "k_m2")
+_MO, _QE = ("scores", "score_mean", "score_m2"), ("q_entries", "q_mean", "q_m2")  # moments
+_CUT = [_SUMS.index(n) for n in _K]
+# Row statistics summed over the rows that see a key (sums raw_<name> and
+# scaled_<name>), in the order _block computes them.
 _ROW = ("entropy", "max_weight", "jac_trace", "jac_frob", "eff_keys", "sum_p2", "sink_weight")
 # The call's scalars, in this order, after the trials in the transfer.
 _SCALARS = ("bad_q", "bad_k", "bad_k_cut", "bad_mask", "posinf", "trivial", "causal_pattern")
@@ -83,9 +89,9 @@ def block_shape(batch, heads_kv, group, n_q, n_k, d_k, max_bytes):
 
 
 class Pending:
-    """One call measured on its device: trials (batch * heads_q x fields
-    + 2, float64) and scalars (len(_SCALARS), float64) still there, and
-    what resolve() needs to build its Stats."""
+    """One call measured on its device: trials (batch * heads_q x sums + 3,
+    float64: the named sums, then K's cut) and scalars (len(_SCALARS),
+    float64) still there, and what resolve() needs to build its Stats."""
 
     __slots__ = ("trials", "scalars", "dims", "heads_kv", "scale", "causal", "window",
                  "masked", "sampled", "n_rows")
@@ -110,21 +116,17 @@ def _merge(a, b):
     return n, ma + d * (nb / nn), qa + qb + d * d * (na * nb / nn)
 
 
-class _Acc:
-    """The running per-trial sums of one block of (batch, key head, group)."""
+def _start(shape, dev):
+    """The running sums of the trials of one block of (batch, key head,
+    group), by the library's names, as trial_init starts them: the
+    entropies' extremes at +-inf, max S at -inf, the rest 0."""
+    import torch
 
-    def __init__(self, shape, dev):
-        import torch
-
-        def z(v=0.0):
-            return torch.full(shape, v, dtype=torch.float64, device=dev)
-
-        self.seen, self.rows = z(), 0
-        self.mo, self.qe = (z(), z(), z()), (0, z(), z())
-        self.sums = {(n, k): z() for n in _ROW + ("entropy_norm",) for k in (0, 1)}
-        self.n_hn = z()
-        self.hmin, self.hmax = [z(math.inf), z(math.inf)], [z(-math.inf), z(-math.inf)]
-        self.maxabs, self.maxlogit = z(0.0), z(-math.inf)  # as trial_init
+    start = {"raw_max_logit": -math.inf}
+    for pre in ("raw_", "scaled_"):
+        start[pre + "entropy_min"], start[pre + "entropy_max"] = math.inf, -math.inf
+    return {n: torch.full(shape, start.get(n, 0.0), dtype=torch.float64, device=dev)
+            for n in _SUMS}
 
 
 def _softmax_rows(t, hide, c):
@@ -167,9 +169,10 @@ def _row_stats(r, w, q, u, c):
 
 
 def _block(acc, qb, kb, vis, add, c):
-    """Adds a block: qb (bc, hc, g, m, d) and kb (bc, hc, n_k, d) float64;
-    vis bool broadcastable to (bc, hc, g, m, n_k) (None: every key); add
-    the additive mask over c there (None: no bias)."""
+    """Adds a block to the sums @p acc (_start): qb (bc, hc, g, m, d) and
+    kb (bc, hc, n_k, d) float64; vis bool broadcastable to (bc, hc, g, m,
+    n_k) (None: every key); add the additive mask over c there (None: no
+    bias)."""
     import torch
 
     bc, hc, g, m, d = qb.shape
@@ -197,7 +200,7 @@ def _block(acc, qb, kb, vis, add, c):
     n_b = cnt.sum(-1)
     mean_b = (cnt * mean).sum(-1) / n_b.clamp(min=1.0)
     m2_b = (m2 + cnt * (mean - mean_b[..., None]) ** 2).sum(-1)
-    acc.mo = _merge(acc.mo, (n_b, mean_b, m2_b))
+    acc.update(zip(_MO, _merge([acc[n] for n in _MO], (n_b, mean_b, m2_b))))
     # the logits' extremes over the visible keys
     mx = s.masked_fill(hide, -math.inf).amax(-1)
     mn = s.masked_fill(hide, math.inf).amin(-1)
@@ -211,60 +214,38 @@ def _block(acc, qb, kb, vis, add, c):
     fz = torch.zeros_like(mx)
     lnk = torch.log(cnt.clamp(min=1.0))
     two = cnt >= 2
-    for k, mult in ((0, 1.0), (1, c)):
-        h, mw, jt, jf, ek = _row_stats(*sums[k], mult)
+    for pre, mult in (("raw_", 1.0), ("scaled_", c)):
+        h, mw, jt, jf, ek = _row_stats(*sums[pre == "scaled_"], mult)
         for name, x in zip(_ROW, (h, mw, jt, jf, ek, 1.0 - jt, torch.exp(t_first * mult) * mw)):
-            acc.sums[name, k] += torch.where(seen, x, fz).sum(-1)
-        acc.sums["entropy_norm", k] += torch.where(two, h / lnk, fz).sum(-1)
-        acc.hmin[k] = torch.minimum(acc.hmin[k], torch.where(seen, h, fz + math.inf).amin(-1))
-        acc.hmax[k] = torch.maximum(acc.hmax[k], torch.where(seen, h, fz - math.inf).amax(-1))
-    acc.n_hn += two.to(torch.float64).sum(-1)
-    acc.seen += seen.to(torch.float64).sum(-1)
+            acc[pre + name] += torch.where(seen, x, fz).sum(-1)
+        acc[pre + "entropy_norm"] += torch.where(two, h / lnk, fz).sum(-1)
+        lo, hi = pre + "entropy_min", pre + "entropy_max"
+        acc[lo] = torch.minimum(acc[lo], torch.where(seen, h, fz + math.inf).amin(-1))
+        acc[hi] = torch.maximum(acc[hi], torch.where(seen, h, fz - math.inf).amax(-1))
+    acc["rows_norm"] += two.to(torch.float64).sum(-1)
+    acc["rows_seen"] += seen.to(torch.float64).sum(-1)
     big = torch.where(seen, torch.maximum(mx.abs(), mn.abs()), fz - math.inf)
-    acc.maxabs = torch.maximum(acc.maxabs, big.amax(-1))
-    acc.maxlogit = torch.maximum(acc.maxlogit, torch.where(seen, mx, fz - math.inf).amax(-1))
-    acc.rows += m
-    acc.qe = _merge(acc.qe, _entries(qb))
+    acc["raw_max_abs_logit"] = torch.maximum(acc["raw_max_abs_logit"], big.amax(-1))
+    acc["raw_max_logit"] = torch.maximum(acc["raw_max_logit"],
+                                         torch.where(seen, mx, fz - math.inf).amax(-1))
+    acc.update(zip(_QE, _merge([acc[n] for n in _QE], _entries(qb))))
 
 
-def _finish(acc, kmo, kcut, c):
-    """(bc, hc, g, fields + 2) float64: the engine's trial fields
-    (trial_finish), NaN where the strided source leaves them NaN."""
+def _pack(acc, kmo, kcut):
+    """(bc, hc, g, sums + 3) float64: the block's sums @p acc in the
+    library's order, K's moments @p kmo in place, then @p kcut (zeros for
+    None): the moments (n, mean, M2) of K's entries per key head (bc, hc,
+    1), of its first n_q keys for kcut."""
     import torch
 
-    shape = acc.seen.shape
-    nan = torch.full(shape, math.nan, dtype=torch.float64, device=acc.seen.device)
-    n, mean, m2 = acc.mo
-    var0 = torch.where(n > 0, m2 / n.clamp(min=1.0), nan)
-    var1 = torch.where(n > 1, m2 / (n - 1.0).clamp(min=1.0), nan)
-    f = {"raw_mean": torch.where(n > 0, mean, nan), "raw_var": var0,  # no key: NaN, as the engine
-         "raw_var_ddof0": var0, "raw_var_ddof1": var1,
-         # sum (S - mu)^2 / N with mu = sv_theory_mean of a strided spec: 0
-         "raw_var_known_mean": torch.where(n > 0, (m2 + n * mean * mean) / n.clamp(min=1.0),
-                                           nan),
-         "rows_empty": acc.rows - acc.seen,
-         "raw_max_abs_logit": torch.where(n > 0, acc.maxabs, nan),
-         "raw_max_logit": torch.where(n > 0, acc.maxlogit, nan)}
-    f["scaled_mean"] = f["raw_mean"] * c
-    f["scaled_var"] = var0 * (c * c)
-    for k, pre in ((0, "raw_"), (1, "scaled_")):
-        for name in _ROW:  # 0/0: NaN when no row sees a key, as ksum_mean
-            f[pre + name] = acc.sums[name, k] / acc.seen
-        seen = acc.seen > 0  # no row seen: no extremes, NaN as the engine's
-        f[pre + "entropy_min"] = torch.where(seen, acc.hmin[k], nan)
-        f[pre + "entropy_max"] = torch.where(seen, acc.hmax[k], nan)
-        f[pre + "entropy_norm"] = torch.where(acc.n_hn > 0, acc.sums["entropy_norm", k]
-                                              / acc.n_hn.clamp(min=1.0), nan)
-    qn, qm, qm2 = acc.qe
-    f["q_mean"], f["q_var"] = qm, qm2 / qn
+    shape = acc["scores"].shape
 
-    def k_entries(mo):  # (mean, variance) of the key head's, per trial
-        kn, km, km2 = mo
-        return km[..., None].expand(shape), (km2 / kn)[..., None].expand(shape)
+    def cols(mo):  # n an int, mean and M2 tensors: for each trial of the block
+        return [torch.as_tensor(x, dtype=torch.float64, device=acc["scores"].device)
+                .expand(shape) for x in mo]
 
-    f["k_mean"], f["k_var"] = k_entries(kmo)
-    cut = k_entries(kcut) if kcut is not None else (nan, nan)
-    return torch.stack([f.get(name, nan) for name in L.TRIAL_FIELDS] + list(cut), dim=-1)
+    s = dict(acc, **dict(zip(_K, cols(kmo))))
+    return torch.stack([s[n] for n in _SUMS] + cols(kcut or (0, 0, 0)), dim=-1)
 
 
 def _mask_of(mb, scale):
@@ -332,16 +313,16 @@ def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None
         return slice(a, b) if ms.shape[ax] > 1 else slice(None)
 
     bc, hc, mr = block_shape(B, Hkv, g, m_all, n_k, d, max_bytes)
-    out = torch.empty(B, Hkv, g, _F + 2, dtype=torch.float64, device=dev)
+    out = torch.empty(B, Hkv, g, _S + 3, dtype=torch.float64, device=dev)
     qv = qs.reshape(B, Hkv, g, m_all, d)  # a view: one axis split
     for b0 in range(0, B, bc):
         b1 = min(B, b0 + bc)
         for h0 in range(0, Hkv, hc):
             h1 = min(Hkv, h0 + hc)
             kb = k[b0:b1, h0:h1].to(torch.float64)
-            kmo = _entries(kb)
-            kcut = _entries(kb[:, :, :n_q]) if cut else None
-            acc = _Acc((b1 - b0, h1 - h0, g), dev)
+            kmo = _entries(kb[:, :, None])  # (bc, hc, 1): the same for each query head
+            kcut = _entries(kb[:, :, None, :n_q]) if cut else None
+            acc = _start((b1 - b0, h1 - h0, g), dev)
             for r0 in range(0, m_all, mr):
                 r1 = min(m_all, r0 + mr)
                 qb = qv[b0:b1, h0:h1, :, r0:r1].to(torch.float64)
@@ -355,10 +336,10 @@ def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None
                     vis = vm if vis is None else vis & vm
                 _block(acc, qb, kb, vis, ab, scale)
                 del qb, vis, ab
-            out[b0:b1, h0:h1] = _finish(acc, kmo, kcut, scale)
+            out[b0:b1, h0:h1] = _pack(acc, kmo, kcut)
             del kb
     p = Pending()
-    p.trials = out.reshape(B * Hq, _F + 2)
+    p.trials = out.reshape(B * Hq, _S + 3)
     p.scalars = torch.stack([scalars[n] for n in _SCALARS])
     p.dims, p.heads_kv, p.scale = (B, Hq, n_q, d, n_k), Hkv, scale
     p.causal, p.window, p.masked = bool(causal), window, mask is not None
@@ -384,13 +365,16 @@ def finish(p, trials, scalars, pool="none"):
     if s["posinf"]:
         raise _measure.Skip("posinf", "mask: NaN or +inf entry (a float mask holds finite "
                             "values, or -inf to exclude a key)")
-    arr = np.ascontiguousarray(trials[:, :_F], dtype=np.float64)
+    arr = np.ascontiguousarray(trials[:, :_S], dtype=np.float64)
     if cut:
-        arr[:, _CUT] = trials[:, _F:]
+        arr[:, _CUT] = trials[:, _S:]
     spec = L.sv_spec()  # the sizes of the tensors measured (the rows sampled)
     spec.d_k, spec.n_q, spec.n_k, spec.trials = d, p.n_rows, n_k, B * Hq
     spec = _core.spec_of(spec, p.scale, causal, window)
-    buf = (L.sv_trial_stats * (B * Hq)).from_buffer(arr)
+    buf = (L.sv_trial_stats * (B * Hq))()
+    st = L.lib.sv_trial_sums_finish(spec, arr.ctypes.data_as(L.P(L.c_dbl)), B * Hq, buf)
+    if st != L.SV_OK:
+        _core.fail(st, "trial sums")
     return _core.collect(spec, buf, (B, Hq), p.heads_kv, masked, p.scale, pool)
 
 

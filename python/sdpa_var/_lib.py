@@ -235,6 +235,9 @@ SIGNATURES = {
                        P(sv_run_options), P(sv_summary)]),
     "sv_head_row_make": (c_int, [P(sv_spec), c_char_p, P(sv_trial_stats), P(sv_head), c_u64,
                                  P(sv_summary), c_int, P(sv_head_row)]),
+    # rowfold.h
+    "sv_trial_sum_name": (c_char_p, [c_size]),
+    "sv_trial_sums_finish": (c_int, [P(sv_spec), P(c_dbl), c_size, P(sv_trial_stats)]),
     # columns.h
     "sv_columns_count": (c_size, [c_int]),
     "sv_columns_get": (P(sv_column), [c_int, c_size]),

@@ -478,6 +478,81 @@ sv_status sv_rowfold_finish(const sv_spec *spec, const sv_rowfold *blocks, size_
     return SV_OK;
 }
 
+/* The named sums' indices (rowfold.h SV_TRIAL_SUMS_MAP). */
+enum {
+#define SV_SUM_INDEX_(name, kind) SUM_##name,
+    SV_TRIAL_SUMS_MAP(SV_SUM_INDEX_)
+#undef SV_SUM_INDEX_
+};
+
+/* A COUNT of the sums: a whole number in [0, 2^53], else SV_EINVAL. */
+static sv_status sum_count(const double *x, int i, uint64_t *out)
+{
+    if (!(x[i] >= 0.0 && x[i] <= 9007199254740992.0 && x[i] == floor(x[i])))
+        return SV_EINVAL;
+    *out = (uint64_t)x[i];
+    return SV_OK;
+}
+
+/* The fold of a trial of @p s from its named sums @p x. */
+static sv_status acc_of_sums(const sv_spec *s, const double *x, trial_acc *t)
+{
+    trial_init(t, s, 0);
+    uint64_t norm = 0;
+    if (sum_count(x, SUM_rows_seen, &t->seen) || sum_count(x, SUM_scores, &t->mo.n) ||
+        sum_count(x, SUM_q_entries, &t->q.n) || sum_count(x, SUM_k_entries, &t->k.n) ||
+        sum_count(x, SUM_rows_norm, &norm) || t->seen > s->n_q || norm > t->seen)
+        return SV_EINVAL;
+    t->rows = s->n_q;
+    t->n_hn = (size_t)norm;
+    t->mo.mean = x[SUM_score_mean];
+    t->mo.m2 = x[SUM_score_m2];
+    t->q.mean = x[SUM_q_mean];
+    t->q.m2 = x[SUM_q_m2];
+    t->k.mean = x[SUM_k_mean];
+    t->k.m2 = x[SUM_k_m2];
+    for (int c = 0; c < 2; c++) { /* a scaled sum follows its raw one (min, max: two on) */
+        t->h[c].s = x[SUM_raw_entropy + c];
+        t->mw[c].s = x[SUM_raw_max_weight + c];
+        t->jt[c].s = x[SUM_raw_jac_trace + c];
+        t->jf[c].s = x[SUM_raw_jac_frob + c];
+        t->ek[c].s = x[SUM_raw_eff_keys + c];
+        t->p2[c].s = x[SUM_raw_sum_p2 + c];
+        t->sink[c].s = x[SUM_raw_sink_weight + c];
+        t->hn[c].s = x[SUM_raw_entropy_norm + c];
+        t->hmin[c] = x[SUM_raw_entropy_min + 2 * c];
+        t->hmax[c] = x[SUM_raw_entropy_max + 2 * c];
+    }
+    t->maxabs = x[SUM_raw_max_abs_logit];
+    t->maxlogit = x[SUM_raw_max_logit];
+    return SV_OK;
+}
+
+const char *sv_trial_sum_name(size_t i)
+{
+    static const char *const names[] = {
+#define SV_SUM_NAME_(name, kind) #name,
+        SV_TRIAL_SUMS_MAP(SV_SUM_NAME_)
+#undef SV_SUM_NAME_
+    };
+    return i < sizeof names / sizeof names[0] ? names[i] : NULL;
+}
+
+sv_status sv_trial_sums_finish(const sv_spec *spec, const double *sums, size_t count,
+                               sv_trial_stats *out)
+{
+    if (!spec || !sums || !out || sv_spec_check(spec) != SV_OK || spec->scale_logn)
+        return SV_EINVAL;
+    const double mu = sv_theory_mean(spec);
+    for (size_t i = 0; i < count; i++) {
+        trial_acc t;
+        if (acc_of_sums(spec, sums + i * SV_TRIAL_SUMS, &t) != SV_OK)
+            return SV_EINVAL;
+        trial_finish(spec, mu, &t, &out[i]);
+    }
+    return SV_OK;
+}
+
 size_t sv_trial_field_count(void)
 {
     return SV_TRIAL_FIELDS;

@@ -57,7 +57,9 @@ raises("d_k 0", ValueError, "q", S, q[..., :0], k[..., :0])
 raises("string q", TypeError, "q", S, "abc", k)
 raises("v n_k", ValueError, "v", S, q, k, k[:, :, :5])
 raises("v heads", ValueError, "v", S, q, k, q)
-raises("causal n_q != n_k", ValueError, "causal", S, q, k[:, :, :7], causal=True)
+# the library's words (sv_spec_check_param), as random() and the CLI say them
+raises("causal n_q != n_k", ValueError, "causal: needs n_q = n_k (got n_q=10, n_k=7)", S, q,
+       k[:, :, :7], causal=True)
 raises("scale 0", ValueError, "scale", S, q, k, scale=0.0)
 raises("scale nan", ValueError, "scale", S, q, k, scale=float("nan"))
 raises("scale str", TypeError, "scale", S, q, k, scale="sqrt")
