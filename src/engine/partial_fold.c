@@ -29,7 +29,8 @@
  * both from n_hn: raw_entropy_norm decides for both here). Counting those
  * needs the field, which a partial does not keep per trial: it keeps their
  * count per block (sv_partial's block_undef). */
-#define CLASS_(name, c) [offsetof(sv_trial_stats, name) / sizeof(double)] = c,
+/* every field not named: SV_FIELD_ROWS (0) */
+#define CLASS_(name, c) [offsetof(sv_trial_stats, name) / sizeof(double)] = (c),
 const unsigned char sv__field_class[F] = {
     CLASS_(q_var, SV_FIELD_ENTRY) CLASS_(k_var, SV_FIELD_ENTRY) CLASS_(q_mean, SV_FIELD_ENTRY)
         CLASS_(k_mean, SV_FIELD_ENTRY) CLASS_(rows_empty, SV_FIELD_ENTRY)
