@@ -151,10 +151,13 @@ __attribute__((target("avx512f"))) static void welford_avx512(const sv_trial_sta
  * entropy_norm, those that measured something add their NaN as
  * welford_body does (a block without one reads NaN however its trials
  * came); the first with one starts those fields afresh. Only for blocks
- * that leave a trial out: never on random draws without a window. */
+ * that leave a trial out: never on random draws without a window. With
+ * norm_only, only the entropy_norm fields (the others added already by
+ * welford_body, which gives them these bits when no trial measured
+ * nothing). */
 static void welford_sparse(const sv_trial_stats *t, size_t count, double *sum, double *w,
                            uint64_t done, sv_left_out *lo, double *const *vars,
-                           sv_trial_extremes *e)
+                           sv_trial_extremes *e, int norm_only)
 {
     for (size_t i = 0; i < count; i++) {
         const double *v = (const double *)&t[i];
@@ -164,7 +167,7 @@ static void welford_sparse(const sv_trial_stats *t, size_t count, double *sum, d
         lo->empty += (uint64_t)none;
         lo->undef += (uint64_t)undef;
         const int nan_norm = undef && !none && no_norm_yet; /* added: NaN stays NaN */
-        const int skip[SV_FIELD_CLASSES] = {none, undef && !nan_norm, 0};
+        const int skip[SV_FIELD_CLASSES] = {none || norm_only, undef && !nan_norm, norm_only};
         const double k[SV_FIELD_CLASSES] = {(double)(seen + 1 - lo->empty),
                                             (double)(seen + 1 - (nan_norm ? 0 : lo->undef)),
                                             (double)(seen + 1)};
@@ -232,12 +235,27 @@ static welford_fn *welford_pick(void)
     return welford_default;
 }
 
-/* Batches of at most this many trials are looked at (any_empty,
- * count_nan_norm) before the Welford pass, their lines then hot; a larger
- * batch is seen by its raw_var or entropy_norm sum turning NAN after the
- * pass (then its entropy_norms counted), and if it must, summed again the
- * slow way from a copy of the block's sums: no pass over memory of its
- * own while every trial has an entropy_norm. */
+/* The entropy_norm fields' sum, mean and M2 (adjacent fields) of a block
+ * into keep[0 .. 6), or (back) from it. */
+static void norm_swap(double *sum, double *w, double *keep, int back)
+{
+    double *const at[3] = {sum + NORM_FIELD, w + NORM_FIELD, w + F + NORM_FIELD};
+    for (size_t a = 0; a < 3; a++)
+        for (size_t j = 0; j < 2; j++)
+            *(back ? &at[a][j] : &keep[2 * a + j]) = back ? keep[2 * a + j] : at[a][j];
+}
+
+static_assert(offsetof(sv_trial_stats, scaled_entropy_norm) ==
+                  offsetof(sv_trial_stats, raw_entropy_norm) + sizeof(double),
+              "the two entropy_norm fields are adjacent");
+
+/* Batches of at most this many trials are looked at (any_empty) before
+ * the Welford pass, their lines then hot; a larger batch is seen by its
+ * raw_var sum turning NAN after the pass, and then summed again the slow
+ * way from a copy of the block's sums: no pass over memory of its own.
+ * Any batch whose entropy_norm sums are NAN after the pass has its
+ * entropy_norms counted (lines hot); unless all or none of the block's
+ * have one, those two fields alone are summed again the slow way. */
 #define LOOK_AHEAD 8u
 
 void sv__partial_fold(const sv_trial_stats *t, size_t count, double *sum, double *w, uint64_t done,
@@ -245,30 +263,32 @@ void sv__partial_fold(const sv_trial_stats *t, size_t count, double *sum, double
 {
     welford_fn *welford = welford_pick();
     const int small = count <= LOOK_AHEAD;
-    int sparse = lo->empty > 0 || (lo->undef > 0 && lo->undef < done);
-    uint64_t undef = 0;
-    if (!sparse && small) {
-        undef = count_nan_norm(t, count);
-        sparse = any_empty(t, count) || !norm_uniform(undef, count, lo, done);
-    }
+    int sparse =
+        lo->empty > 0 || (lo->undef > 0 && lo->undef < done) || (small && any_empty(t, count));
     if (!sparse) {
-        double before[3 * F]; /* the block's sums, means and M2s */
+        double before[3 * F], norm[6]; /* the block's sums, means and M2s */
         if (!small) {
             memcpy(before, sum, F * sizeof(double));
             memcpy(before + F, w, (size_t)2 * F * sizeof(double));
         }
+        norm_swap(sum, w, norm, 0);
         welford(t, count, sum, m2 ? w : NULL, done, vars, e);
-        if (!small && isnan(sum[NORM_FIELD]))
-            undef = count_nan_norm(t, count);
-        if (!small && (isnan(sum[RAW_VAR_FIELD]) || !norm_uniform(undef, count, lo, done))) {
+        if (!small && isnan(sum[RAW_VAR_FIELD])) { /* a trial measured nothing */
             memcpy(sum, before, F * sizeof(double));
             memcpy(w, before + F, (size_t)2 * F * sizeof(double));
             sparse = 1; /* its extremes and variances again: the same values */
-        } else
-            lo->undef += undef;
+        } else if (isnan(sum[NORM_FIELD])) {
+            const uint64_t undef = count_nan_norm(t, count);
+            if (norm_uniform(undef, count, lo, done))
+                lo->undef += undef;
+            else { /* some have one: those two fields again, over those */
+                norm_swap(sum, w, norm, 1);
+                welford_sparse(t, count, sum, m2 ? w : NULL, done, lo, NULL, e, 1);
+            }
+        }
     }
     if (sparse)
-        welford_sparse(t, count, sum, m2 ? w : NULL, done, lo, vars, e);
+        welford_sparse(t, count, sum, m2 ? w : NULL, done, lo, vars, e, 0);
     for (size_t f = 0; !m2 && f < (size_t)2 * F; f++)
         w[f] = NAN;
 }
