@@ -278,26 +278,37 @@ static void make_empty(sv_trial_stats *t)
     t->rows_empty = keep[4]; /* n_q: every row */
 }
 
+/* Which trials a field's mean and SD keep: those that measured something
+ * (raw_var defined), all, or those with an entropy_norm. */
+enum { KEEP_MEASURED, KEEP_ALL, KEEP_NORM };
+
+static int kept(const sv_trial_stats *t, int keep)
+{
+    return keep == KEEP_ALL || (keep == KEEP_MEASURED && !isnan(t->raw_var)) ||
+           (keep == KEEP_NORM && !isnan(t->raw_entropy_norm) && !isnan(t->raw_var));
+}
+
 /* Long-double mean and SD (two-pass, ddof 1) of the field at byte offset
- * off over t[0 .. n), the trials with raw_var NAN left out unless all. */
-static void field_stats(const sv_trial_stats *t, size_t n, size_t off, int all, double *mean,
+ * off over the trials of t[0 .. n) that keep keeps (NAN mean for none, NAN
+ * SD for fewer than two). */
+static void field_stats(const sv_trial_stats *t, size_t n, size_t off, int keep, double *mean,
                         double *sd)
 {
     long double s = 0.0L, m2 = 0.0L;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (all || !isnan(t[i].raw_var)) {
+        if (kept(&t[i], keep)) {
             s += *(const double *)((const char *)&t[i] + off);
             k++;
         }
-    const long double m = s / k;
+    const long double m = k ? s / k : (long double)NAN;
     for (size_t i = 0; i < n; i++)
-        if (all || !isnan(t[i].raw_var)) {
+        if (kept(&t[i], keep)) {
             const long double d = *(const double *)((const char *)&t[i] + off) - m;
             m2 += d * d;
         }
     *mean = (double)m;
-    *sd = (double)sqrtl(m2 / (k - 1));
+    *sd = k > 1 ? (double)sqrtl(m2 / (k - 1)) : NAN;
 }
 
 static void check_empty_partial(const sv_trial_stats *t, uint64_t first, size_t n)
@@ -312,13 +323,24 @@ static void check_empty_partial(const sv_trial_stats *t, uint64_t first, size_t 
         offsetof(sv_trial_stats, scaled_out_var), offsetof(sv_trial_stats, raw_sink_weight)};
     const size_t entry[] = {offsetof(sv_trial_stats, q_var), offsetof(sv_trial_stats, k_mean),
                             offsetof(sv_trial_stats, rows_empty)};
-    for (size_t k = 0; k < 9; k++) {
-        const size_t off = k < 6 ? row[k] : entry[k - 6];
-        double m, d;
-        field_stats(t + first, n - first, off, k >= 6, &m, &d);
+    const size_t norm[] = {offsetof(sv_trial_stats, raw_entropy_norm),
+                           offsetof(sv_trial_stats, scaled_entropy_norm)};
+    for (size_t k = 0; k < 11; k++) {
+        const size_t off = k < 6 ? row[k] : k < 9 ? entry[k - 6] : norm[k - 9];
+        const int keep = k < 6 ? KEEP_MEASURED : k < 9 ? KEEP_ALL : KEEP_NORM;
+        double m, d, got[2];
+        field_stats(t + first, n - first, off, keep, &m, &d);
+        memcpy(&got[0], (const char *)&mean + off, sizeof(double));
+        memcpy(&got[1], (const char *)&sd + off, sizeof(double));
         /* sums of a few thousand doubles in another order: within 1e-12 */
-        CHECK_CLOSE(*(const double *)((const char *)&mean + off), m, 1e-12, 1e-15);
-        CHECK_CLOSE(*(const double *)((const char *)&sd + off), d, 1e-9, 1e-15);
+        if (isnan(m) || isnan(d)) { /* no trial, or one, has the field */
+            CHECK(isnan(m) == isnan(got[0]) && isnan(d) && isnan(got[1]));
+            if (!isnan(m))
+                CHECK_CLOSE(got[0], m, 1e-12, 1e-15);
+            continue;
+        }
+        CHECK_CLOSE(got[0], m, 1e-12, 1e-15);
+        CHECK_CLOSE(got[1], d, 1e-9, 1e-15);
     }
     double lo = INFINITY;
     for (size_t i = first; i < n; i++)
@@ -363,7 +385,7 @@ static void test_empty_trials(void)
     sv_summary sum;
     CHECK_STATUS(sv_summary_compute(&sp, all, 0.5, &sum), SV_OK);
     double m, d;
-    field_stats(all, T, offsetof(sv_trial_stats, raw_var), 0, &m, &d);
+    field_stats(all, T, offsetof(sv_trial_stats, raw_var), KEEP_MEASURED, &m, &d);
     CHECK_CLOSE(sum.mean.raw_var, m, 1e-12, 0.0);
     CHECK_CLOSE(sum.raw.sd, d, 1e-9, 0.0);
     size_t measured = 0, below = 0;
@@ -388,6 +410,57 @@ static void test_empty_trials(void)
     free(all);
 }
 
+/* Trials that measured something but have no entropy_norm (a caller's
+ * head whose every query row a mask leaves at most one key: both
+ * entropy_norm fields NAN, the rest defined) are left out of those two
+ * fields' means and SDs only, with the same bits for any chunking or
+ * merge: scattered (some in a lead, some among trials that measured
+ * nothing), a block that starts without them, a whole block, a block
+ * with one trial having them, and all. On the old code the two means
+ * were NAN as soon as one trial's was. */
+static void no_norm(sv_trial_stats *t)
+{
+    t->raw_entropy_norm = t->scaled_entropy_norm = NAN;
+}
+
+static void test_no_norm_trials(void)
+{
+    enum { T = 9000 };
+    const sv_spec s = spec_of(T);
+    sv_trial_stats *all = malloc(T * sizeof *all);
+    run(&s, 0, T, all);
+    const size_t scattered[] = {0, 101, 103, 778, 4095, 4097, 4098, 8190, 8192, 8998};
+    for (size_t i = 0; i < sizeof scattered / sizeof scattered[0]; i++)
+        no_norm(&all[scattered[i]]);
+    make_empty(&all[102]);
+    make_empty(&all[4099]);
+    check_empty_partial(all, 0, T);
+    check_empty_partial(all, 100, T);
+    for (size_t i = 0; i < 300; i++) /* block 0 starts without: its sums start afresh */
+        no_norm(&all[i]);
+    for (size_t i = 4096; i < 8192; i++) /* a whole block without */
+        no_norm(&all[i]);
+    check_empty_partial(all, 0, T);
+    check_empty_partial(all, 100, T);
+    for (size_t i = 300; i < 4096; i++) /* block 0 without but for its last trial */
+        no_norm(&all[i]);
+    all[4095].raw_entropy_norm = 0.5, all[4095].scaled_entropy_norm = 0.25;
+    check_empty_partial(all, 0, T);
+    check_empty_partial(all, 100, T);
+    for (size_t i = 0; i < T; i++) /* none has one: the two NAN, the rest as before */
+        no_norm(&all[i]);
+    check_empty_partial(all, 0, T);
+    sv_partial *p = partial_of(all, 0, T);
+    sv_trial_stats mean, sd;
+    sv_partial_mean(p, &mean);
+    sv_partial_sd(p, &sd);
+    CHECK_NAN(mean.raw_entropy_norm);
+    CHECK_NAN(sd.scaled_entropy_norm);
+    CHECK(!isnan(mean.raw_entropy) && !isnan(sd.raw_entropy));
+    sv_partial_free(p);
+    free(all);
+}
+
 int main(void)
 {
     test_merge();
@@ -395,6 +468,7 @@ int main(void)
     test_add_means();
     test_summary_from_partial();
     test_empty_trials();
+    test_no_norm_trials();
     test_spec();
     return CHECK_DONE();
 }

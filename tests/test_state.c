@@ -110,15 +110,19 @@ static sv_state empty_shard(const sv_source *src, uint64_t first, uint64_t count
  * then continued by the next) and of rows merge into one run's summary
  * bits: the means over the trials that measured something. The row
  * shards were refused as an overflow (its nan raw_mean) before, and the
- * SDs of the trial shards differed without the count read back. */
-static void test_empty_head(void)
+ * SDs of the trial shards differed without the count read back.
+ * With one_key, head 1's mask lets each row see one key instead: trial 1
+ * measured something but has no entropy_norm, and the two entropy_norm
+ * means are over heads 0 and 2 (NAN on the old code; a state of version 2
+ * did not keep the block's count of such trials, so its merges differed). */
+static void test_masked_head(int one_key)
 {
     for (size_t i = 0; i < EH * NQ * 2; i++)
         eq[i] = sin(0.3 * (double)i);
     for (size_t i = 0; i < EH * EK * 2; i++)
         ek[i] = cos(0.9 * (double)i);
-    for (size_t i = 0; i < EH * NQ * EK; i++)
-        em[i] = i / (NQ * EK) != 1;
+    for (size_t i = 0; i < EH * NQ * EK; i++) /* head 1: no key, or key (row mod EK) */
+        em[i] = i / (NQ * EK) != 1 || (one_key && i % EK == i / EK % NQ % EK);
     const sv_array q = {.data = eq,
                         .dtype = SV_DTYPE_FLOAT64,
                         .ndim = 3,
@@ -141,9 +145,14 @@ static void test_empty_head(void)
     CHECK(sv_spec_resolve(&s) == SV_OK);
     sv_trial_stats t[EH];
     const sv_exec exec = {.threads = 1};
-    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, EH, t) == SV_OK && isnan(t[1].raw_mean));
+    CHECK(sv_engine_run(&s, &src, &exec, NULL, 0, EH, t) == SV_OK &&
+          isnan(t[1].raw_mean) == !one_key && isnan(t[1].raw_entropy_norm));
     sv_summary want, got;
     CHECK(sv_summary_compute(&s, t, NAN, &want) == SV_OK && !isnan(want.mean.raw_mean));
+    CHECK_CLOSE(want.mean.raw_entropy_norm, (t[0].raw_entropy_norm + t[2].raw_entropy_norm) / 2,
+                1e-15, 0.0);
+    CHECK_CLOSE(want.mean.scaled_entropy_norm,
+                (t[0].scaled_entropy_norm + t[2].scaled_entropy_norm) / 2, 1e-15, 0.0);
     /* [0, 2) whole then 2 in rows; 0 whole, 1 (the empty one) in rows, 2 whole */
     sv_state sh[6] = {empty_shard(&src, 0, 2, 0, NQ),
                       empty_shard(&src, 2, 1, 0, SV_FOLD_ROWS),
@@ -165,6 +174,26 @@ static void test_empty_head(void)
     for (size_t i = 0; i < 6; i++)
         sv_state_free(&sh[i]);
     sv_state_free(&e);
+}
+
+/* A state of version 2 (no count of the trials with no entropy_norm per
+ * block) is refused as version 1 is, with both versions named; the old
+ * code read it. */
+static void test_old_version(void)
+{
+    sv_state st = shard(0, 2, 0, NQ), back;
+    size_t len = 0;
+    CHECK(sv_state_encode(&st, NULL, 0, &len) == SV_ERANGE);
+    unsigned char *b = malloc(len);
+    CHECK(sv_state_encode(&st, b, len, &len) == SV_OK);
+    b[8] = 2; /* the version's low byte: the digest is checked after it */
+    CHECK_STATUS(sv_state_decode(b, len, &back), SV_EUNSUPPORTED);
+    char text[160];
+    sv_state_decode_text(b, len, SV_EUNSUPPORTED, "v2.st", text, sizeof text);
+    CHECK_STR_EQ(text, "v2.st: state format version 2, this build reads version 3 (write the "
+                       "shard again with this build)");
+    free(b);
+    sv_state_free(&st);
 }
 
 int main(void)
@@ -297,6 +326,8 @@ int main(void)
     sv_state_free(&a);
     sv_state_free(&b);
     sv_state_free(&c);
-    test_empty_head();
+    test_masked_head(0);
+    test_masked_head(1);
+    test_old_version();
     return CHECK_DONE();
 }

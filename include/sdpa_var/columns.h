@@ -143,6 +143,11 @@ typedef struct sv_row_view {
                                        whose batch, head and kv_head read "all" and
                                        whose stats are &summary->mean */
     const sv_logits_view *logits; /**< logits: the row, scale and key */
+    int masked;                   /**< per-head and pooled rows: the run had a data
+                                       mask (sv_head_row_make), which may leave a
+                                       row two keys where spec says it sees more:
+                                       a NAN entropy_norm is then the true answer
+                                       (sv_column_undefined) */
 } sv_row_view;
 
 /** sv_column.flags */
@@ -319,7 +324,10 @@ int sv_column_required(const sv_column *col, const sv_spec *spec, int observed);
  * REAL column, not ONLY_OBSERVED without @p observed nor ONLY_GRAD without
  * row->spec->grad, that sv_column_required requires. Never in a row that
  * measured nothing: row->stats given and its rows_empty >= n_q (a mask or
- * window leaves no query row a key), where NAN is the mean of nothing.
+ * window leaves no query row a key), where NAN is the mean of nothing;
+ * nor, with row->masked, in a column that needs two keys a row
+ * (SV_NEED_KEYS2: the entropy_norm columns), which a data mask may give no
+ * row: NAN is then the mean over no row, or over no head (the pooled row).
  * @return 1 or 0; 0 for col, row or row->spec NULL.
  * Thread safety: pure, thread-safe.
  */

@@ -322,7 +322,8 @@
       "the same for the scaled logits")                                                            \
     X(raw_entropy_norm, R, NO, NO, scaled_entropy_norm, MEAN, GR(ENTROPY), "1", SV_NEED_KEYS2,     \
       "row entropy / ln(keys the row sees) (n_k, or i + 1 when causal), mean over the rows "       \
-      "that see at least 2 keys: 1 uniform, 0 one-hot; nan if no row does")                        \
+      "that see at least 2 keys: 1 uniform, 0 one-hot; nan if no row does; over trials or heads, " \
+      "the mean over those where some row does")                                                   \
     X(scaled_entropy_norm, R, NO, NO, raw_entropy_norm, MEAN, GR(ENTROPY), "1", SV_NEED_KEYS2,     \
       "the same for the scaled logits")                                                            \
     X(q_mean_measured, R, NO, NO, NO, MEAN, GR(INPUTS), "1", SV_NEED_QK_VAR,                       \

@@ -22,7 +22,8 @@
  * (a few doubles each); sv_partial_add O(count x SV_TRIAL_FIELDS);
  * sv_partial_merge O(b's trials and blocks x SV_TRIAL_FIELDS); mean and sd
  * O(blocks x SV_TRIAL_FIELDS + trials: those that measured nothing are
- * counted); free O(1).
+ * counted; those with no entropy_norm are counted as added, per block);
+ * free O(1).
  */
 #ifndef SDPA_VAR_PARTIAL_H
 #define SDPA_VAR_PARTIAL_H
@@ -112,7 +113,11 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b);
  * measured nothing (every query row of a caller's head sees no key): it
  * is left out of every field's mean but q_var, k_var, q_mean, k_mean and
  * rows_empty (means over all trials), so the rest are means over the
- * trials that measured something, NAN if none did.
+ * trials that measured something, NAN if none did. Likewise a trial whose
+ * raw_entropy_norm is NaN (no query row sees two keys: a mask that lets
+ * each row see at most one, or n_k 1) is left out of raw_entropy_norm's
+ * and scaled_entropy_norm's means (the engine makes the two NaN together;
+ * raw_entropy_norm decides for both), NAN if no trial has one.
  */
 void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean);
 
@@ -123,7 +128,7 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean);
  * chunking or merge of shards. NAN for fewer than two trials, and for the
  * MIN and MAX fields (extremes, not means). A field
  * that is NAN in any trial is NAN, but for the trials that measured
- * nothing, left out as by sv_partial_mean.
+ * nothing and those with no entropy_norm, left out as by sv_partial_mean.
  */
 void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd);
 

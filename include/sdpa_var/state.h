@@ -16,7 +16,8 @@
  * its hash, the scale name (length, bytes), observed, the trials
  * (first, count) and rows (begin, end) it covers, then either (rows
  * [0, n_q)) the sv_partial of its trials: lead trials, blocks, their sums
- * and Welford pairs, the 6 extremes (raw and scaled entropy_min, raw and
+ * and Welford pairs, per block the count of its trials with no
+ * entropy_norm (version 3; partial.h), the 6 extremes (raw and scaled entropy_min, raw and
  * scaled entropy_max, raw_max_abs_logit, raw_max_logit), raw_var and
  * scaled_var of every trial;
  * or (rows in part) count x sv_rowfold_blocks folds, each SV_FOLD_COUNTS
@@ -45,8 +46,9 @@
 
 /** Version of the encoding written; the only one read (version 1, of
  * sdpa-var 0.3.0 and before, did not record the whole run's trials nor
- * the instruction set and BLAS kernel: SV_EUNSUPPORTED). */
-#define SV_STATE_VERSION 2u
+ * the instruction set and BLAS kernel; version 2 not each block's count
+ * of trials with no entropy_norm: SV_EUNSUPPORTED). */
+#define SV_STATE_VERSION 3u
 /** Bytes of a scale name or build version, NUL included. */
 #define SV_STATE_NAME_MAX 32
 

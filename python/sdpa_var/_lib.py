@@ -163,7 +163,8 @@ class sv_row_view(ctypes.Structure):
                 ("summary", ctypes.POINTER(sv_summary)), ("trial", c_u64),
                 ("row", c_size), ("row_sums", ctypes.POINTER(c_dbl)),
                 ("bin_lo", c_dbl), ("bin_hi", c_dbl), ("bin_count", c_u64 * 2),
-                ("head", ctypes.POINTER(sv_head)), ("logits", ctypes.c_void_p)]
+                ("head", ctypes.POINTER(sv_head)), ("logits", ctypes.c_void_p),
+                ("masked", ctypes.c_int)]
 
 
 class sv_value(ctypes.Structure):

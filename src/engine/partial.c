@@ -5,7 +5,6 @@
 #include "sdpa_var/partial.h"
 #include "partial_impl.h"
 
-#include <assert.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -14,32 +13,9 @@
 #include "alloc.h"
 #include "plan.h"
 #include "sizes.h"
-#include "vexp.h"
-
-static_assert(sizeof(sv_trial_stats) == SV_TRIAL_FIELDS * sizeof(double),
-              "sv_trial_stats holds SV_TRIAL_FIELDS doubles and nothing else");
 
 #define B ((uint64_t)SV_SUMMARY_BLOCK)
 #define F SV_TRIAL_FIELDS
-
-/* A trial that measured nothing (every query row of a caller's head sees
- * no key under its mask, or a window's: raw_var NAN, which the engine
- * allows nowhere else) has no value for any statistic over rows or
- * scores, only for its entries' (Q's and K's measured mean and variance)
- * and rows_empty. It is left out of the sums, Welford pairs and counts of
- * every other field, so that a mean over trials is the mean over the
- * trials that measured something, NAN if none did; the entries' fields and
- * rows_empty stay over every trial. Counting such trials needs only
- * raw_var, which a partial keeps per trial. */
-#define ENTRY_(name) [offsetof(sv_trial_stats, name) / sizeof(double)] = 1,
-static const unsigned char entry_field[F] = {ENTRY_(q_var) ENTRY_(k_var) ENTRY_(q_mean)
-                                                 ENTRY_(k_mean) ENTRY_(rows_empty)};
-#undef ENTRY_
-
-static int measured_nothing(const sv_trial_stats *t)
-{
-    return isnan(t->raw_var);
-}
 
 /* Trials among raw_var[0 .. n) that measured nothing. */
 static uint64_t count_empty(const double *raw_var, uint64_t n)
@@ -51,7 +27,8 @@ static uint64_t count_empty(const double *raw_var, uint64_t n)
 }
 
 /* The extremes (SV_TRIAL_STATS_MAP's MIN and MAX fields): their start,
- * one trial's folded in, two partials' merged. */
+ * two partials' merged, put into a mean (one trial's folded in:
+ * partial_fold.c). */
 /* sv__fmin, sv__fmax (plan.h): fmin and fmax, inline. */
 #define MIN_(a, b) a = sv__fmin(a, b);
 #define MAX_(a, b) a = sv__fmax(a, b);
@@ -66,16 +43,6 @@ static sv_trial_extremes extremes_empty(void)
 #define START_MEAN_(name)
     SV_TRIAL_STATS_MAP(START_)
     return e;
-}
-
-#if defined(__GNUC__)
-__attribute__((always_inline)) /* into each Welford variant, once per trial */
-#endif
-static inline void
-extremes_add(sv_trial_extremes *e, const sv_trial_stats *t)
-{
-#define ADD_(name, reduce, number, skip) reduce##_(e->name, t->name)
-    SV_TRIAL_STATS_MAP(ADD_)
 }
 
 static void extremes_merge(sv_trial_extremes *a, const sv_trial_extremes *b)
@@ -153,10 +120,13 @@ static sv_status reserve(sv_partial *p, uint64_t cap)
     double *bw = sv__realloc(p->block_m2, sums ? 2 * sums : 1); /* 2 sums <= 2 cap F: no wrap */
     if (bw)
         p->block_m2 = bw;
+    uint64_t *bu = sv__realloc(p->block_undef, sums ? sums / F : 1); /* a count a block */
+    if (bu)
+        p->block_undef = bu;
     const uint64_t hc = lead_cap(p); /* one call: the analyser then sees hc > 0 */
     if (!p->lead && hc > 0)
         p->lead = sv__malloc((size_t)hc * sizeof(sv_trial_stats));
-    if (!rv || !sv || !bs || !bw || (lead_cap(p) > 0 && !p->lead))
+    if (!rv || !sv || !bs || !bw || !bu || (lead_cap(p) > 0 && !p->lead))
         return SV_ENOMEM; /* grown arrays are kept: still valid, just larger */
     p->cap = cap;
     return SV_OK;
@@ -201,165 +171,6 @@ uint64_t sv_partial_count(const sv_partial *p)
     return p ? p->n : 0;
 }
 
-/* Adds trials t[0 .. count-1] to the sum `sum` (trial order) and to the
- * running mean and M2 `w` (w[0 .. F): means, w[F .. 2F): sums of squared
- * deviations; Welford 1962, after `done` trials of the same block). Each
- * field on its own: any vector width gives the same bits, so the loop is
- * compiled for AVX-512, AVX2 and plain x86-64 (as softmax.c's row loops)
- * and sv__cpu_level() picks one. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define SV_WELFORD_VARIANTS 1
-#define WELFORD_INLINE static inline __attribute__((always_inline))
-#else
-#define WELFORD_INLINE static inline
-#endif
-
-/* One pass over the trials: their variances to vars (unless NULL), their
- * fields to sum and (unless w is NULL) to the running means and M2, their
- * extremes to e. */
-WELFORD_INLINE void welford_body(const sv_trial_stats *t, size_t count, double *sum, double *w,
-                                 uint64_t done, double *const *vars, sv_trial_extremes *e)
-{
-    for (size_t i = 0; i < count; i++) {
-        const double *v = (const double *)&t[i]; /* F doubles: asserted above */
-        if (vars) {
-            vars[0][i] = t[i].raw_var;
-            vars[1][i] = t[i].scaled_var;
-        }
-        if (w) {
-            const double k = (double)(done + i + 1);
-#pragma omp simd
-            for (size_t f = 0; f < F; f++) {
-                sum[f] += v[f];
-                const double delta = v[f] - w[f];
-                w[f] += delta / k;
-                w[F + f] += delta * (v[f] - w[f]);
-            }
-        } else {
-#pragma omp simd
-            for (size_t f = 0; f < F; f++)
-                sum[f] += v[f];
-        }
-        extremes_add(e, &t[i]);
-    }
-}
-
-typedef void welford_fn(const sv_trial_stats *, size_t, double *, double *, uint64_t,
-                        double *const *, sv_trial_extremes *);
-
-static void welford_default(const sv_trial_stats *t, size_t count, double *sum, double *w,
-                            uint64_t done, double *const *vars, sv_trial_extremes *e)
-{
-    welford_body(t, count, sum, w, done, vars, e);
-}
-
-#if defined(SV_WELFORD_VARIANTS)
-__attribute__((target("avx2"))) static void welford_avx2(const sv_trial_stats *t, size_t count,
-                                                         double *sum, double *w, uint64_t done,
-                                                         double *const *vars, sv_trial_extremes *e)
-{
-    welford_body(t, count, sum, w, done, vars, e);
-}
-
-__attribute__((target("avx512f"))) static void welford_avx512(const sv_trial_stats *t, size_t count,
-                                                              double *sum, double *w, uint64_t done,
-                                                              double *const *vars,
-                                                              sv_trial_extremes *e)
-{
-    welford_body(t, count, sum, w, done, vars, e);
-}
-#endif
-
-/* welford_body when a trial measured nothing, or the block holds one
- * already (*empty of its done trials): such a trial adds only its entry
- * fields (entry_field); every other field's sum, mean and M2 are over the
- * block's other trials, done - *empty of them before. The same operations
- * as welford_body's, so the same bits while no such trial has come. Only
- * for blocks that hold one: never on random draws without a window. */
-static void welford_sparse(const sv_trial_stats *t, size_t count, double *sum, double *w,
-                           uint64_t done, uint64_t *empty, double *const *vars,
-                           sv_trial_extremes *e)
-{
-    for (size_t i = 0; i < count; i++) {
-        const double *v = (const double *)&t[i];
-        const int none = measured_nothing(&t[i]);
-        *empty += (uint64_t)none;
-        /* [0]: a field the trial leaves out if it measured nothing; [1]: an entry field */
-        const double k[2] = {(double)(done + i + 1 - *empty), (double)(done + i + 1)};
-        if (vars) {
-            vars[0][i] = t[i].raw_var;
-            vars[1][i] = t[i].scaled_var;
-        }
-        for (size_t f = 0; f < F; f++) {
-            if (none && !entry_field[f])
-                continue;
-            sum[f] += v[f];
-            if (w) {
-                const double delta = v[f] - w[f];
-                w[f] += delta / k[entry_field[f]];
-                w[F + f] += delta * (v[f] - w[f]);
-            }
-        }
-        extremes_add(e, &t[i]);
-    }
-}
-
-/* Whether any of t[0 .. count) measured nothing: one load per trial. */
-static int any_empty(const sv_trial_stats *t, size_t count)
-{
-    int any = 0;
-    for (size_t i = 0; i < count; i++)
-        any |= measured_nothing(&t[i]);
-    return any;
-}
-
-/* Batches of at most this many trials are looked at (any_empty) before
- * the Welford pass, their lines then hot; a larger batch is seen by its
- * raw_var sum turning NAN after the pass, and then summed again the slow
- * way from a copy of the block's sums: no pass over memory of its own. */
-#define LOOK_AHEAD 8u
-#define RAW_VAR_FIELD (offsetof(sv_trial_stats, raw_var) / sizeof(double))
-
-/* ... their extremes to e, and (vars not NULL) their raw_var and
- * scaled_var to vars[0] and vars[1]. Without m2 (sv_partial_add_means),
- * only the sums: the block's mean and M2 become NAN, and stay so. *empty:
- * the block's trials so far that measured nothing, and then these too
- * (welford_sparse). */
-static void add_trials(const sv_trial_stats *t, size_t count, double *sum, double *w, uint64_t done,
-                       uint64_t *empty, int m2, double *const *vars, sv_trial_extremes *e)
-{
-    welford_fn *welford = welford_default;
-#if defined(SV_WELFORD_VARIANTS)
-    switch (sv__cpu_level()) {
-    case SV_CPU_AVX512:
-        welford = welford_avx512;
-        break;
-    case SV_CPU_AVX2:
-        welford = welford_avx2;
-        break;
-    }
-#endif
-    const int small = count <= LOOK_AHEAD;
-    int sparse = *empty > 0 || (small && any_empty(t, count));
-    if (!sparse) {
-        double before[3 * F]; /* the block's sums, means and M2s */
-        if (!small) {
-            memcpy(before, sum, F * sizeof(double));
-            memcpy(before + F, w, (size_t)2 * F * sizeof(double));
-        }
-        welford(t, count, sum, m2 ? w : NULL, done, vars, e);
-        if (!small && isnan(sum[RAW_VAR_FIELD])) { /* a trial measured nothing */
-            memcpy(sum, before, F * sizeof(double));
-            memcpy(w, before + F, (size_t)2 * F * sizeof(double));
-            sparse = 1; /* its extremes and variances again: the same values */
-        }
-    }
-    if (sparse)
-        welford_sparse(t, count, sum, m2 ? w : NULL, done, empty, vars, e);
-    for (size_t f = 0; !m2 && f < (size_t)2 * F; f++)
-        w[f] = NAN;
-}
-
 /* Whole blocks, each summed in trial order into its own slot, in parallel
  * when there are more than 8; their variances to rv and sv (NULL: not). */
 static void add_blocks(sv_partial *p, const sv_trial_stats *t, size_t nblocks, double *sums, int m2,
@@ -367,23 +178,26 @@ static void add_blocks(sv_partial *p, const sv_trial_stats *t, size_t nblocks, d
 {
     sv_trial_extremes e = p->ext;
     double *w = p->block_m2 + p->n_blocks * 2 * F;
+    uint64_t *undef = p->block_undef + p->n_blocks;
     uint64_t last_empty = 0;
     memset(sums, 0, nblocks * F * sizeof(double));
     memset(w, 0, nblocks * 2 * F * sizeof(double));
 #pragma omp parallel for schedule(static) reduction(extremes : e) if (nblocks > 8)
     for (size_t b = 0; b < nblocks; b++) {
         double *const vars[2] = {rv ? rv + b * B : NULL, sv ? sv + b * B : NULL};
-        uint64_t empty = 0;
-        add_trials(t + b * B, B, sums + b * F, w + b * 2 * F, 0, &empty, m2, rv ? vars : NULL, &e);
+        sv_left_out lo = {0, 0};
+        sv__partial_fold(t + b * B, B, sums + b * F, w + b * 2 * F, 0, &lo, m2, rv ? vars : NULL,
+                         &e);
+        undef[b] = lo.undef;
         if (b + 1 == nblocks) /* one iteration writes it */
-            last_empty = empty;
+            last_empty = lo.empty;
     }
     p->ext = e;
     p->last_empty = last_empty;
 }
 
 /* The sums of count more trials (room reserved): the lead first, then the
- * block in progress, whole blocks, the start of the next; m2 as add_trials;
+ * block in progress, whole blocks, the start of the next; m2 as sv__partial_fold;
  * with copy, the trials' raw_var and scaled_var into p's arrays too. */
 static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count, int m2, int copy)
 {
@@ -395,17 +209,21 @@ static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count, int
         const size_t m = h - p->n < count ? (size_t)(h - p->n) : count;
         memcpy(p->lead + p->n, t, m * sizeof *t);
         double unused[F] = {0}, unused_w[2 * F] = {0};
-        uint64_t unused_e = 0;
-        add_trials(t, m, unused, unused_w, 0, &unused_e, 1, VARS_(0), &p->ext); /* extremes only */
+        sv_left_out unused_lo = {0, 0};
+        sv__partial_fold(t, m, unused, unused_w, 0, &unused_lo, 1, VARS_(0),
+                         &p->ext); /* extremes */
         i = m;
     }
     uint64_t n = p->n + i;
     if (i < count && (n - h) % B != 0) { /* finish the block in progress */
         const size_t left = (size_t)(B - (n - h) % B);
         const size_t m = left < count - i ? left : count - i;
-        add_trials(t + i, m, p->block_sum + (p->n_blocks - 1) * F,
-                   p->block_m2 + (p->n_blocks - 1) * 2 * F, (n - h) % B, &p->last_empty, m2,
-                   VARS_(i), &p->ext);
+        sv_left_out lo = {p->last_empty, p->block_undef[p->n_blocks - 1]};
+        sv__partial_fold(t + i, m, p->block_sum + (p->n_blocks - 1) * F,
+                         p->block_m2 + (p->n_blocks - 1) * 2 * F, (n - h) % B, &lo, m2, VARS_(i),
+                         &p->ext);
+        p->last_empty = lo.empty;
+        p->block_undef[p->n_blocks - 1] = lo.undef;
         i += m;
     }
     const size_t whole = (count - i) / B;
@@ -419,8 +237,10 @@ static void sum_trials(sv_partial *p, const sv_trial_stats *t, size_t count, int
         double *s = p->block_sum + p->n_blocks * F, *w = p->block_m2 + p->n_blocks * 2 * F;
         memset(s, 0, F * sizeof(double));
         memset(w, 0, (size_t)2 * F * sizeof(double));
-        p->last_empty = 0;
-        add_trials(t + i, count - i, s, w, 0, &p->last_empty, m2, VARS_(i), &p->ext);
+        sv_left_out lo = {0, 0};
+        sv__partial_fold(t + i, count - i, s, w, 0, &lo, m2, VARS_(i), &p->ext);
+        p->last_empty = lo.empty;
+        p->block_undef[p->n_blocks] = lo.undef;
         p->n_blocks++;
     }
 #undef VARS_
@@ -471,6 +291,7 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b)
     sum_trials(a, b->lead, (size_t)bh, 1, 0); /* arrays copied above */
     memcpy(a->block_sum + a->n_blocks * F, b->block_sum, b->n_blocks * F * sizeof(double));
     memcpy(a->block_m2 + a->n_blocks * 2 * F, b->block_m2, b->n_blocks * 2 * F * sizeof(double));
+    memcpy(a->block_undef + a->n_blocks, b->block_undef, b->n_blocks * sizeof(uint64_t));
     if (b->n_blocks > 0) /* b's last block is a's now */
         a->last_empty = b->last_empty;
     a->n_blocks += b->n_blocks;
@@ -479,9 +300,43 @@ sv_status sv_partial_merge(sv_partial *a, const sv_partial *b)
     return SV_OK;
 }
 
+/* The lead (h trials, kept whole: no sums of its own) summed as a block
+ * of its own into sum and w (zeroed by the caller); how many trials each
+ * class of fields keeps to k. */
+static void lead_fold(const sv_partial *p, uint64_t h, double *sum, double *w,
+                      uint64_t k[SV_FIELD_CLASSES])
+{
+    sv_trial_extremes unused = extremes_empty();
+    sv_left_out lo = {0, 0};
+    sv__partial_fold(p->lead, (size_t)h, sum, w, 0, &lo, 1, NULL, &unused);
+    sv__class_counts(h, &lo, k);
+}
+
+/* How many of block b's trials each class of fields keeps, to k (h: the
+ * lead's trials). */
+static void block_counts(const sv_partial *p, uint64_t h, size_t b, uint64_t k[SV_FIELD_CLASSES])
+{
+    const uint64_t nb = b + 1 < p->n_blocks ? B : p->n - h - (uint64_t)b * B;
+    const sv_left_out lo = {count_empty(p->raw_var + h + b * B, nb), p->block_undef[b]};
+    sv__class_counts(nb, &lo, k);
+}
+
+/* A block's sums s into sum, each field's only if the block has a trial
+ * its class keeps (else s may be NaN: a block of no entropy_norm), and
+ * its counts k into n. */
+static void add_sums(double *sum, uint64_t *n, const double *s, const uint64_t *k)
+{
+    for (size_t f = 0; f < F; f++)
+        if (k[sv__field_class[f]] > 0)
+            sum[f] += s[f];
+    for (size_t c = 0; c < SV_FIELD_CLASSES; c++)
+        n[c] += k[c];
+}
+
 void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean)
 {
     double sum[F] = {0}, m[F];
+    uint64_t n[SV_FIELD_CLASSES] = {0}, k[SV_FIELD_CLASSES];
     if (!mean)
         return;
     if (!p || p->n == 0) { /* not 0 / 0: no invalid operation, no trap */
@@ -493,30 +348,28 @@ void sv_partial_mean(const sv_partial *p, sv_trial_stats *mean)
     const uint64_t h = lead_cap(p) < p->n ? lead_cap(p) : p->n;
     if (h > 0) { /* a lead is a block of its own, first */
         double s[F] = {0}, w[2 * F] = {0};
-        sv_trial_extremes unused = extremes_empty();
-        uint64_t unused_e = 0;
-        add_trials(p->lead, (size_t)h, s, w, 0, &unused_e, 1, NULL, &unused);
-        for (size_t f = 0; f < F; f++)
-            sum[f] += s[f];
+        lead_fold(p, h, s, w, k);
+        add_sums(sum, n, s, k);
     }
-    for (size_t b = 0; b < p->n_blocks; b++)
-        for (size_t f = 0; f < F; f++)
-            sum[f] += p->block_sum[b * F + f];
-    /* [0]: the trials that measured something; [1]: all (entry_field) */
-    const uint64_t n[2] = {p->n - count_empty(p->raw_var, p->n), p->n};
-    for (size_t f = 0; f < F; f++) /* none measured anything: NAN, not 0 / 0 */
-        m[f] = n[entry_field[f]] ? sum[f] / (double)n[entry_field[f]] : NAN;
+    for (size_t b = 0; b < p->n_blocks; b++) {
+        block_counts(p, h, b, k);
+        add_sums(sum, n, p->block_sum + b * F, k);
+    }
+    for (size_t f = 0; f < F; f++) { /* no trial its class keeps: NAN, not 0 / 0 */
+        const uint64_t c = n[sv__field_class[f]];
+        m[f] = c ? sum[f] / (double)c : NAN;
+    }
     memcpy(mean, m, sizeof m);
     extremes_put(&p->ext, mean);
 }
 
 /* Merges (nb, wb) into (na, wa): Chan, Golub & LeVeque (1979), eq. 2.1.
- * Counts [0] for the fields a trial that measured nothing leaves out,
- * [1] for the entry fields; nothing to merge from no trial. */
+ * Counts per class of fields (sv__field_class); nothing to merge from no
+ * trial. */
 static void chan_merge(const double *na, double *wa, const double *nb, const double *wb)
 {
     for (size_t f = 0; f < F; f++) {
-        const double a = na[entry_field[f]], b = nb[entry_field[f]];
+        const double a = na[sv__field_class[f]], b = nb[sv__field_class[f]];
         if (b == 0.0)
             continue;
         const double delta = wb[f] - wa[f], n = a + b;
@@ -528,26 +381,30 @@ static void chan_merge(const double *na, double *wa, const double *nb, const dou
 void sv_partial_sd(const sv_partial *p, sv_trial_stats *sd)
 {
     double w[2 * F] = {0}, s[F];
-    double n[2] = {0.0, 0.0}; /* as chan_merge's counts */
+    double n[SV_FIELD_CLASSES] = {0}; /* as chan_merge's counts */
+    uint64_t k[SV_FIELD_CLASSES];
     const uint64_t h = lead_cap(p) < p->n ? lead_cap(p) : p->n;
     if (h > 0) { /* the lead first, as a block of its own */
         double sum[F] = {0};
-        sv_trial_extremes unused = extremes_empty();
-        uint64_t empty = 0;
-        add_trials(p->lead, (size_t)h, sum, w, 0, &empty, 1, NULL, &unused);
-        n[0] = (double)(h - empty);
-        n[1] = (double)h;
+        lead_fold(p, h, sum, w, k);
+        for (size_t f = 0; f < F; f++)
+            if (k[sv__field_class[f]] == 0) /* a pair of no trial: 0, as if none came */
+                w[f] = w[F + f] = 0.0;
+        for (size_t c = 0; c < SV_FIELD_CLASSES; c++)
+            n[c] = (double)k[c];
     }
     for (size_t b = 0; b < p->n_blocks; b++) {
-        const uint64_t nb = b + 1 < p->n_blocks ? B : p->n - h - (uint64_t)b * B;
-        const double m[2] = {(double)(nb - count_empty(p->raw_var + h + b * B, nb)), (double)nb};
+        double m[SV_FIELD_CLASSES];
+        block_counts(p, h, b, k);
+        for (size_t c = 0; c < SV_FIELD_CLASSES; c++)
+            m[c] = (double)k[c];
         chan_merge(n, w, m, p->block_m2 + b * 2 * F);
-        n[0] += m[0];
-        n[1] += m[1];
+        for (size_t c = 0; c < SV_FIELD_CLASSES; c++)
+            n[c] += m[c];
     }
     for (size_t f = 0; f < F; f++) {
-        const double k = n[entry_field[f]];
-        s[f] = k > 1.0 ? sqrt((w[F + f] < 0.0 ? 0.0 : w[F + f]) / (k - 1.0)) : NAN; /* NAN stays */
+        const double c = n[sv__field_class[f]];
+        s[f] = c > 1.0 ? sqrt((w[F + f] < 0.0 ? 0.0 : w[F + f]) / (c - 1.0)) : NAN; /* NAN stays */
     }
     memcpy(sd, s, sizeof s);
     extremes_no_spread(sd);
@@ -567,6 +424,7 @@ void sv__partial_release(sv_partial *p)
     sv__free(p->lead);
     sv__free(p->block_sum);
     sv__free(p->block_m2);
+    sv__free(p->block_undef);
     sv__free(p->raw_var);
     sv__free(p->scaled_var);
     *p = (sv_partial){0};

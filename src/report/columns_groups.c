@@ -190,10 +190,19 @@ static int measured_nothing(const sv_row_view *row)
     return row->stats && row->spec->n_q > 0 && row->stats->rows_empty >= (double)row->spec->n_q;
 }
 
+/* SV_NEED_KEYS2 decides by n_k, causal and window: a data mask may still
+ * leave every row of a head one key or none (the inputs are checked finite
+ * before a run, so a NAN entropy_norm there means just that); the pooled
+ * row's is then NAN only if every head's is. */
+static int mask_may_leave(const sv_column *col, const sv_row_view *row)
+{
+    return row->masked && col->need == SV_NEED_KEYS2;
+}
+
 int sv_column_undefined(const sv_column *col, const sv_row_view *row, int observed)
 {
     if (!col || !row || !row->spec || col->type != SV_VALUE_REAL || measured_nothing(row) ||
-        ((col->flags & SV_COLUMN_ONLY_OBSERVED) && !observed) ||
+        mask_may_leave(col, row) || ((col->flags & SV_COLUMN_ONLY_OBSERVED) && !observed) ||
         ((col->flags & SV_COLUMN_ONLY_GRAD) && !row->spec->grad))
         return 0;
     return sv_column_required(col, row->spec, observed) && isnan(col->get(row).real);

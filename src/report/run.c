@@ -238,6 +238,7 @@ sv_status sv_head_row_make(const sv_spec *spec, const char *scale_name, const sv
                               .stats = stats,
                               .summary = &out->summary,
                               .trial = trial,
-                              .head = head};
+                              .head = head,
+                              .masked = masked != 0};
     return SV_OK;
 }

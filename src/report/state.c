@@ -137,6 +137,8 @@ static void put_partial(wr *w, const sv_partial *p)
     }
     put_f64s(w, p->block_sum, nb * F);
     put_f64s(w, p->block_m2, nb * 2 * F);
+    for (size_t b = 0; b < nb; b++)
+        put_u64(w, p->block_undef[b]);
     put_extremes(w, &p->ext);
     put_f64s(w, p->raw_var, (size_t)p->n);
     put_f64s(w, p->scaled_var, (size_t)p->n);

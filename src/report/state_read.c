@@ -134,6 +134,22 @@ static void get_extremes(rd *r, sv_trial_extremes *e)
     e->raw_max_logit = get_f64(r);
 }
 
+/* Whether each block's count of trials with no entropy_norm is one it
+ * can hold: at most its trials, at least those that measured nothing (h:
+ * the lead's trials). */
+static int undef_ok(const sv_partial *p, uint64_t h)
+{
+    for (size_t b = 0; b < p->n_blocks; b++) {
+        const uint64_t nb = b + 1 < p->n_blocks ? B : p->n - h - (uint64_t)b * B;
+        uint64_t empty = 0;
+        for (uint64_t i = 0; i < nb; i++)
+            empty += isnan(p->raw_var[h + b * B + i]);
+        if (p->block_undef[b] > nb || p->block_undef[b] < empty)
+            return 0;
+    }
+    return 1;
+}
+
 /* The partial of trials [first, first + n): allocated by sv_partial_create
  * into *out, filled from the bytes. */
 static sv_status get_partial(rd *r, uint64_t first, uint64_t n, sv_partial **out)
@@ -142,7 +158,7 @@ static sv_status get_partial(rd *r, uint64_t first, uint64_t n, sv_partial **out
     const uint64_t nb = n > h ? (n - h - 1) / B + 1 : 0;
     /* lead, blocks, 2 n variances: all there before allocating (the 6
      * extremes are checked as read) */
-    if (!left_for(r, h, (size_t)F * 8) || !left_for(r, nb, (size_t)3 * F * 8) ||
+    if (!left_for(r, h, (size_t)F * 8) || !left_for(r, nb, (size_t)3 * F * 8 + 8) ||
         !left_for(r, n, 16))
         return SV_ECORRUPT;
     sv_status st = sv_partial_create(first, n, out);
@@ -157,12 +173,14 @@ static sv_status get_partial(rd *r, uint64_t first, uint64_t n, sv_partial **out
     p->n_blocks = (size_t)nb;
     get_f64s(r, p->block_sum, (size_t)nb * F);
     get_f64s(r, p->block_m2, (size_t)nb * 2 * F);
+    for (size_t b = 0; b < nb; b++)
+        p->block_undef[b] = get_u64(r);
     get_extremes(r, &p->ext);
     get_f64s(r, p->raw_var, (size_t)n);
     get_f64s(r, p->scaled_var, (size_t)n);
     p->n = n;
     sv__partial_recount(p);
-    return r->bad ? SV_ECORRUPT : SV_OK;
+    return r->bad || !undef_ok(p, h) ? SV_ECORRUPT : SV_OK;
 }
 
 static sv_status get_folds(rd *r, sv_state_config *c)

@@ -261,6 +261,28 @@ for c in ("raw_mean", "raw_var", "raw_entropy", "raw_out_var", "scaled_var", "q_
     assert abs(got - want) <= 2 * abs(np.spacing(want)), (c, got, want)  # sums in another order
 assert float(pooled["rows_empty"]) == 5.0 and np.isfinite(float(pooled["var_scale"])), pooled
 PYEOF
+# A head whose every row sees one key (an identity mask) measured something
+# but has no entropy_norm: its nan is the true answer (refused as "not a true
+# answer" before), and the pooled entropy_norm is the mean over the 7 other
+# heads (nan before), as numpy's to 2 ulp; raw_entropy still over all 8.
+np_mask m_eye.npy "(lambda m: (m.__setitem__((0, 0), np.eye(40, dtype=bool)), m)[1])(np.ones((2, 4, 40, 40), bool))"
+"$BIN" --q q.npy --k k.npy --mask m_eye.npy --format csv \
+    --columns batch,head,raw_entropy,raw_entropy_norm,scaled_entropy_norm >"$tmp/m.csv" 2>"$tmp/m.err" &&
+    "$PY" - "$tmp/m.csv" <<'PYEOF' && ok || fail "--mask one key in head 0: $(head -2 "$tmp/m.csv" | tr '\n' ' ') $(tail -1 "$tmp/m.csv") $(cat "$tmp/m.err")"
+import csv, sys
+import numpy as np
+rows = list(csv.DictReader(open(sys.argv[1])))
+heads, pooled = rows[:-1], rows[-1]
+assert len(heads) == 8 and pooled["head"] == "all", rows
+assert heads[0]["raw_entropy_norm"] == heads[0]["scaled_entropy_norm"] == "nan", heads[0]
+assert float(heads[0]["raw_entropy"]) == 0.0, heads[0]  # one key a row: one-hot
+col = lambda r, c: np.array([float(h[c]) for h in r])
+for c, over in (("raw_entropy_norm", heads[1:]), ("scaled_entropy_norm", heads[1:]),
+                ("raw_entropy", heads)):
+    want = np.mean(col(over, c))
+    got = float(pooled[c])
+    assert abs(got - want) <= 2 * abs(np.spacing(want)), (c, got, want)  # sums in another order
+PYEOF
 runtime_error "obj.npy: dtype '|O' (Python objects) is not *" --q obj.npy --k k.npy
 runtime_error "cplx.npy: dtype '<c16' is not *" --q q.npy --k cplx.npy
 runtime_error "huge.npy: the byte size of the shape (1099511627776, 1099511627776) overflows" \

@@ -183,7 +183,7 @@ struct.pack_into("<I", v1, 8, 1)
 write(v1, sys.argv[3])
 PY
 fails_with "old.st: written by sdpa-var 0.0.0" "$T/old.st" "$T/t1.st" "$T/t2.st"
-fails_with "v1.st: state format version 1, this build reads version 2" "$T/v1.st" "$T/t1.st" "$T/t2.st"
+fails_with "v1.st: state format version 1, this build reads version 3" "$T/v1.st" "$T/t1.st" "$T/t2.st"
 
 # --- Python reads and merges the same state
 if [ -n "$PYDIR" ] && PYTHONPATH="$PYDIR" /usr/bin/python3 -c 'import sdpa_var' 2>/dev/null; then

@@ -156,6 +156,17 @@ chk.ok(o.pooled["rows_empty"] == 50 / 6, "one head masked: pooled rows_empty", s
 e = sdpa_var.stats(q, q, mask=np.zeros((1, 50), bool))
 chk.ok(np.isnan(e.pooled["raw_mean"]) and e.pooled["rows_empty"] == 50,
        "all masked: pooled nan", str(e.pooled))
+# One head whose every row sees one key: no entropy_norm (nan, its true
+# answer), the pooled one the mean over the other five heads (nan before);
+# raw_entropy over all six.
+m = np.ones((2, 3, 50, 50), bool)
+m[0, 1] = np.eye(50, dtype=bool)
+o = sdpa_var.stats(q, q, mask=m)
+for f in ("raw_entropy_norm", "scaled_entropy_norm", "raw_entropy"):
+    want = np.nanmean(getattr(o, f))
+    chk.ok(np.isnan(getattr(o, f)[0, 1]) == (f != "raw_entropy") and
+           abs(o.pooled[f] - want) <= 2 * abs(np.spacing(want)),
+           "one-key head: pooled %s" % f, "%r, want %r" % (o.pooled[f], want))
 
 for bad, what in ((np.ones((4, 50, 50), bool), "(4, 50, 50)"),
                   (np.ones((50, 49)), "(50, 49)"),
