@@ -3,6 +3,7 @@
  * causal mask, values and a planted key; ranges off the blocks are
  * refused. Trials finished from named sums (sv_trial_sums_finish) follow
  * the engine's rules. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,15 +102,32 @@ static void check_sums(void)
     CHECK_NAN(t[1].raw_max_logit);
     CHECK_NAN(t[1].raw_entropy_norm);
     CHECK_EQ(t[1].rows_empty, 3.0);
-    /* not a count, or more rows than the spec's */
-    const char *bad[] = {"rows_seen", "scores", "rows_norm", "q_entries"};
-    const double bad_val[] = {4, 2.5, 3, -1};
-    for (size_t i = 0; i < 4; i++) {
+    /* not a count, or more rows than the spec's; counts no mask gives
+     * (2 rows seeing 4 keys at most, one of them 2 or more: 3 to 8 scores;
+     * entries at most n_q d_k = 6 and n_k d_k = 8), which the old code
+     * took: a trial seeing no row but 3 scores had a raw_var and no mean
+     * over rows, one seeing rows but no score a NAN raw_var (a trial that
+     * measured nothing to sv_partial) and rows_empty 1 */
+    const char *bad[] = {"rows_seen", "scores", "rows_norm", "q_entries",
+                         "scores",    "scores", "q_entries", "k_entries"};
+    const double bad_val[] = {4, 2.5, 3, -1, 2, 9, 7, 9};
+    for (size_t i = 0; i < sizeof bad_val / sizeof bad_val[0]; i++) {
         double z[SV_TRIAL_SUMS];
         memcpy(z, x, sizeof z);
         *sum_at(z, bad[i]) = bad_val[i];
-        CHECK_STATUS(sv_trial_sums_finish(&s, z, 1, t), SV_EINVAL);
+        if (!CHECK_STATUS(sv_trial_sums_finish(&s, z, 1, t), SV_EINVAL))
+            fprintf(stderr, "sums: %s %g taken\n", bad[i], bad_val[i]);
     }
+    double z[SV_TRIAL_SUMS];
+    memcpy(z, y, sizeof z);
+    *sum_at(z, "scores") = 3; /* no row seen, yet scores */
+    CHECK_STATUS(sv_trial_sums_finish(&s, z, 1, t), SV_EINVAL);
+    memcpy(z, x, sizeof z);
+    *sum_at(z, "scores") = 0; /* rows seen, no score */
+    *sum_at(z, "rows_norm") = 0;
+    CHECK_STATUS(sv_trial_sums_finish(&s, z, 1, t), SV_EINVAL);
+    *sum_at(z, "scores") = 8; /* the most: every key of both rows */
+    CHECK_STATUS(sv_trial_sums_finish(&s, z, 1, t), SV_OK);
     CHECK_STATUS(sv_trial_sums_finish(&s, NULL, 1, t), SV_EINVAL);
     s.scale_logn = 1;
     CHECK_STATUS(sv_trial_sums_finish(&s, x, 1, t), SV_EINVAL);

@@ -2,6 +2,7 @@
  * trial shards and row shards merged in any order give one run's summary
  * bits; every bad byte string is refused; overlaps and gaps are named. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,48 @@ static sv_state empty_shard(const sv_source *src, uint64_t first, uint64_t count
     return back;
 }
 
+/* The digest a state ends with (state.h: FNV-1a 64 of every byte before it). */
+static void redigest(unsigned char *b, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i + 8 < len; i++)
+        h = (h ^ b[i]) * 0x100000001b3u;
+    for (int i = 0; i < 8; i++)
+        b[len - 8 + i] = (unsigned char)(h >> (8 * i));
+}
+
+/* Block 0's count of trials with no entropy_norm in a state of trials
+ * [0, 2) of the caller arrays (trial 1 measured nothing: count 1) is read
+ * only between those that measured nothing and the block's trials: 2 is
+ * taken, 0, 3 and 2^64 - 1 are refused as corrupt (a count below the
+ * empty ones or above the trials would make a class's count negative or
+ * wrap). */
+static void check_undef_count(const sv_source *src)
+{
+    sv_state st = empty_shard(src, 0, 2, 0, NQ), back;
+    size_t len = 0;
+    CHECK(sv_state_encode(&st, NULL, 0, &len) == SV_ERANGE);
+    unsigned char *b = malloc(len);
+    CHECK(sv_state_encode(&st, b, len, &len) == SV_OK);
+    /* the partial ends the one configuration: its count, 6 extremes, 2 x 2
+     * variances, then the digest */
+    unsigned char *at = b + len - 8 - 2 * 2 * 8 - 6 * 8 - 8;
+    CHECK(at[0] == 1 && at[1] == 0);
+    const uint64_t count[] = {2, 0, 3, UINT64_MAX};
+    for (size_t i = 0; i < sizeof count / sizeof count[0]; i++) {
+        for (int k = 0; k < 8; k++)
+            at[k] = (unsigned char)(count[i] >> (8 * k));
+        redigest(b, len);
+        const sv_status want = i == 0 ? SV_OK : SV_ECORRUPT;
+        if (!CHECK_STATUS(sv_state_decode(b, len, &back), want))
+            fprintf(stderr, "block count %llu\n", (unsigned long long)count[i]);
+        if (i == 0)
+            sv_state_free(&back);
+    }
+    free(b);
+    sv_state_free(&st);
+}
+
 /* Shards of trials (the decoded one's last block holding the empty trial,
  * then continued by the next) and of rows merge into one run's summary
  * bits: the means over the trials that measured something. The row
@@ -153,6 +196,8 @@ static void test_masked_head(int one_key)
                 1e-15, 0.0);
     CHECK_CLOSE(want.mean.scaled_entropy_norm,
                 (t[0].scaled_entropy_norm + t[2].scaled_entropy_norm) / 2, 1e-15, 0.0);
+    if (!one_key)
+        check_undef_count(&src);
     /* [0, 2) whole then 2 in rows; 0 whole, 1 (the empty one) in rows, 2 whole */
     sv_state sh[6] = {empty_shard(&src, 0, 2, 0, NQ),
                       empty_shard(&src, 2, 1, 0, SV_FOLD_ROWS),

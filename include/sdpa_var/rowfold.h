@@ -173,9 +173,13 @@ const char *sv_trial_sum_name(size_t i);
  * sum gives NaN statistics).
  * @return SV_OK; SV_EINVAL for a NULL argument, a spec that fails
  *         sv_spec_check or has scale_logn (one multiplier per trial), a
- *         COUNT that is not a whole number in [0, 2^53], rows_seen > n_q
- *         or rows_norm > rows_seen; out untouched from the first trial at
- *         fault on.
+ *         COUNT that is not a whole number in [0, 2^53], or counts no mask
+ *         gives: rows_seen > n_q, rows_norm > rows_seen, scores outside
+ *         [rows_seen + rows_norm, rows_seen n_k] (each row that sees a key
+ *         sees 1 to n_k, rows_norm's 2 or more; so no score without a row
+ *         and none seen exactly when no row is), q_entries > n_q d_k or
+ *         k_entries > n_k d_k; out untouched from the first trial at fault
+ *         on.
  * Thread safety: reads its arguments only. Cost: O(count).
  */
 sv_status sv_trial_sums_finish(const sv_spec *spec, const double *sums, size_t count,

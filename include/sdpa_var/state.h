@@ -17,9 +17,11 @@
  * (first, count) and rows (begin, end) it covers, then either (rows
  * [0, n_q)) the sv_partial of its trials: lead trials, blocks, their sums
  * and Welford pairs, per block the count of its trials with no
- * entropy_norm (version 3; partial.h), the 6 extremes (raw and scaled entropy_min, raw and
- * scaled entropy_max, raw_max_abs_logit, raw_max_logit), raw_var and
- * scaled_var of every trial;
+ * entropy_norm, those that measured nothing included (version 3; at
+ * least those, at most the block's trials; partial.h), the 6 extremes
+ * (raw and scaled entropy_min, raw and scaled entropy_max,
+ * raw_max_abs_logit, raw_max_logit), raw_var and scaled_var of every
+ * trial;
  * or (rows in part) count x sv_rowfold_blocks folds, each SV_FOLD_COUNTS
  * counts and SV_FOLD_SUMS doubles. Last, an FNV-1a 64 digest of every
  * byte before it.

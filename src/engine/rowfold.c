@@ -494,6 +494,19 @@ static sv_status sum_count(const double *x, int i, uint64_t *out)
     return SV_OK;
 }
 
+/* Whether a trial's counts are those of some mask of @p s: rows_seen <=
+ * n_q rows, norm of them seeing 2 keys or more, each 1 to n_k scores
+ * (so no score without a row that sees it, nor a row seeing none: raw_var
+ * NAN exactly when nothing was seen, the trial partial_fold.c leaves
+ * out), entries at most Q's and K's. */
+static int counts_fit(const sv_spec *s, const trial_acc *t, uint64_t norm)
+{
+    const double seen = (double)t->seen, scores = (double)t->mo.n; /* all < 2^53: exact */
+    return t->seen <= s->n_q && norm <= t->seen && scores >= seen + (double)norm &&
+           scores <= seen * (double)s->n_k && (double)t->q.n <= (double)s->n_q * (double)s->d_k &&
+           (double)t->k.n <= (double)s->n_k * (double)s->d_k;
+}
+
 /* The fold of a trial of @p s from its named sums @p x. */
 static sv_status acc_of_sums(const sv_spec *s, const double *x, trial_acc *t)
 {
@@ -501,7 +514,7 @@ static sv_status acc_of_sums(const sv_spec *s, const double *x, trial_acc *t)
     uint64_t norm = 0;
     if (sum_count(x, SUM_rows_seen, &t->seen) || sum_count(x, SUM_scores, &t->mo.n) ||
         sum_count(x, SUM_q_entries, &t->q.n) || sum_count(x, SUM_k_entries, &t->k.n) ||
-        sum_count(x, SUM_rows_norm, &norm) || t->seen > s->n_q || norm > t->seen)
+        sum_count(x, SUM_rows_norm, &norm) || !counts_fit(s, t, norm))
         return SV_EINVAL;
     t->rows = s->n_q;
     t->n_hn = (size_t)norm;
