@@ -128,6 +128,16 @@ static void check_sums(void)
     CHECK_STATUS(sv_trial_sums_finish(&s, z, 1, t), SV_EINVAL);
     *sum_at(z, "scores") = 8; /* the most: every key of both rows */
     CHECK_STATUS(sv_trial_sums_finish(&s, z, 1, t), SV_OK);
+    /* one row seeing one key: 1 score, no more than ddof 1 (raw_var 0 / 0
+     * in a trial whose entropy is a number), which the old code took */
+    *sum_at(z, "rows_seen") = 1;
+    *sum_at(z, "scores") = 1;
+    *sum_at(z, "score_m2") = 0.0; /* one score: no spread */
+    CHECK_STATUS(sv_trial_sums_finish(&s, z, 1, t), SV_EINVAL);
+    sv_spec s0 = s;
+    s0.ddof = 0;
+    CHECK_STATUS(sv_trial_sums_finish(&s0, z, 1, t), SV_OK);
+    CHECK_EQ(t[0].raw_var, 0.0);
     CHECK_STATUS(sv_trial_sums_finish(&s, NULL, 1, t), SV_EINVAL);
     s.scale_logn = 1;
     CHECK_STATUS(sv_trial_sums_finish(&s, x, 1, t), SV_EINVAL);

@@ -223,6 +223,36 @@ static void test_entries(void)
            "pass 1e+60; rescale the tensors");
 }
 
+/* A mask that leaves a trial 1 to ddof scores: refused, naming the first
+ * trial of the slice (the old code ran it, and the engine read its 0 / 0
+ * raw_var as an overflow); none (every row masked) or more than ddof:
+ * run. */
+static void test_ddof(void)
+{
+    static const size_t m4[4] = {B, 1, N, N};
+    sv_strided a = base();
+    a.mask = arr(m_data, 4, m4);
+    double *m1 = m_data + N * N; /* batch 1, every head */
+    for (size_t i = 0; i < N * N; i++)
+        m1[i] = -INFINITY;
+    m1[3 * N + 1] = m1[3 * N + 4] = 0.0; /* row 3 sees keys 1 and 4 */
+    sv_spec s = spec_of();
+    s.ddof = 2;
+    expect(&a, &s, SV_EINVAL, SV_STRIDED_DDOF,
+           "ddof: must be less than the number of scores each head sees; batch 1, head 0 sees 2 "
+           "under mask");
+    s.ddof = 1;
+    expect(&a, &s, SV_OK, SV_STRIDED_FINE, "");
+    s.causal = 1; /* row 3 keeps key 1 only */
+    expect(&a, &s, SV_EINVAL, SV_STRIDED_DDOF, "batch 1, head 0 sees 1 under mask");
+    s.ddof = 0;
+    expect(&a, &s, SV_OK, SV_STRIDED_FINE, "");
+    s = spec_of();
+    s.ddof = 3;
+    m1[3 * N + 1] = m1[3 * N + 4] = -INFINITY; /* batch 1 sees nothing: NaN, not refused */
+    expect(&a, &s, SV_OK, SV_STRIDED_FINE, "");
+}
+
 /* Names given by the caller, a short buffer, a why of no problem. */
 static void test_explain(void)
 {
@@ -282,6 +312,7 @@ int main(void)
     test_structure();
     test_spec();
     test_entries();
+    test_ddof();
     test_explain();
     test_layout();
     return CHECK_DONE();

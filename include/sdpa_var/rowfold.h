@@ -177,7 +177,9 @@ const char *sv_trial_sum_name(size_t i);
  *         gives: rows_seen > n_q, rows_norm > rows_seen, scores outside
  *         [rows_seen + rows_norm, rows_seen n_k] (each row that sees a key
  *         sees 1 to n_k, rows_norm's 2 or more; so no score without a row
- *         and none seen exactly when no row is), q_entries > n_q d_k or
+ *         and none seen exactly when no row is), scores 1 to spec->ddof
+ *         (raw_var would be 0 / 0 in a trial that measured its rows:
+ *         sv_strided_check's SV_STRIDED_DDOF), q_entries > n_q d_k or
  *         k_entries > n_k d_k; out untouched from the first trial at fault
  *         on.
  * Thread safety: reads its arguments only. Cost: O(count).

@@ -273,35 +273,38 @@ typedef enum sv_tensor {
  *  pinned: appended, never renumbered. got, want and the rest as sv_strided_why says. */
 typedef enum sv_strided_problem {
     SV_STRIDED_FINE = 0,
-    SV_STRIDED_FORMAT,    /**< tensor: data NULL where needed (ndim 0), ndim out of
-                               2..4 (ndim), or got[0] a dtype out of range (SV_EFORMAT) */
-    SV_STRIDED_BOOL,      /**< tensor (Q, K, V or G) is SV_DTYPE_BOOL (SV_EFORMAT) */
-    SV_STRIDED_D_K,       /**< K's d_k got[0] differs from Q's want[0] */
-    SV_STRIDED_BATCH,     /**< K's batch got[0] differs from Q's want[0] */
-    SV_STRIDED_HEADS,     /**< K's got[0] heads do not divide Q's want[0] (GQA) */
-    SV_STRIDED_GROUP,     /**< V's (G's) batch x heads got[0..1] differ from
-                               other's (K's, Q's) want[0..1] */
-    SV_STRIDED_ROWS,      /**< V's (G's) positions got[0] differ from other's
-                               (K's, Q's) want[0] */
-    SV_STRIDED_COLS,      /**< G's d_v got[0] differs from V's want[0] */
-    SV_STRIDED_CAUSAL,    /**< spec->causal and Q's positions got[0] differ from K's
-                               want[0] (causal needs n_q = n_k) */
-    SV_STRIDED_DRAW,      /**< the spec draws its rows (plant, qk_norm or d_model) */
-    SV_STRIDED_SPEC,      /**< tensor's rows x cols got[0..1] differ from the spec's
-                               want[0..1] (n_q or n_k x d_k or d_v) */
-    SV_STRIDED_MASK_AXIS, /**< the mask's shape got[0 .. ndim-1] does not broadcast
-                               to batch x heads_q x n_q x n_k, want[0..3] */
-    SV_STRIDED_MASK_GRAD, /**< a mask with spec->grad (the backward passes know the
-                               causal mask only) */
-    SV_STRIDED_NONFINITE, /**< tensor's entry at index[0 .. ndim-1] is value (NaN, an
-                               infinity; for a mask NaN or +inf) (SV_ENONFINITE) */
-    SV_STRIDED_MAGNITUDE, /**< tensor's largest |entry| value passes bound =
-                               sv_entry_bound of the entries its variance sums
-                               (got[0] of them) (SV_EOVERFLOW) */
-    SV_STRIDED_SCORES,    /**< d_k max|q| max|k| = value, or that times scale, passes
-                               bound = SV_SCORE_MAX (SV_EOVERFLOW) */
-    SV_STRIDED_MASK_SCALE /**< the mask's largest |M| value over scale passes bound =
+    SV_STRIDED_FORMAT,     /**< tensor: data NULL where needed (ndim 0), ndim out of
+                                2..4 (ndim), or got[0] a dtype out of range (SV_EFORMAT) */
+    SV_STRIDED_BOOL,       /**< tensor (Q, K, V or G) is SV_DTYPE_BOOL (SV_EFORMAT) */
+    SV_STRIDED_D_K,        /**< K's d_k got[0] differs from Q's want[0] */
+    SV_STRIDED_BATCH,      /**< K's batch got[0] differs from Q's want[0] */
+    SV_STRIDED_HEADS,      /**< K's got[0] heads do not divide Q's want[0] (GQA) */
+    SV_STRIDED_GROUP,      /**< V's (G's) batch x heads got[0..1] differ from
+                                other's (K's, Q's) want[0..1] */
+    SV_STRIDED_ROWS,       /**< V's (G's) positions got[0] differ from other's
+                                (K's, Q's) want[0] */
+    SV_STRIDED_COLS,       /**< G's d_v got[0] differs from V's want[0] */
+    SV_STRIDED_CAUSAL,     /**< spec->causal and Q's positions got[0] differ from K's
+                                want[0] (causal needs n_q = n_k) */
+    SV_STRIDED_DRAW,       /**< the spec draws its rows (plant, qk_norm or d_model) */
+    SV_STRIDED_SPEC,       /**< tensor's rows x cols got[0..1] differ from the spec's
+                                want[0..1] (n_q or n_k x d_k or d_v) */
+    SV_STRIDED_MASK_AXIS,  /**< the mask's shape got[0 .. ndim-1] does not broadcast
+                                to batch x heads_q x n_q x n_k, want[0..3] */
+    SV_STRIDED_MASK_GRAD,  /**< a mask with spec->grad (the backward passes know the
+                                causal mask only) */
+    SV_STRIDED_NONFINITE,  /**< tensor's entry at index[0 .. ndim-1] is value (NaN, an
+                                infinity; for a mask NaN or +inf) (SV_ENONFINITE) */
+    SV_STRIDED_MAGNITUDE,  /**< tensor's largest |entry| value passes bound =
+                                sv_entry_bound of the entries its variance sums
+                                (got[0] of them) (SV_EOVERFLOW) */
+    SV_STRIDED_SCORES,     /**< d_k max|q| max|k| = value, or that times scale, passes
+                                bound = SV_SCORE_MAX (SV_EOVERFLOW) */
+    SV_STRIDED_MASK_SCALE, /**< the mask's largest |M| value over scale passes bound =
                                SV_SCORE_MAX (SV_EOVERFLOW) */
+    SV_STRIDED_DDOF        /**< the mask leaves trial (batch index[0], head index[1])
+                               got[0] scores, 1 to want[0] = spec->ddof: its variance
+                               would divide by got[0] - ddof <= 0 (SV_EINVAL) */
 } sv_strided_problem;
 
 /** Where caller arrays fail: what sv_strided_explain words, fields unused
@@ -337,18 +340,23 @@ typedef struct sv_strided_why {
  * max|k| (and that times spec->scale) at most SV_SCORE_MAX, max|q|,
  * max|k|, max|v| within sv_entry_bound of n_q d_k, n_k d_k, n_q d_v
  * entries, the mask's max |M| / scale at most SV_SCORE_MAX (sv_source.h's
- * sv_source_strided states the same rules). The spec's size and causal
+ * sv_source_strided states the same rules); with spec->ddof > 0 and a mask,
+ * every trial sees either no score (every row masked: its statistics are
+ * NAN, rows_empty n_q) or more than ddof (the window and causal rule's keys
+ * the mask keeps, counted until ddof + 1 are found). The spec's size and causal
  * rules come before its scale is read, so a caller may ask why a spec made
  * from the arrays' sizes did not resolve.
  * @param why NULL, or set to the first failing rule (FINE on success).
  * @return SV_OK; SV_EINVAL for arrays NULL, or a spec whose scale is not
  *         positive and finite once the size rules pass (why FINE);
  *         SV_EFORMAT (FORMAT, BOOL); SV_ENONFINITE (NONFINITE);
- *         SV_EOVERFLOW (MAGNITUDE, SCORES, MASK_SCALE); SV_EMISMATCH for
- *         the rest. The statuses the engine returns for the same arrays.
+ *         SV_EOVERFLOW (MAGNITUDE, SCORES, MASK_SCALE); SV_EINVAL (DDOF);
+ *         SV_EMISMATCH for the rest. The statuses the engine returns for the same arrays.
  * Thread safety: re-entrant (reads only). Cost: O(1) without a spec; with
  * one, reads every entry of Q, K (V, G) and the mask once, and a second
- * time to find a non-finite entry's index.
+ * time to find a non-finite entry's index; with ddof > 0, each trial's
+ * mask slice again until ddof + 1 visible scores (a slice shared by
+ * consecutive trials once).
  */
 sv_status sv_strided_check(const sv_strided *arrays, const sv_spec *spec, sv_strided_why *why);
 

@@ -293,7 +293,8 @@ def stats(q, k, v=None, *, scale=None, causal=False, window=None, mask=None, lay
     or window, a key is seen where both allow it. Statistics of a row are
     over the keys it sees (rows_empty counts rows that see none); the
     theory columns are NaN (no closed form for a data mask). ddof: of the score
-    variance. pool: "heads" (per-head arrays and the pooled row), "none" (no
+    variance, less than the scores each head sees (under a mask: none, or
+    more than ddof). pool: "heads" (per-head arrays and the pooled row), "none" (no
     pooled row) or "all" (the pooled row only, in .pooled). threads: OpenMP
     threads (None or 0: OpenMP's default). Returns Stats with arrays of shape
     (batch, heads_q). Raises TypeError / ValueError naming the argument at

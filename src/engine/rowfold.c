@@ -496,14 +496,16 @@ static sv_status sum_count(const double *x, int i, uint64_t *out)
 
 /* Whether a trial's counts are those of some mask of @p s: rows_seen <=
  * n_q rows, norm of them seeing 2 keys or more, each 1 to n_k scores
- * (so no score without a row that sees it, nor a row seeing none: raw_var
+ * (so no score without a row that sees it, nor a row seeing none), no
+ * score or more than ddof (sv_strided_check's rule for a mask: raw_var
  * NAN exactly when nothing was seen, the trial partial_fold.c leaves
  * out), entries at most Q's and K's. */
 static int counts_fit(const sv_spec *s, const trial_acc *t, uint64_t norm)
 {
     const double seen = (double)t->seen, scores = (double)t->mo.n; /* all < 2^53: exact */
     return t->seen <= s->n_q && norm <= t->seen && scores >= seen + (double)norm &&
-           scores <= seen * (double)s->n_k && (double)t->q.n <= (double)s->n_q * (double)s->d_k &&
+           (t->mo.n == 0 || t->mo.n > s->ddof) && scores <= seen * (double)s->n_k &&
+           (double)t->q.n <= (double)s->n_q * (double)s->d_k &&
            (double)t->k.n <= (double)s->n_k * (double)s->d_k;
 }
 

@@ -33,6 +33,8 @@ static sv_status status_of(sv_strided_problem p)
     case SV_STRIDED_SCORES:
     case SV_STRIDED_MASK_SCALE:
         return SV_EOVERFLOW;
+    case SV_STRIDED_DDOF:
+        return SV_EINVAL;
     default:
         return SV_EMISMATCH;
     }
@@ -307,6 +309,63 @@ static sv_status entries(const sv_strided *a, const sv_spec *spec, uint64_t firs
     return SV_OK;
 }
 
+/* The scores a trial sees under its mask slice m (sizes n, an axis of 1
+ * broadcast, strides s): the keys sv_spec_row_keys gives each row that m
+ * keeps, counted until more than limit (the usual mask stops in a row). */
+static uint64_t seen_scores(const sv_array *a, const sv_spec *spec, const unsigned char *m,
+                            const size_t n[4], const ptrdiff_t s[4], uint64_t limit)
+{
+    uint64_t seen = 0;
+    for (size_t i = 0; i < spec->n_q && seen <= limit; i++) {
+        size_t lo, hi;
+        sv_spec_row_keys(spec, i, &lo, &hi);
+        const unsigned char *row = m + (ptrdiff_t)(n[2] > 1 ? i : 0) * s[2];
+        for (size_t j = lo; j < hi && seen <= limit; j++) {
+            const double x = sv__array_load(row + (ptrdiff_t)(n[3] > 1 ? j : 0) * s[3], a->dtype,
+                                            a->byte_swapped);
+            seen += sv__mask_value(x, a->dtype) > -INFINITY;
+        }
+    }
+    return seen;
+}
+
+/* With ddof > 0, a mask must leave each trial no score (every row masked:
+ * nothing measured, rows_empty says so) or more than ddof: 1 to ddof would
+ * make raw_var M2 / (N - ddof) a 0 / 0 the engine cannot tell from an
+ * overflow, in a trial whose entropies and weights are numbers. The
+ * spec's check bounds ddof by the unmasked count (sv_spec_scores). */
+static sv_status few_scores(const sv_strided *a, const sv_spec *spec, uint64_t first,
+                            uint64_t count, sv_strided_why *why)
+{
+    size_t n[4], q[4];
+    ptrdiff_t s[4];
+    if (!a->mask.data || spec->ddof == 0)
+        return SV_OK;
+    sv__array_axes4(&a->q, q, s);
+    sv__array_axes4(&a->mask, n, s);
+    const unsigned char *last = NULL; /* the slice the trial before read */
+    for (uint64_t t = first; t < first + count; t++) {
+        const size_t b = (size_t)(t / q[1]), h = (size_t)(t % q[1]);
+        const unsigned char *m = (const unsigned char *)a->mask.data +
+                                 (ptrdiff_t)(n[0] > 1 ? b : 0) * s[0] +
+                                 (ptrdiff_t)(n[1] > 1 ? h : 0) * s[1];
+        if (m == last)
+            continue;
+        last = m;
+        const uint64_t seen = seen_scores(&a->mask, spec, m, n, s, spec->ddof);
+        if (seen > 0 && seen <= spec->ddof) {
+            const sv_status st = blame(why, SV_STRIDED_DDOF, SV_TENSOR_MASK, SV_TENSOR_MASK,
+                                       (size_t)seen, 0, spec->ddof, 0);
+            if (why) {
+                why->index[0] = b;
+                why->index[1] = h;
+            }
+            return st;
+        }
+    }
+    return SV_OK;
+}
+
 sv_status sv__strided_check(const sv_strided *a, const sv_spec *spec, uint64_t first,
                             uint64_t count, sv_strided_why *why)
 {
@@ -322,7 +381,8 @@ sv_status sv__strided_check(const sv_strided *a, const sv_spec *spec, uint64_t f
         return st;
     if (!(spec->scale > 0.0 && spec->scale <= DBL_MAX))
         return SV_EINVAL;
-    return entries(a, spec, first, count, why);
+    st = entries(a, spec, first, count, why);
+    return st == SV_OK ? few_scores(a, spec, first, count, why) : st;
 }
 
 sv_status sv_strided_check(const sv_strided *arrays, const sv_spec *spec, sv_strided_why *why)

@@ -151,6 +151,11 @@ int sv_strided_explain(const sv_strided_why *w, const char *const *names, char *
                    "%s: shape %s does not broadcast to batch x heads x n_q x n_k = (%zu, %zu, "
                    "%zu, %zu)",
                    t, sh, x[0], x[1], x[2], x[3]);
+    case SV_STRIDED_DDOF:
+        return out(buf, len,
+                   "ddof: must be less than the number of scores each head sees; batch %zu, "
+                   "head %zu sees %zu under %s",
+                   w->index[0], w->index[1], g[0], t);
     case SV_STRIDED_MASK_GRAD:
         return out(buf, len,
                    "%s: a mask does not apply with grad (the backward passes know the causal "

@@ -283,6 +283,17 @@ for c, over in (("raw_entropy_norm", heads[1:]), ("scaled_entropy_norm", heads[1
     got = float(pooled[c])
     assert abs(got - want) <= 2 * abs(np.spacing(want)), (c, got, want)  # sums in another order
 PYEOF
+# --ddof against a mask: a head that sees 1 to ddof scores has raw_var 0 / 0,
+# which was read as an overflow ("d_k=8: value too large: scores would
+# overflow", exit 1); the library names the head and its count. A head that
+# sees none stays nan (exit 0), as without --ddof.
+np_mask m_one.npy "(lambda m: (m.__setitem__((1, 2), np.eye(40, dtype=bool) & (np.arange(40) < 2)), m)[1])(np.ones((2, 4, 40, 40), bool))"
+runtime_error "--ddof: '2' must be less than the number of scores each head sees; batch 1, head 2 sees 2 under m_one.npy" \
+    --q q.npy --k k.npy --mask m_one.npy --ddof 2
+"$BIN" --q q.npy --k k.npy --mask m_one.npy --ddof 1 --pool none --format csv --columns batch,head,raw_var \
+    2>/dev/null | sed -n 8p | grep -qE "^1,2,[0-9.e+-]+$" && ok || fail "--ddof 1, 2 scores in head (1, 2): raw_var not a number"
+"$BIN" --q q.npy --k k.npy --mask m_head.npy --ddof 1 --pool none --format csv --columns raw_mean \
+    2>/dev/null | sed -n 2p | grep -qx nan && ok || fail "--ddof 1, head 0 fully masked: not nan"
 runtime_error "obj.npy: dtype '|O' (Python objects) is not *" --q obj.npy --k k.npy
 runtime_error "cplx.npy: dtype '<c16' is not *" --q q.npy --k cplx.npy
 runtime_error "huge.npy: the byte size of the shape (1099511627776, 1099511627776) overflows" \

@@ -168,6 +168,27 @@ for f in ("raw_entropy_norm", "scaled_entropy_norm", "raw_entropy"):
            abs(o.pooled[f] - want) <= 2 * abs(np.spacing(want)),
            "one-key head: pooled %s" % f, "%r, want %r" % (o.pooled[f], want))
 
+# ddof against a mask: a head that sees 1 to ddof scores (head (0, 1) one)
+# is refused by the library, naming it (raw_var 0 / 0 was read as an
+# overflow: "q, k: value too large: scores would overflow (SV_EOVERFLOW)");
+# one that sees none stays nan; ddof 0 runs it.
+ONE = "ddof: must be less than the number of scores each head sees; batch 0, head 1 sees 1 under "
+m = np.ones((2, 3, 50, 50), bool)
+m[0, 1] = False
+m[0, 1, 7, 3] = True
+try:
+    sdpa_var.stats(q, q, mask=m, ddof=1)
+    chk.ok(False, "ddof 1, one score in a head", "no exception")
+except ValueError as ex:
+    chk.ok(str(ex) == ONE + "mask", "ddof 1, one score in a head", str(ex))
+o = sdpa_var.stats(q, q, mask=m)
+chk.ok(o.raw_var[0, 1] == 0.0 and o.raw_entropy[0, 1] == 0.0, "ddof 0, one score in a head",
+       "%r %r" % (o.raw_var[0, 1], o.raw_entropy[0, 1]))
+m[0, 1, 7, 3] = False
+o = sdpa_var.stats(q, q, mask=m, ddof=1)
+chk.ok(np.isnan(o.raw_var[0, 1]) and np.isfinite(o.pooled["raw_var"]), "ddof 1, head masked",
+       str(o.pooled))
+
 for bad, what in ((np.ones((4, 50, 50), bool), "(4, 50, 50)"),
                   (np.ones((50, 49)), "(50, 49)"),
                   (np.full((50, 50), np.nan), "NaN"),
@@ -241,6 +262,15 @@ def cli_mask(binary):
             rc, out, err = cli(binary, "--q", args[0], "--k", *args[1:])
             chk.ok(rc == 1 and want in err and bad in err and out == "",
                    "no inf: %s refused" % want, "exit %d: %s" % (rc, err))
+        # the library's line, the CLI naming its option and the file
+        m = np.ones((2, 3, 40, 40), bool)
+        m[0, 1] = False
+        m[0, 1, 7, 3] = True
+        np.save(path, m)
+        rc, out, err = cli(binary, "--q", os.path.join(d, "q.npy"), "--k", os.path.join(d, "k.npy"),
+                           "--mask", path, "--ddof", "1")
+        want = "sdpa-var: --ddof: '1' " + ONE[len("ddof: "):] + path
+        chk.ok(rc == 1 and out == "" and err == want, "--ddof 1, one score in a head", err)
         np.save(path, np.ones((40, 8), bool))
         rc, out, err = cli(binary, "--q", path, "--k", path)
         chk.ok(rc == 1 and "dtype bool" in err, "a bool --q refused", err)

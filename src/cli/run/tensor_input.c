@@ -128,6 +128,9 @@ static int checked(const cli_tensors *t, const sv_spec *spec, char *err, size_t 
                         "%s: dtype bool: --q, --k and --v hold numbers (a bool array is a --mask)",
                         names[why.tensor]);
     sv_strided_explain(&why, names, line, sizeof line);
+    static const char ddof[] = "ddof: "; /* the library's subject; the CLI's option */
+    if (why.problem == SV_STRIDED_DDOF && strncmp(line, ddof, sizeof ddof - 1) == 0)
+        return cli_fail(err, errlen, "--ddof: '%u' %s", spec->ddof, line + sizeof ddof - 1);
     return cli_fail(err, errlen, "%s%s", why.problem == SV_STRIDED_CAUSAL ? "--" : "", line);
 }
 
