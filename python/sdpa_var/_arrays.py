@@ -14,6 +14,13 @@ def is_torch(x):
     return type(x).__module__.startswith("torch") and hasattr(x, "detach")
 
 
+def dtype_error(name, dtype, allow_bool=False):
+    """The TypeError for tensor @p name of a dtype the engine does not read,
+    in stats()' words; the torch backend's check says the same (check_shapes)."""
+    return TypeError("%s: dtype %s is not %sfloat16, bfloat16, float32 or float64"
+                     % (name, dtype, "bool, " if allow_bool else ""))
+
+
 def _from_torch(t, name, allow_bool=False):
     """A numpy view of tensor @p t sharing its memory, and its sv_dtype."""
     import torch
@@ -34,8 +41,7 @@ def _from_torch(t, name, allow_bool=False):
                              % (name, tuple(t.stride()), e, name)) from None
         return bits.numpy(), L.SV_DTYPE_BFLOAT16
     if t.dtype not in (torch.float16, torch.float32, torch.float64):
-        raise TypeError("%s: dtype %s is not %sfloat16, bfloat16, float32 or float64"
-                        % (name, t.dtype, "bool, " if allow_bool else ""))
+        raise dtype_error(name, t.dtype, allow_bool)
     if t.is_conj() or t.is_neg():
         t = t.resolve_conj().resolve_neg()
     return t.numpy(), None

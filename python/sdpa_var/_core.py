@@ -221,9 +221,12 @@ def check_shapes(q, k, mask):
     """Raises stats()' ValueError where the shapes of torch tensors @p q,
     @p k (batch x heads x n x d) and @p mask (4 axes, or None) break the
     library's rules: sv_strided_check without a spec reads sizes only, so
-    a device's memory is never touched (data 1 only marks an array present)."""
+    a device's memory is never touched (data 1 only marks an array present).
+    A Q or K of no floating dtype (int, complex, bool): stats()' TypeError."""
     arrays = L.sv_strided()
     for name, t in (("q", q), ("k", k), ("mask", mask)):
+        if t is not None and name != "mask" and not t.is_floating_point():
+            raise _arrays.dtype_error(name, t.dtype)  # not marked bool below
         if t is not None and not t.numel():  # as stats() (_arrays.as_array)
             raise ValueError("%s: empty array of shape %s" % (name, tuple(t.shape)))
         if t is not None:

@@ -264,7 +264,8 @@ def _mask_of(mb, scale):
 def measure(q, k, scale, causal, mask, window, rows, seed, cache, max_bytes=None):
     """The Pending of one call (as _measure.run, arguments the same), its
     numbers still on the device; no synchronisation with it. Raises
-    _measure.Skip (meta tensors) or ValueError (shapes, as stats())."""
+    _measure.Skip (meta tensors), ValueError (shapes) or TypeError (a Q or
+    K dtype), as stats()."""
     import torch
 
     max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes

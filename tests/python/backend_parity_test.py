@@ -231,11 +231,17 @@ def test_nonfinite():
 def test_shape_errors():
     """A call whose shapes the engine refuses: the torch backend raises the
     same ValueError, the library's line (it once had its own words, and an
-    IndexError or ZeroDivisionError for empty tensors)."""
+    IndexError or ZeroDivisionError for empty tensors). A Q or K of no
+    floating dtype: the same TypeError (the torch backend once measured
+    integers, dropped a complex part, then called them "dtype bool")."""
     z = torch.zeros
     for q, k in ((z(1, 2, 3, 4), z(1, 2, 3, 5)), (z(2, 2, 3, 4), z(1, 2, 3, 4)),
                  (z(1, 3, 3, 4), z(1, 2, 3, 4)), (z(1, 2, 0, 4), z(1, 2, 3, 4)),
-                 (z(1, 2, 3, 4), z(1, 2, 0, 4)), (z(1, 0, 3, 4), z(1, 0, 3, 4))):
+                 (z(1, 2, 3, 4), z(1, 2, 0, 4)), (z(1, 0, 3, 4), z(1, 0, 3, 4)),
+                 (z(1, 2, 3, 4, dtype=torch.int64), z(1, 2, 3, 4, dtype=torch.int64)),
+                 (z(1, 2, 3, 4), z(1, 2, 3, 4, dtype=torch.int32)),
+                 (z(1, 2, 3, 4, dtype=torch.bool), z(1, 2, 3, 4)),
+                 (z(1, 2, 3, 4, dtype=torch.complex64), z(1, 2, 3, 4, dtype=torch.complex64))):
         got = []
         for f in (lambda: engine(q, k, 0.5), lambda: _device.stats(q, k, scale=0.5)):
             try:
@@ -244,7 +250,8 @@ def test_shape_errors():
             except Exception as e:  # noqa: B902: compared, not handled
                 got.append("%s: %s" % (type(e).__name__, e))
         check(got[0] is not None and got[0] == got[1],
-              "shapes %s %s: engine %r, torch %r" % (tuple(q.shape), tuple(k.shape), *got))
+              "shapes %s %s %s %s: engine %r, torch %r"
+              % (tuple(q.shape), q.dtype, tuple(k.shape), k.dtype, *got))
     # A mask that hides nothing (all True, all 0.0) or exactly the causal
     # one, of a shape that does not broadcast: the engine path once dropped
     # it as trivial before its shape was read, and measured the call.
@@ -252,7 +259,8 @@ def test_shape_errors():
     for m in (torch.ones(1, 3, 3, 3, dtype=torch.bool), z(1, 1, 3, 2),
               torch.ones(1, 3, 3, 3, dtype=torch.bool).tril()):
         got = []
-        for f in (lambda: engine(q, k, 0.5, mask=m), lambda: _device.stats(q, k, scale=0.5, mask=m)):
+        for f in (lambda: engine(q, k, 0.5, mask=m),
+                  lambda: _device.stats(q, k, scale=0.5, mask=m)):
             try:
                 f()
                 got.append(None)
