@@ -240,7 +240,8 @@ def run(q, k, scale, causal, mask, window, rows, seed, cache, threads, pool="non
         bad = _nonfinite(q, k, mask)
         if not bad:
             raise  # +inf in a float mask: an error of the caller's, as stats() says
-        raise Skip("nonfinite", "%d NaN or infinite values in Q, K or the mask" % bad, bad) from None
+        raise Skip("nonfinite", "%d NaN or infinite values in Q, K or the mask" % bad,
+                   bad) from None
 
 
 class Accumulator:
