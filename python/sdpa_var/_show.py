@@ -108,7 +108,8 @@ def _sparse(labels):
 
 def _shown(s, fits):
     """(header, rows) of the columns shown: every head, or the first and
-    last for which fits(header, rows, keep) holds (_keep), "..." between."""
+    last for which fits(header, rows, keep) holds (_keep), "..." between;
+    every label in full (_sparsed blanks the repeated batch labels)."""
     header, rows = _grid(s)
     pooled = bool(s.dims) and bool(s.pooled)
     n_heads = len(header[-1][1]) - (1 if pooled else 0)
@@ -117,9 +118,14 @@ def _shown(s, fits):
     def pick(cells):
         return [cells[c] if c is not None else "..." for c in keep]
 
-    header = [(name, _sparse(pick(labels)) if i < len(header) - 1 else pick(labels))
-              for i, (name, labels) in enumerate(header)]
-    return header, [(n, pick(cells)) for n, cells in rows]
+    return ([(name, pick(labels)) for name, labels in header],
+            [(n, pick(cells)) for n, cells in rows])
+
+
+def _sparsed(header):
+    """@p header with each row but the last (the heads) as _sparse writes it."""
+    return [(name, _sparse(labels) if i < len(header) - 1 else labels)
+            for i, (name, labels) in enumerate(header)]
 
 
 def _widths(header, rows, keep):
@@ -137,9 +143,10 @@ def text(s):
         return title(s)
     header, rows = _shown(s, lambda h, r, keep: sum(_widths(h, r, keep)) + GAP * len(keep)
                           <= WIDTH)
+    # widths of the full labels, as the columns were chosen by
     left, *w = _widths(header, rows, range(len(header[-1][1])))
     lines = [title(s)]
-    for name, cells in header + rows:
+    for name, cells in _sparsed(header) + rows:
         lines.append(name.ljust(left) + "".join(" " * GAP + x.rjust(k) for x, k in zip(cells, w)))
     return "\n".join(line.rstrip() for line in lines)
 
@@ -155,7 +162,7 @@ def html_table(s):
     header, rows = _shown(s, lambda header, rows, keep: len(
         [c for c in keep if c is not None and c < n_heads]) <= HTML_COLUMNS)
     out.append("<thead>")
-    for name, labels in header:
+    for name, labels in _sparsed(header):
         out.append("<tr><th>%s</th>%s</tr>" % (e(name), "".join(
             "<th>%s</th>" % e(x) for x in labels)))
     out.append("</thead><tbody>")

@@ -91,6 +91,16 @@ same("html: 20 heads of 25", heads, 20)
 chk.ok("<th>...</th>" in html and "<td>...</td>" in html, "html: '...' for the heads left out")
 chk.ok("scale &lt;b&gt;" in html and "<b>" not in html, "html: text escaped")
 
+# Columns are as wide as their full batch label, though only the group's
+# first shows it (pandas' sparse header): batch 10's three columns are 2
+# wide, not the first alone (as a refactor once printed them).
+v = {"rows_empty": np.zeros((12, 3), np.uint64)}
+batches = repr(_result.make("per_head", ("batch", "head"), (12, 3), list(v), v, {}, {}, {}))
+same("many batches: every column of a two-digit batch 2 wide", batches.splitlines()[1:], [
+    "batch       0        1        2        3  ...  9        10          11",
+    "head        0  1  2  0  1  2  0  1  2  0  ...  0  1  2   0   1   2   0   1   2",
+    "rows_empty  0  0  0  0  0  0  0  0  0  0  ...  0  0  0   0   0   0   0   0   0"])
+
 # The engine's own results print their numbers.
 rng = np.random.default_rng(41)
 q, k = rng.standard_normal((1, 2, 16, 8)), rng.standard_normal((1, 2, 16, 8))
