@@ -253,6 +253,64 @@ static void test_ddof(void)
     expect(&a, &s, SV_OK, SV_STRIDED_FINE, "");
 }
 
+/* Whether row i sees key j by causal and window alone (engine.h: with
+ * causal i - W < j <= i, without |i - j| < W; W 0: no window). */
+static int band_keeps(int causal, size_t w, size_t i, size_t j)
+{
+    if (causal && j > i)
+        return 0;
+    return w == 0 || (causal ? i - j < w : (i > j ? i - j : j - i) < w);
+}
+
+/* A sweep of random per-head masks (mostly hidden, so that heads see few
+ * scores), causal, windows and ddof against a count by hand: refused
+ * exactly when some (batch, head) sees 1 to ddof scores, the first such
+ * one named with its count; a head that sees none is fine. */
+static void sweep_ddof(void)
+{
+    static double mh[B * HQ * N * N];
+    static const size_t m4[4] = {B, HQ, N, N};
+    uint64_t x = 88172645463325252u; /* xorshift64 */
+    size_t refused = 0, fine = 0;
+    for (int it = 0; it < 3000; it++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        const double hide = (double)(x % 1000) / 1000.0 * 0.35 + 0.6;
+        sv_strided a = base();
+        a.mask = arr(mh, 4, m4);
+        for (size_t e = 0; e < B * HQ * N * N; e++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            mh[e] = (double)(x % 1000) / 1000.0 < hide ? -INFINITY : 0.0;
+        }
+        sv_spec s = spec_of();
+        s.causal = (int)(x >> 20 & 1u);
+        s.window = (uint32_t)(x >> 21 & 3u);
+        s.ddof = (uint32_t)(x >> 23 & 3u);
+        if (sv_spec_check(&s) != SV_OK)
+            continue;
+        size_t bad = B * HQ, seen_bad = 0;
+        for (size_t t = 0; t < B * HQ && bad == B * HQ; t++) {
+            size_t seen = 0;
+            for (size_t i = 0; i < N; i++)
+                for (size_t j = 0; j < N; j++)
+                    seen += band_keeps(s.causal, s.window, i, j) && mh[(t * N + i) * N + j] == 0.0;
+            if (seen > 0 && seen <= s.ddof)
+                bad = t, seen_bad = seen;
+        }
+        sv_strided_why why;
+        const sv_status st = sv_strided_check(&a, &s, &why);
+        if (bad == B * HQ) {
+            fine++;
+            CHECK_STATUS(st, SV_OK);
+        } else {
+            refused++;
+            CHECK_STATUS(st, SV_EINVAL);
+            CHECK(why.problem == SV_STRIDED_DDOF && why.index[0] == bad / HQ &&
+                  why.index[1] == bad % HQ && why.got[0] == seen_bad);
+        }
+    }
+    CHECK(refused > 100 && fine > 100); /* both verdicts reached */
+}
+
 /* Names given by the caller, a short buffer, a why of no problem. */
 static void test_explain(void)
 {
@@ -313,6 +371,7 @@ int main(void)
     test_spec();
     test_entries();
     test_ddof();
+    sweep_ddof();
     test_explain();
     test_layout();
     return CHECK_DONE();
